@@ -1,0 +1,52 @@
+"""bbopt: HPC batch scheduling with burst buffers, local SSDs and I/O bandwidth, where every
+scheduling decision is a formal optimisation model solved by interchangeable backends.
+
+The public face::
+
+    import bbopt
+    decision = bbopt.decide(state, policy="sjf-bb")
+    result = bbopt.simulate(jobs, bbopt.Platform.kopanski(), policy="fcfs-bb")
+    print(result.metrics())
+"""
+
+from bbopt.api import decide
+from bbopt.core import (
+    ClusterState,
+    Decision,
+    Job,
+    Platform,
+    Reservation,
+    RunningJob,
+    SolveStats,
+    Start,
+    Status,
+)
+from bbopt.errors import BboptError, InputError, InvalidDecision, UnknownNameError
+from bbopt.metrics import summarize
+from bbopt.policies import available_policies, make_policy, register
+from bbopt.simulation import SimulationResult, simulate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BboptError",
+    "ClusterState",
+    "Decision",
+    "InputError",
+    "InvalidDecision",
+    "Job",
+    "Platform",
+    "Reservation",
+    "RunningJob",
+    "SimulationResult",
+    "SolveStats",
+    "Start",
+    "Status",
+    "UnknownNameError",
+    "available_policies",
+    "decide",
+    "make_policy",
+    "register",
+    "simulate",
+    "summarize",
+]

@@ -1,0 +1,231 @@
+"""Immutable domain types: jobs, platforms, cluster states and scheduling decisions.
+
+These are the nouns every other layer speaks (DESIGN.md, "Domain types"). All quantities are SI:
+seconds, bytes, bytes/s; readers, CLI flags and reports convert at the edges. The resource
+dimensions of the scheduling problem are, in this order, ``(nodes, bb)``: compute nodes and bytes
+of shared burst buffer (Kopanski & Rzadca, Euro-Par 2021, Section 3: a job holds its processors and
+its burst buffer for its whole duration).
+
+``ClusterState`` is the input of :func:`bbopt.decide` and ``Decision`` its output; both round-trip
+through JSON (see :mod:`bbopt.schema`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from bbopt.errors import InputError
+
+#: Names of the resource dimensions, in the order used by profiles and capacities.
+DIMENSIONS: tuple[str, ...] = ("nodes", "bb")
+
+KB, MB, GB, TB = 1e3, 1e6, 1e9, 1e12
+KIB, MIB, GIB, TIB = 1024.0, 1024.0**2, 1024.0**3, 1024.0**4
+MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A rigid batch job.
+
+    ``walltime`` is the user's requested time limit (what a scheduler may plan with);
+    ``runtime`` the time the job would really run (known to a simulator only; ``None`` for a
+    scheduler that is not told). ``bb`` is the job's total shared burst-buffer request,
+    ``ssd`` its local SSD request per node and ``bandwidth`` its PFS bandwidth per node.
+    ``extra`` carries format-specific data (e.g. an I/O profile) and takes no part in equality.
+    """
+
+    id: str
+    submit: float
+    walltime: float
+    runtime: float | None = None
+    nodes: int = 1
+    bb: float = 0.0
+    ssd: float = 0.0
+    bandwidth: float = 0.0
+    user: str | None = None
+    priority: float = 0.0
+    preemptable: bool = False
+    checkpointable: bool = False
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.nodes, int) or self.nodes < 1:
+            raise InputError(f"job {self.id}: nodes must be a positive integer, got {self.nodes!r}",
+                             field="nodes")
+        if not (self.walltime > 0 and math.isfinite(self.walltime)):
+            raise InputError(f"job {self.id}: walltime must be positive and finite, "
+                             f"got {self.walltime!r}", field="walltime")
+        if not (self.submit >= 0 and math.isfinite(self.submit)):
+            raise InputError(f"job {self.id}: submit time must be >= 0, got {self.submit!r}",
+                             field="submit")
+        if self.runtime is not None and not (self.runtime >= 0 and math.isfinite(self.runtime)):
+            raise InputError(f"job {self.id}: runtime must be >= 0, got {self.runtime!r}",
+                             field="runtime")
+        for name in ("bb", "ssd", "bandwidth"):
+            value = getattr(self, name)
+            if not (value >= 0 and math.isfinite(value)):
+                raise InputError(f"job {self.id}: {name} must be >= 0, got {value!r}", field=name)
+
+    @property
+    def demand(self) -> tuple[float, float]:
+        """The job's demand in :data:`DIMENSIONS` order: ``(nodes, bb)``."""
+        return (self.nodes, self.bb)
+
+    @property
+    def bb_per_node(self) -> float:
+        return self.bb / self.nodes
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    """The machine: compute nodes and a shared burst buffer.
+
+    ``node_ssd`` optionally gives each node's local SSD capacity in bytes; ``topology`` is left
+    for the I/O hierarchy (a bandwidth tree from the PFS down to the nodes).
+    """
+
+    nodes: int
+    bb: float = 0.0
+    name: str = "cluster"
+    node_ssd: tuple[float, ...] | None = None
+    topology: Any = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.nodes, int) or self.nodes < 1:
+            raise InputError(f"platform nodes must be a positive integer, got {self.nodes!r}",
+                             field="nodes")
+        if not (self.bb >= 0 and math.isfinite(self.bb)):
+            raise InputError(f"platform bb must be >= 0 bytes, got {self.bb!r}", field="bb")
+        if self.node_ssd is not None and len(self.node_ssd) != self.nodes:
+            raise InputError(f"node_ssd has {len(self.node_ssd)} entries for {self.nodes} nodes",
+                             field="node_ssd")
+
+    @property
+    def capacity(self) -> tuple[float, float]:
+        """Capacities in :data:`DIMENSIONS` order: ``(nodes, bb)``."""
+        return (self.nodes, self.bb)
+
+    @classmethod
+    def kopanski(cls) -> Platform:
+        """The KTH experiment machine of Kopanski & Rzadca (Section 4.1).
+
+        96 compute nodes and 12 burst-buffer nodes of 40 GB each (480 GB shared), the expected
+        total request of a fully busy machine under the log-normal BB model.
+        """
+        return cls(nodes=96, bb=12 * 40 * GB, name="kopanski-kth")
+
+    def why_never_fits(self, job: Job) -> str | None:
+        """The reason ``job`` can never run on this platform, or ``None`` if it can."""
+        if job.nodes > self.nodes:
+            return f"requests {job.nodes} nodes, platform has {self.nodes}"
+        if job.bb > self.bb:
+            return f"requests {job.bb:.4g} B of burst buffer, platform has {self.bb:.4g} B"
+        if job.ssd > 0:
+            if self.node_ssd is None:
+                return "requests local SSD, platform has none"
+            if sum(1 for s in self.node_ssd if s >= job.ssd) < job.nodes:
+                return f"fewer than {job.nodes} nodes have {job.ssd:.4g} B of SSD"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class RunningJob:
+    """A job that holds resources since ``start``; a scheduler plans with ``expected_end``."""
+
+    job: Job
+    start: float
+    allocation: tuple[int, ...] | None = None
+
+    @property
+    def expected_end(self) -> float:
+        return self.start + self.job.walltime
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterState:
+    """What a policy sees at a scheduling point.
+
+    ``queue`` is the waiting queue in arrival order. ``running`` lists the running jobs; the
+    engine hands them sorted by expected end, but no policy may rely on that order. ``memory``
+    is the policy's own state carried from one decision to the next (returned in
+    :attr:`Decision.memory`), so that :func:`bbopt.decide` stays a pure function.
+    """
+
+    time: float
+    platform: Platform
+    running: tuple[RunningJob, ...] = ()
+    queue: tuple[Job, ...] = ()
+    memory: Mapping[str, Any] = field(default_factory=dict)
+
+    def used(self) -> tuple[float, float]:
+        """Resources held by running jobs, ``(nodes, bb)``."""
+        nodes = 0
+        bb = 0.0
+        for r in self.running:
+            nodes += r.job.nodes
+            bb += r.job.bb
+        return (nodes, bb)
+
+    def free(self) -> tuple[float, float]:
+        """Resources free now, ``(nodes, bb)``."""
+        nodes, bb = self.used()
+        return (self.platform.nodes - nodes, self.platform.bb - bb)
+
+
+class Status(str, Enum):
+    """How a solver's answer relates to the model's optimum (DESIGN.md, "Models and solvers")."""
+
+    OPTIMAL = "OPTIMAL"  # proven optimal (or the exact Pareto front)
+    FEASIBLE = "FEASIBLE"  # feasible, optimality not proven
+    FALLBACK = "FALLBACK"  # the solver could not answer in time: the greedy answer instead
+    INFEASIBLE = "INFEASIBLE"  # the model has no feasible solution
+
+
+@dataclass(frozen=True, slots=True)
+class SolveStats:
+    """How a decision was reached: which backend, how well, how fast."""
+
+    backend: str = "greedy"
+    status: Status = Status.OPTIMAL
+    objective: float | tuple[float, ...] | None = None
+    bound: float | tuple[float, ...] | None = None
+    gap: float | None = None
+    wall_time: float = 0.0
+    budget: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Start job ``job_id`` now, optionally on the given node indices."""
+
+    job_id: str
+    nodes: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """A planned (future) start of a waiting job; informative, the engine does not enforce it."""
+
+    job_id: str
+    start: float
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A policy's answer: what to start now, what it plans, what to preempt, and why."""
+
+    start: tuple[Start, ...] = ()
+    reservations: tuple[Reservation, ...] = ()
+    preempt: tuple[str, ...] = ()
+    alternatives: tuple[Mapping[str, Any], ...] = ()
+    stats: SolveStats = field(default_factory=SolveStats)
+    memory: Mapping[str, Any] | None = None
+
+    @property
+    def started_ids(self) -> list[str]:
+        return [s.job_id for s in self.start]

@@ -1,0 +1,68 @@
+"""Exception classes of bbopt.
+
+Every error a user can cause by bad input is a :class:`BboptError`; its message names what to
+fix (the file, line or JSON path, and the field). The CLI prints such errors on one line, without
+a traceback, and exits non-zero. An :class:`InvalidDecision` is different: it is raised by the
+simulation engine when a policy returns a decision that breaks the platform's limits, and means a
+bug in the policy, not in the input.
+"""
+
+from __future__ import annotations
+
+
+class BboptError(Exception):
+    """Base class of every error bbopt raises on purpose."""
+
+
+class InputError(BboptError, ValueError):
+    """Bad input data: a workload, platform, state or option.
+
+    ``source`` is a file name (or ``"<json>"``), ``line`` a 1-based line number or a JSON path,
+    ``field`` the offending field. All three are optional but make the message precise.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.source = source
+        self.line = line
+        self.field = field
+        where = []
+        if source is not None:
+            where.append(str(source))
+        if line is not None:
+            where.append(f"line {line}" if isinstance(line, int) else str(line))
+        if field is not None:
+            where.append(f"field {field!r}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class UnknownNameError(BboptError, KeyError):
+    """A policy, backend or workload name that is not registered."""
+
+    def __init__(self, kind: str, name: str, known: list[str]) -> None:
+        self.kind = kind
+        self.name = name
+        self.known = sorted(known)
+        super().__init__(f"unknown {kind} {name!r}; known: {', '.join(self.known)}")
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
+
+
+class InvalidDecision(BboptError, RuntimeError):
+    """A policy's decision that the engine refuses: a bug of the policy, naming the job."""
+
+    def __init__(self, message: str, *, job_id: str | None = None, time: float | None = None):
+        self.job_id = job_id
+        self.time = time
+        where = f"t={time:g}s" if time is not None else ""
+        if job_id is not None:
+            where = f"{where}, job {job_id}" if where else f"job {job_id}"
+        super().__init__(f"invalid decision ({where}): {message}" if where else message)

@@ -1,0 +1,232 @@
+"""Queue-based policies: FCFS, filler, EASY backfilling with and without burst-buffer
+reservations, and conservative backfilling.
+
+Kopanski & Rzadca, Euro-Par 2021, Section 3.2, Algorithm 1 and the policy list of Section 4.2:
+
+- ``fcfs``: start jobs in queue order; stop at the first that does not fit (nodes or BB).
+- ``filler``: the backfill procedure without reservations: every job that fits now starts, in
+  queue order.
+- ``fcfs-easy``: EASY backfilling whose head-of-queue reservation holds processors only (the
+  standard algorithm, "without line 14"); backfilled jobs still need free nodes and BB now.
+  The head job can then act as a barrier (the paper's Section 3.1 example, job 3).
+- ``fcfs-bb``: EASY with the head job's processors *and* burst buffer reserved together.
+- ``sjf-bb``: as ``fcfs-bb``, backfill candidates taken by walltime, shortest first (the head
+  stays the oldest job, as in the authors' code).
+- ``conservative-bb``: conservative backfilling: every queued job (up to ``depth`` of them) holds
+  a reservation of processors and BB; a job may start only where it delays no reservation.
+  Reservations are kept between decisions and only ever moved earlier (compression in
+  reservation order), so no reservation is ever delayed. This is Slurm's default backfilling,
+  absent from the paper's code.
+
+All of them plan with walltimes, never with the (unknown) runtimes.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+
+from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start
+from bbopt.policies.registry import register
+from bbopt.resources import profile_of
+
+#: Relative slack when comparing byte sums.
+_EPS = 1e-9
+
+
+def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...]):
+    """Start jobs in order while they fit now. Returns (started jobs, index of the first that
+    does not fit, free nodes, free bb)."""
+    free_n, free_b = state.free()
+    tol = state.platform.bb * _EPS
+    started: list[Job] = []
+    i = 0
+    for job in queue:
+        if job.nodes <= free_n and job.bb <= free_b + tol:
+            started.append(job)
+            free_n -= job.nodes
+            free_b -= job.bb
+            i += 1
+        else:
+            break
+    return started, i, free_n, free_b
+
+
+def _decision(started: list[Job], reservations=(), t0: float = 0.0, backend: str = "greedy",
+              memory=None) -> Decision:
+    return Decision(
+        start=tuple(Start(j.id) for j in started),
+        reservations=tuple(reservations),
+        stats=SolveStats(backend=backend, wall_time=_time.perf_counter() - t0),
+        memory=memory,
+    )
+
+
+@register("fcfs")
+class FCFS:
+    """First come, first served without backfilling: stop at the first job that does not fit."""
+
+    def __init__(self, name: str = "fcfs") -> None:
+        self.name = name
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        started, _, _, _ = _fcfs_pass(state, state.queue)
+        return _decision(started, t0=t0)
+
+
+@register("filler")
+class Filler:
+    """Backfilling without reservations: every job that fits now starts, in queue order."""
+
+    def __init__(self, name: str = "filler") -> None:
+        self.name = name
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        free_n, free_b = state.free()
+        tol = state.platform.bb * _EPS
+        started = []
+        for job in state.queue:
+            if job.nodes <= free_n and job.bb <= free_b + tol:
+                started.append(job)
+                free_n -= job.nodes
+                free_b -= job.bb
+                if free_n == 0:
+                    break
+        return _decision(started, t0=t0)
+
+
+@register("fcfs-easy", reserve_bb=False, order="fcfs")
+@register("fcfs-bb", reserve_bb=True, order="fcfs")
+@register("sjf-bb", reserve_bb=True, order="sjf")
+class EasyBackfilling:
+    """EASY backfilling: the head job gets a reservation; others may start if they do not delay it.
+
+    ``reserve_bb``: reserve the head's burst buffer together with its processors (``fcfs-bb``,
+    ``sjf-bb``) or processors only (``fcfs-easy``). ``order``: backfill candidates in queue order
+    (``fcfs``) or by walltime, shortest first (``sjf``).
+    """
+
+    def __init__(self, name: str = "fcfs-bb", reserve_bb: bool = True, order: str = "fcfs"):
+        if order not in ("fcfs", "sjf"):
+            raise ValueError(f"order must be 'fcfs' or 'sjf', got {order!r}")
+        self.name = name
+        self.reserve_bb = reserve_bb
+        self.order = order
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        queue = state.queue
+        started, i, free_n, free_b = _fcfs_pass(state, queue)
+        if i == len(queue):
+            return _decision(started, t0=t0)
+        now = state.time
+        head = queue[i]
+        # Shadow time: when the head's nodes (and BB) are free for its walltime, with the running
+        # jobs and those just started releasing at their expected ends.
+        ends = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
+        ends.extend((now + j.walltime, j.nodes, j.bb) for j in started)
+        ends.sort()
+        need_b = head.bb if self.reserve_bb else 0.0
+        shadow, extra_n, extra_b = _shadow(now, free_n, free_b, ends, head.nodes, need_b,
+                                           state.platform.bb * _EPS)
+        rest = queue[i + 1:]
+        if self.order == "sjf":
+            rest = sorted(rest, key=lambda j: j.walltime)
+        tol = state.platform.bb * _EPS
+        for job in rest:
+            n, b = job.nodes, job.bb
+            if n > free_n or b > free_b + tol:
+                continue
+            ends_before = now + job.walltime <= shadow
+            if not ends_before:
+                # It would still hold its resources at the shadow time: it may only use what
+                # the head job leaves over there.
+                if n > extra_n or (self.reserve_bb and b > extra_b + tol):
+                    continue
+                extra_n -= n
+                if self.reserve_bb:
+                    extra_b -= b
+            started.append(job)
+            free_n -= n
+            free_b -= b
+            if free_n == 0:
+                break
+        return _decision(started, [Reservation(head.id, shadow)], t0=t0)
+
+
+def _shadow(now, free_n, free_b, ends, need_n, need_b, tol):
+    """Earliest time at which ``need_n`` nodes and ``need_b`` BB are free, and the surplus there.
+
+    ``ends`` is sorted ``(end, nodes, bb)`` of everything holding resources. Because resources
+    only come free over time (no other reservation exists), the first time both fit is the
+    head's start and its reservation lasts as long as needed.
+    """
+    t = now
+    k = 0
+    while free_n < need_n or free_b + tol < need_b:
+        if k == len(ends):  # cannot happen for jobs that fit the platform
+            return math.inf, 0, 0.0
+        t = ends[k][0]
+        # Everything ending at the same instant comes free together.
+        while k < len(ends) and ends[k][0] == t:
+            free_n += ends[k][1]
+            free_b += ends[k][2]
+            k += 1
+    return max(t, now), free_n - need_n, free_b - need_b
+
+
+@register("conservative-bb")
+class ConservativeBackfilling:
+    """Conservative backfilling: every queued job holds a processor + BB reservation.
+
+    ``depth``: how many waiting jobs (in queue order) get a reservation; ``None`` is all of them.
+    Jobs beyond the depth start only where they fit without delaying any reservation.
+    """
+
+    def __init__(self, name: str = "conservative-bb", depth: int | None = None) -> None:
+        if depth is not None and depth < 1:
+            raise ValueError("depth must be >= 1 or None")
+        self.name = name
+        self.depth = depth
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        now = state.time
+        queue = state.queue
+        previous: dict[str, float] = dict(state.memory.get("reservations", {}))
+        profile = profile_of(state)
+        position = {job.id: k for k, job in enumerate(queue)}
+        kept = [job for job in queue if job.id in previous]
+        # Hold every kept reservation, then compress them one at a time, earliest first: each
+        # job's old slot stays free while the others move, so no job ever moves later.
+        for job in kept:
+            start = max(previous[job.id], now)
+            profile.reserve(start, start + job.walltime, job.demand)
+        kept.sort(key=lambda j: (max(previous[j.id], now), position[j.id]))
+        planned: dict[str, float] = {}
+        for job in kept:
+            old = max(previous[job.id], now)
+            profile.release(old, old + job.walltime, job.demand)
+            start = profile.earliest_fit(now, job.walltime, job.demand)
+            start = min(start, old)
+            profile.reserve(start, start + job.walltime, job.demand)
+            planned[job.id] = start
+        # New jobs in queue order: a reservation while within depth, else start now or nothing.
+        depth = math.inf if self.depth is None else self.depth
+        for job in queue:
+            if job.id in planned:
+                continue
+            if len(planned) < depth:
+                start = profile.earliest_fit(now, job.walltime, job.demand)
+                profile.reserve(start, start + job.walltime, job.demand)
+                planned[job.id] = start
+            elif profile.fits(now, job.walltime, job.demand):
+                profile.reserve(now, now + job.walltime, job.demand)
+                planned[job.id] = now
+        started = [job for job in queue if planned.get(job.id) == now]
+        future = {jid: t for jid, t in planned.items() if t > now}
+        reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
+                                                                 key=lambda x: (x[1], x[0]))]
+        return _decision(started, reservations, t0=t0, memory={"reservations": future})

@@ -1,0 +1,143 @@
+"""The outcome of a simulation: per-job start, end, final state and allocation, plus the time
+each decision took. Metrics are computed from it by :mod:`bbopt.metrics`; it writes Batsim's
+``jobs.csv`` (the columns evalys reads) followed by bbopt's own columns.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from bbopt.core import Job, Platform
+
+FINISHED = "finished"
+KILLED = "killed"
+REJECTED = "rejected"
+
+#: Batsim's jobs.csv columns, in Batsim's order.
+BATSIM_COLUMNS = (
+    "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
+    "requested_time", "success", "final_state", "starting_time", "execution_time", "finish_time",
+    "waiting_time", "turnaround_time", "stretch", "allocated_resources", "consumed_energy",
+    "metadata",
+)
+#: bbopt's own columns, after Batsim's.
+BBOPT_COLUMNS = ("bb", "trace_runtime", "slowdown", "bounded_slowdown", "user", "reason")
+
+_FINAL_STATE = {
+    FINISHED: "COMPLETED_SUCCESSFULLY",
+    KILLED: "COMPLETED_WALLTIME_REACHED",
+    REJECTED: "REJECTED",
+}
+
+
+@dataclass
+class SimulationResult:
+    """Per-job outcome of :func:`bbopt.simulate`, indexed like ``jobs``."""
+
+    jobs: list[Job]
+    platform: Platform
+    policy: str
+    workload_name: str = "workload"
+    start: list[float] = field(default_factory=list)
+    end: list[float] = field(default_factory=list)
+    state: list[str] = field(default_factory=list)
+    allocation: list[tuple[int, ...]] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)
+    decision_times: list[float] = field(default_factory=list)
+    wall_time: float = 0.0
+
+    def __post_init__(self) -> None:
+        n = len(self.jobs)
+        if not self.start:
+            self.start = [math.nan] * n
+            self.end = [math.nan] * n
+            self.state = [""] * n
+            self.allocation = [()] * n
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Column arrays: submit, walltime, nodes, bb, start, end, state."""
+        jobs = self.jobs
+        return {
+            "submit": np.fromiter((j.submit for j in jobs), float, len(jobs)),
+            "walltime": np.fromiter((j.walltime for j in jobs), float, len(jobs)),
+            "nodes": np.fromiter((j.nodes for j in jobs), float, len(jobs)),
+            "bb": np.fromiter((j.bb for j in jobs), float, len(jobs)),
+            "start": np.asarray(self.start, dtype=float),
+            "end": np.asarray(self.end, dtype=float),
+            "state": np.asarray(self.state, dtype=object),
+        }
+
+    def metrics(self) -> dict[str, float]:
+        """Run metrics (see :func:`bbopt.metrics.summarize`)."""
+        from bbopt.metrics import summarize
+
+        return summarize(self)
+
+    def to_csv(self, path: str | Path) -> Path:
+        """Write the per-job records as Batsim's jobs.csv plus bbopt's columns."""
+        path = Path(path)
+        with path.open("w", newline="") as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(BATSIM_COLUMNS + BBOPT_COLUMNS)
+            for row in self.rows():
+                writer.writerow(row)
+        return path
+
+    def rows(self):
+        """The CSV rows, as lists of strings (deterministic formatting)."""
+        for k, job in enumerate(self.jobs):
+            state = self.state[k]
+            if state == REJECTED:
+                start = end = execution = wait = turnaround = stretch = -1.0
+                slowdown = bsld = ""
+            else:
+                start, end = self.start[k], self.end[k]
+                execution = end - start
+                wait = start - job.submit
+                turnaround = end - job.submit
+                stretch = turnaround / execution if execution > 0 else ""
+                slowdown = _num(turnaround / max(execution, 1.0))
+                bsld = _num(max(turnaround / max(execution, 600.0), 1.0))
+            yield [
+                job.id, self.workload_name, job.id, _num(job.submit), str(job.nodes),
+                _num(job.walltime), "1" if state == FINISHED else "0", _FINAL_STATE[state],
+                _num(start), _num(execution), _num(end), _num(wait), _num(turnaround),
+                _num(stretch) if stretch != "" else "", procset(self.allocation[k]), "0", "",
+                _num(job.bb), _num(job.runtime) if job.runtime is not None else "",
+                slowdown, bsld, job.user or "", self.reasons.get(job.id, ""),
+            ]
+
+
+def _num(x: float) -> str:
+    """Deterministic, compact number formatting: integers without a fraction."""
+    if isinstance(x, str):
+        return x
+    x = float(x)
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x)
+
+
+def procset(nodes: tuple[int, ...]) -> str:
+    """Batsim's interval-set notation of node ids: ``(0, 1, 2, 5)`` -> ``"0-2 5"``."""
+    if not nodes:
+        return ""
+    s = sorted(nodes)
+    parts = []
+    lo = prev = s[0]
+    for x in s[1:]:
+        if x == prev + 1:
+            prev = x
+            continue
+        parts.append(f"{lo}-{prev}" if prev > lo else str(lo))
+        lo = prev = x
+    parts.append(f"{lo}-{prev}" if prev > lo else str(lo))
+    return " ".join(parts)
