@@ -72,5 +72,12 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
 
 
 def _load_builtin() -> None:
-    # Importing the modules registers their policies.
-    from bbopt.policies import queue  # noqa: F401
+    """Import every module of :mod:`bbopt.policies`: importing a module registers its policies."""
+    import importlib
+    import pkgutil
+
+    import bbopt.policies as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.name != "registry":
+            importlib.import_module(f"bbopt.policies.{info.name}")

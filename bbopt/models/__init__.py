@@ -1,0 +1,1 @@
+"""Formal scheduling problems: pure data and evaluation, no solver imports."""

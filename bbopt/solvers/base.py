@@ -1,0 +1,153 @@
+"""The solver contract: ``solve(model, backend=NAME, budget=Budget(...), seed=...) -> Result``.
+
+A *model* (``bbopt.models``) is data plus evaluation and imports no solver. A *backend* turns a
+model into its own form (CP-SAT, PuLP/CBC or HiGHS, pymoo, plain numpy) and back. Backends are
+registered per model type and chosen by name, so any policy can run its model through the exact
+and the heuristic backend side by side (DESIGN.md, "Models and solvers"; cvxpy's
+``Problem.solve(solver=...)`` is the model of this interface).
+
+Every backend
+
+- obeys the :class:`Budget` (wall seconds, and a deterministic limit where the solver has one);
+- returns a :class:`Result`: status OPTIMAL / FEASIBLE / FALLBACK / INFEASIBLE, the solution (or a
+  Pareto set), objective values, a bound where known, the time used and its name;
+- is deterministic for a given seed.
+
+When a backend cannot produce a feasible answer in time (it returns no solution, or raises
+:class:`BudgetExceeded`), :func:`solve` answers with the model's own fast feasible solution
+(``model.fallback()``) and status FALLBACK: a decision is never missing and never late.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bbopt.core import Status
+from bbopt.errors import InputError, UnknownNameError
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much a backend may spend.
+
+    ``seconds``: wall-clock cap. ``deterministic``: the solver's own deterministic work limit
+    where it has one (CP-SAT's ``max_deterministic_time``), which unlike wall time makes results
+    reproducible across machines and loads; ``None`` leaves only the wall-clock cap.
+    """
+
+    seconds: float = 1.0
+    deterministic: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.seconds > 0:
+            raise InputError(f"budget seconds must be positive, got {self.seconds!r}",
+                             field="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """One candidate answer with its objective values (as the model defines them)."""
+
+    x: Any
+    objectives: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What every backend returns.
+
+    ``solution`` is the chosen answer (``None`` only when INFEASIBLE); ``pareto`` the set of
+    non-dominated solutions for multi-objective forms (empty otherwise).
+    """
+
+    status: Status
+    solution: Any
+    objective: float | tuple[float, ...] | None = None
+    pareto: tuple[Solution, ...] = ()
+    bound: float | tuple[float, ...] | None = None
+    wall_time: float = 0.0
+    backend: str = ""
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float | None:
+        """Relative gap between objective and bound, when both are scalars."""
+        if not isinstance(self.objective, int | float) or not isinstance(self.bound, int | float):
+            return None
+        denom = max(abs(self.bound), 1e-12)
+        return abs(self.objective - self.bound) / denom
+
+
+class BudgetExceeded(Exception):
+    """Raised by a backend that ran out of budget before it had any feasible answer."""
+
+
+Backend = Callable[..., Result]
+_BACKENDS: dict[type, dict[str, Backend]] = {}
+
+
+def register_backend(model_type: type, name: str) -> Callable[[Backend], Backend]:
+    """Decorator: register ``fn(model, budget, seed, **options) -> Result`` for ``model_type``."""
+
+    def wrap(fn: Backend) -> Backend:
+        _BACKENDS.setdefault(model_type, {})[name] = fn
+        return fn
+
+    return wrap
+
+
+def backends_for(model: Any) -> list[str]:
+    """Names of the backends registered for ``model``'s type."""
+    _load_builtin()
+    for cls in type(model).__mro__:
+        if cls in _BACKENDS:
+            return sorted(_BACKENDS[cls])
+    return []
+
+
+def solve(model: Any, backend: str, budget: Budget | None = None, seed: int = 0,
+          **options: Any) -> Result:
+    """Solve ``model`` with the backend called ``backend`` within ``budget``.
+
+    Never returns without a solution unless the model is infeasible: on a backend that ran out
+    of budget the model's ``fallback()`` answer comes back with status FALLBACK.
+    """
+    _load_builtin()
+    budget = budget or Budget()
+    table = next((_BACKENDS[c] for c in type(model).__mro__ if c in _BACKENDS), None)
+    if table is None:
+        raise InputError(f"no backend is registered for {type(model).__name__}")
+    if backend not in table:
+        raise UnknownNameError(f"backend for {type(model).__name__}", backend, list(table))
+    t0 = _time.perf_counter()
+    try:
+        result = table[backend](model, budget, seed, **options)
+    except BudgetExceeded:
+        result = None
+    elapsed = _time.perf_counter() - t0
+    if result is None or (result.solution is None and result.status is not Status.INFEASIBLE):
+        return _fallback(model, backend, elapsed)
+    return replace(result, wall_time=elapsed, backend=result.backend or backend)
+
+
+def _fallback(model: Any, backend: str, elapsed: float) -> Result:
+    t0 = _time.perf_counter()
+    x = model.fallback()
+    objective = model.evaluate(x) if hasattr(model, "evaluate") else None
+    return Result(Status.FALLBACK, x, objective, wall_time=elapsed + _time.perf_counter() - t0,
+                  backend=backend, info={"fallback": "greedy"})
+
+
+def _load_builtin() -> None:
+    """Import the backend modules so that they register (each module guards its own imports)."""
+    import importlib
+    import pkgutil
+
+    import bbopt.solvers as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.name != "base":
+            importlib.import_module(f"bbopt.solvers.{info.name}")
