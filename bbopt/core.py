@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from bbopt.errors import InputError
@@ -177,7 +177,7 @@ class ClusterState:
         return (self.platform.nodes - nodes, self.platform.bb - bb)
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """How a solver's answer relates to the model's optimum (DESIGN.md, "Models and solvers")."""
 
     OPTIMAL = "OPTIMAL"  # proven optimal (or the exact Pareto front)

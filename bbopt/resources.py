@@ -160,7 +160,8 @@ class Profile:
         self.free[i:j] += np.asarray(amount, dtype=float)
 
     def __repr__(self) -> str:
-        rows = ", ".join(f"{t:g}:{tuple(float(x) for x in f)}" for t, f in zip(self.times, self.free))
+        rows = ", ".join(f"{t:g}:{tuple(float(x) for x in f)}"
+                         for t, f in zip(self.times, self.free, strict=True))
         return f"Profile({rows})"
 
 

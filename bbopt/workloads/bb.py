@@ -37,4 +37,4 @@ def with_lognormal_bb(jobs: Sequence[Job], seed: int | np.random.Generator = 0) 
     """Copies of ``jobs`` with ``bb`` drawn from the log-normal model (seeded)."""
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     per_proc = lognormal_bb_per_processor(len(jobs), rng)
-    return [replace(job, bb=float(p) * job.nodes) for job, p in zip(jobs, per_proc)]
+    return [replace(job, bb=float(p) * job.nodes) for job, p in zip(jobs, per_proc, strict=True)]

@@ -28,8 +28,8 @@ def kth_like(n_jobs: int = 3000, seed: int = 0, nodes: int = 96, load: float = 0
     if n_jobs < 1:
         raise ValueError("n_jobs must be >= 1")
     rng = np.random.default_rng(seed)
-    sizes = rng.choice(_SIZES[_SIZES <= nodes], size=n_jobs,
-                       p=_normalized(_SIZE_WEIGHTS[_SIZES <= nodes]))
+    allowed = nodes >= _SIZES
+    sizes = rng.choice(_SIZES[allowed], size=n_jobs, p=_normalized(_SIZE_WEIGHTS[allowed]))
     runtime = np.clip(rng.lognormal(np.log(20 * MINUTE), 1.6, n_jobs), 30.0, 36 * HOUR)
     runtime = np.round(runtime)
     factor = np.exp(rng.uniform(0.0, np.log(10.0), n_jobs))

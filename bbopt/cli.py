@@ -1,0 +1,269 @@
+"""The ``bbopt`` command line: simulate, compare, decide, policies.
+
+``bbopt compare`` with no workload runs the embedded KTH-like default on Kopanski's platform and
+prints the run metrics of each policy side by side. Bad input prints one line naming what to
+fix (file, line or JSON path, field) and exits with status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from bbopt.errors import BboptError
+
+DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
+
+#: Rows of the comparison table: (metric key, label, scale, format).
+TABLE_ROWS = (
+    ("mean_wait", "mean wait [h]", 1 / 3600, "{:.2f}"),
+    ("median_wait", "median wait [h]", 1 / 3600, "{:.2f}"),
+    ("p95_wait", "p95 wait [h]", 1 / 3600, "{:.2f}"),
+    ("mean_turnaround", "mean turnaround [h]", 1 / 3600, "{:.2f}"),
+    ("mean_slowdown", "mean slowdown", 1, "{:.2f}"),
+    ("mean_bounded_slowdown", "mean bounded slowdown", 1, "{:.2f}"),
+    ("max_bounded_slowdown", "max bounded slowdown", 1, "{:.1f}"),
+    ("node_utilization", "node utilisation [%]", 100, "{:.1f}"),
+    ("bb_utilization", "BB utilisation [%]", 100, "{:.1f}"),
+    ("makespan", "makespan [d]", 1 / 86400, "{:.2f}"),
+    ("finished", "finished", 1, "{:.0f}"),
+    ("killed", "killed at walltime", 1, "{:.0f}"),
+    ("rejected", "rejected", 1, "{:.0f}"),
+    ("decision_time_p50", "decision p50 [ms]", 1000, "{:.3f}"),
+    ("decision_time_p95", "decision p95 [ms]", 1000, "{:.3f}"),
+    ("simulation_wall_time", "simulation [s]", 1, "{:.2f}"),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args)
+    except BboptError as exc:
+        print(f"bbopt: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bbopt: interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="bbopt", description=(
+        "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
+        "decision for a cluster state."))
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def workload_args(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--workload", "-w", metavar="FILE",
+                        help="SWF (.swf, .swf.gz) or Batsim JSON workload; default: the embedded "
+                             "KTH-like synthetic workload (no download)")
+        sp.add_argument("--platform", "-p", metavar="NAME|FILE", default=None,
+                        help="platform name (kopanski) or JSON/YAML file with nodes and bb; "
+                             "default: kopanski (96 nodes, 480 GB)")
+        sp.add_argument("--jobs", type=int, default=3000,
+                        help="size of the embedded default workload (default 3000)")
+        sp.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto",
+                        help="BB requests: auto draws Kopanski's log-normal model when the "
+                             "workload has none (default)")
+        sp.add_argument("--seed", type=int, default=0, help="seed of every random draw")
+        sp.add_argument("--tick", type=float, default=None, metavar="SECONDS",
+                        help="also schedule every SECONDS while jobs wait")
+        sp.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="policy option, e.g. -o depth=10 (repeatable)")
+        sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--out", metavar="DIR", help="write per-job CSVs and the summary here")
+
+    s = sub.add_parser("simulate", help="simulate one policy")
+    workload_args(s)
+    s.add_argument("--policy", default="fcfs-bb", help="policy name (see `bbopt policies`)")
+    s.set_defaults(func=_cmd_simulate)
+
+    c = sub.add_parser("compare", help="simulate several policies and compare their metrics")
+    workload_args(c)
+    c.add_argument("--policies", default=DEFAULT_POLICIES,
+                   help=f"comma-separated policy names (default {DEFAULT_POLICIES})")
+    c.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown "
+                   "(needs matplotlib: pip install 'bbopt[plot]')")
+    c.set_defaults(func=_cmd_compare)
+
+    d = sub.add_parser("decide", help="one decision: read a state JSON, print a decision JSON")
+    d.add_argument("state", nargs="?", default="-", help="state JSON file, or - for stdin")
+    d.add_argument("--policy", default="fcfs-bb")
+    d.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
+    d.set_defaults(func=_cmd_decide)
+
+    ls = sub.add_parser("policies", help="list the registered policies")
+    ls.set_defaults(func=_cmd_policies)
+    return p
+
+
+def _options(pairs: list[str]) -> dict[str, Any]:
+    from bbopt.errors import InputError
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"policy option {pair!r} is not KEY=VALUE", field="-o")
+        try:
+            out[key.strip().replace("-", "_")] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip().replace("-", "_")] = value
+    return out
+
+
+def _load(args):
+    from bbopt.loading import load_platform, load_workload
+
+    platform = load_platform(args.platform)
+    if args.jobs < 1:
+        from bbopt.errors import InputError
+
+        raise InputError(f"--jobs must be >= 1, got {args.jobs}", field="--jobs")
+    jobs, name = load_workload(args.workload, n_jobs=args.jobs, seed=args.seed, bb=args.bb,
+                               platform=platform)
+    return jobs, platform, name
+
+
+def _run(jobs, platform, name, policy, args):
+    from bbopt.simulation import simulate
+
+    return simulate(jobs, platform, policy, options=_options(args.option), tick=args.tick,
+                    progress=not args.no_progress, workload_name=name)
+
+
+def _cmd_simulate(args) -> int:
+    jobs, platform, name = _load(args)
+    result = _run(jobs, platform, name, args.policy, args)
+    metrics = result.metrics()
+    print(_table({args.policy: metrics}, f"{name}: {len(jobs)} jobs on {platform.name} "
+                 f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        result.to_csv(out / f"{args.policy}_jobs.csv")
+        (out / "summary.json").write_text(json.dumps({args.policy: metrics}, indent=2))
+        print(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
+    return 0
+
+
+def _cmd_compare(args) -> int:
+    from bbopt.errors import InputError
+    from bbopt.policies import make_policy
+
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    if not policies:
+        raise InputError("no policy given", field="--policies")
+    options = _options(args.option)
+    for name in policies:  # fail before the first run on an unknown name or option
+        make_policy(name, **_applicable(name, options))
+    jobs, platform, name = _load(args)
+    results = {}
+    show = not args.no_progress and sys.stderr.isatty()
+    for pol in _progress(policies, show):
+        from bbopt.simulation import simulate
+
+        results[pol] = simulate(jobs, platform, pol, options=_applicable(pol, options),
+                                tick=args.tick, progress=show, workload_name=name)
+    metrics = {pol: r.metrics() for pol, r in results.items()}
+    title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
+             f"{platform.bb / 1e9:g} GB BB)")
+    if args.format == "table":
+        print(_table(metrics, title))
+    elif args.format == "csv":
+        keys = list(next(iter(metrics.values())))
+        print("metric," + ",".join(metrics))
+        for k in keys:
+            print(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
+    else:
+        print(json.dumps(metrics, indent=2))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        for pol, r in results.items():
+            r.to_csv(out / f"{pol}_jobs.csv")
+        (out / "summary.json").write_text(json.dumps(metrics, indent=2))
+        print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
+    if args.plot:
+        from bbopt.plots import plot_comparison
+
+        plot_comparison(results, args.plot, title=title)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _applicable(policy: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The subset of ``options`` that ``policy`` accepts (compare runs different policies)."""
+    import inspect
+
+    from bbopt.policies.registry import _REGISTRY, available_policies
+
+    available_policies()
+    if policy not in _REGISTRY:
+        return options
+    cls, fixed, _ = _REGISTRY[policy]
+    params = inspect.signature(cls).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return options
+    return {k: v for k, v in options.items() if k in params and k not in fixed}
+
+
+def _progress(items, show):
+    if not show:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, unit="policy", leave=False)
+
+
+def _cmd_decide(args) -> int:
+    from bbopt.api import decide
+    from bbopt.errors import InputError
+    from bbopt.schema import dumps, loads_state
+
+    if args.state == "-":
+        text, source = sys.stdin.read(), "<stdin>"
+    else:
+        path = Path(args.state)
+        if not path.exists():
+            raise InputError("no such file", source=args.state)
+        text, source = path.read_text(), args.state
+    state = loads_state(text, source)
+    print(dumps(decide(state, args.policy, **_options(args.option))))
+    return 0
+
+
+def _cmd_policies(args) -> int:
+    from bbopt.policies import available_policies
+
+    for name, summary in available_policies().items():
+        print(f"{name:18s} {summary}")
+    return 0
+
+
+def _table(metrics: dict[str, dict[str, float]], title: str) -> str:
+    names = list(metrics)
+    label_w = max(len(r[1]) for r in TABLE_ROWS)
+    col_w = max(10, *(len(n) for n in names))
+    lines = [title, "", " " * label_w + "  " + "  ".join(n.rjust(col_w) for n in names)]
+    for key, label, scale, fmt in TABLE_ROWS:
+        cells = []
+        for n in names:
+            v = metrics[n].get(key, math.nan)
+            cells.append(("-" if v is None or (isinstance(v, float) and math.isnan(v))
+                          else fmt.format(v * scale)).rjust(col_w))
+        lines.append(label.ljust(label_w) + "  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Loading workloads and platforms by name or file, and parsing quantities with units.
+
+The edge where user input becomes SI values: ``"480GB"`` -> 4.8e11 bytes, ``"2h"`` -> 7200 s. A
+workload is a file (``.swf``, ``.swf.gz``) or the embedded default (``None``: the seeded KTH-like
+synthetic trace of :mod:`bbopt.workloads.synthetic`). A platform is a name (``kopanski``) or a
+JSON/YAML file ``{nodes: 96, bb: "480 GB"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bbopt.core import Job, Platform
+from bbopt.errors import InputError, UnknownNameError
+
+_SIZE_UNITS = {
+    "": 1.0, "b": 1.0,
+    "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15,
+    "kib": 1024.0, "mib": 1024.0**2, "gib": 1024.0**3, "tib": 1024.0**4, "pib": 1024.0**5,
+}
+_TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+_QTY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+
+
+def parse_bytes(value: str | float, field: str = "bytes") -> float:
+    """``"480GB"``, ``"1.5 TiB"`` or a plain number of bytes."""
+    return _parse(value, _SIZE_UNITS, field)
+
+
+def parse_seconds(value: str | float, field: str = "seconds") -> float:
+    """``"90s"``, ``"10min"``, ``"2h"`` or a plain number of seconds."""
+    return _parse(value, _TIME_UNITS, field)
+
+
+def _parse(value: str | float, units: dict[str, float], field: str) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    m = _QTY.match(str(value))
+    if not m or m.group(2).lower() not in units:
+        raise InputError(f"cannot read {value!r}; use a number with a unit among "
+                         f"{', '.join(u for u in units if u)}", field=field)
+    return float(m.group(1)) * units[m.group(2).lower()]
+
+
+PLATFORMS: dict[str, Callable[[], Platform]] = {"kopanski": Platform.kopanski}
+
+
+def load_platform(spec: str | Path | None) -> Platform:
+    """A named platform or a JSON/YAML file with ``nodes`` and ``bb`` (bytes or ``"480GB"``)."""
+    if spec is None:
+        return Platform.kopanski()
+    name = str(spec)
+    if name in PLATFORMS:
+        return PLATFORMS[name]()
+    path = Path(name)
+    if not path.exists():
+        raise UnknownNameError("platform (name or file)", name, list(PLATFORMS))
+    text = path.read_text()
+    try:
+        if path.suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        else:
+            data = json.loads(text)
+    except Exception as exc:  # both parsers' errors carry a position in their message
+        raise InputError(f"cannot parse: {exc}", source=name) from None
+    if not isinstance(data, dict):
+        raise InputError("must be a mapping with 'nodes' and 'bb'", source=name)
+    if "nodes" not in data:
+        raise InputError("is missing", source=name, field="nodes")
+    nodes = data["nodes"]
+    if isinstance(nodes, bool) or not isinstance(nodes, int):
+        raise InputError(f"must be an integer, got {nodes!r}", source=name, field="nodes")
+    try:
+        bb = parse_bytes(data.get("bb", 0), "bb")
+        return Platform(nodes=nodes, bb=bb, name=str(data.get("name", path.stem)))
+    except InputError as exc:
+        raise InputError(str(exc).split(": ", 1)[-1], source=name, field=exc.field) from None
+
+
+def load_workload(path: str | Path | None, *, n_jobs: int = 3000, seed: int = 0,
+                  bb: str = "auto", platform: Platform | None = None,
+                  **reader_options: Any) -> tuple[list[Job], str]:
+    """Jobs and a workload name.
+
+    ``path=None`` is the embedded default (``n_jobs`` seeded KTH-like jobs). ``bb``: ``"auto"``
+    draws Kopanski's log-normal BB requests when the workload has none, ``"lognormal"`` always
+    draws them, ``"none"`` keeps the file's values.
+    """
+    from bbopt.workloads.bb import with_lognormal_bb
+    from bbopt.workloads.swf import read_swf
+    from bbopt.workloads.synthetic import kth_like
+
+    if bb not in ("auto", "lognormal", "none"):
+        raise InputError(f"bb model must be auto, lognormal or none, got {bb!r}", field="bb")
+    if path is None:
+        nodes = platform.nodes if platform is not None else 96
+        return kth_like(n_jobs=n_jobs, seed=seed, nodes=nodes, bb=bb != "none"), "kth-like"
+    p = Path(path)
+    name = p.name
+    for suffix in (".gz", ".swf", ".json"):
+        name = name.removesuffix(suffix)
+    if p.name.endswith((".swf", ".swf.gz")):
+        jobs = read_swf(p, **reader_options).jobs
+    else:
+        readers = _extra_readers()
+        reader = next((fn for suf, fn in readers.items() if p.name.endswith(suf)), None)
+        if reader is None:
+            known = [".swf", ".swf.gz", *readers]
+            raise InputError(f"unknown workload format; known: {', '.join(known)}",
+                             source=str(p))
+        jobs = reader(p)
+    if bb == "lognormal" or (bb == "auto" and not any(j.bb > 0 for j in jobs)):
+        jobs = with_lognormal_bb(jobs, seed)
+    return jobs, name
+
+
+def _extra_readers() -> dict[str, Callable[[Path], list[Job]]]:
+    """Readers of other formats, registered by the workload modules that provide them."""
+    import importlib
+
+    readers: dict[str, Callable[[Path], list[Job]]] = {}
+    try:
+        mod = importlib.import_module("bbopt.workloads.batsim")
+    except ImportError:
+        return readers
+    readers.update(getattr(mod, "READERS", {}))
+    return readers

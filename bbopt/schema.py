@@ -1,0 +1,274 @@
+"""JSON form of :class:`~bbopt.core.ClusterState` and :class:`~bbopt.core.Decision`.
+
+This is how a tool that is not written in Python (a resource-manager plugin, a digital twin)
+calls ``bbopt decide``: it writes a state, reads back a decision. Units are SI throughout
+(seconds, bytes, bytes/s). The schema, version 1 (fields with defaults may be omitted)::
+
+    state = {
+      "version": 1,
+      "time": 1200.0,                              # now, seconds
+      "platform": {"nodes": 96, "bb": 4.8e11, "name": "kopanski-kth",
+                   "node_ssd": null},              # bytes per node, or null
+      "running": [{"job": JOB, "start": 600.0, "allocation": [0, 1]}],
+      "queue": [JOB, ...],                         # in arrival order
+      "memory": {}                                 # what the policy returned last time
+    }
+    JOB = {"id": "17", "submit": 0.0, "walltime": 3600.0, "nodes": 4, "bb": 2e10,
+           "runtime": null, "ssd": 0, "bandwidth": 0, "user": null, "priority": 0,
+           "preemptable": false, "checkpointable": false, "extra": {}}
+
+    decision = {
+      "version": 1,
+      "start": [{"job_id": "17", "nodes": null}],
+      "reservations": [{"job_id": "18", "start": 4200.0}],
+      "preempt": [],
+      "alternatives": [...],                       # e.g. a Pareto set, policy-specific
+      "stats": {"backend": "greedy", "status": "OPTIMAL", "objective": null, "bound": null,
+                "gap": null, "wall_time": 1.2e-05, "budget": null},
+      "memory": {...} or null
+    }
+
+Errors name the JSON path and field of the first problem, e.g.
+``<json>, $.queue[3], field 'walltime': must be a number``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from bbopt.core import (
+    ClusterState,
+    Decision,
+    Job,
+    Platform,
+    Reservation,
+    RunningJob,
+    SolveStats,
+    Start,
+    Status,
+)
+from bbopt.errors import InputError
+
+VERSION = 1
+
+
+def job_to_dict(job: Job) -> dict[str, Any]:
+    return {
+        "id": job.id, "submit": job.submit, "walltime": job.walltime, "runtime": job.runtime,
+        "nodes": job.nodes, "bb": job.bb, "ssd": job.ssd, "bandwidth": job.bandwidth,
+        "user": job.user, "priority": job.priority, "preemptable": job.preemptable,
+        "checkpointable": job.checkpointable, "extra": dict(job.extra),
+    }
+
+
+def state_to_dict(state: ClusterState) -> dict[str, Any]:
+    p = state.platform
+    return {
+        "version": VERSION,
+        "time": state.time,
+        "platform": {"nodes": p.nodes, "bb": p.bb, "name": p.name,
+                     "node_ssd": list(p.node_ssd) if p.node_ssd is not None else None},
+        "running": [{"job": job_to_dict(r.job), "start": r.start,
+                     "allocation": list(r.allocation) if r.allocation is not None else None}
+                    for r in state.running],
+        "queue": [job_to_dict(j) for j in state.queue],
+        "memory": dict(state.memory),
+    }
+
+
+def decision_to_dict(decision: Decision) -> dict[str, Any]:
+    s = decision.stats
+    return {
+        "version": VERSION,
+        "start": [{"job_id": x.job_id, "nodes": list(x.nodes) if x.nodes is not None else None}
+                  for x in decision.start],
+        "reservations": [{"job_id": r.job_id, "start": r.start} for r in decision.reservations],
+        "preempt": list(decision.preempt),
+        "alternatives": [_jsonable(a) for a in decision.alternatives],
+        "stats": {"backend": s.backend, "status": s.status.value,
+                  "objective": _jsonable(s.objective),
+                  "bound": _jsonable(s.bound), "gap": s.gap, "wall_time": s.wall_time,
+                  "budget": s.budget},
+        "memory": _jsonable(decision.memory) if decision.memory is not None else None,
+    }
+
+
+def dumps(obj: ClusterState | Decision, indent: int | None = 2) -> str:
+    """JSON text of a state or a decision."""
+    d = state_to_dict(obj) if isinstance(obj, ClusterState) else decision_to_dict(obj)
+    return json.dumps(d, indent=indent, sort_keys=False)
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_jsonable(v) for v in x]
+    if hasattr(x, "item") and callable(x.item):  # numpy scalar
+        return x.item()
+    if hasattr(x, "tolist"):  # numpy array
+        return x.tolist()
+    return x
+
+
+class _Reader:
+    """Field access with JSON-path error messages."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, path: str, field: str | None, message: str) -> InputError:
+        return InputError(message, source=self.source, line=path, field=field)
+
+    def obj(self, value: Any, path: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(path, None, f"must be an object, got {type(value).__name__}")
+        return value
+
+    def list(self, d: dict, key: str, path: str, default: Any = ()) -> list:
+        value = d.get(key, default)
+        if not isinstance(value, list | tuple):
+            raise self.fail(path, key, f"must be a list, got {type(value).__name__}")
+        return list(value)
+
+    def number(self, d: dict, key: str, path: str, default: Any = ...,
+               nullable: bool = False) -> float | None:
+        if key not in d or (d[key] is None and nullable):
+            if key in d or default is not ...:
+                return None if key in d else default
+            raise self.fail(path, key, "is missing")
+        value = d[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
+                value):
+            raise self.fail(path, key, f"must be a finite number, got {value!r}")
+        return float(value)
+
+    def integer(self, d: dict, key: str, path: str, default: Any = ...) -> int:
+        value = d.get(key, default)
+        if value is ...:
+            raise self.fail(path, key, "is missing")
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(path, key, f"must be an integer, got {value!r}")
+        return value
+
+    def job(self, value: Any, path: str) -> Job:
+        d = self.obj(value, path)
+        if "id" not in d:
+            raise self.fail(path, "id", "is missing")
+        try:
+            return Job(
+                id=str(d["id"]),
+                submit=self.number(d, "submit", path, 0.0),
+                walltime=self.number(d, "walltime", path),
+                runtime=self.number(d, "runtime", path, None, nullable=True),
+                nodes=self.integer(d, "nodes", path, 1),
+                bb=self.number(d, "bb", path, 0.0),
+                ssd=self.number(d, "ssd", path, 0.0),
+                bandwidth=self.number(d, "bandwidth", path, 0.0),
+                user=None if d.get("user") is None else str(d["user"]),
+                priority=self.number(d, "priority", path, 0.0),
+                preemptable=bool(d.get("preemptable", False)),
+                checkpointable=bool(d.get("checkpointable", False)),
+                extra=self.obj(d.get("extra", {}), f"{path}.extra"),
+            )
+        except InputError as exc:
+            if exc.source is not None:
+                raise
+            raise self.fail(path, exc.field, str(exc).split(": ", 1)[-1]) from None
+
+
+def state_from_dict(d: Any, source: str = "<json>") -> ClusterState:
+    """Parse a state; errors name the JSON path of the problem."""
+    r = _Reader(source)
+    d = r.obj(d, "$")
+    version = d.get("version", VERSION)
+    if version != VERSION:
+        raise r.fail("$", "version", f"unsupported version {version!r}; this bbopt reads "
+                     f"{VERSION}")
+    pd = r.obj(d.get("platform"), "$.platform")
+    ssd = pd.get("node_ssd")
+    try:
+        platform = Platform(
+            nodes=r.integer(pd, "nodes", "$.platform"),
+            bb=r.number(pd, "bb", "$.platform", 0.0),
+            name=str(pd.get("name", "cluster")),
+            node_ssd=tuple(float(x) for x in ssd) if ssd is not None else None,
+        )
+    except InputError as exc:
+        if exc.source is not None:
+            raise
+        raise r.fail("$.platform", exc.field, str(exc).split(": ", 1)[-1]) from None
+    running = []
+    for k, item in enumerate(r.list(d, "running", "$")):
+        path = f"$.running[{k}]"
+        item = r.obj(item, path)
+        alloc = item.get("allocation")
+        running.append(RunningJob(r.job(item.get("job"), f"{path}.job"),
+                                  r.number(item, "start", path),
+                                  tuple(int(x) for x in alloc) if alloc is not None else None))
+    queue = [r.job(item, f"$.queue[{k}]") for k, item in enumerate(r.list(d, "queue", "$"))]
+    ids = [j.id for j in queue] + [x.job.id for x in running]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise r.fail("$", "queue", f"job id {dup!r} appears twice")
+    return ClusterState(
+        time=r.number(d, "time", "$"),
+        platform=platform,
+        running=tuple(running),
+        queue=tuple(queue),
+        memory=r.obj(d.get("memory", {}), "$.memory"),
+    )
+
+
+def decision_from_dict(d: Any, source: str = "<json>") -> Decision:
+    r = _Reader(source)
+    d = r.obj(d, "$")
+    start = []
+    for k, item in enumerate(r.list(d, "start", "$")):
+        item = r.obj(item, f"$.start[{k}]")
+        nodes = item.get("nodes")
+        start.append(Start(str(item["job_id"]),
+                           tuple(int(x) for x in nodes) if nodes is not None else None))
+    res = [Reservation(str(r.obj(x, f"$.reservations[{k}]")["job_id"]),
+                       r.number(x, "start", f"$.reservations[{k}]"))
+           for k, x in enumerate(r.list(d, "reservations", "$"))]
+    sd = r.obj(d.get("stats", {}), "$.stats")
+    try:
+        status = Status(sd.get("status", "OPTIMAL"))
+    except ValueError:
+        raise r.fail("$.stats", "status", f"unknown status {sd.get('status')!r}") from None
+    stats = SolveStats(
+        backend=str(sd.get("backend", "greedy")), status=status,
+        objective=_tuple_or_scalar(sd.get("objective")), bound=_tuple_or_scalar(sd.get("bound")),
+        gap=sd.get("gap"), wall_time=float(sd.get("wall_time", 0.0)), budget=sd.get("budget"),
+    )
+    return Decision(
+        start=tuple(start), reservations=tuple(res),
+        preempt=tuple(str(x) for x in r.list(d, "preempt", "$")),
+        alternatives=tuple(r.list(d, "alternatives", "$")),
+        stats=stats, memory=d.get("memory"),
+    )
+
+
+def _tuple_or_scalar(x: Any) -> Any:
+    return tuple(x) if isinstance(x, list) else x
+
+
+def loads_state(text: str, source: str = "<json>") -> ClusterState:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", source=source, line=exc.lineno) from None
+    return state_from_dict(data, source)
+
+
+def loads_decision(text: str, source: str = "<json>") -> Decision:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", source=source, line=exc.lineno) from None
+    return decision_from_dict(data, source)
