@@ -1,0 +1,76 @@
+"""The command line: the default comparison, one-line errors with exit status 2, decide as JSON."""
+
+import json
+import subprocess
+import sys
+
+from bbopt.cli import main
+from bbopt.core import GB
+from tests.test_schema_and_decide import state
+
+
+def run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "bbopt.cli", *args], capture_output=True,
+                          text=True, input=stdin, timeout=300)
+
+
+def test_compare_on_the_embedded_default(capsys):
+    assert main(["compare", "--jobs", "300", "--policies", "fcfs-easy,fcfs-bb",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "kth-like: 300 jobs" in out
+    assert "fcfs-easy" in out and "mean bounded slowdown" in out
+
+
+def test_simulate_writes_csv(tmp_path, capsys):
+    assert main(["simulate", "--jobs", "100", "--policy", "sjf-bb", "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    lines = (tmp_path / "sjf-bb_jobs.csv").read_text().splitlines()
+    assert lines[0].startswith("job_id,workload_name,profile,submission_time")
+    assert len(lines) == 101
+    assert "sjf-bb" in json.loads((tmp_path / "summary.json").read_text())
+
+
+def test_policy_options_pass_through(capsys):
+    assert main(["simulate", "--jobs", "50", "--policy", "conservative-bb", "-o", "depth=3",
+                 "--no-progress"]) == 0
+
+
+def test_errors_are_one_line_without_traceback(tmp_path):
+    bad = tmp_path / "bad.swf"
+    bad.write_text("1 0 -1 x 2 -1 -1 2 60 -1 1 3 1 -1 -1 -1 -1 -1\n")
+    for args in (["compare", "--workload", str(bad)],
+                 ["compare", "--policies", "fcfs,nope"],
+                 ["simulate", "--workload", str(tmp_path / "missing.swf")],
+                 ["simulate", "--policy", "conservative-bb", "-o", "deep=2"],
+                 ["simulate", "--platform", "mars"]):
+        r = run(*args)
+        assert r.returncode == 2, args
+        assert "Traceback" not in r.stderr
+        assert r.stderr.startswith("bbopt: error:") and r.stderr.count("\n") == 1, r.stderr
+    r = run("compare", "--workload", str(bad))
+    assert "bad.swf" in r.stderr and "line 1" in r.stderr and "run_time" in r.stderr
+
+
+def test_platform_file(tmp_path, capsys):
+    p = tmp_path / "machine.yaml"
+    p.write_text("nodes: 32\nbb: 100GB\n")
+    assert main(["simulate", "--jobs", "50", "--platform", str(p), "--no-progress"]) == 0
+    assert "32 nodes, 100 GB BB" in capsys.readouterr().out
+
+
+def test_decide_reads_state_json():
+    from bbopt.schema import dumps
+
+    r = run("decide", "--policy", "fcfs-bb", stdin=dumps(state()))
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert [s["job_id"] for s in d["start"]] == ["q2"]
+    assert d["reservations"] == [{"job_id": "q1", "start": 600.0}]
+    assert GB > 0
+
+
+def test_decide_bad_state_names_path():
+    r = run("decide", stdin='{"time": 0, "platform": {"nodes": 4}, "queue": [{"id": 1}]}')
+    assert r.returncode == 2
+    assert "$.queue[0]" in r.stderr and "walltime" in r.stderr

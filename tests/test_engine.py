@@ -1,0 +1,124 @@
+"""The engine validates decisions, records every outcome, and is deterministic."""
+
+from __future__ import annotations
+
+import pytest
+
+from bbopt import Decision, InvalidDecision, Job, Platform, Start, simulate
+from bbopt.workloads.synthetic import kth_like
+
+PLATFORM = Platform(nodes=4, bb=10.0)
+
+
+class Greedy:
+    """Starts whatever it is told to, to test the engine's checks."""
+
+    name = "test"
+
+    def __init__(self, pick):
+        self.pick = pick
+
+    def decide(self, state):
+        return Decision(start=tuple(Start(i) for i in self.pick(state)))
+
+
+def test_over_capacity_decision_is_refused_naming_the_job():
+    jobs = [Job("a", 0, 10, 10, 3), Job("b", 0, 10, 10, 3)]
+    bad = Greedy(lambda s: [j.id for j in s.queue])
+    with pytest.raises(InvalidDecision, match="job b"):
+        simulate(jobs, PLATFORM, bad)
+
+
+def test_bb_over_capacity_is_refused():
+    jobs = [Job("a", 0, 10, 10, 1, 6.0), Job("b", 0, 10, 10, 1, 6.0)]
+    with pytest.raises(InvalidDecision, match="burst buffer"):
+        simulate(jobs, PLATFORM, Greedy(lambda s: [j.id for j in s.queue]))
+
+
+def test_starting_an_unknown_or_running_job_is_refused():
+    jobs = [Job("a", 0, 10, 10, 1)]
+    with pytest.raises(InvalidDecision, match="job zzz"):
+        simulate(jobs, PLATFORM, Greedy(lambda s: ["zzz"]))
+    with pytest.raises(InvalidDecision, match="started twice"):
+        simulate(jobs, PLATFORM, Greedy(lambda s: ["a", "a"]))
+
+
+def test_busy_node_set_is_refused():
+    jobs = [Job("a", 0, 10, 10, 2), Job("b", 0, 10, 10, 2)]
+
+    class Pin:
+        name = "pin"
+
+        def decide(self, state):
+            return Decision(start=tuple(Start(j.id, (0, 1)) for j in state.queue))
+
+    with pytest.raises(InvalidDecision, match="busy"):
+        simulate(jobs, PLATFORM, Pin())
+
+
+def test_policy_that_starves_an_idle_machine_is_caught():
+    jobs = [Job("a", 0, 10, 10, 1)]
+    with pytest.raises(InvalidDecision, match="idle machine"):
+        simulate(jobs, PLATFORM, Greedy(lambda s: []))
+
+
+def test_kill_at_walltime_and_reject_with_reason():
+    jobs = [Job("long", 0, walltime=5, runtime=50), Job("huge", 0, 5, 5, nodes=5),
+            Job("fat", 0, 5, 5, bb=11.0)]
+    res = simulate(jobs, PLATFORM, "fcfs-bb")
+    assert res.state == ["killed", "rejected", "rejected"]
+    assert res.end[0] == 5
+    assert "nodes" in res.reasons["huge"] and "burst buffer" in res.reasons["fat"]
+    m = res.metrics()
+    assert (m["finished"], m["killed"], m["rejected"]) == (0, 1, 2)
+
+
+def test_memory_travels_between_decisions():
+    seen = []
+
+    class Counter:
+        name = "counter"
+
+        def decide(self, state):
+            seen.append(state.memory.get("n", 0))
+            return Decision(start=tuple(Start(j.id) for j in state.queue[:1]),
+                            memory={"n": state.memory.get("n", 0) + 1})
+
+    simulate([Job(str(k), k, 1, 1) for k in range(4)], PLATFORM, Counter())
+    assert seen == [0, 1, 2, 3]
+
+
+def test_same_seed_same_csv(tmp_path):
+    for name in ("a", "b"):
+        jobs = kth_like(400, seed=7)
+        simulate(jobs, Platform.kopanski(), "sjf-bb").to_csv(tmp_path / f"{name}.csv")
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+    other = kth_like(400, seed=8)
+    simulate(other, Platform.kopanski(), "sjf-bb").to_csv(tmp_path / "c.csv")
+    assert (tmp_path / "a.csv").read_bytes() != (tmp_path / "c.csv").read_bytes()
+
+
+def test_jobs_csv_has_batsim_columns(tmp_path):
+    import csv
+
+    from bbopt.simulation.result import BATSIM_COLUMNS
+
+    res = simulate(kth_like(50, seed=1), Platform.kopanski(), "fcfs-bb")
+    path = res.to_csv(tmp_path / "jobs.csv")
+    rows = list(csv.DictReader(path.open()))
+    assert tuple(rows[0])[: len(BATSIM_COLUMNS)] == BATSIM_COLUMNS
+    for row in rows:
+        if row["final_state"] == "REJECTED":
+            continue
+        assert float(row["finish_time"]) == pytest.approx(
+            float(row["starting_time"]) + float(row["execution_time"]))
+        assert float(row["waiting_time"]) == pytest.approx(
+            float(row["starting_time"]) - float(row["submission_time"]))
+        assert len(row["allocated_resources"]) > 0
+
+
+def test_duplicate_ids_are_an_input_error():
+    from bbopt import InputError
+
+    with pytest.raises(InputError, match="duplicate"):
+        simulate([Job("a", 0, 1), Job("a", 1, 1)], PLATFORM)

@@ -1,0 +1,22 @@
+"""Per-job and per-run metrics on a schedule computed by hand."""
+
+import pytest
+
+from bbopt import Job, Platform, simulate
+
+
+def test_metrics_by_hand():
+    # 2 nodes. a: 0-100 on 2 nodes. b (submitted 10, 1 node, runs 1000 s) waits until 100.
+    jobs = [Job("a", 0, 100, 100, 2, 5.0), Job("b", 10, 2000, 1000, 1, 0.0)]
+    res = simulate(jobs, Platform(2, 10.0), "fcfs")
+    m = res.metrics()
+    assert res.start == [0, 100] and res.end == [100, 1100]
+    assert m["mean_wait"] == pytest.approx((0 + 90) / 2)
+    assert m["mean_turnaround"] == pytest.approx((100 + 1090) / 2)
+    # bounded slowdown: a: max(100/600, 1) = 1; b: 1090/1000
+    assert m["mean_bounded_slowdown"] == pytest.approx((1 + 1.09) / 2)
+    assert m["mean_slowdown"] == pytest.approx((1 + 1.09) / 2)
+    assert m["makespan"] == 1100
+    assert m["node_utilization"] == pytest.approx((2 * 100 + 1 * 1000) / (2 * 1100))
+    assert m["bb_utilization"] == pytest.approx((5 * 100) / (10 * 1100))
+    assert m["decisions"] >= 2 and m["decision_time_p95"] >= 0

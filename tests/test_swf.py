@@ -1,0 +1,83 @@
+"""SWF reader: the real KTH log, the documented choices, and errors naming file, line, field."""
+
+import gzip
+
+import pytest
+
+from bbopt import InputError
+from bbopt.workloads.swf import read_swf
+
+LINE = "{id} {submit} -1 {run} {alloc} -1 -1 {req} {wall} -1 1 3 1 -1 -1 -1 -1 -1\n"
+
+
+def write(tmp_path, rows, header="; MaxNodes: 8\n", name="t.swf"):
+    p = tmp_path / name
+    p.write_text(header + "".join(LINE.format(**r) for r in rows))
+    return p
+
+
+def row(**kw):
+    base = dict(id=1, submit=0, run=10, alloc=2, req=2, wall=60)
+    base.update(kw)
+    return base
+
+
+def test_kth_trace(kth_swf):
+    trace = read_swf(kth_swf)
+    # 28,476 records: 8 with run time <= 0 and 1 without processors are dropped.
+    assert len(trace.jobs) == 28467
+    assert trace.skipped == {"nonpositive_runtime": 8, "missing_processors": 1}
+    assert trace.max_nodes == 100
+    first = trace.jobs[0]
+    assert (first.id, first.submit, first.runtime, first.nodes, first.walltime) == (
+        "15", 599850.0, 3477.0, 4, 53940.0)
+    # Kopanski & Rzadca's 28,453 jobs: the 14 larger than their 96 nodes dropped too.
+    assert len(read_swf(kth_swf, max_nodes=96, oversize="drop").jobs) == 28453
+
+
+def test_choices(tmp_path):
+    p = write(tmp_path, [row(id=1, req=-1, alloc=3), row(id=2, run=0), row(id=3, wall=-1),
+                         row(id=4, req=9, alloc=9)])
+    t = read_swf(p)
+    assert [j.id for j in t.jobs] == ["1", "3", "4"]
+    assert t.jobs[0].nodes == 3  # requested missing: allocated
+    assert t.jobs[1].walltime == 10  # missing walltime: runtime
+    assert read_swf(p, missing_walltime=3600).jobs[1].walltime == 3600
+    assert [j.id for j in read_swf(p, nonpositive_runtime="keep").jobs] == ["1", "2", "3", "4"]
+    assert [j.id for j in read_swf(p, max_nodes=8, oversize="drop").jobs] == ["1", "3"]
+    assert read_swf(p, processors="allocated").jobs[0].nodes == 3
+    assert read_swf(p, procs_per_node=2).jobs[0].nodes == 2
+    assert read_swf(p, rebase=True).jobs[0].submit == 0
+
+
+def test_gzip(tmp_path):
+    p = tmp_path / "t.swf.gz"
+    with gzip.open(p, "wt") as fh:
+        fh.write(LINE.format(**row()))
+    assert len(read_swf(p).jobs) == 1
+
+
+@pytest.mark.parametrize("text, line, field", [
+    ("1 0 -1 10 2 -1 -1 2 60 -1 1\n", 1, "user_id"),
+    ("1 0 -1 ten 2 -1 -1 2 60 -1 1 3 1 -1 -1 -1 -1 -1\n", 1, "run_time"),
+    ("; x\n1 0 -1 10 2 -1 -1 2 60 -1 1 3 1 -1 -1 -1 -1 -1\n"
+     "1 5 -1 10 2 -1 -1 2 60 -1 1 3 1 -1 -1 -1 -1 -1\n", 3, "job_number"),
+    ("1 -5 -1 10 2 -1 -1 2 60 -1 1 3 1 -1 -1 -1 -1 -1\n", 1, "submit_time"),
+])
+def test_errors_name_file_line_field(tmp_path, text, line, field):
+    p = tmp_path / "bad.swf"
+    p.write_text(text)
+    with pytest.raises(InputError) as err:
+        read_swf(p)
+    msg = str(err.value)
+    assert "bad.swf" in msg and f"line {line}" in msg and field in msg
+
+
+def test_strict_modes(tmp_path):
+    p = write(tmp_path, [row(run=0)])
+    with pytest.raises(InputError, match="run_time"):
+        read_swf(p, nonpositive_runtime="error")
+    with pytest.raises(InputError, match="no job records"):
+        read_swf(p)
+    with pytest.raises(InputError, match="no such file"):
+        read_swf(tmp_path / "missing.swf")
