@@ -94,7 +94,8 @@ class Profile:
         return self.free[max(bisect_right(self.times, t) - 1, 0)].copy()
 
     def _ok(self, row: list[float], demand: Sequence[float]) -> bool:
-        for f, tol, q in zip(row, self._tol, demand, strict=False):
+        # An explicit loop: faster than all() over a generator on this hot path.
+        for f, tol, q in zip(row, self._tol, demand, strict=False):  # noqa: SIM110
             if f + tol < q:
                 return False
         return True

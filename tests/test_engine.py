@@ -122,3 +122,30 @@ def test_duplicate_ids_are_an_input_error():
 
     with pytest.raises(InputError, match="duplicate"):
         simulate([Job("a", 0, 1), Job("a", 1, 1)], PLATFORM)
+
+
+def test_execution_model_is_pluggable():
+    """A model that runs every job at half its trace runtime decides the end times."""
+    import heapq
+
+    class HalfTime:
+        def reset(self, jobs, platform):
+            self.jobs, self.heap = jobs, []
+
+        def start(self, k, t, allocation):
+            heapq.heappush(self.heap, (t + self.jobs[k].runtime / 2, k))
+
+        def next_time(self):
+            return self.heap[0][0] if self.heap else float("inf")
+
+        def finish(self, t):
+            out = []
+            while self.heap and self.heap[0][0] == t:
+                out.append((heapq.heappop(self.heap)[1], "finished"))
+            return out
+
+    jobs = [Job("a", 0, 100, 40, 4), Job("b", 0, 100, 40, 4)]
+    res = simulate(jobs, PLATFORM, "fcfs", execution=HalfTime())
+    assert res.start == [0, 20] and res.end == [20, 40]
+    with pytest.raises(Exception, match="execution model"):
+        simulate(jobs, PLATFORM, "fcfs", execution="quantum")

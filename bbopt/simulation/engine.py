@@ -1,5 +1,5 @@
-"""The event-driven simulation engine: a heap of timed events, a checked resource ledger, and
-nothing else.
+"""The event-driven simulation engine: timed events, a checked resource ledger, and nothing
+else.
 
 At every batch of simultaneous events (finishes first, then submissions) and, optionally, every
 ``tick`` seconds while jobs wait, the engine builds a :class:`~bbopt.core.ClusterState`, asks the
@@ -8,7 +8,8 @@ policy for a :class:`~bbopt.core.Decision` exactly as :func:`bbopt.decide` would
 range) and applies it. An invalid decision is a bug of the policy and raises
 :class:`~bbopt.errors.InvalidDecision` naming the job.
 
-Jobs run for ``min(runtime, walltime)`` under the rigid execution model; a job whose runtime
+When started jobs end is the business of the execution model (:mod:`bbopt.simulation.execution`):
+under the default rigid model jobs run for ``min(runtime, walltime)`` and a job whose runtime
 exceeds its walltime is killed at the walltime. A job that can never fit the platform is
 rejected at submission with the reason. Every submitted job ends as finished, killed or
 rejected. (Kopanski & Rzadca, Section 4.1, without the I/O side effects.)
@@ -26,9 +27,8 @@ from typing import Any
 from bbopt.core import ClusterState, Decision, Job, Platform, RunningJob
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.policies.registry import Policy, make_policy
-from bbopt.simulation.result import FINISHED, KILLED, REJECTED, SimulationResult
-
-_FINISH = 0
+from bbopt.simulation.execution import ExecutionModel, make_execution_model
+from bbopt.simulation.result import REJECTED, SimulationResult
 
 
 def simulate(
@@ -41,6 +41,7 @@ def simulate(
     progress: bool = False,
     on_decision: Callable[[ClusterState, Decision], None] | None = None,
     workload_name: str = "workload",
+    execution: str | ExecutionModel | None = None,
 ) -> SimulationResult:
     """Replay ``jobs`` on ``platform`` under ``policy`` and return the per-job outcome.
 
@@ -49,6 +50,7 @@ def simulate(
     one-minute period); scheduling always runs after each batch of simultaneous events.
     ``progress``: show a progress bar once the run has taken more than a second.
     ``on_decision(state, decision)`` observes every decision (for tests and tracing).
+    ``execution``: the execution model (default ``"rigid"``), by name or as an object.
     """
     platform = platform or Platform.kopanski()
     pol = make_policy(policy, **(options or {}))
@@ -61,14 +63,16 @@ def simulate(
     if tick is not None and not (tick > 0 and math.isfinite(tick)):
         raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
     order = sorted(range(len(jobs)), key=lambda k: (jobs[k].submit, k))
-    return _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name).run()
+    model = make_execution_model(execution)
+    return _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
+                   model).run()
 
 
 class _Engine:
     def __init__(self, jobs: list[Job], order: Sequence[int], platform: Platform, policy: Policy,
                  tick: float | None, progress: bool,
                  on_decision: Callable[[ClusterState, Decision], None] | None,
-                 workload_name: str) -> None:
+                 workload_name: str, model: ExecutionModel) -> None:
         self.jobs = jobs
         self.order = order
         self.platform = platform
@@ -79,12 +83,15 @@ class _Engine:
         self.result = SimulationResult(jobs, platform, getattr(policy, "name", str(policy)),
                                        workload_name)
         self.index = {job.id: k for k, job in enumerate(jobs)}
+        self.model = model
 
     def run(self) -> SimulationResult:
         jobs, platform, res = self.jobs, self.platform, self.result
         order, n = self.order, len(self.order)
         index = self.index
-        events: list[tuple[float, int, int]] = []  # (time, kind, job index)
+        model = self.model
+        model.reset(jobs, platform)
+        next_end = model.next_time
         queue: dict[str, Job] = {}
         running: list[RunningJob] = []  # sorted by expected end
         running_keys: list[float] = []
@@ -104,15 +111,18 @@ class _Engine:
         done = 0
         ptr = 0
         wall0 = _time.perf_counter()
-        while ptr < n or events:
-            t = events[0][0] if events else math.inf
+        while True:
+            t = next_end()
             if ptr < n:
                 t = min(t, jobs[order[ptr]].submit)
             if tick is not None and queue and next_tick < t:
                 t = next_tick
+            if t == math.inf:
+                break
             # Finishes first: a job ending at t frees its resources for jobs starting at t.
-            while events and events[0][0] == t:
-                _, _, k = heapq.heappop(events)
+            for k, final in model.finish(t):
+                state_a[k] = final
+                end_a[k] = t
                 job = jobs[k]
                 key = start_a[k] + job.walltime
                 i = bisect_left(running_keys, key)
@@ -174,15 +184,7 @@ class _Engine:
                 used_n += job.nodes
                 used_b += job.bb
                 start_a[k] = t
-                runtime = job.runtime if job.runtime is not None else job.walltime
-                if runtime > job.walltime:
-                    state_a[k] = KILLED
-                    runtime = job.walltime
-                else:
-                    state_a[k] = FINISHED
-                end = t + runtime
-                end_a[k] = end
-                heapq.heappush(events, (end, _FINISH, k))
+                model.start(k, t, alloc_a[k])
                 key = t + job.walltime
                 i = bisect_left(running_keys, key)
                 running.insert(i, RunningJob(job, t, alloc_a[k]))
