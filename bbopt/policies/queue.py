@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import time as _time
 
-from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start
+from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
 from bbopt.policies.registry import register
 from bbopt.resources import profile_of
 
@@ -52,12 +52,13 @@ def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...]):
     return started, i, free_n, free_b
 
 
-def _decision(started: list[Job], reservations=(), t0: float = 0.0, backend: str = "greedy",
-              memory=None) -> Decision:
+def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None) -> Decision:
+    # A queue rule solves no optimisation model: its answer is feasible, with no optimality claim.
     return Decision(
         start=tuple(Start(j.id) for j in started),
         reservations=tuple(reservations),
-        stats=SolveStats(backend=backend, wall_time=_time.perf_counter() - t0),
+        stats=SolveStats(backend="rule", status=Status.FEASIBLE,
+                         wall_time=_time.perf_counter() - t0),
         memory=memory,
     )
 
