@@ -368,7 +368,7 @@ def to_batsim(jobs: Sequence[Job], *, nb_res: int | None = None,
                 ours[attr] = value
         extra = {k: v for k, v in job.extra.items() if k != "batsim"}
         if extra:
-            ours["extra"] = _jsonable(extra, job.id)
+            ours["extra"] = extra
         record: dict[str, Any] = {"id": job.id, "subtime": job.submit, "res": job.nodes,
                                   "walltime": job.walltime, "profile": pname}
         batsim_extra = job.extra.get("batsim", {}).get("extra_data") \
@@ -392,17 +392,19 @@ def to_batsim(jobs: Sequence[Job], *, nb_res: int | None = None,
 
 
 def write_batsim(jobs: Sequence[Job], path: str | Path, **options: Any) -> Path:
-    """Write ``jobs`` as a Batsim JSON workload (options as :func:`to_batsim`)."""
+    """Write ``jobs`` as a Batsim JSON workload (options as :func:`to_batsim`), one job and one
+    profile per line."""
     path = Path(path)
     doc = to_batsim(jobs, **options)
-    path.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    return path
-
-
-def _jsonable(value: Any, job_id: str) -> Any:
     try:
-        json.dumps(value, allow_nan=False)
+        head = ",\n".join(f" {json.dumps(k)}: {json.dumps(v, allow_nan=False)}"
+                          for k, v in doc.items() if k not in ("jobs", "profiles"))
+        jobs_text = ",\n".join("  " + json.dumps(j, allow_nan=False) for j in doc["jobs"])
+        profiles_text = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, allow_nan=False)}"
+                                   for k, v in doc["profiles"].items())
     except (TypeError, ValueError) as exc:
-        raise InputError(f"job {job_id}: Job.extra cannot be written as JSON: {exc}",
+        raise InputError(f"cannot be written as JSON: {exc}", source=str(path),
                          field="extra") from None
-    return value
+    path.write_text("{\n" + head + ',\n "jobs": [\n' + jobs_text + '\n ],\n "profiles": {\n'
+                    + profiles_text + "\n }\n}\n", encoding="utf-8")
+    return path

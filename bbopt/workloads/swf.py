@@ -234,9 +234,11 @@ def read_swf(
     submit_l, wall_l, run_l = submit.tolist(), req_time.tolist(), run.tolist()
     nodes_l, bb_l, user_l, group_l = nodes.tolist(), bb.tolist(), user.tolist(), group.tolist()
     number_l = number.tolist()
+    id_text = _int_strings(number)
+    user_text = _int_strings(user)
     for k in idx:
         lk = lines[k]
-        job_id = _intstr(number_l[k]) if number_l[k] >= 0 else str(lk[0])
+        job_id = id_text[k] if number_l[k] >= 0 else str(lk[0])
         if job_id in ids:
             raise InputError(f"duplicate job number {job_id}", source=src, line=lk[0],
                              field=FIELDS[0])
@@ -256,7 +258,7 @@ def read_swf(
         try:
             jobs.append(Job(
                 id=job_id, submit=submit_l[k], walltime=wall_l[k], runtime=run_l[k],
-                nodes=nodes_l[k], bb=job_bb, user=_intstr(u) if u >= 0 else None, extra=extra,
+                nodes=nodes_l[k], bb=job_bb, user=user_text[k] if u >= 0 else None, extra=extra,
             ))
         except InputError as exc:
             raise InputError(str(exc), source=src, line=lk[0], field=exc.field) from None
@@ -273,6 +275,14 @@ def read_swf(
             raise InputError(f"cannot read the capacity {header['BurstBuffer']!r}", source=src,
                              field="BurstBuffer") from None
     return SwfTrace(jobs, header, skipped, src, capacity, bb_columns)
+
+
+def _int_strings(values: np.ndarray) -> list[str]:
+    """Each value as text: integers without a fraction (vectorised where possible)."""
+    whole = np.isfinite(values) & (values == np.round(values))
+    if whole.all():
+        return values.astype(np.int64).astype(str).tolist()
+    return [_intstr(x) for x in values.tolist()]
 
 
 def _intstr(x: float) -> str:
