@@ -1,4 +1,5 @@
-"""Reader for the Standard Workload Format (SWF) of the Parallel Workloads Archive.
+"""Reader and writer of the Standard Workload Format (SWF) of the Parallel Workloads Archive,
+including the two burst-buffer variants found in the wild.
 
 One job per line, 18 whitespace-separated fields; ``-1`` means missing; header lines start with
 ``;`` (``; MaxNodes: 100`` and the like are kept in :attr:`SwfTrace.header`). ``.swf.gz`` files are
@@ -15,19 +16,46 @@ read transparently. Fields (1-based, as in the archive's definition):
  12    user id             -> ``Job.user``
 =====  ==================  =====================================================
 
+Burst-buffer columns (``bb_columns``), both in units of ``bb_unit`` bytes (default 1 GB):
+
+``"cqsim"`` -- CQSim's BBSched branch (Fan et al., HPDC 2019): a 19th field per job is the job's
+    **total** shared burst-buffer request -> ``Job.bb``; the header line
+    ``; BurstBuffer: <capacity>`` gives the platform's BB capacity -> :attr:`SwfTrace.bb_capacity`.
+``"bbsim"`` -- BBSimulator's staging volumes: three extra fields 19-21 (or the same three numbers
+    per job in a companion file ``<trace>.bb`` whose lines read
+    ``<job number> <data_in> <data_run> <data_out>``): the volume staged in from the PFS before
+    the run, the volume the job writes to the BB while it runs, and the volume staged out to the
+    PFS after it. bbopt stores them in ``Job.extra["staging"] = {"in": bytes, "run": bytes,
+    "out": bytes}`` and sets ``Job.bb = max(data_in, data_run, data_out)``: the capacity the BB
+    allocation must hold at its fullest (stage-in data is replaced by run data, which becomes
+    the stage-out data).
+``"auto"`` (default) -- ``bbsim`` if a companion ``.bb`` file exists; otherwise ``cqsim`` if the
+    header has ``BurstBuffer:`` or the records have exactly 19 fields; ``bbsim`` if they have 21
+    or more; otherwise none. ``"none"`` ignores extra fields.
+
 Choices that every tool makes differently are explicit parameters with documented defaults;
 see :func:`read_swf`. One processor is one node unless ``procs_per_node`` says otherwise.
+
+:func:`write_swf` writes a workload or a simulated schedule back as SWF, with fields 3 (wait)
+and 4 (run time) taken from the simulation, so that SWF-only tools can read bbopt's results.
 """
 
 from __future__ import annotations
 
 import gzip
 import math
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bbopt.core import Job
+import numpy as np
+
+from bbopt.core import GB, Job
 from bbopt.errors import InputError
+
+if TYPE_CHECKING:
+    from bbopt.simulation.result import SimulationResult
 
 FIELDS = (
     "job_number", "submit_time", "wait_time", "run_time", "allocated_processors",
@@ -35,16 +63,24 @@ FIELDS = (
     "requested_memory", "status", "user_id", "group_id", "executable", "queue", "partition",
     "preceding_job", "think_time",
 )
+CQSIM_FIELDS = ("burst_buffer",)
+BBSIM_FIELDS = ("data_in", "data_run", "data_out")
 
 
 @dataclass
 class SwfTrace:
-    """Jobs read from an SWF file, the header's ``key: value`` lines and what was skipped."""
+    """Jobs read from an SWF file, the header's ``key: value`` lines and what was skipped.
+
+    ``bb_capacity`` is the platform BB capacity in bytes from a ``; BurstBuffer:`` header line
+    (CQSim convention), else ``None``; ``bb_columns`` the convention that was applied.
+    """
 
     jobs: list[Job]
     header: dict[str, str] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
     path: str = ""
+    bb_capacity: float | None = None
+    bb_columns: str = "none"
 
     @property
     def max_nodes(self) -> int | None:
@@ -66,6 +102,10 @@ def read_swf(
     oversize: str = "keep",
     procs_per_node: int = 1,
     rebase: bool = False,
+    bb_columns: str = "auto",
+    bb_unit: float = GB,
+    bb_file: str | Path | None = None,
+    groups: bool = False,
 ) -> SwfTrace:
     """Read an SWF (or ``.swf.gz``) trace.
 
@@ -81,6 +121,9 @@ def read_swf(
       rejects them at submission, visibly), ``"drop"``-ped, or an ``"error"``.
     - ``procs_per_node``: processors per node; sizes are rounded up to whole nodes.
     - ``rebase``: shift submit times so that the first job is submitted at 0.
+    - ``bb_columns``, ``bb_unit``, ``bb_file``: burst-buffer columns (see the module docstring).
+    - ``groups``: also keep field 13 (group id) as ``Job.extra["group"]`` (used to map jobs to
+      fair-share entities).
 
     A malformed line raises :class:`~bbopt.errors.InputError` naming file, line and field.
     """
@@ -90,99 +133,327 @@ def read_swf(
     for name, value, allowed in (("nonpositive_runtime", nonpositive_runtime,
                                   ("drop", "keep", "error")),
                                  ("oversize", oversize, ("keep", "drop", "error")),
-                                 ("missing_processors", missing_processors, ("drop", "error"))):
+                                 ("missing_processors", missing_processors, ("drop", "error")),
+                                 ("bb_columns", bb_columns, ("auto", "none", "cqsim", "bbsim"))):
         if value not in allowed:
             raise InputError(f"{name} must be one of {allowed}, got {value!r}")
     if isinstance(missing_walltime, str) and missing_walltime not in ("runtime", "error"):
         raise InputError("missing_walltime must be 'runtime', 'error' or a number of seconds")
     if procs_per_node < 1:
         raise InputError("procs_per_node must be >= 1")
+    if not (bb_unit > 0 and math.isfinite(bb_unit)):
+        raise InputError(f"bb_unit must be a positive number of bytes, got {bb_unit!r}")
     if not path.exists():
         raise InputError("no such file", source=str(path))
-    opener = gzip.open if path.suffix == ".gz" else open
-    primary, secondary = (7, 4) if processors == "requested" else (4, 7)
-    jobs: list[Job] = []
-    header: dict[str, str] = {}
-    skipped: dict[str, int] = {}
     src = str(path)
+    header, lines = _read_lines(path)
+    if bb_file is None and bb_columns in ("auto", "bbsim"):
+        companion = Path(str(path) + ".bb")
+        if not companion.exists() and path.suffix == ".gz":
+            companion = Path(str(path)[:-3] + ".bb")
+        if companion.exists():
+            bb_file = companion
+    widths = {len(text.split()) for _, text in lines[:50]}
+    if bb_columns == "auto":
+        if bb_file is not None:
+            bb_columns = "bbsim"
+        elif "BurstBuffer" in header or widths == {19}:
+            bb_columns = "cqsim"
+        elif widths and min(widths) >= 21:
+            bb_columns = "bbsim"
+        else:
+            bb_columns = "none"
+    n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3}[bb_columns]
+    table = _parse_table(lines, src, 18 + n_extra)
+    staging = _read_bb_file(Path(bb_file), bb_unit) if bb_file is not None else None
+
+    primary, secondary = (7, 4) if processors == "requested" else (4, 7)
+    number, submit, run = table[:, 0], table[:, 1], table[:, 3]
+    req_time, user, group = table[:, 8], table[:, 11], table[:, 12]
+    lineno = np.array([ln for ln, _ in lines])
+    bad = ~np.isfinite(submit) | (submit < 0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InputError(f"submit time must be >= 0, got {lines[k][1].split()[1]}", source=src,
+                         line=int(lineno[k]), field=FIELDS[1])
+    procs = np.where(table[:, primary] > 0, table[:, primary], table[:, secondary])
+    keep = np.ones(len(table), dtype=bool)
+    skipped: dict[str, int] = {}
+
+    def drop(mask: np.ndarray, reason: str) -> None:
+        mask = mask & keep
+        if mask.any():
+            skipped[reason] = skipped.get(reason, 0) + int(mask.sum())
+            keep[mask] = False
+
+    no_procs = procs <= 0
+    if missing_processors == "error" and no_procs.any():
+        k = int(np.argmax(no_procs))
+        raise InputError("no processor count (fields 5 and 8 both missing)", source=src,
+                         line=int(lineno[k]), field=FIELDS[primary])
+    drop(no_procs, "missing_processors")
+    nonpos = (run <= 0) & keep
+    if nonpos.any():
+        if nonpositive_runtime == "error":
+            k = int(np.argmax(nonpos))
+            raise InputError(f"run time is {lines[k][1].split()[3]}", source=src,
+                             line=int(lineno[k]), field=FIELDS[3])
+        if nonpositive_runtime == "drop":
+            drop(nonpos, "nonpositive_runtime")
+        else:
+            run = np.where(nonpos, 0.0, run)
+    nodes = np.ceil(np.maximum(procs, 1) / procs_per_node).astype(np.int64)
+    no_wall = (req_time <= 0) & keep
+    if no_wall.any():
+        if missing_walltime == "error":
+            k = int(np.argmax(no_wall))
+            raise InputError("requested time is missing", source=src, line=int(lineno[k]),
+                             field=FIELDS[8])
+        fill = np.maximum(run, 1.0) if missing_walltime == "runtime" else \
+            np.full(len(run), float(missing_walltime))
+        req_time = np.where(no_wall, fill, req_time)
+    if max_nodes is not None:
+        over = (nodes > max_nodes) & keep
+        if over.any() and oversize == "error":
+            k = int(np.argmax(over))
+            raise InputError(f"{int(nodes[k])} nodes exceed the platform's {max_nodes}",
+                             source=src, line=int(lineno[k]), field=FIELDS[primary])
+        if oversize == "drop":
+            drop(over, "oversize")
+
+    bb = np.zeros(len(table))
+    if bb_columns == "cqsim":
+        bb = np.maximum(table[:, 18], 0.0) * bb_unit
+    elif bb_columns == "bbsim" and staging is None:
+        vols = np.maximum(table[:, 18:21], 0.0) * bb_unit
+        bb = vols.max(axis=1)
+
+    jobs: list[Job] = []
     ids: set[str] = set()
+    idx = np.flatnonzero(keep).tolist()
+    submit_l, wall_l, run_l = submit.tolist(), req_time.tolist(), run.tolist()
+    nodes_l, bb_l, user_l, group_l = nodes.tolist(), bb.tolist(), user.tolist(), group.tolist()
+    number_l = number.tolist()
+    id_text = _int_strings(number)
+    user_text = _int_strings(user)
+    for k in idx:
+        lk = lines[k]
+        job_id = id_text[k] if number_l[k] >= 0 else str(lk[0])
+        if job_id in ids:
+            raise InputError(f"duplicate job number {job_id}", source=src, line=lk[0],
+                             field=FIELDS[0])
+        ids.add(job_id)
+        extra: dict = {}
+        job_bb = bb_l[k]
+        if bb_columns == "bbsim":
+            if staging is not None:
+                vin, vrun, vout = staging.get(job_id, (0.0, 0.0, 0.0))
+            else:
+                vin, vrun, vout = (float(x) for x in np.maximum(table[k, 18:21], 0.0) * bb_unit)
+            extra["staging"] = {"in": vin, "run": vrun, "out": vout}
+            job_bb = max(vin, vrun, vout)
+        if groups and group_l[k] >= 0:
+            extra["group"] = _intstr(group_l[k])
+        u = user_l[k]
+        try:
+            jobs.append(Job(
+                id=job_id, submit=submit_l[k], walltime=wall_l[k], runtime=run_l[k],
+                nodes=nodes_l[k], bb=job_bb, user=user_text[k] if u >= 0 else None, extra=extra,
+            ))
+        except InputError as exc:
+            raise InputError(str(exc), source=src, line=lk[0], field=exc.field) from None
+    if not jobs:
+        raise InputError("no job records", source=src)
+    if rebase:
+        t0 = min(j.submit for j in jobs)
+        jobs = [replace(j, submit=j.submit - t0) for j in jobs]
+    capacity = None
+    if "BurstBuffer" in header:
+        try:
+            capacity = float(header["BurstBuffer"].split()[0]) * bb_unit
+        except (ValueError, IndexError):
+            raise InputError(f"cannot read the capacity {header['BurstBuffer']!r}", source=src,
+                             field="BurstBuffer") from None
+    return SwfTrace(jobs, header, skipped, src, capacity, bb_columns)
+
+
+def _int_strings(values: np.ndarray) -> list[str]:
+    """Each value as text: integers without a fraction (vectorised where possible)."""
+    whole = np.isfinite(values) & (values == np.round(values))
+    if whole.all():
+        return values.astype(np.int64).astype(str).tolist()
+    return [_intstr(x) for x in values.tolist()]
+
+
+def _intstr(x: float) -> str:
+    return str(int(x)) if x == int(x) else repr(float(x))
+
+
+def _read_lines(path: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """Header ``key: value`` pairs and the data lines with their 1-based line numbers."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    header: dict[str, str] = {}
+    lines: list[tuple[int, str]] = []
     try:
         with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
             for lineno, line in enumerate(fh, 1):
                 text = line.strip()
                 if not text:
                     continue
-                if text.startswith(";"):
+                if text[0] == ";":
                     key, sep, value = text[1:].partition(":")
-                    if sep and key.strip() and " " not in key.strip():
-                        header.setdefault(key.strip(), value.strip())
+                    key = key.strip()
+                    if sep and key and " " not in key:
+                        header.setdefault(key, value.strip())
                     continue
-                parts = text.split()
-                if len(parts) < 18:
-                    raise InputError(f"expected 18 fields, found {len(parts)}", source=src,
-                                     line=lineno, field=FIELDS[len(parts)])
-                values = []
-                for k in (0, 1, 3, 4, 7, 8, 11):
-                    try:
-                        values.append(float(parts[k]))
-                    except ValueError:
-                        raise InputError(f"not a number: {parts[k]!r}", source=src,
-                                         line=lineno, field=FIELDS[k]) from None
-                number, submit, run, alloc, req, req_time, user = values
-                if not math.isfinite(submit) or submit < 0:
-                    raise InputError(f"submit time must be >= 0, got {parts[1]}", source=src,
-                                     line=lineno, field=FIELDS[1])
-                procs = values[4] if primary == 7 else values[3]
-                if procs <= 0:
-                    procs = values[3] if primary == 7 else values[4]
-                if procs <= 0 and missing_processors == "drop":
-                    skipped["missing_processors"] = skipped.get("missing_processors", 0) + 1
-                    continue
-                if procs <= 0:
-                    raise InputError("no processor count (fields 5 and 8 both missing)",
-                                     source=src, line=lineno, field=FIELDS[primary])
-                nodes = math.ceil(procs / procs_per_node)
-                if run <= 0:
-                    if nonpositive_runtime == "drop":
-                        skipped["nonpositive_runtime"] = skipped.get("nonpositive_runtime", 0) + 1
-                        continue
-                    if nonpositive_runtime == "error":
-                        raise InputError(f"run time is {parts[3]}", source=src, line=lineno,
-                                         field=FIELDS[3])
-                    run = 0.0
-                if req_time <= 0:
-                    if missing_walltime == "error":
-                        raise InputError("requested time is missing", source=src, line=lineno,
-                                         field=FIELDS[8])
-                    req_time = (max(run, 1.0) if missing_walltime == "runtime"
-                                else float(missing_walltime))
-                if max_nodes is not None and nodes > max_nodes:
-                    if oversize == "drop":
-                        skipped["oversize"] = skipped.get("oversize", 0) + 1
-                        continue
-                    if oversize == "error":
-                        raise InputError(f"{nodes} nodes exceed the platform's {max_nodes}",
-                                         source=src, line=lineno, field=FIELDS[primary])
-                job_id = parts[0] if number >= 0 else str(lineno)
-                if job_id in ids:
-                    raise InputError(f"duplicate job number {job_id}", source=src, line=lineno,
-                                     field=FIELDS[0])
-                ids.add(job_id)
-                jobs.append(Job(
-                    id=job_id, submit=submit, walltime=req_time, runtime=run, nodes=nodes,
-                    user=parts[11] if user >= 0 else None,
-                ))
+                lines.append((lineno, text))
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"cannot read: {exc}", source=src) from None
-    if not jobs:
+        raise InputError(f"cannot read: {exc}", source=str(path)) from None
+    return header, lines
+
+
+def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarray:
+    """The first ``width`` fields of every record as a float array; errors name the line."""
+    if not lines:
         raise InputError("no job records", source=src)
-    if rebase:
-        t0 = min(j.submit for j in jobs)
-        jobs = [_shift(j, t0) for j in jobs]
-    return SwfTrace(jobs, header, skipped, src)
+    names = FIELDS + (CQSIM_FIELDS if width == 19 else BBSIM_FIELDS)
+    # fast path: every line has the same number of numeric fields (numpy parses in C)
+    joined = "\n".join(text for _, text in lines)
+    first = len(lines[0][1].split())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            flat = np.fromstring(joined, sep=" ")
+        except ValueError:
+            flat = np.empty(0)
+    if first >= width and flat.size == first * len(lines):
+        table = flat.reshape(len(lines), first)
+        # a cheap check that rows are aligned: the job numbers of a sample of lines
+        sample = range(0, len(lines), max(1, len(lines) // 97))
+        if all(len(lines[k][1].split()) == first for k in sample):
+            return table[:, :width]
+    table = np.empty((len(lines), width))
+    for k, (lineno, text) in enumerate(lines):
+        parts = text.split()
+        if len(parts) < width:
+            raise InputError(f"expected {width} fields, found {len(parts)}", source=src,
+                             line=lineno, field=names[len(parts)])
+        for c in range(width):
+            try:
+                table[k, c] = float(parts[c])
+            except ValueError:
+                raise InputError(f"not a number: {parts[c]!r}", source=src, line=lineno,
+                                 field=names[c]) from None
+    return table
 
 
-def _shift(job: Job, t0: float) -> Job:
-    from dataclasses import replace
+def _read_bb_file(path: Path, unit: float) -> dict[str, tuple[float, float, float]]:
+    """A BBSimulator companion file: ``<job number> <data_in> <data_run> <data_out>`` lines."""
+    if not path.exists():
+        raise InputError("no such file", source=str(path))
+    out: dict[str, tuple[float, float, float]] = {}
+    _, lines = _read_lines(path)
+    for lineno, text in lines:
+        parts = text.split()
+        if len(parts) < 4:
+            raise InputError(f"expected 4 fields (job, data_in, data_run, data_out), found "
+                             f"{len(parts)}", source=str(path), line=lineno,
+                             field=("job_number", *BBSIM_FIELDS)[len(parts)])
+        values = []
+        for c, name in enumerate(BBSIM_FIELDS, 1):
+            try:
+                v = float(parts[c])
+            except ValueError:
+                raise InputError(f"not a number: {parts[c]!r}", source=str(path), line=lineno,
+                                 field=name) from None
+            if v < 0 and v != -1:
+                raise InputError(f"volume must be >= 0, got {parts[c]}", source=str(path),
+                                 line=lineno, field=name)
+            values.append(max(v, 0.0) * unit)
+        if parts[0] in out:
+            raise InputError(f"duplicate job number {parts[0]}", source=str(path), line=lineno,
+                             field="job_number")
+        out[parts[0]] = (values[0], values[1], values[2])
+    return out
 
-    return replace(job, submit=job.submit - t0)
+
+def write_swf(source: SimulationResult | list[Job], path: str | Path, *,
+              bb_columns: str = "none", bb_unit: float = GB,
+              bb_capacity: float | None = None, comments: tuple[str, ...] = ()) -> Path:
+    """Write a simulated schedule (or a plain workload) as SWF.
+
+    From a :class:`~bbopt.simulation.SimulationResult`, field 3 (wait) is ``start - submit``,
+    field 4 (run time) ``end - start`` and field 5 the allocated node count, as the simulation
+    did; field 11 (status) is 1 for finished jobs, 0 for jobs killed at their walltime and 5
+    (cancelled, fields 3-5 = -1) for rejected ones. From a list of jobs, fields 3 and 5 are -1
+    and field 4 is the job's runtime. Job ids that are not integers are renumbered 1..n (the
+    original id goes in a ``; JobIds:`` comment only if there are few; SWF has no text field).
+    ``bb_columns="cqsim"`` appends the total BB request in ``bb_unit`` as field 19 and, with
+    ``bb_capacity`` (bytes), a ``; BurstBuffer:`` header; ``"bbsim"`` appends the three staging
+    volumes from ``Job.extra["staging"]`` (or ``bb, 0, bb``).
+    """
+    from bbopt.simulation.result import FINISHED, KILLED, REJECTED, SimulationResult
+
+    if bb_columns not in ("none", "cqsim", "bbsim"):
+        raise InputError(f"bb_columns must be 'none', 'cqsim' or 'bbsim', got {bb_columns!r}")
+    path = Path(path)
+    if isinstance(source, SimulationResult):
+        jobs = source.jobs
+        sim = source
+        max_nodes = source.platform.nodes
+    else:
+        jobs = list(source)
+        sim = None
+        max_nodes = max((j.nodes for j in jobs), default=0)
+    if not jobs:
+        raise InputError("empty workload: nothing to write")
+    numeric = all(j.id.isdigit() for j in jobs)
+    out = ["; Version: 2.2", "; Conversion: bbopt", f"; MaxJobs: {len(jobs)}",
+           f"; MaxRecords: {len(jobs)}", f"; MaxNodes: {max_nodes}", f"; MaxProcs: {max_nodes}"]
+    if sim is not None:
+        out.append(f"; Note: schedule simulated by bbopt, policy {sim.policy}")
+    if not numeric:
+        out.append("; Note: job ids renumbered 1..n in input order")
+    if bb_columns == "cqsim" and bb_capacity is not None:
+        out.append(f"; BurstBuffer: {_fmt(bb_capacity / bb_unit)}")
+    out.extend(f"; {c}" for c in comments)
+    users: dict[str, int] = {}
+    for k, job in enumerate(jobs):
+        number = job.id if numeric else str(k + 1)
+        wait = run = alloc = -1.0
+        status = 1
+        if sim is not None:
+            state = sim.state[k]
+            if state == REJECTED:
+                status = 5
+            else:
+                wait = sim.start[k] - job.submit
+                run = sim.end[k] - sim.start[k]
+                alloc = job.nodes
+                status = 1 if state == FINISHED else 0 if state == KILLED else -1
+        elif job.runtime is not None:
+            run = job.runtime
+        user = -1
+        if job.user is not None:
+            user = int(job.user) if job.user.isdigit() else users.setdefault(job.user,
+                                                                             len(users) + 1)
+        group = job.extra.get("group", -1)
+        group = int(group) if str(group).lstrip("-").isdigit() else -1
+        fields = [number, _fmt(job.submit), _fmt(wait), _fmt(run), _fmt(alloc), "-1", "-1",
+                  str(job.nodes), _fmt(job.walltime), "-1", str(status), str(user), str(group),
+                  "-1", "-1", "-1", "-1", "-1"]
+        if bb_columns == "cqsim":
+            fields.append(_fmt(job.bb / bb_unit))
+        elif bb_columns == "bbsim":
+            st = job.extra.get("staging") or {"in": job.bb, "run": 0.0, "out": job.bb}
+            fields.extend(_fmt(float(st.get(key, 0.0)) / bb_unit) for key in ("in", "run", "out"))
+        out.append(" ".join(fields))
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+def _fmt(x: float) -> str:
+    x = float(x)
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x)
