@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from _workload_data import KTH_BATSIM, KTH_SWF, data_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +20,7 @@ from bbopt.workloads.batsim import (
     write_batsim,
 )
 from bbopt.workloads.swf import read_swf
+from tests._workload_data import KTH_BATSIM, KTH_SWF, data_file
 
 
 def test_kopanski_file_matches_the_swf_records():

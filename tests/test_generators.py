@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _workload_data import KTH_SWF, data_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +12,7 @@ from bbopt.errors import InputError
 from bbopt.workloads.generators import bbsched, herbein, jeannot, kopanski, omfs
 from bbopt.workloads.swf import read_swf
 from bbopt.workloads.synthetic import kth_like
+from tests._workload_data import KTH_SWF, data_file
 
 
 def _jobs(n=2000, seed=0):
