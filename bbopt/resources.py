@@ -177,13 +177,17 @@ class Profile:
         self.free.insert(i, self.free[i - 1].copy())
         return i
 
+    def _span(self, start: float, end: float) -> tuple[int, int]:
+        """Indices ``[i, j)`` of the segments covering ``[start, end)``, splitting as needed."""
+        i = self._split(max(start, self.times[0]))
+        j = self._split(end) if math.isfinite(end) else len(self.times)
+        return i, j
+
     def reserve(self, start: float, end: float, demand: Sequence[float]) -> None:
         """Take ``demand`` on ``[start, end)``; raise :class:`OverbookedError` if it is not free."""
         if end <= start:
             return
-        start = max(start, self.times[0])
-        i = self._split(start)
-        j = self._split(end) if math.isfinite(end) else len(self.times)
+        i, j = self._span(start, end)
         free, tol = self.free, self._tol
         dims = range(len(tol))
         for r in range(i, j):
@@ -201,9 +205,7 @@ class Profile:
         """Give back ``amount`` on ``[start, end)`` (the inverse of :meth:`reserve`)."""
         if end <= start:
             return
-        start = max(start, self.times[0])
-        i = self._split(start)
-        j = self._split(end) if math.isfinite(end) else len(self.times)
+        i, j = self._span(start, end)
         dims = range(len(self._tol))
         for r in range(i, j):
             row = self.free[r]

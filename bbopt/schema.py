@@ -258,17 +258,18 @@ def _tuple_or_scalar(x: Any) -> Any:
     return tuple(x) if isinstance(x, list) else x
 
 
-def loads_state(text: str, source: str = "<json>") -> ClusterState:
+def _parse(text: str, source: str) -> Any:
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg}", source=source, line=exc.lineno) from None
-    return state_from_dict(data, source)
+
+
+def loads_state(text: str, source: str = "<json>") -> ClusterState:
+    """Parse a state from JSON text; errors name ``source``, line or JSON path, and field."""
+    return state_from_dict(_parse(text, source), source)
 
 
 def loads_decision(text: str, source: str = "<json>") -> Decision:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", source=source, line=exc.lineno) from None
-    return decision_from_dict(data, source)
+    """Parse a decision from JSON text."""
+    return decision_from_dict(_parse(text, source), source)
