@@ -862,7 +862,8 @@ def herbein_example_topology(switch: float = 256e6, network: float = 384e6,
 
 
 __all__ = [
-    "AllocState", "BandwidthLedger", "IOTree", "cts1", "cts1_topology", "from_description", "from_jgf",
+    "AllocState", "BandwidthLedger", "IOTree", "cts1", "cts1_topology", "from_description",
+    "from_jgf",
     "herbein_example_topology", "kopanski_dragonfly", "kopanski_dragonfly_topology",
     "load_platform_with_topology", "load_topology", "parse_bandwidth", "platform_from_topology",
     "to_jgf",

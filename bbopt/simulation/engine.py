@@ -14,7 +14,8 @@ under the default rigid model jobs run for ``min(runtime, walltime)`` and a job 
 exceeds its walltime is killed at the walltime. A job that can never fit the platform is
 rejected at submission with the reason (under an I/O-aware policy, also a job that could not
 get its bandwidth on an empty machine: Herbein et al., end of Section 3.4). Every submitted job
-ends as finished, killed or rejected. (Kopanski & Rzadca, Section 4.1, without the I/O side effects.)
+ends as finished, killed or rejected. (Kopanski & Rzadca, Section 4.1, without the I/O side
+effects.)
 """
 
 from __future__ import annotations
