@@ -267,6 +267,11 @@ def test_default_phase_structure_and_kill_at_walltime():
     assert [k for k, _ in steps] == ["stage_in", "compute", "checkpoint", "compute",
                                      "checkpoint", "compute", "stage_out"]
     assert sum(v for k, v in steps if k == "compute") == pytest.approx(3 * 3600)
+    gen = Job("g", 0, walltime=9000, runtime=7200, nodes=2, bb=10 * GB, extra={"phases": {
+        "model": "kopanski", "compute_phases": 2, "compute_seconds": 3600.0, "checkpoints": 1,
+        "checkpoint_bytes": 5 * GB, "stage_in_bytes": 10 * GB, "stage_out_bytes": 0.0}})
+    assert model._steps(gen) == [("stage_in", 10 * GB), ("compute", 3600.0),
+                                 ("checkpoint", 5 * GB), ("compute", 3600.0)]
     long = Job("l", 0, walltime=20, runtime=10, nodes=1, bb=1.25 * GB * 20)
     res = simulate([long], kopanski_dragonfly(), "fcfs-bb", execution=PhasedIO())
     assert res.state == ["killed"] and res.end == [20.0]

@@ -34,9 +34,11 @@ whenever the set of active flows changes (a fluid model): over an interval ``dt`
      "checkpoint": 4.0e10,                    # bytes per checkpoint (or a list, one per gap)
      "stage_out": 4.0e10}                     # bytes, BB -> PFS, after the last phase
 
+The layout written by the workloads generator (``{"model": "kopanski", "compute_phases",
+"compute_seconds", "checkpoint_bytes", "stage_in_bytes", "stage_out_bytes"}``) is read too.
 Missing keys default from the job: ``compute`` splits the runtime into
-``clip(ceil(runtime / checkpoint_interval), 1, 10)`` equal phases (one checkpoint an hour, as in
-Herbein's Section 4.1 and within Kopanski's 1-10); stage-in, each checkpoint and stage-out move
+``clip(round(runtime / checkpoint_interval), 1, 10)`` equal phases (one an hour, as the workloads
+generator does, within Kopanski's 1-10); stage-in, each checkpoint and stage-out move
 ``Job.bb`` bytes ("the size of the data transfers is equal to the requested burst buffer size").
 The total volume of a transfer is split equally over the job's nodes.
 
@@ -282,9 +284,16 @@ class FluidIO:
         spec: Mapping[str, Any] = job.extra.get("phases", {}) if job.extra else {}
         if not isinstance(spec, Mapping):
             raise InputError(f"job {job.id}: extra['phases'] must be a mapping", field="phases")
+        if "compute_phases" in spec:  # the layout of bbopt.workloads.generators.kopanski
+            spec = {"compute": [float(spec.get("compute_seconds", runtime
+                                               / spec["compute_phases"]))]
+                    * int(spec["compute_phases"]),
+                    "checkpoint": spec.get("checkpoint_bytes", job.bb),
+                    "stage_in": spec.get("stage_in_bytes", job.bb),
+                    "stage_out": spec.get("stage_out_bytes", job.bb)}
         compute = spec.get("compute")
         if compute is None:
-            n = int(min(max(math.ceil(runtime / self.checkpoint_interval), 1), self.max_phases))
+            n = int(min(max(round(runtime / self.checkpoint_interval), 1), self.max_phases))
             compute = [runtime / n] * n
         compute = [float(c) for c in compute]
         if not compute or any(c < 0 for c in compute):
