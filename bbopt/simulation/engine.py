@@ -5,14 +5,17 @@ At every batch of simultaneous events (finishes first, then submissions) and, op
 ``tick`` seconds while jobs wait, the engine builds a :class:`~bbopt.core.ClusterState`, asks the
 policy for a :class:`~bbopt.core.Decision` exactly as :func:`bbopt.decide` would, **validates** it
 (only waiting jobs, none twice, never more nodes or burst buffer than exist, node sets free and in
-range) and applies it. An invalid decision is a bug of the policy and raises
+range; under an I/O-aware policy, never more bandwidth than a link of the platform's I/O tree has)
+and applies it. An invalid decision is a bug of the policy and raises
 :class:`~bbopt.errors.InvalidDecision` naming the job.
 
 When started jobs end is the business of the execution model (:mod:`bbopt.simulation.execution`):
 under the default rigid model jobs run for ``min(runtime, walltime)`` and a job whose runtime
 exceeds its walltime is killed at the walltime. A job that can never fit the platform is
-rejected at submission with the reason. Every submitted job ends as finished, killed or
-rejected. (Kopanski & Rzadca, Section 4.1, without the I/O side effects.)
+rejected at submission with the reason (under an I/O-aware policy, also a job that could not
+get its bandwidth on an empty machine: Herbein et al., end of Section 3.4). Every submitted job
+ends as finished, killed or rejected. (Kopanski & Rzadca, Section 4.1, without the I/O side
+effects.)
 """
 
 from __future__ import annotations
@@ -108,6 +111,10 @@ class _Engine:
         decision_times = res.decision_times
         start_a, end_a, state_a, alloc_a = res.start, res.end, res.state, res.allocation
         bar = _progress(n, self.progress)
+        # Under an I/O-aware policy, the bandwidth it allocates on every link is checked too.
+        topo = platform.topology
+        ledger = (topo.ledger() if getattr(self.policy, "io_aware", False)
+                  and hasattr(topo, "ledger") else None)
         done = 0
         ptr = 0
         wall0 = _time.perf_counter()
@@ -134,12 +141,16 @@ class _Engine:
                 used_b -= job.bb
                 for node in alloc_a[k]:
                     heapq.heappush(free_nodes, node)
+                if ledger is not None:
+                    ledger.release(job, alloc_a[k])
                 done += 1
             while ptr < n and jobs[order[ptr]].submit == t:
                 k = order[ptr]
                 ptr += 1
                 job = jobs[k]
                 why = platform.why_never_fits(job)
+                if why is None and ledger is not None:  # bandwidth on the I/O tree
+                    why = ledger.why_never_fits(job)
                 if why is None:
                     queue[job.id] = job
                 else:
@@ -181,6 +192,10 @@ class _Engine:
                                           f"{free_b + job.bb:.6g} B free", job_id=job.id, time=t)
                 k = index[job.id]
                 alloc_a[k] = _allocate(free_nodes, job, s.nodes, t)
+                if ledger is not None:
+                    why = ledger.charge(job, alloc_a[k])
+                    if why is not None:
+                        raise InvalidDecision(why, job_id=job.id, time=t)
                 used_n += job.nodes
                 used_b += job.bb
                 start_a[k] = t

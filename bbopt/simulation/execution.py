@@ -86,3 +86,8 @@ def make_execution_model(model: str | ExecutionModel | None) -> ExecutionModel:
             raise UnknownNameError("execution model", model, list(EXECUTION_MODELS))
         return EXECUTION_MODELS[model]()
     return model
+
+
+from bbopt.simulation.io_model import IOContention, PhasedIO  # noqa: E402 (after the protocol)
+
+EXECUTION_MODELS.update({"io-contention": IOContention, "phased-io": PhasedIO})

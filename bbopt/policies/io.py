@@ -1,0 +1,133 @@
+"""I/O-aware FCFS and EASY backfilling over the platform's bandwidth tree.
+
+Herbein et al., HPDC 2016, Section 3.4: I/O is one more constraint when deciding whether a job can
+start. A job starts only on nodes where its per-node bandwidth (``Job.bandwidth``) is available on
+every vertex from each node up to the PFS, counting what its other nodes take (Herbein's greedy
+placement, :meth:`bbopt.topology.IOTree.select`); if it cannot get enough such nodes nothing is
+allocated. The policies never start a job that would over-allocate any link.
+
+- ``io-fcfs``: jobs in queue order; stop at the first that does not fit (nodes, bandwidth, BB).
+- ``io-easy``: EASY backfilling whose head-of-queue reservation holds nodes, bandwidth on every
+  vertex and burst buffer: the shadow time is the first expected end (start + walltime) after
+  which the head fits the tree; a later job may start now if it fits now and either ends before
+  the shadow time or leaves the head able to fit at the shadow time.
+
+The I/O-ignorant baselines are ``fcfs`` and ``fcfs-easy`` (:mod:`bbopt.policies.queue`). Every
+start names its nodes, so the engine (and :class:`bbopt.topology.BandwidthLedger`) can check the
+bandwidth charged on each vertex. The platform needs an :class:`~bbopt.topology.IOTree` as
+``Platform.topology``.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+
+from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start
+from bbopt.errors import InputError
+from bbopt.policies.registry import register
+from bbopt.topology import AllocState, IOTree
+
+_EPS = 1e-9
+
+
+def _tree_of(state: ClusterState, policy: str) -> IOTree:
+    tree = state.platform.topology
+    if not isinstance(tree, IOTree):
+        raise InputError(f"policy {policy!r} needs a platform with an I/O topology "
+                         "(e.g. bbopt.topology.cts1())", field="topology")
+    if tree.nodes != state.platform.nodes:
+        raise InputError(f"the I/O topology has {tree.nodes} compute nodes, the platform "
+                         f"{state.platform.nodes}", field="topology")
+    return tree
+
+
+@register("io-fcfs", backfill=False)
+@register("io-easy", backfill=True)
+class IOAwareQueue:
+    """FCFS or EASY backfilling where link bandwidth is a constraint like nodes (Herbein)."""
+
+    #: The engine checks the bandwidth this policy allocates on every link.
+    io_aware = True
+
+    def __init__(self, name: str = "io-easy", backfill: bool = True) -> None:
+        self.name = name
+        self.backfill = backfill
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        tree = _tree_of(state, self.name)
+        now = state.time
+        platform = state.platform
+        alloc = AllocState.of_running(tree, state.running)
+        free_b = platform.bb - sum(r.job.bb for r in state.running)
+        tol = platform.bb * _EPS
+        queue = state.queue
+        started: list[Start] = []
+        placed: list[tuple[float, object, float, float]] = []  # (end, nodes, bw, bb)
+        i = 0
+        for job in queue:
+            if job.bb > free_b + tol:
+                break
+            nodes = alloc.select(job.nodes, job.bandwidth)
+            if nodes is None:
+                break
+            alloc.take(nodes, job.bandwidth)
+            free_b -= job.bb
+            started.append(Start(job.id, tuple(int(x) for x in nodes)))
+            placed.append((now + job.walltime, nodes, job.bandwidth, job.bb))
+            i += 1
+        reservations: list[Reservation] = []
+        if self.backfill and i < len(queue):
+            head = queue[i]
+            shadow, at_shadow, b_shadow = self._shadow(state, tree, alloc, free_b, placed, head,
+                                                       tol)
+            if math.isfinite(shadow):
+                reservations.append(Reservation(head.id, shadow))
+            for job in queue[i + 1:]:
+                if alloc.n_free == 0:
+                    break
+                if job.nodes > alloc.n_free or job.bb > free_b + tol:
+                    continue
+                nodes = alloc.select(job.nodes, job.bandwidth)
+                if nodes is None:
+                    continue
+                if now + job.walltime > shadow:
+                    # Still running at the shadow time: the head must fit beside it there.
+                    if job.bb > b_shadow - head.bb + tol:
+                        continue
+                    trial = at_shadow.copy()
+                    trial.take(nodes, job.bandwidth)
+                    if not trial.fits(head.nodes, head.bandwidth):
+                        continue
+                    at_shadow = trial
+                    b_shadow -= job.bb
+                alloc.take(nodes, job.bandwidth)
+                free_b -= job.bb
+                started.append(Start(job.id, tuple(int(x) for x in nodes)))
+        return Decision(start=tuple(started), reservations=tuple(reservations),
+                        stats=SolveStats(backend="greedy", wall_time=_time.perf_counter() - t0))
+
+    @staticmethod
+    def _shadow(state: ClusterState, tree: IOTree, alloc: AllocState, free_b: float,
+                placed: list, head, tol: float) -> tuple[float, AllocState, float]:
+        """The head's earliest start under expected ends, and the free resources then."""
+        now = state.time
+        at = alloc.copy()
+        b = free_b
+        ends = [(max(r.start + r.job.walltime, now), r.allocation, r.job.bandwidth, r.job.bb)
+                for r in state.running]
+        ends.extend(placed)
+        ends.sort(key=lambda e: e[0])
+        k = 0
+        t = now
+        while not (head.bb <= b + tol and at.fits(head.nodes, head.bandwidth)):
+            if k == len(ends):
+                return math.inf, at, b
+            t = ends[k][0]
+            while k < len(ends) and ends[k][0] == t:
+                _, nodes, bw, bb = ends[k]
+                at.give(nodes, bw)
+                b += bb
+                k += 1
+        return t, at, b

@@ -1,0 +1,353 @@
+"""The I/O hierarchy: Herbein's Figure 3 and Section 3.4 walk-through, allocation invariants,
+the fluid contention model, Kopanski's phased jobs, the papers' machines and JGF round trips."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bbopt import ClusterState, Decision, InvalidDecision, Job, RunningJob, Start, decide, simulate
+from bbopt.core import GB, MB
+from bbopt.io_metrics import io_summary
+from bbopt.policies.registry import register
+from bbopt.simulation.io_model import Flow, IOContention, PhasedIO, contention, sorted_shares
+from bbopt.topology import (
+    AllocState,
+    cts1,
+    from_description,
+    from_jgf,
+    herbein_example_topology,
+    kopanski_dragonfly,
+    load_topology,
+    platform_from_topology,
+    to_jgf,
+)
+
+
+def _example(**kw):
+    return platform_from_topology(herbein_example_topology(**kw))
+
+
+# --------------------------------------------------------------------------- contention model
+def test_sorted_shares_follows_the_paper_formula():
+    assert sorted_shares([192 * MB, 192 * MB], 256 * MB) == [128 * MB, 128 * MB]
+    # Small requests are served in full, the rest split what remains equally.
+    assert sorted_shares([50.0, 300.0, 10.0], 200.0) == [50.0, 140.0, 10.0]
+    # Enough for everyone: everyone gets its request, the rest stays at the parent.
+    assert sorted_shares([1.0, 2.0], 10.0) == [1.0, 2.0]
+    # Counts stand for that many equal children.
+    assert sorted_shares([100.0], 150.0, [3]) == [50.0]
+
+
+def test_figure3_contention_and_interference():
+    """Job1 on three nodes at 192 MB/s, two of them under a 256 MB/s switch: 128 MB/s, I=2/3."""
+    tree = herbein_example_topology(network=1e12, pfs=1e12)
+    flows = [Flow(192 * MB, 1, tree.finite_path(int(tree.node_vertex[i]))) for i in (0, 1, 2)]
+    assert contention(tree, flows) == pytest.approx([128 * MB, 128 * MB, 192 * MB])
+    # In the simulator (I/O-ignorant policy: it is placed on nodes 0-2 as in the figure), the
+    # job computes at I = 128/192 and its 100 s of work take 150 s.
+    model = IOContention()
+    job = Job("1", 0, walltime=1000, runtime=100, nodes=3, bandwidth=192 * MB)
+    res = simulate([job], platform_from_topology(tree), "fcfs", execution=model)
+    assert res.end[0] == pytest.approx(150.0)
+    s = io_summary(res, model)
+    assert s["compute_share_min"] == pytest.approx(2 / 3)
+    assert s["system_efficiency"] == pytest.approx(2 / 3)
+    assert s["interfered_node_time_share"] == pytest.approx(1.0)
+
+
+def test_herbein_walkthrough_job2_waits_for_job1():
+    """Section 3.4: Job 1 (1 node, 64 MB/s) then Job 2 (3 nodes x 128 MB/s)."""
+    platform = _example()
+    job1 = Job("1", 0, walltime=100, runtime=100, nodes=1, bandwidth=64 * MB)
+    job2 = Job("2", 0, walltime=100, runtime=50, nodes=3, bandwidth=128 * MB)
+    state = ClusterState(0.0, platform, queue=(job1, job2))
+    d = decide(state, "io-fcfs")
+    assert [s.job_id for s in d.start] == ["1"] and d.start[0].nodes == (0,)
+    running = ClusterState(0.0, platform, running=(RunningJob(job1, 0.0, (0,)),), queue=(job2,))
+    for policy in ("io-fcfs", "io-easy"):
+        assert decide(running, policy).start == ()
+    easy = decide(running, "io-easy")
+    assert easy.reservations[0].job_id == "2" and easy.reservations[0].start == 100.0
+    # On the empty machine Job 2 fits (nodes 0-2).
+    empty = ClusterState(0.0, platform, queue=(job2,))
+    assert decide(empty, "io-fcfs").start[0].nodes == (0, 1, 2)
+    for policy in ("io-fcfs", "io-easy"):
+        model = IOContention()
+        res = simulate([job1, job2], platform, policy, execution=model)
+        assert res.start == [0.0, 100.0]
+        assert io_summary(res, model)["system_efficiency"] == 1.0
+
+
+def test_unsatisfiable_jobs_rejected_only_under_io_aware_policies():
+    platform = _example()
+    big = Job("big", 0, walltime=10, runtime=10, nodes=3, bandwidth=200 * MB)
+    res = simulate([big], platform, "io-fcfs", execution=IOContention())
+    assert res.state == ["rejected"] and "empty machine" in res.reasons["big"]
+    res = simulate([big], platform, "fcfs", execution=IOContention())
+    assert res.state == ["killed"]  # it runs, slowed by contention past its walltime
+
+
+def test_engine_refuses_an_over_allocating_io_aware_decision():
+    @register("test-io-rogue")
+    class Rogue:
+        io_aware = True
+
+        def __init__(self, name="test-io-rogue"):
+            self.name = name
+
+        def decide(self, state):
+            return Decision(start=tuple(Start(j.id, (2 * k,)) for k, j in enumerate(state.queue)))
+
+    platform = _example(switch=100 * MB)
+    jobs = [Job(str(k), 0, 10, 10, 1, bandwidth=60 * MB) for k in range(2)]
+    simulate(jobs, platform, "test-io-rogue")  # nodes 0 and 2: different switches, fine
+    jobs = [Job(str(k), 0, 10, 10, 2, bandwidth=60 * MB) for k in range(1)]
+
+    @register("test-io-rogue2")
+    class Rogue2(Rogue):
+        def decide(self, state):
+            return Decision(start=(Start(state.queue[0].id, (0, 1)),))
+
+    with pytest.raises(InvalidDecision, match="over-allocates"):
+        simulate([Job("x", 0, 10, 10, 2, bandwidth=60 * MB)], _example(switch=100 * MB),
+                 "test-io-rogue2")
+
+
+# --------------------------------------------------------------------------- allocation
+def _greedy(tree, avail, free, n, b):
+    av = avail.copy()
+    got = []
+    for i in range(tree.nodes):
+        if not free[i]:
+            continue
+        path = tree.path(i)
+        if all(av[v] + 1e-9 * tree.capacity[v] >= b for v in path):
+            for v in path:
+                av[v] -= b
+            got.append(i)
+            if len(got) == n:
+                return got
+    return None
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), which=st.sampled_from(["example", "dragonfly"]))
+def test_select_is_herbeins_node_by_node_greedy(seed, which):
+    rng = np.random.default_rng(seed)
+    tree = (herbein_example_topology() if which == "example"
+            else kopanski_dragonfly(router=2.5 * GB, chassis=4 * GB).topology)
+    free = rng.random(tree.nodes) < 0.7
+    avail = tree.fresh_avail()
+    finite = np.isfinite(avail[: tree.n_vertices])
+    avail[: tree.n_vertices][finite] *= rng.uniform(0.2, 1.0, finite.sum())
+    b = float(rng.choice([64 * MB, 128 * MB, 0.5 * GB, 1 * GB]))
+    n = int(rng.integers(1, tree.nodes + 1))
+    got = tree.select(avail, free, n, b)
+    want = _greedy(tree, avail, free, n, b)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert list(got) == want
+
+
+def _random_jobs(seed, n, max_nodes, bw_choices):
+    rng = np.random.default_rng(seed)
+    jobs = []
+    t = 0.0
+    for k in range(n):
+        t += float(rng.exponential(5.0))
+        run = float(rng.integers(1, 60))
+        jobs.append(Job(str(k), round(t), walltime=run * float(rng.uniform(1, 3)), runtime=run,
+                        nodes=int(rng.integers(1, max_nodes + 1)),
+                        bandwidth=float(rng.choice(bw_choices))))
+    return jobs
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), policy=st.sampled_from(["io-fcfs", "io-easy"]),
+       which=st.sampled_from(["example", "dragonfly"]))
+def test_io_aware_policies_never_over_allocate_a_link(seed, policy, which):
+    if which == "example":
+        platform = _example()
+        jobs = _random_jobs(seed, 25, 4, [0.0, 32 * MB, 64 * MB, 128 * MB, 200 * MB])
+    else:
+        platform = kopanski_dragonfly(router=2 * GB)
+        jobs = _random_jobs(seed, 40, 24, [0.0, 50 * MB, 200 * MB, 600 * MB])
+    tree = platform.topology
+    peak = {"over": 0.0}
+
+    def check(state, decision):
+        alloc = AllocState.of_running(tree, state.running)
+        by_id = {j.id: j for j in state.queue}
+        for s in decision.start:
+            job = by_id[s.job_id]
+            assert s.nodes is not None and len(s.nodes) == job.nodes
+            assert alloc.free[list(s.nodes)].all()
+            alloc.take(list(s.nodes), job.bandwidth)
+        over = -(alloc.avail[: tree.n_vertices] + 1e-6 * tree.capacity[: tree.n_vertices]).min()
+        peak["over"] = max(peak["over"], over)
+
+    model = IOContention()
+    res = simulate(jobs, platform, policy, on_decision=check, execution=model)
+    assert peak["over"] <= 0
+    assert set(res.state) <= {"finished", "rejected"}
+    s = io_summary(res, model)
+    if s["jobs_measured"]:
+        assert s["system_efficiency"] == pytest.approx(1.0)
+        assert s["interfered_node_time_share"] == 0.0
+
+
+def test_io_easy_backfills_without_delaying_the_head():
+    platform = _example()
+    long1 = Job("long", 0, walltime=100, runtime=100, nodes=2, bandwidth=128 * MB)  # fills lls0
+    head = Job("head", 1, walltime=10, runtime=10, nodes=4, bandwidth=10 * MB)
+    short = Job("short", 2, walltime=50, runtime=50, nodes=1, bandwidth=100 * MB)
+    late = Job("late", 3, walltime=500, runtime=500, nodes=1, bandwidth=100 * MB)
+    res = simulate([long1, head, short, late], platform, "io-easy", execution=IOContention())
+    start = dict(zip([j.id for j in res.jobs], res.start, strict=True))
+    assert start["short"] == 2  # ends before the head's reservation at t=100
+    assert start["head"] == 100
+    assert start["late"] >= 110  # would hold a node the head needs at t=100
+
+
+# --------------------------------------------------------------------------- phased jobs
+def test_phased_job_timeline_on_the_dragonfly():
+    """Stage-in 1 s (BB link 1.25 GB/s), 10 s compute, checkpoint 1 s (node and BB links), 10 s
+    compute with the 1 s drain in the background, stage-out 1 s: 23 s."""
+    platform = kopanski_dragonfly()
+    vol = 1.25 * GB
+    job = Job("p", 0, walltime=100, runtime=20, nodes=1, bb=vol,
+              extra={"phases": {"compute": [10.0, 10.0]}})
+    model = PhasedIO()
+    res = simulate([job], platform, "fcfs-bb", execution=model)
+    assert res.end[0] == pytest.approx(23.0)
+    st_ = model.job_stats()[0]
+    assert st_["stage_in"] == pytest.approx(1.0)
+    assert st_["compute"] == pytest.approx(20.0)
+    assert st_["checkpoint"] == pytest.approx(1.0)
+    assert st_["stage_out"] == pytest.approx(1.0)
+    assert st_["drain"] == pytest.approx(1.0)
+    assert st_["computed"] == pytest.approx(20.0)
+
+
+def test_phased_transfers_share_the_bb_link():
+    """Two one-node jobs of the same chassis stage in to the same BB node: 0.625 GB/s each."""
+    platform = kopanski_dragonfly()
+    vol = 1.25 * GB
+    jobs = [Job(str(k), 0, walltime=100, runtime=10, nodes=1, bb=vol,
+                extra={"phases": {"compute": [10.0], "stage_out": 0.0}}) for k in range(2)]
+    model = PhasedIO()
+    res = simulate(jobs, platform, "fcfs-bb", execution=model)
+    assert res.end == pytest.approx([12.0, 12.0])
+    # Through the 5 GB/s PFS link: 8 one-node jobs in 8 different chassis (nodes 0, 8, ...).
+
+    @register("test-spread")
+    class Spread:
+        def __init__(self, name="test-spread"):
+            self.name = name
+
+        def decide(self, state):
+            return Decision(start=tuple(Start(j.id, (8 * k,)) for k, j in enumerate(state.queue)))
+
+    jobs = [Job(str(k), 0, walltime=100, runtime=10, nodes=1, bb=vol,
+                extra={"phases": {"compute": [10.0], "stage_out": 0.0}}) for k in range(8)]
+    res = simulate(jobs, platform, "test-spread", execution=PhasedIO())
+    assert res.end == pytest.approx([12.0] * 8)  # 8 x 1.25 GB/s on 5 GB/s: 0.625 each
+
+
+def test_default_phase_structure_and_kill_at_walltime():
+    model = PhasedIO()
+    job = Job("a", 0, walltime=4 * 3600, runtime=3 * 3600, nodes=2, bb=10 * GB)
+    steps = model._steps(job)
+    assert [k for k, _ in steps] == ["stage_in", "compute", "checkpoint", "compute",
+                                     "checkpoint", "compute", "stage_out"]
+    assert sum(v for k, v in steps if k == "compute") == pytest.approx(3 * 3600)
+    gen = Job("g", 0, walltime=9000, runtime=7200, nodes=2, bb=10 * GB, extra={"phases": {
+        "model": "kopanski", "compute_phases": 2, "compute_seconds": 3600.0, "checkpoints": 1,
+        "checkpoint_bytes": 5 * GB, "stage_in_bytes": 10 * GB, "stage_out_bytes": 0.0}})
+    assert model._steps(gen) == [("stage_in", 10 * GB), ("compute", 3600.0),
+                                 ("checkpoint", 5 * GB), ("compute", 3600.0)]
+    long = Job("l", 0, walltime=20, runtime=10, nodes=1, bb=1.25 * GB * 20)
+    res = simulate([long], kopanski_dragonfly(), "fcfs-bb", execution=PhasedIO())
+    assert res.state == ["killed"] and res.end == [20.0]
+
+
+def test_rigid_jobs_without_bandwidth_run_as_in_the_rigid_model():
+    from bbopt.workloads.synthetic import kth_like
+
+    jobs = kth_like(150, seed=3)
+    platform = dataclasses.replace(kopanski_dragonfly(), bb=480 * GB)
+    a = simulate(jobs, platform, "fcfs-bb")
+    b = simulate(jobs, platform, "fcfs-bb", execution="io-contention")
+    assert a.state == b.state
+    assert a.start == pytest.approx(b.start, nan_ok=True)
+    assert a.end == pytest.approx(b.end, nan_ok=True)
+
+
+# --------------------------------------------------------------------------- machines, formats
+def test_papers_machines():
+    p = cts1(0.3)
+    tree = p.topology
+    assert p.nodes == 3888 and tree.pfs_bandwidth == pytest.approx(49 * GB)
+    edges = [v for v in range(tree.n_vertices) if tree.kind[v] == "edge_switch"]
+    assert len(edges) == 24 and all(tree.capacity[v] == 216 * GB for v in edges)
+    assert [tree.capacity[v] for v in range(tree.n_vertices)
+            if tree.kind[v] == "core_switch_pool"] == [432 * GB]
+    # At 30 % underprovisioning a job gets at most 49 GB/s / 18 MB/s = 2722 nodes.
+    assert "2722" in tree.why_never_fits(Job("x", 0, 1, nodes=3000, bandwidth=18 * MB))
+    d = kopanski_dragonfly()
+    assert d.nodes == 96 and d.bb == pytest.approx(480 * GB)
+    assert d.topology.bb_vertex.size == 12 and d.topology.n_vertices == 1 + 3 + 12 + 36 + 108
+
+
+@pytest.mark.parametrize("make", [lambda: cts1(0.1).topology, lambda: kopanski_dragonfly().topology,
+                                  herbein_example_topology])
+def test_jgf_round_trip(make):
+    tree = make()
+    text = json.dumps(to_jgf(tree))
+    back = from_jgf(json.loads(text))
+    assert back.to_dict() == tree.to_dict()
+    assert back.nodes == tree.nodes
+    assert np.array_equal(back.capacity, tree.capacity)
+
+
+def test_jgf_with_flux_style_pools_and_sub_node_resources():
+    def v(i, typ, size=1, unit=""):
+        return {"id": str(i), "metadata": {"type": typ, "name": f"{typ}{i}", "size": size,
+                                           "unit": unit, "paths": {"containment": f"/{i}"}}}
+
+    def e(s, t, sub="containment"):
+        return {"source": str(s), "target": str(t), "metadata": {"subsystem": sub}}
+
+    jgf = {"graph": {"nodes": [v(0, "cluster"), v(1, "pfs", 70, "GB/s"), v(2, "switch"),
+                               v(3, "bandwidth", 216, "GB/s"), v(4, "node"), v(5, "node"),
+                               v(6, "core")],
+                     "edges": [e(0, 1), e(1, 2), e(2, 3), e(2, 4), e(2, 5), e(4, 6),
+                               e(5, 4, "ibnet")]}}
+    tree = from_jgf(jgf)
+    assert tree.nodes == 2
+    assert tree.path(0) == [3, 2, 1, 0]
+    assert tree.capacity[1] == 70 * GB and tree.capacity[2] == 216 * GB
+
+
+def test_yaml_description(tmp_path):
+    f = tmp_path / "tree.yaml"
+    f.write_text("""
+name: small
+tree:
+  type: pfs
+  bandwidth: 1 GB/s
+  children:
+    - {type: switch, bandwidth: 256 MB/s, count: 2, children: [{type: node, count: 2}]}
+    - {type: bb, capacity: 40 GB, bandwidth: 1.25 GB/s}
+""")
+    tree = load_topology(f)
+    assert tree.nodes == 4 and tree.bb_total == 40 * GB
+    assert from_description(tree.to_dict()).to_dict() == tree.to_dict()
+    p = platform_from_topology(tree)
+    assert p.bb == 40 * GB and p.topology is tree
