@@ -1,9 +1,11 @@
 """Loading workloads and platforms by name or file, and parsing quantities with units.
 
 The edge where user input becomes SI values: ``"480GB"`` -> 4.8e11 bytes, ``"2h"`` -> 7200 s. A
-workload is a file (``.swf``, ``.swf.gz``) or the embedded default (``None``: the seeded KTH-like
-synthetic trace of :mod:`bbopt.workloads.synthetic`). A platform is a name (``kopanski``) or a
-JSON/YAML file ``{nodes: 96, bb: "480 GB"}``.
+workload is a file (``.swf``, ``.swf.gz``, Batsim ``.json``) or the embedded default (``None``:
+the seeded KTH-like synthetic trace of :mod:`bbopt.workloads.synthetic`). A platform is a name
+(``kopanski``; with an I/O tree: ``kopanski-dragonfly``, ``cts1`` or ``cts1:0.3`` for 30 % PFS
+underprovisioning), a JSON/YAML file ``{nodes: 96, bb: "480 GB"}``, or a topology file (Flux JGF
+``{"graph": ...}`` or the nested description of :mod:`bbopt.topology` with a ``tree``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,27 @@ def _parse(value: str | float, units: dict[str, float], field: str) -> float:
     return float(m.group(1)) * units[m.group(2).lower()]
 
 
-PLATFORMS: dict[str, Callable[[], Platform]] = {"kopanski": Platform.kopanski}
+def _cts1(arg: str | None) -> Platform:
+    from bbopt.topology import cts1
+
+    try:
+        return cts1(float(arg) if arg else 0.0)
+    except ValueError:
+        raise InputError(f"cts1 takes an underprovisioning fraction, e.g. cts1:0.3, got {arg!r}",
+                         field="platform") from None
+
+
+def _dragonfly(arg: str | None) -> Platform:
+    from bbopt.topology import kopanski_dragonfly
+
+    return kopanski_dragonfly()
+
+
+PLATFORMS: dict[str, Callable[[str | None], Platform]] = {
+    "kopanski": lambda arg: Platform.kopanski(),
+    "kopanski-dragonfly": _dragonfly,
+    "cts1": _cts1,
+}
 
 
 def load_platform(spec: str | Path | None) -> Platform:
@@ -54,8 +76,9 @@ def load_platform(spec: str | Path | None) -> Platform:
     if spec is None:
         return Platform.kopanski()
     name = str(spec)
-    if name in PLATFORMS:
-        return PLATFORMS[name]()
+    base, _, arg = name.partition(":")
+    if base in PLATFORMS and not Path(name).exists():
+        return PLATFORMS[base](arg or None)
     path = Path(name)
     if not path.exists():
         raise UnknownNameError("platform (name or file)", name, list(PLATFORMS))
@@ -71,6 +94,10 @@ def load_platform(spec: str | Path | None) -> Platform:
         raise InputError(f"cannot parse: {exc}", source=name) from None
     if not isinstance(data, dict):
         raise InputError("must be a mapping with 'nodes' and 'bb'", source=name)
+    if "graph" in data or "tree" in data:  # an I/O topology: JGF or the nested description
+        from bbopt.topology import load_platform_with_topology
+
+        return load_platform_with_topology(path)
     if "nodes" not in data:
         raise InputError("is missing", source=name, field="nodes")
     nodes = data["nodes"]

@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from bbopt.cli import main
 from bbopt.core import GB
 from tests.test_schema_and_decide import state
@@ -74,3 +76,15 @@ def test_decide_bad_state_names_path():
     r = run("decide", stdin='{"time": 0, "platform": {"nodes": 4}, "queue": [{"id": 1}]}')
     assert r.returncode == 2
     assert "$.queue[0]" in r.stderr and "walltime" in r.stderr
+
+
+def test_papers_machines_by_name(capsys):
+    assert main(["simulate", "--jobs", "50", "--platform", "kopanski-dragonfly",
+                 "--policy", "io-easy", "--no-progress"]) == 0
+    assert "96 nodes" in capsys.readouterr().out
+    from bbopt.loading import load_platform
+
+    full, under = load_platform("cts1"), load_platform("cts1:0.3")
+    assert full.nodes == under.nodes == 3888
+    pfs = full.topology.vertex_of["pfs"]
+    assert under.topology.capacity[pfs] == pytest.approx(0.7 * full.topology.capacity[pfs])

@@ -126,6 +126,8 @@ class _Engine:
                 t = next_tick
             if t == math.inf:
                 break
+            ticked = tick is not None and t == next_tick
+            before = done + ptr
             # Finishes first: a job ending at t frees its resources for jobs starting at t.
             for k, final in model.finish(t):
                 state_a[k] = final
@@ -161,8 +163,8 @@ class _Engine:
                 bar.update(done - bar.n)
             if tick is not None:
                 next_tick = (math.floor(t / tick) + 1) * tick if queue else math.inf
-            if not queue:
-                continue
+            if not queue or (done + ptr == before and not ticked):
+                continue  # nothing the policy could see has changed (e.g. an I/O phase change)
             state = ClusterState(t, platform, tuple(running), tuple(queue.values()), memory)
             c0 = _time.perf_counter()
             decision = decide(state)
