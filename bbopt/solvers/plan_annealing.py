@@ -52,11 +52,11 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
     # Candidate initial orders.
     scored: list[tuple[float, int, tuple[int, ...]]] = []
     for k, (_, order) in enumerate(model.candidates()):
-        if _time.perf_counter() > deadline and scored:
+        if _time.perf_counter() > deadline:
+            if not scored:
+                raise BudgetExceeded("no candidate order could be scored within the budget")
             break
         scored.append((model.score(order), k, order))
-    if not scored:
-        raise BudgetExceeded("no candidate order could be scored within the budget")
     best, _, best_order = min(scored)
     worst = max(s for s, _, _ in scored)
     evaluations = len(scored)
