@@ -42,7 +42,7 @@ def _as_int(x: float, up: bool) -> tuple[int, bool]:
 
 @register_backend(PlanModel, "cpsat")
 def solve_cpsat(model: PlanModel, budget: Budget, seed: int = 0, *, workers: int = 1,
-                **options) -> Result:
+                tangents: int = 8, **options) -> Result:
     """Solve the plan exactly with CP-SAT within ``budget`` (wall seconds, deterministic time)."""
     t0 = _time.perf_counter()
     n = model.n
@@ -112,6 +112,10 @@ def solve_cpsat(model: PlanModel, budget: Budget, seed: int = 0, *, workers: int
             m.Add(y == s + waited[p])
             sq = m.NewIntVar(waited[p] ** 2, wmax ** 2, f"sq{p}")
             m.AddMultiplicationEquality(sq, [y, y])
+            # Tangents of the convex square (redundant, they tighten the LP relaxation).
+            for k in range(1, tangents + 1):
+                y0 = waited[p] + (wmax - waited[p]) * k // (tangents + 1)
+                m.Add(sq >= 2 * y0 * y - y0 * y0)
             if alpha == 2:
                 terms.append(sq)
             else:
@@ -123,6 +127,13 @@ def solve_cpsat(model: PlanModel, budget: Budget, seed: int = 0, *, workers: int
                 terms.append(cube)
         m.AddHint(s, int(round(hint.starts[p] - now)))
     m.AddCumulative(node_iv, node_d, cap_n)
+    # Redundant: waiting jobs that need more than half the nodes (or of the BB) pairwise exclude
+    # each other; a no-overlap constraint propagates that far better than the cumulative.
+    job_iv = node_iv[len(node_iv) - n:]
+    for big in ([k for k, job in enumerate(model.jobs) if 2 * job.nodes > cap_n],
+                [k for k, job in enumerate(model.jobs) if 2 * job.bb > cap_b]):
+        if len(big) > 1:
+            m.AddNoOverlap([job_iv[k] for k in big])
     if bb_iv:
         m.AddCumulative(bb_iv, bb_d, bb_cap)
     const = sum(waited) if alpha == 1 else 0
