@@ -22,6 +22,20 @@ Options:
 
 When no waiting job fits in what is free now, no plan can start anything: the search is skipped
 and the decision carries the submission-order plan's reservations (``backend="skip"``).
+
+Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Scheduling):
+
+- resources are pools: a job needs a count of nodes and a number of BB bytes. The authors place
+  jobs on named Dragonfly nodes and split each job's BB over 12 BB nodes of 40 GB by proximity,
+  so fragmentation can delay a job there but not here;
+- the whole queue is planned at every scheduling point, with no cap on its length: the list-based
+  evaluator and the exact early rejection of annealing moves keep plan-2 on the whole KTH trace
+  within minutes (``benchmarks/kopanski_reproduction.py``), where the authors' runs took days;
+- scores are not rounded to integers (the authors round them; irrelevant at these magnitudes);
+- the paper's skip rule (best == worst candidate) is followed; one intermediate version of the
+  authors' code instead annealed from ``0.1 * best`` with 40 cooling steps;
+- each decision draws its random numbers from ``(seed, time, queue length)`` instead of one
+  global random stream, so a decision is reproducible on its own.
 """
 
 from __future__ import annotations

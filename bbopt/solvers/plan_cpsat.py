@@ -7,11 +7,15 @@ minimise ``sum((start_i - submit_i) ** alpha)``. alpha = 1 is linear; alpha = 2 
 squared and cubed terms (``AddMultiplicationEquality`` on integer waits), no piecewise-linear
 approximation.
 
-Unlike a permutation's greedy plan, a CP-SAT plan may leave gaps that greedy placement would not,
-so its optimum is a lower bound of the optimum over permutations (``exhaustive``): the pair answers
-"how far is annealing from the optimum?" for both the permutation model of Kopanski & Rzadca
-(Section 3.3) and the scheduling problem itself. CP-SAT's proven bound is reported as
-``Result.bound`` and bounds every permutation search too.
+A CP-SAT plan need not be any permutation's greedy plan (it may leave gaps a greedy placement
+would not), so its optimum is a priori a lower bound of the optimum over permutations
+(``exhaustive``). In fact the two are equal in value: the objective is regular (non-decreasing
+in every start time), so some optimal plan is *active* (no job can start earlier without moving
+another), and every active plan is the greedy, "serial schedule generation" plan of some
+permutation (Kolisch, EJOR 1996, for the resource-constrained project scheduling problem). The
+tests check this equality on random queues. What CP-SAT adds is an independent certificate and,
+when it stops early, a proven lower bound (``Result.bound``) that bounds every permutation search
+too: the distance of annealing to the optimum for queues too long for ``exhaustive``.
 
 Exactness: times are whole seconds relative to now and BB whole bytes. When the data is not
 integral (fractional times or bytes) durations and demands are rounded up and capacities down,
