@@ -1,6 +1,8 @@
 """plan-1 / plan-2 / plan-3 policies through decide and the simulator."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bbopt
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob, Status
@@ -99,3 +101,36 @@ def test_plan_policies_run_a_workload_in_the_engine():
     assert m["finished"] + m["killed"] + m["rejected"] == 300
     assert res.start == again.start  # reproducible run
     assert Status.FALLBACK not in seen
+
+
+# --------------------------------------------------------------------------- property test
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 16), st.integers(0, 40), st.integers(60, 3600)),
+                min_size=1, max_size=12),
+       st.lists(st.tuples(st.integers(1, 6), st.integers(0, 10), st.integers(10, 2000)),
+                max_size=4),
+       st.sampled_from(["plan-1", "plan-2", "plan-3"]),
+       st.sampled_from(["annealing", "exhaustive", "cpsat"]))
+def test_any_state_gives_a_valid_decision_and_a_feasible_plan(queue, running, policy, solver):
+    plat = Platform(nodes=16, bb=40 * GB)
+    run, used_n, used_b = [], 0, 0
+    for k, (n, b, left) in enumerate(running):
+        if used_n + n <= 16 and used_b + b <= 40:
+            run.append(RunningJob(Job(f"r{k}", submit=0, walltime=left + 100, nodes=n,
+                                      bb=b * GB), start=0.0))
+            used_n, used_b = used_n + n, used_b + b
+    q = tuple(Job(f"q{k}", submit=float(k), walltime=w, nodes=n, bb=b * GB)
+              for k, (n, b, w) in enumerate(queue))
+    state = ClusterState(100.0, plat, tuple(run), q)
+    d = bbopt.decide(state, policy=policy, solver=solver, max_exact_jobs=7)
+    free_n, free_b = state.free()
+    jobs = {j.id: j for j in q}
+    assert sum(jobs[i].nodes for i in d.started_ids) <= free_n
+    assert sum(jobs[i].bb for i in d.started_ids) <= free_b + 1e-3
+    planned = {i: state.time for i in d.started_ids}
+    planned.update({r.job_id: r.start for r in d.reservations})
+    assert set(planned) == set(jobs)
+    model = PlanModel.from_state(state, 2)
+    assert model.check([planned[j.id] for j in model.jobs]) is None
