@@ -15,7 +15,7 @@ is optimal) and the time per decision. A second table measures the inner loop: o
 evaluation with the model's list-based evaluator vs the general numpy availability profile of
 :mod:`bbopt.resources`, for queues of 1-200 jobs.
 
-Run: ``python benchmarks/plan_quality.py [--states 30] [--alpha 2] [--budget 10]``
+Run: ``python benchmarks/plan_quality.py [--states 30] [--alpha 2] [--budget 10] [--speed-only]``
 """
 
 from __future__ import annotations
@@ -170,12 +170,14 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=10.0)
     ap.add_argument("--min-queue", type=int, default=6)
     ap.add_argument("--max-queue", type=int, default=14)
+    ap.add_argument("--speed-only", action="store_true", help="only the inner-loop table")
     args = ap.parse_args()
     t0 = time.perf_counter()
     states, pool = capture_states(args.states, args.min_queue, args.max_queue)
     print(f"captured {len(states)} of {pool} KTH states with {args.min_queue}-{args.max_queue} "
           f"waiting jobs and a job that fits now ({time.perf_counter() - t0:.1f}s)")
-    quality(states, args.alpha, args.budget)
+    if not args.speed_only:
+        quality(states, args.alpha, args.budget)
     evaluator_speed(states)
 
 
