@@ -1,0 +1,306 @@
+"""Plan-based scheduling as a formal model: a permutation of the waiting queue -> an execution
+plan over nodes and burst buffer -> its score ``sum(wait_i ** alpha)``.
+
+Kopanski & Rzadca, Euro-Par 2021, Section 3.3 (after Zheng et al., CLUSTER 2016): the jobs of a
+permutation are taken in order and each is placed at the earliest time at which its nodes *and*
+its burst buffer are free for its whole walltime, reserving them. The candidate start times are
+``now`` and the expected ends of running and already planned jobs (resources only ever come free
+at those instants). The plan's score is ``sum((start_i - submit_i) ** alpha)``, lower is better;
+``alpha`` = 1, 2, 3 gives the policies plan-1, plan-2, plan-3 (Eq. 1). Only jobs planned to start
+now are started; the plan is rebuilt at every scheduling point.
+
+The model also accepts plans that no permutation produces (e.g. CP-SAT's, which may leave gaps a
+greedy placement would not): :meth:`PlanModel.evaluate` scores any :class:`Plan` and
+:meth:`PlanModel.check` verifies that it respects the capacities at every instant.
+
+Speed. Evaluating a permutation is the inner loop of every search (9 candidate orders plus 180
+annealing steps per decision, tens of thousands of decisions on KTH), so the evaluator is a
+specialised pure-Python scan over three plain lists (breakpoints, free nodes, free BB) rather than
+the general numpy :class:`~bbopt.resources.Profile`, whose per-call overhead dominates for the
+profiles of 10-300 breakpoints met here (see ``benchmarks/plan_quality.py``). Boundaries are exact:
+a job that ends at ``t`` frees its resources for one that starts at ``t`` (segments are half-open).
+An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing
+reject a move without finishing its plan (the Metropolis decision is unchanged).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from bbopt.core import ClusterState, Job
+
+#: Relative slack in BB comparisons (as in :mod:`bbopt.resources`), against rounding in byte sums.
+_REL_TOL = 1e-12
+
+#: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.
+CANDIDATE_ORDERS: tuple[str, ...] = (
+    "submission",
+    "nodes-asc", "nodes-desc",
+    "bb-per-node-asc", "bb-per-node-desc",
+    "bb-per-node-per-node-asc", "bb-per-node-per-node-desc",
+    "walltime-asc", "walltime-desc",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """An execution plan: a planned start time per job (indexed like :attr:`PlanModel.jobs`).
+
+    ``order`` is the permutation whose greedy placement produced the plan, or ``None`` for a plan
+    that does not come from a permutation (CP-SAT).
+    """
+
+    starts: tuple[float, ...]
+    order: tuple[int, ...] | None = None
+
+    def started_now(self, now: float) -> list[int]:
+        """Indices of the jobs planned to start at ``now``, in plan order."""
+        idx = self.order if self.order is not None else sorted(
+            range(len(self.starts)), key=lambda i: (self.starts[i], i))
+        return [i for i in idx if self.starts[i] <= now]
+
+
+class PlanModel:
+    """The plan-ordering problem of one scheduling point.
+
+    ``running`` holds ``(expected_end, nodes, bb)`` of the jobs that hold resources now; ``jobs``
+    the waiting jobs (their order is the submission order and index every answer). A solution is
+    a permutation of ``range(len(jobs))`` (or a :class:`Plan`); :meth:`evaluate` gives its score.
+    Jobs that can never fit the platform are not part of the model (see :attr:`excluded`).
+    """
+
+    def __init__(self, now: float, capacity: Sequence[float],
+                 running: Iterable[tuple[float, float, float]], jobs: Sequence[Job],
+                 alpha: float = 2) -> None:
+        self.now = float(now)
+        self.capacity = (int(capacity[0]), float(capacity[1]))
+        self.alpha = alpha
+        cap_n, cap_b = self.capacity
+        self.tol = cap_b * _REL_TOL + 1e-9
+        fits = [j.nodes <= cap_n and j.bb <= cap_b + self.tol for j in jobs]
+        self.excluded: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if not f)
+        self.jobs: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if f)
+        self.running = tuple(sorted((float(e), int(n), float(b)) for e, n, b in running))
+        self._w = [float(j.walltime) for j in self.jobs]
+        self._n = [j.nodes for j in self.jobs]
+        self._b = [float(j.bb) for j in self.jobs]
+        self._sub = [float(j.submit) for j in self.jobs]
+        # Base profile: free capacity on [T[i], T[i+1]) from now on, the last segment unbounded.
+        used_n = sum(n for _, n, _ in self.running)
+        used_b = sum(b for _, _, b in self.running)
+        T, FN, FB = [self.now], [cap_n - used_n], [cap_b - used_b]
+        for end, n, b in self.running:
+            end = max(end, self.now)
+            if end == T[-1]:
+                FN[-1] += n
+                FB[-1] += b
+            else:
+                T.append(end)
+                FN.append(FN[-1] + n)
+                FB.append(FB[-1] + b)
+        self._T, self._FN, self._FB = T, FN, FB
+        # Lower bound of each job's score term: it cannot start before now.
+        self._lb = [self._term(self.now - s) for s in self._sub]
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_state(cls, state: ClusterState, alpha: float = 2) -> PlanModel:
+        """The model of a :class:`~bbopt.core.ClusterState`: running jobs hold their resources
+        until their expected ends (start + walltime), the queue is taken in arrival order."""
+        running = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
+        return cls(state.time, state.platform.capacity, running, state.queue, alpha)
+
+    @property
+    def n(self) -> int:
+        return len(self.jobs)
+
+    def _term(self, wait: float) -> float:
+        wait = wait if wait > 0.0 else 0.0
+        a = self.alpha
+        if a == 1:
+            return wait
+        if a == 2:
+            return wait * wait
+        if a == 3:
+            return wait * wait * wait
+        return wait ** a
+
+    # ------------------------------------------------------------------ the contract
+    def fallback(self) -> Plan:
+        """The submission-order plan (greedy, fast, always feasible)."""
+        return self.plan(range(self.n))
+
+    def evaluate(self, x: Sequence[int] | Plan) -> float:
+        """Score of a permutation (its greedy plan) or of a :class:`Plan`: sum of wait**alpha."""
+        if isinstance(x, Plan):
+            return self.score_of_starts(x.starts)
+        return self.score(x)
+
+    def score_of_starts(self, starts: Sequence[float]) -> float:
+        return sum(self._term(s - a) for s, a in zip(starts, self._sub, strict=True))
+
+    # ------------------------------------------------------------------ the inner loop
+    def score(self, order: Sequence[int], threshold: float = math.inf) -> float:
+        """Score of the greedy plan of ``order``; ``math.inf`` as soon as the partial score plus
+        a lower bound of the rest exceeds ``threshold`` (an early, exact rejection)."""
+        return self._run(order, threshold, None)
+
+    def plan(self, order: Iterable[int]) -> Plan:
+        """The execution plan of a permutation."""
+        order = tuple(order)
+        starts = [0.0] * self.n
+        self._run(order, math.inf, starts)
+        return Plan(tuple(starts), order)
+
+    def _run(self, order: Sequence[int], threshold: float, starts: list[float] | None) -> float:
+        T = self._T[:]
+        FN = self._FN[:]
+        FB = self._FB[:]
+        W, N, B, S, LB = self._w, self._n, self._b, self._sub, self._lb
+        tol = self.tol
+        alpha = self.alpha
+        check = threshold != math.inf
+        rest = sum(LB[p] for p in order) if check else 0.0
+        score = 0.0
+        for p in order:
+            w = W[p]
+            n = N[p]
+            breq = B[p]
+            b = breq - tol
+            k = len(T)
+            i = 0
+            while True:
+                # First segment with room (the last one is the whole machine: it always has).
+                while FN[i] < n or FB[i] < b:
+                    i += 1
+                start = T[i]
+                end = start + w
+                j = i + 1
+                while j < k and T[j] < end:
+                    if FN[j] < n or FB[j] < b:
+                        break
+                    j += 1
+                else:
+                    break
+                i = j + 1
+            # Reserve [start, end): segments i .. j-1, splitting at end if needed.
+            if j == k or T[j] != end:
+                T.insert(j, end)
+                FN.insert(j, FN[j - 1])
+                FB.insert(j, FB[j - 1])
+            for q in range(i, j):
+                FN[q] -= n
+                FB[q] -= breq
+            wait = start - S[p]
+            if wait < 0.0:
+                wait = 0.0
+            if alpha == 2:
+                score += wait * wait
+            elif alpha == 1:
+                score += wait
+            elif alpha == 3:
+                score += wait * wait * wait
+            else:
+                score += wait ** alpha
+            if starts is not None:
+                starts[p] = start
+            if check:
+                rest -= LB[p]
+                if score + rest > threshold:
+                    return math.inf
+        return score
+
+    # ------------------------------------------------------------------ helpers for searches
+    def base_profile(self) -> tuple[list[float], list[int], list[float]]:
+        """Copies of the base profile lists (breakpoints, free nodes, free BB)."""
+        return self._T[:], self._FN[:], self._FB[:]
+
+    def earliest(self, profile: tuple[list[float], list[int], list[float]], p: int
+                 ) -> tuple[float, int, int]:
+        """Earliest start of job ``p`` in ``profile``: (start, i, j), segments i..j-1 used."""
+        T, FN, FB = profile
+        w, n, b = self._w[p], self._n[p], self._b[p] - self.tol
+        k = len(T)
+        i = 0
+        while True:
+            while FN[i] < n or FB[i] < b:
+                i += 1
+            start = T[i]
+            end = start + w
+            j = i + 1
+            while j < k and T[j] < end:
+                if FN[j] < n or FB[j] < b:
+                    break
+                j += 1
+            else:
+                return start, i, j
+            i = j + 1
+
+    def reserve(self, profile: tuple[list[float], list[int], list[float]], p: int,
+                start: float, i: int, j: int) -> None:
+        """Reserve job ``p`` at ``start`` over segments i..j-1 (as found by :meth:`earliest`)."""
+        T, FN, FB = profile
+        end = start + self._w[p]
+        if j == len(T) or T[j] != end:
+            T.insert(j, end)
+            FN.insert(j, FN[j - 1])
+            FB.insert(j, FB[j - 1])
+        n, b = self._n[p], self._b[p]
+        for q in range(i, j):
+            FN[q] -= n
+            FB[q] -= b
+
+    def term(self, p: int, start: float) -> float:
+        """Score term of job ``p`` started at ``start``."""
+        return self._term(start - self._sub[p])
+
+    def lower_bound(self, p: int) -> float:
+        """The least score term job ``p`` can have (it cannot start before now)."""
+        return self._lb[p]
+
+    def startable_now(self) -> list[int]:
+        """Jobs that fit in what is free now; no plan starts any other job now."""
+        free_n, free_b = self._FN[0], self._FB[0] + self.tol
+        return [p for p in range(self.n) if self._n[p] <= free_n and self._b[p] <= free_b]
+
+    def candidates(self) -> list[tuple[str, tuple[int, ...]]]:
+        """The 9 initial orders of Section 3.3 (ties kept in submission order)."""
+        idx = range(self.n)
+        N, B, W = self._n, self._b, self._w
+        bpn = [B[p] / N[p] for p in idx]
+        ratio = [bpn[p] / N[p] for p in idx]
+        keys = {"nodes": N, "bb-per-node": bpn, "bb-per-node-per-node": ratio, "walltime": W}
+        out = [("submission", tuple(idx))]
+        for name, key in keys.items():
+            out.append((f"{name}-asc", tuple(sorted(idx, key=key.__getitem__))))
+            out.append((f"{name}-desc", tuple(sorted(idx, key=lambda p, k=key: -k[p]))))
+        order = {name: k for k, name in enumerate(CANDIDATE_ORDERS)}
+        return sorted(out, key=lambda c: order[c[0]])
+
+    # ------------------------------------------------------------------ validation
+    def check(self, plan: Plan | Sequence[float]) -> str | None:
+        """Why ``plan`` violates a capacity at some instant (or starts before now), else None."""
+        starts = plan.starts if isinstance(plan, Plan) else tuple(plan)
+        if len(starts) != self.n:
+            return f"plan has {len(starts)} starts for {self.n} jobs"
+        events: list[tuple[float, int, float]] = []
+        for e, n, b in self.running:
+            if e > self.now:
+                events.append((e, -n, -b))
+        for p, s in enumerate(starts):
+            if not s >= self.now:
+                return f"job {self.jobs[p].id} starts at {s} before now ({self.now})"
+            events.append((s, self._n[p], self._b[p]))
+            events.append((s + self._w[p], -self._n[p], -self._b[p]))
+        used_n = sum(n for e, n, _ in self.running if e > self.now)
+        used_b = sum(b for e, _, b in self.running if e > self.now)
+        events.sort(key=lambda e: (e[0], e[1] > 0))  # releases first at equal times
+        cap_n, cap_b = self.capacity
+        for t, n, b in events:
+            used_n += n
+            used_b += b
+            if used_n > cap_n or used_b > cap_b + self.tol * (1 + len(starts)):
+                return f"at t={t}: {used_n} nodes / {used_b:.6g} B in use"
+        return None

@@ -1,0 +1,115 @@
+"""The ``annealing`` backend of the plan model: simulated annealing over permutations.
+
+Kopanski & Rzadca, Euro-Par 2021, Section 3.3 and Algorithm 2, as in the authors' code
+(jankopanski/Burst-Buffer-Scheduling, ``burstbuffer/alloc_only.py``):
+
+1. queues of up to ``exhaustive_up_to`` (5) jobs are searched exhaustively (optimal over
+   permutations, status OPTIMAL);
+2. otherwise the 9 candidate orders of :data:`~bbopt.models.plan.CANDIDATE_ORDERS` are scored;
+   if the best and worst scores are equal the search is skipped (it is unlikely to improve);
+3. else, from the best candidate, ``cooling_steps`` (30) x ``steps_per_temperature`` (6) moves,
+   each a swap of two uniformly drawn positions, accepted by the Metropolis rule; the initial
+   temperature is ``worst - best`` (Ben-Ameur's method as the paper applies it), multiplied by
+   ``cooling`` (0.9) after each block, never below ``min_temperature`` (1). The best plan seen
+   is returned (status FEASIBLE).
+
+Deterministic for a given seed: the moves and the uniform draws are taken from a numpy Generator
+before the search. A move is rejected without finishing its plan as soon as its partial score
+exceeds the Metropolis threshold ``current - T ln u`` (the same decision, sooner). A swap of a
+position with itself is the identity and is accepted without evaluation, as in the authors' code.
+The wall-clock cap of the :class:`~bbopt.solvers.base.Budget` stops the search early with the best
+plan so far (FEASIBLE); only when not even one candidate was scored does the budget run out
+(:class:`BudgetExceeded`, i.e. the contract's FALLBACK).
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+
+import numpy as np
+
+from bbopt.core import Status
+from bbopt.models.plan import PlanModel
+from bbopt.solvers.base import Budget, BudgetExceeded, Result, register_backend
+from bbopt.solvers.plan_exhaustive import solve_exhaustive
+
+
+@register_backend(PlanModel, "annealing")
+def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
+                    exhaustive_up_to: int = 5, cooling_steps: int = 30,
+                    steps_per_temperature: int = 6, cooling: float = 0.9,
+                    min_temperature: float = 1.0, **options) -> Result:
+    """Kopanski's simulated annealing over permutations (see the module docstring)."""
+    t0 = _time.perf_counter()
+    deadline = t0 + budget.seconds
+    n = model.n
+    if n <= exhaustive_up_to:
+        res = solve_exhaustive(model, budget, seed)
+        info = dict(res.info, method="exhaustive")
+        return Result(res.status, res.solution, res.objective, bound=res.bound,
+                      backend="annealing", info=info)
+    # Candidate initial orders.
+    scored: list[tuple[float, int, tuple[int, ...]]] = []
+    for k, (_, order) in enumerate(model.candidates()):
+        if _time.perf_counter() > deadline:
+            if not scored:
+                raise BudgetExceeded("no candidate order could be scored within the budget")
+            break
+        scored.append((model.score(order), k, order))
+    best, _, best_order = min(scored)
+    worst = max(s for s, _, _ in scored)
+    evaluations = len(scored)
+    info = {"best_candidate": model.candidates()[min(scored)[1]][0],
+            "candidate_best": best, "candidate_worst": worst}
+    if best == worst or len(scored) < len(model.candidates()):
+        plan = model.plan(best_order)
+        info.update(method="candidates", evaluations=evaluations,
+                    skipped="best == worst candidate" if best == worst else "budget")
+        return Result(Status.FEASIBLE, plan, best, backend="annealing", info=info)
+
+    temperature = worst - best
+    steps = cooling_steps * steps_per_temperature
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, n, size=steps).tolist()
+    second = rng.integers(0, n, size=steps).tolist()
+    # -ln(u) for u uniform on (0, 1]: the Metropolis slack in units of the temperature.
+    slack = (-np.log1p(-rng.random(steps))).tolist()
+    perm = list(best_order)
+    current = best
+    accepted = improved = aborted = 0
+    step = 0
+    out_of_time = False
+    for _ in range(cooling_steps):
+        for _ in range(steps_per_temperature):
+            a, b = first[step], second[step]
+            u = slack[step]
+            step += 1
+            if a == b:
+                accepted += 1
+                continue
+            if _time.perf_counter() > deadline:
+                out_of_time = True
+                break
+            perm[a], perm[b] = perm[b], perm[a]
+            threshold = current + temperature * u
+            score = model.score(perm, threshold)
+            evaluations += 1
+            if score == math.inf:
+                aborted += 1
+            if score < best:
+                best = score
+                best_order = tuple(perm)
+                improved += 1
+            if score <= threshold:
+                current = score
+                accepted += 1
+            else:
+                perm[a], perm[b] = perm[b], perm[a]
+        if out_of_time:
+            break
+        temperature = max(temperature * cooling, min_temperature)
+    plan = model.plan(best_order)
+    info.update(method="annealing", evaluations=evaluations, steps=step, accepted=accepted,
+                improved=improved, aborted=aborted, out_of_time=out_of_time)
+    return Result(Status.FEASIBLE, plan, best, backend="annealing", info=info)

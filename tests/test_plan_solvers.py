@@ -1,0 +1,141 @@
+"""Plan backends: annealing vs exhaustive vs CP-SAT vs greedy on random small queues; determinism;
+budget and fallback."""
+
+import itertools
+import math
+import random
+
+import pytest
+
+from bbopt.core import GB, Job, Status
+from bbopt.models.plan import Plan, PlanModel
+from bbopt.solvers import Budget, backends_for, solve
+
+
+def random_model(n, seed, alpha=2, running=5):
+    rnd = random.Random(seed)
+    jobs = [Job(str(i), submit=rnd.randint(0, 100), walltime=rnd.randint(1, 50),
+                nodes=rnd.randint(1, 8), bb=rnd.randint(0, 10) * GB) for i in range(n)]
+    run, used_n, used_b = [], 0, 0
+    for _ in range(running):
+        r = (100 + rnd.randint(1, 600), rnd.randint(1, 2), rnd.randint(0, 4) * GB)
+        if used_n + r[1] <= 10 and used_b + r[2] <= 20 * GB:
+            run.append(r)
+            used_n, used_b = used_n + r[1], used_b + r[2]
+    return PlanModel(100, (10, 20 * GB), run, jobs, alpha)
+
+
+def brute_force(model):
+    return min(model.score(p) for p in itertools.permutations(range(model.n)))
+
+
+def test_backends_are_registered():
+    assert {"annealing", "exhaustive", "cpsat", "greedy"} <= set(
+        backends_for(random_model(2, 0)))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exhaustive_is_the_permutation_optimum(seed):
+    m = random_model(6, seed, alpha=1 + seed % 3)
+    res = solve(m, "exhaustive", Budget(30))
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(brute_force(m))
+    assert res.bound == res.objective
+    assert m.check(res.solution) is None
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_annealing_never_beats_exhaustive_and_matches_it_up_to_five_jobs(seed):
+    n = 2 + seed % 7  # 2..8 jobs
+    m = random_model(n, seed, alpha=2)
+    ex = solve(m, "exhaustive", Budget(30))
+    an = solve(m, "annealing", Budget(30), seed=seed)
+    assert m.check(an.solution) is None
+    assert an.objective == pytest.approx(m.evaluate(an.solution))
+    assert an.objective >= ex.objective - 1e-9
+    if n <= 5:
+        assert an.objective == pytest.approx(ex.objective)
+        assert an.status is Status.OPTIMAL
+
+
+@pytest.mark.parametrize("alpha", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(4))
+def test_cpsat_optimum_is_at_most_the_permutation_optimum(alpha, seed):
+    m = random_model(6, 100 + seed, alpha=alpha)
+    ex = solve(m, "exhaustive", Budget(30))
+    cp = solve(m, "cpsat", Budget(30), seed=seed)
+    assert cp.status is Status.OPTIMAL
+    assert isinstance(cp.solution, Plan) and m.check(cp.solution) is None
+    assert cp.objective <= ex.objective + 1e-6
+    assert cp.bound == pytest.approx(cp.objective)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_permutation_optimum_equals_the_optimum_over_all_plans(seed):
+    # The wait objective is regular (non-decreasing in every start), so some optimal plan is
+    # active, and every active plan is the greedy (serial) plan of some permutation: exhaustive
+    # over permutations and CP-SAT over all plans must agree on the optimal value.
+    m = random_model(5 + seed % 3, 200 + seed, alpha=1 + seed % 3)
+    ex = solve(m, "exhaustive", Budget(30))
+    cp = solve(m, "cpsat", Budget(30), seed=seed)
+    assert ex.status is Status.OPTIMAL and cp.status is Status.OPTIMAL
+    assert cp.objective == pytest.approx(ex.objective)
+
+
+def test_greedy_is_the_submission_order_plan():
+    m = random_model(7, 3)
+    res = solve(m, "greedy", Budget(1))
+    assert res.solution == m.plan(range(7))
+    assert res.objective == m.score(range(7))
+
+
+def test_annealing_is_deterministic_for_a_seed():
+    m = random_model(12, 7)
+    a = solve(m, "annealing", Budget(30), seed=5)
+    b = solve(m, "annealing", Budget(30), seed=5)
+    assert a.solution == b.solution and a.objective == b.objective
+    assert a.info["method"] in ("annealing", "candidates")
+
+
+def test_annealing_skips_the_search_when_all_candidates_score_the_same():
+    # Identical jobs: every order gives the same score.
+    jobs = [Job(str(i), submit=0, walltime=10, nodes=2) for i in range(7)]
+    m = PlanModel(0.0, (4, 0.0), [], jobs, alpha=2)
+    res = solve(m, "annealing", Budget(10), seed=0)
+    assert res.info["method"] == "candidates" and res.info["evaluations"] == 9
+
+
+def test_annealing_respects_the_wall_budget_and_keeps_its_best_plan():
+    m = random_model(250, 1, running=40)
+    res = solve(m, "annealing", Budget(0.05), seed=0)
+    assert res.status in (Status.FEASIBLE, Status.FALLBACK)
+    assert res.wall_time < 0.05 + 0.25  # at most one more evaluation and the plan
+    assert m.check(res.solution) is None
+    if res.status is Status.FEASIBLE:
+        assert res.objective <= m.score(range(m.n))
+
+
+def test_budget_exhausted_before_any_plan_gives_fallback():
+    m = random_model(40, 2)
+    res = solve(m, "annealing", Budget(1e-9), seed=0)
+    assert res.status is Status.FALLBACK
+    assert res.solution == m.fallback()
+    assert res.objective == m.score(range(m.n))
+
+
+def test_exhaustive_out_of_budget_returns_its_incumbent():
+    m = random_model(13, 4, running=8)
+    res = solve(m, "exhaustive", Budget(0.02))
+    assert res.status in (Status.FEASIBLE, Status.OPTIMAL)
+    assert m.check(res.solution) is None
+    assert res.objective <= min(m.score(o) for _, o in m.candidates())
+
+
+def test_empty_and_single_job_queues():
+    for backend in ("annealing", "exhaustive", "cpsat", "greedy"):
+        m = random_model(0, 0)
+        assert solve(m, backend, Budget(5)).objective == 0
+        m = random_model(1, 0)
+        res = solve(m, backend, Budget(5))
+        assert res.objective == pytest.approx(m.score([0])) or backend == "cpsat"
+        assert not math.isnan(res.objective)
