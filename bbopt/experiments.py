@@ -31,12 +31,16 @@ from bbopt.errors import InputError
 DEFAULT_METRICS = ("mean_wait", "mean_bounded_slowdown")
 
 
-def split_trace(jobs: Sequence[Job], n_parts: int, *, rebase: bool = True) -> list[list[Job]]:
+def split_trace(jobs: Sequence[Job], n_parts: int, *, rebase: bool = True,
+                length: float | None = None) -> list[list[Job]]:
     """``n_parts`` non-overlapping parts of equal duration, by submit time.
 
     The span from the first to the last submission is cut into equal intervals; a job belongs to
-    the interval of its submit time (the last one is closed). With ``rebase``, each part's submit
-    times are shifted so that its interval starts at 0. Parts may be empty.
+    the interval of its submit time (the last one is closed). With ``length`` (seconds), the parts
+    are instead consecutive windows of that length from the first submission, and jobs after the
+    last window are left out (Kopanski & Rzadca's 16 parts of exactly three weeks). With
+    ``rebase``, each part's submit times are shifted so that its interval starts at 0. Parts may
+    be empty.
     """
     if isinstance(n_parts, bool) or not isinstance(n_parts, int) or n_parts < 1:
         raise InputError(f"the number of parts must be a positive integer, got {n_parts!r}",
@@ -46,13 +50,21 @@ def split_trace(jobs: Sequence[Job], n_parts: int, *, rebase: bool = True) -> li
         raise InputError("empty workload: nothing to split", field="jobs")
     submit = np.array([j.submit for j in jobs])
     t0, t1 = float(submit.min()), float(submit.max())
-    length = (t1 - t0) / n_parts
+    fixed = length is not None
+    if fixed and not length > 0:
+        raise InputError(f"the part length must be positive, got {length!r}", field="length")
+    if not fixed:
+        length = (t1 - t0) / n_parts
     if length <= 0:
         index = np.zeros(len(jobs), dtype=int)
+    elif fixed:
+        index = ((submit - t0) // length).astype(int)
     else:
         index = np.minimum(((submit - t0) // length).astype(int), n_parts - 1)
     parts: list[list[Job]] = [[] for _ in range(n_parts)]
     for job, k in zip(jobs, index.tolist(), strict=True):
+        if k >= n_parts:
+            continue
         origin = t0 + k * length
         parts[k].append(replace(job, submit=job.submit - origin) if rebase else job)
     return parts

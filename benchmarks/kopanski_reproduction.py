@@ -21,7 +21,6 @@ Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -30,8 +29,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _data import data_path  # noqa: E402
+
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.core import DAY  # noqa: E402
+from bbopt.experiments import split_trace  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
 
@@ -44,29 +46,12 @@ THEIRS_BSLD_IO = {"sjf-bb": 9.69, "plan-2": 7.06}
 
 
 def data_dir() -> Path:
-    env = os.environ.get("BBOPT_DATA")
-    if env:
-        return Path(env)
-    repo = Path(__file__).resolve().parents[1]
-    for cand in (repo / ".." / "shared" / "data", Path("/work/shared/data")):
-        if (cand / KTH).exists():
-            return cand
-    raise SystemExit(f"{KTH} not found: set BBOPT_DATA")
+    return data_path(KTH).parent
 
 
 def split_parts(jobs, parts: int = 16, days: float = 21.0):
     """``parts`` consecutive windows of ``days`` by submission time, each shifted to start at 0."""
-    t0 = min(j.submit for j in jobs)
-    width = days * DAY
-    out = [[] for _ in range(parts)]
-    for j in jobs:
-        k = int((j.submit - t0) // width)
-        if k < parts:
-            out[k].append(j)
-    from dataclasses import replace
-
-    return [[replace(j, submit=j.submit - t0 - k * width) for j in part]
-            for k, part in enumerate(out)]
+    return split_trace(jobs, parts, length=days * DAY)
 
 
 def fmt(x: float | None, digits: int = 0) -> str:

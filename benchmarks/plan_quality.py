@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from pathlib import Path
@@ -30,6 +29,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _data import data_path  # noqa: E402
 
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.core import Status  # noqa: E402
@@ -44,14 +45,7 @@ BACKENDS = ("greedy", "annealing", "exhaustive", "cpsat")
 
 
 def data_dir() -> Path:
-    env = os.environ.get("BBOPT_DATA")
-    if env:
-        return Path(env)
-    repo = Path(__file__).resolve().parents[1]
-    for cand in (repo / ".." / "shared" / "data", Path("/work/shared/data")):
-        if (cand / KTH).exists():
-            return cand
-    raise SystemExit(f"{KTH} not found: set BBOPT_DATA")
+    return data_path(KTH).parent
 
 
 def capture_states(n_states: int, lo: int, hi: int, seed: int = 0):

@@ -100,3 +100,13 @@ def test_cli_compare_split(capsys):
     assert main(["compare", "--jobs", "300", "--split", "2", "--policies", "fcfs-bb",
                  "--reference", "nope", "--no-progress"]) == 2
     assert "unknown policy" in capsys.readouterr().err
+
+
+def test_split_with_fixed_length_drops_the_tail():
+    from bbopt import Job
+    from bbopt.experiments import split_trace
+
+    jobs = [Job(str(k), float(t), 10.0) for k, t in enumerate([0, 5, 10, 19, 20, 31])]
+    parts = split_trace(jobs, 2, length=10.0)
+    assert [[j.id for j in p] for p in parts] == [["0", "1"], ["2", "3"]]
+    assert [j.submit for j in parts[1]] == [0.0, 9.0]
