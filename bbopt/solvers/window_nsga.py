@@ -311,11 +311,15 @@ def solve_nsga2(model: WindowModel, budget: Budget, seed: int, *,
         return pareto_result(model, [x], Status.OPTIMAL, "nsga2", {})
     if fill is None:
         fill = "ssd_waste" not in model.objectives
+    if _time.perf_counter() >= deadline:
+        raise BudgetExceeded
     seeds = _greedy_seeds(model) if seed_greedy else np.zeros((0, model.size), dtype=bool)
     if engine == "fast":
         rng = np.random.default_rng(seed)
         X, gens, by_time = _fast_nsga2(model, rng, seeds, fill, pop_size, generations, mutation,
                                        deadline)
+        if by_time and gens <= 1:  # not one generation within the budget: the contract's fallback
+            raise BudgetExceeded
         X = X[model.feasible_many(X)]
         if len(X) == 0:
             raise BudgetExceeded
