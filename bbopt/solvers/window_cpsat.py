@@ -57,15 +57,23 @@ class _CpSat:
             return cp_model.LinearExpr.constant(0)
         return cp_model.LinearExpr.weighted_sum([v for v, _ in terms], [c for _, c in terms])
 
-    def maximize(self, cx, ca, seconds):
+    def maximize(self, cx, ca, seconds, hint=None, work=None):
         self.model.maximize(self._expr(cx, ca))
+        self.model.clear_hints()
+        if hint is not None:
+            for v, h in zip(self.x, hint, strict=True):
+                self.model.add_hint(v, bool(h))
         solver = cp_model.CpSolver()
         p = solver.parameters
         p.num_workers = 1
         p.random_seed = int(self.seed)
         p.max_time_in_seconds = max(float(seconds), 1e-4)
+        limit = work
         if self.budget.deterministic is not None:
-            p.max_deterministic_time = max(self.budget.deterministic - self.det_used, 1e-4)
+            left = max(self.budget.deterministic - self.det_used, 1e-4)
+            limit = left if limit is None else min(limit, left)
+        if limit is not None:
+            p.max_deterministic_time = limit
         status = solver.solve(self.model)
         self.det_used += solver.deterministic_time
         if status == cp_model.INFEASIBLE:

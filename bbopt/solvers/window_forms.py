@@ -37,6 +37,11 @@ from bbopt.errors import InputError
 from bbopt.models.window import OBJECTIVES, WindowModel
 from bbopt.solvers.base import Budget, BudgetExceeded, Result, Solution
 
+#: Work allowed to the queue-order tie-break of one point (CP-SAT deterministic seconds; wall
+#: seconds for CBC). The tie-break only chooses among selections with the same objective values,
+#: so any feasible answer is valid; proving the best one can be a hard subset-sum.
+TIEBREAK_WORK = 0.01
+
 #: Solve outcome codes shared by the backends.
 OPTIMAL, FEASIBLE, INFEASIBLE, UNKNOWN = "optimal", "feasible", "infeasible", "unknown"
 
@@ -109,9 +114,11 @@ def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> Linea
 class IntSolver(Protocol):
     """What a backend offers the drivers (one model, solved repeatedly)."""
 
-    def maximize(self, cx: np.ndarray, ca: np.ndarray, seconds: float
+    def maximize(self, cx: np.ndarray, ca: np.ndarray, seconds: float,
+                 hint: np.ndarray | None = None, work: float | None = None
                  ) -> tuple[str, np.ndarray | None, np.ndarray | None, float | None]:
-        """Maximise; return (outcome, x, A, bound)."""
+        """Maximise within ``seconds`` (and ``work``: a deterministic limit where the solver has
+        one), starting from ``hint`` if given; return (outcome, x, A, bound)."""
 
     def push_ge(self, cx: np.ndarray, ca: np.ndarray, rhs: int) -> Any:
         """Add the temporary row ``cx . x + ca . A >= rhs``; returns a handle."""
@@ -183,10 +190,17 @@ def run_lexicographic(solver: IntSolver, form: LinearForm,
     outcome = OPTIMAL
     try:
         for stage in stages:
+            tie = stage == {"order": 1} and x is not None
             cx, ca = _combine(form, stage)
             left = clock.left()
             if left <= 0:
                 outcome = FEASIBLE if x is not None else UNKNOWN
+                break
+            if tie:
+                res, x2, a2, bound = solver.maximize(cx, ca, min(left, 4 * TIEBREAK_WORK),
+                                                     hint=x, work=TIEBREAK_WORK)
+                if x2 is not None:
+                    x, a = x2, a2
                 break
             res, x2, a2, bound = solver.maximize(cx, ca, left)
             if res == INFEASIBLE:
@@ -230,7 +244,9 @@ def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock:
             handles = [solver.push_ge(*form.objectives[n], v)
                        for n, v in zip(names, point, strict=True)]
             try:
-                r2, x2, _, _ = solver.maximize(*form.objectives["order"], clock.left())
+                r2, x2, _, _ = solver.maximize(*form.objectives["order"],
+                                               min(clock.left(), 4 * TIEBREAK_WORK),
+                                               hint=x, work=TIEBREAK_WORK)
                 solves += 1
                 if x2 is not None:
                     x = x2

@@ -75,7 +75,9 @@ class _Pulp:
         raise InputError(f"unknown MILP solver {self.solver!r}; known: cbc, highs",
                          field="solver")
 
-    def maximize(self, cx, ca, seconds):
+    def maximize(self, cx, ca, seconds, hint=None, work=None):
+        if work is not None:
+            seconds = min(seconds, max(work * 4, MIN_SOLVE_SECONDS * 5))
         if seconds < MIN_SOLVE_SECONDS:
             return UNKNOWN, None, None, None
         self.prob.setObjective(self._expr(cx, ca) + 0)
