@@ -1,0 +1,389 @@
+"""Window-based multi-resource policies: BBSched and the baselines it is compared with.
+
+Fan et al., "Scheduling Beyond CPUs for HPC" (HPDC 2019): Section 3.1 (window, dependencies,
+starvation bound), 3.2.4 (decision maker), 4.3 (baselines) and 5 (local SSDs). Every policy here
+takes the first ``window`` eligible jobs of the queue (base-scheduler order: arrival, or
+``Job.priority`` with ``order="priority"``; a job whose ``extra["dependencies"]`` names a job
+still waiting or running may not enter), selects some of them with the
+:class:`~bbopt.models.window.WindowModel` through a solver backend, starts them, and then runs
+EASY backfilling over all jobs not started, with the processors *and* burst buffer of the first
+waiting job reserved (as ``fcfs-bb``; Section 4.3: "all the methods use EASY backfilling").
+
+Policies (``bbopt.decide(state, policy=NAME, **options)``):
+
+- ``bbsched``: the Pareto set of the window (default: the exact front by ``cpsat``; the paper's
+  configuration is ``backend="nsga2"``, also registered as ``bbsched-nsga2``), then a decision
+  rule picks one solution. The default rule is the paper's: take the max-node solution (ties:
+  the one whose jobs are nearest the window front), switch to another Pareto solution if its BB
+  gain exceeds 2x its node loss (utilisation fractions of the platform), the largest such gain;
+  with the SSD extension the 4-objective rule of Section 5 (BB gain + SSD-use gain + reduction of
+  wasted SSD, as fractions of the platform's SSD, > 4x node loss). ``decision_rule`` is a name
+  from :data:`DECISION_RULES` or any callable ``rule(front, model) -> index`` a site supplies.
+  The Decision carries every Pareto solution in ``alternatives`` (jobs, objective values,
+  utilisations, which one was chosen) and the solver's :class:`~bbopt.core.SolveStats`.
+- ``naive``: Slurm's method: window order until a job does not fit, then backfilling.
+- ``weighted`` (50/50), ``weighted-cpu`` (80/20), ``weighted-bb`` (20/80): maximise the weighted
+  sum of node and BB utilisation (exact, by ``backend``), ties to the window front.
+- ``constrained-cpu`` / ``constrained-bb``: maximise node (BB) utilisation under the capacity
+  constraints, ties to the window front.
+- ``bin-packing``: repeatedly the fitting job with the largest alignment score (dot product of the
+  free resources and the request).
+
+Starvation bound (Section 3.1): the policy remembers in ``Decision.memory["rounds"]`` how many
+scheduling rounds each job has spent in the window. A job that has spent ``starvation`` rounds
+(default 50) must be selected: it is forced into the model when it fits the free resources; when it
+does not, it becomes the job holding the EASY reservation, no optimisation happens this round and
+only backfilling that does not delay it may start other jobs.
+
+Local SSDs (Section 5): when the platform has ``node_ssd`` and every running job has an
+allocation, the model gets the SSD placement rows (``objectives`` default to the four of Section 5)
+and started jobs get explicit node sets (least-waste placement).
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
+from bbopt.errors import InputError, UnknownNameError
+from bbopt.models.window import WindowModel
+from bbopt.policies.queue import _shadow
+from bbopt.policies.registry import register
+from bbopt.solvers.base import Budget, Result, Solution, solve
+
+_EPS = 1e-9
+
+DecisionRule = Callable[[Sequence[Solution], WindowModel], int]
+
+
+def _frac(model: WindowModel, sol: Solution) -> dict[str, float]:
+    return {n: float(v / s) for n, v, s in zip(model.objectives, sol.objectives, model.scales(),
+                                        strict=True)}
+
+
+def _max_nodes_index(front: Sequence[Solution], model: WindowModel) -> int:
+    """The max-node solution; ties: the one nearest the window front, then the most BB."""
+    def key(k: int):
+        f = _frac(model, front[k])
+        order_w = float(np.asarray(front[k].x, dtype=bool) @ model.order)
+        return (f.get("nodes", 0.0), order_w, f.get("bb", 0.0))
+
+    return max(range(len(front)), key=key)
+
+
+def bbsched_rule(front: Sequence[Solution], model: WindowModel, factor: float | None = None
+                 ) -> int:
+    """The paper's decision maker (Sections 3.2.4 and 5); see the module docstring."""
+    if not front:
+        raise InputError("empty Pareto set")
+    base = _max_nodes_index(front, model)
+    gains = [n for n in ("bb", "ssd", "ssd_waste") if n in model.objectives]
+    if not gains:
+        return base
+    if factor is None:
+        factor = 2.0 if len(gains) == 1 else 4.0
+    fb = _frac(model, front[base])
+    best, best_gain = base, 0.0
+    for k, sol in enumerate(front):
+        if k == base:
+            continue
+        f = _frac(model, sol)
+        gain = sum(f[n] - fb[n] for n in gains)
+        loss = fb.get("nodes", 0.0) - f.get("nodes", 0.0)
+        if gain > factor * loss + _EPS and gain > best_gain + _EPS:
+            best, best_gain = k, gain
+    return best
+
+
+def max_objective_rule(name: str) -> DecisionRule:
+    """A rule taking the solution with the largest ``name`` (ties: nearest the window front)."""
+    def rule(front: Sequence[Solution], model: WindowModel) -> int:
+        j = model.objectives.index(name)
+        return max(range(len(front)), key=lambda k: (
+            front[k].objectives[j], float(np.asarray(front[k].x, dtype=bool) @ model.order)))
+
+    return rule
+
+
+DECISION_RULES: dict[str, DecisionRule] = {
+    "bbsched": bbsched_rule,
+    "max-nodes": max_objective_rule("nodes"),
+    "max-bb": max_objective_rule("bb"),
+}
+
+
+@register("bbsched", method="pareto")
+@register("bbsched-nsga2", method="pareto", backend="nsga2")
+@register("naive", method="in-order")
+@register("weighted", method="weighted", weights=(0.5, 0.5))
+@register("weighted-cpu", method="weighted", weights=(0.8, 0.2))
+@register("weighted-bb", method="weighted", weights=(0.2, 0.8))
+@register("constrained-cpu", method="lexicographic", priority=("nodes",))
+@register("constrained-bb", method="lexicographic", priority=("bb",))
+@register("bin-packing", method="bin-packing")
+class WindowPolicy:
+    """Window-based selection (BBSched and its baselines), then EASY backfilling with BB.
+
+    Options: ``window`` (20), ``starvation`` (50 rounds), ``backend`` ("cpsat"; also "milp",
+    "nsga2", "exhaustive", "greedy"), ``budget`` (seconds per decision, 2.0),
+    ``deterministic`` (CP-SAT deterministic-time limit), ``seed``, ``objectives``,
+    ``decision_rule`` (name or callable), ``backend_options`` (dict, e.g. ``{"generations":
+    200}``), ``order`` ("fcfs" or "priority"), ``ssd`` (use the SSD extension when the platform
+    has SSDs, default true).
+    """
+
+    def __init__(self, name: str = "bbsched", method: str = "pareto", window: int = 20,
+                 starvation: int | None = 50, backend: str = "cpsat", budget: float = 2.0,
+                 deterministic: float | None = None, seed: int = 0,
+                 objectives: Sequence[str] | None = None,
+                 decision_rule: str | DecisionRule = "bbsched",
+                 weights: Sequence[float] | None = None, priority: Sequence[str] | None = None,
+                 backend_options: dict[str, Any] | None = None, order: str = "fcfs",
+                 ssd: bool = True) -> None:
+        if method not in ("pareto", "in-order", "weighted", "lexicographic", "bin-packing"):
+            raise InputError(f"unknown window method {method!r}", field="method")
+        if window < 1:
+            raise InputError("window must be >= 1", field="window")
+        if order not in ("fcfs", "priority"):
+            raise InputError("order must be 'fcfs' or 'priority'", field="order")
+        if isinstance(decision_rule, str):
+            if decision_rule not in DECISION_RULES:
+                raise UnknownNameError("decision rule", decision_rule, list(DECISION_RULES))
+            decision_rule = DECISION_RULES[decision_rule]
+        self.name = name
+        self.method = method
+        self.window = int(window)
+        self.starvation = starvation
+        self.backend = backend
+        self.budget = Budget(seconds=float(budget), deterministic=deterministic)
+        self.seed = int(seed)
+        self.objectives = tuple(objectives) if objectives else None
+        self.decision_rule = decision_rule
+        self.weights = tuple(weights) if weights else None
+        self.priority = tuple(priority) if priority else None
+        self.backend_options = dict(backend_options or {})
+        self.order = order
+        self.use_ssd = ssd
+
+    # --- the decision ----------------------------------------------------------------------
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        now = state.time
+        platform = state.platform
+        tol = platform.bb * _EPS
+        queue = list(state.queue)
+        if self.order == "priority":
+            queue.sort(key=lambda j: -j.priority)  # stable: arrival order among equals
+        waiting = {j.id for j in queue}
+        running_ids = {r.job.id for r in state.running}
+        eligible = [j for j in queue if not _blocked(j, waiting, running_ids)]
+        window = eligible[:self.window]
+        prev = dict(state.memory.get("rounds", {})) if state.memory else {}
+        free_n, free_b = state.free()
+        free_nodes_ids, node_ssd = self._free_nodes(state)
+
+        starving = [j for j in window
+                    if self.starvation is not None and prev.get(j.id, 0) >= self.starvation]
+        forced: set[str] = set()
+        blocker: Job | None = None
+        for j in starving:  # queue order; a starving job that cannot fit blocks the rest
+            trial = [w for w in window if w.id in forced or w is j]
+            if _fits_together(trial, free_n, free_b, node_ssd, tol):
+                forced.add(j.id)
+            else:
+                blocker = j
+                break
+
+        result: Result | None = None
+        model: WindowModel | None = None
+        chosen_idx = 0
+        if blocker is None:
+            model = self._model(window, state, free_n, free_b, node_ssd, forced)
+            result, x, chosen_idx = self._select(model)
+            selected = [window[i] for i in np.flatnonzero(x)]
+        else:
+            selected = [w for w in window if w.id in forced]
+
+        started, nodes_of, explicit = self._place(selected, model, free_nodes_ids, node_ssd)
+        free_n -= sum(j.nodes for j in started)
+        free_b -= sum(j.bb for j in started)
+        # EASY backfilling with the head's processors and BB reserved.
+        started_ids = {j.id for j in started}
+        rest = [j for j in eligible if j.id not in started_ids]
+        reservations: list[Reservation] = []
+        if rest:
+            head = blocker or rest[0]
+            ends = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
+            ends.extend((now + j.walltime, j.nodes, j.bb) for j in started)
+            ends.sort()
+            shadow, extra_n, extra_b = _shadow(now, free_n, free_b, ends, head.nodes, head.bb,
+                                               tol)
+            reservations.append(Reservation(head.id, shadow))
+            remaining_ids = [i for i in free_nodes_ids if i not in nodes_of]
+            remaining_ssd = [s for i, s in zip(free_nodes_ids, node_ssd or [], strict=False)
+                             if i not in nodes_of] if node_ssd is not None else None
+            for job in rest:
+                if job is head or free_n <= 0:
+                    continue
+                if job.nodes > free_n or job.bb > free_b + tol:
+                    continue
+                if now + job.walltime > shadow:
+                    if job.nodes > extra_n or job.bb > extra_b + tol:
+                        continue
+                    extra_n -= job.nodes
+                    extra_b -= job.bb
+                if remaining_ssd is not None:
+                    got = _smallest_admissible(job, remaining_ids, remaining_ssd)
+                    if got is None:
+                        continue
+                    for node in got:
+                        k = remaining_ids.index(node)
+                        del remaining_ids[k]
+                        del remaining_ssd[k]
+                    nodes_of.update(dict.fromkeys(got, job.id))
+                    started.append(job)
+                    explicit[job.id] = got
+                else:
+                    started.append(job)
+                free_n -= job.nodes
+                free_b -= job.bb
+
+        # Starvation counters: every job of the window not started spent one more round there.
+        started_ids = {j.id for j in started}
+        rounds = {j.id: prev.get(j.id, 0) + 1 for j in window if j.id not in started_ids}
+        starts = tuple(Start(j.id, explicit.get(j.id)) for j in started)
+        stats, alternatives = self._report(result, model, chosen_idx, t0)
+        return Decision(start=starts, reservations=tuple(reservations),
+                        alternatives=alternatives, stats=stats, memory={"rounds": rounds})
+
+    # --- pieces ------------------------------------------------------------------------------
+
+    def _free_nodes(self, state: ClusterState):
+        platform = state.platform
+        if not self.use_ssd or platform.node_ssd is None:
+            return [], None
+        if any(r.allocation is None for r in state.running):
+            return [], None
+        busy = {n for r in state.running for n in r.allocation}
+        ids = [i for i in range(platform.nodes) if i not in busy]
+        return ids, [platform.node_ssd[i] for i in ids]
+
+    def _model(self, window: list[Job], state: ClusterState, free_n: int, free_b: float,
+               node_ssd, forced: set[str]) -> WindowModel:
+        platform = state.platform
+        objectives = self.objectives
+        if objectives is None:
+            objectives = ("nodes", "bb")
+            if node_ssd is not None and self.method == "pareto":
+                objectives = ("nodes", "bb", "ssd", "ssd_waste")
+        return WindowModel.from_jobs(
+            window, free_n, max(free_b, 0.0), total_nodes=platform.nodes,
+            total_bb=platform.bb if platform.bb > 0 else max(free_b, 1.0),
+            objectives=objectives, free_node_ssd=node_ssd,
+            total_ssd=float(sum(platform.node_ssd)) if node_ssd is not None else None,
+            forced=[j.id in forced for j in window])
+
+    def _select(self, model: WindowModel) -> tuple[Result, np.ndarray, int]:
+        if model.size == 0:
+            x = np.zeros(0, dtype=bool)
+            return Result(Status.OPTIMAL, x, (), backend="none"), x, 0
+        opts = dict(self.backend_options)
+        if self.method in ("in-order", "bin-packing"):
+            res = solve(model, "greedy", self.budget, self.seed, rule=self.method)
+            return res, np.asarray(res.solution, dtype=bool), 0
+        if self.method == "weighted":
+            res = solve(model, self.backend, self.budget, self.seed, form="weighted",
+                        weights=self.weights, **opts)
+        elif self.method == "lexicographic":
+            res = solve(model, self.backend, self.budget, self.seed, form="lexicographic",
+                        priority=self.priority, **opts)
+        else:
+            res = solve(model, self.backend, self.budget, self.seed, form="pareto", **opts)
+        if res.solution is None:  # infeasible (cannot happen: forced jobs fit together)
+            x = model.fallback()
+            return Result(Status.FALLBACK, x, model.evaluate(x), backend=res.backend), x, 0
+        if self.method == "pareto" and res.pareto:
+            k = int(self.decision_rule(res.pareto, model))
+            return res, np.asarray(res.pareto[k].x, dtype=bool), k
+        if self.method in ("weighted", "lexicographic") and res.pareto and \
+                res.status is not Status.FALLBACK:
+            # A multi-objective backend (nsga2) asked for a scalar form: best of its set.
+            key = self._scalar_key(model)
+            k = max(range(len(res.pareto)), key=lambda i: key(res.pareto[i]))
+            return res, np.asarray(res.pareto[k].x, dtype=bool), k
+        return res, np.asarray(res.solution, dtype=bool), 0
+
+    def _scalar_key(self, model: WindowModel):
+        scales = model.scales()
+        if self.method == "weighted":
+            wts = np.asarray(self.weights or [1.0] * len(scales))
+            return lambda s: float(np.dot(wts, np.asarray(s.objectives) / scales))
+        idx = [model.objectives.index(n) for n in (self.priority or model.objectives)]
+        return lambda s: tuple(s.objectives[i] for i in idx)
+
+    def _place(self, selected: list[Job], model: WindowModel | None, free_ids, node_ssd):
+        explicit: dict[str, tuple[int, ...]] = {}
+        nodes_of: dict[int, str] = {}
+        if node_ssd is None or not selected:
+            return list(selected), nodes_of, explicit
+        placer = model if model is not None else WindowModel.from_jobs(
+            selected, len(free_ids), 0.0, free_node_ssd=node_ssd)
+        ids = placer.job_ids
+        x = np.array([i in {j.id for j in selected} for i in ids], dtype=bool)
+        placed = placer.placement(x, free_ids, node_ssd)
+        for i, got in placed.items():
+            explicit[ids[i]] = got
+            nodes_of.update(dict.fromkeys(got, ids[i]))
+        return list(selected), nodes_of, explicit
+
+    def _report(self, result: Result | None, model: WindowModel | None, chosen: int,
+                t0: float):
+        wall = _time.perf_counter() - t0
+        if result is None or model is None:
+            return SolveStats(backend="starvation", status=Status.FEASIBLE, wall_time=wall,
+                              budget=self.budget.seconds), ()
+        alternatives = []
+        if self.method == "pareto":
+            for k, sol in enumerate(result.pareto):
+                alternatives.append({
+                    "jobs": [model.job_ids[i] for i in model.selected(sol.x)],
+                    "objectives": dict(zip(model.objectives, sol.objectives, strict=True)),
+                    "utilization": _frac(model, sol),
+                    "chosen": k == chosen,
+                })
+        objective = result.objective
+        if self.method == "pareto" and result.pareto:
+            objective = result.pareto[chosen].objectives
+        stats = SolveStats(backend=result.backend, status=result.status, objective=objective,
+                           bound=result.bound, gap=result.gap, wall_time=wall,
+                           budget=self.budget.seconds)
+        return stats, tuple(alternatives)
+
+
+def _blocked(job: Job, waiting: set[str], running: set[str]) -> bool:
+    deps = job.extra.get("dependencies", ()) if job.extra else ()
+    if isinstance(deps, str):
+        deps = (deps,)
+    return any(str(d) in waiting or str(d) in running for d in deps)
+
+
+def _fits_together(jobs: list[Job], free_n: int, free_b: float, node_ssd, tol: float) -> bool:
+    if sum(j.nodes for j in jobs) > free_n or sum(j.bb for j in jobs) > free_b + tol:
+        return False
+    if node_ssd is None:
+        return True
+    m = WindowModel.from_jobs(jobs, len(node_ssd), max(free_b, 0.0) + tol,
+                              free_node_ssd=node_ssd)
+    return m.feasible(np.ones(len(jobs), dtype=bool))
+
+
+def _smallest_admissible(job: Job, ids: list[int], ssd: list[float]) -> tuple[int, ...] | None:
+    pool = sorted((s, i) for s, i in zip(ssd, ids, strict=True) if s >= job.ssd)
+    if len(pool) < job.nodes:
+        return None
+    return tuple(i for _, i in pool[:job.nodes])

@@ -1,0 +1,112 @@
+"""``cpsat`` backend of the window model (OR-Tools CP-SAT): weighted, lexicographic and the exact
+Pareto front by epsilon-constraint (Fan et al., BBSched, Section 3.2, solved exactly; the
+drivers are in :mod:`bbopt.solvers.window_forms`).
+
+Reproducibility: one worker, ``random_seed = seed`` and, when the budget gives one,
+``max_deterministic_time``; the wall-clock budget is ``max_time_in_seconds`` for each solve (what
+is left). With one worker and a fixed seed the answer is the same from run to run unless the
+wall-clock limit bites; a deterministic limit makes even a cut-short answer reproducible.
+Coefficients are the model's integer form (BB rounded up, capacities down: always truly
+feasible).
+
+Options: ``form`` ("pareto" | "weighted" | "lexicographic"), ``weights``, ``priority``,
+``tiebreak`` (prefer jobs nearest the window front among equal objective values, default true),
+``max_points`` (stop the front after so many points).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from bbopt.models.window import WindowModel
+from bbopt.solvers.base import Budget, Result, register_backend
+from bbopt.solvers.window_forms import (
+    FEASIBLE,
+    INFEASIBLE,
+    OPTIMAL,
+    UNKNOWN,
+    LinearForm,
+    solve_window,
+)
+
+#: CP-SAT ``linearization_level``: 2 linearises the enforced epsilon-constraint rows, which
+#: turns some w = 50 fronts from tens of seconds into 0.1 s (benchmarks/window_quality.py).
+LINEARIZATION: int | None = 2
+
+
+class _CpSat:
+    def __init__(self, form: LinearForm, budget: Budget, seed: int) -> None:
+        m = cp_model.CpModel()
+        self.model = m
+        self.x = [m.new_bool_var(f"x{i}") for i in range(form.w)]
+        self.a = [m.new_int_var(0, int(form.a_hi[j]), f"A{j}") for j in range(form.k)]
+        for i in range(form.w):
+            if form.fix0[i]:
+                m.add(self.x[i] == 0)
+            elif form.fix1[i]:
+                m.add(self.x[i] == 1)
+        for cx, ca, ub in form.rows:
+            m.add(self._expr(cx, ca) <= int(ub))
+        self.budget = budget
+        self.seed = seed
+        self.det_used = 0.0
+
+    def _expr(self, cx: np.ndarray, ca: np.ndarray):
+        terms = [(v, int(c)) for v, c in zip(self.x, cx, strict=False) if c]
+        terms += [(v, int(c)) for v, c in zip(self.a, ca, strict=False) if c]
+        if not terms:
+            return cp_model.LinearExpr.constant(0)
+        return cp_model.LinearExpr.weighted_sum([v for v, _ in terms], [c for _, c in terms])
+
+    def maximize(self, cx, ca, seconds, hint=None, work=None):
+        self.model.maximize(self._expr(cx, ca))
+        self.model.clear_hints()
+        if hint is not None:
+            for v, h in zip(self.x, hint, strict=True):
+                self.model.add_hint(v, bool(h))
+        solver = cp_model.CpSolver()
+        p = solver.parameters
+        p.num_workers = 1
+        if LINEARIZATION is not None:
+            p.linearization_level = LINEARIZATION
+        p.random_seed = int(self.seed)
+        p.max_time_in_seconds = max(float(seconds), 1e-4)
+        limit = work
+        if self.budget.deterministic is not None:
+            left = max(self.budget.deterministic - self.det_used, 1e-4)
+            limit = left if limit is None else min(limit, left)
+        if limit is not None:
+            p.max_deterministic_time = limit
+        status = solver.solve(self.model)
+        self.det_used += solver.deterministic_time
+        if status == cp_model.INFEASIBLE:
+            return INFEASIBLE, None, None, None
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return UNKNOWN, None, None, None
+        x = np.array([solver.boolean_value(v) for v in self.x], dtype=bool)
+        a = np.array([solver.value(v) for v in self.a], dtype=np.int64)
+        outcome = OPTIMAL if status == cp_model.OPTIMAL else FEASIBLE
+        return outcome, x, a, float(solver.best_objective_bound)
+
+    def push_ge(self, cx, ca, rhs):
+        return self.model.add(self._expr(cx, ca) >= int(rhs))
+
+    def pop(self, handle) -> None:
+        handle.proto.clear_linear()  # an empty constraint is ignored by CP-SAT
+
+    def add_any_ge(self, terms) -> None:
+        lits = []
+        for cx, ca, rhs in terms:
+            b = self.model.new_bool_var("")
+            self.model.add(self._expr(cx, ca) >= int(rhs)).only_enforce_if(b)
+            lits.append(b)
+        self.model.add_bool_or(lits)
+
+
+@register_backend(WindowModel, "cpsat")
+def solve_cpsat(model: WindowModel, budget: Budget, seed: int, **options: Any) -> Result:
+    """Solve the window model with CP-SAT (see the module docstring for options)."""
+    return solve_window(model, budget, lambda lf: _CpSat(lf, budget, seed), "cpsat", **options)

@@ -1,0 +1,349 @@
+"""The window model as an integer linear program, and the drivers the exact backends share.
+
+Fan et al., BBSched (HPDC 2019), Sections 3.2.1 and 5, solved exactly instead of by a genetic
+algorithm. :func:`linear_form` writes a :class:`~bbopt.models.window.WindowModel` as integer rows
+over the binary selection ``x`` and, when the wasted-SSD objective is used, auxiliary integer
+counts ``A_j`` (nodes assigned at SSD level ``>= j``; see the model's docstring). Two backends
+(``cpsat``, ``milp``) implement the small :class:`IntSolver` protocol; the drivers here do the rest:
+
+- **lexicographic**: maximise the objectives one after another, each stage keeping the earlier
+  ones at their optimum;
+- **weighted**: one stage with the weighted sum of utilisation fractions (weights rounded to
+  integers with 1e-3 relative precision of the smallest), then the queue-order tie-break;
+- **exact Pareto front by epsilon-constraint**, in its disjunctive form for any number of
+  objectives: every found point ``p`` adds the constraint "some objective beats ``p`` by one
+  unit" (``OR_k f_k >= p_k + 1``, integer objectives); maximising the plain sum of the objectives
+  under these constraints yields a new Pareto-optimal point (any point dominating it would also
+  satisfy them and have a larger sum) until the problem is infeasible, which proves the front
+  complete. Each point's representative selection is then chosen by the queue-order tie-break
+  (the jobs nearest the window front), as the paper's decision maker prefers.
+
+Every solve gets what is left of the budget; a front cut short is returned with status FEASIBLE
+(its points are still Pareto-optimal when each solve finished), and nothing at all leads to the
+contract's greedy FALLBACK.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from bbopt.core import Status
+from bbopt.errors import InputError
+from bbopt.models.window import OBJECTIVES, WindowModel
+from bbopt.solvers.base import Budget, BudgetExceeded, Result, Solution
+
+#: Work allowed to the queue-order tie-break of one point (CP-SAT deterministic seconds; wall
+#: seconds for CBC). The tie-break only chooses among selections with the same objective values,
+#: so any feasible answer is valid; proving the best one can be a hard subset-sum.
+TIEBREAK_WORK = 0.01
+
+#: Solve outcome codes shared by the backends.
+OPTIMAL, FEASIBLE, INFEASIBLE, UNKNOWN = "optimal", "feasible", "infeasible", "unknown"
+
+
+@dataclass
+class LinearForm:
+    """Integer rows ``cx . x + ca . A <= ub`` over binaries ``x`` and integers ``A``."""
+
+    w: int
+    k: int  # number of auxiliary A variables (0 unless "ssd_waste" is used)
+    a_hi: np.ndarray  # upper bounds of A (lower bounds are 0)
+    fix0: np.ndarray  # bool (w,): x_i = 0
+    fix1: np.ndarray  # bool (w,): x_i = 1
+    rows: list[tuple[np.ndarray, np.ndarray, int]] = field(default_factory=list)
+    objectives: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def value(self, name: str, x: np.ndarray, a: np.ndarray) -> int:
+        cx, ca = self.objectives[name]
+        return int(cx @ x.astype(np.int64) + (ca @ a.astype(np.int64) if self.k else 0))
+
+    def bounds(self, cx: np.ndarray, ca: np.ndarray) -> tuple[int, int]:
+        """Lower and upper bound of ``cx . x + ca . A`` over the variable boxes."""
+        lo = int(np.sum(np.minimum(cx, 0))) + int(np.sum(np.minimum(ca * self.a_hi, 0)))
+        hi = int(np.sum(np.maximum(cx, 0))) + int(np.sum(np.maximum(ca * self.a_hi, 0)))
+        return lo, hi
+
+
+def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> LinearForm:
+    """The integer program of ``model``; ``names``: the objectives to express (default: the
+    model's objectives plus ``order``)."""
+    f = model.integer_form()
+    w = model.size
+    names = list(dict.fromkeys(list(names or model.objectives) + ["order"]))
+    waste = "ssd_waste" in names
+    k = len(f.level_size) if (waste and model.has_ssd) else 0
+    avail = np.cumsum(f.level_count[::-1])[::-1].astype(np.int64)
+    form = LinearForm(w=w, k=k, a_hi=avail[:k].copy() if k else np.zeros(0, np.int64),
+                      fix0=~f.allowed, fix1=f.forced.copy())
+    z = np.zeros(k, dtype=np.int64)
+    form.rows.append((f.nodes.copy(), z, f.free_nodes))
+    form.rows.append((f.bb.copy(), z, f.free_bb))
+    if model.has_ssd:
+        D = f.level_demand()
+        for j in range(1, len(f.level_size)):
+            form.rows.append((D[j], z, int(avail[j])))
+    if k:
+        D = f.level_demand()
+        e = np.eye(k, dtype=np.int64)
+        form.rows.append((D[0], -e[0], 0))  # A_0 = D_0
+        form.rows.append((-D[0], e[0], 0))
+        for j in range(1, k):
+            form.rows.append((D[j], -e[j], 0))  # A_j >= D_j
+            form.rows.append((np.zeros(w, np.int64), e[j - 1] - e[j], int(f.level_count[j - 1])))
+            form.rows.append((np.zeros(w, np.int64), e[j] - e[j - 1], 0))  # A_j <= A_{j-1}
+    for name in names:
+        if name not in OBJECTIVES:
+            raise InputError(f"unknown objective {name!r}", field="objectives")
+        if name == "ssd_waste":
+            if not k:
+                form.objectives[name] = (np.zeros(w, np.int64), z)
+                continue
+            L = f.level_size.astype(np.int64)
+            ca = -np.concatenate([[L[0]], np.diff(L)])  # -(assigned capacity)
+            form.objectives[name] = (f.ssd * f.nodes, ca.astype(np.int64))
+        else:
+            form.objectives[name] = (f.linear(name).astype(np.int64), z)
+    return form
+
+
+class IntSolver(Protocol):
+    """What a backend offers the drivers (one model, solved repeatedly)."""
+
+    def maximize(self, cx: np.ndarray, ca: np.ndarray, seconds: float,
+                 hint: np.ndarray | None = None, work: float | None = None
+                 ) -> tuple[str, np.ndarray | None, np.ndarray | None, float | None]:
+        """Maximise within ``seconds`` (and ``work``: a deterministic limit where the solver has
+        one), starting from ``hint`` if given; return (outcome, x, A, bound)."""
+
+    def push_ge(self, cx: np.ndarray, ca: np.ndarray, rhs: int) -> Any:
+        """Add the temporary row ``cx . x + ca . A >= rhs``; returns a handle."""
+
+    def pop(self, handle: Any) -> None:
+        """Remove a row added by :meth:`push_ge`."""
+
+    def add_any_ge(self, terms: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
+        """Add the permanent disjunction: at least one ``cx . x + ca . A >= rhs`` holds."""
+
+
+class Clock:
+    """What is left of a budget."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.t0 = _time.perf_counter()
+        self.budget = budget
+
+    def left(self) -> float:
+        return self.budget.seconds - (_time.perf_counter() - self.t0)
+
+
+def _combine(form: LinearForm, weights: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    cx = np.zeros(form.w, dtype=np.int64)
+    ca = np.zeros(form.k, dtype=np.int64)
+    for name, q in weights.items():
+        ox, oa = form.objectives[name]
+        cx += q * ox
+        ca += q * oa
+    return cx, ca
+
+
+def integer_weights(model: WindowModel, weights: Sequence[float]) -> dict[str, int]:
+    """Integer multipliers of the model's integer objectives equivalent (to 1e-3 of the smallest)
+    to ``sum_k weights_k * f_k / scale_k`` (utilisation fractions)."""
+    if len(weights) != len(model.objectives):
+        raise InputError(f"{len(weights)} weights for {len(model.objectives)} objectives",
+                         field="weights")
+    f = model.integer_form()
+    scales = model.scales()
+    units = []
+    for name, s in zip(model.objectives, scales, strict=False):
+        if name == "bb":
+            units.append(s / f.bb_unit)
+        elif name in ("ssd", "ssd_waste"):
+            units.append(s / f.ssd_unit)
+        else:
+            units.append(s)
+    r = np.array([wt / u for wt, u in zip(weights, units, strict=False)], dtype=float)
+    if np.any(r < 0):
+        raise InputError("weights must be >= 0", field="weights")
+    pos = r[r > 0]
+    if pos.size == 0:
+        raise InputError("at least one weight must be positive", field="weights")
+    q = np.round(r / pos.min() * 1000).astype(np.int64)
+    return {name: int(v) for name, v in zip(model.objectives, q, strict=False) if v}
+
+
+def run_lexicographic(solver: IntSolver, form: LinearForm,
+                      stages: list[dict[str, int]], clock: Clock
+                      ) -> tuple[str, np.ndarray | None, np.ndarray | None,
+                                 list[tuple[int, float | None]]]:
+    """Maximise ``stages`` (each a weighted sum of objectives) in order. Returns the outcome of
+    the first stage that did not prove optimality (or OPTIMAL), the last solution and, per
+    finished stage, its integer value and the solver's bound."""
+    handles = []
+    x = a = None
+    bounds: list[tuple[int, float | None]] = []
+    outcome = OPTIMAL
+    try:
+        for stage in stages:
+            tie = stage == {"order": 1} and x is not None
+            cx, ca = _combine(form, stage)
+            left = clock.left()
+            if left <= 0:
+                outcome = FEASIBLE if x is not None else UNKNOWN
+                break
+            if tie:
+                res, x2, a2, bound = solver.maximize(cx, ca, min(left, 4 * TIEBREAK_WORK),
+                                                     hint=x, work=TIEBREAK_WORK)
+                if x2 is not None:
+                    x, a = x2, a2
+                break
+            res, x2, a2, bound = solver.maximize(cx, ca, left)
+            if res == INFEASIBLE:
+                return INFEASIBLE, None, None, bounds
+            if x2 is None:
+                outcome = FEASIBLE if x is not None else UNKNOWN
+                break
+            x, a = x2, a2
+            value = int(cx @ x.astype(np.int64) + (ca @ a.astype(np.int64) if form.k else 0))
+            bounds.append((value, bound))
+            if res != OPTIMAL:
+                outcome = FEASIBLE
+                break
+            handles.append(solver.push_ge(cx, ca, value))
+    finally:
+        for h in reversed(handles):
+            solver.pop(h)
+    return outcome, x, a, bounds
+
+
+def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock: Clock,
+               tiebreak: bool = True, max_points: int | None = None
+               ) -> tuple[bool, list[np.ndarray], int]:
+    """The exact Pareto front (see the module docstring). Returns (complete, selections, solves)."""
+    found: list[np.ndarray] = []
+    solves = 0
+    total = {name: 1 for name in names}
+    while max_points is None or len(found) < max_points:
+        left = clock.left()
+        if left <= 0:
+            return False, found, solves
+        cx, ca = _combine(form, total)
+        res, x, a, _ = solver.maximize(cx, ca, left)
+        solves += 1
+        if res == INFEASIBLE:
+            return True, found, solves
+        if x is None:
+            return False, found, solves
+        point = [form.value(n, x, a) for n in names]
+        if res == OPTIMAL and tiebreak and "order" not in names and clock.left() > 0:
+            handles = [solver.push_ge(*form.objectives[n], v)
+                       for n, v in zip(names, point, strict=True)]
+            try:
+                r2, x2, _, _ = solver.maximize(*form.objectives["order"],
+                                               min(clock.left(), 4 * TIEBREAK_WORK),
+                                               hint=x, work=TIEBREAK_WORK)
+                solves += 1
+                if x2 is not None:
+                    x = x2
+            finally:
+                for h in reversed(handles):
+                    solver.pop(h)
+        found.append(x.astype(bool))
+        if res != OPTIMAL:
+            return False, found, solves
+        solver.add_any_ge([(*form.objectives[n], v + 1)
+                           for n, v in zip(names, point, strict=True)])
+    return False, found, solves
+
+
+def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, *,
+                 form: str = "pareto", weights: Sequence[float] | None = None,
+                 priority: Sequence[str] | None = None, tiebreak: bool = True,
+                 max_points: int | None = None) -> Result:
+    """The common body of the exact backends (``make_solver(linear_form) -> IntSolver``)."""
+    clock = Clock(budget)
+    if form not in ("pareto", "weighted", "lexicographic"):
+        raise InputError(f"unknown form {form!r}; known: pareto, weighted, lexicographic",
+                         field="form")
+    names = list(model.objectives)
+    if form == "lexicographic":
+        names = list(priority or model.objectives)
+    lf = linear_form(model, names)
+    solver = make_solver(lf)
+    if clock.left() <= 0:
+        raise BudgetExceeded
+    if form == "pareto":
+        complete, xs, solves = run_pareto(solver, lf, names, clock, tiebreak, max_points)
+        if not xs:
+            if complete:
+                return Result(Status.INFEASIBLE, None, backend=backend, info={"solves": solves})
+            raise BudgetExceeded
+        return pareto_result(model, xs, Status.OPTIMAL if complete else Status.FEASIBLE,
+                             backend, {"solves": solves, "front_complete": complete})
+    if form == "weighted":
+        q = integer_weights(model, weights or [1.0] * len(model.objectives))
+        stages = [q] + ([{"order": 1}] if tiebreak else [])
+    else:
+        stages = [{n: 1} for n in names] + ([{"order": 1}] if tiebreak and
+                                             "order" not in names else [])
+    outcome, x, _, bounds = run_lexicographic(solver, lf, stages, clock)
+    if outcome == INFEASIBLE:
+        return Result(Status.INFEASIBLE, None, backend=backend)
+    if x is None:
+        raise BudgetExceeded
+    x = x.astype(bool)
+    values = model.evaluate(x)
+    status = Status.OPTIMAL if outcome == OPTIMAL else Status.FEASIBLE
+    if form == "weighted":
+        wts = np.asarray(weights or [1.0] * len(values), dtype=float)
+        objective = float(np.dot(wts, np.asarray(values) / model.scales()))
+        bound = objective if outcome == OPTIMAL else None
+        if bounds and bounds[0][1] is not None and bounds[0][0] > 0:
+            # The stage-1 bound in integer units, on the scale of ``objective``.
+            bound = max(objective, objective * bounds[0][1] / bounds[0][0])
+        return Result(status, x, objective, bound=bound, backend=backend,
+                      info={"objectives": values})
+    lex = tuple(model_value(model, n, x) for n in names)
+    return Result(status, x, lex, backend=backend, info={"objectives": values})
+
+
+def model_value(model: WindowModel, name: str, x: np.ndarray) -> float:
+    """The value of objective ``name`` (any of :data:`OBJECTIVES`) for selection ``x``."""
+    if name in model.objectives:
+        return model.evaluate(x)[model.objectives.index(name)]
+    xb = np.asarray(x, dtype=bool)
+    if name == "nodes":
+        return float(model.nodes[xb].sum())
+    if name == "bb":
+        return float(model.bb[xb].sum())
+    if name == "order":
+        return float(model.order[xb].sum())
+    if name == "ssd":
+        return float((model.ssd * model.nodes)[xb].sum())
+    return -float(model.ssd_waste_many(xb[None, :])[0])
+
+
+def pareto_result(model: WindowModel, xs: list[np.ndarray], status: Status, backend: str,
+                  info: dict[str, Any]) -> Result:
+    """A Result holding the non-dominated selections of ``xs`` (one per objective vector; among
+    equal vectors the one with the largest order weight), sorted by decreasing first objective.
+    ``solution`` is the first of them."""
+    X = np.array(xs, dtype=bool)
+    F = model.evaluate_many(X)
+    order_w = X @ model.order
+    from bbopt.models.window import pareto_filter
+
+    # Prefer, among equal objective vectors, the selection nearest the window front.
+    pref = np.lexsort((-order_w,) + tuple(-F[:, j] for j in range(F.shape[1] - 1, -1, -1)))
+    X, F = X[pref], F[pref]
+    keep = pareto_filter(F)
+    X, F = X[keep], F[keep]
+    o = np.lexsort(tuple(-F[:, j] for j in range(F.shape[1] - 1, -1, -1)))
+    sols = tuple(Solution(X[i].copy(), tuple(float(v) for v in F[i])) for i in o)
+    return Result(status, sols[0].x, sols[0].objectives, pareto=sols, backend=backend,
+                  info=info)
