@@ -66,8 +66,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="SWF (.swf, .swf.gz) or Batsim JSON workload; default: the embedded "
                              "KTH-like synthetic workload (no download)")
         sp.add_argument("--platform", "-p", metavar="NAME|FILE", default=None,
-                        help="platform name (kopanski) or JSON/YAML file with nodes and bb; "
-                             "default: kopanski (96 nodes, 480 GB)")
+                        help="platform name (kopanski, kopanski-dragonfly, cts1[:u]), a "
+                             "JSON/YAML file with nodes and bb, or a topology file; default: "
+                             "the trace's own (SWF '; BurstBuffer:' header), else kopanski")
         sp.add_argument("--jobs", type=int, default=3000,
                         help="size of the embedded default workload (default 3000)")
         sp.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto",
@@ -129,9 +130,10 @@ def _options(pairs: list[str]) -> dict[str, Any]:
 
 
 def _load(args):
-    from bbopt.loading import load_platform, load_workload
+    from bbopt.loading import declared_platform, load_platform, load_workload
 
-    platform = load_platform(args.platform)
+    declared = declared_platform(args.workload) if args.platform is None else None
+    platform = declared or load_platform(args.platform)
     if args.jobs < 1:
         from bbopt.errors import InputError
 

@@ -147,6 +147,46 @@ def load_workload(path: str | Path | None, *, n_jobs: int = 3000, seed: int = 0,
     return jobs, name
 
 
+def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform | None:
+    """The platform an SWF trace declares in its header, if it declares a burst buffer.
+
+    CQSim's BBSched traces carry ``; BurstBuffer: <capacity>`` (in ``bb_unit``, GB by default,
+    as :func:`bbopt.workloads.swf.read_swf` reads their BB column) next to ``; MaxNodes:``;
+    such a trace brings its machine along. Only the header is read.
+    """
+    if path is None or not str(path).endswith((".swf", ".swf.gz")):
+        return None
+    import gzip
+
+    p = Path(path)
+    if not p.exists():
+        return None
+    header: dict[str, str] = {}
+    opener = gzip.open if p.suffix == ".gz" else open
+    with opener(p, "rt", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            text = line.strip()
+            if text and not text.startswith(";"):
+                break
+            key, sep, value = text[1:].partition(":")
+            if sep:
+                header.setdefault(key.strip(), value.strip())
+    if "BurstBuffer" not in header:
+        return None
+    nodes = next((header[k] for k in ("MaxNodes", "MaxProcs") if k in header), None)
+    try:
+        bb = float(header["BurstBuffer"].split()[0]) * bb_unit
+        n = int(nodes.split()[0]) if nodes is not None else None
+    except (ValueError, IndexError):
+        raise InputError(f"cannot read the header value {header['BurstBuffer']!r}",
+                         source=str(p), field="BurstBuffer") from None
+    if n is None:
+        raise InputError("declares a burst buffer but no MaxNodes/MaxProcs", source=str(p),
+                         field="MaxNodes")
+    name = p.name.removesuffix(".gz").removesuffix(".swf")
+    return Platform(nodes=n, bb=bb, name=name)
+
+
 def _extra_readers() -> dict[str, Callable[[Path], list[Job]]]:
     """Readers of other formats, registered by the workload modules that provide them."""
     import importlib

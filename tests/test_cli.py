@@ -88,3 +88,13 @@ def test_papers_machines_by_name(capsys):
     assert full.nodes == under.nodes == 3888
     pfs = full.topology.vertex_of["pfs"]
     assert under.topology.capacity[pfs] == pytest.approx(0.7 * full.topology.capacity[pfs])
+
+
+def test_trace_declared_burst_buffer_sets_the_platform(tmp_path, capsys):
+    trace = tmp_path / "bb.swf"
+    trace.write_text("; MaxNodes: 16\n; BurstBuffer: 200\n"
+                     "1 0 -1 100 4 -1 -1 4 200 -1 1 3 1 -1 -1 -1 -1 -1 50\n"
+                     "2 10 -1 100 4 -1 -1 4 200 -1 1 3 1 -1 -1 -1 -1 -1 180\n")
+    assert main(["simulate", "--workload", str(trace), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "16 nodes, 200 GB BB" in out
