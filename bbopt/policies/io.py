@@ -42,8 +42,12 @@ def _tree_of(state: ClusterState, policy: str) -> IOTree:
     return tree
 
 
-@register("io-fcfs", backfill=False)
-@register("io-easy", backfill=True)
+@register("io-fcfs",
+          about="FCFS with link bandwidth as a resource: no link over-allocated (Herbein)",
+          backfill=False)
+@register("io-easy",
+          about="EASY with nodes, BB and link bandwidth reserved for the head (Herbein)",
+          backfill=True)
 class IOAwareQueue:
     """FCFS or EASY backfilling where link bandwidth is a constraint like nodes (Herbein)."""
 

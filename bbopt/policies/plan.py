@@ -54,9 +54,15 @@ from bbopt.solvers.base import Budget, backends_for, solve
 DEFAULT_MAX_EXACT = {"exhaustive": 8, "cpsat": 12}
 
 
-@register("plan-1", alpha=1)
-@register("plan-2", alpha=2)
-@register("plan-3", alpha=3)
+@register("plan-1",
+          about="plan-based: annealed job order minimising the sum of waits (Kopanski, alpha=1)",
+          alpha=1)
+@register("plan-2",
+          about="plan-based: annealed job order minimising the sum of squared waits (Kopanski)",
+          alpha=2)
+@register("plan-3",
+          about="plan-based: annealed job order minimising the sum of cubed waits (Kopanski)",
+          alpha=3)
 class PlanBased:
     """Plan-based scheduling: the best permutation's execution plan, by sum of wait**alpha."""
 

@@ -98,9 +98,15 @@ class Filler:
         return _decision(started, t0=t0)
 
 
-@register("fcfs-easy", reserve_bb=False, order="fcfs")
-@register("fcfs-bb", reserve_bb=True, order="fcfs")
-@register("sjf-bb", reserve_bb=True, order="sjf")
+@register("fcfs-easy",
+          about="EASY backfilling, head reservation of processors only (BB can block)",
+          reserve_bb=False, order="fcfs")
+@register("fcfs-bb",
+          about="EASY backfilling with the head job's processors and BB reserved together",
+          reserve_bb=True, order="fcfs")
+@register("sjf-bb",
+          about="as fcfs-bb, backfill candidates by walltime, shortest first",
+          reserve_bb=True, order="sjf")
 class EasyBackfilling:
     """EASY backfilling: the head job gets a reservation; others may start if they do not delay it.
 

@@ -28,16 +28,18 @@ class Policy(Protocol):
 _REGISTRY: dict[str, tuple[Callable[..., Policy], dict[str, Any], str]] = {}
 
 
-def register(name: str, **defaults: Any) -> Callable:
+def register(name: str, about: str | None = None, **defaults: Any) -> Callable:
     """Class decorator: register ``cls`` under ``name``; ``defaults`` are fixed options.
 
     The same class can be registered under several names with different defaults (``fcfs-bb``
-    and ``sjf-bb`` are one EASY class).
+    and ``sjf-bb`` are one EASY class); ``about`` says in one line what the name does (default:
+    the first line of the class docstring).
     """
 
     def wrap(cls: Callable[..., Policy]) -> Callable[..., Policy]:
         doc = inspect.getdoc(cls) or ""
-        _REGISTRY[name] = (cls, dict(defaults), doc.splitlines()[0] if doc else "")
+        summary = about or (doc.splitlines()[0] if doc else "")
+        _REGISTRY[name] = (cls, dict(defaults), summary)
         return cls
 
     return wrap

@@ -116,15 +116,33 @@ DECISION_RULES: dict[str, DecisionRule] = {
 }
 
 
-@register("bbsched", method="pareto")
-@register("bbsched-nsga2", method="pareto", backend="nsga2")
-@register("naive", method="in-order")
-@register("weighted", method="weighted", weights=(0.5, 0.5))
-@register("weighted-cpu", method="weighted", weights=(0.8, 0.2))
-@register("weighted-bb", method="weighted", weights=(0.2, 0.8))
-@register("constrained-cpu", method="lexicographic", priority=("nodes",))
-@register("constrained-bb", method="lexicographic", priority=("bb",))
-@register("bin-packing", method="bin-packing")
+@register("bbsched",
+          about="BBSched: exact Pareto set of the window (CP-SAT), decision maker, then EASY",
+          method="pareto")
+@register("bbsched-nsga2",
+          about="BBSched as published: NSGA-II Pareto set of the window, decision maker, then EASY",
+          method="pareto", backend="nsga2")
+@register("naive",
+          about="Slurm-like baseline: window in order until a resource runs out, then EASY",
+          method="in-order")
+@register("weighted",
+          about="window maximising 0.5 node + 0.5 BB utilisation, then EASY",
+          method="weighted", weights=(0.5, 0.5))
+@register("weighted-cpu",
+          about="window maximising 0.8 node + 0.2 BB utilisation, then EASY",
+          method="weighted", weights=(0.8, 0.2))
+@register("weighted-bb",
+          about="window maximising 0.2 node + 0.8 BB utilisation, then EASY",
+          method="weighted", weights=(0.2, 0.8))
+@register("constrained-cpu",
+          about="window maximising node utilisation first, BB second, then EASY",
+          method="lexicographic", priority=("nodes",))
+@register("constrained-bb",
+          about="window maximising BB utilisation first, nodes second, then EASY",
+          method="lexicographic", priority=("bb",))
+@register("bin-packing",
+          about="window by alignment of request and free resources (bin packing), then EASY",
+          method="bin-packing")
 class WindowPolicy:
     """Window-based selection (BBSched and its baselines), then EASY backfilling with BB.
 
