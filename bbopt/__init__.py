@@ -25,11 +25,13 @@ from bbopt.errors import BboptError, InputError, InvalidDecision, UnknownNameErr
 from bbopt.metrics import summarize
 from bbopt.policies import available_policies, make_policy, register
 from bbopt.simulation import SimulationResult, simulate
+from bbopt.solvers import Budget, Result, backends_for, solve
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BboptError",
+    "Budget",
     "ClusterState",
     "Decision",
     "InputError",
@@ -37,6 +39,7 @@ __all__ = [
     "Job",
     "Platform",
     "Reservation",
+    "Result",
     "RunningJob",
     "SimulationResult",
     "SolveStats",
@@ -44,9 +47,11 @@ __all__ = [
     "Status",
     "UnknownNameError",
     "available_policies",
+    "backends_for",
     "decide",
     "make_policy",
     "register",
     "simulate",
+    "solve",
     "summarize",
 ]
