@@ -10,7 +10,9 @@ Per job (finished and killed jobs; rejected jobs are counted, not measured):
 
 Per run: mean, median and 95th percentile of those; node and BB utilisation (held node-seconds
 and byte-seconds over capacity x span, span = first submission to last end); makespan; counts of
-finished, killed and rejected jobs; the distribution of decision times.
+finished, killed and rejected jobs; the distribution of decision times; how the decisions were
+reached (share that fell back to the greedy answer; with an audited policy, the relative gap of
+each decision to the exact optimum).
 """
 
 from __future__ import annotations
@@ -88,5 +90,28 @@ def summarize(result: SimulationResult) -> dict[str, float]:
         out["decision_time_p50"] = float(np.percentile(times, 50))
         out["decision_time_p95"] = float(np.percentile(times, 95))
         out["decision_time_max"] = float(np.max(times))
+    out.update(decision_quality(result))
     out["simulation_wall_time"] = result.wall_time
+    return out
+
+
+def decision_quality(result: SimulationResult) -> dict[str, float]:
+    """How the run's decisions were reached: counts by status, and the gaps of audited ones.
+
+    ``decision_gap_*`` summarise ``SolveStats.gap`` over the decisions that carry one (e.g. a
+    plan policy with ``audit="exhaustive"``): 0 means the heuristic's answer was optimal.
+    """
+    from bbopt.core import Status
+
+    stats = result.decision_stats
+    out: dict[str, float] = {
+        "decisions_fallback": float(sum(s.status is Status.FALLBACK for s in stats)),
+    }
+    gaps = np.asarray([s.gap for s in stats if s.gap is not None], dtype=float)
+    out["decisions_audited"] = float(gaps.size)
+    if gaps.size:
+        out["decision_gap_mean"] = float(np.mean(gaps))
+        out["decision_gap_p95"] = float(np.percentile(gaps, 95))
+        out["decision_gap_max"] = float(np.max(gaps))
+        out["decisions_optimal_share"] = float(np.mean(gaps <= 1e-9))
     return out

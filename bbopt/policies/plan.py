@@ -18,7 +18,15 @@ Options:
 - ``seed``: the search's seed; each decision draws from ``(seed, time, queue length)``, so a run
   is reproducible and a decision is a pure function of its state;
 - ``max_exact_jobs``: ``exhaustive`` and ``cpsat`` are used up to this queue length (default 8
-  and 12), annealing above it.
+  and 12), annealing above it;
+- ``audit``: an exact backend (``"exhaustive"`` or ``"cpsat"``) that solves every decision's
+  model again, up to ``audit_max_jobs`` waiting jobs (default 10) within ``audit_budget``
+  seconds (default 2), so that the decision's :class:`~bbopt.core.SolveStats` carries the exact
+  optimum (``bound``) and the heuristic's relative gap to it (``gap``): how far the answer that
+  was applied is from the best one. A run's metrics summarise these gaps. When the exact backend
+  does not finish, ``bound`` is its proven lower bound if it has one (the gap is then an upper
+  bound of the true gap), else nothing. Give ``deterministic`` (CP-SAT's deterministic time) for
+  audits whose outcome does not depend on the machine's load.
 
 When no waiting job fits in what is free now, no plan can start anything: the search is skipped
 and the decision carries the submission-order plan's reservations (``backend="skip"``).
@@ -68,7 +76,8 @@ class PlanBased:
 
     def __init__(self, name: str = "plan-2", alpha: float = 2, solver: str = "annealing",
                  budget: float = 5.0, seed: int = 0, max_exact_jobs: int | None = None,
-                 deterministic: float | None = None) -> None:
+                 deterministic: float | None = None, audit: str | None = None,
+                 audit_budget: float = 2.0, audit_max_jobs: int = 10) -> None:
         self.name = name
         self.alpha = alpha
         known = backends_for(PlanModel(0.0, (1, 0.0), (), (), alpha))
@@ -80,6 +89,12 @@ class PlanBased:
         self.seed = int(seed)
         self.max_exact_jobs = (max_exact_jobs if max_exact_jobs is not None
                                else DEFAULT_MAX_EXACT.get(solver))
+        if audit is not None and audit not in ("exhaustive", "cpsat"):
+            raise InputError(f"audit takes an exact plan backend (exhaustive or cpsat), got "
+                             f"{audit!r}", field="audit")
+        self.audit = audit
+        self.audit_budget = Budget(seconds=float(audit_budget), deterministic=deterministic)
+        self.audit_max_jobs = int(audit_max_jobs)
 
     def _seed(self, state: ClusterState) -> int:
         ss = np.random.SeedSequence([self.seed, int(state.time * 1000) & (2**63 - 1),
@@ -102,10 +117,26 @@ class PlanBased:
         if self.max_exact_jobs is not None and model.n > self.max_exact_jobs:
             backend = "annealing"
         result = solve(model, backend, self.budget, seed=self._seed(state))
+        bound, gap = result.bound, result.gap
+        wall = _time.perf_counter() - t0
+        if self.audit is not None and model.n <= self.audit_max_jobs:
+            bound, gap = self._audit(model, result.objective, state)
         stats = SolveStats(backend=backend, status=result.status, objective=result.objective,
-                           bound=result.bound, gap=result.gap,
-                           wall_time=_time.perf_counter() - t0, budget=self.budget.seconds)
+                           bound=bound, gap=gap, wall_time=wall, budget=self.budget.seconds)
         return self._decision(model, result.solution, stats)
+
+    def _audit(self, model: PlanModel, objective: float, state: ClusterState):
+        """The exact optimum (or a proven lower bound) of ``model`` and the relative gap of
+        ``objective`` to it; the audit's time is not counted in the decision's wall time."""
+        exact = solve(model, self.audit, self.audit_budget, seed=self._seed(state))
+        if exact.status is Status.OPTIMAL:
+            bound = exact.objective
+        elif isinstance(exact.bound, int | float):
+            bound = exact.bound
+        else:
+            return None, None
+        bound = min(bound, objective)
+        return bound, (objective - bound) / max(abs(bound), 1.0)
 
     @staticmethod
     def _decision(model: PlanModel, plan, stats: SolveStats) -> Decision:

@@ -109,6 +109,7 @@ class _Engine:
         decide = self.policy.decide
         on_decision = self.on_decision
         decision_times = res.decision_times
+        decision_stats = res.decision_stats
         start_a, end_a, state_a, alloc_a = res.start, res.end, res.state, res.allocation
         bar = _progress(n, self.progress)
         # Under an I/O-aware policy, the bandwidth it allocates on every link is checked too.
@@ -169,6 +170,7 @@ class _Engine:
             c0 = _time.perf_counter()
             decision = decide(state)
             decision_times.append(_time.perf_counter() - c0)
+            decision_stats.append(decision.stats)
             if on_decision is not None:
                 on_decision(state, decision)
             if decision.memory is not None:

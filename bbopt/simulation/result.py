@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bbopt.core import Job, Platform
+from bbopt.core import Job, Platform, SolveStats
 
 FINISHED = "finished"
 KILLED = "killed"
@@ -49,6 +49,7 @@ class SimulationResult:
     allocation: list[tuple[int, ...]] = field(default_factory=list)
     reasons: dict[str, str] = field(default_factory=dict)
     decision_times: list[float] = field(default_factory=list)
+    decision_stats: list[SolveStats] = field(default_factory=list)
     wall_time: float = 0.0
 
     def __post_init__(self) -> None:
