@@ -8,7 +8,8 @@ calls ``bbopt decide``: it writes a state, reads back a decision. Units are SI t
       "version": 1,
       "time": 1200.0,                              # now, seconds
       "platform": {"nodes": 96, "bb": 4.8e11, "name": "kopanski-kth",
-                   "node_ssd": null},              # bytes per node, or null
+                   "node_ssd": null,               # bytes per node, or null
+                   "topology": null},              # the I/O tree as Flux JGF, or null
       "running": [{"job": JOB, "start": 600.0, "allocation": [0, 1]}],
       "queue": [JOB, ...],                         # in arrival order
       "memory": {}                                 # what the policy returned last time
@@ -69,7 +70,8 @@ def state_to_dict(state: ClusterState) -> dict[str, Any]:
         "version": VERSION,
         "time": state.time,
         "platform": {"nodes": p.nodes, "bb": p.bb, "name": p.name,
-                     "node_ssd": list(p.node_ssd) if p.node_ssd is not None else None},
+                     "node_ssd": list(p.node_ssd) if p.node_ssd is not None else None,
+                     "topology": _topology_to_jgf(p.topology)},
         "running": [{"job": job_to_dict(r.job), "start": r.start,
                      "allocation": list(r.allocation) if r.allocation is not None else None}
                     for r in state.running],
@@ -197,6 +199,7 @@ def state_from_dict(d: Any, source: str = "<json>") -> ClusterState:
             bb=r.number(pd, "bb", "$.platform", 0.0),
             name=str(pd.get("name", "cluster")),
             node_ssd=tuple(float(x) for x in ssd) if ssd is not None else None,
+            topology=_topology_from_jgf(pd.get("topology"), source),
         )
     except InputError as exc:
         if exc.source is not None:
@@ -252,6 +255,22 @@ def decision_from_dict(d: Any, source: str = "<json>") -> Decision:
         alternatives=tuple(r.list(d, "alternatives", "$")),
         stats=stats, memory=d.get("memory"),
     )
+
+
+def _topology_to_jgf(topology: Any) -> dict | None:
+    if topology is None:
+        return None
+    from bbopt.topology import to_jgf
+
+    return to_jgf(topology)
+
+
+def _topology_from_jgf(data: Any, source: str) -> Any:
+    if data is None:
+        return None
+    from bbopt.topology import from_jgf
+
+    return from_jgf(data, source=f"{source}: $.platform.topology")
 
 
 def _tuple_or_scalar(x: Any) -> Any:

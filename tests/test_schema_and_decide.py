@@ -75,3 +75,14 @@ def test_bad_json_names_line():
 def test_decision_status_checked():
     with pytest.raises(InputError, match="status"):
         decision_from_dict({"stats": {"status": "GREAT"}})
+
+
+def test_state_with_io_tree_round_trips_and_decides():
+    from bbopt.topology import herbein_example_topology, platform_from_topology
+
+    platform = platform_from_topology(herbein_example_topology())
+    s = ClusterState(0.0, platform, (), (Job("a", 0, 100, None, 1, bandwidth=64e6),))
+    back = loads_state(dumps(s))
+    assert back.platform.nodes == platform.nodes
+    assert list(back.platform.topology.capacity) == list(platform.topology.capacity)
+    assert bbopt.decide(back, "io-easy").started_ids == ["a"]
