@@ -86,3 +86,15 @@ def test_state_with_io_tree_round_trips_and_decides():
     assert back.platform.nodes == platform.nodes
     assert list(back.platform.topology.capacity) == list(platform.topology.capacity)
     assert bbopt.decide(back, "io-easy").started_ids == ["a"]
+
+
+def test_backfill_veto_takes_nothing():
+    """A candidate vetoed by ``accept`` (e.g. no SSD nodes) leaves the head's surplus intact."""
+    from bbopt.policies.queue import backfill
+
+    s = state()  # 4 nodes, 2 free now; the head reservation leaves 1 node spare at t=600
+    long1, long2 = Job("l1", 0, 5000, None, 1), Job("l2", 0, 5000, None, 1)
+    got = backfill(s, [long1, long2], 600.0, (2, 4 * GB), (1, 4 * GB),
+                   accept=lambda job: job.id != "l1")
+    assert [j.id for j in got] == ["l2"]
+    assert [j.id for j in backfill(s, [long1, long2], 600.0, (2, 4 * GB), (1, 4 * GB))] == ["l1"]

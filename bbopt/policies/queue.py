@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import time as _time
+from collections.abc import Callable
 
 from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
 from bbopt.policies.registry import register
@@ -128,39 +129,69 @@ class EasyBackfilling:
         started, i, free_n, free_b = _fcfs_pass(state, queue)
         if i == len(queue):
             return _decision(started, t0=t0)
-        now = state.time
         head = queue[i]
-        # Shadow time: when the head's nodes (and BB) are free for its walltime, with the running
-        # jobs and those just started releasing at their expected ends.
-        ends = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
-        ends.extend((now + j.walltime, j.nodes, j.bb) for j in started)
-        ends.sort()
-        need_b = head.bb if self.reserve_bb else 0.0
-        shadow, extra_n, extra_b = _shadow(now, free_n, free_b, ends, head.nodes, need_b,
-                                           state.platform.bb * _EPS)
+        shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b,
+                                                    reserve_bb=self.reserve_bb)
         rest = queue[i + 1:]
         if self.order == "sjf":
             rest = sorted(rest, key=lambda j: j.walltime)
-        tol = state.platform.bb * _EPS
-        for job in rest:
-            n, b = job.nodes, job.bb
-            if n > free_n or b > free_b + tol:
-                continue
-            ends_before = now + job.walltime <= shadow
-            if not ends_before:
-                # It would still hold its resources at the shadow time: it may only use what
-                # the head job leaves over there.
-                if n > extra_n or (self.reserve_bb and b > extra_b + tol):
-                    continue
-                extra_n -= n
-                if self.reserve_bb:
-                    extra_b -= b
-            started.append(job)
-            free_n -= n
-            free_b -= b
-            if free_n == 0:
-                break
+        started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
+                            reserve_bb=self.reserve_bb)
         return _decision(started, [Reservation(head.id, shadow)], t0=t0)
+
+
+def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n: float,
+                     free_b: float, *, reserve_bb: bool = True) -> tuple[float, float, float]:
+    """EASY's reservation for ``head``: the shadow time and the nodes and BB left over there.
+
+    Running jobs and the ``started`` ones release their resources at their expected ends;
+    ``free_n``, ``free_b`` are what is free now once ``started`` run. With ``reserve_bb`` false
+    only processors are reserved (the standard algorithm; Kopanski & Rzadca, Algorithm 1 without
+    line 14).
+    """
+    now = state.time
+    ends = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
+    ends.extend((now + j.walltime, j.nodes, j.bb) for j in started)
+    ends.sort()
+    need_b = head.bb if reserve_bb else 0.0
+    return _shadow(now, free_n, free_b, ends, head.nodes, need_b, state.platform.bb * _EPS)
+
+
+def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
+             extra: tuple[float, float], *, reserve_bb: bool = True,
+             accept: Callable[[Job], bool] | None = None) -> list[Job]:
+    """EASY's backfill pass: the ``candidates`` (in the order given) that start now.
+
+    A candidate needs the nodes and BB free now; if it would still run at the ``shadow`` time
+    it may only use the ``extra`` resources the head's reservation leaves there (BB counted only
+    with ``reserve_bb``). ``accept(job)`` can veto a candidate that passes these checks (e.g. no
+    nodes with enough local SSD); a vetoed job takes nothing.
+    """
+    now = state.time
+    tol = state.platform.bb * _EPS
+    free_n, free_b = free
+    extra_n, extra_b = extra
+    out: list[Job] = []
+    for job in candidates:
+        if free_n <= 0:
+            break
+        n, b = job.nodes, job.bb
+        if n > free_n or b > free_b + tol:
+            continue
+        late = now + job.walltime > shadow
+        # A job still running at the shadow time may only use what the head leaves over there.
+        if late and (n > extra_n or (reserve_bb and b > extra_b + tol)):
+            continue
+        if accept is not None and not accept(job):
+            continue
+        if late:
+            extra_n -= n
+            if reserve_bb:
+                extra_b -= b
+        out.append(job)
+        free_n -= n
+        free_b -= b
+    return out
 
 
 def _shadow(now, free_n, free_b, ends, need_n, need_b, tol):

@@ -51,7 +51,7 @@ import numpy as np
 from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
 from bbopt.errors import InputError, UnknownNameError
 from bbopt.models.window import WindowModel
-from bbopt.policies.queue import _shadow
+from bbopt.policies.queue import backfill, head_reservation
 from bbopt.policies.registry import register
 from bbopt.solvers.base import Budget, Result, Solution, solve
 
@@ -191,7 +191,6 @@ class WindowPolicy:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        now = state.time
         platform = state.platform
         tol = platform.bb * _EPS
         queue = list(state.queue)
@@ -236,40 +235,28 @@ class WindowPolicy:
         reservations: list[Reservation] = []
         if rest:
             head = blocker or rest[0]
-            ends = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
-            ends.extend((now + j.walltime, j.nodes, j.bb) for j in started)
-            ends.sort()
-            shadow, extra_n, extra_b = _shadow(now, free_n, free_b, ends, head.nodes, head.bb,
-                                               tol)
+            shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b)
             reservations.append(Reservation(head.id, shadow))
             remaining_ids = [i for i in free_nodes_ids if i not in nodes_of]
             remaining_ssd = [s for i, s in zip(free_nodes_ids, node_ssd or [], strict=False)
                              if i not in nodes_of] if node_ssd is not None else None
-            for job in rest:
-                if job is head or free_n <= 0:
-                    continue
-                if job.nodes > free_n or job.bb > free_b + tol:
-                    continue
-                if now + job.walltime > shadow:
-                    if job.nodes > extra_n or job.bb > extra_b + tol:
-                        continue
-                    extra_n -= job.nodes
-                    extra_b -= job.bb
-                if remaining_ssd is not None:
-                    got = _smallest_admissible(job, remaining_ids, remaining_ssd)
-                    if got is None:
-                        continue
-                    for node in got:
-                        k = remaining_ids.index(node)
-                        del remaining_ids[k]
-                        del remaining_ssd[k]
-                    nodes_of.update(dict.fromkeys(got, job.id))
-                    started.append(job)
-                    explicit[job.id] = got
-                else:
-                    started.append(job)
-                free_n -= job.nodes
-                free_b -= job.bb
+
+            def place_on_ssd(job: Job) -> bool:
+                """Take the smallest admissible SSD nodes for ``job``, if there are enough."""
+                got = _smallest_admissible(job, remaining_ids, remaining_ssd)
+                if got is None:
+                    return False
+                for node in got:
+                    k = remaining_ids.index(node)
+                    del remaining_ids[k]
+                    del remaining_ssd[k]
+                nodes_of.update(dict.fromkeys(got, job.id))
+                explicit[job.id] = got
+                return True
+
+            started += backfill(state, [j for j in rest if j is not head], shadow,
+                                (free_n, free_b), (extra_n, extra_b),
+                                accept=place_on_ssd if remaining_ssd is not None else None)
 
         # Starvation counters: every job of the window not started spent one more round there.
         started_ids = {j.id for j in started}
