@@ -177,3 +177,22 @@ def test_one_millisecond_budget_falls_back_to_a_feasible_placement():
     placement = {int(s.job_id[1:]): s.nodes for s in d.start}
     assert d.start and all(s.nodes is not None for s in d.start)
     assert not _overallocated(tree, alloc, jobs, placement)
+
+
+def test_starvation_bound_forces_or_blocks():
+    platform = platform_from_topology(herbein_example_topology())
+    x = Job("X", 0, 100, nodes=2, bandwidth=10 * MB)
+    y = Job("Y", 0, 100, nodes=3, bandwidth=10 * MB)
+    state = ClusterState(0.0, platform, queue=(x, y))
+    assert [s.job_id for s in decide(state, "io-window").start] == ["Y"]  # max nodes
+    starving = ClusterState(0.0, platform, queue=(x, y), memory={"rounds": {"X": 50}})
+    d = decide(starving, "io-window")
+    assert [s.job_id for s in d.start] == ["X"]
+    assert d.memory["rounds"] == {"Y": 1}
+    # A starving job that cannot be placed holds the reservation; nothing delays it.
+    busy = RunningJob(Job("R", 0, 50, nodes=3, bandwidth=10 * MB), 0.0, (0, 1, 2))
+    blocked = ClusterState(0.0, platform, running=(busy,), queue=(x, y),
+                           memory={"rounds": {"X": 50}})
+    d = decide(blocked, "io-window")
+    assert d.start == () and d.reservations[0].job_id == "X"
+    assert d.reservations[0].start == 50.0 and d.stats.backend == "starvation"
