@@ -196,3 +196,15 @@ def test_starvation_bound_forces_or_blocks():
     d = decide(blocked, "io-window")
     assert d.start == () and d.reservations[0].job_id == "X"
     assert d.reservations[0].start == 50.0 and d.stats.backend == "starvation"
+
+
+def test_starving_jobs_that_fit_start_beside_a_blocked_one():
+    """Two starving 3-node jobs on an idle 4-node machine: the first starts, the second holds
+    the reservation (the machine never idles with jobs waiting)."""
+    platform = platform_from_topology(herbein_example_topology())
+    x = Job("X", 0, 100, nodes=3, bandwidth=10 * MB)
+    y = Job("Y", 0, 100, nodes=3, bandwidth=10 * MB)
+    state = ClusterState(0.0, platform, queue=(x, y), memory={"rounds": {"X": 60, "Y": 55}})
+    d = decide(state, "io-window")
+    assert [s.job_id for s in d.start] == ["X"]
+    assert d.reservations[0].job_id == "Y" and d.reservations[0].start == 100.0

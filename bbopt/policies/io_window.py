@@ -108,10 +108,21 @@ class IOWindowPolicy:
         result: Result | None = None
         model: IOWindowModel | None = None
         chosen = 0
+        y = None
         if blocker is None and window:
             model = self._model(window, state, alloc, free_b, forced)
             result, y, chosen = self._select(model)
-            for i, nodes in sorted(model.placement(y).items()):
+        elif forced:
+            # The forced jobs that fit start (Herbein's greedy places them first); the blocker
+            # then holds the reservation.
+            fmodel = self._model(window, state, alloc, free_b, forced)
+            y = fmodel.greedy("first-fit")
+            y[~fmodel.window.forced] = 0
+            placement = fmodel.placement(y)
+        if y is not None:
+            if model is not None:
+                placement = model.placement(y)
+            for i, nodes in sorted(placement.items()):
                 job = window[i]
                 ids = np.asarray(nodes, dtype=np.int64)
                 alloc.take(ids, job.bandwidth)
