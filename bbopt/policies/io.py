@@ -83,55 +83,71 @@ class IOAwareQueue:
             i += 1
         reservations: list[Reservation] = []
         if self.backfill and i < len(queue):
-            head = queue[i]
-            shadow, at_shadow, b_shadow = self._shadow(state, tree, alloc, free_b, placed, head,
-                                                       tol)
-            if math.isfinite(shadow):
-                reservations.append(Reservation(head.id, shadow))
-            for job in queue[i + 1:]:
-                if alloc.n_free == 0:
-                    break
-                if job.nodes > alloc.n_free or job.bb > free_b + tol:
-                    continue
-                nodes = alloc.select(job.nodes, job.bandwidth)
-                if nodes is None:
-                    continue
-                if now + job.walltime > shadow:
-                    # Still running at the shadow time: the head must fit beside it there.
-                    if job.bb > b_shadow - head.bb + tol:
-                        continue
-                    trial = at_shadow.copy()
-                    trial.take(nodes, job.bandwidth)
-                    if not trial.fits(head.nodes, head.bandwidth):
-                        continue
-                    at_shadow = trial
-                    b_shadow -= job.bb
-                alloc.take(nodes, job.bandwidth)
-                free_b -= job.bb
-                started.append(Start(job.id, tuple(int(x) for x in nodes)))
+            res, more = easy_backfill(state, alloc, free_b, placed, queue[i], queue[i + 1:],
+                                      tol)
+            reservations.extend(res)
+            started.extend(more)
         return Decision(start=tuple(started), reservations=tuple(reservations),
                         stats=SolveStats(backend="greedy", wall_time=_time.perf_counter() - t0))
 
-    @staticmethod
-    def _shadow(state: ClusterState, tree: IOTree, alloc: AllocState, free_b: float,
-                placed: list, head, tol: float) -> tuple[float, AllocState, float]:
-        """The head's earliest start under expected ends, and the free resources then."""
-        now = state.time
-        at = alloc.copy()
-        b = free_b
-        ends = [(max(r.start + r.job.walltime, now), r.allocation, r.job.bandwidth, r.job.bb)
-                for r in state.running]
-        ends.extend(placed)
-        ends.sort(key=lambda e: e[0])
-        k = 0
-        t = now
-        while not (head.bb <= b + tol and at.fits(head.nodes, head.bandwidth)):
-            if k == len(ends):
-                return math.inf, at, b
-            t = ends[k][0]
-            while k < len(ends) and ends[k][0] == t:
-                _, nodes, bw, bb = ends[k]
-                at.give(nodes, bw)
-                b += bb
-                k += 1
-        return t, at, b
+
+def easy_backfill(state: ClusterState, alloc: AllocState, free_b: float, placed: list, head,
+                  candidates, tol: float
+                  ) -> tuple[list[Reservation], list[Start]]:
+    """EASY backfilling on the I/O tree (Herbein, Section 3.4): ``head`` gets a reservation of
+    nodes, bandwidth on every vertex and BB at its shadow time; each of ``candidates`` (in
+    order) starts now if it fits now and either ends before the shadow time or leaves the head
+    able to fit there. ``alloc``/``free_b``: what is free now (updated in place); ``placed``:
+    ``(expected end, nodes, bandwidth, bb)`` of the jobs started earlier in this decision."""
+    now = state.time
+    started: list[Start] = []
+    reservations: list[Reservation] = []
+    shadow, at_shadow, b_shadow = _shadow(state, alloc, free_b, placed, head, tol)
+    if math.isfinite(shadow):
+        reservations.append(Reservation(head.id, shadow))
+    for job in candidates:
+        if alloc.n_free == 0:
+            break
+        if job.nodes > alloc.n_free or job.bb > free_b + tol:
+            continue
+        nodes = alloc.select(job.nodes, job.bandwidth)
+        if nodes is None:
+            continue
+        if now + job.walltime > shadow:
+            # Still running at the shadow time: the head must fit beside it there.
+            if job.bb > b_shadow - head.bb + tol:
+                continue
+            trial = at_shadow.copy()
+            trial.take(nodes, job.bandwidth)
+            if not trial.fits(head.nodes, head.bandwidth):
+                continue
+            at_shadow = trial
+            b_shadow -= job.bb
+        alloc.take(nodes, job.bandwidth)
+        free_b -= job.bb
+        started.append(Start(job.id, tuple(int(x) for x in nodes)))
+    return reservations, started
+
+
+def _shadow(state: ClusterState, alloc: AllocState, free_b: float, placed: list, head,
+            tol: float) -> tuple[float, AllocState, float]:
+    """The head's earliest start under expected ends, and the free resources then."""
+    now = state.time
+    at = alloc.copy()
+    b = free_b
+    ends = [(max(r.start + r.job.walltime, now), r.allocation, r.job.bandwidth, r.job.bb)
+            for r in state.running]
+    ends.extend(placed)
+    ends.sort(key=lambda e: e[0])
+    k = 0
+    t = now
+    while not (head.bb <= b + tol and at.fits(head.nodes, head.bandwidth)):
+        if k == len(ends):
+            return math.inf, at, b
+        t = ends[k][0]
+        while k < len(ends) and ends[k][0] == t:
+            _, nodes, bw, bb = ends[k]
+            at.give(nodes, bw)
+            b += bb
+            k += 1
+    return t, at, b

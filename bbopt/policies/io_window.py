@@ -1,0 +1,191 @@
+"""``io-window``: BBSched's window selection with joint placement under link bandwidth.
+
+Beyond the papers: Fan et al.'s window selection (BBSched, HPDC 2019, Sections 3.1-3.2.4) on
+Herbein et al.'s I/O tree (HPDC 2016, Section 3.4). At each scheduling point the first
+``window`` eligible waiting jobs are selected **and placed** together
+(:class:`~bbopt.models.io_window.IOWindowModel`: groups of free nodes under the same lowest
+switch, bandwidth rows on every vertex with the capacity left by running jobs). The Pareto set
+of the window (default: the exact front by ``cpsat``) goes to BBSched's decision maker
+(:func:`bbopt.policies.window.bbsched_rule` or any rule of
+:data:`bbopt.policies.window.DECISION_RULES`); the chosen placement's group counts become
+concrete node ids. Then EASY backfilling over the jobs not started, with nodes, bandwidth on
+every vertex and burst buffer reserved for the first of them (io-easy's pass,
+:func:`bbopt.policies.io.easy_backfill`). Every start names its nodes and ``io_aware`` is set, so
+the engine checks the bandwidth charged on every link.
+
+Where Herbein's greedy places jobs one by one on the lowest-index nodes that fit, a joint
+placement can leave room under the right switches for a later job of the window.
+
+Starvation bound (BBSched, Section 3.1): a job that has spent ``starvation`` rounds in the
+window is forced into the selection when Herbein's greedy can place it beside the other forced
+jobs; otherwise it holds the EASY reservation, no optimisation happens this round and only
+backfilling that does not delay it may start jobs (as ``bbsched``).
+
+Options: ``window`` (20), ``starvation`` (50 rounds, ``None``: off), ``backend`` ("cpsat";
+"exhaustive" for tiny windows, "greedy": Herbein's rule over the window), ``budget`` (seconds per
+decision, 2.0), ``deterministic`` (CP-SAT deterministic-time limit), ``seed``, ``objectives``
+(default nodes, bb), ``decision_rule``, ``backend_options``.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
+from bbopt.errors import InputError, UnknownNameError
+from bbopt.models.io_window import IOWindowModel
+from bbopt.policies.io import _tree_of, easy_backfill
+from bbopt.policies.registry import register
+from bbopt.policies.window import DECISION_RULES, DecisionRule, _blocked, _frac
+from bbopt.solvers.base import Budget, Result, Solution, solve
+from bbopt.topology import AllocState
+
+_EPS = 1e-9
+
+
+@register("io-window")
+class IOWindowPolicy:
+    """Window selection and placement on the I/O tree, then I/O-aware EASY backfilling."""
+
+    #: The engine checks the bandwidth this policy allocates on every link.
+    io_aware = True
+
+    def __init__(self, name: str = "io-window", window: int = 20, starvation: int | None = 50,
+                 backend: str = "cpsat", budget: float = 2.0,
+                 deterministic: float | None = None, seed: int = 0,
+                 objectives: Sequence[str] | None = None,
+                 decision_rule: str | DecisionRule = "bbsched",
+                 backend_options: dict[str, Any] | None = None) -> None:
+        if window < 1:
+            raise InputError("window must be >= 1", field="window")
+        if isinstance(decision_rule, str):
+            if decision_rule not in DECISION_RULES:
+                raise UnknownNameError("decision rule", decision_rule, list(DECISION_RULES))
+            decision_rule = DECISION_RULES[decision_rule]
+        self.name = name
+        self.window = int(window)
+        self.starvation = starvation
+        self.backend = backend
+        self.budget = Budget(seconds=float(budget), deterministic=deterministic)
+        self.seed = int(seed)
+        self.objectives = tuple(objectives) if objectives else ("nodes", "bb")
+        self.decision_rule = decision_rule
+        self.backend_options = dict(backend_options or {})
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        tree = _tree_of(state, self.name)
+        now = state.time
+        platform = state.platform
+        tol = platform.bb * _EPS
+        alloc = AllocState.of_running(tree, state.running)
+        free_b = platform.bb - sum(r.job.bb for r in state.running)
+        waiting = {j.id for j in state.queue}
+        running_ids = {r.job.id for r in state.running}
+        eligible = [j for j in state.queue if not _blocked(j, waiting, running_ids)]
+        window = eligible[:self.window]
+        prev = dict(state.memory.get("rounds", {})) if state.memory else {}
+
+        forced: set[str] = set()
+        blocker: Job | None = None
+        for j in window:
+            if self.starvation is None or prev.get(j.id, 0) < self.starvation:
+                continue
+            trial = self._model(window, state, alloc, free_b, forced | {j.id})
+            y = trial.greedy("first-fit")
+            if np.all(trial.selection(y)[trial.window.forced]):
+                forced.add(j.id)
+            else:
+                blocker = j
+                break
+
+        started: list[Start] = []
+        placed: list[tuple[float, Any, float, float]] = []
+        result: Result | None = None
+        model: IOWindowModel | None = None
+        chosen = 0
+        y = None
+        if blocker is None and window:
+            model = self._model(window, state, alloc, free_b, forced)
+            result, y, chosen = self._select(model)
+        elif forced:
+            # The forced jobs that fit start (Herbein's greedy places them first); the blocker
+            # then holds the reservation.
+            fmodel = self._model(window, state, alloc, free_b, forced)
+            y = fmodel.greedy("first-fit")
+            y[~fmodel.window.forced] = 0
+            placement = fmodel.placement(y)
+        if y is not None:
+            if model is not None:
+                placement = model.placement(y)
+            for i, nodes in sorted(placement.items()):
+                job = window[i]
+                ids = np.asarray(nodes, dtype=np.int64)
+                alloc.take(ids, job.bandwidth)
+                free_b -= job.bb
+                started.append(Start(job.id, nodes))
+                placed.append((now + job.walltime, ids, job.bandwidth, job.bb))
+
+        started_ids = {s.job_id for s in started}
+        rest = [j for j in eligible if j.id not in started_ids]
+        reservations: list[Reservation] = []
+        if rest:
+            head = blocker or rest[0]
+            res, more = easy_backfill(state, alloc, free_b, placed, head,
+                                      [j for j in rest if j is not head], tol)
+            reservations.extend(res)
+            started.extend(more)
+        started_ids = {s.job_id for s in started}
+        rounds = {j.id: prev.get(j.id, 0) + 1 for j in window if j.id not in started_ids}
+        stats, alternatives = self._report(result, model, chosen, t0, blocker is not None)
+        return Decision(start=tuple(started), reservations=tuple(reservations),
+                        alternatives=alternatives, stats=stats, memory={"rounds": rounds})
+
+    # --- pieces ------------------------------------------------------------------------------
+
+    def _model(self, window: list[Job], state: ClusterState, alloc: AllocState, free_b: float,
+               forced: set[str]) -> IOWindowModel:
+        platform = state.platform
+        return IOWindowModel.from_tree(
+            window, alloc.tree, alloc.avail, alloc.free, max(free_b, 0.0),
+            total_nodes=platform.nodes,
+            total_bb=platform.bb if platform.bb > 0 else max(free_b, 1.0),
+            objectives=self.objectives, forced=[j.id in forced for j in window])
+
+    def _select(self, model: IOWindowModel) -> tuple[Result, np.ndarray, int]:
+        res = solve(model, self.backend, self.budget, self.seed, form="pareto",
+                    **self.backend_options)
+        if res.solution is None:  # infeasible: cannot happen (forced jobs fit together)
+            y = model.fallback()
+            return Result(Status.FALLBACK, y, model.evaluate(y), backend=res.backend), y, 0
+        front = res.pareto or (Solution(res.solution, tuple(model.evaluate(res.solution))),)
+        res = Result(res.status, res.solution, res.objective, pareto=tuple(front),
+                     bound=res.bound, wall_time=res.wall_time, backend=res.backend,
+                     info=res.info)
+        selections = [Solution(model.selection(s.x), s.objectives) for s in front]
+        k = int(self.decision_rule(selections, model.window))
+        return res, np.asarray(front[k].x), k
+
+    def _report(self, result: Result | None, model: IOWindowModel | None, chosen: int,
+                t0: float, starving: bool = False):
+        wall = _time.perf_counter() - t0
+        if result is None or model is None:
+            return SolveStats(backend="starvation" if starving else "none",
+                              status=Status.FEASIBLE, wall_time=wall,
+                              budget=self.budget.seconds), ()
+        alternatives = []
+        for k, sol in enumerate(result.pareto):
+            alternatives.append({
+                "jobs": [model.window.job_ids[i] for i in np.flatnonzero(model.selection(sol.x))],
+                "objectives": dict(zip(model.objectives, sol.objectives, strict=True)),
+                "utilization": _frac(model.window, sol),
+                "chosen": k == chosen,
+            })
+        stats = SolveStats(backend=result.backend, status=result.status,
+                           objective=result.pareto[chosen].objectives, bound=result.bound,
+                           gap=result.gap, wall_time=wall, budget=self.budget.seconds)
+        return stats, tuple(alternatives)
