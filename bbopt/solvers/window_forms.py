@@ -62,10 +62,39 @@ class LinearForm:
         cx, ca = self.objectives[name]
         return int(cx @ x.astype(np.int64) + (ca @ a.astype(np.int64) if self.k else 0))
 
+    def canonical(self, x: np.ndarray) -> np.ndarray:
+        """``x`` with, in every class of interchangeable jobs (the same coefficients in every
+        row and objective but ``order``, the same fixings), the selected ones moved to the
+        jobs of largest order weight: every row and objective keeps its value, ``order`` does
+        not decrease. The free part of the queue-order tie-break."""
+        x = np.asarray(x, dtype=bool).copy()
+        for members in self._classes():
+            k = int(x[members].sum())
+            x[members] = False
+            x[members[:k]] = True
+        return x
+
+    def _classes(self) -> list[np.ndarray]:
+        if getattr(self, "_class_cache", None) is None:
+            cols = [r[0] for r in self.rows] + [c for n, (c, _) in self.objectives.items()
+                                                 if n != "order"]
+            M = np.column_stack(cols + [self.fix0, self.fix1]).astype(np.int64)
+            order = self.objectives["order"][0] if "order" in self.objectives else \
+                np.zeros(self.w, np.int64)
+            groups: dict[bytes, list[int]] = {}
+            for i in range(self.w):
+                groups.setdefault(M[i].tobytes(), []).append(i)
+            self._class_cache = [np.array(sorted(g, key=lambda i: (-order[i], i)))
+                                 for g in groups.values() if len(g) > 1]
+        return self._class_cache
+
     def bounds(self, cx: np.ndarray, ca: np.ndarray) -> tuple[int, int]:
         """Lower and upper bound of ``cx . x + ca . A`` over the variable boxes."""
         lo = int(np.sum(np.minimum(cx, 0))) + int(np.sum(np.minimum(ca * self.a_hi, 0)))
         hi = int(np.sum(np.maximum(cx, 0))) + int(np.sum(np.maximum(ca * self.a_hi, 0)))
+        for rx, ra, ub in self.rows:  # an objective that is a capacity row is bounded by it
+            if np.array_equal(rx, cx) and np.array_equal(ra, ca):
+                hi = min(hi, int(ub))
         return lo, hi
 
 
@@ -96,6 +125,7 @@ def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> Linea
             form.rows.append((D[j], -e[j], 0))  # A_j >= D_j
             form.rows.append((np.zeros(w, np.int64), e[j - 1] - e[j], int(f.level_count[j - 1])))
             form.rows.append((np.zeros(w, np.int64), e[j] - e[j - 1], 0))  # A_j <= A_{j-1}
+    tighten_rows(form)
     for name in names:
         if name not in OBJECTIVES:
             raise InputError(f"unknown objective {name!r}", field="objectives")
@@ -109,6 +139,39 @@ def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> Linea
         else:
             form.objectives[name] = (f.linear(name).astype(np.int64), z)
     return form
+
+
+#: Largest capacity (in integer units) whose reachable sums are enumerated by :func:`tighten_rows`.
+MAX_SUBSET_SUM_BITS = 1 << 24
+
+
+def reachable_max(coeffs: np.ndarray, cap: int, free: np.ndarray, base: int = 0) -> int | None:
+    """The largest ``base + sum of a subset of coeffs[free]`` that is ``<= cap`` (subset-sum by
+    a bitset of the reachable sums, one shift per job), or None when ``cap`` is too large."""
+    room = int(cap) - int(base)
+    if room < 0 or room > MAX_SUBSET_SUM_BITS:
+        return None
+    mask = (1 << (room + 1)) - 1
+    bits = 1
+    for c in coeffs[free]:
+        c = int(c)
+        if 0 < c <= room:
+            bits |= (bits << c) & mask
+    return int(base) + bits.bit_length() - 1
+
+
+def tighten_rows(form: LinearForm) -> None:
+    """Lower the right-hand side of every capacity row ``c . x <= ub`` (``c >= 0``, no
+    auxiliary variables) to the largest sum its jobs can reach (:func:`reachable_max`): exact
+    (no selection is lost) and often the optimum of that objective, which spares the solvers
+    a subset-sum proof."""
+    free = ~form.fix0 & ~form.fix1
+    for r, (cx, ca, ub) in enumerate(form.rows):
+        if np.any(ca) or np.any(cx < 0):
+            continue
+        best = reachable_max(cx, ub, free, int(cx[form.fix1].sum()))
+        if best is not None and best < ub:
+            form.rows[r] = (cx, ca, best)
 
 
 class IntSolver(Protocol):
@@ -221,10 +284,95 @@ def run_lexicographic(solver: IntSolver, form: LinearForm,
     return outcome, x, a, bounds
 
 
+def _tiebreak(solver: IntSolver, form: LinearForm, names: Sequence[str], point: list[int],
+              x: np.ndarray, clock: Clock) -> tuple[np.ndarray, int]:
+    """Among selections with objective values ``point``, one with a larger queue-order weight
+    (work-limited: any answer is valid). Returns (selection, solves)."""
+    handles = [solver.push_ge(*form.objectives[n], v) for n, v in zip(names, point, strict=True)]
+    try:
+        _, x2, _, _ = solver.maximize(*form.objectives["order"],
+                                      min(clock.left(), 4 * TIEBREAK_WORK),
+                                      hint=x, work=TIEBREAK_WORK)
+    finally:
+        for h in reversed(handles):
+            solver.pop(h)
+    return (x if x2 is None else x2), 1
+
+
 def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock: Clock,
-               tiebreak: bool = True, max_points: int | None = None
-               ) -> tuple[bool, list[np.ndarray], int]:
-    """The exact Pareto front (see the module docstring). Returns (complete, selections, solves)."""
+               tiebreak: bool = True, max_points: int | None = None,
+               method: str = "auto") -> tuple[bool, list[np.ndarray], int]:
+    """The exact Pareto front (see the module docstring). Returns (complete, selections, solves).
+
+    ``method``: "sequential" (two objectives only), "disjunctive" (any number) or "auto"
+    (sequential for two objectives)."""
+    if method not in ("auto", "sequential", "disjunctive"):
+        raise InputError(f"unknown front method {method!r}; known: auto, sequential, "
+                         "disjunctive", field="method")
+    if method == "sequential" and len(names) != 2:
+        raise InputError("the sequential front needs exactly two objectives", field="method")
+    if len(names) == 2 and method != "disjunctive":
+        return run_pareto_sequential(solver, form, names, clock, tiebreak, max_points)
+    return run_pareto_disjunctive(solver, form, names, clock, tiebreak, max_points)
+
+
+def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[str],
+                          clock: Clock, tiebreak: bool = True, max_points: int | None = None
+                          ) -> tuple[bool, list[np.ndarray], int]:
+    """The classic epsilon-constraint front of two objectives ``(f1, f2)``: maximise ``f1``
+    subject to ``f2 >= eps``, then ``f2`` with ``f1`` kept at its optimum (a lexicographic
+    optimum, hence Pareto-optimal); the next ``eps`` is that ``f2`` plus one, until the problem
+    is infeasible or ``f2`` reaches its upper bound. Each solve is a knapsack with one more
+    row, warm-started from the previous selection. Points come by decreasing ``f1``."""
+    f1, f2 = names
+    o1, o2 = form.objectives[f1], form.objectives[f2]
+    _, hi2 = form.bounds(*o2)
+    found: list[np.ndarray] = []
+    solves = 0
+    eps: int | None = None
+    hint: np.ndarray | None = None
+    while max_points is None or len(found) < max_points:
+        if clock.left() <= 0:
+            return False, found, solves
+        handles = [] if eps is None else [solver.push_ge(*o2, eps)]
+        try:
+            res, x, a, _ = solver.maximize(*o1, clock.left(), hint=hint)
+            solves += 1
+            if res == INFEASIBLE:
+                return True, found, solves
+            if x is None:
+                return False, found, solves
+            if res == OPTIMAL and clock.left() > 0:
+                handles.append(solver.push_ge(*o1, form.value(f1, x, a)))
+                res, x2, a2, _ = solver.maximize(*o2, clock.left(), hint=x)
+                solves += 1
+                if x2 is not None:
+                    x, a = x2, a2
+            elif res == OPTIMAL:
+                res = FEASIBLE
+        finally:
+            for h in reversed(handles):
+                solver.pop(h)
+        point = [form.value(n, x, a) for n in names]
+        if tiebreak and "order" not in names:
+            x = form.canonical(x)
+            if tiebreak == "solver" and res == OPTIMAL and clock.left() > 0:
+                x, k = _tiebreak(solver, form, names, point, x, clock)
+                solves += k
+        found.append(x.astype(bool))
+        if res != OPTIMAL:
+            return False, found, solves
+        if point[1] >= hi2:
+            return True, found, solves
+        eps = point[1] + 1
+        hint = x
+    return False, found, solves
+
+
+def run_pareto_disjunctive(solver: IntSolver, form: LinearForm, names: Sequence[str],
+                           clock: Clock, tiebreak: bool = True, max_points: int | None = None
+                           ) -> tuple[bool, list[np.ndarray], int]:
+    """The disjunctive epsilon-constraint front of any number of objectives (module doc)."""
     found: list[np.ndarray] = []
     solves = 0
     total = {name: 1 for name in names}
@@ -240,19 +388,11 @@ def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock:
         if x is None:
             return False, found, solves
         point = [form.value(n, x, a) for n in names]
-        if res == OPTIMAL and tiebreak and "order" not in names and clock.left() > 0:
-            handles = [solver.push_ge(*form.objectives[n], v)
-                       for n, v in zip(names, point, strict=True)]
-            try:
-                r2, x2, _, _ = solver.maximize(*form.objectives["order"],
-                                               min(clock.left(), 4 * TIEBREAK_WORK),
-                                               hint=x, work=TIEBREAK_WORK)
-                solves += 1
-                if x2 is not None:
-                    x = x2
-            finally:
-                for h in reversed(handles):
-                    solver.pop(h)
+        if tiebreak and "order" not in names:
+            x = form.canonical(x)
+            if tiebreak == "solver" and res == OPTIMAL and clock.left() > 0:
+                x, k = _tiebreak(solver, form, names, point, x, clock)
+                solves += k
         found.append(x.astype(bool))
         if res != OPTIMAL:
             return False, found, solves
@@ -264,7 +404,7 @@ def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock:
 def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, *,
                  form: str = "pareto", weights: Sequence[float] | None = None,
                  priority: Sequence[str] | None = None, tiebreak: bool = True,
-                 max_points: int | None = None) -> Result:
+                 max_points: int | None = None, method: str = "auto") -> Result:
     """The common body of the exact backends (``make_solver(linear_form) -> IntSolver``)."""
     clock = Clock(budget)
     if form not in ("pareto", "weighted", "lexicographic"):
@@ -278,7 +418,8 @@ def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, 
     if clock.left() <= 0:
         raise BudgetExceeded
     if form == "pareto":
-        complete, xs, solves = run_pareto(solver, lf, names, clock, tiebreak, max_points)
+        complete, xs, solves = run_pareto(solver, lf, names, clock, tiebreak, max_points,
+                                           method)
         if not xs:
             if complete:
                 return Result(Status.INFEASIBLE, None, backend=backend, info={"solves": solves})
