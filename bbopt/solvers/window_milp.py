@@ -44,6 +44,8 @@ from bbopt.solvers.window_forms import (
 MIN_SOLVE_SECONDS = 0.02
 #: Time CBC may overrun its own limit before the process is killed.
 KILL_GRACE_SECONDS = 0.02
+#: CBC's own limit is what is left minus this (its exit and the solution file take ~20 ms).
+EXIT_SECONDS = 0.02
 
 
 class _DeadlineCbc(pulp.PULP_CBC_CMD):
@@ -51,9 +53,9 @@ class _DeadlineCbc(pulp.PULP_CBC_CMD):
     it without one); otherwise the same files and the same solution reader."""
 
     def __init__(self, seconds: float, seed: int) -> None:
-        super().__init__(msg=False, timeLimit=max(seconds, 0.01),
+        super().__init__(msg=False, timeLimit=max(seconds - EXIT_SECONDS, 0.01),
                          options=[f"randomSeed {seed + 1}", f"randomCbcSeed {seed + 1}"])
-        self.deadline = max(seconds, 0.01) + KILL_GRACE_SECONDS
+        self.deadline = max(seconds - EXIT_SECONDS, 0.01) + KILL_GRACE_SECONDS
         self.killed = False
 
     def solve_CBC(self, lp, use_mps=True):
