@@ -10,13 +10,23 @@ counts ``A_j`` (nodes assigned at SSD level ``>= j``; see the model's docstring)
   ones at their optimum;
 - **weighted**: one stage with the weighted sum of utilisation fractions (weights rounded to
   integers with 1e-3 relative precision of the smallest), then the queue-order tie-break;
-- **exact Pareto front by epsilon-constraint**, in its disjunctive form for any number of
-  objectives: every found point ``p`` adds the constraint "some objective beats ``p`` by one
+- **exact Pareto front by epsilon-constraint**. With two objectives ``(f1, f2)`` the classic
+  sequential form (:func:`run_pareto_sequential`): maximise ``f1`` subject to ``f2 >= eps``,
+  then ``f2`` with ``f1`` at its optimum; the next ``eps`` is ``f2 + 1`` (and ``f1`` must drop
+  below the last value), until infeasible or ``f2`` is at its bound -- each solve a knapsack
+  with two more rows. With three or more, the disjunctive form (``method="disjunctive"``
+  forces it for two): every found point ``p`` adds the constraint "some objective beats ``p`` by one
   unit" (``OR_k f_k >= p_k + 1``, integer objectives); maximising the plain sum of the objectives
   under these constraints yields a new Pareto-optimal point (any point dominating it would also
   satisfy them and have a larger sum) until the problem is infeasible, which proves the front
   complete. Each point's representative selection is then chosen by the queue-order tie-break
-  (the jobs nearest the window front), as the paper's decision maker prefers.
+  (the jobs nearest the window front), as the paper's decision maker prefers: interchangeable
+  jobs (equal in every row and objective) are taken front-most first
+  (:meth:`LinearForm.canonical`); ``tiebreak="solver"`` also runs a work-limited order solve.
+
+Capacity rows are first tightened to the largest sum their jobs can reach (a bitset
+subset-sum, :func:`tighten_rows`): exact, and when that sum is the optimum the solvers need not
+prove it.
 
 Every solve gets what is left of the budget; a front cut short is returned with status FEASIBLE
 (its points are still Pareto-optimal when each solve finished), and nothing at all leads to the
@@ -330,11 +340,15 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
     found: list[np.ndarray] = []
     solves = 0
     eps: int | None = None
+    cap1: int | None = None
     hint: np.ndarray | None = None
     while max_points is None or len(found) < max_points:
         if clock.left() <= 0:
             return False, found, solves
-        handles = [] if eps is None else [solver.push_ge(*o2, eps)]
+        # The next point beats the last one in f2, so it is worse in f1 (f2 was maximal with f1
+        # at least the last f1): both rows hold for every remaining Pareto point.
+        handles = [] if eps is None else [solver.push_ge(*o2, eps),
+                                          solver.push_ge(-o1[0], -o1[1], -cap1)]
         try:
             res, x, a, _ = solver.maximize(*o1, clock.left(), hint=hint)
             solves += 1
@@ -364,7 +378,7 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
             return False, found, solves
         if point[1] >= hi2:
             return True, found, solves
-        eps = point[1] + 1
+        eps, cap1 = point[1] + 1, point[0] - 1
         hint = x
     return False, found, solves
 
