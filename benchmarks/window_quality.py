@@ -220,8 +220,10 @@ def main() -> None:
         models = kth_windows(w, args.instances)
         if models:
             run_windows(models, "KTH-states", rows, with_pymoo=False)
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     print("Window selection, per backend (times in s; HV ratio and GD against the exact front "
-          "in utilisation fractions; gap of the weighted 50/50 form)")
+          f"in utilisation fractions; gap of the weighted 50/50 form); load average {load}, "
+          f"{os.cpu_count()} cores")
     print_quality(rows)
     if not args.skip_policies:
         run_policies(args.kth_jobs)
