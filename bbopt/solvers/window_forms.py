@@ -26,7 +26,11 @@ counts ``A_j`` (nodes assigned at SSD level ``>= j``; see the model's docstring)
 
 Capacity rows are first tightened to the largest sum their jobs can reach (a bitset
 subset-sum, :func:`tighten_rows`): exact, and when that sum is the optimum the solvers need not
-prove it.
+prove it. When the two objectives are the two capacity rows (BBSched's nodes and BB), a few
+subset-sum reconstructions look for a selection with ``f2`` at its bound and ``f1`` as high as
+possible (:func:`corner_witness`); with ``f1`` at its bound too it is the whole front (the usual
+case when resources are scarce), otherwise it answers the first point's second stage when it
+can. It only replaces solves whose optimum it provably attains.
 
 Every solve gets what is left of the budget; a front cut short is returned with status FEASIBLE
 (its points are still Pareto-optimal when each solve finished), and nothing at all leads to the
@@ -168,6 +172,65 @@ def reachable_max(coeffs: np.ndarray, cap: int, free: np.ndarray, base: int = 0)
         if 0 < c <= room:
             bits |= (bits << c) & mask
     return int(base) + bits.bit_length() - 1
+
+
+def subset_with_sum(coeffs: np.ndarray, target: int) -> np.ndarray | None:
+    """Indices into ``coeffs`` (non-negative integers) of a subset summing to ``target``, or None
+    (bitset subset-sum, keeping each prefix's bitset to walk back)."""
+    if target < 0 or target > MAX_SUBSET_SUM_BITS:
+        return None
+    mask = (1 << (target + 1)) - 1
+    prefix = [1]
+    for c in coeffs:
+        prefix.append(prefix[-1] | ((prefix[-1] << int(c)) & mask))
+    if not (prefix[-1] >> target) & 1:
+        return None
+    chosen = []
+    for i in range(len(coeffs) - 1, -1, -1):
+        if not (prefix[i] >> target) & 1:  # target needs job i
+            chosen.append(i)
+            target -= int(coeffs[i])
+    return np.array(chosen[::-1], dtype=np.int64)
+
+
+def corner_witness(form: LinearForm, f1: str, f2: str, tries: int = 8,
+                   seed: int = 0) -> np.ndarray | None:
+    """A selection with ``f2`` at its bound and ``f1`` as large as a few random subset-sum
+    reconstructions give, when the form is just the two capacity rows ``f1`` and ``f2``
+    (None otherwise). Used to skip solves whose optimum is the bound (exactness is untouched:
+    a witness only ever replaces a solve it provably equals)."""
+    (c1, a1), (c2, a2) = form.objectives[f1], form.objectives[f2]
+    if form.k or len(form.rows) != 2 or np.any(a1) or np.any(a2):
+        return None
+    rows = {r[0].tobytes(): r[2] for r in form.rows}
+    if c1.tobytes() not in rows or c2.tobytes() not in rows or np.array_equal(c1, c2):
+        return None
+    cap1, cap2 = int(rows[c1.tobytes()]), int(rows[c2.tobytes()])
+    free = ~form.fix0 & ~form.fix1
+    base1, base2 = int(c1[form.fix1].sum()), int(c2[form.fix1].sum())
+    pos = np.flatnonzero(free & (c2 > 0))
+    zero = np.flatnonzero(free & (c2 == 0))
+    rng = np.random.default_rng(seed)
+    best, best_v1 = None, -1
+    for t in range(tries):
+        perm = pos if t == 0 else rng.permutation(pos)
+        pick = subset_with_sum(c2[perm], cap2 - base2)
+        if pick is None:
+            return best
+        x = form.fix1.copy()
+        x[perm[pick]] = True
+        room = cap1 - base1 - int(c1[perm[pick]].sum())
+        if room < 0:
+            continue
+        fill_to = reachable_max(c1[zero], room, np.ones(len(zero), bool))
+        if fill_to:
+            x[zero[subset_with_sum(c1[zero], fill_to)]] = True
+        v1 = int(c1 @ x)
+        if v1 > best_v1:
+            best, best_v1 = x, v1
+        if v1 == cap1:
+            break
+    return best
 
 
 def tighten_rows(form: LinearForm) -> None:
@@ -336,9 +399,17 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
     row, warm-started from the previous selection. Points come by decreasing ``f1``."""
     f1, f2 = names
     o1, o2 = form.objectives[f1], form.objectives[f2]
+    _, hi1 = form.bounds(*o1)
     _, hi2 = form.bounds(*o2)
     found: list[np.ndarray] = []
     solves = 0
+    # A selection with f2 at its bound: if its f1 is at its bound too, it is the whole front;
+    # otherwise it answers the second stage of the first point when its f1 is high enough.
+    corner = corner_witness(form, f1, f2)
+    if corner is not None and form.value(f1, corner, np.zeros(0, np.int64)) >= hi1:
+        if tiebreak and "order" not in names:
+            corner = form.canonical(corner)
+        return True, [corner], 0
     eps: int | None = None
     cap1: int | None = None
     hint: np.ndarray | None = None
@@ -356,8 +427,12 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
                 return True, found, solves
             if x is None:
                 return False, found, solves
-            if res == OPTIMAL and clock.left() > 0:
-                handles.append(solver.push_ge(*o1, form.value(f1, x, a)))
+            v1 = form.value(f1, x, a)
+            if res == OPTIMAL and corner is not None and \
+                    form.value(f1, corner, a) >= v1 and form.value(f2, corner, a) >= hi2:
+                x = corner  # f2 at its bound with f1 optimal: the lexicographic optimum
+            elif res == OPTIMAL and clock.left() > 0:
+                handles.append(solver.push_ge(*o1, v1))
                 res, x2, a2, _ = solver.maximize(*o2, clock.left(), hint=x)
                 solves += 1
                 if x2 is not None:
