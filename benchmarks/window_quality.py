@@ -9,9 +9,10 @@ jobs without BB; two mixes: ``plentiful`` (requests log-normal around 4 TB) and 
 simulation states: KTH (SWF) with Kopanski's log-normal BB on 96 nodes / 480 GB, states captured
 under ``naive`` where at least w jobs wait. For every window and backend: time (median, p95),
 front size, hypervolume ratio to the exact front (pymoo's HV indicator on utilisation fractions,
-reference point the origin), generational distance (pymoo's GD, same space), and the optimality
-gap of the weighted 50/50 form. The exact front is ``exhaustive`` for w <= 20 and ``cpsat``
-beyond (checked against each other for w <= 20).
+reference point the origin), generational distance (pymoo's GD, same space), the optimality
+gap of the weighted 50/50 form, and how many solves (front and weighted) ended in the contract's
+greedy FALLBACK because the budget ran out before any answer (``fallb``). The exact front is
+``exhaustive`` for w <= 20 and ``cpsat`` beyond (checked against each other for w <= 20).
 
 Part C, policies on KTH with an S4-like BB load. Stand-in until the workload generator exists:
 75 % of jobs request BB, ``platform.bb * min(1, 0.02 * (1 + Lomax(1.5)))`` (a heavy tail from 2 %
@@ -38,7 +39,7 @@ from pymoo.indicators.gd import GD  # noqa: E402
 from pymoo.indicators.hv import HV  # noqa: E402
 
 from bbopt import simulate  # noqa: E402
-from bbopt.core import TB, Platform  # noqa: E402
+from bbopt.core import TB, Platform, Status  # noqa: E402
 from bbopt.models.window import WindowModel  # noqa: E402
 from bbopt.solvers import Budget, solve  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
@@ -121,6 +122,7 @@ BACKENDS = [
 def run_windows(models: list[WindowModel], label: str, rows: list, with_pymoo: bool) -> None:
     w = models[0].size
     stats: dict[str, dict[str, list]] = {}
+    fallbacks: dict[str, int] = {}
     for m in models:
         ref_backend = "exhaustive" if w <= 20 else "cpsat"
         exact = solve(m, ref_backend, Budget(120.0))
@@ -139,10 +141,14 @@ def run_windows(models: list[WindowModel], label: str, rows: list, with_pymoo: b
                 t1 = time.perf_counter()
                 rw = solve(m, backend, Budget(limit), form="weighted", weights=(0.5, 0.5))
                 tw = time.perf_counter() - t1
-                val = rw.objective
+                # A FALLBACK (no answer within the budget) carries the greedy's objective values.
+                val = (weighted(m, fractions(m, rw)) if rw.status is Status.FALLBACK
+                       else rw.objective)
+                fallbacks[name] = fallbacks.get(name, 0) + (rw.status is Status.FALLBACK)
             else:
                 tw = dt
                 val = weighted(m, F)
+            fallbacks[name] = fallbacks.get(name, 0) + (r.status is Status.FALLBACK)
             s = stats.setdefault(name, {k: [] for k in ("t", "size", "hv", "gd", "gap", "tw")})
             s["t"].append(dt)
             s["tw"].append(tw)
@@ -153,17 +159,18 @@ def run_windows(models: list[WindowModel], label: str, rows: list, with_pymoo: b
     for name, s in stats.items():
         rows.append((label, w, name, np.median(s["t"]), np.percentile(s["t"], 95),
                      np.mean(s["size"]), np.mean(s["hv"]), np.min(s["hv"]), np.mean(s["gd"]),
-                     np.median(s["tw"]), np.mean(s["gap"]), np.max(s["gap"])))
+                     np.median(s["tw"]), np.mean(s["gap"]), np.max(s["gap"]),
+                     fallbacks.get(name, 0)))
 
 
 def print_quality(rows: list) -> None:
     head = (f"{'windows':<16}{'w':>4} {'backend':<12}{'t_med':>8}{'t_p95':>8}{'front':>7}"
-            f"{'HV':>8}{'HVmin':>8}{'GD':>9} {'t_w50':>7}{'gap':>9}{'gapmax':>9}")
+            f"{'HV':>8}{'HVmin':>8}{'GD':>9} {'t_w50':>7}{'gap':>9}{'gapmax':>9}{'fallb':>6}")
     print(head)
     print("-" * len(head))
     for r in rows:
         print(f"{r[0]:<16}{r[1]:>4} {r[2]:<12}{r[3]:>8.4f}{r[4]:>8.4f}{r[5]:>7.2f}{r[6]:>8.4f}"
-              f"{r[7]:>8.4f}{r[8]:>9.2e} {r[9]:>7.4f}{r[10]:>9.2e}{r[11]:>9.2e}")
+              f"{r[7]:>8.4f}{r[8]:>9.2e} {r[9]:>7.4f}{r[10]:>9.2e}{r[11]:>9.2e}{r[12]:>6d}")
 
 
 def s4_like(jobs, platform: Platform, seed: int = 0):
@@ -220,8 +227,10 @@ def main() -> None:
         models = kth_windows(w, args.instances)
         if models:
             run_windows(models, "KTH-states", rows, with_pymoo=False)
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     print("Window selection, per backend (times in s; HV ratio and GD against the exact front "
-          "in utilisation fractions; gap of the weighted 50/50 form)")
+          f"in utilisation fractions; gap of the weighted 50/50 form); load average {load}, "
+          f"{os.cpu_count()} cores")
     print_quality(rows)
     if not args.skip_policies:
         run_policies(args.kth_jobs)

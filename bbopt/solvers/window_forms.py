@@ -10,13 +10,27 @@ counts ``A_j`` (nodes assigned at SSD level ``>= j``; see the model's docstring)
   ones at their optimum;
 - **weighted**: one stage with the weighted sum of utilisation fractions (weights rounded to
   integers with 1e-3 relative precision of the smallest), then the queue-order tie-break;
-- **exact Pareto front by epsilon-constraint**, in its disjunctive form for any number of
-  objectives: every found point ``p`` adds the constraint "some objective beats ``p`` by one
+- **exact Pareto front by epsilon-constraint**. With two objectives ``(f1, f2)`` the classic
+  sequential form (:func:`run_pareto_sequential`): maximise ``f1`` subject to ``f2 >= eps``,
+  then ``f2`` with ``f1`` at its optimum; the next ``eps`` is ``f2 + 1`` (and ``f1`` must drop
+  below the last value), until infeasible or ``f2`` is at its bound -- each solve a knapsack
+  with two more rows. With three or more, the disjunctive form (``method="disjunctive"``
+  forces it for two): every found point ``p`` adds the constraint "some objective beats ``p`` by one
   unit" (``OR_k f_k >= p_k + 1``, integer objectives); maximising the plain sum of the objectives
   under these constraints yields a new Pareto-optimal point (any point dominating it would also
   satisfy them and have a larger sum) until the problem is infeasible, which proves the front
   complete. Each point's representative selection is then chosen by the queue-order tie-break
-  (the jobs nearest the window front), as the paper's decision maker prefers.
+  (the jobs nearest the window front), as the paper's decision maker prefers: interchangeable
+  jobs (equal in every row and objective) are taken front-most first
+  (:meth:`LinearForm.canonical`); ``tiebreak="solver"`` also runs a work-limited order solve.
+
+Capacity rows are first tightened to the largest sum their jobs can reach (a bitset
+subset-sum, :func:`tighten_rows`): exact, and when that sum is the optimum the solvers need not
+prove it. When the two objectives are the two capacity rows (BBSched's nodes and BB), a few
+subset-sum reconstructions look for a selection with ``f2`` at its bound and ``f1`` as high as
+possible (:func:`corner_witness`); with ``f1`` at its bound too it is the whole front (the usual
+case when resources are scarce), otherwise it answers the first point's second stage when it
+can. It only replaces solves whose optimum it provably attains.
 
 Every solve gets what is left of the budget; a front cut short is returned with status FEASIBLE
 (its points are still Pareto-optimal when each solve finished), and nothing at all leads to the
@@ -62,10 +76,39 @@ class LinearForm:
         cx, ca = self.objectives[name]
         return int(cx @ x.astype(np.int64) + (ca @ a.astype(np.int64) if self.k else 0))
 
+    def canonical(self, x: np.ndarray) -> np.ndarray:
+        """``x`` with, in every class of interchangeable jobs (the same coefficients in every
+        row and objective but ``order``, the same fixings), the selected ones moved to the
+        jobs of largest order weight: every row and objective keeps its value, ``order`` does
+        not decrease. The free part of the queue-order tie-break."""
+        x = np.asarray(x, dtype=bool).copy()
+        for members in self._classes():
+            k = int(x[members].sum())
+            x[members] = False
+            x[members[:k]] = True
+        return x
+
+    def _classes(self) -> list[np.ndarray]:
+        if getattr(self, "_class_cache", None) is None:
+            cols = [r[0] for r in self.rows] + [c for n, (c, _) in self.objectives.items()
+                                                 if n != "order"]
+            M = np.column_stack(cols + [self.fix0, self.fix1]).astype(np.int64)
+            order = self.objectives["order"][0] if "order" in self.objectives else \
+                np.zeros(self.w, np.int64)
+            groups: dict[bytes, list[int]] = {}
+            for i in range(self.w):
+                groups.setdefault(M[i].tobytes(), []).append(i)
+            self._class_cache = [np.array(sorted(g, key=lambda i: (-order[i], i)))
+                                 for g in groups.values() if len(g) > 1]
+        return self._class_cache
+
     def bounds(self, cx: np.ndarray, ca: np.ndarray) -> tuple[int, int]:
         """Lower and upper bound of ``cx . x + ca . A`` over the variable boxes."""
         lo = int(np.sum(np.minimum(cx, 0))) + int(np.sum(np.minimum(ca * self.a_hi, 0)))
         hi = int(np.sum(np.maximum(cx, 0))) + int(np.sum(np.maximum(ca * self.a_hi, 0)))
+        for rx, ra, ub in self.rows:  # an objective that is a capacity row is bounded by it
+            if np.array_equal(rx, cx) and np.array_equal(ra, ca):
+                hi = min(hi, int(ub))
         return lo, hi
 
 
@@ -96,6 +139,7 @@ def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> Linea
             form.rows.append((D[j], -e[j], 0))  # A_j >= D_j
             form.rows.append((np.zeros(w, np.int64), e[j - 1] - e[j], int(f.level_count[j - 1])))
             form.rows.append((np.zeros(w, np.int64), e[j] - e[j - 1], 0))  # A_j <= A_{j-1}
+    tighten_rows(form)
     for name in names:
         if name not in OBJECTIVES:
             raise InputError(f"unknown objective {name!r}", field="objectives")
@@ -109,6 +153,98 @@ def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> Linea
         else:
             form.objectives[name] = (f.linear(name).astype(np.int64), z)
     return form
+
+
+#: Largest capacity (in integer units) whose reachable sums are enumerated by :func:`tighten_rows`.
+MAX_SUBSET_SUM_BITS = 1 << 24
+
+
+def reachable_max(coeffs: np.ndarray, cap: int, free: np.ndarray, base: int = 0) -> int | None:
+    """The largest ``base + sum of a subset of coeffs[free]`` that is ``<= cap`` (subset-sum by
+    a bitset of the reachable sums, one shift per job), or None when ``cap`` is too large."""
+    room = int(cap) - int(base)
+    if room < 0 or room > MAX_SUBSET_SUM_BITS:
+        return None
+    mask = (1 << (room + 1)) - 1
+    bits = 1
+    for c in coeffs[free]:
+        c = int(c)
+        if 0 < c <= room:
+            bits |= (bits << c) & mask
+    return int(base) + bits.bit_length() - 1
+
+
+def subset_with_sum(coeffs: np.ndarray, target: int) -> np.ndarray | None:
+    """Indices into ``coeffs`` (non-negative integers) of a subset summing to ``target``, or None
+    (bitset subset-sum, keeping each prefix's bitset to walk back)."""
+    if target < 0 or target > MAX_SUBSET_SUM_BITS:
+        return None
+    mask = (1 << (target + 1)) - 1
+    prefix = [1]
+    for c in coeffs:
+        prefix.append(prefix[-1] | ((prefix[-1] << int(c)) & mask))
+    if not (prefix[-1] >> target) & 1:
+        return None
+    chosen = []
+    for i in range(len(coeffs) - 1, -1, -1):
+        if not (prefix[i] >> target) & 1:  # target needs job i
+            chosen.append(i)
+            target -= int(coeffs[i])
+    return np.array(chosen[::-1], dtype=np.int64)
+
+
+def corner_witness(form: LinearForm, f1: str, f2: str, tries: int = 8,
+                   seed: int = 0) -> np.ndarray | None:
+    """A selection with ``f2`` at its bound and ``f1`` as large as a few random subset-sum
+    reconstructions give, when the form is just the two capacity rows ``f1`` and ``f2``
+    (None otherwise). Used to skip solves whose optimum is the bound (exactness is untouched:
+    a witness only ever replaces a solve it provably equals)."""
+    (c1, a1), (c2, a2) = form.objectives[f1], form.objectives[f2]
+    if form.k or len(form.rows) != 2 or np.any(a1) or np.any(a2):
+        return None
+    rows = {r[0].tobytes(): r[2] for r in form.rows}
+    if c1.tobytes() not in rows or c2.tobytes() not in rows or np.array_equal(c1, c2):
+        return None
+    cap1, cap2 = int(rows[c1.tobytes()]), int(rows[c2.tobytes()])
+    free = ~form.fix0 & ~form.fix1
+    base1, base2 = int(c1[form.fix1].sum()), int(c2[form.fix1].sum())
+    pos = np.flatnonzero(free & (c2 > 0))
+    zero = np.flatnonzero(free & (c2 == 0))
+    rng = np.random.default_rng(seed)
+    best, best_v1 = None, -1
+    for t in range(tries):
+        perm = pos if t == 0 else rng.permutation(pos)
+        pick = subset_with_sum(c2[perm], cap2 - base2)
+        if pick is None:
+            return best
+        x = form.fix1.copy()
+        x[perm[pick]] = True
+        room = cap1 - base1 - int(c1[perm[pick]].sum())
+        if room < 0:
+            continue
+        fill_to = reachable_max(c1[zero], room, np.ones(len(zero), bool))
+        if fill_to:
+            x[zero[subset_with_sum(c1[zero], fill_to)]] = True
+        v1 = int(c1 @ x)
+        if v1 > best_v1:
+            best, best_v1 = x, v1
+        if v1 == cap1:
+            break
+    return best
+
+
+def tighten_rows(form: LinearForm) -> None:
+    """Lower the right-hand side of every capacity row ``c . x <= ub`` (``c >= 0``, no
+    auxiliary variables) to the largest sum its jobs can reach (:func:`reachable_max`): exact
+    (no selection is lost) and often the optimum of that objective, which spares the solvers
+    a subset-sum proof."""
+    free = ~form.fix0 & ~form.fix1
+    for r, (cx, ca, ub) in enumerate(form.rows):
+        if np.any(ca) or np.any(cx < 0):
+            continue
+        best = reachable_max(cx, ub, free, int(cx[form.fix1].sum()))
+        if best is not None and best < ub:
+            form.rows[r] = (cx, ca, best)
 
 
 class IntSolver(Protocol):
@@ -221,10 +357,111 @@ def run_lexicographic(solver: IntSolver, form: LinearForm,
     return outcome, x, a, bounds
 
 
+def _tiebreak(solver: IntSolver, form: LinearForm, names: Sequence[str], point: list[int],
+              x: np.ndarray, clock: Clock) -> tuple[np.ndarray, int]:
+    """Among selections with objective values ``point``, one with a larger queue-order weight
+    (work-limited: any answer is valid). Returns (selection, solves)."""
+    handles = [solver.push_ge(*form.objectives[n], v) for n, v in zip(names, point, strict=True)]
+    try:
+        _, x2, _, _ = solver.maximize(*form.objectives["order"],
+                                      min(clock.left(), 4 * TIEBREAK_WORK),
+                                      hint=x, work=TIEBREAK_WORK)
+    finally:
+        for h in reversed(handles):
+            solver.pop(h)
+    return (x if x2 is None else x2), 1
+
+
 def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock: Clock,
-               tiebreak: bool = True, max_points: int | None = None
-               ) -> tuple[bool, list[np.ndarray], int]:
-    """The exact Pareto front (see the module docstring). Returns (complete, selections, solves)."""
+               tiebreak: bool = True, max_points: int | None = None,
+               method: str = "auto") -> tuple[bool, list[np.ndarray], int]:
+    """The exact Pareto front (see the module docstring). Returns (complete, selections, solves).
+
+    ``method``: "sequential" (two objectives only), "disjunctive" (any number) or "auto"
+    (sequential for two objectives)."""
+    if method not in ("auto", "sequential", "disjunctive"):
+        raise InputError(f"unknown front method {method!r}; known: auto, sequential, "
+                         "disjunctive", field="method")
+    if method == "sequential" and len(names) != 2:
+        raise InputError("the sequential front needs exactly two objectives", field="method")
+    if len(names) == 2 and method != "disjunctive":
+        return run_pareto_sequential(solver, form, names, clock, tiebreak, max_points)
+    return run_pareto_disjunctive(solver, form, names, clock, tiebreak, max_points)
+
+
+def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[str],
+                          clock: Clock, tiebreak: bool = True, max_points: int | None = None
+                          ) -> tuple[bool, list[np.ndarray], int]:
+    """The classic epsilon-constraint front of two objectives ``(f1, f2)``: maximise ``f1``
+    subject to ``f2 >= eps``, then ``f2`` with ``f1`` kept at its optimum (a lexicographic
+    optimum, hence Pareto-optimal); the next ``eps`` is that ``f2`` plus one, until the problem
+    is infeasible or ``f2`` reaches its upper bound. Each solve is a knapsack with one more
+    row, warm-started from the previous selection. Points come by decreasing ``f1``."""
+    f1, f2 = names
+    o1, o2 = form.objectives[f1], form.objectives[f2]
+    _, hi1 = form.bounds(*o1)
+    _, hi2 = form.bounds(*o2)
+    found: list[np.ndarray] = []
+    solves = 0
+    # A selection with f2 at its bound: if its f1 is at its bound too, it is the whole front;
+    # otherwise it answers the second stage of the first point when its f1 is high enough.
+    corner = corner_witness(form, f1, f2)
+    if corner is not None and form.value(f1, corner, np.zeros(0, np.int64)) >= hi1:
+        if tiebreak and "order" not in names:
+            corner = form.canonical(corner)
+        return True, [corner], 0
+    eps: int | None = None
+    cap1: int | None = None
+    hint: np.ndarray | None = None
+    while max_points is None or len(found) < max_points:
+        if clock.left() <= 0:
+            return False, found, solves
+        # The next point beats the last one in f2, so it is worse in f1 (f2 was maximal with f1
+        # at least the last f1): both rows hold for every remaining Pareto point.
+        handles = [] if eps is None else [solver.push_ge(*o2, eps),
+                                          solver.push_ge(-o1[0], -o1[1], -cap1)]
+        try:
+            res, x, a, _ = solver.maximize(*o1, clock.left(), hint=hint)
+            solves += 1
+            if res == INFEASIBLE:
+                return True, found, solves
+            if x is None:
+                return False, found, solves
+            v1 = form.value(f1, x, a)
+            if res == OPTIMAL and corner is not None and \
+                    form.value(f1, corner, a) >= v1 and form.value(f2, corner, a) >= hi2:
+                x = corner  # f2 at its bound with f1 optimal: the lexicographic optimum
+            elif res == OPTIMAL and clock.left() > 0:
+                handles.append(solver.push_ge(*o1, v1))
+                res, x2, a2, _ = solver.maximize(*o2, clock.left(), hint=x)
+                solves += 1
+                if x2 is not None:
+                    x, a = x2, a2
+            elif res == OPTIMAL:
+                res = FEASIBLE
+        finally:
+            for h in reversed(handles):
+                solver.pop(h)
+        point = [form.value(n, x, a) for n in names]
+        if tiebreak and "order" not in names:
+            x = form.canonical(x)
+            if tiebreak == "solver" and res == OPTIMAL and clock.left() > 0:
+                x, k = _tiebreak(solver, form, names, point, x, clock)
+                solves += k
+        found.append(x.astype(bool))
+        if res != OPTIMAL:
+            return False, found, solves
+        if point[1] >= hi2:
+            return True, found, solves
+        eps, cap1 = point[1] + 1, point[0] - 1
+        hint = x
+    return False, found, solves
+
+
+def run_pareto_disjunctive(solver: IntSolver, form: LinearForm, names: Sequence[str],
+                           clock: Clock, tiebreak: bool = True, max_points: int | None = None
+                           ) -> tuple[bool, list[np.ndarray], int]:
+    """The disjunctive epsilon-constraint front of any number of objectives (module doc)."""
     found: list[np.ndarray] = []
     solves = 0
     total = {name: 1 for name in names}
@@ -240,19 +477,11 @@ def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock:
         if x is None:
             return False, found, solves
         point = [form.value(n, x, a) for n in names]
-        if res == OPTIMAL and tiebreak and "order" not in names and clock.left() > 0:
-            handles = [solver.push_ge(*form.objectives[n], v)
-                       for n, v in zip(names, point, strict=True)]
-            try:
-                r2, x2, _, _ = solver.maximize(*form.objectives["order"],
-                                               min(clock.left(), 4 * TIEBREAK_WORK),
-                                               hint=x, work=TIEBREAK_WORK)
-                solves += 1
-                if x2 is not None:
-                    x = x2
-            finally:
-                for h in reversed(handles):
-                    solver.pop(h)
+        if tiebreak and "order" not in names:
+            x = form.canonical(x)
+            if tiebreak == "solver" and res == OPTIMAL and clock.left() > 0:
+                x, k = _tiebreak(solver, form, names, point, x, clock)
+                solves += k
         found.append(x.astype(bool))
         if res != OPTIMAL:
             return False, found, solves
@@ -264,7 +493,7 @@ def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock:
 def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, *,
                  form: str = "pareto", weights: Sequence[float] | None = None,
                  priority: Sequence[str] | None = None, tiebreak: bool = True,
-                 max_points: int | None = None) -> Result:
+                 max_points: int | None = None, method: str = "auto") -> Result:
     """The common body of the exact backends (``make_solver(linear_form) -> IntSolver``)."""
     clock = Clock(budget)
     if form not in ("pareto", "weighted", "lexicographic"):
@@ -278,7 +507,8 @@ def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, 
     if clock.left() <= 0:
         raise BudgetExceeded
     if form == "pareto":
-        complete, xs, solves = run_pareto(solver, lf, names, clock, tiebreak, max_points)
+        complete, xs, solves = run_pareto(solver, lf, names, clock, tiebreak, max_points,
+                                           method)
         if not xs:
             if complete:
                 return Result(Status.INFEASIBLE, None, backend=backend, info={"solves": solves})

@@ -4,8 +4,13 @@ forms as ``cpsat`` (drivers in :mod:`bbopt.solvers.window_forms`; Fan et al., BB
 Section 3.2, solved exactly).
 
 The disjunctions of the epsilon-constraint front become big-M rows with one binary per
-objective, the M taken from the variable boxes. CBC runs with one thread, its own time limit set
-to what is left of the budget and ``randomSeed``/``randomCbcSeed`` = seed. PuLP reports status
+objective, the M taken from the variable boxes. CBC runs serially (no ``threads`` option: the
+bundled CBC 2.10.3 with ``-threads 1`` sometimes hangs for 10 s when it exits), with its own
+time limit (``-sec``, wall clock) set to what is left of the budget for the whole front -- every
+solve of the epsilon-constraint loop gets the remaining time, and a front cut short comes back
+with status FEASIBLE -- and ``randomSeed``/``randomCbcSeed`` = seed. CBC checks its limit only
+between steps, so the process is also killed when the remaining budget (plus
+``KILL_GRACE_SECONDS``) has passed; that solve then counts as not finished. PuLP reports status
 "Optimal" when CBC stops at the time limit with a solution, so the outcome is read from
 ``sol_status`` (1: optimal, 2: feasible, -1: infeasible, 0: none found). CBC runs as a separate
 process, so each solve costs some 10-30 ms; with less than ``min_solve_seconds`` (0.02 s) of the
@@ -17,6 +22,8 @@ Options: as ``cpsat`` plus ``solver`` ("cbc" | "highs").
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
 from typing import Any
 
 import numpy as np
@@ -35,6 +42,53 @@ from bbopt.solvers.window_forms import (
 )
 
 MIN_SOLVE_SECONDS = 0.02
+#: Time CBC may overrun its own limit before the process is killed.
+KILL_GRACE_SECONDS = 0.02
+#: CBC's own limit is what is left minus this (its exit and the solution file take ~20 ms).
+EXIT_SECONDS = 0.02
+
+
+class _DeadlineCbc(pulp.PULP_CBC_CMD):
+    """PuLP's CBC command with a hard wall-clock deadline on the CBC process (PuLP waits for
+    it without one); otherwise the same files and the same solution reader."""
+
+    def __init__(self, seconds: float, seed: int) -> None:
+        super().__init__(msg=False, timeLimit=max(seconds - EXIT_SECONDS, 0.01),
+                         options=[f"randomSeed {seed + 1}", f"randomCbcSeed {seed + 1}"])
+        self.deadline = max(seconds - EXIT_SECONDS, 0.01) + KILL_GRACE_SECONDS
+        self.killed = False
+
+    def solve_CBC(self, lp, use_mps=True):
+        if not self.executable(self.path):
+            raise pulp.PulpSolverError(f"cannot execute CBC at {self.path}")
+        tmp_mps, tmp_sol = self.create_tmp_files(lp.name, "mps", "sol")
+        vs, var_names, con_names, _ = lp.writeMPS(tmp_mps, rename=1)
+        args = [self.path, tmp_mps]
+        if lp.sense == pulp.LpMaximize:
+            args.append("-max")
+        args += ["-sec", f"{self.timeLimit}", "-timeMode", "elapsed"]
+        for option in self.options:
+            args += ["-" + option.split()[0], *option.split()[1:]]
+        args += ["-branch", "-printingOptions", "all", "-solution", tmp_sol]
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=self.deadline)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            self.killed = True
+        try:
+            if self.killed or proc.returncode != 0 or not os.path.exists(tmp_sol):
+                lp.assignStatus(pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound)
+                return pulp.LpStatusNotSolved
+            status, values, _, _, _, sol_status = self.readsol_MPS(tmp_sol, lp, vs, var_names,
+                                                                   con_names)
+            lp.assignVarsVals(values)
+            lp.assignStatus(status, sol_status)
+            return status
+        finally:
+            self.delete_tmp_files(tmp_mps, tmp_sol)
 
 
 class _Pulp:
@@ -62,9 +116,7 @@ class _Pulp:
 
     def _cmd(self, seconds: float):
         if self.solver == "cbc":
-            return pulp.PULP_CBC_CMD(msg=False, timeLimit=max(seconds, 0.01), threads=1,
-                                     options=[f"randomSeed {self.seed + 1}",
-                                              f"randomCbcSeed {self.seed + 1}"])
+            return _DeadlineCbc(seconds, self.seed)
         if self.solver == "highs":
             cmd = pulp.HiGHS_CMD(msg=False, timeLimit=max(seconds, 0.01), threads=1,
                                  options=[f"random_seed={self.seed}"])

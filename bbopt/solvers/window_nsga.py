@@ -20,9 +20,15 @@ Where the paper is silent or where we depart from it:
   node request) when ``seed_greedy`` (default true) -- the paper starts randomly.
 - *Evaluation* is one matrix product per generation (the model's ``evaluate_many``); objectives
   are handed to pymoo as negated utilisation fractions.
-- *Budget*: the run stops at ``generations`` or when the wall-clock budget is spent, whichever
-  comes first; only the former is reproducible (``info["stopped_by"]`` says which). If not one
-  generation fits in the budget the contract's greedy FALLBACK answers.
+- *Termination*: the run stops at ``generations`` (the paper's G), or earlier when the objective
+  values of the population's first front have not changed for ``stall`` generations in a row
+  (default 150; ``stall=None`` runs all G generations), or when the wall-clock budget is
+  spent, whichever comes first; only the first two are reproducible (``info["stopped_by"]``:
+  "generations", "stall" or "time"). With the paper's tiny mutation rate the population
+  settles within a few dozen generations; on the windows of ``benchmarks/window_quality.py``
+  (w = 50) ``stall=150`` gives the same hypervolume as all 500 generations in about half the
+  time (``stall=100``: a third of the time, worst-case HV ratio 0.9985 instead of 0.9997).
+  If not one generation fits in the budget the contract's greedy FALLBACK answers.
 - *Engines* (``engine``): ``"fast"`` (default) runs the same NSGA-II loop on numpy arrays with
   pymoo's own non-dominated sorting and crowding distance; ``"pymoo"`` runs pymoo's ``NSGA2``
   through ``minimize`` with the operators above, a hashing duplicate check and at most
@@ -36,7 +42,9 @@ above all the mating loop that repeats selection, crossover, mutation and repair
 offspring that are not duplicates: once the population has converged on a small front most
 offspring are duplicates and pymoo repeats mating several times per generation (up to 100).
 The ``fast`` engine removes those costs (about 5x faster at w = 50; see
-``benchmarks/window_quality.py``); the remaining time is the repair and the survival sort.
+``benchmarks/window_quality.py``); the remaining time is the repair and the survival sort
+(about 1 ms a generation at w = 50). Duplicates are found with a set of packed bit strings.
+The ``pymoo`` engines ignore ``stall``.
 
 Status is FEASIBLE (an approximation of the front; no optimality is claimed).
 """
@@ -74,6 +82,7 @@ from bbopt.solvers.window_forms import pareto_result
 DEFAULT_POP_SIZE = 20
 DEFAULT_GENERATIONS = 500
 DEFAULT_MUTATION = 0.0005
+DEFAULT_STALL: int | None = 150
 FILL_PASSES = 3
 
 
@@ -242,14 +251,16 @@ def _keys(X: np.ndarray) -> np.ndarray:
 
 
 def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray, fill: bool,
-                pop_size: int, generations: int, mutation: float, deadline: float
-                ) -> tuple[np.ndarray, int, bool]:
+                pop_size: int, generations: int, mutation: float, deadline: float,
+                stall: int | None = None) -> tuple[np.ndarray, int, str]:
     """NSGA-II on numpy arrays with pymoo's non-dominated sorting and crowding distance.
 
     The same algorithm as pymoo's ``NSGA2`` with the operators above (binary tournament on rank
     then crowding, single-point crossover, bit-flip mutation, repair, duplicate elimination,
     (P + P) elitist survival), without pymoo's per-individual objects. Returns the final
-    population, the generations run and whether the deadline stopped it.
+    population, the generations run and what stopped it ("generations", "time", "stall":
+    ``stall`` generations in a row in which the objective values of the population's first
+    front did not change).
     """
     w = model.size
     scales = model.scales()
@@ -263,38 +274,52 @@ def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray,
     X, F = X[idx], F[idx]
     gen = 1
     n_off = pop_size + (pop_size % 2)
+    seen = {x.tobytes() for x in np.packbits(X, axis=1)}
+    quiet = 0
+    front_values = {f.tobytes() for f in F[rank == 0]}
+    ar = np.arange(w)[None, :]
     while gen < generations:
         if _time.perf_counter() >= deadline:
-            return X, gen, True
+            return X, gen, "time"
+        if stall is not None and quiet >= stall:
+            return X, gen, "stall"
         gen += 1
+        quiet += 1
         P = len(X)
         # Binary tournament: lower rank wins, then larger crowding, then a coin.
-        a = rng.integers(0, P, n_off)
-        b = rng.integers(0, P, n_off)
+        ab = rng.integers(0, P, (2, n_off))
+        a, b = ab[0], ab[1]
         coin = rng.random(n_off) < 0.5
         a_wins = (rank[a] < rank[b]) | ((rank[a] == rank[b]) & (
             (crowd[a] > crowd[b]) | ((crowd[a] == crowd[b]) & coin)))
         parents = np.where(a_wins, a, b).reshape(2, -1)
         p1, p2 = X[parents[0]], X[parents[1]]
         cut = rng.integers(1, max(w, 2), parents.shape[1])[:, None]
-        left = np.arange(w)[None, :] < cut
+        left = ar < cut
         off = np.concatenate([np.where(left, p1, p2), np.where(left, p2, p1)])
         off ^= rng.random(off.shape) < mutation
         off = repair_rows(model, off, rng, fill)
         # Duplicates among the offspring and with the population are dropped.
-        kp, ko = _keys(X), _keys(off)
-        _, first = np.unique(ko, return_index=True)
         fresh = np.zeros(len(off), dtype=bool)
-        fresh[first] = True
-        fresh &= ~np.isin(ko, kp)
-        off = off[fresh]
-        if len(off) == 0:
+        new_keys = []
+        for i, key in enumerate(np.packbits(off, axis=1)):
+            k = key.tobytes()
+            if k not in seen:
+                seen.add(k)
+                fresh[i] = True
+                new_keys.append(k)
+        if not new_keys:
             continue
+        off = off[fresh]
         Xa = np.concatenate([X, off])
         Fa = np.concatenate([F, -model.evaluate_many(off) / scales])
         idx, rank, crowd = _survive(Fa, pop_size, rng, nds, crowding)
         X, F = Xa[idx], Fa[idx]
-    return X, gen, False
+        values = {f.tobytes() for f in F[rank == 0]}
+        if values != front_values:
+            front_values, quiet = values, 0
+        seen = {x.tobytes() for x in np.packbits(X, axis=1)}
+    return X, gen, "generations"
 
 
 def _greedy_seeds(model: WindowModel) -> np.ndarray:
@@ -314,7 +339,7 @@ def solve_nsga2(model: WindowModel, budget: Budget, seed: int, *,
                 pop_size: int = DEFAULT_POP_SIZE, generations: int = DEFAULT_GENERATIONS,
                 mutation: float = DEFAULT_MUTATION, seed_greedy: bool = True,
                 fill: bool | None = None, engine: str = "fast", mating_retries: int = 3,
-                form: str = "pareto", **_: Any) -> Result:
+                form: str = "pareto", stall: int | None = DEFAULT_STALL, **_: Any) -> Result:
     """Approximate the Pareto front with NSGA-II (see the module docstring)."""
     t0 = _time.perf_counter()
     deadline = t0 + budget.seconds
@@ -328,15 +353,14 @@ def solve_nsga2(model: WindowModel, budget: Budget, seed: int, *,
     seeds = _greedy_seeds(model) if seed_greedy else np.zeros((0, model.size), dtype=bool)
     if engine == "fast":
         rng = np.random.default_rng(seed)
-        X, gens, by_time = _fast_nsga2(model, rng, seeds, fill, pop_size, generations, mutation,
-                                       deadline)
-        if by_time and gens <= 1:  # not one generation within the budget: the contract's fallback
+        X, gens, stopped = _fast_nsga2(model, rng, seeds, fill, pop_size, generations, mutation,
+                                       deadline, stall)
+        if stopped == "time" and gens <= 1:  # not one generation in the budget: the fallback
             raise BudgetExceeded
         X = X[model.feasible_many(X)]
         if len(X) == 0:
             raise BudgetExceeded
-        info = {"generations": gens, "stopped_by": "time" if by_time else "generations",
-                "engine": engine}
+        info = {"generations": gens, "stopped_by": stopped, "engine": engine}
         return pareto_result(model, list(X), Status.FEASIBLE, "nsga2", info)
     if engine not in ("pymoo", "pymoo-plain"):
         raise InputError(f"unknown engine {engine!r}; known: fast, pymoo, pymoo-plain",
