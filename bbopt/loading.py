@@ -71,6 +71,20 @@ PLATFORMS: dict[str, Callable[[str | None], Platform]] = {
 }
 
 
+def read_document(path: str | Path) -> Any:
+    """The content of a YAML (``.yaml``, ``.yml``) or JSON file; errors name the file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+        if path.suffix in (".yaml", ".yml"):
+            import yaml
+
+            return yaml.safe_load(text)
+        return json.loads(text)
+    except Exception as exc:  # the parsers' errors carry a position in their message
+        raise InputError(f"cannot read: {exc}", source=str(path)) from None
+
+
 def load_platform(spec: str | Path | None) -> Platform:
     """A named platform or a JSON/YAML file with ``nodes`` and ``bb`` (bytes or ``"480GB"``)."""
     if spec is None:
@@ -82,22 +96,13 @@ def load_platform(spec: str | Path | None) -> Platform:
     path = Path(name)
     if not path.exists():
         raise UnknownNameError("platform (name or file)", name, list(PLATFORMS))
-    text = path.read_text()
-    try:
-        if path.suffix in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except Exception as exc:  # both parsers' errors carry a position in their message
-        raise InputError(f"cannot parse: {exc}", source=name) from None
+    data = read_document(path)
     if not isinstance(data, dict):
         raise InputError("must be a mapping with 'nodes' and 'bb'", source=name)
     if "graph" in data or "tree" in data:  # an I/O topology: JGF or the nested description
-        from bbopt.topology import load_platform_with_topology
+        from bbopt.topology import platform_from_topology, topology_from_data
 
-        return load_platform_with_topology(path)
+        return platform_from_topology(topology_from_data(data, name))
     if "nodes" not in data:
         raise InputError("is missing", source=name, field="nodes")
     nodes = data["nodes"]

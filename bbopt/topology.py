@@ -44,7 +44,6 @@ nodes are of type ``bb``, ``burst_buffer`` or ``storage`` with their capacity in
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -589,20 +588,16 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
 
 def load_topology(path: str | Path) -> IOTree:
     """Read a topology file: JGF (``{"graph": ...}``) or the nested YAML/JSON description."""
-    path = Path(path)
-    text = path.read_text()
-    try:
-        if path.suffix in (".yaml", ".yml"):
-            import yaml
+    from bbopt.loading import read_document
 
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except Exception as exc:
-        raise InputError(f"cannot parse: {exc}", source=str(path)) from None
+    return topology_from_data(read_document(path), str(path))
+
+
+def topology_from_data(data: Any, source: str) -> IOTree:
+    """An :class:`IOTree` from parsed data: JGF (``{"graph": ...}``) or the nested description."""
     if isinstance(data, Mapping) and "graph" in data:
-        return from_jgf(data, source=str(path))
-    return from_description(data, source=str(path))
+        return from_jgf(data, source=source)
+    return from_description(data, source=source)
 
 
 def platform_from_topology(tree: IOTree, name: str | None = None) -> Platform:
