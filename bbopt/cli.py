@@ -306,6 +306,11 @@ def _table(metrics: dict[str, dict[str, float]], title: str) -> str:
     col_w = max(10, *(len(n) for n in names))
     lines = [title, "", " " * label_w + "  " + "  ".join(n.rjust(col_w) for n in names)]
     for key, label, scale, fmt in TABLE_ROWS:
+        values = [metrics[n].get(key) for n in names]
+        if all(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
+            continue  # e.g. gap rows when no policy was audited
+        if key in ("decisions_audited", "decisions_fallback") and not any(values):
+            continue
         cells = []
         for n in names:
             v = metrics[n].get(key, math.nan)
