@@ -442,12 +442,8 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
         finally:
             for h in reversed(handles):
                 solver.pop(h)
-        point = [form.value(n, x, a) for n in names]
-        if tiebreak and "order" not in names:
-            x = form.canonical(x)
-            if tiebreak == "solver" and res == OPTIMAL and clock.left() > 0:
-                x, k = _tiebreak(solver, form, names, point, x, clock)
-                solves += k
+        point, x, k = _representative(solver, form, names, x, a, res, clock, tiebreak)
+        solves += k
         found.append(x.astype(bool))
         if res != OPTIMAL:
             return False, found, solves
@@ -456,6 +452,20 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
         eps, cap1 = point[1] + 1, point[0] - 1
         hint = x
     return False, found, solves
+
+
+def _representative(solver: IntSolver, form: LinearForm, names: Sequence[str], x: np.ndarray,
+                    a: Any, res: str, clock: Clock, tiebreak: bool | str
+                    ) -> tuple[list[float], np.ndarray, int]:
+    """A front point's objective values and its representative selection (the queue-order
+    tie-break among equal-valued selections), with the number of extra solves it took."""
+    point = [form.value(n, x, a) for n in names]
+    k = 0
+    if tiebreak and "order" not in names:
+        x = form.canonical(x)
+        if tiebreak == "solver" and res == OPTIMAL and clock.left() > 0:
+            x, k = _tiebreak(solver, form, names, point, x, clock)
+    return point, x, k
 
 
 def run_pareto_disjunctive(solver: IntSolver, form: LinearForm, names: Sequence[str],
@@ -476,12 +486,8 @@ def run_pareto_disjunctive(solver: IntSolver, form: LinearForm, names: Sequence[
             return True, found, solves
         if x is None:
             return False, found, solves
-        point = [form.value(n, x, a) for n in names]
-        if tiebreak and "order" not in names:
-            x = form.canonical(x)
-            if tiebreak == "solver" and res == OPTIMAL and clock.left() > 0:
-                x, k = _tiebreak(solver, form, names, point, x, clock)
-                solves += k
+        point, x, k = _representative(solver, form, names, x, a, res, clock, tiebreak)
+        solves += k
         found.append(x.astype(bool))
         if res != OPTIMAL:
             return False, found, solves
