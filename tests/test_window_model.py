@@ -134,3 +134,13 @@ def test_forced_jobs_are_selected_by_every_backend():
         r = solve(m, backend, Budget(20.0))
         assert all(s.x[1] for s in r.pareto), backend
     assert m.fallback()[1]
+
+
+@pytest.mark.parametrize("rule", ["in-order", "first-fit", "bin-packing"])
+def test_greedy_rules_take_every_forced_job_first(rule):
+    # Jobs 5 and 6 have starved; in window order job 5 would not fit after jobs 0-4.
+    m = WindowModel(nodes=[1, 1, 1, 1, 1, 4, 1], bb=[0.0] * 7, free_nodes=8, free_bb=10 * GB,
+                    forced=[False] * 5 + [True, True])
+    x = m.greedy(rule)
+    assert x[5] and x[6]
+    assert m.feasible(x)

@@ -384,7 +384,7 @@ class WindowModel:
         for i in np.flatnonzero(self.forced):
             y = x.copy()
             y[i] = True
-            if self.feasible(y):
+            if self._fits_ignoring_forced(y):  # the other forced jobs are not in yet
                 x = y
         idx = list(range(w)) if order is None else list(order)
         if rule in ("in-order", "first-fit"):
