@@ -113,7 +113,7 @@ def test_front_budget_covers_every_solve(backend):
     m = hard_window(8)
     solve(m, "greedy")  # imports every backend module: not part of the decision
     t0 = time.perf_counter()
-    r = solve(m, backend, Budget(seconds=0.5), seed=0)
+    r = solve(m, backend, Budget(seconds=0.5), seed=0, two_list=False)
     elapsed = time.perf_counter() - t0
     assert elapsed < 0.5 + 0.1, (backend, elapsed)
     assert r.status in (Status.OPTIMAL, Status.FEASIBLE, Status.FALLBACK)

@@ -12,7 +12,9 @@ feasible).
 Options: ``form`` ("pareto" | "weighted" | "lexicographic"), ``weights``, ``priority``,
 ``tiebreak`` (prefer jobs nearest the window front among equal objective values, default true;
 "solver" adds a work-limited solve per front point), ``max_points`` (stop the front after so
-many points), ``method`` (front: "auto", "sequential" for two objectives, "disjunctive").
+many points), ``method`` (front: "auto", "sequential" for two objectives, "disjunctive"),
+``two_list`` (list the nodes/BB front by enumeration before solving, default true; see
+:mod:`bbopt.solvers.subset_sums`).
 """
 
 from __future__ import annotations

@@ -29,8 +29,10 @@ subset-sum, :func:`tighten_rows`): exact, and when that sum is the optimum the s
 prove it. When the two objectives are the two capacity rows (BBSched's nodes and BB), a few
 subset-sum reconstructions look for a selection with ``f2`` at its bound and ``f1`` as high as
 possible (:func:`corner_witness`); with ``f1`` at its bound too it is the whole front (the usual
-case when resources are scarce), otherwise it answers the first point's second stage when it
-can. It only replaces solves whose optimum it provably attains.
+case when resources are scarce). Otherwise the whole front is listed by two-list enumeration
+(:func:`bbopt.solvers.subset_sums.two_capacity_front`, option ``two_list``, default on), which
+either proves its front complete or gives up, and only then do the solvers run. Either way the
+front is exact; ``Result.info["front_by"]`` says whether a solver was needed.
 
 Every solve gets what is left of the budget; a front cut short is returned with status FEASIBLE
 (its points are still Pareto-optimal when each solve finished), and nothing at all leads to the
@@ -50,6 +52,7 @@ from bbopt.core import Status
 from bbopt.errors import InputError
 from bbopt.models.window import OBJECTIVES, WindowModel
 from bbopt.solvers.base import Budget, BudgetExceeded, Result, Solution
+from bbopt.solvers.subset_sums import reachable_max, subset_with_sum, two_capacity_front
 
 #: Work allowed to the queue-order tie-break of one point (CP-SAT deterministic seconds; wall
 #: seconds for CBC). The tie-break only chooses among selections with the same objective values,
@@ -155,42 +158,30 @@ def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> Linea
     return form
 
 
-#: Largest capacity (in integer units) whose reachable sums are enumerated by :func:`tighten_rows`.
-MAX_SUBSET_SUM_BITS = 1 << 24
-
-
-def reachable_max(coeffs: np.ndarray, cap: int, free: np.ndarray, base: int = 0) -> int | None:
-    """The largest ``base + sum of a subset of coeffs[free]`` that is ``<= cap`` (subset-sum by
-    a bitset of the reachable sums, one shift per job), or None when ``cap`` is too large."""
-    room = int(cap) - int(base)
-    if room < 0 or room > MAX_SUBSET_SUM_BITS:
+def capacity_rows(form: LinearForm, f1: str, f2: str
+                  ) -> tuple[np.ndarray, np.ndarray, int, int] | None:
+    """``(c1, c2, cap1, cap2)`` when the form is just the two capacity rows and they are the
+    objectives ``f1`` and ``f2`` (BBSched's nodes and BB), else None."""
+    (c1, a1), (c2, a2) = form.objectives[f1], form.objectives[f2]
+    if form.k or len(form.rows) != 2 or np.any(a1) or np.any(a2):
         return None
-    mask = (1 << (room + 1)) - 1
-    bits = 1
-    for c in coeffs[free]:
-        c = int(c)
-        if 0 < c <= room:
-            bits |= (bits << c) & mask
-    return int(base) + bits.bit_length() - 1
+    rows = {r[0].tobytes(): r[2] for r in form.rows}
+    if c1.tobytes() not in rows or c2.tobytes() not in rows or np.array_equal(c1, c2):
+        return None
+    return c1, c2, int(rows[c1.tobytes()]), int(rows[c2.tobytes()])
 
 
-def subset_with_sum(coeffs: np.ndarray, target: int) -> np.ndarray | None:
-    """Indices into ``coeffs`` (non-negative integers) of a subset summing to ``target``, or None
-    (bitset subset-sum, keeping each prefix's bitset to walk back)."""
-    if target < 0 or target > MAX_SUBSET_SUM_BITS:
+def capacity_front(form: LinearForm, f1: str, f2: str) -> list[np.ndarray] | None:
+    """The whole front of the two capacity rows by two-list enumeration
+    (:func:`bbopt.solvers.subset_sums.two_capacity_front`; the band is laid on the row of larger
+    capacity), or None when the form is not of that shape or the enumeration gives up."""
+    rows = capacity_rows(form, f1, f2)
+    if rows is None:
         return None
-    mask = (1 << (target + 1)) - 1
-    prefix = [1]
-    for c in coeffs:
-        prefix.append(prefix[-1] | ((prefix[-1] << int(c)) & mask))
-    if not (prefix[-1] >> target) & 1:
-        return None
-    chosen = []
-    for i in range(len(coeffs) - 1, -1, -1):
-        if not (prefix[i] >> target) & 1:  # target needs job i
-            chosen.append(i)
-            target -= int(coeffs[i])
-    return np.array(chosen[::-1], dtype=np.int64)
+    c1, c2, cap1, cap2 = rows
+    if cap1 > cap2:
+        c1, c2, cap1, cap2 = c2, c1, cap2, cap1
+    return two_capacity_front(c1, c2, cap1, cap2, ~form.fix0 & ~form.fix1, form.fix1.copy())
 
 
 def corner_witness(form: LinearForm, f1: str, f2: str, tries: int = 8,
@@ -199,13 +190,10 @@ def corner_witness(form: LinearForm, f1: str, f2: str, tries: int = 8,
     reconstructions give, when the form is just the two capacity rows ``f1`` and ``f2``
     (None otherwise). Used to skip solves whose optimum is the bound (exactness is untouched:
     a witness only ever replaces a solve it provably equals)."""
-    (c1, a1), (c2, a2) = form.objectives[f1], form.objectives[f2]
-    if form.k or len(form.rows) != 2 or np.any(a1) or np.any(a2):
+    rows = capacity_rows(form, f1, f2)
+    if rows is None:
         return None
-    rows = {r[0].tobytes(): r[2] for r in form.rows}
-    if c1.tobytes() not in rows or c2.tobytes() not in rows or np.array_equal(c1, c2):
-        return None
-    cap1, cap2 = int(rows[c1.tobytes()]), int(rows[c2.tobytes()])
+    c1, c2, cap1, cap2 = rows
     free = ~form.fix0 & ~form.fix1
     base1, base2 = int(c1[form.fix1].sum()), int(c2[form.fix1].sum())
     pos = np.flatnonzero(free & (c2 > 0))
@@ -374,7 +362,8 @@ def _tiebreak(solver: IntSolver, form: LinearForm, names: Sequence[str], point: 
 
 def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock: Clock,
                tiebreak: bool = True, max_points: int | None = None,
-               method: str = "auto") -> tuple[bool, list[np.ndarray], int]:
+               method: str = "auto", two_list: bool = True
+               ) -> tuple[bool, list[np.ndarray], int]:
     """The exact Pareto front (see the module docstring). Returns (complete, selections, solves).
 
     ``method``: "sequential" (two objectives only), "disjunctive" (any number) or "auto"
@@ -385,13 +374,14 @@ def run_pareto(solver: IntSolver, form: LinearForm, names: Sequence[str], clock:
     if method == "sequential" and len(names) != 2:
         raise InputError("the sequential front needs exactly two objectives", field="method")
     if len(names) == 2 and method != "disjunctive":
-        return run_pareto_sequential(solver, form, names, clock, tiebreak, max_points)
+        return run_pareto_sequential(solver, form, names, clock, tiebreak, max_points,
+                                     two_list)
     return run_pareto_disjunctive(solver, form, names, clock, tiebreak, max_points)
 
 
 def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[str],
-                          clock: Clock, tiebreak: bool = True, max_points: int | None = None
-                          ) -> tuple[bool, list[np.ndarray], int]:
+                          clock: Clock, tiebreak: bool = True, max_points: int | None = None,
+                          two_list: bool = True) -> tuple[bool, list[np.ndarray], int]:
     """The classic epsilon-constraint front of two objectives ``(f1, f2)``: maximise ``f1``
     subject to ``f2 >= eps``, then ``f2`` with ``f1`` kept at its optimum (a lexicographic
     optimum, hence Pareto-optimal); the next ``eps`` is that ``f2`` plus one, until the problem
@@ -410,6 +400,17 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
         if tiebreak and "order" not in names:
             corner = form.canonical(corner)
         return True, [corner], 0
+    listed = capacity_front(form, f1, f2) if two_list else None
+    if listed is not None:
+        listed.sort(key=lambda x: -form.value(f1, x, np.zeros(0, np.int64)))
+        cut = listed if max_points is None else listed[:max_points]
+        found = []
+        for x in cut:
+            _, x, k = _representative(solver, form, names, x, np.zeros(0, np.int64), OPTIMAL,
+                                      clock, tiebreak)
+            solves += k
+            found.append(x.astype(bool))
+        return len(cut) == len(listed), found, solves
     eps: int | None = None
     cap1: int | None = None
     hint: np.ndarray | None = None
@@ -499,7 +500,8 @@ def run_pareto_disjunctive(solver: IntSolver, form: LinearForm, names: Sequence[
 def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, *,
                  form: str = "pareto", weights: Sequence[float] | None = None,
                  priority: Sequence[str] | None = None, tiebreak: bool = True,
-                 max_points: int | None = None, method: str = "auto") -> Result:
+                 max_points: int | None = None, method: str = "auto",
+                 two_list: bool = True) -> Result:
     """The common body of the exact backends (``make_solver(linear_form) -> IntSolver``)."""
     clock = Clock(budget)
     if form not in ("pareto", "weighted", "lexicographic"):
@@ -514,13 +516,14 @@ def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, 
         raise BudgetExceeded
     if form == "pareto":
         complete, xs, solves = run_pareto(solver, lf, names, clock, tiebreak, max_points,
-                                           method)
+                                           method, two_list)
         if not xs:
             if complete:
                 return Result(Status.INFEASIBLE, None, backend=backend, info={"solves": solves})
             raise BudgetExceeded
         return pareto_result(model, xs, Status.OPTIMAL if complete else Status.FEASIBLE,
-                             backend, {"solves": solves, "front_complete": complete})
+                             backend, {"solves": solves, "front_complete": complete,
+                                       "front_by": "enumeration" if solves == 0 else "solver"})
     if form == "weighted":
         q = integer_weights(model, weights or [1.0] * len(model.objectives))
         stages = [q] + ([{"order": 1}] if tiebreak else [])
