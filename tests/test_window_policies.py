@@ -142,3 +142,21 @@ def test_ssd_extension_places_jobs_on_large_enough_ssds():
     res = bbopt.simulate(jobs, platform, "bbsched", on_decision=check)
     assert res.metrics()["finished"] == len(jobs)
     assert any(len(d.alternatives) > 1 for d in seen)
+
+
+def test_wfp_order_puts_the_highest_utility_job_at_the_window_front():
+    # At t = 3600: A (1 node, 1 h asked, waited 1 h) scores 1; B (64 nodes, 4 h asked, waited
+    # 1 h) scores 64 / 64 = 1 too but arrived later; C (32 nodes, 1 h asked, waited 0.5 h)
+    # scores 32 / 8 = 4. With one free node and window 1, WFP's window holds C alone, which
+    # does not fit: nothing is selected and C holds the EASY reservation, while FCFS starts A.
+    jobs = (Job("A", 0.0, 3600.0, nodes=1), Job("B", 0.0, 4 * 3600.0, nodes=64),
+            Job("C", 1800.0, 3600.0, nodes=32))
+    running = (RunningJob(Job("R", 0.0, 7200.0, nodes=63), 0.0),)
+    state = ClusterState(3600.0, Platform(64, TB), running, jobs)
+    fcfs = bbopt.decide(state, "naive", window=1, order="fcfs")
+    wfp = bbopt.decide(state, "naive", window=1, order="wfp")
+    assert fcfs.started_ids[0] == "A"
+    assert [r.job_id for r in wfp.reservations] == ["C"]
+    assert "C" not in wfp.started_ids
+    # A still backfills: it ends (t = 7200) by C's reserved start (R ends at 7200).
+    assert wfp.started_ids == ["A"]

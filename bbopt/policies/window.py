@@ -3,7 +3,8 @@
 Fan et al., "Scheduling Beyond CPUs for HPC" (HPDC 2019): Section 3.1 (window, dependencies,
 starvation bound), 3.2.4 (decision maker), 4.3 (baselines) and 5 (local SSDs). Every policy here
 takes the first ``window`` eligible jobs of the queue (base-scheduler order: arrival, or
-``Job.priority`` with ``order="priority"``; a job whose ``extra["dependencies"]`` names a job
+``Job.priority`` with ``order="priority"``, or Cobalt's WFP utility with ``order="wfp"``, the
+base scheduler of the paper's Theta runs; a job whose ``extra["dependencies"]`` names a job
 still waiting or running may not enter), selects some of them with the
 :class:`~bbopt.models.window.WindowModel` through a solver backend, starts them, and then runs
 EASY backfilling over all jobs not started, with the processors *and* burst buffer of the first
@@ -150,7 +151,8 @@ class WindowPolicy:
     "nsga2", "exhaustive", "greedy"), ``budget`` (seconds per decision, 2.0),
     ``deterministic`` (CP-SAT deterministic-time limit), ``seed``, ``objectives``,
     ``decision_rule`` (name or callable), ``backend_options`` (dict, e.g. ``{"generations":
-    200}``), ``order`` ("fcfs" or "priority"), ``ssd`` (use the SSD extension when the platform
+    200}``), ``order`` (:data:`ORDERS`: "fcfs", "priority" by ``Job.priority`` or "wfp" by
+    :func:`wfp_score`), ``ssd`` (use the SSD extension when the platform
     has SSDs, default true).
     """
 
@@ -166,8 +168,8 @@ class WindowPolicy:
             raise InputError(f"unknown window method {method!r}", field="method")
         if window < 1:
             raise InputError("window must be >= 1", field="window")
-        if order not in ("fcfs", "priority"):
-            raise InputError("order must be 'fcfs' or 'priority'", field="order")
+        if order not in ORDERS:
+            raise UnknownNameError("order", order, list(ORDERS))
         if isinstance(decision_rule, str):
             if decision_rule not in DECISION_RULES:
                 raise UnknownNameError("decision rule", decision_rule, list(DECISION_RULES))
@@ -196,6 +198,8 @@ class WindowPolicy:
         queue = list(state.queue)
         if self.order == "priority":
             queue.sort(key=lambda j: -j.priority)  # stable: arrival order among equals
+        elif self.order == "wfp":
+            queue.sort(key=lambda j: -wfp_score(j, state.time))
         waiting = {j.id for j in queue}
         running_ids = {r.job.id for r in state.running}
         eligible = [j for j in queue if not _blocked(j, waiting, running_ids)]
@@ -368,6 +372,17 @@ class WindowPolicy:
                            bound=result.bound, gap=result.gap, wall_time=wall,
                            budget=self.budget.seconds)
         return stats, tuple(alternatives)
+
+
+#: Base-scheduler orders of the queue (Section 4.3: FCFS on Cori, WFP on Theta).
+ORDERS = ("fcfs", "priority", "wfp")
+
+
+def wfp_score(job: Job, now: float) -> float:
+    """Cobalt's WFP utility at ALCF (the base scheduler of the paper's Theta runs): the job's
+    nodes times the cube of its queued time over its requested walltime. It grows with waiting,
+    fastest for short jobs, and favours large ones."""
+    return job.nodes * (max(now - job.submit, 0.0) / max(job.walltime, 1.0)) ** 3
 
 
 def _blocked(job: Job, waiting: set[str], running: set[str]) -> bool:
