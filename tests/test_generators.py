@@ -85,6 +85,20 @@ def test_bbsched_needs_a_distribution_when_the_trace_has_none():
     assert len(values) == 500 and values.min() > 20 * TB
 
 
+def test_bbsched_thresholds_scale_to_a_smaller_machine():
+    def loguniform(rng, size):
+        return np.exp(rng.uniform(np.log(1 * GB), np.log(6 * TB), size))
+
+    # On a machine with 1 % of the paper's BB, S4 draws requests above 1 % of 20 TB.
+    out = bbsched.bbsched_scenario(_jobs(1000), "S4", seed=2, distribution=loguniform,
+                                   scale=0.01)
+    values = np.array([j.bb for j in out if j.bb > 0])
+    assert len(values) == 750 and values.min() > 0.2 * TB
+    assert np.mean(values < 2 * TB) > 0.3  # unscaled, nothing below 20 TB would be drawn
+    with pytest.raises(InputError, match="scale"):
+        bbsched.bbsched_scenario(_jobs(10), "S4", distribution=loguniform, scale=0.0)
+
+
 @pytest.mark.parametrize("name", ["S5", "S6", "S7"])
 def test_ssd_scenarios(name):
     out = bbsched.bbsched_scenario(_trace_with_few_bb(), name, seed=3)

@@ -94,16 +94,21 @@ def _conditioned(distribution: Distribution, rng: np.random.Generator, size: int
 
 def bbsched_scenario(jobs: Sequence[Job], name: str, seed: int | np.random.Generator = 0, *,
                      distribution: Distribution | None = None,
-                     max_request: float | None = None) -> list[Job]:
-    """Fan et al.'s scenario ``"S1"``..``"S4"`` (BB) or ``"S5"``..``"S7"`` (S2 + local SSD)."""
+                     max_request: float | None = None, scale: float = 1.0) -> list[Job]:
+    """Fan et al.'s scenario ``"S1"``..``"S4"`` (BB) or ``"S5"``..``"S7"`` (S2 + local SSD).
+
+    ``scale`` multiplies the 5 TB / 20 TB thresholds, for a machine smaller than the paper's
+    (e.g. its BB capacity over Theta's 1.26 PB)."""
+    if not scale > 0:
+        raise InputError(f"scale must be > 0, got {scale!r}", field="scale")
     rng = rng_of(seed)
     if name in BB_SCENARIOS:
         share, above = BB_SCENARIOS[name]
-        return expand_bb_requests(jobs, share, above, rng, distribution=distribution,
+        return expand_bb_requests(jobs, share, above * scale, rng, distribution=distribution,
                                   max_request=max_request)
     if name in SSD_SCENARIOS:
         s2 = bbsched_scenario(jobs, "S2", rng, distribution=distribution,
-                              max_request=max_request)
+                              max_request=max_request, scale=scale)
         return with_ssd_requests(s2, SSD_SCENARIOS[name], rng)
     raise InputError(f"unknown scenario {name!r}; known: "
                      f"{', '.join([*BB_SCENARIOS, *SSD_SCENARIOS])}", field="scenario")
