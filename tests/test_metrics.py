@@ -20,3 +20,17 @@ def test_metrics_by_hand():
     assert m["node_utilization"] == pytest.approx((2 * 100 + 1 * 1000) / (2 * 1100))
     assert m["bb_utilization"] == pytest.approx((5 * 100) / (10 * 1100))
     assert m["decisions"] >= 2 and m["decision_time_p95"] >= 0
+
+
+def test_metrics_over_a_measurement_interval_by_hand():
+    # Same schedule: a runs 0-100 (2 nodes, 5 B of BB), b runs 100-1100 (1 node).
+    jobs = [Job("a", 0, 100, 100, 2, 5.0), Job("b", 10, 2000, 1000, 1, 0.0)]
+    res = simulate(jobs, Platform(2, 10.0), "fcfs")
+    m = res.metrics(interval=(5, 600))
+    # Only b was submitted inside [5, 600): its wait is 90 s.
+    assert m["jobs"] == 1 and m["mean_wait"] == pytest.approx(90)
+    # Held inside the interval: a 2 nodes x 95 s, b 1 node x 500 s; a's BB 5 B x 95 s.
+    assert m["node_utilization"] == pytest.approx((2 * 95 + 500) / (2 * 595))
+    assert m["bb_utilization"] == pytest.approx(5 * 95 / (10 * 595))
+    with pytest.raises(ValueError, match="interval"):
+        res.metrics(interval=(600, 600))

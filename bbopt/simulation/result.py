@@ -76,11 +76,12 @@ class SimulationResult:
             "state": np.asarray(self.state, dtype=object),
         }
 
-    def metrics(self) -> dict[str, float]:
-        """Run metrics (see :func:`bbopt.metrics.summarize`)."""
+    def metrics(self, interval: tuple[float, float] | None = None) -> dict[str, float]:
+        """Run metrics, optionally over a measurement ``interval`` (see
+        :func:`bbopt.metrics.summarize`)."""
         from bbopt.metrics import summarize
 
-        return summarize(self)
+        return summarize(self, interval)
 
     def to_csv(self, path: str | Path) -> Path:
         """Write the per-job records as Batsim's jobs.csv plus bbopt's columns."""
