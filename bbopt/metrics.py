@@ -12,7 +12,8 @@ Per run: mean, median and 95th percentile of those; node and BB utilisation (hel
 and byte-seconds over capacity x span, span = first submission to last end); makespan; counts of
 finished, killed and rejected jobs; the distribution of decision times; how the decisions were
 reached (share that fell back to the greedy answer; with an audited policy, the relative gap of
-each decision to the exact optimum).
+each decision to the exact optimum); on a platform with local SSDs, SSD utilisation and waste
+(:func:`ssd_usage`).
 
 A measurement ``interval`` ``(t0, t1)`` restricts both, as trace studies do to leave out the
 warm-up and cool-down of the machine (Fan et al., BBSched, Section 4.2: the first and last half
@@ -85,6 +86,8 @@ def summarize(result: SimulationResult,
         out["makespan"] = 0.0
         out["node_utilization"] = float("nan")
         out["bb_utilization"] = float("nan")
+    if result.platform.node_ssd is not None and np.any(ran):
+        out.update(ssd_usage(result, span))
     times = np.asarray(result.decision_times, dtype=float)
     out["decisions"] = float(times.size)
     if times.size:
@@ -95,6 +98,27 @@ def summarize(result: SimulationResult,
     out.update(decision_quality(result))
     out["simulation_wall_time"] = result.wall_time
     return out
+
+
+def ssd_usage(result: SimulationResult, span: float) -> dict[str, float]:
+    """Local-SSD utilisation and waste over ``span`` seconds (Fan et al., BBSched, Section 5):
+    requested SSD bytes x nodes x execution time, and the bytes of the allocated nodes' SSDs
+    left unused by their job, each over the platform's total SSD x span. Jobs without a node
+    allocation count as requested (no waste known)."""
+    node_ssd = np.asarray(result.platform.node_ssd, dtype=float)
+    total = float(node_ssd.sum()) * span
+    used = wasted = 0.0
+    for job, alloc, state, t0, t1 in zip(result.jobs, result.allocation, result.state,
+                                         result.start, result.end, strict=True):
+        if state not in (FINISHED, KILLED):
+            continue
+        held = t1 - t0
+        used += job.ssd * job.nodes * held
+        if alloc:
+            wasted += (float(node_ssd[list(alloc)].sum()) - job.ssd * len(alloc)) * held
+    if total <= 0:
+        return {"ssd_utilization": float("nan"), "ssd_waste": float("nan")}
+    return {"ssd_utilization": used / total, "ssd_waste": wasted / total}
 
 
 def _job_stats(m: dict[str, np.ndarray], keep: np.ndarray, out: dict[str, float]) -> None:

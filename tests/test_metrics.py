@@ -34,3 +34,19 @@ def test_metrics_over_a_measurement_interval_by_hand():
     assert m["bb_utilization"] == pytest.approx(5 * 95 / (10 * 595))
     with pytest.raises(ValueError, match="interval"):
         res.metrics(interval=(600, 600))
+
+
+def test_ssd_usage_and_waste_by_hand():
+    from bbopt.core import GB
+
+    # Nodes with 128 GB and 256 GB SSDs; a asks 100 GB per node: least waste puts it on the
+    # 128 GB node (28 GB unused), b asks 200 GB and must take the 256 GB node (56 GB unused).
+    platform = Platform(2, 0.0, node_ssd=(128 * GB, 256 * GB))
+    jobs = [Job("a", 0, 100, 100, 1, 0.0, ssd=100 * GB), Job("b", 0, 100, 50, 1, 0.0,
+                                                               ssd=200 * GB)]
+    res = simulate(jobs, platform, "bbsched")
+    assert res.allocation == [(0,), (1,)]
+    m = res.metrics()
+    total = 384 * GB * 100  # SSD x span (0-100 s)
+    assert m["ssd_utilization"] == pytest.approx((100 * GB * 100 + 200 * GB * 50) / total)
+    assert m["ssd_waste"] == pytest.approx((28 * GB * 100 + 56 * GB * 50) / total)
