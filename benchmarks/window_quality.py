@@ -14,12 +14,12 @@ gap of the weighted 50/50 form, and how many solves (front and weighted) ended i
 greedy FALLBACK because the budget ran out before any answer (``fallb``). The exact front is
 ``exhaustive`` for w <= 20 and ``cpsat`` beyond (checked against each other for w <= 20).
 
-Part C, policies on KTH with an S4-like BB load. Stand-in until the workload generator exists:
-75 % of jobs request BB, ``platform.bb * min(1, 0.02 * (1 + Lomax(1.5)))`` (a heavy tail from 2 %
-of the machine's BB up to all of it), the rest none; seeded. Mean wait, mean bounded slowdown,
-node and BB usage per policy, and the change of the mean wait against ``naive``.
+The exact fronts of nodes and BB are listed by two-list enumeration when it proves them complete
+(:mod:`bbopt.solvers.subset_sums`), and solved by epsilon-constraint otherwise; ``enum`` is the
+share of ``cpsat``/``milp`` fronts that needed no solver. BBSched against its baselines in
+simulation: ``benchmarks/bbsched_reproduction.py``.
 
-Run: ``python benchmarks/window_quality.py [--instances 20] [--kth-jobs 2000]``.
+Run: ``python benchmarks/window_quality.py [--instances 20]``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import argparse
 import os
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -149,7 +148,9 @@ def run_windows(models: list[WindowModel], label: str, rows: list, with_pymoo: b
                 tw = dt
                 val = weighted(m, F)
             fallbacks[name] = fallbacks.get(name, 0) + (r.status is Status.FALLBACK)
-            s = stats.setdefault(name, {k: [] for k in ("t", "size", "hv", "gd", "gap", "tw")})
+            s = stats.setdefault(name, {k: [] for k in ("t", "size", "hv", "gd", "gap", "tw",
+                                                        "enum")})
+            s["enum"].append(r.info.get("front_by") == "enumeration")
             s["t"].append(dt)
             s["tw"].append(tw)
             s["size"].append(len(F))
@@ -160,61 +161,24 @@ def run_windows(models: list[WindowModel], label: str, rows: list, with_pymoo: b
         rows.append((label, w, name, np.median(s["t"]), np.percentile(s["t"], 95),
                      np.mean(s["size"]), np.mean(s["hv"]), np.min(s["hv"]), np.mean(s["gd"]),
                      np.median(s["tw"]), np.mean(s["gap"]), np.max(s["gap"]),
-                     fallbacks.get(name, 0)))
+                     fallbacks.get(name, 0), np.mean(s["enum"])))
 
 
 def print_quality(rows: list) -> None:
     head = (f"{'windows':<16}{'w':>4} {'backend':<12}{'t_med':>8}{'t_p95':>8}{'front':>7}"
-            f"{'HV':>8}{'HVmin':>8}{'GD':>9} {'t_w50':>7}{'gap':>9}{'gapmax':>9}{'fallb':>6}")
+            f"{'HV':>8}{'HVmin':>8}{'GD':>9} {'t_w50':>7}{'gap':>9}{'gapmax':>9}{'fallb':>6}"
+            f"{'enum':>6}")
     print(head)
     print("-" * len(head))
     for r in rows:
         print(f"{r[0]:<16}{r[1]:>4} {r[2]:<12}{r[3]:>8.4f}{r[4]:>8.4f}{r[5]:>7.2f}{r[6]:>8.4f}"
-              f"{r[7]:>8.4f}{r[8]:>9.2e} {r[9]:>7.4f}{r[10]:>9.2e}{r[11]:>9.2e}{r[12]:>6d}")
-
-
-def s4_like(jobs, platform: Platform, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    asks = rng.random(len(jobs)) < 0.75
-    frac = np.minimum(1.0, 0.02 * (1.0 + rng.pareto(1.5, len(jobs))))
-    return [replace(j, bb=float(np.floor(platform.bb * f / 1e9) * 1e9) if a else 0.0)
-            for j, a, f in zip(jobs, asks, frac, strict=True)]
-
-
-def run_policies(n_jobs: int) -> None:
-    d = data_dir()
-    if d is None:
-        print("KTH trace not found: policy comparison skipped")
-        return
-    platform = Platform.kopanski()
-    jobs = [j for j in read_swf(d / "KTH-SP2-1996-2.1-cln.swf").jobs[:n_jobs]
-            if platform.why_never_fits(j) is None]
-    jobs = s4_like(jobs, platform)
-    policies = ["naive", "fcfs-bb", "bbsched", "weighted", "weighted-cpu", "weighted-bb",
-                "constrained-cpu", "constrained-bb", "bin-packing"]
-    print(f"\nKTH, first {n_jobs} jobs ({len(jobs)} fit), S4-like BB (75 % ask, heavy tail),"
-          f" {platform.nodes} nodes / {platform.bb / 1e9:.0f} GB")
-    head = (f"{'policy':<16}{'mean wait h':>12}{'vs naive':>10}{'mean bsld':>11}{'node use':>10}"
-            f"{'BB use':>8}{'dec p95 s':>11}{'run s':>8}")
-    print(head)
-    print("-" * len(head))
-    base = None
-    for p in policies:
-        t0 = time.perf_counter()
-        m = simulate(jobs, platform, p).metrics()
-        wait = m["mean_wait"] / 3600
-        base = wait if p == "naive" else base
-        print(f"{p:<16}{wait:>12.2f}{(wait / base - 1) * 100:>9.1f}%"
-              f"{m['mean_bounded_slowdown']:>11.2f}{m['node_utilization']:>10.3f}"
-              f"{m['bb_utilization']:>8.3f}{m['decision_time_p95']:>11.4f}"
-              f"{time.perf_counter() - t0:>8.1f}")
+              f"{r[7]:>8.4f}{r[8]:>9.2e} {r[9]:>7.4f}{r[10]:>9.2e}{r[11]:>9.2e}{r[12]:>6d}"
+              f"{r[13]:>6.2f}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--instances", type=int, default=20)
-    ap.add_argument("--kth-jobs", type=int, default=2000)
-    ap.add_argument("--skip-policies", action="store_true")
     args = ap.parse_args()
     solve(WindowModel(nodes=[1], bb=[0.0], free_nodes=1, free_bb=1.0), "greedy")  # imports
     rows: list = []
@@ -232,8 +196,6 @@ def main() -> None:
           f"in utilisation fractions; gap of the weighted 50/50 form); load average {load}, "
           f"{os.cpu_count()} cores")
     print_quality(rows)
-    if not args.skip_policies:
-        run_policies(args.kth_jobs)
 
 
 if __name__ == "__main__":
