@@ -84,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="also schedule every SECONDS while jobs wait")
         sp.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="policy option, e.g. -o depth=10 (repeatable)")
+        sp.add_argument("--warmup", default="0", metavar="DURATION",
+                        help="leave out of the job and utilisation metrics what happens before "
+                             "the first submission + DURATION, e.g. 15d (default 0)")
+        sp.add_argument("--cooldown", default="0", metavar="DURATION",
+                        help="... and after the last submission - DURATION (default 0)")
         sp.add_argument("--no-progress", action="store_true", help="no progress bar")
         sp.add_argument("--out", metavar="DIR", help="write per-job CSVs and the summary here")
 
@@ -155,10 +160,33 @@ def _run(jobs, platform, name, policy, args):
                     progress=not args.no_progress, workload_name=name)
 
 
+def _metrics(result, args) -> dict[str, float]:
+    """The run metrics; with --warmup/--cooldown, the job and utilisation metrics over the
+    measurement interval (decision statistics stay those of the whole run)."""
+    from bbopt.errors import InputError
+    from bbopt.loading import parse_seconds
+
+    metrics = result.metrics()
+    warmup = parse_seconds(args.warmup, "--warmup")
+    cooldown = parse_seconds(args.cooldown, "--cooldown")
+    if warmup <= 0 and cooldown <= 0:
+        return metrics
+    submits = [j.submit for j in result.jobs]
+    t0, t1 = min(submits) + warmup, max(submits) - cooldown
+    if cooldown <= 0:
+        t1 = max(submits) + 1.0
+    if not t1 > t0:
+        raise InputError(f"--warmup {args.warmup} and --cooldown {args.cooldown} leave no "
+                         f"submission to measure (the trace spans {max(submits) - min(submits):g}"
+                         " s)", field="--warmup")
+    metrics.update(result.metrics(interval=(t0, t1)))
+    return metrics
+
+
 def _cmd_simulate(args) -> int:
     jobs, platform, name = _load(args)
     result = _run(jobs, platform, name, args.policy, args)
-    metrics = result.metrics()
+    metrics = _metrics(result, args)
     print(_table({args.policy: metrics}, f"{name}: {len(jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     if args.out:
@@ -182,6 +210,9 @@ def _cmd_compare(args) -> int:
         make_policy(name, **_applicable(name, options))
     jobs, platform, name = _load(args)
     if args.split is not None:
+        if args.warmup not in ("0", 0) or args.cooldown not in ("0", 0):
+            raise InputError("--warmup/--cooldown do not apply to --split (each part is "
+                             "measured whole)", field="--split")
         return _compare_split(args, jobs, platform, name, policies, options)
     results = {}
     show = not args.no_progress and sys.stderr.isatty()
@@ -190,7 +221,7 @@ def _cmd_compare(args) -> int:
 
         results[pol] = simulate(jobs, platform, pol, options=_applicable(pol, options),
                                 tick=args.tick, progress=show, workload_name=name)
-    metrics = {pol: r.metrics() for pol, r in results.items()}
+    metrics = {pol: _metrics(r, args) for pol, r in results.items()}
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":

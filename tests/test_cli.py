@@ -98,3 +98,16 @@ def test_trace_declared_burst_buffer_sets_the_platform(tmp_path, capsys):
     assert main(["simulate", "--workload", str(trace), "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "16 nodes, 200 GB BB" in out
+
+
+def test_warmup_and_cooldown_measure_the_middle_of_the_trace(tmp_path, capsys):
+    args = ["simulate", "--jobs", "400", "--policy", "fcfs-bb", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "all")]) == 0
+    assert main([*args, "--warmup", "1d", "--cooldown", "1d", "--out", str(tmp_path / "mid")]) \
+        == 0
+    whole = json.loads((tmp_path / "all" / "summary.json").read_text())["fcfs-bb"]
+    mid = json.loads((tmp_path / "mid" / "summary.json").read_text())["fcfs-bb"]
+    assert 0 < mid["jobs"] < whole["jobs"] == 400
+    assert mid["decisions"] == whole["decisions"]  # decision statistics: the whole run
+    r = run("simulate", "--jobs", "50", "--warmup", "400d")
+    assert r.returncode == 2 and "--warmup" in r.stderr and "Traceback" not in r.stderr
