@@ -20,7 +20,8 @@ Neither trace is public, so this runs the same procedure on KTH-SP2 (100 nodes, 
 - **Methods** (Section 4.3): naive (baseline), weighted, weighted-cpu, weighted-bb,
   constrained-cpu, constrained-bb, bin-packing, bbsched (exact front, CP-SAT) and, on request,
   bbsched-nsga2 (the paper's NSGA-II, P=20, G=500), all with window 20 and EASY backfilling
-  with BB reserved; base order WFP (Theta) or FCFS (Cori), ``--orders``.
+  with BB reserved (``--backfill cpu``: processors only); base order WFP (Theta) or FCFS
+  (Cori), ``--orders``.
 - **Metrics**: mean wait, mean bounded slowdown, node and BB usage, over jobs submitted between
   15 days after the first and 15 days before the last submission
   (``SimulationResult.metrics(interval=...)``), and the change of the mean wait against naive.
@@ -112,7 +113,7 @@ def measured(jobs: list[Job]) -> tuple[float, float]:
 
 
 def run_table(title: str, jobs: list[Job], platform: Platform, policies: list[str],
-              order: str, ssd: bool = False) -> None:
+              order: str, ssd: bool = False, reserve_bb: bool = True) -> None:
     interval = measured(jobs)
     print(f"\n{title}")
     head = (f"{'policy':<16}{'mean wait h':>12}{'vs naive':>10}{'mean bsld':>11}"
@@ -123,7 +124,7 @@ def run_table(title: str, jobs: list[Job], platform: Platform, policies: list[st
     base = None
     for p in policies:
         t0 = time.perf_counter()
-        res = simulate(jobs, platform, p, options={"order": order})
+        res = simulate(jobs, platform, p, options={"order": order, "reserve_bb": reserve_bb})
         m = res.metrics(interval=interval)
         whole = res.metrics()
         wait = m["mean_wait"] / 3600
@@ -145,6 +146,9 @@ def main() -> None:
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--bb-demand", type=float, default=1.0,
                     help="S4's BB demand over node demand, which sizes the BB (default 1)")
+    ap.add_argument("--backfill", choices=("bb", "cpu"), default="bb",
+                    help="EASY reservation of the head job: processors and BB (default) or "
+                         "processors only, as simulators whose backfilling ignores BB")
     ap.add_argument("--ssd", action="store_true", help="add the S5-S7 local-SSD case study")
     ap.add_argument("--ssd-jobs", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=0)
@@ -162,7 +166,7 @@ def main() -> None:
             run_table(f"{name} ({share:.0%} of jobs ask BB; BB demand "
                       f"{demand(jobs, platform.bb, 'bb'):.2f}, node demand "
                       f"{demand(jobs, NODES, 'nodes'):.2f}), base order {order}",
-                      jobs, platform, policies, order)
+                      jobs, platform, policies, order, reserve_bb=args.backfill == "bb")
     if args.ssd:
         ssd_platform = theta_ssd_platform(NODES, platform.bb)
         base = workloads["Original"][:args.ssd_jobs]
@@ -170,7 +174,7 @@ def main() -> None:
             jobs = bbsched_scenario(base, name, args.seed + 10 + k, scale=NODES / THETA_NODES)
             run_table(f"{name} (S2 + local SSD per node), first {len(jobs)} jobs, half the "
                       "nodes 128 GB, half 256 GB, base order wfp", jobs, ssd_platform,
-                      SSD_POLICIES, "wfp", ssd=True)
+                      SSD_POLICIES, "wfp", ssd=True, reserve_bb=args.backfill == "bb")
 
 
 if __name__ == "__main__":

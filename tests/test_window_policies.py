@@ -160,3 +160,16 @@ def test_wfp_order_puts_the_highest_utility_job_at_the_window_front():
     assert "C" not in wfp.started_ids
     # A still backfills: it ends (t = 7200) by C's reserved start (R ends at 7200).
     assert wfp.started_ids == ["A"]
+
+
+def test_reserve_bb_false_lets_backfilling_take_the_heads_burst_buffer():
+    # H needs 20 nodes (11 free until R ends at t=100, then 21) and all 10 TB of BB; C (1 node,
+    # 10 TB, runs past t=100) fits the node left over at H's reserved start, but takes its BB.
+    running = (RunningJob(Job("R", 0.0, 100.0, nodes=10), 0.0),)
+    queue = (Job("H", 0.0, 3600.0, nodes=20, bb=10 * TB), Job("C", 0.0, 1000.0, nodes=1,
+                                                                bb=10 * TB))
+    state = ClusterState(0.0, Platform(21, 10 * TB), running, queue)
+    held = bbopt.decide(state, "bbsched", window=1)
+    ignored = bbopt.decide(state, "bbsched", window=1, reserve_bb=False)
+    assert held.started_ids == [] and ignored.started_ids == ["C"]
+    assert held.reservations[0].job_id == ignored.reservations[0].job_id == "H"

@@ -152,7 +152,9 @@ class WindowPolicy:
     ``deterministic`` (CP-SAT deterministic-time limit), ``seed``, ``objectives``,
     ``decision_rule`` (name or callable), ``backend_options`` (dict, e.g. ``{"generations":
     200}``), ``order`` (:data:`ORDERS`: "fcfs", "priority" by ``Job.priority`` or "wfp" by
-    :func:`wfp_score`), ``ssd`` (use the SSD extension when the platform
+    :func:`wfp_score`), ``reserve_bb`` (the EASY reservation holds the head's BB as well as
+    its processors, default true; false: processors only, as simulators whose backfilling
+    ignores BB), ``ssd`` (use the SSD extension when the platform
     has SSDs, default true).
     """
 
@@ -163,7 +165,7 @@ class WindowPolicy:
                  decision_rule: str | DecisionRule = "bbsched",
                  weights: Sequence[float] | None = None, priority: Sequence[str] | None = None,
                  backend_options: dict[str, Any] | None = None, order: str = "fcfs",
-                 ssd: bool = True) -> None:
+                 ssd: bool = True, reserve_bb: bool = True) -> None:
         if method not in ("pareto", "in-order", "weighted", "lexicographic", "bin-packing"):
             raise InputError(f"unknown window method {method!r}", field="method")
         if window < 1:
@@ -188,6 +190,7 @@ class WindowPolicy:
         self.backend_options = dict(backend_options or {})
         self.order = order
         self.use_ssd = ssd
+        self.reserve_bb = bool(reserve_bb)
 
     # --- the decision ----------------------------------------------------------------------
 
@@ -239,7 +242,8 @@ class WindowPolicy:
         reservations: list[Reservation] = []
         if rest:
             head = blocker or rest[0]
-            shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b)
+            shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b,
+                                                        reserve_bb=self.reserve_bb)
             reservations.append(Reservation(head.id, shadow))
             remaining_ids = [i for i in free_nodes_ids if i not in nodes_of]
             remaining_ssd = [s for i, s in zip(free_nodes_ids, node_ssd or [], strict=False)
@@ -260,6 +264,7 @@ class WindowPolicy:
 
             started += backfill(state, [j for j in rest if j is not head], shadow,
                                 (free_n, free_b), (extra_n, extra_b),
+                                reserve_bb=self.reserve_bb,
                                 accept=place_on_ssd if remaining_ssd is not None else None)
 
         # Starvation counters: every job of the window not started spent one more round there.
