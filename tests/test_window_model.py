@@ -144,3 +144,15 @@ def test_greedy_rules_take_every_forced_job_first(rule):
     x = m.greedy(rule)
     assert x[5] and x[6]
     assert m.feasible(x)
+
+
+@pytest.mark.parametrize("backend", ["cpsat", "milp", "exhaustive", "nsga2", "greedy"])
+def test_ssd_window_with_no_free_node_selects_nothing(backend):
+    # A machine with local SSDs and every node busy: nothing can be selected, and the
+    # four-objective model must still be well defined.
+    m = WindowModel(nodes=[2, 1], bb=[GB, 0.0], free_nodes=0, free_bb=10 * GB,
+                    objectives=("nodes", "bb", "ssd", "ssd_waste"), total_nodes=4,
+                    total_bb=10 * GB, ssd=[100 * GB, 0.0], free_node_ssd=[],
+                    total_ssd=512 * GB)
+    r = solve(m, backend, Budget(5.0))
+    assert r.solution is not None and not r.solution.any()

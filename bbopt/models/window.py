@@ -219,8 +219,10 @@ class WindowModel:
     def levels(self) -> tuple[np.ndarray, np.ndarray]:
         """Distinct SSD sizes of the free nodes (ascending) and how many free nodes have each."""
         if "levels" not in self._cache:
-            if self.free_node_ssd is None or len(self.free_node_ssd) == 0:
+            if self.free_node_ssd is None:
                 sizes, counts = np.array([math.inf]), np.array([self.free_nodes])
+            elif len(self.free_node_ssd) == 0:  # no free node: one empty level
+                sizes, counts = np.zeros(1), np.zeros(1, dtype=np.int64)
             else:
                 sizes, counts = np.unique(self.free_node_ssd, return_counts=True)
             self._cache["levels"] = (sizes, counts.astype(np.int64))
