@@ -141,7 +141,8 @@ def run_table(title: str, jobs: list[Job], platform: Platform, policies: list[st
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=None, help="first N jobs (default: all)")
-    ap.add_argument("--workloads", default="Original,S1,S2,S3,S4")
+    ap.add_argument("--workloads", default="Original,S1,S2,S3,S4",
+                    help="comma-separated, from Original,S1,S2,S3,S4 (empty: none)")
     ap.add_argument("--orders", default="wfp,fcfs")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--bb-demand", type=float, default=1.0,
@@ -159,7 +160,7 @@ def main() -> None:
           f"{platform.bb / TB:.2f} TB (sized for S4 BB demand = {args.bb_demand:g} x node "
           f"demand); window 20, EASY backfilling with BB; metrics without the first and last "
           f"15 days")
-    for name in args.workloads.split(","):
+    for name in filter(None, args.workloads.split(",")):
         jobs = workloads[name]
         share = np.mean([j.bb > 0 for j in jobs])
         for order in args.orders.split(","):

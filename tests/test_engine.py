@@ -56,6 +56,32 @@ def test_busy_node_set_is_refused():
         simulate(jobs, PLATFORM, Pin())
 
 
+def test_local_ssd_requests_are_enforced_per_node():
+    # Nodes 0, 1 have 100 B of SSD, nodes 2, 3 have 200 B; a asks 150 B on each of 2 nodes.
+    ssd = Platform(nodes=4, bb=10.0, node_ssd=(100.0, 100.0, 200.0, 200.0))
+    a = Job("a", 0, 10, 10, 2, ssd=150.0)
+
+    class Pin:
+        name = "pin"
+
+        def __init__(self, nodes):
+            self.nodes = nodes
+
+        def decide(self, state):
+            return Decision(start=tuple(Start(j.id, self.nodes) for j in state.queue))
+
+    with pytest.raises(InvalidDecision, match="less than the 150 B of local SSD"):
+        simulate([a], ssd, Pin((1, 2)))
+    # Without a node set the engine takes admissible nodes, least SSD first.
+    small = Job("s", 0, 10, 10, 1, ssd=50.0)
+    res = simulate([a, small], ssd, Pin(None))
+    assert res.allocation == [(2, 3), (0,)]
+    # ... and refuses when too few free nodes have enough SSD.
+    b = Job("b", 0, 10, 10, 1, ssd=150.0)
+    with pytest.raises(InvalidDecision, match="job b"):
+        simulate([a, b], ssd, Greedy(lambda s: [j.id for j in s.queue]))
+
+
 def test_policy_that_starves_an_idle_machine_is_caught():
     jobs = [Job("a", 0, 10, 10, 1)]
     with pytest.raises(InvalidDecision, match="idle machine"):

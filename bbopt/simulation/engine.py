@@ -5,9 +5,10 @@ At every batch of simultaneous events (finishes first, then submissions) and, op
 ``tick`` seconds while jobs wait, the engine builds a :class:`~bbopt.core.ClusterState`, asks the
 policy for a :class:`~bbopt.core.Decision` exactly as :func:`bbopt.decide` would, **validates** it
 (only waiting jobs, none twice, never more nodes or burst buffer than exist, node sets free and in
-range; under an I/O-aware policy, never more bandwidth than a link of the platform's I/O tree has)
-and applies it. An invalid decision is a bug of the policy and raises
-:class:`~bbopt.errors.InvalidDecision` naming the job.
+range; a job asking local SSD only on nodes with that much SSD -- without a node set it gets the
+free nodes with the smallest admissible SSDs; under an I/O-aware policy, never more bandwidth
+than a link of the platform's I/O tree has) and applies it. An invalid decision is a bug of the
+policy and raises :class:`~bbopt.errors.InvalidDecision` naming the job.
 
 When started jobs end is the business of the execution model (:mod:`bbopt.simulation.execution`):
 under the default rigid model jobs run for ``min(runtime, walltime)`` and a job whose runtime
@@ -195,7 +196,7 @@ class _Engine:
                     raise InvalidDecision(f"needs {job.bb:.6g} B of burst buffer, "
                                           f"{free_b + job.bb:.6g} B free", job_id=job.id, time=t)
                 k = index[job.id]
-                alloc_a[k] = _allocate(free_nodes, job, s.nodes, t)
+                alloc_a[k] = _allocate(free_nodes, job, s.nodes, t, platform.node_ssd)
                 if ledger is not None:
                     why = ledger.charge(job, alloc_a[k])
                     if why is not None:
@@ -219,9 +220,18 @@ class _Engine:
 
 
 def _allocate(free_nodes: list[int], job: Job, asked: tuple[int, ...] | None,
-              t: float) -> tuple[int, ...]:
+              t: float, node_ssd: tuple[float, ...] | None = None) -> tuple[int, ...]:
+    """The nodes of ``job``: those asked (checked: distinct, free and, for a job with a local-SSD
+    request, each with enough SSD), else the lowest-numbered free ones, or for an SSD request
+    the free nodes with the smallest admissible SSDs (least waste)."""
     if asked is None:
-        return tuple(heapq.heappop(free_nodes) for _ in range(job.nodes))
+        if job.ssd <= 0 or node_ssd is None:
+            return tuple(heapq.heappop(free_nodes) for _ in range(job.nodes))
+        fit = sorted((node_ssd[x], x) for x in free_nodes if node_ssd[x] >= job.ssd)
+        if len(fit) < job.nodes:
+            raise InvalidDecision(f"needs {job.nodes} nodes with {job.ssd:.4g} B of local SSD, "
+                                  f"{len(fit)} free", job_id=job.id, time=t)
+        asked = tuple(x for _, x in fit[:job.nodes])
     if len(asked) != job.nodes or len(set(asked)) != len(asked):
         raise InvalidDecision(f"node set {asked} is not {job.nodes} distinct nodes",
                               job_id=job.id, time=t)
@@ -229,6 +239,11 @@ def _allocate(free_nodes: list[int], job: Job, asked: tuple[int, ...] | None,
     busy = [x for x in asked if x not in free]
     if busy:
         raise InvalidDecision(f"nodes {busy} are busy or do not exist", job_id=job.id, time=t)
+    if job.ssd > 0 and node_ssd is not None:
+        small = [x for x in asked if node_ssd[x] < job.ssd]
+        if small:
+            raise InvalidDecision(f"nodes {small} have less than the {job.ssd:.4g} B of local "
+                                  "SSD it asks per node", job_id=job.id, time=t)
     keep = [x for x in free_nodes if x not in set(asked)]
     heapq.heapify(keep)
     free_nodes[:] = keep
