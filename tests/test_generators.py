@@ -29,12 +29,16 @@ def test_lognormal_median_per_processor():
 
 def test_phases_layout_and_bounds():
     jobs = kopanski.kopanski_workload(_jobs(500), seed=2)
+    seen = set()
     for j in jobs:
         ph = j.extra["phases"]
-        assert 1 <= ph["compute_phases"] <= 10
+        # one phase per hour of runtime, rounded, at least 1 and at most 10
+        assert ph["compute_phases"] == min(max(round(j.runtime / HOUR), 1), 10)
+        seen.add(ph["compute_phases"])
         assert ph["compute_phases"] * ph["compute_seconds"] == pytest.approx(j.runtime)
         assert ph["checkpoints"] == ph["compute_phases"] - 1
         assert ph["stage_in_bytes"] == ph["stage_out_bytes"] == j.bb == ph["checkpoint_bytes"]
+    assert {1, 10} <= seen and len(seen) >= 5  # the sample covers the clipped range
     long = Job("x", 0, walltime=100 * HOUR, runtime=50 * HOUR)
     assert kopanski.phases_of(long)["compute_phases"] == 10
     assert kopanski.phases_of(long, phase_length=10 * HOUR)["compute_phases"] == 5
