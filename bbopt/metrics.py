@@ -61,33 +61,37 @@ def summarize(result: SimulationResult,
     """Run metrics as a flat, ordered dict of floats (over ``interval``, see the module doc)."""
     m = per_job(result)
     a = result.arrays()
-    states = a["state"]
-    if interval is not None:
-        return _summarize_interval(result, m, a, interval)
+    if interval is None:
+        listed, measured = np.ones(len(result), dtype=bool), np.ones(len(m["wait"]), dtype=bool)
+    else:
+        t0, t1 = (float(v) for v in interval)
+        if not t1 > t0:
+            raise InputError(f"empty measurement interval ({t0}, {t1})", field="interval")
+        listed = (a["submit"] >= t0) & (a["submit"] < t1)
+        measured = (m["submit"] >= t0) & (m["submit"] < t1)
+    states = a["state"][listed]
     out: dict[str, float] = {
-        "jobs": float(len(result)),
+        "jobs": float(listed.sum()),
         "finished": float(np.sum(states == FINISHED)),
         "killed": float(np.sum(states == KILLED)),
         "rejected": float(np.sum(states == REJECTED)),
     }
-    _job_stats(m, np.ones(len(m["wait"]), dtype=bool), out)
-    ran = (states == FINISHED) | (states == KILLED)
+    _job_stats(m, measured, out)
+    if interval is not None:
+        out.update(_utilisation(m, result.platform, t0, t1))
+        return out
+    ran = (a["state"] == FINISHED) | (a["state"] == KILLED)
     if np.any(ran):
         first = float(np.min(a["submit"]))
         last = float(np.max(a["end"][ran]))
-        span = max(last - first, 1e-12)
         out["makespan"] = last - first
-        platform = result.platform
-        out["node_utilization"] = float(np.sum(m["nodes"] * m["execution"])) / (
-            platform.nodes * span)
-        out["bb_utilization"] = (float(np.sum(m["bb"] * m["execution"])) / (platform.bb * span)
-                                 if platform.bb > 0 else float("nan"))
+        out.update(_utilisation(m, result.platform, first, last))
+        if result.platform.node_ssd is not None:
+            out.update(ssd_usage(result, max(last - first, 1e-12)))
     else:
         out["makespan"] = 0.0
         out["node_utilization"] = float("nan")
         out["bb_utilization"] = float("nan")
-    if result.platform.node_ssd is not None and np.any(ran):
-        out.update(ssd_usage(result, span))
     times = np.asarray(result.decision_times, dtype=float)
     out["decisions"] = float(times.size)
     if times.size:
@@ -98,6 +102,18 @@ def summarize(result: SimulationResult,
     out.update(decision_quality(result))
     out["simulation_wall_time"] = result.wall_time
     return out
+
+
+def _utilisation(m: dict[str, np.ndarray], platform, t0: float, t1: float) -> dict[str, float]:
+    """Node and BB utilisation: resource-seconds held inside ``[t0, t1]`` over capacity x its
+    length."""
+    held = np.clip(np.minimum(m["end"], t1) - np.maximum(m["start"], t0), 0.0, None)
+    span = max(t1 - t0, 1e-12)
+    return {
+        "node_utilization": float(np.sum(m["nodes"] * held)) / (platform.nodes * span),
+        "bb_utilization": (float(np.sum(m["bb"] * held)) / (platform.bb * span)
+                           if platform.bb > 0 else float("nan")),
+    }
 
 
 def ssd_usage(result: SimulationResult, span: float) -> dict[str, float]:
@@ -128,29 +144,6 @@ def _job_stats(m: dict[str, np.ndarray], keep: np.ndarray, out: dict[str, float]
         for stat, fn in (("mean", np.mean), ("median", np.median),
                          ("p95", lambda v: np.percentile(v, 95)), ("max", np.max)):
             out[f"{stat}_{name}"] = float(fn(values)) if values.size else float("nan")
-
-
-def _summarize_interval(result: SimulationResult, m: dict[str, np.ndarray],
-                        a: dict[str, np.ndarray], interval: tuple[float, float]
-                        ) -> dict[str, float]:
-    t0, t1 = (float(v) for v in interval)
-    if not t1 > t0:
-        raise InputError(f"empty measurement interval ({t0}, {t1})", field="interval")
-    inside = (a["submit"] >= t0) & (a["submit"] < t1)
-    states = a["state"][inside]
-    out: dict[str, float] = {
-        "jobs": float(inside.sum()),
-        "finished": float(np.sum(states == FINISHED)),
-        "killed": float(np.sum(states == KILLED)),
-        "rejected": float(np.sum(states == REJECTED)),
-    }
-    _job_stats(m, (m["submit"] >= t0) & (m["submit"] < t1), out)
-    held = np.clip(np.minimum(m["end"], t1) - np.maximum(m["start"], t0), 0.0, None)
-    platform = result.platform
-    out["node_utilization"] = float(np.sum(m["nodes"] * held)) / (platform.nodes * (t1 - t0))
-    out["bb_utilization"] = (float(np.sum(m["bb"] * held)) / (platform.bb * (t1 - t0))
-                             if platform.bb > 0 else float("nan"))
-    return out
 
 
 def decision_quality(result: SimulationResult) -> dict[str, float]:
