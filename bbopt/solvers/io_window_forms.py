@@ -32,11 +32,11 @@ from bbopt.solvers.window_forms import (
     OPTIMAL,
     Clock,
     LinearForm,
-    integer_weights,
     linear_form,
     pareto_result,
     run_lexicographic,
     run_pareto,
+    scalar_stages,
 )
 
 
@@ -144,12 +144,7 @@ def solve_io_window(model: IOWindowModel, budget: Budget, make_solver, backend: 
         ys = [counts_of(model, solver.seen[x.tobytes()]) for x in xs]
         return placement_result(model, ys, Status.OPTIMAL if complete else Status.FEASIBLE,
                                 backend, {"solves": solves, "front_complete": complete})
-    if form == "weighted":
-        q = integer_weights(model.window, weights or [1.0] * len(model.objectives))
-        stages = [q] + ([{"order": 1}] if tiebreak else [])
-    else:
-        stages = [{n: 1} for n in names] + ([{"order": 1}] if tiebreak and
-                                             "order" not in names else [])
+    stages = scalar_stages(model.window, form, names, weights, tiebreak)
     outcome, x, a, bounds = run_lexicographic(solver, lf, stages, clock)
     if outcome == INFEASIBLE:
         return Result(Status.INFEASIBLE, None, backend=backend)

@@ -524,12 +524,7 @@ def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, 
         return pareto_result(model, xs, Status.OPTIMAL if complete else Status.FEASIBLE,
                              backend, {"solves": solves, "front_complete": complete,
                                        "front_by": "enumeration" if solves == 0 else "solver"})
-    if form == "weighted":
-        q = integer_weights(model, weights or [1.0] * len(model.objectives))
-        stages = [q] + ([{"order": 1}] if tiebreak else [])
-    else:
-        stages = [{n: 1} for n in names] + ([{"order": 1}] if tiebreak and
-                                             "order" not in names else [])
+    stages = scalar_stages(model, form, names, weights, tiebreak)
     outcome, x, _, bounds = run_lexicographic(solver, lf, stages, clock)
     if outcome == INFEASIBLE:
         return Result(Status.INFEASIBLE, None, backend=backend)
@@ -549,6 +544,18 @@ def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, 
                       info={"objectives": values})
     lex = tuple(model_value(model, n, x) for n in names)
     return Result(status, x, lex, backend=backend, info={"objectives": values})
+
+
+def scalar_stages(model: WindowModel, form: str, names: Sequence[str],
+                  weights: Sequence[float] | None, tiebreak: bool) -> list[dict[str, int]]:
+    """The stages :func:`run_lexicographic` maximises for the ``weighted`` form (one weighted
+    sum) or the ``lexicographic`` one (``names`` in order), each followed by the queue-order
+    tie-break when ``tiebreak``."""
+    if form == "weighted":
+        q = integer_weights(model, weights or [1.0] * len(model.objectives))
+        return [q] + ([{"order": 1}] if tiebreak else [])
+    return [{n: 1} for n in names] + ([{"order": 1}] if tiebreak and "order" not in names
+                                      else [])
 
 
 def model_value(model: WindowModel, name: str, x: np.ndarray) -> float:
