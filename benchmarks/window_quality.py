@@ -34,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _data import find_data  # noqa: E402
 from pymoo.indicators.gd import GD  # noqa: E402
 from pymoo.indicators.hv import HV  # noqa: E402
 
@@ -43,14 +44,6 @@ from bbopt.models.window import WindowModel  # noqa: E402
 from bbopt.solvers import Budget, solve  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
-
-
-def data_dir() -> Path | None:
-    env = os.environ.get("BBOPT_DATA")
-    candidates = [Path(env)] if env else []
-    candidates += [Path(__file__).resolve().parents[1] / ".." / "shared" / "data",
-                   Path("/work/shared/data")]
-    return next((p for p in candidates if p.exists()), None)
 
 
 def random_window(rng: np.random.Generator, w: int, mix: str) -> WindowModel:
@@ -66,10 +59,10 @@ def random_window(rng: np.random.Generator, w: int, mix: str) -> WindowModel:
 
 
 def kth_windows(w: int, count: int, seed: int = 0) -> list[WindowModel]:
-    d = data_dir()
-    if d is None:
+    path = find_data("KTH-SP2-1996-2.1-cln.swf")
+    if path is None:
         return []
-    jobs = with_lognormal_bb(read_swf(d / "KTH-SP2-1996-2.1-cln.swf").jobs[:4000], seed=seed)
+    jobs = with_lognormal_bb(read_swf(path).jobs[:4000], seed=seed)
     states = []
 
     def keep(state, decision):
