@@ -121,6 +121,11 @@ def _parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("policies", help="list the registered policies")
     ls.set_defaults(func=_cmd_policies)
+
+    # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
+    from bbopt.slurm.cli import add_parser as add_slurm_parser
+
+    add_slurm_parser(sub)
     return p
 
 
