@@ -96,13 +96,13 @@ class StepRecord:
 class Bridge:
     """Schedules the held jobs of a Slurm partition with a bbopt policy.
 
-    ``policy``/``options`` as for :func:`bbopt.decide`; ``state_dir`` keeps the memory file and
+    ``policy``/``options`` as for :func:`bbopt.decide` (a name, or a policy object); ``state_dir`` keeps the memory file and
     the decision log; ``interval`` is the polling period in seconds; ``tick``, if given, also
     decides every ``tick`` seconds while jobs wait, even if nothing changed; ``bb_unit`` is the
     bytes of burst buffer per ``bb`` license.
     """
 
-    def __init__(self, commands: SlurmCommands, policy: str = "fcfs-bb",
+    def __init__(self, commands: SlurmCommands, policy: Any = "fcfs-bb",
                  options: Mapping[str, Any] | None = None, *, state_dir: str | os.PathLike,
                  interval: float = 1.0, tick: float | None = None, bb_unit: float = DEFAULT_UNIT,
                  partition: str | None = None, clock: Callable[[], float] = time.time) -> None:
@@ -110,6 +110,7 @@ class Bridge:
             raise bbopt.InputError(f"interval must be > 0 s, got {interval!r}", field="interval")
         self.commands = commands
         self.policy = policy
+        self.policy_name = policy if isinstance(policy, str) else getattr(policy, "name", "?")
         self.options = dict(options or {})
         bbopt.make_policy(policy, **self.options)  # fail now on a bad name or option
         self.interval = float(interval)
@@ -138,15 +139,15 @@ class Bridge:
         except (OSError, json.JSONDecodeError) as exc:
             raise bbopt.InputError(f"cannot read the bridge state: {exc}",
                                    source=str(self.state_file)) from exc
-        if data.get("policy") not in (None, self.policy):
+        if data.get("policy") not in (None, self.policy_name):
             raise bbopt.InputError(f"state was written by policy {data.get('policy')!r}, not "
-                                   f"{self.policy!r}: use another --state-dir",
+                                   f"{self.policy_name!r}: use another --state-dir",
                                    source=str(self.state_file), field="policy")
         return data
 
     def _save(self) -> None:
         tmp = self.state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"policy": self.policy, "origin": self.origin,
+        tmp.write_text(json.dumps({"policy": self.policy_name, "origin": self.origin,
                                    "memory": self.memory, "released": self.released}))
         os.replace(tmp, self.state_file)
 

@@ -41,7 +41,7 @@ def licenses_for(bb: float, unit: float = DEFAULT_UNIT) -> int:
     """Licenses that cover ``bb`` bytes (rounded up)."""
     if bb <= 0:
         return 0
-    return max(1, math.ceil(bb / unit - 1e-9))
+    return max(1, math.ceil(bb / unit * (1 - 1e-12)))
 
 
 def bb_of(licenses: int, unit: float = DEFAULT_UNIT) -> float:
