@@ -96,10 +96,11 @@ class StepRecord:
 class Bridge:
     """Schedules the held jobs of a Slurm partition with a bbopt policy.
 
-    ``policy``/``options`` as for :func:`bbopt.decide` (a name, or a policy object); ``state_dir`` keeps the memory file and
-    the decision log; ``interval`` is the polling period in seconds; ``tick``, if given, also
-    decides every ``tick`` seconds while jobs wait, even if nothing changed; ``bb_unit`` is the
-    bytes of burst buffer per ``bb`` license.
+    ``policy``/``options`` as for :func:`bbopt.decide` (a name, or a policy object);
+    ``state_dir`` keeps the memory file and the decision log; ``interval`` is the polling period
+    in seconds; ``tick``, if given, makes the bridge periodic: it decides only at every ``tick``
+    seconds from its origin (and then even if nothing changed); ``bb_unit`` is the bytes of
+    burst buffer per ``bb`` license.
     """
 
     def __init__(self, commands: SlurmCommands, policy: Any = "fcfs-bb",

@@ -25,7 +25,8 @@ def require_slurm() -> None:
 
 @pytest.fixture
 def local_slurm(request, tmp_path):
-    """A started :class:`LocalSlurm`, shaped by ``@pytest.mark.cluster(nodes=4, bb_licenses=10)``."""
+    """A started :class:`LocalSlurm`; ``@pytest.mark.cluster(nodes=2, bb_licenses=10)`` on a
+    test shapes it (default: 4 nodes, no pool)."""
     require_slurm()
     marker = request.node.get_closest_marker("cluster")
     kwargs = dict(marker.kwargs) if marker else {}
