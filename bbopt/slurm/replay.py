@@ -90,7 +90,11 @@ def submit_workload(commands: SlurmCommands, jobs: Sequence[Job], *, origin: flo
 def collect(jobs: Sequence[Job], ids: dict[str, str], jobcomp: dict[str, dict[str, str]], *,
             origin: float, platform: Platform, policy: str, node_names: Sequence[str],
             workload_name: str = "slurm") -> SimulationResult:
-    """The real schedule as a :class:`~bbopt.SimulationResult` (times from ``origin``)."""
+    """The real schedule as a :class:`~bbopt.SimulationResult` (times from ``origin``).
+
+    Slurm records whole seconds, so starts and ends are known to within a second (a start is
+    never put before the job's submission).
+    """
     index = {n: i for i, n in enumerate(node_names)}
     result = SimulationResult(list(jobs), platform, policy, workload_name)
     from bbopt.slurm.commands import expand_hostlist
@@ -102,8 +106,9 @@ def collect(jobs: Sequence[Job], ids: dict[str, str], jobcomp: dict[str, dict[st
         start, end = parse_time(rec.get("StartTime", "")), parse_time(rec.get("EndTime", ""))
         if start is None or end is None:
             continue
-        result.start[k] = start - origin
-        result.end[k] = end - origin
+        # Slurm keeps whole seconds: a start truncated to before the submission is the submission
+        result.start[k] = max(start - origin, job.submit)
+        result.end[k] = max(end - origin, result.start[k])
         result.state[k] = KILLED if rec.get("JobState") == "TIMEOUT" else FINISHED
         result.allocation[k] = tuple(sorted(index[n] for n in
                                             expand_hostlist(rec.get("NodeList", ""))
