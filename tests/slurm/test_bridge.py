@@ -77,6 +77,18 @@ def test_the_bridge_never_starts_what_does_not_fit(local_slurm, tmp_path):
     by_id = {j.id: j for j in s.jobs()}
     assert [by_id[i].held for i in ids] == [False, False, True, True]
     assert sorted(record.nodes[ids[0]] + record.nodes[ids[1]]) == ["n1", "n2", "n3", "n4"]
+    # Slurm cancels a started job: the bridge goes on and gives its nodes to the next job
+    freed = record.nodes[ids[0]]
+    s.cancel(ids[0])
+    deadline = time.monotonic() + 20
+    while True:
+        record = bridge.step(force=True)
+        if record is not None and record.started:
+            break
+        assert time.monotonic() < deadline, "the cancelled job's nodes were never reused"
+        time.sleep(0.2)
+    assert record.started == [ids[2]]
+    assert record.nodes[ids[2]] == freed  # the only idle nodes
     for i in ids:
         s.cancel(i)
 
