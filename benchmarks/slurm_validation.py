@@ -5,8 +5,10 @@ bridge with bbopt policies; each real schedule is compared with bbopt's simulati
 scaled workload (the jobs exactly as Slurm saw them: BB in whole licenses, runtime capped at the
 walltime).
 
-Slurm's backfill is compared with ``fcfs-easy`` (EASY with a processor-only reservation): in
-22.05 the backfill planner does not reserve licenses (see :mod:`bbopt.slurm.pool`). Columns: share
+Slurm's default backfill is compared with ``fcfs-easy`` (EASY with a processor-only
+reservation): by default the 22.05 backfill planner reserves nothing for a job blocked on
+licenses (see :mod:`bbopt.slurm.pool`); with ``bf_licenses`` it plans licenses for every job it
+tests, which is conservative backfilling with BB, ``conservative-bb``. Columns: share
 of jobs whose real start is within one polling interval of the simulated one (and within that
 plus 1 s, slurmctld's scheduling loop), mean wait real and simulated, mean |start difference|,
 and the first divergence (the earliest simulated start that the real run misses by more than
@@ -39,9 +41,10 @@ from bbopt.slurm.cluster import why_unavailable  # noqa: E402
 from bbopt.slurm.pool import quantize  # noqa: E402
 from bbopt.slurm.replay import prepare_trace, replay  # noqa: E402
 
-RUNS = ("slurm", "fcfs-bb", "sjf-bb", "plan-2")
+RUNS = ("slurm", "slurm-bf-licenses", "fcfs-bb", "sjf-bb", "plan-2")
 #: The simulated counterpart of each run.
-SIMULATED = {"slurm": "fcfs-easy", "fcfs-bb": "fcfs-bb", "sjf-bb": "sjf-bb", "plan-2": "plan-2"}
+SIMULATED = {"slurm": "fcfs-easy", "slurm-bf-licenses": "conservative-bb", "fcfs-bb": "fcfs-bb",
+             "sjf-bb": "sjf-bb", "plan-2": "plan-2"}
 #: Policy options for bridge and simulation alike (plan-2 must decide within a poll).
 OPTIONS = {"plan-2": {"budget": 0.2}}
 
@@ -63,9 +66,10 @@ def _fields(job):
 def run_one(run: str, args, out: Path) -> dict:
     jobs, platform, name = workload(args)
     t0 = time.monotonic()
-    if run == "slurm":
+    if run.startswith("slurm"):
+        params = {"bf_licenses": None} if run == "slurm-bf-licenses" else None
         real = replay(jobs, platform, scheduler="slurm", interval=args.interval,
-                      workload_name=name)
+                      workload_name=name, scheduler_parameters=params)
     else:
         real = replay(jobs, platform, scheduler="bridge", policy=run,
                       options=OPTIONS.get(run), interval=args.interval, workload_name=name)

@@ -77,7 +77,8 @@ class LocalSlurm:
     """A Slurm cluster of ``nodes`` emulated nodes in ``directory`` (a new temporary one if None).
 
     ``bb_licenses`` is the size of the ``bb`` license pool (0: no pool); ``scheduler_parameters``
-    are appended to ``SchedulerParameters`` (e.g. ``{"bf_interval": 1}``). Use as a context
+    are appended to ``SchedulerParameters`` (e.g. ``{"bf_interval": 1}``; a value ``None``
+    writes the bare flag, e.g. ``{"bf_licenses": None}``). Use as a context
     manager, or call :meth:`start` and :meth:`stop`. Client commands must run with
     :attr:`env` (it points ``SLURM_CONF`` at this cluster).
     """
@@ -138,7 +139,8 @@ class LocalSlurm:
         d = self.directory
         ctl_port, *node_ports = _free_ports(1 + self.nodes)
         host = socket.gethostname()
-        sched = ",".join(f"{k}={v}" for k, v in self.scheduler_parameters.items())
+        sched = ",".join(k if v is None else f"{k}={v}"
+                         for k, v in self.scheduler_parameters.items())
         lines = [
             f"ClusterName={self.cluster_name}",
             f"SlurmctldHost={host}(127.0.0.1)",
@@ -163,6 +165,7 @@ class LocalSlurm:
             "JobCompType=jobcomp/filetxt",
             f"JobCompLoc={self.jobcomp}",
             "MpiDefault=none",
+            "MailProg=/bin/true",
             "SwitchType=switch/none",
             "ReturnToService=2",
             "SchedulerType=sched/backfill",

@@ -4,14 +4,16 @@
 licenses (``Licenses=bb:<count>`` in ``slurm.conf``, jobs ask ``-L bb:<n>``) and the
 ``burst_buffer/lua`` plugin with pools. Licenses are enforced by ``slurmctld`` itself, with no
 site script: a job asking more than the pool holds is refused at submission ("Invalid license
-specification"), and a job whose licenses are not free stays pending (reason ``Licenses``) —
+specification"), and a job whose licenses are not free stays pending until they are —
 capacity can never be exceeded, whoever starts the job. The lua plugin accounts pool capacity
 too, but only through a site-written ``burst_buffer.lua`` whose stage-in and stage-out run
 asynchronously before and after the job, which adds states and latencies that Kopanski &
 Rzadca's model (Section 2: a job holds its processors and its BB for its whole duration) does
-not have. Licenses are that model exactly. The one thing they lack in 22.05: Slurm's backfill
-planner does not reserve licenses for future starts (``bf_licenses`` only arrives in 23.02), so
-Slurm's own backfill behaves like EASY with a CPU-only reservation — the paper's ``fcfs-easy``.
+not have. Licenses are that model exactly. How Slurm's own backfill plans
+with them is a switch: by default (22.05) "any job blocked on license availability will not have
+resources reserved" (``slurm.conf(5)``, ``bf_licenses``), so a job waiting for BB gets no
+reservation at all and smaller jobs pass it freely; with ``SchedulerParameters=bf_licenses`` the
+backfill planner tracks licenses over time and reserves them, as ``conservative-bb`` reserves BB.
 
 **The mapping.** One license is ``unit`` bytes of BB (default 1 GB). ``Platform.bb`` is the
 license total times ``unit``; a job's BB request becomes ``ceil(bb / unit)`` licenses and reads
