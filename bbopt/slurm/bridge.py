@@ -28,12 +28,16 @@ truncated to whole seconds; a job the bridge did not release is planned from Slu
 Two more readings the simulator does not need: a job released but not yet running holds its
 resources from its release time on (on its requested nodes), and a job running past its
 walltime (Slurm kills at whole minutes) is planned to end one polling interval from now.
+A policy whose kept memory no longer fits what really happened (``conservative-bb``'s
+reservations once a job ran past its walltime) raises; the bridge then decides again with an
+empty memory and says so in the log (``memory_reset``).
 Nodes that are neither idle nor held by a known job (down, drained, completing) are shown to the
 policy as one running pseudo-job, ``slurm:unavailable``, expected to end one interval from now.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -84,13 +88,15 @@ class StepRecord:
     refused: dict[str, str] = field(default_factory=dict)
     backend: str = ""
     status: str = ""
+    memory_reset: str = ""  # why the policy's memory was dropped before this decision
 
     def to_json(self) -> str:
         return json.dumps({
             "time": round(self.time, 6), "clock": round(self.clock, 6),
             "running": self.running, "queue": self.queue,
             "decision_time": self.decision_time, "started": self.started, "nodes": self.nodes,
-            "refused": self.refused, "backend": self.backend, "status": self.status})
+            "refused": self.refused, "backend": self.backend, "status": self.status,
+            "memory_reset": self.memory_reset})
 
 
 class Bridge:
@@ -232,13 +238,24 @@ class Bridge:
         if not (force or changed or self.tick is not None) or not state.queue:
             return None
         t0 = time.perf_counter()
-        decision = bbopt.decide(state, self.policy, **self.options)
+        reset = ""
+        try:
+            decision = bbopt.decide(state, self.policy, **self.options)
+        except Exception as exc:  # noqa: BLE001 - retried once without memory, else raised
+            if not state.memory:
+                raise
+            # The memory was planned for a past that did not happen (e.g. a job ran past its
+            # walltime and a kept reservation no longer fits): plan again from scratch.
+            reset = f"{type(exc).__name__}: {exc}"
+            state = dataclasses.replace(state, memory={})
+            decision = bbopt.decide(state, self.policy, **self.options)
         elapsed = time.perf_counter() - t0
         record = StepRecord(time=state.time, clock=self.clock(), running=len(state.running),
                             queue=len(state.queue), decision_time=elapsed, started=[],
-                            backend=decision.stats.backend, status=str(decision.stats.status))
+                            backend=decision.stats.backend, status=str(decision.stats.status),
+                            memory_reset=reset)
         self._apply(obs, decision, record)
-        if decision.memory is not None:
+        if decision.memory is not None or reset:
             self.memory = decision_to_dict(decision)["memory"] or {}
         self._save()
         with self.log_file.open("a") as fh:
@@ -317,8 +334,6 @@ class Bridge:
 
 
 def _with_walltime(job: bbopt.Job, walltime: float) -> bbopt.Job:
-    import dataclasses
-
     return dataclasses.replace(job, walltime=max(walltime, _EPS))
 
 

@@ -4,7 +4,6 @@ double-starting a job."""
 
 import dataclasses
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -94,7 +93,7 @@ def test_the_bridge_never_starts_what_does_not_fit(local_slurm, tmp_path):
 
 
 def _bridge(env, state_dir, *extra):
-    argv = [sys.executable, "-m", "bbopt.cli", "slurm", "run", "--policy", "fcfs-bb",
+    argv = [sys.executable, "-m", "bbopt.cli", "slurm", "run", "--policy", "conservative-bb",
             "--state-dir", str(state_dir), "--interval", "0.2", "--bb-unit", "1TB", *extra]
     return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
@@ -109,6 +108,7 @@ def _log(state_dir):
 @pytest.mark.slow
 @pytest.mark.cluster(nodes=4, bb_licenses=10)
 def test_a_killed_bridge_restarts_without_losing_or_repeating_a_start(local_slurm, tmp_path):
+    """conservative-bb keeps its reservations in its memory: the restart reads them back."""
     s = SlurmCommands(env=local_slurm.env)
     state_dir = tmp_path / "bridge"
     jobs = example(1.5)
@@ -131,6 +131,8 @@ def test_a_killed_bridge_restarts_without_losing_or_repeating_a_start(local_slur
     submitter.join(timeout=30)
     started_before = sum(len(r["started"]) for r in _log(state_dir))
     assert started_before < 8  # the restart has work left
+    saved = json.loads((state_dir / "bridge.json").read_text())
+    assert saved["policy"] == "conservative-bb" and "reservations" in saved["memory"]
     time.sleep(1.0)  # jobs go on and end while no bridge runs
     second = _bridge(local_slurm.env, state_dir, "--until-idle", "--max-time", "90")
     out, _ = second.communicate(timeout=120)
@@ -141,4 +143,3 @@ def test_a_killed_bridge_restarts_without_losing_or_repeating_a_start(local_slur
     assert sorted(records, key=int) == sorted(ids.values(), key=int)
     assert all(r["JobState"] == "COMPLETED" for r in records.values())
     assert not any(r["refused"] for r in _log(state_dir))
-    assert os.path.exists(state_dir / "bridge.json")
