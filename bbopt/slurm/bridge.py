@@ -199,7 +199,7 @@ class Bridge:
             else:
                 continue  # finished, or held by an administrator
             job = job_from_slurm(sj, origin, self.bb_unit)
-            if start + job.walltime < now + self.interval:  # overran its walltime
+            if start + job.walltime <= now:  # still holding at or past its walltime
                 job = _with_walltime(job, now - start + self.interval)
             held_by_jobs.update(alloc)
             running.append(RunningJob(job, start, alloc or None))
