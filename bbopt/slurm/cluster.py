@@ -3,7 +3,9 @@
 :class:`LocalSlurm` writes a ``slurm.conf`` for ``nodes`` emulated nodes in a temporary directory,
 starts its own ``munged``, one ``slurmctld`` and one ``slurmd -N nodeX`` per node (Slurm's
 multiple-slurmd support: every node is ``NodeHostname=localhost`` with its own port), and stops
-exactly the processes it started. Everything it writes (state, spool, logs, munge key and socket)
+exactly the processes it started: first its jobs (cancelled; a job's ``slurmstepd`` outlives
+``slurmd``, so what is left of them is found by the ``slurm.conf`` in its environment), then
+the daemons. Everything it writes (state, spool, logs, munge key and socket)
 lives under its directory; nothing is installed system-wide, and only loopback ports are used.
 
 The shared burst buffer is a cluster license (``Licenses=bb:<count>``, see
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -71,6 +74,58 @@ def _program(name: str) -> str:
     if found is None:
         raise SlurmError(f"{name} not found: {why_unavailable()}")
     return found
+
+
+def job_processes(conf: str | Path) -> list[int]:
+    """Processes run for the jobs of the cluster configured by ``conf``: ``slurmstepd``s, and
+    job tasks (``SLURM_JOB_ID`` set), whose environment has ``SLURM_CONF=<conf>`` (Linux
+    ``/proc``; nothing elsewhere). A client shell that merely points at the cluster is not one."""
+    want = f"SLURM_CONF={conf}".encode()
+    found = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return found
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            env = (entry / "environ").read_bytes().split(b"\0")
+            comm = (entry / "comm").read_text().strip()
+        except OSError:
+            continue
+        if want in env and (comm == "slurmstepd"
+                            or any(v.startswith(b"SLURM_JOB_ID=") for v in env)):
+            found.append(int(entry.name))
+    return found
+
+
+def _end_processes(pids: list[int], grace: float = 3.0) -> None:
+    """SIGTERM ``pids``, then SIGKILL those still there after ``grace`` seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = []
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+                alive.append(pid)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not alive or sig == signal.SIGKILL:
+            return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and any(_exists(p) for p in alive):
+            time.sleep(0.1)
+        pids = [p for p in alive if _exists(p)]
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie has ended; its parent reaps it
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
 
 
 class LocalSlurm:
@@ -260,7 +315,16 @@ class LocalSlurm:
                          + self._tail(self.directory / "slurmctld.log"))
 
     def stop(self) -> None:
-        """Stop the daemons this object started (slurmds, then slurmctld, then munged)."""
+        """Stop the cluster: cancel its jobs, stop the daemons this object started (slurmds,
+        then slurmctld, then munged), and end what is left of its jobs.
+
+        A job's ``slurmstepd`` and its tasks are not children of ``slurmd`` (they run in their
+        own session and outlive it, so that a restarted ``slurmd`` can find them again); they
+        are this cluster's because their environment names its ``slurm.conf``
+        (:func:`job_processes`).
+        """
+        if self._procs and self.directory is not None:
+            self._cancel_jobs()
         for p in reversed(self._procs):
             if p.poll() is None:
                 p.terminate()
@@ -271,9 +335,35 @@ class LocalSlurm:
                 p.kill()
                 p.wait(timeout=5)
         self._procs.clear()
+        if self.directory is not None:
+            _end_processes(job_processes(self.conf))
         for f in self._logs:
             f.close()
         self._logs.clear()
+
+    def _cancel_jobs(self, timeout: float = 15.0) -> None:
+        """``scancel`` every job of the cluster and wait until none holds a node."""
+        def squeue() -> list[str] | None:
+            try:
+                r = subprocess.run(["squeue", "-h", "-o", "%i %T"], env=self.env,
+                                   capture_output=True, text=True, timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+            return r.stdout.split() if r.returncode == 0 else None
+
+        listed = squeue()
+        if not listed:
+            return
+        ids = listed[0::2]
+        subprocess.run(["scancel", *ids], env=self.env, capture_output=True, timeout=10,
+                       check=False)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            listed = squeue()
+            if not listed or not any(s in ("RUNNING", "COMPLETING", "CONFIGURING", "SUSPENDED")
+                                     for s in listed[1::2]):
+                return
+            time.sleep(0.2)
 
     def cleanup(self) -> None:
         """Stop, then remove the directory if this object created it."""

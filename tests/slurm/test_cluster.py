@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from bbopt.slurm.cluster import SlurmError
+from bbopt.slurm.cluster import SlurmError, job_processes
 from bbopt.slurm.commands import SlurmCommands
 from bbopt.slurm.replay import read_jobcomp
 
@@ -56,9 +56,19 @@ def test_slurm_holds_a_job_until_the_pool_has_room(local_slurm):
 
 @pytest.mark.cluster(nodes=2)
 def test_stop_ends_exactly_the_processes_it_started(local_slurm):
+    """Daemons and the running job's slurmstepd and tasks (which outlive slurmd) all end."""
     pids = local_slurm.pids
     assert len(pids) == 1 + 1 + 2  # munged, slurmctld, two slurmd
+    s = SlurmCommands(env=local_slurm.env)
+    jid = s.submit(name="long", seconds=120, walltime=300, nodes=1)
+    deadline = time.monotonic() + 20
+    while not job_processes(local_slurm.conf):
+        assert time.monotonic() < deadline, f"job {jid} never ran"
+        time.sleep(0.2)
+    started = time.monotonic()
     local_slurm.stop()
+    assert time.monotonic() - started < 30
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+    assert job_processes(local_slurm.conf) == []
