@@ -163,10 +163,11 @@ def _run(jobs, platform, name, policy, args):
 def _metrics(result, args) -> dict[str, float]:
     """The run metrics; with --warmup/--cooldown, the job and utilisation metrics over the
     measurement interval (decision statistics stay those of the whole run)."""
+    from bbopt.analysis.metrics import summarize
     from bbopt.errors import InputError
-    from bbopt.loading import parse_seconds
+    from bbopt.units import parse_seconds
 
-    metrics = result.metrics()
+    metrics = summarize(result)
     warmup = parse_seconds(args.warmup, "--warmup")
     cooldown = parse_seconds(args.cooldown, "--cooldown")
     if warmup <= 0 and cooldown <= 0:
@@ -179,7 +180,7 @@ def _metrics(result, args) -> dict[str, float]:
         raise InputError(f"--warmup {args.warmup} and --cooldown {args.cooldown} leave no "
                          f"submission to measure (the trace spans {max(submits) - min(submits):g}"
                          " s)", field="--warmup")
-    metrics.update(result.metrics(interval=(t0, t1)))
+    metrics.update(summarize(result, interval=(t0, t1)))
     return metrics
 
 
@@ -241,7 +242,7 @@ def _cmd_compare(args) -> int:
         (out / "summary.json").write_text(json.dumps(metrics, indent=2))
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
-        from bbopt.plots import plot_comparison
+        from bbopt.analysis.plots import plot_comparison
 
         plot_comparison(results, args.plot, title=title)
         print(f"wrote {args.plot}", file=sys.stderr)
@@ -250,7 +251,7 @@ def _cmd_compare(args) -> int:
 
 def _compare_split(args, jobs, platform, name, policies, options) -> int:
     """``bbopt compare --split N``: the normalised per-part comparison."""
-    from bbopt.experiments import compare_split, format_table
+    from bbopt.analysis.experiments import compare_split, format_table
     from bbopt.policies import make_policy
 
     make_policy(args.reference, **_applicable(args.reference, options))

@@ -16,9 +16,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bbopt.errors import InputError
+
+if TYPE_CHECKING:  # a type-only edge: the tree knows nothing of the core
+    from bbopt.topology.tree import IOTree
 
 #: Names of the resource dimensions, in the order used by profiles and capacities.
 DIMENSIONS: tuple[str, ...] = ("nodes", "bb")
@@ -93,7 +96,7 @@ class Platform:
     bb: float = 0.0
     name: str = "cluster"
     node_ssd: tuple[float, ...] | None = None
-    topology: Any = field(default=None, compare=False)
+    topology: IOTree | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.nodes, int) or self.nodes < 1:
@@ -175,6 +178,14 @@ class ClusterState:
         """Resources free now, ``(nodes, bb)``."""
         nodes, bb = self.used()
         return (self.platform.nodes - nodes, self.platform.bb - bb)
+
+
+class JobState(StrEnum):
+    """How a job's life in a simulation ended (its final state in the per-job record)."""
+
+    FINISHED = "finished"  # ran to its end
+    KILLED = "killed"  # stopped at its walltime
+    REJECTED = "rejected"  # could never run on the platform (the record says why)
 
 
 class Status(StrEnum):

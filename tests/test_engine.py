@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bbopt import Decision, InvalidDecision, Job, Platform, Start, simulate
+from bbopt.analysis.metrics import summarize
 from bbopt.workloads.synthetic import kth_like
 
 PLATFORM = Platform(nodes=4, bb=10.0)
@@ -95,7 +96,7 @@ def test_kill_at_walltime_and_reject_with_reason():
     assert res.state == ["killed", "rejected", "rejected"]
     assert res.end[0] == 5
     assert "nodes" in res.reasons["huge"] and "burst buffer" in res.reasons["fat"]
-    m = res.metrics()
+    m = summarize(res)
     assert (m["finished"], m["killed"], m["rejected"]) == (0, 1, 2)
 
 

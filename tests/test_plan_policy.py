@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bbopt
+from bbopt.analysis.metrics import summarize
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob, Status
 from bbopt.errors import InputError
 from bbopt.models.plan import PlanModel
@@ -97,7 +98,7 @@ def test_plan_policies_run_a_workload_in_the_engine():
 
     res = bbopt.simulate(jobs, platform, "plan-2", on_decision=check)
     again = bbopt.simulate(jobs, platform, "plan-2")
-    m = res.metrics()
+    m = summarize(res)
     assert m["finished"] + m["killed"] + m["rejected"] == 300
     assert res.start == again.start  # reproducible run
     assert Status.FALLBACK not in seen

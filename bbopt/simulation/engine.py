@@ -28,11 +28,12 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from bbopt.core import ClusterState, Decision, Job, Platform, RunningJob
+from bbopt.core import ClusterState, Decision, Job, JobState, Platform, RunningJob
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import ExecutionModel, make_execution_model
-from bbopt.simulation.result import REJECTED, SimulationResult
+from bbopt.simulation.result import SimulationResult
+from bbopt.topology.alloc import BandwidthLedger
 
 
 def simulate(
@@ -115,8 +116,8 @@ class _Engine:
         bar = _progress(n, self.progress)
         # Under an I/O-aware policy, the bandwidth it allocates on every link is checked too.
         topo = platform.topology
-        ledger = (topo.ledger() if getattr(self.policy, "io_aware", False)
-                  and hasattr(topo, "ledger") else None)
+        ledger = (BandwidthLedger(topo) if getattr(self.policy, "io_aware", False)
+                  and topo is not None else None)
         done = 0
         ptr = 0
         wall0 = _time.perf_counter()
@@ -158,7 +159,7 @@ class _Engine:
                 if why is None:
                     queue[job.id] = job
                 else:
-                    state_a[k] = REJECTED
+                    state_a[k] = JobState.REJECTED
                     res.reasons[job.id] = why
                     done += 1
             if bar is not None and done - bar.n >= 256:
