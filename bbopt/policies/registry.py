@@ -3,7 +3,8 @@
 A policy is a small object built from options (``make_policy("sjf-bb")``) whose
 ``decide(state) -> Decision`` is a pure function of the :class:`~bbopt.core.ClusterState`: what it
 must remember between calls travels in ``state.memory`` and ``Decision.memory``. New policies
-register with :func:`register`, as scikit-learn estimators share one interface under many names.
+register with :func:`register`, as scikit-learn estimators share one interface under many names;
+bbopt's own are imported, and so registered, by :mod:`bbopt.policies` (its explicit list).
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ def register(name: str, about: str | None = None, **defaults: Any) -> Callable:
 
 def available_policies() -> dict[str, str]:
     """Registered policy names with a one-line description each."""
-    _load_builtin()
     return {name: summary for name, (_, _, summary) in sorted(_REGISTRY.items())}
 
 
@@ -57,7 +57,6 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
         if options:
             raise InputError("options are given to make_policy only with a policy name")
         return name
-    _load_builtin()
     if name not in _REGISTRY:
         raise UnknownNameError("policy", name, list(_REGISTRY))
     cls, defaults, _ = _REGISTRY[name]
@@ -71,15 +70,3 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
         if key in defaults:
             raise InputError(f"option {key!r} is fixed by the policy name {name!r}", field=key)
     return cls(name=name, **defaults, **options)
-
-
-def _load_builtin() -> None:
-    """Import every module of :mod:`bbopt.policies`: importing a module registers its policies."""
-    import importlib
-    import pkgutil
-
-    import bbopt.policies as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name != "registry":
-            importlib.import_module(f"bbopt.policies.{info.name}")
