@@ -5,6 +5,12 @@ policy module is one file and one line here.
 """
 
 from bbopt.policies import io, io_window, plan, queue, window  # noqa: F401 (they register)
-from bbopt.policies.registry import Policy, available_policies, make_policy, register
+from bbopt.policies.registry import (
+    Policy,
+    available_policies,
+    make_policy,
+    policy_options,
+    register,
+)
 
-__all__ = ["Policy", "available_policies", "make_policy", "register"]
+__all__ = ["Policy", "available_policies", "make_policy", "policy_options", "register"]

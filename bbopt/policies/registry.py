@@ -51,6 +51,26 @@ def available_policies() -> dict[str, str]:
     return {name: summary for name, (_, _, summary) in sorted(_REGISTRY.items())}
 
 
+def policy_options(name: str) -> dict[str, Any]:
+    """The options policy ``name`` accepts, each with its default (``inspect.Parameter.empty``
+    when it has none); options fixed by the name are left out. A policy that takes any keyword
+    has the key ``"**"``.
+
+    >>> sorted(policy_options("conservative-bb"))
+    ['depth']
+    """
+    if name not in _REGISTRY:
+        raise UnknownNameError("policy", name, list(_REGISTRY))
+    cls, fixed, _ = _REGISTRY[name]
+    out: dict[str, Any] = {}
+    for key, param in inspect.signature(cls).parameters.items():
+        if param.kind is param.VAR_KEYWORD:
+            out["**"] = param.empty
+        elif key != "name" and key not in fixed and param.kind is not param.VAR_POSITIONAL:
+            out[key] = param.default
+    return out
+
+
 def make_policy(name: str | Policy, **options: Any) -> Policy:
     """Build the policy registered as ``name`` with ``options``; a policy object passes through."""
     if not isinstance(name, str):
