@@ -74,6 +74,8 @@ DEFAULT_MAX_EXACT = {"exhaustive": 8, "cpsat": 12}
 class PlanBased:
     """Plan-based scheduling: the best permutation's execution plan, by sum of wait**alpha."""
 
+    io_aware = False
+
     def __init__(self, name: str = "plan-2", alpha: float = 2, solver: str = "annealing",
                  budget: float = 5.0, seed: int = 0, max_exact_jobs: int | None = None,
                  deterministic: float | None = None, audit: str | None = None,

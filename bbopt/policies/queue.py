@@ -68,6 +68,8 @@ def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None)
 class FCFS:
     """First come, first served without backfilling: stop at the first job that does not fit."""
 
+    io_aware = False
+
     def __init__(self, name: str = "fcfs") -> None:
         self.name = name
 
@@ -80,6 +82,8 @@ class FCFS:
 @register("filler")
 class Filler:
     """Backfilling without reservations: every job that fits now starts, in queue order."""
+
+    io_aware = False
 
     def __init__(self, name: str = "filler") -> None:
         self.name = name
@@ -115,6 +119,8 @@ class EasyBackfilling:
     ``sjf-bb``) or processors only (``fcfs-easy``). ``order``: backfill candidates in queue order
     (``fcfs``) or by walltime, shortest first (``sjf``).
     """
+
+    io_aware = False
 
     def __init__(self, name: str = "fcfs-bb", reserve_bb: bool = True, order: str = "fcfs"):
         if order not in ("fcfs", "sjf"):
@@ -222,6 +228,8 @@ class ConservativeBackfilling:
     ``depth``: how many waiting jobs (in queue order) get a reservation; ``None`` is all of them.
     Jobs beyond the depth start only where they fit without delaying any reservation.
     """
+
+    io_aware = False
 
     def __init__(self, name: str = "conservative-bb", depth: int | None = None) -> None:
         if depth is not None and depth < 1:
