@@ -22,8 +22,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 
-#: Relative slack in capacity comparisons, against rounding in byte sums.
-_REL_TOL = 1e-12
+from bbopt.core import slack
 
 
 class OverbookedError(RuntimeError):
@@ -76,7 +75,7 @@ class Profile:
                 rows.append(current)
         self.times = times
         self.free = rows
-        self._tol = [c * _REL_TOL + 1e-9 for c in cap]
+        self._tol = [slack(c) for c in cap]  # the one fit rule of bbopt.core.fits
 
     @property
     def origin(self) -> float:

@@ -29,10 +29,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bbopt.core import ClusterState, Job
-
-#: Relative slack in BB comparisons (as in :mod:`bbopt.resources`), against rounding in byte sums.
-_REL_TOL = 1e-12
+from bbopt.core import ClusterState, Job, slack
 
 #: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.
 CANDIDATE_ORDERS: tuple[str, ...] = (
@@ -78,7 +75,7 @@ class PlanModel:
         self.capacity = (int(capacity[0]), float(capacity[1]))
         self.alpha = alpha
         cap_n, cap_b = self.capacity
-        self.tol = cap_b * _REL_TOL + 1e-9
+        self.tol = slack(cap_b)  # the one fit rule of bbopt.core.fits
         fits = [j.nodes <= cap_n and j.bb <= cap_b + self.tol for j in jobs]
         self.excluded: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if not f)
         self.jobs: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if f)

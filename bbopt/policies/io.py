@@ -23,12 +23,10 @@ from __future__ import annotations
 import math
 import time as _time
 
-from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start
+from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, slack
 from bbopt.errors import InputError
 from bbopt.policies.registry import register
 from bbopt.topology import AllocState, IOTree
-
-_EPS = 1e-9
 
 
 def _tree_of(state: ClusterState, policy: str) -> IOTree:
@@ -65,7 +63,7 @@ class IOAwareQueue:
         platform = state.platform
         alloc = AllocState.of_running(tree, state.running)
         free_b = platform.bb - sum(r.job.bb for r in state.running)
-        tol = platform.bb * _EPS
+        tol = slack(platform.bb)
         queue = state.queue
         started: list[Start] = []
         placed: list[tuple[float, object, float, float]] = []  # (end, nodes, bw, bb)

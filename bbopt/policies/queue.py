@@ -27,19 +27,27 @@ import math
 import time as _time
 from collections.abc import Callable
 
-from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
+from bbopt.core import (
+    ClusterState,
+    Decision,
+    Job,
+    Reservation,
+    SolveStats,
+    Start,
+    Status,
+    slack,
+)
 from bbopt.policies.registry import register
 from bbopt.resources import profile_of
 
 #: Relative slack when comparing byte sums.
-_EPS = 1e-9
 
 
 def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...]):
     """Start jobs in order while they fit now. Returns (started jobs, index of the first that
     does not fit, free nodes, free bb)."""
     free_n, free_b = state.free()
-    tol = state.platform.bb * _EPS
+    tol = slack(state.platform.bb)
     started: list[Job] = []
     i = 0
     for job in queue:
@@ -91,7 +99,7 @@ class Filler:
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
         free_n, free_b = state.free()
-        tol = state.platform.bb * _EPS
+        tol = slack(state.platform.bb)
         started = []
         for job in state.queue:
             if job.nodes <= free_n and job.bb <= free_b + tol:
@@ -160,7 +168,7 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     ends.extend((now + j.walltime, j.nodes, j.bb) for j in started)
     ends.sort()
     need_b = head.bb if reserve_bb else 0.0
-    return _shadow(now, free_n, free_b, ends, head.nodes, need_b, state.platform.bb * _EPS)
+    return _shadow(now, free_n, free_b, ends, head.nodes, need_b, slack(state.platform.bb))
 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
@@ -174,7 +182,7 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
     nodes with enough local SSD); a vetoed job takes nothing.
     """
     now = state.time
-    tol = state.platform.bb * _EPS
+    tol = slack(state.platform.bb)
     free_n, free_b = free
     extra_n, extra_b = extra
     out: list[Job] = []

@@ -6,16 +6,17 @@ platform's I/O tree (:class:`~bbopt.topology.alloc.BandwidthLedger`). :meth:`Led
 checks one start and takes its resources, raising :class:`~bbopt.errors.InvalidDecision` with the
 reason when it does not fit; :meth:`Ledger.release` gives them back when a job ends or is evicted.
 
-The ledger is at least as lenient as every policy: it compares with the platform's single
-tolerance (:data:`bbopt.core.REL_TOL` of the capacity), the same as the policies' fit tests, so a
-decision that a policy built within capacity is never refused for rounding.
+The ledger is at least as lenient as every policy: policies and models test fits with
+:func:`bbopt.core.fits` (``REL_TOL`` of the capacity), the ledger with twice that
+(:data:`bbopt.core.ENGINE_REL_TOL`), so a decision built within capacity is never refused for
+rounding.
 """
 
 from __future__ import annotations
 
 import heapq
 
-from bbopt.core import Job, Platform
+from bbopt.core import ENGINE_REL_TOL, Job, Platform
 from bbopt.errors import InvalidDecision
 from bbopt.topology.alloc import BandwidthLedger
 
@@ -30,7 +31,7 @@ class Ledger:
         self.free_nodes = list(range(platform.nodes))  # a heap of free node ids
         self.used_nodes = 0
         self.used_bb = 0.0
-        self.bb_tol = platform.bb * 1e-9
+        self.bb_tol = platform.bb * ENGINE_REL_TOL
         topology = platform.topology
         self.bandwidth = (BandwidthLedger(topology)
                           if enforce_bandwidth and topology is not None else None)
