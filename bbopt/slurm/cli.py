@@ -92,8 +92,8 @@ def _available() -> None:
 
 
 def _cmd_cluster(args) -> int:
-    from bbopt.loading import parse_bytes
     from bbopt.slurm.cluster import LocalSlurm
+    from bbopt.units import parse_bytes
 
     _available()
     unit = parse_bytes(args.bb_unit, "--bb-unit")
@@ -110,9 +110,9 @@ def _cmd_cluster(args) -> int:
 
 
 def _cmd_run(args) -> int:
-    from bbopt.loading import parse_bytes, parse_seconds
     from bbopt.slurm.bridge import Bridge
     from bbopt.slurm.commands import SlurmCommands
+    from bbopt.units import parse_bytes, parse_seconds
 
     bridge = Bridge(SlurmCommands(conf=args.conf), args.policy, _options(args.option),
                     state_dir=args.state_dir, interval=parse_seconds(args.interval, "--interval"),
@@ -126,8 +126,9 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_replay(args) -> int:
-    from bbopt.loading import parse_bytes, parse_seconds
+    from bbopt.analysis.metrics import summarize
     from bbopt.slurm.replay import prepare_trace, replay
+    from bbopt.units import parse_bytes, parse_seconds
 
     _available()
     pool = parse_bytes(args.bb_pool, "--bb-pool") if args.bb_pool else None
@@ -141,7 +142,7 @@ def _cmd_replay(args) -> int:
                     workload_name=name,
                     progress=lambda msg: print(msg, file=sys.stderr, flush=True))
     out = result.to_csv(Path(args.out))
-    m = result.metrics()
+    m = summarize(result)
     print(f"{name}: {len(jobs)} jobs on {platform.nodes} nodes under "
           f"{'slurm backfill' if args.scheduler == 'slurm' else args.policy}: "
           f"mean wait {m['mean_wait']:.2f} s, finished {m['finished']:.0f}; wrote {out}")

@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bbopt.core import Job, Platform
+from bbopt.core import Job, JobState, Platform
 from bbopt.errors import InputError
-from bbopt.simulation.result import FINISHED, KILLED, SimulationResult
+from bbopt.simulation.result import SimulationResult
 from bbopt.slurm.bridge import Bridge
 from bbopt.slurm.cluster import LocalSlurm, SlurmError
 from bbopt.slurm.commands import SlurmCommands, parse_time
@@ -109,7 +109,8 @@ def collect(jobs: Sequence[Job], ids: dict[str, str], jobcomp: dict[str, dict[st
         # Slurm keeps whole seconds: a start truncated to before the submission is the submission
         result.start[k] = max(start - origin, job.submit)
         result.end[k] = max(end - origin, result.start[k])
-        result.state[k] = KILLED if rec.get("JobState") == "TIMEOUT" else FINISHED
+        result.state[k] = (JobState.KILLED if rec.get("JobState") == "TIMEOUT"
+                           else JobState.FINISHED)
         result.allocation[k] = tuple(sorted(index[n] for n in
                                             expand_hostlist(rec.get("NodeList", ""))
                                             if n in index))

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from bbopt import Decision, Job, Platform, simulate
+from bbopt import Decision, Job, Platform, simulate, summarize
 from bbopt.core import TB, Start
 from bbopt.slurm.bridge import Bridge
 from bbopt.slurm.commands import SlurmCommands
@@ -49,7 +49,7 @@ def test_fcfs_bb_starts_the_example_as_the_simulator_does():
                   interval=interval, tick=minute, timeout=90)
     sim_start = {j.id: sim.start[k] for k, j in enumerate(jobs)}
     real_start = {j.id: real.start[k] for k, j in enumerate(real_jobs)}
-    assert real.metrics()["finished"] == 8
+    assert summarize(real)["finished"] == 8
     # the same start order (jobs the simulator starts at the same minute may start in any order)
     for a in sim_start:
         for b in sim_start:
