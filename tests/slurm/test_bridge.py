@@ -65,6 +65,7 @@ class StartEverything:
     """A deliberately wrong policy: it starts every waiting job, fitting or not."""
 
     name = "start-everything"
+    io_aware = False
 
     def decide(self, state):
         return Decision(start=tuple(Start(j.id) for j in state.queue))
