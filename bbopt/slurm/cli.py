@@ -28,7 +28,23 @@ def add_parser(sub) -> None:
     c.add_argument("--bb-unit", default="1GB", help="bytes per bb license (default 1GB)")
     c.add_argument("--dir", help="directory for config, state and logs (default: a new "
                    "temporary one, removed on exit)")
+    c.add_argument("--hold-new-jobs", action="store_true",
+                   help="submit every job held (job_submit.lua), for `bbopt slurm run`")
     c.set_defaults(func=_cmd_cluster)
+
+    g = ss.add_parser("site-config", help="print the slurm.conf lines (bb license pool) and "
+                      "write the job_submit.lua that puts bbopt in front of a site's Slurm")
+    g.add_argument("--bb", required=True, help="burst-buffer capacity, e.g. 480TB")
+    g.add_argument("--bb-unit", default="1GB", help="bytes per bb license (default 1GB)")
+    g.add_argument("--partition", action="append", default=[],
+                   help="partition bbopt schedules (repeatable; default: every partition)")
+    g.add_argument("--not-default", action="store_true",
+                   help="the default partition is not bbopt's: jobs without -p are not held")
+    g.add_argument("--bf-licenses", action="store_true",
+                   help="also let Slurm's own backfill reserve bb licenses")
+    g.add_argument("--lua", default=None, metavar="PATH",
+                   help="write job_submit.lua here (beside slurm.conf); default: do not hold")
+    g.set_defaults(func=_cmd_site_config)
 
     r = ss.add_parser("run", help="schedule a Slurm partition's held jobs with a bbopt policy")
     r.add_argument("--policy", default="fcfs-bb", help="policy name (see `bbopt policies`)")
@@ -101,11 +117,26 @@ def _cmd_cluster(args) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    with LocalSlurm(args.nodes, bb_licenses=licenses, directory=args.dir) as cluster:
+    with LocalSlurm(args.nodes, bb_licenses=licenses, directory=args.dir,
+                    hold_new_jobs=args.hold_new_jobs) as cluster:
         print(f"export SLURM_CONF={cluster.conf}", flush=True)
         print(f"# {args.nodes} nodes, bb pool {licenses} licenses of {args.bb_unit}; "
               f"logs in {cluster.directory}; Ctrl-C stops it", file=sys.stderr, flush=True)
         stop.wait()
+    return 0
+
+
+def _cmd_site_config(args) -> int:
+    from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
+    from bbopt.units import parse_bytes
+
+    bb, unit = parse_bytes(args.bb, "--bb"), parse_bytes(args.bb_unit, "--bb-unit")
+    for line in slurm_conf_lines(bb, unit, bf_licenses=args.bf_licenses, lua=bool(args.lua)):
+        print(line)
+    if args.lua:
+        Path(args.lua).write_text(job_submit_lua(args.partition,
+                                                 hold_default=not args.not_default))
+        print(f"# wrote {args.lua}; then: scontrol reconfigure", file=sys.stderr)
     return 0
 
 

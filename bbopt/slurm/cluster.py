@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bbopt.errors import BboptError
+from bbopt.slurm.site import job_submit_lua
 
 #: The Slurm and munge programs a local cluster needs.
 REQUIRED_PROGRAMS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")
@@ -133,7 +134,9 @@ class LocalSlurm:
 
     ``bb_licenses`` is the size of the ``bb`` license pool (0: no pool); ``scheduler_parameters``
     are appended to ``SchedulerParameters`` (e.g. ``{"bf_interval": 1}``; a value ``None``
-    writes the bare flag, e.g. ``{"bf_licenses": None}``). Use as a context
+    writes the bare flag, e.g. ``{"bf_licenses": None}``). ``hold_new_jobs`` installs the
+    site's ``job_submit.lua`` of :mod:`bbopt.slurm.site`: every job is submitted held, for the
+    bridge to start, as on a site that puts bbopt in front of Slurm. Use as a context
     manager, or call :meth:`start` and :meth:`stop`. Client commands must run with
     :attr:`env` (it points ``SLURM_CONF`` at this cluster).
     """
@@ -142,7 +145,7 @@ class LocalSlurm:
                  directory: str | Path | None = None, partition: str = "batch",
                  node_prefix: str = "n",
                  scheduler_parameters: Mapping[str, object] | None = None,
-                 cluster_name: str = "bbopt") -> None:
+                 cluster_name: str = "bbopt", hold_new_jobs: bool = False) -> None:
         if nodes < 1:
             raise ValueError(f"nodes must be >= 1, got {nodes}")
         self.nodes = nodes
@@ -150,6 +153,7 @@ class LocalSlurm:
         self.partition = partition
         self.node_prefix = node_prefix
         self.cluster_name = cluster_name
+        self.hold_new_jobs = hold_new_jobs
         params = {"bf_interval": 1, "bf_resolution": 1, "sched_min_interval": 0,
                   "bf_max_job_test": 1000, "default_queue_depth": 1000}
         params.update(scheduler_parameters or {})
@@ -237,6 +241,9 @@ class LocalSlurm:
         ]
         if self.bb_licenses > 0:
             lines.append(f"Licenses=bb:{self.bb_licenses}")
+        if self.hold_new_jobs:
+            (d / "job_submit.lua").write_text(job_submit_lua((self.partition,)))
+            lines.append("JobSubmitPlugins=lua")
         for name, port in zip(self.node_names, node_ports, strict=True):
             lines.append(f"NodeName={name} NodeHostname=localhost NodeAddr=127.0.0.1 Port={port} "
                          "CPUs=1 RealMemory=100 State=UNKNOWN")

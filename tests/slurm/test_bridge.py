@@ -101,6 +101,26 @@ def test_the_bridge_never_starts_what_does_not_fit(local_slurm, tmp_path):
         s.cancel(i)
 
 
+@pytest.mark.cluster(nodes=2, bb_licenses=10, hold_new_jobs=True)
+def test_with_the_sites_job_submit_lua_plain_sbatch_jobs_wait_for_the_bridge(local_slurm,
+                                                                            tmp_path):
+    """Users keep their usual sbatch: the site's job_submit.lua holds every new job, Slurm's own
+    scheduler starts none, the bridge starts them in its policy's order."""
+    s = SlurmCommands(env=local_slurm.env)
+    a = s.submit(name="a", seconds=1, walltime=60, nodes=1, licenses={"bb": 8})
+    b = s.submit(name="b", seconds=1, walltime=60, nodes=1, licenses={"bb": 4})
+    time.sleep(1.5)  # Slurm's scheduler has had its chance (sched_min_interval=0, bf_interval=1)
+    by_id = {j.id: j for j in s.jobs()}
+    assert by_id[a].held and by_id[b].held
+    bridge = Bridge(s, "fcfs-bb", state_dir=tmp_path / "b", interval=0.2)
+    record = bridge.step(force=True)
+    assert record.started == [a]  # a node is free for b, but not the BB
+    bridge.run(until_idle=True, max_seconds=30)
+    records = read_jobcomp(local_slurm.jobcomp)
+    assert {r["JobState"] for r in records.values()} == {"COMPLETED"}
+    assert records[b]["StartTime"] >= records[a]["EndTime"]
+
+
 def _bridge(env, state_dir, *extra):
     argv = [sys.executable, "-m", "bbopt.cli", "slurm", "run", "--policy", "conservative-bb",
             "--state-dir", str(state_dir), "--interval", "0.2", "--bb-unit", "1TB", *extra]

@@ -27,3 +27,13 @@ def test_replay_under_slurm_backfill_writes_every_job(tmp_path):
         assert float(r["starting_time"]) >= float(r["submission_time"])
         assert float(r["finish_time"]) >= float(r["starting_time"])
         assert r["allocated_resources"] != ""
+
+
+def test_site_config_prints_the_pool_and_writes_the_lua(tmp_path, capsys):
+    lua = tmp_path / "job_submit.lua"
+    assert main(["slurm", "site-config", "--bb", "480TB", "--bb-unit", "1TB", "--partition",
+                 "bbopt", "--lua", str(lua)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["Licenses=bb:480",
+                                                    "JobSubmitPlugins=lua  # job_submit.lua "
+                                                    "beside slurm.conf"]
+    assert '["bbopt"] = true' in lua.read_text()

@@ -86,3 +86,15 @@ def test_bb_maps_both_ways_rounding_up():
     assert bb_of(licenses_for(4.2 * TB, TB), TB) == 5 * TB
     assert quantize(Job("a", 0, 10, bb=1.5 * GB)).bb == 2 * GB
     assert "walltime=3.5" in comment_for(Job("a", 0, 3.5))
+
+
+def test_site_config_lines_round_the_pool_down_to_whole_licenses():
+    from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
+
+    assert slurm_conf_lines(480.5 * GB)[0] == "Licenses=bb:480"
+    assert slurm_conf_lines(2 * TB, TB, bf_licenses=True, lua=False) == [
+        "Licenses=bb:2", "SchedulerParameters=bf_licenses  # merge with your other parameters"]
+    lua = job_submit_lua(["bbopt", "big"], hold_default=False)
+    assert '["bbopt"] = true, ["big"] = true' in lua and "HOLD_DEFAULT = false" in lua
+    assert "job_desc.priority = 0" in lua
+    assert "local BBOPT_PARTITIONS = {  }" in job_submit_lua()
