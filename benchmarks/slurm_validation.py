@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
 import time
 from pathlib import Path
@@ -168,6 +169,8 @@ def main(argv=None) -> int:
     reason = why_unavailable()
     if reason:
         sys.exit(reason)
+    # SIGTERM ends through SystemExit, so that the running replay stops its local cluster
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = []

@@ -107,6 +107,12 @@ def _available() -> None:
         raise InputError(reason, field="slurm")
 
 
+def _exit_on_sigterm() -> None:
+    """SIGTERM ends the command through SystemExit, so that the local cluster's context manager
+    stops its daemons and jobs (by default SIGTERM would end Python without cleaning up)."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+
 def _cmd_cluster(args) -> int:
     from bbopt.slurm.cluster import LocalSlurm
     from bbopt.units import parse_bytes
@@ -162,6 +168,7 @@ def _cmd_replay(args) -> int:
     from bbopt.units import parse_bytes, parse_seconds
 
     _available()
+    _exit_on_sigterm()
     pool = parse_bytes(args.bb_pool, "--bb-pool") if args.bb_pool else None
     jobs, platform, name = prepare_trace(args.trace, n_jobs=args.jobs, nodes=args.nodes,
                                          speedup=args.speedup, bb_pool=pool, bb=args.bb,

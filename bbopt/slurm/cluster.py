@@ -30,6 +30,8 @@ from pathlib import Path
 from bbopt.errors import BboptError
 from bbopt.slurm.site import job_submit_lua
 
+#: Longest unix socket path Slurm accepts (``sun_path`` of 108 bytes with its terminating NUL).
+MAX_SOCKET_PATH = 107
 #: The Slurm and munge programs a local cluster needs.
 REQUIRED_PROGRAMS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")
 
@@ -252,12 +254,23 @@ class LocalSlurm:
         self.conf.write_text("\n".join(lines) + "\n")
         return self.conf
 
+    def longest_socket_path(self) -> str:
+        """The longest unix socket path the cluster will use: a job step's socket in the
+        spool directory of its node (``<node>_<job id>.<step id>``, job ids up to 10 digits)."""
+        node = max(self.node_names, key=len)
+        return str(self.directory / "spool" / node / f"{node}_{'9' * 10}.4294967291")
+
     # -- life cycle -----------------------------------------------------------------------
 
     def start(self, timeout: float = 30.0) -> LocalSlurm:
         if self.directory is None:
             self.directory = Path(tempfile.mkdtemp(prefix="bbopt-slurm-"))
         d = self.directory
+        longest = self.longest_socket_path()
+        if len(os.fsencode(longest)) > MAX_SOCKET_PATH:
+            raise SlurmError(f"the cluster's directory {d} is too long: Slurm's unix sockets "
+                             f"(e.g. {longest}) must stay within {MAX_SOCKET_PATH} bytes; "
+                             "use a shorter directory")
         d.mkdir(parents=True, exist_ok=True)
         os.chmod(d, 0o755)
         for sub in ("state", "spool", "munge"):

@@ -1,10 +1,19 @@
 """``bbopt slurm``: replay through a real Slurm writes bbopt's jobs.csv; bad input exits 2."""
 
 import csv
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
 from bbopt.cli import main
+from bbopt.slurm.cluster import job_processes
 from tests.slurm.conftest import require_slurm
 
 
@@ -37,3 +46,53 @@ def test_site_config_prints_the_pool_and_writes_the_lua(tmp_path, capsys):
                                                     "JobSubmitPlugins=lua  # job_submit.lua "
                                                     "beside slurm.conf"]
     assert '["bbopt"] = true' in lua.read_text()
+
+
+@pytest.mark.slurm
+def test_a_terminated_replay_leaves_nothing_running(tmp_path):
+    """SIGTERM in the middle of a replay stops the local cluster: daemons, job steps and jobs."""
+    require_slurm()
+    short = Path(tempfile.mkdtemp(prefix="bbt-"))  # the cluster's directory goes here (short:
+    env = {**os.environ, "TMPDIR": str(short)}  # Slurm's unix socket paths are limited)
+    trace = tmp_path / "two.swf"  # two jobs of 10 minutes on one node each
+    trace.write_text("".join(f"{k} 0 0 600 1 -1 -1 1 900 -1 1 1 1 -1 1 -1 -1 -1\n"
+                             for k in (1, 2)))
+    argv = [sys.executable, "-m", "bbopt.cli", "slurm", "replay", str(trace), "--speedup", "1",
+            "--nodes", "2", "--bb", "none", "--scheduler", "slurm",
+            "--out", str(tmp_path / "j.csv")]
+    log = (tmp_path / "replay.log").open("wb")
+    proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            confs = list(short.glob("bbopt-slurm-*/slurm.conf"))
+            if confs and job_processes(confs[0]):
+                break  # a job runs
+            assert time.monotonic() < deadline and proc.poll() is None, (
+                (tmp_path / "replay.log").read_text())
+            time.sleep(0.2)
+        daemons = [p for p in _pids_mentioning(str(confs[0].parent))]
+        assert len(daemons) >= 1 + 1 + 2  # munged, slurmctld, two slurmd
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        log.close()
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert job_processes(confs[0]) == []
+    assert _pids_mentioning(str(confs[0].parent)) == []
+    shutil.rmtree(short, ignore_errors=True)
+
+
+def _pids_mentioning(text: str) -> list[int]:
+    """Processes whose command line mentions ``text`` (the cluster's directory)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from bbopt.slurm.cluster import SlurmError, job_processes
+from bbopt.slurm.cluster import LocalSlurm, SlurmError, job_processes
 from bbopt.slurm.commands import SlurmCommands
 from bbopt.slurm.replay import read_jobcomp
 
@@ -72,3 +72,10 @@ def test_stop_ends_exactly_the_processes_it_started(local_slurm):
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
     assert job_processes(local_slurm.conf) == []
+
+
+def test_a_directory_too_long_for_slurms_sockets_is_refused_before_anything_starts(tmp_path):
+    cluster = LocalSlurm(2, directory=tmp_path / ("x" * 60))
+    with pytest.raises(SlurmError, match="too long"):
+        cluster.start()
+    assert cluster.pids == [] and not cluster.directory.exists()
