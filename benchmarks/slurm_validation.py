@@ -21,7 +21,8 @@ walltimes in whole minutes, planned by ``conservative-bb``.
     python benchmarks/slurm_validation.py --table DIR          # the table from saved runs
 
 Needs root and Slurm (``apt-get install slurm-wlm munge``). Each run takes about
-(trace span / speed-up) plus the drain, 5-6 minutes with the defaults.
+(trace span / speed-up) plus the drain: 12 minutes with the defaults, set by the trace's one
+60-hour job (runs started with ``--only`` in parallel share the machine, which adds latency).
 """
 
 from __future__ import annotations
