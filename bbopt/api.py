@@ -10,6 +10,7 @@ from typing import Any
 
 from bbopt.core import ClusterState, Decision
 from bbopt.policies.registry import Policy, make_policy
+from bbopt.validation import validate_state
 
 
 def decide(state: ClusterState, policy: str | Policy = "fcfs-bb", **options: Any) -> Decision:
@@ -17,6 +18,8 @@ def decide(state: ClusterState, policy: str | Policy = "fcfs-bb", **options: Any
 
     ``policy`` is a registered name (see :func:`bbopt.available_policies`) or a policy object;
     ``options`` go to the policy's constructor (e.g. ``depth=10`` for ``conservative-bb``).
-    Unknown policy names and options raise errors that list the known ones.
+    Unknown policy names and options raise errors that list the known ones. An impossible
+    state (see :func:`bbopt.validation.validate_state`) raises :class:`~bbopt.errors.InputError`.
     """
+    validate_state(state)
     return make_policy(policy, **options).decide(state)

@@ -340,14 +340,20 @@ def _cmd_decide(args) -> int:
     from bbopt.schema import dumps, loads_state
 
     if args.state == "-":
-        text, source = sys.stdin.read(), "<stdin>"
+        text, source = sys.stdin.buffer.read(), "<stdin>"
     else:
         path = Path(args.state)
         if not path.exists():
             raise InputError("no such file", source=args.state)
-        text, source = path.read_text(), args.state
+        if path.is_dir():
+            raise InputError("is a directory, not a state file", source=args.state)
+        text, source = path.read_bytes(), args.state
+    options = _options(args.option)
+    from bbopt.policies import make_policy
+
+    policy = make_policy(args.policy, **options)  # a bad name or option before the state
     state = loads_state(text, source)
-    print(dumps(decide(state, args.policy, **_options(args.option))))
+    print(dumps(decide(state, policy)))
     return 0
 
 
