@@ -51,6 +51,7 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
         raise InputError("an I/O topology description needs a 'tree' mapping", source=source,
                          field="tree")
     check_acyclic(data, source)  # an alias cycle would make the walk below endless
+    _check_size(data["tree"], source)
     g = nx.DiGraph()
     counters: dict[str, int] = {}
 
@@ -91,6 +92,31 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
 
     add(data["tree"], None, "$.tree")
     return IOTree(g, name=str(data.get("name", "io")))
+
+
+def _check_size(tree: Any, source: str) -> None:
+    """Refuse a description that expands (``count``, shared aliases) past :data:`MAX_VERTICES`
+    before building anything, so that it fails at once instead of filling memory."""
+    memo: dict[int, int] = {}
+
+    def size(spec: Any, where: str) -> int:
+        if not isinstance(spec, Mapping):
+            return 1
+        if id(spec) in memo:
+            return memo[id(spec)]
+        count = spec.get("count", 1)
+        count = count if isinstance(count, int) and not isinstance(count, bool) else 1
+        kids = spec.get("children", []) or []
+        below = sum(size(c, f"{where}.children[{j}]") for j, c in enumerate(kids)) \
+            if isinstance(kids, list) else 0
+        n = max(count, 1) * (1 + below)
+        if n > MAX_VERTICES:
+            raise InputError(f"describes more than {MAX_VERTICES:,} vertices", source=source,
+                             line=where, field="count")
+        memo[id(spec)] = n
+        return n
+
+    size(tree, "$.tree")
 
 
 def load_topology(path: str | Path) -> IOTree:
