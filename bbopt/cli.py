@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from datetime import UTC, datetime
 
     args.started = datetime.now(UTC)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return args.func(args)
     except BboptError as exc:
@@ -208,7 +209,7 @@ def _provenance(args, w, platform, policies, options) -> dict[str, Any]:
     from bbopt.outputs import provenance
 
     return provenance(workload=w, seed=args.seed, platform=platform, policies=policies,
-                      options=options, started=args.started)
+                      options=options, started=args.started, command=args.argv)
 
 
 def _write_skipped(out: Path | None, w) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -118,7 +119,8 @@ def _check_writable(path: Path, flag: str) -> None:
 
 def provenance(*, workload: Any, seed: int, platform: Any, policies: Iterable[str],
                options: dict[str, Any], budget_mode: str | None = None,
-               started: datetime | None = None) -> dict[str, Any]:
+               started: datetime | None = None, command: list[str] | None = None
+               ) -> dict[str, Any]:
     """What produced a result: enough to rerun it and to tell two results apart."""
     from bbopt import __version__
     from bbopt.policies import policy_options
@@ -131,7 +133,7 @@ def provenance(*, workload: Any, seed: int, platform: Any, policies: Iterable[st
             budgets[name] = options.get("budget", accepted["budget"])
     return {
         "bbopt_version": __version__,
-        "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+        "command": shlex.join(["bbopt", *(sys.argv[1:] if command is None else command)]),
         "python": sys.version.split()[0],
         "started": (started or datetime.now(UTC)).isoformat(timespec="seconds"),
         "workload": {"name": workload.name, "path": workload.path, "sha256": workload.sha256,

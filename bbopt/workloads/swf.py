@@ -209,6 +209,13 @@ def read_swf(
                 why[k] = SKIP_REASONS[reason]
 
     no_procs = procs <= 0
+    if missing_processors == "error" and nonpositive_runtime == "error":
+        worst = no_procs | (run <= 0)
+        if worst.any():  # the first unusable record in file order, whatever its fault
+            k = int(np.argmax(worst))
+            if not no_procs[k]:
+                raise InputError(f"run time is {lines[k][1].split()[3]}", source=src,
+                                 line=int(lineno[k]), field=FIELDS[3])
     if missing_processors == "error" and no_procs.any():
         k = int(np.argmax(no_procs))
         raise InputError("no processor count (fields 5 and 8 both missing)", source=src,
