@@ -124,7 +124,9 @@ def _check_type(policy: str, key: str, value: Any, param: inspect.Parameter) -> 
         raise InputError(f"a seed must be an integer >= 0, got {value}", field=f"-o {key}")
     ann = param.annotation
     names = [t.strip() for t in ann.split("|")] if isinstance(ann, str) else []
-    if not names or any(t not in _TYPES for t in names):
+    if any(t not in _TYPES for t in names):
+        return  # a type this check does not know (a callable, a sequence): the policy checks
+    if not names:
         d = param.default
         if d is param.empty or d is None or not isinstance(d, bool | int | float | str):
             return
