@@ -40,7 +40,9 @@ bytes. Objective values reported by every backend come from :meth:`WindowModel.e
 bytes. On data given in whole units (e.g. whole GB) the two forms agree exactly.
 
 The model is data (numpy arrays) and can evaluate any ``x`` (or a matrix of them, one per row);
-it imports no solver.
+it imports no solver. BB capacity is tested with the core fit rule (:attr:`WindowModel.bb_room`).
+
+Over 450 lines: the objectives table, the SSD placement rows and the greedy rules are one model.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bbopt.core import MB, Job
+from bbopt.core import MB, Job, slack
 from bbopt.errors import InputError
 
 
@@ -265,6 +267,12 @@ class WindowModel:
         return len(self.nodes)
 
     @property
+    def bb_room(self) -> float:
+        """The most BB a selection may ask: what is free plus the core fit rule's slack of the
+        platform's BB (:func:`bbopt.core.fits`)."""
+        return self.free_bb + slack(self.total_bb)
+
+    @property
     def has_ssd(self) -> bool:
         return self.free_node_ssd is not None
 
@@ -349,7 +357,7 @@ class WindowModel:
         ``check_forced`` is false, the forced jobs)."""
         X, _ = self._as_matrix(X)
         ok = X @ self.nodes <= self.free_nodes
-        ok &= X @ self.bb <= self.free_bb * (1 + 1e-12) + 1e-6
+        ok &= X @ self.bb <= self.bb_room
         if check_forced:
             ok &= np.all(X[:, self.forced], axis=1)
         if self.has_ssd:

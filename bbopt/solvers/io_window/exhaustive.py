@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from bbopt.core import REL_TOL
 from bbopt.errors import InputError
-from bbopt.models.io_window import _REL_TOL, IOWindowModel
+from bbopt.models.io_window import IOWindowModel
 from bbopt.solvers.base import Budget, BudgetExceeded, Result
 from bbopt.solvers.io_window.forms import candidates
 from bbopt.solvers.scalarize import Form, best_result
@@ -58,7 +59,7 @@ def find_placement(model: IOWindowModel, x: np.ndarray, deadline: float | None =
     sel.sort(key=lambda j: -int(model.window.nodes[j]))  # big jobs first: prune early
     upper = model.upper()
     M = model.membership.astype(float)
-    cap = model.vertex_avail * (1 + _REL_TOL) + 1e-6
+    cap = model.vertex_avail * (1 + REL_TOL) + 1e-6
     y = np.zeros((model.size, model.groups), dtype=np.int64)
     calls = [0]
 

@@ -104,7 +104,7 @@ def repair_rows(model: WindowModel, X: np.ndarray, rng: np.random.Generator,
         return np.array([_repair_one(model, x, rng, fill) for x in X])
     n, b = model.nodes, model.bb
     cap_n = model.free_nodes
-    cap_b = model.free_bb * (1 + 1e-12) + 1e-6
+    cap_b = model.bb_room
     allowed = (n <= cap_n) & (b <= cap_b)
     X[:, model.forced] = True
     X &= allowed[None, :]
