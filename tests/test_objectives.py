@@ -50,7 +50,6 @@ def test_table_entries_agree_with_the_integer_form(seed, w):
     says (a dot product for the linear ones)."""
     rng = np.random.default_rng(seed)
     m = ssd_model(rng, w)
-    f = m.integer_form()
     X = rng.random((5, w)) < 0.5
     F = m.evaluate_many(X)
     for k, name in enumerate(m.objectives):
@@ -60,8 +59,8 @@ def test_table_entries_agree_with_the_integer_form(seed, w):
             continue
         exact = obj.coefficients(m)
         assert np.allclose(F[:, k], X.astype(float) @ exact)
-        unit = obj.integer_unit(f)
-        ints = obj.integer(f).astype(float) * unit
+        unit = obj.integer_unit(m)
+        ints = obj.integer(m).astype(float) * unit
         slack = np.where(exact > 0, unit * m.nodes, 0) if name == "ssd" else unit
         assert np.all(ints >= exact - 1e-6) and np.all(ints <= exact + slack + 1e-6), name
 

@@ -84,11 +84,6 @@ class IntegerForm:
     allowed: np.ndarray  # bool (w,): jobs that can be selected at all
     forced: np.ndarray  # bool (w,)
 
-    def linear(self, name: str) -> np.ndarray:
-        """Integer coefficients of objective ``name`` over the selection (for a non-linear
-        objective, its part over ``x``; see :attr:`Objective.level_integer`)."""
-        return objective(name).integer(self)
-
     def level_demand(self) -> np.ndarray:
         """``(k, w)`` int matrix: row ``j`` holds ``n_i`` for jobs that need level ``>= j``."""
         k = len(self.level_size)
@@ -103,10 +98,10 @@ class Objective:
 
     ``unit``: SI unit of its values. ``scale(model)``: the amount that counts as 100 %.
     ``coefficients(model)``: exact per-job coefficients (``None``: not linear, then ``values``
-    computes it). ``integer(form)``: integer per-job coefficients of the
-    :class:`IntegerForm` (for a non-linear objective, its part over ``x``), ``integer_unit(form)``
-    the size of one of their units in ``unit``, and ``level_integer(form)`` the coefficients
-    over the assigned counts per SSD level ``A_j`` (non-linear objectives only).
+    computes it). ``integer(model)``: integer per-job coefficients for the exact solvers (for a
+    non-linear objective, its part over ``x``), ``integer_unit(model)`` the size of one of their
+    units in ``unit``, and ``level_integer(model)`` the coefficients over the assigned counts
+    per SSD level ``A_j`` of the :class:`IntegerForm` (non-linear objectives only).
     ``needs_ssd``: only defined with ``free_node_ssd``. ``gain``: BBSched's decision maker
     counts it as a gain against the node loss (Section 5). ``monotone``: adding a job never
     lowers it (a repair may fill a selection freely).
@@ -114,11 +109,11 @@ class Objective:
 
     unit: str
     scale: Callable[[WindowModel], float]
-    integer: Callable[[IntegerForm], np.ndarray]
-    integer_unit: Callable[[IntegerForm], float]
+    integer: Callable[[WindowModel], np.ndarray]
+    integer_unit: Callable[[WindowModel], float]
     coefficients: Callable[[WindowModel], np.ndarray] | None = None
     values: Callable[[WindowModel, np.ndarray], np.ndarray] | None = None
-    level_integer: Callable[[IntegerForm], np.ndarray] | None = None
+    level_integer: Callable[[WindowModel], np.ndarray] | None = None
     needs_ssd: bool = False
     gain: bool = False
     monotone: bool = True
@@ -128,13 +123,17 @@ class Objective:
         return self.coefficients is not None
 
 
-def _one(form: IntegerForm) -> float:
+def _one(model: WindowModel) -> float:
     return 1.0
 
 
-def _waste_levels(form: IntegerForm) -> np.ndarray:
+def _int(model: WindowModel) -> IntegerForm:
+    return model.integer_form()
+
+
+def _waste_levels(model: WindowModel) -> np.ndarray:
     """Minus the assigned SSD capacity per level count ``A_j`` (``L_0, L_1 - L_0, ...``)."""
-    L = form.level_size.astype(np.int64)
+    L = _int(model).level_size.astype(np.int64)
     return -np.concatenate([[L[0]], np.diff(L)]).astype(np.int64)
 
 
@@ -143,21 +142,21 @@ def _waste_levels(form: IntegerForm) -> np.ndarray:
 OBJECTIVES: dict[str, Objective] = {
     "nodes": Objective(
         "nodes", scale=lambda m: float(m.total_nodes), coefficients=lambda m: m.nodes.astype(float),
-        integer=lambda f: f.nodes, integer_unit=_one),
+        integer=lambda m: m.nodes, integer_unit=_one),
     "bb": Objective(
         "B", scale=lambda m: float(m.total_bb), coefficients=lambda m: m.bb,
-        integer=lambda f: f.bb, integer_unit=lambda f: f.bb_unit, gain=True),
+        integer=lambda m: _int(m).bb, integer_unit=lambda m: _int(m).bb_unit, gain=True),
     "order": Objective(
         "", scale=lambda m: float(max(np.sum(m.order), 1)),
-        coefficients=lambda m: m.order.astype(float), integer=lambda f: f.order,
+        coefficients=lambda m: m.order.astype(float), integer=lambda m: m.order,
         integer_unit=_one),
     "ssd": Objective(
         "B", scale=lambda m: float(m.total_ssd or 1.0), coefficients=lambda m: m.ssd * m.nodes,
-        integer=lambda f: f.ssd * f.nodes, integer_unit=lambda f: f.ssd_unit, needs_ssd=True,
-        gain=True),
+        integer=lambda m: _int(m).ssd * m.nodes, integer_unit=lambda m: _int(m).ssd_unit,
+        needs_ssd=True, gain=True),
     "ssd_waste": Objective(
         "B", scale=lambda m: float(m.total_ssd or 1.0), values=lambda m, X: -m.ssd_waste_many(X),
-        integer=lambda f: f.ssd * f.nodes, integer_unit=lambda f: f.ssd_unit,
+        integer=lambda m: _int(m).ssd * m.nodes, integer_unit=lambda m: _int(m).ssd_unit,
         level_integer=_waste_levels, needs_ssd=True, gain=True, monotone=False),
 }
 

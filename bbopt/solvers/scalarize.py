@@ -97,8 +97,7 @@ def integer_weights(model: WindowModel, weights: Sequence[float]) -> dict[str, i
     if len(weights) != len(model.objectives):
         raise InputError(f"{len(weights)} weights for {len(model.objectives)} objectives",
                          field="weights")
-    f = model.integer_form()
-    units = [s / objective(n).integer_unit(f)
+    units = [s / objective(n).integer_unit(model)
              for n, s in zip(model.objectives, model.scales(), strict=True)]
     r = np.array([wt / u for wt, u in zip(weights, units, strict=False)], dtype=float)
     if np.any(r < 0):

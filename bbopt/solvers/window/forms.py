@@ -150,9 +150,9 @@ def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> Linea
     for name in names:
         obj = objective(name)
         if obj.level_integer is None:
-            form.objectives[name] = (obj.integer(f).astype(np.int64), z)
+            form.objectives[name] = (obj.integer(model).astype(np.int64), z)
         elif k:  # over x and the assigned counts per level A
-            form.objectives[name] = (obj.integer(f).astype(np.int64), obj.level_integer(f))
+            form.objectives[name] = (obj.integer(model).astype(np.int64), obj.level_integer(model))
         else:
             form.objectives[name] = (np.zeros(w, np.int64), z)
     return form
