@@ -17,7 +17,11 @@ whose SSD is at least their per-node request. Objectives, all maximised, by name
   trade-off (the two utilisations are the capacity rows themselves and rarely conflict);
 - ``"ssd"``: local SSD utilisation ``sum s_i n_i x_i`` in bytes (f3);
 - ``"ssd_waste"``: minus the wasted SSD, ``-(capacity of the assigned nodes - sum s_i n_i x_i)``
-  under the best placement (f4).
+  under the best placement (f4);
+- ``"bandwidth"``: the PFS bandwidth the started jobs draw, ``sum beta_i n_i x_i`` in bytes/s
+  (``Job.bandwidth`` per node); 100 % is the whole window's demand, so its utilisation is the
+  share of the window's I/O demand started now (for the select-and-place window of Herbein et
+  al., HPDC 2016, on the I/O tree).
 
 Each is one entry of the :data:`OBJECTIVES` table (coefficients, integer coefficients, scale,
 unit, whether linear), which the solvers and policies read instead of branching on names;
@@ -131,6 +135,10 @@ def _int(model: WindowModel) -> IntegerForm:
     return model.integer_form()
 
 
+def _bandwidth_unit(model: WindowModel) -> float:
+    return integer_unit(float(np.max(model.bandwidth * model.nodes, initial=1.0)), minimum=1.0)
+
+
 def _waste_levels(model: WindowModel) -> np.ndarray:
     """Minus the assigned SSD capacity per level count ``A_j`` (``L_0, L_1 - L_0, ...``)."""
     L = _int(model).level_size.astype(np.int64)
@@ -158,6 +166,11 @@ OBJECTIVES: dict[str, Objective] = {
         "B", scale=lambda m: float(m.total_ssd or 1.0), values=lambda m, X: -m.ssd_waste_many(X),
         integer=lambda m: _int(m).ssd * m.nodes, integer_unit=lambda m: _int(m).ssd_unit,
         level_integer=_waste_levels, needs_ssd=True, gain=True, monotone=False),
+    "bandwidth": Objective(
+        "B/s", scale=lambda m: max(float(m.bandwidth @ m.nodes), 1.0),
+        coefficients=lambda m: m.bandwidth * m.nodes,
+        integer=lambda m: np.round(m.bandwidth * m.nodes / _bandwidth_unit(m)).astype(np.int64),
+        integer_unit=lambda m: _bandwidth_unit(m)),
 }
 
 
@@ -179,6 +192,7 @@ class WindowModel:
     ``free_nodes``/``free_bb``: what is free now. ``total_nodes``/``total_bb``/``total_ssd``:
     the platform's capacities, used to express objectives as utilisation fractions.
     ``free_node_ssd``: SSD bytes of each free node (``None``: no SSD extension).
+    ``bandwidth``: bytes/s per node of each job (default 0).
     ``order``: integer order weights (default ``w - i``). ``forced``: jobs that must be selected
     (the starvation bound). ``objectives``: names from :data:`OBJECTIVES`, all maximised.
     """
@@ -196,6 +210,7 @@ class WindowModel:
     order: np.ndarray | None = None
     forced: np.ndarray | None = None
     job_ids: tuple[str, ...] = ()
+    bandwidth: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -213,6 +228,8 @@ class WindowModel:
             raise InputError("objectives must be distinct and not empty", field="objectives")
         ssd = np.zeros(w) if self.ssd is None else np.asarray(self.ssd, dtype=float)
         set_(self, "ssd", ssd)
+        set_(self, "bandwidth", np.zeros(w) if self.bandwidth is None
+             else np.asarray(self.bandwidth, dtype=float))
         if self.free_node_ssd is not None:
             set_(self, "free_node_ssd", np.sort(np.asarray(self.free_node_ssd, dtype=float)))
             if len(self.free_node_ssd) != self.free_nodes:
@@ -256,6 +273,7 @@ class WindowModel:
             order=None if order is None else np.asarray(order),
             forced=None if forced is None else np.asarray(forced, dtype=bool),
             job_ids=tuple(j.id for j in jobs),
+            bandwidth=np.array([j.bandwidth for j in jobs], dtype=float),
         )
 
     # --- structure ----------------------------------------------------------------------------
