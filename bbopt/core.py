@@ -234,6 +234,7 @@ class JobState(StrEnum):
     FINISHED = "finished"  # ran to its end
     KILLED = "killed"  # stopped at its walltime
     REJECTED = "rejected"  # could never run on the platform (the record says why)
+    DROPPED = "dropped"  # preempted without a checkpoint and not requeued (Zvi & Oren, Alg. 1)
 
 
 class Status(StrEnum):
