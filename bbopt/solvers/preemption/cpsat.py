@@ -1,6 +1,7 @@
 """``cpsat`` backend of the victim-choice model: a 0-1 program for OR-Tools CP-SAT.
 
-Costs are scaled to integers (node-seconds, rounded to a millisecond) as CP-SAT needs; the
+Costs are scaled to integers (node-seconds, rounded to a millisecond) and BB to a millionth of
+the largest amount, as CP-SAT needs; the
 answer is evaluated by the model in exact floats. OPTIMAL when CP-SAT proves it, FEASIBLE when
 the budget ends first, INFEASIBLE when no victim set covers the deficit."""
 
@@ -15,7 +16,7 @@ from bbopt.models.preemption import PreemptionModel
 from bbopt.solvers.base import Budget, Result
 
 _SCALE = 1000.0
-_BB_UNIT = 1e6  # bytes per integer unit of BB (a megabyte; the deficit is rounded up)
+_BB_STEPS = 1e6  # BB in integer units of 1e-6 of the largest amount (the deficit rounded up)
 
 
 def solve_cpsat(model: PreemptionModel, budget: Budget, seed: int, workers: int = 1,
@@ -28,8 +29,9 @@ def solve_cpsat(model: PreemptionModel, budget: Budget, seed: int, workers: int 
     nodes = model.nodes.tolist()
     cp.Add(sum(nodes[i] * x[i] for i in range(m)) >= model.need_nodes)
     if model.need_bb > model.bb_tol:
-        bb = np.floor(model.bb / _BB_UNIT).astype(np.int64).tolist()
-        need = int(np.ceil((model.need_bb - model.bb_tol) / _BB_UNIT))
+        unit = max(model.need_bb, float(model.bb.max(initial=0.0))) / _BB_STEPS
+        bb = np.floor(model.bb / unit + 1e-6).astype(np.int64).tolist()
+        need = int(np.ceil((model.need_bb - model.bb_tol) / unit - 1e-6))
         cp.Add(sum(bb[i] * x[i] for i in range(m)) >= need)
     for e, slack in enumerate(model.slack.tolist()):
         members = [i for i in range(m) if model.entity[i] == e]
