@@ -240,3 +240,20 @@ def test_engine_refuses_evictions_it_cannot_apply():
         simulate(fixed, Platform(nodes=4), _Evicts("x"), execution="checkpoint")
     with pytest.raises(InvalidDecision, match="not running"):
         simulate(fixed, Platform(nodes=4), _Evicts("y", at_once=True), execution="checkpoint")
+
+
+def test_fairshare_metrics_of_the_two_job_example():
+    from bbopt.analysis.fairshare_metrics import fairshare_summary
+
+    m = fairshare_summary(_run_two(True), {"A": 0.5, "B": 0.0}, quantum=1000.0)
+    # A's 2-node demand appears at 2000 and is held at 2100 (b's checkpoint): one episode.
+    assert m["satisfaction"] == {"episodes": 1.0, "p50": 100.0, "p95": 100.0, "max": 100.0,
+                                 "within_quantum": 1.0}
+    assert m["utilisation"] == pytest.approx((4 * 5000 + 2 * 1000) / (4 * 6200))
+    assert m["cr_node_hours"] == pytest.approx(4 * 200 / 3600)
+    assert (m["checkpoints"], m["restarts"], m["kills"], m["thrashing_jobs"]) == (1, 1, 0, 0)
+    assert m["entities"]["A"]["node_time_share"] == pytest.approx(2000 / 22000)
+    assert m["entities"]["A"]["mean_wait"] == 100.0
+    dropped = fairshare_summary(_run_two(False), {"A": 0.5, "B": 0.0})
+    assert dropped["lost_node_hours"] == pytest.approx(4 * 2000 / 3600)
+    assert dropped["dropped"] == 1 and dropped["satisfaction"]["max"] == 0.0
