@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    if getattr(args, "shares", None):  # fair-share entitlements: the policies' shares option
+        args.option.append(f"shares={args.shares}")
     try:
         return args.func(args)
     except BboptError as exc:
@@ -99,6 +101,21 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
         sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--shares", metavar="FILE", default=None,
+                        help="entitlement shares of the entities (Job.user), YAML/JSON "
+                             "'entity: share' (fair-share policies: omfs, partition, ...)")
+        sp.add_argument("--preemptable", type=float, default=None, metavar="FRACTION",
+                        help="mark this fraction of the jobs preemptable (seeded; traces carry "
+                             "no such flag)")
+        sp.add_argument("--checkpointable", type=float, default=None, metavar="FRACTION",
+                        help="... and this fraction of all jobs checkpointable (among them)")
+        sp.add_argument("--execution", default=None, metavar="NAME",
+                        help="execution model: rigid (default), checkpoint (preemption by "
+                             "checkpoint/restart), io-contention, phased-io")
+        sp.add_argument("--checkpoint", action="append", default=[], metavar="KEY=VALUE",
+                        help="checkpoint model option: memory_per_node, pfs_bandwidth, "
+                             "bb_bandwidth (bytes, bytes/s per node), target=pfs|bb, "
+                             "on_kill=drop|requeue (repeatable)")
         sp.add_argument("--out", metavar="DIR", help="write per-job CSVs and the summary here")
 
     s = sub.add_parser("simulate", help="simulate one policy")
@@ -163,6 +180,12 @@ def _load(args):
         raise InputError(f"--jobs must be >= 1, got {args.jobs}", field="--jobs")
     jobs, name = load_workload(args.workload, n_jobs=args.jobs, seed=args.seed, bb=args.bb,
                                platform=platform)
+    if args.preemptable is not None or args.checkpointable is not None:
+        from bbopt.workloads.generators.omfs import with_preemption_flags
+
+        ckpt = args.checkpointable or 0.0
+        pre = max(args.preemptable if args.preemptable is not None else 0.0, ckpt)
+        jobs = with_preemption_flags(jobs, preemptable=pre, checkpointable=ckpt, seed=args.seed)
     return jobs, platform, name
 
 
@@ -170,7 +193,36 @@ def _run(jobs, platform, name, policy, args):
     from bbopt.simulation import simulate
 
     return simulate(jobs, platform, policy, options=_options(args.option), tick=args.tick,
-                    progress=not args.no_progress, workload_name=name)
+                    progress=not args.no_progress, workload_name=name,
+                    execution=_execution(args))
+
+
+def _execution(args):
+    """The execution model of ``--execution`` with its ``--checkpoint`` options."""
+    from bbopt.errors import InputError
+
+    name = getattr(args, "execution", None)
+    extra = _options(getattr(args, "checkpoint", []))
+    if name is None and extra:
+        name = "checkpoint"
+    if name != "checkpoint":
+        if extra:
+            raise InputError("--checkpoint options need --execution checkpoint",
+                             field="--checkpoint")
+        return name
+    from bbopt.simulation.checkpoint import CheckpointRestart
+    from bbopt.units import parse_bandwidth, parse_bytes
+
+    for key in ("memory_per_node",):
+        if key in extra:
+            extra[key] = parse_bytes(extra[key], f"--checkpoint {key}")
+    for key in ("pfs_bandwidth", "bb_bandwidth"):
+        if key in extra:
+            extra[key] = parse_bandwidth(extra[key], f"--checkpoint {key}")
+    try:
+        return CheckpointRestart(**extra)
+    except TypeError as exc:
+        raise InputError(f"--checkpoint: {exc}", field="--checkpoint") from None
 
 
 def _metrics(result, args) -> dict[str, float]:
@@ -207,6 +259,8 @@ def _cmd_simulate(args) -> int:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         result.to_csv(out / f"{args.policy}_jobs.csv")
+        if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
+            result.segments_to_csv(out / f"{args.policy}_segments.csv")
         (out / "summary.json").write_text(json.dumps({args.policy: metrics}, indent=2))
         print(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
     return 0
@@ -236,7 +290,8 @@ def _cmd_compare(args) -> int:
         from bbopt.simulation import simulate
 
         results[pol] = simulate(jobs, platform, pol, options=_applicable(pol, options),
-                                tick=args.tick, progress=show, workload_name=name)
+                                tick=args.tick, progress=show, workload_name=name,
+                                execution=_execution(args))
     metrics = {pol: _metrics(r, args) for pol, r in results.items()}
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
