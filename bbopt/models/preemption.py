@@ -49,6 +49,9 @@ class PreemptionModel:
     order: tuple[int, ...]
     penalty: float = 0.0
     bb_capacity: float = 0.0
+    #: The looser reading of Algorithm 1 (greedy only): a victim's entity must hold more than
+    #: its entitlement *before* each eviction, so it may end below it by less than one job.
+    over_only: bool = False
 
     @classmethod
     def build(cls, ids: Sequence[str], nodes: Sequence[int], bb: Sequence[float],
@@ -80,6 +83,10 @@ class PreemptionModel:
         if float(self.bb[x].sum()) + self.bb_tol < self.need_bb:
             return False
         per = np.bincount(self.entity[x], weights=self.nodes[x], minlength=len(self.slack))
+        if self.over_only:  # without its largest victim, each entity is still over
+            big = np.zeros(len(self.slack))
+            np.maximum.at(big, self.entity[x], self.nodes[x])
+            return bool(np.all(per - big < self.slack) or not x.any())
         return bool(np.all(per <= self.slack))
 
     def evaluate(self, x: Sequence[bool] | np.ndarray | None) -> float:
@@ -91,6 +98,14 @@ class PreemptionModel:
             return float("inf")
         return float(self.cost[x].sum() + self.penalty * x.sum())
 
+    def surely_infeasible(self) -> bool:
+        """A quick necessary test: even taking, per entity, as many candidate nodes as its
+        slack allows (and every candidate's BB) does not cover the deficit."""
+        per = np.bincount(self.entity, weights=self.nodes, minlength=len(self.slack))
+        if not self.over_only and float(np.minimum(per, self.slack).sum()) < self.need_nodes:
+            return True
+        return float(self.bb.sum()) + self.bb_tol < self.need_bb
+
     def greedy(self) -> np.ndarray | None:
         """Algorithm 1's rule: least prioritised first, each victim kept within its entity's
         slack, until the deficit is covered; ``None`` when the candidates cannot cover it."""
@@ -101,7 +116,7 @@ class PreemptionModel:
             if got_n >= self.need_nodes and got_b + self.bb_tol >= self.need_bb:
                 break
             e = self.entity[i]
-            if self.nodes[i] > left[e]:
+            if (left[e] <= 0) if self.over_only else (self.nodes[i] > left[e]):
                 continue
             x[i] = True
             left[e] -= self.nodes[i]

@@ -27,7 +27,8 @@ or a YAML/JSON file (:func:`bbopt.workloads.shares.parse_shares`). A job's entit
   cannot cover J's deficit, nothing is evicted and J waits.
 
 ``omfs-opt`` -- the same with the victims chosen by the victim-choice model
-(:mod:`bbopt.models.preemption`) and an exact backend (``backend="cpsat"``): minimal node-time
+(:mod:`bbopt.models.preemption`) and an exact backend (``backend="auto"``: exhaustive up to 12
+candidates, CP-SAT above; or name one): minimal node-time
 wasted by checkpoint + restart (estimated with ``memory_per_node / checkpoint_bandwidth``) or by
 lost work. Each decision's ``alternatives`` carry, per eviction, the cost of the chosen victims
 and of Algorithm 1's greedy victims on the same state (``greedy_cost``): the cost saved.
@@ -46,6 +47,7 @@ from __future__ import annotations
 import math
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from bbopt.core import (
@@ -67,6 +69,9 @@ from bbopt.policies.registry import register
 from bbopt.workloads.shares import entitled_nodes, parse_shares
 
 MINUTES = 60.0
+#: ``omfs-opt`` with ``backend="auto"``: exhaustive enumeration up to this many candidates,
+#: CP-SAT above (both exact).
+AUTO_EXHAUSTIVE = 12
 
 
 def entity_of(job: Job) -> str:
@@ -156,7 +161,7 @@ def _priority_order(queue: Iterable[Job]) -> list[Job]:
 
 
 @register("omfs", backend="greedy")
-@register("omfs-opt", backend="cpsat",
+@register("omfs-opt", backend="auto",
           about="OMFS with the victims chosen by an exact solver (minimal C/R or lost node-time)")
 class MemorylessFairShare:
     """Memoryless fair share with checkpoint/restart preemption (Zvi & Oren, Algorithm 1) and
@@ -166,7 +171,11 @@ class MemorylessFairShare:
     evicted, default 1800); ``memory_per_node`` and ``checkpoint_bandwidth`` (bytes, bytes/s per
     node) to estimate a checkpoint's cost for the victim choice; ``penalty`` (node-seconds per
     eviction); ``budget`` (seconds per victim choice of ``omfs-opt``); ``audit`` (``omfs-opt``:
-    also compute Algorithm 1's greedy victims, default on).
+    also compute Algorithm 1's greedy victims, default on); ``protect``: ``"strict"`` (default:
+    no victim entity drops below its entitlement) or ``"over"`` (``omfs`` only: a victim's entity
+    need only hold more than its entitlement before each eviction -- the paper's "evicting jobs
+    of entities utilizing more than their allotment" -- so it may end below it by less than one
+    job; the quantum then limits the ping-pong).
     """
 
     io_aware = False
@@ -174,9 +183,15 @@ class MemorylessFairShare:
     def __init__(self, name: str = "omfs", shares: Any = None, quantum: float = 30 * MINUTES,
                  backend: str = "greedy", memory_per_node: float = 64 * GB,
                  checkpoint_bandwidth: float = 1 * GB, penalty: float = 0.0,
-                 budget: float = 0.05, audit: bool = True) -> None:
+                 budget: float = 0.05, audit: bool = True, protect: str = "strict") -> None:
         if not (quantum >= 0 and math.isfinite(quantum)):
             raise ValueError(f"quantum must be >= 0 seconds, got {quantum!r}")
+        if protect not in ("strict", "over"):
+            raise ValueError(f"protect must be 'strict' or 'over', got {protect!r}")
+        if protect == "over" and backend != "greedy":
+            raise ValueError("protect='over' is Algorithm 1's greedy reading; the exact victim "
+                             "choice keeps every victim entity at its entitlement")
+        self.protect = protect
         self.name = name
         self.shares = _shares_of(shares)
         self.quantum = float(quantum)
@@ -320,11 +335,13 @@ class MemorylessFairShare:
             need_nodes=int(job.nodes - max(free.nodes, 0)),
             need_bb=job.bb - max(free.bb, 0.0), penalty=self.penalty,
             bb_capacity=state.platform.bb)
+        if self.protect == "over":
+            model = replace(model, over_only=True)
         return model, cands
 
     def _victims(self, state, job, free, entitled, held, taken):
         model, cands = self.model_for(state, job, free, entitled, held, taken)
-        if model.size == 0:
+        if model.size == 0 or model.surely_infeasible():
             return None, None, None
         if self.backend == "greedy":
             x = model.greedy()
@@ -333,7 +350,10 @@ class MemorylessFairShare:
             return [cands[i] for i in model.order if x[i]], None, None
         from bbopt.solvers.base import Budget, solve
 
-        result = solve(model, self.backend, Budget(self.budget), seed=0)
+        backend = self.backend
+        if backend == "auto":  # enumeration is faster than a solver's set-up on small states
+            backend = "exhaustive" if model.size <= AUTO_EXHAUSTIVE else "cpsat"
+        result = solve(model, backend, Budget(self.budget), seed=0)
         stats = SolveStats(backend=result.backend, status=result.status,
                            objective=result.objective, bound=result.bound,
                            wall_time=result.wall_time, budget=self.budget)

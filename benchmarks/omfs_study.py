@@ -1,0 +1,231 @@
+"""Memoryless fair share with checkpoint/restart preemption (Zvi & Oren, OMFS) against the
+schemes it replaces, on the KTH-SP2 trace: does OMFS keep every entity's entitlement while using
+the machine like EASY, and what does it cost?
+
+    python benchmarks/omfs_study.py [--jobs 4000] [--out DIR] [--full]
+
+Workloads: the KTH trace (Kopanski's 96-node platform with log-normal BB requests, jobs over 96
+nodes dropped) with its user ids folded into 4 entities with usage-proportional shares
+(``assign_entities(by="user", n_entities=4, shares="usage")``), and the same jobs given 4 random
+entities with equal shares (the generator's synthetic entities). Every job is preemptable (a
+trace has no such flag; a non-preemptable job larger than its entity's entitlement could never
+run under Algorithm 1); ``checkpointable`` is the swept share. Killed jobs are dropped
+(Algorithm 1).
+
+Sweep for ``omfs``: quantum (0, 5 min, 30 min, 2 h) x checkpoint cost (memory per node /
+PFS bandwidth per node: 8 GB / 1 GB/s = 8 s, 64 GB / 1 GB/s = 64 s, 256 GB / 0.5 GB/s = 512 s)
+x checkpointable share (0, 50 %, 100 %). ``omfs-opt`` (exact victims) at the 30 min
+quantum, every cost and share, with the cost saved against Algorithm 1's greedy victims on the
+same states; ``omfs-over`` = ``omfs`` with ``protect="over"`` (victims' entities need only be over
+their entitlement before each eviction) at 30 min and the mid cost. Baselines once per
+workload: ``partition``, ``capping``, ``fair-share`` and ``sjf-bb`` (no preemption).
+Preemptive runs schedule every ``--tick`` seconds (default 300) as well, so that an entity whose
+victims are still within their quantum is served when it ends.
+
+Output: a table (stdout and ``omfs_study.csv``), ``omfs_util_vs_satisfaction.png`` (one point
+per policy and setting) and ``omfs_cr_vs_quantum.png``. ``--full`` runs the whole trace
+(28k jobs; about an hour on a shared 2-core machine); the default is the first ``--jobs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _data import data_path  # noqa: E402
+
+from bbopt import Platform, simulate  # noqa: E402
+from bbopt.analysis.fairshare_metrics import fairshare_summary  # noqa: E402
+from bbopt.core import GB, HOUR, MINUTE  # noqa: E402
+from bbopt.simulation.checkpoint import CheckpointRestart  # noqa: E402
+from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
+from bbopt.workloads.generators.omfs import assign_entities, with_preemption_flags  # noqa: E402
+from bbopt.workloads.swf import read_swf  # noqa: E402
+
+QUANTA = (0.0, 5 * MINUTE, 30 * MINUTE, 2 * HOUR)
+COSTS = {"low": (8 * GB, 1 * GB), "mid": (64 * GB, 1 * GB), "high": (256 * GB, 0.5 * GB)}
+SHARES = (0.0, 0.5, 1.0)
+BASELINES = ("partition", "capping", "fair-share", "sjf-bb")
+
+
+def workloads(n_jobs: int | None, seed: int):
+    trace = read_swf(data_path("KTH-SP2-1996-2.1-cln.swf"), max_nodes=96, oversize="drop")
+    jobs = with_lognormal_bb(trace.jobs if n_jobs is None else trace.jobs[:n_jobs], seed=seed)
+    users, user_shares = assign_entities(jobs, by="user", n_entities=4, shares="usage",
+                                         seed=seed)
+    rand, rand_shares = assign_entities(jobs, by="random", n_entities=4, shares="equal",
+                                        seed=seed)
+    return {"kth-users": (users, user_shares), "kth-random": (rand, rand_shares)}
+
+
+def run(jobs, shares, policy, *, quantum=None, cost="mid", tick=None, protect="strict"):
+    mem, bw = COSTS[cost]
+    options = {} if policy == "sjf-bb" else {"shares": shares}
+    if policy.startswith("omfs"):
+        options.update(quantum=quantum, memory_per_node=mem, checkpoint_bandwidth=bw)
+        if protect != "strict":
+            options["protect"] = protect
+    audit = {"solve": [], "cost": 0.0, "greedy": 0.0, "evictions": 0, "better": 0,
+             "greedy_none": 0}
+
+    def watch(state, decision):
+        for alt in decision.alternatives:
+            audit["solve"].append(alt["solve_time"])
+            audit["evictions"] += 1
+            g = alt.get("greedy_cost", alt["cost"])
+            if not np.isfinite(g):  # Algorithm 1's rule finds no cover, the exact one does
+                audit["greedy_none"] += 1
+                continue
+            audit["cost"] += alt["cost"]
+            audit["greedy"] += g
+            audit["better"] += int(alt["cost"] < g - 1e-9)
+
+    model = CheckpointRestart(memory_per_node=mem, pfs_bandwidth=bw)
+    t0 = time.perf_counter()
+    res = simulate(jobs, Platform.kopanski(), policy, options=options, execution=model,
+                   tick=tick if policy.startswith("omfs") else None,
+                   on_decision=watch if policy == "omfs-opt" else None)
+    wall = time.perf_counter() - t0
+    q = quantum if quantum is not None else 30 * MINUTE
+    m = fairshare_summary(res, shares, quantum=q)
+    row = {
+        "policy": policy, "quantum_min": (quantum / 60 if quantum is not None else ""),
+        "cost": cost if policy.startswith("omfs") else "",
+        "utilisation": m["utilisation"], "cr_overhead": m["cr_overhead"],
+        "sat_p50_min": m["satisfaction"]["p50"] / 60, "sat_p95_min": m["satisfaction"]["p95"] / 60,
+        "sat_max_h": m["satisfaction"]["max"] / 3600,
+        "sat_within_quantum": m["satisfaction"].get("within_quantum", ""),
+        "episodes": m["satisfaction"]["episodes"], "mean_wait_h": m["mean_wait"] / 3600,
+        "mean_bsld": m["mean_bounded_slowdown"], "checkpoints": m["checkpoints"],
+        "kills": m["kills"], "dropped": m["dropped"], "thrashing": m["thrashing_jobs"],
+        "lost_node_h": m["lost_node_hours"], "cr_node_h": m["cr_node_hours"],
+        "share_shortfall": m["share_shortfall_max"], "seconds": wall,
+    }
+    if policy == "omfs-opt":
+        solve = np.array(audit["solve"]) if audit["solve"] else np.zeros(1)
+        row.update(victim_p95_ms=1000 * float(np.percentile(solve, 95)),
+                   cost_saved_node_h=(audit["greedy"] - audit["cost"]) / 3600,
+                   victim_choices=audit["evictions"], better_than_greedy=audit["better"],
+                   greedy_found_none=audit["greedy_none"])
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=int, default=4000, help="first N jobs of the trace")
+    ap.add_argument("--full", action="store_true", help="the whole trace")
+    ap.add_argument("--tick", type=float, default=300.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workloads", default="kth-users,kth-random")
+    ap.add_argument("--out", default="omfs_study")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    loads = workloads(None if args.full else args.jobs, args.seed)
+    rows = []
+    for name in args.workloads.split(","):
+        jobs, shares = loads[name]
+        print(f"# {name}: {len(jobs)} jobs, shares "
+              + ", ".join(f"{e}={s:.2f}" for e, s in sorted(shares.items())), flush=True)
+        for policy in BASELINES:
+            rows.append({"workload": name, "ckpt_share": "", **run(jobs, shares, policy)})
+            _show(rows[-1])
+        for share in SHARES:
+            flagged = with_preemption_flags(jobs, preemptable=1.0, checkpointable=share,
+                                            seed=args.seed)
+            for cost in COSTS:
+                for quantum in QUANTA:
+                    rows.append({"workload": name, "ckpt_share": share,
+                                 **run(flagged, shares, "omfs", quantum=quantum, cost=cost,
+                                       tick=args.tick)})
+                    _show(rows[-1])
+                rows.append({"workload": name, "ckpt_share": share,
+                             **run(flagged, shares, "omfs-opt", quantum=30 * MINUTE, cost=cost,
+                                   tick=args.tick)})
+                _show(rows[-1])
+            # Algorithm 1's looser reading of "over-entitled" victims (protect="over")
+            row = run(flagged, shares, "omfs", quantum=30 * MINUTE, cost="mid", tick=args.tick,
+                      protect="over")
+            rows.append({"workload": name, "ckpt_share": share, **row, "policy": "omfs-over"})
+            _show(rows[-1])
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with (out / "omfs_study.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, keys, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    _plots(rows, out)
+    print(f"wrote {out / 'omfs_study.csv'} and two plots to {out}")
+
+
+def _show(r) -> None:
+    extra = ""
+    if r["policy"] == "omfs-opt":
+        extra = (f" victim p95 {r['victim_p95_ms']:.1f} ms, saved {r['cost_saved_node_h']:.1f} "
+                 f"node-h over {r['victim_choices']} choices ({r['better_than_greedy']} cheaper, "
+                 f"{r['greedy_found_none']} where greedy found none)")
+    print(f"{r['workload']:10s} {r['policy']:10s} q={r['quantum_min']!s:>5s} "
+          f"cost={r['cost']!s:4s} ckpt={r['ckpt_share']!s:3s} util={r['utilisation']:.3f} "
+          f"cr={r['cr_overhead']:.4f} sat p50/p95/max={r['sat_p50_min']:.1f}m/"
+          f"{r['sat_p95_min']:.1f}m/{r['sat_max_h']:.1f}h within-q={r['sat_within_quantum']!s:.5s} "
+          f"wait={r['mean_wait_h']:.2f}h ckpts={r['checkpoints']} kills={r['kills']} "
+          f"thrash={r['thrashing']} lost={r['lost_node_h']:.0f}nh {r['seconds']:.1f}s{extra}",
+          flush=True)
+
+
+def _plots(rows, out: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plots", file=sys.stderr)
+        return
+    names = sorted({r["workload"] for r in rows})
+    fig, axes = plt.subplots(1, len(names), figsize=(6 * len(names), 4.5), squeeze=False)
+    markers = {"omfs": "o", "omfs-opt": "*", "omfs-over": "P", "partition": "s", "capping": "D",
+               "fair-share": "^", "sjf-bb": "v"}
+    for ax, name in zip(axes[0], names, strict=True):
+        for pol, mk in markers.items():
+            pts = [r for r in rows if r["workload"] == name and r["policy"] == pol]
+            if pts:
+                ax.scatter([100 * r["utilisation"] for r in pts],
+                           [max(r["sat_p95_min"], 0.01) for r in pts], marker=mk, label=pol,
+                           alpha=0.7)
+        ax.set_yscale("log")
+        ax.set_xlabel("useful node utilisation [%]")
+        ax.set_ylabel("entitlement satisfaction p95 [min]")
+        ax.set_title(name)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "omfs_util_vs_satisfaction.png", dpi=120)
+    plt.close(fig)
+    fig, axes = plt.subplots(1, len(names), figsize=(6 * len(names), 4.5), squeeze=False)
+    for ax, name in zip(axes[0], names, strict=True):
+        for cost in COSTS:
+            for share in SHARES[1:]:
+                pts = sorted((r["quantum_min"], 100 * r["cr_overhead"]) for r in rows
+                             if r["workload"] == name and r["policy"] == "omfs"
+                             and r["cost"] == cost and r["ckpt_share"] == share)
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                            label=f"{cost} cost, {int(100 * share)} % ckpt")
+        ax.set_xscale("symlog", linthresh=5)
+        ax.set_xlabel("quantum [min]")
+        ax.set_ylabel("C/R node-time [% of capacity]")
+        ax.set_title(name)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "omfs_cr_vs_quantum.png", dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()
