@@ -38,7 +38,7 @@ from bbopt.core import (
     slack,
 )
 from bbopt.policies.registry import register
-from bbopt.resources import profile_of
+from bbopt.resources import Release, first_fit_time, profile_of
 
 #: Relative slack when comparing byte sums.
 
@@ -164,11 +164,28 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     line 14).
     """
     now = state.time
-    ends = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
-    ends.extend((now + j.walltime, j.nodes, j.bb) for j in started)
-    ends.sort()
-    need_b = head.bb if reserve_bb else 0.0
-    return _shadow(now, free_n, free_b, ends, head.nodes, need_b, slack(state.platform.bb))
+    ends = [Release(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
+    ends.extend(Release(now + j.walltime, j.nodes, j.bb) for j in started)
+    ends.sort(key=_release_time)
+    need_n, need_b = head.nodes, (head.bb if reserve_bb else 0.0)
+    tol = slack(state.platform.bb)
+    free = [free_n, free_b]
+
+    def fits() -> bool:
+        return free[0] >= need_n and free[1] + tol >= need_b
+
+    def give(r: Release) -> None:
+        free[0] += r.nodes
+        free[1] += r.bb
+
+    shadow = first_fit_time(now, ends, fits, give)
+    if shadow == math.inf:  # cannot happen for jobs that fit the platform
+        return math.inf, 0, 0.0
+    return shadow, free[0] - need_n, free[1] - need_b
+
+
+def _release_time(r: Release) -> float:
+    return r.time
 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
@@ -206,27 +223,6 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
         free_n -= n
         free_b -= b
     return out
-
-
-def _shadow(now, free_n, free_b, ends, need_n, need_b, tol):
-    """Earliest time at which ``need_n`` nodes and ``need_b`` BB are free, and the surplus there.
-
-    ``ends`` is sorted ``(end, nodes, bb)`` of everything holding resources. Because resources
-    only come free over time (no other reservation exists), the first time both fit is the
-    head's start and its reservation lasts as long as needed.
-    """
-    t = now
-    k = 0
-    while free_n < need_n or free_b + tol < need_b:
-        if k == len(ends):  # cannot happen for jobs that fit the platform
-            return math.inf, 0, 0.0
-        t = ends[k][0]
-        # Everything ending at the same instant comes free together.
-        while k < len(ends) and ends[k][0] == t:
-            free_n += ends[k][1]
-            free_b += ends[k][2]
-            k += 1
-    return max(t, now), free_n - need_n, free_b - need_b
 
 
 @register("conservative-bb")

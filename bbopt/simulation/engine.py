@@ -66,6 +66,17 @@ def simulate(
     ``execution``: the execution model (default ``"rigid"``), by name or as an object.
     ``enforce_bandwidth``: refuse starts that over-allocate a link of the platform's I/O tree;
     by default what the policy declares (``Policy.io_aware``).
+
+    Example: on 4 nodes, ``big`` waits for ``long`` to end; ``short`` is backfilled at once
+    because it ends before that reservation.
+
+    >>> from bbopt import Job, Platform
+    >>> jobs = [Job("long", 0, walltime=100, runtime=100, nodes=2),
+    ...         Job("big", 1, walltime=50, runtime=50, nodes=4),
+    ...         Job("short", 2, walltime=90, runtime=90, nodes=2)]
+    >>> result = simulate(jobs, Platform(nodes=4), "fcfs-bb")
+    >>> list(zip([j.id for j in result.jobs], result.start, result.end))
+    [('long', 0, 100), ('big', 100, 150), ('short', 2, 92)]
     """
     platform = platform or Platform.kopanski()
     pol = make_policy(policy, **(options or {}))
