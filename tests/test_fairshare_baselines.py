@@ -44,6 +44,20 @@ def test_partition_keeps_idle_nodes_of_one_entity_from_the_other():
     assert d.started_ids == ["a3"]
     assert [r.job_id for r in d.reservations] == ["a2"]
 
+    # A job larger than its partition ran on the idle machine and spills into B's half: B's
+    # partition looks free, but the machine has only 2 idle nodes.
+    d = pol.decide(_state(0.0, [(_job("big", "A", 6), 0.0)], [_job("b1", "B", 3),
+                                                               _job("b2", "B", 2)]))
+    assert d.started_ids == ["b2"]
+
+
+def test_partition_never_overcommits_after_an_oversize_job():
+    jobs = [_job("big", "A", 6, wall=1000.0), _job("b1", "B", 3, submit=10.0),
+            _job("b2", "B", 4, submit=20.0)]
+    res = simulate(jobs, Platform(nodes=8), "partition", options={"shares": HALVES})
+    # b1 (3 nodes) waits for big: only 2 nodes are idle although B's partition is empty
+    assert res.start == [0.0, 1000.0, 2000.0]
+
 
 def test_classic_fair_share_orders_by_decayed_usage():
     pol = make_policy("fair-share", shares=HALVES, half_life=100.0)

@@ -34,12 +34,13 @@ lost work. Each decision's ``alternatives`` carry, per eviction, the cost of the
 and of Algorithm 1's greedy victims on the same state (``greedy_cost``): the cost saved.
 
 Baselines: ``partition`` (each entity runs on its entitled nodes only, EASY inside each
-partition), ``capping`` (an entity may never hold more than its entitlement, EASY over the jobs
-within their cap, no preemption), ``fair-share`` (Slurm's classic fair share: usage decayed with
-a half-life, factor ``2^(-U/S)`` with ``U`` the entity's share of the decayed usage and ``S`` its
-normalised share, EASY in that priority order). A job larger than its entity's entitlement could
-never run under ``partition`` and ``capping``; it runs when the machine is otherwise idle (a
-site's drain for a big job), so every run ends.
+partition, bounded by what the whole machine has free), ``capping`` (an entity may never hold
+more than its entitlement, EASY over the jobs within their cap, no preemption), ``fair-share``
+(Slurm's classic fair share: usage decayed with a half-life, factor ``2^(-U/S)`` with ``U`` the
+entity's share of the decayed usage and ``S`` its normalised share, EASY in that priority
+order). A job larger than its entity's entitlement could never run under ``partition`` and
+``capping``; it runs when the machine is otherwise idle (a site's drain for a big job), so every
+run ends.
 """
 
 from __future__ import annotations
@@ -431,6 +432,10 @@ class Partition:
             running.setdefault(entity_of(r.job), []).append(r)
         started: list[Job] = []
         reservations: list[Reservation] = []
+        # The machine's own free resources bound every partition's starts: a job larger than
+        # its partition (run on an idle machine, below) spills into the others' nodes.
+        free_n, free_b = state.free()
+        machine = _Free(free_n, free_b, slack(platform.bb))
         for u in sorted(by_entity):
             ent = entitled.get(u, 0)
             if ent < 1:
@@ -440,10 +445,13 @@ class Partition:
             sub = ClusterState(state.time, part, tuple(running.get(u, ())),
                                tuple(by_entity[u]))
             free_n, free_b = sub.free()
-            easy = _Easy(sub, _Free(free_n, free_b, slack(platform.bb)))
+            easy = _Easy(sub, _Free(min(free_n, machine.nodes), min(free_b, machine.bb),
+                                    slack(platform.bb)))
             for job in by_entity[u]:
                 if job.nodes <= part.nodes and job.bb <= part.bb:
                     easy.offer(job)
+            for job in easy.started:
+                machine.take(job)
             started += easy.started
             reservations += easy.reservations()
         if not started and not state.running:  # oversize jobs: on an idle machine only
