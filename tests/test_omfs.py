@@ -196,12 +196,35 @@ def test_jobs_csv_keeps_one_row_per_job_and_segments_go_to_a_second_csv(tmp_path
     rows = _csv(r.to_csv(tmp_path / "jobs.csv"))
     assert [(x["job_id"], x["starting_time"], x["finish_time"]) for x in rows] == [
         ("b", "0", "6200"), ("a", "2100", "3100")]
+    assert [(x["evictions"], x["checkpoint_time"], x["restart_time"], x["lost_work"])
+            for x in rows] == [("1", "100", "100", "0"), ("0", "0", "0", "0")]
     segs = _csv(r.segments_to_csv(tmp_path / "segments.csv"))
     assert [(x["job_id"], x["segment"], x["why"]) for x in segs] == [
         ("b", "1", "checkpointed"), ("a", "1", "finished"), ("b", "2", "finished")]
     dropped = _run_two(False)
     rows = _csv(dropped.to_csv(tmp_path / "d.csv"))
     assert rows[0]["final_state"] == "COMPLETED_KILLED" and rows[0]["success"] == "0"
+    assert (rows[0]["kills"], rows[0]["lost_work"]) == ("1", "2000")
+    # without an execution model that preempts, jobs.csv keeps its columns
+    plain = simulate(_two_jobs(True), Platform(nodes=4), "fcfs-bb")
+    assert "evictions" not in _csv(plain.to_csv(tmp_path / "p.csv"))[0]
+
+
+def test_swf_used_memory_is_the_checkpoint_image(tmp_path):
+    from bbopt.workloads.swf import read_swf, write_swf
+
+    # field 7: 2 GB per processor (in KB); 8 processors on 4-processor nodes -> 2 nodes of 8 GB
+    line = "1 0 -1 500 8 -1 2097152 8 1000 -1 1 3 -1 -1 -1 -1 -1 -1\n"
+    none = "2 10 -1 500 4 -1 -1 4 1000 -1 1 3 -1 -1 -1 -1 -1 -1\n"
+    (tmp_path / "m.swf").write_text(line + none)
+    jobs = read_swf(tmp_path / "m.swf", procs_per_node=4).jobs
+    assert jobs[0].nodes == 2 and jobs[0].extra["memory_per_node"] == 8 * 2**30
+    assert "memory_per_node" not in jobs[1].extra
+    model = CheckpointRestart(memory_per_node=1e9, pfs_bandwidth=2**30)
+    assert model.checkpoint_time(jobs[0]) == 8.0  # the trace's image, not the default
+    assert model.checkpoint_time(jobs[1]) == pytest.approx(1e9 / 2**30)
+    back = read_swf(write_swf(jobs, tmp_path / "w.swf")).jobs
+    assert back[0].extra["memory_per_node"] == 8 * 2**30
 
 
 class _Evicts:

@@ -27,6 +27,11 @@ BBOPT_COLUMNS = ("bb", "trace_runtime", "slowdown", "bounded_slowdown", "user", 
 
 #: Columns of the run-segment CSV (:meth:`SimulationResult.segments_to_csv`).
 SEGMENT_COLUMNS = ("job_id", "segment", "start", "end", "why", "nodes")
+#: Per-job preemption columns, after bbopt's, written only for a run whose execution model
+#: preempts (so the jobs.csv of every other run keeps its columns): evictions, checkpoints,
+#: restarts, kills, checkpoint and restart time and work done and lost (seconds of the job's run).
+PREEMPTION_COLUMNS = ("evictions", "checkpoints", "restarts", "kills", "checkpoint_time",
+                      "restart_time", "work_done", "lost_work")
 #: Why a run segment ended: the job finished, hit its walltime, was checkpointed and requeued,
 #: was killed by a preemption and requeued from scratch, or was killed and dropped.
 SEGMENT_ENDS = ("finished", "killed", "checkpointed", "requeued", "dropped")
@@ -89,12 +94,19 @@ class SimulationResult:
         }
 
     def to_csv(self, path: str | Path) -> Path:
-        """Write the per-job records as Batsim's jobs.csv plus bbopt's columns."""
+        """Write the per-job records as Batsim's jobs.csv plus bbopt's columns (and, for a run
+        with preemption, :data:`PREEMPTION_COLUMNS`; the run segments go to
+        :meth:`segments_to_csv`)."""
         path = Path(path)
+        pre = self.preemption
         with path.open("w", newline="") as fh:
             writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(BATSIM_COLUMNS + BBOPT_COLUMNS)
-            for row in self.rows():
+            writer.writerow(BATSIM_COLUMNS + BBOPT_COLUMNS
+                            + (PREEMPTION_COLUMNS if pre else ()))
+            for job, row in zip(self.jobs, self.rows(), strict=True):
+                if pre:
+                    p = pre.get(job.id, {})
+                    row += [_num(p.get(c, 0)) for c in PREEMPTION_COLUMNS]
                 writer.writerow(row)
         return path
 
