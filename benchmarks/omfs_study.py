@@ -6,11 +6,12 @@ the machine like EASY, and what does it cost?
 
 Workloads: the KTH trace (Kopanski's 96-node platform with log-normal BB requests, jobs over 96
 nodes dropped) with its user ids folded into 4 entities with usage-proportional shares
-(``assign_entities(by="user", n_entities=4, shares="usage")``), and the same jobs given 4 random
-entities with equal shares (the generator's synthetic entities). Every job is preemptable (a
-trace has no such flag; a non-preemptable job larger than its entity's entitlement could never
-run under Algorithm 1); ``checkpointable`` is the swept share. Killed jobs are dropped
-(Algorithm 1).
+(``assign_entities(by="user", n_entities=4, shares="usage")``), the same jobs given 4 random
+entities with equal shares (the generator's synthetic entities), and the first workload without
+BB requests (entitlements are in nodes: how much of the entitlement wait is the BB's?). Every
+job is preemptable (a trace has no such flag; a non-preemptable job larger than its entity's
+entitlement could never run under Algorithm 1); ``checkpointable`` is the swept share. Killed
+jobs are dropped (Algorithm 1).
 
 Sweep for ``omfs``: quantum (0, 5 min, 30 min, 2 h) x checkpoint cost (memory per node /
 PFS bandwidth per node: 8 GB / 1 GB/s = 8 s, 64 GB / 1 GB/s = 64 s, 256 GB / 0.5 GB/s = 512 s)
@@ -22,7 +23,11 @@ workload: ``partition``, ``capping``, ``fair-share`` and ``sjf-bb`` (no preempti
 Preemptive runs schedule every ``--tick`` seconds (default 300) as well, so that an entity whose
 victims are still within their quantum is served when it ends.
 
-Output: a table (stdout and ``omfs_study.csv``), ``omfs_util_vs_satisfaction.png`` (one point
+For the reference setting (30 min quantum, mid cost, every job checkpointable) the study also
+records why entities wait below their entitlement (:class:`DeprivationCauses`).
+
+Output: a table (stdout and ``omfs_study.csv``), a closing note per workload (the verdict read
+off the runs), ``omfs_util_vs_satisfaction.png`` (one point
 per policy and setting) and ``omfs_cr_vs_quantum.png``. ``--full`` runs the whole trace
 (28k jobs; about an hour on a shared 2-core machine); the default is the first ``--jobs``.
 """
@@ -33,7 +38,9 @@ import argparse
 import csv
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -47,9 +54,12 @@ from bbopt.analysis.fairshare_metrics import (  # noqa: E402
     satisfaction_episodes,
 )
 from bbopt.core import GB, HOUR, MINUTE  # noqa: E402
+from bbopt.policies import make_policy  # noqa: E402
+from bbopt.policies.fairshare import entity_of  # noqa: E402
 from bbopt.simulation.checkpoint import CheckpointRestart  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.generators.omfs import assign_entities, with_preemption_flags  # noqa: E402
+from bbopt.workloads.shares import entitled_nodes  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
 
 QUANTA = (0.0, 5 * MINUTE, 30 * MINUTE, 2 * HOUR)
@@ -67,10 +77,74 @@ def workloads(n_jobs: int | None, seed: int):
                                          seed=seed)
     rand, rand_shares = assign_entities(jobs, by="random", n_entities=4, shares="equal",
                                         seed=seed)
-    return {"kth-users": (users, user_shares), "kth-random": (rand, rand_shares)}
+    # the same users without BB requests: how much of the entitlement wait is the BB's?
+    nobb = [replace(j, bb=0.0) for j in users]
+    return {"kth-users": (users, user_shares), "kth-random": (rand, rand_shares),
+            "kth-users-nobb": (nobb, user_shares)}
 
 
-def run(jobs, shares, policy, *, quantum=None, cost="mid", tick=None, protect="strict"):
+#: Why an entity waits below its entitlement under ``omfs`` (:class:`DeprivationCauses`).
+CAUSES = ("quantum", "protection", "bb", "no_victims", "next")
+
+
+class DeprivationCauses:
+    """Time-weighted causes of deprivation under ``omfs``: after each decision, every entity
+    with a waiting job within its entitlement (``nodes <= entitled - held``) that the decision
+    neither started nor claimed is deprived, until the next decision, because of the first that
+    applies to its first such job: ``next`` (victims exist now: another job of the decision took
+    them), ``quantum`` (victims would exist without the quantum), ``protection`` (they would
+    also exist if victim entities could end below their entitlement, ``protect="over"``), ``bb``
+    (nodes could be freed but not the job's BB: entitlements are in nodes), ``no_victims``."""
+
+    def __init__(self, shares, quantum: float) -> None:
+        self.shares = shares
+        self.policy = make_policy("omfs", shares=shares, quantum=quantum)
+        self.free_q = make_policy("omfs", shares=shares, quantum=0.0)
+        self.over = make_policy("omfs", shares=shares, quantum=0.0, protect="over")
+        self.time = {c: 0.0 for c in CAUSES}
+        self.last: tuple[float, list[str]] = (0.0, [])
+
+    def __call__(self, state, decision) -> None:
+        t0, causes = self.last
+        for c in causes:
+            self.time[c] += state.time - t0
+        entitled = entitled_nodes(self.shares, state.platform.nodes)
+        held: dict[str, int] = {}
+        for r in state.running:
+            if not r.job.extra.get("evicting"):
+                held[entity_of(r.job)] = held.get(entity_of(r.job), 0) + r.job.nodes
+        free_n, free_b = state.free()
+        free = SimpleNamespace(nodes=free_n, bb=free_b)
+        taken = set(decision.started_ids) | set(decision.memory.get("claims", {}))
+        seen: set[str] = set()
+        now: list[str] = []
+        for job in state.queue:
+            u = entity_of(job)
+            if u in seen or job.id in taken or job.nodes > entitled.get(u, 0) - held.get(u, 0):
+                continue
+            seen.add(u)
+            args = (state, job, free, entitled, held)
+            if self.policy.model_for(*args)[0].greedy() is not None:
+                now.append("next")
+            elif self.free_q.model_for(*args)[0].greedy() is not None:
+                now.append("quantum")
+            else:
+                over = self.over.model_for(*args)[0]
+                if over.greedy() is not None:
+                    now.append("protection")
+                elif replace(over, need_bb=0.0).greedy() is not None:
+                    now.append("bb")
+                else:
+                    now.append("no_victims")
+        self.last = (state.time, now)
+
+    def shares_of_time(self) -> dict[str, float]:
+        total = sum(self.time.values())
+        return {c: (v / total if total else 0.0) for c, v in self.time.items()}
+
+
+def run(jobs, shares, policy, *, quantum=None, cost="mid", tick=None, protect="strict",
+        causes=False):
     mem, bw = COSTS[cost]
     options = {} if policy == "sjf-bb" else {"shares": shares}
     if policy.startswith("omfs"):
@@ -94,9 +168,10 @@ def run(jobs, shares, policy, *, quantum=None, cost="mid", tick=None, protect="s
 
     model = CheckpointRestart(memory_per_node=mem, pfs_bandwidth=bw)
     t0 = time.perf_counter()
+    why = DeprivationCauses(shares, quantum) if causes else None
     res = simulate(jobs, Platform.kopanski(), policy, options=options, execution=model,
                    tick=tick if policy.startswith("omfs") else None,
-                   on_decision=watch if policy == "omfs-opt" else None)
+                   on_decision=watch if policy == "omfs-opt" else why)
     wall = time.perf_counter() - t0
     q = quantum if quantum is not None else 30 * MINUTE
     m = fairshare_summary(res, shares, quantum=q)
@@ -120,6 +195,8 @@ def run(jobs, shares, policy, *, quantum=None, cost="mid", tick=None, protect="s
         "lost_node_h": m["lost_node_hours"], "cr_node_h": m["cr_node_hours"],
         "share_shortfall": m["share_shortfall_max"], "seconds": wall,
     }
+    if why is not None:
+        row.update({f"deprived_{c}": v for c, v in why.shares_of_time().items()})
     if policy == "omfs-opt":
         solve = np.array(audit["solve"]) if audit["solve"] else np.zeros(1)
         row.update(victim_p95_ms=1000 * float(np.percentile(solve, 95)),
@@ -135,7 +212,7 @@ def main() -> None:
     ap.add_argument("--full", action="store_true", help="the whole trace")
     ap.add_argument("--tick", type=float, default=REF_TICK)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workloads", default="kth-users,kth-random")
+    ap.add_argument("--workloads", default="kth-users,kth-random,kth-users-nobb")
     ap.add_argument("--out", default="omfs_study")
     args = ap.parse_args()
     out = Path(args.out)
@@ -154,9 +231,10 @@ def main() -> None:
                                             seed=args.seed)
             for cost in COSTS:
                 for quantum in QUANTA:
+                    ref = quantum == 30 * MINUTE and cost == "mid" and share == 1.0
                     rows.append({"workload": name, "ckpt_share": share,
                                  **run(flagged, shares, "omfs", quantum=quantum, cost=cost,
-                                       tick=args.tick)})
+                                       tick=args.tick, causes=ref)})
                     _show(rows[-1])
                 rows.append({"workload": name, "ckpt_share": share,
                              **run(flagged, shares, "omfs-opt", quantum=30 * MINUTE, cost=cost,
@@ -236,6 +314,10 @@ def closing_note(rows, workload: str) -> str:
                          f"30 min in {100 * b['sat_within_quantum']:.0f} % of the episodes, p50 "
                          f"{b['sat_p50_min']:.1f} min, p95 {b['sat_p95_min']:.0f} min")
     best = pick("omfs", quantum_min=30.0, cost="mid", ckpt_share=1.0)
+    if best is not None and "deprived_bb" in best:
+        lines.append("- why entities wait below their entitlement (omfs, 30 min, 100 % "
+                     "checkpointable; share of deprived entity-time): " + ", ".join(
+                         f"{c} {100 * best[f'deprived_{c}']:.0f} %" for c in CAUSES))
     if best is not None:
         easy_like = best["utilisation"] >= 0.95 * easy["utilisation"]
         in_time = best["sat_within_bound"] >= 0.9
