@@ -34,6 +34,17 @@ TABLE_ROWS = (
     ("finished", "finished", 1, "{:.0f}"),
     ("killed", "killed at walltime", 1, "{:.0f}"),
     ("rejected", "rejected", 1, "{:.0f}"),
+    # fair-share runs (a ``shares`` option): bbopt.analysis.fairshare_metrics
+    ("dropped", "dropped (preempted)", 1, "{:.0f}"),
+    ("entitlement_p50", "entitlement wait p50 [min]", 1 / 60, "{:.1f}"),
+    ("entitlement_p95", "entitlement wait p95 [min]", 1 / 60, "{:.1f}"),
+    ("entitlement_within_quantum", "... within a quantum [%]", 100, "{:.1f}"),
+    ("share_shortfall_max", "max share shortfall [%]", 100, "{:.1f}"),
+    ("checkpoints", "checkpoints", 1, "{:.0f}"),
+    ("kills", "preemption kills", 1, "{:.0f}"),
+    ("cr_node_hours", "C/R node-hours", 1, "{:.1f}"),
+    ("lost_node_hours", "lost node-hours", 1, "{:.1f}"),
+    ("thrashing_jobs", "jobs evicted > 3 times", 1, "{:.0f}"),
     ("decisions_fallback", "decisions fallen back", 1, "{:.0f}"),
     ("decisions_audited", "decisions audited", 1, "{:.0f}"),
     ("decisions_optimal_share", "audited: optimal [%]", 100, "{:.1f}"),
@@ -233,6 +244,7 @@ def _metrics(result, args) -> dict[str, float]:
     from bbopt.units import parse_seconds
 
     metrics = summarize(result)
+    metrics.update(_fairshare_metrics(result, args))
     warmup = parse_seconds(args.warmup, "--warmup")
     cooldown = parse_seconds(args.cooldown, "--cooldown")
     if warmup <= 0 and cooldown <= 0:
@@ -247,6 +259,24 @@ def _metrics(result, args) -> dict[str, float]:
                          " s)", field="--warmup")
     metrics.update(summarize(result, interval=(t0, t1)))
     return metrics
+
+
+def _fairshare_metrics(result, args) -> dict[str, float]:
+    """Entitlement satisfaction and preemption costs, for a run given ``shares``."""
+    shares = _options(args.option).get("shares")
+    if shares is None:
+        return {}
+    from bbopt.analysis.fairshare_metrics import fairshare_summary
+    from bbopt.workloads.shares import parse_shares
+
+    quantum = _options(args.option).get("quantum", 1800.0)
+    m = fairshare_summary(result, parse_shares(shares), quantum=float(quantum))
+    sat = m["satisfaction"]
+    out = {k: float(m[k]) for k in ("dropped", "share_shortfall_max", "checkpoints", "kills",
+                                    "cr_node_hours", "lost_node_hours", "thrashing_jobs")}
+    out.update(entitlement_p50=sat["p50"], entitlement_p95=sat["p95"],
+               entitlement_within_quantum=sat["within_quantum"])
+    return out
 
 
 def _cmd_simulate(args) -> int:

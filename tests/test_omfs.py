@@ -280,3 +280,28 @@ def test_fairshare_metrics_of_the_two_job_example():
     dropped = fairshare_summary(_run_two(False), {"A": 0.5, "B": 0.0})
     assert dropped["lost_node_hours"] == pytest.approx(4 * 2000 / 3600)
     assert dropped["dropped"] == 1 and dropped["satisfaction"]["max"] == 0.0
+
+
+def test_cli_runs_omfs_with_a_shares_file_and_reports_entitlements(tmp_path, capsys):
+    from bbopt.cli import main
+
+    # the two-job example as an SWF trace: user 2 (b, 4 nodes) runs; user 1 (a, 2 nodes) is
+    # entitled to half the machine and evicts b by checkpoint (1 GB per node at 10 MB/s)
+    (tmp_path / "w.swf").write_text(
+        "1 0 -1 5000 4 -1 -1 4 10000 -1 1 2 -1 -1 -1 -1 -1 -1\n"
+        "2 2000 -1 1000 2 -1 -1 2 1000 -1 1 1 -1 -1 -1 -1 -1 -1\n")
+    (tmp_path / "shares.yaml").write_text("shares:\n  '1': 50\n  '2': 0\n")
+    (tmp_path / "p.json").write_text('{"nodes": 4, "bb": 0}')
+    out = tmp_path / "out"
+    assert main(["simulate", "-w", str(tmp_path / "w.swf"), "-p", str(tmp_path / "p.json"),
+                 "--bb", "none", "--policy", "omfs", "--shares", str(tmp_path / "shares.yaml"),
+                 "-o", "quantum=1000", "--checkpointable", "1", "--checkpoint",
+                 "memory_per_node=1GB", "--checkpoint", "pfs_bandwidth=10MB/s",
+                 "--no-progress", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "entitlement wait p50 [min]" in text and "checkpoints" in text
+    rows = _csv(out / "omfs_jobs.csv")
+    assert [(x["job_id"], x["starting_time"], x["finish_time"], x["evictions"])
+            for x in rows] == [("1", "0", "6200", "1"), ("2", "2100", "3100", "0")]
+    segs = _csv(out / "omfs_segments.csv")
+    assert [x["why"] for x in segs] == ["checkpointed", "finished", "finished"]
