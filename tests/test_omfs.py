@@ -305,3 +305,18 @@ def test_cli_runs_omfs_with_a_shares_file_and_reports_entitlements(tmp_path, cap
             for x in rows] == [("1", "0", "6200", "1"), ("2", "2100", "3100", "0")]
     segs = _csv(out / "omfs_segments.csv")
     assert [x["why"] for x in segs] == ["checkpointed", "finished", "finished"]
+
+
+def test_strict_protection_keeps_an_entity_waiting_that_the_papers_reading_serves():
+    # 12 nodes, 4 each. B and C each hold one 6-node job (2 beyond their entitlement): evicting
+    # either drops its entity to 0 < 4, so the strict rule finds no victim and A waits; the
+    # paper's reading (victims of entities "utilizing more than their allotment", protect="over")
+    # evicts the least prioritised of them (the younger, c) and A runs.
+    running = [(_job("b", "B", 6), 0.0), (_job("c", "C", 6), 100.0)]
+    state = _state(4000.0, running, [_job("a", "A", 4, submit=4000.0)])
+    strict = make_policy("omfs", shares=THIRDS).decide(state)
+    assert strict.preempt == () and strict.started_ids == []
+    over = make_policy("omfs", shares=THIRDS, protect="over").decide(state)
+    assert over.preempt == ("c",)
+    with pytest.raises(ValueError, match="greedy"):
+        make_policy("omfs-opt", shares=THIRDS, protect="over")

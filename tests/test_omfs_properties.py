@@ -6,6 +6,7 @@ Algorithm 1's greedy rule."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -100,7 +101,14 @@ def test_capacity_and_work_conservation(jobs, quantum, cost, on_kill, policy):
 def test_no_entity_waits_below_its_entitlement_longer_than_quantum_plus_checkpoint(
         jobs, quantum, cost):
     tick = 10.0
-    platform = Platform(nodes=NODES)
+    worst = _deprivation(jobs, Platform(nodes=NODES), {"quantum": quantum}, cost, tick)
+    bound = quantum + cost + tick
+    for e, w in worst.items():
+        assert w <= bound + 1e-9, (e, w, bound)
+
+
+def _deprivation(jobs, platform, options, cost, tick):
+    """The longest time each entity waits, under omfs, with a job within its entitlement."""
     entitled = entitled_nodes(SHARES, NODES)
     since: dict[str, float] = {}
     worst: dict[str, float] = {}
@@ -126,11 +134,27 @@ def test_no_entity_waits_below_its_entitlement_longer_than_quantum_plus_checkpoi
                 since.pop(e, None)
 
     model = CheckpointRestart(memory_per_node=cost * 1e6, pfs_bandwidth=1e6)
-    simulate(jobs, platform, "omfs", options={"shares": SHARES, "quantum": quantum},
+    simulate(jobs, platform, "omfs", options={"shares": SHARES, **options},
              execution=model, tick=tick, on_decision=watch)
-    bound = quantum + cost + tick
+    return worst
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(jobs=workloads(), quantum=st.sampled_from([0.0, 300.0, 1800.0]),
+       cost=st.sampled_from([0.0, 100.0]))
+def test_papers_reading_serves_multi_node_entitlements_within_quantum_plus_checkpoint(
+        jobs, quantum, cost):
+    # Jobs of 1-8 nodes with BB on a machine without BB limits that bind (every job preemptable):
+    # with protect="over" an over-entitled entity's jobs are victims while it is over, so the
+    # over-entitled nodes always cover an entitled deficit once their quantum has passed. (The
+    # strict rule keeps every victim entity at its entitlement and can leave the deficit
+    # uncovered: test_omfs.py.)
+    jobs = [replace(j, preemptable=True, bb=0.0) for j in jobs]
+    tick = 10.0
+    platform = Platform(nodes=NODES)
+    worst = _deprivation(jobs, platform, {"quantum": quantum, "protect": "over"}, cost, tick)
     for e, w in worst.items():
-        assert w <= bound + 1e-9, (e, w, bound)
+        assert w <= quantum + cost + tick + 1e-9, (e, w)
 
 
 @st.composite
