@@ -23,15 +23,18 @@ All of them plan with walltimes, never with the (unknown) runtimes.
 
 from __future__ import annotations
 
+import heapq
 import math
 import time as _time
 from collections.abc import Callable
+from operator import attrgetter
 
 from bbopt.core import (
     ClusterState,
     Decision,
     Job,
     Reservation,
+    RunningJobs,
     SolveStats,
     Start,
     Status,
@@ -148,7 +151,7 @@ class EasyBackfilling:
                                                     reserve_bb=self.reserve_bb)
         rest = queue[i + 1:]
         if self.order == "sjf":
-            rest = sorted(rest, key=lambda j: j.walltime)
+            rest = sorted(rest, key=_walltime)
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
                             reserve_bb=self.reserve_bb)
         return _decision(started, [Reservation(head.id, shadow)], t0=t0)
@@ -164,9 +167,19 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     line 14).
     """
     now = state.time
-    ends = [Release(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
-    ends.extend(Release(now + j.walltime, j.nodes, j.bb) for j in started)
-    ends.sort(key=_release_time)
+    running = state.running
+    if type(running) is RunningJobs:
+        # already sorted by expected end: merge lazily with the (few) jobs started now, so the
+        # scan stops at the shadow time instead of listing and sorting every running job
+        ends = (Release(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in running)
+        if started:
+            mine = sorted((Release(now + j.walltime, j.nodes, j.bb) for j in started),
+                          key=_release_time)
+            ends = heapq.merge(ends, mine, key=_release_time)
+    else:
+        ends = [Release(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in running]
+        ends.extend(Release(now + j.walltime, j.nodes, j.bb) for j in started)
+        ends.sort(key=_release_time)
     need_n, need_b = head.nodes, (head.bb if reserve_bb else 0.0)
     tol = slack(state.platform.bb)
     free = [free_n, free_b]
@@ -184,8 +197,8 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     return shadow, free[0] - need_n, free[1] - need_b
 
 
-def _release_time(r: Release) -> float:
-    return r.time
+_release_time = attrgetter("time")
+_walltime = attrgetter("walltime")
 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
