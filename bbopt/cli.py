@@ -120,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="reference policy of --split (default sjf-bb; always run)")
     c.add_argument("--metrics", default="mean_wait,mean_bounded_slowdown",
                    help="metrics compared by --split (default mean_wait,mean_bounded_slowdown)")
+    c.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="run the policies (and parts) in N processes (default: every core; "
+                   "1 runs them here); the output is the same")
     c.set_defaults(func=_cmd_compare)
 
     d = sub.add_parser("decide", help="one decision: read a state JSON, print a decision JSON")
@@ -230,13 +233,12 @@ def _cmd_compare(args) -> int:
             raise InputError("--warmup/--cooldown do not apply to --split (each part is "
                              "measured whole)", field="--split")
         return _compare_split(args, jobs, platform, name, policies, options)
-    results = {}
-    show = not args.no_progress and sys.stderr.isatty()
-    for pol in _progress(policies, show):
-        from bbopt.simulation import simulate
+    from bbopt.analysis.workers import run_all
 
-        results[pol] = simulate(jobs, platform, pol, options=_applicable(pol, options),
-                                tick=args.tick, progress=show, workload_name=name)
+    show = not args.no_progress and sys.stderr.isatty()
+    runs = run_all(_simulate_one, [(jobs, platform, pol, _applicable(pol, options), args.tick,
+                                    name) for pol in policies], _workers(args), _counter(show))
+    results = dict(zip(policies, runs, strict=True))
     metrics = {pol: _metrics(r, args) for pol, r in results.items()}
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
@@ -280,7 +282,7 @@ def _compare_split(args, jobs, platform, name, policies, options) -> int:
 
     table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
                           metrics=metrics, options={p: _applicable(p, options) for p in names},
-                          tick=args.tick, progress=progress)
+                          tick=args.tick, progress=progress, workers=_workers(args))
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
     if args.format == "table":
@@ -326,12 +328,29 @@ def _check_options(policies: list[str], options: dict[str, Any]) -> None:
                          field=f"-o {unknown[0]}")
 
 
-def _progress(items, show):
-    if not show:
-        return items
-    from tqdm import tqdm
+def _simulate_one(jobs, platform, policy, options, tick, name):
+    """One policy's replay (run in a worker process by ``compare``)."""
+    from bbopt.simulation import simulate
 
-    return tqdm(items, unit="policy", leave=False)
+    return simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name)
+
+
+def _workers(args) -> int | None:
+    from bbopt.errors import InputError
+
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"--workers must be >= 1, got {args.workers}", field="--workers")
+    return args.workers
+
+
+def _counter(show: bool):
+    if not show:
+        return None
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r{done}/{total} policies", end="" if done < total else "\n", file=sys.stderr)
+
+    return progress
 
 
 def _cmd_decide(args) -> int:
