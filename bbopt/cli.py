@@ -157,6 +157,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="reference policy of --split (default sjf-bb; always run)")
     c.add_argument("--metrics", default="mean_wait,mean_bounded_slowdown",
                    help="metrics compared by --split (default mean_wait,mean_bounded_slowdown)")
+    c.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="run the policies (and parts) in N processes (default: every core; "
+                   "1 runs them here); the output is the same")
     c.set_defaults(func=_cmd_compare)
 
     d = sub.add_parser("decide", help="one decision: read a state JSON, print a decision JSON")
@@ -368,7 +371,6 @@ def _cmd_compare(args) -> int:
     from bbopt.errors import InputError
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
-    from bbopt.simulation import simulate
 
     policies = list(dict.fromkeys(p.strip() for p in args.policies.split(",") if p.strip()))
     if not policies:
@@ -395,11 +397,13 @@ def _cmd_compare(args) -> int:
     results = {}
     metrics: dict[str, dict[str, float]] = {}
     show = not args.no_progress and sys.stderr.isatty()
+    from bbopt.analysis.workers import run_each
+
+    runs = run_each(_simulate_one, [(w.jobs, platform, pol, _applicable(pol, options),
+                                     args.tick, w.name, _execution(args)) for pol in policies],
+                    _workers(args))
     try:
-        for pol in _progress(policies, show):
-            r = simulate(w.jobs, platform, pol, options=_applicable(pol, options),
-                         tick=args.tick, progress=show, workload_name=w.name,
-                         execution=_execution(args))
+        for pol, r in zip(_progress(policies, show), runs, strict=True):
             results[pol] = r
             metrics[pol] = _metrics(r, args)
             if out is not None:  # each policy's results as soon as it finishes
@@ -454,7 +458,7 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
     jobs, name = w.jobs, w.name
     table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
                           metrics=metrics, options={p: _applicable(p, options) for p in names},
-                          tick=args.tick, progress=progress)
+                          tick=args.tick, progress=progress, workers=_workers(args))
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
     if args.format == "table":
@@ -502,6 +506,22 @@ def _check_options(policies: list[str], options: dict[str, Any]) -> None:
         raise InputError(f"no policy among {', '.join(policies)} accepts {', '.join(unknown)}; "
                          f"their options: {', '.join(sorted(accepted)) or 'none'}",
                          field=f"-o {unknown[0]}")
+
+
+def _simulate_one(jobs, platform, policy, options, tick, name, execution=None):
+    """One policy's replay (run in a worker process by ``compare``)."""
+    from bbopt.simulation import simulate
+
+    return simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name,
+                    execution=execution)
+
+
+def _workers(args) -> int | None:
+    from bbopt.errors import InputError
+
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"--workers must be >= 1, got {args.workers}", field="--workers")
+    return args.workers
 
 
 def _progress(items, show):
