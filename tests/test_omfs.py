@@ -3,6 +3,8 @@ accounting on a two-job example worked out by hand."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bbopt.core import ClusterState, Decision, Job, JobState, Platform, RunningJob
@@ -320,3 +322,22 @@ def test_strict_protection_keeps_an_entity_waiting_that_the_papers_reading_serve
     assert over.preempt == ("c",)
     with pytest.raises(ValueError, match="greedy"):
         make_policy("omfs-opt", shares=THIRDS, protect="over")
+
+
+def test_cli_compare_passes_the_checkpoint_model_to_every_policy(tmp_path, capsys):
+    from bbopt.cli import main
+
+    (tmp_path / "w.swf").write_text(
+        "1 0 -1 5000 4 -1 -1 4 10000 -1 1 2 -1 -1 -1 -1 -1 -1\n"
+        "2 2000 -1 1000 2 -1 -1 2 1000 -1 1 1 -1 -1 -1 -1 -1 -1\n")
+    (tmp_path / "p.json").write_text('{"nodes": 4, "bb": 0}')
+    assert main(["compare", "-w", str(tmp_path / "w.swf"), "-p", str(tmp_path / "p.json"),
+                 "--bb", "none", "--policies", "omfs,partition", "-o", "shares=1:50,2:0",
+                 "-o", "quantum=1000", "--checkpointable", "1", "--checkpoint",
+                 "memory_per_node=1GB", "--checkpoint", "pfs_bandwidth=10MB/s", "--workers", "1",
+                 "--format", "json", "--no-progress"]) == 0
+    m = json.loads(capsys.readouterr().out)
+    # omfs checkpoints job 1 for job 2 (served after the 100 s checkpoint); partition lets
+    # job 2 wait for the oversize job 1 to end at 5000
+    assert (m["omfs"]["checkpoints"], m["omfs"]["entitlement_p50"]) == (1.0, 100.0)
+    assert (m["partition"]["checkpoints"], m["partition"]["entitlement_p50"]) == (0.0, 3000.0)
