@@ -105,6 +105,12 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
         sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--budget-mode", choices=("deterministic", "wall"),
+                        default="deterministic",
+                        help="how solver budgets are counted: deterministic (default) caps "
+                             "work (CP-SAT deterministic time, fixed annealing and NSGA-II "
+                             "iterations) so the same command gives the same jobs.csv on a "
+                             "loaded machine; wall caps each decision's wall-clock time")
         sp.add_argument("--out", metavar="DIR", help="write per-job CSVs, the summary (with "
                         "provenance) and skipped.csv here; checked before any work starts")
         sp.add_argument("--force", action="store_true",
@@ -137,6 +143,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="policy name (default fcfs-bb; `bbopt policies -v` lists them)")
     d.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="policy option, repeatable (e.g. -o depth=20)")
+    d.add_argument("--budget-mode", choices=("wall", "deterministic"), default="wall",
+                   help="wall (default here: the decision is back within its budget) or "
+                        "deterministic (capped by work: the same state gives the same decision "
+                        "on any load)")
     d.set_defaults(func=_cmd_decide)
 
     ls = sub.add_parser("policies", help="list the registered policies")
@@ -209,7 +219,8 @@ def _provenance(args, w, platform, policies, options) -> dict[str, Any]:
     from bbopt.outputs import provenance
 
     return provenance(workload=w, seed=args.seed, platform=platform, policies=policies,
-                      options=options, started=args.started, command=args.argv)
+                      options=options, started=args.started, command=args.argv,
+                      budget_mode=options.get("budget_mode", getattr(args, "budget_mode", None)))
 
 
 def _write_skipped(out: Path | None, w) -> None:
@@ -222,8 +233,19 @@ def _write_skipped(out: Path | None, w) -> None:
 def _run(jobs, platform, name, policy, args):
     from bbopt.simulation import simulate
 
-    return simulate(jobs, platform, policy, options=_options(args.option), tick=args.tick,
-                    progress=not args.no_progress, workload_name=name)
+    return simulate(jobs, platform, policy, options=_with_mode(policy, _options(args.option),
+                                                               args),
+                    tick=args.tick, progress=not args.no_progress, workload_name=name)
+
+
+def _with_mode(policy: str, options: dict[str, Any], args) -> dict[str, Any]:
+    """``options`` plus ``budget_mode`` from ``--budget-mode`` for a policy that has budgets
+    (an explicit ``-o budget_mode=...`` wins)."""
+    from bbopt.policies import policy_options
+
+    if "budget_mode" in policy_options(policy) and "budget_mode" not in options:
+        return {**options, "budget_mode": args.budget_mode}
+    return options
 
 
 def _metrics(result, args) -> dict[str, float]:
@@ -306,7 +328,8 @@ def _cmd_compare(args) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     try:
         for pol in _progress(policies, show):
-            r = simulate(w.jobs, platform, pol, options=_applicable(pol, options),
+            r = simulate(w.jobs, platform, pol,
+                         options=_with_mode(pol, _applicable(pol, options), args),
                          tick=args.tick, progress=show, workload_name=w.name)
             results[pol] = r
             metrics[pol] = _metrics(r, args)
@@ -361,7 +384,9 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
 
     jobs, name = w.jobs, w.name
     table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
-                          metrics=metrics, options={p: _applicable(p, options) for p in names},
+                          metrics=metrics,
+                          options={p: _with_mode(p, _applicable(p, options), args)
+                                   for p in names},
                           tick=args.tick, progress=progress)
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
@@ -434,7 +459,7 @@ def _cmd_decide(args) -> int:
         if path.is_dir():
             raise InputError("is a directory, not a state file", source=args.state)
         text, source = path.read_bytes(), args.state
-    options = _options(args.option)
+    options = _with_mode(args.policy, _options(args.option), args)
     from bbopt.policies import make_policy
 
     policy = make_policy(args.policy, **options)  # a bad name or option before the state
