@@ -151,10 +151,13 @@ class PlanBased:
         result = solve(model, backend, budget, seed=self._seed(state))
         bound, gap = result.bound, result.gap
         wall = _time.perf_counter() - t0
+        audited = False
         if self.audit is not None and model.n <= self.audit_max_jobs:
             bound, gap = self._audit(model, result.objective, state)
+            audited = gap is not None
         stats = SolveStats(backend=backend, status=result.status, objective=result.objective,
-                           bound=bound, gap=gap, wall_time=wall, budget=self.budget_seconds)
+                           bound=bound, gap=gap, wall_time=wall, budget=self.budget_seconds,
+                           audited=audited)
         return self._decision(model, result.solution, stats)
 
     def _audit(self, model: PlanModel, objective: float, state: ClusterState):
