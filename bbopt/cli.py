@@ -73,6 +73,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _echo(text: str = "", end: str = "\n") -> None:
+    """Print to stdout. A reader that went away (``bbopt ... | head``) never stops the work: the
+    rest of the output goes to /dev/null and result files are still written."""
+    try:
+        sys.stdout.write(text + end)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
@@ -283,7 +293,7 @@ def _cmd_simulate(args) -> int:
     _write_skipped(out, w)
     result = _run(w.jobs, platform, w.name, args.policy, args)
     metrics = _metrics(result, args)
-    print(_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
+    _echo(_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     if out is not None:
         with atomic_path(out / f"{args.policy}_jobs.csv") as tmp:
@@ -291,7 +301,7 @@ def _cmd_simulate(args) -> int:
         write_json(out / "summary.json", {
             "provenance": _provenance(args, w, platform, [args.policy], options),
             "metrics": {args.policy: metrics}, "unfinished": []})
-        print(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
+        _echo(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
     return 0
 
 
@@ -349,14 +359,14 @@ def _cmd_compare(args) -> int:
     title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
-        print(_table(metrics, title))
+        _echo(_table(metrics, title))
     elif args.format == "csv":
         keys = list(next(iter(metrics.values())))
-        print("metric," + ",".join(metrics))
+        _echo("metric," + ",".join(metrics))
         for k in keys:
-            print(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
+            _echo(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
     else:
-        print(json.dumps(metrics, indent=2))
+        _echo(json.dumps(metrics, indent=2))
     if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
@@ -391,11 +401,11 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
     if args.format == "table":
-        print(format_table(table, title))
+        _echo(format_table(table, title))
     elif args.format == "csv":
-        print(table.to_csv(index=False), end="")
+        _echo(table.to_csv(index=False), end="")
     else:
-        print(table.to_json(orient="records", indent=2))
+        _echo(table.to_json(orient="records", indent=2))
     if out is not None:
         from bbopt.outputs import write_json, write_text
 
@@ -464,7 +474,7 @@ def _cmd_decide(args) -> int:
 
     policy = make_policy(args.policy, **options)  # a bad name or option before the state
     state = loads_state(text, source)
-    print(dumps(decide(state, policy)))
+    _echo(dumps(decide(state, policy)))
     return 0
 
 
@@ -474,12 +484,12 @@ def _cmd_policies(args) -> int:
     from bbopt.policies import available_policies, policy_options
 
     for name, summary in available_policies().items():
-        print(f"{name:18s} {summary}")
+        _echo(f"{name:18s} {summary}")
         if args.verbose:
             for key, default in policy_options(name).items():
                 shown = "any keyword" if key == "**" else (
                     "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
-                print(f"{'':18s}   -o {key} {shown}")
+                _echo(f"{'':18s}   -o {key} {shown}")
     return 0
 
 
