@@ -145,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="reference policy of --split (default sjf-bb; always run)")
     c.add_argument("--metrics", default="mean_wait,mean_bounded_slowdown",
                    help="metrics compared by --split (default mean_wait,mean_bounded_slowdown)")
+    c.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="run the policies (and parts) in N processes (default: every core; "
+                   "1 runs them here); the output is the same")
     c.set_defaults(func=_cmd_compare)
 
     d = sub.add_parser("decide", help="one decision: read a state JSON, print a decision JSON")
@@ -163,6 +166,11 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("-v", "--verbose", action="store_true",
                     help="also list each policy's options (-o KEY=VALUE) and their defaults")
     ls.set_defaults(func=_cmd_policies)
+
+    # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
+    from bbopt.slurm.cli import add_parser as add_slurm_parser
+
+    add_slurm_parser(sub)
     return p
 
 
@@ -309,7 +317,6 @@ def _cmd_compare(args) -> int:
     from bbopt.errors import InputError
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
-    from bbopt.simulation import simulate
 
     policies = list(dict.fromkeys(p.strip() for p in args.policies.split(",") if p.strip()))
     if not policies:
@@ -336,11 +343,13 @@ def _cmd_compare(args) -> int:
     results = {}
     metrics: dict[str, dict[str, float]] = {}
     show = not args.no_progress and sys.stderr.isatty()
+    from bbopt.analysis.workers import run_each
+
+    runs = run_each(_simulate_one, [(w.jobs, platform, pol,
+                                     _with_mode(pol, _applicable(pol, options), args),
+                                     args.tick, w.name) for pol in policies], _workers(args))
     try:
-        for pol in _progress(policies, show):
-            r = simulate(w.jobs, platform, pol,
-                         options=_with_mode(pol, _applicable(pol, options), args),
-                         tick=args.tick, progress=show, workload_name=w.name)
+        for pol, r in zip(_progress(policies, show), runs, strict=True):
             results[pol] = r
             metrics[pol] = _metrics(r, args)
             if out is not None:  # each policy's results as soon as it finishes
@@ -397,7 +406,7 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
                           metrics=metrics,
                           options={p: _with_mode(p, _applicable(p, options), args)
                                    for p in names},
-                          tick=args.tick, progress=progress)
+                          tick=args.tick, progress=progress, workers=_workers(args))
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
     if args.format == "table":
@@ -445,6 +454,21 @@ def _check_options(policies: list[str], options: dict[str, Any]) -> None:
         raise InputError(f"no policy among {', '.join(policies)} accepts {', '.join(unknown)}; "
                          f"their options: {', '.join(sorted(accepted)) or 'none'}",
                          field=f"-o {unknown[0]}")
+
+
+def _simulate_one(jobs, platform, policy, options, tick, name):
+    """One policy's replay (run in a worker process by ``compare``)."""
+    from bbopt.simulation import simulate
+
+    return simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name)
+
+
+def _workers(args) -> int | None:
+    from bbopt.errors import InputError
+
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"--workers must be >= 1, got {args.workers}", field="--workers")
+    return args.workers
 
 
 def _progress(items, show):

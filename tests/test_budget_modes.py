@@ -191,7 +191,8 @@ def test_cli_passes_the_mode_to_the_policy(monkeypatch):
 
     monkeypatch.setattr(engine, "make_policy", spy)
     base = ["--jobs", "20", "--no-progress"]
-    assert cli.main(["compare", *base, "--policies", "plan-2,bbsched,fcfs-bb"]) == 0
+    assert cli.main(["compare", *base, "--workers", "1",  # in this process, seen by the spy
+                     "--policies", "plan-2,bbsched,fcfs-bb"]) == 0
     assert seen == [("plan-2", "deterministic"), ("bbsched", "deterministic"), ("fcfs-bb", None)]
     seen.clear()
     assert cli.main(["simulate", *base, "--policy", "bbsched", "--budget-mode", "wall"]) == 0
