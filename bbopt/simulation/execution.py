@@ -91,3 +91,7 @@ def make_execution_model(model: str | ExecutionModel | None) -> ExecutionModel:
 from bbopt.simulation.io_model import IOContention, PhasedIO  # noqa: E402 (after the protocol)
 
 EXECUTION_MODELS.update({"io-contention": IOContention, "phased-io": PhasedIO})
+
+from bbopt.simulation.exclusive_io import ExclusiveIO  # noqa: E402 (after the protocol)
+
+EXECUTION_MODELS["exclusive-io"] = ExclusiveIO
