@@ -165,7 +165,7 @@ def test_generated_workload_runs_to_the_end(policy):
 
 
 def test_exact_packs_pack_at_least_as_much_work_as_max_at_the_first_pack():
-    wl = generate(60, alpha=0.6, protocol="mira", io_profile="binormal", seed=2)
+    wl = generate(60, alpha=0.5, protocol="mira", io_profile="binormal", seed=2)
     firsts = {}
     for policy in ("pack-max", "pack-opt"):
         d = decide(ClusterState(0.0, Platform(nodes=wl.nodes), queue=tuple(wl.jobs)), policy)
