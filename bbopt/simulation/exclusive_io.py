@@ -23,7 +23,7 @@ job was generated for. A job without ``extra["io"]`` computes for its runtime (w
 unknown) and does no I/O. Jobs run to completion (``kill_at_walltime=False``, as in the paper,
 where walltime is the time alone); with ``True`` a job is killed at ``start + walltime``.
 
-Recorded for the metrics (:mod:`bbopt.analysis.packs_metrics`): every transfer as ``(job index,
+Recorded for the metrics (:mod:`bbopt.packs_metrics`): every transfer as ``(job index,
 I/O node, start, end)`` in :attr:`ExclusiveIO.transfers` (requested at :attr:`ExclusiveIO.due`),
 and per job the time its I/O phases waited in a FIFO (:meth:`ExclusiveIO.job_stats`).
 """
