@@ -35,6 +35,8 @@ import math
 from collections import deque
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from bbopt.core import Job, Platform
 from bbopt.errors import InputError
 from bbopt.simulation.result import FINISHED, KILLED
@@ -133,6 +135,7 @@ class ExclusiveIO:
                                      f"{platform.nodes} nodes", field="racks")
             for r, size in enumerate(sizes):
                 self.rack_of_node.extend([r] * size)
+        self._rack_arr = np.asarray(self.rack_of_node, dtype=np.int64)
         self._heap: list[tuple[float, int, int, int]] = []  # (time, kind, k, iteration)
         self._fifo: list[deque[tuple[int, float]]] = [deque() for _ in range(n_racks)]
         self._busy: list[int | None] = [None] * n_racks  # job transferring on each node
@@ -208,13 +211,11 @@ class ExclusiveIO:
     def rack_for(self, allocation: Sequence[int]) -> int:
         """The rack whose I/O node serves a job on ``allocation``: the one holding most of its
         nodes, the lowest on a tie (rack 0 when the model was not given a platform)."""
-        if not self.rack_of_node or not allocation:
+        if len(self.bandwidth) == 1 or not self.rack_of_node or not allocation:
             return 0
-        counts: dict[int, int] = {}
-        for node in allocation:
-            r = self.rack_of_node[node]
-            counts[r] = counts.get(r, 0) + 1
-        return min(counts, key=lambda r: (-counts[r], r))
+        counts = np.bincount(self._rack_arr[np.asarray(allocation, dtype=np.int64)],
+                             minlength=len(self.bandwidth))
+        return int(np.argmax(counts))  # the first maximum: the lowest rack on a tie
 
     def _serve(self, rack: int, t: float) -> None:
         fifo = self._fifo[rack]
