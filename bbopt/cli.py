@@ -29,6 +29,13 @@ TABLE_ROWS = (
     ("max_bounded_slowdown", "max bounded slowdown", 1, "{:.1f}"),
     ("node_utilization", "node utilisation [%]", 100, "{:.1f}"),
     ("bb_utilization", "BB utilisation [%]", 100, "{:.1f}"),
+    # exclusive I/O (Jeannot et al.): work not lost waiting for the I/O node, time-alone stretch
+    ("io_utilisation", "useful utilisation [%]", 100, "{:.1f}"),
+    ("io_utilisation_steady", "  steady state [%]", 100, "{:.1f}"),
+    ("io_utilisation_tail", "  tail [%]", 100, "{:.1f}"),
+    ("io_idle_ratio", "idle ratio [%]", 100, "{:.1f}"),
+    ("io_max_stretch", "max stretch (eq. 1)", 1, "{:.3f}"),
+    ("io_mean_stretch", "mean stretch (eq. 1)", 1, "{:.3f}"),
     ("makespan", "makespan [d]", 1 / 86400, "{:.2f}"),
     ("finished", "finished", 1, "{:.0f}"),
     ("killed", "killed at walltime", 1, "{:.0f}"),
@@ -90,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
         sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--execution", default=None, metavar="MODEL",
+                        help="execution model: rigid, io-contention, phased-io, exclusive-io "
+                             "(default: exclusive-io for jeannot:... workloads, else rigid)")
         sp.add_argument("--out", metavar="DIR", help="write per-job CSVs and the summary here")
 
     s = sub.add_parser("simulate", help="simulate one policy")
@@ -153,11 +163,34 @@ def _load(args):
     return jobs, platform, name
 
 
-def _run(jobs, platform, name, policy, args):
+def _run(jobs, platform, name, policy, args, model=None):
     from bbopt.simulation import simulate
 
     return simulate(jobs, platform, policy, options=_options(args.option), tick=args.tick,
-                    progress=not args.no_progress, workload_name=name)
+                    progress=not args.no_progress, workload_name=name, execution=model)
+
+
+def _execution(args):
+    """A fresh execution model for one run (``--execution``; exclusive I/O for periodic
+    applications)."""
+    from bbopt.simulation.execution import make_execution_model
+
+    name = args.execution
+    if name is None and str(args.workload or "").startswith("jeannot:"):
+        name = "exclusive-io"
+    return make_execution_model(name)
+
+
+def _model_metrics(result, model) -> dict[str, float]:
+    """Metrics the execution model adds (exclusive I/O: Jeannot et al.'s stretch, idle ratio,
+    steady-state and tail utilisation)."""
+    from bbopt.simulation.exclusive_io import ExclusiveIO
+
+    if not isinstance(model, ExclusiveIO):
+        return {}
+    from bbopt.packs_metrics import pack_metrics
+
+    return {f"io_{k}": float(v) for k, v in pack_metrics(result, model).items()}
 
 
 def _metrics(result, args) -> dict[str, float]:
@@ -185,8 +218,9 @@ def _metrics(result, args) -> dict[str, float]:
 
 def _cmd_simulate(args) -> int:
     jobs, platform, name = _load(args)
-    result = _run(jobs, platform, name, args.policy, args)
-    metrics = _metrics(result, args)
+    model = _execution(args)
+    result = _run(jobs, platform, name, args.policy, args, model)
+    metrics = _metrics(result, args) | _model_metrics(result, model)
     print(_table({args.policy: metrics}, f"{name}: {len(jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     if args.out:
@@ -214,14 +248,17 @@ def _cmd_compare(args) -> int:
             raise InputError("--warmup/--cooldown do not apply to --split (each part is "
                              "measured whole)", field="--split")
         return _compare_split(args, jobs, platform, name, policies, options)
-    results = {}
+    results, models = {}, {}
     show = not args.no_progress and sys.stderr.isatty()
     for pol in _progress(policies, show):
         from bbopt.simulation import simulate
 
+        models[pol] = _execution(args)
         results[pol] = simulate(jobs, platform, pol, options=_applicable(pol, options),
-                                tick=args.tick, progress=show, workload_name=name)
-    metrics = {pol: _metrics(r, args) for pol, r in results.items()}
+                                tick=args.tick, progress=show, workload_name=name,
+                                execution=models[pol])
+    metrics = {pol: _metrics(r, args) | _model_metrics(r, models[pol])
+               for pol, r in results.items()}
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
