@@ -41,6 +41,9 @@ def test_average_constraint_is_volume_over_the_longest_member():
     assert m.feasible(np.array([1, 0, 1], bool))
     assert not m.feasible(np.array([0, 1, 1], bool))
     assert m.pack_duration(np.array([0, 1, 1], bool)) == 5
+    # with application 1 the longest member, only 1 and 2 may join, within 5 s of I/O
+    allowed, rhs = m.threshold_rows(1)
+    assert allowed.tolist() == [False, True, True] and rhs == 5
     # node row
     assert not model_of([2, 2], [10, 10], [0, 0], cap=3).feasible(np.array([1, 1], bool))
 

@@ -177,10 +177,6 @@ class PackModel:
         x = np.asarray(x, dtype=bool)
         return float(self.duration[x].max()) if x.any() else 0.0
 
-    def better(self, a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-        """Whether stage values ``a`` beat ``b`` lexicographically (exact comparison)."""
-        return a > b
-
     def threshold_rows(self, k: int) -> tuple[np.ndarray, float]:
         """For ``k`` the longest member: the applications allowed (``T_i <= T_k``) and the
         right-hand side ``T_k`` of the linear average-bandwidth row."""
