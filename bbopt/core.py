@@ -16,9 +16,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bbopt.errors import InputError
+
+if TYPE_CHECKING:  # a type-only edge: the tree knows nothing of the core
+    from bbopt.topology.tree import IOTree
 
 #: Names of the resource dimensions, in the order used by profiles and capacities.
 DIMENSIONS: tuple[str, ...] = ("nodes", "bb")
@@ -81,6 +84,54 @@ class Job:
         return self.bb / self.nodes
 
 
+#: The one tolerance of every capacity test in bbopt: a demand fits a free amount when it exceeds
+#: it by at most ``REL_TOL`` of the capacity (sums of bytes are rounded). Policies, models and
+#: profiles use it (:func:`fits`, :func:`slack`); the engine allows :data:`ENGINE_REL_TOL`, twice
+#: as much, so it is at least as lenient as every policy and never refuses a decision that was
+#: built within capacity, whatever order the sums were taken in.
+REL_TOL = 1e-9
+ENGINE_REL_TOL = 2 * REL_TOL
+
+
+def slack(capacity: float) -> float:
+    """How far above a free amount a demand may be and still fit: ``REL_TOL * capacity``."""
+    return capacity * REL_TOL
+
+
+def fits(demand: float, free: float, capacity: float) -> bool:
+    """The one "does it fit" rule of one resource: ``demand <= free + slack(capacity)``.
+
+    >>> fits(480e9, 480e9 - 1.0, 480e9)   # one byte short of 480 GB is rounding
+    True
+    >>> fits(2, 1, 96)
+    False
+    """
+    return demand <= free + capacity * REL_TOL
+
+
+class Resources(NamedTuple):
+    """An amount of the pooled resources, nodes and burst-buffer bytes: a job's demand, what is
+    free, or a capacity (:attr:`Platform.capacity`). A tuple in :data:`DIMENSIONS` order, so
+    profiles and models index it as they index any ``(nodes, bb)`` pair."""
+
+    nodes: int = 0
+    bb: float = 0.0
+
+    @classmethod
+    def of(cls, job: Job) -> Resources:
+        return cls(job.nodes, job.bb)
+
+    def fits(self, free: Resources, capacity: Resources) -> bool:
+        """Whether this demand fits ``free`` (the :func:`fits` rule on every resource)."""
+        return self.nodes <= free.nodes and self.bb <= free.bb + capacity.bb * REL_TOL
+
+    def plus(self, other: Resources) -> Resources:
+        return Resources(self.nodes + other.nodes, self.bb + other.bb)
+
+    def minus(self, other: Resources) -> Resources:
+        return Resources(self.nodes - other.nodes, self.bb - other.bb)
+
+
 @dataclass(frozen=True, slots=True)
 class Platform:
     """The machine: compute nodes and a shared burst buffer.
@@ -93,7 +144,7 @@ class Platform:
     bb: float = 0.0
     name: str = "cluster"
     node_ssd: tuple[float, ...] | None = None
-    topology: Any = field(default=None, compare=False)
+    topology: IOTree | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.nodes, int) or self.nodes < 1:
@@ -106,9 +157,9 @@ class Platform:
                              field="node_ssd")
 
     @property
-    def capacity(self) -> tuple[float, float]:
-        """Capacities in :data:`DIMENSIONS` order: ``(nodes, bb)``."""
-        return (self.nodes, self.bb)
+    def capacity(self) -> Resources:
+        """Node and BB capacity."""
+        return Resources(self.nodes, self.bb)
 
     @classmethod
     def kopanski(cls) -> Platform:
@@ -177,6 +228,14 @@ class ClusterState:
         return (self.platform.nodes - nodes, self.platform.bb - bb)
 
 
+class JobState(StrEnum):
+    """How a job's life in a simulation ended (its final state in the per-job record)."""
+
+    FINISHED = "finished"  # ran to its end
+    KILLED = "killed"  # stopped at its walltime
+    REJECTED = "rejected"  # could never run on the platform (the record says why)
+
+
 class Status(StrEnum):
     """How a solver's answer relates to the model's optimum (DESIGN.md, "Models and solvers")."""
 
@@ -229,3 +288,47 @@ class Decision:
     @property
     def started_ids(self) -> list[str]:
         return [s.job_id for s in self.start]
+
+
+# Periodic applications (Jeannot, Pallez & Vidal, "Job Model"): the one reading of a job's
+# ``extra["io"]``, shared by the exclusive-I/O execution model, the pack model and its policies.
+
+def periodic_spec(job: Job) -> tuple[int, float, float] | None:
+    """``(iterations, compute seconds, bytes per I/O phase)`` of a periodic job, or ``None``
+    for a job without ``extra["io"]``. Bad values raise :class:`InputError` naming the field."""
+    io = job.extra.get("io") if job.extra else None
+    if io is None:
+        return None
+    if not isinstance(io, Mapping):
+        raise InputError(f"job {job.id}: extra['io'] must be a mapping", field="io")
+    try:
+        n = int(io["iterations"])
+        w = float(io["compute_seconds"])
+        v = float(io["io_bytes"])
+    except KeyError as e:
+        raise InputError(f"job {job.id}: extra['io'] lacks {e.args[0]!r}",
+                         field=f"io.{e.args[0]}") from None
+    except (TypeError, ValueError):
+        raise InputError(f"job {job.id}: extra['io'] iterations, compute_seconds and io_bytes "
+                         "must be numbers", field="io") from None
+    if n < 1:
+        raise InputError(f"job {job.id}: io.iterations must be >= 1, got {n}",
+                         field="io.iterations")
+    for name, x in (("compute_seconds", w), ("io_bytes", v)):
+        if not (x >= 0 and math.isfinite(x)):
+            raise InputError(f"job {job.id}: io.{name} must be >= 0, got {x!r}",
+                             field=f"io.{name}")
+    return n, w, v
+
+
+def time_alone(job: Job, bandwidth: float | None = None) -> float:
+    """Equation (1): the job's execution time with the I/O node to itself."""
+    spec = periodic_spec(job)
+    if spec is None:
+        return job.runtime if job.runtime is not None else job.walltime
+    n, w, v = spec
+    b = bandwidth if bandwidth is not None else float(job.extra["io"].get("io_bandwidth", 0))
+    if not b > 0:
+        raise InputError(f"job {job.id}: no I/O bandwidth (io.io_bandwidth)",
+                         field="io.io_bandwidth")
+    return n * (w + v / b)

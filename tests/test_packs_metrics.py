@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bbopt import Job, Platform, simulate
-from bbopt.packs_metrics import pack_metrics, usage_over_time, usage_trend
+from bbopt.analysis.packs import pack_metrics, usage_over_time, usage_trend
 from bbopt.simulation.exclusive_io import ExclusiveIO
 
 B = 1e9

@@ -45,7 +45,7 @@ from hashlib import blake2b
 
 import numpy as np
 
-from bbopt.core import Job
+from bbopt.core import Job, periodic_spec
 from bbopt.errors import InputError
 
 OBJECTIVES = ("work", "stretch-work", "lexicographic")
@@ -108,8 +108,6 @@ class PackModel:
         without it is pure compute for its walltime) on ``capacity`` free nodes behind an I/O node
         of ``bandwidth`` bytes/s. ``tiebreak``: ``None`` or an order of :data:`ORDERS` whose
         rank becomes a last objective stage."""
-        from bbopt.simulation.exclusive_io import periodic_spec
-
         if objective not in OBJECTIVES:
             raise InputError(f"pack objective must be one of {', '.join(OBJECTIVES)}, got "
                              f"{objective!r}", field="objective")

@@ -49,11 +49,19 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
+from bbopt.core import (
+    ClusterState,
+    Decision,
+    Job,
+    Reservation,
+    SolveStats,
+    Start,
+    Status,
+    periodic_spec,
+)
 from bbopt.errors import InputError
 from bbopt.models.packs import OBJECTIVES, ORDERS, PackModel, order_keys
 from bbopt.policies.registry import register
-from bbopt.simulation.exclusive_io import periodic_spec
 
 _EPS = 1e-9
 
@@ -90,6 +98,10 @@ def average_bandwidth(job: Job, b: float) -> float:
           "constraint, EASY backfilling (Jeannot et al.)")
 class IOList:
     """I/O-aware list scheduling (see the module docstring)."""
+
+    #: Its bandwidth is the exclusive I/O node's (strict constraint), not the links of the
+    #: platform's I/O tree: starts name no nodes and the engine checks nodes only.
+    io_aware = False
 
     def __init__(self, name: str = "io-list", bandwidth: float | None = None,
                  backfill: bool = True) -> None:
@@ -166,6 +178,9 @@ class IOList:
           "tie-break within a tolerance", builder="exact", tiebreak="char")
 class PackScheduling:
     """Pack scheduling with backfilling (see the module docstring)."""
+
+    #: The average constraint is on the exclusive I/O node, not on the I/O tree's links.
+    io_aware = False
 
     def __init__(self, name: str = "pack-max", builder: str = "greedy", order: str = "max",
                  backend: str = "cpsat", objective: str = "work", tiebreak: str | None = None,

@@ -23,7 +23,7 @@ job was generated for. A job without ``extra["io"]`` computes for its runtime (w
 unknown) and does no I/O. Jobs run to completion (``kill_at_walltime=False``, as in the paper,
 where walltime is the time alone); with ``True`` a job is killed at ``start + walltime``.
 
-Recorded for the metrics (:mod:`bbopt.packs_metrics`): every transfer as ``(job index,
+Recorded for the metrics (:mod:`bbopt.analysis.packs`): every transfer as ``(job index,
 I/O node, start, end)`` in :attr:`ExclusiveIO.transfers` (requested at :attr:`ExclusiveIO.due`),
 and per job the time its I/O phases waited in a FIFO (:meth:`ExclusiveIO.job_stats`).
 """
@@ -33,57 +33,17 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from bbopt.core import Job, Platform
+from bbopt.core import Job, JobState, Platform, periodic_spec, time_alone
 from bbopt.errors import InputError
-from bbopt.simulation.result import FINISHED, KILLED
 
 INF = math.inf
 _IO_END, _COMPUTE_END, _KILL = 0, 1, 2
 
-
-def periodic_spec(job: Job) -> tuple[int, float, float] | None:
-    """``(iterations, compute seconds, bytes per I/O phase)`` of a periodic job, or ``None``
-    for a job without ``extra["io"]``. Bad values raise :class:`InputError` naming the field."""
-    io = job.extra.get("io") if job.extra else None
-    if io is None:
-        return None
-    if not isinstance(io, Mapping):
-        raise InputError(f"job {job.id}: extra['io'] must be a mapping", field="io")
-    try:
-        n = int(io["iterations"])
-        w = float(io["compute_seconds"])
-        v = float(io["io_bytes"])
-    except KeyError as e:
-        raise InputError(f"job {job.id}: extra['io'] lacks {e.args[0]!r}",
-                         field=f"io.{e.args[0]}") from None
-    except (TypeError, ValueError):
-        raise InputError(f"job {job.id}: extra['io'] iterations, compute_seconds and io_bytes "
-                         "must be numbers", field="io") from None
-    if n < 1:
-        raise InputError(f"job {job.id}: io.iterations must be >= 1, got {n}",
-                         field="io.iterations")
-    for name, x in (("compute_seconds", w), ("io_bytes", v)):
-        if not (x >= 0 and math.isfinite(x)):
-            raise InputError(f"job {job.id}: io.{name} must be >= 0, got {x!r}",
-                             field=f"io.{name}")
-    return n, w, v
-
-
-def time_alone(job: Job, bandwidth: float | None = None) -> float:
-    """Equation (1): the job's execution time with the I/O node to itself."""
-    spec = periodic_spec(job)
-    if spec is None:
-        return job.runtime if job.runtime is not None else job.walltime
-    n, w, v = spec
-    b = bandwidth if bandwidth is not None else float(job.extra["io"].get("io_bandwidth", 0))
-    if not b > 0:
-        raise InputError(f"job {job.id}: no I/O bandwidth (io.io_bandwidth)",
-                         field="io.io_bandwidth")
-    return n * (w + v / b)
+__all__ = ["ExclusiveIO", "io_node_usage", "periodic_spec", "time_alone"]
 
 
 class ExclusiveIO:
@@ -184,7 +144,7 @@ class ExclusiveIO:
             if k not in self._left:  # already ended (killed)
                 continue
             if kind == _KILL:
-                done.append((k, KILLED))
+                done.append((k, JobState.KILLED))
                 self._end(k, t)
                 continue
             if kind == _IO_END:
@@ -192,13 +152,13 @@ class ExclusiveIO:
                 self._busy[rack] = None
                 self._left[k] -= 1
                 if self._left[k] == 0:
-                    done.append((k, FINISHED))
+                    done.append((k, JobState.FINISHED))
                     self._end(k, t)
                 else:
                     heapq.heappush(heap, (t + self._specs[k][1], _COMPUTE_END, k, it + 1))
                 self._serve(rack, t)
             elif self._specs[k] is None:  # a job without I/O: its one compute phase ended
-                done.append((k, FINISHED))
+                done.append((k, JobState.FINISHED))
                 self._end(k, t)
             else:  # compute phase ended: the I/O phase is due
                 rack = self._rack[k]

@@ -17,7 +17,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from bbopt.models.packs import PackModel
-from bbopt.solvers.base import Budget, Result, register_backend
+from bbopt.solvers.base import Budget, Result
 from bbopt.solvers.packs._stages import solve_stages
 
 
@@ -62,7 +62,6 @@ def _maker(budget: Budget, seed: int):
     return make
 
 
-@register_backend(PackModel, "cpsat")
 def solve_cpsat(model: PackModel, budget: Budget, seed: int, **_: Any) -> Result:
     """Solve the pack model with CP-SAT (see the module docstring)."""
     return solve_stages(model, budget, "cpsat", _maker(budget, seed))

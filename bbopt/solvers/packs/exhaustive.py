@@ -16,12 +16,11 @@ import numpy as np
 
 from bbopt.core import Status
 from bbopt.models.packs import REL, PackModel
-from bbopt.solvers.base import Budget, BudgetExceeded, Result, register_backend
+from bbopt.solvers.base import Budget, BudgetExceeded, Result
 
 BLOCK = 1 << 14
 
 
-@register_backend(PackModel, "exhaustive")
 def solve_exhaustive(model: PackModel, budget: Budget, seed: int, max_items: int = 20,
                      **_: Any) -> Result:
     """Enumerate all packs (see the module docstring)."""

@@ -12,10 +12,9 @@ from typing import Any
 
 from bbopt.core import Status
 from bbopt.models.packs import PackModel
-from bbopt.solvers.base import Budget, Result, register_backend
+from bbopt.solvers.base import Budget, Result
 
 
-@register_backend(PackModel, "greedy")
 def solve_greedy(model: PackModel, budget: Budget, seed: int, order: str = "max",
                  **_: Any) -> Result:
     """First fit in ``order`` (see the module docstring)."""

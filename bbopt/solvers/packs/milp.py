@@ -20,7 +20,7 @@ import numpy as np
 import pulp
 
 from bbopt.models.packs import PackModel
-from bbopt.solvers.base import Budget, Result, register_backend
+from bbopt.solvers.base import Budget, Result
 from bbopt.solvers.packs._stages import solve_stages
 
 MIN_SOLVE_SECONDS = 0.05
@@ -69,7 +69,6 @@ def _maker(seed: int):
     return make
 
 
-@register_backend(PackModel, "milp")
 def solve_milp(model: PackModel, budget: Budget, seed: int, **_: Any) -> Result:
     """Solve the pack model with CBC through PuLP (see the module docstring)."""
     return solve_stages(model, budget, "milp", _maker(seed))

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.simulation.exclusive_io import ExclusiveIO, periodic_spec
+from bbopt.core import periodic_spec
+from bbopt.simulation.exclusive_io import ExclusiveIO
 from bbopt.simulation.result import SimulationResult
 
 
