@@ -173,3 +173,24 @@ def test_exact_packs_pack_at_least_as_much_work_as_max_at_the_first_pack():
         firsts[policy] = sum(by_id[s.job_id].nodes * time_alone(by_id[s.job_id])
                              for s in d.start)
     assert firsts["pack-opt"] >= firsts["pack-max"] * (1 - 1e-9)
+
+
+def test_dynamic_trace_packs_form_at_boundaries_and_backfill_arrivals():
+    """Jobs arriving over time (the policy's dynamic reading). 4 nodes, pack-max.
+
+    t=0: only A (2 nodes, T=10) waits: pack 1 = {A}, planned end 10. t=2: X (1 node, T=5)
+    arrives and ends by 10 within the pack's average constraint: backfilled at 2. t=3: Y (1 node,
+    T=8) would end at 11 > 10: waits. t=4: W (3 nodes, T=2) does not fit the 1 idle node (nor the
+    2 idle after X ends at 7): waits. t=10: A ends, pack 2 = {Y, W} from the queue. t=20: Z
+    arrives with nothing running and starts a pack at once."""
+    a = periodic("A", 1, 9.0, 1.0, nodes=2)
+    x = periodic("X", 1, 4.0, 1.0, submit=2.0)
+    y = periodic("Y", 1, 7.0, 1.0, submit=3.0)
+    w = periodic("W", 1, 1.0, 1.0, nodes=3, submit=4.0)
+    z = periodic("Z", 1, 1.0, 1.0, submit=20.0)
+    res, decisions = run([a, x, y, w, z], "pack-max")
+    assert res.start == [0.0, 2.0, 10.0, 10.0, 20.0]
+    assert res.end == [10.0, 7.0, 18.0, 12.0, 22.0]
+    packs = packs_of(decisions)
+    assert [(p[0], sorted(p[2]), p[3]) for _, p in sorted(packs.items())] == [
+        (0.0, ["A"], ["X"]), (10.0, ["W", "Y"], []), (20.0, ["Z"], [])]
