@@ -305,16 +305,20 @@ def figures(rows, curves, summary, out: Path) -> None:
                     continue
                 horizon = max(u["t"][-1] for u in runs) * (1 + 1 / BINS)
                 grid = np.linspace(0, horizon, 120)
-                ys = [np.interp(grid, u["t"], u["utilisation"], right=np.nan) for u in runs]
-                ax.plot(grid / 3600, np.nanmean(ys, axis=0), color=COLORS.get(s), lw=1,
-                        label=s)
+                ys = np.array([np.interp(grid, u["t"], u["utilisation"], right=np.nan)
+                               for u in runs])
+                mean = np.full(len(grid), np.nan)
+                some = ~np.isnan(ys).all(axis=0)  # the runs still going at that time
+                mean[some] = np.nanmean(ys[:, some], axis=0)
+                ax.plot(grid / 3600, mean, color=COLORS.get(s), lw=1, label=s)
             ax.set_title(f"{f} alpha={a:.1f}", fontsize=8)
             ax.tick_params(labelsize=7)
             if j == 0:
                 ax.set_ylabel("utilisation")
             if i == len(fams) - 1:
                 ax.set_xlabel("time (h)")
-    axes[0][0].legend(fontsize=6)
+    # the legend on the first panel with curves (an unreachable alpha leaves a panel empty)
+    next((ax for row in axes for ax in row if ax.lines), axes[0][0]).legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(out / "fig4_5_utilisation.png", dpi=110)
     plt.close(fig)
