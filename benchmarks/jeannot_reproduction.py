@@ -125,6 +125,10 @@ def grid(args, out: Path) -> None:
                 rows.append(m)
                 curves[(m["family"], m["alpha"], m["seed"], m["strategy"])] = u
     total = time.perf_counter() - t0
+    if not rows:
+        print("no reachable (family, alpha) cell:", ", ".join(
+            f"{f} {a:.1f} ({why.split(': ', 1)[-1]})" for (f, a), why in unreachable.items()))
+        return
     keys = list(rows[0])
     with (out / "runs.csv").open("w", newline="") as fh:
         w = csv.DictWriter(fh, keys)
