@@ -13,6 +13,7 @@ through JSON (see :mod:`bbopt.schema`).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -57,9 +58,17 @@ class Job:
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.nodes, int) or self.nodes < 1:
+        if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
+            object.__setattr__(self, "nodes", int(self.nodes))  # numpy integers are integers
+        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
             raise InputError(f"job {self.id}: nodes must be a positive integer, got {self.nodes!r}",
                              field="nodes")
+        for name in ("submit", "walltime", "bb", "ssd", "bandwidth", "priority", "runtime"):
+            value = getattr(self, name)
+            if (value is not None or name != "runtime") and (
+                    isinstance(value, bool) or not isinstance(value, numbers.Real)):
+                raise InputError(f"job {self.id}: {name} must be a number, got {value!r}",
+                                 field=name)
         if not (self.walltime > 0 and math.isfinite(self.walltime)):
             raise InputError(f"job {self.id}: walltime must be positive and finite, "
                              f"got {self.walltime!r}", field="walltime")
@@ -147,7 +156,9 @@ class Platform:
     topology: IOTree | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.nodes, int) or self.nodes < 1:
+        if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
+            object.__setattr__(self, "nodes", int(self.nodes))
+        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
             raise InputError(f"platform nodes must be a positive integer, got {self.nodes!r}",
                              field="nodes")
         if not (self.bb >= 0 and math.isfinite(self.bb)):

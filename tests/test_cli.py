@@ -30,7 +30,7 @@ def test_simulate_writes_csv(tmp_path, capsys):
     lines = (tmp_path / "sjf-bb_jobs.csv").read_text().splitlines()
     assert lines[0].startswith("job_id,workload_name,profile,submission_time")
     assert len(lines) == 101
-    assert "sjf-bb" in json.loads((tmp_path / "summary.json").read_text())
+    assert "sjf-bb" in json.loads((tmp_path / "summary.json").read_text())["metrics"]
 
 
 def test_policy_options_pass_through(capsys):
@@ -105,8 +105,8 @@ def test_warmup_and_cooldown_measure_the_middle_of_the_trace(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "all")]) == 0
     assert main([*args, "--warmup", "1d", "--cooldown", "1d", "--out", str(tmp_path / "mid")]) \
         == 0
-    whole = json.loads((tmp_path / "all" / "summary.json").read_text())["fcfs-bb"]
-    mid = json.loads((tmp_path / "mid" / "summary.json").read_text())["fcfs-bb"]
+    whole = json.loads((tmp_path / "all" / "summary.json").read_text())["metrics"]["fcfs-bb"]
+    mid = json.loads((tmp_path / "mid" / "summary.json").read_text())["metrics"]["fcfs-bb"]
     assert 0 < mid["jobs"] < whole["jobs"] == 400
     assert mid["decisions"] == whole["decisions"]  # decision statistics: the whole run
     r = run("simulate", "--jobs", "50", "--warmup", "400d")
