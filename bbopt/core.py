@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -208,12 +208,35 @@ class RunningJob:
         return self.start + self.job.walltime
 
 
+class RunningJobs(tuple):
+    """The running jobs as the engine hands them: sorted by expected end (start + walltime;
+    ties in no set order), with ``held``, the ``(nodes, bb)`` they hold together, kept
+    incrementally by the engine's ledger. Policies that see this type may use the order and the
+    total instead of sorting and summing (O(running) per decision); any other tuple of running
+    jobs is taken as unordered.
+    """
+
+    held: tuple[float, float]
+
+    def __new__(cls, jobs: Iterable[RunningJob] = (), held: tuple[float, float] | None = None):
+        self = super().__new__(cls, jobs)
+        if held is None:
+            nodes, bb = 0, 0.0
+            for r in self:
+                nodes += r.job.nodes
+                bb += r.job.bb
+            held = (nodes, bb)
+        self.held = held
+        return self
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterState:
     """What a policy sees at a scheduling point.
 
     ``queue`` is the waiting queue in arrival order. ``running`` lists the running jobs; the
-    engine hands them sorted by expected end, but no policy may rely on that order. ``memory``
+    engine hands them sorted by expected end as :class:`RunningJobs`; a policy may rely on
+    that order only when ``running`` has that type. ``memory``
     is the policy's own state carried from one decision to the next (returned in
     :attr:`Decision.memory`), so that :func:`bbopt.decide` stays a pure function.
     """
@@ -226,6 +249,8 @@ class ClusterState:
 
     def used(self) -> tuple[float, float]:
         """Resources held by running jobs, ``(nodes, bb)``."""
+        if type(self.running) is RunningJobs:
+            return self.running.held
         nodes = 0
         bb = 0.0
         for r in self.running:
@@ -245,6 +270,7 @@ class JobState(StrEnum):
     FINISHED = "finished"  # ran to its end
     KILLED = "killed"  # stopped at its walltime
     REJECTED = "rejected"  # could never run on the platform (the record says why)
+    DROPPED = "dropped"  # preempted without a checkpoint and not requeued (Zvi & Oren, Alg. 1)
 
 
 class Status(StrEnum):

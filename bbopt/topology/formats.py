@@ -33,8 +33,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
-
 from bbopt.core import Platform
 from bbopt.errors import InputError
 from bbopt.topology.tree import BB_TYPES, INF, NODE, IOTree
@@ -52,6 +50,8 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
                          field="tree")
     check_acyclic(data, source)  # an alias cycle would make the walk below endless
     _check_size(data["tree"], source)
+    import networkx as nx  # here, not at module level: only building a tree needs it
+
     g = nx.DiGraph()
     counters: dict[str, int] = {}
 
@@ -188,6 +188,8 @@ def to_jgf(tree: IOTree) -> dict[str, Any]:
 
 def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
     """An :class:`IOTree` from Flux JGF (see the module docstring for the conventions)."""
+    import networkx as nx
+
     try:
         graph = data["graph"]
         jnodes = graph["nodes"]
