@@ -11,6 +11,9 @@ read transparently. Fields (1-based, as in the archive's definition):
   3    wait time           (what the original scheduler did; not used)
   4    run time            -> ``Job.runtime``
   5    allocated procs     -> ``Job.nodes`` when ``processors="allocated"``
+  7    used memory         -> ``Job.extra["memory_per_node"]`` when present (KB per
+                            processor x 1024 x ``procs_per_node``: bytes per node, the
+                            checkpoint image size of :mod:`bbopt.simulation.checkpoint`)
   8    requested procs     -> ``Job.nodes`` when ``processors="requested"`` (default)
   9    requested time      -> ``Job.walltime``
  12    user id             -> ``Job.user``
@@ -190,6 +193,7 @@ def read_swf(
     primary, secondary = (7, 4) if processors == "requested" else (4, 7)
     number, submit, run = table[:, 0], table[:, 1], table[:, 3]
     req_time, user, group = table[:, 8], table[:, 11], table[:, 12]
+    used_mem = table[:, 6]
     bad = ~np.isfinite(submit) | (submit < 0)
     if bad.any():
         k = int(np.argmax(bad))
@@ -268,13 +272,14 @@ def read_swf(
     dup = int(kept[np.argmax(again)]) if again.any() else -1
     bbsim_rows = table[:, 18:21] if bb_columns == "bbsim" and staging is None else None
     # what follows reads only these columns: copies of them, so the whole table can go
-    number, submit, run, req_time, user, group = (
-        np.array(a) for a in (number, submit, run, req_time, user, group))
+    number, submit, run, req_time, user, group, used_mem = (
+        np.array(a) for a in (number, submit, run, req_time, user, group, used_mem))
     del table, procs
     for lo in range(0, len(kept), CHUNK):  # Python lists of one chunk of records at a time
         part = kept[lo:lo + CHUNK]
         _jobs_of(jobs, part, dup, src, number, lineno, submit, req_time, run, nodes, bb,
-                 user, group, bbsim_rows, staging, bb_columns, bb_unit, groups)
+                 user, group, used_mem * (1024.0 * procs_per_node), bbsim_rows, staging,
+                 bb_columns, bb_unit, groups)
     if not jobs:
         raise InputError("no job records", source=src)
     if rebase:
@@ -298,13 +303,15 @@ _NO_EXTRA: dict = {}
 
 
 def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, lineno, submit,
-             req_time, run, nodes, bb, user, group, bbsim_rows, staging, bb_columns: str,
+             req_time, run, nodes, bb, user, group, memory, bbsim_rows, staging, bb_columns: str,
              bb_unit: float, groups: bool) -> None:
-    """Append the jobs of the records ``part`` (indices, in file order) to ``jobs``."""
+    """Append the jobs of the records ``part`` (indices, in file order) to ``jobs``;
+    ``memory`` is field 7 in bytes per node (``<= 0``: none)."""
     submit_l, wall_l, run_l = submit[part].tolist(), req_time[part].tolist(), run[part].tolist()
     nodes_l, bb_l = nodes[part].tolist(), bb[part].tolist()
     user_l, group_l = user[part].tolist(), group[part].tolist()
     number_l, lineno_l = number[part].tolist(), lineno[part].tolist()
+    mem_l = memory[part].tolist()
     id_text = _int_strings(number[part])
     user_text = _int_strings(user[part], shared=True)
     for i, k in enumerate(part.tolist()):
@@ -321,6 +328,8 @@ def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, line
                 vin, vrun, vout = (float(x) for x in np.maximum(bbsim_rows[k], 0.0) * bb_unit)
             extra["staging"] = {"in": vin, "run": vrun, "out": vout}
             job_bb = max(vin, vrun, vout)
+        if mem_l[i] > 0:
+            extra["memory_per_node"] = mem_l[i]
         if groups and group_l[i] >= 0:
             extra["group"] = _intstr(group_l[i])
         u = user_l[i]
@@ -637,7 +646,9 @@ def write_swf(jobs: Sequence[Job], path: str | Path, *,
                                                                              len(users) + 1)
         group = job.extra.get("group", -1)
         group = int(group) if str(group).lstrip("-").isdigit() else -1
-        fields = [number, _fmt(job.submit), _fmt(wait), _fmt(run), _fmt(alloc), "-1", "-1",
+        mem = job.extra.get("memory_per_node")  # field 7: KB per processor (= node here)
+        mem = _fmt(float(mem) / 1024.0) if mem else "-1"
+        fields = [number, _fmt(job.submit), _fmt(wait), _fmt(run), _fmt(alloc), "-1", mem,
                   str(job.nodes), _fmt(job.walltime), "-1", str(status), str(user), str(group),
                   "-1", "-1", "-1", "-1", "-1"]
         if bb_columns == "cqsim":
