@@ -238,11 +238,11 @@ def _copy_tree(dest: Path) -> None:
     shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
 
 
-def _pytest_cmd(full: bool) -> list[str]:
+def _pytest_cmd(full: bool, extra: tuple[str, ...] = ()) -> list[str]:
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
     if not full:
         cmd += ["-m", "not slow"]
-    return cmd
+    return cmd + list(extra)
 
 
 def _env(dest: Path) -> dict[str, str]:
@@ -254,7 +254,8 @@ def _env(dest: Path) -> dict[str, str]:
     return env
 
 
-def run_mutant(m: Mutant | None, full: bool, timeout: float) -> dict:
+def run_mutant(m: Mutant | None, full: bool, timeout: float,
+               extra: tuple[str, ...] = ()) -> dict:
     """Apply ``m`` (``None``: the unmutated baseline) to a fresh copy and run the suite."""
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bbopt-mutant-") as tmp:
@@ -277,7 +278,7 @@ def run_mutant(m: Mutant | None, full: bool, timeout: float) -> dict:
             return {"status": "error", "seconds": 0.0,
                     "detail": f"bbopt imported from {check.stdout.strip()!r}, not the copy"}
         try:
-            r = subprocess.run(_pytest_cmd(full), cwd=dest, env=env, capture_output=True,
+            r = subprocess.run(_pytest_cmd(full, extra), cwd=dest, env=env, capture_output=True,
                                text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"status": "killed", "detail": f"timeout after {timeout:.0f} s",
@@ -304,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the unmutated run (which must pass)")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument("pytest_args", nargs="*",
+                    help="passed on to pytest, e.g. some test files for a quick look")
     args = ap.parse_args(argv)
     mutants = MUTANTS
     if args.only:
@@ -317,8 +320,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.name:36} {m.file:36} {m.breaks}")
         return 0
     suite = "full suite" if args.full else "fast suite (-m 'not slow')"
+    if args.pytest_args:
+        suite += " " + " ".join(args.pytest_args)
     if not args.no_baseline:
-        base = run_mutant(None, args.full, args.timeout)
+        base = run_mutant(None, args.full, args.timeout, tuple(args.pytest_args))
         print(f"baseline ({suite}): {base['status']} in {base['seconds']:.0f} s "
               f"({base['detail']})", flush=True)
         if base["status"] != "survived":
@@ -327,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict] = {}
 
     def one(m: Mutant) -> tuple[Mutant, dict]:
-        res = run_mutant(m, args.full, args.timeout)
+        res = run_mutant(m, args.full, args.timeout, tuple(args.pytest_args))
         print(f"{res['status']:8} {m.name:36} {res['seconds']:6.0f} s  {res['detail']}",
               flush=True)
         return m, res

@@ -232,3 +232,16 @@ def test_reserve_bb_false_lets_backfilling_take_the_heads_burst_buffer():
     ignored = bbopt.decide(state, "bbsched", window=1, reserve_bb=False)
     assert held.started_ids == [] and ignored.started_ids == ["C"]
     assert held.reservations[0].job_id == ignored.reservations[0].job_id == "H"
+
+
+@pytest.mark.parametrize("policy", ["bbsched", "naive", "bin-packing"])
+def test_window_holds_exactly_window_jobs(policy):
+    """The machine is full until 100 s: nothing starts, and exactly the first ``window`` (2)
+    waiting jobs spend a round in the window (the starvation counters); the first holds the
+    EASY reservation."""
+    running = (RunningJob(Job("R", 0.0, 100.0, nodes=4), 0.0),)
+    queue = tuple(Job(f"J{k}", 0.0, 60.0, nodes=1 + k % 3) for k in range(5))
+    d = bbopt.decide(ClusterState(10.0, Platform(4, TB), running, queue), policy, window=2)
+    assert d.started_ids == []
+    assert d.memory["rounds"] == {"J0": 1, "J1": 1}
+    assert [(r.job_id, r.start) for r in d.reservations] == [("J0", 100.0)]
