@@ -39,11 +39,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @dataclass(frozen=True)
 class Mutant:
+    """One planted bug: ``original`` (found exactly once in ``file``) becomes ``replacement``.
+    ``also`` lists ``(file, original, replacement)`` forms of the same bug in other versions of
+    the code (tried in order when the first is not found), so one list serves a tree that is
+    being re-laid out."""
+
     name: str
     file: str
     original: str
     replacement: str
     breaks: str
+    also: tuple[tuple[str, str, str], ...] = ()
 
 
 M = Mutant
@@ -73,10 +79,12 @@ MUTANTS: list[Mutant] = [
       "sjf-bb takes backfill candidates shortest walltime first"),
     M("easy-reserves-bb", "bbopt/policies/queue.py",
       "need_b = head.bb if reserve_bb else 0.0", "need_b = head.bb",
-      "fcfs-easy reserves processors only (the head can act as a barrier)"),
+      "fcfs-easy reserves processors only (the head can act as a barrier)",
+      also=(("bbopt/policies/queue.py", "(head.bb if reserve_bb else 0.0)", "head.bb"),)),
     M("bb-variants-forget-bb", "bbopt/policies/queue.py",
       "need_b = head.bb if reserve_bb else 0.0", "need_b = 0.0",
-      "fcfs-bb / sjf-bb reserve the head's burst buffer with its processors"),
+      "fcfs-bb / sjf-bb reserve the head's burst buffer with its processors",
+      also=(("bbopt/policies/queue.py", "(head.bb if reserve_bb else 0.0)", "0.0"),)),
     M("backfill-ignores-shadow", "bbopt/policies/queue.py",
       "late = now + job.walltime > shadow", "late = False",
       "a backfilled job may not delay the head's reservation"),
@@ -89,7 +97,9 @@ MUTANTS: list[Mutant] = [
     M("shadow-extra-not-reduced", "bbopt/policies/queue.py",
       "return max(t, now), free_n - need_n, free_b - need_b",
       "return max(t, now), free_n, free_b",
-      "the head's own nodes and BB are not extra at the shadow time"),
+      "the head's own nodes and BB are not extra at the shadow time",
+      also=(("bbopt/policies/queue.py", "return shadow, free[0] - need_n, free[1] - need_b",
+             "return shadow, free[0], free[1]"),)),
     M("fcfs-skips-blocked", "bbopt/policies/queue.py",
       "            i += 1\n        else:\n            break",
       "            i += 1\n        else:\n            continue",
@@ -171,7 +181,9 @@ MUTANTS: list[Mutant] = [
       "a job over its walltime is killed at the walltime"),
     M("engine-bb-unchecked", "bbopt/simulation/engine.py",
       "if free_b < -tol:", "if free_b < -tol - cap_b:",
-      "the engine refuses a decision that over-allocates burst buffer"),
+      "the engine refuses a decision that over-allocates burst buffer",
+      also=(("bbopt/simulation/ledger.py", "if job.bb - free_b > self.bb_tol:",
+             "if job.bb - free_b > self.bb_tol + self.platform.bb:"),)),
     M("engine-no-ticks", "bbopt/simulation/engine.py",
       "next_tick = (math.floor(t / tick) + 1) * tick if queue else math.inf",
       "next_tick = math.inf",
@@ -179,7 +191,9 @@ MUTANTS: list[Mutant] = [
     M("engine-shifted-running-start", "bbopt/simulation/engine.py",
       "running.insert(i, RunningJob(job, t, alloc_a[k]))",
       "running.insert(i, RunningJob(job, t + 60.0, alloc_a[k]))",
-      "policies see running jobs' true starts (expected end = start + walltime)"),
+      "policies see running jobs' true starts (expected end = start + walltime)",
+      also=(("bbopt/simulation/engine.py", "self.running.insert(i, RunningJob(job, t, nodes))",
+             "self.running.insert(i, RunningJob(job, t + 60.0, nodes))"),)),
     # --- metrics ----------------------------------------------------------------------------
     M("bsld-threshold-60s", "bbopt/analysis/metrics.py",
       "BSLD_BOUND = 600.0", "BSLD_BOUND = 60.0",
@@ -251,6 +265,23 @@ def _test_files(dest: Path) -> list[str]:
     return [f"tests/{n}" for n in ordered]
 
 
+def _apply(m: Mutant, dest: Path) -> str | None:
+    """Plant ``m`` in the copy at ``dest``; the reason it could not be planted, or ``None``."""
+    notes = []
+    for file, original, replacement in ((m.file, m.original, m.replacement), *m.also):
+        path = dest / file
+        if not path.exists():
+            notes.append(f"{file} not found")
+            continue
+        text = path.read_text()
+        count = text.count(original)
+        if count == 1:
+            path.write_text(text.replace(original, replacement))
+            return None
+        notes.append(f"snippet found {count} times in {file}")
+    return "; ".join(notes)
+
+
 def _pytest_cmd(full: bool, extra: tuple[str, ...], dest: Path) -> list[str]:
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
     if not full:
@@ -275,15 +306,9 @@ def run_mutant(m: Mutant | None, full: bool, timeout: float,
         dest = Path(tmp)
         _copy_tree(dest)
         if m is not None:
-            path = dest / m.file
-            if not path.exists():
-                return {"status": "stale", "detail": f"{m.file} not found", "seconds": 0.0}
-            text = path.read_text()
-            count = text.count(m.original)
-            if count != 1:
-                return {"status": "stale", "seconds": 0.0,
-                        "detail": f"snippet found {count} times in {m.file}"}
-            path.write_text(text.replace(m.original, m.replacement))
+            why = _apply(m, dest)
+            if why is not None:
+                return {"status": "stale", "detail": why, "seconds": 0.0}
         env = _env(dest)
         check = subprocess.run([sys.executable, "-c", "import bbopt; print(bbopt.__file__)"],
                                cwd=dest, env=env, capture_output=True, text=True)
