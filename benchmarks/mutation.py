@@ -70,10 +70,13 @@ MUTANTS: list[Mutant] = [
     M("profile-release-nothing", "bbopt/resources.py",
       "row[d] += amount[d]", "row[d] += 0.0 * amount[d]",
       "release gives back what reserve took"),
-    M("shadow-previous-release", "bbopt/resources.py",
-      "        t = releases[k].time\n        while k < n",
-      "        t = releases[max(k - 1, 0)].time\n        while k < n",
-      "the shadow time is the expected end that first lets the head fit, not the one before"),
+    M("shadow-scan-skips-last-release", "bbopt/resources.py",
+      "        if k == n:\n            return math.inf",
+      "        if k >= n - 1:\n            return math.inf",
+      "the shadow-time scan hands out every release, the last one too"),
+    M("shadow-releases-unsorted", "bbopt/policies/queue.py",
+      "    ends.sort(key=_release_time)\n", "",
+      "the shadow-time scan sees the expected ends in time order (just-started jobs included)"),
     M("profile-releases-from-now", "bbopt/resources.py",
       "releases = [(r.start + r.job.walltime, (r.job.nodes, r.job.bb))",
       "releases = [(state.time + r.job.walltime, (r.job.nodes, r.job.bb))",
@@ -374,7 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
     ap.add_argument("--full", action="store_true", help="run the whole suite, slow tests too")
     ap.add_argument("--only", default="", help="comma-separated mutant names")
-    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per mutant")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds per mutant (default: 3x the baseline + 60 s, else 900 s); "
+                         "a mutant over it counts as killed (it hangs the suite)")
     ap.add_argument("--out", default="", help="also write the table (Markdown) here")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the unmutated run (which must pass)")
@@ -396,17 +401,20 @@ def main(argv: list[str] | None = None) -> int:
     suite = "full suite" if args.full else "fast suite (-m 'not slow')"
     if args.pytest_args:
         suite += " " + " ".join(args.pytest_args)
+    timeout = args.timeout or 900.0
     if not args.no_baseline:
-        base = run_mutant(None, args.full, args.timeout, tuple(args.pytest_args))
+        base = run_mutant(None, args.full, timeout, tuple(args.pytest_args))
         print(f"baseline ({suite}): {base['status']} in {base['seconds']:.0f} s "
               f"({base['detail']})", flush=True)
         if base["status"] != "survived":
             print("the unmutated suite does not pass; fix that first", file=sys.stderr)
             return 1
+        if args.timeout is None:
+            timeout = 3.0 * base["seconds"] + 60.0
     results: dict[str, dict] = {}
 
     def one(m: Mutant) -> tuple[Mutant, dict]:
-        res = run_mutant(m, args.full, args.timeout, tuple(args.pytest_args))
+        res = run_mutant(m, args.full, timeout, tuple(args.pytest_args))
         print(f"{res['status']:8} {m.name:36} {res['seconds']:6.0f} s  {res['detail']}",
               flush=True)
         return m, res
