@@ -46,7 +46,7 @@ def test_policy_options_pass_through(capsys, monkeypatch):
                       queue)
 
     def reservations(*opts):
-        monkeypatch.setattr("sys.stdin", io.StringIO(dumps(st)))
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(dumps(st).encode())))
         assert main(["decide", "--policy", "conservative-bb", *opts]) == 0
         return [(r["job_id"], r["start"]) for r in json.loads(capsys.readouterr().out)[
             "reservations"]]

@@ -12,6 +12,7 @@ from bbopt.analysis.metrics import summarize
 from bbopt.core import GB, TB, ClusterState, Job, Platform, RunningJob
 from bbopt.models.window import WindowModel
 from bbopt.policies.window import bbsched_rule
+from bbopt.policies.window_common import DECISION_RULES
 from bbopt.solvers import Solution
 from bbopt.workloads.synthetic import kth_like
 
@@ -47,6 +48,27 @@ def test_decision_rule_is_pluggable():
     assert sorted(d.started_ids) == ["J1", "J5"]
     d = bbopt.decide(table1_state(), "bbsched", decision_rule=lambda front, model: 0)
     assert sorted(d.started_ids) == ["J1", "J5"]  # the front is sorted by decreasing nodes
+
+
+def test_max_node_ties_go_to_the_jobs_nearest_the_window_front():
+    """Three 5-node jobs, 10 nodes free, no BB: every pair fills the machine, so the max-node
+    solutions tie on nodes and BB. The decision maker (and the max-nodes rule) take the pair
+    nearest the window front, {J1, J2} (order weights 3 + 2), not {J2, J3} or {J1, J3}, in
+    whatever order the front lists them."""
+    m = WindowModel(nodes=[5, 5, 5], bb=[0, 0, 0], free_nodes=10, free_bb=1.0,
+                    objectives=("nodes", "bb"))
+    pairs = [np.array(x, bool) for x in ([0, 1, 1], [1, 0, 1], [1, 1, 0])]
+    for rot in range(3):
+        front = [Solution(x, (10.0, 0.0)) for x in pairs[rot:] + pairs[:rot]]
+        want = (2 - rot) % 3
+        assert bbsched_rule(front, m) == want, rot
+        assert DECISION_RULES["max-nodes"](front, m) == want, rot
+    # Among equal nodes and order, the most BB.
+    m2 = WindowModel(nodes=[5, 5], bb=[1, 3], free_nodes=10, free_bb=4.0,
+                     objectives=("nodes", "bb"), order=[1, 1])
+    front = [Solution(np.array([1, 0], bool), (5.0, 1.0)),
+             Solution(np.array([0, 1], bool), (5.0, 3.0))]
+    assert bbsched_rule(front, m2) == 1
 
 
 def test_four_objective_rule():
