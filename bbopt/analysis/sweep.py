@@ -20,6 +20,7 @@ workload files, e.g. on a shared file system). Runs of one workload are batched 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform as _platform
 import socket
@@ -296,11 +297,11 @@ def _environment() -> dict[str, Any]:
 
     env = {"bbopt_version": bbopt.__version__, "python": sys.version.split()[0],
            "numpy": numpy.__version__, "system": _platform.platform()}
-    for mod in ("ortools", "pymoo", "pulp", "scipy"):
-        try:
-            env[mod] = __import__(mod).__version__
-        except Exception:  # noqa: BLE001 - a version we cannot read is left out
-            pass
+    from importlib.metadata import PackageNotFoundError, version
+
+    for mod in ("ortools", "pymoo", "pulp", "scipy", "pandas"):
+        with contextlib.suppress(PackageNotFoundError):  # not installed: left out
+            env[mod] = version(mod)
     return env
 
 
