@@ -111,7 +111,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--policies", default=DEFAULT_POLICIES,
                    help=f"comma-separated policy names (default {DEFAULT_POLICIES})")
     c.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown "
+    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown; with "
+                   "--split, the forest plot of the normalised metrics "
                    "(needs matplotlib: pip install 'bbopt[plot]')")
     c.add_argument("--split", type=int, metavar="N", help="split the trace into N parts of "
                    "equal duration, run every policy on each, normalise by --reference and "
@@ -296,6 +297,13 @@ def _compare_split(args, jobs, platform, name, policies, options) -> int:
         table.to_csv(out / "split_summary.csv", index=False)
         table.attrs["raw"].to_csv(out / "split_parts.csv", index=False)
         print(f"wrote split_summary.csv and split_parts.csv to {out}", file=sys.stderr)
+    if args.plot:  # the forest plot of the normalised metrics
+        from bbopt.analysis.figures import forest_plot
+        from bbopt.analysis.intervals import interval_table
+
+        forest_plot(interval_table(table.attrs["raw"]), reference=args.reference, title=title,
+                    path=args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
 

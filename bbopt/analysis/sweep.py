@@ -305,15 +305,16 @@ def _environment() -> dict[str, Any]:
     return env
 
 
-def _summary(task: RunTask, out: Mapping[str, Any], spec_name: str,
+def _summary(task: RunTask, out: Mapping[str, Any], spec: SweepSpec,
              env: Mapping[str, Any]) -> dict[str, Any]:
     prov = {**env, **task.provenance}
     prov["workload"] = {**prov.get("workload", {}), "part_jobs": out.get("part_jobs")}
     prov.update(host=out.get("host"), started_at=out.get("started_at"),
                 finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
                 wall_time=out.get("wall_time"))
-    return {"hash": task.hash, "sweep": spec_name, "params": task.params,
+    return {"hash": task.hash, "sweep": spec.name, "params": task.params,
             "policy": task.policy, "options": task.options, "metrics": out["metrics"],
+            "reference": spec.reference, "report_metrics": list(spec.metrics),
             "provenance": prov}
 
 
@@ -361,7 +362,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
             store.write_failure(task.hash, {"params": task.params, "options": task.options,
                                             **result})
         else:
-            store.write_run(task.hash, _summary(task, result, spec.name, env),
+            store.write_run(task.hash, _summary(task, result, spec, env),
                             result["jobs_csv_gz"])
             report.ran += 1
         if on_result is not None:
