@@ -37,8 +37,9 @@ def normalise_runs(table: pd.DataFrame, reference: str, metrics: Sequence[str], 
     missing = [m for m in metrics if m not in table.columns]
     if missing:
         raise InputError(f"unknown metric {missing[0]!r}", field="metrics")
-    key = table[units].astype(str).agg("|".join, axis=1) if units else pd.Series(
-        "", index=table.index)
+    key = pd.Series(["|".join(str(v) for v in row) for row in
+                     zip(*(table[u].tolist() for u in units), strict=True)] if units else "",
+                    index=table.index, dtype=object)
     rows = []
     for metric in metrics:
         ref = pd.Series(table.loc[table["policy"] == reference, metric].to_numpy(float),

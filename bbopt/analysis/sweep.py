@@ -52,7 +52,7 @@ class RunTask:
     platform_spec: str  # canonical JSON
     policy: str
     options: dict[str, Any]
-    execution: str
+    execution: dict[str, Any]
     tick: float | None
     warmup: float
     cooldown: float
@@ -94,12 +94,12 @@ def _workload(spec_json: str, seed: int) -> tuple[tuple[Job, ...], str]:
             jobs = jobs[:int(spec["first"])]
     else:
         g = dict(spec["generator"])
-        jobs = apply(g.pop("name"), None, seed, **g)
+        jobs = apply(g.pop("name"), None, int(g.pop("seed", seed)), **g)
         if spec.get("first"):
             jobs = jobs[:int(spec["first"])]
     for k, t in enumerate(spec.get("transforms") or []):
-        t = dict(t)
-        jobs = apply(t.pop("name"), jobs, seed + 1000 * (k + 1), **t)
+        t = dict(t)  # the k-th transform draws with seed + k unless it fixes its own
+        jobs = apply(t.pop("name"), jobs, int(t.pop("seed", seed + k)), **t)
     if not jobs:
         raise InputError("the workload has no job", field="workloads")
     return tuple(jobs), jobs_sha256(jobs)
@@ -208,7 +208,7 @@ def plan(spec: SweepSpec) -> list[RunTask]:
             "options": options,
             "seed": cell.seed,
             "budget": cell.budget_options,
-            "execution": cell.execution,
+            "execution": spec.executions[cell.execution],
             "tick": spec.tick,
             "interval": {"warmup": spec.warmup, "cooldown": spec.cooldown},
         }
@@ -221,8 +221,8 @@ def plan(spec: SweepSpec) -> list[RunTask]:
                              "content_sha256": wsha, "jobs": len(jobs),
                              "split": wspec.get("split"), "part": cell.part}}
         tasks.append(RunTask(h, wjson, wseed, wsha, cell.part, pjson, cell.policy.name,
-                             options, cell.execution, spec.tick, spec.warmup, spec.cooldown,
-                             cell.params(), prov))
+                             options, spec.executions[cell.execution], spec.tick,
+                             spec.warmup, spec.cooldown, cell.params(), prov))
     seen: dict[str, Cell] = {}
     unique = []
     for t in tasks:  # two cells that are the same run (e.g. equal labels of one policy)
@@ -258,11 +258,21 @@ def run_task(task: RunTask) -> dict[str, Any]:
         jobs = list(_part(task.workload_spec, task.workload_seed, task.part))
         if not jobs:
             raise InputError(f"part {task.part} of the workload is empty", field="split")
+        from bbopt.simulation.execution import EXECUTION_MODELS
+        from bbopt.simulation.io_model import FluidIO
+
         platform = build_platform(task.platform_spec)
+        ex = dict(task.execution)
+        model = EXECUTION_MODELS[ex.pop("name")](**ex)
         result = simulate(jobs, platform, task.policy, options=task.options, tick=task.tick,
-                          execution=None if task.execution == "rigid" else task.execution,
+                          execution=model,
                           workload_name=str(task.params.get("workload", "workload")))
         metrics = summarize(result)
+        if isinstance(model, FluidIO):  # the I/O side: efficiency, interference (Herbein)
+            from bbopt.analysis.io_metrics import io_summary
+
+            for key, value in io_summary(result, model).items():
+                metrics.setdefault(key, value)
         if task.warmup > 0 or task.cooldown > 0:
             submits = [j.submit for j in jobs]
             a, b = min(submits) + task.warmup, max(submits) - task.cooldown

@@ -7,7 +7,8 @@
       kth:
         file: KTH-SP2-1996-2.1-cln.swf   # beside the spec, else in $BBOPT_DATA
         first: 5000                      # optional: the first N jobs of the file
-        transforms: [{name: max-nodes, nodes: 96}, lognormal-bb]   # bbopt generate --list
+        transforms: [{name: max-nodes, nodes: 96}, lognormal-bb]   # bbopt generate --list;
+                                         # the k-th draws with the run seed + k, or its 'seed'
         split: {parts: 16, length: 21d}  # each part is a cell of the grid
         parts: [0, 1]                    # optional: only these parts
         seed: 0                          # optional: a fixed workload seed (else the run's)
@@ -96,7 +97,7 @@ class SweepSpec:
     policies: list[PolicyEntry]
     seeds: list[int]
     budgets: dict[str, dict[str, Any]]
-    executions: list[str]
+    executions: dict[str, dict[str, Any]]
     tick: float | None = None
     warmup: float = 0.0
     cooldown: float = 0.0
@@ -297,7 +298,7 @@ def parse_spec(doc: Any, *, source: str = "<spec>", base: Path | None = None,
     spec = SweepSpec(
         name=str(doc.get("name", Path(source).stem)), source=source, base=base or Path.cwd(),
         workloads=workloads, platforms=platforms, policies=policies, seeds=seeds,
-        budgets=budgets, executions=[str(e) for e in doc.get("executions") or ["rigid"]],
+        budgets=budgets, executions=_executions(doc.get("executions"), source),
         tick=None if tick is None else parse_seconds(tick, "tick"),
         warmup=parse_seconds(doc.get("warmup", 0), "warmup"),
         cooldown=parse_seconds(doc.get("cooldown", 0), "cooldown"),
@@ -312,6 +313,35 @@ def parse_spec(doc: Any, *, source: str = "<spec>", base: Path | None = None,
     return spec
 
 
+def _executions(items: Any, source: str) -> dict[str, dict[str, Any]]:
+    """Execution models by label: ``rigid`` or ``{name: io-contention, kill_at_walltime:
+    false, label: ...}`` (options go to the model's constructor)."""
+    import inspect
+
+    from bbopt.simulation.execution import EXECUTION_MODELS
+
+    out: dict[str, dict[str, Any]] = {}
+    for k, item in enumerate(items or ["rigid"]):
+        entry = {"name": item} if isinstance(item, str) else dict(item)
+        name = str(entry.get("name", ""))
+        if name not in EXECUTION_MODELS:
+            raise InputError(f"unknown execution model {name!r}; known: "
+                             f"{', '.join(EXECUTION_MODELS)}", source=source,
+                             field=f"executions[{k}]")
+        label = str(entry.pop("label", name))
+        params = inspect.signature(EXECUTION_MODELS[name]).parameters
+        for key in entry:
+            if key != "name" and key not in params:
+                raise InputError(f"execution model {name!r} has no option {key!r}; its "
+                                 f"options: {', '.join(params) or 'none'}", source=source,
+                                 field=f"executions[{k}].{key}")
+        if label in out:
+            raise InputError("two execution models with one label; give one a 'label'",
+                             source=source, field=f"executions[{k}]")
+        out[label] = entry
+    return out
+
+
 def _named(item: Any, source: str, where: str) -> dict[str, Any]:
     """A generator reference: ``"name"`` or ``{name: ..., param: value}``, checked."""
     from bbopt.workloads.generators.catalog import generator
@@ -322,7 +352,7 @@ def _named(item: Any, source: str, where: str) -> dict[str, Any]:
     gen = generator(str(entry["name"]))
     params = gen.parameters()
     for key in entry:
-        if key != "name" and key not in params:
+        if key not in ("name", "seed") and key not in params:
             raise InputError(f"generator {gen.name!r} has no parameter {key!r}; its parameters:"
                              f" {', '.join(params) or 'none'}", source=source,
                              field=f"{where}.{key}")

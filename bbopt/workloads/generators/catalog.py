@@ -134,6 +134,16 @@ def _max_nodes(jobs: list[Job], seed: int, *, nodes: int = 100) -> list[Job]:
     return [j for j in jobs if j.nodes <= int(nodes)]
 
 
+def _scale_nodes(jobs: list[Job], seed: int, *, factor: int = 32) -> list[Job]:
+    """Every job's node count times ``factor`` (a small machine's trace on a large one)."""
+    return [replace(j, nodes=j.nodes * int(factor)) for j in jobs]
+
+
+def _io_rate(jobs: list[Job], seed: int, *, per_node: float = 18e6) -> list[Job]:
+    """Every job's PFS bandwidth per node, in bytes/s (Herbein et al., Section 4.2: 18 MB/s)."""
+    return [replace(j, bandwidth=float(per_node)) for j in jobs]
+
+
 def _first(jobs: list[Job], seed: int, *, n: int = 1000) -> list[Job]:
     return list(jobs[:int(n)])
 
@@ -158,6 +168,9 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
               "OMFS entities with entitlement shares (Zvi & Oren)"),
     Generator("omfs-preemption", "transform", _omfs_preemption,
               "OMFS preemptable / checkpointable flags (Zvi & Oren)"),
+    Generator("scale-nodes", "transform", _scale_nodes, "multiply every job's node count"),
+    Generator("io-rate", "transform", _io_rate,
+              "set every job's PFS bandwidth per node (bytes/s)"),
     Generator("max-nodes", "transform", _max_nodes, "leave out jobs wider than the machine"),
     Generator("first", "transform", _first, "keep the first n jobs"),
 )}
