@@ -8,9 +8,11 @@
     table = experiments.collect("results/kopanski")         # one row per run
     experiments.write_report("results/kopanski", "report")  # figures + index.html
 
-The pieces live in :mod:`bbopt.analysis` (sweep_spec, sweep, store, report, figures).
+The pieces live in :mod:`bbopt.analysis` (sweep_spec, sweep, store, report, figures); the
+one-process split comparison (:func:`compare_split`) is here too.
 """
 
+from bbopt.analysis.experiments import compare_split, split_trace
 from bbopt.analysis.store import Store, collect, run_hash, write_table
 from bbopt.analysis.sweep import plan, run_sweep
 from bbopt.analysis.sweep_spec import load_spec, parse_spec
@@ -23,5 +25,5 @@ def write_report(*args, **kwargs):
     return _write(*args, **kwargs)
 
 
-__all__ = ["Store", "collect", "load_spec", "parse_spec", "plan", "run_hash", "run_sweep",
-           "write_report", "write_table"]
+__all__ = ["Store", "collect", "compare_split", "load_spec", "parse_spec", "plan", "run_hash",
+           "run_sweep", "split_trace", "write_report", "write_table"]

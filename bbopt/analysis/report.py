@@ -41,6 +41,10 @@ def write_report(root: str | Path, out: str | Path, *, reference: str | None = N
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "results.csv", index=False)
     summaries = {s["hash"]: s for s in store.summaries()}
+    if reference is not None and reference not in set(table["policy"]):
+        raise InputError(f"reference policy {reference!r} was not run; the store holds "
+                         f"{', '.join(dict.fromkeys(table['policy']))}", source=str(root),
+                         field="reference")
     reference = reference or _most_common(s.get("reference") for s in summaries.values()) \
         or table["policy"].iloc[0]
     metrics = list(metrics or _most_common(tuple(s.get("report_metrics") or ()) for s in

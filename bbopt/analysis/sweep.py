@@ -418,18 +418,18 @@ def _run_processes(todo: list[RunTask], workers: int | None, batch: int,
     workers = workers or os.cpu_count() or 1
     chunks = batches(todo, batch)
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx)
+    finished = False
+    try:
         pending = {pool.submit(run_batch, c) for c in chunks}
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    for result in fut.result():
-                        receive(result)
-        except BaseException:
-            for fut in pending:
-                fut.cancel()
-            raise
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                for result in fut.result():
+                    receive(result)
+        finished = True
+    finally:  # interrupted: do not wait for the runs in flight (they are redone next time)
+        pool.shutdown(wait=finished, cancel_futures=True)
 
 
 def _run_dask(todo: list[RunTask], address: str, workers: int | None, batch: int | None,
