@@ -16,6 +16,8 @@ class Greedy:
 
     name = "test"
 
+    io_aware = False
+
     def __init__(self, pick):
         self.pick = pick
 
@@ -49,6 +51,7 @@ def test_busy_node_set_is_refused():
 
     class Pin:
         name = "pin"
+        io_aware = False
 
         def decide(self, state):
             return Decision(start=tuple(Start(j.id, (0, 1)) for j in state.queue))
@@ -64,6 +67,7 @@ def test_local_ssd_requests_are_enforced_per_node():
 
     class Pin:
         name = "pin"
+        io_aware = False
 
         def __init__(self, nodes):
             self.nodes = nodes
@@ -105,6 +109,7 @@ def test_memory_travels_between_decisions():
 
     class Counter:
         name = "counter"
+        io_aware = False
 
         def decide(self, state):
             seen.append(state.memory.get("n", 0))

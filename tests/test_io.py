@@ -248,6 +248,8 @@ def test_phased_transfers_share_the_bb_link():
 
     @register("test-spread")
     class Spread:
+        io_aware = False
+
         def __init__(self, name="test-spread"):
             self.name = name
 

@@ -19,9 +19,14 @@ from bbopt.errors import InputError, UnknownNameError
 
 @runtime_checkable
 class Policy(Protocol):
-    """What the engine and :func:`bbopt.decide` need of a policy."""
+    """What the engine and :func:`bbopt.decide` need of a policy.
+
+    ``io_aware`` declares that its starts name nodes that keep every link of the platform's I/O
+    tree within its bandwidth; the engine then enforces bandwidth as it enforces nodes and BB.
+    """
 
     name: str
+    io_aware: bool
 
     def decide(self, state: ClusterState) -> Decision: ...
 
@@ -76,6 +81,9 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
     if not isinstance(name, str):
         if options:
             raise InputError("options are given to make_policy only with a policy name")
+        if not isinstance(name, Policy):
+            raise InputError(f"{type(name).__name__} is not a policy: it needs a name, an "
+                             "io_aware flag and decide(state)", field="policy")
         return name
     if name not in _REGISTRY:
         raise UnknownNameError("policy", name, list(_REGISTRY))

@@ -155,6 +155,21 @@ def solve(model: Any, backend: str, budget: Budget | None = None, seed: int = 0,
 
     Never returns without a solution unless the model is infeasible: on a backend that ran out
     of budget the model's ``fallback()`` answer comes back with status FALLBACK.
+
+    Example: Table 1 of the BBSched paper (100 nodes, 100 TB of BB free; jobs as (nodes, TB)),
+    its exact Pareto set by CP-SAT and by enumeration.
+
+    >>> from bbopt import Job
+    >>> from bbopt.core import TB
+    >>> from bbopt.models.window import WindowModel
+    >>> jobs = [Job(f"J{i}", 0, 3600, nodes=n, bb=b * TB) for i, (n, b) in
+    ...         enumerate([(80, 20), (10, 85), (40, 5), (10, 0), (20, 0)], 1)]
+    >>> model = WindowModel.from_jobs(jobs, free_nodes=100, free_bb=100 * TB)
+    >>> for backend in ("cpsat", "exhaustive"):
+    ...     result = solve(model, backend, Budget(seconds=5), seed=0, form="pareto")
+    ...     print(backend, result.status, sorted(model.selected(p.x) for p in result.pareto))
+    cpsat OPTIMAL [[0, 4], [1, 2, 3, 4]]
+    exhaustive OPTIMAL [[0, 4], [1, 2, 3, 4]]
     """
     budget = budget or Budget()
     table = _table(model)
