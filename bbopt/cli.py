@@ -413,8 +413,9 @@ def _experiment_parsers(sub) -> None:
     sw.add_argument("--workers", "-j", type=int, default=None,
                     help="worker processes (default: the CPU count)")
     sw.add_argument("--serial", action="store_true", help="run in this process")
-    sw.add_argument("--dask", metavar="local|tcp://HOST:PORT", default=None,
-                    help="run on Dask: a LocalCluster, or a running scheduler (cluster extra)")
+    sw.add_argument("--dask", metavar="local|tcp://HOST:PORT|FILE.json", default=None,
+                    help="run on Dask: a LocalCluster, or a running scheduler by address or "
+                         "scheduler file (cluster extra)")
     sw.add_argument("--batch", type=int, default=None, metavar="N", help="runs per task")
     sw.add_argument("--dry-run", action="store_true",
                     help="list the cells and how many are already done; run nothing")

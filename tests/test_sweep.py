@@ -166,6 +166,31 @@ def test_same_table_on_dask_local_cluster(tmp_path):
         collect(tmp_path / "dask", include_timing=False))
 
 
+@pytest.mark.slow
+def test_running_scheduler_by_address_and_by_scheduler_file(tmp_path):
+    """What a site does: workers started elsewhere (dask-jobqueue, sbatch), the sweep connects
+    by address, and a widened grid by the scheduler file; batches of 3 runs per task."""
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    serial = tmp_path / "serial"
+    run_sweep(spec_of(seeds=[0, 1, 2]), serial, executor="serial", progress=False)
+    out = tmp_path / "remote"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        first = run_sweep(spec_of(), out, dask=cluster.scheduler_address, batch=3,
+                          progress=False)
+        assert (first.ran, first.failed) == (8, 0)
+        sched = tmp_path / "scheduler.json"
+        sched.write_text(json.dumps({"address": cluster.scheduler_address}))
+        wider = run_sweep(spec_of(seeds=[0, 1, 2]), out, dask=str(sched), progress=False)
+        assert (wider.total, wider.skipped, wider.ran) == (12, 8, 4)
+        assert len(cluster.workers) == 2  # the site's workers stay up
+    assert collect(serial, include_timing=False).equals(collect(out, include_timing=False))
+    with pytest.raises(InputError, match="scheduler file"):
+        run_sweep(spec_of(seeds=[5]), out, dask=str(tmp_path / "none.json"), progress=False)
+
+
 def _finished(out: Path) -> int:
     """Run directories with a summary (a temporary one is a run killed while written)."""
     return sum(1 for f in out.glob("runs/*/summary.json") if not f.parent.name.startswith("."))
@@ -216,6 +241,19 @@ def test_cli_sweep_and_collect(tmp_path, capsys):
     import pandas as pd
 
     assert len(pd.read_csv(tmp_path / "t.csv")) == 8
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        assert main(["sweep", "collect", str(tmp_path / "r"), "--out",
+                     str(tmp_path / "t.parquet")]) == 2  # says which extra to install
+    else:
+        assert main(["sweep", "collect", str(tmp_path / "r"), "--out",
+                     str(tmp_path / "t.parquet")]) == 0
+        back = pd.read_parquet(tmp_path / "t.parquet")
+        table = collect(tmp_path / "r")
+        assert list(back.columns) == list(table.columns)
+        assert back["mean_wait"].tolist() == table["mean_wait"].tolist()
+        assert back["run"].tolist() == table["run"].tolist()
     capsys.readouterr()
     assert main(["sweep", str(spec_file), "--out", str(tmp_path / "r"), "--dry-run"]) == 0
     err = capsys.readouterr().err
@@ -223,3 +261,26 @@ def test_cli_sweep_and_collect(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump({**SPEC, "policies": ["nope"]}))
     assert main(["sweep", str(bad), "--out", str(tmp_path / "x")]) == 2
+
+
+def test_a_failing_run_is_recorded_retried_and_reported(tmp_path):
+    from bbopt.cli import main
+
+    doc = {"name": "f", "workloads": {"syn": {"generator": {"name": "kth-like", "n_jobs": 60}}},
+           "policies": ["fcfs-bb", {"name": "conservative-bb", "options": {"depth": -1}}],
+           "seeds": [0]}
+    out = tmp_path / "r"
+    first = run_sweep(spec_of(doc), out, executor="serial", progress=False)
+    assert (first.total, first.ran, first.failed) == (2, 1, 1)
+    assert "depth" in first.failures[0]
+    records = list((out / "failed").glob("*.json"))
+    assert len(records) == 1
+    record = json.loads(records[0].read_text())
+    assert record["params"]["policy"] == "conservative-bb"
+    assert "Traceback" in record["traceback"]
+    assert list(collect(out)["policy"]) == ["fcfs-bb"]
+    again = run_sweep(spec_of(doc), out, executor="serial", progress=False)
+    assert (again.skipped, again.ran, again.failed) == (1, 0, 1)  # retried, not skipped
+    spec_file = tmp_path / "f.yaml"
+    spec_file.write_text(yaml.safe_dump(doc))
+    assert main(["sweep", str(spec_file), "--out", str(out), "--serial", "--no-progress"]) == 1

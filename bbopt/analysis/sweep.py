@@ -14,7 +14,8 @@ Executors: ``"serial"`` (this process), ``"processes"`` (``concurrent.futures`` 
 ``workers`` spawned processes; the default, no extra dependency), and Dask distributed
 (``dask="local"`` starts a ``LocalCluster`` of ``workers`` single-threaded processes;
 ``dask="tcp://host:8786"`` connects to a running scheduler, whose workers must see the same
-workload files, e.g. on a shared file system). Runs of one workload are batched per task
+workload files, e.g. on a shared file system; ``dask="path/scheduler.json"`` to the one that
+``dask scheduler --scheduler-file`` announced there). Runs of one workload are batched per task
 (``batch``; by default about four tasks per worker) so the scheduling overhead stays small.
 """
 
@@ -105,18 +106,23 @@ def _workload(spec_json: str, seed: int) -> tuple[tuple[Job, ...], str]:
     return tuple(jobs), jobs_sha256(jobs)
 
 
-@lru_cache(maxsize=64)
-def _part(spec_json: str, seed: int, part: int | None) -> tuple[Job, ...]:
+@lru_cache(maxsize=4)
+def _split(spec_json: str, seed: int) -> tuple[tuple[Job, ...], ...]:
+    """Every part of a split workload, split once per process (a sweep runs many of them)."""
     import json
 
     from bbopt.analysis.experiments import split_trace
 
     jobs, _ = _workload(spec_json, seed)
-    if part is None:
-        return jobs
     split = json.loads(spec_json)["split"]
     parts = split_trace(list(jobs), int(split["parts"]), length=split.get("length"))
-    return tuple(parts[part])
+    return tuple(tuple(p) for p in parts)
+
+
+def _part(spec_json: str, seed: int, part: int | None) -> tuple[Job, ...]:
+    if part is None:
+        return _workload(spec_json, seed)[0]
+    return _split(spec_json, seed)[part]
 
 
 def workload_seed(spec: Mapping[str, Any], seed: int) -> int:
@@ -347,7 +353,8 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     """Run every missing cell of ``spec`` into the store at ``out``.
 
     ``executor``: ``"serial"`` or ``"processes"`` (``workers`` processes, default: the CPU
-    count); ``dask``: ``"local"`` or a scheduler address (overrides ``executor``). ``batch``:
+    count); ``dask``: ``"local"``, a scheduler address or a scheduler file ``*.json``
+    (overrides ``executor``). ``batch``:
     runs per task (default 1 for processes; for Dask, about four tasks per worker).
     """
     t_start = time.perf_counter()
@@ -444,6 +451,10 @@ def _run_dask(todo: list[RunTask], address: str, workers: int | None, batch: int
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                                processes=True, dashboard_address=None)
         client = Client(cluster)
+    elif address.endswith(".json"):  # dask scheduler --scheduler-file F (batch-job setups)
+        if not Path(address).is_file():
+            raise InputError(f"no scheduler file {address}", field="--dask")
+        client = Client(scheduler_file=address)
     else:
         client = Client(address)
     try:
