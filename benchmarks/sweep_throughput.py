@@ -6,13 +6,17 @@ Each execution writes into its own fresh results store, so every cell really run
 collected tables are compared (without timing columns) to show that the executions agree.
 Ratios are against the serial run measured in the same invocation.
 
+``--spec experiments/bbsched.yaml [--quick]`` times a paper's specification the same way (the
+issue's target: the BBSched sweep on 2 cores in at most half its serial time).
+
 Run: ``python benchmarks/sweep_throughput.py [--workers 2] [--parts 16] [--policies ...]
-[--no-dask]``.
+[--spec FILE [--quick]] [--no-dask]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -24,7 +28,7 @@ from _data import data_path  # noqa: E402
 
 from bbopt.analysis.store import collect  # noqa: E402
 from bbopt.analysis.sweep import dask_overhead, run_sweep  # noqa: E402
-from bbopt.analysis.sweep_spec import parse_spec  # noqa: E402
+from bbopt.analysis.sweep_spec import load_spec, parse_spec  # noqa: E402
 
 KTH = "KTH-SP2-1996-2.1-cln.swf"
 QUEUE = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
@@ -35,17 +39,35 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--parts", type=int, default=16)
     ap.add_argument("--policies", default=QUEUE)
+    ap.add_argument("--spec", default=None, help="time this sweep specification instead")
+    ap.add_argument("--quick", action="store_true", help="with --spec: its quick variant")
     ap.add_argument("--no-dask", action="store_true")
     args = ap.parse_args()
+    if args.spec:
+        spec = load_spec(args.spec, quick=args.quick)
+        n = len(spec.cells())
+        print(f"{n} runs of {args.spec}{' (quick)' if args.quick else ''}; "
+              f"{args.workers} workers")
+    else:
+        spec = _kth_spec(args)
+        n = len(spec.cells())
+        print(f"{n} runs: {len(spec.policies)} queue policies x {args.parts} KTH parts of 21 "
+              f"days (log-normal BB) on kopanski; {args.workers} workers")
+    print("load average before: " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+          + f" on {os.cpu_count()} CPUs")
+    _measure(spec, n, args)
+
+
+def _kth_spec(args):
     doc = {"name": "throughput",
            "workloads": {"kth": {"file": str(data_path(KTH)), "transforms": ["lognormal-bb"],
                                  "split": {"parts": 16, "length": "21d"},
                                  "parts": list(range(args.parts))}},
            "policies": args.policies.split(","), "seeds": [0]}
-    spec = parse_spec(doc, source="<benchmark>")
-    n = len(spec.cells())
-    print(f"{n} runs: {len(spec.policies)} queue policies x {args.parts} KTH parts of 21 days "
-          f"(log-normal BB) on kopanski; {args.workers} workers")
+    return parse_spec(doc, source="<benchmark>")
+
+
+def _measure(spec, n: int, args) -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         execs = [("serial", {"executor": "serial"}),
@@ -80,6 +102,7 @@ def main() -> None:
             per = dask_overhead("local", n=300, workers=args.workers)
             print(f"Dask LocalCluster scheduling overhead: {per * 1e3:.2f} ms per task "
                   "(300 trivial tasks; target <= 50 ms per run)")
+            print("load average after: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
         except ImportError:
             pass
 
