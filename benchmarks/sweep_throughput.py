@@ -67,6 +67,11 @@ def _kth_spec(args):
     return parse_spec(doc, source="<benchmark>")
 
 
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def _measure(spec, n: int, args) -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,19 +89,28 @@ def _measure(spec, n: int, args) -> None:
         tables = {}
         for label, kw in execs:
             out = Path(tmp) / label.split()[0]
-            t0 = time.perf_counter()
+            c0, t0 = _cpu(), time.perf_counter()
             rep = run_sweep(spec, out, progress=False, **kw)
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, _cpu() - c0
             assert rep.ran == n and rep.failed == 0, rep.failures
             tables[label] = collect(out, include_timing=False)
             sim = collect(out)["simulation_wall_time"].sum()
-            rows.append((label, wall, n / wall, sim))
+            rows.append((label, wall, n / wall, sim, cpu))
         same = all(t.equals(tables["serial"]) for t in tables.values())
-    base = rows[0][1]
-    print(f"\n{'execution':<26}{'wall s':>9}{'runs/s':>9}{'speed-up':>10}{'sim s (sum)':>13}")
-    for label, wall, rate, sim in rows:
-        print(f"{label:<26}{wall:>9.1f}{rate:>9.2f}{base / wall:>9.2f}x{sim:>13.1f}")
+    base, base_cpu = rows[0][1], rows[0][4]
+    print(f"\n{'execution':<26}{'wall s':>9}{'runs/s':>9}{'speed-up':>10}{'sim s (sum)':>13}"
+          f"{'CPU s':>9}{'CPU / serial':>14}")
+    for label, wall, rate, sim, cpu in rows:
+        print(f"{label:<26}{wall:>9.1f}{rate:>9.2f}{base / wall:>9.2f}x{sim:>13.1f}"
+              f"{cpu:>9.1f}{cpu / base_cpu:>13.2f}x")
     print(f"collected tables identical across executions: {same}")
+    bounds = ", ".join(f"{row[0].split()[0]} {args.workers * base_cpu / row[4]:.2f}x"
+                       for row in rows[1:])
+    print("CPU s: user + system of this process and its (reaped) workers. On a machine as busy "
+          "as its load average, wall-clock speed-ups say little; the CPU ratio is the cost of "
+          "spreading the runs (worker start-up, each worker preparing its workloads), and "
+          f"{args.workers} x serial CPU / parallel CPU bounds the speed-up on {args.workers} "
+          f"idle cores: {bounds}")
     if not args.no_dask:
         try:
             per = dask_overhead("local", n=300, workers=args.workers)
