@@ -229,6 +229,37 @@ def test_killed_sweep_resumes_with_only_the_missing_cells(tmp_path):
         collect(tmp_path / "ref", include_timing=False))
 
 
+@pytest.mark.slow
+def test_interrupted_process_sweep_stops_without_finishing_the_runs_in_flight(tmp_path):
+    doc = {"name": "i", "workloads": {"syn": {"generator": {"name": "kth-like",
+                                                            "n_jobs": 5000}}},
+           "policies": ["conservative-bb"], "seeds": [0, 1, 2, 3, 4, 5]}
+    spec_file = tmp_path / "s.yaml"
+    spec_file.write_text(yaml.safe_dump(doc))
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "bbopt.cli", "sweep", str(spec_file),
+                             "--out", str(out), "-j", "2", "--no-progress"],
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline and _finished(out) < 1:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)  # the other worker is mid-run, this one just began
+        t0 = time.monotonic()
+        rc = proc.wait(timeout=120)
+        stopped_in = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    run_s = min(json.loads(f.read_text())["provenance"]["wall_time"]
+                for f in out.glob("runs/*/summary.json"))
+    assert rc == 130
+    assert 1 <= _finished(out) < 6
+    assert stopped_in < run_s / 2, (stopped_in, run_s)  # did not wait for the runs in flight
+    assert not list((out / "runs").glob(".tmp-*"))
+
+
 def test_cli_sweep_and_collect(tmp_path, capsys):
     from bbopt.cli import main
 
@@ -284,3 +315,15 @@ def test_a_failing_run_is_recorded_retried_and_reported(tmp_path):
     spec_file = tmp_path / "f.yaml"
     spec_file.write_text(yaml.safe_dump(doc))
     assert main(["sweep", str(spec_file), "--out", str(out), "--serial", "--no-progress"]) == 1
+
+
+def test_progress_lines_for_batch_jobs_count_runs_and_estimate_time_left(tmp_path, capsys):
+    out = tmp_path / "r"
+    run_sweep(spec_of(seeds=[0]), out, executor="serial", progress=0.0)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert [ln.split()[1] for ln in lines] == ["1/4", "2/4", "3/4", "4/4"]
+    assert lines[-1].endswith("about 0m00s left") and "0 failed" in lines[-1]
+    assert "left" in lines[0] and "?" not in lines[0]
+    run_sweep(spec_of(seeds=[0, 1]), out, executor="serial", progress=3600.0)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [lines[-1]] and "4/4 runs (4 done before)" in lines[0]  # only the end

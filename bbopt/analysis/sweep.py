@@ -347,7 +347,7 @@ def batches(tasks: list[RunTask], size: int) -> list[list[RunTask]]:
 
 def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
               workers: int | None = None, dask: str | None = None, batch: int | None = None,
-              progress: bool = True, spec_text: str | None = None,
+              progress: bool | float = True, spec_text: str | None = None,
               on_result: Callable[[RunTask, dict[str, Any]], None] | None = None
               ) -> SweepReport:
     """Run every missing cell of ``spec`` into the store at ``out``.
@@ -356,6 +356,8 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     count); ``dask``: ``"local"``, a scheduler address or a scheduler file ``*.json``
     (overrides ``executor``). ``batch``:
     runs per task (default 1 for processes; for Dask, about four tasks per worker).
+    ``progress``: a bar with the time left (``True``), nothing (``False``), or a number:
+    plain lines every that many seconds (:class:`ProgressLog`, for batch jobs' logs).
     """
     t_start = time.perf_counter()
     store = Store(out)
@@ -408,13 +410,57 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     return report
 
 
-def _bar(n: int, skipped: int, show: bool):
-    if not show or n == 0:
+def _bar(n: int, skipped: int, show: bool | float):
+    if show is False or show is None or n == 0:
         return None
+    if show is not True:  # seconds between plain log lines (batch jobs: no terminal)
+        return ProgressLog(n, skipped, float(show))
     from tqdm import tqdm
 
     return tqdm(total=n, unit="run", desc=f"sweep ({skipped} done before)" if skipped else
                 "sweep", file=sys.stderr, smoothing=0.1, dynamic_ncols=True)
+
+
+class ProgressLog:
+    """Progress as plain lines on stderr every ``every`` seconds (and at the end): runs done,
+    failures, time elapsed and an estimate of the time left from the mean pace so far."""
+
+    def __init__(self, total: int, skipped: int, every: float, stream=None) -> None:
+        self.total, self.skipped, self.every = total, skipped, every
+        self.stream = stream or sys.stderr
+        self.done = 0
+        self.failed = 0
+        self.t0 = self.last = time.monotonic()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.last >= self.every or self.done == self.total:
+            self.last = now
+            self._line(now)
+
+    def set_postfix(self, failed: int = 0, **_: Any) -> None:
+        self.failed = failed
+
+    def close(self) -> None:
+        if self.done < self.total:
+            self._line(time.monotonic())
+
+    def _line(self, now: float) -> None:
+        elapsed = now - self.t0
+        left = (elapsed / self.done * (self.total - self.done)) if self.done else float("nan")
+        before = f" ({self.skipped} done before)" if self.skipped else ""
+        print(f"sweep: {self.done}/{self.total} runs{before}, {self.failed} failed, "
+              f"{_hms(elapsed)} elapsed, about {_hms(left)} left", file=self.stream,
+              flush=True)
+
+
+def _hms(seconds: float) -> str:
+    if seconds != seconds:  # nan: no pace yet
+        return "?"
+    s = round(seconds)
+    return f"{s // 3600}h{s // 60 % 60:02d}m{s % 60:02d}s" if s >= 3600 else \
+        f"{s // 60}m{s % 60:02d}s"
 
 
 def _run_processes(todo: list[RunTask], workers: int | None, batch: int,
@@ -436,7 +482,19 @@ def _run_processes(todo: list[RunTask], workers: int | None, batch: int,
                     receive(result)
         finished = True
     finally:  # interrupted: do not wait for the runs in flight (they are redone next time)
+        if not finished:
+            _terminate_workers(pool)
         pool.shutdown(wait=finished, cancel_futures=True)
+
+
+def _terminate_workers(pool) -> None:
+    """Stop a process pool's workers now (else the interpreter's exit waits for their runs)."""
+    if hasattr(pool, "terminate_workers"):  # Python >= 3.14
+        pool.terminate_workers()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            proc.terminate()
 
 
 def _run_dask(todo: list[RunTask], address: str, workers: int | None, batch: int | None,
