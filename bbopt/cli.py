@@ -536,6 +536,9 @@ def _experiment_parsers(sub) -> None:
     sw.add_argument("--dry-run", action="store_true",
                     help="list the cells and how many are already done; run nothing")
     sw.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sw.add_argument("--progress-every", type=float, default=60.0, metavar="S",
+                    help="without a terminal (batch jobs): a progress line every S seconds "
+                         "(default 60)")
     sw.add_argument("--no-timing", action="store_true",
                     help="collect: leave out wall/decision times, host and dates")
     sw.set_defaults(func=_cmd_sweep)
@@ -601,7 +604,8 @@ def _cmd_sweep(args) -> int:
         return 0
     report = run_sweep(spec, out, executor="serial" if args.serial else "processes",
                        workers=args.workers, dask=args.dask, batch=args.batch,
-                       progress=not args.no_progress and sys.stderr.isatty(),
+                       progress=False if args.no_progress else
+                       (True if sys.stderr.isatty() else args.progress_every),
                        spec_text=Path(args.spec).read_text())
     print(f"{spec.name}: {report.total} runs, {report.skipped} already done, {report.ran} run, "
           f"{report.failed} failed, in {report.wall_time:.1f} s -> {out}", file=sys.stderr)
