@@ -50,11 +50,26 @@ def test_choices(tmp_path):
     assert read_swf(p, rebase=True).jobs[0].submit == 0
 
 
+def test_requested_and_allocated_processors_are_told_apart(tmp_path):
+    # Field 8 (requested) differs from field 5 (allocated) on every row.
+    p = write(tmp_path, [row(id=1, req=4, alloc=2), row(id=2, req=1, alloc=8),
+                         row(id=3, req=-1, alloc=5), row(id=4, req=6, alloc=-1)])
+    assert [j.nodes for j in read_swf(p).jobs] == [4, 1, 5, 6]
+    assert [j.nodes for j in read_swf(p, processors="allocated").jobs] == [2, 8, 5, 6]
+
+
 def test_gzip(tmp_path):
+    rows = [row(id=1, submit=0, run=10, alloc=2, req=3, wall=60),
+            row(id=2, submit=5, run=70, alloc=4, req=4, wall=120)]
     p = tmp_path / "t.swf.gz"
     with gzip.open(p, "wt") as fh:
-        fh.write(LINE.format(**row()))
-    assert len(read_swf(p).jobs) == 1
+        fh.write("; MaxNodes: 8\n" + "".join(LINE.format(**r) for r in rows))
+    plain = write(tmp_path, rows)
+    jobs = read_swf(p).jobs
+    assert [(j.id, j.submit, j.runtime, j.nodes, j.walltime) for j in jobs] == [
+        ("1", 0.0, 10.0, 3, 60.0), ("2", 5.0, 70.0, 4, 120.0)]
+    assert jobs == read_swf(plain).jobs
+    assert read_swf(p).max_nodes == 8
 
 
 @pytest.mark.parametrize("text, line, field", [
