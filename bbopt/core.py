@@ -58,13 +58,17 @@ class Job:
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
+        # (exact-type tests first: ABC isinstance checks cost most of a job's construction)
+        if type(self.nodes) is not int and isinstance(self.nodes, numbers.Integral) \
+                and not isinstance(self.nodes, bool | int):
             object.__setattr__(self, "nodes", int(self.nodes))  # numpy integers are integers
         if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
             raise InputError(f"job {self.id}: nodes must be a positive integer, got {self.nodes!r}",
                              field="nodes")
         for name in ("submit", "walltime", "bb", "ssd", "bandwidth", "priority", "runtime"):
             value = getattr(self, name)
+            if type(value) is float or type(value) is int:
+                continue
             if (value is not None or name != "runtime") and (
                     isinstance(value, bool) or not isinstance(value, numbers.Real)):
                 raise InputError(f"job {self.id}: {name} must be a number, got {value!r}",
@@ -284,7 +288,12 @@ class Status(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SolveStats:
-    """How a decision was reached: which backend, how well, how fast."""
+    """How a decision was reached: which backend, how well, how fast.
+
+    ``audited``: an exact backend solved the decision's model again (a plan policy's ``audit=``)
+    and ``bound``/``gap`` come from it; without an audit a ``gap`` is only the backend's own
+    (e.g. annealing solving a tiny queue exhaustively), which says nothing about the heuristic.
+    """
 
     backend: str = "greedy"
     status: Status = Status.OPTIMAL
@@ -293,6 +302,7 @@ class SolveStats:
     gap: float | None = None
     wall_time: float = 0.0
     budget: float | None = None
+    audited: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,3 +335,47 @@ class Decision:
     @property
     def started_ids(self) -> list[str]:
         return [s.job_id for s in self.start]
+
+
+# Periodic applications (Jeannot, Pallez & Vidal, "Job Model"): the one reading of a job's
+# ``extra["io"]``, shared by the exclusive-I/O execution model, the pack model and its policies.
+
+def periodic_spec(job: Job) -> tuple[int, float, float] | None:
+    """``(iterations, compute seconds, bytes per I/O phase)`` of a periodic job, or ``None``
+    for a job without ``extra["io"]``. Bad values raise :class:`InputError` naming the field."""
+    io = job.extra.get("io") if job.extra else None
+    if io is None:
+        return None
+    if not isinstance(io, Mapping):
+        raise InputError(f"job {job.id}: extra['io'] must be a mapping", field="io")
+    try:
+        n = int(io["iterations"])
+        w = float(io["compute_seconds"])
+        v = float(io["io_bytes"])
+    except KeyError as e:
+        raise InputError(f"job {job.id}: extra['io'] lacks {e.args[0]!r}",
+                         field=f"io.{e.args[0]}") from None
+    except (TypeError, ValueError):
+        raise InputError(f"job {job.id}: extra['io'] iterations, compute_seconds and io_bytes "
+                         "must be numbers", field="io") from None
+    if n < 1:
+        raise InputError(f"job {job.id}: io.iterations must be >= 1, got {n}",
+                         field="io.iterations")
+    for name, x in (("compute_seconds", w), ("io_bytes", v)):
+        if not (x >= 0 and math.isfinite(x)):
+            raise InputError(f"job {job.id}: io.{name} must be >= 0, got {x!r}",
+                             field=f"io.{name}")
+    return n, w, v
+
+
+def time_alone(job: Job, bandwidth: float | None = None) -> float:
+    """Equation (1): the job's execution time with the I/O node to itself."""
+    spec = periodic_spec(job)
+    if spec is None:
+        return job.runtime if job.runtime is not None else job.walltime
+    n, w, v = spec
+    b = bandwidth if bandwidth is not None else float(job.extra["io"].get("io_bandwidth", 0))
+    if not b > 0:
+        raise InputError(f"job {job.id}: no I/O bandwidth (io.io_bandwidth)",
+                         field="io.io_bandwidth")
+    return n * (w + v / b)

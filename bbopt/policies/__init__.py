@@ -8,6 +8,7 @@ from bbopt.policies import (  # noqa: F401 (they register)
     fairshare,
     io,
     io_window,
+    packs,
     plan,
     queue,
     window,

@@ -36,6 +36,7 @@ from typing import Protocol
 from bbopt.core import Job, JobState, Platform
 from bbopt.errors import UnknownNameError
 from bbopt.simulation.checkpoint import REQUEUE_ENDS, CheckpointRestart
+from bbopt.simulation.exclusive_io import ExclusiveIO
 from bbopt.simulation.io_model import IOContention, PhasedIO
 
 __all__ = ["EXECUTION_MODELS", "REQUEUE_ENDS", "ExecutionModel", "Rigid",
@@ -87,7 +88,7 @@ class Rigid:
 
 #: Execution models by name.
 EXECUTION_MODELS = {"rigid": Rigid, "io-contention": IOContention, "phased-io": PhasedIO,
-                    "checkpoint": CheckpointRestart}
+                    "checkpoint": CheckpointRestart, "exclusive-io": ExclusiveIO}
 
 
 def make_execution_model(model: str | ExecutionModel | None) -> ExecutionModel:
