@@ -25,7 +25,7 @@ def selections(result) -> set[tuple[int, ...]]:
     return {tuple(np.flatnonzero(s.x)) for s in result.pareto}
 
 
-@pytest.mark.parametrize("backend", ["cpsat", "milp", "exhaustive", "nsga2"])
+@pytest.mark.parametrize("backend", ["cpsat", "milp", "highs", "exhaustive", "nsga2"])
 def test_table1_front_is_exactly_two_solutions(backend):
     r = solve(table1(), backend, Budget(20.0), seed=1)
     assert front(r) == [(80.0, 90 * TB), (100.0, 20 * TB)]
@@ -61,7 +61,7 @@ def test_exact_backends_agree_with_enumeration(case):
     m = random_model(rng, w, objectives, scarce=case % 4 < 2)
     ref = solve(m, "exhaustive", Budget(30.0))
     assert ref.status is Status.OPTIMAL
-    for backend in ("cpsat", "milp"):
+    for backend in ("cpsat", "milp", "highs"):
         r = solve(m, backend, Budget(30.0), seed=0)
         assert r.status is Status.OPTIMAL, backend
         assert front(r) == front(ref), backend
@@ -97,7 +97,7 @@ def test_single_objective_forms_match_enumeration():
                          ("weighted", {"weights": (0.2, 0.8)}),
                          ("lexicographic", {"priority": ("bb", "nodes")})):
             ref = solve(m, "exhaustive", Budget(30.0), form=form, **kw)
-            for backend in ("cpsat", "milp"):
+            for backend in ("cpsat", "milp", "highs"):
                 r = solve(m, backend, Budget(30.0), form=form, **kw)
                 assert r.status is Status.OPTIMAL
                 assert r.objective == pytest.approx(ref.objective, rel=1e-9), (backend, form)
