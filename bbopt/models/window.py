@@ -1,5 +1,8 @@
 """Window selection as a formal model: which jobs of the queue's front window start now.
 
+Length: the model, its SSD-placement extension and the objectives table that reads its integer
+form are one specification (Sections 3.2.1 and 5) and change together.
+
 Fan et al., "Scheduling Beyond CPUs for HPC" (BBSched, HPDC 2019), Section 3.2.1 and Section 5.
 At a scheduling point the first ``w`` eligible jobs of the queue form the window. A selection is a
 binary vector ``x`` of length ``w``; it is feasible when

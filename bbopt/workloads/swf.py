@@ -1,6 +1,8 @@
 """Reader and writer of the Standard Workload Format (SWF) of the Parallel Workloads Archive,
 including the two burst-buffer variants found in the wild.
 
+Length: reader, writer and the two BB column variants share the field table and its checks.
+
 One job per line, 18 whitespace-separated fields; ``-1`` means missing; header lines start with
 ``;`` (``; MaxNodes: 100`` and the like are kept in :attr:`SwfTrace.header`). ``.swf.gz`` files are
 read transparently. Fields (1-based, as in the archive's definition):
