@@ -21,16 +21,16 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bbopt.core import slack
 
 
-@dataclass(frozen=True, slots=True)
-class Release:
+class Release(NamedTuple):
     """Resources that come free at ``time``: what a running (or just started) job holds until
     its expected end -- nodes, BB bytes and, on an I/O tree, its node set and per-node
-    bandwidth."""
+    bandwidth. (A named tuple: one is built per running job at every EASY decision, and a
+    frozen dataclass costs three times as much to build.)"""
 
     time: float
     nodes: int
@@ -39,11 +39,13 @@ class Release:
     bandwidth: float = 0.0
 
 
-def first_fit_time(now: float, releases: Sequence[Release], fits: Callable[[], bool],
-                   give: Callable[[Release], None]) -> float:
+def first_fit_time(now: float, releases: Sequence[tuple], fits: Callable[[], bool],
+                   give: Callable[[tuple], None]) -> float:
     """The shadow-time scan of EASY: the earliest time, from ``now`` on, at which ``fits()``
     holds while the ``releases`` (sorted by time) are handed to ``give`` in time order, all
-    those of one instant together; ``inf`` if it never does.
+    those of one instant together; ``inf`` if it never does. A release is a :class:`Release`
+    or any tuple that starts with its time, such as the plain ``(time, nodes, bb)`` of the
+    queue policies' fast path.
 
     The caller keeps the free state that ``give`` grows and ``fits`` reads, so the same scan
     serves pooled nodes and BB (:mod:`bbopt.policies.queue`) and placements on an I/O tree
@@ -62,8 +64,8 @@ def first_fit_time(now: float, releases: Sequence[Release], fits: Callable[[], b
     while not fits():
         if k == n:
             return math.inf
-        t = releases[k].time
-        while k < n and releases[k].time == t:
+        t = releases[k][0]
+        while k < n and releases[k][0] == t:
             give(releases[k])
             k += 1
     return max(t, now)

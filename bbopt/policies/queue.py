@@ -38,9 +38,7 @@ from bbopt.core import (
     slack,
 )
 from bbopt.policies.registry import register
-from bbopt.resources import Release, first_fit_time, profile_of
-
-#: Relative slack when comparing byte sums.
+from bbopt.resources import first_fit_time, profile_of
 
 
 def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...]):
@@ -164,8 +162,10 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     line 14).
     """
     now = state.time
-    ends = [Release(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
-    ends.extend(Release(now + j.walltime, j.nodes, j.bb) for j in started)
+    # Fast path (measured: a third of an EASY decision on KTH went into building Release
+    # records): plain (time, nodes, bb) tuples, the leading fields of a Release.
+    ends = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
+    ends.extend((now + j.walltime, j.nodes, j.bb) for j in started)
     ends.sort(key=_release_time)
     need_n, need_b = head.nodes, (head.bb if reserve_bb else 0.0)
     tol = slack(state.platform.bb)
@@ -174,9 +174,9 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     def fits() -> bool:
         return free[0] >= need_n and free[1] + tol >= need_b
 
-    def give(r: Release) -> None:
-        free[0] += r.nodes
-        free[1] += r.bb
+    def give(r: tuple[float, int, float]) -> None:
+        free[0] += r[1]
+        free[1] += r[2]
 
     shadow = first_fit_time(now, ends, fits, give)
     if shadow == math.inf:  # cannot happen for jobs that fit the platform
@@ -184,8 +184,8 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     return shadow, free[0] - need_n, free[1] - need_b
 
 
-def _release_time(r: Release) -> float:
-    return r.time
+def _release_time(r: tuple[float, int, float]) -> float:
+    return r[0]
 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
