@@ -1,6 +1,7 @@
 """Reading and writing I/O trees: the nested YAML/JSON description and Flux JGF.
 
-Descriptions read by :func:`load_topology` / :func:`from_description` (YAML or JSON)::
+Descriptions read by :func:`from_description` (YAML or JSON, through
+:func:`bbopt.loading.load_topology`)::
 
     name: fig2
     tree:                                  # the root is the PFS
@@ -31,15 +32,14 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
 from bbopt.core import Platform
 from bbopt.errors import InputError
+from bbopt.resources import RATE_UNITS, parse_bandwidth, parse_bytes
 from bbopt.topology.tree import BB_TYPES, INF, NODE, IOTree
-from bbopt.units import RATE_UNITS, parse_bandwidth, parse_bytes, read_document
 
 BW_TYPES = frozenset({"bandwidth", "bw"})
 
@@ -88,11 +88,6 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
     return IOTree(g, name=str(data.get("name", "io")))
 
 
-def load_topology(path: str | Path) -> IOTree:
-    """Read a topology file: JGF (``{"graph": ...}``) or the nested YAML/JSON description."""
-    return topology_from_data(read_document(path), str(path))
-
-
 def topology_from_data(data: Any, source: str) -> IOTree:
     """An :class:`IOTree` from parsed data: JGF (``{"graph": ...}``) or the nested description."""
     if isinstance(data, Mapping) and "graph" in data:
@@ -103,11 +98,6 @@ def topology_from_data(data: Any, source: str) -> IOTree:
 def platform_from_topology(tree: IOTree, name: str | None = None) -> Platform:
     """A :class:`~bbopt.core.Platform` whose nodes and shared BB are those of ``tree``."""
     return Platform(nodes=tree.nodes, bb=tree.bb_total, name=name or tree.name, topology=tree)
-
-
-def load_platform_with_topology(path: str | Path) -> Platform:
-    """A platform from a topology file (JGF or description)."""
-    return platform_from_topology(load_topology(path))
 
 
 # -------------------------------------------------------------------- Flux JGF

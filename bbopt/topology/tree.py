@@ -30,7 +30,7 @@ import networkx as nx
 import numpy as np
 
 from bbopt.errors import InputError
-from bbopt.units import format_bandwidth, parse_bandwidth
+from bbopt.resources import format_bandwidth, parse_bandwidth
 
 INF = math.inf
 #: Relative slack when comparing bandwidth sums (rounding in byte/s arithmetic).
