@@ -109,7 +109,8 @@ def test_tiny_budget_falls_back_in_time():
     bb = rng.integers(0, 40, 50) * TB
     m = WindowModel(nodes=nodes, bb=bb, free_nodes=1024, free_bb=300 * TB,
                     objectives=("nodes", "bb", "order"))
-    solve(table1(), "greedy")  # first call imports every backend module: not part of a decision
+    for backend in ("cpsat", "milp", "nsga2"):  # a backend's first call imports its solver
+        solve(table1(), backend, Budget(5.0), seed=0)
     for backend in ("cpsat", "milp", "nsga2"):
         # CPU time of this process, not wall time: the bound must hold on a loaded machine too.
         t0 = time.process_time()
@@ -117,7 +118,7 @@ def test_tiny_budget_falls_back_in_time():
         used = time.process_time() - t0
         assert r.status is Status.FALLBACK, backend
         assert m.feasible(r.solution)
-        assert used < 0.25, (backend, used)
+        assert used < 0.05, (backend, used)
 
 
 def test_same_seed_same_answer():
