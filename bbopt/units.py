@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bbopt.errors import InputError
+from bbopt.errors import MAX_DEPTH, InputError, check_acyclic
 from bbopt.resources import parse_quantity
 
 _TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
@@ -25,14 +25,32 @@ def parse_seconds(value: str | float, field: str = "seconds") -> float:
 
 
 def read_document(path: str | Path) -> Any:
-    """The content of a YAML (``.yaml``, ``.yml``) or JSON file; errors name the file."""
+    """The content of a YAML (``.yaml``, ``.yml``) or JSON file; errors name the file.
+
+    A YAML alias that refers to a node containing it (``a: &x [*x]``) makes a cyclic structure
+    that every later walk would follow forever: it is refused here, as is nesting deeper than
+    :data:`MAX_DEPTH` and text that is not UTF-8.
+    """
     path = Path(path)
+    if path.is_dir():
+        raise InputError("is a directory, not a file", source=str(path))
     try:
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", source=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
+    try:
         if path.suffix in (".yaml", ".yml"):
             import yaml
 
-            return yaml.safe_load(text)
-        return json.loads(text)
+            data = yaml.safe_load(text)
+        else:
+            data = json.loads(text)
+    except RecursionError:
+        raise InputError(f"nested deeper than {MAX_DEPTH} levels", source=str(path)) from None
     except Exception as exc:  # the parsers' errors carry a position in their message
-        raise InputError(f"cannot read: {exc}", source=str(path)) from None
+        msg = " ".join(str(exc).split())
+        raise InputError(f"cannot read: {msg}", source=str(path)) from None
+    check_acyclic(data, str(path))
+    return data
