@@ -114,8 +114,8 @@ def _exit_on_sigterm() -> None:
 
 
 def _cmd_cluster(args) -> int:
-    from bbopt.slurm.cluster import LocalSlurm
     from bbopt.resources import parse_bytes
+    from bbopt.slurm.cluster import LocalSlurm
 
     _available()
     unit = parse_bytes(args.bb_unit, "--bb-unit")
@@ -133,8 +133,8 @@ def _cmd_cluster(args) -> int:
 
 
 def _cmd_site_config(args) -> int:
-    from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
     from bbopt.resources import parse_bytes
+    from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
 
     bb, unit = parse_bytes(args.bb, "--bb"), parse_bytes(args.bb_unit, "--bb-unit")
     for line in slurm_conf_lines(bb, unit, bf_licenses=args.bf_licenses, lua=bool(args.lua)):
@@ -147,9 +147,9 @@ def _cmd_site_config(args) -> int:
 
 
 def _cmd_run(args) -> int:
+    from bbopt.resources import parse_bytes
     from bbopt.slurm.bridge import Bridge
     from bbopt.slurm.commands import SlurmCommands
-    from bbopt.resources import parse_bytes
     from bbopt.units import parse_seconds
 
     bridge = Bridge(SlurmCommands(conf=args.conf), args.policy, _options(args.option),
@@ -165,8 +165,8 @@ def _cmd_run(args) -> int:
 
 def _cmd_replay(args) -> int:
     from bbopt.analysis.metrics import summarize
-    from bbopt.slurm.replay import prepare_trace, replay
     from bbopt.resources import parse_bytes
+    from bbopt.slurm.replay import prepare_trace, replay
     from bbopt.units import parse_seconds
 
     _available()
