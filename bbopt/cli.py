@@ -3,6 +3,10 @@
 ``bbopt compare`` with no workload runs the embedded KTH-like default on Kopanski's platform and
 prints the run metrics of each policy side by side. Bad input prints one line naming what to
 fix (file, line or JSON path, field) and exits with status 2; no traceback.
+
+Length: one parser and a short function per subcommand, with the checks that must run before
+any simulation starts (options, output paths); outputs themselves are written by
+:mod:`bbopt.outputs`.
 """
 
 from __future__ import annotations
