@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from pathlib import Path
@@ -22,50 +21,6 @@ from typing import Any
 from bbopt.errors import BboptError
 
 DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
-
-#: Rows of the comparison table: (metric key, label, scale, format).
-TABLE_ROWS = (
-    ("mean_wait", "mean wait [h]", 1 / 3600, "{:.2f}"),
-    ("median_wait", "median wait [h]", 1 / 3600, "{:.2f}"),
-    ("p95_wait", "p95 wait [h]", 1 / 3600, "{:.2f}"),
-    ("mean_turnaround", "mean turnaround [h]", 1 / 3600, "{:.2f}"),
-    ("mean_slowdown", "mean slowdown", 1, "{:.2f}"),
-    ("mean_bounded_slowdown", "mean bounded slowdown", 1, "{:.2f}"),
-    ("max_bounded_slowdown", "max bounded slowdown", 1, "{:.1f}"),
-    ("node_utilization", "node utilisation [%]", 100, "{:.1f}"),
-    ("bb_utilization", "BB utilisation [%]", 100, "{:.1f}"),
-    # exclusive I/O (Jeannot et al.): work not lost waiting for the I/O node, time-alone stretch
-    ("io_utilisation", "useful utilisation [%]", 100, "{:.1f}"),
-    ("io_utilisation_steady", "  steady state [%]", 100, "{:.1f}"),
-    ("io_utilisation_tail", "  tail [%]", 100, "{:.1f}"),
-    ("io_idle_ratio", "idle ratio [%]", 100, "{:.1f}"),
-    ("io_max_stretch", "max stretch (eq. 1)", 1, "{:.3f}"),
-    ("io_mean_stretch", "mean stretch (eq. 1)", 1, "{:.3f}"),
-    ("makespan", "makespan [d]", 1 / 86400, "{:.2f}"),
-    ("finished", "finished", 1, "{:.0f}"),
-    ("killed", "killed at walltime", 1, "{:.0f}"),
-    ("rejected", "rejected", 1, "{:.0f}"),
-    # fair-share runs (a ``shares`` option): bbopt.analysis.fairshare_metrics
-    ("dropped", "dropped (preempted)", 1, "{:.0f}"),
-    ("entitlement_p50", "entitlement wait p50 [min]", 1 / 60, "{:.1f}"),
-    ("entitlement_p95", "entitlement wait p95 [min]", 1 / 60, "{:.1f}"),
-    ("entitlement_within_quantum", "... within a quantum [%]", 100, "{:.1f}"),
-    ("share_shortfall_max", "max share shortfall [%]", 100, "{:.1f}"),
-    ("checkpoints", "checkpoints", 1, "{:.0f}"),
-    ("kills", "preemption kills", 1, "{:.0f}"),
-    ("cr_node_hours", "C/R node-hours", 1, "{:.1f}"),
-    ("lost_node_hours", "lost node-hours", 1, "{:.1f}"),
-    ("thrashing_jobs", "jobs evicted > 3 times", 1, "{:.0f}"),
-    ("decisions_fallback", "decisions fallen back", 1, "{:.0f}"),
-    ("decisions_audited", "decisions audited", 1, "{:.0f}"),
-    ("decisions_optimal_share", "audited: optimal [%]", 100, "{:.1f}"),
-    ("decision_gap_mean", "audited: mean gap [%]", 100, "{:.2f}"),
-    ("decision_gap_p95", "audited: p95 gap [%]", 100, "{:.2f}"),
-    ("decision_time_p50", "decision p50 [ms]", 1000, "{:.3f}"),
-    ("decision_time_p95", "decision p95 [ms]", 1000, "{:.3f}"),
-    ("simulation_wall_time", "simulation [s]", 1, "{:.2f}"),
-)
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
@@ -298,8 +253,8 @@ def _execution(args):
             raise InputError("--checkpoint options need --execution checkpoint",
                              field="--checkpoint")
         return name
+    from bbopt.resources import parse_bandwidth, parse_bytes
     from bbopt.simulation.checkpoint import CheckpointRestart
-    from bbopt.units import parse_bandwidth, parse_bytes
 
     for key in ("memory_per_node",):
         if key in extra:
@@ -313,62 +268,21 @@ def _execution(args):
         raise InputError(f"--checkpoint: {exc}", field="--checkpoint") from None
 
 
-def _model_metrics(result, model) -> dict[str, float]:
-    """Metrics the execution model adds (exclusive I/O: Jeannot et al.'s stretch, idle ratio,
-    steady-state and tail utilisation)."""
-    from bbopt.simulation.exclusive_io import ExclusiveIO
-
-    if not isinstance(model, ExclusiveIO):
-        return {}
-    from bbopt.analysis.packs import pack_metrics
-
-    return {f"io_{k}": float(v) for k, v in pack_metrics(result, model).items()}
-
-
 def _metrics(result, args) -> dict[str, float]:
-    """The run metrics; with --warmup/--cooldown, the job and utilisation metrics over the
-    measurement interval (decision statistics stay those of the whole run)."""
-    from bbopt.analysis.metrics import summarize
-    from bbopt.errors import InputError
+    """The run metrics of the table: with --warmup/--cooldown, the job and utilisation metrics
+    over the measurement interval; with a ``shares`` option, entitlement satisfaction."""
+    from bbopt.analysis.table import run_metrics
     from bbopt.units import parse_seconds
 
-    metrics = summarize(result)
-    metrics.update(_fairshare_metrics(result, args))
-    warmup = parse_seconds(args.warmup, "--warmup")
-    cooldown = parse_seconds(args.cooldown, "--cooldown")
-    if warmup <= 0 and cooldown <= 0:
-        return metrics
-    submits = [j.submit for j in result.jobs]
-    t0, t1 = min(submits) + warmup, max(submits) - cooldown
-    if cooldown <= 0:
-        t1 = max(submits) + 1.0
-    if not t1 > t0:
-        raise InputError(f"--warmup {args.warmup} and --cooldown {args.cooldown} leave no "
-                         f"submission to measure (the trace spans {max(submits) - min(submits):g}"
-                         " s)", field="--warmup")
-    metrics.update(summarize(result, interval=(t0, t1)))
-    return metrics
-
-
-def _fairshare_metrics(result, args) -> dict[str, float]:
-    """Entitlement satisfaction and preemption costs, for a run given ``shares``."""
-    shares = _options(args.option).get("shares")
-    if shares is None:
-        return {}
-    from bbopt.analysis.fairshare_metrics import fairshare_summary
-    from bbopt.workloads.shares import parse_shares
-
-    quantum = _options(args.option).get("quantum", 1800.0)
-    m = fairshare_summary(result, parse_shares(shares), quantum=float(quantum))
-    sat = m["satisfaction"]
-    out = {k: float(m[k]) for k in ("dropped", "share_shortfall_max", "checkpoints", "kills",
-                                    "cr_node_hours", "lost_node_hours", "thrashing_jobs")}
-    out.update(entitlement_p50=sat["p50"], entitlement_p95=sat["p95"],
-               entitlement_within_quantum=sat["within_quantum"])
-    return out
+    options = _options(args.option)
+    return run_metrics(result, warmup=parse_seconds(args.warmup, "--warmup"),
+                       cooldown=parse_seconds(args.cooldown, "--cooldown"),
+                       shares=options.get("shares"),
+                       quantum=float(options.get("quantum", 1800.0)))
 
 
 def _cmd_simulate(args) -> int:
+    from bbopt.analysis.table import metrics_table, model_metrics
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
 
@@ -381,8 +295,8 @@ def _cmd_simulate(args) -> int:
 
     model = make_execution_model(_execution(args))
     result = _run(w.jobs, platform, w.name, args.policy, args, model)
-    metrics = _metrics(result, args) | _model_metrics(result, model)
-    print(_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
+    metrics = _metrics(result, args) | model_metrics(result, model)
+    print(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     if out is not None:
         with atomic_path(out / f"{args.policy}_jobs.csv") as tmp:
@@ -398,6 +312,7 @@ def _cmd_simulate(args) -> int:
 
 
 def _cmd_compare(args) -> int:
+    from bbopt.analysis.table import metrics_table
     from bbopt.errors import InputError
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
@@ -452,7 +367,7 @@ def _cmd_compare(args) -> int:
     title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
-        print(_table(metrics, title))
+        print(metrics_table(metrics, title))
     elif args.format == "csv":
         keys = list(next(iter(metrics.values())))
         print("metric," + ",".join(metrics))
@@ -549,11 +464,12 @@ def _simulate_one(jobs, platform, policy, options, tick, name, execution=None):
 def _simulate_measured(jobs, platform, policy, options, tick, name, execution=None):
     """One replay and the metrics its execution model adds, both in the worker (the model's
     record of the run, e.g. the exclusive-I/O transfers, stays in the process that ran it)."""
+    from bbopt.analysis.table import model_metrics
     from bbopt.simulation.execution import make_execution_model
 
     model = make_execution_model(execution)
     result = _simulate_one(jobs, platform, policy, options, tick, name, model)
-    return result, _model_metrics(result, model)
+    return result, model_metrics(result, model)
 
 
 def _workers(args) -> int | None:
@@ -608,26 +524,6 @@ def _cmd_policies(args) -> int:
                     "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
                 print(f"{'':18s}   -o {key} {shown}")
     return 0
-
-
-def _table(metrics: dict[str, dict[str, float]], title: str) -> str:
-    names = list(metrics)
-    label_w = max(len(r[1]) for r in TABLE_ROWS)
-    col_w = max(10, *(len(n) for n in names))
-    lines = [title, "", " " * label_w + "  " + "  ".join(n.rjust(col_w) for n in names)]
-    for key, label, scale, fmt in TABLE_ROWS:
-        values = [metrics[n].get(key) for n in names]
-        if all(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
-            continue  # e.g. gap rows when no policy was audited
-        if key in ("decisions_audited", "decisions_fallback") and not any(values):
-            continue
-        cells = []
-        for n in names:
-            v = metrics[n].get(key, math.nan)
-            cells.append(("-" if v is None or (isinstance(v, float) and math.isnan(v))
-                          else fmt.format(v * scale)).rjust(col_w))
-        lines.append(label.ljust(label_w) + "  " + "  ".join(cells))
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

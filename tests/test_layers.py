@@ -1,6 +1,6 @@
 """The package's layering (DESIGN.md, "Layout"), checked on the source with the standard library.
 
-Every arrow points down: the domain layer (core, resources, topology, models, workloads)
+Every arrow points down: the domain layer (core, resources, units, topology, models, workloads)
 imports nothing from the layers that use it (policies, solvers, simulation, analysis); models
 import no solver; policies see a ClusterState, never the engine; the engine records and
 ``analysis`` reads the record, never the other way. Function-local imports count too, and so do
@@ -19,10 +19,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "bbopt"
 
-LOW = ("bbopt.core", "bbopt.resources", "bbopt.errors", "bbopt.topology",
+LOW = ("bbopt.core", "bbopt.resources", "bbopt.units", "bbopt.errors", "bbopt.topology",
        "bbopt.models", "bbopt.workloads")
 HIGH = ("bbopt.policies", "bbopt.solvers", "bbopt.simulation", "bbopt.analysis", "bbopt.cli",
-        "bbopt.api", "bbopt.loading", "bbopt.schema", "bbopt.units")
+        "bbopt.api", "bbopt.loading", "bbopt.schema")
 #: (importer prefix, imported prefix, why the arrow must not exist)
 NEVER = (
     ("bbopt.models", "bbopt.solvers", "a model imports no solver"),
@@ -31,6 +31,7 @@ NEVER = (
     ("bbopt.simulation", "bbopt.analysis", "the engine records; analysis reads the record"),
     ("bbopt.workloads", "bbopt.simulation", "readers know no engine"),
     ("bbopt.topology", "bbopt.loading", "the I/O tree reads no platform names, and no files"),
+    ("bbopt.topology", "bbopt.units", "the I/O tree reads no files"),
 )
 
 
