@@ -115,7 +115,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--policies", default=DEFAULT_POLICIES,
                    help=f"comma-separated policy names (default {DEFAULT_POLICIES})")
     c.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown "
+    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown; with "
+                   "--split, the forest plot of the normalised metrics "
                    "(needs matplotlib: pip install 'bbopt[plot]')")
     c.add_argument("--split", type=int, metavar="N", help="split the trace into N parts of "
                    "equal duration, run every policy on each, normalise by --reference and "
@@ -141,6 +142,10 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("-v", "--verbose", action="store_true",
                     help="also list each policy's options (-o KEY=VALUE) and their defaults")
     ls.set_defaults(func=_cmd_policies)
+    # `bbopt sweep`, `report`, `generate`: experiments at scale (bbopt.analysis.sweep_cli)
+    from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
+
+    add_experiment_parsers(sub)
 
     # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
     from bbopt.slurm.cli import add_parser as add_slurm_parser
@@ -150,18 +155,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _options(pairs: list[str]) -> dict[str, Any]:
-    from bbopt.errors import InputError
+    from bbopt.units import parse_options
 
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"policy option {pair!r} is not KEY=VALUE", field="-o")
-        try:
-            out[key.strip().replace("-", "_")] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip().replace("-", "_")] = value
-    return out
+    return parse_options(pairs)
 
 
 def _load(args):
@@ -329,8 +325,6 @@ def _cmd_compare(args) -> int:
         if args.warmup not in ("0", 0) or args.cooldown not in ("0", 0):
             raise InputError("--warmup/--cooldown do not apply to --split (each part is "
                              "measured whole)", field="--split")
-        if args.plot:
-            raise InputError("--plot does not apply to --split", field="--plot")
         out = _prepare_out(args, ["split_summary.csv", "split_parts.csv"])
         w, platform = _load(args)
         _write_skipped(out, w)
@@ -422,6 +416,15 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
                                           "split": json.loads(table.to_json(orient="records"))})
         print(f"wrote split_summary.csv, split_parts.csv and summary.json to {out}",
               file=sys.stderr)
+    if args.plot:  # the forest plot of the normalised metrics
+        from bbopt.analysis.figures import forest_plot
+        from bbopt.analysis.intervals import interval_table
+        from bbopt.outputs import atomic_path
+
+        with atomic_path(args.plot) as tmp:
+            forest_plot(interval_table(table.attrs["raw"]), reference=args.reference,
+                        title=title, path=tmp)
+        print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
 

@@ -1,5 +1,5 @@
-"""Text at the edges: durations (``"2h"`` -> 7200 s, ``"15d"``) and YAML/JSON documents read
-with errors that name the file.
+"""Text at the edges: durations (``"2h"`` -> 7200 s, ``"15d"``), ``KEY=VALUE`` options and
+YAML/JSON documents read with errors that name the file.
 
 Everything inside bbopt is SI (seconds, bytes, bytes/s). Resource quantities (``"480GB"``,
 ``"18 MB/s"``) are read by :func:`bbopt.resources.parse_bytes` and
@@ -54,3 +54,18 @@ def read_document(path: str | Path) -> Any:
         raise InputError(f"cannot read: {msg}", source=str(path)) from None
     check_acyclic(data, str(path))
     return data
+
+
+def parse_options(pairs: list[str], field: str = "-o") -> dict[str, Any]:
+    """``KEY=VALUE`` pairs of the command line as options: values are JSON when they parse
+    (``3``, ``true``, ``[1, 2]``), text otherwise; dashes in keys become underscores."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"option {pair!r} is not KEY=VALUE", field=field)
+        try:
+            out[key.strip().replace("-", "_")] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip().replace("-", "_")] = value
+    return out

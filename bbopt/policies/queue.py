@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import time as _time
 from collections.abc import Callable
+from itertools import islice
 from operator import attrgetter, itemgetter
 
 from bbopt.core import (
@@ -148,7 +149,7 @@ class EasyBackfilling:
         head = queue[i]
         shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b,
                                                     reserve_bb=self.reserve_bb)
-        rest = queue[i + 1:]
+        rest = islice(queue, i + 1, None)  # (no copy of the queue per decision)
         if self.order == "sjf":
             rest = sorted(rest, key=_walltime)
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),

@@ -8,7 +8,6 @@ under Slurm's backfill or the bridge (:mod:`bbopt.slurm.replay`) and writes bbop
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 import threading
@@ -84,18 +83,9 @@ def add_parser(sub) -> None:
 
 
 def _options(pairs: list[str]) -> dict[str, Any]:
-    from bbopt.errors import InputError
+    from bbopt.units import parse_options
 
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"policy option {pair!r} is not KEY=VALUE", field="-o")
-        try:
-            out[key.strip().replace("-", "_")] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip().replace("-", "_")] = value
-    return out
+    return parse_options(pairs)
 
 
 def _available() -> None:
