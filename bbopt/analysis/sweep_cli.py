@@ -152,7 +152,7 @@ def _cmd_generate(args) -> int:
     note = (f"bbopt generate {gen.name} " + " ".join(args.params) + f" --seed {args.seed}"
             ).strip()
     if path.name.endswith((".swf", ".swf.gz")):
-        from bbopt.workloads.swf import write_swf
+        from bbopt.workloads.swf_writer import write_swf
 
         write_swf(out, path, max_nodes=nodes,
                   bb_columns="cqsim" if any(j.bb > 0 for j in out) else "none",
