@@ -138,7 +138,7 @@ def build_platform(spec_json: str) -> Platform:
     import json
 
     from bbopt.loading import load_platform
-    from bbopt.units import parse_bytes
+    from bbopt.resources import parse_bytes
 
     spec = json.loads(spec_json)
     if isinstance(spec, str):

@@ -1,7 +1,7 @@
 """Reader and writer of the Standard Workload Format (SWF) of the Parallel Workloads Archive,
 including the two burst-buffer variants found in the wild.
 
-Length: reader, writer and the two BB column variants share the field table and its checks.
+Length: the field table, the strict line checks and the two BB column variants are one reader.
 
 One job per line, 18 whitespace-separated fields; ``-1`` means missing; header lines start with
 ``;`` (``; MaxNodes: 100`` and the like are kept in :attr:`SwfTrace.header`). ``.swf.gz`` files are
