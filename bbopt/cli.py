@@ -52,6 +52,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _echo(text: str = "", end: str = "\n") -> None:
+    """Print to stdout. A reader that went away (``bbopt ... | head``) never stops the work: the
+    rest of the output goes to /dev/null and result files are still written."""
+    try:
+        sys.stdout.write(text + end)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
@@ -84,6 +94,12 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
         sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--budget-mode", choices=("deterministic", "wall"),
+                        default="deterministic",
+                        help="how solver budgets are counted: deterministic (default) caps "
+                             "work (CP-SAT deterministic time, fixed annealing and NSGA-II "
+                             "iterations) so the same command gives the same jobs.csv on a "
+                             "loaded machine; wall caps each decision's wall-clock time")
         sp.add_argument("--shares", metavar="FILE", default=None,
                         help="entitlement shares of the entities (Job.user), YAML/JSON "
                              "'entity: share' (fair-share policies: omfs, partition, ...)")
@@ -136,6 +152,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="policy name (default fcfs-bb; `bbopt policies -v` lists them)")
     d.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="policy option, repeatable (e.g. -o depth=20)")
+    d.add_argument("--budget-mode", choices=("wall", "deterministic"), default="wall",
+                   help="wall (default here: the decision is back within its budget) or "
+                        "deterministic (capped by work: the same state gives the same decision "
+                        "on any load)")
     d.set_defaults(func=_cmd_decide)
 
     ls = sub.add_parser("policies", help="list the registered policies")
@@ -215,7 +235,8 @@ def _provenance(args, w, platform, policies, options) -> dict[str, Any]:
     from bbopt.outputs import provenance
 
     return provenance(workload=w, seed=args.seed, platform=platform, policies=policies,
-                      options=options, started=args.started, command=args.argv)
+                      options=options, started=args.started, command=args.argv,
+                      budget_mode=options.get("budget_mode", getattr(args, "budget_mode", None)))
 
 
 def _write_skipped(out: Path | None, w) -> None:
@@ -228,7 +249,8 @@ def _write_skipped(out: Path | None, w) -> None:
 def _run(jobs, platform, name, policy, args, model=None):
     from bbopt.simulation import simulate
 
-    return simulate(jobs, platform, policy, options=_options(args.option), tick=args.tick,
+    return simulate(jobs, platform, policy,
+                    options=_with_mode(policy, _options(args.option), args), tick=args.tick,
                     progress=not args.no_progress, workload_name=name,
                     execution=model if model is not None else _execution(args))
 
@@ -264,6 +286,16 @@ def _execution(args):
         raise InputError(f"--checkpoint: {exc}", field="--checkpoint") from None
 
 
+def _with_mode(policy: str, options: dict[str, Any], args) -> dict[str, Any]:
+    """``options`` plus ``budget_mode`` from ``--budget-mode`` for a policy that has budgets
+    (an explicit ``-o budget_mode=...`` wins)."""
+    from bbopt.policies import policy_options
+
+    if "budget_mode" in policy_options(policy) and "budget_mode" not in options:
+        return {**options, "budget_mode": args.budget_mode}
+    return options
+
+
 def _metrics(result, args) -> dict[str, float]:
     """The run metrics of the table: with --warmup/--cooldown, the job and utilisation metrics
     over the measurement interval; with a ``shares`` option, entitlement satisfaction."""
@@ -292,7 +324,7 @@ def _cmd_simulate(args) -> int:
     model = make_execution_model(_execution(args))
     result = _run(w.jobs, platform, w.name, args.policy, args, model)
     metrics = _metrics(result, args) | model_metrics(result, model)
-    print(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
+    _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     if out is not None:
         with atomic_path(out / f"{args.policy}_jobs.csv") as tmp:
@@ -303,7 +335,7 @@ def _cmd_simulate(args) -> int:
         write_json(out / "summary.json", {
             "provenance": _provenance(args, w, platform, [args.policy], options),
             "metrics": {args.policy: metrics}, "unfinished": []})
-        print(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
+        _echo(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
     return 0
 
 
@@ -338,7 +370,8 @@ def _cmd_compare(args) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     from bbopt.analysis.workers import run_each
 
-    runs = run_each(_simulate_measured, [(w.jobs, platform, pol, _applicable(pol, options),
+    runs = run_each(_simulate_measured, [(w.jobs, platform, pol,
+                                          _with_mode(pol, _applicable(pol, options), args),
                                           args.tick, w.name, _execution(args))
                                          for pol in policies], _workers(args))
     try:
@@ -361,14 +394,14 @@ def _cmd_compare(args) -> int:
     title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
-        print(metrics_table(metrics, title))
+        _echo(metrics_table(metrics, title))
     elif args.format == "csv":
         keys = list(next(iter(metrics.values())))
-        print("metric," + ",".join(metrics))
+        _echo("metric," + ",".join(metrics))
         for k in keys:
-            print(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
+            _echo(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
     else:
-        print(json.dumps(metrics, indent=2))
+        _echo(json.dumps(metrics, indent=2))
     if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
@@ -396,16 +429,18 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
 
     jobs, name = w.jobs, w.name
     table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
-                          metrics=metrics, options={p: _applicable(p, options) for p in names},
+                          metrics=metrics,
+                          options={p: _with_mode(p, _applicable(p, options), args)
+                                   for p in names},
                           tick=args.tick, progress=progress, workers=_workers(args))
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
     if args.format == "table":
-        print(format_table(table, title))
+        _echo(format_table(table, title))
     elif args.format == "csv":
-        print(table.to_csv(index=False), end="")
+        _echo(table.to_csv(index=False), end="")
     else:
-        print(table.to_json(orient="records", indent=2))
+        _echo(table.to_json(orient="records", indent=2))
     if out is not None:
         from bbopt.outputs import write_json, write_text
 
@@ -505,12 +540,12 @@ def _cmd_decide(args) -> int:
         if path.is_dir():
             raise InputError("is a directory, not a state file", source=args.state)
         text, source = path.read_bytes(), args.state
-    options = _options(args.option)
+    options = _with_mode(args.policy, _options(args.option), args)
     from bbopt.policies import make_policy
 
     policy = make_policy(args.policy, **options)  # a bad name or option before the state
     state = loads_state(text, source)
-    print(dumps(decide(state, policy)))
+    _echo(dumps(decide(state, policy)))
     return 0
 
 
@@ -520,12 +555,12 @@ def _cmd_policies(args) -> int:
     from bbopt.policies import available_policies, policy_options
 
     for name, summary in available_policies().items():
-        print(f"{name:18s} {summary}")
+        _echo(f"{name:18s} {summary}")
         if args.verbose:
             for key, default in policy_options(name).items():
                 shown = "any keyword" if key == "**" else (
                     "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
-                print(f"{'':18s}   -o {key} {shown}")
+                _echo(f"{'':18s}   -o {key} {shown}")
     return 0
 
 

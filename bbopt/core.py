@@ -288,7 +288,12 @@ class Status(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SolveStats:
-    """How a decision was reached: which backend, how well, how fast."""
+    """How a decision was reached: which backend, how well, how fast.
+
+    ``audited``: an exact backend solved the decision's model again (a plan policy's ``audit=``)
+    and ``bound``/``gap`` come from it; without an audit a ``gap`` is only the backend's own
+    (e.g. annealing solving a tiny queue exhaustively), which says nothing about the heuristic.
+    """
 
     backend: str = "greedy"
     status: Status = Status.OPTIMAL
@@ -297,6 +302,7 @@ class SolveStats:
     gap: float | None = None
     wall_time: float = 0.0
     budget: float | None = None
+    audited: bool = False
 
 
 @dataclass(frozen=True, slots=True)
