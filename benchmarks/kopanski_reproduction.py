@@ -6,15 +6,17 @@ mean waiting time and mean bounded slowdown (10-minute bound) on the whole trace
 numbers of the authors' code, then (``--parts``, default on) the paper's robustness analysis: the
 trace cut into 16 non-overlapping three-week parts by submission time, each part simulated alone,
 each part's mean normalised by sjf-bb's on the same part (median and quartiles over the parts).
-The split is made here (16 windows of 21 days from the first submission; jobs after the 16th
-window are not used), as the workloads layer has no splitter on this branch.
+The parts are the sweep ``experiments/kopanski.yaml`` (16 windows of 21 days from the first
+submission; jobs after the 16th window are not used) with this script's policies and seed, run
+on worker processes into a resumable results store (``--store``).
 
 The authors' numbers (their code, Batsim/SimGrid, Dragonfly platform; from the lead's notes):
 allocation-only model (BB reserved, no I/O simulated): fcfs-bb 14,791 s, sjf-bb 16,030 s,
 plan-2 11,059 s mean wait; with their I/O model: sjf-bb 13,909 s vs plan-2 11,065 s mean wait and
 9.69 vs 7.06 mean bounded slowdown.
 
-Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] [--csv DIR]``
+Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] [--csv DIR]
+[--store DIR] [-j N]``
 (the full run takes tens of minutes on 2 cores; plan-2 alone a few minutes).
 """
 
@@ -32,13 +34,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _data import data_path  # noqa: E402
 
 from bbopt import Platform, simulate  # noqa: E402
-from bbopt.analysis.experiments import split_trace  # noqa: E402
+from bbopt.analysis.intervals import normalise_runs  # noqa: E402
 from bbopt.analysis.metrics import summarize  # noqa: E402
-from bbopt.core import DAY  # noqa: E402
+from bbopt.analysis.store import collect  # noqa: E402
+from bbopt.analysis.sweep import run_sweep  # noqa: E402
+from bbopt.analysis.sweep_spec import parse_spec  # noqa: E402
+from bbopt.units import read_document  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
 
 KTH = "KTH-SP2-1996-2.1-cln.swf"
+SPEC = Path(__file__).resolve().parents[1] / "experiments" / "kopanski.yaml"
 POLICIES = ("fcfs", "fcfs-easy", "filler", "fcfs-bb", "sjf-bb", "plan-1", "plan-2", "plan-3")
 #: Mean waiting time (s) reported by the authors' code: allocation-only / with I/O.
 THEIRS_WAIT_ALLOC = {"fcfs-bb": 14791.0, "sjf-bb": 16030.0, "plan-2": 11059.0}
@@ -48,11 +54,6 @@ THEIRS_BSLD_IO = {"sjf-bb": 9.69, "plan-2": 7.06}
 
 def data_dir() -> Path:
     return data_path(KTH).parent
-
-
-def split_parts(jobs, parts: int = 16, days: float = 21.0):
-    """``parts`` consecutive windows of ``days`` by submission time, each shifted to start at 0."""
-    return split_trace(jobs, parts, length=days * DAY)
 
 
 def fmt(x: float | None, digits: int = 0) -> str:
@@ -67,6 +68,9 @@ def main() -> None:
     ap.add_argument("--no-parts", action="store_true")
     ap.add_argument("--seed", type=int, default=0, help="seed of the BB model")
     ap.add_argument("--csv", default=None, help="write each run's jobs.csv into this folder")
+    ap.add_argument("--store", default="results/kopanski",
+                    help="results store of the parts (resumable; bbopt report reads it)")
+    ap.add_argument("-j", "--workers", type=int, default=None, help="worker processes")
     args = ap.parse_args()
     policies = [p for p in args.policies.split(",") if p]
     trace = read_swf(data_dir() / KTH)
@@ -120,28 +124,36 @@ def main() -> None:
               f"(target <= 600 s; the authors' code: up to 4 days)")
     if args.no_parts or "sjf-bb" not in policies:
         return
-    parts = split_parts(jobs)
+    parts_through_the_sweep(policies, args)
+
+
+def parts_through_the_sweep(policies: list[str], args) -> None:
+    """The robustness analysis as the sweep ``experiments/kopanski.yaml`` (these policies, this
+    seed) into a resumable store, on worker processes: median [q1, q3] of the ratios."""
+    doc = read_document(SPEC)
+    doc.update(policies=policies, seeds=[args.seed])
+    spec = parse_spec(doc, source=str(SPEC), base=SPEC.parent)
+    out = Path(args.store)
+    rep = run_sweep(spec, out, workers=args.workers, progress=sys.stderr.isatty(),
+                    spec_text=SPEC.read_text())
+    table = collect(out)
+    table = table[table["run"].isin(rep.hashes)]
+    sizes = table.drop_duplicates("part").sort_values("part")["part_jobs"]
     print()
-    print(f"16 three-week parts ({', '.join(str(len(p)) for p in parts)} jobs), each part's mean "
-          f"normalised by sjf-bb's on that part: median [q1, q3] over the parts")
-    per = {pol: [] for pol in policies}
-    t0 = time.perf_counter()
-    for part in parts:
-        for pol in policies:
-            m = summarize(simulate(part, platform, pol))
-            per[pol].append((m["mean_wait"], m["mean_bounded_slowdown"]))
+    print(f"16 three-week parts ({', '.join(str(int(n)) for n in sizes)} jobs), each part's "
+          "mean normalised by sjf-bb's on that part: median [q1, q3] over the parts")
+    long = normalise_runs(table, "sjf-bb", ["mean_wait", "mean_bounded_slowdown"])
     print(f"{'policy':<10}{'wait / sjf-bb':>26}{'bsld / sjf-bb':>26}")
-    ref = np.array(per["sjf-bb"])
     for pol in policies:
-        arr = np.array(per[pol])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w = arr[:, 0] / ref[:, 0]
-            b = arr[:, 1] / ref[:, 1]
-        w, b = w[np.isfinite(w)], b[np.isfinite(b)]
-        qs = [f"{np.median(x):6.2f} [{np.percentile(x, 25):5.2f}, {np.percentile(x, 75):5.2f}]"
-              for x in (w, b)]
+        qs = []
+        for metric in ("mean_wait", "mean_bounded_slowdown"):
+            x = long.loc[(long["policy"] == pol) & (long["metric"] == metric), "normalised"]
+            x = x.dropna().to_numpy(float)
+            qs.append(f"{np.median(x):6.2f} [{np.percentile(x, 25):5.2f}, "
+                      f"{np.percentile(x, 75):5.2f}]")
         print(f"{pol:<10}{qs[0]:>26}{qs[1]:>26}")
-    print(f"(parts simulated in {time.perf_counter() - t0:.0f} s)")
+    print(f"(parts: {rep.ran} run, {rep.skipped} already in {out}, in {rep.wall_time:.0f} s; "
+          f"bbopt report {out} draws the forest plot)")
 
 
 if __name__ == "__main__":
