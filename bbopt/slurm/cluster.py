@@ -17,6 +17,7 @@ the arguments of :class:`LocalSlurm` and are written into the configuration verb
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -77,6 +78,17 @@ def _program(name: str) -> str:
     if found is None:
         raise SlurmError(f"{name} not found: {why_unavailable()}")
     return found
+
+
+def _die_with_parent() -> None:
+    """In a daemon just forked: ask Linux to SIGTERM it when the process that started the
+    cluster dies, even by SIGKILL, so that no daemon outlives its cluster object's process
+    (``prctl(PR_SET_PDEATHSIG)``; nothing elsewhere)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def job_processes(conf: str | Path) -> list[int]:
@@ -312,7 +324,8 @@ class LocalSlurm:
         self._logs.append(out)
         self._procs.append(subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, env=self.env,
-                                            start_new_session=True))
+                                            start_new_session=True,
+                                            preexec_fn=_die_with_parent))
 
     def wait_ready(self, timeout: float = 30.0) -> None:
         """Wait until every node is idle (or allocated) in ``sinfo``."""
@@ -371,7 +384,7 @@ class LocalSlurm:
         time.sleep(down)
         self._procs[k] = subprocess.Popen(old.args, stdout=self._logs[k], stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL, env=self.env,
-                                          start_new_session=True)
+                                          start_new_session=True, preexec_fn=_die_with_parent)
         self.wait_ready(timeout)
 
     def _cancel_jobs(self, timeout: float = 15.0) -> None:
