@@ -24,6 +24,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -89,6 +90,12 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+def _death_signal():
+    """:func:`_die_with_parent` for a daemon started from the main thread; ``None`` from any
+    other thread, because Linux sends the signal when the starting *thread* ends."""
+    return _die_with_parent if threading.current_thread() is threading.main_thread() else None
 
 
 def job_processes(conf: str | Path) -> list[int]:
@@ -325,7 +332,7 @@ class LocalSlurm:
         self._procs.append(subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, env=self.env,
                                             start_new_session=True,
-                                            preexec_fn=_die_with_parent))
+                                            preexec_fn=_death_signal()))
 
     def wait_ready(self, timeout: float = 30.0) -> None:
         """Wait until every node is idle (or allocated) in ``sinfo``."""
@@ -384,7 +391,7 @@ class LocalSlurm:
         time.sleep(down)
         self._procs[k] = subprocess.Popen(old.args, stdout=self._logs[k], stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL, env=self.env,
-                                          start_new_session=True, preexec_fn=_die_with_parent)
+                                          start_new_session=True, preexec_fn=_death_signal())
         self.wait_ready(timeout)
 
     def _cancel_jobs(self, timeout: float = 15.0) -> None:
