@@ -1,11 +1,13 @@
 """Loading workloads and platforms by name or file, and parsing quantities with units.
 
 The edge where user input becomes SI values: ``"480GB"`` -> 4.8e11 bytes, ``"2h"`` -> 7200 s. A
-workload is a file (``.swf``, ``.swf.gz``, Batsim ``.json``) or the embedded default (``None``:
-the seeded KTH-like synthetic trace of :mod:`bbopt.workloads.synthetic`). A platform is a name
-(``kopanski``; with an I/O tree: ``kopanski-dragonfly``, ``cts1`` or ``cts1:0.3`` for 30 % PFS
-underprovisioning), a JSON/YAML file ``{nodes: 96, bb: "480 GB"}``, or a topology file (Flux JGF
-``{"graph": ...}`` or the nested description of :mod:`bbopt.topology` with a ``tree``).
+workload is a file (``.swf``, ``.swf.gz``, BBSimulator's ``.swf.bb``, Batsim ``.json``) or the
+embedded default (``None``: the seeded KTH-like synthetic trace of
+:mod:`bbopt.workloads.synthetic`). A platform is a name (``kopanski``, ``kopanski:named`` with
+12 named 40 GB BB nodes; with an I/O tree: ``kopanski-dragonfly``, ``cts1`` or ``cts1:0.3`` for
+30 % PFS underprovisioning), a JSON/YAML file ``{nodes: 96, bb: "480 GB"}``, or a topology file
+(Flux JGF ``{"graph": ...}`` or the nested description of :mod:`bbopt.topology` with a
+``tree``).
 """
 
 from __future__ import annotations
@@ -64,8 +66,15 @@ def _dragonfly(arg: str | None) -> Platform:
     return kopanski_dragonfly()
 
 
+def _kopanski(arg: str | None) -> Platform:
+    if arg not in (None, "pool", "named"):
+        raise InputError(f"kopanski takes pool or named (BB nodes), e.g. kopanski:named, got "
+                         f"{arg!r}", field="platform")
+    return Platform.kopanski(named_bb=arg == "named")
+
+
 PLATFORMS: dict[str, Callable[[str | None], Platform]] = {
-    "kopanski": lambda arg: Platform.kopanski(),
+    "kopanski": _kopanski,
     "kopanski-dragonfly": _dragonfly,
     "cts1": _cts1,
 }
@@ -115,14 +124,31 @@ def load_platform(spec: str | Path | None) -> Platform:
         raise InputError(str(exc).split(": ", 1)[-1], source=name, field=exc.field) from None
 
 
+def bb_rules_for(platform: Platform | None):
+    """The generator rules of Kopanski's BB model for ``platform`` (fit-in-platform cap and
+    short jobs, :class:`bbopt.workloads.bb.KopanskiRules`), or ``None`` off Kopanski's
+    platforms. With named BB nodes the cap follows them (their count and smallest capacity)."""
+    from bbopt.workloads.bb import KOPANSKI_RULES, KopanskiRules
+
+    if platform is None or not platform.name.startswith("kopanski"):
+        return None
+    if platform.bb_nodes is not None:
+        return KopanskiRules(bb_nodes=len(platform.bb_nodes),
+                             bb_node_capacity=min(platform.bb_nodes))
+    return KOPANSKI_RULES
+
+
 def load_workload(path: str | Path | None, *, n_jobs: int = 3000, seed: int = 0,
                   bb: str = "auto", platform: Platform | None = None,
+                  bb_rules: bool = True,
                   **reader_options: Any) -> tuple[list[Job], str]:
     """Jobs and a workload name.
 
     ``path=None`` is the embedded default (``n_jobs`` seeded KTH-like jobs). ``bb``: ``"auto"``
     draws Kopanski's log-normal BB requests when the workload has none, ``"lognormal"`` always
-    draws them, ``"none"`` keeps the file's values.
+    draws them, ``"none"`` keeps the file's values. ``bb_rules``: when the requests are drawn
+    for one of Kopanski's platforms, apply the two rules of the authors' generator
+    (:func:`bb_rules_for`; default on).
     """
     from bbopt.workloads.bb import with_lognormal_bb
     from bbopt.workloads.swf import read_swf
@@ -135,20 +161,21 @@ def load_workload(path: str | Path | None, *, n_jobs: int = 3000, seed: int = 0,
         return kth_like(n_jobs=n_jobs, seed=seed, nodes=nodes, bb=bb != "none"), "kth-like"
     p = Path(path)
     name = p.name
-    for suffix in (".gz", ".swf", ".json"):
+    for suffix in (".gz", ".bb", ".swf", ".json"):
         name = name.removesuffix(suffix)
-    if p.name.endswith((".swf", ".swf.gz")):
+    if p.name.endswith((".swf", ".swf.gz", ".swf.bb")):  # .swf.bb: BBSimulator's trace
         jobs = read_swf(p, **reader_options).jobs
     else:
         readers = _extra_readers()
         reader = next((fn for suf, fn in readers.items() if p.name.endswith(suf)), None)
         if reader is None:
-            known = [".swf", ".swf.gz", *readers]
+            known = [".swf", ".swf.gz", ".swf.bb", *readers]
             raise InputError(f"unknown workload format; known: {', '.join(known)}",
                              source=str(p))
         jobs = reader(p)
     if bb == "lognormal" or (bb == "auto" and not any(j.bb > 0 for j in jobs)):
-        jobs = with_lognormal_bb(jobs, seed)
+        jobs = with_lognormal_bb(jobs, seed,
+                                 rules=bb_rules_for(platform) if bb_rules else None)
     return jobs, name
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from bbopt.core import ClusterState, Decision, Job, Platform, RunningJob
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.policies.registry import Policy, make_policy
+from bbopt.simulation.bb_nodes import BBNodeLedger
 from bbopt.simulation.execution import ExecutionModel, make_execution_model
 from bbopt.simulation.result import REJECTED, SimulationResult
 
@@ -117,6 +118,9 @@ class _Engine:
         topo = platform.topology
         ledger = (topo.ledger() if getattr(self.policy, "io_aware", False)
                   and hasattr(topo, "ledger") else None)
+        # Named BB nodes: a start whose per-node pieces cannot be placed is refused (the job
+        # keeps waiting); see bbopt.simulation.bb_nodes.
+        bbn = BBNodeLedger(platform) if platform.bb_nodes is not None else None
         done = 0
         ptr = 0
         wall0 = _time.perf_counter()
@@ -147,6 +151,8 @@ class _Engine:
                     heapq.heappush(free_nodes, node)
                 if ledger is not None:
                     ledger.release(job, alloc_a[k])
+                if bbn is not None:
+                    bbn.release(job)
                 done += 1
             while ptr < n and jobs[order[ptr]].submit == t:
                 k = order[ptr]
@@ -181,6 +187,7 @@ class _Engine:
                                       job_id=decision.preempt[0], time=t)
             free_n = cap_n - used_n
             free_b = cap_b - used_b
+            refused: dict[str, Job] = {}
             for s in decision.start:
                 job = queue.pop(s.job_id, None)
                 if job is None:
@@ -197,6 +204,14 @@ class _Engine:
                                           f"{free_b + job.bb:.6g} B free", job_id=job.id, time=t)
                 k = index[job.id]
                 alloc_a[k] = _allocate(free_nodes, job, s.nodes, t, platform.node_ssd)
+                if bbn is not None and bbn.charge(job, alloc_a[k], (job.submit, k)) is not None:
+                    refused[job.id] = job
+                    for node in alloc_a[k]:
+                        heapq.heappush(free_nodes, node)
+                    alloc_a[k] = ()
+                    free_n += job.nodes
+                    free_b += job.bb
+                    continue
                 if ledger is not None:
                     why = ledger.charge(job, alloc_a[k])
                     if why is not None:
@@ -209,6 +224,11 @@ class _Engine:
                 i = bisect_left(running_keys, key)
                 running.insert(i, RunningJob(job, t, alloc_a[k]))
                 running_keys.insert(i, key)
+            if refused:  # back in the queue, in arrival order
+                res.refused_starts += len(refused)
+                queue.update(refused)
+                queue = dict(sorted(queue.items(),
+                                    key=lambda kv: (kv[1].submit, index[kv[0]])))
         if bar is not None:
             bar.update(done - bar.n)
             bar.close()

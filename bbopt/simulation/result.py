@@ -51,6 +51,9 @@ class SimulationResult:
     decision_times: list[float] = field(default_factory=list)
     decision_stats: list[SolveStats] = field(default_factory=list)
     wall_time: float = 0.0
+    #: Starts the engine refused because the job's burst buffer could not be placed on the
+    #: platform's named BB nodes (:mod:`bbopt.simulation.bb_nodes`); the job kept waiting.
+    refused_starts: int = 0
 
     def __post_init__(self) -> None:
         n = len(self.jobs)
