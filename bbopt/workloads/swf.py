@@ -29,9 +29,19 @@ Burst-buffer columns (``bb_columns``), both in units of ``bb_unit`` bytes (defau
     "out": bytes}`` and sets ``Job.bb = max(data_in, data_run, data_out)``: the capacity the BB
     allocation must hold at its fullest (stage-in data is replaced by run data, which becomes
     the stage-out data).
-``"auto"`` (default) -- ``bbsim`` if a companion ``.bb`` file exists; otherwise ``cqsim`` if the
-    header has ``BurstBuffer:`` or the records have exactly 19 fields; ``bbsim`` if they have 21
-    or more; otherwise none. ``"none"`` ignores extra fields.
+``"bbsimulator"`` -- BBSimulator's own trace ``<trace>.swf.bb`` (its ``trace_reader`` writes
+    it beside ``<trace>.swf``): every SWF row again, plus ``data_in data_run data_out`` as fields
+    19-21, read as BBSimulator reads them: **stage-in is stored in 1/1000 of the unit of the
+    other two** (BBSimulator divides field 19 by 1000 when it builds a job), and a job asking
+    fewer than 256 processors (field 8) is raised to 256 as BBSimulator does
+    (``bbsimulator_min_processors``). Otherwise as ``bbsim``.
+``"auto"`` (default) -- ``bbsimulator`` for a file named ``*.swf.bb``, or when the companion
+    ``<trace>.swf.bb`` is such a BBSimulator trace (21 fields or more per line: its BB columns
+    and processor raise apply to the matching jobs of ``<trace>.swf``); ``bbsim`` if a 4-column
+    companion ``.bb`` file exists; otherwise ``cqsim`` if the header has ``BurstBuffer:`` or the
+    records have exactly 19 fields; ``bbsim`` if they have 21 or more; otherwise none.
+    ``"none"`` ignores extra fields. A companion file whose job numbers match no job of the trace
+    (or only some) raises a :class:`UserWarning` naming it: its volumes would silently be 0.
 
 Choices that every tool makes differently are explicit parameters with documented defaults;
 see :func:`read_swf`. One processor is one node unless ``procs_per_node`` says otherwise.
@@ -42,6 +52,7 @@ and 4 (run time) taken from the simulation, so that SWF-only tools can read bbop
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import math
 import warnings
@@ -106,6 +117,7 @@ def read_swf(
     bb_unit: float = GB,
     bb_file: str | Path | None = None,
     groups: bool = False,
+    bbsimulator_min_processors: int = 256,
 ) -> SwfTrace:
     """Read an SWF (or ``.swf.gz``) trace.
 
@@ -122,6 +134,7 @@ def read_swf(
     - ``procs_per_node``: processors per node; sizes are rounded up to whole nodes.
     - ``rebase``: shift submit times so that the first job is submitted at 0.
     - ``bb_columns``, ``bb_unit``, ``bb_file``: burst-buffer columns (see the module docstring).
+    - ``bbsimulator_min_processors``: BBSimulator's minimum job size in processors (256).
     - ``groups``: also keep field 13 (group id) as ``Job.extra["group"]`` (used to map jobs to
       fair-share entities).
 
@@ -134,7 +147,8 @@ def read_swf(
                                   ("drop", "keep", "error")),
                                  ("oversize", oversize, ("keep", "drop", "error")),
                                  ("missing_processors", missing_processors, ("drop", "error")),
-                                 ("bb_columns", bb_columns, ("auto", "none", "cqsim", "bbsim"))):
+                                 ("bb_columns", bb_columns,
+                                  ("auto", "none", "cqsim", "bbsim", "bbsimulator"))):
         if value not in allowed:
             raise InputError(f"{name} must be one of {allowed}, got {value!r}")
     if isinstance(missing_walltime, str) and missing_walltime not in ("runtime", "error"):
@@ -147,15 +161,19 @@ def read_swf(
         raise InputError("no such file", source=str(path))
     src = str(path)
     header, lines = _read_lines(path)
-    if bb_file is None and bb_columns in ("auto", "bbsim"):
+    own = path.name.endswith((".swf.bb", ".swf.bb.gz"))
+    if bb_file is None and bb_columns in ("auto", "bbsim", "bbsimulator") and not own:
         companion = Path(str(path) + ".bb")
         if not companion.exists() and path.suffix == ".gz":
             companion = Path(str(path)[:-3] + ".bb")
         if companion.exists():
             bb_file = companion
+    companion_kind = _companion_kind(Path(bb_file)) if bb_file is not None else None
     widths = {len(text.split()) for _, text in lines[:50]}
     if bb_columns == "auto":
-        if bb_file is not None:
+        if own or companion_kind == "bbsimulator":
+            bb_columns = "bbsimulator"
+        elif bb_file is not None:
             bb_columns = "bbsim"
         elif "BurstBuffer" in header or widths == {19}:
             bb_columns = "cqsim"
@@ -163,9 +181,25 @@ def read_swf(
             bb_columns = "bbsim"
         else:
             bb_columns = "none"
-    n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3}[bb_columns]
+    n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3,
+               "bbsimulator": 0 if bb_file is not None else 3}[bb_columns]
     table = _parse_table(lines, src, 18 + n_extra)
-    staging = _read_bb_file(Path(bb_file), bb_unit) if bb_file is not None else None
+    # BBSimulator stores stage-in in 1/1000 of the unit of the other two volumes.
+    in_scale = 1e-3 if bb_columns == "bbsimulator" else 1.0
+    staging = (_read_bb_file(Path(bb_file), bb_unit, in_scale) if bb_file is not None
+               else None)
+    raised = None
+    if staging is not None:
+        ids = set(_int_strings(table[:, 0]))
+        matched = sum(1 for k in staging if k in ids)
+        if matched == 0:
+            warnings.warn(f"{bb_file}: none of its {len(staging)} job numbers matches a job of "
+                          f"{src}; every job gets no burst buffer", UserWarning, stacklevel=2)
+        elif matched < len(staging):
+            warnings.warn(f"{bb_file}: {len(staging) - matched} of its {len(staging)} job "
+                          f"numbers match no job of {src}", UserWarning, stacklevel=2)
+        if bb_columns == "bbsimulator":
+            raised = set(staging)
 
     primary, secondary = (7, 4) if processors == "requested" else (4, 7)
     number, submit, run = table[:, 0], table[:, 1], table[:, 3]
@@ -177,6 +211,11 @@ def read_swf(
         raise InputError(f"submit time must be >= 0, got {lines[k][1].split()[1]}", source=src,
                          line=int(lineno[k]), field=FIELDS[1])
     procs = np.where(table[:, primary] > 0, table[:, primary], table[:, secondary])
+    if bb_columns == "bbsimulator":  # BBSimulator's minimum allocation (jobs it reads)
+        floor_ = np.full(len(procs), float(bbsimulator_min_processors))
+        if raised is not None:
+            floor_[[k not in raised for k in _int_strings(table[:, 0])]] = 0.0
+        procs = np.maximum(procs, floor_)
     keep = np.ones(len(table), dtype=bool)
     skipped: dict[str, int] = {}
 
@@ -224,8 +263,9 @@ def read_swf(
     bb = np.zeros(len(table))
     if bb_columns == "cqsim":
         bb = np.maximum(table[:, 18], 0.0) * bb_unit
-    elif bb_columns == "bbsim" and staging is None:
+    elif bb_columns in ("bbsim", "bbsimulator") and staging is None:
         vols = np.maximum(table[:, 18:21], 0.0) * bb_unit
+        vols[:, 0] *= in_scale
         bb = vols.max(axis=1)
 
     jobs: list[Job] = []
@@ -245,11 +285,12 @@ def read_swf(
         ids.add(job_id)
         extra: dict = {}
         job_bb = bb_l[k]
-        if bb_columns == "bbsim":
+        if bb_columns in ("bbsim", "bbsimulator"):
             if staging is not None:
                 vin, vrun, vout = staging.get(job_id, (0.0, 0.0, 0.0))
             else:
                 vin, vrun, vout = (float(x) for x in np.maximum(table[k, 18:21], 0.0) * bb_unit)
+                vin *= in_scale
             extra["staging"] = {"in": vin, "run": vrun, "out": vout}
             job_bb = max(vin, vrun, vout)
         if groups and group_l[k] >= 0:
@@ -347,14 +388,30 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarr
     return table
 
 
-def _read_bb_file(path: Path, unit: float) -> dict[str, tuple[float, float, float]]:
-    """A BBSimulator companion file: ``<job number> <data_in> <data_run> <data_out>`` lines."""
+def _companion_kind(path: Path) -> str:
+    """``"bbsimulator"`` when a companion file is BBSimulator's whole trace (21 fields or more
+    on its first record), else ``"bbsim"`` (4-column ``job data_in data_run data_out``)."""
+    if not path.exists():
+        raise InputError("no such file", source=str(path))
+    _, lines = _read_lines(path)
+    return "bbsimulator" if lines and len(lines[0][1].split()) >= 21 else "bbsim"
+
+
+def _read_bb_file(path: Path, unit: float, in_scale: float = 1.0
+                  ) -> dict[str, tuple[float, float, float]]:
+    """A companion file: ``<job number> <data_in> <data_run> <data_out>`` lines, or
+    BBSimulator's whole trace (fields 1 and 19-21). Job numbers are normalised (``1.00`` is
+    job ``1``); ``data_in`` is scaled by ``in_scale``."""
     if not path.exists():
         raise InputError("no such file", source=str(path))
     out: dict[str, tuple[float, float, float]] = {}
     _, lines = _read_lines(path)
     for lineno, text in lines:
         parts = text.split()
+        if len(parts) >= 21:  # BBSimulator's trace: SWF fields, then the three volumes
+            parts = [parts[0], *parts[18:21]]
+        with contextlib.suppress(ValueError, IndexError, OverflowError):
+            parts[0] = _intstr(float(parts[0]))
         if len(parts) < 4:
             raise InputError(f"expected 4 fields (job, data_in, data_run, data_out), found "
                              f"{len(parts)}", source=str(path), line=lineno,
@@ -369,7 +426,7 @@ def _read_bb_file(path: Path, unit: float) -> dict[str, tuple[float, float, floa
             if v < 0 and v != -1:
                 raise InputError(f"volume must be >= 0, got {parts[c]}", source=str(path),
                                  line=lineno, field=name)
-            values.append(max(v, 0.0) * unit)
+            values.append(max(v, 0.0) * unit * (in_scale if c == 1 else 1.0))
         if parts[0] in out:
             raise InputError(f"duplicate job number {parts[0]}", source=str(path), line=lineno,
                              field="job_number")
