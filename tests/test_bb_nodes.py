@@ -39,28 +39,18 @@ def test_first_fit_placement_and_release():
     a = Job("a", 0, 10, 10, nodes=1, bb=6.0)
     assert ledger.charge(a, (0,)) is None
     assert ledger.free == [4.0, 10.0]
-    c = Job("c", 0, 5, 5, nodes=3, bb=9.0)  # pieces of 3: BB0, then BB1 twice
+    c = Job("c", 0, 5, 5, nodes=3, bb=9.0)  # pieces of 3: BB0 (4 free), then BB1 twice
     assert ledger.placement(c, (1, 2, 3)) == [(0, 3.0), (1, 3.0), (1, 3.0)]
+    assert ledger.free == [4.0, 10.0]  # placement alone changes nothing
+    big = Job("big", 0, 5, 5, nodes=2, bb=12.0)
+    assert ledger.charge(big, (1, 2)) is not None and ledger.refused == 1
     ledger.release(a)
     assert ledger.free == [10.0, 10.0]
 
 
-def test_a_refused_job_keeps_its_space_from_later_jobs():
-    ledger = BBNodeLedger(NAMED)
-    assert ledger.charge(Job("a", 0, 10, 10, nodes=1, bb=6.0), (0,), (0, 0)) is None
-    h = Job("h", 0, 5, 5, nodes=2, bb=12.0)
-    assert ledger.charge(h, (1, 2), (0, 1)) is not None  # refused: room for 1 piece of 6
-    # A later job whose piece would leave BB node 1 below 6 is refused too ...
-    assert "waits for" in ledger.charge(Job("d", 1, 5, 5, nodes=1, bb=5.0), (1,), (1, 2))
-    # ... one that leaves h's room as it is starts (first fit: BB node 0, 4 free).
-    assert ledger.charge(Job("e", 1, 5, 5, nodes=1, bb=2.0), (1,), (1, 3)) is None
-    assert ledger.free == [2.0, 10.0]
-
-
 def test_never_placeable_jobs_are_rejected_at_submission():
-    # Pieces of 11 fit no 10-byte BB node; the pool of 20 would take the 2 x 11 = 22? no: 22 > 20
-    # but 2 pieces of 9 (18) fit the pool and two nodes; 3 pieces of 6 (18) do not fit two
-    # nodes of 10 (one piece each).
+    # 2 pieces of 9 (18 B) fit the pool and the two 10 B nodes; 3 pieces of 6 (18 B) fit the
+    # pool but the two nodes take one piece of 6 each.
     assert NAMED.why_never_fits(Job("x", 0, 1, 1, nodes=2, bb=18.0)) is None
     why = NAMED.why_never_fits(Job("y", 0, 1, 1, nodes=3, bb=18.0))
     assert why is not None and "BB nodes hold 2" in why

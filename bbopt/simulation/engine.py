@@ -8,7 +8,10 @@ policy for a :class:`~bbopt.core.Decision` exactly as :func:`bbopt.decide` would
 range; a job asking local SSD only on nodes with that much SSD -- without a node set it gets the
 free nodes with the smallest admissible SSDs; under an I/O-aware policy, never more bandwidth
 than a link of the platform's I/O tree has) and applies it. An invalid decision is a bug of the
-policy and raises :class:`~bbopt.errors.InvalidDecision` naming the job.
+policy and raises :class:`~bbopt.errors.InvalidDecision` naming the job. On a platform with
+named BB nodes (:attr:`~bbopt.core.Platform.bb_nodes`) a start whose per-node BB pieces cannot
+be placed is not an error: it is refused and the job keeps waiting
+(:mod:`bbopt.simulation.bb_nodes`).
 
 When started jobs end is the business of the execution model (:mod:`bbopt.simulation.execution`):
 under the default rigid model jobs run for ``min(runtime, walltime)`` and a job whose runtime
@@ -204,7 +207,7 @@ class _Engine:
                                           f"{free_b + job.bb:.6g} B free", job_id=job.id, time=t)
                 k = index[job.id]
                 alloc_a[k] = _allocate(free_nodes, job, s.nodes, t, platform.node_ssd)
-                if bbn is not None and bbn.charge(job, alloc_a[k], (job.submit, k)) is not None:
+                if bbn is not None and bbn.charge(job, alloc_a[k]) is not None:
                     refused[job.id] = job
                     for node in alloc_a[k]:
                         heapq.heappush(free_nodes, node)
