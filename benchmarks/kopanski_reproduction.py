@@ -10,9 +10,16 @@ The split is made here (16 windows of 21 days from the first submission; jobs af
 window are not used), as the workloads layer has no splitter on this branch.
 
 The authors' numbers (their code, Batsim/SimGrid, Dragonfly platform; from the lead's notes):
-allocation-only model (BB reserved, no I/O simulated): fcfs-bb 14,791 s, sjf-bb 16,030 s,
-plan-2 11,059 s mean wait; with their I/O model: sjf-bb 13,909 s vs plan-2 11,065 s mean wait and
-9.69 vs 7.06 mean bounded slowdown.
+allocation-only model (BB reserved, no I/O simulated): fcfs-easy 5.51 M s, fcfs-bb 14,791 s,
+sjf-bb 16,030 s, plan-2 11,059 s mean wait; with their I/O model: fcfs-bb 14,561 s, sjf-bb
+13,909 s vs plan-2 11,065 s mean wait and 9.69 vs 7.06 mean bounded slowdown.
+
+The BB requests follow the log-normal model with the two rules of the authors' generator
+(fit-in-platform cap, 10 MB for jobs of walltime <= 120 s; ``--no-bb-rules`` drops them).
+``--bb-mode pool`` (default) is one 480 GB pool, ``named`` the 12 x 40 GB BB nodes
+(``Platform.kopanski(named_bb=True)``), ``both`` runs both. ``--seeds 0,1,2,3,4`` runs every
+policy on every seed of the BB model and prints mean +- standard deviation [min, max] of the
+mean wait and bounded slowdown per policy against the authors' figures (no parts).
 
 Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] [--csv DIR]``
 (the full run takes tens of minutes on 2 cores; plan-2 alone a few minutes).
@@ -40,8 +47,9 @@ from bbopt.workloads.swf import read_swf  # noqa: E402
 KTH = "KTH-SP2-1996-2.1-cln.swf"
 POLICIES = ("fcfs", "fcfs-easy", "filler", "fcfs-bb", "sjf-bb", "plan-1", "plan-2", "plan-3")
 #: Mean waiting time (s) reported by the authors' code: allocation-only / with I/O.
-THEIRS_WAIT_ALLOC = {"fcfs-bb": 14791.0, "sjf-bb": 16030.0, "plan-2": 11059.0}
-THEIRS_WAIT_IO = {"sjf-bb": 13909.0, "plan-2": 11065.0}
+THEIRS_WAIT_ALLOC = {"fcfs-easy": 5.51e6, "fcfs-bb": 14791.0, "sjf-bb": 16030.0,
+                     "plan-2": 11059.0}
+THEIRS_WAIT_IO = {"fcfs-bb": 14561.0, "sjf-bb": 13909.0, "plan-2": 11065.0}
 THEIRS_BSLD_IO = {"sjf-bb": 9.69, "plan-2": 7.06}
 
 
@@ -60,17 +68,71 @@ def fmt(x: float | None, digits: int = 0) -> str:
     return f"{x:,.{digits}f}"
 
 
+def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
+    """Every policy on every seed of the BB model, per BB mode: mean +- sd [min, max]."""
+    print(f"KTH-SP2-1996-2.1-cln: {len(trace_jobs)} jobs, log-normal BB "
+          f"({'with' if rules else 'without'} the generator's rules), seeds {seeds}")
+    per = {}
+    for mode in modes:
+        platform = Platform.kopanski(named_bb=mode == "named")
+        for seed in seeds:
+            jobs = with_lognormal_bb(trace_jobs, seed=seed, rules=rules)
+            for pol in policies:
+                t0 = time.perf_counter()
+                res = simulate(jobs, platform, pol)
+                m = res.metrics()
+                per.setdefault((mode, pol), []).append(
+                    (m["mean_wait"], m["mean_bounded_slowdown"], res.refused_starts,
+                     m["rejected"]))
+                print(f"  {mode:<6}{pol:<10} seed {seed}: mean wait {m['mean_wait']:>12,.0f} s, "
+                      f"bsld {m['mean_bounded_slowdown']:8.2f}, rejected {m['rejected']:.0f}, "
+                      f"refused starts {res.refused_starts} "
+                      f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    print()
+    head = (f"{'mode':<7}{'policy':<10}{'mean wait [s]: mean +- sd [min, max]':>44}"
+            f"{'bsld: mean +- sd':>20}{'refused':>9}{'| theirs alloc':>15}{'theirs I/O':>11}"
+            f"{'ours/I/O':>9}")
+    print(head)
+    print("-" * len(head))
+    for mode in modes:
+        for pol in policies:
+            arr = np.array(per[(mode, pol)], dtype=float)
+            w, b = arr[:, 0], arr[:, 1]
+            sd_w = w.std(ddof=1) if len(w) > 1 else 0.0
+            sd_b = b.std(ddof=1) if len(b) > 1 else 0.0
+            ref = THEIRS_WAIT_IO.get(pol, THEIRS_WAIT_ALLOC.get(pol))
+            ratio = f"{w.mean() / ref:8.2f}x" if ref else f"{'-':>9}"
+            cell = f"{w.mean():,.0f} +- {sd_w:,.0f} [{w.min():,.0f}, {w.max():,.0f}]"
+            print(f"{mode:<7}{pol:<10}{cell:>44}{f'{b.mean():.2f} +- {sd_b:.2f}':>20}"
+                  f"{arr[:, 2].mean():>9.0f}{fmt(THEIRS_WAIT_ALLOC.get(pol)):>15}"
+                  f"{fmt(THEIRS_WAIT_IO.get(pol)):>11}{ratio}")
+        if (mode, "fcfs-easy") in per and (mode, "plan-2") in per:
+            easy = np.array(per[(mode, "fcfs-easy")])[:, 0]
+            p2 = np.array(per[(mode, "plan-2")])[:, 0]
+            print(f"{mode}: fcfs-easy / plan-2 mean wait ratio {np.mean(easy / p2):,.0f} "
+                  f"[{np.min(easy / p2):,.0f}, {np.max(easy / p2):,.0f}] "
+                  f"(theirs, alloc-only: {5.51e6 / 11059:,.0f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--no-parts", action="store_true")
     ap.add_argument("--seed", type=int, default=0, help="seed of the BB model")
     ap.add_argument("--csv", default=None, help="write each run's jobs.csv into this folder")
+    ap.add_argument("--seeds", default=None, help="comma-separated seeds: multi-seed summary")
+    ap.add_argument("--bb-mode", choices=("pool", "named", "both"), default="pool")
+    ap.add_argument("--no-bb-rules", action="store_true")
     args = ap.parse_args()
     policies = [p for p in args.policies.split(",") if p]
     trace = read_swf(data_dir() / KTH)
-    jobs = with_lognormal_bb(trace.jobs, seed=args.seed)
-    platform = Platform.kopanski()
+    rules = not args.no_bb_rules
+    if args.seeds:
+        modes = ("pool", "named") if args.bb_mode == "both" else (args.bb_mode,)
+        multi_seed(trace.jobs, policies, [int(x) for x in args.seeds.split(",")], modes, rules)
+        return
+    jobs = with_lognormal_bb(trace.jobs, seed=args.seed, rules=rules)
+    platform = Platform.kopanski(named_bb=args.bb_mode == "named")
     print(f"KTH-SP2-1996-2.1-cln: {len(jobs)} jobs, log-normal BB (seed {args.seed}), "
           f"{platform.nodes} nodes / {platform.bb / 1e9:.0f} GB")
     results = {}
