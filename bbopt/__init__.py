@@ -6,9 +6,10 @@ The public face::
     import bbopt
     decision = bbopt.decide(state, policy="sjf-bb")
     result = bbopt.simulate(jobs, bbopt.Platform.kopanski(), policy="fcfs-bb")
-    print(result.metrics())
+    print(bbopt.summarize(result))        # run metrics (bbopt.analysis.metrics)
 """
 
+from bbopt.analysis.metrics import summarize
 from bbopt.api import decide
 from bbopt.core import (
     ClusterState,
@@ -22,7 +23,6 @@ from bbopt.core import (
     Status,
 )
 from bbopt.errors import BboptError, InputError, InvalidDecision, UnknownNameError
-from bbopt.metrics import summarize
 from bbopt.policies import available_policies, make_policy, register
 from bbopt.simulation import SimulationResult, simulate
 from bbopt.solvers import Budget, Result, backends_for, solve

@@ -18,5 +18,21 @@ def decide(state: ClusterState, policy: str | Policy = "fcfs-bb", **options: Any
     ``policy`` is a registered name (see :func:`bbopt.available_policies`) or a policy object;
     ``options`` go to the policy's constructor (e.g. ``depth=10`` for ``conservative-bb``).
     Unknown policy names and options raise errors that list the known ones.
+
+    Example: 4 nodes and 100 GB of BB, one job running on 2 nodes until t=600 s. ``a`` fits the
+    free nodes and BB and starts; ``b`` needs every node, so EASY reserves the machine for it
+    when ``r`` ends; ``c`` would delay that reservation and waits.
+
+    >>> from bbopt import ClusterState, Job, Platform, RunningJob
+    >>> from bbopt.core import GB
+    >>> state = ClusterState(
+    ...     time=0.0, platform=Platform(nodes=4, bb=100 * GB),
+    ...     running=(RunningJob(Job("r", 0, walltime=600, nodes=2), start=0.0),),
+    ...     queue=(Job("a", 0, walltime=300, nodes=1, bb=60 * GB),
+    ...            Job("b", 0, walltime=300, nodes=4),
+    ...            Job("c", 0, walltime=900, nodes=1)))
+    >>> decision = decide(state, "fcfs-bb")
+    >>> [s.job_id for s in decision.start], [(r.job_id, r.start) for r in decision.reservations]
+    (['a'], [('b', 600.0)])
     """
     return make_policy(policy, **options).decide(state)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,14 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except BboptError as exc:
         print(f"bbopt: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # the reader of our output went away (``bbopt policies | head -1``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as exc:  # unreadable or unwritable files: the system's message, one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"bbopt: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("bbopt: interrupted", file=sys.stderr)
@@ -121,11 +130,15 @@ def _parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("decide", help="one decision: read a state JSON, print a decision JSON")
     d.add_argument("state", nargs="?", default="-", help="state JSON file, or - for stdin")
-    d.add_argument("--policy", default="fcfs-bb")
-    d.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
+    d.add_argument("--policy", default="fcfs-bb",
+                   help="policy name (default fcfs-bb; `bbopt policies -v` lists them)")
+    d.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="policy option, repeatable (e.g. -o depth=20)")
     d.set_defaults(func=_cmd_decide)
 
     ls = sub.add_parser("policies", help="list the registered policies")
+    ls.add_argument("-v", "--verbose", action="store_true",
+                    help="also list each policy's options (-o KEY=VALUE) and their defaults")
     ls.set_defaults(func=_cmd_policies)
     return p
 
@@ -169,10 +182,11 @@ def _run(jobs, platform, name, policy, args):
 def _metrics(result, args) -> dict[str, float]:
     """The run metrics; with --warmup/--cooldown, the job and utilisation metrics over the
     measurement interval (decision statistics stay those of the whole run)."""
+    from bbopt.analysis.metrics import summarize
     from bbopt.errors import InputError
-    from bbopt.loading import parse_seconds
+    from bbopt.units import parse_seconds
 
-    metrics = result.metrics()
+    metrics = summarize(result)
     warmup = parse_seconds(args.warmup, "--warmup")
     cooldown = parse_seconds(args.cooldown, "--cooldown")
     if warmup <= 0 and cooldown <= 0:
@@ -185,7 +199,7 @@ def _metrics(result, args) -> dict[str, float]:
         raise InputError(f"--warmup {args.warmup} and --cooldown {args.cooldown} leave no "
                          f"submission to measure (the trace spans {max(submits) - min(submits):g}"
                          " s)", field="--warmup")
-    metrics.update(result.metrics(interval=(t0, t1)))
+    metrics.update(summarize(result, interval=(t0, t1)))
     return metrics
 
 
@@ -215,6 +229,8 @@ def _cmd_compare(args) -> int:
     options = _options(args.option)
     for name in policies:  # fail before the first run on an unknown name or option
         make_policy(name, **_applicable(name, options))
+    _check_options(list(dict.fromkeys([*policies, args.reference])) if args.split is not None
+                   else policies, options)
     jobs, platform, name = _load(args)
     if args.split is not None:
         if args.warmup not in ("0", 0) or args.cooldown not in ("0", 0):
@@ -249,7 +265,7 @@ def _cmd_compare(args) -> int:
         (out / "summary.json").write_text(json.dumps(metrics, indent=2))
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
-        from bbopt.plots import plot_comparison
+        from bbopt.analysis.plots import plot_comparison
 
         plot_comparison(results, args.plot, title=title)
         print(f"wrote {args.plot}", file=sys.stderr)
@@ -258,7 +274,7 @@ def _cmd_compare(args) -> int:
 
 def _compare_split(args, jobs, platform, name, policies, options) -> int:
     """``bbopt compare --split N``: the normalised per-part comparison."""
-    from bbopt.experiments import compare_split, format_table
+    from bbopt.analysis.experiments import compare_split, format_table
     from bbopt.policies import make_policy
 
     make_policy(args.reference, **_applicable(args.reference, options))
@@ -292,18 +308,30 @@ def _compare_split(args, jobs, platform, name, policies, options) -> int:
 
 def _applicable(policy: str, options: dict[str, Any]) -> dict[str, Any]:
     """The subset of ``options`` that ``policy`` accepts (compare runs different policies)."""
-    import inspect
+    from bbopt.policies import policy_options
 
-    from bbopt.policies.registry import _REGISTRY, available_policies
+    accepted = policy_options(policy)
+    if "**" in accepted:
+        return options
+    return {k: v for k, v in options.items() if k in accepted}
 
-    available_policies()
-    if policy not in _REGISTRY:
-        return options
-    cls, fixed, _ = _REGISTRY[policy]
-    params = inspect.signature(cls).parameters
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return options
-    return {k: v for k, v in options.items() if k in params and k not in fixed}
+
+def _check_options(policies: list[str], options: dict[str, Any]) -> None:
+    """Every ``-o`` option must be accepted by at least one of ``policies`` (a typo is an error,
+    not a silently ignored option)."""
+    from bbopt.errors import InputError
+    from bbopt.policies import policy_options
+
+    accepted: set[str] = set()
+    for name in policies:
+        accepted |= set(policy_options(name))
+    if "**" in accepted:
+        return
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise InputError(f"no policy among {', '.join(policies)} accepts {', '.join(unknown)}; "
+                         f"their options: {', '.join(sorted(accepted)) or 'none'}",
+                         field=f"-o {unknown[0]}")
 
 
 def _progress(items, show):
@@ -332,10 +360,17 @@ def _cmd_decide(args) -> int:
 
 
 def _cmd_policies(args) -> int:
-    from bbopt.policies import available_policies
+    import inspect
+
+    from bbopt.policies import available_policies, policy_options
 
     for name, summary in available_policies().items():
         print(f"{name:18s} {summary}")
+        if args.verbose:
+            for key, default in policy_options(name).items():
+                shown = "any keyword" if key == "**" else (
+                    "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
+                print(f"{'':18s}   -o {key} {shown}")
     return 0
 
 

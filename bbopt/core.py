@@ -16,9 +16,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bbopt.errors import InputError
+
+if TYPE_CHECKING:  # a type-only edge: the tree knows nothing of the core
+    from bbopt.topology.tree import IOTree
 
 #: Names of the resource dimensions, in the order used by profiles and capacities.
 DIMENSIONS: tuple[str, ...] = ("nodes", "bb")
@@ -81,6 +84,54 @@ class Job:
         return self.bb / self.nodes
 
 
+#: The one tolerance of every capacity test in bbopt: a demand fits a free amount when it exceeds
+#: it by at most ``REL_TOL`` of the capacity (sums of bytes are rounded). Policies, models and
+#: profiles use it (:func:`fits`, :func:`slack`); the engine allows :data:`ENGINE_REL_TOL`, twice
+#: as much, so it is at least as lenient as every policy and never refuses a decision that was
+#: built within capacity, whatever order the sums were taken in.
+REL_TOL = 1e-9
+ENGINE_REL_TOL = 2 * REL_TOL
+
+
+def slack(capacity: float) -> float:
+    """How far above a free amount a demand may be and still fit: ``REL_TOL * capacity``."""
+    return capacity * REL_TOL
+
+
+def fits(demand: float, free: float, capacity: float) -> bool:
+    """The one "does it fit" rule of one resource: ``demand <= free + slack(capacity)``.
+
+    >>> fits(480e9, 480e9 - 1.0, 480e9)   # one byte short of 480 GB is rounding
+    True
+    >>> fits(2, 1, 96)
+    False
+    """
+    return demand <= free + capacity * REL_TOL
+
+
+class Resources(NamedTuple):
+    """An amount of the pooled resources, nodes and burst-buffer bytes: a job's demand, what is
+    free, or a capacity (:attr:`Platform.capacity`). A tuple in :data:`DIMENSIONS` order, so
+    profiles and models index it as they index any ``(nodes, bb)`` pair."""
+
+    nodes: int = 0
+    bb: float = 0.0
+
+    @classmethod
+    def of(cls, job: Job) -> Resources:
+        return cls(job.nodes, job.bb)
+
+    def fits(self, free: Resources, capacity: Resources) -> bool:
+        """Whether this demand fits ``free`` (the :func:`fits` rule on every resource)."""
+        return self.nodes <= free.nodes and self.bb <= free.bb + capacity.bb * REL_TOL
+
+    def plus(self, other: Resources) -> Resources:
+        return Resources(self.nodes + other.nodes, self.bb + other.bb)
+
+    def minus(self, other: Resources) -> Resources:
+        return Resources(self.nodes - other.nodes, self.bb - other.bb)
+
+
 @dataclass(frozen=True, slots=True)
 class Platform:
     """The machine: compute nodes and a shared burst buffer.
@@ -89,15 +140,15 @@ class Platform:
     for the I/O hierarchy (a bandwidth tree from the PFS down to the nodes). ``bb_nodes``
     optionally names the burst-buffer nodes that make up ``bb`` (their capacities, summing to
     ``bb``): a job's burst buffer is then split into one piece per compute node, and every piece
-    must fit on one BB node (see :mod:`bbopt.simulation.bb_nodes`); without it the burst buffer
-    is one pool.
+    must fit on one BB node (see :class:`bbopt.simulation.ledger.BBNodeLedger`); without it the
+    burst buffer is one pool.
     """
 
     nodes: int
     bb: float = 0.0
     name: str = "cluster"
     node_ssd: tuple[float, ...] | None = None
-    topology: Any = field(default=None, compare=False)
+    topology: IOTree | None = field(default=None, compare=False)
     bb_nodes: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -118,9 +169,9 @@ class Platform:
                                  f"{self.bb:.6g} B", field="bb_nodes")
 
     @property
-    def capacity(self) -> tuple[float, float]:
-        """Capacities in :data:`DIMENSIONS` order: ``(nodes, bb)``."""
-        return (self.nodes, self.bb)
+    def capacity(self) -> Resources:
+        """Node and BB capacity."""
+        return Resources(self.nodes, self.bb)
 
     @classmethod
     def kopanski(cls, named_bb: bool = False) -> Platform:
@@ -198,6 +249,14 @@ class ClusterState:
         """Resources free now, ``(nodes, bb)``."""
         nodes, bb = self.used()
         return (self.platform.nodes - nodes, self.platform.bb - bb)
+
+
+class JobState(StrEnum):
+    """How a job's life in a simulation ended (its final state in the per-job record)."""
+
+    FINISHED = "finished"  # ran to its end
+    KILLED = "killed"  # stopped at its walltime
+    REJECTED = "rejected"  # could never run on the platform (the record says why)
 
 
 class Status(StrEnum):

@@ -12,47 +12,18 @@ embedded default (``None``: the seeded KTH-like synthetic trace of
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bbopt.core import Job, Platform
 from bbopt.errors import InputError, UnknownNameError
-
-_SIZE_UNITS = {
-    "": 1.0, "b": 1.0,
-    "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15,
-    "kib": 1024.0, "mib": 1024.0**2, "gib": 1024.0**3, "tib": 1024.0**4, "pib": 1024.0**5,
-}
-_TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
-_QTY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
-
-
-def parse_bytes(value: str | float, field: str = "bytes") -> float:
-    """``"480GB"``, ``"1.5 TiB"`` or a plain number of bytes."""
-    return _parse(value, _SIZE_UNITS, field)
-
-
-def parse_seconds(value: str | float, field: str = "seconds") -> float:
-    """``"90s"``, ``"10min"``, ``"2h"`` or a plain number of seconds."""
-    return _parse(value, _TIME_UNITS, field)
-
-
-def _parse(value: str | float, units: dict[str, float], field: str) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    m = _QTY.match(str(value))
-    if not m or m.group(2).lower() not in units:
-        raise InputError(f"cannot read {value!r}; use a number with a unit among "
-                         f"{', '.join(u for u in units if u)}", field=field)
-    return float(m.group(1)) * units[m.group(2).lower()]
+from bbopt.topology.formats import platform_from_topology, topology_from_data
+from bbopt.topology.machines import cts1, kopanski_dragonfly
+from bbopt.units import parse_bytes, read_document
 
 
 def _cts1(arg: str | None) -> Platform:
-    from bbopt.topology import cts1
-
     try:
         return cts1(float(arg) if arg else 0.0)
     except ValueError:
@@ -61,8 +32,6 @@ def _cts1(arg: str | None) -> Platform:
 
 
 def _dragonfly(arg: str | None) -> Platform:
-    from bbopt.topology import kopanski_dragonfly
-
     return kopanski_dragonfly()
 
 
@@ -80,20 +49,6 @@ PLATFORMS: dict[str, Callable[[str | None], Platform]] = {
 }
 
 
-def read_document(path: str | Path) -> Any:
-    """The content of a YAML (``.yaml``, ``.yml``) or JSON file; errors name the file."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-        if path.suffix in (".yaml", ".yml"):
-            import yaml
-
-            return yaml.safe_load(text)
-        return json.loads(text)
-    except Exception as exc:  # the parsers' errors carry a position in their message
-        raise InputError(f"cannot read: {exc}", source=str(path)) from None
-
-
 def load_platform(spec: str | Path | None) -> Platform:
     """A named platform or a JSON/YAML file with ``nodes`` and ``bb`` (bytes or ``"480GB"``)."""
     if spec is None:
@@ -109,8 +64,6 @@ def load_platform(spec: str | Path | None) -> Platform:
     if not isinstance(data, dict):
         raise InputError("must be a mapping with 'nodes' and 'bb'", source=name)
     if "graph" in data or "tree" in data:  # an I/O topology: JGF or the nested description
-        from bbopt.topology import platform_from_topology, topology_from_data
-
         return platform_from_topology(topology_from_data(data, name))
     if "nodes" not in data:
         raise InputError("is missing", source=name, field="nodes")

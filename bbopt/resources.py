@@ -20,10 +20,53 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
-#: Relative slack in capacity comparisons, against rounding in byte sums.
-_REL_TOL = 1e-12
+from bbopt.core import slack
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """Resources that come free at ``time``: what a running (or just started) job holds until
+    its expected end -- nodes, BB bytes and, on an I/O tree, its node set and per-node
+    bandwidth."""
+
+    time: float
+    nodes: int
+    bb: float
+    allocation: Sequence[int] | None = None
+    bandwidth: float = 0.0
+
+
+def first_fit_time(now: float, releases: Sequence[Release], fits: Callable[[], bool],
+                   give: Callable[[Release], None]) -> float:
+    """The shadow-time scan of EASY: the earliest time, from ``now`` on, at which ``fits()``
+    holds while the ``releases`` (sorted by time) are handed to ``give`` in time order, all
+    those of one instant together; ``inf`` if it never does.
+
+    The caller keeps the free state that ``give`` grows and ``fits`` reads, so the same scan
+    serves pooled nodes and BB (:mod:`bbopt.policies.queue`) and placements on an I/O tree
+    (:mod:`bbopt.policies.io`). Resources only come free over time here (no other reservation
+    exists), so the first time the job fits is its start and its reservation lasts as long as
+    it needs.
+
+    >>> free = [1]
+    >>> first_fit_time(0.0, [Release(5.0, 1, 0.0), Release(9.0, 2, 0.0)],
+    ...                lambda: free[0] >= 3, lambda r: free.__setitem__(0, free[0] + r.nodes))
+    9.0
+    """
+    t = now
+    k = 0
+    n = len(releases)
+    while not fits():
+        if k == n:
+            return math.inf
+        t = releases[k].time
+        while k < n and releases[k].time == t:
+            give(releases[k])
+            k += 1
+    return max(t, now)
 
 
 class OverbookedError(RuntimeError):
@@ -76,7 +119,7 @@ class Profile:
                 rows.append(current)
         self.times = times
         self.free = rows
-        self._tol = [c * _REL_TOL + 1e-9 for c in cap]
+        self._tol = [slack(c) for c in cap]  # the one fit rule of bbopt.core.fits
 
     @property
     def origin(self) -> float:

@@ -24,7 +24,7 @@ Neither trace is public, so this runs the same procedure on KTH-SP2 (100 nodes, 
   (Cori), ``--orders``.
 - **Metrics**: mean wait, mean bounded slowdown, node and BB usage, over jobs submitted between
   15 days after the first and 15 days before the last submission
-  (``SimulationResult.metrics(interval=...)``), and the change of the mean wait against naive.
+  (``bbopt.summarize(result, interval=...)``), and the change of the mean wait against naive.
 - ``--ssd`` adds the Section 5 case study: S5-S7 (local SSD requests per node on top of S2, 80/20,
   50/50, 20/80 between 0-128 and 129-256 GB) on the same machine with half of the nodes at
   128 GB and half at 256 GB; bbsched then optimises four objectives (nodes, BB, SSD use,
@@ -50,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _data import data_path  # noqa: E402
 
 from bbopt import simulate  # noqa: E402
+from bbopt.analysis.metrics import summarize  # noqa: E402
 from bbopt.core import DAY, GB, TB, Job, Platform  # noqa: E402
 from bbopt.workloads.generators.bbsched import bbsched_scenario, theta_ssd_platform  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
@@ -125,8 +126,8 @@ def run_table(title: str, jobs: list[Job], platform: Platform, policies: list[st
     for p in policies:
         t0 = time.perf_counter()
         res = simulate(jobs, platform, p, options={"order": order, "reserve_bb": reserve_bb})
-        m = res.metrics(interval=interval)
-        whole = res.metrics()
+        m = summarize(res, interval=interval)
+        whole = summarize(res)
         wait = m["mean_wait"] / 3600
         base = wait if base is None else base
         line = (f"{p:<16}{wait:>12.2f}{(wait / base - 1) * 100:>9.1f}%"

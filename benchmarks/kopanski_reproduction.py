@@ -39,8 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _data import data_path  # noqa: E402
 
 from bbopt import Platform, simulate  # noqa: E402
+from bbopt.analysis.experiments import split_trace  # noqa: E402
+from bbopt.analysis.metrics import summarize  # noqa: E402
 from bbopt.core import DAY  # noqa: E402
-from bbopt.experiments import split_trace  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
 
@@ -80,7 +81,7 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
             for pol in policies:
                 t0 = time.perf_counter()
                 res = simulate(jobs, platform, pol)
-                m = res.metrics()
+                m = summarize(res)
                 per.setdefault((mode, pol), []).append(
                     (m["mean_wait"], m["mean_bounded_slowdown"], res.refused_starts,
                      m["rejected"]))
@@ -140,7 +141,7 @@ def main() -> None:
         t0 = time.perf_counter()
         res = simulate(jobs, platform, pol)
         wall = time.perf_counter() - t0
-        m = res.metrics()
+        m = summarize(res)
         results[pol] = (m, wall)
         if args.csv:
             Path(args.csv).mkdir(parents=True, exist_ok=True)
@@ -189,7 +190,7 @@ def main() -> None:
     t0 = time.perf_counter()
     for part in parts:
         for pol in policies:
-            m = simulate(part, platform, pol).metrics()
+            m = summarize(simulate(part, platform, pol))
             per[pol].append((m["mean_wait"], m["mean_bounded_slowdown"]))
     print(f"{'policy':<10}{'wait / sjf-bb':>26}{'bsld / sjf-bb':>26}")
     ref = np.array(per["sjf-bb"])

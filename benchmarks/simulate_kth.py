@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _data import data_path  # noqa: E402
 
 from bbopt import Platform, simulate  # noqa: E402
+from bbopt.analysis.metrics import summarize  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
 
@@ -52,7 +53,7 @@ def main() -> None:
         simulate(jobs, platform, policy)
         peak = tracemalloc.get_traced_memory()[1] / 1e6
         tracemalloc.stop()
-        m = res.metrics()
+        m = summarize(res)
         share = 100 * sum(res.decision_times) / best
         print(f"{policy:16s} {len(jobs) / best:9.0f} {best:7.2f} {peak:8.1f} {share:8.1f} "
               f"{m['mean_wait']:12.0f} {m['mean_bounded_slowdown']:10.2f} "

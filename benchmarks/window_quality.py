@@ -15,7 +15,7 @@ greedy FALLBACK because the budget ran out before any answer (``fallb``). The ex
 ``exhaustive`` for w <= 20 and ``cpsat`` beyond (checked against each other for w <= 20).
 
 The exact fronts of nodes and BB are listed by two-list enumeration when it proves them complete
-(:mod:`bbopt.solvers.subset_sums`), and solved by epsilon-constraint otherwise; ``enum`` is the
+(:mod:`bbopt.solvers.window.subset_sums`), solved by epsilon-constraint otherwise; ``enum`` is the
 share of ``cpsat``/``milp`` fronts that needed no solver. BBSched against its baselines in
 simulation: ``benchmarks/bbsched_reproduction.py``.
 

@@ -4,6 +4,7 @@ reports how far the applied answers were from the optimum."""
 import pytest
 
 from bbopt import InputError, Platform, Status, make_policy, simulate
+from bbopt.analysis.metrics import summarize
 from bbopt.workloads.synthetic import kth_like
 
 JOBS = kth_like(80, seed=3)
@@ -24,7 +25,7 @@ def test_proven_optimal_decisions_have_zero_gap():
 
 def test_annealing_gaps_are_nonnegative_and_reported():
     res = simulate(JOBS, Platform.kopanski(), "plan-2", options={"audit": "exhaustive"})
-    m = res.metrics()
+    m = summarize(res)
     gaps = [s.gap for s in res.decision_stats if s.gap is not None]
     assert len(gaps) == m["decisions_audited"] > 10
     assert min(gaps) >= 0.0
@@ -39,5 +40,5 @@ def test_audit_needs_an_exact_backend():
 
 
 def test_unaudited_runs_have_no_gap_rows():
-    m = simulate(JOBS, Platform.kopanski(), "sjf-bb").metrics()
+    m = summarize(simulate(JOBS, Platform.kopanski(), "sjf-bb"))
     assert m["decisions_audited"] == 0 and "decision_gap_mean" not in m

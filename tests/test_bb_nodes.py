@@ -8,7 +8,7 @@ import pytest
 from bbopt import Job, Platform, simulate
 from bbopt.errors import InputError
 from bbopt.loading import load_platform
-from bbopt.simulation.bb_nodes import BBNodeLedger
+from bbopt.simulation.ledger import BBNodeLedger
 
 POOL = Platform(nodes=4, bb=20.0)
 NAMED = Platform(nodes=4, bb=20.0, bb_nodes=(10.0, 10.0))

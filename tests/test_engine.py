@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bbopt import Decision, InvalidDecision, Job, Platform, Start, simulate
+from bbopt.analysis.metrics import summarize
 from bbopt.workloads.synthetic import kth_like
 
 PLATFORM = Platform(nodes=4, bb=10.0)
@@ -14,6 +15,8 @@ class Greedy:
     """Starts whatever it is told to, to test the engine's checks."""
 
     name = "test"
+
+    io_aware = False
 
     def __init__(self, pick):
         self.pick = pick
@@ -48,6 +51,7 @@ def test_busy_node_set_is_refused():
 
     class Pin:
         name = "pin"
+        io_aware = False
 
         def decide(self, state):
             return Decision(start=tuple(Start(j.id, (0, 1)) for j in state.queue))
@@ -63,6 +67,7 @@ def test_local_ssd_requests_are_enforced_per_node():
 
     class Pin:
         name = "pin"
+        io_aware = False
 
         def __init__(self, nodes):
             self.nodes = nodes
@@ -95,7 +100,7 @@ def test_kill_at_walltime_and_reject_with_reason():
     assert res.state == ["killed", "rejected", "rejected"]
     assert res.end[0] == 5
     assert "nodes" in res.reasons["huge"] and "burst buffer" in res.reasons["fat"]
-    m = res.metrics()
+    m = summarize(res)
     assert (m["finished"], m["killed"], m["rejected"]) == (0, 1, 2)
 
 
@@ -104,6 +109,7 @@ def test_memory_travels_between_decisions():
 
     class Counter:
         name = "counter"
+        io_aware = False
 
         def decide(self, state):
             seen.append(state.memory.get("n", 0))

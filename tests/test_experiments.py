@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.core import Job, Platform
-from bbopt.errors import InputError
-from bbopt.experiments import (
+from bbopt.analysis.experiments import (
     compare_split,
     confidence_interval,
     normalise,
     split_trace,
     summarise,
 )
+from bbopt.core import Job, Platform
+from bbopt.errors import InputError
 from bbopt.workloads.synthetic import kth_like
 
 
@@ -104,7 +104,7 @@ def test_cli_compare_split(capsys):
 
 def test_split_with_fixed_length_drops_the_tail():
     from bbopt import Job
-    from bbopt.experiments import split_trace
+    from bbopt.analysis.experiments import split_trace
 
     jobs = [Job(str(k), float(t), 10.0) for k, t in enumerate([0, 5, 10, 19, 20, 31])]
     parts = split_trace(jobs, 2, length=10.0)

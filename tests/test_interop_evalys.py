@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bbopt.analysis.metrics import summarize
 from bbopt.core import Platform
 from bbopt.simulation import simulate
 from bbopt.workloads.synthetic import kth_like
@@ -26,4 +27,4 @@ def test_evalys_reads_jobs_csv_and_computes_utilisation(tmp_path: Path):
     end = max(result.end)
     mean = js.mean_utilisation(begin_time=begin, end_time=end)
     # evalys's mean busy resources equals bbopt's node utilisation times the platform size
-    assert mean == pytest.approx(result.metrics()["node_utilization"] * platform.nodes, rel=1e-3)
+    assert mean == pytest.approx(summarize(result)["node_utilization"] * platform.nodes, rel=1e-3)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bbopt import ClusterState, Job, RunningJob, decide, simulate
+from bbopt.analysis.metrics import summarize
 from bbopt.core import GB, MB, Status
 from bbopt.models.io_window import IOWindowModel
 from bbopt.solvers.base import Budget, solve
@@ -119,7 +120,7 @@ def test_joint_placement_beats_herbeins_greedy():
     placed = {s.job_id: s.nodes for s in win.start}
     assert {len(set(n) & {0, 1}) for n in placed.values()} == {1}  # one node per switch
     # In simulation (the engine checks every link), B no longer waits for A.
-    waits = {p: simulate([a, b], platform, p).metrics()["mean_wait"]
+    waits = {p: summarize(simulate([a, b], platform, p))["mean_wait"]
              for p in ("io-easy", "io-window")}
     assert waits["io-window"] == 0.0 < waits["io-easy"]
 
@@ -142,7 +143,7 @@ def test_simulation_runs_to_the_end_with_the_bandwidth_check():
     res = simulate(jobs, platform, "io-window", options={"window": 6, "budget": 1.0},
                    on_decision=lambda s, d: seen.append(d.stats.status))
     assert np.all(res.end >= res.start) and len(res.end) == len(jobs)
-    assert res.metrics()["mean_wait"] >= 0
+    assert summarize(res)["mean_wait"] >= 0
     assert Status.OPTIMAL in seen
     # The same run is reproducible.
     again = simulate(jobs, platform, "io-window", options={"window": 6, "budget": 1.0})

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bbopt import Platform, simulate
+from bbopt.analysis.metrics import summarize
 from bbopt.workloads.bb import with_lognormal_bb
 from bbopt.workloads.swf import read_swf
 
@@ -47,7 +48,7 @@ def max_usage(res):
                                     "conservative-bb"])
 def test_full_trace(kth_jobs, results, policy):
     res = run(kth_jobs, results, policy)
-    m = res.metrics()
+    m = summarize(res)
     assert m["finished"] + m["killed"] + m["rejected"] == len(kth_jobs) == 28453
     # Rejected: exactly the jobs whose BB exceeds the 480 GB platform.
     assert m["rejected"] == sum(j.bb > 480e9 for j in kth_jobs)
@@ -56,7 +57,7 @@ def test_full_trace(kth_jobs, results, policy):
 
 
 def test_paper_ordering(kth_jobs, results):
-    wait = {p: run(kth_jobs, results, p).metrics()["mean_wait"]
+    wait = {p: summarize(run(kth_jobs, results, p))["mean_wait"]
             for p in ("fcfs", "fcfs-easy", "fcfs-bb", "sjf-bb")}
     # Kopanski & Rzadca, Fig. 6: fcfs-easy is orders of magnitude behind BB-aware EASY.
     assert wait["fcfs-easy"] > 20 * wait["fcfs-bb"]

@@ -3,13 +3,14 @@
 import pytest
 
 from bbopt import Job, Platform, simulate
+from bbopt.analysis.metrics import summarize
 
 
 def test_metrics_by_hand():
     # 2 nodes. a: 0-100 on 2 nodes. b (submitted 10, 1 node, runs 1000 s) waits until 100.
     jobs = [Job("a", 0, 100, 100, 2, 5.0), Job("b", 10, 2000, 1000, 1, 0.0)]
     res = simulate(jobs, Platform(2, 10.0), "fcfs")
-    m = res.metrics()
+    m = summarize(res)
     assert res.start == [0, 100] and res.end == [100, 1100]
     assert m["mean_wait"] == pytest.approx((0 + 90) / 2)
     assert m["mean_turnaround"] == pytest.approx((100 + 1090) / 2)
@@ -26,14 +27,14 @@ def test_metrics_over_a_measurement_interval_by_hand():
     # Same schedule: a runs 0-100 (2 nodes, 5 B of BB), b runs 100-1100 (1 node).
     jobs = [Job("a", 0, 100, 100, 2, 5.0), Job("b", 10, 2000, 1000, 1, 0.0)]
     res = simulate(jobs, Platform(2, 10.0), "fcfs")
-    m = res.metrics(interval=(5, 600))
+    m = summarize(res, interval=(5, 600))
     # Only b was submitted inside [5, 600): its wait is 90 s.
     assert m["jobs"] == 1 and m["mean_wait"] == pytest.approx(90)
     # Held inside the interval: a 2 nodes x 95 s, b 1 node x 500 s; a's BB 5 B x 95 s.
     assert m["node_utilization"] == pytest.approx((2 * 95 + 500) / (2 * 595))
     assert m["bb_utilization"] == pytest.approx(5 * 95 / (10 * 595))
     with pytest.raises(ValueError, match="interval"):
-        res.metrics(interval=(600, 600))
+        summarize(res, interval=(600, 600))
 
 
 def test_ssd_usage_and_waste_by_hand():
@@ -46,7 +47,7 @@ def test_ssd_usage_and_waste_by_hand():
                                                                ssd=200 * GB)]
     res = simulate(jobs, platform, "bbsched")
     assert res.allocation == [(0,), (1,)]
-    m = res.metrics()
+    m = summarize(res)
     total = 384 * GB * 100  # SSD x span (0-100 s)
     assert m["ssd_utilization"] == pytest.approx((100 * GB * 100 + 200 * GB * 50) / total)
     assert m["ssd_waste"] == pytest.approx((28 * GB * 100 + 56 * GB * 50) / total)

@@ -4,6 +4,7 @@ runtime, scheduler every minute)."""
 import pytest
 
 from bbopt import Job, Platform, simulate
+from bbopt.analysis.metrics import summarize
 from bbopt.core import MINUTE, TB
 
 # job, submit [min], runtime [min], CPUs, BB [TB]
@@ -42,8 +43,8 @@ def test_fcfs_bb_starts_job4_when_submitted():
 
 
 def test_bb_reservation_shortens_the_schedule():
-    easy = simulate(JOBS, PLATFORM, "fcfs-easy", tick=MINUTE).metrics()
-    bb = simulate(JOBS, PLATFORM, "fcfs-bb", tick=MINUTE).metrics()
+    easy = summarize(simulate(JOBS, PLATFORM, "fcfs-easy", tick=MINUTE))
+    bb = summarize(simulate(JOBS, PLATFORM, "fcfs-bb", tick=MINUTE))
     assert bb["mean_wait"] < easy["mean_wait"]
     assert bb["makespan"] < easy["makespan"]
 
@@ -51,7 +52,7 @@ def test_bb_reservation_shortens_the_schedule():
 @pytest.mark.parametrize("policy", ["fcfs", "filler", "sjf-bb", "conservative-bb"])
 def test_every_policy_runs_the_example(policy):
     res = simulate(JOBS, PLATFORM, policy, tick=MINUTE)
-    assert res.metrics()["finished"] == 8
+    assert summarize(res)["finished"] == 8
 
 
 def test_fcfs_keeps_order():

@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bbopt
+from bbopt.analysis.metrics import summarize
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob, Status
 from bbopt.errors import InputError
 from bbopt.models.plan import PlanModel
@@ -30,7 +31,13 @@ def test_names_fix_alpha():
     with pytest.raises(InputError):
         make_policy("plan-2", alpha=3)
     with pytest.raises(InputError):
-        make_policy("plan-2", solver="nope")
+        make_policy("plan-2", backend="nope")
+
+
+def test_former_option_name_solver_still_chooses_the_backend():
+    with pytest.warns(FutureWarning, match="'solver' is now 'backend'"):
+        policy = make_policy("plan-2", solver="cpsat")
+    assert policy.backend == "cpsat"
 
 
 @pytest.mark.parametrize("policy", ["plan-1", "plan-2", "plan-3"])
@@ -51,19 +58,19 @@ def test_decision_starts_what_the_plan_starts_now_and_reserves_the_rest(policy):
 
 def test_exact_solver_used_up_to_its_size_then_annealing():
     small, big = _state(n=6), _state(n=15)
-    d = bbopt.decide(small, policy="plan-2", solver="cpsat")
+    d = bbopt.decide(small, policy="plan-2", backend="cpsat")
     assert d.stats.backend == "cpsat" and d.stats.status is Status.OPTIMAL
-    d = bbopt.decide(big, policy="plan-2", solver="cpsat", max_exact_jobs=12)
+    d = bbopt.decide(big, policy="plan-2", backend="cpsat", max_exact_jobs=12)
     assert d.stats.backend == "annealing"
-    d = bbopt.decide(small, policy="plan-2", solver="exhaustive")
+    d = bbopt.decide(small, policy="plan-2", backend="exhaustive")
     assert d.stats.backend == "exhaustive" and d.stats.status is Status.OPTIMAL
 
 
 def test_exact_and_annealing_policies_agree_on_the_score_for_five_jobs():
     state = _state(n=5, seed=3)
     a = bbopt.decide(state, policy="plan-2")
-    e = bbopt.decide(state, policy="plan-2", solver="exhaustive")
-    c = bbopt.decide(state, policy="plan-2", solver="cpsat")
+    e = bbopt.decide(state, policy="plan-2", backend="exhaustive")
+    c = bbopt.decide(state, policy="plan-2", backend="cpsat")
     assert a.stats.objective == pytest.approx(e.stats.objective)
     assert c.stats.objective == pytest.approx(e.stats.objective)
 
@@ -97,7 +104,7 @@ def test_plan_policies_run_a_workload_in_the_engine():
 
     res = bbopt.simulate(jobs, platform, "plan-2", on_decision=check)
     again = bbopt.simulate(jobs, platform, "plan-2")
-    m = res.metrics()
+    m = summarize(res)
     assert m["finished"] + m["killed"] + m["rejected"] == 300
     assert res.start == again.start  # reproducible run
     assert Status.FALLBACK not in seen
@@ -124,7 +131,7 @@ def test_any_state_gives_a_valid_decision_and_a_feasible_plan(queue, running, po
     q = tuple(Job(f"q{k}", submit=float(k), walltime=w, nodes=n, bb=b * GB)
               for k, (n, b, w) in enumerate(queue))
     state = ClusterState(100.0, plat, tuple(run), q)
-    d = bbopt.decide(state, policy=policy, solver=solver, max_exact_jobs=7)
+    d = bbopt.decide(state, policy=policy, backend=solver, max_exact_jobs=7)
     free_n, free_b = state.free()
     jobs = {j.id: j for j in q}
     assert sum(jobs[i].nodes for i in d.started_ids) <= free_n

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bbopt import Job, Platform, simulate
-from bbopt.simulation.result import FINISHED, KILLED, REJECTED
+from bbopt.core import JobState
 
 POLICIES = ["fcfs", "fcfs-easy", "filler", "fcfs-bb", "sjf-bb", "conservative-bb"]
 PLATFORM = Platform(nodes=8, bb=100.0)
@@ -38,7 +38,7 @@ def workloads(draw):
 def check_capacity(res):
     events = []
     for k, job in enumerate(res.jobs):
-        if res.state[k] in (FINISHED, KILLED) and res.end[k] > res.start[k]:
+        if res.state[k] in (JobState.FINISHED, JobState.KILLED) and res.end[k] > res.start[k]:
             events.append((res.start[k], 1, job))
             events.append((res.end[k], 0, job))  # ends before starts at equal times
     events.sort(key=lambda e: (e[0], e[1]))
@@ -53,15 +53,15 @@ def check_capacity(res):
 
 def check_outcomes(res):
     for k, job in enumerate(res.jobs):
-        assert res.state[k] in (FINISHED, KILLED, REJECTED)
-        if res.state[k] == REJECTED:
+        assert res.state[k] in (JobState.FINISHED, JobState.KILLED, JobState.REJECTED)
+        if res.state[k] == JobState.REJECTED:
             assert job.nodes > PLATFORM.nodes or job.bb > PLATFORM.bb
             assert job.id in res.reasons
             continue
         assert res.start[k] >= job.submit
         ran = res.end[k] - res.start[k]
         assert ran == min(job.runtime, job.walltime)
-        assert (res.state[k] == KILLED) == (job.runtime > job.walltime)
+        assert (res.state[k] == JobState.KILLED) == (job.runtime > job.walltime)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

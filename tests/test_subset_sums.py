@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from bbopt.core import GB, Status
 from bbopt.models.window import WindowModel
 from bbopt.solvers import Budget, solve
-from bbopt.solvers.subset_sums import two_capacity_front
-from bbopt.solvers.window_forms import linear_form
+from bbopt.solvers.window.forms import linear_form
+from bbopt.solvers.window.subset_sums import two_capacity_front
 from tests.test_window_fronts import front, hard_window
 
 

@@ -90,7 +90,9 @@ def test_write_swf_of_a_schedule_reads_back(tmp_path: Path):
 
     jobs = with_lognormal_bb(jobs, 0)
     result = simulate(jobs, Platform.kopanski(), "fcfs-bb")
-    path = write_swf(result, tmp_path / "out.swf", bb_columns="cqsim", bb_capacity=480 * GB)
+    path = write_swf(result.jobs, tmp_path / "out.swf", start=result.start, end=result.end,
+                     state=result.state, max_nodes=result.platform.nodes, bb_columns="cqsim",
+                     bb_capacity=480 * GB)
     rows = [line.split() for line in path.read_text().splitlines() if not line.startswith(";")]
     states = result.state
     assert "rejected" in states  # some log-normal requests exceed the 480 GB: status 5

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from bbopt.core import GB, TB, Status
 from bbopt.models.window import WindowModel
 from bbopt.solvers import Budget, solve
-from bbopt.solvers.window_forms import corner_witness, linear_form, reachable_max
+from bbopt.solvers.window.forms import corner_witness, linear_form, reachable_max
 
 
 def hard_window(index: int = 0) -> WindowModel:

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bbopt
+from bbopt.analysis.metrics import summarize
 from bbopt.core import GB, TB, ClusterState, Job, Platform, RunningJob
 from bbopt.models.window import WindowModel
 from bbopt.policies.window import bbsched_rule
@@ -119,7 +120,7 @@ def test_window_policies_run_a_simulation():
     for policy in WINDOW_POLICIES + ["bbsched-nsga2"]:
         opts = {"backend_options": {"generations": 50}} if policy == "bbsched-nsga2" else {}
         res = bbopt.simulate(jobs, Platform.kopanski(), policy, options=opts)
-        m = res.metrics()
+        m = summarize(res)
         assert m["finished"] + m["killed"] + m["rejected"] == len(jobs)
 
 
@@ -140,7 +141,7 @@ def test_ssd_extension_places_jobs_on_large_enough_ssds():
         seen.append(decision)
 
     res = bbopt.simulate(jobs, platform, "bbsched", on_decision=check)
-    assert res.metrics()["finished"] == len(jobs)
+    assert summarize(res)["finished"] == len(jobs)
     assert any(len(d.alternatives) > 1 for d in seen)
 
 

@@ -29,10 +29,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bbopt.core import ClusterState, Job
-
-#: Relative slack in BB comparisons (as in :mod:`bbopt.resources`), against rounding in byte sums.
-_REL_TOL = 1e-12
+from bbopt.core import ClusterState, Job, slack
 
 #: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.
 CANDIDATE_ORDERS: tuple[str, ...] = (
@@ -69,6 +66,18 @@ class PlanModel:
     the waiting jobs (their order is the submission order and index every answer). A solution is
     a permutation of ``range(len(jobs))`` (or a :class:`Plan`); :meth:`evaluate` gives its score.
     Jobs that can never fit the platform are not part of the model (see :attr:`excluded`).
+
+    Example: 4 nodes, one job running on 2 of them until t=100. Placing the 4-node job ``w``
+    first holds back the two 1-node jobs of 150 s, which cannot end before it (sum of squared
+    waits ``100**2 + 2 * 200**2``); placing it last costs it 50 s more but lets the others start
+    at once (``150**2``).
+
+    >>> from bbopt import Job
+    >>> jobs = [Job("w", 0, walltime=100, nodes=4), Job("a", 0, walltime=150, nodes=1),
+    ...         Job("b", 0, walltime=150, nodes=1)]
+    >>> model = PlanModel(0.0, (4, 0.0), [(100.0, 2, 0.0)], jobs, alpha=2)
+    >>> model.evaluate([0, 1, 2]), model.evaluate([1, 2, 0])
+    (90000.0, 22500.0)
     """
 
     def __init__(self, now: float, capacity: Sequence[float],
@@ -78,7 +87,7 @@ class PlanModel:
         self.capacity = (int(capacity[0]), float(capacity[1]))
         self.alpha = alpha
         cap_n, cap_b = self.capacity
-        self.tol = cap_b * _REL_TOL + 1e-9
+        self.tol = slack(cap_b)  # the one fit rule of bbopt.core.fits
         fits = [j.nodes <= cap_n and j.bb <= cap_b + self.tol for j in jobs]
         self.excluded: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if not f)
         self.jobs: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if f)

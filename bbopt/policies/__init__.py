@@ -1,5 +1,16 @@
-"""Scheduling policies, registered by name (see :mod:`bbopt.policies.registry`)."""
+"""Scheduling policies, registered by name (see :mod:`bbopt.policies.registry`).
 
-from bbopt.policies.registry import Policy, available_policies, make_policy, register
+The built-in policies are the modules imported below; importing one registers its names. A new
+policy module is one file and one line here.
+"""
 
-__all__ = ["Policy", "available_policies", "make_policy", "register"]
+from bbopt.policies import io, io_window, plan, queue, window  # noqa: F401 (they register)
+from bbopt.policies.registry import (
+    Policy,
+    available_policies,
+    make_policy,
+    policy_options,
+    register,
+)
+
+__all__ = ["Policy", "available_policies", "make_policy", "policy_options", "register"]

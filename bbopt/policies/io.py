@@ -23,12 +23,11 @@ from __future__ import annotations
 import math
 import time as _time
 
-from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start
+from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, slack
 from bbopt.errors import InputError
 from bbopt.policies.registry import register
+from bbopt.resources import Release, first_fit_time
 from bbopt.topology import AllocState, IOTree
-
-_EPS = 1e-9
 
 
 def _tree_of(state: ClusterState, policy: str) -> IOTree:
@@ -65,10 +64,10 @@ class IOAwareQueue:
         platform = state.platform
         alloc = AllocState.of_running(tree, state.running)
         free_b = platform.bb - sum(r.job.bb for r in state.running)
-        tol = platform.bb * _EPS
+        tol = slack(platform.bb)
         queue = state.queue
         started: list[Start] = []
-        placed: list[tuple[float, object, float, float]] = []  # (end, nodes, bw, bb)
+        placed: list[Release] = []  # the jobs started in this decision
         i = 0
         for job in queue:
             if job.bb > free_b + tol:
@@ -79,7 +78,7 @@ class IOAwareQueue:
             alloc.take(nodes, job.bandwidth)
             free_b -= job.bb
             started.append(Start(job.id, tuple(int(x) for x in nodes)))
-            placed.append((now + job.walltime, nodes, job.bandwidth, job.bb))
+            placed.append(Release(now + job.walltime, job.nodes, job.bb, nodes, job.bandwidth))
             i += 1
         reservations: list[Reservation] = []
         if self.backfill and i < len(queue):
@@ -98,7 +97,7 @@ def easy_backfill(state: ClusterState, alloc: AllocState, free_b: float, placed:
     nodes, bandwidth on every vertex and BB at its shadow time; each of ``candidates`` (in
     order) starts now if it fits now and either ends before the shadow time or leaves the head
     able to fit there. ``alloc``/``free_b``: what is free now (updated in place); ``placed``:
-    ``(expected end, nodes, bandwidth, bb)`` of the jobs started earlier in this decision."""
+    what the jobs started earlier in this decision hold until their expected ends."""
     now = state.time
     started: list[Start] = []
     reservations: list[Reservation] = []
@@ -129,25 +128,22 @@ def easy_backfill(state: ClusterState, alloc: AllocState, free_b: float, placed:
     return reservations, started
 
 
-def _shadow(state: ClusterState, alloc: AllocState, free_b: float, placed: list, head,
-            tol: float) -> tuple[float, AllocState, float]:
+def _shadow(state: ClusterState, alloc: AllocState, free_b: float, placed: list[Release],
+            head, tol: float) -> tuple[float, AllocState, float]:
     """The head's earliest start under expected ends, and the free resources then."""
     now = state.time
     at = alloc.copy()
-    b = free_b
-    ends = [(max(r.start + r.job.walltime, now), r.allocation, r.job.bandwidth, r.job.bb)
-            for r in state.running]
+    free = [free_b]
+    ends = [Release(max(r.start + r.job.walltime, now), r.job.nodes, r.job.bb, r.allocation,
+                    r.job.bandwidth) for r in state.running]
     ends.extend(placed)
-    ends.sort(key=lambda e: e[0])
-    k = 0
-    t = now
-    while not (head.bb <= b + tol and at.fits(head.nodes, head.bandwidth)):
-        if k == len(ends):
-            return math.inf, at, b
-        t = ends[k][0]
-        while k < len(ends) and ends[k][0] == t:
-            _, nodes, bw, bb = ends[k]
-            at.give(nodes, bw)
-            b += bb
-            k += 1
-    return t, at, b
+    ends.sort(key=lambda e: e.time)
+
+    def fits() -> bool:
+        return head.bb <= free[0] + tol and at.fits(head.nodes, head.bandwidth)
+
+    def give(r: Release) -> None:
+        at.give(r.allocation, r.bandwidth)
+        free[0] += r.bb
+
+    return first_fit_time(now, ends, fits, give), at, free[0]

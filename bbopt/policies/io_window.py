@@ -41,6 +41,7 @@ from bbopt.models.io_window import IOWindowModel
 from bbopt.policies.io import _tree_of, easy_backfill
 from bbopt.policies.registry import register
 from bbopt.policies.window import DECISION_RULES, DecisionRule, _blocked, _frac
+from bbopt.resources import Release
 from bbopt.solvers.base import Budget, Result, Solution, solve
 from bbopt.topology import AllocState
 
@@ -104,7 +105,7 @@ class IOWindowPolicy:
                 break
 
         started: list[Start] = []
-        placed: list[tuple[float, Any, float, float]] = []
+        placed: list[Release] = []
         result: Result | None = None
         model: IOWindowModel | None = None
         chosen = 0
@@ -128,7 +129,8 @@ class IOWindowPolicy:
                 alloc.take(ids, job.bandwidth)
                 free_b -= job.bb
                 started.append(Start(job.id, nodes))
-                placed.append((now + job.walltime, ids, job.bandwidth, job.bb))
+                placed.append(Release(now + job.walltime, job.nodes, job.bb, ids,
+                                      job.bandwidth))
 
         started_ids = {s.job_id for s in started}
         rest = [j for j in eligible if j.id not in started_ids]

@@ -10,9 +10,9 @@ starts the jobs planned to start now and returns every other job's planned start
 
 Options:
 
-- ``solver``: the plan backend, ``"annealing"`` (default, the paper's), ``"exhaustive"``,
+- ``backend``: the plan backend, ``"annealing"`` (default, the paper's), ``"exhaustive"``,
   ``"cpsat"`` (exact over all plans) or ``"greedy"`` (submission order, i.e. conservative
-  backfilling rebuilt at every point);
+  backfilling rebuilt at every point); its former name ``solver`` is accepted with a warning;
 - ``budget``: wall seconds per decision (the backend's cap; a decision is never late: annealing
   returns its best plan so far, a backend with nothing falls back to the greedy plan);
 - ``seed``: the search's seed; each decision draws from ``(seed, time, queue length)``, so a run
@@ -49,6 +49,7 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
 from __future__ import annotations
 
 import time as _time
+import warnings
 
 import numpy as np
 
@@ -74,21 +75,28 @@ DEFAULT_MAX_EXACT = {"exhaustive": 8, "cpsat": 12}
 class PlanBased:
     """Plan-based scheduling: the best permutation's execution plan, by sum of wait**alpha."""
 
-    def __init__(self, name: str = "plan-2", alpha: float = 2, solver: str = "annealing",
+    io_aware = False
+
+    def __init__(self, name: str = "plan-2", alpha: float = 2, backend: str = "annealing",
                  budget: float = 5.0, seed: int = 0, max_exact_jobs: int | None = None,
                  deterministic: float | None = None, audit: str | None = None,
-                 audit_budget: float = 2.0, audit_max_jobs: int = 10) -> None:
+                 audit_budget: float = 2.0, audit_max_jobs: int = 10,
+                 solver: str | None = None) -> None:
         self.name = name
         self.alpha = alpha
+        if solver is not None:  # the option's former name
+            warnings.warn("plan policies: option 'solver' is now 'backend', as in every other "
+                          "policy", FutureWarning, stacklevel=2)
+            backend = solver
         known = backends_for(PlanModel(0.0, (1, 0.0), (), (), alpha))
-        if solver not in known:
-            raise InputError(f"unknown plan solver {solver!r}; known: {', '.join(known)}",
-                             field="solver")
-        self.solver = solver
+        if backend not in known:
+            raise InputError(f"unknown plan backend {backend!r}; known: {', '.join(known)}",
+                             field="backend")
+        self.backend = backend
         self.budget = Budget(seconds=float(budget), deterministic=deterministic)
         self.seed = int(seed)
         self.max_exact_jobs = (max_exact_jobs if max_exact_jobs is not None
-                               else DEFAULT_MAX_EXACT.get(solver))
+                               else DEFAULT_MAX_EXACT.get(backend))
         if audit is not None and audit not in ("exhaustive", "cpsat"):
             raise InputError(f"audit takes an exact plan backend (exhaustive or cpsat), got "
                              f"{audit!r}", field="audit")
@@ -113,7 +121,7 @@ class PlanBased:
             return self._decision(model, plan, SolveStats(
                 backend="skip", status=Status.OPTIMAL, objective=model.evaluate(plan),
                 wall_time=_time.perf_counter() - t0, budget=self.budget.seconds))
-        backend = self.solver
+        backend = self.backend
         if self.max_exact_jobs is not None and model.n > self.max_exact_jobs:
             backend = "annealing"
         result = solve(model, backend, self.budget, seed=self._seed(state))

@@ -27,19 +27,27 @@ import math
 import time as _time
 from collections.abc import Callable
 
-from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
+from bbopt.core import (
+    ClusterState,
+    Decision,
+    Job,
+    Reservation,
+    SolveStats,
+    Start,
+    Status,
+    slack,
+)
 from bbopt.policies.registry import register
-from bbopt.resources import profile_of
+from bbopt.resources import Release, first_fit_time, profile_of
 
 #: Relative slack when comparing byte sums.
-_EPS = 1e-9
 
 
 def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...]):
     """Start jobs in order while they fit now. Returns (started jobs, index of the first that
     does not fit, free nodes, free bb)."""
     free_n, free_b = state.free()
-    tol = state.platform.bb * _EPS
+    tol = slack(state.platform.bb)
     started: list[Job] = []
     i = 0
     for job in queue:
@@ -68,6 +76,8 @@ def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None)
 class FCFS:
     """First come, first served without backfilling: stop at the first job that does not fit."""
 
+    io_aware = False
+
     def __init__(self, name: str = "fcfs") -> None:
         self.name = name
 
@@ -81,13 +91,15 @@ class FCFS:
 class Filler:
     """Backfilling without reservations: every job that fits now starts, in queue order."""
 
+    io_aware = False
+
     def __init__(self, name: str = "filler") -> None:
         self.name = name
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
         free_n, free_b = state.free()
-        tol = state.platform.bb * _EPS
+        tol = slack(state.platform.bb)
         started = []
         for job in state.queue:
             if job.nodes <= free_n and job.bb <= free_b + tol:
@@ -115,6 +127,8 @@ class EasyBackfilling:
     ``sjf-bb``) or processors only (``fcfs-easy``). ``order``: backfill candidates in queue order
     (``fcfs``) or by walltime, shortest first (``sjf``).
     """
+
+    io_aware = False
 
     def __init__(self, name: str = "fcfs-bb", reserve_bb: bool = True, order: str = "fcfs"):
         if order not in ("fcfs", "sjf"):
@@ -150,11 +164,28 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     line 14).
     """
     now = state.time
-    ends = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
-    ends.extend((now + j.walltime, j.nodes, j.bb) for j in started)
-    ends.sort()
-    need_b = head.bb if reserve_bb else 0.0
-    return _shadow(now, free_n, free_b, ends, head.nodes, need_b, state.platform.bb * _EPS)
+    ends = [Release(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
+    ends.extend(Release(now + j.walltime, j.nodes, j.bb) for j in started)
+    ends.sort(key=_release_time)
+    need_n, need_b = head.nodes, (head.bb if reserve_bb else 0.0)
+    tol = slack(state.platform.bb)
+    free = [free_n, free_b]
+
+    def fits() -> bool:
+        return free[0] >= need_n and free[1] + tol >= need_b
+
+    def give(r: Release) -> None:
+        free[0] += r.nodes
+        free[1] += r.bb
+
+    shadow = first_fit_time(now, ends, fits, give)
+    if shadow == math.inf:  # cannot happen for jobs that fit the platform
+        return math.inf, 0, 0.0
+    return shadow, free[0] - need_n, free[1] - need_b
+
+
+def _release_time(r: Release) -> float:
+    return r.time
 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
@@ -168,7 +199,7 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
     nodes with enough local SSD); a vetoed job takes nothing.
     """
     now = state.time
-    tol = state.platform.bb * _EPS
+    tol = slack(state.platform.bb)
     free_n, free_b = free
     extra_n, extra_b = extra
     out: list[Job] = []
@@ -194,27 +225,6 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
     return out
 
 
-def _shadow(now, free_n, free_b, ends, need_n, need_b, tol):
-    """Earliest time at which ``need_n`` nodes and ``need_b`` BB are free, and the surplus there.
-
-    ``ends`` is sorted ``(end, nodes, bb)`` of everything holding resources. Because resources
-    only come free over time (no other reservation exists), the first time both fit is the
-    head's start and its reservation lasts as long as needed.
-    """
-    t = now
-    k = 0
-    while free_n < need_n or free_b + tol < need_b:
-        if k == len(ends):  # cannot happen for jobs that fit the platform
-            return math.inf, 0, 0.0
-        t = ends[k][0]
-        # Everything ending at the same instant comes free together.
-        while k < len(ends) and ends[k][0] == t:
-            free_n += ends[k][1]
-            free_b += ends[k][2]
-            k += 1
-    return max(t, now), free_n - need_n, free_b - need_b
-
-
 @register("conservative-bb")
 class ConservativeBackfilling:
     """Conservative backfilling: every queued job holds a processor + BB reservation.
@@ -222,6 +232,8 @@ class ConservativeBackfilling:
     ``depth``: how many waiting jobs (in queue order) get a reservation; ``None`` is all of them.
     Jobs beyond the depth start only where they fit without delaying any reservation.
     """
+
+    io_aware = False
 
     def __init__(self, name: str = "conservative-bb", depth: int | None = None) -> None:
         if depth is not None and depth < 1:

@@ -3,7 +3,8 @@
 A policy is a small object built from options (``make_policy("sjf-bb")``) whose
 ``decide(state) -> Decision`` is a pure function of the :class:`~bbopt.core.ClusterState`: what it
 must remember between calls travels in ``state.memory`` and ``Decision.memory``. New policies
-register with :func:`register`, as scikit-learn estimators share one interface under many names.
+register with :func:`register`, as scikit-learn estimators share one interface under many names;
+bbopt's own are imported, and so registered, by :mod:`bbopt.policies` (its explicit list).
 """
 
 from __future__ import annotations
@@ -18,9 +19,14 @@ from bbopt.errors import InputError, UnknownNameError
 
 @runtime_checkable
 class Policy(Protocol):
-    """What the engine and :func:`bbopt.decide` need of a policy."""
+    """What the engine and :func:`bbopt.decide` need of a policy.
+
+    ``io_aware`` declares that its starts name nodes that keep every link of the platform's I/O
+    tree within its bandwidth; the engine then enforces bandwidth as it enforces nodes and BB.
+    """
 
     name: str
+    io_aware: bool
 
     def decide(self, state: ClusterState) -> Decision: ...
 
@@ -47,8 +53,27 @@ def register(name: str, about: str | None = None, **defaults: Any) -> Callable:
 
 def available_policies() -> dict[str, str]:
     """Registered policy names with a one-line description each."""
-    _load_builtin()
     return {name: summary for name, (_, _, summary) in sorted(_REGISTRY.items())}
+
+
+def policy_options(name: str) -> dict[str, Any]:
+    """The options policy ``name`` accepts, each with its default (``inspect.Parameter.empty``
+    when it has none); options fixed by the name are left out. A policy that takes any keyword
+    has the key ``"**"``.
+
+    >>> sorted(policy_options("conservative-bb"))
+    ['depth']
+    """
+    if name not in _REGISTRY:
+        raise UnknownNameError("policy", name, list(_REGISTRY))
+    cls, fixed, _ = _REGISTRY[name]
+    out: dict[str, Any] = {}
+    for key, param in inspect.signature(cls).parameters.items():
+        if param.kind is param.VAR_KEYWORD:
+            out["**"] = param.empty
+        elif key != "name" and key not in fixed and param.kind is not param.VAR_POSITIONAL:
+            out[key] = param.default
+    return out
 
 
 def make_policy(name: str | Policy, **options: Any) -> Policy:
@@ -56,8 +81,10 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
     if not isinstance(name, str):
         if options:
             raise InputError("options are given to make_policy only with a policy name")
+        if not isinstance(name, Policy):
+            raise InputError(f"{type(name).__name__} is not a policy: it needs a name, an "
+                             "io_aware flag and decide(state)", field="policy")
         return name
-    _load_builtin()
     if name not in _REGISTRY:
         raise UnknownNameError("policy", name, list(_REGISTRY))
     cls, defaults, _ = _REGISTRY[name]
@@ -71,15 +98,3 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
         if key in defaults:
             raise InputError(f"option {key!r} is fixed by the policy name {name!r}", field=key)
     return cls(name=name, **defaults, **options)
-
-
-def _load_builtin() -> None:
-    """Import every module of :mod:`bbopt.policies`: importing a module registers its policies."""
-    import importlib
-    import pkgutil
-
-    import bbopt.policies as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name != "registry":
-            importlib.import_module(f"bbopt.policies.{info.name}")

@@ -158,6 +158,8 @@ class WindowPolicy:
     has SSDs, default true).
     """
 
+    io_aware = False
+
     def __init__(self, name: str = "bbsched", method: str = "pareto", window: int = 20,
                  starvation: int | None = 50, backend: str = "cpsat", budget: float = 2.0,
                  deterministic: float | None = None, seed: int = 0,

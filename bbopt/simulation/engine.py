@@ -11,7 +11,7 @@ than a link of the platform's I/O tree has) and applies it. An invalid decision 
 policy and raises :class:`~bbopt.errors.InvalidDecision` naming the job. On a platform with
 named BB nodes (:attr:`~bbopt.core.Platform.bb_nodes`) a start whose per-node BB pieces cannot
 be placed is not an error: it is refused and the job keeps waiting
-(:mod:`bbopt.simulation.bb_nodes`).
+(:class:`~bbopt.simulation.ledger.BBNodeLedger`).
 
 When started jobs end is the business of the execution model (:mod:`bbopt.simulation.execution`):
 under the default rigid model jobs run for ``min(runtime, walltime)`` and a job whose runtime
@@ -24,19 +24,18 @@ effects.)
 
 from __future__ import annotations
 
-import heapq
 import math
 import time as _time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from bbopt.core import ClusterState, Decision, Job, Platform, RunningJob
+from bbopt.core import ClusterState, Decision, Job, JobState, Platform, RunningJob
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.policies.registry import Policy, make_policy
-from bbopt.simulation.bb_nodes import BBNodeLedger
 from bbopt.simulation.execution import ExecutionModel, make_execution_model
-from bbopt.simulation.result import REJECTED, SimulationResult
+from bbopt.simulation.ledger import Ledger, StartRefused
+from bbopt.simulation.result import SimulationResult
 
 
 def simulate(
@@ -50,6 +49,7 @@ def simulate(
     on_decision: Callable[[ClusterState, Decision], None] | None = None,
     workload_name: str = "workload",
     execution: str | ExecutionModel | None = None,
+    enforce_bandwidth: bool | None = None,
 ) -> SimulationResult:
     """Replay ``jobs`` on ``platform`` under ``policy`` and return the per-job outcome.
 
@@ -59,6 +59,19 @@ def simulate(
     ``progress``: show a progress bar once the run has taken more than a second.
     ``on_decision(state, decision)`` observes every decision (for tests and tracing).
     ``execution``: the execution model (default ``"rigid"``), by name or as an object.
+    ``enforce_bandwidth``: refuse starts that over-allocate a link of the platform's I/O tree;
+    by default what the policy declares (``Policy.io_aware``).
+
+    Example: on 4 nodes, ``big`` waits for ``long`` to end; ``short`` is backfilled at once
+    because it ends before that reservation.
+
+    >>> from bbopt import Job, Platform
+    >>> jobs = [Job("long", 0, walltime=100, runtime=100, nodes=2),
+    ...         Job("big", 1, walltime=50, runtime=50, nodes=4),
+    ...         Job("short", 2, walltime=90, runtime=90, nodes=2)]
+    >>> result = simulate(jobs, Platform(nodes=4), "fcfs-bb")
+    >>> list(zip([j.id for j in result.jobs], result.start, result.end))
+    [('long', 0, 100), ('big', 100, 150), ('short', 2, 92)]
     """
     platform = platform or Platform.kopanski()
     pol = make_policy(policy, **(options or {}))
@@ -72,15 +85,20 @@ def simulate(
         raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
     order = sorted(range(len(jobs)), key=lambda k: (jobs[k].submit, k))
     model = make_execution_model(execution)
+    if enforce_bandwidth is None:
+        enforce_bandwidth = pol.io_aware
     return _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
-                   model).run()
+                   model, enforce_bandwidth).run()
 
 
 class _Engine:
+    """One run: the event loop over finishes, submissions and ticks, a :class:`Ledger` of what
+    running jobs hold, and the checked application of each decision (evictions, then starts)."""
+
     def __init__(self, jobs: list[Job], order: Sequence[int], platform: Platform, policy: Policy,
                  tick: float | None, progress: bool,
                  on_decision: Callable[[ClusterState, Decision], None] | None,
-                 workload_name: str, model: ExecutionModel) -> None:
+                 workload_name: str, model: ExecutionModel, enforce_bandwidth: bool) -> None:
         self.jobs = jobs
         self.order = order
         self.platform = platform
@@ -92,43 +110,24 @@ class _Engine:
                                        workload_name)
         self.index = {job.id: k for k, job in enumerate(jobs)}
         self.model = model
+        self.ledger = Ledger(platform, enforce_bandwidth)
+        self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
+        self.running: list[RunningJob] = []  # sorted by expected end
+        self.running_keys: list[float] = []
+        self.memory: Any = {}
 
     def run(self) -> SimulationResult:
-        jobs, platform, res = self.jobs, self.platform, self.result
+        """Replay every job; each loop turn handles the events of one instant."""
+        jobs, res, model, queue = self.jobs, self.result, self.model, self.queue
         order, n = self.order, len(self.order)
-        index = self.index
-        model = self.model
-        model.reset(jobs, platform)
-        next_end = model.next_time
-        queue: dict[str, Job] = {}
-        running: list[RunningJob] = []  # sorted by expected end
-        running_keys: list[float] = []
-        free_nodes = list(range(platform.nodes))  # a heap of free node ids
-        used_n = 0
-        used_b = 0.0
-        memory: Any = {}
-        tol = platform.bb * 1e-9
-        cap_n, cap_b = platform.nodes, platform.bb
-        tick = self.tick
-        next_tick = math.inf
-        decide = self.policy.decide
-        on_decision = self.on_decision
-        decision_times = res.decision_times
-        decision_stats = res.decision_stats
-        start_a, end_a, state_a, alloc_a = res.start, res.end, res.state, res.allocation
+        model.reset(jobs, self.platform)
+        tick, next_tick = self.tick, math.inf
         bar = _progress(n, self.progress)
-        # Under an I/O-aware policy, the bandwidth it allocates on every link is checked too.
-        topo = platform.topology
-        ledger = (topo.ledger() if getattr(self.policy, "io_aware", False)
-                  and hasattr(topo, "ledger") else None)
-        # Named BB nodes: a start whose per-node pieces cannot be placed is refused (the job
-        # keeps waiting); see bbopt.simulation.bb_nodes.
-        bbn = BBNodeLedger(platform) if platform.bb_nodes is not None else None
-        done = 0
-        ptr = 0
+        done = ptr = 0
+        t = 0.0
         wall0 = _time.perf_counter()
         while True:
-            t = next_end()
+            t = model.next_time()
             if ptr < n:
                 t = min(t, jobs[order[ptr]].submit)
             if tick is not None and queue and next_tick < t:
@@ -138,100 +137,17 @@ class _Engine:
             ticked = tick is not None and t == next_tick
             before = done + ptr
             # Finishes first: a job ending at t frees its resources for jobs starting at t.
-            for k, final in model.finish(t):
-                state_a[k] = final
-                end_a[k] = t
-                job = jobs[k]
-                key = start_a[k] + job.walltime
-                i = bisect_left(running_keys, key)
-                while running[i].job is not job:
-                    i += 1
-                del running[i]
-                del running_keys[i]
-                used_n -= job.nodes
-                used_b -= job.bb
-                for node in alloc_a[k]:
-                    heapq.heappush(free_nodes, node)
-                if ledger is not None:
-                    ledger.release(job, alloc_a[k])
-                if bbn is not None:
-                    bbn.release(job)
-                done += 1
+            done += self._finish(t)
             while ptr < n and jobs[order[ptr]].submit == t:
-                k = order[ptr]
+                done += self._submit(order[ptr])
                 ptr += 1
-                job = jobs[k]
-                why = platform.why_never_fits(job)
-                if why is None and ledger is not None:  # bandwidth on the I/O tree
-                    why = ledger.why_never_fits(job)
-                if why is None:
-                    queue[job.id] = job
-                else:
-                    state_a[k] = REJECTED
-                    res.reasons[job.id] = why
-                    done += 1
             if bar is not None and done - bar.n >= 256:
                 bar.update(done - bar.n)
             if tick is not None:
                 next_tick = (math.floor(t / tick) + 1) * tick if queue else math.inf
-            if not queue or (done + ptr == before and not ticked):
-                continue  # nothing the policy could see has changed (e.g. an I/O phase change)
-            state = ClusterState(t, platform, tuple(running), tuple(queue.values()), memory)
-            c0 = _time.perf_counter()
-            decision = decide(state)
-            decision_times.append(_time.perf_counter() - c0)
-            decision_stats.append(decision.stats)
-            if on_decision is not None:
-                on_decision(state, decision)
-            if decision.memory is not None:
-                memory = decision.memory
-            if decision.preempt:
-                raise InvalidDecision("the rigid execution model cannot preempt jobs",
-                                      job_id=decision.preempt[0], time=t)
-            free_n = cap_n - used_n
-            free_b = cap_b - used_b
-            refused: dict[str, Job] = {}
-            for s in decision.start:
-                job = queue.pop(s.job_id, None)
-                if job is None:
-                    why = ("started twice" if s.job_id in index
-                           and start_a[index[s.job_id]] == t else "is not waiting")
-                    raise InvalidDecision(why, job_id=s.job_id, time=t)
-                free_n -= job.nodes
-                free_b -= job.bb
-                if free_n < 0:
-                    raise InvalidDecision(f"needs {job.nodes} nodes, {free_n + job.nodes} free",
-                                          job_id=job.id, time=t)
-                if free_b < -tol:
-                    raise InvalidDecision(f"needs {job.bb:.6g} B of burst buffer, "
-                                          f"{free_b + job.bb:.6g} B free", job_id=job.id, time=t)
-                k = index[job.id]
-                alloc_a[k] = _allocate(free_nodes, job, s.nodes, t, platform.node_ssd)
-                if bbn is not None and bbn.charge(job, alloc_a[k]) is not None:
-                    refused[job.id] = job
-                    for node in alloc_a[k]:
-                        heapq.heappush(free_nodes, node)
-                    alloc_a[k] = ()
-                    free_n += job.nodes
-                    free_b += job.bb
-                    continue
-                if ledger is not None:
-                    why = ledger.charge(job, alloc_a[k])
-                    if why is not None:
-                        raise InvalidDecision(why, job_id=job.id, time=t)
-                used_n += job.nodes
-                used_b += job.bb
-                start_a[k] = t
-                model.start(k, t, alloc_a[k])
-                key = t + job.walltime
-                i = bisect_left(running_keys, key)
-                running.insert(i, RunningJob(job, t, alloc_a[k]))
-                running_keys.insert(i, key)
-            if refused:  # back in the queue, in arrival order
-                res.refused_starts += len(refused)
-                queue.update(refused)
-                queue = dict(sorted(queue.items(),
-                                    key=lambda kv: (kv[1].submit, index[kv[0]])))
+            if queue and (done + ptr != before or ticked):
+                # (otherwise nothing the policy could see has changed, e.g. an I/O phase change)
+                self._apply(self._decide(t), t)
         if bar is not None:
             bar.update(done - bar.n)
             bar.close()
@@ -241,36 +157,93 @@ class _Engine:
         res.wall_time = _time.perf_counter() - wall0
         return res
 
+    def _finish(self, t: float) -> int:
+        """Record the jobs the execution model ends at ``t`` and free what they held."""
+        res, jobs = self.result, self.jobs
+        ended = self.model.finish(t)
+        for k, final in ended:
+            res.state[k] = final
+            res.end[k] = t
+            self._remove_running(k)
+            self.ledger.release(jobs[k], res.allocation[k])
+        return len(ended)
 
-def _allocate(free_nodes: list[int], job: Job, asked: tuple[int, ...] | None,
-              t: float, node_ssd: tuple[float, ...] | None = None) -> tuple[int, ...]:
-    """The nodes of ``job``: those asked (checked: distinct, free and, for a job with a local-SSD
-    request, each with enough SSD), else the lowest-numbered free ones, or for an SSD request
-    the free nodes with the smallest admissible SSDs (least waste)."""
-    if asked is None:
-        if job.ssd <= 0 or node_ssd is None:
-            return tuple(heapq.heappop(free_nodes) for _ in range(job.nodes))
-        fit = sorted((node_ssd[x], x) for x in free_nodes if node_ssd[x] >= job.ssd)
-        if len(fit) < job.nodes:
-            raise InvalidDecision(f"needs {job.nodes} nodes with {job.ssd:.4g} B of local SSD, "
-                                  f"{len(fit)} free", job_id=job.id, time=t)
-        asked = tuple(x for _, x in fit[:job.nodes])
-    if len(asked) != job.nodes or len(set(asked)) != len(asked):
-        raise InvalidDecision(f"node set {asked} is not {job.nodes} distinct nodes",
-                              job_id=job.id, time=t)
-    free = set(free_nodes)
-    busy = [x for x in asked if x not in free]
-    if busy:
-        raise InvalidDecision(f"nodes {busy} are busy or do not exist", job_id=job.id, time=t)
-    if job.ssd > 0 and node_ssd is not None:
-        small = [x for x in asked if node_ssd[x] < job.ssd]
-        if small:
-            raise InvalidDecision(f"nodes {small} have less than the {job.ssd:.4g} B of local "
-                                  "SSD it asks per node", job_id=job.id, time=t)
-    keep = [x for x in free_nodes if x not in set(asked)]
-    heapq.heapify(keep)
-    free_nodes[:] = keep
-    return tuple(asked)
+    def _submit(self, k: int) -> int:
+        """Queue job ``k``, or reject it with the reason when it can never run; 1 if it ended."""
+        job = self.jobs[k]
+        why = self.ledger.why_never_fits(job)
+        if why is None:
+            self.queue[job.id] = job
+            return 0
+        self.result.state[k] = JobState.REJECTED
+        self.result.reasons[job.id] = why
+        return 1
+
+    def _decide(self, t: float) -> Decision:
+        """Ask the policy, exactly as :func:`bbopt.decide` would, and record how long it took."""
+        res = self.result
+        state = ClusterState(t, self.platform, tuple(self.running), tuple(self.queue.values()),
+                             self.memory)
+        c0 = _time.perf_counter()
+        decision = self.policy.decide(state)
+        res.decision_times.append(_time.perf_counter() - c0)
+        res.decision_stats.append(decision.stats)
+        if self.on_decision is not None:
+            self.on_decision(state, decision)
+        if decision.memory is not None:
+            self.memory = decision.memory
+        return decision
+
+    def _apply(self, decision: Decision, t: float) -> None:
+        """Evictions first (they free resources for the starts of the same decision), then
+        starts, each checked by the ledger."""
+        for job_id in decision.preempt:
+            self._evict(job_id, t)
+        res, queue, index = self.result, self.queue, self.index
+        refused: dict[str, Job] = {}
+        for s in decision.start:
+            job = queue.pop(s.job_id, None)
+            if job is None:
+                why = ("started twice" if s.job_id in index
+                       and res.start[index[s.job_id]] == t else "is not waiting")
+                raise InvalidDecision(why, job_id=s.job_id, time=t)
+            k = index[job.id]
+            try:
+                nodes = self.ledger.admit(job, s.nodes, t)
+            except StartRefused:  # named BB nodes: the job keeps waiting
+                refused[job.id] = job
+                continue
+            res.allocation[k] = nodes
+            res.start[k] = t
+            self.model.start(k, t, nodes)
+            key = t + job.walltime
+            i = bisect_left(self.running_keys, key)
+            self.running.insert(i, RunningJob(job, t, nodes))
+            self.running_keys.insert(i, key)
+        if refused:  # back in the queue, in arrival order
+            res.refused_starts += len(refused)
+            queue.update(refused)
+            order = sorted(queue.values(), key=lambda j: (j.submit, index[j.id]))
+            queue.clear()
+            queue.update((j.id, j) for j in order)
+
+    def _evict(self, job_id: str, t: float) -> None:
+        """Preempt a running job. No execution model of bbopt supports it yet: the rigid,
+        contention and phased models run every job to its end, so an eviction is refused."""
+        k = self.index.get(job_id)
+        if k is None or not any(r.job.id == job_id for r in self.running):
+            raise InvalidDecision("is not running, so it cannot be preempted", job_id=job_id,
+                                  time=t)
+        raise InvalidDecision("the execution model cannot preempt jobs", job_id=job_id, time=t)
+
+    def _remove_running(self, k: int) -> None:
+        job = self.jobs[k]
+        key = self.result.start[k] + job.walltime
+        i = bisect_left(self.running_keys, key)
+        while self.running[i].job is not job:
+            i += 1
+        del self.running[i]
+        del self.running_keys[i]
 
 
 def _progress(total: int, enabled: bool):

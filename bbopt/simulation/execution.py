@@ -23,10 +23,9 @@ import heapq
 from collections.abc import Sequence
 from typing import Protocol
 
-from bbopt.core import Job, Platform
-
-FINISHED = "finished"
-KILLED = "killed"
+from bbopt.core import Job, JobState, Platform
+from bbopt.errors import UnknownNameError
+from bbopt.simulation.io_model import IOContention, PhasedIO
 
 
 class ExecutionModel(Protocol):
@@ -56,9 +55,9 @@ class Rigid:
         job = self._jobs[k]
         runtime = job.runtime if job.runtime is not None else job.walltime
         if runtime > job.walltime:
-            heapq.heappush(self._heap, (t + job.walltime, k, KILLED))
+            heapq.heappush(self._heap, (t + job.walltime, k, JobState.KILLED))
         else:
-            heapq.heappush(self._heap, (t + runtime, k, FINISHED))
+            heapq.heappush(self._heap, (t + runtime, k, JobState.FINISHED))
 
     def next_time(self) -> float:
         return self._heap[0][0] if self._heap else float("inf")
@@ -72,7 +71,8 @@ class Rigid:
         return done
 
 
-EXECUTION_MODELS = {"rigid": Rigid}
+#: Execution models by name.
+EXECUTION_MODELS = {"rigid": Rigid, "io-contention": IOContention, "phased-io": PhasedIO}
 
 
 def make_execution_model(model: str | ExecutionModel | None) -> ExecutionModel:
@@ -80,14 +80,7 @@ def make_execution_model(model: str | ExecutionModel | None) -> ExecutionModel:
     if model is None:
         return Rigid()
     if isinstance(model, str):
-        from bbopt.errors import UnknownNameError
-
         if model not in EXECUTION_MODELS:
             raise UnknownNameError("execution model", model, list(EXECUTION_MODELS))
         return EXECUTION_MODELS[model]()
     return model
-
-
-from bbopt.simulation.io_model import IOContention, PhasedIO  # noqa: E402 (after the protocol)
-
-EXECUTION_MODELS.update({"io-contention": IOContention, "phased-io": PhasedIO})

@@ -58,7 +58,7 @@ The total volume of a transfer is split equally over the job's nodes.
 ``start + walltime`` is killed. Herbein's model lets slowed jobs run to completion: pass False.
 
 Both models keep per-job statistics (:meth:`FluidIO.job_stats`) read by
-:func:`bbopt.io_metrics.io_summary`.
+:func:`bbopt.analysis.io_metrics.io_summary`.
 """
 
 from __future__ import annotations
@@ -69,9 +69,8 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.core import HOUR, Job, Platform
+from bbopt.core import HOUR, Job, JobState, Platform
 from bbopt.errors import InputError
-from bbopt.simulation.result import FINISHED, KILLED
 
 INF = math.inf
 _REL = 1e-12
@@ -305,9 +304,9 @@ class FluidIO:
         for k in sorted(self._runs):
             run = self._runs[k]
             if run.fg is None and not run.drains and run.step >= len(run.steps):
-                done.append((k, FINISHED))
+                done.append((k, JobState.FINISHED))
             elif self.kill_at_walltime and run.start + run.job.walltime <= t:
-                done.append((k, KILLED))
+                done.append((k, JobState.KILLED))
         for k, _ in done:
             run = self._runs.pop(k)
             self._acts = [a for a in self._acts if a.run is not run]

@@ -1,6 +1,7 @@
 """The outcome of a simulation: per-job start, end, final state and allocation, plus the time
-each decision took. Metrics are computed from it by :mod:`bbopt.metrics`; it writes Batsim's
-``jobs.csv`` (the columns evalys reads) followed by bbopt's own columns.
+each decision took. It writes Batsim's ``jobs.csv`` (the columns evalys reads) followed by
+bbopt's own columns; metrics are computed from it by :mod:`bbopt.analysis.metrics`, which this
+module never imports (the record does not know who reads it).
 """
 
 from __future__ import annotations
@@ -12,11 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bbopt.core import Job, Platform, SolveStats
-
-FINISHED = "finished"
-KILLED = "killed"
-REJECTED = "rejected"
+from bbopt.core import Job, JobState, Platform, SolveStats
 
 #: Batsim's jobs.csv columns, in Batsim's order.
 BATSIM_COLUMNS = (
@@ -29,9 +26,9 @@ BATSIM_COLUMNS = (
 BBOPT_COLUMNS = ("bb", "trace_runtime", "slowdown", "bounded_slowdown", "user", "reason")
 
 _FINAL_STATE = {
-    FINISHED: "COMPLETED_SUCCESSFULLY",
-    KILLED: "COMPLETED_WALLTIME_REACHED",
-    REJECTED: "REJECTED",
+    JobState.FINISHED: "COMPLETED_SUCCESSFULLY",
+    JobState.KILLED: "COMPLETED_WALLTIME_REACHED",
+    JobState.REJECTED: "REJECTED",
 }
 
 
@@ -52,7 +49,8 @@ class SimulationResult:
     decision_stats: list[SolveStats] = field(default_factory=list)
     wall_time: float = 0.0
     #: Starts the engine refused because the job's burst buffer could not be placed on the
-    #: platform's named BB nodes (:mod:`bbopt.simulation.bb_nodes`); the job kept waiting.
+    #: platform's named BB nodes (:class:`bbopt.simulation.ledger.BBNodeLedger`); the job kept
+    #: waiting.
     refused_starts: int = 0
 
     def __post_init__(self) -> None:
@@ -79,13 +77,6 @@ class SimulationResult:
             "state": np.asarray(self.state, dtype=object),
         }
 
-    def metrics(self, interval: tuple[float, float] | None = None) -> dict[str, float]:
-        """Run metrics, optionally over a measurement ``interval`` (see
-        :func:`bbopt.metrics.summarize`)."""
-        from bbopt.metrics import summarize
-
-        return summarize(self, interval)
-
     def to_csv(self, path: str | Path) -> Path:
         """Write the per-job records as Batsim's jobs.csv plus bbopt's columns."""
         path = Path(path)
@@ -100,7 +91,7 @@ class SimulationResult:
         """The CSV rows, as lists of strings (deterministic formatting)."""
         for k, job in enumerate(self.jobs):
             state = self.state[k]
-            if state == REJECTED:
+            if state == JobState.REJECTED:
                 start = end = execution = wait = turnaround = stretch = -1.0
                 slowdown = bsld = ""
             else:
@@ -113,7 +104,7 @@ class SimulationResult:
                 bsld = _num(max(turnaround / max(execution, 600.0), 1.0))
             yield [
                 job.id, self.workload_name, job.id, _num(job.submit), str(job.nodes),
-                _num(job.walltime), "1" if state == FINISHED else "0", _FINAL_STATE[state],
+                _num(job.walltime), "1" if state == JobState.FINISHED else "0", _FINAL_STATE[state],
                 _num(start), _num(execution), _num(end), _num(wait), _num(turnaround),
                 _num(stretch) if stretch != "" else "", procset(self.allocation[k]), "0", "",
                 _num(job.bb), _num(job.runtime) if job.runtime is not None else "",

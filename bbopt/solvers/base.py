@@ -20,6 +20,7 @@ When a backend cannot produce a feasible answer in time (it returns no solution,
 
 from __future__ import annotations
 
+import importlib
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -27,6 +28,9 @@ from typing import Any
 
 from bbopt.core import Status
 from bbopt.errors import InputError, UnknownNameError
+from bbopt.models.io_window import IOWindowModel
+from bbopt.models.plan import PlanModel
+from bbopt.models.window import WindowModel
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,26 +90,63 @@ class BudgetExceeded(Exception):
 
 
 Backend = Callable[..., Result]
-_BACKENDS: dict[type, dict[str, Backend]] = {}
+
+#: The built-in backends: model type -> backend name -> ``"module:function"``. A module is imported
+#: the first time one of its backends is chosen, so ``import bbopt`` loads neither OR-Tools nor
+#: PuLP nor pymoo. Adding a backend is one module and one line here.
+BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
+    WindowModel: {
+        "cpsat": "bbopt.solvers.window.cpsat:solve_cpsat",
+        "milp": "bbopt.solvers.window.milp:solve_milp",
+        "nsga2": "bbopt.solvers.window.nsga2:solve_nsga2",
+        "exhaustive": "bbopt.solvers.window.exhaustive:solve_exhaustive",
+        "greedy": "bbopt.solvers.window.greedy:solve_greedy",
+    },
+    IOWindowModel: {
+        "cpsat": "bbopt.solvers.io_window.cpsat:solve_cpsat",
+        "exhaustive": "bbopt.solvers.io_window.exhaustive:solve_exhaustive",
+        "greedy": "bbopt.solvers.io_window.greedy:solve_greedy",
+    },
+    PlanModel: {
+        "annealing": "bbopt.solvers.plan.annealing:solve_annealing",
+        "cpsat": "bbopt.solvers.plan.cpsat:solve_cpsat",
+        "exhaustive": "bbopt.solvers.plan.exhaustive:solve_exhaustive",
+        "greedy": "bbopt.solvers.plan.greedy:solve_greedy",
+    },
+}
+#: Backends registered at run time (:func:`register_backend`), for models outside bbopt.
+_REGISTERED: dict[type, dict[str, Backend]] = {}
 
 
 def register_backend(model_type: type, name: str) -> Callable[[Backend], Backend]:
-    """Decorator: register ``fn(model, budget, seed, **options) -> Result`` for ``model_type``."""
+    """Decorator: register ``fn(model, budget, seed, **options) -> Result`` for ``model_type``
+    (your own models and backends; bbopt's are listed in :data:`BUILTIN_BACKENDS`)."""
 
     def wrap(fn: Backend) -> Backend:
-        _BACKENDS.setdefault(model_type, {})[name] = fn
+        _REGISTERED.setdefault(model_type, {})[name] = fn
         return fn
 
     return wrap
 
 
-def backends_for(model: Any) -> list[str]:
-    """Names of the backends registered for ``model``'s type."""
-    _load_builtin()
+def _table(model: Any) -> dict[str, Backend | str] | None:
+    """Backend names -> functions (or ``"module:function"`` not yet imported) for ``model``."""
     for cls in type(model).__mro__:
-        if cls in _BACKENDS:
-            return sorted(_BACKENDS[cls])
-    return []
+        if cls in _REGISTERED or cls in BUILTIN_BACKENDS:
+            return {**BUILTIN_BACKENDS.get(cls, {}), **_REGISTERED.get(cls, {})}
+    return None
+
+
+def _backend(entry: Backend | str) -> Backend:
+    if not isinstance(entry, str):
+        return entry
+    module, _, function = entry.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def backends_for(model: Any) -> list[str]:
+    """Names of the backends available for ``model``'s type."""
+    return sorted(_table(model) or ())
 
 
 def solve(model: Any, backend: str, budget: Budget | None = None, seed: int = 0,
@@ -114,17 +155,31 @@ def solve(model: Any, backend: str, budget: Budget | None = None, seed: int = 0,
 
     Never returns without a solution unless the model is infeasible: on a backend that ran out
     of budget the model's ``fallback()`` answer comes back with status FALLBACK.
+
+    Example: Table 1 of the BBSched paper (100 nodes, 100 TB of BB free; jobs as (nodes, TB)),
+    its exact Pareto set by CP-SAT and by enumeration.
+
+    >>> from bbopt import Job
+    >>> from bbopt.core import TB
+    >>> from bbopt.models.window import WindowModel
+    >>> jobs = [Job(f"J{i}", 0, 3600, nodes=n, bb=b * TB) for i, (n, b) in
+    ...         enumerate([(80, 20), (10, 85), (40, 5), (10, 0), (20, 0)], 1)]
+    >>> model = WindowModel.from_jobs(jobs, free_nodes=100, free_bb=100 * TB)
+    >>> for backend in ("cpsat", "exhaustive"):
+    ...     result = solve(model, backend, Budget(seconds=5), seed=0, form="pareto")
+    ...     print(backend, result.status, sorted(model.selected(p.x) for p in result.pareto))
+    cpsat OPTIMAL [[0, 4], [1, 2, 3, 4]]
+    exhaustive OPTIMAL [[0, 4], [1, 2, 3, 4]]
     """
-    _load_builtin()
     budget = budget or Budget()
-    table = next((_BACKENDS[c] for c in type(model).__mro__ if c in _BACKENDS), None)
+    table = _table(model)
     if table is None:
         raise InputError(f"no backend is registered for {type(model).__name__}")
     if backend not in table:
         raise UnknownNameError(f"backend for {type(model).__name__}", backend, list(table))
     t0 = _time.perf_counter()
     try:
-        result = table[backend](model, budget, seed, **options)
+        result = _backend(table[backend])(model, budget, seed, **options)
     except BudgetExceeded:
         result = None
     elapsed = _time.perf_counter() - t0
@@ -139,15 +194,3 @@ def _fallback(model: Any, backend: str, elapsed: float) -> Result:
     objective = model.evaluate(x) if hasattr(model, "evaluate") else None
     return Result(Status.FALLBACK, x, objective, wall_time=elapsed + _time.perf_counter() - t0,
                   backend=backend, info={"fallback": "greedy"})
-
-
-def _load_builtin() -> None:
-    """Import the backend modules so that they register (each module guards its own imports)."""
-    import importlib
-    import pkgutil
-
-    import bbopt.solvers as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name != "base":
-            importlib.import_module(f"bbopt.solvers.{info.name}")

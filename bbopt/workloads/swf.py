@@ -56,17 +56,14 @@ import contextlib
 import gzip
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bbopt.core import GB, Job
+from bbopt.core import GB, Job, JobState
 from bbopt.errors import InputError
-
-if TYPE_CHECKING:
-    from bbopt.simulation.result import SimulationResult
 
 FIELDS = (
     "job_number", "submit_time", "wait_time", "run_time", "allocated_processors",
@@ -434,41 +431,47 @@ def _read_bb_file(path: Path, unit: float, in_scale: float = 1.0
     return out
 
 
-def write_swf(source: SimulationResult | list[Job], path: str | Path, *,
+def write_swf(jobs: Sequence[Job], path: str | Path, *,
+              start: Sequence[float] | None = None, end: Sequence[float] | None = None,
+              state: Sequence[str] | None = None, max_nodes: int | None = None,
               bb_columns: str = "none", bb_unit: float = GB,
               bb_capacity: float | None = None, comments: tuple[str, ...] = ()) -> Path:
-    """Write a simulated schedule (or a plain workload) as SWF.
+    """Write a workload, or a schedule of it, as SWF.
 
-    From a :class:`~bbopt.simulation.SimulationResult`, field 3 (wait) is ``start - submit``,
-    field 4 (run time) ``end - start`` and field 5 the allocated node count, as the simulation
-    did; field 11 (status) is 1 for finished jobs, 0 for jobs killed at their walltime and 5
-    (cancelled, fields 3-5 = -1) for rejected ones. From a list of jobs, fields 3 and 5 are -1
-    and field 4 is the job's runtime. Job ids that are not integers are renumbered 1..n (the
-    original id goes in a ``; JobIds:`` comment only if there are few; SWF has no text field).
+    With the outcome arrays of a schedule (``start``, ``end``, ``state``, indexed like ``jobs``,
+    as :class:`~bbopt.simulation.SimulationResult` holds them), field 3 (wait) is
+    ``start - submit``, field 4 (run time) ``end - start`` and field 5 the allocated node count;
+    field 11 (status) is 1 for finished jobs, 0 for jobs killed at their walltime and 5
+    (cancelled, fields 3-5 = -1) for rejected ones. Without them, fields 3 and 5 are -1 and
+    field 4 is the job's runtime. ``max_nodes`` (the machine's size) defaults to the widest job.
+    Job ids that are not integers are renumbered 1..n (SWF has no text field).
     ``bb_columns="cqsim"`` appends the total BB request in ``bb_unit`` as field 19 and, with
     ``bb_capacity`` (bytes), a ``; BurstBuffer:`` header; ``"bbsim"`` appends the three staging
     volumes from ``Job.extra["staging"]`` (or ``bb, 0, bb``).
-    """
-    from bbopt.simulation.result import FINISHED, KILLED, REJECTED, SimulationResult
 
+    Example::
+
+        write_swf(result.jobs, "out.swf", start=result.start, end=result.end,
+                  state=result.state, max_nodes=result.platform.nodes)
+    """
     if bb_columns not in ("none", "cqsim", "bbsim"):
         raise InputError(f"bb_columns must be 'none', 'cqsim' or 'bbsim', got {bb_columns!r}")
     path = Path(path)
-    if isinstance(source, SimulationResult):
-        jobs = source.jobs
-        sim = source
-        max_nodes = source.platform.nodes
-    else:
-        jobs = list(source)
-        sim = None
+    jobs = list(jobs)
+    outcome = (start, end, state)
+    if any(x is not None for x in outcome) and not all(
+            x is not None and len(x) == len(jobs) for x in outcome):
+        raise InputError("a schedule needs start, end and state, each one value per job")
+    scheduled = state is not None
+    if max_nodes is None:
         max_nodes = max((j.nodes for j in jobs), default=0)
     if not jobs:
         raise InputError("empty workload: nothing to write")
     numeric = all(j.id.isdigit() for j in jobs)
     out = ["; Version: 2.2", "; Conversion: bbopt", f"; MaxJobs: {len(jobs)}",
            f"; MaxRecords: {len(jobs)}", f"; MaxNodes: {max_nodes}", f"; MaxProcs: {max_nodes}"]
-    if sim is not None:
-        out.append(f"; Note: schedule simulated by bbopt, policy {sim.policy}")
+    if scheduled:
+        out.append("; Note: schedule simulated by bbopt")
     if not numeric:
         out.append("; Note: job ids renumbered 1..n in input order")
     if bb_columns == "cqsim" and bb_capacity is not None:
@@ -479,15 +482,15 @@ def write_swf(source: SimulationResult | list[Job], path: str | Path, *,
         number = job.id if numeric else str(k + 1)
         wait = run = alloc = -1.0
         status = 1
-        if sim is not None:
-            state = sim.state[k]
-            if state == REJECTED:
+        if scheduled:
+            final = state[k]
+            if final == JobState.REJECTED:
                 status = 5
             else:
-                wait = sim.start[k] - job.submit
-                run = sim.end[k] - sim.start[k]
+                wait = start[k] - job.submit
+                run = end[k] - start[k]
                 alloc = job.nodes
-                status = 1 if state == FINISHED else 0 if state == KILLED else -1
+                status = 1 if final == JobState.FINISHED else 0 if final == JobState.KILLED else -1
         elif job.runtime is not None:
             run = job.runtime
         user = -1

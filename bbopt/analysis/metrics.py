@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from bbopt.core import JobState
 from bbopt.errors import InputError
-from bbopt.simulation.result import FINISHED, KILLED, REJECTED, SimulationResult
+from bbopt.simulation.result import SimulationResult
 
 BSLD_BOUND = 600.0
 
@@ -34,7 +35,7 @@ BSLD_BOUND = 600.0
 def per_job(result: SimulationResult) -> dict[str, np.ndarray]:
     """Metric arrays over the jobs that ran (finished or killed), in job order."""
     a = result.arrays()
-    ran = (a["state"] == FINISHED) | (a["state"] == KILLED)
+    ran = (a["state"] == JobState.FINISHED) | (a["state"] == JobState.KILLED)
     submit, start, end = a["submit"][ran], a["start"][ran], a["end"][ran]
     execution = end - start
     wait = start - submit
@@ -72,15 +73,15 @@ def summarize(result: SimulationResult,
     states = a["state"][listed]
     out: dict[str, float] = {
         "jobs": float(listed.sum()),
-        "finished": float(np.sum(states == FINISHED)),
-        "killed": float(np.sum(states == KILLED)),
-        "rejected": float(np.sum(states == REJECTED)),
+        "finished": float(np.sum(states == JobState.FINISHED)),
+        "killed": float(np.sum(states == JobState.KILLED)),
+        "rejected": float(np.sum(states == JobState.REJECTED)),
     }
     _job_stats(m, measured, out)
     if interval is not None:
         out.update(_utilisation(m, result.platform, t0, t1))
         return out
-    ran = (a["state"] == FINISHED) | (a["state"] == KILLED)
+    ran = (a["state"] == JobState.FINISHED) | (a["state"] == JobState.KILLED)
     if np.any(ran):
         first = float(np.min(a["submit"]))
         last = float(np.max(a["end"][ran]))
@@ -126,7 +127,7 @@ def ssd_usage(result: SimulationResult, span: float) -> dict[str, float]:
     used = wasted = 0.0
     for job, alloc, state, t0, t1 in zip(result.jobs, result.allocation, result.state,
                                          result.start, result.end, strict=True):
-        if state not in (FINISHED, KILLED):
+        if state not in (JobState.FINISHED, JobState.KILLED):
             continue
         held = t1 - t0
         used += job.ssd * job.nodes * held

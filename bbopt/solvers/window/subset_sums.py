@@ -3,7 +3,7 @@
 Fan et al., BBSched (HPDC 2019), Section 3.2. A window's selections are subsets of job requests,
 so a capacity row's reachable sums are a bitset (one shift per job): :func:`reachable_max` and
 :func:`subset_with_sum` tighten the rows and rebuild witnesses for the exact backends
-(:mod:`bbopt.solvers.window_forms`).
+(:mod:`bbopt.solvers.window.forms`).
 
 When the two objectives are the two capacity rows themselves (nodes and BB), every
 Pareto-optimal selection lies near the corner ``(N, B)`` of the free capacities, and

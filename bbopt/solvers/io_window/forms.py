@@ -1,10 +1,10 @@
 """The select-and-place window model as an integer program, and its exact-solve driver.
 
 Beyond Herbein et al. (HPDC 2016) and Fan et al. (BBSched, HPDC 2019, Section 3.2): the
-:class:`~bbopt.models.io_window.IOWindowModel` written in the :class:`~bbopt.solvers.window_forms.
+:class:`~bbopt.models.io_window.IOWindowModel` written in the :class:`~bbopt.solvers.window.forms.
 LinearForm` of the window backends, with the placement counts ``y_{j,g}`` as its auxiliary
 integer variables (``A``, flattened row-major: index ``j * G + g``). The window's own rows and
-objectives come from :func:`~bbopt.solvers.window_forms.linear_form`; added are
+objectives come from :func:`~bbopt.solvers.window.forms.linear_form`; added are
 
     sum_g y_{j,g} - n_j x_j = 0,    sum_j y_{j,g} <= c_g,
     sum_j b_j sum_{g under v} y_{j,g} <= a_v   (bandwidth in the model's integer unit),
@@ -27,7 +27,7 @@ from bbopt.core import Status
 from bbopt.errors import InputError
 from bbopt.models.io_window import IOWindowModel
 from bbopt.solvers.base import Budget, BudgetExceeded, Result, Solution
-from bbopt.solvers.window_forms import (
+from bbopt.solvers.window.forms import (
     INFEASIBLE,
     OPTIMAL,
     Clock,
@@ -79,7 +79,7 @@ def counts_of(model: IOWindowModel, a: np.ndarray) -> np.ndarray:
 
 
 class Recording:
-    """Wraps an :class:`~bbopt.solvers.window_forms.IntSolver` and remembers the placement of
+    """Wraps an :class:`~bbopt.solvers.window.forms.IntSolver` and remembers the placement of
     every selection it reports."""
 
     def __init__(self, inner: Any) -> None:
@@ -123,7 +123,7 @@ def solve_io_window(model: IOWindowModel, budget: Budget, make_solver, backend: 
                     priority: Sequence[str] | None = None, tiebreak: bool = True,
                     max_points: int | None = None) -> Result:
     """The exact-backend body (``make_solver(linear_form) -> IntSolver``), as
-    :func:`~bbopt.solvers.window_forms.solve_window` for the window model."""
+    :func:`~bbopt.solvers.window.forms.solve_window` for the window model."""
     clock = Clock(budget)
     if form not in ("pareto", "weighted", "lexicographic"):
         raise InputError(f"unknown form {form!r}; known: pareto, weighted, lexicographic",
@@ -161,7 +161,7 @@ def solve_io_window(model: IOWindowModel, budget: Budget, make_solver, backend: 
             bound = max(objective, objective * bounds[0][1] / bounds[0][0])
         return Result(status, y, objective, bound=bound, backend=backend,
                       info={"objectives": values})
-    from bbopt.solvers.window_forms import model_value
+    from bbopt.solvers.window.forms import model_value
 
     xb = model.selection(y)
     lex = tuple(model_value(model.window, n, xb) for n in names)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bbopt.analysis.metrics import summarize
 from bbopt.core import Job, Platform
 from bbopt.errors import InputError
 
@@ -83,7 +84,7 @@ def run_parts(parts: Sequence[Sequence[Job]], platform: Platform, policies: Sequ
     for done, (k, policy) in enumerate(todo):
         result = simulate(parts[k], platform, policy, options=(options or {}).get(policy),
                           tick=tick, workload_name=f"part{k}")
-        summary = result.metrics()
+        summary = summarize(result)
         for m in metrics:
             if m not in summary:
                 raise InputError(f"unknown metric {m!r}; known: {', '.join(summary)}",

@@ -14,10 +14,9 @@ from typing import Any
 
 from bbopt.core import Status
 from bbopt.models.window import WindowModel
-from bbopt.solvers.base import Budget, Result, Solution, register_backend
+from bbopt.solvers.base import Budget, Result, Solution
 
 
-@register_backend(WindowModel, "greedy")
 def solve_greedy(model: WindowModel, budget: Budget, seed: int, rule: str = "first-fit",
                  form: str = "pareto", **_: Any) -> Result:
     """Select by ``rule`` (see the module docstring)."""

@@ -11,10 +11,9 @@ import time as _time
 
 from bbopt.core import Status
 from bbopt.models.plan import PlanModel
-from bbopt.solvers.base import Budget, Result, register_backend
+from bbopt.solvers.base import Budget, Result
 
 
-@register_backend(PlanModel, "greedy")
 def solve_greedy(model: PlanModel, budget: Budget, seed: int = 0, **options) -> Result:
     """The submission-order plan; its objective is an upper bound of every search's."""
     t0 = _time.perf_counter()

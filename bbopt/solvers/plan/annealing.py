@@ -31,11 +31,10 @@ import numpy as np
 
 from bbopt.core import Status
 from bbopt.models.plan import PlanModel
-from bbopt.solvers.base import Budget, BudgetExceeded, Result, register_backend
-from bbopt.solvers.plan_exhaustive import solve_exhaustive
+from bbopt.solvers.base import Budget, BudgetExceeded, Result
+from bbopt.solvers.plan.exhaustive import solve_exhaustive
 
 
-@register_backend(PlanModel, "annealing")
 def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
                     exhaustive_up_to: int = 5, cooling_steps: int = 30,
                     steps_per_temperature: int = 6, cooling: float = 0.9,

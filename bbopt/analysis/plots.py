@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bbopt.analysis.metrics import per_job
 from bbopt.errors import InputError
-from bbopt.metrics import per_job
 from bbopt.simulation.result import SimulationResult
 
 

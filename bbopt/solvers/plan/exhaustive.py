@@ -18,7 +18,7 @@ import time as _time
 
 from bbopt.core import Status
 from bbopt.models.plan import PlanModel
-from bbopt.solvers.base import Budget, BudgetExceeded, Result, register_backend
+from bbopt.solvers.base import Budget, BudgetExceeded, Result
 
 #: Queues longer than this are refused (``n!`` grows too fast for any pruning).
 MAX_JOBS = 16
@@ -28,7 +28,6 @@ class _OutOfTime(Exception):
     pass
 
 
-@register_backend(PlanModel, "exhaustive")
 def solve_exhaustive(model: PlanModel, budget: Budget, seed: int = 0,
                      max_jobs: int = MAX_JOBS, memo_limit: int = 2_000_000,
                      initial: tuple[int, ...] | None = None, **options) -> Result:

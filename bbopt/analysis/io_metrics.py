@@ -24,14 +24,16 @@ from typing import Any
 
 import numpy as np
 
+from bbopt.core import JobState
 from bbopt.simulation.io_model import DRAIN, PHASES, FluidIO
-from bbopt.simulation.result import FINISHED, KILLED, SimulationResult
+from bbopt.simulation.result import SimulationResult
 
 
 def io_summary(result: SimulationResult, model: FluidIO) -> dict[str, float]:
     """I/O metrics of one run as a flat dict of floats (see the module docstring)."""
     stats = model.job_stats()
-    ks = [k for k, s in enumerate(result.state) if s in (FINISHED, KILLED) and k in stats]
+    ran = (JobState.FINISHED, JobState.KILLED)
+    ks = [k for k, s in enumerate(result.state) if s in ran and k in stats]
     out: dict[str, float] = {"jobs_measured": float(len(ks))}
     if ks:
         nodes = np.array([result.jobs[k].nodes for k in ks], dtype=float)

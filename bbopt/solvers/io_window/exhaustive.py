@@ -21,9 +21,9 @@ import numpy as np
 from bbopt.core import Status
 from bbopt.errors import InputError
 from bbopt.models.io_window import _REL_TOL, IOWindowModel
-from bbopt.solvers.base import Budget, BudgetExceeded, Result, register_backend
-from bbopt.solvers.io_window_forms import placement_result
-from bbopt.solvers.window_forms import model_value
+from bbopt.solvers.base import Budget, BudgetExceeded, Result
+from bbopt.solvers.io_window.forms import placement_result
+from bbopt.solvers.window.forms import model_value
 
 MAX_WINDOW = 12
 
@@ -86,7 +86,6 @@ def find_placement(model: IOWindowModel, x: np.ndarray, deadline: float | None =
     return None
 
 
-@register_backend(IOWindowModel, "exhaustive")
 def solve_exhaustive(model: IOWindowModel, budget: Budget, seed: int, form: str = "pareto",
                      weights: Sequence[float] | None = None,
                      priority: Sequence[str] | None = None, tiebreak: bool = True,

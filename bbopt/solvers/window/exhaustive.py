@@ -6,7 +6,7 @@ Capacity rows are summed by meet in the middle (sums of the low half of the bits
 high half, in chunks of about a million selections); feasible selections are evaluated in exact
 bytes by the model itself. Forms: ``pareto`` (default; the non-dominated objective vectors, one
 selection each, the one nearest the window front among equals), ``weighted`` and
-``lexicographic``, as in :mod:`bbopt.solvers.window_forms`. Deterministic, no seed needed; the
+``lexicographic``, as in :mod:`bbopt.solvers.window.forms`. Deterministic, no seed needed; the
 budget is checked between chunks (out of budget: the contract's greedy fallback).
 """
 
@@ -21,8 +21,8 @@ import numpy as np
 from bbopt.core import Status
 from bbopt.errors import InputError
 from bbopt.models.window import WindowModel, pareto_filter
-from bbopt.solvers.base import Budget, BudgetExceeded, Result, register_backend
-from bbopt.solvers.window_forms import model_value, pareto_result
+from bbopt.solvers.base import Budget, BudgetExceeded, Result
+from bbopt.solvers.window.forms import model_value, pareto_result
 
 MAX_WINDOW = 22
 _CHUNK = 1 << 20
@@ -61,7 +61,6 @@ def feasible_selections(model: WindowModel, deadline: float | None = None):
             yield X
 
 
-@register_backend(WindowModel, "exhaustive")
 def solve_exhaustive(model: WindowModel, budget: Budget, seed: int, form: str = "pareto",
                      weights: Sequence[float] | None = None,
                      priority: Sequence[str] | None = None, tiebreak: bool = True,

@@ -33,7 +33,7 @@ from ortools.sat.python import cp_model
 
 from bbopt.core import Status
 from bbopt.models.plan import Plan, PlanModel
-from bbopt.solvers.base import Budget, Result, register_backend
+from bbopt.solvers.base import Budget, Result
 
 #: Largest objective magnitude kept in int64 with room to spare.
 _INT_LIMIT = 2**61
@@ -44,7 +44,6 @@ def _as_int(x: float, up: bool) -> tuple[int, bool]:
     return int(r), float(r) == x
 
 
-@register_backend(PlanModel, "cpsat")
 def solve_cpsat(model: PlanModel, budget: Budget, seed: int = 0, *, workers: int = 1,
                 tangents: int = 8, **options) -> Result:
     """Solve the plan exactly with CP-SAT within ``budget`` (wall seconds, deterministic time)."""

@@ -1,6 +1,6 @@
 """``cpsat`` backend of the window model (OR-Tools CP-SAT): weighted, lexicographic and the exact
 Pareto front by epsilon-constraint (Fan et al., BBSched, Section 3.2, solved exactly; the
-drivers are in :mod:`bbopt.solvers.window_forms`).
+drivers are in :mod:`bbopt.solvers.window.forms`).
 
 Reproducibility: one worker, ``random_seed = seed`` and, when the budget gives one,
 ``max_deterministic_time``; the wall-clock budget is ``max_time_in_seconds`` for each solve (what
@@ -14,7 +14,7 @@ Options: ``form`` ("pareto" | "weighted" | "lexicographic"), ``weights``, ``prio
 "solver" adds a work-limited solve per front point), ``max_points`` (stop the front after so
 many points), ``method`` (front: "auto", "sequential" for two objectives, "disjunctive"),
 ``two_list`` (list the nodes/BB front by enumeration before solving, default true; see
-:mod:`bbopt.solvers.subset_sums`).
+:mod:`bbopt.solvers.window.subset_sums`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from bbopt.models.window import WindowModel
-from bbopt.solvers.base import Budget, Result, register_backend
-from bbopt.solvers.window_forms import (
+from bbopt.solvers.base import Budget, Result
+from bbopt.solvers.window.forms import (
     FEASIBLE,
     INFEASIBLE,
     OPTIMAL,
@@ -115,7 +115,6 @@ class _CpSat:
         self.model.add_bool_or(lits)
 
 
-@register_backend(WindowModel, "cpsat")
 def solve_cpsat(model: WindowModel, budget: Budget, seed: int, **options: Any) -> Result:
     """Solve the window model with CP-SAT (see the module docstring for options)."""
     return solve_window(model, budget, lambda lf: _CpSat(lf, budget, seed), "cpsat", **options)

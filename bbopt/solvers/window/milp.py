@@ -1,6 +1,6 @@
 """``milp`` backend of the window model (PuLP; CBC by default, the HiGHS command-line solver when
 installed): weighted, lexicographic and the exact Pareto front by epsilon-constraint, the same
-forms as ``cpsat`` (drivers in :mod:`bbopt.solvers.window_forms`; Fan et al., BBSched,
+forms as ``cpsat`` (drivers in :mod:`bbopt.solvers.window.forms`; Fan et al., BBSched,
 Section 3.2, solved exactly).
 
 The disjunctions of the epsilon-constraint front become big-M rows with one binary per
@@ -31,8 +31,8 @@ import pulp
 
 from bbopt.errors import InputError
 from bbopt.models.window import WindowModel
-from bbopt.solvers.base import Budget, Result, register_backend
-from bbopt.solvers.window_forms import (
+from bbopt.solvers.base import Budget, Result
+from bbopt.solvers.window.forms import (
     FEASIBLE,
     INFEASIBLE,
     OPTIMAL,
@@ -172,7 +172,6 @@ class _Pulp:
         self.prob += (pulp.lpSum(bs) >= 1, f"cutany{k}")
 
 
-@register_backend(WindowModel, "milp")
 def solve_milp(model: WindowModel, budget: Budget, seed: int, solver: str = "cbc",
                **options: Any) -> Result:
     """Solve the window model with PuLP (see the module docstring for options)."""

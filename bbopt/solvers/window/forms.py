@@ -30,7 +30,7 @@ prove it. When the two objectives are the two capacity rows (BBSched's nodes and
 subset-sum reconstructions look for a selection with ``f2`` at its bound and ``f1`` as high as
 possible (:func:`corner_witness`); with ``f1`` at its bound too it is the whole front (the usual
 case when resources are scarce). Otherwise the whole front is listed by two-list enumeration
-(:func:`bbopt.solvers.subset_sums.two_capacity_front`, option ``two_list``, default on), which
+(:func:`~bbopt.solvers.window.subset_sums.two_capacity_front`, option ``two_list``), which
 either proves its front complete or gives up, and only then do the solvers run. Either way the
 front is exact; ``Result.info["front_by"]`` says whether a solver was needed.
 
@@ -52,7 +52,7 @@ from bbopt.core import Status
 from bbopt.errors import InputError
 from bbopt.models.window import OBJECTIVES, WindowModel
 from bbopt.solvers.base import Budget, BudgetExceeded, Result, Solution
-from bbopt.solvers.subset_sums import reachable_max, subset_with_sum, two_capacity_front
+from bbopt.solvers.window.subset_sums import reachable_max, subset_with_sum, two_capacity_front
 
 #: Work allowed to the queue-order tie-break of one point (CP-SAT deterministic seconds; wall
 #: seconds for CBC). The tie-break only chooses among selections with the same objective values,
@@ -173,7 +173,7 @@ def capacity_rows(form: LinearForm, f1: str, f2: str
 
 def capacity_front(form: LinearForm, f1: str, f2: str) -> list[np.ndarray] | None:
     """The whole front of the two capacity rows by two-list enumeration
-    (:func:`bbopt.solvers.subset_sums.two_capacity_front`; the band is laid on the row of larger
+    (:func:`~.subset_sums.two_capacity_front`; the band is laid on the row of larger
     capacity), or None when the form is not of that shape or the enumeration gives up."""
     rows = capacity_rows(form, f1, f2)
     if rows is None:

@@ -12,10 +12,9 @@ from typing import Any
 
 from bbopt.core import Status
 from bbopt.models.io_window import IOWindowModel
-from bbopt.solvers.base import Budget, Result, Solution, register_backend
+from bbopt.solvers.base import Budget, Result, Solution
 
 
-@register_backend(IOWindowModel, "greedy")
 def solve_greedy(model: IOWindowModel, budget: Budget, seed: int, rule: str = "first-fit",
                  form: str = "pareto", **_: Any) -> Result:
     """Place by ``rule`` (see the module docstring)."""

@@ -76,8 +76,8 @@ from pymoo.util.randomized_argsort import randomized_argsort
 from bbopt.core import Status
 from bbopt.errors import InputError
 from bbopt.models.window import WindowModel
-from bbopt.solvers.base import Budget, BudgetExceeded, Result, register_backend
-from bbopt.solvers.window_forms import pareto_result
+from bbopt.solvers.base import Budget, BudgetExceeded, Result
+from bbopt.solvers.window.forms import pareto_result
 
 DEFAULT_POP_SIZE = 20
 DEFAULT_GENERATIONS = 500
@@ -334,7 +334,6 @@ def _greedy_seeds(model: WindowModel) -> np.ndarray:
     return X[model.feasible_many(X)]
 
 
-@register_backend(WindowModel, "nsga2")
 def solve_nsga2(model: WindowModel, budget: Budget, seed: int, *,
                 pop_size: int = DEFAULT_POP_SIZE, generations: int = DEFAULT_GENERATIONS,
                 mutation: float = DEFAULT_MUTATION, seed_greedy: bool = True,

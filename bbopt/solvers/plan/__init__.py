@@ -1,0 +1,1 @@
+"""Backends of the plan model (see bbopt.solvers.base for the contract)."""

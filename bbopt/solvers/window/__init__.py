@@ -1,0 +1,1 @@
+"""Backends of the window model (see bbopt.solvers.base for the contract)."""

@@ -1,0 +1,264 @@
+"""Reading and writing I/O trees: the nested YAML/JSON description and Flux JGF.
+
+Descriptions read by :func:`load_topology` / :func:`from_description` (YAML or JSON)::
+
+    name: fig2
+    tree:                                  # the root is the PFS
+      type: pfs
+      bandwidth: 1 GB/s
+      children:
+        - type: switch
+          name: net                        # optional; default <type><k>
+          bandwidth: 384 MB/s
+          children:
+            - {type: switch, bandwidth: 256 MB/s, count: 2,   # count replicates a subtree
+               children: [{type: node, count: 2}]}            # bandwidth absent = inf
+        - {type: bb, capacity: 40 GB, bandwidth: 1.25 GB/s}   # a burst-buffer node
+
+Flux JGF (JSON Graph Format) is read and written by :func:`from_jgf` / :func:`to_jgf`:
+``graph.nodes[].metadata{type, basename, name, id, uniq_id, rank, exclusive, unit, size,
+paths{containment}}`` and ``graph.edges[]{source, target, metadata{subsystem: "containment"}}``
+(edges of other subsystems are ignored). A vertex whose ``unit`` is a rate (``"B/s"``,
+``"MB/s"``, ``"GB/s"``, ...) carries its bandwidth as its pool ``size``; alternatively a child
+vertex of type ``bandwidth`` (or ``bw``) holds the bandwidth of its parent as a pool. Compute
+nodes are vertices of type ``node`` (their sub-resources, sockets and cores, are ignored); BB
+nodes are of type ``bb``, ``burst_buffer`` or ``storage`` with their capacity in ``properties``
+(``capacity`` in bytes) or as the size of a ``ssd`` child in bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from bbopt.core import Platform
+from bbopt.errors import InputError
+from bbopt.topology.tree import BB_TYPES, INF, NODE, IOTree
+from bbopt.units import RATE_UNITS, parse_bandwidth, parse_bytes, read_document
+
+BW_TYPES = frozenset({"bandwidth", "bw"})
+
+
+def from_description(data: Mapping[str, Any], source: str = "<description>") -> IOTree:
+    """An :class:`IOTree` from the nested description of the module docstring."""
+    if not isinstance(data, Mapping) or "tree" not in data:
+        raise InputError("an I/O topology description needs a 'tree' mapping", source=source,
+                         field="tree")
+    g = nx.DiGraph()
+    counters: dict[str, int] = {}
+
+    def add(spec: Any, parent: Any, where: str) -> None:
+        if not isinstance(spec, Mapping):
+            raise InputError("must be a mapping", source=source, line=where)
+        kind = str(spec.get("type", "switch"))
+        count = spec.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InputError(f"count must be a positive integer, got {count!r}", source=source,
+                             line=where, field="count")
+        try:
+            bw = parse_bandwidth(spec.get("bandwidth"), "bandwidth")
+            cap = 0.0
+            if kind in BB_TYPES:
+                cap = parse_bytes(spec.get("capacity", 0), "capacity")
+        except InputError as exc:
+            raise InputError(str(exc).split(": ", 1)[-1], source=source, line=where,
+                             field=exc.field) from None
+        for c in range(count):
+            k = counters.get(kind, 0)
+            counters[kind] = k + 1
+            base = spec.get("name")
+            label = (f"{base}{c}" if count > 1 else str(base)) if base is not None else f"{kind}{k}"
+            if label in g:
+                label = f"{label}#{k}"
+            attrs: dict[str, Any] = {"type": kind, "bandwidth": bw}
+            if kind in BB_TYPES:
+                attrs["capacity"] = cap
+            g.add_node(label, **attrs)
+            if parent is not None:
+                g.add_edge(parent, label)
+            for j, child in enumerate(spec.get("children", []) or []):
+                add(child, label, f"{where}.children[{j}]")
+
+    add(data["tree"], None, "$.tree")
+    return IOTree(g, name=str(data.get("name", "io")))
+
+
+def load_topology(path: str | Path) -> IOTree:
+    """Read a topology file: JGF (``{"graph": ...}``) or the nested YAML/JSON description."""
+    return topology_from_data(read_document(path), str(path))
+
+
+def topology_from_data(data: Any, source: str) -> IOTree:
+    """An :class:`IOTree` from parsed data: JGF (``{"graph": ...}``) or the nested description."""
+    if isinstance(data, Mapping) and "graph" in data:
+        return from_jgf(data, source=source)
+    return from_description(data, source=source)
+
+
+def platform_from_topology(tree: IOTree, name: str | None = None) -> Platform:
+    """A :class:`~bbopt.core.Platform` whose nodes and shared BB are those of ``tree``."""
+    return Platform(nodes=tree.nodes, bb=tree.bb_total, name=name or tree.name, topology=tree)
+
+
+def load_platform_with_topology(path: str | Path) -> Platform:
+    """A platform from a topology file (JGF or description)."""
+    return platform_from_topology(load_topology(path))
+
+
+# -------------------------------------------------------------------- Flux JGF
+def to_jgf(tree: IOTree) -> dict[str, Any]:
+    """Flux JSON Graph Format of ``tree`` (containment subsystem; bandwidth as B/s pools)."""
+    nodes = []
+    edges = []
+    paths: dict[int, str] = {}
+    per_type: dict[str, int] = {}
+    for i, label in enumerate(tree.labels):
+        kind = tree.kind[i]
+        k = per_type.get(kind, 0)
+        per_type[kind] = k + 1
+        name = str(label)
+        parent = int(tree.parent[i])
+        paths[i] = (paths[parent] if parent >= 0 else "") + "/" + name
+        bw = float(tree.capacity[i])
+        meta: dict[str, Any] = {
+            "type": kind, "basename": kind, "name": name, "id": k, "uniq_id": i, "rank": -1,
+            "exclusive": kind == NODE, "paths": {"containment": paths[i]},
+        }
+        if kind == NODE:
+            meta.update(size=1, unit="")
+        elif math.isfinite(bw):
+            meta.update(size=bw, unit="B/s")
+        else:
+            meta.update(size=1, unit="")
+        if kind in BB_TYPES:
+            meta["properties"] = {"capacity": float(tree._graph.nodes[label].get("capacity", 0))}
+        nodes.append({"id": str(i), "metadata": meta})
+        if parent >= 0:
+            edges.append({"source": str(parent), "target": str(i),
+                          "metadata": {"subsystem": "containment",
+                                       "name": {"containment": "contains"}}})
+        if kind in (NODE, *BB_TYPES) and math.isfinite(bw):
+            j = f"{i}.bw"
+            nodes.append({"id": j, "metadata": {
+                "type": "bandwidth", "basename": "bandwidth", "name": f"{name}.bw", "id": i,
+                "uniq_id": len(tree.labels) + i, "rank": -1, "exclusive": False, "size": bw,
+                "unit": "B/s", "paths": {"containment": paths[i] + "/bandwidth"}}})
+            edges.append({"source": str(i), "target": j,
+                          "metadata": {"subsystem": "containment",
+                                       "name": {"containment": "contains"}}})
+    return {"graph": {"directed": True, "nodes": nodes, "edges": edges,
+                      "metadata": {"name": tree.name}}}
+
+
+def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
+    """An :class:`IOTree` from Flux JGF (see the module docstring for the conventions)."""
+    try:
+        graph = data["graph"]
+        jnodes = graph["nodes"]
+        jedges = graph.get("edges", [])
+    except (KeyError, TypeError):
+        raise InputError("JGF needs graph.nodes and graph.edges", source=source,
+                         field="graph") from None
+    meta: dict[str, Mapping[str, Any]] = {}
+    for k, n in enumerate(jnodes):
+        if not isinstance(n, Mapping) or "id" not in n:
+            raise InputError("a vertex needs an id", source=source, line=f"$.graph.nodes[{k}]")
+        meta[str(n["id"])] = n.get("metadata", {}) or {}
+    children: dict[str, list[str]] = {}
+    has_parent: set[str] = set()
+    for k, e in enumerate(jedges):
+        em = e.get("metadata", {}) or {}
+        sub = em.get("subsystem")
+        if sub is None and isinstance(em.get("name"), Mapping):
+            sub = next(iter(em["name"]), None)
+        if sub not in (None, "containment"):
+            continue
+        s, t = str(e.get("source")), str(e.get("target"))
+        if s not in meta or t not in meta:
+            raise InputError(f"edge {s} -> {t} names an unknown vertex", source=source,
+                             line=f"$.graph.edges[{k}]")
+        children.setdefault(s, []).append(t)
+        has_parent.add(t)
+    roots = [v for v in meta if v not in has_parent]
+    if len(roots) != 1:
+        raise InputError(f"the containment graph must have one root, found {len(roots)}",
+                         source=source, field="edges")
+
+    def kind_of(v: str) -> str:
+        return str(meta[v].get("type", "switch"))
+
+    def rate_of(m: Mapping[str, Any], where: str) -> float | None:
+        unit = str(m.get("unit", "") or "").strip().lower().replace(" ", "")
+        if unit not in RATE_UNITS:
+            return None
+        size = m.get("size", 0)
+        if not isinstance(size, int | float) or isinstance(size, bool) or size <= 0:
+            raise InputError(f"bandwidth pool size must be positive, got {size!r}",
+                             source=source, line=where, field="size")
+        return float(size) * RATE_UNITS[unit]
+
+    g = nx.DiGraph()
+
+    def order_key(v: str) -> tuple:
+        m = meta[v]
+        return (m.get("uniq_id", m.get("id", 0)) if isinstance(m.get("uniq_id", m.get("id", 0)),
+                                                                 int | float) else 0, v)
+
+    stack = [roots[0]]
+    while stack:
+        v = stack.pop()
+        m = meta[v]
+        kind = kind_of(v)
+        bw = rate_of(m, f"vertex {v}") if kind not in BW_TYPES else None
+        kids = sorted(children.get(v, []), key=order_key)
+        cap = 0.0
+        for c in kids:
+            ck = kind_of(c)
+            if ck in BW_TYPES:
+                r = rate_of(meta[c], f"vertex {c}")
+                if r is None:
+                    raise InputError("a bandwidth pool needs a rate unit such as 'GB/s'",
+                                     source=source, line=f"vertex {c}", field="unit")
+                bw = r
+            elif ck == "ssd" and kind in BB_TYPES:
+                cap = float(meta[c].get("size", 0))
+        if kind in BB_TYPES:
+            cap = float((m.get("properties") or {}).get("capacity", cap))
+        attrs: dict[str, Any] = {"type": kind, "bandwidth": bw if bw is not None else INF}
+        if kind in BB_TYPES:
+            attrs["capacity"] = cap
+        g.add_node(v, **attrs)
+        if kind == NODE:
+            continue  # sockets, cores, memory and GPUs take no part in the I/O tree
+        for c in reversed(kids):
+            if kind_of(c) in BW_TYPES or kind_of(c) == "ssd":
+                continue
+            g.add_edge(v, c)
+            stack.append(c)
+    # Keep the JGF vertex order stable: rebuild with children in order_key order.
+    ordered = nx.DiGraph()
+    name = str((graph.get("metadata") or {}).get("name", "jgf"))
+
+    def rec(v: str) -> None:
+        ordered.add_node(v, **g.nodes[v])
+        for c in sorted(g.successors(v), key=order_key):
+            ordered.add_edge(v, c)
+            rec(c)
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10000))
+    try:
+        rec(roots[0])
+    finally:
+        sys.setrecursionlimit(limit)
+    relabel = {v: str(meta[v].get("name", v)) for v in ordered.nodes}
+    if len(set(relabel.values())) == len(relabel):
+        ordered = nx.relabel_nodes(ordered, relabel, copy=True)
+    return IOTree(ordered, name=name)
+
+

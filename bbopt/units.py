@@ -1,0 +1,92 @@
+"""Quantities with units at the edges: ``"480GB"`` -> 4.8e11 bytes, ``"2h"`` -> 7200 s,
+``"18 MB/s"`` -> 1.8e7 bytes/s, and YAML/JSON documents read with errors that name the file.
+
+Everything inside bbopt is SI (seconds, bytes, bytes/s); these functions are where user text
+becomes those values. A leaf module: it imports nothing of bbopt but its errors.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from bbopt.errors import InputError
+
+_SIZE_UNITS = {
+    "": 1.0, "b": 1.0,
+    "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15,
+    "kib": 1024.0, "mib": 1024.0**2, "gib": 1024.0**3, "tib": 1024.0**4, "pib": 1024.0**5,
+}
+_TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+_QTY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+
+
+def parse_bytes(value: str | float, field: str = "bytes") -> float:
+    """``"480GB"``, ``"1.5 TiB"`` or a plain number of bytes."""
+    return _parse(value, _SIZE_UNITS, field)
+
+
+def parse_seconds(value: str | float, field: str = "seconds") -> float:
+    """``"90s"``, ``"10min"``, ``"2h"`` or a plain number of seconds."""
+    return _parse(value, _TIME_UNITS, field)
+
+
+def _parse(value: str | float, units: dict[str, float], field: str) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    m = _QTY.match(str(value))
+    if not m or m.group(2).lower() not in units:
+        raise InputError(f"cannot read {value!r}; use a number with a unit among "
+                         f"{', '.join(u for u in units if u)}", field=field)
+    return float(m.group(1)) * units[m.group(2).lower()]
+
+RATE_UNITS = {"b/s": 1.0, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12,
+              "kib/s": 1024.0, "mib/s": 1024.0**2, "gib/s": 1024.0**3, "tib/s": 1024.0**4,
+              "bps": 1.0}
+
+
+def parse_bandwidth(value: Any, field: str = "bandwidth") -> float:
+    """``"216 GB/s"``, ``"18MB/s"``, ``"inf"``, ``None`` (inf) or a number of bytes/s."""
+    if value is None:
+        return math.inf
+    if isinstance(value, bool):
+        raise InputError(f"cannot read {value!r} as a bandwidth", field=field)
+    if isinstance(value, int | float):
+        out = float(value)
+    else:
+        text = str(value).strip().lower().replace(" ", "")
+        if text in ("inf", "infinite", "infinity", "unlimited"):
+            return math.inf
+        if text.endswith("/s"):
+            text = text[:-2]
+        out = parse_bytes(text, field)
+    if not (out > 0):
+        raise InputError(f"bandwidth must be positive, got {value!r}", field=field)
+    return out
+
+
+def format_bandwidth(x: float) -> str:
+    """``2.16e11`` -> ``"216 GB/s"``, for messages."""
+    if not math.isfinite(x):
+        return "inf"
+    for unit, f in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if abs(x) >= f:
+            return f"{x / f:.4g} {unit}"
+    return f"{x:.4g} B/s"
+
+
+def read_document(path: str | Path) -> Any:
+    """The content of a YAML (``.yaml``, ``.yml``) or JSON file; errors name the file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+        if path.suffix in (".yaml", ".yml"):
+            import yaml
+
+            return yaml.safe_load(text)
+        return json.loads(text)
+    except Exception as exc:  # the parsers' errors carry a position in their message
+        raise InputError(f"cannot read: {exc}", source=str(path)) from None

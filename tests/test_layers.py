@@ -1,0 +1,109 @@
+"""The package's layering (DESIGN.md, "Layout"), checked on the source with the standard library.
+
+Every arrow points down: the domain layer (core, resources, units, topology, models, workloads)
+imports nothing from the layers that use it (policies, solvers, simulation, analysis); models
+import no solver; policies see a ClusterState, never the engine; the engine records and
+``analysis`` reads the record, never the other way. Function-local imports count too, and so do
+imports under ``TYPE_CHECKING``. Every module also imports on its own in a fresh interpreter, so
+no import circle hides behind an import order.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "bbopt"
+
+LOW = ("bbopt.core", "bbopt.resources", "bbopt.units", "bbopt.errors", "bbopt.topology",
+       "bbopt.models", "bbopt.workloads")
+HIGH = ("bbopt.policies", "bbopt.solvers", "bbopt.simulation", "bbopt.analysis", "bbopt.cli",
+        "bbopt.api", "bbopt.loading", "bbopt.schema")
+#: (importer prefix, imported prefix, why the arrow must not exist)
+NEVER = (
+    ("bbopt.models", "bbopt.solvers", "a model imports no solver"),
+    ("bbopt.policies", "bbopt.simulation", "policies see a ClusterState, never the engine"),
+    ("bbopt.solvers", "bbopt.policies", "backends serve models, not policies"),
+    ("bbopt.simulation", "bbopt.analysis", "the engine records; analysis reads the record"),
+    ("bbopt.workloads", "bbopt.simulation", "readers know no engine"),
+    ("bbopt.topology", "bbopt.loading", "the I/O tree reads no platform names"),
+)
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {m for m in found if m.startswith("bbopt")}
+
+
+def _under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+MODULES = _modules()
+IMPORTS = {name: _imports(path) for name, path in MODULES.items()}
+
+
+def _owner(module: str) -> str | None:
+    """The file that defines ``module`` (an imported name resolves to its module)."""
+    while module and module not in MODULES:
+        module = module.rpartition(".")[0]
+    return module or None
+
+
+def test_the_domain_layer_imports_no_layer_above_it():
+    bad = [(m, i) for m, imps in IMPORTS.items() for i in imps
+           if any(_under(m, low) for low in LOW) and any(_under(i, high) for high in HIGH)]
+    assert bad == []
+
+
+@pytest.mark.parametrize("importer, imported, why", NEVER)
+def test_forbidden_arrows(importer, imported, why):
+    bad = [(m, i) for m, imps in IMPORTS.items() for i in imps
+           if _under(m, importer) and _under(i, imported)]
+    assert bad == [], why
+
+
+def test_no_two_modules_import_each_other():
+    edges = {m: {_owner(i) for i in imps} - {m, None, "bbopt"} for m, imps in IMPORTS.items()}
+    files = {m for m, p in MODULES.items() if p.name != "__init__.py"}
+    pairs = sorted({tuple(sorted((a, b))) for a in files for b in edges[a]
+                    if b in files and a in edges.get(b, ())})
+    assert pairs == []
+
+
+def test_every_module_imports_alone():
+    """Each module in a fresh state of ``sys.modules``: an import circle shows as an
+    ImportError for the module that starts it."""
+    script = (
+        "import importlib, sys\n"
+        "failed = []\n"
+        f"for name in {sorted(MODULES)!r}:\n"
+        "    for key in [k for k in sys.modules if k == 'bbopt' or k.startswith('bbopt.')]:\n"
+        "        del sys.modules[key]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError as exc:\n"
+        "        failed.append(f'{name}: {exc}')\n"
+        "print('\\n'.join(failed))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300, check=True)
+    assert out.stdout.strip() == ""
