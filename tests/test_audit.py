@@ -14,7 +14,7 @@ def test_proven_optimal_decisions_have_zero_gap():
     """CP-SAT's optimum over all plans equals exhaustive's over permutations (active schedules
     suffice for a regular objective): a decision proven optimal has no gap to the audit."""
     res = simulate(JOBS, Platform.kopanski(), "plan-2",
-                   options={"solver": "cpsat", "max_exact_jobs": 8, "audit": "exhaustive",
+                   options={"backend": "cpsat", "max_exact_jobs": 8, "audit": "exhaustive",
                             "audit_max_jobs": 8})
     audited = [s for s in res.decision_stats if s.gap is not None and s.backend == "cpsat"]
     proven = [s for s in audited if s.status is Status.OPTIMAL]

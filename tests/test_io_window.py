@@ -82,6 +82,28 @@ def test_cpsat_equals_exhaustive_on_small_trees():
         assert model.feasible(wc.solution)
 
 
+def test_bandwidth_share_objective_exact_equals_exhaustive():
+    """The bandwidth objective (share of the window's I/O demand started now) on the
+    select-and-place model: CP-SAT's front and weighted optimum are the enumeration's."""
+    for seed in range(6):
+        tree, _, jobs, _ = _case(seed)
+        model = IOWindowModel.from_tree(jobs, tree, tree.fresh_avail(),
+                                        np.ones(tree.nodes, bool), free_bb=6 * GB,
+                                        objectives=("nodes", "bandwidth"))
+        demand = sum(j.bandwidth * j.nodes for j in jobs)
+        ex = solve(model, "exhaustive", Budget(30), 0)
+        cp = solve(model, "cpsat", Budget(30), 0)
+        assert [s.objectives for s in cp.pareto] == [s.objectives for s in ex.pareto], seed
+        for s in ex.pareto:
+            x = model.selection(s.x)
+            assert s.objectives[1] == pytest.approx(
+                sum(j.bandwidth * j.nodes for j, on in zip(jobs, x, strict=True) if on))
+        assert model.window.scales()[1] == pytest.approx(max(demand, 1.0))
+        wx = solve(model, "exhaustive", Budget(30), 0, form="weighted", weights=(1, 2))
+        wc = solve(model, "cpsat", Budget(30), 0, form="weighted", weights=(1, 2))
+        assert wc.objective == pytest.approx(wx.objective, rel=1e-3), seed
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000))
 def test_chosen_placement_never_overallocates(seed):

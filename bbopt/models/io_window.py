@@ -31,6 +31,8 @@ ancestor has its bandwidth left.
 
 Integer form (:meth:`IOWindowModel.integer_bandwidth`): bandwidth in an integer unit, requests
 rounded up and capacities down, so a placement feasible in units is feasible in bytes/s.
+Bandwidth sums are compared with the core tolerance :data:`bbopt.core.REL_TOL` of the bandwidth
+left on the vertex; BB with the window model's fit rule.
 The model is data plus evaluation; it imports no solver.
 """
 
@@ -42,12 +44,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bbopt.core import Job
+from bbopt.core import REL_TOL, Job
 from bbopt.errors import InputError
 from bbopt.models.window import WindowModel, integer_unit
-
-#: Relative slack when comparing bandwidth sums in bytes/s.
-_REL_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,7 @@ class IOWindowModel:
             if not math.isfinite(a):
                 continue
             gs = under[v]
-            if bmax <= 0 or sizes[gs].sum() * bmax <= a * (1 + _REL_TOL):
+            if bmax <= 0 or sizes[gs].sum() * bmax <= a * (1 + REL_TOL):
                 continue  # can never bind
             m = np.zeros(G, dtype=bool)
             m[gs] = True
@@ -167,7 +166,7 @@ class IOWindowModel:
     def admissible(self) -> np.ndarray:
         """``w x G`` bool: job ``j`` may use nodes of group ``g`` (its node links suffice)."""
         link = self.group_link
-        return self.bandwidth[:, None] <= link[None, :] * (1 + _REL_TOL)
+        return self.bandwidth[:, None] <= link[None, :] * (1 + REL_TOL)
 
     def upper(self) -> np.ndarray:
         """``w x G`` int: upper bound of each ``y_{j,g}``."""
@@ -216,7 +215,7 @@ class IOWindowModel:
             out.append(f"groups {over.tolist()} over-filled")
         if len(self.vertices):
             load = self.membership.astype(float) @ (y.T.astype(float) @ self.bandwidth)
-            tol = self.vertex_avail * _REL_TOL + 1e-6
+            tol = self.vertex_avail * REL_TOL + 1e-6
             hot = np.flatnonzero(load > self.vertex_avail + tol)
             if hot.size:
                 out.append(f"vertices {self.vertices[hot].tolist()} over-allocated")
@@ -267,7 +266,7 @@ class IOWindowModel:
             if b > 0 and len(self.vertices):
                 rows = self.membership[:, g]
                 if rows.any():
-                    room = np.floor((av[rows] + self.vertex_avail[rows] * _REL_TOL) / b)
+                    room = np.floor((av[rows] + self.vertex_avail[rows] * REL_TOL) / b)
                     t = min(t, int(max(room.min(), 0)))
             if t <= 0:
                 continue
@@ -287,7 +286,7 @@ class IOWindowModel:
         y = np.zeros((w, self.groups), dtype=np.int64)
         left = self.group_size()
         avail = self.vertex_avail.copy()
-        free_b = self.window.free_bb * (1 + 1e-12) + 1e-6
+        free_b = self.window.bb_room
         order = list(np.flatnonzero(self.window.forced)) + \
             [j for j in range(w) if not self.window.forced[j]]
         for j in order:

@@ -17,7 +17,15 @@ whose SSD is at least their per-node request. Objectives, all maximised, by name
   trade-off (the two utilisations are the capacity rows themselves and rarely conflict);
 - ``"ssd"``: local SSD utilisation ``sum s_i n_i x_i`` in bytes (f3);
 - ``"ssd_waste"``: minus the wasted SSD, ``-(capacity of the assigned nodes - sum s_i n_i x_i)``
-  under the best placement (f4).
+  under the best placement (f4);
+- ``"bandwidth"``: the PFS bandwidth the started jobs draw, ``sum beta_i n_i x_i`` in bytes/s
+  (``Job.bandwidth`` per node); 100 % is the whole window's demand, so its utilisation is the
+  share of the window's I/O demand started now (for the select-and-place window of Herbein et
+  al., HPDC 2016, on the I/O tree).
+
+Each is one entry of the :data:`OBJECTIVES` table (coefficients, integer coefficients, scale,
+unit, whether linear), which the solvers and policies read instead of branching on names;
+adding an objective is one entry there.
 
 SSD placement. Free nodes come in SSD *levels* ``L_1 < ... < L_k`` with ``c_j`` free nodes each.
 A job asking ``s_i`` per node may use any node of a level ``>= s_i``: the admissible sets are
@@ -36,22 +44,21 @@ bytes. Objective values reported by every backend come from :meth:`WindowModel.e
 bytes. On data given in whole units (e.g. whole GB) the two forms agree exactly.
 
 The model is data (numpy arrays) and can evaluate any ``x`` (or a matrix of them, one per row);
-it imports no solver.
+it imports no solver. BB capacity is tested with the core fit rule (:attr:`WindowModel.bb_room`).
+
+Over 450 lines: the objectives table, the SSD placement rows and the greedy rules are one model.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from bbopt.core import MB, Job
+from bbopt.core import MB, Job, slack
 from bbopt.errors import InputError
-
-OBJECTIVES: tuple[str, ...] = ("nodes", "bb", "order", "ssd", "ssd_waste")
-LINEAR_OBJECTIVES: tuple[str, ...] = ("nodes", "bb", "order", "ssd")
 
 
 def integer_unit(capacity: float, target: float = 1e6, minimum: float = MB) -> float:
@@ -81,24 +88,100 @@ class IntegerForm:
     allowed: np.ndarray  # bool (w,): jobs that can be selected at all
     forced: np.ndarray  # bool (w,)
 
-    def linear(self, name: str) -> np.ndarray:
-        """Integer coefficients of a linear objective."""
-        if name == "nodes":
-            return self.nodes
-        if name == "bb":
-            return self.bb
-        if name == "order":
-            return self.order
-        if name == "ssd":
-            return self.ssd * self.nodes
-        raise KeyError(name)
-
     def level_demand(self) -> np.ndarray:
         """``(k, w)`` int matrix: row ``j`` holds ``n_i`` for jobs that need level ``>= j``."""
         k = len(self.level_size)
         rows = np.arange(k)[:, None]
         return np.where((self.level[None, :] >= rows) & (self.level[None, :] >= 0),
                         self.nodes[None, :], 0).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Objective:
+    """One maximised objective of the window model, as every solver and policy reads it.
+
+    ``unit``: SI unit of its values. ``scale(model)``: the amount that counts as 100 %.
+    ``coefficients(model)``: exact per-job coefficients (``None``: not linear, then ``values``
+    computes it). ``integer(model)``: integer per-job coefficients for the exact solvers (for a
+    non-linear objective, its part over ``x``), ``integer_unit(model)`` the size of one of their
+    units in ``unit``, and ``level_integer(model)`` the coefficients over the assigned counts
+    per SSD level ``A_j`` of the :class:`IntegerForm` (non-linear objectives only).
+    ``needs_ssd``: only defined with ``free_node_ssd``. ``gain``: BBSched's decision maker
+    counts it as a gain against the node loss (Section 5). ``monotone``: adding a job never
+    lowers it (a repair may fill a selection freely).
+    """
+
+    unit: str
+    scale: Callable[[WindowModel], float]
+    integer: Callable[[WindowModel], np.ndarray]
+    integer_unit: Callable[[WindowModel], float]
+    coefficients: Callable[[WindowModel], np.ndarray] | None = None
+    values: Callable[[WindowModel, np.ndarray], np.ndarray] | None = None
+    level_integer: Callable[[WindowModel], np.ndarray] | None = None
+    needs_ssd: bool = False
+    gain: bool = False
+    monotone: bool = True
+
+    @property
+    def linear(self) -> bool:
+        return self.coefficients is not None
+
+
+def _one(model: WindowModel) -> float:
+    return 1.0
+
+
+def _int(model: WindowModel) -> IntegerForm:
+    return model.integer_form()
+
+
+def _bandwidth_unit(model: WindowModel) -> float:
+    return integer_unit(float(np.max(model.bandwidth * model.nodes, initial=1.0)), minimum=1.0)
+
+
+def _waste_levels(model: WindowModel) -> np.ndarray:
+    """Minus the assigned SSD capacity per level count ``A_j`` (``L_0, L_1 - L_0, ...``)."""
+    L = _int(model).level_size.astype(np.int64)
+    return -np.concatenate([[L[0]], np.diff(L)]).astype(np.int64)
+
+
+#: The window model's objectives by name (see the module docstring); the order of this table is
+#: the order in which the decision maker sums its gains.
+OBJECTIVES: dict[str, Objective] = {
+    "nodes": Objective(
+        "nodes", scale=lambda m: float(m.total_nodes), coefficients=lambda m: m.nodes.astype(float),
+        integer=lambda m: m.nodes, integer_unit=_one),
+    "bb": Objective(
+        "B", scale=lambda m: float(m.total_bb), coefficients=lambda m: m.bb,
+        integer=lambda m: _int(m).bb, integer_unit=lambda m: _int(m).bb_unit, gain=True),
+    "order": Objective(
+        "", scale=lambda m: float(max(np.sum(m.order), 1)),
+        coefficients=lambda m: m.order.astype(float), integer=lambda m: m.order,
+        integer_unit=_one),
+    "ssd": Objective(
+        "B", scale=lambda m: float(m.total_ssd or 1.0), coefficients=lambda m: m.ssd * m.nodes,
+        integer=lambda m: _int(m).ssd * m.nodes, integer_unit=lambda m: _int(m).ssd_unit,
+        needs_ssd=True, gain=True),
+    "ssd_waste": Objective(
+        "B", scale=lambda m: float(m.total_ssd or 1.0), values=lambda m, X: -m.ssd_waste_many(X),
+        integer=lambda m: _int(m).ssd * m.nodes, integer_unit=lambda m: _int(m).ssd_unit,
+        level_integer=_waste_levels, needs_ssd=True, gain=True, monotone=False),
+    "bandwidth": Objective(
+        "B/s", scale=lambda m: max(float(m.bandwidth @ m.nodes), 1.0),
+        coefficients=lambda m: m.bandwidth * m.nodes,
+        integer=lambda m: np.round(m.bandwidth * m.nodes / _bandwidth_unit(m)).astype(np.int64),
+        integer_unit=lambda m: _bandwidth_unit(m)),
+}
+
+
+def objective(name: str) -> Objective:
+    """The table entry of objective ``name``; an unknown name is an
+    :class:`~bbopt.errors.InputError`."""
+    try:
+        return OBJECTIVES[name]
+    except KeyError:
+        raise InputError(f"unknown objective {name!r}; known: {', '.join(OBJECTIVES)}",
+                         field="objectives") from None
 
 
 @dataclass(frozen=True)
@@ -109,6 +192,7 @@ class WindowModel:
     ``free_nodes``/``free_bb``: what is free now. ``total_nodes``/``total_bb``/``total_ssd``:
     the platform's capacities, used to express objectives as utilisation fractions.
     ``free_node_ssd``: SSD bytes of each free node (``None``: no SSD extension).
+    ``bandwidth``: bytes/s per node of each job (default 0).
     ``order``: integer order weights (default ``w - i``). ``forced``: jobs that must be selected
     (the starvation bound). ``objectives``: names from :data:`OBJECTIVES`, all maximised.
     """
@@ -126,6 +210,7 @@ class WindowModel:
     order: np.ndarray | None = None
     forced: np.ndarray | None = None
     job_ids: tuple[str, ...] = ()
+    bandwidth: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -138,19 +223,19 @@ class WindowModel:
         if np.any(self.nodes < 1) or np.any(self.bb < 0):
             raise InputError("node requests must be >= 1 and BB requests >= 0")
         for name in self.objectives:
-            if name not in OBJECTIVES:
-                raise InputError(f"unknown objective {name!r}; known: {', '.join(OBJECTIVES)}",
-                                 field="objectives")
+            objective(name)
         if len(set(self.objectives)) != len(self.objectives) or not self.objectives:
             raise InputError("objectives must be distinct and not empty", field="objectives")
         ssd = np.zeros(w) if self.ssd is None else np.asarray(self.ssd, dtype=float)
         set_(self, "ssd", ssd)
+        set_(self, "bandwidth", np.zeros(w) if self.bandwidth is None
+             else np.asarray(self.bandwidth, dtype=float))
         if self.free_node_ssd is not None:
             set_(self, "free_node_ssd", np.sort(np.asarray(self.free_node_ssd, dtype=float)))
             if len(self.free_node_ssd) != self.free_nodes:
                 raise InputError("free_node_ssd needs one entry per free node",
                                  field="free_node_ssd")
-        elif np.any(ssd > 0) or "ssd" in self.objectives or "ssd_waste" in self.objectives:
+        elif np.any(ssd > 0) or any(OBJECTIVES[n].needs_ssd for n in self.objectives):
             raise InputError("SSD requests or objectives need free_node_ssd", field="ssd")
         order = (np.arange(w, 0, -1) if self.order is None
                  else np.asarray(self.order)).astype(np.int64)
@@ -188,6 +273,7 @@ class WindowModel:
             order=None if order is None else np.asarray(order),
             forced=None if forced is None else np.asarray(forced, dtype=bool),
             job_ids=tuple(j.id for j in jobs),
+            bandwidth=np.array([j.bandwidth for j in jobs], dtype=float),
         )
 
     # --- structure ----------------------------------------------------------------------------
@@ -198,22 +284,19 @@ class WindowModel:
         return len(self.nodes)
 
     @property
+    def bb_room(self) -> float:
+        """The most BB a selection may ask: what is free plus the core fit rule's slack of the
+        platform's BB (:func:`bbopt.core.fits`)."""
+        return self.free_bb + slack(self.total_bb)
+
+    @property
     def has_ssd(self) -> bool:
         return self.free_node_ssd is not None
 
     def scales(self) -> np.ndarray:
         """Per objective, the amount that counts as 100 % (platform capacity; for ``order`` the
         sum of all weights), so that ``evaluate(x) / scales()`` are utilisation fractions."""
-        out = []
-        for name in self.objectives:
-            if name == "nodes":
-                out.append(float(self.total_nodes))
-            elif name == "bb":
-                out.append(float(self.total_bb))
-            elif name == "order":
-                out.append(float(max(np.sum(self.order), 1)))
-            else:
-                out.append(float(self.total_ssd or 1.0))
+        out = [OBJECTIVES[name].scale(self) for name in self.objectives]
         return np.maximum(np.asarray(out), 1e-300)
 
     def levels(self) -> tuple[np.ndarray, np.ndarray]:
@@ -291,7 +374,7 @@ class WindowModel:
         ``check_forced`` is false, the forced jobs)."""
         X, _ = self._as_matrix(X)
         ok = X @ self.nodes <= self.free_nodes
-        ok &= X @ self.bb <= self.free_bb * (1 + 1e-12) + 1e-6
+        ok &= X @ self.bb <= self.bb_room
         if check_forced:
             ok &= np.all(X[:, self.forced], axis=1)
         if self.has_ssd:
@@ -310,19 +393,21 @@ class WindowModel:
         """Objective values (rows x objectives, maximised, SI units) of each row of ``X``."""
         X, _ = self._as_matrix(X)
         Xf = X.astype(float)
-        cols = []
-        for name in self.objectives:
-            if name == "nodes":
-                cols.append(Xf @ self.nodes.astype(float))
-            elif name == "bb":
-                cols.append(Xf @ self.bb)
-            elif name == "order":
-                cols.append(Xf @ self.order.astype(float))
-            elif name == "ssd":
-                cols.append(Xf @ (self.ssd * self.nodes))
-            else:
-                cols.append(-self.ssd_waste_many(X))
+        cols = [self._values(name, X, Xf) for name in self.objectives]
         return np.column_stack(cols) if cols else np.zeros((X.shape[0], 0))
+
+    def values(self, name: str, X) -> np.ndarray:
+        """The values of objective ``name`` (any of :data:`OBJECTIVES`, used by the model or
+        not) for each row of ``X``."""
+        objective(name)
+        X, _ = self._as_matrix(X)
+        return self._values(name, X, X.astype(float))
+
+    def _values(self, name: str, X: np.ndarray, Xf: np.ndarray) -> np.ndarray:
+        obj = OBJECTIVES[name]
+        if obj.coefficients is None:
+            return obj.values(self, X)
+        return Xf @ obj.coefficients(self)
 
     def ssd_waste_many(self, X) -> np.ndarray:
         """Wasted SSD bytes of each selection under its least-waste placement."""

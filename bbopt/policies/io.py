@@ -24,21 +24,10 @@ import math
 import time as _time
 
 from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, slack
-from bbopt.errors import InputError
 from bbopt.policies.registry import register
+from bbopt.policies.window_common import tree_of
 from bbopt.resources import Release, first_fit_time
-from bbopt.topology import AllocState, IOTree
-
-
-def _tree_of(state: ClusterState, policy: str) -> IOTree:
-    tree = state.platform.topology
-    if not isinstance(tree, IOTree):
-        raise InputError(f"policy {policy!r} needs a platform with an I/O topology "
-                         "(e.g. bbopt.topology.cts1())", field="topology")
-    if tree.nodes != state.platform.nodes:
-        raise InputError(f"the I/O topology has {tree.nodes} compute nodes, the platform "
-                         f"{state.platform.nodes}", field="topology")
-    return tree
+from bbopt.topology import AllocState
 
 
 @register("io-fcfs",
@@ -59,7 +48,7 @@ class IOAwareQueue:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        tree = _tree_of(state, self.name)
+        tree = tree_of(state, self.name)
         now = state.time
         platform = state.platform
         alloc = AllocState.of_running(tree, state.running)

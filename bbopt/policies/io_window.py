@@ -35,17 +35,26 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
-from bbopt.errors import InputError, UnknownNameError
+from bbopt.core import ClusterState, Decision, Job, Reservation, Start, Status, slack
+from bbopt.errors import InputError
 from bbopt.models.io_window import IOWindowModel
-from bbopt.policies.io import _tree_of, easy_backfill
+from bbopt.policies.io import easy_backfill
 from bbopt.policies.registry import register
-from bbopt.policies.window import DECISION_RULES, DecisionRule, _blocked, _frac
+from bbopt.policies.window_common import (
+    DecisionRule,
+    eligible,
+    force_starving,
+    pick,
+    previous_rounds,
+    report,
+    rounds,
+    rule_of,
+    tree_of,
+)
 from bbopt.resources import Release
 from bbopt.solvers.base import Budget, Result, Solution, solve
+from bbopt.solvers.io_window.forms import candidates
 from bbopt.topology import AllocState
-
-_EPS = 1e-9
 
 
 @register("io-window")
@@ -63,10 +72,6 @@ class IOWindowPolicy:
                  backend_options: dict[str, Any] | None = None) -> None:
         if window < 1:
             raise InputError("window must be >= 1", field="window")
-        if isinstance(decision_rule, str):
-            if decision_rule not in DECISION_RULES:
-                raise UnknownNameError("decision rule", decision_rule, list(DECISION_RULES))
-            decision_rule = DECISION_RULES[decision_rule]
         self.name = name
         self.window = int(window)
         self.starvation = starvation
@@ -74,35 +79,28 @@ class IOWindowPolicy:
         self.budget = Budget(seconds=float(budget), deterministic=deterministic)
         self.seed = int(seed)
         self.objectives = tuple(objectives) if objectives else ("nodes", "bb")
-        self.decision_rule = decision_rule
+        self.decision_rule = rule_of(decision_rule)
         self.backend_options = dict(backend_options or {})
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        tree = _tree_of(state, self.name)
+        tree = tree_of(state, self.name)
         now = state.time
         platform = state.platform
-        tol = platform.bb * _EPS
+        tol = slack(platform.bb)
         alloc = AllocState.of_running(tree, state.running)
         free_b = platform.bb - sum(r.job.bb for r in state.running)
-        waiting = {j.id for j in state.queue}
-        running_ids = {r.job.id for r in state.running}
-        eligible = [j for j in state.queue if not _blocked(j, waiting, running_ids)]
-        window = eligible[:self.window]
-        prev = dict(state.memory.get("rounds", {})) if state.memory else {}
+        jobs = eligible(state)
+        window = jobs[:self.window]
+        prev = previous_rounds(state)
 
-        forced: set[str] = set()
-        blocker: Job | None = None
-        for j in window:
-            if self.starvation is None or prev.get(j.id, 0) < self.starvation:
-                continue
-            trial = self._model(window, state, alloc, free_b, forced | {j.id})
+        def can_start(ids: set[str]) -> bool:
+            """Herbein's greedy places the jobs ``ids`` (forced first) beside each other."""
+            trial = self._model(window, state, alloc, free_b, ids)
             y = trial.greedy("first-fit")
-            if np.all(trial.selection(y)[trial.window.forced]):
-                forced.add(j.id)
-            else:
-                blocker = j
-                break
+            return bool(np.all(trial.selection(y)[trial.window.forced]))
+
+        forced, blocker = force_starving(window, prev, self.starvation, can_start)
 
         started: list[Start] = []
         placed: list[Release] = []
@@ -133,7 +131,7 @@ class IOWindowPolicy:
                                       job.bandwidth))
 
         started_ids = {s.job_id for s in started}
-        rest = [j for j in eligible if j.id not in started_ids]
+        rest = [j for j in jobs if j.id not in started_ids]
         reservations: list[Reservation] = []
         if rest:
             head = blocker or rest[0]
@@ -141,11 +139,12 @@ class IOWindowPolicy:
                                       [j for j in rest if j is not head], tol)
             reservations.extend(res)
             started.extend(more)
-        started_ids = {s.job_id for s in started}
-        rounds = {j.id: prev.get(j.id, 0) + 1 for j in window if j.id not in started_ids}
-        stats, alternatives = self._report(result, model, chosen, t0, blocker is not None)
+        memory = {"rounds": rounds(window, prev, {s.job_id for s in started})}
+        stats, alternatives = report(result, None if model is None else candidates(model), chosen,
+                                     t0, self.budget.seconds,
+                                     idle="starvation" if blocker is not None else "none")
         return Decision(start=tuple(started), reservations=tuple(reservations),
-                        alternatives=alternatives, stats=stats, memory={"rounds": rounds})
+                        alternatives=alternatives, stats=stats, memory=memory)
 
     # --- pieces ------------------------------------------------------------------------------
 
@@ -168,26 +167,5 @@ class IOWindowPolicy:
         res = Result(res.status, res.solution, res.objective, pareto=tuple(front),
                      bound=res.bound, wall_time=res.wall_time, backend=res.backend,
                      info=res.info)
-        selections = [Solution(model.selection(s.x), s.objectives) for s in front]
-        k = int(self.decision_rule(selections, model.window))
+        k = pick(front, candidates(model), self.decision_rule)
         return res, np.asarray(front[k].x), k
-
-    def _report(self, result: Result | None, model: IOWindowModel | None, chosen: int,
-                t0: float, starving: bool = False):
-        wall = _time.perf_counter() - t0
-        if result is None or model is None:
-            return SolveStats(backend="starvation" if starving else "none",
-                              status=Status.FEASIBLE, wall_time=wall,
-                              budget=self.budget.seconds), ()
-        alternatives = []
-        for k, sol in enumerate(result.pareto):
-            alternatives.append({
-                "jobs": [model.window.job_ids[i] for i in np.flatnonzero(model.selection(sol.x))],
-                "objectives": dict(zip(model.objectives, sol.objectives, strict=True)),
-                "utilization": _frac(model.window, sol),
-                "chosen": k == chosen,
-            })
-        stats = SolveStats(backend=result.backend, status=result.status,
-                           objective=result.pareto[chosen].objectives, bound=result.bound,
-                           gap=result.gap, wall_time=wall, budget=self.budget.seconds)
-        return stats, tuple(alternatives)

@@ -44,77 +44,33 @@ and started jobs get explicit node sets (least-waste placement).
 from __future__ import annotations
 
 import time as _time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from bbopt.core import ClusterState, Decision, Job, Reservation, SolveStats, Start, Status
+from bbopt.core import ClusterState, Decision, Job, Reservation, Start, Status, fits, slack
 from bbopt.errors import InputError, UnknownNameError
 from bbopt.models.window import WindowModel
 from bbopt.policies.queue import backfill, head_reservation
 from bbopt.policies.registry import register
-from bbopt.solvers.base import Budget, Result, Solution, solve
-
-_EPS = 1e-9
-
-DecisionRule = Callable[[Sequence[Solution], WindowModel], int]
-
-
-def _frac(model: WindowModel, sol: Solution) -> dict[str, float]:
-    return {n: float(v / s) for n, v, s in zip(model.objectives, sol.objectives, model.scales(),
-                                        strict=True)}
-
-
-def _max_nodes_index(front: Sequence[Solution], model: WindowModel) -> int:
-    """The max-node solution; ties: the one nearest the window front, then the most BB."""
-    def key(k: int):
-        f = _frac(model, front[k])
-        order_w = float(np.asarray(front[k].x, dtype=bool) @ model.order)
-        return (f.get("nodes", 0.0), order_w, f.get("bb", 0.0))
-
-    return max(range(len(front)), key=key)
-
-
-def bbsched_rule(front: Sequence[Solution], model: WindowModel, factor: float | None = None
-                 ) -> int:
-    """The paper's decision maker (Sections 3.2.4 and 5); see the module docstring."""
-    if not front:
-        raise InputError("empty Pareto set")
-    base = _max_nodes_index(front, model)
-    gains = [n for n in ("bb", "ssd", "ssd_waste") if n in model.objectives]
-    if not gains:
-        return base
-    if factor is None:
-        factor = 2.0 if len(gains) == 1 else 4.0
-    fb = _frac(model, front[base])
-    best, best_gain = base, 0.0
-    for k, sol in enumerate(front):
-        if k == base:
-            continue
-        f = _frac(model, sol)
-        gain = sum(f[n] - fb[n] for n in gains)
-        loss = fb.get("nodes", 0.0) - f.get("nodes", 0.0)
-        if gain > factor * loss + _EPS and gain > best_gain + _EPS:
-            best, best_gain = k, gain
-    return best
-
-
-def max_objective_rule(name: str) -> DecisionRule:
-    """A rule taking the solution with the largest ``name`` (ties: nearest the window front)."""
-    def rule(front: Sequence[Solution], model: WindowModel) -> int:
-        j = model.objectives.index(name)
-        return max(range(len(front)), key=lambda k: (
-            front[k].objectives[j], float(np.asarray(front[k].x, dtype=bool) @ model.order)))
-
-    return rule
-
-
-DECISION_RULES: dict[str, DecisionRule] = {
-    "bbsched": bbsched_rule,
-    "max-nodes": max_objective_rule("nodes"),
-    "max-bb": max_objective_rule("bb"),
-}
+from bbopt.policies.window_common import (  # noqa: F401  (rules and orders: re-exported)
+    DECISION_RULES,
+    ORDERS,
+    DecisionRule,
+    bbsched_rule,
+    eligible,
+    force_starving,
+    max_objective_rule,
+    pick,
+    previous_rounds,
+    report,
+    rounds,
+    rule_of,
+    wfp_score,
+)
+from bbopt.solvers.base import Budget, Result, solve
+from bbopt.solvers.scalarize import Candidates, Form
 
 
 @register("bbsched",
@@ -174,10 +130,6 @@ class WindowPolicy:
             raise InputError("window must be >= 1", field="window")
         if order not in ORDERS:
             raise UnknownNameError("order", order, list(ORDERS))
-        if isinstance(decision_rule, str):
-            if decision_rule not in DECISION_RULES:
-                raise UnknownNameError("decision rule", decision_rule, list(DECISION_RULES))
-            decision_rule = DECISION_RULES[decision_rule]
         self.name = name
         self.method = method
         self.window = int(window)
@@ -186,7 +138,7 @@ class WindowPolicy:
         self.budget = Budget(seconds=float(budget), deterministic=deterministic)
         self.seed = int(seed)
         self.objectives = tuple(objectives) if objectives else None
-        self.decision_rule = decision_rule
+        self.decision_rule = rule_of(decision_rule)
         self.weights = tuple(weights) if weights else None
         self.priority = tuple(priority) if priority else None
         self.backend_options = dict(backend_options or {})
@@ -199,31 +151,13 @@ class WindowPolicy:
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
         platform = state.platform
-        tol = platform.bb * _EPS
-        queue = list(state.queue)
-        if self.order == "priority":
-            queue.sort(key=lambda j: -j.priority)  # stable: arrival order among equals
-        elif self.order == "wfp":
-            queue.sort(key=lambda j: -wfp_score(j, state.time))
-        waiting = {j.id for j in queue}
-        running_ids = {r.job.id for r in state.running}
-        eligible = [j for j in queue if not _blocked(j, waiting, running_ids)]
-        window = eligible[:self.window]
-        prev = dict(state.memory.get("rounds", {})) if state.memory else {}
+        jobs = eligible(state, self.order)
+        window = jobs[:self.window]
+        prev = previous_rounds(state)
         free_n, free_b = state.free()
         free_nodes_ids, node_ssd = self._free_nodes(state)
-
-        starving = [j for j in window
-                    if self.starvation is not None and prev.get(j.id, 0) >= self.starvation]
-        forced: set[str] = set()
-        blocker: Job | None = None
-        for j in starving:  # queue order; a starving job that cannot fit blocks the rest
-            trial = [w for w in window if w.id in forced or w is j]
-            if _fits_together(trial, free_n, free_b, node_ssd, tol):
-                forced.add(j.id)
-            else:
-                blocker = j
-                break
+        forced, blocker = force_starving(window, prev, self.starvation, lambda ids: _fits_together(
+            [w for w in window if w.id in ids], free_n, free_b, node_ssd, platform.bb))
 
         result: Result | None = None
         model: WindowModel | None = None
@@ -240,7 +174,7 @@ class WindowPolicy:
         free_b -= sum(j.bb for j in started)
         # EASY backfilling with the head's processors and BB reserved.
         started_ids = {j.id for j in started}
-        rest = [j for j in eligible if j.id not in started_ids]
+        rest = [j for j in jobs if j.id not in started_ids]
         reservations: list[Reservation] = []
         if rest:
             head = blocker or rest[0]
@@ -270,12 +204,13 @@ class WindowPolicy:
                                 accept=place_on_ssd if remaining_ssd is not None else None)
 
         # Starvation counters: every job of the window not started spent one more round there.
-        started_ids = {j.id for j in started}
-        rounds = {j.id: prev.get(j.id, 0) + 1 for j in window if j.id not in started_ids}
+        memory = {"rounds": rounds(window, prev, {j.id for j in started})}
         starts = tuple(Start(j.id, explicit.get(j.id)) for j in started)
-        stats, alternatives = self._report(result, model, chosen_idx, t0)
+        stats, alternatives = report(result, None if model is None else Candidates(model),
+                                     chosen_idx, t0, self.budget.seconds,
+                                     pareto=self.method == "pareto")
         return Decision(start=starts, reservations=tuple(reservations),
-                        alternatives=alternatives, stats=stats, memory={"rounds": rounds})
+                        alternatives=alternatives, stats=stats, memory=memory)
 
     # --- pieces ------------------------------------------------------------------------------
 
@@ -324,23 +259,16 @@ class WindowPolicy:
             x = model.fallback()
             return Result(Status.FALLBACK, x, model.evaluate(x), backend=res.backend), x, 0
         if self.method == "pareto" and res.pareto:
-            k = int(self.decision_rule(res.pareto, model))
+            k = pick(res.pareto, Candidates(model), self.decision_rule)
             return res, np.asarray(res.pareto[k].x, dtype=bool), k
         if self.method in ("weighted", "lexicographic") and res.pareto and \
                 res.status is not Status.FALLBACK:
             # A multi-objective backend (nsga2) asked for a scalar form: best of its set.
-            key = self._scalar_key(model)
-            k = max(range(len(res.pareto)), key=lambda i: key(res.pareto[i]))
+            spec = Form.of(model.objectives, self.method, self.weights, self.priority)
+            k = max(range(len(res.pareto)),
+                    key=lambda i: spec.value(model, res.pareto[i].objectives))
             return res, np.asarray(res.pareto[k].x, dtype=bool), k
         return res, np.asarray(res.solution, dtype=bool), 0
-
-    def _scalar_key(self, model: WindowModel):
-        scales = model.scales()
-        if self.method == "weighted":
-            wts = np.asarray(self.weights or [1.0] * len(scales))
-            return lambda s: float(np.dot(wts, np.asarray(s.objectives) / scales))
-        idx = [model.objectives.index(n) for n in (self.priority or model.objectives)]
-        return lambda s: tuple(s.objectives[i] for i in idx)
 
     def _place(self, selected: list[Job], model: WindowModel | None, free_ids, node_ssd):
         explicit: dict[str, tuple[int, ...]] = {}
@@ -357,54 +285,15 @@ class WindowPolicy:
             nodes_of.update(dict.fromkeys(got, ids[i]))
         return list(selected), nodes_of, explicit
 
-    def _report(self, result: Result | None, model: WindowModel | None, chosen: int,
-                t0: float):
-        wall = _time.perf_counter() - t0
-        if result is None or model is None:
-            return SolveStats(backend="starvation", status=Status.FEASIBLE, wall_time=wall,
-                              budget=self.budget.seconds), ()
-        alternatives = []
-        if self.method == "pareto":
-            for k, sol in enumerate(result.pareto):
-                alternatives.append({
-                    "jobs": [model.job_ids[i] for i in model.selected(sol.x)],
-                    "objectives": dict(zip(model.objectives, sol.objectives, strict=True)),
-                    "utilization": _frac(model, sol),
-                    "chosen": k == chosen,
-                })
-        objective = result.objective
-        if self.method == "pareto" and result.pareto:
-            objective = result.pareto[chosen].objectives
-        stats = SolveStats(backend=result.backend, status=result.status, objective=objective,
-                           bound=result.bound, gap=result.gap, wall_time=wall,
-                           budget=self.budget.seconds)
-        return stats, tuple(alternatives)
-
-
-#: Base-scheduler orders of the queue (Section 4.3: FCFS on Cori, WFP on Theta).
-ORDERS = ("fcfs", "priority", "wfp")
-
-
-def wfp_score(job: Job, now: float) -> float:
-    """Cobalt's WFP utility at ALCF (the base scheduler of the paper's Theta runs): the job's
-    nodes times the cube of its queued time over its requested walltime. It grows with waiting,
-    fastest for short jobs, and favours large ones."""
-    return job.nodes * (max(now - job.submit, 0.0) / max(job.walltime, 1.0)) ** 3
-
-
-def _blocked(job: Job, waiting: set[str], running: set[str]) -> bool:
-    deps = job.extra.get("dependencies", ()) if job.extra else ()
-    if isinstance(deps, str):
-        deps = (deps,)
-    return any(str(d) in waiting or str(d) in running for d in deps)
-
-
-def _fits_together(jobs: list[Job], free_n: int, free_b: float, node_ssd, tol: float) -> bool:
-    if sum(j.nodes for j in jobs) > free_n or sum(j.bb for j in jobs) > free_b + tol:
+def _fits_together(jobs: list[Job], free_n: int, free_b: float, node_ssd,
+                   bb_capacity: float) -> bool:
+    """Whether ``jobs`` can start together on what is free (SSD placement included)."""
+    if sum(j.nodes for j in jobs) > free_n or not fits(sum(j.bb for j in jobs), free_b,
+                                                       bb_capacity):
         return False
     if node_ssd is None:
         return True
-    m = WindowModel.from_jobs(jobs, len(node_ssd), max(free_b, 0.0) + tol,
+    m = WindowModel.from_jobs(jobs, len(node_ssd), max(free_b, 0.0) + slack(bb_capacity),
                               free_node_ssd=node_ssd)
     return m.feasible(np.ones(len(jobs), dtype=bool))
 

@@ -105,7 +105,7 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     IOWindowModel: {
         "cpsat": "bbopt.solvers.io_window.cpsat:solve_cpsat",
         "exhaustive": "bbopt.solvers.io_window.exhaustive:solve_exhaustive",
-        "greedy": "bbopt.solvers.io_window.greedy:solve_greedy",
+        "greedy": "bbopt.solvers.window.greedy:solve_greedy",  # the model's own greedy rule
     },
     PlanModel: {
         "annealing": "bbopt.solvers.plan.annealing:solve_annealing",

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.core import Status
+from bbopt.core import REL_TOL
 from bbopt.errors import InputError
-from bbopt.models.io_window import _REL_TOL, IOWindowModel
+from bbopt.models.io_window import IOWindowModel
 from bbopt.solvers.base import Budget, BudgetExceeded, Result
-from bbopt.solvers.io_window.forms import placement_result
-from bbopt.solvers.window.forms import model_value
+from bbopt.solvers.io_window.forms import candidates
+from bbopt.solvers.scalarize import Form, best_result
 
 MAX_WINDOW = 12
 
@@ -59,7 +59,7 @@ def find_placement(model: IOWindowModel, x: np.ndarray, deadline: float | None =
     sel.sort(key=lambda j: -int(model.window.nodes[j]))  # big jobs first: prune early
     upper = model.upper()
     M = model.membership.astype(float)
-    cap = model.vertex_avail * (1 + _REL_TOL) + 1e-6
+    cap = model.vertex_avail * (1 + REL_TOL) + 1e-6
     y = np.zeros((model.size, model.groups), dtype=np.int64)
     calls = [0]
 
@@ -96,8 +96,7 @@ def solve_exhaustive(model: IOWindowModel, budget: Budget, seed: int, form: str 
     if w > MAX_WINDOW:
         raise InputError(f"exhaustive select-and-place is limited to w <= {MAX_WINDOW}, got {w}",
                          field="w")
-    if form not in ("pareto", "weighted", "lexicographic"):
-        raise InputError(f"unknown form {form!r}", field="form")
+    spec = Form.of(model.objectives, form, weights, priority, tiebreak)
     ys = []
     for bits in itertools.product((False, True), repeat=w):
         x = np.array(bits, dtype=bool)
@@ -106,27 +105,4 @@ def solve_exhaustive(model: IOWindowModel, budget: Budget, seed: int, form: str 
         y = find_placement(model, x, deadline)
         if y is not None:
             ys.append(y)
-    if not ys:
-        return Result(Status.INFEASIBLE, None, backend="exhaustive")
-    info = {"placeable": len(ys)}
-    if form == "pareto":
-        return placement_result(model, ys, Status.OPTIMAL, "exhaustive", info)
-    X = np.array([model.selection(y) for y in ys])
-    win = model.window
-    if form == "weighted":
-        wts = np.asarray(weights or [1.0] * len(win.objectives), dtype=float)
-        keys = [np.round((win.evaluate_many(X) / win.scales()) @ wts, 12)]
-    else:
-        names = list(priority or win.objectives)
-        keys = [np.array([model_value(win, n, x) for x in X]) for n in names]
-    if tiebreak:
-        keys.append((X @ win.order).astype(float))
-    K = np.column_stack(keys)
-    i = int(np.lexsort(tuple(-K[:, c] for c in range(K.shape[1] - 1, -1, -1)))[0])
-    values = model.evaluate(ys[i])
-    if form == "weighted":
-        return Result(Status.OPTIMAL, ys[i], float(K[i, 0]), bound=float(K[i, 0]),
-                      backend="exhaustive", info={"objectives": values, **info})
-    nk = K.shape[1] - (1 if tiebreak else 0)
-    return Result(Status.OPTIMAL, ys[i], tuple(float(v) for v in K[i, :nk]),
-                  backend="exhaustive", info={"objectives": values, **info})
+    return best_result(candidates(model), ys, spec, "exhaustive", {"placeable": len(ys)})

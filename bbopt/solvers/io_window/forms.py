@@ -9,11 +9,12 @@ objectives come from :func:`~bbopt.solvers.window.forms.linear_form`; added are
     sum_g y_{j,g} - n_j x_j = 0,    sum_j y_{j,g} <= c_g,
     sum_j b_j sum_{g under v} y_{j,g} <= a_v   (bandwidth in the model's integer unit),
 
-so the window drivers (``run_pareto``: exact front by disjunctive epsilon-constraint;
-``run_lexicographic``: weighted and lexicographic stages with the queue-order tie-break) solve it
-unchanged. The selections they return are paired with the placement found in the same solve (the
-solver records the counts of every solution it reports). Objective values come from the model in
-exact units.
+so the window drivers (:func:`~bbopt.solvers.window.forms.solve_exact`: exact front by
+epsilon-constraint, weighted and lexicographic stages with the queue-order tie-break) solve it
+unchanged. What differs is the placement: the selections they return are paired with the
+placement found in the same solve (the solver records the counts of every solution it
+reports), and :func:`candidates` scores a placement by its selection. Objective values come from
+the window model in exact units.
 """
 
 from __future__ import annotations
@@ -23,21 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.core import Status
 from bbopt.errors import InputError
 from bbopt.models.io_window import IOWindowModel
-from bbopt.solvers.base import Budget, BudgetExceeded, Result, Solution
-from bbopt.solvers.window.forms import (
-    INFEASIBLE,
-    OPTIMAL,
-    Clock,
-    LinearForm,
-    linear_form,
-    pareto_result,
-    run_lexicographic,
-    run_pareto,
-    scalar_stages,
-)
+from bbopt.solvers.base import Budget, Result
+from bbopt.solvers.scalarize import Candidates, Form
+from bbopt.solvers.window.forms import Clock, LinearForm, linear_form, solve_exact
 
 
 def io_linear_form(model: IOWindowModel, names: Sequence[str] | None = None) -> LinearForm:
@@ -103,66 +94,25 @@ class Recording:
         self.inner.add_any_ge(terms)
 
 
-def placement_result(model: IOWindowModel, ys: Sequence[np.ndarray], status: Status,
-                     backend: str, info: dict[str, Any]) -> Result:
-    """A Result whose Pareto set holds placements (count matrices): the non-dominated
-    selections of ``ys`` as the window model's :func:`pareto_result` keeps them, each with its
-    placement. ``solution`` is the first."""
-    by_sel = {}
-    for y in ys:
-        by_sel.setdefault(model.selection(y).tobytes(), np.asarray(y, dtype=np.int64))
-    xs = [model.selection(y) for y in ys]
-    res = pareto_result(model.window, xs, status, backend, info)
-    sols = tuple(Solution(by_sel[np.asarray(s.x, dtype=bool).tobytes()], s.objectives)
-                 for s in res.pareto)
-    return Result(status, sols[0].x, sols[0].objectives, pareto=sols, backend=backend, info=info)
+def candidates(model: IOWindowModel) -> Candidates:
+    """The adapter the window drivers score placements through: a count matrix is worth the
+    selection of the jobs it places."""
+    return Candidates(model.window, model.selection)
 
 
 def solve_io_window(model: IOWindowModel, budget: Budget, make_solver, backend: str, *,
                     form: str = "pareto", weights: Sequence[float] | None = None,
                     priority: Sequence[str] | None = None, tiebreak: bool = True,
-                    max_points: int | None = None) -> Result:
-    """The exact-backend body (``make_solver(linear_form) -> IntSolver``), as
-    :func:`~bbopt.solvers.window.forms.solve_window` for the window model."""
+                    **front: Any) -> Result:
+    """The exact-backend body (``make_solver(linear_form) -> IntSolver``): the window drivers
+    (:func:`~bbopt.solvers.window.forms.solve_exact`) on :func:`io_linear_form`, each selection
+    answered with the placement its solve found."""
     clock = Clock(budget)
-    if form not in ("pareto", "weighted", "lexicographic"):
-        raise InputError(f"unknown form {form!r}; known: pareto, weighted, lexicographic",
-                         field="form")
-    names = list(model.objectives)
-    if form == "lexicographic":
-        names = list(priority or model.objectives)
-    lf = io_linear_form(model, names)
+    spec = Form.of(model.objectives, form, weights, priority, tiebreak)
+    lf = io_linear_form(model, spec.names)
     solver = Recording(make_solver(lf))
-    if clock.left() <= 0:
-        raise BudgetExceeded
-    if form == "pareto":
-        complete, xs, solves = run_pareto(solver, lf, names, clock, tiebreak, max_points)
-        if not xs:
-            if complete:
-                return Result(Status.INFEASIBLE, None, backend=backend, info={"solves": solves})
-            raise BudgetExceeded
-        ys = [counts_of(model, solver.seen[x.tobytes()]) for x in xs]
-        return placement_result(model, ys, Status.OPTIMAL if complete else Status.FEASIBLE,
-                                backend, {"solves": solves, "front_complete": complete})
-    stages = scalar_stages(model.window, form, names, weights, tiebreak)
-    outcome, x, a, bounds = run_lexicographic(solver, lf, stages, clock)
-    if outcome == INFEASIBLE:
-        return Result(Status.INFEASIBLE, None, backend=backend)
-    if x is None:
-        raise BudgetExceeded
-    y = counts_of(model, a)
-    values = model.evaluate(y)
-    status = Status.OPTIMAL if outcome == OPTIMAL else Status.FEASIBLE
-    if form == "weighted":
-        wts = np.asarray(weights or [1.0] * len(values), dtype=float)
-        objective = float(np.dot(wts, np.asarray(values) / model.window.scales()))
-        bound = objective if outcome == OPTIMAL else None
-        if bounds and bounds[0][1] is not None and bounds[0][0] > 0:
-            bound = max(objective, objective * bounds[0][1] / bounds[0][0])
-        return Result(status, y, objective, bound=bound, backend=backend,
-                      info={"objectives": values})
-    from bbopt.solvers.window.forms import model_value
 
-    xb = model.selection(y)
-    lex = tuple(model_value(model.window, n, xb) for n in names)
-    return Result(status, y, lex, backend=backend, info={"objectives": values})
+    def placement(x: np.ndarray, a: np.ndarray | None) -> np.ndarray:
+        return counts_of(model, solver.seen[x.tobytes()] if a is None else a)
+
+    return solve_exact(candidates(model), lf, solver, backend, spec, clock, placement, **front)

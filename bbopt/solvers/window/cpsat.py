@@ -24,16 +24,10 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
+from bbopt.core import Status
 from bbopt.models.window import WindowModel
 from bbopt.solvers.base import Budget, Result
-from bbopt.solvers.window.forms import (
-    FEASIBLE,
-    INFEASIBLE,
-    OPTIMAL,
-    UNKNOWN,
-    LinearForm,
-    solve_window,
-)
+from bbopt.solvers.window.forms import LinearForm, solve_window
 
 #: CP-SAT ``linearization_level``: 2 linearises the enforced epsilon-constraint rows, which
 #: turns some w = 50 fronts from tens of seconds into 0.1 s (benchmarks/window_quality.py).
@@ -92,12 +86,12 @@ class _CpSat:
         status = solver.solve(self.model)
         self.det_used += solver.deterministic_time
         if status == cp_model.INFEASIBLE:
-            return INFEASIBLE, None, None, None
+            return Status.INFEASIBLE, None, None, None
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return UNKNOWN, None, None, None
+            return Status.FALLBACK, None, None, None
         x = np.array([solver.boolean_value(v) for v in self.x], dtype=bool)
         a = np.array([solver.value(v) for v in self.a], dtype=np.int64)
-        outcome = OPTIMAL if status == cp_model.OPTIMAL else FEASIBLE
+        outcome = Status.OPTIMAL if status == cp_model.OPTIMAL else Status.FEASIBLE
         return outcome, x, a, float(solver.best_objective_bound)
 
     def push_ge(self, cx, ca, rhs):

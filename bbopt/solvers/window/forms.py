@@ -50,17 +50,21 @@ import numpy as np
 
 from bbopt.core import Status
 from bbopt.errors import InputError
-from bbopt.models.window import OBJECTIVES, WindowModel
-from bbopt.solvers.base import Budget, BudgetExceeded, Result, Solution
-from bbopt.solvers.window.subset_sums import reachable_max, subset_with_sum, two_capacity_front
+from bbopt.models.window import WindowModel, objective
+from bbopt.solvers.base import Budget, BudgetExceeded, Result
+from bbopt.solvers.scalarize import TIEBREAK, Candidates, Form, pareto_result, scalar_result
+from bbopt.solvers.window.subset_sums import (  # noqa: F401  (reachable_max: re-exported)
+    capacity_front,
+    corner_witness,
+    reachable_max,
+    tighten_rows,
+)
 
 #: Work allowed to the queue-order tie-break of one point (CP-SAT deterministic seconds; wall
 #: seconds for CBC). The tie-break only chooses among selections with the same objective values,
 #: so any feasible answer is valid; proving the best one can be a hard subset-sum.
 TIEBREAK_WORK = 0.01
 
-#: Solve outcome codes shared by the backends.
-OPTIMAL, FEASIBLE, INFEASIBLE, UNKNOWN = "optimal", "feasible", "infeasible", "unknown"
 
 
 @dataclass
@@ -68,7 +72,7 @@ class LinearForm:
     """Integer rows ``cx . x + ca . A <= ub`` over binaries ``x`` and integers ``A``."""
 
     w: int
-    k: int  # number of auxiliary A variables (0 unless "ssd_waste" is used)
+    k: int  # number of auxiliary A variables (0 unless a non-linear objective is used)
     a_hi: np.ndarray  # upper bounds of A (lower bounds are 0)
     fix0: np.ndarray  # bool (w,): x_i = 0
     fix1: np.ndarray  # bool (w,): x_i = 1
@@ -94,9 +98,9 @@ class LinearForm:
     def _classes(self) -> list[np.ndarray]:
         if getattr(self, "_class_cache", None) is None:
             cols = [r[0] for r in self.rows] + [c for n, (c, _) in self.objectives.items()
-                                                 if n != "order"]
+                                                 if n != TIEBREAK]
             M = np.column_stack(cols + [self.fix0, self.fix1]).astype(np.int64)
-            order = self.objectives["order"][0] if "order" in self.objectives else \
+            order = self.objectives[TIEBREAK][0] if TIEBREAK in self.objectives else \
                 np.zeros(self.w, np.int64)
             groups: dict[bytes, list[int]] = {}
             for i in range(self.w):
@@ -120,9 +124,9 @@ def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> Linea
     model's objectives plus ``order``)."""
     f = model.integer_form()
     w = model.size
-    names = list(dict.fromkeys(list(names or model.objectives) + ["order"]))
-    waste = "ssd_waste" in names
-    k = len(f.level_size) if (waste and model.has_ssd) else 0
+    names = list(dict.fromkeys(list(names or model.objectives) + [TIEBREAK]))
+    levels = any(objective(n).level_integer is not None for n in names)
+    k = len(f.level_size) if (levels and model.has_ssd) else 0
     avail = np.cumsum(f.level_count[::-1])[::-1].astype(np.int64)
     form = LinearForm(w=w, k=k, a_hi=avail[:k].copy() if k else np.zeros(0, np.int64),
                       fix0=~f.allowed, fix1=f.forced.copy())
@@ -144,95 +148,14 @@ def linear_form(model: WindowModel, names: Sequence[str] | None = None) -> Linea
             form.rows.append((np.zeros(w, np.int64), e[j] - e[j - 1], 0))  # A_j <= A_{j-1}
     tighten_rows(form)
     for name in names:
-        if name not in OBJECTIVES:
-            raise InputError(f"unknown objective {name!r}", field="objectives")
-        if name == "ssd_waste":
-            if not k:
-                form.objectives[name] = (np.zeros(w, np.int64), z)
-                continue
-            L = f.level_size.astype(np.int64)
-            ca = -np.concatenate([[L[0]], np.diff(L)])  # -(assigned capacity)
-            form.objectives[name] = (f.ssd * f.nodes, ca.astype(np.int64))
+        obj = objective(name)
+        if obj.level_integer is None:
+            form.objectives[name] = (obj.integer(model).astype(np.int64), z)
+        elif k:  # over x and the assigned counts per level A
+            form.objectives[name] = (obj.integer(model).astype(np.int64), obj.level_integer(model))
         else:
-            form.objectives[name] = (f.linear(name).astype(np.int64), z)
+            form.objectives[name] = (np.zeros(w, np.int64), z)
     return form
-
-
-def capacity_rows(form: LinearForm, f1: str, f2: str
-                  ) -> tuple[np.ndarray, np.ndarray, int, int] | None:
-    """``(c1, c2, cap1, cap2)`` when the form is just the two capacity rows and they are the
-    objectives ``f1`` and ``f2`` (BBSched's nodes and BB), else None."""
-    (c1, a1), (c2, a2) = form.objectives[f1], form.objectives[f2]
-    if form.k or len(form.rows) != 2 or np.any(a1) or np.any(a2):
-        return None
-    rows = {r[0].tobytes(): r[2] for r in form.rows}
-    if c1.tobytes() not in rows or c2.tobytes() not in rows or np.array_equal(c1, c2):
-        return None
-    return c1, c2, int(rows[c1.tobytes()]), int(rows[c2.tobytes()])
-
-
-def capacity_front(form: LinearForm, f1: str, f2: str) -> list[np.ndarray] | None:
-    """The whole front of the two capacity rows by two-list enumeration
-    (:func:`~.subset_sums.two_capacity_front`; the band is laid on the row of larger
-    capacity), or None when the form is not of that shape or the enumeration gives up."""
-    rows = capacity_rows(form, f1, f2)
-    if rows is None:
-        return None
-    c1, c2, cap1, cap2 = rows
-    if cap1 > cap2:
-        c1, c2, cap1, cap2 = c2, c1, cap2, cap1
-    return two_capacity_front(c1, c2, cap1, cap2, ~form.fix0 & ~form.fix1, form.fix1.copy())
-
-
-def corner_witness(form: LinearForm, f1: str, f2: str, tries: int = 8,
-                   seed: int = 0) -> np.ndarray | None:
-    """A selection with ``f2`` at its bound and ``f1`` as large as a few random subset-sum
-    reconstructions give, when the form is just the two capacity rows ``f1`` and ``f2``
-    (None otherwise). Used to skip solves whose optimum is the bound (exactness is untouched:
-    a witness only ever replaces a solve it provably equals)."""
-    rows = capacity_rows(form, f1, f2)
-    if rows is None:
-        return None
-    c1, c2, cap1, cap2 = rows
-    free = ~form.fix0 & ~form.fix1
-    base1, base2 = int(c1[form.fix1].sum()), int(c2[form.fix1].sum())
-    pos = np.flatnonzero(free & (c2 > 0))
-    zero = np.flatnonzero(free & (c2 == 0))
-    rng = np.random.default_rng(seed)
-    best, best_v1 = None, -1
-    for t in range(tries):
-        perm = pos if t == 0 else rng.permutation(pos)
-        pick = subset_with_sum(c2[perm], cap2 - base2)
-        if pick is None:
-            return best
-        x = form.fix1.copy()
-        x[perm[pick]] = True
-        room = cap1 - base1 - int(c1[perm[pick]].sum())
-        if room < 0:
-            continue
-        fill_to = reachable_max(c1[zero], room, np.ones(len(zero), bool))
-        if fill_to:
-            x[zero[subset_with_sum(c1[zero], fill_to)]] = True
-        v1 = int(c1 @ x)
-        if v1 > best_v1:
-            best, best_v1 = x, v1
-        if v1 == cap1:
-            break
-    return best
-
-
-def tighten_rows(form: LinearForm) -> None:
-    """Lower the right-hand side of every capacity row ``c . x <= ub`` (``c >= 0``, no
-    auxiliary variables) to the largest sum its jobs can reach (:func:`reachable_max`): exact
-    (no selection is lost) and often the optimum of that objective, which spares the solvers
-    a subset-sum proof."""
-    free = ~form.fix0 & ~form.fix1
-    for r, (cx, ca, ub) in enumerate(form.rows):
-        if np.any(ca) or np.any(cx < 0):
-            continue
-        best = reachable_max(cx, ub, free, int(cx[form.fix1].sum()))
-        if best is not None and best < ub:
-            form.rows[r] = (cx, ca, best)
 
 
 class IntSolver(Protocol):
@@ -240,9 +163,11 @@ class IntSolver(Protocol):
 
     def maximize(self, cx: np.ndarray, ca: np.ndarray, seconds: float,
                  hint: np.ndarray | None = None, work: float | None = None
-                 ) -> tuple[str, np.ndarray | None, np.ndarray | None, float | None]:
+                 ) -> tuple[Status, np.ndarray | None, np.ndarray | None, float | None]:
         """Maximise within ``seconds`` (and ``work``: a deterministic limit where the solver has
-        one), starting from ``hint`` if given; return (outcome, x, A, bound)."""
+        one), starting from ``hint`` if given; return (status, x, A, bound). Status OPTIMAL,
+        FEASIBLE (a solution, not proven), INFEASIBLE, or FALLBACK: no answer within the limits
+        (``x`` is None; the caller falls back)."""
 
     def push_ge(self, cx: np.ndarray, ca: np.ndarray, rhs: int) -> Any:
         """Add the temporary row ``cx . x + ca . A >= rhs``; returns a handle."""
@@ -275,32 +200,6 @@ def _combine(form: LinearForm, weights: dict[str, int]) -> tuple[np.ndarray, np.
     return cx, ca
 
 
-def integer_weights(model: WindowModel, weights: Sequence[float]) -> dict[str, int]:
-    """Integer multipliers of the model's integer objectives equivalent (to 1e-3 of the smallest)
-    to ``sum_k weights_k * f_k / scale_k`` (utilisation fractions)."""
-    if len(weights) != len(model.objectives):
-        raise InputError(f"{len(weights)} weights for {len(model.objectives)} objectives",
-                         field="weights")
-    f = model.integer_form()
-    scales = model.scales()
-    units = []
-    for name, s in zip(model.objectives, scales, strict=False):
-        if name == "bb":
-            units.append(s / f.bb_unit)
-        elif name in ("ssd", "ssd_waste"):
-            units.append(s / f.ssd_unit)
-        else:
-            units.append(s)
-    r = np.array([wt / u for wt, u in zip(weights, units, strict=False)], dtype=float)
-    if np.any(r < 0):
-        raise InputError("weights must be >= 0", field="weights")
-    pos = r[r > 0]
-    if pos.size == 0:
-        raise InputError("at least one weight must be positive", field="weights")
-    q = np.round(r / pos.min() * 1000).astype(np.int64)
-    return {name: int(v) for name, v in zip(model.objectives, q, strict=False) if v}
-
-
 def run_lexicographic(solver: IntSolver, form: LinearForm,
                       stages: list[dict[str, int]], clock: Clock
                       ) -> tuple[str, np.ndarray | None, np.ndarray | None,
@@ -311,14 +210,14 @@ def run_lexicographic(solver: IntSolver, form: LinearForm,
     handles = []
     x = a = None
     bounds: list[tuple[int, float | None]] = []
-    outcome = OPTIMAL
+    outcome = Status.OPTIMAL
     try:
         for stage in stages:
-            tie = stage == {"order": 1} and x is not None
+            tie = stage == {TIEBREAK: 1} and x is not None
             cx, ca = _combine(form, stage)
             left = clock.left()
             if left <= 0:
-                outcome = FEASIBLE if x is not None else UNKNOWN
+                outcome = Status.FEASIBLE if x is not None else Status.FALLBACK
                 break
             if tie:
                 res, x2, a2, bound = solver.maximize(cx, ca, min(left, 4 * TIEBREAK_WORK),
@@ -327,16 +226,16 @@ def run_lexicographic(solver: IntSolver, form: LinearForm,
                     x, a = x2, a2
                 break
             res, x2, a2, bound = solver.maximize(cx, ca, left)
-            if res == INFEASIBLE:
-                return INFEASIBLE, None, None, bounds
+            if res == Status.INFEASIBLE:
+                return Status.INFEASIBLE, None, None, bounds
             if x2 is None:
-                outcome = FEASIBLE if x is not None else UNKNOWN
+                outcome = Status.FEASIBLE if x is not None else Status.FALLBACK
                 break
             x, a = x2, a2
             value = int(cx @ x.astype(np.int64) + (ca @ a.astype(np.int64) if form.k else 0))
             bounds.append((value, bound))
-            if res != OPTIMAL:
-                outcome = FEASIBLE
+            if res != Status.OPTIMAL:
+                outcome = Status.FEASIBLE
                 break
             handles.append(solver.push_ge(cx, ca, value))
     finally:
@@ -351,7 +250,7 @@ def _tiebreak(solver: IntSolver, form: LinearForm, names: Sequence[str], point: 
     (work-limited: any answer is valid). Returns (selection, solves)."""
     handles = [solver.push_ge(*form.objectives[n], v) for n, v in zip(names, point, strict=True)]
     try:
-        _, x2, _, _ = solver.maximize(*form.objectives["order"],
+        _, x2, _, _ = solver.maximize(*form.objectives[TIEBREAK],
                                       min(clock.left(), 4 * TIEBREAK_WORK),
                                       hint=x, work=TIEBREAK_WORK)
     finally:
@@ -397,7 +296,7 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
     # otherwise it answers the second stage of the first point when its f1 is high enough.
     corner = corner_witness(form, f1, f2)
     if corner is not None and form.value(f1, corner, np.zeros(0, np.int64)) >= hi1:
-        if tiebreak and "order" not in names:
+        if tiebreak and TIEBREAK not in names:
             corner = form.canonical(corner)
         return True, [corner], 0
     listed = capacity_front(form, f1, f2) if two_list else None
@@ -406,8 +305,8 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
         cut = listed if max_points is None else listed[:max_points]
         found = []
         for x in cut:
-            _, x, k = _representative(solver, form, names, x, np.zeros(0, np.int64), OPTIMAL,
-                                      clock, tiebreak)
+            _, x, k = _representative(solver, form, names, x, np.zeros(0, np.int64),
+                                      Status.OPTIMAL, clock, tiebreak)
             solves += k
             found.append(x.astype(bool))
         return len(cut) == len(listed), found, solves
@@ -424,29 +323,29 @@ def run_pareto_sequential(solver: IntSolver, form: LinearForm, names: Sequence[s
         try:
             res, x, a, _ = solver.maximize(*o1, clock.left(), hint=hint)
             solves += 1
-            if res == INFEASIBLE:
+            if res == Status.INFEASIBLE:
                 return True, found, solves
             if x is None:
                 return False, found, solves
             v1 = form.value(f1, x, a)
-            if res == OPTIMAL and corner is not None and \
+            if res == Status.OPTIMAL and corner is not None and \
                     form.value(f1, corner, a) >= v1 and form.value(f2, corner, a) >= hi2:
                 x = corner  # f2 at its bound with f1 optimal: the lexicographic optimum
-            elif res == OPTIMAL and clock.left() > 0:
+            elif res == Status.OPTIMAL and clock.left() > 0:
                 handles.append(solver.push_ge(*o1, v1))
                 res, x2, a2, _ = solver.maximize(*o2, clock.left(), hint=x)
                 solves += 1
                 if x2 is not None:
                     x, a = x2, a2
-            elif res == OPTIMAL:
-                res = FEASIBLE
+            elif res == Status.OPTIMAL:
+                res = Status.FEASIBLE
         finally:
             for h in reversed(handles):
                 solver.pop(h)
         point, x, k = _representative(solver, form, names, x, a, res, clock, tiebreak)
         solves += k
         found.append(x.astype(bool))
-        if res != OPTIMAL:
+        if res != Status.OPTIMAL:
             return False, found, solves
         if point[1] >= hi2:
             return True, found, solves
@@ -462,9 +361,9 @@ def _representative(solver: IntSolver, form: LinearForm, names: Sequence[str], x
     tie-break among equal-valued selections), with the number of extra solves it took."""
     point = [form.value(n, x, a) for n in names]
     k = 0
-    if tiebreak and "order" not in names:
+    if tiebreak and TIEBREAK not in names:
         x = form.canonical(x)
-        if tiebreak == "solver" and res == OPTIMAL and clock.left() > 0:
+        if tiebreak == "solver" and res == Status.OPTIMAL and clock.left() > 0:
             x, k = _tiebreak(solver, form, names, point, x, clock)
     return point, x, k
 
@@ -483,113 +382,57 @@ def run_pareto_disjunctive(solver: IntSolver, form: LinearForm, names: Sequence[
         cx, ca = _combine(form, total)
         res, x, a, _ = solver.maximize(cx, ca, left)
         solves += 1
-        if res == INFEASIBLE:
+        if res == Status.INFEASIBLE:
             return True, found, solves
         if x is None:
             return False, found, solves
         point, x, k = _representative(solver, form, names, x, a, res, clock, tiebreak)
         solves += k
         found.append(x.astype(bool))
-        if res != OPTIMAL:
+        if res != Status.OPTIMAL:
             return False, found, solves
         solver.add_any_ge([(*form.objectives[n], v + 1)
                            for n, v in zip(names, point, strict=True)])
     return False, found, solves
 
 
-def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, *,
-                 form: str = "pareto", weights: Sequence[float] | None = None,
-                 priority: Sequence[str] | None = None, tiebreak: bool = True,
-                 max_points: int | None = None, method: str = "auto",
-                 two_list: bool = True) -> Result:
-    """The common body of the exact backends (``make_solver(linear_form) -> IntSolver``)."""
-    clock = Clock(budget)
-    if form not in ("pareto", "weighted", "lexicographic"):
-        raise InputError(f"unknown form {form!r}; known: pareto, weighted, lexicographic",
-                         field="form")
-    names = list(model.objectives)
-    if form == "lexicographic":
-        names = list(priority or model.objectives)
-    lf = linear_form(model, names)
-    solver = make_solver(lf)
+def solve_exact(cands: Candidates, lf: LinearForm, solver: IntSolver, backend: str,
+                form: Form, clock: Clock, candidate=None, *,
+                max_points: int | None = None, method: str = "auto", two_list: bool = True
+                ) -> Result:
+    """The common body of the exact backends: ``form`` solved on the integer program ``lf`` by
+    ``solver``, the answers turned into a Result. ``candidate(x, a)``: the backend's answer for
+    a selection ``x`` with auxiliaries ``a`` (default: ``x``)."""
+    candidate = candidate or (lambda x, a: x)
     if clock.left() <= 0:
         raise BudgetExceeded
-    if form == "pareto":
-        complete, xs, solves = run_pareto(solver, lf, names, clock, tiebreak, max_points,
-                                           method, two_list)
+    if form.kind == "pareto":
+        complete, xs, solves = run_pareto(solver, lf, form.names, clock, form.tiebreak,
+                                          max_points, method, two_list)
         if not xs:
             if complete:
                 return Result(Status.INFEASIBLE, None, backend=backend, info={"solves": solves})
             raise BudgetExceeded
-        return pareto_result(model, xs, Status.OPTIMAL if complete else Status.FEASIBLE,
-                             backend, {"solves": solves, "front_complete": complete,
-                                       "front_by": "enumeration" if solves == 0 else "solver"})
-    stages = scalar_stages(model, form, names, weights, tiebreak)
-    outcome, x, _, bounds = run_lexicographic(solver, lf, stages, clock)
-    if outcome == INFEASIBLE:
+        return pareto_result(cands, [candidate(x, None) for x in xs],
+                             Status.OPTIMAL if complete else Status.FEASIBLE, backend,
+                             {"solves": solves, "front_complete": complete,
+                              "front_by": "enumeration" if solves == 0 else "solver"})
+    outcome, x, a, bounds = run_lexicographic(solver, lf, form.stages(cands.window), clock)
+    if outcome is Status.INFEASIBLE:
         return Result(Status.INFEASIBLE, None, backend=backend)
     if x is None:
         raise BudgetExceeded
-    x = x.astype(bool)
-    values = model.evaluate(x)
-    status = Status.OPTIMAL if outcome == OPTIMAL else Status.FEASIBLE
-    if form == "weighted":
-        wts = np.asarray(weights or [1.0] * len(values), dtype=float)
-        objective = float(np.dot(wts, np.asarray(values) / model.scales()))
-        bound = objective if outcome == OPTIMAL else None
-        if bounds and bounds[0][1] is not None and bounds[0][0] > 0:
-            # The stage-1 bound in integer units, on the scale of ``objective``.
-            bound = max(objective, objective * bounds[0][1] / bounds[0][0])
-        return Result(status, x, objective, bound=bound, backend=backend,
-                      info={"objectives": values})
-    lex = tuple(model_value(model, n, x) for n in names)
-    return Result(status, x, lex, backend=backend, info={"objectives": values})
+    status = Status.OPTIMAL if outcome is Status.OPTIMAL else Status.FEASIBLE
+    return scalar_result(cands, candidate(x.astype(bool), a), form, status, backend, bounds)
 
 
-def scalar_stages(model: WindowModel, form: str, names: Sequence[str],
-                  weights: Sequence[float] | None, tiebreak: bool) -> list[dict[str, int]]:
-    """The stages :func:`run_lexicographic` maximises for the ``weighted`` form (one weighted
-    sum) or the ``lexicographic`` one (``names`` in order), each followed by the queue-order
-    tie-break when ``tiebreak``."""
-    if form == "weighted":
-        q = integer_weights(model, weights or [1.0] * len(model.objectives))
-        return [q] + ([{"order": 1}] if tiebreak else [])
-    return [{n: 1} for n in names] + ([{"order": 1}] if tiebreak and "order" not in names
-                                      else [])
-
-
-def model_value(model: WindowModel, name: str, x: np.ndarray) -> float:
-    """The value of objective ``name`` (any of :data:`OBJECTIVES`) for selection ``x``."""
-    if name in model.objectives:
-        return model.evaluate(x)[model.objectives.index(name)]
-    xb = np.asarray(x, dtype=bool)
-    if name == "nodes":
-        return float(model.nodes[xb].sum())
-    if name == "bb":
-        return float(model.bb[xb].sum())
-    if name == "order":
-        return float(model.order[xb].sum())
-    if name == "ssd":
-        return float((model.ssd * model.nodes)[xb].sum())
-    return -float(model.ssd_waste_many(xb[None, :])[0])
-
-
-def pareto_result(model: WindowModel, xs: list[np.ndarray], status: Status, backend: str,
-                  info: dict[str, Any]) -> Result:
-    """A Result holding the non-dominated selections of ``xs`` (one per objective vector; among
-    equal vectors the one with the largest order weight), sorted by decreasing first objective.
-    ``solution`` is the first of them."""
-    X = np.array(xs, dtype=bool)
-    F = model.evaluate_many(X)
-    order_w = X @ model.order
-    from bbopt.models.window import pareto_filter
-
-    # Prefer, among equal objective vectors, the selection nearest the window front.
-    pref = np.lexsort((-order_w,) + tuple(-F[:, j] for j in range(F.shape[1] - 1, -1, -1)))
-    X, F = X[pref], F[pref]
-    keep = pareto_filter(F)
-    X, F = X[keep], F[keep]
-    o = np.lexsort(tuple(-F[:, j] for j in range(F.shape[1] - 1, -1, -1)))
-    sols = tuple(Solution(X[i].copy(), tuple(float(v) for v in F[i])) for i in o)
-    return Result(status, sols[0].x, sols[0].objectives, pareto=sols, backend=backend,
-                  info=info)
+def solve_window(model: WindowModel, budget: Budget, make_solver, backend: str, *,
+                 form: str = "pareto", weights: Sequence[float] | None = None,
+                 priority: Sequence[str] | None = None, tiebreak: bool = True,
+                 **front: Any) -> Result:
+    """The window backends' body (``make_solver(linear_form) -> IntSolver``); ``front``:
+    ``max_points``, ``method``, ``two_list`` of :func:`run_pareto`."""
+    clock = Clock(budget)
+    spec = Form.of(model.objectives, form, weights, priority, tiebreak)
+    lf = linear_form(model, spec.names)
+    return solve_exact(Candidates(model), lf, make_solver(lf), backend, spec, clock, **front)

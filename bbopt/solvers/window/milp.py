@@ -29,17 +29,11 @@ from typing import Any
 import numpy as np
 import pulp
 
+from bbopt.core import Status
 from bbopt.errors import InputError
 from bbopt.models.window import WindowModel
 from bbopt.solvers.base import Budget, Result
-from bbopt.solvers.window.forms import (
-    FEASIBLE,
-    INFEASIBLE,
-    OPTIMAL,
-    UNKNOWN,
-    LinearForm,
-    solve_window,
-)
+from bbopt.solvers.window.forms import LinearForm, solve_window
 
 MIN_SOLVE_SECONDS = 0.02
 #: Time CBC may overrun its own limit before the process is killed.
@@ -131,19 +125,19 @@ class _Pulp:
         if work is not None:
             seconds = min(seconds, max(work * 4, MIN_SOLVE_SECONDS * 5))
         if seconds < MIN_SOLVE_SECONDS:
-            return UNKNOWN, None, None, None
+            return Status.FALLBACK, None, None, None
         self.prob.setObjective(self._expr(cx, ca) + 0)
         self.prob.solve(self._cmd(seconds))
         sol = self.prob.sol_status
         if sol == pulp.LpSolutionInfeasible or self.prob.status == pulp.LpStatusInfeasible:
-            return INFEASIBLE, None, None, None
+            return Status.INFEASIBLE, None, None, None
         if sol not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-            return UNKNOWN, None, None, None
+            return Status.FALLBACK, None, None, None
         x = np.array([round(v.varValue or 0.0) for v in self.x], dtype=np.int64)
         a = np.array([round(v.varValue or 0.0) for v in self.a], dtype=np.int64)
         if not self._feasible(x, a):
-            return UNKNOWN, None, None, None
-        outcome = OPTIMAL if sol == pulp.LpSolutionOptimal else FEASIBLE
+            return Status.FALLBACK, None, None, None
+        outcome = Status.OPTIMAL if sol == pulp.LpSolutionOptimal else Status.FEASIBLE
         return outcome, x.astype(bool), a, None
 
     def _feasible(self, x: np.ndarray, a: np.ndarray) -> bool:

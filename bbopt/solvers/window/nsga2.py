@@ -11,10 +11,10 @@ Where the paper is silent or where we depart from it:
 
 - *Repair to feasibility*, vectorised over the population: each infeasible row keeps its
   selected jobs in a random order while they fit (a prefix of cumulative sums), then every row is
-  filled with unselected jobs, again in a random order, while they fit (``fill``, on unless
-  ``ssd_waste`` is an objective, for which adding a job is never free). Random orders are drawn
-  from the ``random_state`` pymoo passes (the ``fast`` engine: ``default_rng(seed)``), so a seed
-  fixes the run.
+  filled with unselected jobs, again in a random order, while they fit (``fill``, on unless an
+  objective is not ``monotone``, e.g. ``ssd_waste``: adding a job is never free). Random
+  orders are drawn from the ``random_state`` pymoo passes (the ``fast`` engine:
+  ``default_rng(seed)``), so a seed fixes the run.
 - *Initial population*: random bit strings with about as many jobs as fit, repaired, plus the
   greedy answers (in-order, first-fit, bin-packing, first fit by decreasing BB and by decreasing
   node request) when ``seed_greedy`` (default true) -- the paper starts randomly.
@@ -75,9 +75,9 @@ from pymoo.util.randomized_argsort import randomized_argsort
 
 from bbopt.core import Status
 from bbopt.errors import InputError
-from bbopt.models.window import WindowModel
+from bbopt.models.window import OBJECTIVES, WindowModel
 from bbopt.solvers.base import Budget, BudgetExceeded, Result
-from bbopt.solvers.window.forms import pareto_result
+from bbopt.solvers.scalarize import Candidates, pareto_result
 
 DEFAULT_POP_SIZE = 20
 DEFAULT_GENERATIONS = 500
@@ -104,7 +104,7 @@ def repair_rows(model: WindowModel, X: np.ndarray, rng: np.random.Generator,
         return np.array([_repair_one(model, x, rng, fill) for x in X])
     n, b = model.nodes, model.bb
     cap_n = model.free_nodes
-    cap_b = model.free_bb * (1 + 1e-12) + 1e-6
+    cap_b = model.bb_room
     allowed = (n <= cap_n) & (b <= cap_b)
     X[:, model.forced] = True
     X &= allowed[None, :]
@@ -324,12 +324,8 @@ def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray,
 
 def _greedy_seeds(model: WindowModel) -> np.ndarray:
     seeds = [model.greedy("in-order"), model.greedy("first-fit"), model.greedy("bin-packing")]
-    for name in ("bb", "nodes"):
-        if name == "bb":
-            order = np.argsort(-model.bb, kind="stable")
-        else:
-            order = np.argsort(-model.nodes, kind="stable")
-        seeds.append(model.greedy("first-fit", order=order))
+    for request in (model.bb, model.nodes):  # first fit by decreasing BB, then nodes
+        seeds.append(model.greedy("first-fit", order=np.argsort(-request, kind="stable")))
     X = np.unique(np.array(seeds, dtype=bool), axis=0)
     return X[model.feasible_many(X)]
 
@@ -344,9 +340,9 @@ def solve_nsga2(model: WindowModel, budget: Budget, seed: int, *,
     deadline = t0 + budget.seconds
     if model.size == 0:
         x = np.zeros(0, dtype=bool)
-        return pareto_result(model, [x], Status.OPTIMAL, "nsga2", {})
+        return pareto_result(Candidates(model), [x], Status.OPTIMAL, "nsga2", {})
     if fill is None:
-        fill = "ssd_waste" not in model.objectives
+        fill = all(OBJECTIVES[n].monotone for n in model.objectives)
     if _time.perf_counter() >= deadline:
         raise BudgetExceeded
     seeds = _greedy_seeds(model) if seed_greedy else np.zeros((0, model.size), dtype=bool)
@@ -360,7 +356,7 @@ def solve_nsga2(model: WindowModel, budget: Budget, seed: int, *,
         if len(X) == 0:
             raise BudgetExceeded
         info = {"generations": gens, "stopped_by": stopped, "engine": engine}
-        return pareto_result(model, list(X), Status.FEASIBLE, "nsga2", info)
+        return pareto_result(Candidates(model), list(X), Status.FEASIBLE, "nsga2", info)
     if engine not in ("pymoo", "pymoo-plain"):
         raise InputError(f"unknown engine {engine!r}; known: fast, pymoo, pymoo-plain",
                          field="engine")
@@ -390,4 +386,4 @@ def solve_nsga2(model: WindowModel, budget: Budget, seed: int, *,
         raise BudgetExceeded
     info = {"generations": int(algorithm.n_gen or 0),
             "stopped_by": "time" if stop.by_time else "generations", "engine": engine}
-    return pareto_result(model, list(X), Status.FEASIBLE, "nsga2", info)
+    return pareto_result(Candidates(model), list(X), Status.FEASIBLE, "nsga2", info)

@@ -22,11 +22,29 @@ Sahni:
 
 It gives up (returns None) when the pairs in the band would exceed a limit, and the caller
 solves the front with its solver; it only ever returns a front it has proved complete.
+
+On a window's integer program (:class:`~bbopt.solvers.window.forms.LinearForm`):
+:func:`tighten_rows` lowers each capacity row to its largest reachable sum,
+:func:`corner_witness` rebuilds a selection with the second objective at its bound, and
+:func:`capacity_front` lists the whole front when the two objectives are the two capacity rows.
 """
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
+
+
+class LinearForm(Protocol):
+    """What these functions read of a window's integer program
+    (:class:`bbopt.solvers.window.forms.LinearForm` has it)."""
+
+    k: int  # auxiliary variables: none for the capacity rows
+    fix0: np.ndarray  # bool (w,): x_i = 0
+    fix1: np.ndarray  # bool (w,): x_i = 1
+    rows: list[tuple[np.ndarray, np.ndarray, int]]  # (coefficients of x, of A, upper bound)
+    objectives: dict[str, tuple[np.ndarray, np.ndarray]]
 
 #: Largest capacity (in integer units) whose reachable sums are enumerated by these bitsets.
 MAX_SUBSET_SUM_BITS = 1 << 24
@@ -181,3 +199,82 @@ def two_capacity_front(cp: np.ndarray, cq: np.ndarray, cap_p: int, cap_q: int,
         out.append(x)
     return out
 
+
+# --- the capacity rows of a window's integer program ----------------------------------------
+
+
+def capacity_rows(form: LinearForm, f1: str, f2: str
+                  ) -> tuple[np.ndarray, np.ndarray, int, int] | None:
+    """``(c1, c2, cap1, cap2)`` when the form is just the two capacity rows and they are the
+    objectives ``f1`` and ``f2`` (BBSched's nodes and BB), else None."""
+    (c1, a1), (c2, a2) = form.objectives[f1], form.objectives[f2]
+    if form.k or len(form.rows) != 2 or np.any(a1) or np.any(a2):
+        return None
+    rows = {r[0].tobytes(): r[2] for r in form.rows}
+    if c1.tobytes() not in rows or c2.tobytes() not in rows or np.array_equal(c1, c2):
+        return None
+    return c1, c2, int(rows[c1.tobytes()]), int(rows[c2.tobytes()])
+
+
+def capacity_front(form: LinearForm, f1: str, f2: str) -> list[np.ndarray] | None:
+    """The whole front of the two capacity rows by two-list enumeration
+    (:func:`~.subset_sums.two_capacity_front`; the band is laid on the row of larger
+    capacity), or None when the form is not of that shape or the enumeration gives up."""
+    rows = capacity_rows(form, f1, f2)
+    if rows is None:
+        return None
+    c1, c2, cap1, cap2 = rows
+    if cap1 > cap2:
+        c1, c2, cap1, cap2 = c2, c1, cap2, cap1
+    return two_capacity_front(c1, c2, cap1, cap2, ~form.fix0 & ~form.fix1, form.fix1.copy())
+
+
+def corner_witness(form: LinearForm, f1: str, f2: str, tries: int = 8,
+                   seed: int = 0) -> np.ndarray | None:
+    """A selection with ``f2`` at its bound and ``f1`` as large as a few random subset-sum
+    reconstructions give, when the form is just the two capacity rows ``f1`` and ``f2``
+    (None otherwise). Used to skip solves whose optimum is the bound (exactness is untouched:
+    a witness only ever replaces a solve it provably equals)."""
+    rows = capacity_rows(form, f1, f2)
+    if rows is None:
+        return None
+    c1, c2, cap1, cap2 = rows
+    free = ~form.fix0 & ~form.fix1
+    base1, base2 = int(c1[form.fix1].sum()), int(c2[form.fix1].sum())
+    pos = np.flatnonzero(free & (c2 > 0))
+    zero = np.flatnonzero(free & (c2 == 0))
+    rng = np.random.default_rng(seed)
+    best, best_v1 = None, -1
+    for t in range(tries):
+        perm = pos if t == 0 else rng.permutation(pos)
+        pick = subset_with_sum(c2[perm], cap2 - base2)
+        if pick is None:
+            return best
+        x = form.fix1.copy()
+        x[perm[pick]] = True
+        room = cap1 - base1 - int(c1[perm[pick]].sum())
+        if room < 0:
+            continue
+        fill_to = reachable_max(c1[zero], room, np.ones(len(zero), bool))
+        if fill_to:
+            x[zero[subset_with_sum(c1[zero], fill_to)]] = True
+        v1 = int(c1 @ x)
+        if v1 > best_v1:
+            best, best_v1 = x, v1
+        if v1 == cap1:
+            break
+    return best
+
+
+def tighten_rows(form: LinearForm) -> None:
+    """Lower the right-hand side of every capacity row ``c . x <= ub`` (``c >= 0``, no
+    auxiliary variables) to the largest sum its jobs can reach (:func:`reachable_max`): exact
+    (no selection is lost) and often the optimum of that objective, which spares the solvers
+    a subset-sum proof."""
+    free = ~form.fix0 & ~form.fix1
+    for r, (cx, ca, ub) in enumerate(form.rows):
+        if np.any(ca) or np.any(cx < 0):
+            continue
+        best = reachable_max(cx, ub, free, int(cx[form.fix1].sum()))
+        if best is not None and best < ub:
+            form.rows[r] = (cx, ca, best)
