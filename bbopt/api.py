@@ -10,6 +10,7 @@ from typing import Any
 
 from bbopt.core import ClusterState, Decision
 from bbopt.policies.registry import Policy, make_policy
+from bbopt.validation import validate_state
 
 
 def decide(state: ClusterState, policy: str | Policy = "fcfs-bb", **options: Any) -> Decision:
@@ -17,7 +18,8 @@ def decide(state: ClusterState, policy: str | Policy = "fcfs-bb", **options: Any
 
     ``policy`` is a registered name (see :func:`bbopt.available_policies`) or a policy object;
     ``options`` go to the policy's constructor (e.g. ``depth=10`` for ``conservative-bb``).
-    Unknown policy names and options raise errors that list the known ones.
+    Unknown policy names and options raise errors that list the known ones. An impossible
+    state (see :func:`bbopt.validation.validate_state`) raises :class:`~bbopt.errors.InputError`.
 
     Example: 4 nodes and 100 GB of BB, one job running on 2 nodes until t=600 s. ``a`` fits the
     free nodes and BB and starts; ``b`` needs every node, so EASY reserves the machine for it
@@ -35,4 +37,5 @@ def decide(state: ClusterState, policy: str | Policy = "fcfs-bb", **options: Any
     >>> [s.job_id for s in decision.start], [(r.job_id, r.start) for r in decision.reservations]
     (['a'], [('b', 600.0)])
     """
+    validate_state(state)
     return make_policy(policy, **options).decide(state)

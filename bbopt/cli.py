@@ -51,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    from datetime import UTC, datetime
+
+    args.started = datetime.now(UTC)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return args.func(args)
     except BboptError as exc:
@@ -83,9 +87,11 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--platform", "-p", metavar="NAME|FILE", default=None,
                         help="platform name (kopanski, kopanski-dragonfly, cts1[:u]), a "
                              "JSON/YAML file with nodes and bb, or a topology file; default: "
-                             "the trace's own (SWF '; BurstBuffer:' header), else kopanski")
-        sp.add_argument("--jobs", type=int, default=3000,
-                        help="size of the embedded default workload (default 3000)")
+                             "the trace's own (SWF '; BurstBuffer:' header; a Batsim file's "
+                             "nb_res nodes with Kopanski's 5 GB of BB per node), else kopanski")
+        sp.add_argument("--jobs", "--first", type=int, default=None, metavar="N",
+                        help="take the first N jobs of the workload (by submission); the "
+                             "embedded default has 3000")
         sp.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto",
                         help="BB requests: auto draws Kopanski's log-normal model when the "
                              "workload has none (default)")
@@ -105,7 +111,10 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
         sp.add_argument("--no-progress", action="store_true", help="no progress bar")
-        sp.add_argument("--out", metavar="DIR", help="write per-job CSVs and the summary here")
+        sp.add_argument("--out", metavar="DIR", help="write per-job CSVs, the summary (with "
+                        "provenance) and skipped.csv here; checked before any work starts")
+        sp.add_argument("--force", action="store_true",
+                        help="overwrite existing result files in --out (and --plot)")
 
     s = sub.add_parser("simulate", help="simulate one policy")
     workload_args(s)
@@ -126,6 +135,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="reference policy of --split (default sjf-bb; always run)")
     c.add_argument("--metrics", default="mean_wait,mean_bounded_slowdown",
                    help="metrics compared by --split (default mean_wait,mean_bounded_slowdown)")
+    c.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="run the policies (and parts) in N processes (default: every core; "
+                   "1 runs them here); the output is the same")
     c.set_defaults(func=_cmd_compare)
 
     d = sub.add_parser("decide", help="one decision: read a state JSON, print a decision JSON")
@@ -140,6 +152,11 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("-v", "--verbose", action="store_true",
                     help="also list each policy's options (-o KEY=VALUE) and their defaults")
     ls.set_defaults(func=_cmd_policies)
+
+    # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
+    from bbopt.slurm.cli import add_parser as add_slurm_parser
+
+    add_slurm_parser(sub)
     return p
 
 
@@ -159,17 +176,61 @@ def _options(pairs: list[str]) -> dict[str, Any]:
 
 
 def _load(args):
-    from bbopt.loading import declared_platform, load_platform, load_workload
+    """The workload (with what was skipped and its digest), the platform and its name; prints
+    one line about skipped records."""
+    from bbopt.core import GB, Platform
+    from bbopt.errors import InputError
+    from bbopt.loading import declared_platform, load_platform, read_workload
 
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"must be >= 1, got {args.jobs}", field="--jobs")
+    if args.seed < 0:
+        raise InputError(f"a seed must be an integer >= 0, got {args.seed}", field="--seed")
+    from bbopt.units import parse_seconds
+
+    for flag, value in (("--warmup", args.warmup), ("--cooldown", args.cooldown)):
+        if parse_seconds(value, flag) < 0:
+            raise InputError(f"must be >= 0, got {value!r}", field=flag)
     declared = declared_platform(args.workload) if args.platform is None else None
     platform = declared or load_platform(args.platform)
-    if args.jobs < 1:
-        from bbopt.errors import InputError
+    w = read_workload(args.workload, n_jobs=args.jobs, seed=args.seed, bb=args.bb,
+                      platform=platform, bb_rules=not args.no_bb_rules)
+    if args.platform is None and declared is None and w.nb_res is not None:
+        # a Batsim file declares its machine size; BB per node as on Kopanski's machine
+        per_node = Platform.kopanski().bb / Platform.kopanski().nodes
+        platform = Platform(nodes=w.nb_res, bb=w.nb_res * per_node,
+                            name=f"{w.name} (nb_res {w.nb_res}, {per_node / GB:g} GB BB/node)")
+    note = w.skipped_summary()
+    if note:
+        where = f"; see {Path(args.out) / 'skipped.csv'}" if args.out else \
+            "; --out DIR lists them in DIR/skipped.csv"
+        print(f"bbopt: {note}{where}", file=sys.stderr)
+    return w, platform
 
-        raise InputError(f"--jobs must be >= 1, got {args.jobs}", field="--jobs")
-    jobs, name = load_workload(args.workload, n_jobs=args.jobs, seed=args.seed, bb=args.bb,
-                               platform=platform, bb_rules=not args.no_bb_rules)
-    return jobs, platform, name
+
+def _prepare_out(args, names: list[str]) -> Path | None:
+    """Check --out and --plot before any work (exit 2 at once on a bad path)."""
+    from bbopt.outputs import check_out_dir, check_plot_path
+
+    if getattr(args, "plot", None):
+        check_plot_path(args.plot, args.force)
+    if not args.out:
+        return None
+    return check_out_dir(args.out, [*names, "summary.json", "skipped.csv"], args.force)
+
+
+def _provenance(args, w, platform, policies, options) -> dict[str, Any]:
+    from bbopt.outputs import provenance
+
+    return provenance(workload=w, seed=args.seed, platform=platform, policies=policies,
+                      options=options, started=args.started, command=args.argv)
+
+
+def _write_skipped(out: Path | None, w) -> None:
+    if out is not None and w.skipped:
+        from bbopt.outputs import write_skipped
+
+        write_skipped(out / "skipped.csv", w.skipped)
 
 
 def _run(jobs, platform, name, policy, args):
@@ -204,26 +265,35 @@ def _metrics(result, args) -> dict[str, float]:
 
 
 def _cmd_simulate(args) -> int:
-    jobs, platform, name = _load(args)
-    result = _run(jobs, platform, name, args.policy, args)
+    from bbopt.outputs import atomic_path, write_json
+    from bbopt.policies import make_policy
+
+    options = _options(args.option)
+    make_policy(args.policy, **options)  # a bad name or option fails before any work
+    out = _prepare_out(args, [f"{args.policy}_jobs.csv"])
+    w, platform = _load(args)
+    _write_skipped(out, w)
+    result = _run(w.jobs, platform, w.name, args.policy, args)
     metrics = _metrics(result, args)
-    print(_table({args.policy: metrics}, f"{name}: {len(jobs)} jobs on {platform.name} "
+    print(_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     print(_rejections({args.policy: result}), end="")
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        result.to_csv(out / f"{args.policy}_jobs.csv")
-        (out / "summary.json").write_text(json.dumps({args.policy: metrics}, indent=2))
+    if out is not None:
+        with atomic_path(out / f"{args.policy}_jobs.csv") as tmp:
+            result.to_csv(tmp)
+        write_json(out / "summary.json", {
+            "provenance": _provenance(args, w, platform, [args.policy], options),
+            "metrics": {args.policy: metrics}, "unfinished": []})
         print(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
     return 0
 
 
 def _cmd_compare(args) -> int:
     from bbopt.errors import InputError
+    from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
 
-    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    policies = list(dict.fromkeys(p.strip() for p in args.policies.split(",") if p.strip()))
     if not policies:
         raise InputError("no policy given", field="--policies")
     options = _options(args.option)
@@ -231,21 +301,45 @@ def _cmd_compare(args) -> int:
         make_policy(name, **_applicable(name, options))
     _check_options(list(dict.fromkeys([*policies, args.reference])) if args.split is not None
                    else policies, options)
-    jobs, platform, name = _load(args)
     if args.split is not None:
         if args.warmup not in ("0", 0) or args.cooldown not in ("0", 0):
             raise InputError("--warmup/--cooldown do not apply to --split (each part is "
                              "measured whole)", field="--split")
-        return _compare_split(args, jobs, platform, name, policies, options)
+        if args.plot:
+            raise InputError("--plot does not apply to --split", field="--plot")
+        out = _prepare_out(args, ["split_summary.csv", "split_parts.csv"])
+        w, platform = _load(args)
+        _write_skipped(out, w)
+        return _compare_split(args, w, platform, policies, options, out)
+    out = _prepare_out(args, [f"{p}_jobs.csv" for p in policies])
+    w, platform = _load(args)
+    _write_skipped(out, w)
+    prov = _provenance(args, w, platform, policies, options)
     results = {}
+    metrics: dict[str, dict[str, float]] = {}
     show = not args.no_progress and sys.stderr.isatty()
-    for pol in _progress(policies, show):
-        from bbopt.simulation import simulate
+    from bbopt.analysis.workers import run_each
 
-        results[pol] = simulate(jobs, platform, pol, options=_applicable(pol, options),
-                                tick=args.tick, progress=show, workload_name=name)
-    metrics = {pol: _metrics(r, args) for pol, r in results.items()}
-    title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
+    runs = run_each(_simulate_one, [(w.jobs, platform, pol, _applicable(pol, options),
+                                     args.tick, w.name) for pol in policies], _workers(args))
+    try:
+        for pol, r in zip(_progress(policies, show), runs, strict=True):
+            results[pol] = r
+            metrics[pol] = _metrics(r, args)
+            if out is not None:  # each policy's results as soon as it finishes
+                with atomic_path(out / f"{pol}_jobs.csv") as tmp:
+                    r.to_csv(tmp)
+                write_json(out / "summary.json", {
+                    "provenance": prov, "metrics": metrics,
+                    "unfinished": [p for p in policies if p not in metrics]})
+    except KeyboardInterrupt:
+        done = ", ".join(metrics) or "none"
+        left = ", ".join(p for p in policies if p not in metrics)
+        kept = f"; their results are in {out}" if out is not None and metrics else ""
+        print(f"bbopt: interrupted: finished {done}; not finished {left}{kept}",
+              file=sys.stderr)
+        return 130
+    title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
         print(_table(metrics, title))
@@ -257,22 +351,18 @@ def _cmd_compare(args) -> int:
             print(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
     else:
         print(json.dumps(metrics, indent=2))
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        for pol, r in results.items():
-            r.to_csv(out / f"{pol}_jobs.csv")
-        (out / "summary.json").write_text(json.dumps(metrics, indent=2))
+    if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
         from bbopt.analysis.plots import plot_comparison
 
-        plot_comparison(results, args.plot, title=title)
+        with atomic_path(args.plot) as tmp:
+            plot_comparison(results, tmp, title=title)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
 
-def _compare_split(args, jobs, platform, name, policies, options) -> int:
+def _compare_split(args, w, platform, policies, options, out) -> int:
     """``bbopt compare --split N``: the normalised per-part comparison."""
     from bbopt.analysis.experiments import compare_split, format_table
     from bbopt.policies import make_policy
@@ -286,9 +376,10 @@ def _compare_split(args, jobs, platform, name, policies, options) -> int:
         if show:
             print(f"\r{done}/{total} runs", end="" if done < total else "\n", file=sys.stderr)
 
+    jobs, name = w.jobs, w.name
     table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
                           metrics=metrics, options={p: _applicable(p, options) for p in names},
-                          tick=args.tick, progress=progress)
+                          tick=args.tick, progress=progress, workers=_workers(args))
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
     if args.format == "table":
@@ -297,12 +388,16 @@ def _compare_split(args, jobs, platform, name, policies, options) -> int:
         print(table.to_csv(index=False), end="")
     else:
         print(table.to_json(orient="records", indent=2))
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        table.to_csv(out / "split_summary.csv", index=False)
-        table.attrs["raw"].to_csv(out / "split_parts.csv", index=False)
-        print(f"wrote split_summary.csv and split_parts.csv to {out}", file=sys.stderr)
+    if out is not None:
+        from bbopt.outputs import write_json, write_text
+
+        write_text(out / "split_summary.csv", table.to_csv(index=False))
+        write_text(out / "split_parts.csv", table.attrs["raw"].to_csv(index=False))
+        write_json(out / "summary.json", {"provenance": _provenance(args, w, platform, names,
+                                                                    options),
+                                          "split": json.loads(table.to_json(orient="records"))})
+        print(f"wrote split_summary.csv, split_parts.csv and summary.json to {out}",
+              file=sys.stderr)
     return 0
 
 
@@ -334,6 +429,21 @@ def _check_options(policies: list[str], options: dict[str, Any]) -> None:
                          field=f"-o {unknown[0]}")
 
 
+def _simulate_one(jobs, platform, policy, options, tick, name):
+    """One policy's replay (run in a worker process by ``compare``)."""
+    from bbopt.simulation import simulate
+
+    return simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name)
+
+
+def _workers(args) -> int | None:
+    from bbopt.errors import InputError
+
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"--workers must be >= 1, got {args.workers}", field="--workers")
+    return args.workers
+
+
 def _progress(items, show):
     if not show:
         return items
@@ -348,14 +458,20 @@ def _cmd_decide(args) -> int:
     from bbopt.schema import dumps, loads_state
 
     if args.state == "-":
-        text, source = sys.stdin.read(), "<stdin>"
+        text, source = sys.stdin.buffer.read(), "<stdin>"
     else:
         path = Path(args.state)
         if not path.exists():
             raise InputError("no such file", source=args.state)
-        text, source = path.read_text(), args.state
+        if path.is_dir():
+            raise InputError("is a directory, not a state file", source=args.state)
+        text, source = path.read_bytes(), args.state
+    options = _options(args.option)
+    from bbopt.policies import make_policy
+
+    policy = make_policy(args.policy, **options)  # a bad name or option before the state
     state = loads_state(text, source)
-    print(dumps(decide(state, args.policy, **_options(args.option))))
+    print(dumps(decide(state, policy)))
     return 0
 
 

@@ -13,7 +13,8 @@ through JSON (see :mod:`bbopt.schema`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import numbers
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -57,9 +58,17 @@ class Job:
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.nodes, int) or self.nodes < 1:
+        if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
+            object.__setattr__(self, "nodes", int(self.nodes))  # numpy integers are integers
+        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
             raise InputError(f"job {self.id}: nodes must be a positive integer, got {self.nodes!r}",
                              field="nodes")
+        for name in ("submit", "walltime", "bb", "ssd", "bandwidth", "priority", "runtime"):
+            value = getattr(self, name)
+            if (value is not None or name != "runtime") and (
+                    isinstance(value, bool) or not isinstance(value, numbers.Real)):
+                raise InputError(f"job {self.id}: {name} must be a number, got {value!r}",
+                                 field=name)
         if not (self.walltime > 0 and math.isfinite(self.walltime)):
             raise InputError(f"job {self.id}: walltime must be positive and finite, "
                              f"got {self.walltime!r}", field="walltime")
@@ -152,7 +161,9 @@ class Platform:
     bb_nodes: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.nodes, int) or self.nodes < 1:
+        if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
+            object.__setattr__(self, "nodes", int(self.nodes))
+        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
             raise InputError(f"platform nodes must be a positive integer, got {self.nodes!r}",
                              field="nodes")
         if not (self.bb >= 0 and math.isfinite(self.bb)):
@@ -220,12 +231,35 @@ class RunningJob:
         return self.start + self.job.walltime
 
 
+class RunningJobs(tuple):
+    """The running jobs as the engine hands them: sorted by expected end (start + walltime;
+    ties in no set order), with ``held``, the ``(nodes, bb)`` they hold together, kept
+    incrementally by the engine's ledger. Policies that see this type may use the order and the
+    total instead of sorting and summing (O(running) per decision); any other tuple of running
+    jobs is taken as unordered.
+    """
+
+    held: tuple[float, float]
+
+    def __new__(cls, jobs: Iterable[RunningJob] = (), held: tuple[float, float] | None = None):
+        self = super().__new__(cls, jobs)
+        if held is None:
+            nodes, bb = 0, 0.0
+            for r in self:
+                nodes += r.job.nodes
+                bb += r.job.bb
+            held = (nodes, bb)
+        self.held = held
+        return self
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterState:
     """What a policy sees at a scheduling point.
 
     ``queue`` is the waiting queue in arrival order. ``running`` lists the running jobs; the
-    engine hands them sorted by expected end, but no policy may rely on that order. ``memory``
+    engine hands them sorted by expected end as :class:`RunningJobs`; a policy may rely on
+    that order only when ``running`` has that type. ``memory``
     is the policy's own state carried from one decision to the next (returned in
     :attr:`Decision.memory`), so that :func:`bbopt.decide` stays a pure function.
     """
@@ -238,6 +272,8 @@ class ClusterState:
 
     def used(self) -> tuple[float, float]:
         """Resources held by running jobs, ``(nodes, bb)``."""
+        if type(self.running) is RunningJobs:
+            return self.running.held
         nodes = 0
         bb = 0.0
         for r in self.running:

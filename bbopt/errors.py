@@ -29,6 +29,7 @@ class InputError(BboptError, ValueError):
         line: int | str | None = None,
         field: str | None = None,
     ) -> None:
+        self.reason = message  # the message without the location, for re-raising elsewhere
         self.source = source
         self.line = line
         self.field = field
@@ -41,6 +42,13 @@ class InputError(BboptError, ValueError):
             where.append(f"field {field!r}")
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+    def at(self, *, source: str | None = None, line: int | str | None = None,
+           field: str | None = None) -> InputError:
+        """The same error located further: what is given fills what is not already known."""
+        return InputError(self.reason, source=self.source if self.source is not None else source,
+                          line=self.line if self.line is not None else line,
+                          field=self.field if self.field is not None else field)
 
 
 class UnknownNameError(BboptError, KeyError):

@@ -12,7 +12,11 @@ embedded default (``None``: the seeded KTH-like synthetic trace of
 
 from __future__ import annotations
 
+import hashlib
+import os
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -91,33 +95,82 @@ def bb_rules_for(platform: Platform | None):
     return KOPANSKI_RULES
 
 
-def load_workload(path: str | Path | None, *, n_jobs: int = 3000, seed: int = 0,
-                  bb: str = "auto", platform: Platform | None = None,
-                  bb_rules: bool = True,
-                  **reader_options: Any) -> tuple[list[Job], str]:
-    """Jobs and a workload name.
+@dataclass
+class LoadedWorkload:
+    """A workload as read, with what the reader left out and where it came from.
 
-    ``path=None`` is the embedded default (``n_jobs`` seeded KTH-like jobs). ``bb``: ``"auto"``
-    draws Kopanski's log-normal BB requests when the workload has none, ``"lognormal"`` always
-    draws them, ``"none"`` keeps the file's values. ``bb_rules``: when the requests are drawn
-    for one of Kopanski's platforms, apply the two rules of the authors' generator
-    (:func:`bb_rules_for`; default on).
+    ``skipped`` lists the records the reader dropped as ``(line, reason, text)`` (SWF: run
+    time <= 0, no processor count); ``sha256`` is the file's digest (``None`` for the embedded
+    workload); ``nb_res`` the machine size a Batsim file declares; ``total`` the number of jobs
+    before ``first`` kept the first ones.
+    """
+
+    jobs: list[Job]
+    name: str
+    path: str | None = None
+    sha256: str | None = None
+    skipped: list[tuple[int, str, str]] = field(default_factory=list)
+    nb_res: int | None = None
+    total: int = 0
+
+    def skipped_summary(self) -> str | None:
+        """``"skipped 9 records: 8 runtime <= 0, 1 no processors"`` or ``None``."""
+        if not self.skipped:
+            return None
+        counts = Counter(reason for _, reason, _ in self.skipped)
+        parts = ", ".join(f"{n} {reason}" for reason, n in counts.most_common())
+        return f"skipped {len(self.skipped)} records: {parts}"
+
+
+def find_workload(path: str | Path) -> Path:
+    """The file ``path`` names: as given, else under ``$BBOPT_DATA`` (where the traces live)."""
+    p = Path(path)
+    if p.exists() or p.is_absolute():
+        return p
+    data = os.environ.get("BBOPT_DATA")
+    if data and (Path(data) / p).exists():
+        return Path(data) / p
+    hint = "" if data else " (a bare trace name is also looked up in $BBOPT_DATA, not set)"
+    raise InputError(f"no such file{hint}", source=str(path))
+
+
+def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: int = 0,
+                  bb: str = "auto", platform: Platform | None = None, bb_rules: bool = True,
+                  **reader_options: Any) -> LoadedWorkload:
+    """Read a workload (see :func:`load_workload`) and say what was left out.
+
+    ``n_jobs``: the size of the embedded workload (default 3000) or, for a file, keep only its
+    first ``n_jobs`` jobs in submission order (``None``: all).
     """
     from bbopt.workloads.bb import with_lognormal_bb
-    from bbopt.workloads.swf import read_swf
     from bbopt.workloads.synthetic import kth_like
 
     if bb not in ("auto", "lognormal", "none"):
         raise InputError(f"bb model must be auto, lognormal or none, got {bb!r}", field="bb")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)
+                               or n_jobs < 1):
+        raise InputError(f"must be a positive integer, got {n_jobs!r}", field="jobs")
     if path is None:
         nodes = platform.nodes if platform is not None else 96
-        return kth_like(n_jobs=n_jobs, seed=seed, nodes=nodes, bb=bb != "none"), "kth-like"
-    p = Path(path)
+        jobs = kth_like(n_jobs=n_jobs or 3000, seed=seed, nodes=nodes, bb=bb != "none")
+        return LoadedWorkload(jobs, "kth-like", total=len(jobs))
+    p = find_workload(path)
+    if p.is_dir():
+        raise InputError("is a directory, not a workload file", source=str(path))
     name = p.name
     for suffix in (".gz", ".bb", ".swf", ".json"):
         name = name.removesuffix(suffix)
+    out = LoadedWorkload([], name, str(p), _sha256(p))
     if p.name.endswith((".swf", ".swf.gz", ".swf.bb")):  # .swf.bb: BBSimulator's trace
-        jobs = read_swf(p, **reader_options).jobs
+        from bbopt.workloads.swf import read_swf
+
+        trace = read_swf(p, **reader_options)
+        out.jobs, out.skipped = trace.jobs, trace.skipped_records
+    elif p.name.endswith(".json"):
+        from bbopt.workloads.batsim import read_batsim
+
+        w = read_batsim(p, **reader_options)
+        out.jobs, out.nb_res = w.jobs, w.nb_res
     else:
         readers = _extra_readers()
         reader = next((fn for suf, fn in readers.items() if p.name.endswith(suf)), None)
@@ -125,11 +178,41 @@ def load_workload(path: str | Path | None, *, n_jobs: int = 3000, seed: int = 0,
             known = [".swf", ".swf.gz", ".swf.bb", *readers]
             raise InputError(f"unknown workload format; known: {', '.join(known)}",
                              source=str(p))
-        jobs = reader(p)
-    if bb == "lognormal" or (bb == "auto" and not any(j.bb > 0 for j in jobs)):
-        jobs = with_lognormal_bb(jobs, seed,
-                                 rules=bb_rules_for(platform) if bb_rules else None)
-    return jobs, name
+        out.jobs = reader(p)
+    out.total = len(out.jobs)
+    if n_jobs is not None and n_jobs < len(out.jobs):
+        order = sorted(range(len(out.jobs)), key=lambda k: out.jobs[k].submit)[:n_jobs]
+        out.jobs = [out.jobs[k] for k in sorted(order)]
+    if bb == "lognormal" or (bb == "auto" and not any(j.bb > 0 for j in out.jobs)):
+        out.jobs = with_lognormal_bb(out.jobs, seed,
+                                     rules=bb_rules_for(platform) if bb_rules else None)
+    return out
+
+
+def load_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: int = 0,
+                  bb: str = "auto", platform: Platform | None = None, bb_rules: bool = True,
+                  **reader_options: Any) -> tuple[list[Job], str]:
+    """Jobs and a workload name.
+
+    ``path=None`` is the embedded default (``n_jobs`` seeded KTH-like jobs, default 3000); for a
+    file, ``n_jobs`` keeps its first jobs (default all). A bare file name that does not exist
+    here is looked up in ``$BBOPT_DATA``. ``bb``: ``"auto"`` draws Kopanski's log-normal BB
+    requests when the workload has none, ``"lognormal"`` always draws them, ``"none"`` keeps
+    the file's values. ``bb_rules``: when the requests are drawn for one of Kopanski's
+    platforms, apply the two rules of the authors' generator (:func:`bb_rules_for`; default
+    on). :func:`read_workload` also says which records were skipped.
+    """
+    w = read_workload(path, n_jobs=n_jobs, seed=seed, bb=bb, platform=platform,
+                      bb_rules=bb_rules, **reader_options)
+    return w.jobs, w.name
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform | None:
@@ -142,20 +225,28 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
     if path is None or not str(path).endswith((".swf", ".swf.gz")):
         return None
     import gzip
+    import zlib
 
-    p = Path(path)
-    if not p.exists():
+    try:
+        p = find_workload(path)
+    except InputError:
+        return None
+    if not p.is_file():
         return None
     header: dict[str, str] = {}
     opener = gzip.open if p.suffix == ".gz" else open
-    with opener(p, "rt", encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            text = line.strip()
-            if text and not text.startswith(";"):
-                break
-            key, sep, value = text[1:].partition(":")
-            if sep:
-                header.setdefault(key.strip(), value.strip())
+    try:
+        with opener(p, "rt", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                text = line.strip()
+                if text and not text.startswith(";"):
+                    break
+                key, sep, value = text[1:].partition(":")
+                if sep:
+                    header.setdefault(key.strip(), value.strip())
+    except (OSError, EOFError, zlib.error) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"cannot read: {reason or type(exc).__name__}", source=str(p)) from None
     if "BurstBuffer" not in header:
         return None
     nodes = next((header[k] for k in ("MaxNodes", "MaxProcs") if k in header), None)

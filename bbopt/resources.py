@@ -39,7 +39,7 @@ class Release:
     bandwidth: float = 0.0
 
 
-def first_fit_time(now: float, releases: Sequence[Release], fits: Callable[[], bool],
+def first_fit_time(now: float, releases: Iterable[Release], fits: Callable[[], bool],
                    give: Callable[[Release], None]) -> float:
     """The shadow-time scan of EASY: the earliest time, from ``now`` on, at which ``fits()``
     holds while the ``releases`` (sorted by time) are handed to ``give`` in time order, all
@@ -49,24 +49,26 @@ def first_fit_time(now: float, releases: Sequence[Release], fits: Callable[[], b
     serves pooled nodes and BB (:mod:`bbopt.policies.queue`) and placements on an I/O tree
     (:mod:`bbopt.policies.io`). Resources only come free over time here (no other reservation
     exists), so the first time the job fits is its start and its reservation lasts as long as
-    it needs.
+    it needs. ``releases`` may be a lazy iterator: the scan takes only what it needs, so a
+    shadow time that comes early costs little on a machine with many running jobs.
 
     >>> free = [1]
     >>> first_fit_time(0.0, [Release(5.0, 1, 0.0), Release(9.0, 2, 0.0)],
     ...                lambda: free[0] >= 3, lambda r: free.__setitem__(0, free[0] + r.nodes))
     9.0
     """
-    t = now
-    k = 0
-    n = len(releases)
-    while not fits():
-        if k == n:
-            return math.inf
-        t = releases[k].time
-        while k < n and releases[k].time == t:
-            give(releases[k])
-            k += 1
-    return max(t, now)
+    if fits():
+        return now
+    it = iter(releases)
+    r = next(it, None)
+    while r is not None:
+        t = r.time
+        while r is not None and r.time == t:
+            give(r)
+            r = next(it, None)
+        if fits():
+            return max(t, now)
+    return math.inf
 
 
 class OverbookedError(RuntimeError):

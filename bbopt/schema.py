@@ -51,8 +51,16 @@ from bbopt.core import (
     Status,
 )
 from bbopt.errors import InputError
+from bbopt.validation import validate_state
 
 VERSION = 1
+
+#: The keys each object of a state may have; anything else is a typo and refused.
+STATE_KEYS = frozenset({"version", "time", "platform", "running", "queue", "memory"})
+PLATFORM_KEYS = frozenset({"nodes", "bb", "name", "node_ssd", "topology"})
+RUNNING_KEYS = frozenset({"job", "start", "allocation"})
+JOB_KEYS = frozenset({"id", "submit", "walltime", "runtime", "nodes", "bb", "ssd", "bandwidth",
+                      "user", "priority", "preemptable", "checkpointable", "extra"})
 
 
 def job_to_dict(job: Job) -> dict[str, Any]:
@@ -124,10 +132,45 @@ class _Reader:
     def fail(self, path: str, field: str | None, message: str) -> InputError:
         return InputError(message, source=self.source, line=path, field=field)
 
-    def obj(self, value: Any, path: str) -> dict:
+    def obj(self, value: Any, path: str, keys: frozenset[str] | None = None) -> dict:
         if not isinstance(value, dict):
             raise self.fail(path, None, f"must be an object, got {type(value).__name__}")
+        if keys is not None:
+            unknown = sorted(set(value) - keys, key=str)
+            if unknown:
+                import difflib
+
+                near = difflib.get_close_matches(str(unknown[0]), sorted(keys), n=1)
+                hint = f"; did you mean {near[0]!r}?" if near else \
+                    f"; known: {', '.join(sorted(keys))}"
+                raise self.fail(path, str(unknown[0]), f"unknown key{hint}")
         return value
+
+    def integers(self, d: dict, key: str, path: str) -> tuple[int, ...] | None:
+        value = d.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise self.fail(path, key, f"must be a list of integers, got {value!r}")
+        out = []
+        for i, x in enumerate(value):
+            if isinstance(x, float) and x.is_integer():
+                x = int(x)
+            if isinstance(x, bool) or not isinstance(x, int):
+                raise self.fail(path, f"{key}[{i}]", f"must be an integer, got {x!r}")
+            out.append(x)
+        return tuple(out)
+
+    def numbers(self, d: dict, key: str, path: str) -> tuple[float, ...] | None:
+        value = d.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise self.fail(path, key, f"must be a list of numbers, got {value!r}")
+        for i, x in enumerate(value):
+            if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+                raise self.fail(path, f"{key}[{i}]", f"must be a finite number, got {x!r}")
+        return tuple(float(x) for x in value)
 
     def list(self, d: dict, key: str, path: str, default: Any = ()) -> list:
         value = d.get(key, default)
@@ -158,9 +201,14 @@ class _Reader:
         return value
 
     def job(self, value: Any, path: str) -> Job:
-        d = self.obj(value, path)
+        d = self.obj(value, path, JOB_KEYS)
         if "id" not in d:
             raise self.fail(path, "id", "is missing")
+        if not isinstance(d["id"], str | int) or isinstance(d["id"], bool):
+            raise self.fail(path, "id", f"must be a string or an integer, got {d['id']!r}")
+        for flag in ("preemptable", "checkpointable"):
+            if not isinstance(d.get(flag, False), bool):
+                raise self.fail(path, flag, f"must be true or false, got {d[flag]!r}")
         try:
             return Job(
                 id=str(d["id"]),
@@ -180,51 +228,47 @@ class _Reader:
         except InputError as exc:
             if exc.source is not None:
                 raise
-            raise self.fail(path, exc.field, str(exc).split(": ", 1)[-1]) from None
+            raise exc.at(source=self.source, line=path) from None
 
 
 def state_from_dict(d: Any, source: str = "<json>") -> ClusterState:
     """Parse a state; errors name the JSON path of the problem."""
     r = _Reader(source)
-    d = r.obj(d, "$")
+    d = r.obj(d, "$", STATE_KEYS)
     version = d.get("version", VERSION)
     if version != VERSION:
         raise r.fail("$", "version", f"unsupported version {version!r}; this bbopt reads "
                      f"{VERSION}")
-    pd = r.obj(d.get("platform"), "$.platform")
-    ssd = pd.get("node_ssd")
+    pd = r.obj(d.get("platform"), "$.platform", PLATFORM_KEYS)
     try:
         platform = Platform(
             nodes=r.integer(pd, "nodes", "$.platform"),
             bb=r.number(pd, "bb", "$.platform", 0.0),
             name=str(pd.get("name", "cluster")),
-            node_ssd=tuple(float(x) for x in ssd) if ssd is not None else None,
+            node_ssd=r.numbers(pd, "node_ssd", "$.platform"),
             topology=_topology_from_jgf(pd.get("topology"), source),
         )
     except InputError as exc:
         if exc.source is not None:
             raise
-        raise r.fail("$.platform", exc.field, str(exc).split(": ", 1)[-1]) from None
+        raise exc.at(source=source, line="$.platform") from None
     running = []
     for k, item in enumerate(r.list(d, "running", "$")):
         path = f"$.running[{k}]"
-        item = r.obj(item, path)
-        alloc = item.get("allocation")
+        item = r.obj(item, path, RUNNING_KEYS)
         running.append(RunningJob(r.job(item.get("job"), f"{path}.job"),
                                   r.number(item, "start", path),
-                                  tuple(int(x) for x in alloc) if alloc is not None else None))
+                                  r.integers(item, "allocation", path)))
     queue = [r.job(item, f"$.queue[{k}]") for k, item in enumerate(r.list(d, "queue", "$"))]
-    ids = [j.id for j in queue] + [x.job.id for x in running]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise r.fail("$", "queue", f"job id {dup!r} appears twice")
-    return ClusterState(
+    state = ClusterState(
         time=r.number(d, "time", "$"),
         platform=platform,
         running=tuple(running),
         queue=tuple(queue),
         memory=r.obj(d.get("memory", {}), "$.memory"),
     )
+    validate_state(state, source)
+    return state
 
 
 def decision_from_dict(d: Any, source: str = "<json>") -> Decision:
@@ -277,14 +321,30 @@ def _tuple_or_scalar(x: Any) -> Any:
     return tuple(x) if isinstance(x, list) else x
 
 
-def _parse(text: str, source: str) -> Any:
+def _parse(text: str | bytes, source: str) -> Any:
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not UTF-8 text (byte {exc.start})", source=source) from None
     try:
-        return json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", source=source, line=exc.lineno) from None
+        raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", source=source,
+                         line=exc.lineno) from None
+    except RecursionError:
+        raise InputError("not valid JSON: nested too deeply", source=source) from None
+    except InputError as exc:
+        raise exc.at(source=source) from None
+    return data
 
 
-def loads_state(text: str, source: str = "<json>") -> ClusterState:
+def _no_constant(name: str) -> Any:
+    """JSON has no NaN or Infinity; Python's reader would accept them silently."""
+    raise InputError(f"{name} is not a JSON number")
+
+
+def loads_state(text: str | bytes, source: str = "<json>") -> ClusterState:
     """Parse a state from JSON text; errors name ``source``, line or JSON path, and field."""
     return state_from_dict(_parse(text, source), source)
 

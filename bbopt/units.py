@@ -78,15 +78,70 @@ def format_bandwidth(x: float) -> str:
     return f"{x:.4g} B/s"
 
 
+#: Nesting deeper than this in a document is refused (no description of a machine needs it).
+MAX_DEPTH = 200
+
+
 def read_document(path: str | Path) -> Any:
-    """The content of a YAML (``.yaml``, ``.yml``) or JSON file; errors name the file."""
+    """The content of a YAML (``.yaml``, ``.yml``) or JSON file; errors name the file.
+
+    A YAML alias that refers to a node containing it (``a: &x [*x]``) makes a cyclic structure
+    that every later walk would follow forever: it is refused here, as is nesting deeper than
+    :data:`MAX_DEPTH` and text that is not UTF-8.
+    """
     path = Path(path)
+    if path.is_dir():
+        raise InputError("is a directory, not a file", source=str(path))
     try:
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", source=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
+    try:
         if path.suffix in (".yaml", ".yml"):
             import yaml
 
-            return yaml.safe_load(text)
-        return json.loads(text)
+            data = yaml.safe_load(text)
+        else:
+            data = json.loads(text)
+    except RecursionError:
+        raise InputError(f"nested deeper than {MAX_DEPTH} levels", source=str(path)) from None
     except Exception as exc:  # the parsers' errors carry a position in their message
-        raise InputError(f"cannot read: {exc}", source=str(path)) from None
+        msg = " ".join(str(exc).split())
+        raise InputError(f"cannot read: {msg}", source=str(path)) from None
+    check_acyclic(data, str(path))
+    return data
+
+
+def check_acyclic(data: Any, source: str) -> None:
+    """Refuse a document that contains itself (a YAML alias cycle) or nests too deeply.
+
+    Shared subtrees (the same alias used twice) are fine; only a container that is its own
+    ancestor is an error. The walk is iterative, so it cannot overflow the stack either.
+    """
+    on_path: set[int] = set()
+    done: set[int] = set()
+    stack: list[tuple[Any, str, bool]] = [(data, "$", True)]
+    depth = 0
+    while stack:
+        node, where, enter = stack.pop()
+        if not enter:
+            on_path.discard(id(node))
+            done.add(id(node))
+            depth -= 1
+            continue
+        if not isinstance(node, dict | list) or id(node) in done:
+            continue  # a shared subtree is checked once (no exponential walk of aliases)
+        if id(node) in on_path:
+            raise InputError("contains itself (a YAML alias cycle)", source=source, line=where)
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise InputError(f"nested deeper than {MAX_DEPTH} levels", source=source, line=where)
+        on_path.add(id(node))
+        stack.append((node, where, False))
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for k, v in items:
+            if isinstance(v, dict | list):
+                stack.append((v, f"{where}.{k}" if isinstance(node, dict) else f"{where}[{k}]",
+                              True))

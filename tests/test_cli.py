@@ -30,7 +30,7 @@ def test_simulate_writes_csv(tmp_path, capsys):
     lines = (tmp_path / "sjf-bb_jobs.csv").read_text().splitlines()
     assert lines[0].startswith("job_id,workload_name,profile,submission_time")
     assert len(lines) == 101
-    assert "sjf-bb" in json.loads((tmp_path / "summary.json").read_text())
+    assert "sjf-bb" in json.loads((tmp_path / "summary.json").read_text())["metrics"]
 
 
 def test_policy_options_pass_through(capsys):
@@ -105,9 +105,38 @@ def test_warmup_and_cooldown_measure_the_middle_of_the_trace(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "all")]) == 0
     assert main([*args, "--warmup", "1d", "--cooldown", "1d", "--out", str(tmp_path / "mid")]) \
         == 0
-    whole = json.loads((tmp_path / "all" / "summary.json").read_text())["fcfs-bb"]
-    mid = json.loads((tmp_path / "mid" / "summary.json").read_text())["fcfs-bb"]
+    whole = json.loads((tmp_path / "all" / "summary.json").read_text())["metrics"]["fcfs-bb"]
+    mid = json.loads((tmp_path / "mid" / "summary.json").read_text())["metrics"]["fcfs-bb"]
     assert 0 < mid["jobs"] < whole["jobs"] == 400
     assert mid["decisions"] == whole["decisions"]  # decision statistics: the whole run
     r = run("simulate", "--jobs", "50", "--warmup", "400d")
     assert r.returncode == 2 and "--warmup" in r.stderr and "Traceback" not in r.stderr
+
+
+def _without_timings(summary: dict) -> dict:
+    """The metrics of summary.json, minus the measured times (they differ between any runs)."""
+    return {pol: {k: v for k, v in m.items() if "decision" not in k and "simulation" not in k}
+            for pol, m in summary.items()}
+
+
+def test_compare_in_workers_matches_the_serial_run(tmp_path, capsys):
+    outs = {}
+    for workers in ("1", "2"):
+        out = tmp_path / workers
+        assert main(["compare", "--jobs", "400", "--policies", "fcfs,sjf-bb,conservative-bb",
+                     "--no-progress", "--workers", workers, "--out", str(out)]) == 0
+        outs[workers] = out
+    for pol in ("fcfs", "sjf-bb", "conservative-bb"):
+        serial = (outs["1"] / f"{pol}_jobs.csv").read_bytes()
+        assert serial == (outs["2"] / f"{pol}_jobs.csv").read_bytes()
+    summaries = [json.loads((outs[w] / "summary.json").read_text())["metrics"]
+                 for w in ("1", "2")]
+    assert list(summaries[0]) == list(summaries[1]) == ["fcfs", "sjf-bb", "conservative-bb"]
+    assert _without_timings(summaries[0]) == _without_timings(summaries[1])
+    split = []
+    for workers in ("1", "2"):
+        capsys.readouterr()
+        assert main(["compare", "--jobs", "300", "--split", "3", "--policies", "fcfs,fcfs-bb",
+                     "--no-progress", "--workers", workers, "--format", "csv"]) == 0
+        split.append(capsys.readouterr().out)
+    assert split[0] == split[1] and "fcfs-bb" in split[0]

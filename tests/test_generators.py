@@ -27,6 +27,23 @@ def test_lognormal_median_per_processor():
     assert np.median(per_proc) == pytest.approx(2.63 * GB, rel=0.03)
 
 
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 300))
+@settings(max_examples=30, deadline=None)
+def test_lognormal_draw_is_scipys_bit_for_bit(seed, size):
+    """The numpy draw (no scipy.stats import) gives scipy's lognorm.rvs numbers exactly and
+    leaves the generator in the same state."""
+    from scipy import stats
+
+    from bbopt.workloads import bb
+
+    mine, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    kib = stats.lognorm.rvs(bb.LOGNORM_S, loc=bb.LOGNORM_LOC, scale=bb.LOGNORM_SCALE, size=size,
+                            random_state=theirs)
+    expected = np.round(np.clip(kib * 1024.0, bb.BB_PER_PROC_MIN, bb.BB_PER_PROC_MAX))
+    assert np.array_equal(bb.lognormal_bb_per_processor(size, mine), expected)
+    assert mine.random() == theirs.random()
+
+
 def test_phases_layout_and_bounds():
     jobs = kopanski.kopanski_workload(_jobs(500), seed=2)
     seen = set()

@@ -101,3 +101,33 @@ def test_fcfs_easy_can_delay_its_head():
     res, log = _reservation_log("fcfs-easy", jobs)
     assert log["b"][0] < res.start[1]
     assert math.isclose(res.start[1], 10.0)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(), st.sampled_from(POLICIES), st.randoms(use_true_random=False))
+def test_engine_shortcuts_change_no_decision(jobs, policy, rnd):
+    """The engine hands the running jobs as RunningJobs (sorted by expected end, with their
+    total held); every decision equals the one taken on the same state with the running jobs as
+    a plain tuple in shuffled order, which the policies must sort and sum themselves."""
+    from dataclasses import replace
+
+    from bbopt.core import RunningJobs
+    from bbopt.policies import make_policy
+
+    seen = []
+
+    def observe(state, decision):
+        assert type(state.running) is RunningJobs
+        ends = [r.expected_end for r in state.running]
+        assert ends == sorted(ends)
+        assert state.running.held == RunningJobs(tuple(state.running)).held
+        seen.append((state, decision))
+
+    simulate(jobs, PLATFORM, policy, on_decision=observe)
+    fresh = make_policy(policy)
+    for state, decision in seen:
+        plain = list(state.running)
+        rnd.shuffle(plain)
+        again = fresh.decide(replace(state, running=tuple(plain)))
+        assert again.start == decision.start
+        assert again.reservations == decision.reservations

@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import stats
 
 from bbopt.analysis.metrics import summarize
+from bbopt.analysis.workers import run_all
 from bbopt.core import Job, Platform
 from bbopt.errors import InputError
 
@@ -74,25 +75,32 @@ def split_trace(jobs: Sequence[Job], n_parts: int, *, rebase: bool = True,
 def run_parts(parts: Sequence[Sequence[Job]], platform: Platform, policies: Sequence[str], *,
               metrics: Sequence[str] = DEFAULT_METRICS,
               options: dict[str, dict[str, Any]] | None = None, tick: float | None = None,
-              progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+              progress: Callable[[int, int], None] | None = None,
+              workers: int | None = 1) -> pd.DataFrame:
     """Simulate every policy on every non-empty part: a long DataFrame with columns
-    ``part, policy, metric, value`` (``options`` maps a policy name to its options)."""
-    from bbopt.simulation import simulate
-
-    rows = []
+    ``part, policy, metric, value`` (``options`` maps a policy name to its options).
+    ``workers``: processes to run the parts on (``None``: every core); the table is the same."""
     todo = [(k, p) for k, part in enumerate(parts) if part for p in policies]
-    for done, (k, policy) in enumerate(todo):
-        result = simulate(parts[k], platform, policy, options=(options or {}).get(policy),
-                          tick=tick, workload_name=f"part{k}")
-        summary = summarize(result)
+    summaries = run_all(_part_summary, [(parts[k], platform, policy,
+                                         (options or {}).get(policy), tick, f"part{k}")
+                                        for k, policy in todo], workers, progress)
+    rows = []
+    for (k, policy), summary in zip(todo, summaries, strict=True):
         for m in metrics:
             if m not in summary:
                 raise InputError(f"unknown metric {m!r}; known: {', '.join(summary)}",
                                  field="metrics")
             rows.append({"part": k, "policy": policy, "metric": m, "value": summary[m]})
-        if progress is not None:
-            progress(done + 1, len(todo))
     return pd.DataFrame(rows, columns=["part", "policy", "metric", "value"])
+
+
+def _part_summary(jobs: Sequence[Job], platform: Platform, policy: str,
+                  options: dict[str, Any] | None, tick: float | None,
+                  name: str) -> dict[str, float]:
+    from bbopt.simulation import simulate
+
+    return summarize(simulate(jobs, platform, policy, options=options, tick=tick,
+                              workload_name=name))
 
 
 def normalise(raw: pd.DataFrame, reference: str) -> pd.DataFrame:
@@ -150,17 +158,18 @@ def compare_split(jobs: Sequence[Job], platform: Platform, policies: Sequence[st
                   n_parts: int = 16, reference: str = "sjf-bb",
                   metrics: Sequence[str] = DEFAULT_METRICS, level: float = 0.95,
                   options: dict[str, dict[str, Any]] | None = None, tick: float | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+                  progress: Callable[[int, int], None] | None = None,
+                  workers: int | None = 1) -> pd.DataFrame:
     """Kopanski's split comparison: the :func:`summarise` table of the normalised metrics.
 
     The reference policy is run even if it is not in ``policies`` (and listed first). The raw
     per-part values are in ``result.attrs["raw"]`` (a long DataFrame with ``value`` and
-    ``normalised``).
+    ``normalised``). ``workers``: processes for the runs (``None``: every core).
     """
     policies = list(dict.fromkeys([reference, *policies]))
     parts = split_trace(jobs, n_parts)
     raw = normalise(run_parts(parts, platform, policies, metrics=metrics, options=options,
-                              tick=tick, progress=progress), reference)
+                              tick=tick, progress=progress, workers=workers), reference)
     table = summarise(raw, level=level)
     table.attrs["raw"] = raw
     table.attrs["reference"] = reference

@@ -26,12 +26,14 @@ from __future__ import annotations
 import math
 import time as _time
 from collections.abc import Callable
+from operator import attrgetter, itemgetter
 
 from bbopt.core import (
     ClusterState,
     Decision,
     Job,
     Reservation,
+    RunningJobs,
     SolveStats,
     Start,
     Status,
@@ -148,7 +150,7 @@ class EasyBackfilling:
                                                     reserve_bb=self.reserve_bb)
         rest = queue[i + 1:]
         if self.order == "sjf":
-            rest = sorted(rest, key=lambda j: j.walltime)
+            rest = sorted(rest, key=_walltime)
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
                             reserve_bb=self.reserve_bb)
         return _decision(started, [Reservation(head.id, shadow)], t0=t0)
@@ -164,11 +166,14 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     line 14).
     """
     now = state.time
-    ends = [Release(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
-    ends.extend(Release(now + j.walltime, j.nodes, j.bb) for j in started)
-    ends.sort(key=_release_time)
+    running = state.running
     need_n, need_b = head.nodes, (head.bb if reserve_bb else 0.0)
     tol = slack(state.platform.bb)
+    if type(running) is RunningJobs:
+        return _pooled_shadow(now, running, started, free_n, free_b, need_n, need_b, tol)
+    ends = [Release(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in running]
+    ends.extend(Release(now + j.walltime, j.nodes, j.bb) for j in started)
+    ends.sort(key=_release_time)
     free = [free_n, free_b]
 
     def fits() -> bool:
@@ -184,8 +189,47 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
     return shadow, free[0] - need_n, free[1] - need_b
 
 
-def _release_time(r: Release) -> float:
-    return r.time
+def _pooled_shadow(now: float, running: RunningJobs, started: list[Job], free_n: float,
+                   free_b: float, need_n: float, need_b: float,
+                   tol: float) -> tuple[float, float, float]:
+    """:func:`~bbopt.resources.first_fit_time` written out for pooled nodes and BB over the
+    engine's running jobs, which come sorted by expected end: they are merged on the fly with
+    the (few) jobs started now, those of one instant given together (running ones first, as a
+    stable sort of both would), and the scan stops at the shadow time -- no record per running
+    job, no sort, no closure calls. Returns what :func:`head_reservation` returns."""
+    if free_n >= need_n and free_b + tol >= need_b:
+        return now, free_n - need_n, free_b - need_b
+    inf = math.inf
+    mine = sorted([(now + j.walltime, j.nodes, j.bb) for j in started], key=_first) \
+        if started else []
+    m, i = len(mine), 0
+    mt = mine[0][0] if m else inf
+    it = iter(running)
+    r = next(it, None)
+    rt = r.start + r.job.walltime if r is not None else inf
+    while True:
+        t = rt if rt <= mt else mt
+        if t == inf:  # cannot happen for jobs that fit the platform
+            return inf, 0, 0.0
+        while rt == t:
+            job = r.job
+            free_n += job.nodes
+            free_b += job.bb
+            r = next(it, None)
+            rt = r.start + r.job.walltime if r is not None else inf
+        while mt == t:
+            _, n, b = mine[i]
+            free_n += n
+            free_b += b
+            i += 1
+            mt = mine[i][0] if i < m else inf
+        if free_n >= need_n and free_b + tol >= need_b:
+            return (t if t > now else now), free_n - need_n, free_b - need_b
+
+
+_first = itemgetter(0)
+_release_time = attrgetter("time")
+_walltime = attrgetter("walltime")
 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],

@@ -10,6 +10,7 @@ bbopt's own are imported, and so registered, by :mod:`bbopt.policies` (its expli
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -97,4 +98,42 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
                              f"{', '.join(allowed) or 'none'}", field=key)
         if key in defaults:
             raise InputError(f"option {key!r} is fixed by the policy name {name!r}", field=key)
-    return cls(name=name, **defaults, **options)
+        if key in params:
+            _check_type(name, key, options[key], params[key])
+    try:
+        return cls(name=name, **defaults, **options)
+    except (TypeError, ValueError) as exc:  # the constructor's own checks of option values
+        if isinstance(exc, InputError):
+            raise
+        first = next(iter(options), None)
+        raise InputError(f"policy {name!r}: {exc}",
+                         field=f"-o {first}" if first else None) from None
+
+
+_TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "bool": (bool,),
+                                       "str": (str,), "None": (type(None),)}
+
+
+def _check_type(policy: str, key: str, value: Any, param: inspect.Parameter) -> None:
+    """Refuse an option value of the wrong kind (``-o depth=abc``), judged from the
+    constructor's annotation (``int | None``) or, without one, the default's type."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"policy {policy!r} needs a finite number, got {value!r}",
+                         field=f"-o {key}")
+    if key == "seed" and isinstance(value, int) and value < 0:
+        raise InputError(f"a seed must be an integer >= 0, got {value}", field=f"-o {key}")
+    ann = param.annotation
+    names = [t.strip() for t in ann.split("|")] if isinstance(ann, str) else []
+    if any(t not in _TYPES for t in names):
+        return  # a type this check does not know (a callable, a sequence): the policy checks
+    if not names:
+        d = param.default
+        if d is param.empty or d is None or not isinstance(d, bool | int | float | str):
+            return
+        names = ["bool" if isinstance(d, bool) else "float" if isinstance(d, int | float)
+                 else "str"]
+    allowed = tuple(t for n in names for t in _TYPES[n])
+    if (isinstance(value, bool) and "bool" not in names) or not isinstance(value, allowed):
+        want = " or ".join({"int": "an integer", "float": "a number", "bool": "true/false",
+                            "str": "text", "None": "null"}[n] for n in names)
+        raise InputError(f"policy {policy!r} needs {want}, got {value!r}", field=f"-o {key}")

@@ -30,7 +30,15 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from bbopt.core import ClusterState, Decision, Job, JobState, Platform, RunningJob
+from bbopt.core import (
+    ClusterState,
+    Decision,
+    Job,
+    JobState,
+    Platform,
+    RunningJob,
+    RunningJobs,
+)
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import ExecutionModel, make_execution_model
@@ -182,8 +190,9 @@ class _Engine:
     def _decide(self, t: float) -> Decision:
         """Ask the policy, exactly as :func:`bbopt.decide` would, and record how long it took."""
         res = self.result
-        state = ClusterState(t, self.platform, tuple(self.running), tuple(self.queue.values()),
-                             self.memory)
+        ledger = self.ledger
+        running = RunningJobs(self.running, (ledger.used_nodes, ledger.used_bb))
+        state = ClusterState(t, self.platform, running, tuple(self.queue.values()), self.memory)
         c0 = _time.perf_counter()
         decision = self.policy.decide(state)
         res.decision_times.append(_time.perf_counter() - c0)

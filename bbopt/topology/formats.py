@@ -29,19 +29,18 @@ nodes are of type ``bb``, ``burst_buffer`` or ``storage`` with their capacity in
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
-
 from bbopt.core import Platform
 from bbopt.errors import InputError
 from bbopt.topology.tree import BB_TYPES, INF, NODE, IOTree
-from bbopt.units import RATE_UNITS, parse_bandwidth, parse_bytes, read_document
+from bbopt.units import RATE_UNITS, check_acyclic, parse_bandwidth, parse_bytes, read_document
 
 BW_TYPES = frozenset({"bandwidth", "bw"})
+#: A description that expands (``count``, shared aliases) beyond this many vertices is refused.
+MAX_VERTICES = 1_000_000
 
 
 def from_description(data: Mapping[str, Any], source: str = "<description>") -> IOTree:
@@ -49,6 +48,10 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
     if not isinstance(data, Mapping) or "tree" not in data:
         raise InputError("an I/O topology description needs a 'tree' mapping", source=source,
                          field="tree")
+    check_acyclic(data, source)  # an alias cycle would make the walk below endless
+    _check_size(data["tree"], source)
+    import networkx as nx  # here, not at module level: only building a tree needs it
+
     g = nx.DiGraph()
     counters: dict[str, int] = {}
 
@@ -69,6 +72,9 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
             raise InputError(str(exc).split(": ", 1)[-1], source=source, line=where,
                              field=exc.field) from None
         for c in range(count):
+            if g.number_of_nodes() >= MAX_VERTICES:
+                raise InputError(f"describes more than {MAX_VERTICES:,} vertices", source=source,
+                                 line=where, field="count")
             k = counters.get(kind, 0)
             counters[kind] = k + 1
             base = spec.get("name")
@@ -86,6 +92,31 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
 
     add(data["tree"], None, "$.tree")
     return IOTree(g, name=str(data.get("name", "io")))
+
+
+def _check_size(tree: Any, source: str) -> None:
+    """Refuse a description that expands (``count``, shared aliases) past :data:`MAX_VERTICES`
+    before building anything, so that it fails at once instead of filling memory."""
+    memo: dict[int, int] = {}
+
+    def size(spec: Any, where: str) -> int:
+        if not isinstance(spec, Mapping):
+            return 1
+        if id(spec) in memo:
+            return memo[id(spec)]
+        count = spec.get("count", 1)
+        count = count if isinstance(count, int) and not isinstance(count, bool) else 1
+        kids = spec.get("children", []) or []
+        below = sum(size(c, f"{where}.children[{j}]") for j, c in enumerate(kids)) \
+            if isinstance(kids, list) else 0
+        n = max(count, 1) * (1 + below)
+        if n > MAX_VERTICES:
+            raise InputError(f"describes more than {MAX_VERTICES:,} vertices", source=source,
+                             line=where, field="count")
+        memo[id(spec)] = n
+        return n
+
+    size(tree, "$.tree")
 
 
 def load_topology(path: str | Path) -> IOTree:
@@ -157,6 +188,8 @@ def to_jgf(tree: IOTree) -> dict[str, Any]:
 
 def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
     """An :class:`IOTree` from Flux JGF (see the module docstring for the conventions)."""
+    import networkx as nx
+
     try:
         graph = data["graph"]
         jnodes = graph["nodes"]
@@ -164,30 +197,72 @@ def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
     except (KeyError, TypeError):
         raise InputError("JGF needs graph.nodes and graph.edges", source=source,
                          field="graph") from None
+    if not isinstance(jnodes, list):
+        raise InputError("must be a list of vertices", source=source, line="$.graph.nodes")
     meta: dict[str, Mapping[str, Any]] = {}
     for k, n in enumerate(jnodes):
         if not isinstance(n, Mapping) or "id" not in n:
             raise InputError("a vertex needs an id", source=source, line=f"$.graph.nodes[{k}]")
-        meta[str(n["id"])] = n.get("metadata", {}) or {}
+        m = n.get("metadata", {}) or {}
+        if not isinstance(m, Mapping):
+            raise InputError("must be an object", source=source, line=f"$.graph.nodes[{k}]",
+                             field="metadata")
+        if str(n["id"]) in meta:
+            raise InputError(f"vertex id {n['id']!r} appears twice", source=source,
+                             line=f"$.graph.nodes[{k}]", field="id")
+        meta[str(n["id"])] = m
     children: dict[str, list[str]] = {}
-    has_parent: set[str] = set()
+    parent_edge: dict[str, int] = {}
+    if not isinstance(jedges, list):
+        raise InputError("must be a list of edges", source=source, line="$.graph.edges")
     for k, e in enumerate(jedges):
+        where = f"$.graph.edges[{k}]"
+        if not isinstance(e, Mapping):
+            raise InputError(f"an edge must be an object with source and target, got {e!r}",
+                             source=source, line=where)
         em = e.get("metadata", {}) or {}
+        if not isinstance(em, Mapping):
+            raise InputError("must be an object", source=source, line=where, field="metadata")
         sub = em.get("subsystem")
         if sub is None and isinstance(em.get("name"), Mapping):
             sub = next(iter(em["name"]), None)
         if sub not in (None, "containment"):
             continue
+        for key in ("source", "target"):
+            if key not in e:
+                raise InputError("is missing", source=source, line=where, field=key)
         s, t = str(e.get("source")), str(e.get("target"))
         if s not in meta or t not in meta:
             raise InputError(f"edge {s} -> {t} names an unknown vertex", source=source,
-                             line=f"$.graph.edges[{k}]")
+                             line=where)
+        if s == t:
+            raise InputError(f"vertex {s} contains itself (a self-loop)", source=source,
+                             line=where)
+        if t in parent_edge:
+            raise InputError(f"vertex {t} has a second containment parent (first in "
+                             f"$.graph.edges[{parent_edge[t]}]); containment is a tree",
+                             source=source, line=where)
+        parent_edge[t] = k
         children.setdefault(s, []).append(t)
-        has_parent.add(t)
+    has_parent = set(parent_edge)
     roots = [v for v in meta if v not in has_parent]
     if len(roots) != 1:
-        raise InputError(f"the containment graph must have one root, found {len(roots)}",
-                         source=source, field="edges")
+        raise InputError(f"the containment graph must have one root, found {len(roots)}"
+                         + (" (every vertex lies on a cycle)" if not roots else ""),
+                         source=source, line="$.graph.edges")
+    # Every vertex has at most one parent; one not reachable from the root lies below a cycle.
+    reached = {roots[0]}
+    todo = [roots[0]]
+    while todo:
+        for c in children.get(todo.pop(), ()):
+            if c not in reached:
+                reached.add(c)
+                todo.append(c)
+    if len(reached) != len(meta):
+        lost = sorted(v for v in meta if v not in reached)
+        raise InputError(f"vertices {', '.join(lost[:5])}{' ...' if len(lost) > 5 else ''} "
+                         "form a containment cycle, not connected to the root",
+                         source=source, line="$.graph.edges")
 
     def kind_of(v: str) -> str:
         return str(meta[v].get("type", "switch"))
@@ -197,7 +272,8 @@ def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
         if unit not in RATE_UNITS:
             return None
         size = m.get("size", 0)
-        if not isinstance(size, int | float) or isinstance(size, bool) or size <= 0:
+        if (not isinstance(size, int | float) or isinstance(size, bool) or not size > 0
+                or not math.isfinite(size)):
             raise InputError(f"bandwidth pool size must be positive, got {size!r}",
                              source=source, line=where, field="size")
         return float(size) * RATE_UNITS[unit]
@@ -210,8 +286,12 @@ def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
                                                                  int | float) else 0, v)
 
     stack = [roots[0]]
+    seen: set[str] = set()
     while stack:
         v = stack.pop()
+        if v in seen:  # cannot happen after the checks above; a guard against any loop
+            raise InputError(f"vertex {v} is reached twice", source=source, line="$.graph.edges")
+        seen.add(v)
         m = meta[v]
         kind = kind_of(v)
         bw = rate_of(m, f"vertex {v}") if kind not in BW_TYPES else None
@@ -226,9 +306,13 @@ def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
                                      source=source, line=f"vertex {c}", field="unit")
                 bw = r
             elif ck == "ssd" and kind in BB_TYPES:
-                cap = float(meta[c].get("size", 0))
+                cap = _bytes_of(meta[c].get("size", 0), source, f"vertex {c}", "size")
         if kind in BB_TYPES:
-            cap = float((m.get("properties") or {}).get("capacity", cap))
+            props = m.get("properties") or {}
+            if not isinstance(props, Mapping):
+                raise InputError("must be an object", source=source, line=f"vertex {v}",
+                                 field="properties")
+            cap = _bytes_of(props.get("capacity", cap), source, f"vertex {v}", "capacity")
         attrs: dict[str, Any] = {"type": kind, "bandwidth": bw if bw is not None else INF}
         if kind in BB_TYPES:
             attrs["capacity"] = cap
@@ -244,21 +328,29 @@ def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
     ordered = nx.DiGraph()
     name = str((graph.get("metadata") or {}).get("name", "jgf"))
 
-    def rec(v: str) -> None:
+    todo: list[tuple[str | None, str]] = [(None, roots[0])]
+    while todo:  # pre-order, children in order_key order, without recursion
+        parent, v = todo.pop()
         ordered.add_node(v, **g.nodes[v])
-        for c in sorted(g.successors(v), key=order_key):
-            ordered.add_edge(v, c)
-            rec(c)
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10000))
-    try:
-        rec(roots[0])
-    finally:
-        sys.setrecursionlimit(limit)
+        if parent is not None:
+            ordered.add_edge(parent, v)
+        todo.extend((v, c) for c in reversed(sorted(g.successors(v), key=order_key)))
     relabel = {v: str(meta[v].get("name", v)) for v in ordered.nodes}
     if len(set(relabel.values())) == len(relabel):
         ordered = nx.relabel_nodes(ordered, relabel, copy=True)
     return IOTree(ordered, name=name)
 
 
+
+
+def _bytes_of(value: Any, source: str, where: str, field: str) -> float:
+    """A capacity in bytes (a number or ``"40 GB"``), finite and >= 0."""
+    try:
+        out = parse_bytes(value, field)
+    except InputError as exc:
+        raise InputError(str(exc).split(": ", 1)[-1], source=source, line=where,
+                         field=field) from None
+    if not (out >= 0 and math.isfinite(out)):
+        raise InputError(f"must be a finite number of bytes >= 0, got {value!r}", source=source,
+                         line=where, field=field)
+    return out

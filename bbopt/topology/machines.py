@@ -6,8 +6,6 @@ CTS-1 (Herbein et al., HPDC 2016, Section 4.1), Kopanski & Rzadca's dragonfly wi
 
 from __future__ import annotations
 
-import networkx as nx
-
 from bbopt.core import GB, Platform
 from bbopt.errors import InputError
 from bbopt.topology.formats import from_description
@@ -24,6 +22,8 @@ def cts1_topology(underprovision: float = 0.0) -> IOTree:
     if not (0.0 <= underprovision < 1.0):
         raise InputError(f"underprovision must be in [0, 1), got {underprovision!r}",
                          field="underprovision")
+    import networkx as nx  # only building a tree needs it
+
     g = nx.DiGraph()
     g.add_node("pfs", type=PFS, bandwidth=70 * GB * (1.0 - underprovision))
     g.add_node("core", type="core_switch_pool", bandwidth=432 * GB)
@@ -59,6 +59,8 @@ def kopanski_dragonfly_topology(link: float = 1.25 * GB, pfs: float = 5 * GB,
     router, chassis and group uplinks are not a bottleneck by default (a dragonfly's many
     parallel links); pass bandwidths to constrain them.
     """
+    import networkx as nx  # only building a tree needs it
+
     g = nx.DiGraph()
     g.add_node("pfs", type=PFS, bandwidth=pfs)
     n = b = 0

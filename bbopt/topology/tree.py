@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from bbopt.errors import InputError
 from bbopt.units import format_bandwidth, parse_bandwidth
+
+if TYPE_CHECKING:  # networkx is imported where a tree is built: it costs 0.1-0.3 s
+    import networkx as nx
 
 INF = math.inf
 #: Relative slack when comparing bandwidth sums (rounding in byte/s arithmetic).
@@ -53,6 +55,8 @@ class IOTree:
     """
 
     def __init__(self, graph: nx.DiGraph, name: str = "io") -> None:
+        import networkx as nx
+
         if not isinstance(graph, nx.DiGraph) or graph.number_of_nodes() == 0:
             raise InputError("an I/O topology needs a non-empty networkx DiGraph", field="graph")
         roots = [v for v in graph.nodes if graph.in_degree(v) == 0]

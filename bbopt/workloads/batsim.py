@@ -223,15 +223,15 @@ def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPE
         elif walltime <= 0:
             raise err(f"must be > 0 (or -1 for none), got {raw['walltime']!r}",
                       f"{where}.walltime", "walltime")
-        bb = float(ours["bb"]) if "bb" in ours else bb_per_node * res
-        extra: dict[str, Any] = dict(ours.get("extra", {}))
-        batsim_extra: dict[str, Any] = {"profile": pname}
-        other = {k2: v for k2, v in extra_data.items() if k2 != "bbopt"} \
-            if isinstance(extra_data, dict) else extra_data
-        if other not in (None, {}):
-            batsim_extra["extra_data"] = other
-        extra["batsim"] = batsim_extra
         try:
+            bb = float(ours["bb"]) if "bb" in ours else bb_per_node * res
+            extra: dict[str, Any] = dict(ours.get("extra", {}))
+            batsim_extra: dict[str, Any] = {"profile": pname}
+            other = {k2: v for k2, v in extra_data.items() if k2 != "bbopt"} \
+                if isinstance(extra_data, dict) else extra_data
+            if other not in (None, {}):
+                batsim_extra["extra_data"] = other
+            extra["batsim"] = batsim_extra
             jobs.append(Job(
                 id=job_id, submit=submit, walltime=walltime, runtime=runtime_value, nodes=res,
                 bb=bb, ssd=float(ours.get("ssd", 0.0)),
@@ -244,7 +244,8 @@ def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPE
             ))
         except (InputError, TypeError, ValueError) as exc:
             fld = getattr(exc, "field", None)
-            raise err(str(exc), where, fld) from None
+            raise err(exc.reason if isinstance(exc, InputError) else str(exc), where,
+                      fld) from None
     frac, n_bb = _fractional_compute(profiles, speed)
     if n_bb >= IO_AWARE_MIN and frac > IO_AWARE_SHARE:
         if io_aware == "refuse":

@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats
 
 from bbopt.core import GB, MB, Job
 
@@ -73,9 +72,13 @@ KOPANSKI_RULES = KopanskiRules()
 
 
 def lognormal_bb_per_processor(size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` draws of the per-processor BB request in bytes (whole bytes, clamped)."""
-    kib = stats.lognorm.rvs(LOGNORM_S, loc=LOGNORM_LOC, scale=LOGNORM_SCALE, size=size,
-                            random_state=rng)
+    """``size`` draws of the per-processor BB request in bytes (whole bytes, clamped).
+
+    The draw is scipy's ``lognorm.rvs(s, loc, scale, random_state=rng)`` written out with
+    numpy (``exp(s * N(0, 1)) * scale + loc``, in that order, from the same normal stream), so
+    the numbers are bit for bit scipy's without importing ``scipy.stats`` (about 0.6 s).
+    """
+    kib = np.exp(LOGNORM_S * rng.standard_normal(size)) * LOGNORM_SCALE + LOGNORM_LOC
     return np.round(np.clip(kib * 1024.0, BB_PER_PROC_MIN, BB_PER_PROC_MAX))
 
 

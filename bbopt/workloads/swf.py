@@ -55,7 +55,9 @@ from __future__ import annotations
 import contextlib
 import gzip
 import math
+import re
 import warnings
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -73,6 +75,9 @@ FIELDS = (
 )
 CQSIM_FIELDS = ("burst_buffer",)
 BBSIM_FIELDS = ("data_in", "data_run", "data_out")
+#: How each kind of skipped record is described to the user.
+SKIP_REASONS = {"nonpositive_runtime": "runtime <= 0", "missing_processors": "no processors",
+                "oversize": "more nodes than the platform"}
 
 
 @dataclass
@@ -89,6 +94,8 @@ class SwfTrace:
     path: str = ""
     bb_capacity: float | None = None
     bb_columns: str = "none"
+    #: Each skipped record: ``(line number, reason, the line's text)``, in file order.
+    skipped_records: list[tuple[int, str, str]] = field(default_factory=list)
 
     @property
     def max_nodes(self) -> int | None:
@@ -115,6 +122,7 @@ def read_swf(
     bb_file: str | Path | None = None,
     groups: bool = False,
     bbsimulator_min_processors: int = 256,
+    on_bad: str | None = None,
 ) -> SwfTrace:
     """Read an SWF (or ``.swf.gz``) trace.
 
@@ -132,12 +140,22 @@ def read_swf(
     - ``rebase``: shift submit times so that the first job is submitted at 0.
     - ``bb_columns``, ``bb_unit``, ``bb_file``: burst-buffer columns (see the module docstring).
     - ``bbsimulator_min_processors``: BBSimulator's minimum job size in processors (256).
+    - ``on_bad``: a shorthand for the records that are well formed but cannot be simulated (run
+      time <= 0, no processor count): ``"skip"`` drops them (the default behaviour; each is
+      listed in :attr:`SwfTrace.skipped_records` with its line and reason) and ``"raise"``
+      makes the first an error. It overrides ``nonpositive_runtime`` and
+      ``missing_processors``. Malformed lines (a field missing or extra, a value that is not a
+      finite number, a magnitude over :data:`MAX_VALUE`) are always errors, never skipped.
     - ``groups``: also keep field 13 (group id) as ``Job.extra["group"]`` (used to map jobs to
       fair-share entities).
 
     A malformed line raises :class:`~bbopt.errors.InputError` naming file, line and field.
     """
     path = Path(path)
+    if on_bad is not None:
+        if on_bad not in ("skip", "raise"):
+            raise InputError(f"on_bad must be 'skip' or 'raise', got {on_bad!r}")
+        nonpositive_runtime = missing_processors = "drop" if on_bad == "skip" else "error"
     if processors not in ("requested", "allocated"):
         raise InputError(f"processors must be 'requested' or 'allocated', got {processors!r}")
     for name, value, allowed in (("nonpositive_runtime", nonpositive_runtime,
@@ -156,6 +174,8 @@ def read_swf(
         raise InputError(f"bb_unit must be a positive number of bytes, got {bb_unit!r}")
     if not path.exists():
         raise InputError("no such file", source=str(path))
+    if path.is_dir():
+        raise InputError("is a directory, not an SWF file", source=str(path))
     src = str(path)
     header, lines = _read_lines(path)
     own = path.name.endswith((".swf.bb", ".swf.bb.gz"))
@@ -181,6 +201,8 @@ def read_swf(
     n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3,
                "bbsimulator": 0 if bb_file is not None else 3}[bb_columns]
     table = _parse_table(lines, src, 18 + n_extra)
+    names = FIELDS + (CQSIM_FIELDS if n_extra == 1 else BBSIM_FIELDS)
+    _check_values(table, [0, 1, 3, 4, 7, 8, 11, 12, *range(18, 18 + n_extra)], lines, src, names)
     # BBSimulator stores stage-in in 1/1000 of the unit of the other two volumes.
     in_scale = 1e-3 if bb_columns == "bbsimulator" else 1.0
     staging = (_read_bb_file(Path(bb_file), bb_unit, in_scale) if bb_file is not None
@@ -215,14 +237,24 @@ def read_swf(
         procs = np.maximum(procs, floor_)
     keep = np.ones(len(table), dtype=bool)
     skipped: dict[str, int] = {}
+    why: dict[int, str] = {}
 
     def drop(mask: np.ndarray, reason: str) -> None:
         mask = mask & keep
         if mask.any():
             skipped[reason] = skipped.get(reason, 0) + int(mask.sum())
             keep[mask] = False
+            for k in np.flatnonzero(mask).tolist():
+                why[k] = SKIP_REASONS[reason]
 
     no_procs = procs <= 0
+    if missing_processors == "error" and nonpositive_runtime == "error":
+        worst = no_procs | (run <= 0)
+        if worst.any():  # the first unusable record in file order, whatever its fault
+            k = int(np.argmax(worst))
+            if not no_procs[k]:
+                raise InputError(f"run time is {lines[k][1].split()[3]}", source=src,
+                                 line=int(lineno[k]), field=FIELDS[3])
     if missing_processors == "error" and no_procs.any():
         k = int(np.argmax(no_procs))
         raise InputError("no processor count (fields 5 and 8 both missing)", source=src,
@@ -299,7 +331,7 @@ def read_swf(
                 nodes=nodes_l[k], bb=job_bb, user=user_text[k] if u >= 0 else None, extra=extra,
             ))
         except InputError as exc:
-            raise InputError(str(exc), source=src, line=lk[0], field=exc.field) from None
+            raise exc.at(source=src, line=lk[0]) from None
     if not jobs:
         raise InputError("no job records", source=src)
     if rebase:
@@ -312,7 +344,8 @@ def read_swf(
         except (ValueError, IndexError):
             raise InputError(f"cannot read the capacity {header['BurstBuffer']!r}", source=src,
                              field="BurstBuffer") from None
-    return SwfTrace(jobs, header, skipped, src, capacity, bb_columns)
+    records = [(lines[k][0], why[k], lines[k][1]) for k in sorted(why)]
+    return SwfTrace(jobs, header, skipped, src, capacity, bb_columns, records)
 
 
 def _int_strings(values: np.ndarray) -> list[str]:
@@ -345,41 +378,60 @@ def _read_lines(path: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
                         header.setdefault(key, value.strip())
                     continue
                 lines.append((lineno, text))
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"cannot read: {exc}", source=str(path)) from None
+    except (OSError, EOFError, zlib.error) as exc:  # a corrupt or truncated .gz, a directory
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"cannot read: {reason or type(exc).__name__}",
+                         source=str(path)) from None
     return header, lines
 
 
+#: The largest magnitude a field may have: 1e15 s is 30 million years, 1e15 processors absurd.
+#: Larger values (1e30, overflowing integers) are typos or corruption, refused by name.
+MAX_VALUE = 1e15
+_DOUBT = re.compile(r"[^0-9\s-]|\S-|-(?!\d)")
+
+
 def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarray:
-    """The first ``width`` fields of every record as a float array; errors name the line."""
+    """The first ``width`` fields of every record as a float array; errors name the line.
+
+    Every record must have the same number of fields (a short line next to a long one would
+    otherwise shift values between jobs). The fast path (numpy parses in C) is taken only when
+    the text holds nothing but integers and every line's field count has been checked; on any
+    doubt the strict path parses each field with ``float`` and names the first bad one.
+    """
     if not lines:
         raise InputError("no job records", source=src)
     names = FIELDS + (CQSIM_FIELDS if width == 19 else BBSIM_FIELDS)
-    # fast path: every line has the same number of numeric fields (numpy parses in C)
+    counts = [len(text.split()) for _, text in lines]
+    first = counts[0]
+    if first < width:
+        raise InputError(f"expected {width} fields, found {first}", source=src,
+                         line=lines[0][0], field=names[first])
+    if counts.count(first) != len(counts):
+        k = next(k for k, c in enumerate(counts) if c != first)
+        lineno, found = lines[k][0], counts[k]
+        raise InputError(f"expected {first} fields (as on line {lines[0][0]}), found {found}",
+                         source=src, line=lineno,
+                         field=names[found] if found < len(names) else f"field {found + 1}")
     joined = "\n".join(text for _, text in lines)
-    first = len(lines[0][1].split())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            flat = np.fromstring(joined, sep=" ")
-        except ValueError:
-            flat = np.empty(0)
-    if first >= width and flat.size == first * len(lines):
-        table = flat.reshape(len(lines), first)
-        # a cheap check that rows are aligned: the job numbers of a sample of lines
-        sample = range(0, len(lines), max(1, len(lines) // 97))
-        if all(len(lines[k][1].split()) == first for k in sample):
-            return table[:, :width]
-    table = np.empty((len(lines), width))
-    for k, (lineno, text) in enumerate(lines):
-        parts = text.split()
-        if len(parts) < width:
-            raise InputError(f"expected {width} fields, found {len(parts)}", source=src,
-                             line=lineno, field=names[len(parts)])
-        for c in range(width):
+    table = None
+    if _DOUBT.search(joined) is None:  # integers only: numpy's parse equals float()'s
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             try:
-                table[k, c] = float(parts[c])
+                flat = np.fromstring(joined, sep=" ")
             except ValueError:
+                flat = np.empty(0)
+        if flat.size == first * len(lines):
+            table = flat.reshape(len(lines), first)[:, :width]
+    if table is None:
+        table = np.empty((len(lines), width))
+        for k, (lineno, text) in enumerate(lines):
+            parts = text.split()
+            try:
+                table[k] = [float(x) for x in parts[:width]]
+            except ValueError:
+                c = next(c for c in range(width) if not _is_float(parts[c]))
                 raise InputError(f"not a number: {parts[c]!r}", source=src, line=lineno,
                                  field=names[c]) from None
     return table
@@ -392,6 +444,28 @@ def _companion_kind(path: Path) -> str:
         raise InputError("no such file", source=str(path))
     _, lines = _read_lines(path)
     return "bbsimulator" if lines and len(lines[0][1].split()) >= 21 else "bbsim"
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_values(table: np.ndarray, columns: Sequence[int], lines: list[tuple[int, str]],
+                  src: str, names: Sequence[str]) -> None:
+    """Refuse NaN, infinities and magnitudes over :data:`MAX_VALUE` in the columns used."""
+    sub = table[:, columns]
+    bad = ~np.isfinite(sub) | (np.abs(np.nan_to_num(sub, nan=0.0)) > MAX_VALUE)
+    if bad.any():
+        k, c = (int(x) for x in np.argwhere(bad)[0])
+        col = columns[c]
+        token = lines[k][1].split()[col]
+        what = "not a finite number" if not np.isfinite(sub[k, c]) else \
+            f"out of range (magnitude over {MAX_VALUE:g})"
+        raise InputError(f"{token} is {what}", source=src, line=lines[k][0], field=names[col])
 
 
 def _read_bb_file(path: Path, unit: float, in_scale: float = 1.0

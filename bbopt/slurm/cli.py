@@ -1,0 +1,187 @@
+"""``bbopt slurm``: a local test cluster, the bridge, and trace replay through Slurm.
+
+``bbopt slurm cluster`` starts a local Slurm (:mod:`bbopt.slurm.cluster`) and prints the
+``SLURM_CONF`` to use; ``bbopt slurm run`` puts a bbopt policy in front of a Slurm partition
+(:mod:`bbopt.slurm.bridge`); ``bbopt slurm replay`` replays a trace through a fresh local Slurm
+under Slurm's backfill or the bridge (:mod:`bbopt.slurm.replay`) and writes bbopt's jobs.csv.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub) -> None:
+    """Add the ``slurm`` command and its subcommands to the ``bbopt`` parser."""
+    s = sub.add_parser("slurm", help="drive a real Slurm: local cluster, bridge, replay")
+    ss = s.add_subparsers(dest="slurm_command", metavar="SUBCOMMAND")
+    s.set_defaults(func=lambda args: (s.print_help(), 2)[1])
+
+    c = ss.add_parser("cluster", help="start a local Slurm cluster until interrupted")
+    c.add_argument("--nodes", type=int, default=16, help="emulated nodes (default 16)")
+    c.add_argument("--bb", default="80GB", help="burst-buffer pool size (default 80GB)")
+    c.add_argument("--bb-unit", default="1GB", help="bytes per bb license (default 1GB)")
+    c.add_argument("--dir", help="directory for config, state and logs (default: a new "
+                   "temporary one, removed on exit)")
+    c.add_argument("--hold-new-jobs", action="store_true",
+                   help="submit every job held (job_submit.lua), for `bbopt slurm run`")
+    c.set_defaults(func=_cmd_cluster)
+
+    g = ss.add_parser("site-config", help="print the slurm.conf lines (bb license pool) and "
+                      "write the job_submit.lua that puts bbopt in front of a site's Slurm")
+    g.add_argument("--bb", required=True, help="burst-buffer capacity, e.g. 480TB")
+    g.add_argument("--bb-unit", default="1GB", help="bytes per bb license (default 1GB)")
+    g.add_argument("--partition", action="append", default=[],
+                   help="partition bbopt schedules (repeatable; default: every partition)")
+    g.add_argument("--not-default", action="store_true",
+                   help="the default partition is not bbopt's: jobs without -p are not held")
+    g.add_argument("--bf-licenses", action="store_true",
+                   help="also let Slurm's own backfill reserve bb licenses")
+    g.add_argument("--lua", default=None, metavar="PATH",
+                   help="write job_submit.lua here (beside slurm.conf); default: do not hold")
+    g.set_defaults(func=_cmd_site_config)
+
+    r = ss.add_parser("run", help="schedule a Slurm partition's held jobs with a bbopt policy")
+    r.add_argument("--policy", default="fcfs-bb", help="policy name (see `bbopt policies`)")
+    r.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="policy option (repeatable)")
+    r.add_argument("--state-dir", default="bbopt-bridge", help="policy memory and decision "
+                   "log (default ./bbopt-bridge)")
+    r.add_argument("--interval", default="1s", help="polling interval (default 1s)")
+    r.add_argument("--tick", default=None, help="decide only every TICK (periodic scheduler) "
+                   "instead of at every change")
+    r.add_argument("--bb-unit", default="1GB", help="bytes per bb license (default 1GB)")
+    r.add_argument("--partition", default=None, help="partition to schedule (default: all)")
+    r.add_argument("--conf", default=None, help="slurm.conf (default: $SLURM_CONF)")
+    r.add_argument("--until-idle", action="store_true",
+                   help="exit when no job waits, is released or runs")
+    r.add_argument("--max-time", default=None, help="exit after this long")
+    r.set_defaults(func=_cmd_run)
+
+    p = ss.add_parser("replay", help="replay a trace through a fresh local Slurm")
+    p.add_argument("trace", nargs="?", default=None,
+                   help="SWF or Batsim JSON; default: the embedded KTH-like workload")
+    p.add_argument("--speedup", type=float, default=600.0, help="time scale-down (default 600)")
+    p.add_argument("--jobs", type=int, default=300, help="first N jobs (default 300)")
+    p.add_argument("--nodes", type=int, default=16, help="emulated nodes (default 16)")
+    p.add_argument("--bb-pool", default=None, help="BB pool (default 5GB per node)")
+    p.add_argument("--bb-unit", default="1GB", help="bytes per bb license (default 1GB)")
+    p.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--scheduler", choices=("slurm", "bridge"), default="slurm",
+                   help="Slurm's own backfill, or the bridge with --policy (default slurm)")
+    p.add_argument("--policy", default="fcfs-bb")
+    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--interval", default="1s", help="bridge polling interval (default 1s)")
+    p.add_argument("--tick", default=None, help="bridge decides only every TICK")
+    p.add_argument("--out", default="slurm_jobs.csv", help="jobs.csv to write")
+    p.set_defaults(func=_cmd_replay)
+
+
+def _options(pairs: list[str]) -> dict[str, Any]:
+    from bbopt.errors import InputError
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"policy option {pair!r} is not KEY=VALUE", field="-o")
+        try:
+            out[key.strip().replace("-", "_")] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip().replace("-", "_")] = value
+    return out
+
+
+def _available() -> None:
+    from bbopt.errors import InputError
+    from bbopt.slurm.cluster import why_unavailable
+
+    reason = why_unavailable()
+    if reason:
+        raise InputError(reason, field="slurm")
+
+
+def _exit_on_sigterm() -> None:
+    """SIGTERM ends the command through SystemExit, so that the local cluster's context manager
+    stops its daemons and jobs (by default SIGTERM would end Python without cleaning up)."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+
+def _cmd_cluster(args) -> int:
+    from bbopt.slurm.cluster import LocalSlurm
+    from bbopt.units import parse_bytes
+
+    _available()
+    unit = parse_bytes(args.bb_unit, "--bb-unit")
+    licenses = int(parse_bytes(args.bb, "--bb") // unit)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    with LocalSlurm(args.nodes, bb_licenses=licenses, directory=args.dir,
+                    hold_new_jobs=args.hold_new_jobs) as cluster:
+        print(f"export SLURM_CONF={cluster.conf}", flush=True)
+        print(f"# {args.nodes} nodes, bb pool {licenses} licenses of {args.bb_unit}; "
+              f"logs in {cluster.directory}; Ctrl-C stops it", file=sys.stderr, flush=True)
+        stop.wait()
+    return 0
+
+
+def _cmd_site_config(args) -> int:
+    from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
+    from bbopt.units import parse_bytes
+
+    bb, unit = parse_bytes(args.bb, "--bb"), parse_bytes(args.bb_unit, "--bb-unit")
+    for line in slurm_conf_lines(bb, unit, bf_licenses=args.bf_licenses, lua=bool(args.lua)):
+        print(line)
+    if args.lua:
+        Path(args.lua).write_text(job_submit_lua(args.partition,
+                                                 hold_default=not args.not_default))
+        print(f"# wrote {args.lua}; then: scontrol reconfigure", file=sys.stderr)
+    return 0
+
+
+def _cmd_run(args) -> int:
+    from bbopt.slurm.bridge import Bridge
+    from bbopt.slurm.commands import SlurmCommands
+    from bbopt.units import parse_bytes, parse_seconds
+
+    bridge = Bridge(SlurmCommands(conf=args.conf), args.policy, _options(args.option),
+                    state_dir=args.state_dir, interval=parse_seconds(args.interval, "--interval"),
+                    tick=parse_seconds(args.tick, "--tick") if args.tick else None,
+                    bb_unit=parse_bytes(args.bb_unit, "--bb-unit"), partition=args.partition)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    max_time = parse_seconds(args.max_time, "--max-time") if args.max_time else None
+    bridge.run(until_idle=args.until_idle, max_seconds=max_time, stop=stop.is_set)
+    return 0
+
+
+def _cmd_replay(args) -> int:
+    from bbopt.analysis.metrics import summarize
+    from bbopt.slurm.replay import prepare_trace, replay
+    from bbopt.units import parse_bytes, parse_seconds
+
+    _available()
+    _exit_on_sigterm()
+    pool = parse_bytes(args.bb_pool, "--bb-pool") if args.bb_pool else None
+    jobs, platform, name = prepare_trace(args.trace, n_jobs=args.jobs, nodes=args.nodes,
+                                         speedup=args.speedup, bb_pool=pool, bb=args.bb,
+                                         seed=args.seed)
+    result = replay(jobs, platform, scheduler=args.scheduler, policy=args.policy,
+                    options=_options(args.option), bb_unit=parse_bytes(args.bb_unit, "--bb-unit"),
+                    interval=parse_seconds(args.interval, "--interval"),
+                    tick=parse_seconds(args.tick, "--tick") if args.tick else None,
+                    workload_name=name,
+                    progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+    out = result.to_csv(Path(args.out))
+    m = summarize(result)
+    print(f"{name}: {len(jobs)} jobs on {platform.nodes} nodes under "
+          f"{'slurm backfill' if args.scheduler == 'slurm' else args.policy}: "
+          f"mean wait {m['mean_wait']:.2f} s, finished {m['finished']:.0f}; wrote {out}")
+    return 0

@@ -1,0 +1,228 @@
+"""Replay a trace through a real Slurm (``bbopt slurm replay``).
+
+Each job of the trace becomes a ``sleep`` of its scaled runtime, submitted at its scaled submit
+time with its walltime as ``--time`` (whole minutes, rounded up; the exact scaled walltime rides
+in the comment) and its BB as ``bb`` licenses (:mod:`bbopt.slurm.pool`). Either Slurm's own
+scheduler starts the jobs (``sched/backfill`` with the license pool), or they are submitted held
+and the bridge (:mod:`bbopt.slurm.bridge`) starts them with a bbopt policy. The real schedule,
+read back from Slurm's job completion records, comes out as a
+:class:`~bbopt.SimulationResult` (so as bbopt's ``jobs.csv`` and its metrics), with times in
+scaled seconds from the replay's origin and the trace's job ids.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from bbopt.core import Job, JobState, Platform
+from bbopt.errors import InputError
+from bbopt.simulation.result import SimulationResult
+from bbopt.slurm.bridge import Bridge
+from bbopt.slurm.cluster import LocalSlurm, SlurmError
+from bbopt.slurm.commands import SlurmCommands, parse_time
+from bbopt.slurm.pool import BB_LICENSE, DEFAULT_UNIT, comment_for, licenses_for, quantize
+
+SCHEDULERS = ("slurm", "bridge")
+
+
+def scale_workload(jobs: Sequence[Job], speedup: float, *, nodes: int | None = None,
+                   trace_nodes: int | None = None) -> list[Job]:
+    """The jobs with time divided by ``speedup`` (submits from 0) and, if ``nodes`` and
+    ``trace_nodes`` are given, node counts scaled by ``nodes / trace_nodes`` (rounded, >= 1)."""
+    if not speedup > 0:
+        raise InputError(f"speed-up must be > 0, got {speedup!r}", field="speedup")
+    if not jobs:
+        return []
+    t0 = min(j.submit for j in jobs)
+    out = []
+    for j in jobs:
+        n = j.nodes
+        if nodes is not None and trace_nodes:
+            n = min(nodes, max(1, round(j.nodes * nodes / trace_nodes)))
+        out.append(dataclasses.replace(
+            j, submit=(j.submit - t0) / speedup, walltime=j.walltime / speedup,
+            runtime=None if j.runtime is None else j.runtime / speedup, nodes=n))
+    return out
+
+
+def read_jobcomp(path: str | Path) -> dict[str, dict[str, str]]:
+    """``jobcomp/filetxt`` records by Slurm job id (``key=value`` fields)."""
+    out: dict[str, dict[str, str]] = {}
+    p = Path(path)
+    if not p.exists():
+        return out
+    for line in p.read_text().splitlines():
+        rec = dict(item.split("=", 1) for item in line.split() if "=" in item)
+        if "JobId" in rec:
+            out[rec["JobId"]] = rec
+    return out
+
+
+def submit_workload(commands: SlurmCommands, jobs: Sequence[Job], *, origin: float,
+                    hold: bool, bb_unit: float = DEFAULT_UNIT,
+                    stop: threading.Event | None = None,
+                    submitted: dict[str, str] | None = None) -> dict[str, str]:
+    """Submit ``jobs`` at ``origin + job.submit`` (Unix seconds), in submit order.
+
+    Returns trace id -> Slurm job id (also filled into ``submitted`` as it goes).
+    """
+    submitted = {} if submitted is None else submitted
+    for job in sorted(jobs, key=lambda j: j.submit):
+        delay = origin + job.submit - time.time()
+        if delay > 0 and stop is not None and stop.wait(delay):
+            break
+        if delay > 0 and stop is None:
+            time.sleep(delay)
+        runtime = job.walltime if job.runtime is None else min(job.runtime, job.walltime)
+        submitted[job.id] = commands.submit(
+            name=f"bbopt-{job.id}", seconds=runtime, walltime=job.walltime, nodes=job.nodes,
+            licenses={BB_LICENSE: licenses_for(job.bb, bb_unit)}, hold=hold,
+            comment=comment_for(job))
+    return submitted
+
+
+def collect(jobs: Sequence[Job], ids: dict[str, str], jobcomp: dict[str, dict[str, str]], *,
+            origin: float, platform: Platform, policy: str, node_names: Sequence[str],
+            workload_name: str = "slurm") -> SimulationResult:
+    """The real schedule as a :class:`~bbopt.SimulationResult` (times from ``origin``).
+
+    Slurm records whole seconds, so starts and ends are known to within a second (a start is
+    never put before the job's submission).
+    """
+    index = {n: i for i, n in enumerate(node_names)}
+    result = SimulationResult(list(jobs), platform, policy, workload_name)
+    from bbopt.slurm.commands import expand_hostlist
+
+    for k, job in enumerate(jobs):
+        rec = jobcomp.get(ids.get(job.id, ""))
+        if rec is None:
+            continue
+        start, end = parse_time(rec.get("StartTime", "")), parse_time(rec.get("EndTime", ""))
+        if start is None or end is None:
+            continue
+        # Slurm keeps whole seconds: a start truncated to before the submission is the submission
+        result.start[k] = max(start - origin, job.submit)
+        result.end[k] = max(end - origin, result.start[k])
+        result.state[k] = (JobState.KILLED if rec.get("JobState") == "TIMEOUT"
+                           else JobState.FINISHED)
+        result.allocation[k] = tuple(sorted(index[n] for n in
+                                            expand_hostlist(rec.get("NodeList", ""))
+                                            if n in index))
+        if rec.get("JobState") not in ("COMPLETED", "TIMEOUT"):
+            result.reasons[job.id] = rec.get("JobState", "")
+    return result
+
+
+def replay(jobs: Sequence[Job], platform: Platform, *, scheduler: str = "slurm",
+           policy: str = "fcfs-bb", options: dict[str, Any] | None = None,
+           bb_unit: float = DEFAULT_UNIT, interval: float = 1.0, tick: float | None = None,
+           directory: str | Path | None = None, scheduler_parameters: dict | None = None,
+           timeout: float | None = None, workload_name: str = "slurm",
+           progress: Callable[[str], None] | None = None) -> SimulationResult:
+    """Run the (already scaled) ``jobs`` on a fresh local Slurm shaped like ``platform``.
+
+    ``scheduler="slurm"``: Slurm's own backfill; ``"bridge"``: the bridge with ``policy``
+    (polling every ``interval`` seconds; with ``tick``, deciding every ``tick`` seconds).
+    Jobs that can never fit ``platform`` are left out (Slurm would refuse them). BB requests
+    are rounded up to whole licenses of ``bb_unit`` bytes; the returned result holds the jobs
+    as Slurm saw them (see :func:`bbopt.slurm.pool.quantize`).
+    """
+    if scheduler not in SCHEDULERS:
+        raise InputError(f"scheduler must be one of {', '.join(SCHEDULERS)}, got {scheduler!r}",
+                         field="scheduler")
+    jobs = [quantize(j, bb_unit) for j in jobs if platform.why_never_fits(j) is None]
+    licenses = int(math.floor(platform.bb / bb_unit + 1e-9))
+    cluster = LocalSlurm(platform.nodes, bb_licenses=licenses, directory=directory,
+                         scheduler_parameters=scheduler_parameters)
+    horizon = max((j.submit for j in jobs), default=0.0) + sum(
+        (j.runtime if j.runtime is not None else j.walltime) for j in jobs) + 60
+    timeout = timeout if timeout is not None else horizon * 2 + 120
+    with cluster:
+        commands = SlurmCommands(env=cluster.env)
+        node_names = cluster.node_names
+        origin = math.ceil(time.time()) + 1.0  # Slurm's clock has whole seconds
+        ids: dict[str, str] = {}
+        stop = threading.Event()
+        errors: list[BaseException] = []
+
+        def submitter() -> None:
+            try:
+                submit_workload(commands, jobs, origin=origin, hold=scheduler == "bridge",
+                                bb_unit=bb_unit, stop=stop, submitted=ids)
+            except BaseException as exc:  # reported by the main thread
+                errors.append(exc)
+
+        thread = threading.Thread(target=submitter, daemon=True)
+        thread.start()
+        began = time.monotonic()
+        try:
+            if scheduler == "bridge":
+                bridge = Bridge(commands, policy, options, state_dir=cluster.directory / "bridge",
+                                interval=interval, tick=tick, bb_unit=bb_unit)
+                bridge.origin = origin
+
+                def finished() -> bool:
+                    return bool(errors) or time.monotonic() - began > timeout or (
+                        not thread.is_alive() and bridge.observe().active == 0)
+
+                bridge.run(stop=finished)
+            else:
+                while True:
+                    time.sleep(interval)
+                    if not thread.is_alive() and not errors:
+                        active = [j for j in commands.jobs() if j.state in
+                                  ("PENDING", "RUNNING", "COMPLETING", "CONFIGURING")]
+                        if not active:
+                            break
+                    if errors or time.monotonic() - began > timeout:
+                        break
+            if progress is not None:
+                progress(f"{len(ids)} jobs submitted, done after "
+                         f"{time.monotonic() - began:.0f} s")
+        finally:
+            stop.set()
+            thread.join(timeout=30)
+        if errors:
+            raise SlurmError(f"submitting the workload failed: {errors[0]}")
+        time.sleep(0.5)  # the last completion records
+        jobcomp = read_jobcomp(cluster.jobcomp)
+        name = policy if scheduler == "bridge" else "slurm-backfill"
+        return collect(jobs, ids, jobcomp, origin=origin, platform=platform, policy=name,
+                       node_names=node_names, workload_name=workload_name)
+
+
+def prepare_trace(path: str | Path | None, *, n_jobs: int = 300, nodes: int = 16,
+                  speedup: float = 1.0, bb_pool: float | None = None, bb: str = "auto",
+                  seed: int = 0, trace_nodes: int | None = None) -> tuple[list[Job], Platform, str]:
+    """The first ``n_jobs`` of a trace, scaled to ``nodes`` nodes and sped up ``speedup`` times.
+
+    Node counts scale by ``nodes / trace_nodes`` (the SWF header's MaxNodes/MaxProcs unless
+    given). BB: with ``bb="auto"`` a trace without BB requests gets Kopanski & Rzadca's
+    log-normal per-processor model (Section 4.1), drawn on the scaled node counts; the pool
+    (``bb_pool`` bytes) defaults to theirs per node, 480 GB / 96 nodes = 5 GB per node.
+    """
+    from bbopt.loading import load_workload
+    from bbopt.workloads.bb import with_lognormal_bb
+    from bbopt.workloads.swf import read_swf
+
+    if n_jobs < 1:
+        raise InputError(f"--jobs must be >= 1, got {n_jobs}", field="jobs")
+    if path is not None and str(path).endswith((".swf", ".swf.gz")):
+        trace = read_swf(path)
+        raw, trace_nodes = trace.jobs, trace_nodes or trace.max_nodes
+        name = Path(path).name.removesuffix(".gz").removesuffix(".swf")
+    else:
+        raw, name = load_workload(path, n_jobs=n_jobs, seed=seed, bb="none")
+    raw = sorted(raw, key=lambda j: j.submit)[:n_jobs]
+    trace_nodes = trace_nodes or max(j.nodes for j in raw)
+    jobs = scale_workload(raw, speedup, nodes=nodes, trace_nodes=trace_nodes)
+    if bb == "lognormal" or (bb == "auto" and not any(j.bb > 0 for j in jobs)):
+        jobs = with_lognormal_bb(jobs, seed)
+    pool = bb_pool if bb_pool is not None else 5e9 * nodes
+    return jobs, Platform(nodes=nodes, bb=pool, name=f"slurm-{nodes}"), name

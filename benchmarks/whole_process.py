@@ -1,0 +1,129 @@
+"""Whole-process replay time of ``bbopt simulate`` against a bare Python EASY loop.
+
+    python benchmarks/whole_process.py [--policies sjf-bb,fcfs-bb] [--repeat 5]
+                                       [--workload KTH-SP2-1996-2.1-cln.swf]
+
+Both sides are timed as whole processes (interpreter start, imports, reading the SWF, the
+replay, the printed summary), interleaved, median of ``--repeat`` runs. The reference is the
+small CPU-only EASY backfilling loop below (:func:`bare_easy`): it parses the same SWF with
+plain string splitting, keeps the running jobs in a heap and backfills against the head job's
+shadow time with processors only -- the floor for a Python event loop. ``bbopt simulate`` runs
+with its default log-normal burst-buffer draw (Kopanski & Rzadca, Section 4.1), which the bare
+loop does not model. The ratio column is bbopt's median over the bare loop's median of the
+same run, for the
+wall time and for the CPU time (user + system) of the processes.
+
+``python benchmarks/whole_process.py --bare FILE`` runs the bare loop alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+MAX_NODES = 96
+
+
+def bare_easy(path: str, max_nodes: int = MAX_NODES) -> tuple[int, float]:
+    """Replay the SWF at ``path`` under EASY backfilling (processors only); return the number
+    of jobs and their mean wait."""
+    jobs = []  # (submit, runtime, walltime, nodes), in file order
+    with open(path) as fh:
+        for line in fh:
+            f = line.split()
+            if not f or f[0][0] == ";":
+                continue
+            run, procs = float(f[3]), int(f[7]) if int(f[7]) > 0 else int(f[4])
+            wall = float(f[8]) if float(f[8]) > 0 else run
+            if run > 0 and 0 < procs <= max_nodes:
+                jobs.append((float(f[1]), min(run, wall), wall, procs))
+    jobs.sort(key=lambda j: j[0])
+    free, running, queue, waits = max_nodes, [], [], 0.0  # running: (end, expected end, nodes)
+    k, n, t = 0, len(jobs), 0.0
+    while k < n or running:
+        t = min(running[0][0] if running else float("inf"), jobs[k][0] if k < n else float("inf"))
+        while running and running[0][0] == t:
+            free += heapq.heappop(running)[2]
+        while k < n and jobs[k][0] == t:
+            queue.append(jobs[k])
+            k += 1
+        while queue and queue[0][3] <= free:  # FCFS
+            job = queue.pop(0)
+            free -= job[3]
+            waits += t - job[0]
+            heapq.heappush(running, (t + job[1], t + job[2], job[3]))
+        if not queue:
+            continue
+        head, avail, shadow = queue[0], free, t  # the head's reservation
+        for _, end, nodes in sorted(running, key=lambda r: r[1]):
+            if avail >= head[3]:
+                break
+            avail, shadow = avail + nodes, end
+        extra = avail - head[3]
+        for job in list(queue[1:]):  # backfill
+            if free <= 0:
+                break
+            late = t + job[2] > shadow
+            if job[3] <= free and (not late or job[3] <= extra):
+                queue.remove(job)
+                free -= job[3]
+                extra -= job[3] if late else 0
+                waits += t - job[0]
+                heapq.heappush(running, (t + job[1], t + job[2], job[3]))
+    return n, waits / max(n, 1)
+
+
+def _time(cmd: list[str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one run of ``cmd``."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bare", metavar="FILE", help="run the bare loop on FILE and exit")
+    ap.add_argument("--policies", default="sjf-bb,fcfs-bb")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--workload", default="KTH-SP2-1996-2.1-cln.swf")
+    args = ap.parse_args()
+    if args.bare:
+        n, wait = bare_easy(args.bare)
+        print(f"{n} jobs, mean wait {wait:.1f} s")
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _data import data_path
+
+    swf = str(data_path(args.workload))
+    bare = [sys.executable, __file__, "--bare", swf]
+    cmds = {"bare EASY loop": bare}
+    for pol in args.policies.split(","):
+        cmds[f"bbopt simulate {pol}"] = [sys.executable, "-c", "from bbopt.cli import main; "
+                                         "raise SystemExit(main())", "simulate", "-w", swf,
+                                         "--policy", pol, "--no-progress"]
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
+    for _ in range(args.repeat):
+        for name, cmd in cmds.items():
+            times[name].append(_time(cmd))
+    wall = {name: statistics.median(w for w, _ in ts) for name, ts in times.items()}
+    cpu = {name: statistics.median(c for _, c in ts) for name, ts in times.items()}
+    ref = "bare EASY loop"
+    print(f"{args.workload}: whole processes, median of {args.repeat} (CPU = user + system, "
+          "the steadier figure on a shared machine)")
+    print(f"{'run':28s} {'wall s':>7s} {'vs bare':>8s} {'CPU s':>7s} {'vs bare':>8s}")
+    for name in times:
+        print(f"{name:28s} {wall[name]:7.2f} {wall[name] / wall[ref]:8.2f} {cpu[name]:7.2f} "
+              f"{cpu[name] / cpu[ref]:8.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""The local Slurm fixture: a fresh cluster per test, in a temporary directory, stopped after.
+
+Tests that use it are marked ``slurm``. Where a local cluster cannot run (Slurm's programs
+missing, not root) they skip with the reason, which ``pytest -rs`` prints; ``pytest -m "not
+slurm"`` leaves them out knowingly. ``.ci/run`` installs Slurm when it can; if that fails it
+says why in ``BBOPT_SLURM_UNAVAILABLE``, which becomes part of the skip reason.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from bbopt.slurm.cluster import LocalSlurm, why_unavailable
+
+
+def require_slurm() -> None:
+    reason = why_unavailable()
+    if reason is None:
+        return
+    why_not_installed = os.environ.get("BBOPT_SLURM_UNAVAILABLE")
+    if why_not_installed:
+        reason = f"{reason} [{why_not_installed}]"
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def local_slurm(request, tmp_path):
+    """A started :class:`LocalSlurm`; ``@pytest.mark.cluster(nodes=2, bb_licenses=10)`` on a
+    test shapes it (default: 4 nodes, no pool)."""
+    require_slurm()
+    marker = request.node.get_closest_marker("cluster")
+    kwargs = dict(marker.kwargs) if marker else {}
+    cluster = LocalSlurm(directory=tmp_path / "slurm", **{"nodes": 4, **kwargs})
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

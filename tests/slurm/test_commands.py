@@ -1,0 +1,100 @@
+"""Parsing Slurm's machine-readable output and the BB pool mapping (no Slurm needed)."""
+
+import pytest
+
+from bbopt import Job, Platform
+from bbopt.core import GB, TB
+from bbopt.slurm.commands import (
+    SEP,
+    License,
+    SlurmNode,
+    expand_hostlist,
+    format_minutes,
+    parse_duration,
+    parse_licenses,
+    parse_sinfo,
+    parse_squeue,
+)
+from bbopt.slurm.pool import (
+    bb_of,
+    comment_for,
+    job_from_slurm,
+    licenses_for,
+    platform_from_slurm,
+    quantize,
+)
+
+
+def test_hostlists_expand_with_ranges_and_padding():
+    assert expand_hostlist("n[1-3,7],m2") == ("n1", "n2", "n3", "n7", "m2")
+    assert expand_hostlist("c[08-10]") == ("c08", "c09", "c10")
+    assert expand_hostlist("(null)") == ()
+
+
+@pytest.mark.parametrize("text,seconds", [("1:00", 60), ("0:30", 30), ("2:03:04", 7384),
+                                          ("1-00:00:00", 86400), ("5", 300)])
+def test_durations(text, seconds):
+    assert parse_duration(text) == seconds
+
+
+def test_unlimited_duration_is_none():
+    assert parse_duration("UNLIMITED") is None
+
+
+def test_walltime_rounds_up_to_whole_minutes():
+    assert format_minutes(1) == "1"
+    assert format_minutes(60) == "1"
+    assert format_minutes(61) == "2"
+
+
+def test_licenses_parse_and_sum():
+    assert parse_licenses("bb:4,other:1,bb:2") == {"bb": 6, "other": 1}
+    assert parse_licenses("(null)") == {}
+
+
+def test_squeue_line_becomes_a_job_with_bb_and_walltime_from_the_comment():
+    line = SEP.join(["17", "bbopt-3", "PENDING", "alice", "3", "1:00", "N/A",
+                     "2026-01-01T00:00:10", "", "JobHeldUser", "bbopt:walltime=3.5,id=3",
+                     "bb:8", "", "batch"])
+    (sj,) = parse_squeue(line)
+    assert sj.held and sj.nodes == 3 and sj.time_limit == 60 and sj.licenses == {"bb": 8}
+    job = job_from_slurm(sj, origin=sj.submit - 10, unit=TB)
+    assert job == Job("17", 10.0, 3.5, nodes=3, bb=8 * TB, user="alice")
+    assert job.extra["trace_id"] == "3"
+
+
+def test_without_a_comment_the_slurm_time_limit_is_the_walltime():
+    line = SEP.join(["5", "x", "PENDING", "bob", "1", "2:00", "N/A", "2026-01-01T00:00:00", "",
+                     "JobHeldUser", "(null)", "(null)", "", "batch"])
+    job = job_from_slurm(parse_squeue(line)[0], origin=0.0)
+    assert job.walltime == 120 and job.bb == 0
+
+
+def test_sinfo_states_and_the_platform():
+    nodes = parse_sinfo("n1 idle\nn2 allocated\nn3 down*\nn4 idle~\n")
+    assert [n.usable for n in nodes] == [True, False, False, True]
+    p = platform_from_slurm(nodes, {"bb": License("bb", 80, 3)}, unit=GB)
+    assert p == Platform(4, 80 * GB, name="slurm")
+    assert platform_from_slurm([SlurmNode("n1", "idle")], {}).bb == 0
+
+
+def test_bb_maps_both_ways_rounding_up():
+    assert licenses_for(0) == 0
+    assert licenses_for(1.0) == 1
+    assert licenses_for(2 * GB) == 2
+    assert licenses_for(2 * GB + 1) == 3
+    assert bb_of(licenses_for(4.2 * TB, TB), TB) == 5 * TB
+    assert quantize(Job("a", 0, 10, bb=1.5 * GB)).bb == 2 * GB
+    assert "walltime=3.5" in comment_for(Job("a", 0, 3.5))
+
+
+def test_site_config_lines_round_the_pool_down_to_whole_licenses():
+    from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
+
+    assert slurm_conf_lines(480.5 * GB)[0] == "Licenses=bb:480"
+    assert slurm_conf_lines(2 * TB, TB, bf_licenses=True, lua=False) == [
+        "Licenses=bb:2", "SchedulerParameters=bf_licenses  # merge with your other parameters"]
+    lua = job_submit_lua(["bbopt", "big"], hold_default=False)
+    assert '["bbopt"] = true, ["big"] = true' in lua and "HOLD_DEFAULT = false" in lua
+    assert "job_desc.priority = 0" in lua
+    assert "local BBOPT_PARTITIONS = {  }" in job_submit_lua()
