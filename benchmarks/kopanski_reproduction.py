@@ -21,8 +21,18 @@ The BB requests follow the log-normal model with the two rules of the authors' g
 policy on every seed of the BB model and prints mean +- standard deviation [min, max] of the
 mean wait and bounded slowdown per policy against the authors' figures (no parts).
 
+Measured with the rules, pool mode, seeds 0-4 (mean +- sd [min, max] of the mean wait):
+fcfs-bb 12,803 +- 799 s [11,835, 13,914] (0.88 x their 14,561), sjf-bb 11,978 +- 488 s
+[11,525, 12,751] (0.86 x 13,909), plan-2 8,198 +- 485 s [7,581, 8,828] (0.74 x 11,065),
+fcfs-easy 4.91 M +- 3.11 M s [0.33 M, 7.80 M] (0.89 x 5.51 M); fcfs-easy / plan-2 per seed 44
+to 933, mean 591 (theirs 498). Named mode is not a reproduction yet: the policies plan with the
+pool and the engine refuses the starts the BB nodes cannot place, so an EASY reservation no
+longer protects the head job (seed 0: fcfs-bb 3.56 M s, sjf-bb 0.55 M s, ~40-50 k refused
+starts); the authors' policies reserve on the named nodes.
+
 Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] [--csv DIR]``
-(the full run takes tens of minutes on 2 cores; plan-2 alone a few minutes).
+(the full run takes tens of minutes on 2 cores; plan-2 on the whole trace 20-40 minutes per
+seed on a busy machine: run seeds as separate processes).
 """
 
 from __future__ import annotations
