@@ -30,10 +30,28 @@ TABLE_ROWS = (
     ("max_bounded_slowdown", "max bounded slowdown", 1, "{:.1f}"),
     ("node_utilization", "node utilisation [%]", 100, "{:.1f}"),
     ("bb_utilization", "BB utilisation [%]", 100, "{:.1f}"),
+    # exclusive I/O (Jeannot et al.): work not lost waiting for the I/O node, time-alone stretch
+    ("io_utilisation", "useful utilisation [%]", 100, "{:.1f}"),
+    ("io_utilisation_steady", "  steady state [%]", 100, "{:.1f}"),
+    ("io_utilisation_tail", "  tail [%]", 100, "{:.1f}"),
+    ("io_idle_ratio", "idle ratio [%]", 100, "{:.1f}"),
+    ("io_max_stretch", "max stretch (eq. 1)", 1, "{:.3f}"),
+    ("io_mean_stretch", "mean stretch (eq. 1)", 1, "{:.3f}"),
     ("makespan", "makespan [d]", 1 / 86400, "{:.2f}"),
     ("finished", "finished", 1, "{:.0f}"),
     ("killed", "killed at walltime", 1, "{:.0f}"),
     ("rejected", "rejected", 1, "{:.0f}"),
+    # fair-share runs (a ``shares`` option): bbopt.analysis.fairshare_metrics
+    ("dropped", "dropped (preempted)", 1, "{:.0f}"),
+    ("entitlement_p50", "entitlement wait p50 [min]", 1 / 60, "{:.1f}"),
+    ("entitlement_p95", "entitlement wait p95 [min]", 1 / 60, "{:.1f}"),
+    ("entitlement_within_quantum", "... within a quantum [%]", 100, "{:.1f}"),
+    ("share_shortfall_max", "max share shortfall [%]", 100, "{:.1f}"),
+    ("checkpoints", "checkpoints", 1, "{:.0f}"),
+    ("kills", "preemption kills", 1, "{:.0f}"),
+    ("cr_node_hours", "C/R node-hours", 1, "{:.1f}"),
+    ("lost_node_hours", "lost node-hours", 1, "{:.1f}"),
+    ("thrashing_jobs", "jobs evicted > 3 times", 1, "{:.0f}"),
     ("decisions_fallback", "decisions fallen back", 1, "{:.0f}"),
     ("decisions_audited", "decisions audited", 1, "{:.0f}"),
     ("decisions_optimal_share", "audited: optimal [%]", 100, "{:.1f}"),
@@ -55,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args.started = datetime.now(UTC)
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    if getattr(args, "shares", None):  # fair-share entitlements: the policies' shares option
+        args.option.append(f"shares={args.shares}")
     try:
         return args.func(args)
     except BboptError as exc:
@@ -111,6 +131,22 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
         sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--shares", metavar="FILE", default=None,
+                        help="entitlement shares of the entities (Job.user), YAML/JSON "
+                             "'entity: share' (fair-share policies: omfs, partition, ...)")
+        sp.add_argument("--preemptable", type=float, default=None, metavar="FRACTION",
+                        help="mark this fraction of the jobs preemptable (seeded; traces carry "
+                             "no such flag)")
+        sp.add_argument("--checkpointable", type=float, default=None, metavar="FRACTION",
+                        help="... and this fraction of all jobs checkpointable (among them)")
+        sp.add_argument("--execution", default=None, metavar="NAME",
+                        help="execution model: rigid (default), checkpoint (preemption by "
+                             "checkpoint/restart), io-contention, phased-io, exclusive-io "
+                             "(the default for jeannot:... workloads)")
+        sp.add_argument("--checkpoint", action="append", default=[], metavar="KEY=VALUE",
+                        help="checkpoint model option: memory_per_node, pfs_bandwidth, "
+                             "bb_bandwidth (bytes, bytes/s per node), target=pfs|bb, "
+                             "on_kill=drop|requeue (repeatable)")
         sp.add_argument("--out", metavar="DIR", help="write per-job CSVs, the summary (with "
                         "provenance) and skipped.csv here; checked before any work starts")
         sp.add_argument("--force", action="store_true",
@@ -200,6 +236,13 @@ def _load(args):
         per_node = Platform.kopanski().bb / Platform.kopanski().nodes
         platform = Platform(nodes=w.nb_res, bb=w.nb_res * per_node,
                             name=f"{w.name} (nb_res {w.nb_res}, {per_node / GB:g} GB BB/node)")
+    if args.preemptable is not None or args.checkpointable is not None:
+        from bbopt.workloads.generators.omfs import with_preemption_flags
+
+        ckpt = args.checkpointable or 0.0
+        pre = max(args.preemptable if args.preemptable is not None else 0.0, ckpt)
+        w.jobs = with_preemption_flags(w.jobs, preemptable=pre, checkpointable=ckpt,
+                                       seed=args.seed)
     note = w.skipped_summary()
     if note:
         where = f"; see {Path(args.out) / 'skipped.csv'}" if args.out else \
@@ -233,11 +276,55 @@ def _write_skipped(out: Path | None, w) -> None:
         write_skipped(out / "skipped.csv", w.skipped)
 
 
-def _run(jobs, platform, name, policy, args):
+def _run(jobs, platform, name, policy, args, model=None):
     from bbopt.simulation import simulate
 
     return simulate(jobs, platform, policy, options=_options(args.option), tick=args.tick,
-                    progress=not args.no_progress, workload_name=name)
+                    progress=not args.no_progress, workload_name=name,
+                    execution=model if model is not None else _execution(args))
+
+
+def _execution(args):
+    """The execution model of ``--execution`` with its ``--checkpoint`` options (a name or a
+    model object); periodic applications (``jeannot:...``) run under exclusive I/O."""
+    from bbopt.errors import InputError
+
+    name = getattr(args, "execution", None)
+    extra = _options(getattr(args, "checkpoint", []))
+    if name is None and extra:
+        name = "checkpoint"
+    if name is None and str(getattr(args, "workload", None) or "").startswith("jeannot:"):
+        name = "exclusive-io"
+    if name != "checkpoint":
+        if extra:
+            raise InputError("--checkpoint options need --execution checkpoint",
+                             field="--checkpoint")
+        return name
+    from bbopt.simulation.checkpoint import CheckpointRestart
+    from bbopt.units import parse_bandwidth, parse_bytes
+
+    for key in ("memory_per_node",):
+        if key in extra:
+            extra[key] = parse_bytes(extra[key], f"--checkpoint {key}")
+    for key in ("pfs_bandwidth", "bb_bandwidth"):
+        if key in extra:
+            extra[key] = parse_bandwidth(extra[key], f"--checkpoint {key}")
+    try:
+        return CheckpointRestart(**extra)
+    except TypeError as exc:
+        raise InputError(f"--checkpoint: {exc}", field="--checkpoint") from None
+
+
+def _model_metrics(result, model) -> dict[str, float]:
+    """Metrics the execution model adds (exclusive I/O: Jeannot et al.'s stretch, idle ratio,
+    steady-state and tail utilisation)."""
+    from bbopt.simulation.exclusive_io import ExclusiveIO
+
+    if not isinstance(model, ExclusiveIO):
+        return {}
+    from bbopt.analysis.packs import pack_metrics
+
+    return {f"io_{k}": float(v) for k, v in pack_metrics(result, model).items()}
 
 
 def _metrics(result, args) -> dict[str, float]:
@@ -248,6 +335,7 @@ def _metrics(result, args) -> dict[str, float]:
     from bbopt.units import parse_seconds
 
     metrics = summarize(result)
+    metrics.update(_fairshare_metrics(result, args))
     warmup = parse_seconds(args.warmup, "--warmup")
     cooldown = parse_seconds(args.cooldown, "--cooldown")
     if warmup <= 0 and cooldown <= 0:
@@ -264,23 +352,47 @@ def _metrics(result, args) -> dict[str, float]:
     return metrics
 
 
+def _fairshare_metrics(result, args) -> dict[str, float]:
+    """Entitlement satisfaction and preemption costs, for a run given ``shares``."""
+    shares = _options(args.option).get("shares")
+    if shares is None:
+        return {}
+    from bbopt.analysis.fairshare_metrics import fairshare_summary
+    from bbopt.workloads.shares import parse_shares
+
+    quantum = _options(args.option).get("quantum", 1800.0)
+    m = fairshare_summary(result, parse_shares(shares), quantum=float(quantum))
+    sat = m["satisfaction"]
+    out = {k: float(m[k]) for k in ("dropped", "share_shortfall_max", "checkpoints", "kills",
+                                    "cr_node_hours", "lost_node_hours", "thrashing_jobs")}
+    out.update(entitlement_p50=sat["p50"], entitlement_p95=sat["p95"],
+               entitlement_within_quantum=sat["within_quantum"])
+    return out
+
+
 def _cmd_simulate(args) -> int:
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
 
     options = _options(args.option)
     make_policy(args.policy, **options)  # a bad name or option fails before any work
-    out = _prepare_out(args, [f"{args.policy}_jobs.csv"])
+    out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     w, platform = _load(args)
     _write_skipped(out, w)
-    result = _run(w.jobs, platform, w.name, args.policy, args)
-    metrics = _metrics(result, args)
+    from bbopt.simulation.execution import make_execution_model
+
+    model = make_execution_model(_execution(args))
+    result = _run(w.jobs, platform, w.name, args.policy, args, model)
+    metrics = _metrics(result, args) | _model_metrics(result, model)
     print(_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     print(_rejections({args.policy: result}), end="")
     if out is not None:
         with atomic_path(out / f"{args.policy}_jobs.csv") as tmp:
             result.to_csv(tmp)
+        if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
+            with atomic_path(out / f"{args.policy}_segments.csv") as tmp:
+                result.segments_to_csv(tmp)  # jobs were preempted: every run segment
         write_json(out / "summary.json", {
             "provenance": _provenance(args, w, platform, [args.policy], options),
             "metrics": {args.policy: metrics}, "unfinished": []})
@@ -320,12 +432,13 @@ def _cmd_compare(args) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     from bbopt.analysis.workers import run_each
 
-    runs = run_each(_simulate_one, [(w.jobs, platform, pol, _applicable(pol, options),
-                                     args.tick, w.name) for pol in policies], _workers(args))
+    runs = run_each(_simulate_measured, [(w.jobs, platform, pol, _applicable(pol, options),
+                                          args.tick, w.name, _execution(args))
+                                         for pol in policies], _workers(args))
     try:
-        for pol, r in zip(_progress(policies, show), runs, strict=True):
+        for pol, (r, extra) in zip(_progress(policies, show), runs, strict=True):
             results[pol] = r
-            metrics[pol] = _metrics(r, args)
+            metrics[pol] = _metrics(r, args) | extra
             if out is not None:  # each policy's results as soon as it finishes
                 with atomic_path(out / f"{pol}_jobs.csv") as tmp:
                     r.to_csv(tmp)
@@ -429,11 +542,22 @@ def _check_options(policies: list[str], options: dict[str, Any]) -> None:
                          field=f"-o {unknown[0]}")
 
 
-def _simulate_one(jobs, platform, policy, options, tick, name):
+def _simulate_one(jobs, platform, policy, options, tick, name, execution=None):
     """One policy's replay (run in a worker process by ``compare``)."""
     from bbopt.simulation import simulate
 
-    return simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name)
+    return simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name,
+                    execution=execution)
+
+
+def _simulate_measured(jobs, platform, policy, options, tick, name, execution=None):
+    """One replay and the metrics its execution model adds, both in the worker (the model's
+    record of the run, e.g. the exclusive-I/O transfers, stays in the process that ran it)."""
+    from bbopt.simulation.execution import make_execution_model
+
+    model = make_execution_model(execution)
+    result = _simulate_one(jobs, platform, policy, options, tick, name, model)
+    return result, _model_metrics(result, model)
 
 
 def _workers(args) -> int | None:

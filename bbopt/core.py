@@ -293,6 +293,7 @@ class JobState(StrEnum):
     FINISHED = "finished"  # ran to its end
     KILLED = "killed"  # stopped at its walltime
     REJECTED = "rejected"  # could never run on the platform (the record says why)
+    DROPPED = "dropped"  # preempted without a checkpoint and not requeued (Zvi & Oren, Alg. 1)
 
 
 class Status(StrEnum):
@@ -347,3 +348,47 @@ class Decision:
     @property
     def started_ids(self) -> list[str]:
         return [s.job_id for s in self.start]
+
+
+# Periodic applications (Jeannot, Pallez & Vidal, "Job Model"): the one reading of a job's
+# ``extra["io"]``, shared by the exclusive-I/O execution model, the pack model and its policies.
+
+def periodic_spec(job: Job) -> tuple[int, float, float] | None:
+    """``(iterations, compute seconds, bytes per I/O phase)`` of a periodic job, or ``None``
+    for a job without ``extra["io"]``. Bad values raise :class:`InputError` naming the field."""
+    io = job.extra.get("io") if job.extra else None
+    if io is None:
+        return None
+    if not isinstance(io, Mapping):
+        raise InputError(f"job {job.id}: extra['io'] must be a mapping", field="io")
+    try:
+        n = int(io["iterations"])
+        w = float(io["compute_seconds"])
+        v = float(io["io_bytes"])
+    except KeyError as e:
+        raise InputError(f"job {job.id}: extra['io'] lacks {e.args[0]!r}",
+                         field=f"io.{e.args[0]}") from None
+    except (TypeError, ValueError):
+        raise InputError(f"job {job.id}: extra['io'] iterations, compute_seconds and io_bytes "
+                         "must be numbers", field="io") from None
+    if n < 1:
+        raise InputError(f"job {job.id}: io.iterations must be >= 1, got {n}",
+                         field="io.iterations")
+    for name, x in (("compute_seconds", w), ("io_bytes", v)):
+        if not (x >= 0 and math.isfinite(x)):
+            raise InputError(f"job {job.id}: io.{name} must be >= 0, got {x!r}",
+                             field=f"io.{name}")
+    return n, w, v
+
+
+def time_alone(job: Job, bandwidth: float | None = None) -> float:
+    """Equation (1): the job's execution time with the I/O node to itself."""
+    spec = periodic_spec(job)
+    if spec is None:
+        return job.runtime if job.runtime is not None else job.walltime
+    n, w, v = spec
+    b = bandwidth if bandwidth is not None else float(job.extra["io"].get("io_bandwidth", 0))
+    if not b > 0:
+        raise InputError(f"job {job.id}: no I/O bandwidth (io.io_bandwidth)",
+                         field="io.io_bandwidth")
+    return n * (w + v / b)

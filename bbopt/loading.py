@@ -1,13 +1,14 @@
 """Loading workloads and platforms by name or file, and parsing quantities with units.
 
 The edge where user input becomes SI values: ``"480GB"`` -> 4.8e11 bytes, ``"2h"`` -> 7200 s. A
-workload is a file (``.swf``, ``.swf.gz``, BBSimulator's ``.swf.bb``, Batsim ``.json``) or the
+workload is a file (``.swf``, ``.swf.gz``, BBSimulator's ``.swf.bb``, Batsim ``.json``), the
 embedded default (``None``: the seeded KTH-like synthetic trace of
-:mod:`bbopt.workloads.synthetic`). A platform is a name (``kopanski``, ``kopanski:named`` with
-12 named 40 GB BB nodes; with an I/O tree: ``kopanski-dragonfly``, ``cts1`` or ``cts1:0.3`` for
-30 % PFS underprovisioning), a JSON/YAML file ``{nodes: 96, bb: "480 GB"}``, or a topology file
-(Flux JGF ``{"graph": ...}`` or the nested description of :mod:`bbopt.topology` with a
-``tree``).
+:mod:`bbopt.workloads.synthetic`), or a generated set of periodic I/O applications
+``jeannot:FAMILY:ALPHA[:APPS]`` (which brings its machine along). A platform is a name
+(``kopanski``, ``kopanski:named`` with 12 named 40 GB BB nodes; with an I/O tree:
+``kopanski-dragonfly``, ``cts1`` or ``cts1:0.3`` for 30 % PFS underprovisioning), a JSON/YAML
+file ``{nodes: 96, bb: "480 GB"}``, or a topology file (Flux JGF ``{"graph": ...}`` or the nested
+description of :mod:`bbopt.topology` with a ``tree``).
 """
 
 from __future__ import annotations
@@ -154,6 +155,11 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
         nodes = platform.nodes if platform is not None else 96
         jobs = kth_like(n_jobs=n_jobs or 3000, seed=seed, nodes=nodes, bb=bb != "none")
         return LoadedWorkload(jobs, "kth-like", total=len(jobs))
+    if str(path).startswith("jeannot:"):  # periodic I/O applications (Jeannot et al.)
+        from bbopt.workloads.generators.jeannot import from_spec
+
+        jobs = from_spec(str(path), seed).jobs
+        return LoadedWorkload(jobs, str(path), total=len(jobs))
     p = find_workload(path)
     if p.is_dir():
         raise InputError("is a directory, not a workload file", source=str(path))
@@ -222,6 +228,13 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
     as :func:`bbopt.workloads.swf.read_swf` reads their BB column) next to ``; MaxNodes:``;
     such a trace brings its machine along. Only the header is read.
     """
+    if path is not None and str(path).startswith("jeannot:"):  # its generator's machine
+        from bbopt.workloads.generators.jeannot import MIRA_NODES
+
+        family = str(path).split(":")[1:2]
+        mira = bool(family) and family[0].upper().startswith("M")
+        return Platform(nodes=MIRA_NODES if mira else 2048,
+                        name="mira" if mira else "uniform-2048")
     if path is None or not str(path).endswith((".swf", ".swf.gz")):
         return None
     import gzip

@@ -4,7 +4,15 @@ The built-in policies are the modules imported below; importing one registers it
 policy module is one file and one line here.
 """
 
-from bbopt.policies import io, io_window, plan, queue, window  # noqa: F401 (they register)
+from bbopt.policies import (  # noqa: F401 (they register)
+    fairshare,
+    io,
+    io_window,
+    packs,
+    plan,
+    queue,
+    window,
+)
 from bbopt.policies.registry import (
     Policy,
     available_policies,

@@ -20,6 +20,13 @@ rejected at submission with the reason (under an I/O-aware policy, also a job th
 get its bandwidth on an empty machine: Herbein et al., end of Section 3.4). Every submitted job
 ends as finished, killed or rejected. (Kopanski & Rzadca, Section 4.1, without the I/O side
 effects.)
+
+Preemption (Zvi & Oren, OMFS): ``Decision.preempt`` is applied before the starts of the same
+decision (:meth:`_Engine._evict`); an execution model with an ``evict`` hook
+(:mod:`bbopt.simulation.checkpoint`) says when the evicted job's resources come back, the job
+keeps them until then (its checkpoint), and its segment ends as checkpointed or requeued (back to
+the queue) or dropped. The record keeps the first start and the final end of each job and every
+run segment (``SimulationResult.segments``); a job may then also end as dropped.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import math
 import time as _time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from bbopt.core import (
@@ -41,7 +49,7 @@ from bbopt.core import (
 )
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.policies.registry import Policy, make_policy
-from bbopt.simulation.execution import ExecutionModel, make_execution_model
+from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
 from bbopt.simulation.ledger import Ledger, StartRefused
 from bbopt.simulation.result import SimulationResult
 
@@ -122,6 +130,8 @@ class _Engine:
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
+        self.live: dict[int, RunningJob] = {}  # the running entry of each running job
+        self.changed = False  # a segment ended since the last decision
         self.memory: Any = {}
 
     def run(self) -> SimulationResult:
@@ -144,6 +154,7 @@ class _Engine:
                 break
             ticked = tick is not None and t == next_tick
             before = done + ptr
+            self.changed = False
             # Finishes first: a job ending at t frees its resources for jobs starting at t.
             done += self._finish(t)
             while ptr < n and jobs[order[ptr]].submit == t:
@@ -153,7 +164,7 @@ class _Engine:
                 bar.update(done - bar.n)
             if tick is not None:
                 next_tick = (math.floor(t / tick) + 1) * tick if queue else math.inf
-            if queue and (done + ptr != before or ticked):
+            if queue and (done + ptr != before or ticked or self.changed):
                 # (otherwise nothing the policy could see has changed, e.g. an I/O phase change)
                 self._apply(self._decide(t), t)
         if bar is not None:
@@ -163,18 +174,30 @@ class _Engine:
             raise InvalidDecision(f"the policy left {len(queue)} jobs waiting on an idle machine",
                                   job_id=next(iter(queue)), time=t)
         res.wall_time = _time.perf_counter() - wall0
+        record = getattr(model, "record", None)
+        if record is not None:
+            record(res)
         return res
 
     def _finish(self, t: float) -> int:
-        """Record the jobs the execution model ends at ``t`` and free what they held."""
+        """Record the jobs the execution model ends at ``t`` and free what they held; a job
+        whose segment ended by an eviction (checkpointed, or killed and requeued) goes back to
+        the queue. Returns how many jobs ended for good."""
         res, jobs = self.result, self.jobs
         ended = self.model.finish(t)
-        for k, final in ended:
-            res.state[k] = final
-            res.end[k] = t
-            self._remove_running(k)
+        final = 0
+        for k, why in ended:
+            rj = self._remove_running(k)
             self.ledger.release(jobs[k], res.allocation[k])
-        return len(ended)
+            res.segments.append((jobs[k].id, rj.start, t, str(why)))
+            self.changed = True
+            if why in REQUEUE_ENDS:
+                self._requeue(k, self.model.resubmit(k))
+                continue
+            res.state[k] = why
+            res.end[k] = t
+            final += 1
+        return final
 
     def _submit(self, k: int) -> int:
         """Queue job ``k``, or reject it with the reason when it can never run; 1 if it ended."""
@@ -223,36 +246,77 @@ class _Engine:
                 refused[job.id] = job
                 continue
             res.allocation[k] = nodes
-            res.start[k] = t
+            if math.isnan(res.start[k]):  # the record keeps the first start
+                res.start[k] = t
             self.model.start(k, t, nodes)
-            key = t + job.walltime
-            i = bisect_left(self.running_keys, key)
-            self.running.insert(i, RunningJob(job, t, nodes))
-            self.running_keys.insert(i, key)
-        if refused:  # back in the queue, in arrival order
+            self._insert_running(k, RunningJob(job, t, nodes))
+        if refused:  # back in the queue, in arrival order (by original submission)
             res.refused_starts += len(refused)
-            queue.update(refused)
-            order = sorted(queue.values(), key=lambda j: (j.submit, index[j.id]))
+            items = [*queue.items(), *refused.items()]
+            items.sort(key=lambda kv: (self.jobs[index[kv[0]]].submit, index[kv[0]]))
             queue.clear()
-            queue.update((j.id, j) for j in order)
+            queue.update(items)
 
     def _evict(self, job_id: str, t: float) -> None:
-        """Preempt a running job. No execution model of bbopt supports it yet: the rigid,
-        contention and phased models run every job to its end, so an eviction is refused."""
+        """Preempt a running job: it must be running (and not already being evicted), be
+        preemptable and, when the policy declares a ``quantum``, have run at least that long
+        in its current segment. The execution model decides what happens (its ``evict(k, t)``
+        returns when the job's resources come back: after its checkpoint, or at once for a
+        kill); until then the job keeps its nodes and BB, and the policies see it running with
+        that end and ``extra["evicting"] = True``. The ledger releases them when the model
+        ends the segment. Models without ``evict`` (rigid, contention, phased) refuse."""
         k = self.index.get(job_id)
-        if k is None or not any(r.job.id == job_id for r in self.running):
+        rj = self.live.get(k) if k is not None else None
+        if rj is None:
             raise InvalidDecision("is not running, so it cannot be preempted", job_id=job_id,
                                   time=t)
-        raise InvalidDecision("the execution model cannot preempt jobs", job_id=job_id, time=t)
+        if rj.job.extra.get("evicting"):
+            raise InvalidDecision("is already being evicted", job_id=job_id, time=t)
+        if not rj.job.preemptable and not rj.job.checkpointable:
+            raise InvalidDecision("is not preemptable", job_id=job_id, time=t)
+        quantum = getattr(self.policy, "quantum", None) or 0.0
+        if t - rj.start < quantum:
+            raise InvalidDecision(f"has run {t - rj.start:g} s, less than the policy's quantum "
+                                  f"of {quantum:g} s", job_id=job_id, time=t)
+        evict = getattr(self.model, "evict", None)
+        if evict is None:
+            raise InvalidDecision("the execution model cannot preempt jobs", job_id=job_id,
+                                  time=t)
+        back = evict(k, t)
+        self._remove_running(k)
+        job = rj.job
+        view = replace(job, walltime=max(back - rj.start, 1e-9),
+                       extra={**job.extra, "evicting": True})
+        self._insert_running(k, RunningJob(view, rj.start, rj.allocation))
 
-    def _remove_running(self, k: int) -> None:
-        job = self.jobs[k]
-        key = self.result.start[k] + job.walltime
+    def _requeue(self, k: int, job: Job) -> None:
+        """Put ``job`` (the requeued view of ``jobs[k]``) back in the waiting queue, in arrival
+        order (by original submission)."""
+        queue, index = self.queue, self.index
+        if not queue or index[next(reversed(queue))] < k:
+            queue[job.id] = job
+            return
+        items = list(queue.items())
+        items.append((job.id, job))
+        items.sort(key=lambda kv: (self.jobs[index[kv[0]]].submit, index[kv[0]]))
+        queue.clear()
+        queue.update(items)
+
+    def _insert_running(self, k: int, rj: RunningJob) -> None:
+        key = rj.expected_end
         i = bisect_left(self.running_keys, key)
-        while self.running[i].job is not job:
+        self.running.insert(i, rj)
+        self.running_keys.insert(i, key)
+        self.live[k] = rj
+
+    def _remove_running(self, k: int) -> RunningJob:
+        rj = self.live.pop(k)
+        i = bisect_left(self.running_keys, rj.expected_end)
+        while self.running[i] is not rj:
             i += 1
         del self.running[i]
         del self.running_keys[i]
+        return rj
 
 
 def _progress(total: int, enabled: bool):

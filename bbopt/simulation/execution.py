@@ -13,6 +13,16 @@ Protocol (all times in seconds):
 - ``finish(t) -> list[(k, state)]``: the jobs ending at ``t`` with their final state
   (``"finished"`` or ``"killed"``), in a deterministic order.
 
+Preemption hooks (optional; a model without ``evict`` refuses every eviction, as the rigid,
+contention and phased models do):
+
+- ``evict(k, t) -> float``: running job ``k`` is evicted at ``t``; return when its resources
+  come back (it keeps them until then, e.g. while it writes a checkpoint). At that time
+  ``finish`` reports ``(k, why)`` with ``why`` ``"checkpointed"`` or ``"requeued"`` (the job goes
+  back to the queue, see :data:`REQUEUE_ENDS`) or ``"dropped"`` (final);
+- ``resubmit(k) -> Job``: the job as the queue sees it again (e.g. its remaining walltime);
+- ``record(result)``: write the model's per-job accounting into the result after the run.
+
 :class:`Rigid` is the default (Kopanski & Rzadca, Section 4.1, without I/O side effects): a job
 runs ``min(runtime, walltime)`` and is killed at its walltime when its runtime exceeds it.
 """
@@ -25,7 +35,12 @@ from typing import Protocol
 
 from bbopt.core import Job, JobState, Platform
 from bbopt.errors import UnknownNameError
+from bbopt.simulation.checkpoint import REQUEUE_ENDS, CheckpointRestart
+from bbopt.simulation.exclusive_io import ExclusiveIO
 from bbopt.simulation.io_model import IOContention, PhasedIO
+
+__all__ = ["EXECUTION_MODELS", "REQUEUE_ENDS", "ExecutionModel", "Rigid",
+           "make_execution_model"]
 
 
 class ExecutionModel(Protocol):
@@ -72,7 +87,8 @@ class Rigid:
 
 
 #: Execution models by name.
-EXECUTION_MODELS = {"rigid": Rigid, "io-contention": IOContention, "phased-io": PhasedIO}
+EXECUTION_MODELS = {"rigid": Rigid, "io-contention": IOContention, "phased-io": PhasedIO,
+                    "checkpoint": CheckpointRestart, "exclusive-io": ExclusiveIO}
 
 
 def make_execution_model(model: str | ExecutionModel | None) -> ExecutionModel:

@@ -25,10 +25,22 @@ BATSIM_COLUMNS = (
 #: bbopt's own columns, after Batsim's.
 BBOPT_COLUMNS = ("bb", "trace_runtime", "slowdown", "bounded_slowdown", "user", "reason")
 
+#: Columns of the run-segment CSV (:meth:`SimulationResult.segments_to_csv`).
+SEGMENT_COLUMNS = ("job_id", "segment", "start", "end", "why", "nodes")
+#: Per-job preemption columns, after bbopt's, written only for a run whose execution model
+#: preempts (so the jobs.csv of every other run keeps its columns): evictions, checkpoints,
+#: restarts, kills, checkpoint and restart time and work done and lost (seconds of the job's run).
+PREEMPTION_COLUMNS = ("evictions", "checkpoints", "restarts", "kills", "checkpoint_time",
+                      "restart_time", "work_done", "lost_work")
+#: Why a run segment ended: the job finished, hit its walltime, was checkpointed and requeued,
+#: was killed by a preemption and requeued from scratch, or was killed and dropped.
+SEGMENT_ENDS = ("finished", "killed", "checkpointed", "requeued", "dropped")
+
 _FINAL_STATE = {
     JobState.FINISHED: "COMPLETED_SUCCESSFULLY",
     JobState.KILLED: "COMPLETED_WALLTIME_REACHED",
     JobState.REJECTED: "REJECTED",
+    JobState.DROPPED: "COMPLETED_KILLED",
 }
 
 
@@ -48,6 +60,14 @@ class SimulationResult:
     decision_times: list[float] = field(default_factory=list)
     decision_stats: list[SolveStats] = field(default_factory=list)
     wall_time: float = 0.0
+    #: Every run segment of a job that ran: ``(job_id, start, end, why it ended)``, ``why`` one of
+    #: :data:`SEGMENT_ENDS`. A job that was never preempted has exactly one segment.
+    segments: list[tuple[str, float, float, str]] = field(default_factory=list)
+    #: Preemption accounting per job id, filled by an execution model that preempts
+    #: (:mod:`bbopt.simulation.checkpoint`): evictions, checkpoints, restarts, checkpoint_time,
+    #: restart_time, work_done, lost_work (seconds of the job's run; multiply by nodes for
+    #: node-seconds).
+    preemption: dict[str, dict[str, float]] = field(default_factory=dict)
     #: Starts the engine refused because the job's burst buffer could not be placed on the
     #: platform's named BB nodes (:class:`bbopt.simulation.ledger.BBNodeLedger`); the job kept
     #: waiting.
@@ -78,13 +98,35 @@ class SimulationResult:
         }
 
     def to_csv(self, path: str | Path) -> Path:
-        """Write the per-job records as Batsim's jobs.csv plus bbopt's columns."""
+        """Write the per-job records as Batsim's jobs.csv plus bbopt's columns (and, for a run
+        with preemption, :data:`PREEMPTION_COLUMNS`; the run segments go to
+        :meth:`segments_to_csv`)."""
         path = Path(path)
+        pre = self.preemption
         with path.open("w", newline="") as fh:
             writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(BATSIM_COLUMNS + BBOPT_COLUMNS)
-            for row in self.rows():
+            writer.writerow(BATSIM_COLUMNS + BBOPT_COLUMNS
+                            + (PREEMPTION_COLUMNS if pre else ()))
+            for job, row in zip(self.jobs, self.rows(), strict=True):
+                if pre:
+                    p = pre.get(job.id, {})
+                    row += [_num(p.get(c, 0)) for c in PREEMPTION_COLUMNS]
                 writer.writerow(row)
+        return path
+
+    def segments_to_csv(self, path: str | Path) -> Path:
+        """Write the run segments, one row per segment: job_id, segment, start, end, why (and
+        the job's nodes), the second CSV beside jobs.csv for runs with preemption."""
+        path = Path(path)
+        nodes = {job.id: job.nodes for job in self.jobs}
+        count: dict[str, int] = {}
+        with path.open("w", newline="") as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(SEGMENT_COLUMNS)
+            for job_id, t0, t1, why in self.segments:
+                count[job_id] = count.get(job_id, 0) + 1
+                writer.writerow([job_id, str(count[job_id]), _num(t0), _num(t1), why,
+                                 str(nodes[job_id])])
         return path
 
     def rows(self):

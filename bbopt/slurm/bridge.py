@@ -14,7 +14,9 @@ licenses natively, so a race between a poll and a start can delay a job, never o
 Restarts are clean because the truth is read back from Slurm: a held job is waiting, a released
 one (pending without hold, or running) has been started and is never released again. What
 Slurm does not keep lives in ``state_dir/bridge.json`` (the time origin, the policy's memory,
-when each job was released); every decision is appended to ``state_dir/decisions.jsonl``.
+when each job was released); every decision is appended to ``state_dir/decisions.jsonl``, and
+every failed poll (a Slurm command that failed or timed out) to ``state_dir/errors.jsonl``: the
+bridge goes on polling.
 
 With ``tick`` the bridge is a periodic scheduler, as in Kopanski & Rzadca's example (Section
 3.1: "the scheduler runs periodically at every minute"): it decides only at ``origin + k * tick``
@@ -129,6 +131,8 @@ class Bridge:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.state_file = self.state_dir / "bridge.json"
         self.log_file = self.state_dir / "decisions.jsonl"
+        self.error_file = self.state_dir / "errors.jsonl"
+        self.errors = 0  # failed polls since this object was made
         saved = self._load()
         self.origin: float | None = saved.get("origin")
         self.memory: dict[str, Any] = saved.get("memory") or {}
@@ -303,11 +307,19 @@ class Bridge:
             stop: Callable[[], bool] | None = None,
             on_step: Callable[[StepRecord], None] | None = None) -> None:
         """Poll and decide until ``stop()`` is true, ``max_seconds`` pass, or (``until_idle``)
-        no job is waiting, released or running."""
+        no job is waiting, released or running.
+
+        A Slurm command that fails (slurmctld restarting, a timeout) costs one poll, not the
+        bridge: the error goes to ``state_dir/errors.jsonl`` and the next poll tries again.
+        """
         began = time.monotonic()
         while True:
             t0 = time.monotonic()
-            record = self.step()
+            try:
+                record = self.step()
+            except SlurmError as exc:
+                record = None
+                self._log_error(exc)
             if record is not None and on_step is not None:
                 on_step(record)
             if stop is not None and stop():
@@ -317,6 +329,11 @@ class Bridge:
             if until_idle and self._idle():
                 return
             time.sleep(self._pause(time.monotonic() - t0))
+
+    def _log_error(self, exc: Exception) -> None:
+        self.errors += 1
+        with self.error_file.open("a") as fh:
+            fh.write(json.dumps({"clock": round(self.clock(), 6), "error": str(exc)}) + "\n")
 
     def _pause(self, spent: float) -> float:
         """Seconds to sleep before the next poll: the interval, or up to the next tick (plus a
@@ -329,8 +346,11 @@ class Bridge:
         return pause
 
     def _idle(self) -> bool:
-        obs = self.observe()
-        return obs.active == 0
+        try:
+            return self.observe().active == 0
+        except SlurmError as exc:
+            self._log_error(exc)
+            return False
 
 
 def _with_walltime(job: bbopt.Job, walltime: float) -> bbopt.Job:

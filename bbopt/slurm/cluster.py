@@ -361,6 +361,19 @@ class LocalSlurm:
             f.close()
         self._logs.clear()
 
+    def restart_controller(self, down: float = 0.0, timeout: float = 30.0) -> None:
+        """Stop ``slurmctld``, wait ``down`` seconds, and start it again on its saved state
+        (jobs, holds and licenses survive, as on a site where the controller restarts)."""
+        k = next(i for i, p in enumerate(self._procs) if p.args[0].endswith("slurmctld"))
+        old = self._procs[k]
+        old.terminate()
+        old.wait(timeout=30)
+        time.sleep(down)
+        self._procs[k] = subprocess.Popen(old.args, stdout=self._logs[k], stderr=subprocess.STDOUT,
+                                          stdin=subprocess.DEVNULL, env=self.env,
+                                          start_new_session=True)
+        self.wait_ready(timeout)
+
     def _cancel_jobs(self, timeout: float = 15.0) -> None:
         """``scancel`` every job of the cluster and wait until none holds a node."""
         def squeue() -> list[str] | None:

@@ -29,7 +29,9 @@ from typing import Any
 from bbopt.core import Status
 from bbopt.errors import InputError, UnknownNameError
 from bbopt.models.io_window import IOWindowModel
+from bbopt.models.packs import PackModel
 from bbopt.models.plan import PlanModel
+from bbopt.models.preemption import PreemptionModel
 from bbopt.models.window import WindowModel
 
 
@@ -112,6 +114,18 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
         "cpsat": "bbopt.solvers.plan.cpsat:solve_cpsat",
         "exhaustive": "bbopt.solvers.plan.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.plan.greedy:solve_greedy",
+    },
+    PackModel: {
+        "cpsat": "bbopt.solvers.packs.cpsat:solve_cpsat",
+        "milp": "bbopt.solvers.packs.milp:solve_milp",
+        "exhaustive": "bbopt.solvers.packs.exhaustive:solve_exhaustive",
+        "greedy": "bbopt.solvers.packs.greedy:solve_greedy",
+    },
+    PreemptionModel: {
+        "cpsat": "bbopt.solvers.preemption.cpsat:solve_cpsat",
+        "milp": "bbopt.solvers.preemption.milp:solve_milp",
+        "exhaustive": "bbopt.solvers.preemption.exhaustive:solve_exhaustive",
+        "greedy": "bbopt.solvers.preemption.greedy:solve_greedy",
     },
 }
 #: Backends registered at run time (:func:`register_backend`), for models outside bbopt.

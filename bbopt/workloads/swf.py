@@ -11,6 +11,9 @@ read transparently. Fields (1-based, as in the archive's definition):
   3    wait time           (what the original scheduler did; not used)
   4    run time            -> ``Job.runtime``
   5    allocated procs     -> ``Job.nodes`` when ``processors="allocated"``
+  7    used memory         -> ``Job.extra["memory_per_node"]`` when present (KB per
+                            processor x 1024 x ``procs_per_node``: bytes per node, the
+                            checkpoint image size of :mod:`bbopt.simulation.checkpoint`)
   8    requested procs     -> ``Job.nodes`` when ``processors="requested"`` (default)
   9    requested time      -> ``Job.walltime``
  12    user id             -> ``Job.user``
@@ -223,6 +226,7 @@ def read_swf(
     primary, secondary = (7, 4) if processors == "requested" else (4, 7)
     number, submit, run = table[:, 0], table[:, 1], table[:, 3]
     req_time, user, group = table[:, 8], table[:, 11], table[:, 12]
+    used_mem = table[:, 6]
     lineno = np.array([ln for ln, _ in lines])
     bad = ~np.isfinite(submit) | (submit < 0)
     if bad.any():
@@ -303,6 +307,7 @@ def read_swf(
     submit_l, wall_l, run_l = submit.tolist(), req_time.tolist(), run.tolist()
     nodes_l, bb_l, user_l, group_l = nodes.tolist(), bb.tolist(), user.tolist(), group.tolist()
     number_l = number.tolist()
+    mem_l = used_mem.tolist()
     id_text = _int_strings(number)
     user_text = _int_strings(user)
     for k in idx:
@@ -322,6 +327,8 @@ def read_swf(
                 vin *= in_scale
             extra["staging"] = {"in": vin, "run": vrun, "out": vout}
             job_bb = max(vin, vrun, vout)
+        if mem_l[k] > 0:
+            extra["memory_per_node"] = mem_l[k] * 1024.0 * procs_per_node
         if groups and group_l[k] >= 0:
             extra["group"] = _intstr(group_l[k])
         u = user_l[k]
@@ -573,7 +580,9 @@ def write_swf(jobs: Sequence[Job], path: str | Path, *,
                                                                              len(users) + 1)
         group = job.extra.get("group", -1)
         group = int(group) if str(group).lstrip("-").isdigit() else -1
-        fields = [number, _fmt(job.submit), _fmt(wait), _fmt(run), _fmt(alloc), "-1", "-1",
+        mem = job.extra.get("memory_per_node")  # field 7: KB per processor (= node here)
+        mem = _fmt(float(mem) / 1024.0) if mem else "-1"
+        fields = [number, _fmt(job.submit), _fmt(wait), _fmt(run), _fmt(alloc), "-1", mem,
                   str(job.nodes), _fmt(job.walltime), "-1", str(status), str(user), str(group),
                   "-1", "-1", "-1", "-1", "-1"]
         if bb_columns == "cqsim":

@@ -173,3 +173,27 @@ def test_a_killed_bridge_restarts_without_losing_or_repeating_a_start(local_slur
     assert sorted(records, key=int) == sorted(ids.values(), key=int)
     assert all(r["JobState"] == "COMPLETED" for r in records.values())
     assert not any(r["refused"] for r in _log(state_dir))
+
+
+@pytest.mark.slow
+@pytest.mark.cluster(nodes=2, bb_licenses=10)
+def test_the_bridge_outlives_a_controller_restart(local_slurm, tmp_path):
+    """slurmctld is down longer than a Slurm command may take: the failed polls are logged, the
+    bridge goes on, and once the controller is back (holds kept in its state) the held job is
+    started, once."""
+    s = SlurmCommands(env=local_slurm.env, timeout=3.0)
+    jid = s.submit(name="a", seconds=1, walltime=60, hold=True)
+    bridge = Bridge(s, "fcfs-bb", state_dir=tmp_path / "b", interval=0.2)
+    down = threading.Thread(target=local_slurm.restart_controller, kwargs={"down": 7.0})
+    down.start()
+    time.sleep(1.0)
+    try:
+        bridge.run(until_idle=True, max_seconds=60)
+    finally:
+        down.join(timeout=60)
+    assert bridge.errors >= 1
+    errors = [json.loads(line) for line in (tmp_path / "b" / "errors.jsonl").open()]
+    assert len(errors) == bridge.errors
+    assert all(e["error"].split()[0] in ("squeue", "sinfo", "scontrol") for e in errors)
+    assert [jid] == [j for r in _log(tmp_path / "b") for j in r["started"]]
+    assert read_jobcomp(local_slurm.jobcomp)[jid]["JobState"] == "COMPLETED"

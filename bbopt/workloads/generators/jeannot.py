@@ -274,3 +274,26 @@ def max_entropy_weights(values: np.ndarray, mean: float) -> np.ndarray:
     while gap(b) < 0:
         b *= 2
     return weights(optimize.brentq(gap, a, b, xtol=1e-12))
+
+
+SPEC_PREFIX = "jeannot:"
+
+
+def from_spec(spec: str, seed: int = 0) -> PeriodicWorkload:
+    """A workload from ``"jeannot:FAMILY:ALPHA[:APPS]"`` (FAMILY one of M-BN, M-No, U-BN, U-No;
+    APPS defaults to 1000), as the command line names it (``--workload jeannot:U-No:0.5``)."""
+    parts = spec.split(":")
+    families = {"M-BN": ("mira", "binormal"), "M-NO": ("mira", "normal"),
+                "U-BN": ("uniform", "binormal"), "U-NO": ("uniform", "normal")}
+    if parts[0] != SPEC_PREFIX[:-1] or len(parts) not in (3, 4) \
+            or parts[1].upper() not in families:
+        raise InputError(f"workload {spec!r}: expected jeannot:FAMILY:ALPHA[:APPS] with FAMILY "
+                         "one of M-BN, M-No, U-BN, U-No", field="workload")
+    try:
+        alpha = float(parts[2])
+        apps = int(parts[3]) if len(parts) == 4 else 1000
+    except ValueError:
+        raise InputError(f"workload {spec!r}: ALPHA must be a number and APPS an integer",
+                         field="workload") from None
+    protocol, profile = families[parts[1].upper()]
+    return generate(apps, alpha=alpha, protocol=protocol, io_profile=profile, seed=seed)

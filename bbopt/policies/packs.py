@@ -1,0 +1,288 @@
+"""I/O-aware list scheduling and pack scheduling (Jeannot, Pallez & Vidal, IJHPCA 2023,
+"I/O-awareness of Mapping strategies" and "Backfilling"), for periodic applications that share
+one I/O node (run them under the ``exclusive-io`` execution model).
+
+Both plan with each application's *average* I/O bandwidth, ``n_i v_i / T_i`` (equation (1) for
+``T_i``; a job without ``extra["io"]`` uses ``Job.bandwidth x nodes``), against the I/O node's
+bandwidth ``b`` (option ``bandwidth``, default the ``io_bandwidth`` the jobs were generated for).
+
+- ``io-list``: list scheduling under the **strict constraint**: in FCFS order, a job starts when
+  its nodes are free and the running jobs' average bandwidths plus its own fit ``b``. With
+  ``backfill`` (default, as in the paper), EASY backfilling over both resources: the first job
+  that cannot start gets a reservation at the earliest time its nodes and bandwidth are free
+  (running jobs end at ``start + walltime``, the time alone; an overdue job is taken to end now),
+  and a later job may start now if it fits now and either ends before that time or leaves the
+  reservation its nodes and bandwidth.
+- ``pack-random``, ``pack-max``, ``pack-char``: pack scheduling under the **average constraint**
+  with the paper's greedy builders (:mod:`bbopt.models.packs`): a pack starts on the free nodes
+  when the last member of the previous pack has ended; all its members start together.
+- ``pack-opt``: the next pack is the optimum of the pack model (``objective``: ``work``, i.e.
+  node-time packed, by default; ``stretch-work``, ``lexicographic``) solved by ``backend``
+  (``cpsat`` by default, ``milp``, ``exhaustive``) within ``budget`` seconds (deterministic CP-SAT
+  limit ``deterministic``); out of time, the contract's FALLBACK (first fit in Max order).
+- ``pack-opt-char``: as ``pack-opt`` with the Char order as a tie-break: among packs within
+  ``tolerance`` (default 5 %) of the best work, the one that packs the applications first in Char
+  order.
+
+**Backfilling into a pack** (``backfill``, default on): while a pack runs, a waiting job starts
+on idle nodes (candidates in the builder's order, Max for the exact builders) if, by its time
+alone, it ends before the pack's planned end (start + longest
+member's time alone) and the pack's average constraint still holds with it (members' and
+backfilled jobs' I/O volumes over the pack's planned span). A backfilled job never delays the
+next pack: the next pack starts when the last *member* ends, on the nodes then free.
+
+**Static and dynamic workloads.** The paper releases all applications at 0 (a static batch):
+the first decision builds the first pack from all of them. With a dynamic trace, packs are
+formed from the jobs waiting at each pack boundary; a job submitted while a pack runs is a
+backfill candidate and otherwise waits for the next boundary; when no pack runs, arriving jobs
+start a new pack at once.
+
+The policy's memory (JSON-able) holds the current pack: its members, start, planned end, the I/O
+volume (in seconds at ``b``) admitted into it, its number, and the backfilled jobs.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from bbopt.core import (
+    ClusterState,
+    Decision,
+    Job,
+    Reservation,
+    SolveStats,
+    Start,
+    Status,
+    periodic_spec,
+)
+from bbopt.errors import InputError
+from bbopt.models.packs import OBJECTIVES, ORDERS, PackModel, order_keys
+from bbopt.policies.registry import register
+
+_EPS = 1e-9
+
+
+def io_bandwidth(jobs: Iterable[Job], given: float | None) -> float:
+    """The I/O node's bandwidth: ``given``, else the ``io_bandwidth`` of the first periodic job."""
+    if given is not None:
+        return float(given)
+    for job in jobs:
+        io = job.extra.get("io") if job.extra else None
+        if io and io.get("io_bandwidth"):
+            return float(io["io_bandwidth"])
+    raise InputError("an I/O-aware list or pack policy needs the I/O node's bandwidth: pass "
+                     "the 'bandwidth' option or give the jobs extra['io']['io_bandwidth']",
+                     field="bandwidth")
+
+
+def time_and_io(job: Job, b: float) -> tuple[float, float]:
+    """``(T_i, u_i)``: time alone (equation (1)) and total I/O time at full bandwidth."""
+    spec = periodic_spec(job)
+    if spec is None:
+        return job.walltime, job.bandwidth * job.nodes * job.walltime / b
+    n, w, v = spec
+    return n * (w + v / b), n * v / b
+
+
+def average_bandwidth(job: Job, b: float) -> float:
+    """The job's average I/O bandwidth in bytes/s (what the strict constraint adds up)."""
+    t, u = time_and_io(job, b)
+    return u * b / t if t > 0 else 0.0
+
+
+@register("io-list", about="I/O-aware list scheduling: FCFS under the strict bandwidth "
+          "constraint, EASY backfilling (Jeannot et al.)")
+class IOList:
+    """I/O-aware list scheduling (see the module docstring)."""
+
+    #: Its bandwidth is the exclusive I/O node's (strict constraint), not the links of the
+    #: platform's I/O tree: starts name no nodes and the engine checks nodes only.
+    io_aware = False
+
+    def __init__(self, name: str = "io-list", bandwidth: float | None = None,
+                 backfill: bool = True) -> None:
+        self.name = name
+        self.bandwidth = bandwidth
+        self.backfill = backfill
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        now = state.time
+        b = io_bandwidth((*state.queue, *(r.job for r in state.running)), self.bandwidth)
+        cap_bw = b * (1 + _EPS)
+        free_n = state.platform.nodes - sum(r.job.nodes for r in state.running)
+        used_bw = sum(average_bandwidth(r.job, b) for r in state.running)
+        ends = [(max(r.expected_end, now), r.job.nodes, average_bandwidth(r.job, b))
+                for r in state.running]
+        started: list[Job] = []
+        queue = list(state.queue)
+        i = 0
+        while i < len(queue):
+            job = queue[i]
+            bw = average_bandwidth(job, b)
+            if job.nodes <= free_n and used_bw + bw <= cap_bw:
+                started.append(job)
+                free_n -= job.nodes
+                used_bw += bw
+                ends.append((now + job.walltime, job.nodes, bw))
+                i += 1
+            else:
+                break
+        reservations = []
+        if i < len(queue) and self.backfill:
+            head = queue[i]
+            head_bw = average_bandwidth(head, b)
+            shadow, extra_n, extra_bw = now, free_n, cap_bw - used_bw
+            for end, n, bw in sorted(ends):
+                if head.nodes <= extra_n and head_bw <= extra_bw:
+                    break
+                shadow = end
+                extra_n += n
+                extra_bw += bw
+            extra_n -= head.nodes
+            extra_bw -= head_bw
+            reservations.append(Reservation(head.id, shadow))
+            for job in queue[i + 1:]:
+                bw = average_bandwidth(job, b)
+                if job.nodes > free_n or used_bw + bw > cap_bw:
+                    continue
+                if now + job.walltime <= shadow:
+                    pass
+                elif job.nodes <= extra_n and bw <= extra_bw:
+                    extra_n -= job.nodes
+                    extra_bw -= bw
+                else:
+                    continue
+                started.append(job)
+                free_n -= job.nodes
+                used_bw += bw
+        return Decision(start=tuple(Start(j.id) for j in started),
+                        reservations=tuple(reservations),
+                        stats=SolveStats(backend="list", status=Status.FEASIBLE,
+                                         wall_time=_time.perf_counter() - t0))
+
+
+@register("pack-random", about="Pack scheduling, packs built in a seeded random order "
+          "(Jeannot et al.)", builder="greedy", order="random")
+@register("pack-max", about="Pack scheduling, packs built by non-increasing time alone "
+          "(Jeannot et al.)", builder="greedy", order="max")
+@register("pack-char", about="Pack scheduling, packs built by non-increasing characteristic "
+          "time (Jeannot et al.)", builder="greedy", order="char")
+@register("pack-opt", about="Pack scheduling, each pack optimal for the pack model "
+          "(most node-time packed by default)", builder="exact")
+@register("pack-opt-char", about="Pack scheduling, optimal packs with the Char order as a "
+          "tie-break within a tolerance", builder="exact", tiebreak="char")
+class PackScheduling:
+    """Pack scheduling with backfilling (see the module docstring)."""
+
+    #: The average constraint is on the exclusive I/O node, not on the I/O tree's links.
+    io_aware = False
+
+    def __init__(self, name: str = "pack-max", builder: str = "greedy", order: str = "max",
+                 backend: str = "cpsat", objective: str = "work", tiebreak: str | None = None,
+                 tolerance: float | None = None, budget: float = 1.0,
+                 deterministic: float | None = 2.0, bandwidth: float | None = None,
+                 backfill: bool = True, seed: int = 0) -> None:
+        if builder not in ("greedy", "exact"):
+            raise InputError(f"builder must be 'greedy' or 'exact', got {builder!r}",
+                             field="builder")
+        if order not in ORDERS:
+            raise InputError(f"order must be one of {', '.join(ORDERS)}, got {order!r}",
+                             field="order")
+        if objective not in OBJECTIVES:
+            raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, got "
+                             f"{objective!r}", field="objective")
+        if tiebreak is not None and tiebreak not in ORDERS:
+            raise InputError(f"tiebreak must be one of {', '.join(ORDERS)}, got {tiebreak!r}",
+                             field="tiebreak")
+        self.name = name
+        self.builder = builder
+        self.order = order
+        self.backend = backend
+        self.objective = objective
+        self.tiebreak = tiebreak
+        self.tolerance = (0.05 if tiebreak else 0.0) if tolerance is None else float(tolerance)
+        self.budget = budget
+        self.deterministic = deterministic
+        self.bandwidth = bandwidth
+        self.backfill = backfill
+        self.seed = seed
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        now = state.time
+        mem = dict(state.memory) if state.memory else {}
+        b = io_bandwidth((*state.queue, *(r.job for r in state.running)), self.bandwidth)
+        running = {r.job.id for r in state.running}
+        members = [j for j in mem.get("pack", ()) if j in running]
+        free_n = state.platform.nodes - sum(r.job.nodes for r in state.running)
+        if members:  # the pack runs: backfill its idle nodes
+            started = self._backfill(state, mem, b, free_n) if self.backfill else []
+            return Decision(start=tuple(Start(j.id) for j in started), memory=mem,
+                            stats=SolveStats(backend="backfill", status=Status.FEASIBLE,
+                                             wall_time=_time.perf_counter() - t0))
+        queue = list(state.queue)
+        if not queue:
+            return Decision(memory=mem)
+        model = PackModel.from_jobs(queue, free_n, b, now=now, objective=self.objective,
+                                    tiebreak=self.tiebreak, tolerance=self.tolerance,
+                                    seed=self.seed, fallback_order=self.order)
+        if self.builder == "greedy":
+            x = model.greedy(self.order)
+            stats = SolveStats(backend=f"greedy-{self.order}", status=Status.FEASIBLE,
+                               objective=model.evaluate(x)[0])
+        else:
+            from bbopt.solvers import Budget, solve
+
+            res = solve(model, self.backend, Budget(self.budget, self.deterministic),
+                        seed=self.seed)
+            x = np.asarray(res.solution, dtype=bool)
+            stats = SolveStats(backend=self.backend, status=res.status,
+                               objective=res.objective, bound=res.bound, gap=res.gap,
+                               budget=self.budget)
+        picked = [queue[i] for i in np.flatnonzero(x)]
+        if picked:
+            t_max = max(model.duration[i] for i in np.flatnonzero(x))
+            mem = {"pack": [j.id for j in picked], "pack_start": now,
+                   "pack_end": now + float(t_max),
+                   "pack_io": float(model.io_time[x].sum()),
+                   "pack_no": int(mem.get("pack_no", 0)) + 1, "backfilled": []}
+        stats = SolveStats(stats.backend, stats.status, stats.objective, stats.bound, stats.gap,
+                           _time.perf_counter() - t0, stats.budget)
+        return Decision(start=tuple(Start(j.id) for j in picked), memory=mem, stats=stats)
+
+    def _backfill(self, state: ClusterState, mem: dict[str, Any], b: float,
+                  free_n: int) -> list[Job]:
+        now = state.time
+        end = float(mem["pack_end"])
+        span = end - float(mem["pack_start"])
+        io = float(mem["pack_io"])
+        queue = list(state.queue)
+        if not queue or now >= end or free_n <= 0:
+            return []
+        t = np.empty(len(queue))
+        u = np.empty(len(queue))
+        char = np.empty(len(queue))
+        for i, job in enumerate(queue):
+            t[i], u[i] = time_and_io(job, b)
+            spec = periodic_spec(job)
+            char[i] = t[i] if spec is None else spec[1] + spec[2] / b
+        order = order_keys(self.order, [j.id for j in queue], t, char, self.seed)
+        started = []
+        for i in order:
+            job = queue[i]
+            if job.nodes > free_n or now + t[i] > end * (1 + _EPS):
+                continue
+            if io + u[i] > span * (1 + _EPS):
+                continue
+            started.append(job)
+            free_n -= job.nodes
+            io += float(u[i])
+        if started:
+            mem["pack_io"] = io
+            mem["backfilled"] = [*mem.get("backfilled", ()), *(j.id for j in started)]
+        return started

@@ -1,0 +1,81 @@
+"""Shared driver of the exact pack backends: lexicographic objective stages solved one after the
+other, each later stage constrained to keep the earlier ones within the model's tolerance
+(:mod:`bbopt.models.packs`), under one wall-clock budget."""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from bbopt.core import Status
+from bbopt.models.packs import PackModel, integer_form
+from bbopt.solvers.base import Budget, Result
+
+#: A stage solve: (coefficients, lower bounds on earlier stages [(coef, rhs)], seconds, hint)
+#: -> (outcome "optimal" | "feasible" | "none", x over the kept applications, bound).
+StageSolve = Callable[[np.ndarray, list[tuple[np.ndarray, int]], float, np.ndarray | None],
+                      tuple[str, np.ndarray | None, float | None]]
+
+
+def reduced(model: PackModel) -> np.ndarray:
+    """Indices of the applications that can be in a pack at all (they fit the free nodes)."""
+    return np.flatnonzero(model.nodes <= model.capacity)
+
+
+def solve_stages(model: PackModel, budget: Budget, backend: str,
+                 make: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int], StageSolve],
+                 **info: Any) -> Result:
+    """Run the stages with ``make(keep, T_int, u_int, q, capacity)`` building the backend's
+    stage solver over the kept applications (integer durations and I/O times, see
+    :func:`bbopt.models.packs.integer_form`)."""
+    t0 = _time.perf_counter()
+    keep = reduced(model)
+    m = model.size
+    if len(keep) == 0:
+        x = np.zeros(m, dtype=bool)
+        vals = model.evaluate(x)
+        return Result(Status.OPTIMAL, x, vals[0], bound=vals[0], backend=backend,
+                      info={"stages": vals, **info})
+    t_int, u_int, stages, _ = integer_form(model)
+    solve = make(keep, t_int[keep], u_int[keep], model.nodes[keep], model.capacity)
+    hint = model.fallback()[keep]
+    fixed: list[tuple[np.ndarray, int]] = []
+    status = Status.OPTIMAL
+    best: np.ndarray | None = None
+    bound = None
+    for s, c in enumerate(stages):
+        left = budget.seconds - (_time.perf_counter() - t0)
+        if left <= 0:
+            break
+        outcome, xs, b = solve(c[keep], fixed, left, hint)
+        if xs is None:
+            break
+        best = xs
+        hint = xs
+        if s == 0:
+            bound = b
+        if outcome != "optimal":
+            status = Status.FEASIBLE
+            break
+        value = int(c[keep][xs].sum())
+        last = s == len(stages) - 1
+        slack = 0 if last else int(np.floor(model.tolerance * abs(value)))
+        fixed.append((c[keep], value - slack))
+    if best is None:
+        return Result(Status.FEASIBLE, None, backend=backend, info=info)
+    if len(fixed) < len(stages) and status is Status.OPTIMAL:
+        status = Status.FEASIBLE  # out of time before the last stage
+    x = np.zeros(m, dtype=bool)
+    x[keep[best]] = True
+    if not model.feasible(x):  # a solver tolerance let a row slip: not an answer
+        return Result(Status.FEASIBLE, None, backend=backend, info=info)
+    vals = model.evaluate(x)
+    scale0 = float(np.abs(model.stages[0]).max()) / float(max(np.abs(stages[0]).max(), 1))
+    bound_f = float(bound) * scale0 if bound is not None else None
+    if status is Status.OPTIMAL:
+        bound_f = vals[0]
+    return Result(status, x, vals[0], bound=bound_f, backend=backend,
+                  info={"stages": vals, **info})

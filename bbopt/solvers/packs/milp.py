@@ -1,0 +1,74 @@
+"""``milp`` backend of the pack model (PuLP with CBC): the duration-threshold linearisation.
+
+Applications sorted by non-increasing time alone (rank ``r``); ``y_r = 1`` says application ``r``
+is the longest member, ``z_r = y_1 + ... + y_r`` (at most 1) that the longest member is among the
+``r`` longest; then ``x_r <= z_r`` (only applications no longer than the longest member),
+``y_r <= x_r``, the node row, and the average-bandwidth row ``sum u_i x_i <= sum T_k y_k``
+(Jeannot, Pallez & Vidal, "I/O-aware Pack-Scheduling": a family of knapsacks over a duration
+threshold in one MILP). Integer coefficients as in :func:`bbopt.models.packs.integer_form`,
+divided by a common scale for CBC. CBC runs serially with its own time limit (``-sec``, what is
+left of the budget) and ``randomSeed = seed + 1``; a solve stopped by the limit with a solution
+is FEASIBLE (PuLP's ``sol_status`` 2). CBC is a separate process (some 10-30 ms a solve): with
+less than ``MIN_SOLVE_SECONDS`` left no solve starts and the contract's fallback answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pulp
+
+from bbopt.models.packs import PackModel
+from bbopt.solvers.base import Budget, Result
+from bbopt.solvers.packs._stages import solve_stages
+
+MIN_SOLVE_SECONDS = 0.05
+
+
+def _maker(seed: int):
+    def make(keep, t_int, u_int, q, capacity):
+        n = len(keep)
+        order = np.lexsort((np.arange(n), -t_int))
+        scale = float(t_int.max())
+        prob = pulp.LpProblem("pack", pulp.LpMaximize)
+        x = [pulp.LpVariable(f"x{i}", cat="Binary") for i in range(n)]
+        y = [pulp.LpVariable(f"y{i}", cat="Binary") for i in range(n)]
+        z = [pulp.LpVariable(f"z{r}", 0, 1) for r in range(n)]
+        for r, i in enumerate(order):
+            prob += (z[r] == (z[r - 1] if r else 0) + y[i]), f"cum{r}"
+            prob += x[i] <= z[r], f"thr{r}"
+            prob += y[i] <= x[i], f"lng{r}"
+        prob += pulp.lpSum(int(q[i]) * x[i] for i in range(n)) <= int(capacity), "nodes"
+        prob += (pulp.lpSum(float(u_int[i]) / scale * x[i] for i in range(n))
+                 <= pulp.lpSum(float(t_int[i]) / scale * y[i] for i in range(n))), "avg_bw"
+        k = [0]
+
+        def solve(c, fixed, seconds, hint):
+            if seconds < MIN_SOLVE_SECONDS:
+                return "none", None, None
+            cmax = float(max(np.abs(c).max(), 1))
+            for coef, rhs in fixed[k[0]:]:
+                cm = float(max(np.abs(coef).max(), 1))
+                prob.addConstraint(pulp.lpSum(float(coef[i]) / cm * x[i] for i in range(n))
+                                   >= float(rhs) / cm - 1e-7, f"keep{k[0]}")
+                k[0] += 1
+            prob.setObjective(pulp.lpSum(float(c[i]) / cmax * x[i] for i in range(n)))
+            cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=max(seconds - 0.02, 0.01),
+                                    options=[f"randomSeed {seed + 1}",
+                                             f"randomCbcSeed {seed + 1}"])
+            prob.solve(cmd)
+            if prob.sol_status not in (1, 2):
+                return "none", None, None
+            xs = np.array([(v.value() or 0) > 0.5 for v in x], dtype=bool)
+            outcome = "optimal" if prob.sol_status == 1 else "feasible"
+            return outcome, xs, None
+
+        return solve
+
+    return make
+
+
+def solve_milp(model: PackModel, budget: Budget, seed: int, **_: Any) -> Result:
+    """Solve the pack model with CBC through PuLP (see the module docstring)."""
+    return solve_stages(model, budget, "milp", _maker(seed))

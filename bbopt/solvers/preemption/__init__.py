@@ -1,0 +1,1 @@
+"""Backends of the victim-choice model (:mod:`bbopt.models.preemption`)."""

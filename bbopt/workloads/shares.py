@@ -1,0 +1,73 @@
+"""Entitlement shares of entities, from a mapping, a ``"a:0.5,b:0.3"`` string or a YAML/JSON
+file (Zvi & Oren, OMFS, Algorithm 1 lines 7-9: ``u.percent``, summing to at most 100 %).
+
+A shares file is a mapping ``entity: share`` (shares as fractions or percentages: a total above
+1.5 is read as percentages), optionally under a top-level ``shares:`` key::
+
+    shares:
+      physics: 50
+      chemistry: 30
+      biology: 20
+
+Shares are returned as fractions ``{entity: share}`` that sum to at most 1 (Algorithm 1, line 9);
+an entity absent from the mapping is entitled to nothing (its jobs run only on idle nodes and may
+always be preempted).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from bbopt.errors import InputError
+from bbopt.units import read_document
+
+
+def parse_shares(spec: Any, field: str = "shares") -> dict[str, float]:
+    """Entitlement fractions from a mapping, an ``"e:share,..."`` string or a file path."""
+    source = None
+    if isinstance(spec, str | Path) and (Path(spec).suffix in (".yaml", ".yml", ".json")):
+        source = str(spec)
+        if not Path(spec).is_file():
+            raise InputError("shares file not found", source=source, field=field)
+        spec = read_document(spec)
+        if isinstance(spec, Mapping) and "shares" in spec:
+            spec = spec["shares"]
+    elif isinstance(spec, str):
+        pairs = {}
+        for part in spec.split(","):
+            if not part.strip():
+                continue
+            name, sep, value = part.rpartition(":")
+            if not sep or not name.strip():
+                raise InputError(f"share {part!r} is not ENTITY:SHARE", field=field)
+            pairs[name.strip()] = value
+        spec = pairs
+    if not isinstance(spec, Mapping) or not spec:
+        raise InputError("shares must be a non-empty mapping entity -> share", source=source,
+                         field=field)
+    out: dict[str, float] = {}
+    for name, value in spec.items():
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"share of {name!r} is not a number: {value!r}", source=source,
+                             field=f"{field}.{name}") from None
+        if not (x >= 0 and math.isfinite(x)):
+            raise InputError(f"share of {name!r} must be >= 0, got {value!r}", source=source,
+                             field=f"{field}.{name}")
+        out[str(name)] = x
+    total = sum(out.values())
+    if total > 1.5:  # percentages
+        out = {k: v / 100.0 for k, v in out.items()}
+        total /= 100.0
+    if total > 1 + 1e-9:
+        raise InputError(f"shares sum to {total:.4g} > 1 (100 %)", source=source, field=field)
+    return out
+
+
+def entitled_nodes(shares: Mapping[str, float], nodes: int) -> dict[str, int]:
+    """Each entity's entitlement in nodes: ``floor(share * nodes)`` (Algorithm 1, line 25)."""
+    return {e: int(math.floor(s * nodes + 1e-9)) for e, s in shares.items()}

@@ -1,0 +1,343 @@
+"""Memoryless fair share (Zvi & Oren, Algorithm 1) on hand-built states, and checkpoint/restart
+accounting on a two-job example worked out by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bbopt.core import ClusterState, Decision, Job, JobState, Platform, RunningJob
+from bbopt.errors import InvalidDecision
+from bbopt.policies import make_policy
+from bbopt.simulation import simulate
+from bbopt.simulation.checkpoint import CheckpointRestart
+from bbopt.workloads.shares import entitled_nodes, parse_shares
+
+THIRDS = {"A": 1 / 3, "B": 1 / 3, "C": 1 / 3}
+
+
+def _job(jid, user, nodes, *, pre=True, ckpt=True, submit=0.0, wall=10_000.0, run=None, bb=0.0,
+         priority=0.0):
+    return Job(jid, submit, wall, run if run is not None else wall, nodes, bb=bb, user=user,
+               preemptable=pre, checkpointable=ckpt, priority=priority)
+
+
+def _state(t, running, queue, nodes=12):
+    return ClusterState(t, Platform(nodes=nodes), tuple(RunningJob(j, s) for j, s in running),
+                        tuple(queue))
+
+
+def _three_entity_state(t):
+    """12 nodes, entitlements 4 / 4 / 4. B holds 6 (b1: 4 from t=0, b2: 2 from t=500), C holds 6
+    (c2: 4 from t=50, c1: 2 from t=100); A holds nothing and asks for 4 nodes."""
+    running = [(_job("b1", "B", 4), 0.0), (_job("b2", "B", 2), 500.0),
+               (_job("c2", "C", 4), 50.0), (_job("c1", "C", 2), 100.0)]
+    return _state(t, running, [_job("a1", "A", 4, submit=t)])
+
+
+def test_entitled_job_evicts_exactly_the_least_prioritised_jobs_within_the_slack():
+    # Candidates youngest first: b2, c1, c2, b1. B and C may each lose 2 nodes (6 - 4): b2 and
+    # c1 cover the 4 nodes; c2 and b1 (4 nodes each) would take their entity below its share.
+    d = make_policy("omfs", shares=THIRDS, quantum=1800).decide(_three_entity_state(4000.0))
+    assert d.preempt == ("b2", "c1")
+    assert d.started_ids == []  # a1 starts when the checkpoints are written
+    assert d.memory["claims"] == {"a1": ["b2", "c1"]}
+
+
+def test_priority_orders_the_victims_before_age():
+    state = _three_entity_state(4000.0)
+    running = tuple(RunningJob(r.job if r.job.id != "c1" else _job("c1", "C", 2, priority=5),
+                               r.start) for r in state.running)
+    state = ClusterState(state.time, state.platform, running, state.queue)
+    # c1 now has a higher priority than every other candidate: b2 (2 nodes) is taken, then c1
+    # is the last resort after c2 and b1, which exceed their entity's slack -> b2, c1 again;
+    # with c1 preferred kept, a 2-node request takes only b2.
+    small = ClusterState(state.time, state.platform, running, (_job("a1", "A", 2),))
+    d = make_policy("omfs", shares=THIRDS, quantum=1800).decide(small)
+    assert d.preempt == ("b2",)
+
+
+def test_a_job_younger_than_the_quantum_is_never_evicted():
+    # At t=2000, b2 has run 1500 s < 1800: only c1 is eligible and cannot cover 4 nodes alone
+    # (c2 and b1 exceed their entity's slack), so nothing is evicted at all.
+    pol = make_policy("omfs", shares=THIRDS, quantum=1800)
+    d = pol.decide(_three_entity_state(2000.0))
+    assert "b2" not in d.preempt
+    assert d.preempt == ()
+    # With no quantum, b2 is the first victim.
+    d0 = make_policy("omfs", shares=THIRDS, quantum=0).decide(_three_entity_state(2000.0))
+    assert d0.preempt == ("b2", "c1")
+
+
+def test_non_preemptable_job_beyond_the_entitlement_waits_on_an_idle_machine():
+    pol = make_policy("omfs", shares=THIRDS)
+    big = _job("a1", "A", 5, pre=False, ckpt=False)
+    assert pol.decide(_state(0.0, [], [big])).started_ids == []
+    at_share = _job("a2", "A", 4, pre=False, ckpt=False)
+    assert pol.decide(_state(0.0, [], [at_share])).started_ids == ["a2"]
+    # A preemptable job of the same size runs on the idle machine (line 29).
+    assert pol.decide(_state(0.0, [], [_job("a3", "A", 5)])).started_ids == ["a3"]
+
+
+def test_a_job_within_idle_nodes_runs_without_eviction():
+    # B is over its entitlement and asks for 2 of the 2 idle nodes: it just runs.
+    running = [(_job("b1", "B", 6), 0.0), (_job("c1", "C", 4), 0.0)]
+    d = make_policy("omfs", shares=THIRDS, quantum=0).decide(
+        _state(5000.0, running, [_job("b9", "B", 2)]))
+    assert d.started_ids == ["b9"] and d.preempt == ()
+
+
+def test_beyond_entitlement_job_never_evicts():
+    running = [(_job("b1", "B", 6), 0.0), (_job("c1", "C", 6), 0.0)]
+    d = make_policy("omfs", shares=THIRDS, quantum=0).decide(
+        _state(5000.0, running, [_job("a1", "A", 5)]))
+    assert d.preempt == () and d.started_ids == []
+
+
+def test_burst_buffer_deficit_is_covered_too():
+    plat = Platform(nodes=12, bb=100.0)
+    running = (RunningJob(_job("b1", "B", 1, bb=60.0), 0.0),
+               RunningJob(_job("b2", "B", 1, bb=10.0), 10.0),
+               RunningJob(_job("b3", "B", 6), 20.0))
+    state = ClusterState(5000.0, plat, running, (_job("a1", "A", 2, bb=80.0),))
+    d = make_policy("omfs", shares=THIRDS, quantum=0).decide(state)
+    # 4 idle nodes, 30 B idle BB: 50 B more are needed; youngest first: b3 (no BB), b2 (10),
+    # then b1 (60) -- B may lose 8 - 4 = 4 nodes, b3 alone takes 6 > 4 so it is skipped.
+    assert d.preempt == ("b2", "b1")
+
+
+def test_shares_parsing_and_entitlements(tmp_path):
+    assert parse_shares("a:50,b:30,c:20") == pytest.approx({"a": .5, "b": .3, "c": .2})
+    f = tmp_path / "shares.yaml"
+    f.write_text("shares:\n  a: 0.25\n  b: 0.75\n")
+    assert parse_shares(str(f)) == {"a": 0.25, "b": 0.75}
+    assert entitled_nodes({"a": 0.25, "b": 0.75}, 10) == {"a": 2, "b": 7}
+    from bbopt.errors import InputError
+
+    with pytest.raises(InputError, match="sum"):
+        parse_shares({"a": 0.8, "b": 0.5})
+    with pytest.raises(InputError, match="shares.b"):
+        parse_shares({"a": 0.5, "b": "x"})
+
+
+# -- checkpoint/restart accounting on two jobs, worked out by hand --------------------------------
+# 4 nodes; A is entitled to 2 nodes, B to none. b (B, 4 nodes, runtime 5000, walltime 10000)
+# starts at 0; a (A, 2 nodes, runtime 1000) arrives at 2000, is within A's entitlement and b has
+# run past the quantum (1000 s): b is evicted. Checkpoint = restart = 1 GB / 10 MB/s = 100 s.
+def _two_jobs(checkpointable: bool):
+    b = Job("b", 0.0, 10_000.0, 5000.0, 4, user="B", preemptable=True,
+            checkpointable=checkpointable)
+    a = Job("a", 2000.0, 1000.0, 1000.0, 2, user="A", preemptable=True)
+    return [b, a]
+
+
+def _run_two(checkpointable, on_kill="drop"):
+    model = CheckpointRestart(memory_per_node=1e9, pfs_bandwidth=1e7, on_kill=on_kill)
+    return simulate(_two_jobs(checkpointable), Platform(nodes=4), "omfs",
+                    options={"shares": {"A": 0.5, "B": 0.0}, "quantum": 1000.0},
+                    execution=model)
+
+
+def test_checkpointed_job_pays_checkpoint_and_restart_and_keeps_its_work():
+    r = _run_two(True)
+    # b: runs [0, 2000], writes its checkpoint until 2100 (keeping its nodes); a runs
+    # [2100, 3100]; b restarts at 3100: 100 s restart + the 3000 s left -> ends at 6200.
+    assert r.segments == [("b", 0.0, 2100.0, "checkpointed"), ("a", 2100.0, 3100.0, "finished"),
+                          ("b", 3100.0, 6200.0, "finished")]
+    assert (r.start, r.end) == ([0.0, 2100.0], [6200.0, 3100.0])
+    assert r.state == [JobState.FINISHED, JobState.FINISHED]
+    p = r.preemption["b"]
+    assert p == {"evictions": 1, "checkpoints": 1, "restarts": 1, "kills": 0,
+                 "checkpoint_time": 100.0, "restart_time": 100.0, "work_done": 5000.0,
+                 "lost_work": 0.0}
+
+
+def test_killed_job_is_dropped_with_its_work_lost():
+    r = _run_two(False, "drop")
+    assert r.segments == [("b", 0.0, 2000.0, "dropped"), ("a", 2000.0, 3000.0, "finished")]
+    assert r.state == [JobState.DROPPED, JobState.FINISHED]
+    assert r.end == [2000.0, 3000.0]
+    assert r.preemption["b"]["lost_work"] == 2000.0
+    assert r.preemption["b"]["work_done"] == 0.0
+
+
+def test_killed_job_is_requeued_from_scratch():
+    r = _run_two(False, "requeue")
+    assert r.segments == [("b", 0.0, 2000.0, "requeued"), ("a", 2000.0, 3000.0, "finished"),
+                          ("b", 3000.0, 8000.0, "finished")]
+    assert r.state == [JobState.FINISHED, JobState.FINISHED]
+    p = r.preemption["b"]
+    assert (p["lost_work"], p["work_done"], p["restart_time"]) == (2000.0, 5000.0, 0.0)
+
+
+def test_requeued_job_is_offered_with_its_remaining_walltime():
+    seen = {}
+
+    def watch(state, decision):
+        for job in state.queue:
+            if job.id == "b":
+                seen[state.time] = job.walltime
+
+    model = CheckpointRestart(memory_per_node=1e9, pfs_bandwidth=1e7)
+    simulate(_two_jobs(True), Platform(nodes=4), "omfs",
+             options={"shares": {"A": 0.5, "B": 0.0}, "quantum": 1000.0}, execution=model,
+             on_decision=watch)
+    # walltime 10000 - 2000 done + 100 restart
+    assert seen[2100.0] == 8100.0
+
+
+def _csv(path):
+    import csv
+
+    return list(csv.DictReader(path.read_text().splitlines()))
+
+
+def test_jobs_csv_keeps_one_row_per_job_and_segments_go_to_a_second_csv(tmp_path):
+    r = _run_two(True)
+    rows = _csv(r.to_csv(tmp_path / "jobs.csv"))
+    assert [(x["job_id"], x["starting_time"], x["finish_time"]) for x in rows] == [
+        ("b", "0", "6200"), ("a", "2100", "3100")]
+    assert [(x["evictions"], x["checkpoint_time"], x["restart_time"], x["lost_work"])
+            for x in rows] == [("1", "100", "100", "0"), ("0", "0", "0", "0")]
+    segs = _csv(r.segments_to_csv(tmp_path / "segments.csv"))
+    assert [(x["job_id"], x["segment"], x["why"]) for x in segs] == [
+        ("b", "1", "checkpointed"), ("a", "1", "finished"), ("b", "2", "finished")]
+    dropped = _run_two(False)
+    rows = _csv(dropped.to_csv(tmp_path / "d.csv"))
+    assert rows[0]["final_state"] == "COMPLETED_KILLED" and rows[0]["success"] == "0"
+    assert (rows[0]["kills"], rows[0]["lost_work"]) == ("1", "2000")
+    # without an execution model that preempts, jobs.csv keeps its columns
+    plain = simulate(_two_jobs(True), Platform(nodes=4), "fcfs-bb")
+    assert "evictions" not in _csv(plain.to_csv(tmp_path / "p.csv"))[0]
+
+
+def test_swf_used_memory_is_the_checkpoint_image(tmp_path):
+    from bbopt.workloads.swf import read_swf, write_swf
+
+    # field 7: 2 GB per processor (in KB); 8 processors on 4-processor nodes -> 2 nodes of 8 GB
+    line = "1 0 -1 500 8 -1 2097152 8 1000 -1 1 3 -1 -1 -1 -1 -1 -1\n"
+    none = "2 10 -1 500 4 -1 -1 4 1000 -1 1 3 -1 -1 -1 -1 -1 -1\n"
+    (tmp_path / "m.swf").write_text(line + none)
+    jobs = read_swf(tmp_path / "m.swf", procs_per_node=4).jobs
+    assert jobs[0].nodes == 2 and jobs[0].extra["memory_per_node"] == 8 * 2**30
+    assert "memory_per_node" not in jobs[1].extra
+    model = CheckpointRestart(memory_per_node=1e9, pfs_bandwidth=2**30)
+    assert model.checkpoint_time(jobs[0]) == 8.0  # the trace's image, not the default
+    assert model.checkpoint_time(jobs[1]) == pytest.approx(1e9 / 2**30)
+    back = read_swf(write_swf(jobs, tmp_path / "w.swf")).jobs
+    assert back[0].extra["memory_per_node"] == 8 * 2**30
+
+
+class _Evicts:
+    """A policy that evicts one named job at its first chance."""
+
+    name = "evicts"
+    io_aware = False
+
+    def __init__(self, victim, quantum=None, at_once=False):
+        self.victim, self.quantum, self.done, self.at_once = victim, quantum, False, at_once
+
+    def decide(self, state):
+        from bbopt.core import Start
+
+        running = {r.job.id for r in state.running}
+        if (self.victim in running or self.at_once) and not self.done:
+            self.done = True
+            return Decision(preempt=(self.victim,))
+        free = state.free()[0]
+        starts = []
+        for j in state.queue:
+            if j.nodes <= free:
+                starts.append(Start(j.id))
+                free -= j.nodes
+        return Decision(start=tuple(starts))
+
+
+def test_engine_refuses_evictions_it_cannot_apply():
+    jobs = [Job("x", 0, 100, 100, 1, preemptable=True), Job("y", 10, 100, 100, 1)]
+    with pytest.raises(InvalidDecision, match="cannot preempt"):
+        simulate(jobs, Platform(nodes=4), _Evicts("x"))  # rigid model
+    with pytest.raises(InvalidDecision, match="quantum"):
+        simulate(jobs, Platform(nodes=4), _Evicts("x", quantum=50), execution="checkpoint")
+    fixed = [Job("x", 0, 100, 100, 1), Job("y", 10, 100, 100, 1)]
+    with pytest.raises(InvalidDecision, match="not preemptable"):
+        simulate(fixed, Platform(nodes=4), _Evicts("x"), execution="checkpoint")
+    with pytest.raises(InvalidDecision, match="not running"):
+        simulate(fixed, Platform(nodes=4), _Evicts("y", at_once=True), execution="checkpoint")
+
+
+def test_fairshare_metrics_of_the_two_job_example():
+    from bbopt.analysis.fairshare_metrics import fairshare_summary
+
+    m = fairshare_summary(_run_two(True), {"A": 0.5, "B": 0.0}, quantum=1000.0)
+    # A's 2-node demand appears at 2000 and is held at 2100 (b's checkpoint): one episode.
+    assert m["satisfaction"] == {"episodes": 1.0, "p50": 100.0, "p95": 100.0, "max": 100.0,
+                                 "within_quantum": 1.0}
+    assert m["utilisation"] == pytest.approx((4 * 5000 + 2 * 1000) / (4 * 6200))
+    assert m["cr_node_hours"] == pytest.approx(4 * 200 / 3600)
+    assert (m["checkpoints"], m["restarts"], m["kills"], m["thrashing_jobs"]) == (1, 1, 0, 0)
+    assert m["entities"]["A"]["node_time_share"] == pytest.approx(2000 / 22000)
+    assert m["entities"]["A"]["mean_wait"] == 100.0
+    dropped = fairshare_summary(_run_two(False), {"A": 0.5, "B": 0.0})
+    assert dropped["lost_node_hours"] == pytest.approx(4 * 2000 / 3600)
+    assert dropped["dropped"] == 1 and dropped["satisfaction"]["max"] == 0.0
+
+
+def test_cli_runs_omfs_with_a_shares_file_and_reports_entitlements(tmp_path, capsys):
+    from bbopt.cli import main
+
+    # the two-job example as an SWF trace: user 2 (b, 4 nodes) runs; user 1 (a, 2 nodes) is
+    # entitled to half the machine and evicts b by checkpoint (1 GB per node at 10 MB/s)
+    (tmp_path / "w.swf").write_text(
+        "1 0 -1 5000 4 -1 -1 4 10000 -1 1 2 -1 -1 -1 -1 -1 -1\n"
+        "2 2000 -1 1000 2 -1 -1 2 1000 -1 1 1 -1 -1 -1 -1 -1 -1\n")
+    (tmp_path / "shares.yaml").write_text("shares:\n  '1': 50\n  '2': 0\n")
+    (tmp_path / "p.json").write_text('{"nodes": 4, "bb": 0}')
+    out = tmp_path / "out"
+    assert main(["simulate", "-w", str(tmp_path / "w.swf"), "-p", str(tmp_path / "p.json"),
+                 "--bb", "none", "--policy", "omfs", "--shares", str(tmp_path / "shares.yaml"),
+                 "-o", "quantum=1000", "--checkpointable", "1", "--checkpoint",
+                 "memory_per_node=1GB", "--checkpoint", "pfs_bandwidth=10MB/s",
+                 "--no-progress", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "entitlement wait p50 [min]" in text and "checkpoints" in text
+    rows = _csv(out / "omfs_jobs.csv")
+    assert [(x["job_id"], x["starting_time"], x["finish_time"], x["evictions"])
+            for x in rows] == [("1", "0", "6200", "1"), ("2", "2100", "3100", "0")]
+    segs = _csv(out / "omfs_segments.csv")
+    assert [x["why"] for x in segs] == ["checkpointed", "finished", "finished"]
+
+
+def test_strict_protection_keeps_an_entity_waiting_that_the_papers_reading_serves():
+    # 12 nodes, 4 each. B and C each hold one 6-node job (2 beyond their entitlement): evicting
+    # either drops its entity to 0 < 4, so the strict rule finds no victim and A waits; the
+    # paper's reading (victims of entities "utilizing more than their allotment", protect="over")
+    # evicts the least prioritised of them (the younger, c) and A runs.
+    running = [(_job("b", "B", 6), 0.0), (_job("c", "C", 6), 100.0)]
+    state = _state(4000.0, running, [_job("a", "A", 4, submit=4000.0)])
+    strict = make_policy("omfs", shares=THIRDS).decide(state)
+    assert strict.preempt == () and strict.started_ids == []
+    over = make_policy("omfs", shares=THIRDS, protect="over").decide(state)
+    assert over.preempt == ("c",)
+    with pytest.raises(ValueError, match="greedy"):
+        make_policy("omfs-opt", shares=THIRDS, protect="over")
+
+
+def test_cli_compare_passes_the_checkpoint_model_to_every_policy(tmp_path, capsys):
+    from bbopt.cli import main
+
+    (tmp_path / "w.swf").write_text(
+        "1 0 -1 5000 4 -1 -1 4 10000 -1 1 2 -1 -1 -1 -1 -1 -1\n"
+        "2 2000 -1 1000 2 -1 -1 2 1000 -1 1 1 -1 -1 -1 -1 -1 -1\n")
+    (tmp_path / "p.json").write_text('{"nodes": 4, "bb": 0}')
+    assert main(["compare", "-w", str(tmp_path / "w.swf"), "-p", str(tmp_path / "p.json"),
+                 "--bb", "none", "--policies", "omfs,partition", "-o", "shares=1:50,2:0",
+                 "-o", "quantum=1000", "--checkpointable", "1", "--checkpoint",
+                 "memory_per_node=1GB", "--checkpoint", "pfs_bandwidth=10MB/s", "--workers", "1",
+                 "--format", "json", "--no-progress"]) == 0
+    m = json.loads(capsys.readouterr().out)
+    # omfs checkpoints job 1 for job 2 (served after the 100 s checkpoint); partition lets
+    # job 2 wait for the oversize job 1 to end at 5000
+    assert (m["omfs"]["checkpoints"], m["omfs"]["entitlement_p50"]) == (1.0, 100.0)
+    assert (m["partition"]["checkpoints"], m["partition"]["entitlement_p50"]) == (0.0, 3000.0)
