@@ -7,8 +7,12 @@ The public face::
     decision = bbopt.decide(state, policy="sjf-bb")
     result = bbopt.simulate(jobs, bbopt.Platform.kopanski(), policy="fcfs-bb")
     print(bbopt.summarize(result))        # run metrics (bbopt.analysis.metrics)
+    frame = bbopt.to_pandas(result)       # one row per job (bbopt.analysis.frames)
+
+Sweeps, collected tables, reports and figures: :mod:`bbopt.experiments`.
 """
 
+from bbopt.analysis.frames import metrics_frame, to_pandas
 from bbopt.analysis.metrics import summarize
 from bbopt.api import decide
 from bbopt.core import (
@@ -50,8 +54,10 @@ __all__ = [
     "backends_for",
     "decide",
     "make_policy",
+    "metrics_frame",
     "register",
     "simulate",
     "solve",
     "summarize",
+    "to_pandas",
 ]

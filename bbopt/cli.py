@@ -93,6 +93,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _echo(text: str = "", end: str = "\n") -> None:
+    """Print to stdout. A reader that went away (``bbopt ... | head``) never stops the work: the
+    rest of the output goes to /dev/null and result files are still written."""
+    try:
+        sys.stdout.write(text + end)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
@@ -101,9 +111,8 @@ def _parser() -> argparse.ArgumentParser:
 
     def workload_args(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--workload", "-w", metavar="FILE",
-                        help="SWF (.swf, .swf.gz, BBSimulator's .swf.bb) or Batsim JSON "
-                             "workload; default: the embedded KTH-like synthetic workload (no "
-                             "download)")
+                        help="SWF (.swf, .swf.gz) or Batsim JSON workload; default: the "
+                             "embedded KTH-like synthetic workload (no download)")
         sp.add_argument("--platform", "-p", metavar="NAME|FILE", default=None,
                         help="platform name (kopanski, kopanski-dragonfly, cts1[:u]), a "
                              "JSON/YAML file with nodes and bb, or a topology file; default: "
@@ -131,6 +140,12 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
         sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--budget-mode", choices=("deterministic", "wall"),
+                        default="deterministic",
+                        help="how solver budgets are counted: deterministic (default) caps "
+                             "work (CP-SAT deterministic time, fixed annealing and NSGA-II "
+                             "iterations) so the same command gives the same jobs.csv on a "
+                             "loaded machine; wall caps each decision's wall-clock time")
         sp.add_argument("--shares", metavar="FILE", default=None,
                         help="entitlement shares of the entities (Job.user), YAML/JSON "
                              "'entity: share' (fair-share policies: omfs, partition, ...)")
@@ -162,7 +177,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--policies", default=DEFAULT_POLICIES,
                    help=f"comma-separated policy names (default {DEFAULT_POLICIES})")
     c.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown "
+    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown; with "
+                   "--split, the forest plot of the normalised metrics "
                    "(needs matplotlib: pip install 'bbopt[plot]')")
     c.add_argument("--split", type=int, metavar="N", help="split the trace into N parts of "
                    "equal duration, run every policy on each, normalise by --reference and "
@@ -182,12 +198,17 @@ def _parser() -> argparse.ArgumentParser:
                    help="policy name (default fcfs-bb; `bbopt policies -v` lists them)")
     d.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="policy option, repeatable (e.g. -o depth=20)")
+    d.add_argument("--budget-mode", choices=("wall", "deterministic"), default="wall",
+                   help="wall (default here: the decision is back within its budget) or "
+                        "deterministic (capped by work: the same state gives the same decision "
+                        "on any load)")
     d.set_defaults(func=_cmd_decide)
 
     ls = sub.add_parser("policies", help="list the registered policies")
     ls.add_argument("-v", "--verbose", action="store_true",
                     help="also list each policy's options (-o KEY=VALUE) and their defaults")
     ls.set_defaults(func=_cmd_policies)
+    _experiment_parsers(sub)
 
     # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
     from bbopt.slurm.cli import add_parser as add_slurm_parser
@@ -266,7 +287,8 @@ def _provenance(args, w, platform, policies, options) -> dict[str, Any]:
     from bbopt.outputs import provenance
 
     return provenance(workload=w, seed=args.seed, platform=platform, policies=policies,
-                      options=options, started=args.started, command=args.argv)
+                      options=options, started=args.started, command=args.argv,
+                      budget_mode=options.get("budget_mode", getattr(args, "budget_mode", None)))
 
 
 def _write_skipped(out: Path | None, w) -> None:
@@ -279,7 +301,8 @@ def _write_skipped(out: Path | None, w) -> None:
 def _run(jobs, platform, name, policy, args, model=None):
     from bbopt.simulation import simulate
 
-    return simulate(jobs, platform, policy, options=_options(args.option), tick=args.tick,
+    return simulate(jobs, platform, policy,
+                    options=_with_mode(policy, _options(args.option), args), tick=args.tick,
                     progress=not args.no_progress, workload_name=name,
                     execution=model if model is not None else _execution(args))
 
@@ -325,6 +348,16 @@ def _model_metrics(result, model) -> dict[str, float]:
     from bbopt.analysis.packs import pack_metrics
 
     return {f"io_{k}": float(v) for k, v in pack_metrics(result, model).items()}
+
+
+def _with_mode(policy: str, options: dict[str, Any], args) -> dict[str, Any]:
+    """``options`` plus ``budget_mode`` from ``--budget-mode`` for a policy that has budgets
+    (an explicit ``-o budget_mode=...`` wins)."""
+    from bbopt.policies import policy_options
+
+    if "budget_mode" in policy_options(policy) and "budget_mode" not in options:
+        return {**options, "budget_mode": args.budget_mode}
+    return options
 
 
 def _metrics(result, args) -> dict[str, float]:
@@ -384,7 +417,7 @@ def _cmd_simulate(args) -> int:
     model = make_execution_model(_execution(args))
     result = _run(w.jobs, platform, w.name, args.policy, args, model)
     metrics = _metrics(result, args) | _model_metrics(result, model)
-    print(_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
+    _echo(_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     print(_rejections({args.policy: result}), end="")
     if out is not None:
@@ -396,7 +429,7 @@ def _cmd_simulate(args) -> int:
         write_json(out / "summary.json", {
             "provenance": _provenance(args, w, platform, [args.policy], options),
             "metrics": {args.policy: metrics}, "unfinished": []})
-        print(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
+        _echo(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
     return 0
 
 
@@ -417,8 +450,6 @@ def _cmd_compare(args) -> int:
         if args.warmup not in ("0", 0) or args.cooldown not in ("0", 0):
             raise InputError("--warmup/--cooldown do not apply to --split (each part is "
                              "measured whole)", field="--split")
-        if args.plot:
-            raise InputError("--plot does not apply to --split", field="--plot")
         out = _prepare_out(args, ["split_summary.csv", "split_parts.csv"])
         w, platform = _load(args)
         _write_skipped(out, w)
@@ -432,7 +463,8 @@ def _cmd_compare(args) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     from bbopt.analysis.workers import run_each
 
-    runs = run_each(_simulate_measured, [(w.jobs, platform, pol, _applicable(pol, options),
+    runs = run_each(_simulate_measured, [(w.jobs, platform, pol,
+                                          _with_mode(pol, _applicable(pol, options), args),
                                           args.tick, w.name, _execution(args))
                                          for pol in policies], _workers(args))
     try:
@@ -455,15 +487,15 @@ def _cmd_compare(args) -> int:
     title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
-        print(_table(metrics, title))
+        _echo(_table(metrics, title))
         print(_rejections(results), end="")
     elif args.format == "csv":
         keys = list(next(iter(metrics.values())))
-        print("metric," + ",".join(metrics))
+        _echo("metric," + ",".join(metrics))
         for k in keys:
-            print(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
+            _echo(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
     else:
-        print(json.dumps(metrics, indent=2))
+        _echo(json.dumps(metrics, indent=2))
     if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
@@ -491,16 +523,18 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
 
     jobs, name = w.jobs, w.name
     table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
-                          metrics=metrics, options={p: _applicable(p, options) for p in names},
+                          metrics=metrics,
+                          options={p: _with_mode(p, _applicable(p, options), args)
+                                   for p in names},
                           tick=args.tick, progress=progress, workers=_workers(args))
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
     if args.format == "table":
-        print(format_table(table, title))
+        _echo(format_table(table, title))
     elif args.format == "csv":
-        print(table.to_csv(index=False), end="")
+        _echo(table.to_csv(index=False), end="")
     else:
-        print(table.to_json(orient="records", indent=2))
+        _echo(table.to_json(orient="records", indent=2))
     if out is not None:
         from bbopt.outputs import write_json, write_text
 
@@ -511,6 +545,15 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
                                           "split": json.loads(table.to_json(orient="records"))})
         print(f"wrote split_summary.csv, split_parts.csv and summary.json to {out}",
               file=sys.stderr)
+    if args.plot:  # the forest plot of the normalised metrics
+        from bbopt.analysis.figures import forest_plot
+        from bbopt.analysis.intervals import interval_table
+        from bbopt.outputs import atomic_path
+
+        with atomic_path(args.plot) as tmp:
+            forest_plot(interval_table(table.attrs["raw"]), reference=args.reference,
+                        title=title, path=tmp)
+        print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
 
@@ -590,12 +633,12 @@ def _cmd_decide(args) -> int:
         if path.is_dir():
             raise InputError("is a directory, not a state file", source=args.state)
         text, source = path.read_bytes(), args.state
-    options = _options(args.option)
+    options = _with_mode(args.policy, _options(args.option), args)
     from bbopt.policies import make_policy
 
     policy = make_policy(args.policy, **options)  # a bad name or option before the state
     state = loads_state(text, source)
-    print(dumps(decide(state, policy)))
+    _echo(dumps(decide(state, policy)))
     return 0
 
 
@@ -605,12 +648,12 @@ def _cmd_policies(args) -> int:
     from bbopt.policies import available_policies, policy_options
 
     for name, summary in available_policies().items():
-        print(f"{name:18s} {summary}")
+        _echo(f"{name:18s} {summary}")
         if args.verbose:
             for key, default in policy_options(name).items():
                 shown = "any keyword" if key == "**" else (
                     "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
-                print(f"{'':18s}   -o {key} {shown}")
+                _echo(f"{'':18s}   -o {key} {shown}")
     return 0
 
 
@@ -653,6 +696,162 @@ def _table(metrics: dict[str, dict[str, float]], title: str) -> str:
                           else fmt.format(v * scale)).rjust(col_w))
         lines.append(label.ljust(label_w) + "  " + "  ".join(cells))
     return "\n".join(lines)
+
+
+# --- experiments at scale: sweep, sweep collect, report, generate ------------------------------
+
+
+def _experiment_parsers(sub) -> None:
+    sw = sub.add_parser("sweep", help="run a sweep specification into a results store, or "
+                        "'sweep collect DIR' to tabulate one",
+                        description="bbopt sweep SPEC.yaml --out DIR runs every missing cell "
+                        "of the grid (an interrupted sweep resumes); bbopt sweep collect DIR "
+                        "[--out FILE.csv|.parquet] prints or writes one row per run.")
+    sw.add_argument("spec", metavar="SPEC|collect", help="the sweep YAML, or 'collect'")
+    sw.add_argument("dir", nargs="?", metavar="DIR", help="with collect: the results directory")
+    sw.add_argument("--out", "-O", metavar="DIR|FILE",
+                    help="results directory (sweep; default results/NAME), or the table file "
+                         "(collect: .csv, or .parquet with the parquet extra)")
+    sw.add_argument("--quick", action="store_true", help="the spec's quick variant")
+    sw.add_argument("--workers", "-j", type=int, default=None,
+                    help="worker processes (default: the CPU count)")
+    sw.add_argument("--serial", action="store_true", help="run in this process")
+    sw.add_argument("--dask", metavar="local|tcp://HOST:PORT|FILE.json", default=None,
+                    help="run on Dask: a LocalCluster, or a running scheduler by address or "
+                         "scheduler file (cluster extra)")
+    sw.add_argument("--batch", type=int, default=None, metavar="N", help="runs per task")
+    sw.add_argument("--dry-run", action="store_true",
+                    help="list the cells and how many are already done; run nothing")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sw.add_argument("--progress-every", type=float, default=60.0, metavar="S",
+                    help="without a terminal (batch jobs): a progress line every S seconds "
+                         "(default 60)")
+    sw.add_argument("--no-timing", action="store_true",
+                    help="collect: leave out wall/decision times, host and dates")
+    sw.set_defaults(func=_cmd_sweep)
+
+    rp = sub.add_parser("report", help="figures and a summary page from a results store")
+    rp.add_argument("dir", metavar="DIR", help="results directory of bbopt sweep")
+    rp.add_argument("--out", "-O", metavar="DIR", default=None,
+                    help="where to write (default DIR/report)")
+    rp.add_argument("--reference", default=None, help="normalise by this policy (default: "
+                    "the spec's reference, else the first policy)")
+    rp.add_argument("--metrics", default=None, help="comma-separated metrics of the forest "
+                    "plot (default: the spec's)")
+    rp.add_argument("--format", choices=("png", "svg", "pdf"), default="png")
+    rp.set_defaults(func=_cmd_report)
+
+    gen = sub.add_parser("generate", help="write a workload made by one of the papers' "
+                         "generators (SWF or Batsim JSON)")
+    gen.add_argument("name", nargs="?", help="generator name (--list shows them)")
+    gen.add_argument("params", nargs="*", metavar="KEY=VALUE", help="generator parameters")
+    gen.add_argument("--workload", "-w", metavar="FILE", help="input workload of a transform")
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--out", "-O", metavar="FILE", help=".swf or .json (Batsim)")
+    gen.add_argument("--nodes", type=int, default=None,
+                     help="machine size written in the header (SWF MaxNodes / Batsim nb_res)")
+    gen.add_argument("--list", action="store_true", help="list the generators and parameters")
+    gen.set_defaults(func=_cmd_generate)
+
+
+def _cmd_sweep(args) -> int:
+    from bbopt.analysis.store import collect, write_table
+    from bbopt.errors import InputError
+
+    if args.spec == "collect":
+        if not args.dir:
+            raise InputError("give the results directory: bbopt sweep collect DIR",
+                             field="DIR")
+        frame = collect(args.dir, include_timing=not args.no_timing)
+        if args.out:
+            write_table(frame, args.out)
+            print(f"wrote {len(frame)} runs to {args.out}", file=sys.stderr)
+        else:
+            print(frame.to_csv(index=False), end="")
+        return 0
+    from bbopt.analysis.sweep import plan, run_sweep
+    from bbopt.analysis.sweep_spec import load_spec
+
+    if args.dir:
+        raise InputError(f"unexpected argument {args.dir!r} (the results go to --out DIR)",
+                         field="DIR")
+    spec = load_spec(args.spec, quick=args.quick)
+    out = Path(args.out or Path("results") / (spec.name + ("-quick" if args.quick else "")))
+    if args.dry_run:
+        from bbopt.analysis.store import Store
+
+        tasks = plan(spec)
+        store = Store(out)
+        done = sum(store.done(t.hash) for t in tasks)
+        for t in tasks:
+            mark = "done" if store.done(t.hash) else "todo"
+            print(f"{mark}  {t.hash}  " + "  ".join(f"{k}={v}" for k, v in t.params.items()
+                                                      if v is not None))
+        print(f"{len(tasks)} runs, {done} done, {len(tasks) - done} to run", file=sys.stderr)
+        return 0
+    report = run_sweep(spec, out, executor="serial" if args.serial else "processes",
+                       workers=args.workers, dask=args.dask, batch=args.batch,
+                       progress=False if args.no_progress else
+                       (True if sys.stderr.isatty() else args.progress_every),
+                       spec_text=Path(args.spec).read_text())
+    print(f"{spec.name}: {report.total} runs, {report.skipped} already done, {report.ran} run, "
+          f"{report.failed} failed, in {report.wall_time:.1f} s -> {out}", file=sys.stderr)
+    for line in report.failures[:5]:
+        print(f"  failed: {line}", file=sys.stderr)
+    return 1 if report.failed else 0
+
+
+def _cmd_report(args) -> int:
+    from bbopt.analysis.report import write_report
+
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    page = write_report(args.dir, args.out or Path(args.dir) / "report",
+                        reference=args.reference, metrics=metrics, fmt=args.format)
+    print(f"wrote {page}", file=sys.stderr)
+    return 0
+
+
+def _cmd_generate(args) -> int:
+    from bbopt.errors import InputError
+    from bbopt.workloads.generators.catalog import GENERATORS, apply, generator
+
+    if args.list or not args.name:
+        for g in GENERATORS.values():
+            params = ", ".join(f"{k}={v!r}" for k, v in g.parameters().items())
+            print(f"{g.name:16s} {g.kind:9s} {g.about}" + (f"\n{'':27s}{params}"
+                                                           if params else ""))
+        return 0 if args.list else 2
+    gen = generator(args.name)
+    params = _options(args.params)
+    jobs = None
+    if gen.kind == "transform":
+        if not args.workload:
+            raise InputError(f"{gen.name!r} transforms a workload: give --workload FILE",
+                             field="--workload")
+        from bbopt.loading import load_workload
+
+        jobs, _ = load_workload(args.workload, bb="none", seed=args.seed)
+    out = apply(gen.name, jobs, args.seed, **params)
+    if not args.out:
+        raise InputError("give --out FILE.swf or FILE.json", field="--out")
+    path = Path(args.out)
+    nodes = args.nodes or max(j.nodes for j in out)
+    note = (f"bbopt generate {gen.name} " + " ".join(args.params) + f" --seed {args.seed}"
+            ).strip()
+    if path.name.endswith((".swf", ".swf.gz")):
+        from bbopt.workloads.swf import write_swf
+
+        write_swf(out, path, max_nodes=nodes,
+                  bb_columns="cqsim" if any(j.bb > 0 for j in out) else "none",
+                  comments=(note,))
+    elif path.suffix == ".json":
+        from bbopt.workloads.batsim import write_batsim
+
+        write_batsim(out, path, nb_res=nodes, description=note)
+    else:
+        raise InputError("the output must end in .swf, .swf.gz or .json", field="--out")
+    print(f"wrote {len(out)} jobs to {path}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Loading workloads and platforms by name or file, and parsing quantities with units.
 
 The edge where user input becomes SI values: ``"480GB"`` -> 4.8e11 bytes, ``"2h"`` -> 7200 s. A
-workload is a file (``.swf``, ``.swf.gz``, BBSimulator's ``.swf.bb``, Batsim ``.json``), the
+workload is a file (``.swf``, ``.swf.gz``, Batsim ``.json``), the
 embedded default (``None``: the seeded KTH-like synthetic trace of
 :mod:`bbopt.workloads.synthetic`), or a generated set of periodic I/O applications
 ``jeannot:FAMILY:ALPHA[:APPS]`` (which brings its machine along). A platform is a name
@@ -164,10 +164,10 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
     if p.is_dir():
         raise InputError("is a directory, not a workload file", source=str(path))
     name = p.name
-    for suffix in (".gz", ".bb", ".swf", ".json"):
+    for suffix in (".gz", ".swf", ".json"):
         name = name.removesuffix(suffix)
     out = LoadedWorkload([], name, str(p), _sha256(p))
-    if p.name.endswith((".swf", ".swf.gz", ".swf.bb")):  # .swf.bb: BBSimulator's trace
+    if p.name.endswith((".swf", ".swf.gz")):
         from bbopt.workloads.swf import read_swf
 
         trace = read_swf(p, **reader_options)
@@ -181,7 +181,7 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
         readers = _extra_readers()
         reader = next((fn for suf, fn in readers.items() if p.name.endswith(suf)), None)
         if reader is None:
-            known = [".swf", ".swf.gz", ".swf.bb", *readers]
+            known = [".swf", ".swf.gz", *readers]
             raise InputError(f"unknown workload format; known: {', '.join(known)}",
                              source=str(p))
         out.jobs = reader(p)

@@ -33,7 +33,26 @@ def test_simulate_writes_csv(tmp_path, capsys):
     assert "sjf-bb" in json.loads((tmp_path / "summary.json").read_text())["metrics"]
 
 
-def test_policy_options_pass_through(capsys):
+def test_policy_options_pass_through(capsys, monkeypatch):
+    """-o depth=K reaches the policy: conservative-bb reserves for K of the 4 jobs that cannot
+    start now (each needs the whole machine, held by r until 100 s)."""
+    import io
+
+    from bbopt.core import ClusterState, Job, Platform, RunningJob
+    from bbopt.schema import dumps
+
+    queue = tuple(Job(f"q{k}", 0.0, 50.0, nodes=4) for k in range(4))
+    st = ClusterState(10.0, Platform(4, 0.0), (RunningJob(Job("r", 0.0, 100.0, nodes=1), 0.0),),
+                      queue)
+
+    def reservations(*opts):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(dumps(st).encode())))
+        assert main(["decide", "--policy", "conservative-bb", *opts]) == 0
+        return [(r["job_id"], r["start"]) for r in json.loads(capsys.readouterr().out)[
+            "reservations"]]
+
+    assert reservations() == [("q0", 100.0), ("q1", 150.0), ("q2", 200.0), ("q3", 250.0)]
+    assert reservations("-o", "depth=2") == [("q0", 100.0), ("q1", 150.0)]
     assert main(["simulate", "--jobs", "50", "--policy", "conservative-bb", "-o", "depth=3",
                  "--no-progress"]) == 0
 

@@ -181,3 +181,18 @@ def test_execution_model_is_pluggable():
     assert res.start == [0, 20] and res.end == [20, 40]
     with pytest.raises(Exception, match="execution model"):
         simulate(jobs, PLATFORM, "fcfs", execution="quantum")
+
+
+def test_tick_schedules_periodically_while_jobs_wait():
+    """With ``tick=60`` the engine decides at every event and at each multiple of 60 s while a
+    job waits: r holds the machine 0-300, w waits from 10 to 300; after w starts, nothing waits
+    and the ticks stop (w ends at 400 without a decision)."""
+    jobs = [Job("r", 0, 300, 300, 2), Job("w", 10, 100, 100, 2)]
+    times = []
+    res = simulate(jobs, Platform(2, 0.0), "fcfs", tick=60,
+                   on_decision=lambda state, decision: times.append(state.time))
+    assert times == [0, 10, 60, 120, 180, 240, 300]
+    assert res.start == [0, 300]
+    times.clear()
+    simulate(jobs, Platform(2, 0.0), "fcfs", on_decision=lambda s, d: times.append(s.time))
+    assert times == [0, 10, 300]

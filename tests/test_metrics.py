@@ -51,3 +51,20 @@ def test_ssd_usage_and_waste_by_hand():
     total = 384 * GB * 100  # SSD x span (0-100 s)
     assert m["ssd_utilization"] == pytest.approx((100 * GB * 100 + 200 * GB * 50) / total)
     assert m["ssd_waste"] == pytest.approx((28 * GB * 100 + 56 * GB * 50) / total)
+
+
+def test_killed_jobs_count_and_short_jobs_are_bounded_at_ten_minutes():
+    """2 nodes. a (2 nodes, walltime 1000 s, would run 2000 s) is killed at 1000. b (submitted at
+    10, 1 node, runs 30 s) waits for it: 1000-1030. Waits: a 0, b 990, mean over both (killed
+    jobs included) 495. Bounded slowdown (Kopanski & Rzadca, Section 4.2: bounded for jobs
+    shorter than ten minutes): a max(1000 / 1000, 1) = 1; b 1020 / max(30, 600) = 1.7 (a
+    60 s bound would give 17); mean 1.35."""
+    jobs = [Job("a", 0, 1000, 2000, 2, 0.0), Job("b", 10, 60, 30, 1, 0.0)]
+    res = simulate(jobs, Platform(2, 10.0), "fcfs")
+    assert res.start == [0, 1000] and res.end == [1000, 1030]
+    m = summarize(res)
+    assert m["killed"] == 1 and m["finished"] == 1
+    assert m["mean_wait"] == pytest.approx(495)
+    assert m["mean_turnaround"] == pytest.approx((1000 + 1020) / 2)
+    assert m["mean_bounded_slowdown"] == pytest.approx((1 + 1.7) / 2)
+    assert m["mean_slowdown"] == pytest.approx((1 + 1020 / 30) / 2)

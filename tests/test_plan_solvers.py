@@ -139,3 +139,45 @@ def test_empty_and_single_job_queues():
         res = solve(m, backend, Budget(5))
         assert res.objective == pytest.approx(m.score([0])) or backend == "cpsat"
         assert not math.isnan(res.objective)
+
+
+def test_annealing_accepts_a_worse_move_with_the_metropolis_probability():
+    """One annealing move from the best candidate order, at the initial temperature
+    T = worst - best candidate score: a swap that worsens the score by d > 0 is accepted with
+    probability exp(-d / T) (Kopanski & Rzadca, Algorithm 2). The backend takes its draws from
+    the seeded Generator before the search (positions a, b, then a uniform U); with V = 1 - U,
+    uniform on (0, 1], the move must be accepted exactly when V <= exp(-d / T). Over 150 seeds
+    both accepted and rejected worse moves occur, and their share matches the mean
+    probability."""
+    import numpy as np
+
+    from bbopt.solvers.plan.annealing import solve_annealing
+
+    model = random_model(8, seed=4, alpha=1)
+    scored = [(model.score(order), k, order) for k, (_, order) in
+              enumerate(model.candidates())]
+    best, _, start = min(scored)
+    T = max(s for s, _, _ in scored) - best
+    assert T > 0
+    accepted_worse, probabilities = [], []
+    for seed in range(150):
+        res = solve_annealing(model, Budget(30.0), seed, cooling_steps=1,
+                              steps_per_temperature=1)
+        rng = np.random.default_rng(seed)
+        a, b = int(rng.integers(0, model.n, size=1)[0]), int(rng.integers(0, model.n, size=1)[0])
+        v = 1.0 - float(rng.random(1)[0])
+        perm = list(start)
+        perm[a], perm[b] = perm[b], perm[a]
+        d = model.score(perm) - best
+        if d <= 0:
+            continue
+        p = math.exp(-d / T)
+        assert res.info["accepted"] == (1 if v <= p else 0), (seed, d, T, v)
+        assert res.objective == best  # a worse move never replaces the best plan
+        accepted_worse.append(v <= p)
+        probabilities.append(p)
+    assert 0 < sum(accepted_worse) < len(accepted_worse)
+    assert len(accepted_worse) >= 50
+    share, mean_p = sum(accepted_worse) / len(accepted_worse), sum(probabilities) / len(
+        probabilities)
+    assert abs(share - mean_p) < 0.2

@@ -116,7 +116,9 @@ def test_tiny_budget_falls_back_in_time():
         elapsed = time.perf_counter() - t0
         assert r.status is Status.FALLBACK, backend
         assert m.feasible(r.solution)
-        assert elapsed < 0.001 + 0.05, (backend, elapsed)
+        # A generous bound (the machine may be shared): an ignored budget runs to the
+        # solver's own end (seconds here) and is also told apart by the status above.
+        assert elapsed < 0.5, (backend, elapsed)
 
 
 def test_same_seed_same_answer():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +12,7 @@ from bbopt.analysis.metrics import summarize
 from bbopt.core import GB, TB, ClusterState, Job, Platform, RunningJob
 from bbopt.models.window import WindowModel
 from bbopt.policies.window import bbsched_rule
+from bbopt.policies.window_common import DECISION_RULES
 from bbopt.solvers import Solution
 from bbopt.workloads.synthetic import kth_like
 
@@ -48,6 +50,27 @@ def test_decision_rule_is_pluggable():
     assert sorted(d.started_ids) == ["J1", "J5"]  # the front is sorted by decreasing nodes
 
 
+def test_max_node_ties_go_to_the_jobs_nearest_the_window_front():
+    """Three 5-node jobs, 10 nodes free, no BB: every pair fills the machine, so the max-node
+    solutions tie on nodes and BB. The decision maker (and the max-nodes rule) take the pair
+    nearest the window front, {J1, J2} (order weights 3 + 2), not {J2, J3} or {J1, J3}, in
+    whatever order the front lists them."""
+    m = WindowModel(nodes=[5, 5, 5], bb=[0, 0, 0], free_nodes=10, free_bb=1.0,
+                    objectives=("nodes", "bb"))
+    pairs = [np.array(x, bool) for x in ([0, 1, 1], [1, 0, 1], [1, 1, 0])]
+    for rot in range(3):
+        front = [Solution(x, (10.0, 0.0)) for x in pairs[rot:] + pairs[:rot]]
+        want = (2 - rot) % 3
+        assert bbsched_rule(front, m) == want, rot
+        assert DECISION_RULES["max-nodes"](front, m) == want, rot
+    # Among equal nodes and order, the most BB.
+    m2 = WindowModel(nodes=[5, 5], bb=[1, 3], free_nodes=10, free_bb=4.0,
+                     objectives=("nodes", "bb"), order=[1, 1])
+    front = [Solution(np.array([1, 0], bool), (5.0, 1.0)),
+             Solution(np.array([0, 1], bool), (5.0, 3.0))]
+    assert bbsched_rule(front, m2) == 1
+
+
 def test_four_objective_rule():
     m = WindowModel(nodes=[1, 1], bb=[0, 0], free_nodes=10, free_bb=1.0,
                     ssd=[0, 0], free_node_ssd=[1.0] * 10,
@@ -60,13 +83,49 @@ def test_four_objective_rule():
 
 
 def test_starving_job_is_selected():
-    # J2 alone does not maximise nodes, but it has waited 50 rounds in the window.
-    d = bbopt.decide(table1_state({"rounds": {"J1": 50}}), "bbsched")
-    assert "J1" in d.started_ids
-    d = bbopt.decide(table1_state({"rounds": {"J3": 50}}), "constrained-bb")
-    assert "J3" in d.started_ids
-    assert d.memory["rounds"]["J1"] >= 1
+    # Unforced, both policies start J2-J5 (J1 waits one round). J1 has waited 50 rounds: it is
+    # forced into the selection. Beside it, bbsched maximises nodes (J5: 100 nodes);
+    # constrained-bb maximises BB, a tie (J1's 20 TB) broken towards the window front (J4).
+    for name, other in (("bbsched", "J5"), ("constrained-bb", "J4")):
+        assert sorted(bbopt.decide(table1_state(), name).started_ids) == ["J2", "J3", "J4", "J5"]
+        d = bbopt.decide(table1_state({"rounds": {"J1": 50}}), name)
+        assert sorted(d.started_ids) == ["J1", other], name
+        # Every window job not started spent one more round there; J1's counter is gone.
+        assert d.memory["rounds"] == {j: 1 for j in ("J2", "J3", "J4", "J5") if j != other}
 
+
+def test_decision_rule_factor_is_two():
+    """Fan et al., Section 3.2.4: leave the max-node solution only for a BB gain above twice the
+    node loss. Window {J1 (80 nodes, 10 TB), J2 (70 nodes, x TB)} on 100 nodes, 100 TB: the
+    front is {J1} and {J2}; loss 0.1. x = 25: gain 0.15 (above 1x, below 2x): keep J1.
+    x = 35: gain 0.25 > 0.2: take J2."""
+    def state(x):
+        jobs = (Job("J1", 0.0, 3600.0, nodes=80, bb=10 * TB),
+                Job("J2", 0.0, 3600.0, nodes=70, bb=x * TB))
+        return ClusterState(0.0, Platform(100, 100 * TB), (), jobs)
+
+    assert bbopt.decide(state(25), "bbsched").started_ids == ["J1"]
+    assert bbopt.decide(state(35), "bbsched").started_ids == ["J2"]
+    assert bbopt.decide(state(25), "bbsched", decision_rule=lambda f, m: bbsched_rule(
+        f, m, factor=1.0)).started_ids == ["J2"]
+
+
+@pytest.mark.parametrize("policy", ["bbsched", "constrained-cpu"])
+def test_starvation_counter_grows_across_rounds_and_forces_the_job(policy):
+    """X (6 of 10 nodes) waits while every round a fresh pair of 5-node jobs fills the machine
+    exactly (the node-maximising choice). Its counter grows by one per round it is passed over;
+    with ``starvation=3``, the fourth round forces X (and the pair no longer fits beside it)."""
+    platform = Platform(10, TB)
+    x = Job("X", 0.0, 3600.0, nodes=6)
+    memory: dict = {}
+    seen = []
+    for k in range(4):
+        pair = (Job(f"A{k}", 0.0, 3600.0, nodes=5), Job(f"B{k}", 0.0, 3600.0, nodes=5))
+        d = bbopt.decide(ClusterState(100.0 * k, platform, (), (x, *pair), memory), policy,
+                         starvation=3)
+        memory = d.memory
+        seen.append((sorted(d.started_ids), memory["rounds"].get("X")))
+    assert seen == [([f"A{k}", f"B{k}"], k + 1) for k in range(3)] + [(["X"], None)]
 
 def test_dependencies_keep_jobs_out_of_the_window():
     jobs = list(table1_state().queue)
@@ -77,7 +136,9 @@ def test_dependencies_keep_jobs_out_of_the_window():
 
 
 @st.composite
-def states(draw):
+def states(draw, starver: bool = False):
+    """A random state; with ``starver``, a job that has starved (50 rounds) and fits what is free
+    now sits among the first 8 waiting jobs, behind jobs that do not starve."""
     n_nodes = draw(st.integers(8, 64))
     platform = Platform(n_nodes, draw(st.integers(10, 200)) * GB)
     k = draw(st.integers(1, 30))
@@ -89,39 +150,58 @@ def states(draw):
     # Some of them are running already (as long as they fit).
     running, used_n, used_b = [], 0, 0.0
     for job in jobs[: draw(st.integers(0, k // 2))]:
-        if used_n + job.nodes <= n_nodes and used_b + job.bb <= platform.bb:
+        if used_n + job.nodes < n_nodes and used_b + job.bb <= platform.bb:
             running.append(RunningJob(job, 0.0))
             used_n += job.nodes
             used_b += job.bb
-    waiting = tuple(j for j in jobs if all(r.job is not j for r in running))
-    starving = {j.id: 50 for j in waiting if draw(st.booleans()) and draw(st.booleans())}
-    return ClusterState(10.0, platform, tuple(running), waiting, {"rounds": starving})
+    waiting = [j for j in jobs if all(r.job is not j for r in running)]
+    if not starver:
+        starving = {j.id: 50 for j in waiting if draw(st.booleans()) and draw(st.booleans())}
+        return ClusterState(10.0, platform, tuple(running), tuple(waiting), {"rounds": starving})
+    free_gb = int((platform.bb - used_b) / GB)
+    s = Job("S", 0.0, float(draw(st.integers(60, 7200))),
+            nodes=draw(st.integers(1, n_nodes - used_n)), bb=draw(st.integers(0, free_gb)) * GB)
+    pos = draw(st.integers(0, min(7, len(waiting))))
+    waiting.insert(pos, s)
+    starving = {"S": 50, **{j.id: 50 for j in waiting[pos + 1:] if draw(st.booleans())}}
+    return ClusterState(10.0, platform, tuple(running), tuple(waiting), {"rounds": starving})
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(states(), st.sampled_from(WINDOW_POLICIES))
-def test_decisions_respect_capacity_and_starvation(state, policy):
-    d = bbopt.decide(state, policy, window=8)
+def check_capacity(state, d):
     by_id = {j.id: j for j in state.queue}
     started = [by_id[s] for s in d.started_ids]
     free_n, free_b = state.free()
     assert len(set(d.started_ids)) == len(started)
     assert sum(j.nodes for j in started) <= free_n
     assert sum(j.bb for j in started) <= free_b * (1 + 1e-9)
-    # The first starving job of the window (queue order) runs whenever it fits now.
-    window = list(state.queue)[:8]
-    starving = [j for j in window if state.memory["rounds"].get(j.id, 0) >= 50]
-    if starving and starving[0].nodes <= free_n and starving[0].bb <= free_b:
-        assert starving[0].id in d.started_ids
 
 
-def test_window_policies_run_a_simulation():
-    jobs = kth_like(150, seed=2)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(states(), st.sampled_from(WINDOW_POLICIES))
+def test_decisions_respect_capacity(state, policy):
+    check_capacity(state, bbopt.decide(state, policy, window=8))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(states(starver=True), st.sampled_from(WINDOW_POLICIES))
+def test_first_starving_job_that_fits_always_starts(state, policy):
+    d = bbopt.decide(state, policy, window=8)
+    check_capacity(state, d)
+    assert "S" in d.started_ids
+
+
+def test_window_policies_schedule_a_small_trace_by_hand():
+    """Every window policy on 4 nodes, 10 TB (no tick, so decisions at submissions and ends).
+    t=0: a (2 nodes, 8 TB, 100 s) and b (2 nodes, 0 TB, 50 s) arrive: both fit, all start.
+    t=10: c (2 nodes, 4 TB, 10 s) arrives: no node free. It becomes the EASY head at b's end
+    (50). t=50: b ends; c needs 4 TB, 2 free until a ends at 100: it waits, reserved at 100;
+    d (arrived 20; 2 nodes, 0 TB, 50 s) ends at 100 = shadow: backfilled at 50. t=100: c."""
+    jobs = [Job("a", 0, 100, 100, 2, 8 * TB), Job("b", 0, 50, 50, 2, 0.0),
+            Job("c", 10, 10, 10, 2, 4 * TB), Job("d", 20, 50, 50, 2, 0.0)]
     for policy in WINDOW_POLICIES + ["bbsched-nsga2"]:
         opts = {"backend_options": {"generations": 50}} if policy == "bbsched-nsga2" else {}
-        res = bbopt.simulate(jobs, Platform.kopanski(), policy, options=opts)
-        m = summarize(res)
-        assert m["finished"] + m["killed"] + m["rejected"] == len(jobs)
+        res = bbopt.simulate(jobs, Platform(4, 10 * TB), policy, options=opts)
+        assert res.start == [0, 0, 100, 50], policy
 
 
 def test_ssd_extension_places_jobs_on_large_enough_ssds():
@@ -174,3 +254,16 @@ def test_reserve_bb_false_lets_backfilling_take_the_heads_burst_buffer():
     ignored = bbopt.decide(state, "bbsched", window=1, reserve_bb=False)
     assert held.started_ids == [] and ignored.started_ids == ["C"]
     assert held.reservations[0].job_id == ignored.reservations[0].job_id == "H"
+
+
+@pytest.mark.parametrize("policy", ["bbsched", "naive", "bin-packing"])
+def test_window_holds_exactly_window_jobs(policy):
+    """The machine is full until 100 s: nothing starts, and exactly the first ``window`` (2)
+    waiting jobs spend a round in the window (the starvation counters); the first holds the
+    EASY reservation."""
+    running = (RunningJob(Job("R", 0.0, 100.0, nodes=4), 0.0),)
+    queue = tuple(Job(f"J{k}", 0.0, 60.0, nodes=1 + k % 3) for k in range(5))
+    d = bbopt.decide(ClusterState(10.0, Platform(4, TB), running, queue), policy, window=2)
+    assert d.started_ids == []
+    assert d.memory["rounds"] == {"J0": 1, "J1": 1}
+    assert [(r.job_id, r.start) for r in d.reservations] == [("J0", 100.0)]

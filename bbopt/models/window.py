@@ -507,6 +507,8 @@ class WindowModel:
         raise InputError(f"unknown greedy rule {rule!r}", field="rule")
 
     def _fits_ignoring_forced(self, x: np.ndarray) -> bool:
+        if not self.has_ssd:  # the two capacity rows (the greedy rules call this once per job)
+            return bool(x @ self.nodes <= self.free_nodes and x @ self.bb <= self.bb_room)
         return bool(self.feasible_many(x[None, :], check_forced=False)[0])
 
     def fallback(self) -> np.ndarray:

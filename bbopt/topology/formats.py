@@ -23,7 +23,11 @@ paths{containment}}`` and ``graph.edges[]{source, target, metadata{subsystem: "c
 vertex of type ``bandwidth`` (or ``bw``) holds the bandwidth of its parent as a pool. Compute
 nodes are vertices of type ``node`` (their sub-resources, sockets and cores, are ignored); BB
 nodes are of type ``bb``, ``burst_buffer`` or ``storage`` with their capacity in ``properties``
-(``capacity`` in bytes) or as the size of a ``ssd`` child in bytes.
+(``capacity`` in bytes) or as the size of a ``ssd`` child in bytes. Near-node storage as in
+flux-sched's rabbit graphs (``ssd`` vertices with a byte ``unit`` such as ``GiB`` under a
+``chassis`` or ``rack``, or under a ``rabbit``/``storage_node`` server there) is read as BB
+capacity, pooled into the platform's one shared burst buffer (with a warning saying so);
+``ssd`` vertices under compute nodes are not used (a warning says how much).
 """
 
 from __future__ import annotations
@@ -142,6 +146,83 @@ def load_platform_with_topology(path: str | Path) -> Platform:
 
 
 # -------------------------------------------------------------------- Flux JGF
+#: Vertices that serve near-node storage (HPE Rabbit in flux-sched's graphs): their ``ssd``
+#: children are a burst buffer; their own cores are not compute nodes.
+STORAGE_SERVERS = frozenset({"rabbit", "storage_node"})
+
+
+def _ssd_bytes(m: Mapping[str, Any], where: str, source: str) -> float:
+    size = m.get("size", 0)
+    unit = str(m.get("unit", "") or "B")
+    try:
+        return parse_bytes(f"{size} {unit}", "size")
+    except InputError:
+        raise InputError(f"an ssd size needs a byte unit, got {size!r} {unit!r}",
+                         source=source, line=where, field="unit") from None
+
+
+def _near_node_storage(meta: dict[str, Mapping[str, Any]], children: dict[str, list[str]],
+                       source: str) -> None:
+    """Rewrite near-node storage (flux-sched's rabbit graphs) as BB vertices, in place.
+
+    ``ssd`` vertices under a chassis, rack or other grouping vertex become one BB vertex
+    child of it holding their total size; a storage server (``rabbit``, ``storage_node``) with
+    ``ssd`` children becomes a BB vertex of that total, one without them is left out (its
+    storage is the chassis' ``ssd`` vertices). The simulator pools every BB vertex into one
+    shared capacity: a job is not yet restricted to its chassis' storage, so this warns. ``ssd``
+    vertices under compute nodes (node-local storage) are not read and are warned about.
+    """
+    import warnings
+
+    def kind(v: str) -> str:
+        return str(meta[v].get("type", "switch"))
+
+    pooled: list[tuple[str, float]] = []
+    unused = 0.0
+    n_unused = 0
+    for parent in list(children):
+        kids = children[parent]
+        ssds = [c for c in kids if kind(c) == "ssd"]
+        pk = kind(parent)
+        if pk in BB_TYPES:
+            continue
+        if pk == NODE:
+            if ssds:
+                unused += sum(_ssd_bytes(meta[c], f"vertex {c}", source) for c in ssds)
+                n_unused += len(ssds)
+            continue
+        servers = [c for c in kids if kind(c) in STORAGE_SERVERS]
+        for srv in servers:
+            srv_ssds = [c for c in children.get(srv, []) if kind(c) == "ssd"]
+            if not srv_ssds:
+                kids.remove(srv)  # a storage server whose drives hang from the chassis
+                continue
+            total = sum(_ssd_bytes(meta[c], f"vertex {c}", source) for c in srv_ssds)
+            meta[srv] = {**meta[srv], "type": "bb", "properties": {"capacity": total}}
+            children[srv] = []
+            pooled.append((str(meta[srv].get("name", srv)), total))
+        if ssds:
+            total = sum(_ssd_bytes(meta[c], f"vertex {c}", source) for c in ssds)
+            name = str(meta[parent].get("name") or
+                       str((meta[parent].get("paths") or {}).get("containment", parent))
+                       .rsplit("/", 1)[-1])
+            pool = f"{parent}/ssd-pool"
+            meta[pool] = {"type": "bb", "name": f"{name}-ssd",
+                          "properties": {"capacity": total}}
+            kids.append(pool)
+            pooled.append((name, total))
+    if pooled:
+        names = ", ".join(n for n, _ in pooled[:4]) + ("..." if len(pooled) > 4 else "")
+        warnings.warn(f"{source}: near-node storage of {len(pooled)} groups "
+                      f"({sum(t for _, t in pooled) / 1e12:.3g} TB in {names}) is read as one "
+                      "pooled burst buffer: a job is not restricted to its own chassis' "
+                      "storage", stacklevel=3)
+    if n_unused:
+        warnings.warn(f"{source}: {n_unused} node-local ssd vertices ({unused / 1e12:.3g} TB) "
+                      "are not used (bbopt reads local SSDs from Platform.node_ssd)",
+                      stacklevel=3)
+
+
 def to_jgf(tree: IOTree) -> dict[str, Any]:
     """Flux JSON Graph Format of ``tree`` (containment subsystem; bandwidth as B/s pools)."""
     nodes = []
@@ -266,6 +347,8 @@ def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
 
     def kind_of(v: str) -> str:
         return str(meta[v].get("type", "switch"))
+
+    _near_node_storage(meta, children, source)
 
     def rate_of(m: Mapping[str, Any], where: str) -> float | None:
         unit = str(m.get("unit", "") or "").strip().lower().replace(" ", "")

@@ -32,19 +32,9 @@ Burst-buffer columns (``bb_columns``), both in units of ``bb_unit`` bytes (defau
     "out": bytes}`` and sets ``Job.bb = max(data_in, data_run, data_out)``: the capacity the BB
     allocation must hold at its fullest (stage-in data is replaced by run data, which becomes
     the stage-out data).
-``"bbsimulator"`` -- BBSimulator's own trace ``<trace>.swf.bb`` (its ``trace_reader`` writes
-    it beside ``<trace>.swf``): every SWF row again, plus ``data_in data_run data_out`` as fields
-    19-21, read as BBSimulator reads them: **stage-in is stored in 1/1000 of the unit of the
-    other two** (BBSimulator divides field 19 by 1000 when it builds a job), and a job asking
-    fewer than 256 processors (field 8) is raised to 256 as BBSimulator does
-    (``bbsimulator_min_processors``). Otherwise as ``bbsim``.
-``"auto"`` (default) -- ``bbsimulator`` for a file named ``*.swf.bb``, or when the companion
-    ``<trace>.swf.bb`` is such a BBSimulator trace (21 fields or more per line: its BB columns
-    and processor raise apply to the matching jobs of ``<trace>.swf``); ``bbsim`` if a 4-column
-    companion ``.bb`` file exists; otherwise ``cqsim`` if the header has ``BurstBuffer:`` or the
-    records have exactly 19 fields; ``bbsim`` if they have 21 or more; otherwise none.
-    ``"none"`` ignores extra fields. A companion file whose job numbers match no job of the trace
-    (or only some) raises a :class:`UserWarning` naming it: its volumes would silently be 0.
+``"auto"`` (default) -- ``bbsim`` if a companion ``.bb`` file exists; otherwise ``cqsim`` if the
+    header has ``BurstBuffer:`` or the records have exactly 19 fields; ``bbsim`` if they have 21
+    or more; otherwise none. ``"none"`` ignores extra fields.
 
 Choices that every tool makes differently are explicit parameters with documented defaults;
 see :func:`read_swf`. One processor is one node unless ``procs_per_node`` says otherwise.
@@ -55,7 +45,6 @@ and 4 (run time) taken from the simulation, so that SWF-only tools can read bbop
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import math
 import re
@@ -124,7 +113,6 @@ def read_swf(
     bb_unit: float = GB,
     bb_file: str | Path | None = None,
     groups: bool = False,
-    bbsimulator_min_processors: int = 256,
     on_bad: str | None = None,
 ) -> SwfTrace:
     """Read an SWF (or ``.swf.gz``) trace.
@@ -142,7 +130,6 @@ def read_swf(
     - ``procs_per_node``: processors per node; sizes are rounded up to whole nodes.
     - ``rebase``: shift submit times so that the first job is submitted at 0.
     - ``bb_columns``, ``bb_unit``, ``bb_file``: burst-buffer columns (see the module docstring).
-    - ``bbsimulator_min_processors``: BBSimulator's minimum job size in processors (256).
     - ``on_bad``: a shorthand for the records that are well formed but cannot be simulated (run
       time <= 0, no processor count): ``"skip"`` drops them (the default behaviour; each is
       listed in :attr:`SwfTrace.skipped_records` with its line and reason) and ``"raise"``
@@ -165,8 +152,7 @@ def read_swf(
                                   ("drop", "keep", "error")),
                                  ("oversize", oversize, ("keep", "drop", "error")),
                                  ("missing_processors", missing_processors, ("drop", "error")),
-                                 ("bb_columns", bb_columns,
-                                  ("auto", "none", "cqsim", "bbsim", "bbsimulator"))):
+                                 ("bb_columns", bb_columns, ("auto", "none", "cqsim", "bbsim"))):
         if value not in allowed:
             raise InputError(f"{name} must be one of {allowed}, got {value!r}")
     if isinstance(missing_walltime, str) and missing_walltime not in ("runtime", "error"):
@@ -180,20 +166,16 @@ def read_swf(
     if path.is_dir():
         raise InputError("is a directory, not an SWF file", source=str(path))
     src = str(path)
-    header, lines = _read_lines(path)
-    own = path.name.endswith((".swf.bb", ".swf.bb.gz"))
-    if bb_file is None and bb_columns in ("auto", "bbsim", "bbsimulator") and not own:
+    header, first_widths = _scan_header(path)
+    if bb_file is None and bb_columns in ("auto", "bbsim"):
         companion = Path(str(path) + ".bb")
         if not companion.exists() and path.suffix == ".gz":
             companion = Path(str(path)[:-3] + ".bb")
         if companion.exists():
             bb_file = companion
-    companion_kind = _companion_kind(Path(bb_file)) if bb_file is not None else None
-    widths = {len(text.split()) for _, text in lines[:50]}
+    widths = set(first_widths)
     if bb_columns == "auto":
-        if own or companion_kind == "bbsimulator":
-            bb_columns = "bbsimulator"
-        elif bb_file is not None:
+        if bb_file is not None:
             bb_columns = "bbsim"
         elif "BurstBuffer" in header or widths == {19}:
             bb_columns = "cqsim"
@@ -201,44 +183,23 @@ def read_swf(
             bb_columns = "bbsim"
         else:
             bb_columns = "none"
-    n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3,
-               "bbsimulator": 0 if bb_file is not None else 3}[bb_columns]
-    table = _parse_table(lines, src, 18 + n_extra)
+    n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3}[bb_columns]
+    table, lineno = _parse_stream(path, src, 18 + n_extra)
+    lines = _Lines(path, lineno)  # the text of a record is read again only when needed
     names = FIELDS + (CQSIM_FIELDS if n_extra == 1 else BBSIM_FIELDS)
     _check_values(table, [0, 1, 3, 4, 7, 8, 11, 12, *range(18, 18 + n_extra)], lines, src, names)
-    # BBSimulator stores stage-in in 1/1000 of the unit of the other two volumes.
-    in_scale = 1e-3 if bb_columns == "bbsimulator" else 1.0
-    staging = (_read_bb_file(Path(bb_file), bb_unit, in_scale) if bb_file is not None
-               else None)
-    raised = None
-    if staging is not None:
-        ids = set(_int_strings(table[:, 0]))
-        matched = sum(1 for k in staging if k in ids)
-        if matched == 0:
-            warnings.warn(f"{bb_file}: none of its {len(staging)} job numbers matches a job of "
-                          f"{src}; every job gets no burst buffer", UserWarning, stacklevel=2)
-        elif matched < len(staging):
-            warnings.warn(f"{bb_file}: {len(staging) - matched} of its {len(staging)} job "
-                          f"numbers match no job of {src}", UserWarning, stacklevel=2)
-        if bb_columns == "bbsimulator":
-            raised = set(staging)
+    staging = _read_bb_file(Path(bb_file), bb_unit) if bb_file is not None else None
 
     primary, secondary = (7, 4) if processors == "requested" else (4, 7)
     number, submit, run = table[:, 0], table[:, 1], table[:, 3]
     req_time, user, group = table[:, 8], table[:, 11], table[:, 12]
     used_mem = table[:, 6]
-    lineno = np.array([ln for ln, _ in lines])
     bad = ~np.isfinite(submit) | (submit < 0)
     if bad.any():
         k = int(np.argmax(bad))
         raise InputError(f"submit time must be >= 0, got {lines[k][1].split()[1]}", source=src,
                          line=int(lineno[k]), field=FIELDS[1])
     procs = np.where(table[:, primary] > 0, table[:, primary], table[:, secondary])
-    if bb_columns == "bbsimulator":  # BBSimulator's minimum allocation (jobs it reads)
-        floor_ = np.full(len(procs), float(bbsimulator_min_processors))
-        if raised is not None:
-            floor_[[k not in raised for k in _int_strings(table[:, 0])]] = 0.0
-        procs = np.maximum(procs, floor_)
     keep = np.ones(len(table), dtype=bool)
     skipped: dict[str, int] = {}
     why: dict[int, str] = {}
@@ -296,49 +257,29 @@ def read_swf(
     bb = np.zeros(len(table))
     if bb_columns == "cqsim":
         bb = np.maximum(table[:, 18], 0.0) * bb_unit
-    elif bb_columns in ("bbsim", "bbsimulator") and staging is None:
+    elif bb_columns == "bbsim" and staging is None:
         vols = np.maximum(table[:, 18:21], 0.0) * bb_unit
-        vols[:, 0] *= in_scale
         bb = vols.max(axis=1)
 
     jobs: list[Job] = []
-    ids: set[str] = set()
-    idx = np.flatnonzero(keep).tolist()
-    submit_l, wall_l, run_l = submit.tolist(), req_time.tolist(), run.tolist()
-    nodes_l, bb_l, user_l, group_l = nodes.tolist(), bb.tolist(), user.tolist(), group.tolist()
-    number_l = number.tolist()
-    mem_l = used_mem.tolist()
-    id_text = _int_strings(number)
-    user_text = _int_strings(user)
-    for k in idx:
-        lk = lines[k]
-        job_id = id_text[k] if number_l[k] >= 0 else str(lk[0])
-        if job_id in ids:
-            raise InputError(f"duplicate job number {job_id}", source=src, line=lk[0],
-                             field=FIELDS[0])
-        ids.add(job_id)
-        extra: dict = {}
-        job_bb = bb_l[k]
-        if bb_columns in ("bbsim", "bbsimulator"):
-            if staging is not None:
-                vin, vrun, vout = staging.get(job_id, (0.0, 0.0, 0.0))
-            else:
-                vin, vrun, vout = (float(x) for x in np.maximum(table[k, 18:21], 0.0) * bb_unit)
-                vin *= in_scale
-            extra["staging"] = {"in": vin, "run": vrun, "out": vout}
-            job_bb = max(vin, vrun, vout)
-        if mem_l[k] > 0:
-            extra["memory_per_node"] = mem_l[k] * 1024.0 * procs_per_node
-        if groups and group_l[k] >= 0:
-            extra["group"] = _intstr(group_l[k])
-        u = user_l[k]
-        try:
-            jobs.append(Job(
-                id=job_id, submit=submit_l[k], walltime=wall_l[k], runtime=run_l[k],
-                nodes=nodes_l[k], bb=job_bb, user=user_text[k] if u >= 0 else None, extra=extra,
-            ))
-        except InputError as exc:
-            raise exc.at(source=src, line=lk[0]) from None
+    kept = np.flatnonzero(keep)
+    # a job's id is its number, else its line number: the first record whose id an earlier
+    # record already has is a duplicate (found without a set of every id)
+    key = np.where(number >= 0, number, lineno)[kept]
+    _, firsts = np.unique(key, return_index=True)
+    again = np.ones(len(kept), dtype=bool)
+    again[firsts] = False
+    dup = int(kept[np.argmax(again)]) if again.any() else -1
+    bbsim_rows = table[:, 18:21] if bb_columns == "bbsim" and staging is None else None
+    # what follows reads only these columns: copies of them, so the whole table can go
+    number, submit, run, req_time, user, group, used_mem = (
+        np.array(a) for a in (number, submit, run, req_time, user, group, used_mem))
+    del table, procs
+    for lo in range(0, len(kept), CHUNK):  # Python lists of one chunk of records at a time
+        part = kept[lo:lo + CHUNK]
+        _jobs_of(jobs, part, dup, src, number, lineno, submit, req_time, run, nodes, bb,
+                 user, group, used_mem * (1024.0 * procs_per_node), bbsim_rows, staging,
+                 bb_columns, bb_unit, groups)
     if not jobs:
         raise InputError("no job records", source=src)
     if rebase:
@@ -351,12 +292,65 @@ def read_swf(
         except (ValueError, IndexError):
             raise InputError(f"cannot read the capacity {header['BurstBuffer']!r}", source=src,
                              field="BurstBuffer") from None
-    records = [(lines[k][0], why[k], lines[k][1]) for k in sorted(why)]
+    texts = lines.texts(why)
+    records = [(int(lineno[k]), why[k], texts[k]) for k in sorted(why)]
     return SwfTrace(jobs, header, skipped, src, capacity, bb_columns, records)
 
 
-def _int_strings(values: np.ndarray) -> list[str]:
-    """Each value as text: integers without a fraction (vectorised where possible)."""
+#: The ``extra`` of every job that has none: one shared empty mapping instead of a dict per
+#: job (64 bytes each; nothing writes into a job's ``extra``).
+_NO_EXTRA: dict = {}
+
+
+def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, lineno, submit,
+             req_time, run, nodes, bb, user, group, memory, bbsim_rows, staging, bb_columns: str,
+             bb_unit: float, groups: bool) -> None:
+    """Append the jobs of the records ``part`` (indices, in file order) to ``jobs``;
+    ``memory`` is field 7 in bytes per node (``<= 0``: none)."""
+    submit_l, wall_l, run_l = submit[part].tolist(), req_time[part].tolist(), run[part].tolist()
+    nodes_l, bb_l = nodes[part].tolist(), bb[part].tolist()
+    user_l, group_l = user[part].tolist(), group[part].tolist()
+    number_l, lineno_l = number[part].tolist(), lineno[part].tolist()
+    mem_l = memory[part].tolist()
+    id_text = _int_strings(number[part])
+    user_text = _int_strings(user[part], shared=True)
+    for i, k in enumerate(part.tolist()):
+        job_id = id_text[i] if number_l[i] >= 0 else str(lineno_l[i])
+        if k == dup:
+            raise InputError(f"duplicate job number {job_id}", source=src, line=lineno_l[i],
+                             field=FIELDS[0])
+        extra: dict = {}
+        job_bb = bb_l[i]
+        if bb_columns == "bbsim":
+            if staging is not None:
+                vin, vrun, vout = staging.get(job_id, (0.0, 0.0, 0.0))
+            else:
+                vin, vrun, vout = (float(x) for x in np.maximum(bbsim_rows[k], 0.0) * bb_unit)
+            extra["staging"] = {"in": vin, "run": vrun, "out": vout}
+            job_bb = max(vin, vrun, vout)
+        if mem_l[i] > 0:
+            extra["memory_per_node"] = mem_l[i]
+        if groups and group_l[i] >= 0:
+            extra["group"] = _intstr(group_l[i])
+        u = user_l[i]
+        try:
+            jobs.append(Job(
+                id=job_id, submit=submit_l[i], walltime=wall_l[i], runtime=run_l[i],
+                nodes=nodes_l[i], bb=job_bb, user=user_text[i] if u >= 0 else None,
+                extra=extra or _NO_EXTRA,
+            ))
+        except InputError as exc:
+            raise exc.at(source=src, line=lineno_l[i]) from None
+
+
+def _int_strings(values: np.ndarray, shared: bool = False) -> list[str]:
+    """Each value as text: integers without a fraction (vectorised where possible).
+    ``shared``: equal values share one string object (user ids: a few hundred distinct values
+    over hundreds of thousands of jobs)."""
+    if shared:
+        uniq, inverse = np.unique(values, return_inverse=True)
+        text = _int_strings(uniq)
+        return [text[i] for i in inverse.tolist()]
     whole = np.isfinite(values) & (values == np.round(values))
     if whole.all():
         return values.astype(np.int64).astype(str).tolist()
@@ -369,26 +363,8 @@ def _intstr(x: float) -> str:
 
 def _read_lines(path: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
     """Header ``key: value`` pairs and the data lines with their 1-based line numbers."""
-    opener = gzip.open if path.suffix == ".gz" else open
     header: dict[str, str] = {}
-    lines: list[tuple[int, str]] = []
-    try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-            for lineno, line in enumerate(fh, 1):
-                text = line.strip()
-                if not text:
-                    continue
-                if text[0] == ";":
-                    key, sep, value = text[1:].partition(":")
-                    key = key.strip()
-                    if sep and key and " " not in key:
-                        header.setdefault(key, value.strip())
-                    continue
-                lines.append((lineno, text))
-    except (OSError, EOFError, zlib.error) as exc:  # a corrupt or truncated .gz, a directory
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputError(f"cannot read: {reason or type(exc).__name__}",
-                         source=str(path)) from None
+    lines = list(_data_lines(path, header))
     return header, lines
 
 
@@ -398,7 +374,113 @@ MAX_VALUE = 1e15
 _DOUBT = re.compile(r"[^0-9\s-]|\S-|-(?!\d)")
 
 
-def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarray:
+#: Records parsed at a time: the text of one chunk is all the reader holds besides the table.
+CHUNK = 1 << 16
+
+
+def _open_text(path: Path):
+    opener = gzip.open if path.suffix == ".gz" else open
+    return opener(path, "rt", encoding="utf-8", errors="replace")
+
+
+def _cannot_read(path: Path, exc: BaseException) -> InputError:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return InputError(f"cannot read: {reason or type(exc).__name__}", source=str(path))
+
+
+def _data_lines(path: Path, header: dict[str, str] | None = None):
+    """The data lines with their 1-based line numbers, one at a time; header ``key: value``
+    pairs go to ``header`` when given."""
+    try:
+        with _open_text(path) as fh:
+            for lineno, line in enumerate(fh, 1):
+                text = line.strip()
+                if not text:
+                    continue
+                if text[0] == ";":
+                    if header is not None:
+                        key, sep, value = text[1:].partition(":")
+                        key = key.strip()
+                        if sep and key and " " not in key:
+                            header.setdefault(key, value.strip())
+                    continue
+                yield lineno, text
+    except (OSError, EOFError, zlib.error) as exc:  # a corrupt or truncated .gz, a directory
+        raise _cannot_read(path, exc) from None
+
+
+def _scan_header(path: Path) -> tuple[dict[str, str], list[int]]:
+    """The header's ``key: value`` pairs (wherever they are) and the field counts of the first
+    50 records: a first pass that keeps no record."""
+    header: dict[str, str] = {}
+    widths: list[int] = []
+    for _, text in _data_lines(path, header):
+        if len(widths) < 50:
+            widths.append(len(text.split()))
+    return header, widths
+
+
+def _parse_stream(path: Path, src: str, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``width`` fields of every record (a float array) and the records' line
+    numbers, parsed :data:`CHUNK` records at a time by :func:`_parse_table`, so a big trace is
+    never held as text."""
+    tables: list[np.ndarray] = []
+    numbers: list[np.ndarray] = []
+    chunk: list[tuple[int, str]] = []
+    first: tuple[int, int] | None = None
+
+    def flush() -> None:
+        nonlocal first
+        if first is None:
+            first = (chunk[0][0], len(chunk[0][1].split()))
+        tables.append(_parse_table(chunk, src, width, first))
+        numbers.append(np.fromiter((ln for ln, _ in chunk), np.int64, len(chunk)))
+        chunk.clear()
+
+    for item in _data_lines(path):
+        chunk.append(item)
+        if len(chunk) == CHUNK:
+            flush()
+    if chunk:
+        flush()
+    if not tables:
+        raise InputError("no job records", source=src)
+    if len(tables) == 1:
+        return tables[0], numbers[0]
+    return np.concatenate(tables), np.concatenate(numbers)
+
+
+class _Lines:
+    """Records by index, their text read again from the file on demand (error messages and the
+    list of skipped records need it; the reader keeps no text)."""
+
+    def __init__(self, path: Path, lineno: np.ndarray) -> None:
+        self.path = path
+        self.lineno = lineno
+
+    def __len__(self) -> int:
+        return len(self.lineno)
+
+    def __getitem__(self, k: int) -> tuple[int, str]:
+        return int(self.lineno[k]), self.texts([k])[k]
+
+    def texts(self, ks) -> dict[int, str]:
+        """The text of the records ``ks`` (indices), in one pass over the file."""
+        want = {int(self.lineno[k]): k for k in ks}
+        out: dict[int, str] = {}
+        if not want:
+            return out
+        last = max(want)
+        for ln, text in _data_lines(self.path):
+            if ln in want:
+                out[want[ln]] = text
+            if ln >= last:
+                break
+        return out
+
+
+def _parse_table(lines: list[tuple[int, str]], src: str, width: int,
+                 first_record: tuple[int, int] | None = None) -> np.ndarray:
     """The first ``width`` fields of every record as a float array; errors name the line.
 
     Every record must have the same number of fields (a short line next to a long one would
@@ -410,14 +492,14 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarr
         raise InputError("no job records", source=src)
     names = FIELDS + (CQSIM_FIELDS if width == 19 else BBSIM_FIELDS)
     counts = [len(text.split()) for _, text in lines]
-    first = counts[0]
+    first_line, first = first_record or (lines[0][0], counts[0])
     if first < width:
         raise InputError(f"expected {width} fields, found {first}", source=src,
-                         line=lines[0][0], field=names[first])
+                         line=first_line, field=names[first])
     if counts.count(first) != len(counts):
         k = next(k for k, c in enumerate(counts) if c != first)
         lineno, found = lines[k][0], counts[k]
-        raise InputError(f"expected {first} fields (as on line {lines[0][0]}), found {found}",
+        raise InputError(f"expected {first} fields (as on line {first_line}), found {found}",
                          source=src, line=lineno,
                          field=names[found] if found < len(names) else f"field {found + 1}")
     joined = "\n".join(text for _, text in lines)
@@ -430,7 +512,7 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarr
             except ValueError:
                 flat = np.empty(0)
         if flat.size == first * len(lines):
-            table = flat.reshape(len(lines), first)[:, :width]
+            table = np.ascontiguousarray(flat.reshape(len(lines), first)[:, :width])
     if table is None:
         table = np.empty((len(lines), width))
         for k, (lineno, text) in enumerate(lines):
@@ -442,15 +524,6 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarr
                 raise InputError(f"not a number: {parts[c]!r}", source=src, line=lineno,
                                  field=names[c]) from None
     return table
-
-
-def _companion_kind(path: Path) -> str:
-    """``"bbsimulator"`` when a companion file is BBSimulator's whole trace (21 fields or more
-    on its first record), else ``"bbsim"`` (4-column ``job data_in data_run data_out``)."""
-    if not path.exists():
-        raise InputError("no such file", source=str(path))
-    _, lines = _read_lines(path)
-    return "bbsimulator" if lines and len(lines[0][1].split()) >= 21 else "bbsim"
 
 
 def _is_float(text: str) -> bool:
@@ -475,21 +548,14 @@ def _check_values(table: np.ndarray, columns: Sequence[int], lines: list[tuple[i
         raise InputError(f"{token} is {what}", source=src, line=lines[k][0], field=names[col])
 
 
-def _read_bb_file(path: Path, unit: float, in_scale: float = 1.0
-                  ) -> dict[str, tuple[float, float, float]]:
-    """A companion file: ``<job number> <data_in> <data_run> <data_out>`` lines, or
-    BBSimulator's whole trace (fields 1 and 19-21). Job numbers are normalised (``1.00`` is
-    job ``1``); ``data_in`` is scaled by ``in_scale``."""
+def _read_bb_file(path: Path, unit: float) -> dict[str, tuple[float, float, float]]:
+    """A BBSimulator companion file: ``<job number> <data_in> <data_run> <data_out>`` lines."""
     if not path.exists():
         raise InputError("no such file", source=str(path))
     out: dict[str, tuple[float, float, float]] = {}
     _, lines = _read_lines(path)
     for lineno, text in lines:
         parts = text.split()
-        if len(parts) >= 21:  # BBSimulator's trace: SWF fields, then the three volumes
-            parts = [parts[0], *parts[18:21]]
-        with contextlib.suppress(ValueError, IndexError, OverflowError):
-            parts[0] = _intstr(float(parts[0]))
         if len(parts) < 4:
             raise InputError(f"expected 4 fields (job, data_in, data_run, data_out), found "
                              f"{len(parts)}", source=str(path), line=lineno,
@@ -504,7 +570,7 @@ def _read_bb_file(path: Path, unit: float, in_scale: float = 1.0
             if v < 0 and v != -1:
                 raise InputError(f"volume must be >= 0, got {parts[c]}", source=str(path),
                                  line=lineno, field=name)
-            values.append(max(v, 0.0) * unit * (in_scale if c == 1 else 1.0))
+            values.append(max(v, 0.0) * unit)
         if parts[0] in out:
             raise InputError(f"duplicate job number {parts[0]}", source=str(path), line=lineno,
                              field="job_number")

@@ -1,0 +1,149 @@
+"""Simulation records as pandas DataFrames, and the schedule as a timeline.
+
+- :func:`to_pandas` -- one row per job of a :class:`~bbopt.simulation.SimulationResult`
+  (submit, start, end, state, nodes, bb, ssd, wait, turnaround, bounded slowdown, allocation);
+  :func:`from_jobs_csv` reads the same columns back from the ``jobs.csv`` bbopt writes (and a
+  sweep stores gzipped per run), so every plot takes either.
+- :func:`metrics_frame` -- one row per run of :func:`bbopt.summarize`.
+- :func:`timeline` -- nodes and BB in use and the queue length as step functions of time. The
+  events of one instant are applied ends first, then submissions, then starts (what the engine
+  does), and only the state after the instant is kept, so the use never exceeds the capacity.
+  :func:`utilisation` integrates it; over the run's span it equals ``summarize``'s
+  ``node_utilization`` and ``bb_utilization``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bbopt.analysis.metrics import BSLD_BOUND, summarize
+from bbopt.core import JobState
+from bbopt.simulation.result import SimulationResult, procset
+
+OUTCOME_COLUMNS = ("job_id", "submit", "start", "end", "state", "nodes", "bb", "ssd",
+                   "walltime", "runtime", "wait", "turnaround", "bounded_slowdown", "user",
+                   "allocation")
+
+
+def to_pandas(result: SimulationResult) -> pd.DataFrame:
+    """Per-job outcomes, indexed like ``result.jobs`` (NaN times for rejected jobs)."""
+    a = result.arrays()
+    ran = (a["state"] == JobState.FINISHED) | (a["state"] == JobState.KILLED)
+    start = np.where(ran, a["start"], np.nan)
+    end = np.where(ran, a["end"], np.nan)
+    execution = end - start
+    turnaround = end - a["submit"]
+    frame = pd.DataFrame({
+        "job_id": [j.id for j in result.jobs],
+        "submit": a["submit"], "start": start, "end": end,
+        "state": a["state"].astype(str),
+        "nodes": a["nodes"].astype(int), "bb": a["bb"],
+        "ssd": [j.ssd for j in result.jobs], "walltime": a["walltime"],
+        "runtime": [np.nan if j.runtime is None else j.runtime for j in result.jobs],
+        "wait": start - a["submit"], "turnaround": turnaround,
+        "bounded_slowdown": np.maximum(turnaround / np.maximum(execution, BSLD_BOUND), 1.0),
+        "user": [j.user for j in result.jobs],
+        "allocation": [procset(n) for n in result.allocation],
+    })
+    frame.attrs.update(policy=result.policy, workload=result.workload_name,
+                       platform_nodes=result.platform.nodes, platform_bb=result.platform.bb)
+    return frame
+
+
+_STATES = {"COMPLETED_SUCCESSFULLY": JobState.FINISHED,
+           "COMPLETED_WALLTIME_REACHED": JobState.KILLED, "REJECTED": JobState.REJECTED}
+
+
+def from_jobs_csv(frame: pd.DataFrame) -> pd.DataFrame:
+    """The columns of :func:`to_pandas` from a ``jobs.csv`` DataFrame (Batsim's + bbopt's)."""
+    state = frame["final_state"].map(_STATES).fillna("").astype(str)
+    ran = state.isin([JobState.FINISHED, JobState.KILLED]).to_numpy()
+    start = np.where(ran, frame["starting_time"].to_numpy(float), np.nan)
+    end = np.where(ran, frame["finish_time"].to_numpy(float), np.nan)
+    submit = frame["submission_time"].to_numpy(float)
+    execution = end - start
+    turnaround = end - submit
+    alloc = frame.get("allocated_resources", "")
+    return pd.DataFrame({
+        "job_id": frame["job_id"].astype(str), "submit": submit, "start": start, "end": end,
+        "state": state, "nodes": frame["requested_number_of_resources"].astype(int),
+        "bb": frame["bb"].astype(float) if "bb" in frame else 0.0,
+        "ssd": 0.0, "walltime": frame["requested_time"].astype(float),
+        "runtime": frame["trace_runtime"].astype(float) if "trace_runtime" in frame
+        else np.nan,
+        "wait": start - submit, "turnaround": turnaround,
+        "bounded_slowdown": np.maximum(turnaround / np.maximum(execution, BSLD_BOUND), 1.0),
+        "user": frame.get("user"),
+        "allocation": pd.Series(alloc, index=frame.index).fillna("").astype(str),
+    })
+
+
+def outcomes(obj: SimulationResult | pd.DataFrame) -> pd.DataFrame:
+    """A :func:`to_pandas` frame from a result, a to_pandas frame or a jobs.csv frame."""
+    if isinstance(obj, SimulationResult):
+        return to_pandas(obj)
+    if "final_state" in obj.columns:
+        return from_jobs_csv(obj)
+    return obj
+
+
+def metrics_frame(results: SimulationResult | Mapping[str, SimulationResult], *,
+                  interval: tuple[float, float] | None = None) -> pd.DataFrame:
+    """One row of :func:`bbopt.summarize` per run (indexed by the mapping's keys, or the
+    policy name of a single result)."""
+    if isinstance(results, SimulationResult):
+        results = {results.policy: results}
+    rows = {name: summarize(r, interval=interval) for name, r in results.items()}
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "run"
+    return frame
+
+
+def timeline(obj: SimulationResult | pd.DataFrame) -> pd.DataFrame:
+    """Columns ``time, nodes, bb, queued, running``: the state after each event instant."""
+    f = outcomes(obj)
+    ran = f["start"].notna().to_numpy()
+    submit = f["submit"].to_numpy(float)[ran]
+    start = f["start"].to_numpy(float)[ran]
+    end = f["end"].to_numpy(float)[ran]
+    nodes = f["nodes"].to_numpy(float)[ran]
+    bb = f["bb"].to_numpy(float)[ran]
+    n = start.size
+    # kinds: 0 end, 1 submit, 2 start -- the order within one instant
+    t = np.concatenate([end, submit, start])
+    kind = np.concatenate([np.zeros(n), np.ones(n), np.full(n, 2.0)])
+    d_nodes = np.concatenate([-nodes, np.zeros(n), nodes])
+    d_bb = np.concatenate([-bb, np.zeros(n), bb])
+    d_queue = np.concatenate([np.zeros(n), np.ones(n), -np.ones(n)])
+    d_run = np.concatenate([-np.ones(n), np.zeros(n), np.ones(n)])
+    order = np.lexsort((kind, t))
+    t = t[order]
+    cols = {name: np.cumsum(d[order]) for name, d in
+            (("nodes", d_nodes), ("bb", d_bb), ("queued", d_queue), ("running", d_run))}
+    last = np.r_[t[1:] != t[:-1], True] if t.size else np.zeros(0, dtype=bool)
+    out = pd.DataFrame({"time": t[last], **{k: v[last] for k, v in cols.items()}})
+    out["bb"] = out["bb"].clip(lower=0.0)  # float round-off of sums of large byte counts
+    return out
+
+
+def utilisation(tl: pd.DataFrame, capacity: float, column: str = "nodes",
+                t0: float | None = None, t1: float | None = None) -> float:
+    """The time-average of ``column`` over ``[t0, t1]`` (default: the timeline's span) over
+    ``capacity``."""
+    times = tl["time"].to_numpy(float)
+    values = tl[column].to_numpy(float)
+    if times.size == 0 or capacity <= 0:
+        return float("nan")
+    t0 = times[0] if t0 is None else t0
+    t1 = times[-1] if t1 is None else t1
+    edges = np.clip(np.r_[times, t1], t0, t1)
+    held = float(np.sum(values * np.diff(edges)))
+    return held / (capacity * max(t1 - t0, 1e-12))
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return frame.to_dict(orient="records")

@@ -1,0 +1,556 @@
+"""Running a sweep: every cell of a :class:`~bbopt.analysis.sweep_spec.SweepSpec` once, into a
+:class:`~bbopt.analysis.store.Store`, serially, on local worker processes or on Dask.
+
+The driver prepares each workload once per seed (reading the file, applying the generators) to
+compute its content hash, names every run by :func:`~bbopt.analysis.store.run_hash`, leaves out
+the runs already in the store and hands the others to the executor as *tasks*: small picklable
+descriptions of a batch of runs of one workload. A worker rebuilds the workload from the same
+description (cached per process), checks its content hash against the driver's (a worker that
+sees a different file refuses to run), simulates, measures and returns the metrics and the
+per-job outcomes; the driver writes each run atomically as it arrives, with a progress bar and
+an estimate of the time left.
+
+Executors: ``"serial"`` (this process), ``"processes"`` (``concurrent.futures`` with
+``workers`` spawned processes; the default, no extra dependency), and Dask distributed
+(``dask="local"`` starts a ``LocalCluster`` of ``workers`` single-threaded processes;
+``dask="tcp://host:8786"`` connects to a running scheduler, whose workers must see the same
+workload files, e.g. on a shared file system; ``dask="path/scheduler.json"`` to the one that
+``dask scheduler --scheduler-file`` announced there). Runs of one workload are batched per task
+(``batch``; by default about four tasks per worker) so the scheduling overhead stays small.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform as _platform
+import socket
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from bbopt.analysis.store import Store, canonical, file_sha256, gzip_csv, jobs_sha256, run_hash
+from bbopt.analysis.sweep_spec import Cell, SweepSpec
+from bbopt.core import Job, Platform
+from bbopt.errors import InputError
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """Everything a worker needs for one run (picklable, small)."""
+
+    hash: str
+    workload_spec: str  # canonical JSON of the workload's spec
+    workload_seed: int
+    workload_sha: str
+    part: int | None
+    platform_spec: str  # canonical JSON
+    policy: str
+    options: dict[str, Any]
+    execution: dict[str, Any]
+    tick: float | None
+    warmup: float
+    cooldown: float
+    params: dict[str, Any]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SweepReport:
+    """What a sweep did: cells in the grid, already done, run now, failed."""
+
+    total: int = 0
+    skipped: int = 0
+    ran: int = 0
+    failed: int = 0
+    wall_time: float = 0.0
+    hashes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------
+# workloads and platforms
+
+
+@lru_cache(maxsize=8)
+def _workload(spec_json: str, seed: int) -> tuple[tuple[Job, ...], str]:
+    """The prepared whole workload and its content hash (cached per process)."""
+    import json
+
+    from bbopt.workloads.generators.catalog import apply
+
+    spec = json.loads(spec_json)
+    if "file" in spec:
+        from bbopt.loading import load_workload
+
+        jobs, _ = load_workload(spec["file"], bb=spec.get("bb", "none"), seed=seed,
+                                **(spec.get("reader") or {}))
+        if spec.get("first"):
+            jobs = jobs[:int(spec["first"])]
+    else:
+        g = dict(spec["generator"])
+        jobs = apply(g.pop("name"), None, int(g.pop("seed", seed)), **g)
+        if spec.get("first"):
+            jobs = jobs[:int(spec["first"])]
+    for k, t in enumerate(spec.get("transforms") or []):
+        t = dict(t)  # the k-th transform draws with seed + k unless it fixes its own
+        jobs = apply(t.pop("name"), jobs, int(t.pop("seed", seed + k)), **t)
+    if not jobs:
+        raise InputError("the workload has no job", field="workloads")
+    return tuple(jobs), jobs_sha256(jobs)
+
+
+@lru_cache(maxsize=4)
+def _split(spec_json: str, seed: int) -> tuple[tuple[Job, ...], ...]:
+    """Every part of a split workload, split once per process (a sweep runs many of them)."""
+    import json
+
+    from bbopt.analysis.experiments import split_trace
+
+    jobs, _ = _workload(spec_json, seed)
+    split = json.loads(spec_json)["split"]
+    parts = split_trace(list(jobs), int(split["parts"]), length=split.get("length"))
+    return tuple(tuple(p) for p in parts)
+
+
+def _part(spec_json: str, seed: int, part: int | None) -> tuple[Job, ...]:
+    if part is None:
+        return _workload(spec_json, seed)[0]
+    return _split(spec_json, seed)[part]
+
+
+def workload_seed(spec: Mapping[str, Any], seed: int) -> int:
+    return int(spec["seed"]) if spec.get("seed") is not None else int(seed)
+
+
+def build_platform(spec_json: str) -> Platform:
+    """A platform from its spec value: a name or file, or an inline mapping (``nodes``, ``bb``,
+    optionally ``ssd: {small, large}`` for half the nodes each, Fan et al., Section 5)."""
+    import json
+
+    from bbopt.loading import load_platform
+    from bbopt.units import parse_bytes
+
+    spec = json.loads(spec_json)
+    if isinstance(spec, str):
+        return load_platform(spec)
+    if "file" in spec:
+        return load_platform(spec["file"])
+    nodes = int(spec["nodes"])
+    bb = parse_bytes(spec.get("bb", 0), "bb")
+    name = str(spec.get("name", "platform"))
+    if spec.get("ssd"):
+        from bbopt.workloads.generators.bbsched import theta_ssd_platform
+
+        ssd = spec["ssd"]
+        return theta_ssd_platform(nodes, bb, small=parse_bytes(ssd.get("small", "128GB"), "ssd"),
+                                  large=parse_bytes(ssd.get("large", "256GB"), "ssd"),
+                                  name=name)
+    return Platform(nodes=nodes, bb=bb, name=name)
+
+
+def platform_fingerprint(spec_value: Any, base: Path) -> tuple[str, dict[str, Any]]:
+    """The platform's spec as canonical JSON (files resolved) and what identifies it."""
+    value = spec_value
+    if isinstance(value, str) and not _is_named_platform(value):
+        path = Path(value) if Path(value).exists() else base / value
+        if not path.exists():
+            raise InputError(f"platform {value!r} is neither a known name nor a file",
+                             field="platforms")
+        value = {"file": str(path.resolve())}
+    elif isinstance(value, Mapping) and "file" in value:
+        path = Path(value["file"]) if Path(value["file"]).exists() else base / value["file"]
+        value = {**value, "file": str(path.resolve())}
+    spec_json = canonical(value)
+    p = build_platform(spec_json)
+    ident: dict[str, Any] = {"nodes": p.nodes, "bb": p.bb,
+                             "node_ssd": None if p.node_ssd is None else list(p.node_ssd),
+                             "spec": value if not isinstance(value, Mapping) or "file" not in
+                             value else {k: v for k, v in value.items() if k != "file"}}
+    if isinstance(value, Mapping) and "file" in value:
+        ident["file_sha256"] = file_sha256(value["file"])
+    return spec_json, ident
+
+
+def _is_named_platform(name: str) -> bool:
+    from bbopt.loading import PLATFORMS
+
+    return name.partition(":")[0] in PLATFORMS and not Path(name).exists()
+
+
+# --------------------------------------------------------------------------------------------
+# planning
+
+
+def plan(spec: SweepSpec) -> list[RunTask]:
+    """The run tasks of every cell of ``spec`` (workloads prepared once per seed, to hash)."""
+    import bbopt
+    from bbopt.policies import policy_options
+
+    platforms = {label: platform_fingerprint(v, spec.base) for label, v in spec.platforms.items()}
+    tasks = []
+    for cell in spec.cells():
+        wspec = spec.workloads[cell.workload]
+        wjson = canonical(wspec)
+        wseed = workload_seed(wspec, cell.seed)
+        jobs, wsha = _workload(wjson, wseed)
+        accepted = policy_options(cell.policy.name)
+        options = {**cell.policy.options, **cell.budget_options}
+        if "seed" in accepted and "seed" not in options:
+            options["seed"] = cell.seed
+        pjson, pident = platforms[cell.platform]
+        inputs = {
+            "bbopt": bbopt.__version__,
+            "workload": {"content_sha256": wsha, "split": wspec.get("split"),
+                         "part": cell.part},
+            "platform": pident,
+            "policy": cell.policy.name,
+            "options": options,
+            "seed": cell.seed,
+            "budget": cell.budget_options,
+            "execution": spec.executions[cell.execution],
+            "tick": spec.tick,
+            "interval": {"warmup": spec.warmup, "cooldown": spec.cooldown},
+        }
+        h = run_hash(inputs)
+        source = ({"file": wspec["file"], "file_sha256": _file_sha(wspec["file"])}
+                  if "file" in wspec else {"generator": wspec["generator"]})
+        prov = {"hash_inputs": inputs,
+                "workload": {**source, "transforms": wspec.get("transforms"),
+                             "first": wspec.get("first"), "seed": wseed,
+                             "content_sha256": wsha, "jobs": len(jobs),
+                             "split": wspec.get("split"), "part": cell.part}}
+        tasks.append(RunTask(h, wjson, wseed, wsha, cell.part, pjson, cell.policy.name,
+                             options, spec.executions[cell.execution], spec.tick,
+                             spec.warmup, spec.cooldown, cell.params(), prov))
+    seen: dict[str, Cell] = {}
+    unique = []
+    for t in tasks:  # two cells that are the same run (e.g. equal labels of one policy)
+        if t.hash not in seen:
+            seen[t.hash] = t
+            unique.append(t)
+    return unique
+
+
+@lru_cache(maxsize=32)
+def _file_sha(path: str) -> str:
+    return file_sha256(path)
+
+
+# --------------------------------------------------------------------------------------------
+# running one task (in a worker)
+
+
+def run_task(task: RunTask) -> dict[str, Any]:
+    """Simulate one run; a dict with ``metrics`` and ``jobs_csv_gz``, or with ``error``."""
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    try:
+        from bbopt.analysis.metrics import summarize
+        from bbopt.simulation import simulate
+        from bbopt.simulation.result import BATSIM_COLUMNS, BBOPT_COLUMNS
+
+        _, sha = _workload(task.workload_spec, task.workload_seed)
+        if sha != task.workload_sha:
+            raise InputError(f"this worker's workload differs from the driver's (content "
+                             f"{sha[:12]} != {task.workload_sha[:12]}): is the file the same?",
+                             field="workloads")
+        jobs = list(_part(task.workload_spec, task.workload_seed, task.part))
+        if not jobs:
+            raise InputError(f"part {task.part} of the workload is empty", field="split")
+        from bbopt.simulation.execution import EXECUTION_MODELS
+        from bbopt.simulation.io_model import FluidIO
+
+        platform = build_platform(task.platform_spec)
+        ex = dict(task.execution)
+        model = EXECUTION_MODELS[ex.pop("name")](**ex)
+        result = simulate(jobs, platform, task.policy, options=task.options, tick=task.tick,
+                          execution=model,
+                          workload_name=str(task.params.get("workload", "workload")))
+        metrics = summarize(result)
+        if isinstance(model, FluidIO):  # the I/O side: efficiency, interference (Herbein)
+            from bbopt.analysis.io_metrics import io_summary
+
+            for key, value in io_summary(result, model).items():
+                metrics.setdefault(key, value)
+        if task.warmup > 0 or task.cooldown > 0:
+            submits = [j.submit for j in jobs]
+            a, b = min(submits) + task.warmup, max(submits) - task.cooldown
+            if task.cooldown <= 0:
+                b = max(submits) + 1.0
+            if not b > a:  # too short a part for the interval: measure it whole
+                a, b = min(submits), max(submits) + 1.0
+            metrics.update(summarize(result, interval=(a, b)))
+            metrics["measured_from"], metrics["measured_to"] = a, b
+        csv = gzip_csv(result.rows(), BATSIM_COLUMNS + BBOPT_COLUMNS)
+        return {"hash": task.hash, "metrics": metrics, "jobs_csv_gz": csv,
+                "started_at": started, "wall_time": time.perf_counter() - t0,
+                "host": socket.gethostname(), "part_jobs": len(jobs)}
+    except Exception as exc:  # a failed run is recorded, not fatal to the sweep
+        return {"hash": task.hash, "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc(), "started_at": started,
+                "wall_time": time.perf_counter() - t0, "host": socket.gethostname()}
+
+
+def run_batch(tasks: list[RunTask]) -> list[dict[str, Any]]:
+    return [run_task(t) for t in tasks]
+
+
+# --------------------------------------------------------------------------------------------
+# the driver
+
+
+def _environment() -> dict[str, Any]:
+    import numpy
+
+    import bbopt
+
+    env = {"bbopt_version": bbopt.__version__, "python": sys.version.split()[0],
+           "numpy": numpy.__version__, "system": _platform.platform()}
+    from importlib.metadata import PackageNotFoundError, version
+
+    for mod in ("ortools", "pymoo", "pulp", "scipy", "pandas"):
+        with contextlib.suppress(PackageNotFoundError):  # not installed: left out
+            env[mod] = version(mod)
+    return env
+
+
+def _summary(task: RunTask, out: Mapping[str, Any], spec: SweepSpec,
+             env: Mapping[str, Any]) -> dict[str, Any]:
+    prov = {**env, **task.provenance}
+    prov["workload"] = {**prov.get("workload", {}), "part_jobs": out.get("part_jobs")}
+    prov.update(host=out.get("host"), started_at=out.get("started_at"),
+                finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                wall_time=out.get("wall_time"))
+    return {"hash": task.hash, "sweep": spec.name, "params": task.params,
+            "policy": task.policy, "options": task.options, "metrics": out["metrics"],
+            "reference": spec.reference, "report_metrics": list(spec.metrics),
+            "provenance": prov}
+
+
+def batches(tasks: list[RunTask], size: int) -> list[list[RunTask]]:
+    """Tasks grouped by workload (a worker builds each once), in chunks of ``size``."""
+    groups: dict[tuple[str, int], list[RunTask]] = {}
+    for t in tasks:
+        groups.setdefault((t.workload_spec, t.workload_seed), []).append(t)
+    out = []
+    for group in groups.values():
+        out.extend(group[i:i + size] for i in range(0, len(group), size))
+    return out
+
+
+def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
+              workers: int | None = None, dask: str | None = None, batch: int | None = None,
+              progress: bool | float = True, spec_text: str | None = None,
+              on_result: Callable[[RunTask, dict[str, Any]], None] | None = None
+              ) -> SweepReport:
+    """Run every missing cell of ``spec`` into the store at ``out``.
+
+    ``executor``: ``"serial"`` or ``"processes"`` (``workers`` processes, default: the CPU
+    count); ``dask``: ``"local"``, a scheduler address or a scheduler file ``*.json``
+    (overrides ``executor``). ``batch``:
+    runs per task (default 1 for processes; for Dask, about four tasks per worker).
+    ``progress``: a bar with the time left (``True``), nothing (``False``), or a number:
+    plain lines every that many seconds (:class:`ProgressLog`, for batch jobs' logs).
+    """
+    t_start = time.perf_counter()
+    store = Store(out)
+    store.root.mkdir(parents=True, exist_ok=True)
+    store.clean_temporaries()
+    if spec_text is not None:
+        store.save_spec(spec.name, spec_text)
+    tasks = plan(spec)
+    report = SweepReport(total=len(tasks), hashes=[t.hash for t in tasks])
+    todo = [t for t in tasks if not store.done(t.hash)]
+    report.skipped = len(tasks) - len(todo)
+    env = _environment()
+    by_hash = {t.hash: t for t in todo}
+    bar = _bar(len(todo), report.skipped, progress)
+
+    def receive(result: dict[str, Any]) -> None:
+        task = by_hash[result["hash"]]
+        if "error" in result:
+            report.failed += 1
+            report.failures.append(f"{task.params}: {result['error']}")
+            store.write_failure(task.hash, {"params": task.params, "options": task.options,
+                                            **result})
+        else:
+            store.write_run(task.hash, _summary(task, result, spec, env),
+                            result["jobs_csv_gz"])
+            report.ran += 1
+        if on_result is not None:
+            on_result(task, result)
+        if bar is not None:
+            bar.update(1)
+            if report.failed:
+                bar.set_postfix(failed=report.failed)
+
+    try:
+        if todo:
+            if dask is not None:
+                _run_dask(todo, dask, workers, batch, receive)
+            elif executor == "serial":
+                for t in todo:
+                    receive(run_task(t))
+            elif executor == "processes":
+                _run_processes(todo, workers, batch or 1, receive)
+            else:
+                raise InputError(f"unknown executor {executor!r}; known: serial, processes",
+                                 field="executor")
+    finally:
+        if bar is not None:
+            bar.close()
+    report.wall_time = time.perf_counter() - t_start
+    return report
+
+
+def _bar(n: int, skipped: int, show: bool | float):
+    if show is False or show is None or n == 0:
+        return None
+    if show is not True:  # seconds between plain log lines (batch jobs: no terminal)
+        return ProgressLog(n, skipped, float(show))
+    from tqdm import tqdm
+
+    return tqdm(total=n, unit="run", desc=f"sweep ({skipped} done before)" if skipped else
+                "sweep", file=sys.stderr, smoothing=0.1, dynamic_ncols=True)
+
+
+class ProgressLog:
+    """Progress as plain lines on stderr every ``every`` seconds (and at the end): runs done,
+    failures, time elapsed and an estimate of the time left from the mean pace so far."""
+
+    def __init__(self, total: int, skipped: int, every: float, stream=None) -> None:
+        self.total, self.skipped, self.every = total, skipped, every
+        self.stream = stream or sys.stderr
+        self.done = 0
+        self.failed = 0
+        self.t0 = self.last = time.monotonic()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.last >= self.every or self.done == self.total:
+            self.last = now
+            self._line(now)
+
+    def set_postfix(self, failed: int = 0, **_: Any) -> None:
+        self.failed = failed
+
+    def close(self) -> None:
+        if self.done < self.total:
+            self._line(time.monotonic())
+
+    def _line(self, now: float) -> None:
+        elapsed = now - self.t0
+        left = (elapsed / self.done * (self.total - self.done)) if self.done else float("nan")
+        before = f" ({self.skipped} done before)" if self.skipped else ""
+        print(f"sweep: {self.done}/{self.total} runs{before}, {self.failed} failed, "
+              f"{_hms(elapsed)} elapsed, about {_hms(left)} left", file=self.stream,
+              flush=True)
+
+
+def _hms(seconds: float) -> str:
+    if seconds != seconds:  # nan: no pace yet
+        return "?"
+    s = round(seconds)
+    return f"{s // 3600}h{s // 60 % 60:02d}m{s % 60:02d}s" if s >= 3600 else \
+        f"{s // 60}m{s % 60:02d}s"
+
+
+def _run_processes(todo: list[RunTask], workers: int | None, batch: int,
+                   receive: Callable[[dict[str, Any]], None]) -> None:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    workers = workers or os.cpu_count() or 1
+    chunks = batches(todo, batch)
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx)
+    finished = False
+    try:
+        pending = {pool.submit(run_batch, c) for c in chunks}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                for result in fut.result():
+                    receive(result)
+        finished = True
+    finally:  # interrupted: do not wait for the runs in flight (they are redone next time)
+        if not finished:
+            _terminate_workers(pool)
+        pool.shutdown(wait=finished, cancel_futures=True)
+
+
+def _terminate_workers(pool) -> None:
+    """Stop a process pool's workers now (else the interpreter's exit waits for their runs)."""
+    if hasattr(pool, "terminate_workers"):  # Python >= 3.14
+        pool.terminate_workers()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            proc.terminate()
+
+
+def _run_dask(todo: list[RunTask], address: str, workers: int | None, batch: int | None,
+              receive: Callable[[dict[str, Any]], None]) -> None:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise InputError("Dask execution needs the cluster extra: pip install "
+                         "'bbopt[cluster]'", field="--dask") from None
+    cluster = None
+    if address == "local":
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                               processes=True, dashboard_address=None)
+        client = Client(cluster)
+    elif address.endswith(".json"):  # dask scheduler --scheduler-file F (batch-job setups)
+        if not Path(address).is_file():
+            raise InputError(f"no scheduler file {address}", field="--dask")
+        client = Client(scheduler_file=address)
+    else:
+        client = Client(address)
+    try:
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})) or (workers or 1))
+        size = batch or max(1, min(32, len(todo) // (4 * n_workers)))
+        futures = [client.submit(run_batch, c, pure=False) for c in batches(todo, size)]
+        for fut in as_completed(futures):
+            for result in fut.result():
+                receive(result)
+            fut.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def dask_overhead(address: str = "local", n: int = 200, workers: int | None = None
+                  ) -> float:
+    """Seconds of Dask scheduling per task: ``n`` trivial tasks through the scheduler."""
+    from distributed import Client, LocalCluster
+
+    cluster = (LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
+                            dashboard_address=None) if address == "local" else None)
+    client = Client(cluster if cluster is not None else address)
+    try:
+        client.gather(client.map(_noop, range(10), pure=False))
+        t0 = time.perf_counter()
+        client.gather(client.map(_noop, range(n), pure=False))
+        return (time.perf_counter() - t0) / n
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _noop(x: int) -> int:
+    return x
+
+
+def iter_cells(spec: SweepSpec) -> Iterable[Cell]:
+    return iter(spec.cells())

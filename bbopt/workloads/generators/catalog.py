@@ -1,0 +1,198 @@
+"""The generators of the five papers by name, for sweep specifications and ``bbopt generate``.
+
+A *source* makes a workload from nothing (``kth-like``, ``herbein``, ``jeannot``); a *transform*
+rewrites the jobs of a workload (``lognormal-bb``, ``kopanski``, ``theta-original``, ``bbsched``,
+``ssd``, ``omfs-entities``, ``omfs-preemption``). Every entry takes the seed explicitly and
+keyword parameters in SI units (bytes, seconds) or plain numbers; :func:`apply` checks the
+parameter names against the entry's signature, so a typo in a spec is an error naming the
+generator and its parameters.
+
+Papers: Kopanski & Rzadca (Euro-Par 2021, Section 4.1), Fan et al. (BBSched, HPDC 2019,
+Sections 4.1 and 5), Herbein et al. (HPDC 2016, Section 4.2), Jeannot, Pallez & Vidal (IJHPCA
+2023, Section 5), Zvi & Oren (OMFS).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from bbopt.core import GB, TB, Job
+from bbopt.errors import InputError, UnknownNameError
+
+
+@dataclass(frozen=True)
+class Generator:
+    """One named generator: ``fn(jobs, seed, **params) -> jobs`` (``jobs`` is ``None`` for a
+    source)."""
+
+    name: str
+    kind: str  # "source" or "transform"
+    fn: Callable[..., list[Job]]
+    about: str
+
+    def parameters(self) -> dict[str, Any]:
+        """The keyword parameters with their defaults."""
+        sig = inspect.signature(self.fn)
+        return {k: p.default for k, p in sig.parameters.items()
+                if p.kind is p.KEYWORD_ONLY}
+
+
+def _kth_like(jobs: None, seed: int, *, n_jobs: int = 3000, nodes: int = 96,
+              load: float = 0.9, bb: bool = True) -> list[Job]:
+    from bbopt.workloads.synthetic import kth_like
+
+    return kth_like(n_jobs=int(n_jobs), seed=seed, nodes=int(nodes), load=float(load),
+                    bb=bool(bb))
+
+
+def _herbein(jobs: None, seed: int, *, n_jobs: int | None = 2000,
+             duration: float | None = None, max_nodes: int | None = None,
+             cores_per_node: int = 36) -> list[Job]:
+    from bbopt.workloads.generators.herbein import HerbeinModel
+
+    return HerbeinModel.default().generate(n_jobs=n_jobs, duration=duration,
+                                           max_nodes=max_nodes, cores_per_node=cores_per_node,
+                                           seed=seed)
+
+
+def _jeannot(jobs: None, seed: int, *, n_apps: int = 1000, alpha: float = 0.5,
+             protocol: str = "mira", io_profile: str = "binormal", nodes: int | None = None,
+             strict: bool = True) -> list[Job]:
+    from bbopt.workloads.generators.jeannot import generate
+
+    return generate(int(n_apps), alpha=float(alpha), protocol=protocol, io_profile=io_profile,
+                    nodes=nodes, strict=strict, seed=seed).jobs
+
+
+def _lognormal_bb(jobs: list[Job], seed: int) -> list[Job]:
+    from bbopt.workloads.bb import with_lognormal_bb
+
+    return with_lognormal_bb(jobs, seed)
+
+
+def _kopanski(jobs: list[Job], seed: int, *, phases: bool = True) -> list[Job]:
+    from bbopt.workloads.generators.kopanski import kopanski_workload
+
+    return kopanski_workload(jobs, seed, phases=phases)
+
+
+#: Theta's share of jobs with more than 1 GB of I/O, and the range of those requests (Fan et
+#: al., Section 4.1: the "Original" workload).
+THETA_NODES = 4392
+THETA_SHARE = 0.1718
+THETA_RANGE = (1 * GB, 285 * TB)
+
+
+def _theta_original(jobs: list[Job], seed: int, *, nodes: int = 100,
+                    share: float = THETA_SHARE) -> list[Job]:
+    """Fan et al.'s "Original" requests scaled to ``nodes``: ``share`` of the jobs ask a BB
+    drawn log-uniformly over Theta's range, times ``nodes / 4392``; the others none."""
+    rng = np.random.default_rng(seed)
+    scale = nodes / THETA_NODES
+    lo, hi = np.log(THETA_RANGE[0]), np.log(THETA_RANGE[1])
+    asks = rng.random(len(jobs)) < share
+    size = np.round(np.exp(rng.uniform(lo, hi, len(jobs))) * scale / 1e6) * 1e6
+    return [replace(j, bb=float(b)) if a else replace(j, bb=0.0)
+            for j, a, b in zip(jobs, asks, size, strict=True)]
+
+
+def _bbsched(jobs: list[Job], seed: int, *, scenario: str = "S4",
+             scale: float = 1.0) -> list[Job]:
+    from bbopt.workloads.generators.bbsched import bbsched_scenario
+
+    return bbsched_scenario(jobs, str(scenario), seed, scale=float(scale))
+
+
+def _ssd(jobs: list[Job], seed: int, *, small_share: float = 0.5) -> list[Job]:
+    from bbopt.workloads.generators.bbsched import with_ssd_requests
+
+    return with_ssd_requests(jobs, float(small_share), seed)
+
+
+def _omfs_entities(jobs: list[Job], seed: int, *, by: str = "user",
+                   n_entities: int | None = None, shares: str = "usage") -> list[Job]:
+    from bbopt.workloads.generators.omfs import assign_entities
+
+    return assign_entities(jobs, by=by, n_entities=n_entities, shares=shares, seed=seed)[0]
+
+
+def _omfs_preemption(jobs: list[Job], seed: int, *, preemptable: float = 0.5,
+                     checkpointable: float = 0.5) -> list[Job]:
+    from bbopt.workloads.generators.omfs import with_preemption_flags
+
+    return with_preemption_flags(jobs, preemptable=float(preemptable),
+                                 checkpointable=float(checkpointable), seed=seed)
+
+
+def _max_nodes(jobs: list[Job], seed: int, *, nodes: int = 100) -> list[Job]:
+    """Leave out the jobs wider than ``nodes`` (a trace from a larger machine)."""
+    return [j for j in jobs if j.nodes <= int(nodes)]
+
+
+def _scale_nodes(jobs: list[Job], seed: int, *, factor: int = 32) -> list[Job]:
+    """Every job's node count times ``factor`` (a small machine's trace on a large one)."""
+    return [replace(j, nodes=j.nodes * int(factor)) for j in jobs]
+
+
+def _io_rate(jobs: list[Job], seed: int, *, per_node: float = 18e6) -> list[Job]:
+    """Every job's PFS bandwidth per node, in bytes/s (Herbein et al., Section 4.2: 18 MB/s)."""
+    return [replace(j, bandwidth=float(per_node)) for j in jobs]
+
+
+def _first(jobs: list[Job], seed: int, *, n: int = 1000) -> list[Job]:
+    return list(jobs[:int(n)])
+
+
+GENERATORS: dict[str, Generator] = {g.name: g for g in (
+    Generator("kth-like", "source", _kth_like,
+              "KTH-like synthetic jobs at a given offered load (no download)"),
+    Generator("herbein", "source", _herbein,
+              "Herbein et al.'s user-arrival model, Section 4.2 (CTS-1 sized)"),
+    Generator("jeannot", "source", _jeannot,
+              "Jeannot et al.'s periodic applications, Mira/Uniform x BiNormal/Normal"),
+    Generator("lognormal-bb", "transform", _lognormal_bb,
+              "Kopanski's log-normal BB request per processor"),
+    Generator("kopanski", "transform", _kopanski,
+              "Kopanski's workload: log-normal BB and (optionally) the phased job model"),
+    Generator("theta-original", "transform", _theta_original,
+              "Fan et al.'s Original BB requests (Theta's share and range, scaled)"),
+    Generator("bbsched", "transform", _bbsched,
+              "Fan et al.'s scenario S1-S4 (BB) or S5-S7 (S2 + local SSD)"),
+    Generator("ssd", "transform", _ssd, "per-node local SSD requests (Fan et al., Section 5)"),
+    Generator("omfs-entities", "transform", _omfs_entities,
+              "OMFS entities with entitlement shares (Zvi & Oren)"),
+    Generator("omfs-preemption", "transform", _omfs_preemption,
+              "OMFS preemptable / checkpointable flags (Zvi & Oren)"),
+    Generator("scale-nodes", "transform", _scale_nodes, "multiply every job's node count"),
+    Generator("io-rate", "transform", _io_rate,
+              "set every job's PFS bandwidth per node (bytes/s)"),
+    Generator("max-nodes", "transform", _max_nodes, "leave out jobs wider than the machine"),
+    Generator("first", "transform", _first, "keep the first n jobs"),
+)}
+
+
+def generator(name: str) -> Generator:
+    if name not in GENERATORS:
+        raise UnknownNameError("generator", name, list(GENERATORS))
+    return GENERATORS[name]
+
+
+def apply(name: str, jobs: Sequence[Job] | None, seed: int, **params: Any) -> list[Job]:
+    """Run generator ``name`` (a source when ``jobs`` is ``None``) with checked ``params``."""
+    gen = generator(name)
+    known = gen.parameters()
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise InputError(f"generator {name!r} has no parameter {unknown[0]!r}; its "
+                         f"parameters: {', '.join(known) or 'none'}", field=unknown[0])
+    if gen.kind == "source" and jobs is not None:
+        raise InputError(f"{name!r} makes a workload; it cannot transform one", field=name)
+    if gen.kind == "transform" and jobs is None:
+        raise InputError(f"{name!r} transforms a workload; give it one (a file or a source)",
+                         field=name)
+    return list(gen.fn(None if jobs is None else list(jobs), int(seed), **params))

@@ -1,0 +1,64 @@
+"""Every paper's sweep specification parses, and its --quick variant runs and reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bbopt.analysis.store import collect
+from bbopt.analysis.sweep import run_sweep
+from bbopt.analysis.sweep_spec import load_spec
+from tests._workload_data import KTH_SWF, data_file
+
+EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+SPECS = sorted(EXPERIMENTS.glob("*.yaml"))
+
+
+@pytest.fixture(autouse=True)
+def _data(monkeypatch):
+    monkeypatch.setenv("BBOPT_DATA", str(data_file(KTH_SWF).parent))
+
+
+def test_every_paper_has_a_spec():
+    assert {p.stem for p in SPECS} >= {"kopanski", "bbsched", "herbein"}
+
+
+@pytest.mark.parametrize("path", SPECS, ids=lambda p: p.stem)
+def test_full_spec_parses_to_the_papers_grid(path):
+    full = load_spec(path)
+    quick = load_spec(path, quick=True)
+    assert full.reference is not None
+    assert 0 < len(quick.cells()) < len(full.cells())
+
+
+def _non_trivial(png: Path) -> bool:
+    import matplotlib.image
+
+    img = matplotlib.image.imread(png)[..., :3]
+    colours = np.unique((img.reshape(-1, 3) * 255).astype(np.uint8), axis=0)
+    ink = np.mean(np.any(img < 0.95, axis=-1))
+    return png.stat().st_size > 10_000 and len(colours) > 20 and ink > 0.02
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SPECS, ids=lambda p: p.stem)
+def test_quick_variant_runs_and_reports(path, tmp_path):
+    pytest.importorskip("matplotlib")
+    from bbopt.analysis.report import write_report
+
+    spec = load_spec(path, quick=True)
+    rep = run_sweep(spec, tmp_path / "r", executor="processes", workers=2, progress=False)
+    assert rep.failed == 0, rep.failures
+    assert rep.ran == len(spec.cells())
+    table = collect(tmp_path / "r")
+    assert set(table["policy"]) == {p.label for p in spec.policies}
+    assert table[spec.metrics].notna().all().all()
+    page = write_report(tmp_path / "r", tmp_path / "report")
+    assert page.exists() and "<img" in page.read_text()
+    pngs = sorted((tmp_path / "report").glob("*.png"))
+    kinds = {p.stem.split("_", 1)[1] for p in pngs}
+    assert kinds == {"forest", "wait_ecdf", "utilisation", "gantt"}
+    for png in pngs:
+        assert _non_trivial(png), png.name
