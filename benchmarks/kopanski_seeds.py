@@ -1,5 +1,5 @@
-"""Kopanski & Rzadca (Euro-Par 2021), Section 4, over several seeds of the BB model: the KTH trace with
-burst-buffer requests on the 96-node / 480 GB platform, queue-based vs plan-based policies.
+"""Kopanski & Rzadca (Euro-Par 2021), Section 4, over several seeds of the BB model: the KTH
+trace with burst-buffer requests on the 96-node / 480 GB platform, queue vs plan-based policies.
 
 Policies: fcfs, fcfs-easy, filler, fcfs-bb, sjf-bb, plan-1, plan-2, plan-3 (annealing). Printed:
 mean waiting time and mean bounded slowdown (10-minute bound) on the whole trace, next to the
