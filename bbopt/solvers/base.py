@@ -156,6 +156,7 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     WindowModel: {
         "cpsat": "bbopt.solvers.window.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.window.milp:solve_milp",
+        "highs": "bbopt.solvers.window.highs:solve_highs",
         "nsga2": "bbopt.solvers.window.nsga2:solve_nsga2",
         "exhaustive": "bbopt.solvers.window.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.window.greedy:solve_greedy",

@@ -52,6 +52,9 @@ reads them as runtimes anyway. The jobs of a recognised part carry
 ``Job.extra["batsim"]["io_aware"] = True``.
 
 Every error names the file, the JSON path (``jobs[12].res``) and the field.
+
+Length: the reader, the writer and the recognition of Kopanski's I/O-aware parts share the
+profile-type tables and the per-profile checks; split apart they would import each other.
 """
 
 from __future__ import annotations
