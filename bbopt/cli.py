@@ -3,13 +3,16 @@
 ``bbopt compare`` with no workload runs the embedded KTH-like default on Kopanski's platform and
 prints the run metrics of each policy side by side. Bad input prints one line naming what to
 fix (file, line or JSON path, field) and exits with status 2; no traceback.
+
+Length: one parser and a short function per subcommand, with the checks that must run before
+any simulation starts (options, output paths); outputs themselves are written by
+:mod:`bbopt.outputs`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from pathlib import Path
@@ -18,50 +21,6 @@ from typing import Any
 from bbopt.errors import BboptError
 
 DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
-
-#: Rows of the comparison table: (metric key, label, scale, format).
-TABLE_ROWS = (
-    ("mean_wait", "mean wait [h]", 1 / 3600, "{:.2f}"),
-    ("median_wait", "median wait [h]", 1 / 3600, "{:.2f}"),
-    ("p95_wait", "p95 wait [h]", 1 / 3600, "{:.2f}"),
-    ("mean_turnaround", "mean turnaround [h]", 1 / 3600, "{:.2f}"),
-    ("mean_slowdown", "mean slowdown", 1, "{:.2f}"),
-    ("mean_bounded_slowdown", "mean bounded slowdown", 1, "{:.2f}"),
-    ("max_bounded_slowdown", "max bounded slowdown", 1, "{:.1f}"),
-    ("node_utilization", "node utilisation [%]", 100, "{:.1f}"),
-    ("bb_utilization", "BB utilisation [%]", 100, "{:.1f}"),
-    # exclusive I/O (Jeannot et al.): work not lost waiting for the I/O node, time-alone stretch
-    ("io_utilisation", "useful utilisation [%]", 100, "{:.1f}"),
-    ("io_utilisation_steady", "  steady state [%]", 100, "{:.1f}"),
-    ("io_utilisation_tail", "  tail [%]", 100, "{:.1f}"),
-    ("io_idle_ratio", "idle ratio [%]", 100, "{:.1f}"),
-    ("io_max_stretch", "max stretch (eq. 1)", 1, "{:.3f}"),
-    ("io_mean_stretch", "mean stretch (eq. 1)", 1, "{:.3f}"),
-    ("makespan", "makespan [d]", 1 / 86400, "{:.2f}"),
-    ("finished", "finished", 1, "{:.0f}"),
-    ("killed", "killed at walltime", 1, "{:.0f}"),
-    ("rejected", "rejected", 1, "{:.0f}"),
-    # fair-share runs (a ``shares`` option): bbopt.analysis.fairshare_metrics
-    ("dropped", "dropped (preempted)", 1, "{:.0f}"),
-    ("entitlement_p50", "entitlement wait p50 [min]", 1 / 60, "{:.1f}"),
-    ("entitlement_p95", "entitlement wait p95 [min]", 1 / 60, "{:.1f}"),
-    ("entitlement_within_quantum", "... within a quantum [%]", 100, "{:.1f}"),
-    ("share_shortfall_max", "max share shortfall [%]", 100, "{:.1f}"),
-    ("checkpoints", "checkpoints", 1, "{:.0f}"),
-    ("kills", "preemption kills", 1, "{:.0f}"),
-    ("cr_node_hours", "C/R node-hours", 1, "{:.1f}"),
-    ("lost_node_hours", "lost node-hours", 1, "{:.1f}"),
-    ("thrashing_jobs", "jobs evicted > 3 times", 1, "{:.0f}"),
-    ("decisions_fallback", "decisions fallen back", 1, "{:.0f}"),
-    ("decisions_audited", "decisions audited", 1, "{:.0f}"),
-    ("decisions_optimal_share", "audited: optimal [%]", 100, "{:.1f}"),
-    ("decision_gap_mean", "audited: mean gap [%]", 100, "{:.2f}"),
-    ("decision_gap_p95", "audited: p95 gap [%]", 100, "{:.2f}"),
-    ("decision_time_p50", "decision p50 [ms]", 1000, "{:.3f}"),
-    ("decision_time_p95", "decision p95 [ms]", 1000, "{:.3f}"),
-    ("simulation_wall_time", "simulation [s]", 1, "{:.2f}"),
-)
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
@@ -91,6 +50,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bbopt: interrupted", file=sys.stderr)
         return 130
+
+
+def _echo(text: str = "", end: str = "\n") -> None:
+    """Print to stdout. A reader that went away (``bbopt ... | head``) never stops the work: the
+    rest of the output goes to /dev/null and result files are still written."""
+    try:
+        sys.stdout.write(text + end)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -125,6 +94,12 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
         sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--budget-mode", choices=("deterministic", "wall"),
+                        default="deterministic",
+                        help="how solver budgets are counted: deterministic (default) caps "
+                             "work (CP-SAT deterministic time, fixed annealing and NSGA-II "
+                             "iterations) so the same command gives the same jobs.csv on a "
+                             "loaded machine; wall caps each decision's wall-clock time")
         sp.add_argument("--shares", metavar="FILE", default=None,
                         help="entitlement shares of the entities (Job.user), YAML/JSON "
                              "'entity: share' (fair-share policies: omfs, partition, ...)")
@@ -177,13 +152,20 @@ def _parser() -> argparse.ArgumentParser:
                    help="policy name (default fcfs-bb; `bbopt policies -v` lists them)")
     d.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="policy option, repeatable (e.g. -o depth=20)")
+    d.add_argument("--budget-mode", choices=("wall", "deterministic"), default="wall",
+                   help="wall (default here: the decision is back within its budget) or "
+                        "deterministic (capped by work: the same state gives the same decision "
+                        "on any load)")
     d.set_defaults(func=_cmd_decide)
 
     ls = sub.add_parser("policies", help="list the registered policies")
     ls.add_argument("-v", "--verbose", action="store_true",
                     help="also list each policy's options (-o KEY=VALUE) and their defaults")
     ls.set_defaults(func=_cmd_policies)
-    _experiment_parsers(sub)
+    # `bbopt sweep`, `report`, `generate`: experiments at scale (bbopt.analysis.sweep_cli)
+    from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
+
+    add_experiment_parsers(sub)
 
     # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
     from bbopt.slurm.cli import add_parser as add_slurm_parser
@@ -193,18 +175,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _options(pairs: list[str]) -> dict[str, Any]:
-    from bbopt.errors import InputError
+    from bbopt.units import parse_options
 
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"policy option {pair!r} is not KEY=VALUE", field="-o")
-        try:
-            out[key.strip().replace("-", "_")] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip().replace("-", "_")] = value
-    return out
+    return parse_options(pairs)
 
 
 def _load(args):
@@ -262,7 +235,8 @@ def _provenance(args, w, platform, policies, options) -> dict[str, Any]:
     from bbopt.outputs import provenance
 
     return provenance(workload=w, seed=args.seed, platform=platform, policies=policies,
-                      options=options, started=args.started, command=args.argv)
+                      options=options, started=args.started, command=args.argv,
+                      budget_mode=options.get("budget_mode", getattr(args, "budget_mode", None)))
 
 
 def _write_skipped(out: Path | None, w) -> None:
@@ -275,7 +249,8 @@ def _write_skipped(out: Path | None, w) -> None:
 def _run(jobs, platform, name, policy, args, model=None):
     from bbopt.simulation import simulate
 
-    return simulate(jobs, platform, policy, options=_options(args.option), tick=args.tick,
+    return simulate(jobs, platform, policy,
+                    options=_with_mode(policy, _options(args.option), args), tick=args.tick,
                     progress=not args.no_progress, workload_name=name,
                     execution=model if model is not None else _execution(args))
 
@@ -296,8 +271,8 @@ def _execution(args):
             raise InputError("--checkpoint options need --execution checkpoint",
                              field="--checkpoint")
         return name
+    from bbopt.resources import parse_bandwidth, parse_bytes
     from bbopt.simulation.checkpoint import CheckpointRestart
-    from bbopt.units import parse_bandwidth, parse_bytes
 
     for key in ("memory_per_node",):
         if key in extra:
@@ -311,62 +286,31 @@ def _execution(args):
         raise InputError(f"--checkpoint: {exc}", field="--checkpoint") from None
 
 
-def _model_metrics(result, model) -> dict[str, float]:
-    """Metrics the execution model adds (exclusive I/O: Jeannot et al.'s stretch, idle ratio,
-    steady-state and tail utilisation)."""
-    from bbopt.simulation.exclusive_io import ExclusiveIO
+def _with_mode(policy: str, options: dict[str, Any], args) -> dict[str, Any]:
+    """``options`` plus ``budget_mode`` from ``--budget-mode`` for a policy that has budgets
+    (an explicit ``-o budget_mode=...`` wins)."""
+    from bbopt.policies import policy_options
 
-    if not isinstance(model, ExclusiveIO):
-        return {}
-    from bbopt.analysis.packs import pack_metrics
-
-    return {f"io_{k}": float(v) for k, v in pack_metrics(result, model).items()}
+    if "budget_mode" in policy_options(policy) and "budget_mode" not in options:
+        return {**options, "budget_mode": args.budget_mode}
+    return options
 
 
 def _metrics(result, args) -> dict[str, float]:
-    """The run metrics; with --warmup/--cooldown, the job and utilisation metrics over the
-    measurement interval (decision statistics stay those of the whole run)."""
-    from bbopt.analysis.metrics import summarize
-    from bbopt.errors import InputError
+    """The run metrics of the table: with --warmup/--cooldown, the job and utilisation metrics
+    over the measurement interval; with a ``shares`` option, entitlement satisfaction."""
+    from bbopt.analysis.table import run_metrics
     from bbopt.units import parse_seconds
 
-    metrics = summarize(result)
-    metrics.update(_fairshare_metrics(result, args))
-    warmup = parse_seconds(args.warmup, "--warmup")
-    cooldown = parse_seconds(args.cooldown, "--cooldown")
-    if warmup <= 0 and cooldown <= 0:
-        return metrics
-    submits = [j.submit for j in result.jobs]
-    t0, t1 = min(submits) + warmup, max(submits) - cooldown
-    if cooldown <= 0:
-        t1 = max(submits) + 1.0
-    if not t1 > t0:
-        raise InputError(f"--warmup {args.warmup} and --cooldown {args.cooldown} leave no "
-                         f"submission to measure (the trace spans {max(submits) - min(submits):g}"
-                         " s)", field="--warmup")
-    metrics.update(summarize(result, interval=(t0, t1)))
-    return metrics
-
-
-def _fairshare_metrics(result, args) -> dict[str, float]:
-    """Entitlement satisfaction and preemption costs, for a run given ``shares``."""
-    shares = _options(args.option).get("shares")
-    if shares is None:
-        return {}
-    from bbopt.analysis.fairshare_metrics import fairshare_summary
-    from bbopt.workloads.shares import parse_shares
-
-    quantum = _options(args.option).get("quantum", 1800.0)
-    m = fairshare_summary(result, parse_shares(shares), quantum=float(quantum))
-    sat = m["satisfaction"]
-    out = {k: float(m[k]) for k in ("dropped", "share_shortfall_max", "checkpoints", "kills",
-                                    "cr_node_hours", "lost_node_hours", "thrashing_jobs")}
-    out.update(entitlement_p50=sat["p50"], entitlement_p95=sat["p95"],
-               entitlement_within_quantum=sat["within_quantum"])
-    return out
+    options = _options(args.option)
+    return run_metrics(result, warmup=parse_seconds(args.warmup, "--warmup"),
+                       cooldown=parse_seconds(args.cooldown, "--cooldown"),
+                       shares=options.get("shares"),
+                       quantum=float(options.get("quantum", 1800.0)))
 
 
 def _cmd_simulate(args) -> int:
+    from bbopt.analysis.table import metrics_table, model_metrics
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
 
@@ -379,8 +323,8 @@ def _cmd_simulate(args) -> int:
 
     model = make_execution_model(_execution(args))
     result = _run(w.jobs, platform, w.name, args.policy, args, model)
-    metrics = _metrics(result, args) | _model_metrics(result, model)
-    print(_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
+    metrics = _metrics(result, args) | model_metrics(result, model)
+    _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     if out is not None:
         with atomic_path(out / f"{args.policy}_jobs.csv") as tmp:
@@ -391,11 +335,12 @@ def _cmd_simulate(args) -> int:
         write_json(out / "summary.json", {
             "provenance": _provenance(args, w, platform, [args.policy], options),
             "metrics": {args.policy: metrics}, "unfinished": []})
-        print(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
+        _echo(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
     return 0
 
 
 def _cmd_compare(args) -> int:
+    from bbopt.analysis.table import metrics_table
     from bbopt.errors import InputError
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
@@ -425,7 +370,8 @@ def _cmd_compare(args) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     from bbopt.analysis.workers import run_each
 
-    runs = run_each(_simulate_measured, [(w.jobs, platform, pol, _applicable(pol, options),
+    runs = run_each(_simulate_measured, [(w.jobs, platform, pol,
+                                          _with_mode(pol, _applicable(pol, options), args),
                                           args.tick, w.name, _execution(args))
                                          for pol in policies], _workers(args))
     try:
@@ -448,14 +394,14 @@ def _cmd_compare(args) -> int:
     title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
-        print(_table(metrics, title))
+        _echo(metrics_table(metrics, title))
     elif args.format == "csv":
         keys = list(next(iter(metrics.values())))
-        print("metric," + ",".join(metrics))
+        _echo("metric," + ",".join(metrics))
         for k in keys:
-            print(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
+            _echo(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
     else:
-        print(json.dumps(metrics, indent=2))
+        _echo(json.dumps(metrics, indent=2))
     if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
@@ -483,16 +429,18 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
 
     jobs, name = w.jobs, w.name
     table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
-                          metrics=metrics, options={p: _applicable(p, options) for p in names},
+                          metrics=metrics,
+                          options={p: _with_mode(p, _applicable(p, options), args)
+                                   for p in names},
                           tick=args.tick, progress=progress, workers=_workers(args))
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
     if args.format == "table":
-        print(format_table(table, title))
+        _echo(format_table(table, title))
     elif args.format == "csv":
-        print(table.to_csv(index=False), end="")
+        _echo(table.to_csv(index=False), end="")
     else:
-        print(table.to_json(orient="records", indent=2))
+        _echo(table.to_json(orient="records", indent=2))
     if out is not None:
         from bbopt.outputs import write_json, write_text
 
@@ -554,11 +502,12 @@ def _simulate_one(jobs, platform, policy, options, tick, name, execution=None):
 def _simulate_measured(jobs, platform, policy, options, tick, name, execution=None):
     """One replay and the metrics its execution model adds, both in the worker (the model's
     record of the run, e.g. the exclusive-I/O transfers, stays in the process that ran it)."""
+    from bbopt.analysis.table import model_metrics
     from bbopt.simulation.execution import make_execution_model
 
     model = make_execution_model(execution)
     result = _simulate_one(jobs, platform, policy, options, tick, name, model)
-    return result, _model_metrics(result, model)
+    return result, model_metrics(result, model)
 
 
 def _workers(args) -> int | None:
@@ -591,12 +540,12 @@ def _cmd_decide(args) -> int:
         if path.is_dir():
             raise InputError("is a directory, not a state file", source=args.state)
         text, source = path.read_bytes(), args.state
-    options = _options(args.option)
+    options = _with_mode(args.policy, _options(args.option), args)
     from bbopt.policies import make_policy
 
     policy = make_policy(args.policy, **options)  # a bad name or option before the state
     state = loads_state(text, source)
-    print(dumps(decide(state, policy)))
+    _echo(dumps(decide(state, policy)))
     return 0
 
 
@@ -606,188 +555,12 @@ def _cmd_policies(args) -> int:
     from bbopt.policies import available_policies, policy_options
 
     for name, summary in available_policies().items():
-        print(f"{name:18s} {summary}")
+        _echo(f"{name:18s} {summary}")
         if args.verbose:
             for key, default in policy_options(name).items():
                 shown = "any keyword" if key == "**" else (
                     "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
-                print(f"{'':18s}   -o {key} {shown}")
-    return 0
-
-
-def _table(metrics: dict[str, dict[str, float]], title: str) -> str:
-    names = list(metrics)
-    label_w = max(len(r[1]) for r in TABLE_ROWS)
-    col_w = max(10, *(len(n) for n in names))
-    lines = [title, "", " " * label_w + "  " + "  ".join(n.rjust(col_w) for n in names)]
-    for key, label, scale, fmt in TABLE_ROWS:
-        values = [metrics[n].get(key) for n in names]
-        if all(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
-            continue  # e.g. gap rows when no policy was audited
-        if key in ("decisions_audited", "decisions_fallback") and not any(values):
-            continue
-        cells = []
-        for n in names:
-            v = metrics[n].get(key, math.nan)
-            cells.append(("-" if v is None or (isinstance(v, float) and math.isnan(v))
-                          else fmt.format(v * scale)).rjust(col_w))
-        lines.append(label.ljust(label_w) + "  " + "  ".join(cells))
-    return "\n".join(lines)
-
-
-# --- experiments at scale: sweep, sweep collect, report, generate ------------------------------
-
-
-def _experiment_parsers(sub) -> None:
-    sw = sub.add_parser("sweep", help="run a sweep specification into a results store, or "
-                        "'sweep collect DIR' to tabulate one",
-                        description="bbopt sweep SPEC.yaml --out DIR runs every missing cell "
-                        "of the grid (an interrupted sweep resumes); bbopt sweep collect DIR "
-                        "[--out FILE.csv|.parquet] prints or writes one row per run.")
-    sw.add_argument("spec", metavar="SPEC|collect", help="the sweep YAML, or 'collect'")
-    sw.add_argument("dir", nargs="?", metavar="DIR", help="with collect: the results directory")
-    sw.add_argument("--out", "-O", metavar="DIR|FILE",
-                    help="results directory (sweep; default results/NAME), or the table file "
-                         "(collect: .csv, or .parquet with the parquet extra)")
-    sw.add_argument("--quick", action="store_true", help="the spec's quick variant")
-    sw.add_argument("--workers", "-j", type=int, default=None,
-                    help="worker processes (default: the CPU count)")
-    sw.add_argument("--serial", action="store_true", help="run in this process")
-    sw.add_argument("--dask", metavar="local|tcp://HOST:PORT|FILE.json", default=None,
-                    help="run on Dask: a LocalCluster, or a running scheduler by address or "
-                         "scheduler file (cluster extra)")
-    sw.add_argument("--batch", type=int, default=None, metavar="N", help="runs per task")
-    sw.add_argument("--dry-run", action="store_true",
-                    help="list the cells and how many are already done; run nothing")
-    sw.add_argument("--no-progress", action="store_true", help="no progress bar")
-    sw.add_argument("--progress-every", type=float, default=60.0, metavar="S",
-                    help="without a terminal (batch jobs): a progress line every S seconds "
-                         "(default 60)")
-    sw.add_argument("--no-timing", action="store_true",
-                    help="collect: leave out wall/decision times, host and dates")
-    sw.set_defaults(func=_cmd_sweep)
-
-    rp = sub.add_parser("report", help="figures and a summary page from a results store")
-    rp.add_argument("dir", metavar="DIR", help="results directory of bbopt sweep")
-    rp.add_argument("--out", "-O", metavar="DIR", default=None,
-                    help="where to write (default DIR/report)")
-    rp.add_argument("--reference", default=None, help="normalise by this policy (default: "
-                    "the spec's reference, else the first policy)")
-    rp.add_argument("--metrics", default=None, help="comma-separated metrics of the forest "
-                    "plot (default: the spec's)")
-    rp.add_argument("--format", choices=("png", "svg", "pdf"), default="png")
-    rp.set_defaults(func=_cmd_report)
-
-    gen = sub.add_parser("generate", help="write a workload made by one of the papers' "
-                         "generators (SWF or Batsim JSON)")
-    gen.add_argument("name", nargs="?", help="generator name (--list shows them)")
-    gen.add_argument("params", nargs="*", metavar="KEY=VALUE", help="generator parameters")
-    gen.add_argument("--workload", "-w", metavar="FILE", help="input workload of a transform")
-    gen.add_argument("--seed", type=int, default=0)
-    gen.add_argument("--out", "-O", metavar="FILE", help=".swf or .json (Batsim)")
-    gen.add_argument("--nodes", type=int, default=None,
-                     help="machine size written in the header (SWF MaxNodes / Batsim nb_res)")
-    gen.add_argument("--list", action="store_true", help="list the generators and parameters")
-    gen.set_defaults(func=_cmd_generate)
-
-
-def _cmd_sweep(args) -> int:
-    from bbopt.analysis.store import collect, write_table
-    from bbopt.errors import InputError
-
-    if args.spec == "collect":
-        if not args.dir:
-            raise InputError("give the results directory: bbopt sweep collect DIR",
-                             field="DIR")
-        frame = collect(args.dir, include_timing=not args.no_timing)
-        if args.out:
-            write_table(frame, args.out)
-            print(f"wrote {len(frame)} runs to {args.out}", file=sys.stderr)
-        else:
-            print(frame.to_csv(index=False), end="")
-        return 0
-    from bbopt.analysis.sweep import plan, run_sweep
-    from bbopt.analysis.sweep_spec import load_spec
-
-    if args.dir:
-        raise InputError(f"unexpected argument {args.dir!r} (the results go to --out DIR)",
-                         field="DIR")
-    spec = load_spec(args.spec, quick=args.quick)
-    out = Path(args.out or Path("results") / (spec.name + ("-quick" if args.quick else "")))
-    if args.dry_run:
-        from bbopt.analysis.store import Store
-
-        tasks = plan(spec)
-        store = Store(out)
-        done = sum(store.done(t.hash) for t in tasks)
-        for t in tasks:
-            mark = "done" if store.done(t.hash) else "todo"
-            print(f"{mark}  {t.hash}  " + "  ".join(f"{k}={v}" for k, v in t.params.items()
-                                                      if v is not None))
-        print(f"{len(tasks)} runs, {done} done, {len(tasks) - done} to run", file=sys.stderr)
-        return 0
-    report = run_sweep(spec, out, executor="serial" if args.serial else "processes",
-                       workers=args.workers, dask=args.dask, batch=args.batch,
-                       progress=False if args.no_progress else
-                       (True if sys.stderr.isatty() else args.progress_every),
-                       spec_text=Path(args.spec).read_text())
-    print(f"{spec.name}: {report.total} runs, {report.skipped} already done, {report.ran} run, "
-          f"{report.failed} failed, in {report.wall_time:.1f} s -> {out}", file=sys.stderr)
-    for line in report.failures[:5]:
-        print(f"  failed: {line}", file=sys.stderr)
-    return 1 if report.failed else 0
-
-
-def _cmd_report(args) -> int:
-    from bbopt.analysis.report import write_report
-
-    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
-    page = write_report(args.dir, args.out or Path(args.dir) / "report",
-                        reference=args.reference, metrics=metrics, fmt=args.format)
-    print(f"wrote {page}", file=sys.stderr)
-    return 0
-
-
-def _cmd_generate(args) -> int:
-    from bbopt.errors import InputError
-    from bbopt.workloads.generators.catalog import GENERATORS, apply, generator
-
-    if args.list or not args.name:
-        for g in GENERATORS.values():
-            params = ", ".join(f"{k}={v!r}" for k, v in g.parameters().items())
-            print(f"{g.name:16s} {g.kind:9s} {g.about}" + (f"\n{'':27s}{params}"
-                                                           if params else ""))
-        return 0 if args.list else 2
-    gen = generator(args.name)
-    params = _options(args.params)
-    jobs = None
-    if gen.kind == "transform":
-        if not args.workload:
-            raise InputError(f"{gen.name!r} transforms a workload: give --workload FILE",
-                             field="--workload")
-        from bbopt.loading import load_workload
-
-        jobs, _ = load_workload(args.workload, bb="none", seed=args.seed)
-    out = apply(gen.name, jobs, args.seed, **params)
-    if not args.out:
-        raise InputError("give --out FILE.swf or FILE.json", field="--out")
-    path = Path(args.out)
-    nodes = args.nodes or max(j.nodes for j in out)
-    note = (f"bbopt generate {gen.name} " + " ".join(args.params) + f" --seed {args.seed}"
-            ).strip()
-    if path.name.endswith((".swf", ".swf.gz")):
-        from bbopt.workloads.swf import write_swf
-
-        write_swf(out, path, max_nodes=nodes,
-                  bb_columns="cqsim" if any(j.bb > 0 for j in out) else "none",
-                  comments=(note,))
-    elif path.suffix == ".json":
-        from bbopt.workloads.batsim import write_batsim
-
-        write_batsim(out, path, nb_res=nodes, description=note)
-    else:
-        raise InputError("the output must end in .swf, .swf.gz or .json", field="--out")
-    print(f"wrote {len(out)} jobs to {path}", file=sys.stderr)
+                _echo(f"{'':18s}   -o {key} {shown}")
     return 0
 
 

@@ -58,13 +58,17 @@ class Job:
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
+        # (exact-type tests first: ABC isinstance checks cost most of a job's construction)
+        if type(self.nodes) is not int and isinstance(self.nodes, numbers.Integral) \
+                and not isinstance(self.nodes, bool | int):
             object.__setattr__(self, "nodes", int(self.nodes))  # numpy integers are integers
         if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
             raise InputError(f"job {self.id}: nodes must be a positive integer, got {self.nodes!r}",
                              field="nodes")
         for name in ("submit", "walltime", "bb", "ssd", "bandwidth", "priority", "runtime"):
             value = getattr(self, name)
+            if type(value) is float or type(value) is int:
+                continue
             if (value is not None or name != "runtime") and (
                     isinstance(value, bool) or not isinstance(value, numbers.Real)):
                 raise InputError(f"job {self.id}: {name} must be a number, got {value!r}",
@@ -284,7 +288,12 @@ class Status(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SolveStats:
-    """How a decision was reached: which backend, how well, how fast."""
+    """How a decision was reached: which backend, how well, how fast.
+
+    ``audited``: an exact backend solved the decision's model again (a plan policy's ``audit=``)
+    and ``bound``/``gap`` come from it; without an audit a ``gap`` is only the backend's own
+    (e.g. annealing solving a tiny queue exhaustively), which says nothing about the heuristic.
+    """
 
     backend: str = "greedy"
     status: Status = Status.OPTIMAL
@@ -293,6 +302,7 @@ class SolveStats:
     gap: float | None = None
     wall_time: float = 0.0
     budget: float | None = None
+    audited: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,13 @@ Every error a user can cause by bad input is a :class:`BboptError`; its message 
 fix (the file, line or JSON path, and the field). The CLI prints such errors on one line, without
 a traceback, and exits non-zero. An :class:`InvalidDecision` is different: it is raised by the
 simulation engine when a policy returns a decision that breaks the platform's limits, and means a
-bug in the policy, not in the input.
+bug in the policy, not in the input. :func:`check_acyclic` is the check every reader of parsed
+documents shares (file readers and in-memory topology descriptions alike).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class BboptError(Exception):
@@ -74,3 +77,40 @@ class InvalidDecision(BboptError, RuntimeError):
         if job_id is not None:
             where = f"{where}, job {job_id}" if where else f"job {job_id}"
         super().__init__(f"invalid decision ({where}): {message}" if where else message)
+
+
+#: Nesting deeper than this in a document is refused (no description of a machine needs it).
+MAX_DEPTH = 200
+
+
+def check_acyclic(data: Any, source: str) -> None:
+    """Refuse a document that contains itself (a YAML alias cycle) or nests too deeply.
+
+    Shared subtrees (the same alias used twice) are fine; only a container that is its own
+    ancestor is an error. The walk is iterative, so it cannot overflow the stack either.
+    """
+    on_path: set[int] = set()
+    done: set[int] = set()
+    stack: list[tuple[Any, str, bool]] = [(data, "$", True)]
+    depth = 0
+    while stack:
+        node, where, enter = stack.pop()
+        if not enter:
+            on_path.discard(id(node))
+            done.add(id(node))
+            depth -= 1
+            continue
+        if not isinstance(node, dict | list) or id(node) in done:
+            continue  # a shared subtree is checked once (no exponential walk of aliases)
+        if id(node) in on_path:
+            raise InputError("contains itself (a YAML alias cycle)", source=source, line=where)
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise InputError(f"nested deeper than {MAX_DEPTH} levels", source=source, line=where)
+        on_path.add(id(node))
+        stack.append((node, where, False))
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for k, v in items:
+            if isinstance(v, dict | list):
+                stack.append((v, f"{where}.{k}" if isinstance(node, dict) else f"{where}[{k}]",
+                              True))

@@ -1,4 +1,5 @@
-"""Loading workloads and platforms by name or file, and parsing quantities with units.
+"""Loading workloads, platforms and I/O topologies by name or file (YAML/JSON documents read
+with errors that name the file).
 
 The edge where user input becomes SI values: ``"480GB"`` -> 4.8e11 bytes, ``"2h"`` -> 7200 s. A
 workload is a file (``.swf``, ``.swf.gz``, Batsim ``.json``), the embedded default (``None``:
@@ -22,9 +23,21 @@ from typing import Any
 
 from bbopt.core import Job, Platform
 from bbopt.errors import InputError, UnknownNameError
+from bbopt.resources import parse_bytes
 from bbopt.topology.formats import platform_from_topology, topology_from_data
 from bbopt.topology.machines import cts1, kopanski_dragonfly
-from bbopt.units import parse_bytes, read_document
+from bbopt.topology.tree import IOTree
+from bbopt.units import read_document
+
+
+def load_topology(path: str | Path) -> IOTree:
+    """Read a topology file: JGF (``{"graph": ...}``) or the nested YAML/JSON description."""
+    return topology_from_data(read_document(path), str(path))
+
+
+def load_platform_with_topology(path: str | Path) -> Platform:
+    """A platform from a topology file (JGF or description)."""
+    return platform_from_topology(load_topology(path))
 
 
 def _cts1(arg: str | None) -> Platform:

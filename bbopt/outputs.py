@@ -43,11 +43,18 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         yield Path(tmp)
         with open(tmp, "rb+") as fh:  # on disk before the rename makes it visible
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # as an ordinary open() would (mkstemp gives 0600)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_text(path: str | Path, text: str) -> Path:

@@ -19,18 +19,20 @@ in ``benchmarks/simulate_kth.py``: conservative backfilling ran 4x slower on num
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from bbopt.core import slack
+from bbopt.errors import InputError
 
 
-@dataclass(frozen=True, slots=True)
-class Release:
+class Release(NamedTuple):
     """Resources that come free at ``time``: what a running (or just started) job holds until
     its expected end -- nodes, BB bytes and, on an I/O tree, its node set and per-node
-    bandwidth."""
+    bandwidth. (A named tuple: one is built per running job at every EASY decision, and a
+    frozen dataclass costs three times as much to build.)"""
 
     time: float
     nodes: int
@@ -269,3 +271,64 @@ def profile_of(state, extra_running: Iterable[tuple[float, Sequence[float]]] = (
     releases = [(r.start + r.job.walltime, (r.job.nodes, r.job.bb)) for r in state.running]
     releases.extend(extra_running)
     return Profile(state.time, state.platform.capacity, releases)
+
+
+# ------------------------------------------------------------- resource quantities in text form
+# ``"480GB"`` -> 4.8e11 bytes, ``"18 MB/s"`` -> 1.8e7 bytes/s (and back, for messages): how
+# readers, topology formats and the CLI turn user text into the SI values used everywhere else.
+_SIZE_UNITS = {
+    "": 1.0, "b": 1.0,
+    "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15,
+    "kib": 1024.0, "mib": 1024.0**2, "gib": 1024.0**3, "tib": 1024.0**4, "pib": 1024.0**5,
+}
+_QTY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+
+
+def parse_bytes(value: str | float, field: str = "bytes") -> float:
+    """``"480GB"``, ``"1.5 TiB"`` or a plain number of bytes."""
+    return parse_quantity(value, _SIZE_UNITS, field)
+
+
+def parse_quantity(value: str | float, units: dict[str, float], field: str) -> float:
+    """``value`` (a number, or a number and one of ``units``) in the base unit of ``units``."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    m = _QTY.match(str(value))
+    if not m or m.group(2).lower() not in units:
+        raise InputError(f"cannot read {value!r}; use a number with a unit among "
+                         f"{', '.join(u for u in units if u)}", field=field)
+    return float(m.group(1)) * units[m.group(2).lower()]
+
+RATE_UNITS = {"b/s": 1.0, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12,
+              "kib/s": 1024.0, "mib/s": 1024.0**2, "gib/s": 1024.0**3, "tib/s": 1024.0**4,
+              "bps": 1.0}
+
+
+def parse_bandwidth(value: Any, field: str = "bandwidth") -> float:
+    """``"216 GB/s"``, ``"18MB/s"``, ``"inf"``, ``None`` (inf) or a number of bytes/s."""
+    if value is None:
+        return math.inf
+    if isinstance(value, bool):
+        raise InputError(f"cannot read {value!r} as a bandwidth", field=field)
+    if isinstance(value, int | float):
+        out = float(value)
+    else:
+        text = str(value).strip().lower().replace(" ", "")
+        if text in ("inf", "infinite", "infinity", "unlimited"):
+            return math.inf
+        if text.endswith("/s"):
+            text = text[:-2]
+        out = parse_bytes(text, field)
+    if not (out > 0):
+        raise InputError(f"bandwidth must be positive, got {value!r}", field=field)
+    return out
+
+
+def format_bandwidth(x: float) -> str:
+    """``2.16e11`` -> ``"216 GB/s"``, for messages."""
+    if not math.isfinite(x):
+        return "inf"
+    for unit, f in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if abs(x) >= f:
+            return f"{x / f:.4g} {unit}"
+    return f"{x:.4g} B/s"

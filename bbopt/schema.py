@@ -25,7 +25,7 @@ calls ``bbopt decide``: it writes a state, reads back a decision. Units are SI t
       "preempt": [],
       "alternatives": [...],                       # e.g. a Pareto set, policy-specific
       "stats": {"backend": "greedy", "status": "OPTIMAL", "objective": null, "bound": null,
-                "gap": null, "wall_time": 1.2e-05, "budget": null},
+                "gap": null, "wall_time": 1.2e-05, "budget": null, "audited": false},
       "memory": {...} or null
     }
 
@@ -100,7 +100,7 @@ def decision_to_dict(decision: Decision) -> dict[str, Any]:
         "stats": {"backend": s.backend, "status": s.status.value,
                   "objective": _jsonable(s.objective),
                   "bound": _jsonable(s.bound), "gap": s.gap, "wall_time": s.wall_time,
-                  "budget": s.budget},
+                  "budget": s.budget, "audited": s.audited},
         "memory": _jsonable(decision.memory) if decision.memory is not None else None,
     }
 
@@ -292,6 +292,7 @@ def decision_from_dict(d: Any, source: str = "<json>") -> Decision:
         backend=str(sd.get("backend", "greedy")), status=status,
         objective=_tuple_or_scalar(sd.get("objective")), bound=_tuple_or_scalar(sd.get("bound")),
         gap=sd.get("gap"), wall_time=float(sd.get("wall_time", 0.0)), budget=sd.get("budget"),
+        audited=bool(sd.get("audited", False)),
     )
     return Decision(
         start=tuple(start), reservations=tuple(res),

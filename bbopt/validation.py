@@ -48,11 +48,13 @@ def validate_state(state: ClusterState, source: str | None = None) -> None:
             if not (math.isfinite(s) and s >= 0):
                 raise fail("$.platform", f"node_ssd[{i}]",
                            f"must be a finite number of bytes >= 0, got {s!r}")
-    seen: dict[str, str] = {}
-    for k, r in enumerate(state.running):
-        _unique(seen, r.job.id, f"$.running[{k}].job", fail)
-    for k, j in enumerate(state.queue):
-        _unique(seen, j.id, f"$.queue[{k}]", fail)
+    ids = {r.job.id for r in state.running} | {j.id for j in state.queue}
+    if len(ids) != len(state.running) + len(state.queue):  # find the first repeat
+        seen: dict[str, str] = {}
+        for k, r in enumerate(state.running):
+            _unique(seen, r.job.id, f"$.running[{k}].job", fail)
+        for k, j in enumerate(state.queue):
+            _unique(seen, j.id, f"$.queue[{k}]", fail)
 
     used_nodes = 0
     used_bb = 0.0
@@ -94,7 +96,8 @@ def validate_state(state: ClusterState, source: str | None = None) -> None:
                 have = 0.0 if p.node_ssd is None else p.node_ssd[i]
                 raise fail(path, "allocation", f"node {i} has {have:.6g} B of SSD, job "
                            f"{r.job.id} holds {r.job.ssd:.6g} B per node")
-    for k, j in enumerate(state.queue):
+    latest = max((j.submit for j in state.queue), default=0.0)
+    for k, j in enumerate(state.queue if latest > state.time else ()):
         if j.submit > state.time:
             raise fail(f"$.queue[{k}]", "submit", f"job {j.id} is submitted at {j.submit:g}, "
                        f"after the state's time {state.time:g}: a queued job cannot come from "

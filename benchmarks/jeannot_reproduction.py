@@ -46,6 +46,10 @@ What a run of 200 applications x 5 seeds per cell found, against the paper's Tab
   way round from the paper's: the I/O-heavy applications go first, not last.
 - Beyond the paper, pack-opt (optimal packs for node-time) matches pack-max's utilisation
   (within 0.01) and has the lowest mean stretch of all five strategies in every Mira cell.
+  pack-opt-char (Char order among packs within 5 % of the best node-time) does worse than
+  pack-opt on both (M-No 0.3 / 0.6 / 0.8, 3 seeds: steady-state utilisation 0.892 / 0.846 /
+  0.793 against 0.917 / 0.862 / 0.808; mean stretch 1.031 / 1.094 / 1.157 against 1.017 /
+  1.061 / 1.116): the 5 % of node-time it gives up is not paid back by synchronised I/O.
 """
 
 from __future__ import annotations

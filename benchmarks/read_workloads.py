@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bbopt.workloads.batsim import read_batsim_jobs, write_batsim  # noqa: E402
 from bbopt.workloads.generators import herbein, jeannot, kopanski  # noqa: E402
-from bbopt.workloads.swf import read_swf, write_swf  # noqa: E402
+from bbopt.workloads.swf import read_swf  # noqa: E402
+from bbopt.workloads.swf_writer import write_swf  # noqa: E402
 
 
 def data_dir() -> Path:

@@ -42,3 +42,36 @@ def test_audit_needs_an_exact_backend():
 def test_unaudited_runs_have_no_gap_rows():
     m = summarize(simulate(JOBS, Platform.kopanski(), "sjf-bb"))
     assert m["decisions_audited"] == 0 and "decision_gap_mean" not in m
+
+
+def test_a_backends_own_gap_is_not_an_audit():
+    """Annealing solves queues of <= 5 jobs exhaustively and reports a zero gap for them; without
+    ``audit`` those are not audited decisions: no "decisions audited" or "optimal [%]" rows."""
+    res = simulate(JOBS, Platform.kopanski(), "plan-2")
+    assert any(s.gap is not None for s in res.decision_stats)  # the backend's own gaps exist
+    assert not any(s.audited for s in res.decision_stats)
+    m = summarize(res)
+    assert m["decisions_audited"] == 0
+    assert "decisions_optimal_share" not in m and "decision_gap_mean" not in m
+
+
+def test_cli_table_shows_audit_rows_only_for_a_real_audit(capsys):
+    from bbopt.cli import main
+
+    assert main(["simulate", "--policy", "plan-2", "--jobs", "80", "--no-progress"]) == 0
+    plain = capsys.readouterr().out
+    assert "audited" not in plain
+    assert main(["simulate", "--policy", "plan-2", "--jobs", "80", "--no-progress",
+                 "-o", "audit=exhaustive"]) == 0
+    audited = capsys.readouterr().out
+    assert "decisions audited" in audited and "audited: optimal [%]" in audited
+
+
+def test_audit_flag_survives_json():
+    from bbopt.core import Decision, SolveStats
+    from bbopt.schema import dumps, loads_decision
+
+    d = Decision(stats=SolveStats(backend="annealing", gap=0.1, bound=1.0, audited=True))
+    assert loads_decision(dumps(d)).stats.audited is True
+    d = Decision(stats=SolveStats(backend="annealing", gap=0.0, bound=1.0))
+    assert loads_decision(dumps(d)).stats.audited is False

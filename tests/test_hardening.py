@@ -16,10 +16,9 @@ from hypothesis import strategies as st
 from bbopt import Job, Platform, simulate
 from bbopt.cli import main
 from bbopt.core import ClusterState, RunningJob
-from bbopt.errors import InputError
+from bbopt.errors import InputError, check_acyclic
 from bbopt.loading import read_workload
 from bbopt.topology.formats import from_jgf
-from bbopt.units import check_acyclic
 from bbopt.validation import validate_state
 from bbopt.workloads.swf import read_swf
 from tests._workload_data import KTH_BATSIM, KTH_SWF, data_dir, data_file

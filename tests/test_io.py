@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from bbopt import ClusterState, Decision, InvalidDecision, Job, RunningJob, Start, decide, simulate
 from bbopt.analysis.io_metrics import io_summary
 from bbopt.core import GB, MB
+from bbopt.loading import load_topology
 from bbopt.policies.registry import register
 from bbopt.simulation.io_model import Flow, IOContention, PhasedIO, contention, sorted_shares
 from bbopt.topology import (
@@ -23,7 +24,6 @@ from bbopt.topology import (
     from_jgf,
     herbein_example_topology,
     kopanski_dragonfly,
-    load_topology,
     platform_from_topology,
     to_jgf,
 )

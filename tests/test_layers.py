@@ -30,7 +30,8 @@ NEVER = (
     ("bbopt.solvers", "bbopt.policies", "backends serve models, not policies"),
     ("bbopt.simulation", "bbopt.analysis", "the engine records; analysis reads the record"),
     ("bbopt.workloads", "bbopt.simulation", "readers know no engine"),
-    ("bbopt.topology", "bbopt.loading", "the I/O tree reads no platform names"),
+    ("bbopt.topology", "bbopt.loading", "the I/O tree reads no platform names, and no files"),
+    ("bbopt.topology", "bbopt.units", "the I/O tree reads no files"),
 )
 
 
@@ -107,3 +108,20 @@ def test_every_module_imports_alone():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=300, check=True)
     assert out.stdout.strip() == ""
+
+
+#: A module longer than SOFT_LINES says why in one docstring line starting "Length:"; none is
+#: longer than HARD_LINES (small modules with one job each).
+SOFT_LINES, HARD_LINES = 450, 600
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_modules_stay_small(module):
+    path = MODULES[module]
+    lines = len(path.read_text().splitlines())
+    assert lines <= HARD_LINES, f"{path.name}: {lines} lines, split it (at most {HARD_LINES})"
+    if lines > SOFT_LINES:
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        assert any(line.startswith("Length:") for line in doc.splitlines()), (
+            f"{path.name}: {lines} lines; split it, or say why it must stay whole in a "
+            f"module-docstring line starting 'Length:' (over {SOFT_LINES})")

@@ -213,7 +213,8 @@ def test_jobs_csv_keeps_one_row_per_job_and_segments_go_to_a_second_csv(tmp_path
 
 
 def test_swf_used_memory_is_the_checkpoint_image(tmp_path):
-    from bbopt.workloads.swf import read_swf, write_swf
+    from bbopt.workloads.swf import read_swf
+    from bbopt.workloads.swf_writer import write_swf
 
     # field 7: 2 GB per processor (in KB); 8 processors on 4-processor nodes -> 2 nodes of 8 GB
     line = "1 0 -1 500 8 -1 2097152 8 1000 -1 1 3 -1 -1 -1 -1 -1 -1\n"

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bbopt.core import Job, JobState, Platform
+from bbopt.core import Job, JobState, Platform, Status
 from bbopt.models.preemption import PreemptionModel
 from bbopt.simulation import simulate
 from bbopt.simulation.checkpoint import CheckpointRestart
@@ -199,3 +199,15 @@ def test_exhaustive_beats_greedy_on_a_known_state():
     assert model.victims(res.solution) == ["c"] and res.objective == 100
     assert solve(model, "cpsat").objective == 100
     assert math.isinf(model.evaluate(np.array([True, False, False])))
+
+
+def test_exact_victim_choice_takes_bb_that_exactly_covers_the_deficit():
+    # 10 + 20 BB units cover a deficit of 30 exactly; scaling BB to integers must not lose it.
+    model = PreemptionModel(ids=("v0", "v1", "v2"), nodes=np.array([1, 1, 1]),
+                            bb=np.array([0.0, 10.0, 20.0]), cost=np.array([0.0, 0.0, 0.0]),
+                            entity=np.array([0, 0, 0]), slack=np.array([2]), need_nodes=1,
+                            need_bb=30.0, order=(0, 1, 2), penalty=0.0, bb_capacity=100.0)
+    for backend in ("exhaustive", "cpsat", "milp"):
+        res = solve(model, backend, Budget(10.0))
+        assert res.status is Status.OPTIMAL, backend
+        assert model.victims(res.solution) == ["v1", "v2"], backend

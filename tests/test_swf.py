@@ -96,3 +96,50 @@ def test_strict_modes(tmp_path):
         read_swf(p)
     with pytest.raises(InputError, match="no such file"):
         read_swf(tmp_path / "missing.swf")
+
+
+def test_streamed_in_chunks_reads_the_same(kth_swf, tmp_path, monkeypatch):
+    """The reader parses a few records at a time: chunk boundaries change nothing, neither
+    the jobs, nor what was skipped (the skipped lines' text read back from the file), nor the
+    line an error names."""
+    from pathlib import Path
+
+    from bbopt.workloads import swf
+
+    whole = read_swf(kth_swf)
+    monkeypatch.setattr(swf, "CHUNK", 997)
+    chunked = read_swf(kth_swf)
+    assert chunked.jobs == whole.jobs
+    assert [j.user for j in chunked.jobs] == [j.user for j in whole.jobs]
+    assert chunked.skipped_records == whole.skipped_records
+    raw = Path(kth_swf).read_text().splitlines()
+    assert len(chunked.skipped_records) == 9
+    for n, _, text in chunked.skipped_records:
+        assert text == raw[n - 1].strip()
+    monkeypatch.setattr(swf, "CHUNK", 3)
+    p = write(tmp_path, [row(id=k, submit=k) for k in range(1, 12)])
+    text = p.read_text().splitlines()
+    text[9] = text[9].rsplit(" ", 1)[0]  # record 9 (line 10) loses its last field
+    p.write_text("\n".join(text) + "\n")
+    with pytest.raises(InputError) as err:
+        read_swf(p)
+    assert err.value.line == 10 and "(as on line 2)" in str(err.value)
+
+
+@pytest.mark.parametrize("chunk", [2, 1000])
+def test_duplicate_job_numbers_across_chunks(tmp_path, monkeypatch, chunk):
+    """The first record whose id an earlier record has is refused, wherever the chunks end;
+    a record without a job number takes its line number as id, and that can collide too."""
+    from bbopt.workloads import swf
+
+    monkeypatch.setattr(swf, "CHUNK", chunk)
+    rows = [row(id=k, submit=k) for k in (1, 2, 3, 4, 5, 3, 4)]
+    with pytest.raises(InputError, match="duplicate job number 3") as err:
+        read_swf(write(tmp_path, rows))
+    assert err.value.line == 7  # the second 3 (the header is line 1)
+    rows = [row(id=k, submit=abs(k)) for k in (1, 2, 3, 4, -1, 6)]  # the -1 on line 6 is job "6"
+    with pytest.raises(InputError, match="duplicate job number 6") as err:
+        read_swf(write(tmp_path, rows))
+    assert err.value.line == 7
+    rows = [row(id=k, submit=abs(k)) for k in (1, 2, 3, 4, -1, 7)]
+    assert [j.id for j in read_swf(write(tmp_path, rows)).jobs] == ["1", "2", "3", "4", "6", "7"]

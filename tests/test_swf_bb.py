@@ -9,7 +9,8 @@ import pytest
 from bbopt.core import GB, Platform
 from bbopt.errors import InputError
 from bbopt.simulation import simulate
-from bbopt.workloads.swf import read_swf, write_swf
+from bbopt.workloads.swf import read_swf
+from bbopt.workloads.swf_writer import write_swf
 from tests._workload_data import KTH_SWF, data_file
 
 REC = "{n} {s} -1 {r} {p} -1 -1 {p} {w} -1 1 {u} 3 -1 -1 -1 -1 -1"

@@ -25,7 +25,7 @@ def selections(result) -> set[tuple[int, ...]]:
     return {tuple(np.flatnonzero(s.x)) for s in result.pareto}
 
 
-@pytest.mark.parametrize("backend", ["cpsat", "milp", "exhaustive", "nsga2"])
+@pytest.mark.parametrize("backend", ["cpsat", "milp", "highs", "exhaustive", "nsga2"])
 def test_table1_front_is_exactly_two_solutions(backend):
     r = solve(table1(), backend, Budget(20.0), seed=1)
     assert front(r) == [(80.0, 90 * TB), (100.0, 20 * TB)]
@@ -61,7 +61,7 @@ def test_exact_backends_agree_with_enumeration(case):
     m = random_model(rng, w, objectives, scarce=case % 4 < 2)
     ref = solve(m, "exhaustive", Budget(30.0))
     assert ref.status is Status.OPTIMAL
-    for backend in ("cpsat", "milp"):
+    for backend in ("cpsat", "milp", "highs"):
         r = solve(m, backend, Budget(30.0), seed=0)
         assert r.status is Status.OPTIMAL, backend
         assert front(r) == front(ref), backend
@@ -97,7 +97,7 @@ def test_single_objective_forms_match_enumeration():
                          ("weighted", {"weights": (0.2, 0.8)}),
                          ("lexicographic", {"priority": ("bb", "nodes")})):
             ref = solve(m, "exhaustive", Budget(30.0), form=form, **kw)
-            for backend in ("cpsat", "milp"):
+            for backend in ("cpsat", "milp", "highs"):
                 r = solve(m, backend, Budget(30.0), form=form, **kw)
                 assert r.status is Status.OPTIMAL
                 assert r.objective == pytest.approx(ref.objective, rel=1e-9), (backend, form)
@@ -109,16 +109,16 @@ def test_tiny_budget_falls_back_in_time():
     bb = rng.integers(0, 40, 50) * TB
     m = WindowModel(nodes=nodes, bb=bb, free_nodes=1024, free_bb=300 * TB,
                     objectives=("nodes", "bb", "order"))
-    solve(table1(), "greedy")  # first call imports every backend module: not part of a decision
+    for backend in ("cpsat", "milp", "nsga2"):  # a backend's first call imports its solver
+        solve(table1(), backend, Budget(5.0), seed=0)
     for backend in ("cpsat", "milp", "nsga2"):
-        t0 = time.perf_counter()
+        # CPU time of this process, not wall time: the bound must hold on a loaded machine too.
+        t0 = time.process_time()
         r = solve(m, backend, Budget(0.001), seed=0)
-        elapsed = time.perf_counter() - t0
+        used = time.process_time() - t0
         assert r.status is Status.FALLBACK, backend
         assert m.feasible(r.solution)
-        # A generous bound (the machine may be shared): an ignored budget runs to the
-        # solver's own end (seconds here) and is also told apart by the status above.
-        assert elapsed < 0.5, (backend, elapsed)
+        assert used < 0.05, (backend, used)
 
 
 def test_same_seed_same_answer():

@@ -150,8 +150,11 @@ def _job_stats(m: dict[str, np.ndarray], keep: np.ndarray, out: dict[str, float]
 def decision_quality(result: SimulationResult) -> dict[str, float]:
     """How the run's decisions were reached: counts by status, and the gaps of audited ones.
 
-    ``decision_gap_*`` summarise ``SolveStats.gap`` over the decisions that carry one (e.g. a
-    plan policy with ``audit="exhaustive"``): 0 means the heuristic's answer was optimal.
+    ``decision_gap_*`` and ``decisions_optimal_share`` summarise ``SolveStats.gap`` over the
+    decisions an exact backend audited (``SolveStats.audited``, e.g. a plan policy with
+    ``audit="exhaustive"``): 0 means the heuristic's answer was optimal. A backend's own gap
+    (annealing searching a queue of <= 5 jobs exhaustively, CP-SAT's bound) is not an audit and
+    is not counted: a run without an audit has no such rows.
     """
     from bbopt.core import Status
 
@@ -159,7 +162,7 @@ def decision_quality(result: SimulationResult) -> dict[str, float]:
     out: dict[str, float] = {
         "decisions_fallback": float(sum(s.status is Status.FALLBACK for s in stats)),
     }
-    gaps = np.asarray([s.gap for s in stats if s.gap is not None], dtype=float)
+    gaps = np.asarray([s.gap for s in stats if s.audited and s.gap is not None], dtype=float)
     out["decisions_audited"] = float(gaps.size)
     if gaps.size:
         out["decision_gap_mean"] = float(np.mean(gaps))

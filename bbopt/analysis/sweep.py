@@ -1,6 +1,9 @@
 """Running a sweep: every cell of a :class:`~bbopt.analysis.sweep_spec.SweepSpec` once, into a
 :class:`~bbopt.analysis.store.Store`, serially, on local worker processes or on Dask.
 
+Length: planning, running, resuming and storing a sweep is one protocol (tasks, batches, run
+hashes, progress) shared by the three executors.
+
 The driver prepares each workload once per seed (reading the file, applying the generators) to
 compute its content hash, names every run by :func:`~bbopt.analysis.store.run_hash`, leaves out
 the runs already in the store and hands the others to the executor as *tasks*: small picklable
@@ -135,7 +138,7 @@ def build_platform(spec_json: str) -> Platform:
     import json
 
     from bbopt.loading import load_platform
-    from bbopt.units import parse_bytes
+    from bbopt.resources import parse_bytes
 
     spec = json.loads(spec_json)
     if isinstance(spec, str):

@@ -164,41 +164,21 @@ class PlanModel:
         return Plan(tuple(starts), order)
 
     def _run(self, order: Sequence[int], threshold: float, starts: list[float] | None) -> float:
-        T = self._T[:]
-        FN = self._FN[:]
-        FB = self._FB[:]
-        W, N, B, S, LB = self._w, self._n, self._b, self._sub, self._lb
-        tol = self.tol
-        alpha = self.alpha
+        profile = T, FN, FB = self.base_profile()
+        earliest, W, N, B = self.earliest, self._w, self._n, self._b
+        S, LB, alpha = self._sub, self._lb, self.alpha
         check = threshold != math.inf
         rest = sum(LB[p] for p in order) if check else 0.0
         score = 0.0
         for p in order:
-            w = W[p]
-            n = N[p]
-            breq = B[p]
-            b = breq - tol
-            k = len(T)
-            i = 0
-            while True:
-                # First segment with room (the last one is the whole machine: it always has).
-                while FN[i] < n or FB[i] < b:
-                    i += 1
-                start = T[i]
-                end = start + w
-                j = i + 1
-                while j < k and T[j] < end:
-                    if FN[j] < n or FB[j] < b:
-                        break
-                    j += 1
-                else:
-                    break
-                i = j + 1
-            # Reserve [start, end): segments i .. j-1, splitting at end if needed.
-            if j == k or T[j] != end:
+            start, i, j = earliest(profile, p)
+            # Reserve [start, end) on segments i .. j-1 (as reserve(), inlined: the hot path).
+            end = start + W[p]
+            if j == len(T) or T[j] != end:
                 T.insert(j, end)
                 FN.insert(j, FN[j - 1])
                 FB.insert(j, FB[j - 1])
+            n, breq = N[p], B[p]
             for q in range(i, j):
                 FN[q] -= n
                 FB[q] -= breq

@@ -1,5 +1,8 @@
 """Window selection as a formal model: which jobs of the queue's front window start now.
 
+Length: the model, its SSD-placement extension and the objectives table that reads its integer
+form are one specification (Sections 3.2.1 and 5) and change together.
+
 Fan et al., "Scheduling Beyond CPUs for HPC" (BBSched, HPDC 2019), Section 3.2.1 and Section 5.
 At a scheduling point the first ``w`` eligible jobs of the queue form the window. A selection is a
 binary vector ``x`` of length ``w``; it is feasible when
@@ -195,6 +198,22 @@ class WindowModel:
     ``bandwidth``: bytes/s per node of each job (default 0).
     ``order``: integer order weights (default ``w - i``). ``forced``: jobs that must be selected
     (the starvation bound). ``objectives``: names from :data:`OBJECTIVES`, all maximised.
+
+    Examples
+    --------
+    BBSched's Table 1: five jobs, 100 free nodes and 100 TB of BB. Its two Pareto-optimal
+    selections: jobs 2 to 5 fill 90 TB of BB on 80 nodes; jobs 1 and 5 fill every node but
+    only 20 TB of BB:
+
+    >>> from bbopt.core import TB
+    >>> model = WindowModel(nodes=[80, 10, 40, 10, 20], bb=[20 * TB, 85 * TB, 5 * TB, 0, 0],
+    ...                     free_nodes=100, free_bb=100 * TB)
+    >>> [model.feasible(x) for x in ([0, 1, 1, 1, 1], [1, 0, 0, 0, 1], [1, 1, 0, 0, 0])]
+    [True, True, False]
+    >>> model.evaluate([0, 1, 1, 1, 1]) == (80.0, 90 * TB)
+    True
+    >>> model.evaluate([1, 0, 0, 0, 1]) == (100.0, 20 * TB)
+    True
     """
 
     nodes: np.ndarray
@@ -507,6 +526,8 @@ class WindowModel:
         raise InputError(f"unknown greedy rule {rule!r}", field="rule")
 
     def _fits_ignoring_forced(self, x: np.ndarray) -> bool:
+        if not self.has_ssd:  # the two capacity rows (the greedy rules call this once per job)
+            return bool(x @ self.nodes <= self.free_nodes and x @ self.bb <= self.bb_room)
         return bool(self.feasible_many(x[None, :], check_forced=False)[0])
 
     def fallback(self) -> np.ndarray:

@@ -1,6 +1,9 @@
 """Fair-share policies: memoryless fair share with preemption (Zvi & Oren, OMFS, Algorithm 1)
 and the schemes it argues against (hard partitions, capping, Slurm's classic fair share).
 
+Length: Algorithm 1 and the three schemes it is measured against share the entity bookkeeping
+and the EASY pass below, and are read side by side.
+
 Every policy takes ``shares``: each entity's entitlement, a mapping, an ``"e:share,..."`` string
 or a YAML/JSON file (:func:`bbopt.workloads.shares.parse_shares`). A job's entity is ``Job.user``
 (``assign_entities`` maps users or groups to entities). An entity's entitlement in nodes is

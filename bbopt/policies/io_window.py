@@ -69,14 +69,16 @@ class IOWindowPolicy:
                  deterministic: float | None = None, seed: int = 0,
                  objectives: Sequence[str] | None = None,
                  decision_rule: str | DecisionRule = "bbsched",
-                 backend_options: dict[str, Any] | None = None) -> None:
+                 backend_options: dict[str, Any] | None = None,
+                 budget_mode: str = "wall") -> None:
         if window < 1:
             raise InputError("window must be >= 1", field="window")
         self.name = name
         self.window = int(window)
         self.starvation = starvation
         self.backend = backend
-        self.budget = Budget(seconds=float(budget), deterministic=deterministic)
+        self.budget = Budget.of(budget, deterministic, budget_mode)
+        self.budget_seconds = float(budget)
         self.seed = int(seed)
         self.objectives = tuple(objectives) if objectives else ("nodes", "bb")
         self.decision_rule = rule_of(decision_rule)
@@ -110,7 +112,7 @@ class IOWindowPolicy:
         y = None
         if blocker is None and window:
             model = self._model(window, state, alloc, free_b, forced)
-            result, y, chosen = self._select(model)
+            result, y, chosen = self._select(model, t0)
         elif forced:
             # The forced jobs that fit start (Herbein's greedy places them first); the blocker
             # then holds the reservation.
@@ -141,7 +143,7 @@ class IOWindowPolicy:
             started.extend(more)
         memory = {"rounds": rounds(window, prev, {s.job_id for s in started})}
         stats, alternatives = report(result, None if model is None else candidates(model), chosen,
-                                     t0, self.budget.seconds,
+                                     t0, self.budget_seconds,
                                      idle="starvation" if blocker is not None else "none")
         return Decision(start=tuple(started), reservations=tuple(reservations),
                         alternatives=alternatives, stats=stats, memory=memory)
@@ -157,8 +159,9 @@ class IOWindowPolicy:
             total_bb=platform.bb if platform.bb > 0 else max(free_b, 1.0),
             objectives=self.objectives, forced=[j.id in forced for j in window])
 
-    def _select(self, model: IOWindowModel) -> tuple[Result, np.ndarray, int]:
-        res = solve(model, self.backend, self.budget, self.seed, form="pareto",
+    def _select(self, model: IOWindowModel, t0: float) -> tuple[Result, np.ndarray, int]:
+        budget = self.budget.less(_time.perf_counter() - t0)  # building the window counts
+        res = solve(model, self.backend, budget, self.seed, form="pareto",
                     **self.backend_options)
         if res.solution is None:  # infeasible: cannot happen (forced jobs fit together)
             y = model.fallback()

@@ -13,8 +13,16 @@ Options:
 - ``backend``: the plan backend, ``"annealing"`` (default, the paper's), ``"exhaustive"``,
   ``"cpsat"`` (exact over all plans) or ``"greedy"`` (submission order, i.e. conservative
   backfilling rebuilt at every point); its former name ``solver`` is accepted with a warning;
-- ``budget``: wall seconds per decision (the backend's cap; a decision is never late: annealing
-  returns its best plan so far, a backend with nothing falls back to the greedy plan);
+- ``budget``: seconds per decision, model building included (the backend's cap; a decision is
+  never late: annealing returns its best plan so far, a backend with nothing falls back to the
+  greedy plan);
+- ``budget_mode``: ``"wall"`` (default of :func:`bbopt.decide` and ``bbopt decide``) caps wall
+  time; ``"deterministic"`` (default of ``bbopt simulate`` and ``bbopt compare``) caps work
+  instead (annealing's fixed 180 moves, CP-SAT's deterministic time), so a run gives the same
+  result on a loaded machine (see :class:`~bbopt.solvers.base.Budget`);
+- ``max_queue``: plan only the first ``max_queue`` waiting jobs in queue order (default 500;
+  ``None``: all). Later jobs are neither started nor reserved at this decision until they move
+  up. This bounds a decision's work on very long queues (``benchmarks/budget_20k.py``);
 - ``seed``: the search's seed; each decision draws from ``(seed, time, queue length)``, so a run
   is reproducible and a decision is a pure function of its state;
 - ``max_exact_jobs``: ``exhaustive`` and ``cpsat`` are used up to this queue length (default 8
@@ -36,7 +44,7 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
 - resources are pools: a job needs a count of nodes and a number of BB bytes. The authors place
   jobs on named Dragonfly nodes and split each job's BB over 12 BB nodes of 40 GB by proximity,
   so fragmentation can delay a job there but not here;
-- the whole queue is planned at every scheduling point, with no cap on its length: the list-based
+- the first ``max_queue`` (500) waiting jobs are planned at every scheduling point: the list-based
   evaluator and the exact early rejection of annealing moves keep plan-2 on the whole KTH trace
   within minutes (``benchmarks/kopanski_reproduction.py``), where the authors' runs took days;
 - scores are not rounded to integers (the authors round them; irrelevant at these magnitudes);
@@ -50,6 +58,7 @@ from __future__ import annotations
 
 import time as _time
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
@@ -59,6 +68,12 @@ from bbopt.models.plan import PlanModel
 from bbopt.policies.registry import register
 from bbopt.solvers.base import Budget, backends_for, solve
 
+#: Default number of waiting jobs planned at a decision (the first ones in queue order). One plan
+#: evaluation costs O(n x breakpoints); at 500 jobs the 189 evaluations of a decision take about
+#: a second, so a 20,000-job queue stays within the 5 s budget even in the deterministic mode
+#: (see benchmarks/budget_20k.py). Production backfillers cap the same way (Slurm's
+#: bf_max_job_test).
+DEFAULT_MAX_QUEUE = 500
 #: Default largest queue handed to an exact backend before switching to annealing.
 DEFAULT_MAX_EXACT = {"exhaustive": 8, "cpsat": 12}
 
@@ -81,7 +96,8 @@ class PlanBased:
                  budget: float = 5.0, seed: int = 0, max_exact_jobs: int | None = None,
                  deterministic: float | None = None, audit: str | None = None,
                  audit_budget: float = 2.0, audit_max_jobs: int = 10,
-                 solver: str | None = None) -> None:
+                 solver: str | None = None, max_queue: int | None = DEFAULT_MAX_QUEUE,
+                 budget_mode: str = "wall") -> None:
         self.name = name
         self.alpha = alpha
         if solver is not None:  # the option's former name
@@ -93,7 +109,12 @@ class PlanBased:
             raise InputError(f"unknown plan backend {backend!r}; known: {', '.join(known)}",
                              field="backend")
         self.backend = backend
-        self.budget = Budget(seconds=float(budget), deterministic=deterministic)
+        self.budget = Budget.of(budget, deterministic, budget_mode)
+        self.budget_seconds = float(budget)
+        if max_queue is not None and max_queue < 1:
+            raise InputError(f"max_queue must be >= 1 or None, got {max_queue!r}",
+                             field="max_queue")
+        self.max_queue = max_queue
         self.seed = int(seed)
         self.max_exact_jobs = (max_exact_jobs if max_exact_jobs is not None
                                else DEFAULT_MAX_EXACT.get(backend))
@@ -101,7 +122,7 @@ class PlanBased:
             raise InputError(f"audit takes an exact plan backend (exhaustive or cpsat), got "
                              f"{audit!r}", field="audit")
         self.audit = audit
-        self.audit_budget = Budget(seconds=float(audit_budget), deterministic=deterministic)
+        self.audit_budget = Budget.of(audit_budget, deterministic, budget_mode)
         self.audit_max_jobs = int(audit_max_jobs)
 
     def _seed(self, state: ClusterState) -> int:
@@ -111,26 +132,32 @@ class PlanBased:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
+        if self.max_queue is not None and len(state.queue) > self.max_queue:
+            state = replace(state, queue=state.queue[:self.max_queue])
         model = PlanModel.from_state(state, self.alpha)
         if model.n == 0:
             return Decision(stats=SolveStats(backend="skip", status=Status.OPTIMAL,
                                              wall_time=_time.perf_counter() - t0,
-                                             budget=self.budget.seconds))
+                                             budget=self.budget_seconds))
         if not model.startable_now():
             plan = model.fallback()
             return self._decision(model, plan, SolveStats(
                 backend="skip", status=Status.OPTIMAL, objective=model.evaluate(plan),
-                wall_time=_time.perf_counter() - t0, budget=self.budget.seconds))
+                wall_time=_time.perf_counter() - t0, budget=self.budget_seconds))
         backend = self.backend
         if self.max_exact_jobs is not None and model.n > self.max_exact_jobs:
             backend = "annealing"
-        result = solve(model, backend, self.budget, seed=self._seed(state))
+        budget = self.budget.less(_time.perf_counter() - t0)  # building counts
+        result = solve(model, backend, budget, seed=self._seed(state))
         bound, gap = result.bound, result.gap
         wall = _time.perf_counter() - t0
+        audited = False
         if self.audit is not None and model.n <= self.audit_max_jobs:
             bound, gap = self._audit(model, result.objective, state)
+            audited = gap is not None
         stats = SolveStats(backend=backend, status=result.status, objective=result.objective,
-                           bound=bound, gap=gap, wall_time=wall, budget=self.budget.seconds)
+                           bound=bound, gap=gap, wall_time=wall, budget=self.budget_seconds,
+                           audited=audited)
         return self._decision(model, result.solution, stats)
 
     def _audit(self, model: PlanModel, objective: float, state: ClusterState):

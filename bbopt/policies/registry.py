@@ -104,6 +104,9 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
         return cls(name=name, **defaults, **options)
     except (TypeError, ValueError) as exc:  # the constructor's own checks of option values
         if isinstance(exc, InputError):
+            if exc.field in options and exc.source is None and exc.line is None:
+                raise InputError(f"policy {name!r}: {exc.reason}", field=f"-o {exc.field}") \
+                    from None  # an option the constructor refused: name it as given
             raise
         first = next(iter(options), None)
         raise InputError(f"policy {name!r}: {exc}",

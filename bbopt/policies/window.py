@@ -123,7 +123,7 @@ class WindowPolicy:
                  decision_rule: str | DecisionRule = "bbsched",
                  weights: Sequence[float] | None = None, priority: Sequence[str] | None = None,
                  backend_options: dict[str, Any] | None = None, order: str = "fcfs",
-                 ssd: bool = True, reserve_bb: bool = True) -> None:
+                 ssd: bool = True, reserve_bb: bool = True, budget_mode: str = "wall") -> None:
         if method not in ("pareto", "in-order", "weighted", "lexicographic", "bin-packing"):
             raise InputError(f"unknown window method {method!r}", field="method")
         if window < 1:
@@ -135,7 +135,8 @@ class WindowPolicy:
         self.window = int(window)
         self.starvation = starvation
         self.backend = backend
-        self.budget = Budget(seconds=float(budget), deterministic=deterministic)
+        self.budget = Budget.of(budget, deterministic, budget_mode)
+        self.budget_seconds = float(budget)
         self.seed = int(seed)
         self.objectives = tuple(objectives) if objectives else None
         self.decision_rule = rule_of(decision_rule)
@@ -164,7 +165,7 @@ class WindowPolicy:
         chosen_idx = 0
         if blocker is None:
             model = self._model(window, state, free_n, free_b, node_ssd, forced)
-            result, x, chosen_idx = self._select(model)
+            result, x, chosen_idx = self._select(model, t0)
             selected = [window[i] for i in np.flatnonzero(x)]
         else:
             selected = [w for w in window if w.id in forced]
@@ -207,7 +208,7 @@ class WindowPolicy:
         memory = {"rounds": rounds(window, prev, {j.id for j in started})}
         starts = tuple(Start(j.id, explicit.get(j.id)) for j in started)
         stats, alternatives = report(result, None if model is None else Candidates(model),
-                                     chosen_idx, t0, self.budget.seconds,
+                                     chosen_idx, t0, self.budget_seconds,
                                      pareto=self.method == "pareto")
         return Decision(start=starts, reservations=tuple(reservations),
                         alternatives=alternatives, stats=stats, memory=memory)
@@ -239,22 +240,23 @@ class WindowPolicy:
             total_ssd=float(sum(platform.node_ssd)) if node_ssd is not None else None,
             forced=[j.id in forced for j in window])
 
-    def _select(self, model: WindowModel) -> tuple[Result, np.ndarray, int]:
+    def _select(self, model: WindowModel, t0: float) -> tuple[Result, np.ndarray, int]:
         if model.size == 0:
             x = np.zeros(0, dtype=bool)
             return Result(Status.OPTIMAL, x, (), backend="none"), x, 0
         opts = dict(self.backend_options)
+        budget = self.budget.less(_time.perf_counter() - t0)  # building the window counts
         if self.method in ("in-order", "bin-packing"):
-            res = solve(model, "greedy", self.budget, self.seed, rule=self.method)
+            res = solve(model, "greedy", budget, self.seed, rule=self.method)
             return res, np.asarray(res.solution, dtype=bool), 0
         if self.method == "weighted":
-            res = solve(model, self.backend, self.budget, self.seed, form="weighted",
+            res = solve(model, self.backend, budget, self.seed, form="weighted",
                         weights=self.weights, **opts)
         elif self.method == "lexicographic":
-            res = solve(model, self.backend, self.budget, self.seed, form="lexicographic",
+            res = solve(model, self.backend, budget, self.seed, form="lexicographic",
                         priority=self.priority, **opts)
         else:
-            res = solve(model, self.backend, self.budget, self.seed, form="pareto", **opts)
+            res = solve(model, self.backend, budget, self.seed, form="pareto", **opts)
         if res.solution is None:  # infeasible (cannot happen: forced jobs fit together)
             x = model.fallback()
             return Result(Status.FALLBACK, x, model.evaluate(x), backend=res.backend), x, 0

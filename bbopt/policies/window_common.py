@@ -67,7 +67,7 @@ def eligible(state: ClusterState, order: str = "fcfs") -> list[Job]:
         queue.sort(key=lambda j: -wfp_score(j, state.time))
     waiting = {j.id for j in queue}
     running_ids = {r.job.id for r in state.running}
-    return [j for j in queue if not blocked(j, waiting, running_ids)]
+    return [j for j in queue if not j.extra or not blocked(j, waiting, running_ids)]
 
 
 def previous_rounds(state: ClusterState) -> dict[str, int]:

@@ -1,6 +1,9 @@
 """Execution models with I/O: the sorted max-min contention model over the bandwidth tree, and
 phased jobs with stage-in, checkpoints, background drains and stage-out.
 
+Length: one fluid simulation (FluidIO) with its contention solver; the two models only say which
+flows a job opens.
+
 **Contention** (Herbein et al., HPDC 2016, Section 4.4). At every vertex of the I/O tree
 (:mod:`bbopt.topology`) the requests of its children are sorted ascending and child ``i`` of
 ``n`` gets ``min(req_i, (peak - sum of what children 0..i-1 got) / (n - i))``

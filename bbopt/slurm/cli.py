@@ -8,7 +8,6 @@ under Slurm's backfill or the bridge (:mod:`bbopt.slurm.replay`) and writes bbop
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 import threading
@@ -84,18 +83,9 @@ def add_parser(sub) -> None:
 
 
 def _options(pairs: list[str]) -> dict[str, Any]:
-    from bbopt.errors import InputError
+    from bbopt.units import parse_options
 
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"policy option {pair!r} is not KEY=VALUE", field="-o")
-        try:
-            out[key.strip().replace("-", "_")] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip().replace("-", "_")] = value
-    return out
+    return parse_options(pairs)
 
 
 def _available() -> None:
@@ -114,8 +104,8 @@ def _exit_on_sigterm() -> None:
 
 
 def _cmd_cluster(args) -> int:
+    from bbopt.resources import parse_bytes
     from bbopt.slurm.cluster import LocalSlurm
-    from bbopt.units import parse_bytes
 
     _available()
     unit = parse_bytes(args.bb_unit, "--bb-unit")
@@ -133,8 +123,8 @@ def _cmd_cluster(args) -> int:
 
 
 def _cmd_site_config(args) -> int:
+    from bbopt.resources import parse_bytes
     from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
-    from bbopt.units import parse_bytes
 
     bb, unit = parse_bytes(args.bb, "--bb"), parse_bytes(args.bb_unit, "--bb-unit")
     for line in slurm_conf_lines(bb, unit, bf_licenses=args.bf_licenses, lua=bool(args.lua)):
@@ -147,9 +137,10 @@ def _cmd_site_config(args) -> int:
 
 
 def _cmd_run(args) -> int:
+    from bbopt.resources import parse_bytes
     from bbopt.slurm.bridge import Bridge
     from bbopt.slurm.commands import SlurmCommands
-    from bbopt.units import parse_bytes, parse_seconds
+    from bbopt.units import parse_seconds
 
     bridge = Bridge(SlurmCommands(conf=args.conf), args.policy, _options(args.option),
                     state_dir=args.state_dir, interval=parse_seconds(args.interval, "--interval"),
@@ -164,8 +155,9 @@ def _cmd_run(args) -> int:
 
 def _cmd_replay(args) -> int:
     from bbopt.analysis.metrics import summarize
+    from bbopt.resources import parse_bytes
     from bbopt.slurm.replay import prepare_trace, replay
-    from bbopt.units import parse_bytes, parse_seconds
+    from bbopt.units import parse_seconds
 
     _available()
     _exit_on_sigterm()

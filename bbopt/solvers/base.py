@@ -8,7 +8,11 @@ and the heuristic backend side by side (DESIGN.md, "Models and solvers"; cvxpy's
 
 Every backend
 
-- obeys the :class:`Budget` (wall seconds, and a deterministic limit where the solver has one);
+- obeys the :class:`Budget` (wall seconds, and a deterministic limit where the solver has one). In
+  the ``deterministic`` mode only work limits decide (CP-SAT's deterministic time, annealing's and
+  NSGA-II's fixed iteration counts; the exhaustive backends run to the end) and the wall clock is a
+  distant safety net, so the answer does not depend on the machine's load; CBC (``milp``) has no
+  work limit and is cut only by that net;
 - returns a :class:`Result`: status OPTIMAL / FEASIBLE / FALLBACK / INFEASIBLE, the solution (or a
   Pareto set), objective values, a bound where known, the time used and its name;
 - is deterministic for a given seed.
@@ -21,6 +25,7 @@ When a backend cannot produce a feasible answer in time (it returns no solution,
 from __future__ import annotations
 
 import importlib
+import math
 import time as _time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -34,6 +39,21 @@ from bbopt.models.plan import PlanModel
 from bbopt.models.preemption import PreemptionModel
 from bbopt.models.window import WindowModel
 
+#: Budget modes: ``wall`` caps each decision's wall-clock time (the answer depends on how fast
+#: the machine is at that moment); ``deterministic`` caps the work instead (CP-SAT deterministic
+#: time, fixed iteration counts of annealing and NSGA-II), so the same input gives the same answer
+#: on a loaded machine, with a wall-clock safety cap of :data:`SAFETY` x the budget.
+BUDGET_MODES = ("wall", "deterministic")
+#: Wall-clock safety cap of the deterministic mode: SAFETY x the nominal budget, and never less
+#: than SAFETY_FLOOR seconds (a cap that bites makes the answer depend on the load again).
+SAFETY = 10.0
+SAFETY_FLOOR = 30.0
+#: CP-SAT deterministic time granted per second of nominal budget in the deterministic mode
+#: (about half a second of solving on an idle core, leaving room for model building).
+DET_PER_SECOND = 0.5
+#: The least wall time a backend is handed once model building has used the rest.
+MIN_SECONDS = 1e-3
+
 
 @dataclass(frozen=True, slots=True)
 class Budget:
@@ -41,16 +61,52 @@ class Budget:
 
     ``seconds``: wall-clock cap. ``deterministic``: the solver's own deterministic work limit
     where it has one (CP-SAT's ``max_deterministic_time``), which unlike wall time makes results
-    reproducible across machines and loads; ``None`` leaves only the wall-clock cap.
+    reproducible across machines and loads; ``None`` leaves only the wall-clock cap. ``mode``
+    says which of the two is the real limit (see :data:`BUDGET_MODES`); build one with
+    :meth:`of`.
     """
 
     seconds: float = 1.0
     deterministic: float | None = None
+    mode: str = "wall"
 
     def __post_init__(self) -> None:
-        if not self.seconds > 0:
+        if not (isinstance(self.seconds, int | float) and self.seconds > 0
+                and math.isfinite(self.seconds)):
             raise InputError(f"budget seconds must be positive, got {self.seconds!r}",
                              field="seconds")
+        if self.mode not in BUDGET_MODES:
+            raise InputError(f"budget mode must be one of {', '.join(BUDGET_MODES)}, got "
+                             f"{self.mode!r}", field="budget_mode")
+
+    @classmethod
+    def of(cls, seconds: float, deterministic: float | None = None,
+           mode: str = "wall") -> Budget:
+        """The budget of a decision of nominal ``seconds`` in ``mode``.
+
+        ``wall``: ``seconds`` of wall clock (and ``deterministic`` if given). ``deterministic``:
+        the work limits are the real cap (``deterministic`` CP-SAT time, default
+        :data:`DET_PER_SECOND` x ``seconds``; the fixed iteration counts of annealing and
+        NSGA-II) and the wall clock only a safety net (:data:`SAFETY` x ``seconds``, at least
+        :data:`SAFETY_FLOOR`).
+        """
+        try:
+            nominal = cls(float(seconds), deterministic, mode)  # validates
+        except InputError as exc:  # named as the policies' options are
+            raise InputError(exc.reason, field="budget" if exc.field == "seconds"
+                             else exc.field) from None
+        if mode == "wall":
+            return nominal
+        det = deterministic if deterministic is not None else DET_PER_SECOND * nominal.seconds
+        return cls(max(nominal.seconds * SAFETY, SAFETY_FLOOR), det, mode)
+
+    def less(self, elapsed: float) -> Budget:
+        """What is left for the backend after ``elapsed`` seconds of model building: the wall
+        budget minus ``elapsed`` (a decision's wall time includes building its model); the
+        deterministic mode's work limits do not depend on time and are left whole."""
+        if self.mode == "deterministic":
+            return self
+        return replace(self, seconds=max(self.seconds - elapsed, MIN_SECONDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +156,7 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     WindowModel: {
         "cpsat": "bbopt.solvers.window.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.window.milp:solve_milp",
+        "highs": "bbopt.solvers.window.highs:solve_highs",
         "nsga2": "bbopt.solvers.window.nsga2:solve_nsga2",
         "exhaustive": "bbopt.solvers.window.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.window.greedy:solve_greedy",

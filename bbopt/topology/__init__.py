@@ -6,12 +6,11 @@ allocation ledgers, :mod:`~bbopt.topology.formats` the YAML/JSON description and
 and 4.1; Kopanski & Rzadca, Euro-Par 2021, Section 4.1).
 """
 
+from bbopt.resources import parse_bandwidth
 from bbopt.topology.alloc import AllocState, BandwidthLedger
 from bbopt.topology.formats import (
     from_description,
     from_jgf,
-    load_platform_with_topology,
-    load_topology,
     platform_from_topology,
     to_jgf,
     topology_from_data,
@@ -24,11 +23,10 @@ from bbopt.topology.machines import (
     kopanski_dragonfly_topology,
 )
 from bbopt.topology.tree import IOTree
-from bbopt.units import parse_bandwidth
 
 __all__ = [
     "AllocState", "BandwidthLedger", "IOTree", "cts1", "cts1_topology", "from_description",
     "from_jgf", "herbein_example_topology", "kopanski_dragonfly", "kopanski_dragonfly_topology",
-    "load_platform_with_topology", "load_topology", "parse_bandwidth", "platform_from_topology",
+    "parse_bandwidth", "platform_from_topology",
     "to_jgf", "topology_from_data",
 ]

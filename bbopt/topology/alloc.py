@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from bbopt.core import Job
+from bbopt.resources import format_bandwidth
 from bbopt.topology.tree import REL_TOL, IOTree
-from bbopt.units import format_bandwidth
 
 
 class BandwidthLedger:

@@ -1,6 +1,7 @@
 """Reading and writing I/O trees: the nested YAML/JSON description and Flux JGF.
 
-Descriptions read by :func:`load_topology` / :func:`from_description` (YAML or JSON)::
+Descriptions read by :func:`from_description` (YAML or JSON, through
+:func:`bbopt.loading.load_topology`)::
 
     name: fig2
     tree:                                  # the root is the PFS
@@ -34,13 +35,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from bbopt.core import Platform
-from bbopt.errors import InputError
+from bbopt.errors import InputError, check_acyclic
+from bbopt.resources import RATE_UNITS, parse_bandwidth, parse_bytes
 from bbopt.topology.tree import BB_TYPES, INF, NODE, IOTree
-from bbopt.units import RATE_UNITS, check_acyclic, parse_bandwidth, parse_bytes, read_document
 
 BW_TYPES = frozenset({"bandwidth", "bw"})
 #: A description that expands (``count``, shared aliases) beyond this many vertices is refused.
@@ -123,11 +123,6 @@ def _check_size(tree: Any, source: str) -> None:
     size(tree, "$.tree")
 
 
-def load_topology(path: str | Path) -> IOTree:
-    """Read a topology file: JGF (``{"graph": ...}``) or the nested YAML/JSON description."""
-    return topology_from_data(read_document(path), str(path))
-
-
 def topology_from_data(data: Any, source: str) -> IOTree:
     """An :class:`IOTree` from parsed data: JGF (``{"graph": ...}``) or the nested description."""
     if isinstance(data, Mapping) and "graph" in data:
@@ -138,11 +133,6 @@ def topology_from_data(data: Any, source: str) -> IOTree:
 def platform_from_topology(tree: IOTree, name: str | None = None) -> Platform:
     """A :class:`~bbopt.core.Platform` whose nodes and shared BB are those of ``tree``."""
     return Platform(nodes=tree.nodes, bb=tree.bb_total, name=name or tree.name, topology=tree)
-
-
-def load_platform_with_topology(path: str | Path) -> Platform:
-    """A platform from a topology file (JGF or description)."""
-    return platform_from_topology(load_topology(path))
 
 
 # -------------------------------------------------------------------- Flux JGF

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bbopt.errors import InputError
-from bbopt.units import format_bandwidth, parse_bandwidth
+from bbopt.resources import format_bandwidth, parse_bandwidth
 
 if TYPE_CHECKING:  # networkx is imported where a tree is built: it costs 0.1-0.3 s
     import networkx as nx

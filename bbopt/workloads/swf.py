@@ -1,6 +1,8 @@
 """Reader and writer of the Standard Workload Format (SWF) of the Parallel Workloads Archive,
 including the two burst-buffer variants found in the wild.
 
+Length: the field table, the strict line checks and the two BB column variants are one reader.
+
 One job per line, 18 whitespace-separated fields; ``-1`` means missing; header lines start with
 ``;`` (``; MaxNodes: 100`` and the like are kept in :attr:`SwfTrace.header`). ``.swf.gz`` files are
 read transparently. Fields (1-based, as in the archive's definition):
@@ -39,8 +41,9 @@ Burst-buffer columns (``bb_columns``), both in units of ``bb_unit`` bytes (defau
 Choices that every tool makes differently are explicit parameters with documented defaults;
 see :func:`read_swf`. One processor is one node unless ``procs_per_node`` says otherwise.
 
-:func:`write_swf` writes a workload or a simulated schedule back as SWF, with fields 3 (wait)
-and 4 (run time) taken from the simulation, so that SWF-only tools can read bbopt's results.
+:func:`bbopt.workloads.swf_writer.write_swf` writes a workload or a simulated schedule back as
+SWF, with fields 3 (wait) and 4 (run time) taken from the simulation, so that SWF-only tools can
+read bbopt's results.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bbopt.core import GB, Job, JobState
+from bbopt.core import GB, Job
 from bbopt.errors import InputError
 
 FIELDS = (
@@ -166,14 +169,14 @@ def read_swf(
     if path.is_dir():
         raise InputError("is a directory, not an SWF file", source=str(path))
     src = str(path)
-    header, lines = _read_lines(path)
+    header, first_widths = _scan_header(path)
     if bb_file is None and bb_columns in ("auto", "bbsim"):
         companion = Path(str(path) + ".bb")
         if not companion.exists() and path.suffix == ".gz":
             companion = Path(str(path)[:-3] + ".bb")
         if companion.exists():
             bb_file = companion
-    widths = {len(text.split()) for _, text in lines[:50]}
+    widths = set(first_widths)
     if bb_columns == "auto":
         if bb_file is not None:
             bb_columns = "bbsim"
@@ -184,7 +187,8 @@ def read_swf(
         else:
             bb_columns = "none"
     n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3}[bb_columns]
-    table = _parse_table(lines, src, 18 + n_extra)
+    table, lineno = _parse_stream(path, src, 18 + n_extra)
+    lines = _Lines(path, lineno)  # the text of a record is read again only when needed
     names = FIELDS + (CQSIM_FIELDS if n_extra == 1 else BBSIM_FIELDS)
     _check_values(table, [0, 1, 3, 4, 7, 8, 11, 12, *range(18, 18 + n_extra)], lines, src, names)
     staging = _read_bb_file(Path(bb_file), bb_unit) if bb_file is not None else None
@@ -193,7 +197,6 @@ def read_swf(
     number, submit, run = table[:, 0], table[:, 1], table[:, 3]
     req_time, user, group = table[:, 8], table[:, 11], table[:, 12]
     used_mem = table[:, 6]
-    lineno = np.array([ln for ln, _ in lines])
     bad = ~np.isfinite(submit) | (submit < 0)
     if bad.any():
         k = int(np.argmax(bad))
@@ -262,42 +265,24 @@ def read_swf(
         bb = vols.max(axis=1)
 
     jobs: list[Job] = []
-    ids: set[str] = set()
-    idx = np.flatnonzero(keep).tolist()
-    submit_l, wall_l, run_l = submit.tolist(), req_time.tolist(), run.tolist()
-    nodes_l, bb_l, user_l, group_l = nodes.tolist(), bb.tolist(), user.tolist(), group.tolist()
-    number_l = number.tolist()
-    mem_l = used_mem.tolist()
-    id_text = _int_strings(number)
-    user_text = _int_strings(user)
-    for k in idx:
-        lk = lines[k]
-        job_id = id_text[k] if number_l[k] >= 0 else str(lk[0])
-        if job_id in ids:
-            raise InputError(f"duplicate job number {job_id}", source=src, line=lk[0],
-                             field=FIELDS[0])
-        ids.add(job_id)
-        extra: dict = {}
-        job_bb = bb_l[k]
-        if bb_columns == "bbsim":
-            if staging is not None:
-                vin, vrun, vout = staging.get(job_id, (0.0, 0.0, 0.0))
-            else:
-                vin, vrun, vout = (float(x) for x in np.maximum(table[k, 18:21], 0.0) * bb_unit)
-            extra["staging"] = {"in": vin, "run": vrun, "out": vout}
-            job_bb = max(vin, vrun, vout)
-        if mem_l[k] > 0:
-            extra["memory_per_node"] = mem_l[k] * 1024.0 * procs_per_node
-        if groups and group_l[k] >= 0:
-            extra["group"] = _intstr(group_l[k])
-        u = user_l[k]
-        try:
-            jobs.append(Job(
-                id=job_id, submit=submit_l[k], walltime=wall_l[k], runtime=run_l[k],
-                nodes=nodes_l[k], bb=job_bb, user=user_text[k] if u >= 0 else None, extra=extra,
-            ))
-        except InputError as exc:
-            raise exc.at(source=src, line=lk[0]) from None
+    kept = np.flatnonzero(keep)
+    # a job's id is its number, else its line number: the first record whose id an earlier
+    # record already has is a duplicate (found without a set of every id)
+    key = np.where(number >= 0, number, lineno)[kept]
+    _, firsts = np.unique(key, return_index=True)
+    again = np.ones(len(kept), dtype=bool)
+    again[firsts] = False
+    dup = int(kept[np.argmax(again)]) if again.any() else -1
+    bbsim_rows = table[:, 18:21] if bb_columns == "bbsim" and staging is None else None
+    # what follows reads only these columns: copies of them, so the whole table can go
+    number, submit, run, req_time, user, group, used_mem = (
+        np.array(a) for a in (number, submit, run, req_time, user, group, used_mem))
+    del table, procs
+    for lo in range(0, len(kept), CHUNK):  # Python lists of one chunk of records at a time
+        part = kept[lo:lo + CHUNK]
+        _jobs_of(jobs, part, dup, src, number, lineno, submit, req_time, run, nodes, bb,
+                 user, group, used_mem * (1024.0 * procs_per_node), bbsim_rows, staging,
+                 bb_columns, bb_unit, groups)
     if not jobs:
         raise InputError("no job records", source=src)
     if rebase:
@@ -310,12 +295,65 @@ def read_swf(
         except (ValueError, IndexError):
             raise InputError(f"cannot read the capacity {header['BurstBuffer']!r}", source=src,
                              field="BurstBuffer") from None
-    records = [(lines[k][0], why[k], lines[k][1]) for k in sorted(why)]
+    texts = lines.texts(why)
+    records = [(int(lineno[k]), why[k], texts[k]) for k in sorted(why)]
     return SwfTrace(jobs, header, skipped, src, capacity, bb_columns, records)
 
 
-def _int_strings(values: np.ndarray) -> list[str]:
-    """Each value as text: integers without a fraction (vectorised where possible)."""
+#: The ``extra`` of every job that has none: one shared empty mapping instead of a dict per
+#: job (64 bytes each; nothing writes into a job's ``extra``).
+_NO_EXTRA: dict = {}
+
+
+def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, lineno, submit,
+             req_time, run, nodes, bb, user, group, memory, bbsim_rows, staging, bb_columns: str,
+             bb_unit: float, groups: bool) -> None:
+    """Append the jobs of the records ``part`` (indices, in file order) to ``jobs``;
+    ``memory`` is field 7 in bytes per node (``<= 0``: none)."""
+    submit_l, wall_l, run_l = submit[part].tolist(), req_time[part].tolist(), run[part].tolist()
+    nodes_l, bb_l = nodes[part].tolist(), bb[part].tolist()
+    user_l, group_l = user[part].tolist(), group[part].tolist()
+    number_l, lineno_l = number[part].tolist(), lineno[part].tolist()
+    mem_l = memory[part].tolist()
+    id_text = _int_strings(number[part])
+    user_text = _int_strings(user[part], shared=True)
+    for i, k in enumerate(part.tolist()):
+        job_id = id_text[i] if number_l[i] >= 0 else str(lineno_l[i])
+        if k == dup:
+            raise InputError(f"duplicate job number {job_id}", source=src, line=lineno_l[i],
+                             field=FIELDS[0])
+        extra: dict = {}
+        job_bb = bb_l[i]
+        if bb_columns == "bbsim":
+            if staging is not None:
+                vin, vrun, vout = staging.get(job_id, (0.0, 0.0, 0.0))
+            else:
+                vin, vrun, vout = (float(x) for x in np.maximum(bbsim_rows[k], 0.0) * bb_unit)
+            extra["staging"] = {"in": vin, "run": vrun, "out": vout}
+            job_bb = max(vin, vrun, vout)
+        if mem_l[i] > 0:
+            extra["memory_per_node"] = mem_l[i]
+        if groups and group_l[i] >= 0:
+            extra["group"] = _intstr(group_l[i])
+        u = user_l[i]
+        try:
+            jobs.append(Job(
+                id=job_id, submit=submit_l[i], walltime=wall_l[i], runtime=run_l[i],
+                nodes=nodes_l[i], bb=job_bb, user=user_text[i] if u >= 0 else None,
+                extra=extra or _NO_EXTRA,
+            ))
+        except InputError as exc:
+            raise exc.at(source=src, line=lineno_l[i]) from None
+
+
+def _int_strings(values: np.ndarray, shared: bool = False) -> list[str]:
+    """Each value as text: integers without a fraction (vectorised where possible).
+    ``shared``: equal values share one string object (user ids: a few hundred distinct values
+    over hundreds of thousands of jobs)."""
+    if shared:
+        uniq, inverse = np.unique(values, return_inverse=True)
+        text = _int_strings(uniq)
+        return [text[i] for i in inverse.tolist()]
     whole = np.isfinite(values) & (values == np.round(values))
     if whole.all():
         return values.astype(np.int64).astype(str).tolist()
@@ -328,26 +366,8 @@ def _intstr(x: float) -> str:
 
 def _read_lines(path: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
     """Header ``key: value`` pairs and the data lines with their 1-based line numbers."""
-    opener = gzip.open if path.suffix == ".gz" else open
     header: dict[str, str] = {}
-    lines: list[tuple[int, str]] = []
-    try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-            for lineno, line in enumerate(fh, 1):
-                text = line.strip()
-                if not text:
-                    continue
-                if text[0] == ";":
-                    key, sep, value = text[1:].partition(":")
-                    key = key.strip()
-                    if sep and key and " " not in key:
-                        header.setdefault(key, value.strip())
-                    continue
-                lines.append((lineno, text))
-    except (OSError, EOFError, zlib.error) as exc:  # a corrupt or truncated .gz, a directory
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputError(f"cannot read: {reason or type(exc).__name__}",
-                         source=str(path)) from None
+    lines = list(_data_lines(path, header))
     return header, lines
 
 
@@ -357,7 +377,113 @@ MAX_VALUE = 1e15
 _DOUBT = re.compile(r"[^0-9\s-]|\S-|-(?!\d)")
 
 
-def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarray:
+#: Records parsed at a time: the text of one chunk is all the reader holds besides the table.
+CHUNK = 1 << 16
+
+
+def _open_text(path: Path):
+    opener = gzip.open if path.suffix == ".gz" else open
+    return opener(path, "rt", encoding="utf-8", errors="replace")
+
+
+def _cannot_read(path: Path, exc: BaseException) -> InputError:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return InputError(f"cannot read: {reason or type(exc).__name__}", source=str(path))
+
+
+def _data_lines(path: Path, header: dict[str, str] | None = None):
+    """The data lines with their 1-based line numbers, one at a time; header ``key: value``
+    pairs go to ``header`` when given."""
+    try:
+        with _open_text(path) as fh:
+            for lineno, line in enumerate(fh, 1):
+                text = line.strip()
+                if not text:
+                    continue
+                if text[0] == ";":
+                    if header is not None:
+                        key, sep, value = text[1:].partition(":")
+                        key = key.strip()
+                        if sep and key and " " not in key:
+                            header.setdefault(key, value.strip())
+                    continue
+                yield lineno, text
+    except (OSError, EOFError, zlib.error) as exc:  # a corrupt or truncated .gz, a directory
+        raise _cannot_read(path, exc) from None
+
+
+def _scan_header(path: Path) -> tuple[dict[str, str], list[int]]:
+    """The header's ``key: value`` pairs (wherever they are) and the field counts of the first
+    50 records: a first pass that keeps no record."""
+    header: dict[str, str] = {}
+    widths: list[int] = []
+    for _, text in _data_lines(path, header):
+        if len(widths) < 50:
+            widths.append(len(text.split()))
+    return header, widths
+
+
+def _parse_stream(path: Path, src: str, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``width`` fields of every record (a float array) and the records' line
+    numbers, parsed :data:`CHUNK` records at a time by :func:`_parse_table`, so a big trace is
+    never held as text."""
+    tables: list[np.ndarray] = []
+    numbers: list[np.ndarray] = []
+    chunk: list[tuple[int, str]] = []
+    first: tuple[int, int] | None = None
+
+    def flush() -> None:
+        nonlocal first
+        if first is None:
+            first = (chunk[0][0], len(chunk[0][1].split()))
+        tables.append(_parse_table(chunk, src, width, first))
+        numbers.append(np.fromiter((ln for ln, _ in chunk), np.int64, len(chunk)))
+        chunk.clear()
+
+    for item in _data_lines(path):
+        chunk.append(item)
+        if len(chunk) == CHUNK:
+            flush()
+    if chunk:
+        flush()
+    if not tables:
+        raise InputError("no job records", source=src)
+    if len(tables) == 1:
+        return tables[0], numbers[0]
+    return np.concatenate(tables), np.concatenate(numbers)
+
+
+class _Lines:
+    """Records by index, their text read again from the file on demand (error messages and the
+    list of skipped records need it; the reader keeps no text)."""
+
+    def __init__(self, path: Path, lineno: np.ndarray) -> None:
+        self.path = path
+        self.lineno = lineno
+
+    def __len__(self) -> int:
+        return len(self.lineno)
+
+    def __getitem__(self, k: int) -> tuple[int, str]:
+        return int(self.lineno[k]), self.texts([k])[k]
+
+    def texts(self, ks) -> dict[int, str]:
+        """The text of the records ``ks`` (indices), in one pass over the file."""
+        want = {int(self.lineno[k]): k for k in ks}
+        out: dict[int, str] = {}
+        if not want:
+            return out
+        last = max(want)
+        for ln, text in _data_lines(self.path):
+            if ln in want:
+                out[want[ln]] = text
+            if ln >= last:
+                break
+        return out
+
+
+def _parse_table(lines: list[tuple[int, str]], src: str, width: int,
+                 first_record: tuple[int, int] | None = None) -> np.ndarray:
     """The first ``width`` fields of every record as a float array; errors name the line.
 
     Every record must have the same number of fields (a short line next to a long one would
@@ -369,14 +495,14 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarr
         raise InputError("no job records", source=src)
     names = FIELDS + (CQSIM_FIELDS if width == 19 else BBSIM_FIELDS)
     counts = [len(text.split()) for _, text in lines]
-    first = counts[0]
+    first_line, first = first_record or (lines[0][0], counts[0])
     if first < width:
         raise InputError(f"expected {width} fields, found {first}", source=src,
-                         line=lines[0][0], field=names[first])
+                         line=first_line, field=names[first])
     if counts.count(first) != len(counts):
         k = next(k for k, c in enumerate(counts) if c != first)
         lineno, found = lines[k][0], counts[k]
-        raise InputError(f"expected {first} fields (as on line {lines[0][0]}), found {found}",
+        raise InputError(f"expected {first} fields (as on line {first_line}), found {found}",
                          source=src, line=lineno,
                          field=names[found] if found < len(names) else f"field {found + 1}")
     joined = "\n".join(text for _, text in lines)
@@ -389,7 +515,7 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int) -> np.ndarr
             except ValueError:
                 flat = np.empty(0)
         if flat.size == first * len(lines):
-            table = flat.reshape(len(lines), first)[:, :width]
+            table = np.ascontiguousarray(flat.reshape(len(lines), first)[:, :width])
     if table is None:
         table = np.empty((len(lines), width))
         for k, (lineno, text) in enumerate(lines):
@@ -453,93 +579,3 @@ def _read_bb_file(path: Path, unit: float) -> dict[str, tuple[float, float, floa
                              field="job_number")
         out[parts[0]] = (values[0], values[1], values[2])
     return out
-
-
-def write_swf(jobs: Sequence[Job], path: str | Path, *,
-              start: Sequence[float] | None = None, end: Sequence[float] | None = None,
-              state: Sequence[str] | None = None, max_nodes: int | None = None,
-              bb_columns: str = "none", bb_unit: float = GB,
-              bb_capacity: float | None = None, comments: tuple[str, ...] = ()) -> Path:
-    """Write a workload, or a schedule of it, as SWF.
-
-    With the outcome arrays of a schedule (``start``, ``end``, ``state``, indexed like ``jobs``,
-    as :class:`~bbopt.simulation.SimulationResult` holds them), field 3 (wait) is
-    ``start - submit``, field 4 (run time) ``end - start`` and field 5 the allocated node count;
-    field 11 (status) is 1 for finished jobs, 0 for jobs killed at their walltime and 5
-    (cancelled, fields 3-5 = -1) for rejected ones. Without them, fields 3 and 5 are -1 and
-    field 4 is the job's runtime. ``max_nodes`` (the machine's size) defaults to the widest job.
-    Job ids that are not integers are renumbered 1..n (SWF has no text field).
-    ``bb_columns="cqsim"`` appends the total BB request in ``bb_unit`` as field 19 and, with
-    ``bb_capacity`` (bytes), a ``; BurstBuffer:`` header; ``"bbsim"`` appends the three staging
-    volumes from ``Job.extra["staging"]`` (or ``bb, 0, bb``).
-
-    Example::
-
-        write_swf(result.jobs, "out.swf", start=result.start, end=result.end,
-                  state=result.state, max_nodes=result.platform.nodes)
-    """
-    if bb_columns not in ("none", "cqsim", "bbsim"):
-        raise InputError(f"bb_columns must be 'none', 'cqsim' or 'bbsim', got {bb_columns!r}")
-    path = Path(path)
-    jobs = list(jobs)
-    outcome = (start, end, state)
-    if any(x is not None for x in outcome) and not all(
-            x is not None and len(x) == len(jobs) for x in outcome):
-        raise InputError("a schedule needs start, end and state, each one value per job")
-    scheduled = state is not None
-    if max_nodes is None:
-        max_nodes = max((j.nodes for j in jobs), default=0)
-    if not jobs:
-        raise InputError("empty workload: nothing to write")
-    numeric = all(j.id.isdigit() for j in jobs)
-    out = ["; Version: 2.2", "; Conversion: bbopt", f"; MaxJobs: {len(jobs)}",
-           f"; MaxRecords: {len(jobs)}", f"; MaxNodes: {max_nodes}", f"; MaxProcs: {max_nodes}"]
-    if scheduled:
-        out.append("; Note: schedule simulated by bbopt")
-    if not numeric:
-        out.append("; Note: job ids renumbered 1..n in input order")
-    if bb_columns == "cqsim" and bb_capacity is not None:
-        out.append(f"; BurstBuffer: {_fmt(bb_capacity / bb_unit)}")
-    out.extend(f"; {c}" for c in comments)
-    users: dict[str, int] = {}
-    for k, job in enumerate(jobs):
-        number = job.id if numeric else str(k + 1)
-        wait = run = alloc = -1.0
-        status = 1
-        if scheduled:
-            final = state[k]
-            if final == JobState.REJECTED:
-                status = 5
-            else:
-                wait = start[k] - job.submit
-                run = end[k] - start[k]
-                alloc = job.nodes
-                status = 1 if final == JobState.FINISHED else 0 if final == JobState.KILLED else -1
-        elif job.runtime is not None:
-            run = job.runtime
-        user = -1
-        if job.user is not None:
-            user = int(job.user) if job.user.isdigit() else users.setdefault(job.user,
-                                                                             len(users) + 1)
-        group = job.extra.get("group", -1)
-        group = int(group) if str(group).lstrip("-").isdigit() else -1
-        mem = job.extra.get("memory_per_node")  # field 7: KB per processor (= node here)
-        mem = _fmt(float(mem) / 1024.0) if mem else "-1"
-        fields = [number, _fmt(job.submit), _fmt(wait), _fmt(run), _fmt(alloc), "-1", mem,
-                  str(job.nodes), _fmt(job.walltime), "-1", str(status), str(user), str(group),
-                  "-1", "-1", "-1", "-1", "-1"]
-        if bb_columns == "cqsim":
-            fields.append(_fmt(job.bb / bb_unit))
-        elif bb_columns == "bbsim":
-            st = job.extra.get("staging") or {"in": job.bb, "run": 0.0, "out": job.bb}
-            fields.extend(_fmt(float(st.get(key, 0.0)) / bb_unit) for key in ("in", "run", "out"))
-        out.append(" ".join(fields))
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
-    return path
-
-
-def _fmt(x: float) -> str:
-    x = float(x)
-    if x.is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    return repr(x)

@@ -1,7 +1,7 @@
 """``cpsat`` backend of the victim-choice model: a 0-1 program for OR-Tools CP-SAT.
 
-Costs are scaled to integers (node-seconds, rounded to a millisecond) and BB to a millionth of
-the largest amount, as CP-SAT needs; the
+Costs are scaled to integers (node-seconds, rounded to a millisecond) and BB to a fraction of the
+model's BB tolerance, as CP-SAT needs (so no set the model accepts is lost to rounding); the
 answer is evaluated by the model in exact floats. OPTIMAL when CP-SAT proves it, FEASIBLE when
 the budget ends first, INFEASIBLE when no victim set covers the deficit."""
 
@@ -16,7 +16,6 @@ from bbopt.models.preemption import PreemptionModel
 from bbopt.solvers.base import Budget, Result
 
 _SCALE = 1000.0
-_BB_STEPS = 1e6  # BB in integer units of 1e-6 of the largest amount (the deficit rounded up)
 
 
 def solve_cpsat(model: PreemptionModel, budget: Budget, seed: int, workers: int = 1,
@@ -29,9 +28,13 @@ def solve_cpsat(model: PreemptionModel, budget: Budget, seed: int, workers: int 
     nodes = model.nodes.tolist()
     cp.Add(sum(nodes[i] * x[i] for i in range(m)) >= model.need_nodes)
     if model.need_bb > model.bb_tol:
-        unit = max(model.need_bb, float(model.bb.max(initial=0.0))) / _BB_STEPS
-        bb = np.floor(model.bb / unit + 1e-6).astype(np.int64).tolist()
-        need = int(np.ceil((model.need_bb - model.bb_tol) / unit - 1e-6))
+        # BB in units of tol / (m + 1), rounded down per victim, and the deficit lowered by m
+        # units: every set the model accepts (sum >= need - tol) is admitted, and an admitted
+        # set falls short of that by less than one tol (checked by evaluate below).
+        tol = model.bb_tol or max(model.need_bb, float(model.bb.max(initial=0.0))) * 1e-9
+        unit = tol / (m + 1)
+        bb = np.floor(model.bb / unit).astype(np.int64).tolist()
+        need = int(np.ceil((model.need_bb - tol) / unit)) - m
         cp.Add(sum(bb[i] * x[i] for i in range(m)) >= need)
     for e, slack in enumerate(model.slack.tolist()):
         members = [i for i in range(m) if model.entity[i] == e]

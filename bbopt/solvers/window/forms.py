@@ -189,6 +189,13 @@ class Clock:
     def left(self) -> float:
         return self.budget.seconds - (_time.perf_counter() - self.t0)
 
+    def small(self, seconds: float) -> float:
+        """The wall cap of a small work-limited solve (the tie-break): ``seconds`` at most in the
+        wall mode; in the deterministic mode only what is left, so that the work limit, not the
+        machine's load, ends it."""
+        left = self.left()
+        return left if self.budget.mode == "deterministic" else min(left, seconds)
+
 
 def _combine(form: LinearForm, weights: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     cx = np.zeros(form.w, dtype=np.int64)
@@ -220,7 +227,7 @@ def run_lexicographic(solver: IntSolver, form: LinearForm,
                 outcome = Status.FEASIBLE if x is not None else Status.FALLBACK
                 break
             if tie:
-                res, x2, a2, bound = solver.maximize(cx, ca, min(left, 4 * TIEBREAK_WORK),
+                res, x2, a2, bound = solver.maximize(cx, ca, clock.small(4 * TIEBREAK_WORK),
                                                      hint=x, work=TIEBREAK_WORK)
                 if x2 is not None:
                     x, a = x2, a2
@@ -251,7 +258,7 @@ def _tiebreak(solver: IntSolver, form: LinearForm, names: Sequence[str], point: 
     handles = [solver.push_ge(*form.objectives[n], v) for n, v in zip(names, point, strict=True)]
     try:
         _, x2, _, _ = solver.maximize(*form.objectives[TIEBREAK],
-                                      min(clock.left(), 4 * TIEBREAK_WORK),
+                                      clock.small(4 * TIEBREAK_WORK),
                                       hint=x, work=TIEBREAK_WORK)
     finally:
         for h in reversed(handles):

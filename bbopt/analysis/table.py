@@ -1,0 +1,131 @@
+"""The comparison table of ``bbopt simulate`` and ``bbopt compare``: which run metrics it shows,
+how they are labelled, scaled and formatted, and the metrics a run adds when it has entitlements
+(Zvi & Oren, OMFS) or runs under exclusive I/O (Jeannot, Pallez & Vidal, Section 6).
+
+:func:`run_metrics` gathers a run's metrics (over a measurement interval with a warm-up and a
+cool-down, as BBSched's evaluation leaves out the first and last half month), and
+:func:`metrics_table` lays out several runs side by side; a row no run has is left out.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bbopt.analysis.metrics import summarize
+from bbopt.errors import InputError
+
+#: Rows of the comparison table: (metric key, label, scale, format).
+TABLE_ROWS = (
+    ("mean_wait", "mean wait [h]", 1 / 3600, "{:.2f}"),
+    ("median_wait", "median wait [h]", 1 / 3600, "{:.2f}"),
+    ("p95_wait", "p95 wait [h]", 1 / 3600, "{:.2f}"),
+    ("mean_turnaround", "mean turnaround [h]", 1 / 3600, "{:.2f}"),
+    ("mean_slowdown", "mean slowdown", 1, "{:.2f}"),
+    ("mean_bounded_slowdown", "mean bounded slowdown", 1, "{:.2f}"),
+    ("max_bounded_slowdown", "max bounded slowdown", 1, "{:.1f}"),
+    ("node_utilization", "node utilisation [%]", 100, "{:.1f}"),
+    ("bb_utilization", "BB utilisation [%]", 100, "{:.1f}"),
+    # exclusive I/O (Jeannot et al.): work not lost waiting for the I/O node, time-alone stretch
+    ("io_utilisation", "useful utilisation [%]", 100, "{:.1f}"),
+    ("io_utilisation_steady", "  steady state [%]", 100, "{:.1f}"),
+    ("io_utilisation_tail", "  tail [%]", 100, "{:.1f}"),
+    ("io_idle_ratio", "idle ratio [%]", 100, "{:.1f}"),
+    ("io_max_stretch", "max stretch (eq. 1)", 1, "{:.3f}"),
+    ("io_mean_stretch", "mean stretch (eq. 1)", 1, "{:.3f}"),
+    ("makespan", "makespan [d]", 1 / 86400, "{:.2f}"),
+    ("finished", "finished", 1, "{:.0f}"),
+    ("killed", "killed at walltime", 1, "{:.0f}"),
+    ("rejected", "rejected", 1, "{:.0f}"),
+    # fair-share runs (a ``shares`` option): bbopt.analysis.fairshare_metrics
+    ("dropped", "dropped (preempted)", 1, "{:.0f}"),
+    ("entitlement_p50", "entitlement wait p50 [min]", 1 / 60, "{:.1f}"),
+    ("entitlement_p95", "entitlement wait p95 [min]", 1 / 60, "{:.1f}"),
+    ("entitlement_within_quantum", "... within a quantum [%]", 100, "{:.1f}"),
+    ("share_shortfall_max", "max share shortfall [%]", 100, "{:.1f}"),
+    ("checkpoints", "checkpoints", 1, "{:.0f}"),
+    ("kills", "preemption kills", 1, "{:.0f}"),
+    ("cr_node_hours", "C/R node-hours", 1, "{:.1f}"),
+    ("lost_node_hours", "lost node-hours", 1, "{:.1f}"),
+    ("thrashing_jobs", "jobs evicted > 3 times", 1, "{:.0f}"),
+    ("decisions_fallback", "decisions fallen back", 1, "{:.0f}"),
+    ("decisions_audited", "decisions audited", 1, "{:.0f}"),
+    ("decisions_optimal_share", "audited: optimal [%]", 100, "{:.1f}"),
+    ("decision_gap_mean", "audited: mean gap [%]", 100, "{:.2f}"),
+    ("decision_gap_p95", "audited: p95 gap [%]", 100, "{:.2f}"),
+    ("decision_time_p50", "decision p50 [ms]", 1000, "{:.3f}"),
+    ("decision_time_p95", "decision p95 [ms]", 1000, "{:.3f}"),
+    ("simulation_wall_time", "simulation [s]", 1, "{:.2f}"),
+)
+
+
+def run_metrics(result: Any, *, warmup: float = 0.0, cooldown: float = 0.0,
+                shares: Any = None, quantum: float = 1800.0) -> dict[str, float]:
+    """The table's metrics of a run. With ``warmup``/``cooldown`` seconds, the job and
+    utilisation metrics are those of the jobs submitted between the first submission plus
+    ``warmup`` and the last minus ``cooldown`` (decision statistics stay those of the whole run);
+    with ``shares`` (entity -> share, or anything :func:`bbopt.workloads.shares.parse_shares`
+    reads), entitlement satisfaction and preemption costs are added."""
+    metrics = summarize(result)
+    if shares is not None:
+        metrics.update(fairshare_metrics(result, shares, quantum))
+    if warmup <= 0 and cooldown <= 0:
+        return metrics
+    submits = [j.submit for j in result.jobs]
+    t0, t1 = min(submits) + warmup, max(submits) - cooldown
+    if cooldown <= 0:
+        t1 = max(submits) + 1.0
+    if not t1 > t0:
+        raise InputError(f"a warm-up of {warmup:g} s and a cool-down of {cooldown:g} s leave no "
+                         f"submission to measure (the trace spans {max(submits) - min(submits):g}"
+                         " s)", field="--warmup")
+    metrics.update(summarize(result, interval=(t0, t1)))
+    return metrics
+
+
+def fairshare_metrics(result: Any, shares: Any, quantum: float = 1800.0) -> dict[str, float]:
+    """Entitlement satisfaction and preemption costs of a run with ``shares``."""
+    from bbopt.analysis.fairshare_metrics import fairshare_summary
+    from bbopt.workloads.shares import parse_shares
+
+    m = fairshare_summary(result, parse_shares(shares), quantum=float(quantum))
+    sat = m["satisfaction"]
+    out = {k: float(m[k]) for k in ("dropped", "share_shortfall_max", "checkpoints", "kills",
+                                    "cr_node_hours", "lost_node_hours", "thrashing_jobs")}
+    out.update(entitlement_p50=sat["p50"], entitlement_p95=sat["p95"],
+               entitlement_within_quantum=sat["within_quantum"])
+    return out
+
+
+def model_metrics(result: Any, model: Any) -> dict[str, float]:
+    """Metrics the execution model adds (exclusive I/O: Jeannot et al.'s stretch, idle ratio,
+    steady-state and tail utilisation)."""
+    from bbopt.simulation.exclusive_io import ExclusiveIO
+
+    if not isinstance(model, ExclusiveIO):
+        return {}
+    from bbopt.analysis.packs import pack_metrics
+
+    return {f"io_{k}": float(v) for k, v in pack_metrics(result, model).items()}
+
+
+def metrics_table(metrics: dict[str, dict[str, float]], title: str) -> str:
+    """Runs side by side (``{run name: metrics}``), one row per :data:`TABLE_ROWS` entry that
+    some run has."""
+    names = list(metrics)
+    label_w = max(len(r[1]) for r in TABLE_ROWS)
+    col_w = max(10, *(len(n) for n in names))
+    lines = [title, "", " " * label_w + "  " + "  ".join(n.rjust(col_w) for n in names)]
+    for key, label, scale, fmt in TABLE_ROWS:
+        values = [metrics[n].get(key) for n in names]
+        if all(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
+            continue  # e.g. gap rows when no policy was audited
+        if key in ("decisions_audited", "decisions_fallback") and not any(values):
+            continue
+        cells = []
+        for n in names:
+            v = metrics[n].get(key, math.nan)
+            cells.append(("-" if v is None or (isinstance(v, float) and math.isnan(v))
+                          else fmt.format(v * scale)).rjust(col_w))
+        lines.append(label.ljust(label_w) + "  " + "  ".join(cells))
+    return "\n".join(lines)
