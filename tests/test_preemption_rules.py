@@ -55,3 +55,14 @@ def test_every_victim_backend_keeps_entities_at_their_entitlement(backend):
     assert r.objective == pytest.approx(6.0), backend
     victims = m.victims(r.solution)
     assert "c1" in victims and len(victims) == 2, (backend, victims)  # one of B's jobs, and C's
+
+
+@pytest.mark.parametrize("backend", ["exhaustive", "cpsat", "milp"])
+def test_exact_victim_backends_find_the_free_victim_set(backend):
+    """Nodes 2, 2, 1, 4 costing 0, 0, 7, 0; 7 nodes needed, 8 of slack: {v0, v1, v3} costs
+    nothing (CBC with its preprocessing answered {v0, v2, v3}, cost 7, as optimal)."""
+    m = PreemptionModel.build(["v0", "v1", "v2", "v3"], [2, 2, 1, 4], [0.0] * 4,
+                              [0.0, 0.0, 7.0, 0.0], ["x"] * 4, {"x": 8}, need_nodes=7,
+                              need_bb=0.0, bb_capacity=100.0)
+    r = solve(m, backend, Budget(10.0))
+    assert r.objective == 0.0 and m.victims(r.solution) == ["v0", "v1", "v3"], backend
