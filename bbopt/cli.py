@@ -70,8 +70,8 @@ def _parser() -> argparse.ArgumentParser:
 
     def workload_args(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--workload", "-w", metavar="FILE",
-                        help="SWF (.swf, .swf.gz) or Batsim JSON workload; default: the embedded "
-                             "KTH-like synthetic workload (no download)")
+                        help="SWF (.swf, .swf.gz) or Batsim JSON workload; default: the "
+                             "embedded KTH-like synthetic workload (no download)")
         sp.add_argument("--platform", "-p", metavar="NAME|FILE", default=None,
                         help="platform name (kopanski, kopanski-dragonfly, cts1[:u]), a "
                              "JSON/YAML file with nodes and bb, or a topology file; default: "
@@ -83,6 +83,11 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto",
                         help="BB requests: auto draws Kopanski's log-normal model when the "
                              "workload has none (default)")
+        sp.add_argument("--no-bb-rules", action="store_true",
+                        help="with drawn BB requests on the kopanski platforms, do not apply the "
+                             "two rules of Kopanski's generator (per-node request capped to fit "
+                             "the 12 x 40 GB BB nodes; jobs of walltime <= 120 s ask 10 MB per "
+                             "node), which are on by default")
         sp.add_argument("--seed", type=int, default=0, help="seed of every random draw")
         sp.add_argument("--tick", type=float, default=None, metavar="SECONDS",
                         help="also schedule every SECONDS while jobs wait")
@@ -199,7 +204,7 @@ def _load(args):
     declared = declared_platform(args.workload) if args.platform is None else None
     platform = declared or load_platform(args.platform)
     w = read_workload(args.workload, n_jobs=args.jobs, seed=args.seed, bb=args.bb,
-                      platform=platform)
+                      platform=platform, bb_rules=not args.no_bb_rules)
     if args.platform is None and declared is None and w.nb_res is not None:
         # a Batsim file declares its machine size; BB per node as on Kopanski's machine
         per_node = Platform.kopanski().bb / Platform.kopanski().nodes
@@ -326,6 +331,7 @@ def _cmd_simulate(args) -> int:
     metrics = _metrics(result, args) | model_metrics(result, model)
     _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
+    print(_rejections({args.policy: result}), end="")
     if out is not None:
         with atomic_path(out / f"{args.policy}_jobs.csv") as tmp:
             result.to_csv(tmp)
@@ -395,6 +401,7 @@ def _cmd_compare(args) -> int:
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
         _echo(metrics_table(metrics, title))
+        print(_rejections(results), end="")
     elif args.format == "csv":
         keys = list(next(iter(metrics.values())))
         _echo("metric," + ",".join(metrics))
@@ -562,6 +569,27 @@ def _cmd_policies(args) -> int:
                     "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
                 _echo(f"{'':18s}   -o {key} {shown}")
     return 0
+
+
+def _rejections(results: dict[str, Any], shown: int = 5) -> str:
+    """Rejected jobs grouped by reason (reasons do not depend on the policy: the first run's
+    are printed), and the starts refused on named BB nodes per policy."""
+    lines = []
+    first = next(iter(results.values()))
+    by_reason: dict[str, list[str]] = {}
+    for job_id, why in first.reasons.items():
+        by_reason.setdefault(why, []).append(job_id)
+    if by_reason:
+        lines.append(f"\nrejected: {len(first.reasons)} jobs that can never run on the "
+                     "platform")
+        for why, ids in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
+            more = f", ... ({len(ids) - shown} more)" if len(ids) > shown else ""
+            lines.append(f"  {len(ids):>5} x {why}: jobs {', '.join(ids[:shown])}{more}")
+    refused = {p: r.refused_starts for p, r in results.items() if r.refused_starts}
+    if refused:
+        lines.append("starts refused on the named BB nodes (the job kept waiting): "
+                     + ", ".join(f"{p} {n}" for p, n in refused.items()))
+    return "".join(line + "\n" for line in lines)
 
 
 if __name__ == "__main__":

@@ -150,7 +150,11 @@ class Platform:
     """The machine: compute nodes and a shared burst buffer.
 
     ``node_ssd`` optionally gives each node's local SSD capacity in bytes; ``topology`` is left
-    for the I/O hierarchy (a bandwidth tree from the PFS down to the nodes).
+    for the I/O hierarchy (a bandwidth tree from the PFS down to the nodes). ``bb_nodes``
+    optionally names the burst-buffer nodes that make up ``bb`` (their capacities, summing to
+    ``bb``): a job's burst buffer is then split into one piece per compute node, and every piece
+    must fit on one BB node (see :class:`bbopt.simulation.ledger.BBNodeLedger`); without it the
+    burst buffer is one pool.
     """
 
     nodes: int
@@ -158,6 +162,7 @@ class Platform:
     name: str = "cluster"
     node_ssd: tuple[float, ...] | None = None
     topology: IOTree | None = field(default=None, compare=False)
+    bb_nodes: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
@@ -170,6 +175,13 @@ class Platform:
         if self.node_ssd is not None and len(self.node_ssd) != self.nodes:
             raise InputError(f"node_ssd has {len(self.node_ssd)} entries for {self.nodes} nodes",
                              field="node_ssd")
+        if self.bb_nodes is not None:
+            if not self.bb_nodes or any(not (c > 0 and math.isfinite(c)) for c in self.bb_nodes):
+                raise InputError("bb_nodes must be positive capacities in bytes",
+                                 field="bb_nodes")
+            if not math.isclose(sum(self.bb_nodes), self.bb, rel_tol=1e-9):
+                raise InputError(f"bb_nodes sum to {sum(self.bb_nodes):.6g} B, bb is "
+                                 f"{self.bb:.6g} B", field="bb_nodes")
 
     @property
     def capacity(self) -> Resources:
@@ -177,12 +189,16 @@ class Platform:
         return Resources(self.nodes, self.bb)
 
     @classmethod
-    def kopanski(cls) -> Platform:
+    def kopanski(cls, named_bb: bool = False) -> Platform:
         """The KTH experiment machine of Kopanski & Rzadca (Section 4.1).
 
         96 compute nodes and 12 burst-buffer nodes of 40 GB each (480 GB shared), the expected
-        total request of a fully busy machine under the log-normal BB model.
+        total request of a fully busy machine under the log-normal BB model. ``named_bb``: the
+        12 BB nodes are kept apart (per-node pieces placed on them) instead of one 480 GB pool.
         """
+        if named_bb:
+            return cls(nodes=96, bb=12 * 40 * GB, name="kopanski-kth-named",
+                       bb_nodes=(40 * GB,) * 12)
         return cls(nodes=96, bb=12 * 40 * GB, name="kopanski-kth")
 
     def why_never_fits(self, job: Job) -> str | None:
@@ -191,6 +207,13 @@ class Platform:
             return f"requests {job.nodes} nodes, platform has {self.nodes}"
         if job.bb > self.bb:
             return f"requests {job.bb:.4g} B of burst buffer, platform has {self.bb:.4g} B"
+        if self.bb_nodes is not None and job.bb > 0:
+            # An empty machine takes floor(capacity / piece) pieces on each BB node.
+            piece = job.bb / job.nodes
+            room = sum(math.floor(c / piece * (1 + 1e-12)) for c in self.bb_nodes)
+            if room < job.nodes:
+                return (f"requests {job.nodes} pieces of {piece:.4g} B of burst buffer, the "
+                        f"{len(self.bb_nodes)} BB nodes hold {room} such pieces")
         if job.ssd > 0:
             if self.node_ssd is None:
                 return "requests local SSD, platform has none"

@@ -2,13 +2,14 @@
 with errors that name the file).
 
 The edge where user input becomes SI values: ``"480GB"`` -> 4.8e11 bytes, ``"2h"`` -> 7200 s. A
-workload is a file (``.swf``, ``.swf.gz``, Batsim ``.json``), the embedded default (``None``:
-the seeded KTH-like synthetic trace of :mod:`bbopt.workloads.synthetic`), or a generated set of
-periodic I/O applications ``jeannot:FAMILY:ALPHA[:APPS]`` (which brings its machine along). A
-platform is a name (``kopanski``; with an I/O tree: ``kopanski-dragonfly``, ``cts1`` or
-``cts1:0.3`` for 30 % PFS underprovisioning), a JSON/YAML file ``{nodes: 96, bb: "480 GB"}``,
-or a topology file (Flux JGF ``{"graph": ...}`` or the nested description of
-:mod:`bbopt.topology` with a ``tree``).
+workload is a file (``.swf``, ``.swf.gz``, Batsim ``.json``), the
+embedded default (``None``: the seeded KTH-like synthetic trace of
+:mod:`bbopt.workloads.synthetic`), or a generated set of periodic I/O applications
+``jeannot:FAMILY:ALPHA[:APPS]`` (which brings its machine along). A platform is a name
+(``kopanski``, ``kopanski:named`` with 12 named 40 GB BB nodes; with an I/O tree:
+``kopanski-dragonfly``, ``cts1`` or ``cts1:0.3`` for 30 % PFS underprovisioning), a JSON/YAML
+file ``{nodes: 96, bb: "480 GB"}``, or a topology file (Flux JGF ``{"graph": ...}`` or the nested
+description of :mod:`bbopt.topology` with a ``tree``).
 """
 
 from __future__ import annotations
@@ -52,8 +53,15 @@ def _dragonfly(arg: str | None) -> Platform:
     return kopanski_dragonfly()
 
 
+def _kopanski(arg: str | None) -> Platform:
+    if arg not in (None, "pool", "named"):
+        raise InputError(f"kopanski takes pool or named (BB nodes), e.g. kopanski:named, got "
+                         f"{arg!r}", field="platform")
+    return Platform.kopanski(named_bb=arg == "named")
+
+
 PLATFORMS: dict[str, Callable[[str | None], Platform]] = {
-    "kopanski": lambda arg: Platform.kopanski(),
+    "kopanski": _kopanski,
     "kopanski-dragonfly": _dragonfly,
     "cts1": _cts1,
 }
@@ -85,6 +93,20 @@ def load_platform(spec: str | Path | None) -> Platform:
         return Platform(nodes=nodes, bb=bb, name=str(data.get("name", path.stem)))
     except InputError as exc:
         raise InputError(str(exc).split(": ", 1)[-1], source=name, field=exc.field) from None
+
+
+def bb_rules_for(platform: Platform | None):
+    """The generator rules of Kopanski's BB model for ``platform`` (fit-in-platform cap and
+    short jobs, :class:`bbopt.workloads.bb.KopanskiRules`), or ``None`` off Kopanski's
+    platforms. With named BB nodes the cap follows them (their count and smallest capacity)."""
+    from bbopt.workloads.bb import KOPANSKI_RULES, KopanskiRules
+
+    if platform is None or not platform.name.startswith("kopanski"):
+        return None
+    if platform.bb_nodes is not None:
+        return KopanskiRules(bb_nodes=len(platform.bb_nodes),
+                             bb_node_capacity=min(platform.bb_nodes))
+    return KOPANSKI_RULES
 
 
 @dataclass
@@ -127,7 +149,7 @@ def find_workload(path: str | Path) -> Path:
 
 
 def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: int = 0,
-                  bb: str = "auto", platform: Platform | None = None,
+                  bb: str = "auto", platform: Platform | None = None, bb_rules: bool = True,
                   **reader_options: Any) -> LoadedWorkload:
     """Read a workload (see :func:`load_workload`) and say what was left out.
 
@@ -181,12 +203,13 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
         order = sorted(range(len(out.jobs)), key=lambda k: out.jobs[k].submit)[:n_jobs]
         out.jobs = [out.jobs[k] for k in sorted(order)]
     if bb == "lognormal" or (bb == "auto" and not any(j.bb > 0 for j in out.jobs)):
-        out.jobs = with_lognormal_bb(out.jobs, seed)
+        out.jobs = with_lognormal_bb(out.jobs, seed,
+                                     rules=bb_rules_for(platform) if bb_rules else None)
     return out
 
 
 def load_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: int = 0,
-                  bb: str = "auto", platform: Platform | None = None,
+                  bb: str = "auto", platform: Platform | None = None, bb_rules: bool = True,
                   **reader_options: Any) -> tuple[list[Job], str]:
     """Jobs and a workload name.
 
@@ -194,10 +217,12 @@ def load_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
     file, ``n_jobs`` keeps its first jobs (default all). A bare file name that does not exist
     here is looked up in ``$BBOPT_DATA``. ``bb``: ``"auto"`` draws Kopanski's log-normal BB
     requests when the workload has none, ``"lognormal"`` always draws them, ``"none"`` keeps
-    the file's values. :func:`read_workload` also says which records were skipped.
+    the file's values. ``bb_rules``: when the requests are drawn for one of Kopanski's
+    platforms, apply the two rules of the authors' generator (:func:`bb_rules_for`; default
+    on). :func:`read_workload` also says which records were skipped.
     """
     w = read_workload(path, n_jobs=n_jobs, seed=seed, bb=bb, platform=platform,
-                      **reader_options)
+                      bb_rules=bb_rules, **reader_options)
     return w.jobs, w.name
 
 

@@ -259,3 +259,23 @@ def test_preemption_flags_fractions(pre, ckpt, seed):
     assert sum(j.preemptable for j in out) == round(pre * 200)
     assert sum(j.checkpointable for j in out) == round(ckpt * 200)
     assert all(j.preemptable for j in out if j.checkpointable)
+
+
+def test_herbein_cts1_calibration_matches_the_papers_setting():
+    """HerbeinModel.cts1: offered load as asked over a week, power-of-two jobs up to 2,048
+    nodes at 18 MB/s per node, and 2,500 jobs arriving about as fast as in the paper (a job
+    every ~127 s: 31.7 s between state changes, four per job)."""
+    HerbeinModel = herbein.HerbeinModel
+    for load in (0.5, 0.9):
+        assert HerbeinModel.cts1(load=load).offered_load(3888) == pytest.approx(load)
+    jobs = HerbeinModel.cts1().generate(n_jobs=2500, max_nodes=3888, seed=3)
+    nodes = np.array([j.nodes for j in jobs])
+    assert len(jobs) == 2500 and nodes.max() <= 2048
+    assert np.all(nodes & (nodes - 1) == 0)  # powers of two
+    assert np.mean(nodes <= 8) > 0.5  # biased to small sizes
+    assert all(j.bandwidth == 18 * MB for j in jobs)
+    gap = (max(j.submit for j in jobs) - min(j.submit for j in jobs)) / len(jobs)
+    assert 60 < gap < 160
+    # The jobs ask for about the machine: node-seconds over 3,888 nodes x the span.
+    asked = sum(j.nodes * j.runtime for j in jobs) / (3888 * gap * len(jobs))
+    assert 0.6 < asked < 1.6

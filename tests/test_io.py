@@ -61,6 +61,23 @@ def test_figure3_contention_and_interference():
     assert s["interfered_node_time_share"] == pytest.approx(1.0)
 
 
+def test_contention_is_resolved_bottom_up():
+    """A 200 MB/s switch above a narrow 50 MB/s switch (nodes 0, 1) and a wide one (nodes 2, 3);
+    nodes 0, 1 and 2 each ask 192 MB/s. Leaves first: the narrow switch splits 50 into 25 + 25,
+    so the upper switch sees 50 and 192 (242 > 200) and gives 50 and the remaining 150. Resolved
+    top-down instead, the upper switch would split 384 against 192 into 100 + 100 before the
+    narrow switch cuts its side to 50, leaving node 2 at 100 and 50 MB/s unused."""
+    tree = from_description({"name": "two-switches", "tree": {
+        "type": "pfs", "name": "pfs", "bandwidth": 1e12, "children": [{
+            "type": "switch", "name": "upper", "bandwidth": 200 * MB, "children": [
+                {"type": "switch", "name": "narrow", "bandwidth": 50 * MB,
+                 "children": [{"type": "node", "count": 2}]},
+                {"type": "switch", "name": "wide", "bandwidth": 1000 * MB,
+                 "children": [{"type": "node", "count": 2}]}]}]}})
+    flows = [Flow(192 * MB, 1, tree.finite_path(int(tree.node_vertex[i]))) for i in (0, 1, 2)]
+    assert contention(tree, flows) == pytest.approx([25 * MB, 25 * MB, 150 * MB])
+
+
 def test_herbein_walkthrough_job2_waits_for_job1():
     """Section 3.4: Job 1 (1 node, 64 MB/s) then Job 2 (3 nodes x 128 MB/s)."""
     platform = _example()

@@ -8,7 +8,10 @@ policy for a :class:`~bbopt.core.Decision` exactly as :func:`bbopt.decide` would
 range; a job asking local SSD only on nodes with that much SSD -- without a node set it gets the
 free nodes with the smallest admissible SSDs; under an I/O-aware policy, never more bandwidth
 than a link of the platform's I/O tree has) and applies it. An invalid decision is a bug of the
-policy and raises :class:`~bbopt.errors.InvalidDecision` naming the job.
+policy and raises :class:`~bbopt.errors.InvalidDecision` naming the job. On a platform with
+named BB nodes (:attr:`~bbopt.core.Platform.bb_nodes`) a start whose per-node BB pieces cannot
+be placed is not an error: it is refused and the job keeps waiting
+(:class:`~bbopt.simulation.ledger.BBNodeLedger`).
 
 When started jobs end is the business of the execution model (:mod:`bbopt.simulation.execution`):
 under the default rigid model jobs run for ``min(runtime, walltime)`` and a job whose runtime
@@ -47,7 +50,7 @@ from bbopt.core import (
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
-from bbopt.simulation.ledger import Ledger
+from bbopt.simulation.ledger import Ledger, StartRefused
 from bbopt.simulation.result import SimulationResult
 
 
@@ -229,6 +232,7 @@ class _Engine:
         for job_id in decision.preempt:
             self._evict(job_id, t)
         res, queue, index = self.result, self.queue, self.index
+        refused: dict[str, Job] = {}
         for s in decision.start:
             job = queue.pop(s.job_id, None)
             if job is None:
@@ -236,12 +240,22 @@ class _Engine:
                        and res.start[index[s.job_id]] == t else "is not waiting")
                 raise InvalidDecision(why, job_id=s.job_id, time=t)
             k = index[job.id]
-            nodes = self.ledger.admit(job, s.nodes, t)
+            try:
+                nodes = self.ledger.admit(job, s.nodes, t)
+            except StartRefused:  # named BB nodes: the job keeps waiting
+                refused[job.id] = job
+                continue
             res.allocation[k] = nodes
             if math.isnan(res.start[k]):  # the record keeps the first start
                 res.start[k] = t
             self.model.start(k, t, nodes)
             self._insert_running(k, RunningJob(job, t, nodes))
+        if refused:  # back in the queue, in arrival order (by original submission)
+            res.refused_starts += len(refused)
+            items = [*queue.items(), *refused.items()]
+            items.sort(key=lambda kv: (self.jobs[index[kv[0]]].submit, index[kv[0]]))
+            queue.clear()
+            queue.update(items)
 
     def _evict(self, job_id: str, t: float) -> None:
         """Preempt a running job: it must be running (and not already being evicted), be

@@ -13,7 +13,19 @@ current rates summed); when a child gets less than it asked, its share is divide
 flows by the same sorted rule. Flows that start or end at a vertex (a node's own link, a BB node)
 are children of their own. A vertex's bandwidth is one pool shared by the flows crossing it in
 either direction, as the paper's pools. A synchronous job's rate is the minimum over its nodes,
-its interference factor ``I = actual / requested`` (1 without contention). Rates are recomputed
+its interference factor ``I = actual / requested`` (1 without contention).
+
+**Synchronous jobs** (``synchronous=True``, the default). Herbein's Figure 3 job runs "at its
+slowest process's rate" (128 MB/s although one process could have 192 MB/s), so the bandwidth a
+synchronous job cannot use is not its to hold: a flow's request at a vertex is capped by its
+job's bottleneck found at the vertices below (processed first, bottom-up) and, in the end, every
+flow of the job runs at the job's rate. Without the cap, the Figure 2-3 tree with a 384 MB/s
+network switch gives Job1 I = 0.5 (its third process's unusable 192 MB/s is counted at the
+switch, 256 + 192 > 384, and the switch cuts both subtrees to 192); with it, 128 x 3 = 384 fits
+and I = 128/192 = 2/3, the paper's value. The job's rate is a single bottom-up pass: what a job
+leaves unused at a vertex processed before its bottleneck was found is not handed to others
+(exact when a job's bottleneck is at or below the vertices it shares, as in the paper's
+examples). ``synchronous=False`` restores the per-flow reading. Rates are recomputed
 whenever the set of active flows changes (a fluid model): over an interval ``dt`` a job computes
 ``I x dt`` and is blocked on I/O for ``(1 - I) x dt`` (the paper's Equation 1).
 
@@ -117,10 +129,23 @@ class Flow:
         self.rate = demand
 
 
-def contention(tree: Any, flows: Sequence[Flow]) -> list[float]:
-    """The rate of each flow (per unit of its count) under the sorted max-min model."""
+def contention(tree: Any, flows: Sequence[Flow],
+               jobs: Sequence[Any] | None = None) -> list[float]:
+    """The rate of each flow (per unit of its count) under the sorted max-min model.
+
+    ``jobs`` (optional, one key per flow) groups the flows of one synchronous activity: such a
+    job advances at its slowest flow's rate, so none of its flows asks an upper vertex for more
+    than the job's bottleneck found so far (see the module docstring); at the end every flow of
+    the group runs at the group's rate.
+    """
     for f in flows:
         f.rate = f.demand
+    sync: dict[int, Any] = {}
+    low: dict[Any, float] = {}
+    if jobs is not None:
+        for f, key in zip(flows, jobs, strict=True):
+            sync[id(f)] = key
+            low[key] = min(low.get(key, INF), f.demand)
     at: dict[int, list[tuple[Flow, int]]] = {}
     for f in flows:
         for v, entry in f.hops:
@@ -136,6 +161,10 @@ def contention(tree: Any, flows: Sequence[Flow]) -> list[float]:
         peak = cap[v]
         total = 0.0
         for f, _ in items:
+            if sync:
+                key = sync.get(id(f))
+                if key is not None and f.rate > low[key]:
+                    f.rate = low[key]
             total += f.rate * f.count
         if total <= peak * (1 + 1e-12):
             continue
@@ -158,6 +187,16 @@ def contention(tree: Any, flows: Sequence[Flow]) -> list[float]:
                 f.rate = s
         for f, s in zip(own, shares[len(glist):], strict=True):
             f.rate = s
+        if sync:
+            for f, _ in items:
+                key = sync.get(id(f))
+                if key is not None and f.rate < low[key]:
+                    low[key] = f.rate
+    if sync:
+        for f in flows:
+            key = sync.get(id(f))
+            if key is not None:
+                f.rate = low[key]
     return [f.rate for f in flows]
 
 
@@ -202,7 +241,8 @@ class FluidIO:
     phased = False
 
     def __init__(self, kill_at_walltime: bool = True, checkpoint_interval: float = HOUR,
-                 max_phases: int = 10, local_bb_bandwidth: float = INF) -> None:
+                 max_phases: int = 10, local_bb_bandwidth: float = INF,
+                 synchronous: bool = True) -> None:
         if not checkpoint_interval > 0:
             raise InputError("checkpoint_interval must be positive", field="checkpoint_interval")
         if max_phases < 1:
@@ -211,6 +251,7 @@ class FluidIO:
         self.checkpoint_interval = checkpoint_interval
         self.max_phases = int(max_phases)
         self.local_bb_bandwidth = local_bb_bandwidth
+        self.synchronous = synchronous
         self.reset((), None)
 
     # ------------------------------------------------------------------ protocol
@@ -393,7 +434,8 @@ class FluidIO:
         self.recomputes += 1
         flows = [f for a in self._acts for f in a.flows]
         if flows and self.tree is not None:
-            contention(self.tree, flows)
+            keys = [id(a) for a in self._acts for _ in a.flows] if self.synchronous else None
+            contention(self.tree, flows, keys)
         t = self._t
         for a in self._acts:
             if a.kind == COMPUTE:

@@ -6,6 +6,12 @@ platform's I/O tree (:class:`~bbopt.topology.alloc.BandwidthLedger`). :meth:`Led
 checks one start and takes its resources, raising :class:`~bbopt.errors.InvalidDecision` with the
 reason when it does not fit; :meth:`Ledger.release` gives them back when a job ends or is evicted.
 
+Named burst-buffer nodes (:class:`BBNodeLedger`), when the platform has them
+(:attr:`bbopt.core.Platform.bb_nodes`): after the pool check, a start whose per-node pieces
+cannot be placed raises :class:`StartRefused`, which is not an error of the policy: the engine
+puts the job back in the queue and counts the refusal.
+
+
 The ledger is at least as lenient as every policy: policies and models test fits with
 :func:`bbopt.core.fits` (``REL_TOL`` of the capacity), the ledger with twice that
 (:data:`bbopt.core.ENGINE_REL_TOL`), so a decision built within capacity is never refused for
@@ -15,16 +21,22 @@ rounding.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 
 from bbopt.core import ENGINE_REL_TOL, Job, Platform
 from bbopt.errors import InvalidDecision
 from bbopt.topology.alloc import BandwidthLedger
 
 
+class StartRefused(Exception):
+    """A start the pool admits but the named BB nodes cannot place; the job keeps waiting."""
+
+
 class Ledger:
     """Nodes, BB, local SSD and (optionally) link bandwidth held by running jobs."""
 
-    __slots__ = ("platform", "free_nodes", "used_nodes", "used_bb", "bb_tol", "bandwidth")
+    __slots__ = ("platform", "free_nodes", "used_nodes", "used_bb", "bb_tol", "bandwidth",
+                 "bb_nodes")
 
     def __init__(self, platform: Platform, enforce_bandwidth: bool = False) -> None:
         self.platform = platform
@@ -35,6 +47,7 @@ class Ledger:
         topology = platform.topology
         self.bandwidth = (BandwidthLedger(topology)
                           if enforce_bandwidth and topology is not None else None)
+        self.bb_nodes = BBNodeLedger(platform) if platform.bb_nodes is not None else None
 
     @property
     def free_nodes_count(self) -> int:
@@ -62,6 +75,10 @@ class Ledger:
         if job.bb - free_b > self.bb_tol:
             raise InvalidDecision(f"needs {job.bb:.6g} B of burst buffer, {free_b:.6g} B free",
                                   job_id=job.id, time=t)
+        if self.bb_nodes is not None:
+            why = self.bb_nodes.why_not_now(job)
+            if why is not None:
+                raise StartRefused(why)
         nodes = self._nodes(job, asked, t)
         if self.bandwidth is not None:
             why = self.bandwidth.charge(job, nodes)
@@ -69,6 +86,8 @@ class Ledger:
                 for x in nodes:
                     heapq.heappush(self.free_nodes, x)
                 raise InvalidDecision(why, job_id=job.id, time=t)
+        if self.bb_nodes is not None:
+            self.bb_nodes.charge(job, nodes)
         self.used_nodes += job.nodes
         self.used_bb += job.bb
         return nodes
@@ -81,6 +100,8 @@ class Ledger:
             heapq.heappush(self.free_nodes, x)
         if self.bandwidth is not None:
             self.bandwidth.release(job, nodes)
+        if self.bb_nodes is not None:
+            self.bb_nodes.release(job)
 
     def _nodes(self, job: Job, asked: tuple[int, ...] | None, t: float) -> tuple[int, ...]:
         """The nodes of ``job``: those asked (checked: distinct, free and, for a job with a
@@ -114,3 +135,80 @@ class Ledger:
         heapq.heapify(keep)
         free_nodes[:] = keep
         return tuple(asked)
+
+
+class BBNodeLedger:
+    """Named burst-buffer nodes: free space on each, and the pieces every running job holds.
+
+    Kopanski & Rzadca's platform (Section 4.1) has 12 BB nodes of 40 GB, one per chassis, not
+    one 480 GB pool: in the authors' scheduler every compute node of a job gets its own piece of
+    the job's burst buffer (the request divided by its node count) on a single BB node. A start
+    the pool would accept can therefore be impossible: the free space may be scattered over BB
+    nodes in fragments smaller than one piece.
+
+    bbopt's placement is **first fit**: each piece goes on the lowest-numbered BB node with room
+    for it (the authors look up the chassis' BB node first, then the group's, then any; first fit
+    in one global order packs small pieces on the first BB nodes and keeps the last ones free for
+    large pieces, which refused fewer starts in bbopt's runs). When some piece has no room the
+    start is refused: the engine leaves the job waiting and counts the refusal
+    (:attr:`bbopt.simulation.result.SimulationResult.refused_starts`). This is the engine's only
+    check of the named nodes: the policies plan with the pool, so a refused job waits until the
+    next event, and its pool share may meanwhile be taken by others (the authors' policies
+    reserve space on the named nodes instead).
+
+    On an empty machine first fit places ``sum(floor(C_b / piece))`` pieces, the most any
+    placement can, so :meth:`bbopt.core.Platform.why_never_fits` rejects exactly the jobs that
+    can never be placed, and with the fit-in-platform rule of :mod:`bbopt.workloads.bb` every
+    job fits.
+    """
+
+    def __init__(self, platform: Platform) -> None:
+        if platform.bb_nodes is None:
+            raise ValueError("platform has no named BB nodes")
+        self.capacity = tuple(float(c) for c in platform.bb_nodes)
+        self.free = list(self.capacity)
+        self.held: dict[str, list[tuple[int, float]]] = {}
+        self.tol = max(self.capacity) * 1e-12
+        self.refused = 0
+
+    def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
+        """The (BB node, bytes) pieces of ``job`` now, one per compute node, or ``None`` if some
+        piece has no room. Nothing is changed. (``nodes``, the compute nodes, do not change the
+        first-fit placement; they are taken for a placement that would depend on them.)"""
+        if job.bb <= 0:
+            return []
+        piece = job.bb / job.nodes
+        free = list(self.free)
+        out = []
+        b = 0
+        for _ in range(job.nodes):
+            while b < len(free) and free[b] < piece - self.tol:
+                b += 1
+            if b == len(free):
+                return None
+            free[b] -= piece
+            out.append((b, piece))
+        return out
+
+    def why_not_now(self, job: Job) -> str | None:
+        """Why ``job``'s pieces cannot be placed now, or ``None`` (nothing changes)."""
+        if self.placement(job) is not None:
+            return None
+        return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "
+                f"nodes (free: {', '.join(f'{f:.3g}' for f in self.free)} B)")
+
+    def charge(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
+        """Place ``job``'s pieces; the reason when they cannot be placed (nothing changes)."""
+        pieces = self.placement(job, nodes)
+        if pieces is None:
+            self.refused += 1
+            return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "
+                    f"nodes (free: {', '.join(f'{f:.3g}' for f in self.free)} B)")
+        for b, size in pieces:
+            self.free[b] -= size
+        self.held[job.id] = pieces
+        return None
+
+    def release(self, job: Job) -> None:
+        for b, size in self.held.pop(job.id, ()):
+            self.free[b] = min(self.capacity[b], self.free[b] + size)

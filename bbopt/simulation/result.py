@@ -68,6 +68,10 @@ class SimulationResult:
     #: restart_time, work_done, lost_work (seconds of the job's run; multiply by nodes for
     #: node-seconds).
     preemption: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: Starts the engine refused because the job's burst buffer could not be placed on the
+    #: platform's named BB nodes (:class:`bbopt.simulation.ledger.BBNodeLedger`); the job kept
+    #: waiting.
+    refused_starts: int = 0
 
     def __post_init__(self) -> None:
         n = len(self.jobs)

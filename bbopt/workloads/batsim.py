@@ -36,7 +36,25 @@ preemption flags, ``Job.extra``, an exact total BB) are written into the job's `
 under the key ``"bbopt"`` and read back from there, so that ``jobs -> JSON -> jobs`` preserves
 every field. Other ``extra_data`` is kept in ``Job.extra["batsim"]["extra_data"]``.
 
+**Kopanski's I/O-aware parts.** The authors' workloads come in two kinds with the same profile
+layout: *allocation-only* ones, whose ``cpu`` is the trace's runtime x 1e9 (whole seconds), and
+*I/O-aware* ones, whose ``cpu`` has the job's I/O time (staging, checkpoints) taken out, to be
+replayed by a simulator that adds the I/O back (runtimes about 110 s shorter on average, down to
+5 % of the trace's). Read as plain runtimes they would make every job shorter. bbopt recognises
+them (profiles with a ``bb`` whose ``cpu`` amounts are mostly not whole seconds at ``speed``:
+more than :data:`IO_AWARE_SHARE` of at least :data:`IO_AWARE_MIN` such profiles) and
+``io_aware`` says what to do: ``"refuse"`` (default) raises an :class:`InputError` that names
+the option; ``"phased"`` replays them with the phased I/O model: the ``cpu`` time becomes the
+job's computation, split into Kopanski's phases with stage-in, checkpoints and stage-out of the
+BB request (``Job.extra["phases"]``, :mod:`bbopt.workloads.generators.kopanski`), to be run with
+``execution="phased-io"`` on a platform with an I/O tree (``kopanski-dragonfly``); ``"plain"``
+reads them as runtimes anyway. The jobs of a recognised part carry
+``Job.extra["batsim"]["io_aware"] = True``.
+
 Every error names the file, the JSON path (``jobs[12].res``) and the field.
+
+Length: the reader, the writer and the recognition of Kopanski's I/O-aware parts share the
+profile-type tables and the per-profile checks; split apart they would import each other.
 """
 
 from __future__ import annotations
@@ -70,6 +88,10 @@ UNSUPPORTED_TYPES = ("parallel_homogeneous_pfs", "data_staging", "send", "recv",
 
 #: Flop/s of one node, Kopanski & Rzadca's convention (runtime x 1e9 = cpu).
 DEFAULT_SPEED = 1e9
+#: An I/O-aware part: more than this share of its BB profiles have fractional compute seconds,
+IO_AWARE_SHARE = 0.2
+#: ... among at least this many BB profiles.
+IO_AWARE_MIN = 10
 
 
 @dataclass
@@ -84,12 +106,15 @@ class BatsimWorkload:
 
 
 def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
-                missing_walltime: str | float = "runtime") -> BatsimWorkload:
+                missing_walltime: str | float = "runtime",
+                io_aware: str = "refuse") -> BatsimWorkload:
     """Read a Batsim JSON workload (v4 or v5 profile names).
 
     - ``speed``: flop/s of one node, to turn ``cpu`` amounts into seconds.
     - ``missing_walltime``: for jobs without a walltime (or ``-1``): ``"runtime"`` uses the
       runtime, a number uses that many seconds, ``"error"`` raises.
+    - ``io_aware``: what to do with Kopanski's I/O-aware parts (module docstring):
+      ``"refuse"``, ``"phased"`` or ``"plain"``.
     """
     path = Path(path)
     src = str(path)
@@ -104,7 +129,8 @@ def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=src,
                          line=exc.lineno) from None
-    return parse_batsim(doc, source=src, speed=speed, missing_walltime=missing_walltime)
+    return parse_batsim(doc, source=src, speed=speed, missing_walltime=missing_walltime,
+                        io_aware=io_aware)
 
 
 def read_batsim_jobs(path: str | Path, **options: Any) -> list[Job]:
@@ -117,8 +143,12 @@ READERS: dict[str, Callable[[Path], list[Job]]] = {".json": read_batsim_jobs}
 
 
 def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPEED,
-                 missing_walltime: str | float = "runtime") -> BatsimWorkload:
+                 missing_walltime: str | float = "runtime",
+                 io_aware: str = "refuse") -> BatsimWorkload:
     """Jobs from an already parsed Batsim document (see :func:`read_batsim`)."""
+    if io_aware not in ("refuse", "phased", "plain"):
+        raise InputError(f"io_aware must be 'refuse', 'phased' or 'plain', got {io_aware!r}",
+                         field="io_aware")
     if not (speed > 0 and math.isfinite(speed)):
         raise InputError(f"speed must be a positive number of flop/s, got {speed!r}")
     if isinstance(missing_walltime, str) and missing_walltime not in ("runtime", "error"):
@@ -219,8 +249,50 @@ def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPE
             fld = getattr(exc, "field", None)
             raise err(exc.reason if isinstance(exc, InputError) else str(exc), where,
                       fld) from None
+    frac, n_bb = _fractional_compute(profiles, speed)
+    if n_bb >= IO_AWARE_MIN and frac > IO_AWARE_SHARE:
+        if io_aware == "refuse":
+            raise InputError(
+                f"looks like one of Kopanski's I/O-aware workloads: {frac:.0%} of its {n_bb} "
+                f"burst-buffer profiles have compute amounts that are not whole seconds at "
+                f"{speed:g} flop/s (the I/O time was taken out); read as plain runtimes its jobs "
+                f"would be too short. Pass io_aware='phased' to replay them with the phased I/O "
+                f"model (execution 'phased-io'), or io_aware='plain' to read them as runtimes",
+                source=source, field="io_aware")
+        jobs = [_io_aware_job(job, phased=io_aware == "phased") for job in jobs]
     meta = {k: v for k, v in doc.items() if k not in ("jobs", "profiles", "nb_res")}
     return BatsimWorkload(jobs, nb_res, profiles, meta, source)
+
+
+def _fractional_compute(profiles: Mapping[str, Any], speed: float) -> tuple[float, int]:
+    """(share of BB profiles whose compute seconds are fractional, number of BB profiles)."""
+    n = frac = 0
+    for prof in profiles.values():
+        if not isinstance(prof, Mapping) or "bb" not in prof:
+            continue
+        if V5_TO_V4.get(prof.get("type"), prof.get("type")) != "parallel_homogeneous":
+            continue
+        cpu = prof.get("cpu")
+        if isinstance(cpu, bool) or not isinstance(cpu, int | float):
+            continue
+        n += 1
+        seconds = cpu / speed
+        if abs(seconds - round(seconds)) > 1e-6 * max(1.0, seconds):
+            frac += 1
+    return (frac / n if n else 0.0), n
+
+
+def _io_aware_job(job: Job, phased: bool) -> Job:
+    """A job of an I/O-aware part: flagged, and with Kopanski's phases when ``phased``."""
+    from dataclasses import replace
+
+    batsim = {**job.extra.get("batsim", {}), "io_aware": True}
+    out = replace(job, extra={**job.extra, "batsim": batsim})
+    if phased:
+        from bbopt.workloads.generators.kopanski import with_phases
+
+        out = with_phases([out])[0]
+    return out
 
 
 def _number(value: Any, where: str, fld: str, err) -> float:

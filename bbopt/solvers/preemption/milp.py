@@ -29,8 +29,17 @@ def solve_milp(model: PreemptionModel, budget: Budget, seed: int, **_: Any) -> R
         members = [i for i in range(m) if model.entity[i] == e]
         if members:
             prob += pulp.lpSum(int(model.nodes[i]) * x[i] for i in members) <= int(slack)
-    solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=max(budget.seconds, 0.01))
-    status = prob.solve(solver)
+    # CBC's preprocessing returns a non-optimal set as optimal on some of these covering rows
+    # (nodes 2, 2, 1, 4 of cost 0, 0, 7, 0, need 7, slack 8: it answers cost 7), so it is off;
+    # without it CBC fails outright on some infeasible programs, which it then solves as usual.
+    def run(options: list[str]) -> int:
+        return prob.solve(pulp.PULP_CBC_CMD(msg=False, timeLimit=max(budget.seconds, 0.01),
+                                            options=options))
+
+    try:
+        status = run(["preprocess off"])
+    except pulp.PulpSolverError:
+        status = run([])
     if pulp.LpStatus[status] == "Infeasible":
         return Result(Status.INFEASIBLE, None, backend="milp")
     if pulp.LpStatus[status] != "Optimal":

@@ -4,6 +4,8 @@
   Euro-Par 2021, Section 4.1);
 - :mod:`.bbsched` -- BB scenarios S1-S4 and local-SSD scenarios S5-S7 (Fan et al., HPDC 2019,
   Sections 4.1 and 5);
+- :mod:`.capability` -- a Theta-like capability-computing workload (4,392 nodes, jobs of 128
+  nodes and more, Lublin-Feitelson sizes and runtimes) for BBSched's S1-S4 (Fan et al., Table 2);
 - :mod:`.herbein` -- user-arrival workload model with 18 MB/s per node (Herbein et al., HPDC 2016,
   Section 4.2);
 - :mod:`.jeannot` -- periodic applications, Mira-based and Uniform protocols, BiNormal / Normal
@@ -18,7 +20,8 @@ scheduling core does not read goes into ``Job.extra`` under a documented key, in
 - ``extra["io"]`` -- a periodic I/O application (see :mod:`.jeannot`);
 - ``extra["staging"]`` -- stage-in / run / stage-out volumes (BBSimulator SWF variant);
 - ``extra["cores"]`` -- cores requested (Herbein's model);
-- ``extra["original_user"]`` -- the trace's user before entity assignment (OMFS).
+- ``extra["original_user"]`` -- the trace's user before entity assignment (OMFS);
+- ``extra["capability"]`` -- the runtime branch drawn (``"short"`` / ``"long"``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,65 @@
+"""Kopanski's I/O-aware Batsim parts: compute amounts without the I/O time are recognised and
+refused as plain runtimes unless the caller chooses how to replay them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bbopt import simulate
+from bbopt.cli import main
+from bbopt.errors import InputError
+from bbopt.topology import kopanski_dragonfly
+from bbopt.workloads.batsim import parse_batsim, read_batsim
+from tests._workload_data import KTH_BATSIM, data_file
+
+
+def _doc(fractional: bool, n: int = 12) -> dict:
+    jobs, profiles = [], {}
+    for i in range(n):
+        cpu = (100 + i) * 1e9 - (37_123_456 * (i + 1) if fractional else 0)
+        profiles[str(i)] = {"type": "parallel_homogeneous", "cpu": int(cpu), "com": 0,
+                            "bb": 2_000_000_000}
+        jobs.append({"id": i, "subtime": 10 * i, "walltime": 3600, "res": 2, "profile": str(i)})
+    return {"nb_res": 96, "jobs": jobs, "profiles": profiles}
+
+
+def test_io_aware_part_is_refused_naming_the_option():
+    with pytest.raises(InputError, match="io_aware='phased'") as info:
+        parse_batsim(_doc(True), source="part.json")
+    assert info.value.field == "io_aware" and "part.json" in str(info.value)
+    # Whole compute seconds (an allocation-only part) read as before.
+    jobs = parse_batsim(_doc(False)).jobs
+    assert jobs[3].runtime == 103.0 and "io_aware" not in jobs[3].extra["batsim"]
+
+
+def test_plain_reads_them_as_runtimes_and_flags_them():
+    jobs = parse_batsim(_doc(True), io_aware="plain").jobs
+    assert jobs[0].runtime == pytest.approx(100 - 0.037123456)
+    assert all(j.extra["batsim"]["io_aware"] for j in jobs)
+
+
+def test_phased_replays_them_with_the_io_added_back():
+    jobs = parse_batsim(_doc(True), io_aware="phased").jobs
+    ph = jobs[0].extra["phases"]
+    assert ph["model"] == "kopanski" and ph["compute_phases"] == 1
+    assert ph["stage_in_bytes"] == ph["stage_out_bytes"] == jobs[0].bb == 4e9
+    res = simulate(jobs[:1], kopanski_dragonfly(), "fcfs-bb", execution="phased-io")
+    # 100 - 0.04 s of computation plus staging 4 GB in and out: both nodes stage through their
+    # nearest BB node, whose 1.25 GB/s link carries the 4 GB, 3.2 s each way.
+    elapsed = res.end[0] - res.start[0]
+    assert elapsed == pytest.approx(jobs[0].runtime + 2 * 3.2, rel=1e-6)
+
+
+def test_the_shared_alloc_only_part_is_not_flagged():
+    jobs = read_batsim(data_file(KTH_BATSIM)).jobs
+    assert len(jobs) == 1221 and not any(j.extra["batsim"].get("io_aware") for j in jobs)
+
+
+def test_cli_refuses_with_one_line(tmp_path, capsys):
+    path = tmp_path / "part-1.json"
+    path.write_text(json.dumps(_doc(True)))
+    assert main(["simulate", "-w", str(path), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "io_aware" in err and len(err.strip().splitlines()) == 1

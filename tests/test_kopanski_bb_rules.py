@@ -1,0 +1,86 @@
+"""The two rules of Kopanski's BB request generator (fit-in-platform cap, short jobs) and what
+they change on the KTH trace: only the too-wide jobs are rejected."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bbopt import Job, Platform
+from bbopt.core import GB, MB
+from bbopt.loading import bb_rules_for, load_workload
+from bbopt.workloads.bb import KOPANSKI_RULES, KopanskiRules, with_lognormal_bb
+from bbopt.workloads.swf import read_swf
+
+
+def test_cap_is_what_twelve_40gb_nodes_hold_per_node():
+    assert KOPANSKI_RULES.cap_per_node(12) == 40 * GB
+    assert KOPANSKI_RULES.cap_per_node(13) == 20 * GB
+    assert KOPANSKI_RULES.cap_per_node(84) == math.floor(40e9 / 7)  # as in the authors' files
+    assert KOPANSKI_RULES.cap_per_node(96) == 5 * GB
+
+
+def test_a_96_node_job_with_a_large_draw_is_capped():
+    job = Job("w", 0, 3600, 3600, nodes=96)
+    assert KOPANSKI_RULES.per_node(job, 30 * GB) == 5 * GB
+    assert KOPANSKI_RULES.per_node(job, 3 * GB) == 3 * GB  # below the cap: the draw stands
+    # Through the model: 200 such jobs, many draws above 5 GB, all capped exactly there.
+    jobs = [Job(str(i), 0, 3600, 3600, nodes=96) for i in range(200)]
+    raw = with_lognormal_bb(jobs, 3)
+    ruled = with_lognormal_bb(jobs, 3, rules=True)
+    over = [r.bb / 96 > 5 * GB for r in raw]
+    assert sum(over) > 10
+    for r, c, big in zip(raw, ruled, over, strict=True):
+        assert c.bb == (5 * GB * 96 if big else r.bb)
+
+
+def test_a_100_second_job_gets_10_mb_per_node_and_others_keep_their_draws():
+    jobs = [Job("short", 0, 100, 50, nodes=4), Job("edge", 0, 120, 50, nodes=2),
+            Job("long", 0, 121, 50, nodes=4)]
+    raw = with_lognormal_bb(jobs, 0)
+    ruled = with_lognormal_bb(jobs, 0, rules=True)
+    assert ruled[0].bb == 4 * 10 * MB
+    assert ruled[1].bb == 2 * 10 * MB  # walltime <= 120 s
+    assert ruled[2].bb == raw[2].bb  # same draw: the rule only replaces the short jobs'
+    assert raw[0].bb >= 4 * 100 * MB  # without the rule the draw is clamped at >= 100 MB
+
+
+def test_rules_follow_the_platform():
+    assert bb_rules_for(Platform.kopanski()) == KOPANSKI_RULES
+    named = Platform(nodes=8, bb=4 * GB, name="kopanski-small", bb_nodes=(1 * GB,) * 4)
+    assert bb_rules_for(named) == KopanskiRules(bb_nodes=4, bb_node_capacity=1 * GB)
+    assert bb_rules_for(Platform(nodes=8, bb=4 * GB)) is None
+
+
+@pytest.mark.slow
+def test_on_kth_only_the_too_wide_jobs_are_rejected(kth_swf):
+    jobs = read_swf(kth_swf).jobs
+    wide = {j.id for j in jobs if j.nodes > 96}
+    assert len(wide) == 14
+    raw = with_lognormal_bb(jobs, 0)
+    for platform in (Platform.kopanski(), Platform.kopanski(named_bb=True)):
+        ruled = with_lognormal_bb(jobs, 0, rules=bb_rules_for(platform))
+        rejected = {j.id for j in ruled if platform.why_never_fits(j) is not None}
+        assert rejected == wide
+        # Without the rules the wide jobs' draws exceed the platform: hundreds more rejected.
+        assert sum(platform.why_never_fits(j) is not None for j in raw) > 250
+    # Every job that fits is short-ruled or within its cap.
+    small = [j for j in ruled if j.nodes <= 96]
+    per_node = np.array([j.bb / j.nodes for j in small])
+    caps = np.array([KOPANSKI_RULES.cap_per_node(j.nodes) for j in small])
+    assert np.all(per_node <= caps * (1 + 1e-12))
+
+
+def test_load_workload_applies_the_rules_by_default_on_kopanski(tmp_path):
+    swf = tmp_path / "t.swf"
+    swf.write_text("1 0 0 50 96 -1 -1 96 3600 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                   "2 10 0 50 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    platform = Platform.kopanski()
+    on, _ = load_workload(swf, seed=0, platform=platform)
+    off, _ = load_workload(swf, seed=0, platform=platform, bb_rules=False)
+    assert on[1].bb == 4 * 10 * MB and off[1].bb >= 4 * 100 * MB
+    assert on[0].bb <= 96 * 5 * GB
+    other, _ = load_workload(swf, seed=0, platform=Platform(nodes=96, bb=480 * GB))
+    assert other[1].bb == off[1].bb  # not a Kopanski platform: the paper's model alone
