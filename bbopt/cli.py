@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -578,7 +579,10 @@ def _rejections(results: dict[str, Any], shown: int = 5) -> str:
     first = next(iter(results.values()))
     by_reason: dict[str, list[str]] = {}
     for job_id, why in first.reasons.items():
-        by_reason.setdefault(why, []).append(job_id)
+        # One group per kind of reason: "requests 7.9e+11 B of burst buffer, platform has ..."
+        # and "requests 5.4e+11 B ..." are both "requests more burst buffer, platform has ...".
+        kind = re.sub(r"^requests [-+0-9.e]+ (B of )?", "requests more ", why)
+        by_reason.setdefault(kind, []).append(job_id)
     if by_reason:
         lines.append(f"\nrejected: {len(first.reasons)} jobs that can never run on the "
                      "platform")

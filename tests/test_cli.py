@@ -159,3 +159,14 @@ def test_compare_in_workers_matches_the_serial_run(tmp_path, capsys):
                      "--no-progress", "--workers", workers, "--format", "csv"]) == 0
         split.append(capsys.readouterr().out)
     assert split[0] == split[1] and "fcfs-bb" in split[0]
+
+
+def test_rejected_jobs_are_grouped_by_kind_of_reason(capsys):
+    # The default workload draws 51 BB requests larger than the 480 GB platform, each a
+    # different size: one line says so, with the first job ids, not one line per size.
+    assert main(["compare", "--policies", "fcfs-bb", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if " x requests " in line]
+    assert len(lines) == 1
+    assert lines[0].split()[:5] == ["51", "x", "requests", "more", "burst"]
+    assert "(46 more)" in lines[0]
