@@ -62,8 +62,12 @@ def test_exact_builders_agree_with_exhaustive_on_periodic_applications(model):
         assert model.feasible(r.solution), backend
         got, want = model.evaluate(r.solution), model.evaluate(ref.solution)
         # integer coefficients (durations down, I/O up, objectives scaled to ~1e9): equal up
-        # to that rounding, stage by stage
-        assert got == pytest.approx(want, rel=1e-6, abs=1e-6), backend
+        # to that rounding. The last stage is maximised exactly; an earlier stage only has to
+        # stay within the tolerance (packs tied on the last stage may differ there).
+        assert got[-1] == pytest.approx(want[-1], rel=1e-6, abs=1e-6), backend
+        assert got[0] >= (1 - model.tolerance) * top - 1e-6 * top, backend
+        if model.tolerance == 0:
+            assert got == pytest.approx(want, rel=1e-6, abs=1e-6), backend
     for order in ORDERS:
         g = solve(model, "greedy", Budget(1.0), order=order)
         assert model.feasible(g.solution)

@@ -111,16 +111,22 @@ def test_exact_backends_equal_exhaustive_and_greedy_is_never_better(model):
     assert ref.status is Status.OPTIMAL
     assert model.feasible(ref.solution)
     best = model.evaluate(ref.solution)
-    for backend in ("cpsat", "milp"):
-        r = solve(model, backend, Budget(10.0))
-        assert r.status is Status.OPTIMAL, backend
-        assert model.feasible(r.solution), backend
-        assert model.evaluate(r.solution) == pytest.approx(best, rel=1e-7, abs=1e-7), backend
     # brute force by hand on the first stage: no feasible pack does better
     m = model.size
     top = max(model.evaluate(x)[0] for x in
               (np.array([(mask >> i) & 1 for i in range(m)], bool) for mask in range(1 << m))
               if model.feasible(x))
+    for backend in ("cpsat", "milp"):
+        r = solve(model, backend, Budget(10.0))
+        assert r.status is Status.OPTIMAL, backend
+        assert model.feasible(r.solution), backend
+        got = model.evaluate(r.solution)
+        # The last stage is maximised exactly; an earlier one only stays within the tolerance
+        # (packs tied on the last stage may differ there).
+        assert got[-1] == pytest.approx(best[-1], rel=1e-7, abs=1e-7), backend
+        assert got[0] >= (1 - model.tolerance) * top - 1e-9, backend
+        if model.tolerance == 0:
+            assert got == pytest.approx(best, rel=1e-7, abs=1e-7), backend
     if model.tolerance == 0:
         assert best[0] == pytest.approx(top)
     else:
