@@ -4,8 +4,9 @@
 A replay is deterministic and shares nothing with the others, so the runs are farmed out whole
 and collected **in submission order**: the output is the serial run's (only the measured wall
 and decision times differ, as they do between two serial runs). With one worker, or one task,
-everything runs in this process. Stopping early (an interrupt, an error) terminates the
-workers at once.
+everything runs in this process. Workers are spawned fresh interpreters (a forked copy of a
+process with solver threads can deadlock). Stopping early (an interrupt, an error) terminates
+the workers at once.
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ def run_each(fn: Callable[..., Any], tasks: Sequence[tuple],
         for task in tasks:
             yield fn(*task)
         return
-    with multiprocessing.Pool(min(workers, len(tasks))) as pool:  # exit: terminate()
+    # Spawned, not forked: a fork copies whatever lock a solver or BLAS thread of this process
+    # holds at that instant, and the child can wait on it forever.
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(min(workers, len(tasks))) as pool:  # exit: terminate()
         yield from pool.imap(_call, [(fn, task) for task in tasks])
 
 
