@@ -52,7 +52,7 @@ class IOAwareQueue:
         now = state.time
         platform = state.platform
         alloc = AllocState.of_running(tree, state.running)
-        free_b = platform.bb - sum(r.job.bb for r in state.running)
+        free_b = state.free()[1]
         tol = slack(platform.bb)
         queue = state.queue
         started: list[Start] = []

@@ -91,7 +91,7 @@ class IOWindowPolicy:
         platform = state.platform
         tol = slack(platform.bb)
         alloc = AllocState.of_running(tree, state.running)
-        free_b = platform.bb - sum(r.job.bb for r in state.running)
+        free_b = state.free()[1]
         jobs = eligible(state)
         window = jobs[:self.window]
         prev = previous_rounds(state)

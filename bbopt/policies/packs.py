@@ -114,7 +114,7 @@ class IOList:
         now = state.time
         b = io_bandwidth((*state.queue, *(r.job for r in state.running)), self.bandwidth)
         cap_bw = b * (1 + _EPS)
-        free_n = state.platform.nodes - sum(r.job.nodes for r in state.running)
+        free_n = state.free()[0]
         used_bw = sum(average_bandwidth(r.job, b) for r in state.running)
         ends = [(max(r.expected_end, now), r.job.nodes, average_bandwidth(r.job, b))
                 for r in state.running]
@@ -219,7 +219,7 @@ class PackScheduling:
         b = io_bandwidth((*state.queue, *(r.job for r in state.running)), self.bandwidth)
         running = {r.job.id for r in state.running}
         members = [j for j in mem.get("pack", ()) if j in running]
-        free_n = state.platform.nodes - sum(r.job.nodes for r in state.running)
+        free_n = state.free()[0]
         if members:  # the pack runs: backfill its idle nodes
             started = self._backfill(state, mem, b, free_n) if self.backfill else []
             return Decision(start=tuple(Start(j.id) for j in started), memory=mem,
