@@ -230,7 +230,7 @@ class RunningJob:
     start: float
     allocation: tuple[int, ...] | None = None
     #: On a platform with named BB nodes: the ``(BB node, bytes)`` pieces the job holds
-    #: (``None``: not known; :func:`bbopt.resources.bb_node_free` then places them again).
+    #: (``None``: not known; :func:`bbopt.models.bb_nodes.running_pieces` places them again).
     bb_pieces: tuple[tuple[int, float], ...] | None = None
 
     @property

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bbopt import decide
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
-from bbopt.resources import bb_node_space, first_fit_pieces
+from bbopt.models.bb_nodes import bb_node_space, first_fit_pieces
 from bbopt.simulation import simulate
 from bbopt.simulation.ledger import BBNodeLedger
 

@@ -46,7 +46,7 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
   so fragmentation can delay a job there. On a platform with named BB nodes
   (``Platform.kopanski(named_bb=True)``) the plan is still made on the pool, but a job planned
   to start now is started only if its pieces can be placed on the BB nodes now (the engine's
-  first-fit rule, :func:`bbopt.resources.placeable_in_order`); otherwise it waits for the next
+  first-fit rule, :func:`bbopt.models.bb_nodes.placeable_in_order`); otherwise it waits for the next
   decision, so no start is refused;
 - the first ``max_queue`` (500) waiting jobs are planned at every scheduling point: the list-based
   evaluator and the exact early rejection of annealing moves keep plan-2 on the whole KTH trace
@@ -68,9 +68,9 @@ import numpy as np
 
 from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, Status
 from bbopt.errors import InputError
+from bbopt.models.bb_nodes import placeable_in_order
 from bbopt.models.plan import PlanModel
 from bbopt.policies.registry import register
-from bbopt.resources import placeable_in_order
 from bbopt.solvers.base import Budget, backends_for, solve
 
 #: Default number of waiting jobs planned at a decision (the first ones in queue order). One plan

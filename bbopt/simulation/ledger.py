@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from bbopt.core import ENGINE_REL_TOL, Job, Platform
 from bbopt.errors import InvalidDecision
-from bbopt.resources import bb_node_tolerance, first_fit_pieces
+from bbopt.models.bb_nodes import bb_node_tolerance, first_fit_pieces
 from bbopt.topology.alloc import BandwidthLedger
 
 
@@ -161,8 +161,9 @@ class BBNodeLedger:
     start is refused: the engine leaves the job waiting and counts the refusal
     (:attr:`bbopt.simulation.result.SimulationResult.refused_starts`). This is the engine's only
     check of the named nodes; the policies check the same rule
-    (:func:`bbopt.resources.first_fit_pieces`) before they start or reserve a job, so a refusal
-    means a policy that does not know the named nodes: the job waits until the next event.
+    (:func:`bbopt.models.bb_nodes.first_fit_pieces`) before they start or reserve a job, so a
+    refusal means a policy that does not know the named nodes: the job waits until the next
+    event.
 
     On an empty machine first fit places ``sum(floor(C_b / piece))`` pieces, the most any
     placement can, so :meth:`bbopt.core.Platform.why_never_fits` rejects exactly the jobs that
