@@ -193,7 +193,7 @@ class IOList:
           "(Jeannot et al.)", builder="greedy", order="random")
 @register("pack-max", about="Pack scheduling, packs built by non-increasing time alone "
           "(Jeannot et al.)", builder="greedy", order="max")
-@register("pack-char", about="Pack scheduling, packs built by non-increasing characteristic "
+@register("pack-char", about="Pack scheduling, packs built by non-decreasing characteristic "
           "time (Jeannot et al.)", builder="greedy", order="char")
 @register("pack-opt", about="Pack scheduling, each pack optimal for the pack model "
           "(most node-time packed by default)", builder="exact")
