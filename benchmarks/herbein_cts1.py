@@ -27,8 +27,8 @@ Ignorant at 30 % (fixed): 78.7 % of node-time computing (paper 79.1 %), per-job 
 70-100 % (paper 66.7-100 %), I < 1 during 62.8 % of the wall time with jobs computing (paper
 55-65 %). The turnaround ratio grows with underprovisioning as the paper's does, but at 30 % it
 is 1.98, above the paper's 1.52: at load 0.9 the I/O-aware EASY can keep only 70 % of the
-nodes busy, so its queue grows for the whole submission span; the paper's load is not stated
-(it calls 1.52 an upper bound).
+nodes busy, so its queue grows for the whole submission span (at load 0.8 the ratio is 1.84);
+the paper's load is not stated (it calls 1.52 an upper bound).
 
 Workload (``--workload``): ``cts1`` (default) is Herbein's user-arrival model calibrated to the
 paper's CTS-1 runs (:meth:`bbopt.workloads.generators.herbein.HerbeinModel.cts1`: power-of-two
