@@ -126,6 +126,8 @@ def main() -> None:
     ap.add_argument("--seeds", default=None, help="comma-separated seeds: multi-seed summary")
     ap.add_argument("--bb-mode", choices=("pool", "named", "both"), default="pool")
     ap.add_argument("--no-bb-rules", action="store_true")
+    ap.add_argument("--no-whole", action="store_true",
+                    help="only the 16 parts (plan-2 on the whole trace takes tens of minutes)")
     args = ap.parse_args()
     policies = [p for p in args.policies.split(",") if p]
     trace = read_swf(data_dir() / KTH)
@@ -138,7 +140,8 @@ def main() -> None:
     platform = Platform.kopanski(named_bb=args.bb_mode == "named")
     print(f"KTH-SP2-1996-2.1-cln: {len(jobs)} jobs, log-normal BB (seed {args.seed}), "
           f"{platform.nodes} nodes / {platform.bb / 1e9:.0f} GB")
-    whole_trace(jobs, platform, policies, args.csv)
+    if not args.no_whole:
+        whole_trace(jobs, platform, policies, args.csv)
     if args.no_parts or "sjf-bb" not in policies:
         return
     parts = split_parts(jobs)
@@ -149,8 +152,12 @@ def main() -> None:
     t0 = time.perf_counter()
     for part in parts:
         for pol in policies:
-            m = summarize(simulate(part, platform, pol))
+            res = simulate(part, platform, pol)
+            m = summarize(res)
             per[pol].append((m["mean_wait"], m["mean_bounded_slowdown"]))
+            refused = res.refused_starts
+            if refused:
+                print(f"  {pol}: {refused} starts refused on the BB nodes")
     print(f"{'policy':<10}{'wait / sjf-bb':>26}{'bsld / sjf-bb':>26}")
     ref = np.array(per["sjf-bb"])
     for pol in policies:
