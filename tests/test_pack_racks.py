@@ -61,6 +61,8 @@ def test_io_list_uses_both_io_nodes():
     assert all(end - start == pytest.approx(6.0) for _, _, start, end in model.transfers)
     assert model.due == [s for _, _, s, _ in model.transfers]  # no FIFO wait
     assert decisions[0].memory == {"racks": [{}, {}]}
+    # A2 is the head on both racks: one reservation, the earliest (A0 and A1 end at 40)
+    assert [(r.job_id, r.start) for r in decisions[0].reservations] == [("A2", 40.0)]
 
 
 def test_pack_max_builds_one_pack_sequence_per_rack():

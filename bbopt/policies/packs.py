@@ -160,6 +160,14 @@ def _rack_decision(policy: Any, state: ClusterState, racks: int | list[int]) -> 
         reservations.extend(d.reservations)
         if d.stats is not None:
             statuses.append(d.stats.status)
+    earliest: dict[str, Reservation] = {}  # a job reserved on several racks: the earliest;
+    started = {s.job_id for s in starts}  # none for a job a later rack started
+    for r in reservations:
+        if r.job_id in started:
+            continue
+        if r.job_id not in earliest or r.start < earliest[r.job_id].start:
+            earliest[r.job_id] = r
+    reservations = list(earliest.values())
     status = (Status.FALLBACK if Status.FALLBACK in statuses else
               Status.FEASIBLE if Status.FEASIBLE in statuses else Status.OPTIMAL)
     return Decision(start=tuple(starts), reservations=tuple(reservations),
