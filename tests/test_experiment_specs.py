@@ -22,7 +22,7 @@ def _data(monkeypatch):
 
 
 def test_every_paper_has_a_spec():
-    assert {p.stem for p in SPECS} >= {"kopanski", "bbsched", "herbein"}
+    assert {p.stem for p in SPECS} >= {"kopanski", "bbsched", "herbein", "omfs"}
 
 
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: p.stem)

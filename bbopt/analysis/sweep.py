@@ -62,6 +62,8 @@ class RunTask:
     cooldown: float
     params: dict[str, Any]
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: the workload's entitlements (``omfs-entities``): fair-share metrics are measured
+    shares: dict[str, float] | None = None
 
 
 @dataclass
@@ -207,6 +209,9 @@ def plan(spec: SweepSpec) -> list[RunTask]:
         options = {**cell.policy.options, **cell.budget_options}
         if "seed" in accepted and "seed" not in options:
             options["seed"] = cell.seed
+        shares = _shares(wjson, wseed)
+        if shares is not None and "shares" in accepted and "shares" not in options:
+            options["shares"] = shares  # the workload's entitlements (Zvi & Oren)
         pjson, pident = platforms[cell.platform]
         inputs = {
             "bbopt": bbopt.__version__,
@@ -231,7 +236,8 @@ def plan(spec: SweepSpec) -> list[RunTask]:
                              "split": wspec.get("split"), "part": cell.part}}
         tasks.append(RunTask(h, wjson, wseed, wsha, cell.part, pjson, cell.policy.name,
                              options, spec.executions[cell.execution], spec.tick,
-                             spec.warmup, spec.cooldown, cell.params(), prov))
+                             spec.warmup, spec.cooldown, cell.params(), prov,
+                             shares=_measured_shares(options, shares)))
     seen: dict[str, Cell] = {}
     unique = []
     for t in tasks:  # two cells that are the same run (e.g. equal labels of one policy)
@@ -239,6 +245,24 @@ def plan(spec: SweepSpec) -> list[RunTask]:
             seen[t.hash] = t
             unique.append(t)
     return unique
+
+
+@lru_cache(maxsize=32)
+def _shares(spec_json: str, seed: int) -> dict[str, float] | None:
+    from bbopt.workloads.shares import workload_shares
+
+    return workload_shares(_workload(spec_json, seed)[0])
+
+
+def _measured_shares(options: Mapping[str, Any], shares: dict[str, float] | None
+                     ) -> dict[str, float] | None:
+    """The entitlements a run is measured against: the policy's ``shares`` option, else the
+    workload's (so a policy without entitlements is measured against the same ones)."""
+    if options.get("shares") is not None:
+        from bbopt.workloads.shares import parse_shares
+
+        return parse_shares(options["shares"])
+    return shares
 
 
 @lru_cache(maxsize=32)
@@ -291,6 +315,11 @@ def run_task(task: RunTask) -> dict[str, Any]:
                 a, b = min(submits), max(submits) + 1.0
             metrics.update(summarize(result, interval=(a, b)))
             metrics["measured_from"], metrics["measured_to"] = a, b
+        if task.shares:  # entitlement satisfaction, preemption costs (OMFS), over the whole run
+            from bbopt.analysis.table import fairshare_metrics
+
+            metrics.update(fairshare_metrics(result, task.shares,
+                                             float(task.options.get("quantum", 1800.0))))
         csv = gzip_csv(result.rows(), BATSIM_COLUMNS + BBOPT_COLUMNS)
         return {"hash": task.hash, "metrics": metrics, "jobs_csv_gz": csv,
                 "started_at": started, "wall_time": time.perf_counter() - t0,

@@ -338,8 +338,23 @@ def _executions(items: Any, source: str) -> dict[str, dict[str, Any]]:
         if label in out:
             raise InputError("two execution models with one label; give one a 'label'",
                              source=source, field=f"executions[{k}]")
-        out[label] = entry
+        out[label] = {key: _quantity(key, v, f"executions[{k}].{key}") for key, v in
+                      entry.items()}
     return out
+
+
+def _quantity(key: str, value: Any, where: str) -> Any:
+    """An execution model's option with its unit read (``memory_per_node: 64GB``,
+    ``pfs_bandwidth: 1GB/s``); other values as they are."""
+    if not isinstance(value, str) or key == "name":
+        return value
+    from bbopt.resources import parse_bandwidth, parse_bytes
+
+    if "bandwidth" in key:
+        return parse_bandwidth(value, where)
+    if "memory" in key or key.endswith("bytes"):
+        return parse_bytes(value, where)
+    return value
 
 
 def _named(item: Any, source: str, where: str) -> dict[str, Any]:

@@ -117,8 +117,10 @@ def _ssd(jobs: list[Job], seed: int, *, small_share: float = 0.5) -> list[Job]:
 def _omfs_entities(jobs: list[Job], seed: int, *, by: str = "user",
                    n_entities: int | None = None, shares: str = "usage") -> list[Job]:
     from bbopt.workloads.generators.omfs import assign_entities
+    from bbopt.workloads.shares import with_shares
 
-    return assign_entities(jobs, by=by, n_entities=n_entities, shares=shares, seed=seed)[0]
+    out, entitled = assign_entities(jobs, by=by, n_entities=n_entities, shares=shares, seed=seed)
+    return with_shares(out, entitled)  # the workload carries its entitlements
 
 
 def _omfs_preemption(jobs: list[Job], seed: int, *, preemptable: float = 0.5,
