@@ -97,3 +97,18 @@ def test_an_explicit_shares_option_wins_over_the_workloads():
     (task,) = plan(_spec(doc))
     assert task.options["shares"] == "e0:0.5,e1:0.5"
     assert task.shares == {"e0": 0.5, "e1": 0.5}
+
+
+def test_generated_batsim_workload_keeps_its_entitlements(tmp_path):
+    from bbopt.cli import main
+    from bbopt.loading import load_workload
+
+    base = tmp_path / "base.swf"
+    assert main(["generate", "kth-like", "n_jobs=80", "--out", str(base)]) == 0
+    out = tmp_path / "e.json"
+    assert main(["generate", "omfs-entities", "by=random", "n_entities=3", "--workload",
+                 str(base), "--seed", "4", "--out", str(out)]) == 0
+    jobs, _ = load_workload(out, bb="none")
+    _, expected = assign_entities(load_workload(base, bb="none")[0], by="random", n_entities=3,
+                                  shares="usage", seed=4)
+    assert workload_shares(jobs) == pytest.approx(expected)

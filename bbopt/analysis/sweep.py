@@ -183,6 +183,25 @@ def platform_fingerprint(spec_value: Any, base: Path) -> tuple[str, dict[str, An
     return spec_json, ident
 
 
+def _sized_bb(value: Any) -> bool:
+    return isinstance(value, Mapping) and isinstance(value.get("bb"), Mapping)
+
+
+def resolve_platform(spec: SweepSpec, label: str, seed: int) -> Any:
+    """The platform's spec value with a BB sized from a workload (``bb: {sized_by: W,
+    demand: D}``) replaced by the capacity it gives for that workload at ``seed``."""
+    value = spec.platforms[label]
+    if not _sized_bb(value):
+        return value
+    from bbopt.workloads.generators.bbsched import bb_capacity_for_demand
+
+    sized = value["bb"]
+    wspec = spec.workloads[sized["sized_by"]]
+    jobs, _ = _workload(canonical(wspec), workload_seed(wspec, seed))
+    capacity = bb_capacity_for_demand(jobs, int(value["nodes"]), float(sized.get("demand", 1)))
+    return {**value, "bb": capacity}
+
+
 def _is_named_platform(name: str) -> bool:
     from bbopt.loading import PLATFORMS
 
@@ -198,13 +217,17 @@ def plan(spec: SweepSpec) -> list[RunTask]:
     import bbopt
     from bbopt.policies import policy_options
 
-    platforms = {label: platform_fingerprint(v, spec.base) for label, v in spec.platforms.items()}
+    platforms: dict[tuple[str, int | None], tuple[str, dict[str, Any]]] = {}
     tasks = []
     for cell in spec.cells():
         wspec = spec.workloads[cell.workload]
         wjson = canonical(wspec)
         wseed = workload_seed(wspec, cell.seed)
         jobs, wsha = _workload(wjson, wseed)
+        pkey = (cell.platform, cell.seed if _sized_bb(spec.platforms[cell.platform]) else None)
+        if pkey not in platforms:
+            platforms[pkey] = platform_fingerprint(
+                resolve_platform(spec, cell.platform, cell.seed), spec.base)
         accepted = policy_options(cell.policy.name)
         options = {**cell.policy.options, **cell.budget_options}
         if "seed" in accepted and "seed" not in options:
@@ -212,7 +235,7 @@ def plan(spec: SweepSpec) -> list[RunTask]:
         shares = _shares(wjson, wseed)
         if shares is not None and "shares" in accepted and "shares" not in options:
             options["shares"] = shares  # the workload's entitlements (Zvi & Oren)
-        pjson, pident = platforms[cell.platform]
+        pjson, pident = platforms[pkey]
         inputs = {
             "bbopt": bbopt.__version__,
             "workload": {"content_sha256": wsha, "split": wspec.get("split"),
