@@ -48,7 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bbopt.analysis.store import collect  # noqa: E402
-from bbopt.analysis.sweep import _workload, plan, run_sweep  # noqa: E402
+from bbopt.analysis.sweep import plan, run_sweep  # noqa: E402
+from bbopt.analysis.sweep_inputs import _workload  # noqa: E402
 from bbopt.analysis.sweep_spec import SweepSpec, parse_spec  # noqa: E402
 from bbopt.core import TB  # noqa: E402
 from bbopt.units import read_document  # noqa: E402
@@ -158,7 +159,7 @@ def print_tables(spec: SweepSpec, out: Path, hashes: list[str]) -> None:
             print(line + f"{r['decision_time_p95']:>11.4f}{r['wall_time']:>8.1f}")
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the spec's quick variant")
     ap.add_argument("--out", default=None, help="results store (default results/bbsched...)")
@@ -180,7 +181,11 @@ def main() -> None:
     ap.add_argument("--theta-jobs", type=int, default=8000)
     ap.add_argument("--theta-bb", default="1.26e15",
                     help="Theta's BB in bytes (default the paper's 1.26 PB) or 'auto'")
-    args = ap.parse_args()
+    return ap
+
+
+def main() -> None:
+    args = parser().parse_args()
     doc = rewrite(read_document(SPEC), args)
     spec = parse_spec(doc, source=str(SPEC), base=SPEC.parent)
     suffix = ("-quick" if args.quick else "") + ("-theta" if args.machine == "theta" else "")

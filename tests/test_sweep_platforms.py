@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bbopt.analysis.sweep import _workload, plan
+from bbopt.analysis.sweep import plan
+from bbopt.analysis.sweep_inputs import _workload
 from bbopt.analysis.sweep_spec import parse_spec
 from bbopt.core import GB
 from bbopt.errors import InputError
@@ -92,3 +93,39 @@ def test_budget_entries_set_policy_options_as_scenarios():
     with pytest.raises(InputError, match="same name"):
         _spec(policies=["naive"], budgets=[{"name": "x", "window": 5},
                                            {"name": "x", "window": 6}])
+
+
+def _wrapper():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bbsched_reproduction.py"
+    spec = importlib.util.spec_from_file_location("bbsched_reproduction", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_bbsched_benchmark_runs_the_spec_itself(monkeypatch):
+    """The benchmark's options rewrite experiments/bbsched.yaml: with none, its runs are the
+    spec's own (same hashes, so one results store serves both)."""
+    from bbopt.analysis.sweep_spec import load_spec
+    from bbopt.units import read_document
+    from tests._workload_data import KTH_SWF, data_file
+
+    monkeypatch.setenv("BBOPT_DATA", str(data_file(KTH_SWF).parent))
+    mod = _wrapper()
+
+    def tasks(argv):
+        doc = mod.rewrite(read_document(mod.SPEC), mod.parser().parse_args(argv))
+        return plan(parse_spec(doc, source=str(mod.SPEC), base=mod.SPEC.parent))
+
+    own = plan(load_spec(mod.SPEC, quick=True))
+    assert [t.hash for t in tasks(["--quick"])] == [t.hash for t in own]
+    cpu = tasks(["--quick", "--backfill", "cpu", "--policies", "naive,bbsched",
+                 "--no-ssd"])
+    assert {t.policy for t in cpu} == {"naive", "bbsched"}
+    assert {t.params["workload"] for t in cpu} == {"S4"}
+    assert all(t.options["reserve_bb"] is False and t.options["order"] == "wfp" for t in cpu)
+    halved = tasks(["--quick", "--bb-demand", "0.5", "--no-ssd"])
+    bb = {json.loads(t.platform_spec)["bb"] for t in halved}
+    assert len(bb) == 1 and bb.pop() > json.loads(own[0].platform_spec)["bb"]

@@ -11,7 +11,8 @@ import pytest
 
 from bbopt import Platform, simulate
 from bbopt.analysis.store import Store, collect
-from bbopt.analysis.sweep import _workload, plan, run_sweep
+from bbopt.analysis.sweep import plan, run_sweep
+from bbopt.analysis.sweep_inputs import _workload
 from bbopt.analysis.sweep_spec import parse_spec
 from bbopt.analysis.table import fairshare_metrics
 from bbopt.errors import InputError
