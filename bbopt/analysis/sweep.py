@@ -282,6 +282,11 @@ def run_task(task: RunTask) -> dict[str, Any]:
 
             for key, value in io_summary(result, model).items():
                 metrics.setdefault(key, value)
+        if getattr(model, "name", None) == "exclusive-io":  # Jeannot et al.'s metrics
+            from bbopt.analysis.packs import pack_metrics
+
+            for key, value in pack_metrics(result, model).items():
+                metrics[f"xio_{key}"] = value
         if task.warmup > 0 or task.cooldown > 0:
             submits = [j.submit for j in jobs]
             a, b = min(submits) + task.warmup, max(submits) - task.cooldown
