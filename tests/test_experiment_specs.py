@@ -22,7 +22,8 @@ def _data(monkeypatch):
 
 
 def test_every_paper_has_a_spec():
-    assert {p.stem for p in SPECS} >= {"kopanski", "bbsched", "herbein", "jeannot"}
+    assert {p.stem for p in SPECS} >= {"kopanski", "bbsched", "herbein", "jeannot",
+                                       "omfs"}
 
 
 def test_jeannot_grid_runs_each_family_on_its_protocols_platform():
