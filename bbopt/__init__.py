@@ -10,9 +10,14 @@ The public face::
     frame = bbopt.to_pandas(result)       # one row per job (bbopt.analysis.frames)
 
 Sweeps, collected tables, reports and figures: :mod:`bbopt.experiments`.
+
+``to_pandas``, ``metrics_frame`` and the solver entry points (``solve``, ``Budget``, ``Result``,
+``backends_for``) are imported on first use (PEP 562): pandas and the models cost more to import
+than a whole replay of a small trace, and ``bbopt simulate`` under a queue policy needs neither.
 """
 
-from bbopt.analysis.frames import metrics_frame, to_pandas
+from typing import Any
+
 from bbopt.analysis.metrics import summarize
 from bbopt.api import decide
 from bbopt.core import (
@@ -29,9 +34,21 @@ from bbopt.core import (
 from bbopt.errors import BboptError, InputError, InvalidDecision, UnknownNameError
 from bbopt.policies import available_policies, make_policy, register
 from bbopt.simulation import SimulationResult, simulate
-from bbopt.solvers import Budget, Result, backends_for, solve
 
 __version__ = "0.1.0"
+
+_LAZY = {"metrics_frame": "bbopt.analysis.frames", "to_pandas": "bbopt.analysis.frames",
+         **dict.fromkeys(("Budget", "Result", "backends_for", "solve"), "bbopt.solvers")}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'bbopt' has no attribute {name!r}")
 
 __all__ = [
     "BboptError",
