@@ -66,6 +66,7 @@ def simulate(
     workload_name: str = "workload",
     execution: str | ExecutionModel | None = None,
     enforce_bandwidth: bool | None = None,
+    on_job_end: Callable[[SimulationResult, int], None] | None = None,
 ) -> SimulationResult:
     """Replay ``jobs`` on ``platform`` under ``policy`` and return the per-job outcome.
 
@@ -77,6 +78,9 @@ def simulate(
     ``execution``: the execution model (default ``"rigid"``), by name or as an object.
     ``enforce_bandwidth``: refuse starts that over-allocate a link of the platform's I/O tree;
     by default what the policy declares (``Policy.io_aware``).
+    ``on_job_end(result, k)`` is called once job ``k``'s record is final (it ended for good or
+    was rejected), e.g. to write results while the run goes
+    (:class:`~bbopt.simulation.result.JobsCsvStream`).
 
     Example: on 4 nodes, ``big`` waits for ``long`` to end; ``short`` is backfilled at once
     because it ends before that reservation.
@@ -103,8 +107,10 @@ def simulate(
     model = make_execution_model(execution)
     if enforce_bandwidth is None:
         enforce_bandwidth = pol.io_aware
-    return _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
-                   model, enforce_bandwidth).run()
+    engine = _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
+                     model, enforce_bandwidth)
+    engine.on_job_end = on_job_end
+    return engine.run()
 
 
 class _Engine:
@@ -133,6 +139,7 @@ class _Engine:
         self.live: dict[int, RunningJob] = {}  # the running entry of each running job
         self.changed = False  # a segment ended since the last decision
         self.memory: Any = {}
+        self.on_job_end: Callable[[SimulationResult, int], None] | None = None
 
     def run(self) -> SimulationResult:
         """Replay every job; each loop turn handles the events of one instant."""
@@ -197,6 +204,8 @@ class _Engine:
             res.state[k] = why
             res.end[k] = t
             final += 1
+            if self.on_job_end is not None:
+                self.on_job_end(res, k)
         return final
 
     def _submit(self, k: int) -> int:
@@ -208,6 +217,8 @@ class _Engine:
             return 0
         self.result.state[k] = JobState.REJECTED
         self.result.reasons[job.id] = why
+        if self.on_job_end is not None:
+            self.on_job_end(self.result, k)
         return 1
 
     def _decide(self, t: float) -> Decision:
