@@ -318,7 +318,7 @@ def _metrics(result, args) -> dict[str, float]:
 
 def _cmd_simulate(args) -> int:
     from bbopt.analysis.table import metrics_table, model_metrics
-    from bbopt.outputs import atomic_path, write_json
+    from bbopt.outputs import atomic_path, streamed_csv, write_json
     from bbopt.policies import make_policy
 
     options = _options(args.option)
@@ -327,18 +327,10 @@ def _cmd_simulate(args) -> int:
     w, platform = _load(args)
     _write_skipped(out, w)
     from bbopt.simulation.execution import make_execution_model
-
     model = make_execution_model(_execution(args))
-    if out is None:
-        result = _run(w.jobs, platform, w.name, args.policy, args, model)
-    else:  # jobs.csv written as jobs end, under a temporary name until the run is over
-        from bbopt.simulation.result import JobsCsvStream
-
-        with atomic_path(out / f"{args.policy}_jobs.csv") as tmp, \
-                open(tmp, "w", newline="") as fh:
-            stream = JobsCsvStream(fh)
-            result = _run(w.jobs, platform, w.name, args.policy, args, model, stream.ended)
-            stream.close(result)
+    result = _run(w.jobs, platform, w.name, args.policy, args, model) if out is None else \
+        streamed_csv(out / f"{args.policy}_jobs.csv",  # written as jobs end
+                     lambda end: _run(w.jobs, platform, w.name, args.policy, args, model, end))
     metrics = _metrics(result, args) | model_metrics(result, model)
     _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))

@@ -19,6 +19,9 @@ Kopanski & Rzadca, Euro-Par 2021, Section 3.2, Algorithm 1 and the policy list o
   absent from the paper's code.
 
 All of them plan with walltimes, never with the (unknown) runtimes.
+
+Length: the EASY variants share their reservation and backfill passes, and conservative
+backfilling's profile kept between decisions belongs with it.
 """
 
 from __future__ import annotations

@@ -60,6 +60,7 @@ import numpy as np
 
 from bbopt.core import GB, Job
 from bbopt.errors import InputError
+from bbopt.workloads.columns import trusted_job, valid_columns
 
 FIELDS = (
     "job_number", "submit_time", "wait_time", "run_time", "allocated_processors",
@@ -316,10 +317,9 @@ def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, line
     mem_l = memory[part].tolist()
     id_text = _int_strings(number[part])
     user_text = _int_strings(user[part], shared=True)
-    if bb_columns != "bbsim" and dup < 0 and _valid_columns(submit[part], req_time[part],
+    if bb_columns != "bbsim" and dup < 0 and valid_columns(submit[part], req_time[part],
                                                             run[part], nodes[part], bb[part]):
-        # Job's own checks hold for every record of the part (tested on the columns above):
-        # build the jobs without repeating them one job at a time
+        # Job's own checks hold for every record of the part: not repeated job by job
         for i in range(len(submit_l)):
             u = user_l[i]
             extra = _NO_EXTRA
@@ -329,7 +329,7 @@ def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, line
                     extra["memory_per_node"] = mem_l[i]
                 if groups and group_l[i] >= 0:
                     extra["group"] = _intstr(group_l[i])
-            jobs.append(_trusted_job(
+            jobs.append(trusted_job(
                 id_text[i] if number_l[i] >= 0 else str(lineno_l[i]), submit_l[i], wall_l[i],
                 run_l[i], nodes_l[i], bb_l[i], user_text[i] if u >= 0 else None, extra))
         return
@@ -362,42 +362,6 @@ def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, line
             raise exc.at(source=src, line=lineno_l[i]) from None
 
 
-def _valid_columns(submit: np.ndarray, walltime: np.ndarray, run: np.ndarray,
-                   nodes: np.ndarray, bb: np.ndarray) -> bool:
-    """Whether every record passes :class:`~bbopt.core.Job`'s checks of these fields: submit
-    >= 0, walltime > 0, runtime >= 0, BB >= 0 (all finite) and at least one node."""
-    with np.errstate(invalid="ignore"):
-        return bool(np.isfinite(submit).all() and (submit >= 0).all()
-                    and np.isfinite(walltime).all() and (walltime > 0).all()
-                    and np.isfinite(run).all() and (run >= 0).all()
-                    and np.isfinite(bb).all() and (bb >= 0).all() and (nodes >= 1).all())
-
-
-_JOB_NEW = object.__new__
-_JOB_SET = object.__setattr__
-
-
-def _trusted_job(job_id: str, submit: float, walltime: float, runtime: float, nodes: int,
-                 bb: float, user: str | None, extra: dict) -> Job:
-    """``Job(...)`` without its per-job checks, for records whose columns passed
-    :func:`_valid_columns` (a third of the time of a checked job)."""
-    job = _JOB_NEW(Job)
-    _JOB_SET(job, "id", job_id)
-    _JOB_SET(job, "submit", submit)
-    _JOB_SET(job, "walltime", walltime)
-    _JOB_SET(job, "runtime", runtime)
-    _JOB_SET(job, "nodes", nodes)
-    _JOB_SET(job, "bb", bb)
-    _JOB_SET(job, "ssd", 0.0)
-    _JOB_SET(job, "bandwidth", 0.0)
-    _JOB_SET(job, "user", user)
-    _JOB_SET(job, "priority", 0.0)
-    _JOB_SET(job, "preemptable", False)
-    _JOB_SET(job, "checkpointable", False)
-    _JOB_SET(job, "extra", extra)
-    return job
-
-
 def _int_strings(values: np.ndarray, shared: bool = False) -> list[str]:
     """Each value as text: integers without a fraction (vectorised where possible).
     ``shared``: equal values share one string object (user ids: a few hundred distinct values
@@ -426,9 +390,7 @@ def _read_lines(path: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
 #: The largest magnitude a field may have: 1e15 s is 30 million years, 1e15 processors absurd.
 #: Larger values (1e30, overflowing integers) are typos or corruption, refused by name.
 MAX_VALUE = 1e15
-#: What is not an integer token: a character other than digits, blanks and minus signs, and a
-#: minus sign inside a token or not followed by a digit (two searches: the second starts with a
-#: literal, which the regex engine finds fast).
+#: Not integer tokens: other characters than digits, blanks and minus signs; a misplaced minus.
 _NOT_INT = re.compile(r"[^0-9\s-]")
 _BAD_MINUS = re.compile(r"-(?:(?!\d)|(?<=\S-))")
 
@@ -564,8 +526,7 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int,
     joined = "\n".join(text for _, text in lines)
     table = None
     if _NOT_INT.search(joined) is None and _BAD_MINUS.search(joined) is None:
-        # integers only: numpy's parse equals float()'s (numpy parses the tokens in C, 3x
-        # faster than np.fromstring's text scan)
+        # integers only: numpy's parse of the tokens equals float()'s (3x np.fromstring's)
         try:
             flat = np.array(joined.split(), dtype=np.float64)
         except ValueError:
