@@ -229,6 +229,9 @@ class RunningJob:
     job: Job
     start: float
     allocation: tuple[int, ...] | None = None
+    #: On a platform with named BB nodes: the ``(BB node, bytes)`` pieces the job holds
+    #: (``None``: not known; :func:`bbopt.models.bb_nodes.running_pieces` places them again).
+    bb_pieces: tuple[tuple[int, float], ...] | None = None
 
     @property
     def expected_end(self) -> float:
@@ -296,9 +299,6 @@ class QueueView(Sequence):
 
     def __repr__(self) -> str:
         return f"QueueView({tuple(self)!r})"
-
-    def __reduce__(self):
-        return (QueueView, (tuple(self),))
 
 
 @dataclass(frozen=True, slots=True)

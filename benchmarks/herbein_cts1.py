@@ -59,6 +59,10 @@ def main() -> None:
     ap.add_argument("--window-budget", type=float, default=1.0)
     ap.add_argument("--workload", choices=("cts1", "stand-in"), default="cts1")
     ap.add_argument("--load", type=float, default=0.9, help="offered load of the cts1 model")
+    ap.add_argument("--duration", choices=("stretch", "fixed"), default="stretch",
+                    help="stretch: a job slowed by contention runs until its computation is "
+                         "done; fixed: it keeps its runtime and computes less (the paper's "
+                         "emulator)")
     args = ap.parse_args()
     policies = args.policies.split(",")
     options = {"io-window": {"window": 20, "budget": args.window_budget}}
@@ -83,7 +87,7 @@ def main() -> None:
         platform = cts1(level / 100)
         row = {}
         for policy in policies:
-            model = IOContention(kill_at_walltime=False)
+            model = IOContention(kill_at_walltime=False, stretch=args.duration == "stretch")
             t0 = time.perf_counter()
             res = simulate(jobs, platform, policy, execution=model,
                            options=options.get(policy))

@@ -14,12 +14,12 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bbopt import Job, Platform, simulate
+from bbopt import ClusterState, Job, Platform, Reservation, simulate
 from bbopt.policies import make_policy
 from bbopt.resources import Profile
 
 PLATFORM = Platform(nodes=8, bb=100.0)
-#: Four named BB nodes of 25: starts the pool admits can be refused by the engine.
+#: Four named BB nodes of 25 (conservative-bb then plans on the named nodes from scratch).
 NAMED = Platform(nodes=8, bb=100.0, bb_nodes=(25.0,) * 4)
 
 
@@ -70,17 +70,20 @@ def test_an_early_end_moves_a_kept_reservation_up():
     assert compared == [0, 1, 2, 4, 5]
 
 
-def test_a_refused_start_frees_its_slot():
-    """Named BB nodes of 10 B: A and B leave 3 B on each, the pool's 6 B admit C (5 B on one
-    node) but no BB node can hold it, so the engine refuses the start; the next decision
-    (D's arrival) must plan as if C had never held its slot."""
-    platform = Platform(nodes=4, bb=20.0, bb_nodes=(10.0, 10.0))
-    jobs = [Job("A", 0, 10, 10, 1, 7.0), Job("B", 0, 10, 10, 1, 7.0),
-            Job("C", 1, 5, 5, 1, 5.0), Job("D", 2, 3, 3, 1, 2.0)]
-    res, compared = _from_scratch_equal(jobs, platform, 1000)
-    assert res.refused_starts >= 1
-    assert 2 in compared
-    assert res.start[2] == 10
+def test_a_start_that_did_not_happen_frees_its_slot():
+    """The policy starts A (the whole machine, 10 s) at 0 and reserves B at 10; at 1 A is not
+    running (its start was refused): the kept profile must give A's slot back, so B moves up
+    and starts at 1, and A, waiting again, is planned after it -- as a fresh policy plans."""
+    p = Platform(4, 10.0)
+    a, b = Job("A", 0, 10, 10, 4, 1.0), Job("B", 0, 5, 5, 4, 1.0)
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, p, (), (a, b)))
+    assert first.started_ids == ["A"] and first.reservations == (Reservation("B", 10.0),)
+    state = ClusterState(1.0, p, (), (a, b), first.memory)
+    again = policy.decide(state)
+    assert again.started_ids == ["B"] and again.reservations == (Reservation("A", 6.0),)
+    fresh = make_policy("conservative-bb").decide(state)
+    assert (again.started_ids, again.reservations) == (fresh.started_ids, fresh.reservations)
 
 
 def _profile(draw_rows):

@@ -7,19 +7,29 @@ Both plan with each application's *average* I/O bandwidth, ``n_i v_i / T_i`` (eq
 bandwidth ``b`` (option ``bandwidth``, default the ``io_bandwidth`` the jobs were generated for).
 
 - ``io-list``: list scheduling under the **strict constraint**: in FCFS order, a job starts when
-  its nodes are free and the running jobs' average bandwidths plus its own fit ``b``. With
-  ``backfill`` (default, as in the paper), EASY backfilling over both resources: the first job
-  that cannot start gets a reservation at the earliest time its nodes and bandwidth are free
-  (running jobs end at ``start + walltime``, the time alone; an overdue job is taken to end now),
-  and a later job may start now if it fits now and either ends before that time or leaves the
-  reservation its nodes and bandwidth.
+  its nodes are free and the running jobs' average bandwidths plus its own fit ``b``. The paper
+  backfills list schedules without saying how; ``backfill`` chooses: ``"easy"`` (default; also
+  ``True``), EASY backfilling over both resources: the first job that cannot start gets a
+  reservation at the earliest time its nodes and bandwidth are free (running jobs end at
+  ``start + walltime``, the time alone; an overdue job is taken to end now), and a later job may
+  start now if it fits now and either ends before that time or leaves the reservation its nodes
+  and bandwidth; ``"greedy"``, list scheduling as Garey & Graham define it (and Sun et al., 2018,
+  whom the paper follows for list vs pack scheduling): every waiting job that fits the free
+  nodes and bandwidth now starts, in FCFS order, with no reservation (a large job can wait while
+  smaller ones pass it; in a static batch it still starts once the batch drains); ``"none"``
+  (also ``False``): strict FCFS.
 - ``pack-random``, ``pack-max``, ``pack-char``: pack scheduling under the **average constraint**
   with the paper's greedy builders (:mod:`bbopt.models.packs`): a pack starts on the free nodes
   when the last member of the previous pack has ended; all its members start together.
 - ``pack-opt``: the next pack is the optimum of the pack model (``objective``: ``work``, i.e.
   node-time packed, by default; ``stretch-work``, ``lexicographic``) solved by ``backend``
-  (``cpsat`` by default, ``milp``, ``exhaustive``) within ``budget`` seconds (deterministic CP-SAT
-  limit ``deterministic``); out of time, the contract's FALLBACK (first fit in Max order).
+  (``cpsat`` by default, ``milp``, ``exhaustive``) within ``budget`` seconds per decision, model
+  building included (CP-SAT's deterministic limit ``deterministic`` too). ``budget_mode``:
+  ``"wall"`` (default) caps the decision's wall time; ``"deterministic"`` caps the solver's work
+  (CP-SAT deterministic time; the exhaustive backend runs to its end; CBC has no work limit)
+  with the wall clock as a distant safety net (:meth:`bbopt.solvers.Budget.of`), so a run gives
+  the same packs on a loaded machine. A backend out of time without an answer gives the
+  contract's FALLBACK: first fit in the policy's ``order`` (Max by default), the greedy builder.
 - ``pack-opt-char``: as ``pack-opt`` with the Char order as a tie-break: among packs within
   ``tolerance`` (default 5 %) of the best work, the one that packs the applications first in Char
   order.
@@ -62,6 +72,7 @@ from bbopt.core import (
 from bbopt.errors import InputError
 from bbopt.models.packs import OBJECTIVES, ORDERS, PackModel, order_keys
 from bbopt.policies.registry import register
+from bbopt.solvers.base import Budget, solve
 
 _EPS = 1e-9
 
@@ -104,10 +115,15 @@ class IOList:
     io_aware = False
 
     def __init__(self, name: str = "io-list", bandwidth: float | None = None,
-                 backfill: bool = True) -> None:
+                 backfill: bool | str = "easy") -> None:
         self.name = name
         self.bandwidth = bandwidth
-        self.backfill = backfill
+        modes = {True: "easy", False: "none", "easy": "easy", "greedy": "greedy",
+                 "none": "none"}
+        if not isinstance(backfill, bool | str) or backfill not in modes:
+            raise InputError(f"backfill must be 'easy', 'greedy' or 'none', got {backfill!r}",
+                             field="backfill")
+        self.backfill = modes[backfill]
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
@@ -133,7 +149,14 @@ class IOList:
             else:
                 break
         reservations = []
-        if i < len(queue) and self.backfill:
+        if i < len(queue) and self.backfill == "greedy":
+            for job in queue[i + 1:]:
+                bw = average_bandwidth(job, b)
+                if job.nodes <= free_n and used_bw + bw <= cap_bw:
+                    started.append(job)
+                    free_n -= job.nodes
+                    used_bw += bw
+        elif i < len(queue) and self.backfill == "easy":
             head = queue[i]
             head_bw = average_bandwidth(head, b)
             shadow, extra_n, extra_bw = now, free_n, cap_bw - used_bw
@@ -170,7 +193,7 @@ class IOList:
           "(Jeannot et al.)", builder="greedy", order="random")
 @register("pack-max", about="Pack scheduling, packs built by non-increasing time alone "
           "(Jeannot et al.)", builder="greedy", order="max")
-@register("pack-char", about="Pack scheduling, packs built by non-increasing characteristic "
+@register("pack-char", about="Pack scheduling, packs built by non-decreasing characteristic "
           "time (Jeannot et al.)", builder="greedy", order="char")
 @register("pack-opt", about="Pack scheduling, each pack optimal for the pack model "
           "(most node-time packed by default)", builder="exact")
@@ -186,7 +209,7 @@ class PackScheduling:
                  backend: str = "cpsat", objective: str = "work", tiebreak: str | None = None,
                  tolerance: float | None = None, budget: float = 1.0,
                  deterministic: float | None = 2.0, bandwidth: float | None = None,
-                 backfill: bool = True, seed: int = 0) -> None:
+                 backfill: bool = True, seed: int = 0, budget_mode: str = "wall") -> None:
         if builder not in ("greedy", "exact"):
             raise InputError(f"builder must be 'greedy' or 'exact', got {builder!r}",
                              field="builder")
@@ -206,8 +229,8 @@ class PackScheduling:
         self.objective = objective
         self.tiebreak = tiebreak
         self.tolerance = (0.05 if tiebreak else 0.0) if tolerance is None else float(tolerance)
-        self.budget = budget
-        self.deterministic = deterministic
+        self.budget = Budget.of(budget, deterministic, budget_mode)
+        self.budget_seconds = float(budget)
         self.bandwidth = bandwidth
         self.backfill = backfill
         self.seed = seed
@@ -236,14 +259,12 @@ class PackScheduling:
             stats = SolveStats(backend=f"greedy-{self.order}", status=Status.FEASIBLE,
                                objective=model.evaluate(x)[0])
         else:
-            from bbopt.solvers import Budget, solve
-
-            res = solve(model, self.backend, Budget(self.budget, self.deterministic),
-                        seed=self.seed)
+            budget = self.budget.less(_time.perf_counter() - t0)  # building counts
+            res = solve(model, self.backend, budget, seed=self.seed)
             x = np.asarray(res.solution, dtype=bool)
             stats = SolveStats(backend=self.backend, status=res.status,
                                objective=res.objective, bound=res.bound, gap=res.gap,
-                               budget=self.budget)
+                               budget=self.budget_seconds)
         picked = [queue[i] for i in np.flatnonzero(x)]
         if picked:
             t_max = max(model.duration[i] for i in np.flatnonzero(x))

@@ -43,7 +43,11 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
 
 - resources are pools: a job needs a count of nodes and a number of BB bytes. The authors place
   jobs on named Dragonfly nodes and split each job's BB over 12 BB nodes of 40 GB by proximity,
-  so fragmentation can delay a job there but not here;
+  so fragmentation can delay a job there. On a platform with named BB nodes
+  (``Platform.kopanski(named_bb=True)``) the plan is still made on the pool, but a job planned
+  to start now is started only if its pieces can be placed on the BB nodes now (the engine's
+  first-fit rule, :func:`bbopt.models.bb_nodes.placeable_in_order`); otherwise it waits for the next
+  decision, so no start is refused;
 - the first ``max_queue`` (500) waiting jobs are planned at every scheduling point: the list-based
   evaluator and the exact early rejection of annealing moves keep plan-2 on the whole KTH trace
   within minutes (``benchmarks/kopanski_reproduction.py``), where the authors' runs took days;
@@ -64,6 +68,7 @@ import numpy as np
 
 from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, Status
 from bbopt.errors import InputError
+from bbopt.models.bb_nodes import placeable_in_order
 from bbopt.models.plan import PlanModel
 from bbopt.policies.registry import register
 from bbopt.solvers.base import Budget, backends_for, solve
@@ -141,7 +146,7 @@ class PlanBased:
                                              budget=self.budget_seconds))
         if not model.startable_now():
             plan = model.fallback()
-            return self._decision(model, plan, SolveStats(
+            return self._decision(state, model, plan, SolveStats(
                 backend="skip", status=Status.OPTIMAL, objective=model.evaluate(plan),
                 wall_time=_time.perf_counter() - t0, budget=self.budget_seconds))
         backend = self.backend
@@ -158,7 +163,7 @@ class PlanBased:
         stats = SolveStats(backend=backend, status=result.status, objective=result.objective,
                            bound=bound, gap=gap, wall_time=wall, budget=self.budget_seconds,
                            audited=audited)
-        return self._decision(model, result.solution, stats)
+        return self._decision(state, model, result.solution, stats)
 
     def _audit(self, model: PlanModel, objective: float, state: ClusterState):
         """The exact optimum (or a proven lower bound) of ``model`` and the relative gap of
@@ -174,9 +179,12 @@ class PlanBased:
         return bound, (objective - bound) / max(abs(bound), 1.0)
 
     @staticmethod
-    def _decision(model: PlanModel, plan, stats: SolveStats) -> Decision:
+    def _decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats) -> Decision:
         now = model.now
         started = plan.started_now(now)
+        if state.platform.bb_nodes is not None:  # named BB nodes: only placeable starts
+            keep = {id(j) for j in placeable_in_order(state, [model.jobs[p] for p in started])}
+            started = [p for p in started if id(model.jobs[p]) in keep]
         later = sorted((s, p) for p, s in enumerate(plan.starts) if s > now)
         return Decision(
             start=tuple(Start(model.jobs[p].id) for p in started),
