@@ -368,8 +368,9 @@ def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, line
     mem_l = memory[part].tolist()
     id_text = _int_strings(number[part])
     user_text = _int_strings(user[part], shared=True)
-    if bb_columns != "bbsim" and dup < 0 and valid_columns(submit[part], req_time[part],
-                                                            run[part], nodes[part], bb[part]):
+    staged = bb_columns in ("bbsim", "bbsimulator")  # (BB and extra from the staging columns)
+    if not staged and dup < 0 and valid_columns(submit[part], req_time[part], run[part],
+                                                nodes[part], bb[part]):
         # Job's own checks hold for every record of the part: not repeated job by job
         for i in range(len(submit_l)):
             u = user_l[i]
