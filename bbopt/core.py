@@ -436,6 +436,23 @@ def periodic_spec(job: Job) -> tuple[int, float, float] | None:
     return n, w, v
 
 
+def rack_sizes(racks: int | Sequence[int], nodes: int) -> list[int]:
+    """Node counts of the racks, each with its own I/O node (Jeannot et al., "Machine Model"):
+    ``racks`` equal consecutive slices of nodes ``0 .. nodes-1`` (the first ones one node
+    larger when it does not divide), or the sizes themselves, which must sum to ``nodes``."""
+    if isinstance(racks, int):
+        if not 1 <= racks <= nodes:
+            raise InputError(f"{racks} racks for {nodes} nodes", field="racks")
+        return [nodes // racks + (r < nodes % racks) for r in range(racks)]
+    sizes = [int(r) for r in racks]
+    if not sizes or any(r < 1 for r in sizes):
+        raise InputError("rack sizes must be positive integers", field="racks")
+    if sum(sizes) != nodes:
+        raise InputError(f"rack sizes sum to {sum(sizes)}, platform has {nodes} nodes",
+                         field="racks")
+    return sizes
+
+
 def time_alone(job: Job, bandwidth: float | None = None) -> float:
     """Equation (1): the job's execution time with the I/O node to itself."""
     spec = periodic_spec(job)

@@ -116,3 +116,15 @@ def test_no_start_is_refused_on_named_nodes(specs, policy):
     res = simulate(jobs, platform, policy)
     assert res.refused_starts == 0
     assert all(st_ in ("finished", "killed", "rejected") for st_ in res.state)
+
+
+def test_plan_reserves_on_the_named_nodes():
+    # The plan is rebuilt on the BB nodes: the head's two 8 GB pieces fit only at 1000 there,
+    # at 100 on the pool; a short job that fits now starts in both.
+    head = _job("h", 0, 2, 16 * GB, 50)
+    small = _job("s", 0, 1, 1 * GB, 20)
+    named = decide(_easy_state(_named(8, THREE), (head, small)), "plan-2")
+    assert [s.job_id for s in named.start] == ["s"]
+    assert [(r.job_id, r.start) for r in named.reservations] == [("h", 1000.0)]
+    pool = decide(_easy_state(Platform(nodes=8, bb=30 * GB), (head, small)), "plan-2")
+    assert [(r.job_id, r.start) for r in pool.reservations] == [("h", 100.0)]

@@ -11,7 +11,7 @@ policy's start is never refused. Pure data and evaluation; no solver.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 Pieces = tuple[tuple[int, float], ...]
 
@@ -123,17 +123,6 @@ def bb_node_space(state, held: dict[str, Pieces] | None = None) -> BBNodeSpace |
     for pieces in (running_pieces(state) if held is None else held).values():
         space.take_pieces(pieces)
     return space
-
-
-def placeable_in_order(state, jobs: Iterable) -> list:
-    """Of ``jobs`` (to start now, in this order), those whose first-fit pieces can be placed
-    on the named BB nodes of ``state`` one after the other, as the engine will place them; all
-    of them on a platform without named BB nodes."""
-    jobs = list(jobs)
-    space = bb_node_space(state)
-    if space is None:
-        return jobs
-    return [j for j in jobs if j.bb <= 0 or space.take(j) is not None]
 
 
 def _spread(free: Sequence[float], bb: float) -> Pieces:

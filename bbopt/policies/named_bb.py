@@ -157,3 +157,18 @@ class NamedProfile:
             if self._pieces_over(job, t) is not None:
                 return t
         return math.inf
+
+
+def plan_on_named_nodes(state: ClusterState, jobs: list[Job]) -> list[tuple[Job, float]]:
+    """List scheduling of ``jobs`` in this order on named BB nodes: each at the earliest time
+    at which its nodes, its pool BB and its first-fit pieces on the BB nodes are free for its
+    whole walltime (:class:`NamedProfile`), reserving them. Returns ``(job, start)`` in
+    ``jobs``' order (a job that cannot be placed is left out). The jobs starting now are held
+    in this order, the order in which the engine must place them."""
+    profile = NamedProfile(state)
+    out = []
+    for job in jobs:
+        start = profile.earliest(job)
+        if start < math.inf and profile.hold(job, start):
+            out.append((job, start))
+    return out

@@ -47,6 +47,15 @@ formed from the jobs waiting at each pack boundary; a job submitted while a pack
 backfill candidate and otherwise waits for the next boundary; when no pack runs, arriving jobs
 start a new pack at once.
 
+**Several racks** (option ``racks``: a number of equal racks or their sizes, as given to the
+``exclusive-io`` execution model; nodes ``0 .. P-1`` cut into consecutive racks, one I/O node
+each): the paper's model holds rack by rack ("extending it to several racks ... is
+straightforward"), so the policy runs on each rack as on a machine of its own, in rack order, on
+the shared queue: every job runs inside one rack (the starts name its nodes, the lowest free ones
+of the rack), the strict or average constraint is on that rack's I/O node, each rack has its own
+EASY reservation or its own sequence of packs, and a job started on one rack leaves the queue
+before the next rack decides. A job wider than every rack is an input error.
+
 The policy's memory (JSON-able) holds the current pack: its members, start, planned end, the I/O
 volume (in seconds at ``b``) admitted into it, its number, and the backfilled jobs.
 """
@@ -55,6 +64,7 @@ from __future__ import annotations
 
 import time as _time
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -64,10 +74,12 @@ from bbopt.core import (
     Decision,
     Job,
     Reservation,
+    RunningJob,
     SolveStats,
     Start,
     Status,
     periodic_spec,
+    rack_sizes,
 )
 from bbopt.errors import InputError
 from bbopt.models.packs import OBJECTIVES, ORDERS, PackModel, order_keys
@@ -105,6 +117,65 @@ def average_bandwidth(job: Job, b: float) -> float:
     return u * b / t if t > 0 else 0.0
 
 
+def _rack_decision(policy: Any, state: ClusterState, racks: int | list[int]) -> Decision:
+    """``policy._decide_one`` on every rack in turn (see the module docstring)."""
+    t0 = _time.perf_counter()
+    sizes = rack_sizes(racks, state.platform.nodes)
+    first = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    widest = max(sizes)
+    for job in state.queue:
+        if job.nodes > widest:
+            raise InputError(f"job {job.id} needs {job.nodes} nodes, more than the largest rack "
+                             f"({widest}): with racks every job runs inside one rack",
+                             field="racks")
+    rack_of = np.repeat(np.arange(len(sizes)), sizes)
+    busy = np.zeros(state.platform.nodes, dtype=bool)
+    running: list[list[RunningJob]] = [[] for _ in sizes]
+    for r in state.running:
+        alloc = np.asarray(r.allocation or (), dtype=np.int64)
+        busy[alloc] = True
+        rack = int(np.argmax(np.bincount(rack_of[alloc], minlength=len(sizes)))) \
+            if len(alloc) else 0
+        running[rack].append(RunningJob(r.job, r.start, tuple(int(i) - first[rack]
+                                                              for i in alloc)))
+    memory = list((state.memory or {}).get("racks") or [{} for _ in sizes])
+    queue = list(state.queue)
+    starts: list[Start] = []
+    reservations: list[Reservation] = []
+    statuses: list[Status] = []
+    for k, size in enumerate(sizes):
+        ssd = state.platform.node_ssd
+        platform = replace(state.platform, nodes=size, topology=None,
+                           node_ssd=None if ssd is None else ssd[first[k]:first[k + 1]])
+        sub = ClusterState(state.time, platform,
+                           tuple(running[k]), tuple(queue), memory[k])
+        d = policy._decide_one(sub)
+        memory[k] = dict(d.memory) if d.memory is not None else memory[k]
+        free = [int(i) for i in np.flatnonzero(~busy[first[k]:first[k + 1]]) + first[k]]
+        ids = {s.job_id for s in d.start}
+        for job in (j for j in queue if j.id in ids):
+            nodes, free = tuple(free[:job.nodes]), free[job.nodes:]
+            starts.append(Start(job.id, nodes))
+        queue = [j for j in queue if j.id not in ids]
+        reservations.extend(d.reservations)
+        if d.stats is not None:
+            statuses.append(d.stats.status)
+    earliest: dict[str, Reservation] = {}  # a job reserved on several racks: the earliest;
+    started = {s.job_id for s in starts}  # none for a job a later rack started
+    for r in reservations:
+        if r.job_id in started:
+            continue
+        if r.job_id not in earliest or r.start < earliest[r.job_id].start:
+            earliest[r.job_id] = r
+    reservations = list(earliest.values())
+    status = (Status.FALLBACK if Status.FALLBACK in statuses else
+              Status.FEASIBLE if Status.FEASIBLE in statuses else Status.OPTIMAL)
+    return Decision(start=tuple(starts), reservations=tuple(reservations),
+                    memory={"racks": memory},
+                    stats=SolveStats(backend=f"{len(sizes)}-racks", status=status,
+                                     wall_time=_time.perf_counter() - t0))
+
+
 @register("io-list", about="I/O-aware list scheduling: FCFS under the strict bandwidth "
           "constraint, EASY backfilling (Jeannot et al.)")
 class IOList:
@@ -115,9 +186,10 @@ class IOList:
     io_aware = False
 
     def __init__(self, name: str = "io-list", bandwidth: float | None = None,
-                 backfill: bool | str = "easy") -> None:
+                 backfill: bool | str = "easy", racks: int | list[int] = 1) -> None:
         self.name = name
         self.bandwidth = bandwidth
+        self.racks = racks
         modes = {True: "easy", False: "none", "easy": "easy", "greedy": "greedy",
                  "none": "none"}
         if not isinstance(backfill, bool | str) or backfill not in modes:
@@ -126,6 +198,11 @@ class IOList:
         self.backfill = modes[backfill]
 
     def decide(self, state: ClusterState) -> Decision:
+        if self.racks != 1:
+            return _rack_decision(self, state, self.racks)
+        return self._decide_one(state)
+
+    def _decide_one(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
         now = state.time
         b = io_bandwidth((*state.queue, *(r.job for r in state.running)), self.bandwidth)
@@ -209,7 +286,8 @@ class PackScheduling:
                  backend: str = "cpsat", objective: str = "work", tiebreak: str | None = None,
                  tolerance: float | None = None, budget: float = 1.0,
                  deterministic: float | None = 2.0, bandwidth: float | None = None,
-                 backfill: bool = True, seed: int = 0, budget_mode: str = "wall") -> None:
+                 backfill: bool = True, seed: int = 0, budget_mode: str = "wall",
+                 racks: int | list[int] = 1) -> None:
         if builder not in ("greedy", "exact"):
             raise InputError(f"builder must be 'greedy' or 'exact', got {builder!r}",
                              field="builder")
@@ -234,8 +312,14 @@ class PackScheduling:
         self.bandwidth = bandwidth
         self.backfill = backfill
         self.seed = seed
+        self.racks = racks
 
     def decide(self, state: ClusterState) -> Decision:
+        if self.racks != 1:
+            return _rack_decision(self, state, self.racks)
+        return self._decide_one(state)
+
+    def _decide_one(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
         now = state.time
         mem = dict(state.memory) if state.memory else {}
