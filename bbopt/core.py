@@ -8,6 +8,9 @@ its burst buffer for its whole duration).
 
 ``ClusterState`` is the input of :func:`bbopt.decide` and ``Decision`` its output; both round-trip
 through JSON (see :mod:`bbopt.schema`).
+
+Length: the domain types every layer imports (jobs, platforms, states and their queue and
+running-job views, decisions, the fit rule) stay in one module.
 """
 
 from __future__ import annotations
