@@ -96,6 +96,7 @@ class PlanModel:
         self._n = [j.nodes for j in self.jobs]
         self._b = [float(j.bb) for j in self.jobs]
         self._sub = [float(j.submit) for j in self.jobs]
+        self._bneed = [b - self.tol for b in self._b]  # BB a segment must have free (fit rule)
         # Base profile: free capacity on [T[i], T[i+1]) from now on, the last segment unbounded.
         used_n = sum(n for _, n, _ in self.running)
         used_b = sum(b for _, _, b in self.running)
@@ -164,21 +165,39 @@ class PlanModel:
         return Plan(tuple(starts), order)
 
     def _run(self, order: Sequence[int], threshold: float, starts: list[float] | None) -> float:
-        profile = T, FN, FB = self.base_profile()
-        earliest, W, N, B = self.earliest, self._w, self._n, self._b
+        # The placement of earliest() and reserve() inlined, per job: the hot path of every
+        # search (no call, no tuple, the profile's length kept in a local).
+        T, FN, FB = self._T[:], self._FN[:], self._FB[:]
+        k = len(T)
+        W, N, B, BN = self._w, self._n, self._b, self._bneed
         S, LB, alpha = self._sub, self._lb, self.alpha
         check = threshold != math.inf
         rest = sum(LB[p] for p in order) if check else 0.0
         score = 0.0
         for p in order:
-            start, i, j = earliest(profile, p)
-            # Reserve [start, end) on segments i .. j-1 (as reserve(), inlined: the hot path).
-            end = start + W[p]
-            if j == len(T) or T[j] != end:
+            n, bneed, w = N[p], BN[p], W[p]
+            # Earliest start: the first segment i from which [T[i], T[i] + w) is free.
+            i = 0
+            while True:
+                while FN[i] < n or FB[i] < bneed:
+                    i += 1
+                start = T[i]
+                end = start + w
+                j = i + 1
+                while j < k and T[j] < end:
+                    if FN[j] < n or FB[j] < bneed:
+                        break
+                    j += 1
+                else:
+                    break
+                i = j + 1
+            # Reserve [start, end) on segments i .. j-1.
+            if j == k or T[j] != end:
                 T.insert(j, end)
                 FN.insert(j, FN[j - 1])
                 FB.insert(j, FB[j - 1])
-            n, breq = N[p], B[p]
+                k += 1
+            breq = B[p]
             for q in range(i, j):
                 FN[q] -= n
                 FB[q] -= breq
@@ -210,7 +229,7 @@ class PlanModel:
                  ) -> tuple[float, int, int]:
         """Earliest start of job ``p`` in ``profile``: (start, i, j), segments i..j-1 used."""
         T, FN, FB = profile
-        w, n, b = self._w[p], self._n[p], self._b[p] - self.tol
+        w, n, b = self._w[p], self._n[p], self._bneed[p]
         k = len(T)
         i = 0
         while True:
