@@ -20,7 +20,10 @@ the general numpy :class:`~bbopt.resources.Profile`, whose per-call overhead dom
 profiles of 10-300 breakpoints met here (see ``benchmarks/plan_quality.py``). Boundaries are exact:
 a job that ends at ``t`` frees its resources for one that starts at ``t`` (segments are half-open).
 An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing
-reject a move without finishing its plan (the Metropolis decision is unchanged).
+reject a move without finishing its plan (the Metropolis decision is unchanged). Each job's
+earliest start in the base profile bounds its start in every plan, so the earliest-fit scan
+begins there; :class:`SwapWalk` scores a swap of two positions from the first one on
+(``benchmarks/optimising_policies.py`` times plan-2 on the whole KTH trace).
 """
 
 from __future__ import annotations
@@ -115,6 +118,9 @@ class PlanModel:
         # Each job's earliest start in the base profile: a lower bound of its start in every
         # plan (reservations only take capacity away), where the earliest-fit scan may begin.
         self._t0 = [self.earliest((T, FN, FB), p)[0] for p in range(len(self.jobs))]
+        # The lists the inner loops copy: the base profile and a sentinel breakpoint at
+        # infinity (no window reaches it, no job fits it), so that they never test the length.
+        self._Tz, self._FNz, self._FBz = T + [math.inf], FN + [-1], FB + [-math.inf]
         # Lower bound of each job's score term: it cannot start before now.
         self._lb = [self._term(self.now - s) for s in self._sub]
 
@@ -171,9 +177,9 @@ class PlanModel:
     def _run(self, order: Sequence[int], threshold: float, starts: list[float] | None) -> float:
         # The placement of earliest() and reserve() inlined, per job: the hot path of every
         # search (no call, no tuple, the profile's length kept in a local).
-        T, FN, FB = self._T[:], self._FN[:], self._FB[:]
-        k = len(T)
+        T, FN, FB = self._Tz[:], self._FNz[:], self._FBz[:]
         W, N, B, BN, T0 = self._w, self._n, self._b, self._bneed, self._t0
+        first = bisect_left
         S, LB, alpha = self._sub, self._lb, self.alpha
         check = threshold != math.inf
         rest = sum(map(LB.__getitem__, order)) if check else 0.0
@@ -182,14 +188,14 @@ class PlanModel:
             n, bneed, w = N[p], BN[p], W[p]
             # Earliest start: the first segment i from which [T[i], T[i] + w) is free, from
             # the job's start in the base profile on (a breakpoint of every profile).
-            i = bisect_left(T, T0[p])
+            i = first(T, T0[p])
             while True:
                 while FN[i] < n or FB[i] < bneed:
                     i += 1
                 start = T[i]
                 end = start + w
                 j = i + 1
-                while j < k and T[j] < end:
+                while T[j] < end:
                     if FN[j] < n or FB[j] < bneed:
                         break
                     j += 1
@@ -197,11 +203,10 @@ class PlanModel:
                     break
                 i = j + 1
             # Reserve [start, end) on segments i .. j-1.
-            if j == k or T[j] != end:
+            if T[j] != end:
                 T.insert(j, end)
                 FN.insert(j, FN[j - 1])
                 FB.insert(j, FB[j - 1])
-                k += 1
             breq = B[p]
             for q in range(i, j):
                 FN[q] -= n
@@ -319,7 +324,9 @@ class PlanModel:
         return None
 
 
-STRIDE = lambda n: (1 if n < 16 else 2 if n < 40 else 4)  # noqa
+#: Default positions between two profile snapshots of a :class:`SwapWalk` (1 to 4 measure
+#: within 2 % of each other on KTH's queues; 3 is the least work).
+STRIDE = 3
 
 
 class SwapWalk:
@@ -369,14 +376,14 @@ class SwapWalk:
         self.order = list(order)
         if sorted(self.order) != list(range(n)):
             raise ValueError("order must be a permutation of the model's jobs")
-        #: Profile snapshots every ``stride`` positions: a copy costs about a placement on long
-        #: profiles, so long queues keep fewer.
-        self.stride = stride if stride is not None else STRIDE(n)
+        #: Profile snapshots every ``stride`` positions: copying the profile at every position
+        #: costs more than the placements a resume from an earlier snapshot repeats.
+        self.stride = stride if stride is not None else STRIDE
         self.start = [math.nan] * n  # current planned start of each job (none yet)
         self.term = [0.0] * n  # its score term
         self.partial = [0.0] * (n + 1)  # score of the first k positions
         self.snaps: list = [None] * (n // self.stride + 1)  # profile before position k*stride
-        self.snaps[0] = (model._T, model._FN, model._FB)
+        self.snaps[0] = (model._Tz, model._FNz, model._FBz)
         self.score = 0.0
         self._pending = None
         self.score = self._walk(self.order, 0, n, math.inf, diverged=True)
@@ -407,8 +414,8 @@ class SwapWalk:
         snaps = self.snaps[:]
         T0, FN0, FB0 = snaps[base // stride]
         T, FN, FB = T0[:], FN0[:], FB0[:]
-        k_len = len(T)
         W, N, B, BN, EARLY = m._w, m._n, m._b, m._bneed, m._t0
+        first = bisect_left
         S, LB, alpha = m._sub, m._lb, m.alpha
         cur_start = self.start
         start_of, term_of, parts = cur_start[:], self.term[:], self.partial[:]
@@ -425,33 +432,34 @@ class SwapWalk:
         count = len(new)
         tail = hi + 1  # where the rest of the plan is known if nothing diverged by then
         converged = count
+        snap_at = base + stride  # the next position whose profile is kept
         for k in range(base, count):
             if k == tail and not diverged:
                 converged = k
                 break
             p = new[k]
-            if k > base and k % stride == 0:
+            if k == snap_at:
                 snaps[k // stride] = (T[:], FN[:], FB[:])
+                snap_at += stride
             n, bneed, w = N[p], BN[p], W[p]
-            i = bisect_left(T, EARLY[p])
+            i = first(T, EARLY[p])
             while True:
                 while FN[i] < n or FB[i] < bneed:
                     i += 1
                 start = T[i]
                 end = start + w
                 j = i + 1
-                while j < k_len and T[j] < end:
+                while T[j] < end:
                     if FN[j] < n or FB[j] < bneed:
                         break
                     j += 1
                 else:
                     break
                 i = j + 1
-            if j == k_len or T[j] != end:
+            if T[j] != end:
                 T.insert(j, end)
                 FN.insert(j, FN[j - 1])
                 FB.insert(j, FB[j - 1])
-                k_len += 1
             breq = B[p]
             for q in range(i, j):
                 FN[q] -= n
