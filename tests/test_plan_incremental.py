@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bbopt.core import GB, Job
-from bbopt.models.plan import PlanModel, SwapWalk
+from bbopt.models.plan import PlanModel
+from bbopt.models.plan_walk import SwapWalk
 from bbopt.solvers import Budget
 from bbopt.solvers.plan.annealing import solve_annealing
 

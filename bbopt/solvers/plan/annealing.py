@@ -16,8 +16,8 @@ Kopanski & Rzadca, Euro-Par 2021, Section 3.3 and Algorithm 2, as in the authors
 Deterministic for a given seed: the moves and the uniform draws are taken from a numpy Generator
 before the search. A move is rejected without finishing its plan as soon as its partial score
 exceeds the Metropolis threshold ``current - T ln u`` (the same decision, sooner). A move is
-scored incrementally (:class:`~bbopt.models.plan.SwapWalk`): the plan of the current order is
-kept position by position, a swap is placed from its first swapped position on, and the rest of
+scored incrementally (:class:`~bbopt.models.plan_walk.SwapWalk`): the plan of the current order
+is kept position by position, a swap is placed from its first swapped position on, and the rest of
 the plan is reused when the swapped jobs keep their starts; the scores are those of a fresh
 evaluation (``incremental=False`` scores every move from scratch, the tests' reference), about
 a third fewer placements on KTH's queues. A swap of a
@@ -38,7 +38,8 @@ import time as _time
 import numpy as np
 
 from bbopt.core import Status
-from bbopt.models.plan import PlanModel, SwapWalk
+from bbopt.models.plan import PlanModel
+from bbopt.models.plan_walk import SwapWalk
 from bbopt.solvers.base import Budget, BudgetExceeded, Result
 from bbopt.solvers.plan.exhaustive import solve_exhaustive
 
