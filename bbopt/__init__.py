@@ -7,7 +7,8 @@ The public face::
     decision = bbopt.decide(state, policy="sjf-bb")
     result = bbopt.simulate(jobs, bbopt.Platform.kopanski(), policy="fcfs-bb")
     print(bbopt.summarize(result))        # run metrics (bbopt.analysis.metrics)
-    frame = bbopt.to_pandas(result)       # one row per job (bbopt.analysis.frames)
+    frame = result.to_pandas()            # one row per job (also bbopt.to_pandas(result))
+    runs = bbopt.metrics_frame({"a": result})  # one row of summarize() per run
 
 Sweeps, collected tables, reports and figures: :mod:`bbopt.experiments`.
 """

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -229,6 +229,9 @@ class RunningJob:
     job: Job
     start: float
     allocation: tuple[int, ...] | None = None
+    #: On a platform with named BB nodes: the ``(BB node, bytes)`` pieces the job holds
+    #: (``None``: not known; :func:`bbopt.models.bb_nodes.running_pieces` places them again).
+    bb_pieces: tuple[tuple[int, float], ...] | None = None
 
     @property
     def expected_end(self) -> float:
@@ -389,6 +392,23 @@ def periodic_spec(job: Job) -> tuple[int, float, float] | None:
             raise InputError(f"job {job.id}: io.{name} must be >= 0, got {x!r}",
                              field=f"io.{name}")
     return n, w, v
+
+
+def rack_sizes(racks: int | Sequence[int], nodes: int) -> list[int]:
+    """Node counts of the racks, each with its own I/O node (Jeannot et al., "Machine Model"):
+    ``racks`` equal consecutive slices of nodes ``0 .. nodes-1`` (the first ones one node
+    larger when it does not divide), or the sizes themselves, which must sum to ``nodes``."""
+    if isinstance(racks, int):
+        if not 1 <= racks <= nodes:
+            raise InputError(f"{racks} racks for {nodes} nodes", field="racks")
+        return [nodes // racks + (r < nodes % racks) for r in range(racks)]
+    sizes = [int(r) for r in racks]
+    if not sizes or any(r < 1 for r in sizes):
+        raise InputError("rack sizes must be positive integers", field="racks")
+    if sum(sizes) != nodes:
+        raise InputError(f"rack sizes sum to {sum(sizes)}, platform has {nodes} nodes",
+                         field="racks")
+    return sizes
 
 
 def time_alone(job: Job, bandwidth: float | None = None) -> float:

@@ -177,10 +177,10 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
     if p.is_dir():
         raise InputError("is a directory, not a workload file", source=str(path))
     name = p.name
-    for suffix in (".gz", ".swf", ".json"):
+    for suffix in (".gz", ".bb", ".swf", ".json"):
         name = name.removesuffix(suffix)
     out = LoadedWorkload([], name, str(p), _sha256(p))
-    if p.name.endswith((".swf", ".swf.gz")):
+    if p.name.endswith((".swf", ".swf.gz", ".swf.bb", ".swf.bb.gz")):
         from bbopt.workloads.swf import read_swf
 
         trace = read_swf(p, **reader_options)
@@ -194,7 +194,7 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
         readers = _extra_readers()
         reader = next((fn for suf, fn in readers.items() if p.name.endswith(suf)), None)
         if reader is None:
-            known = [".swf", ".swf.gz", *readers]
+            known = [".swf", ".swf.gz", ".swf.bb", *readers]
             raise InputError(f"unknown workload format; known: {', '.join(known)}",
                              source=str(p))
         out.jobs = reader(p)

@@ -1,229 +1,205 @@
-"""Reproduction of Fan et al., BBSched (HPDC 2019), Sections 4 and 5, on the KTH trace.
+"""Reproduction of Fan et al., BBSched (HPDC 2019), Sections 4 and 5, on the KTH trace -- a
+thin wrapper over the sweep ``experiments/bbsched.yaml`` (its comments describe the workloads,
+the BB sized from the workload, the orders and the SSD case study) that prints the paper's
+tables: per workload and base order, each method's mean wait (and its change against naive),
+mean bounded slowdown, node and BB usage over the jobs submitted between 15 days after the first
+and 15 days before the last submission, SSD use and waste for S5-S7, the 95th percentile of the
+decision time and the run's wall time.
 
-The paper simulates Cori (FCFS base scheduler) and Theta (WFP base scheduler) with their real BB
-requests ("Original") and four synthetic scenarios: S1/S3 expand the share of jobs requesting BB
-to 50 %, S2/S4 to 75 %, drawing requests from the original ones above 5 TB (S1, S2) or 20 TB
-(S3, S4). Every method selects from a window of 20 jobs and is followed by EASY backfilling;
-metrics leave out the first and last half month. Its headline: BBSched's mean wait is up to 41 %
-below the naive method's (Theta-S4), 33 % on Cori-S4.
+The paper simulates Cori (FCFS base scheduler) and Theta (WFP) with their real BB requests
+("Original") and four synthetic scenarios; its headline: BBSched's mean wait is up to 41 %
+below the naive method's (Theta-S4), 33 % on Cori-S4. Neither trace is public: the spec runs
+the same procedure on KTH-SP2 (100 nodes, 28,453 jobs).
 
-Neither trace is public, so this runs the same procedure on KTH-SP2 (100 nodes, 28,453 jobs):
+The options below rewrite the spec before it runs (each run is still a cell of the sweep, in
+the results store ``--out``, resumable; ``bbopt report DIR`` draws the figures):
 
-- **Original**: 17.18 % of the jobs (Theta's share with more than 1 GB moved) get a request
-  drawn log-uniformly over Theta's range [1 GB, 285 TB], scaled by 100 / 4,392 nodes; the S1-S4
-  thresholds are scaled by the same factor (``bbsched_scenario(..., scale=)``).
-- **BB capacity**: Theta's per-node share of its 1.26 PB would leave BB idle on KTH, whose jobs
-  hold far more of the machine's nodes per job than Theta's capability jobs do; the capacity is
-  instead sized so that, under S4, BB demand (requested byte-seconds over capacity x span)
-  equals node demand, the BB-bound regime of the paper's S3/S4 (BB usage above 80 %).
-  ``--bb-demand`` changes that ratio.
-- **Methods** (Section 4.3): naive (baseline), weighted, weighted-cpu, weighted-bb,
-  constrained-cpu, constrained-bb, bin-packing, bbsched (exact front, CP-SAT) and, on request,
-  bbsched-nsga2 (the paper's NSGA-II, P=20, G=500), all with window 20 and EASY backfilling
-  with BB reserved (``--backfill cpu``: processors only); base order WFP (Theta) or FCFS
-  (Cori), ``--orders``.
-- **Metrics**: mean wait, mean bounded slowdown, node and BB usage, over jobs submitted between
-  15 days after the first and 15 days before the last submission
-  (``bbopt.summarize(result, interval=...)``), and the change of the mean wait against naive.
-- ``--ssd`` adds the Section 5 case study: S5-S7 (local SSD requests per node on top of S2, 80/20,
-  50/50, 20/80 between 0-128 and 129-256 GB) on the same machine with half of the nodes at
-  128 GB and half at 256 GB; bbsched then optimises four objectives (nodes, BB, SSD use,
-  wasted SSD). SSD utilisation and waste are added to the table.
+- ``--jobs N``: the first N jobs of the trace for Original and S1-S4 (``first``);
+  ``--ssd-jobs N`` for S5-S7 (default the spec's 5,000); ``--no-ssd`` leaves S5-S7 out;
+- ``--workloads``, ``--orders`` (``wfp,fcfs``: the spec's ``budgets`` entries),
+  ``--policies``: subsets of the spec's;
+- ``--bb-demand D``: size the BB so that S4's BB demand is D x its node demand (default 1);
+- ``--backfill cpu``: EASY reserves the head job's processors only, as simulators whose
+  backfilling ignores the BB (``reserve_bb: false`` on every order);
+- ``--machine theta``: a capability-computing workload instead of KTH (the ``capability``
+  generator: Theta's 4,392 nodes, jobs of 128 nodes and more, Lublin-Feitelson sizes and
+  runtimes, node load 0.85, 17.18 % of the jobs asking log-uniformly in [1 GB, 285 TB]; S1-S4
+  with the paper's own 5 TB / 20 TB thresholds), ``--theta-jobs`` of them (default 8,000), on the
+  paper's 1.26 PB (``--theta-bb 1.26e15``, default) or a BB sized as for KTH (``auto``).
+  Measured earlier with direct runs (6,000 jobs, WFP): with 1.26 PB the BB is never short (S4
+  BB demand 0.23) and bbsched is 6-12 % *worse* than naive; sized (339 TB, S4 BB demand 0.87)
+  bbsched is -5 % (S2), -6 % (S3) and +6 % (S4) against naive, bin-packing -8 %, -6 %, +5 %:
+  bbsched's advantage does not grow toward the paper's -41 % on this workload.
 
-``--machine theta`` runs the same tables on a capability-computing workload instead of KTH
-(:mod:`bbopt.workloads.generators.capability`): Theta's 4,392 nodes, jobs of 128 nodes and more
-(Lublin-Feitelson sizes and runtimes), offered node load 0.85, 17.18 % of the jobs asking
-log-uniformly in [1 GB, 285 TB], S1-S4 with the paper's own 5 TB / 20 TB thresholds; the BB is
-the paper's 1.26 PB (``--theta-bb 1.26e15``, default) or, with ``--theta-bb auto``, sized as for
-KTH (S4's BB demand = ``--bb-demand`` x node demand). Measured (6,000 jobs, WFP, window 20):
-with 1.26 PB the BB is never short (S4 BB demand 0.23) and bbsched is 6-12 % *worse* than
-naive; with ``auto`` (339 TB, S4 BB demand 0.87 = node demand) bbsched is -5 % (S2), -6 % (S3)
-and +6 % (S4) against naive, bin-packing -8 %, -6 %, +5 %: bbsched's advantage does not grow
-toward the paper's -41 % on this workload.
-
-Run: ``python benchmarks/bbsched_reproduction.py [--jobs N] [--workloads Original,S4]
-[--orders wfp,fcfs] [--policies naive,bbsched] [--ssd]`` (the whole default run takes about 40
-minutes; ``--jobs 5000 --workloads S4`` a few minutes).
+Run: ``python benchmarks/bbsched_reproduction.py [--quick] [--out DIR] [-j N | --serial |
+--dask local] [options above]``; the whole spec is 95 runs (about 70 minutes serial, the
+full-trace runs about a minute each).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import json
 import sys
-import time
-from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bbopt.analysis.store import collect  # noqa: E402
+from bbopt.analysis.sweep import plan, run_sweep  # noqa: E402
+from bbopt.analysis.sweep_inputs import _workload  # noqa: E402
+from bbopt.analysis.sweep_spec import SweepSpec, parse_spec  # noqa: E402
+from bbopt.core import TB  # noqa: E402
+from bbopt.units import read_document  # noqa: E402
 
-from _data import data_path  # noqa: E402
-
-from bbopt import simulate  # noqa: E402
-from bbopt.analysis.metrics import summarize  # noqa: E402
-from bbopt.core import DAY, GB, TB, Job, Platform  # noqa: E402
-from bbopt.workloads.generators.bbsched import bbsched_scenario, theta_ssd_platform  # noqa: E402
-from bbopt.workloads.generators.capability import (  # noqa: E402
-    CapabilityModel,
-    job_rate_per_day,
-    theta_platform,
-)
-from bbopt.workloads.swf import read_swf  # noqa: E402
-
-KTH = "KTH-SP2-1996-2.1-cln.swf"
-NODES = 100
+SPEC = ROOT / "experiments" / "bbsched.yaml"
+BASE = ("Original", "S1", "S2", "S3", "S4")
+SSD = ("S5", "S6", "S7")
 THETA_NODES = 4392
-#: Theta's share of jobs with more than 1 GB of I/O, and the range of those requests.
-ORIGINAL_SHARE = 0.1718
-ORIGINAL_RANGE = (1 * GB, 285 * TB)
-#: The default methods; add bbsched-nsga2 (the paper's solver) with ``--policies``: at about
-#: 0.2 s per decision it needs a few hours for the whole trace, minutes for ``--jobs 3000``.
-POLICIES = ["naive", "weighted", "weighted-cpu", "weighted-bb", "constrained-cpu",
-            "constrained-bb", "bin-packing", "bbsched"]
-SSD_POLICIES = ["naive", "weighted", "constrained-cpu", "bin-packing", "bbsched"]
-WARMUP = 15 * DAY
 
 
-def original_requests(jobs: list[Job], seed: int) -> list[Job]:
-    """The "Original" workload: a Theta-like share of jobs with Theta-like requests, scaled."""
-    rng = np.random.default_rng(seed)
-    scale = NODES / THETA_NODES
-    lo, hi = np.log(ORIGINAL_RANGE[0]), np.log(ORIGINAL_RANGE[1])
-    asks = rng.random(len(jobs)) < ORIGINAL_SHARE
-    size = np.round(np.exp(rng.uniform(lo, hi, len(jobs))) * scale / 1e6) * 1e6
-    return [replace(j, bb=float(b)) if a else replace(j, bb=0.0)
-            for j, a, b in zip(jobs, asks, size, strict=True)]
+def rewrite(doc: dict, args: argparse.Namespace) -> dict:
+    """The spec document with the command line's choices applied (module docstring)."""
+    doc = copy.deepcopy(doc)
+    if args.quick:
+        quick = doc.pop("quick")
+        from bbopt.analysis.sweep_spec import merge
+
+        doc = merge(doc, quick)
+    doc.pop("quick", None)
+    if args.machine == "theta":
+        gen = {"name": "capability", "n_jobs": args.theta_jobs}
+        doc["workloads"] = {"Original": {"generator": gen}}
+        for name in BASE[1:]:
+            doc["workloads"][name] = {"generator": gen,
+                                      "transforms": [{"name": "bbsched", "scenario": name}]}
+        bb = ({"sized_by": "S4", "demand": args.bb_demand} if args.theta_bb == "auto"
+              else float(args.theta_bb))
+        doc["platforms"] = [{"name": "theta", "nodes": THETA_NODES, "bb": bb}]
+        doc["exclude"] = []
+    names = list(doc["workloads"])
+    if args.jobs:
+        for name in BASE:
+            if name in doc["workloads"]:
+                doc["workloads"][name]["first"] = args.jobs
+    if args.ssd_jobs:
+        for name in SSD:
+            if name in doc["workloads"]:
+                doc["workloads"][name]["first"] = args.ssd_jobs
+    keep = set(filter(None, args.workloads.split(","))) if args.workloads else set(names)
+    if args.no_ssd:
+        keep -= set(SSD)
+    unknown = keep - set(names)
+    if unknown:
+        raise SystemExit(f"unknown workloads {sorted(unknown)}; the spec's: {names}")
+    dropped = [n for n in names if n not in keep]  # kept in the spec: a BB may be sized by one
+    doc["exclude"] = list(doc.get("exclude") or []) + ([{"workload": dropped}] if dropped
+                                                       else [])
+    for p in doc["platforms"]:
+        if isinstance(p, dict) and isinstance(p.get("bb"), dict):
+            p["bb"]["demand"] = args.bb_demand
+    budgets = [b for b in doc["budgets"] if b["name"] in args.orders.split(",")]
+    if not budgets:
+        raise SystemExit(f"no order among {args.orders}; the spec's: "
+                         f"{[b['name'] for b in doc['budgets']]}")
+    if args.backfill == "cpu":
+        budgets = [{**b, "name": f"{b['name']}-cpu", "reserve_bb": False} for b in budgets]
+        doc["exclude"] = [{**e, "budget": [f"{x}-cpu" for x in e["budget"]]}
+                          if isinstance(e.get("budget"), list) else
+                          {**e, "budget": f"{e['budget']}-cpu"} if "budget" in e else e
+                          for e in doc["exclude"]]
+    doc["budgets"] = budgets
+    if args.policies:
+        doc["policies"] = args.policies.split(",")
+        if doc.get("reference") not in doc["policies"]:
+            doc["reference"] = doc["policies"][0]
+    return doc
 
 
-def demand(jobs: list[Job], capacity: float, attr: str) -> float:
+def _demand(jobs, capacity: float, attr: str) -> float:
     """Requested resource-seconds over capacity x submission span."""
     span = max(j.submit for j in jobs) - min(j.submit for j in jobs)
     return sum(getattr(j, attr) * (j.runtime or j.walltime) for j in jobs) / (capacity * span)
 
 
-def build(n_jobs: int | None, seed: int, bb_demand: float
-          ) -> tuple[Platform, dict[str, list[Job]]]:
-    """The platform and the Original, S1-S4 workloads (module docstring)."""
-    jobs = read_swf(data_path(KTH)).jobs
-    jobs = [j for j in (jobs[:n_jobs] if n_jobs else jobs) if j.nodes <= NODES]
-    original = original_requests(jobs, seed)
-    scale = NODES / THETA_NODES
-    # Requests never exceed Theta's largest, scaled: the capacity below is larger.
-    s4 = bbsched_scenario(original, "S4", seed + 1, scale=scale)
-    capacity = demand(s4, 1.0, "bb") / (bb_demand * demand(jobs, NODES, "nodes"))
-    capacity = max(capacity, ORIGINAL_RANGE[1] * scale)
-    platform = Platform(NODES, float(np.floor(capacity / GB) * GB), name="kth-bb")
-    out = {"Original": original}
-    for k, name in enumerate(("S1", "S2", "S3", "S4")):
-        out[name] = s4 if name == "S4" else bbsched_scenario(original, name, seed + 1 + k,
-                                                             scale=scale)
-    return platform, out
+def print_tables(spec: SweepSpec, out: Path, hashes: list[str]) -> None:
+    tasks = {t.hash: t for t in plan(spec)}
+    table = collect(out)
+    table = table[table["run"].isin(hashes)]
+    reference = spec.reference
+    for (workload, platform, budget), sel in table.groupby(["workload", "platform", "budget"],
+                                                           sort=False):
+        t = tasks[sel["run"].iloc[0]]
+        jobs, _ = _workload(t.workload_spec, t.workload_seed)
+        pspec = json.loads(t.platform_spec)
+        nodes, bb = int(pspec["nodes"]), float(pspec["bb"])
+        ssd = "ssd_utilization" in sel and sel["ssd_utilization"].notna().any()
+        print(f"\n{workload} on {platform} ({len(jobs)} jobs, "
+              f"{sum(j.bb > 0 for j in jobs) / len(jobs):.0%} ask BB; BB {bb / TB:.2f} TB, BB "
+              f"demand {_demand(jobs, bb, 'bb'):.2f}, node demand "
+              f"{_demand(jobs, nodes, 'nodes'):.2f}), {budget}")
+        head = (f"{'policy':<16}{'mean wait h':>12}{'vs ' + str(reference):>12}"
+                f"{'mean bsld':>11}{'node use':>10}{'BB use':>8}"
+                + (f"{'SSD use':>9}{'SSD waste':>10}" if ssd else "")
+                + f"{'dec p95 s':>11}{'run s':>8}")
+        print(head)
+        print("-" * len(head))
+        ref = sel.loc[sel["policy"] == reference, "mean_wait"]
+        base = float(ref.iloc[0]) if len(ref) else float("nan")
+        for _, r in sel.set_index("policy").loc[
+                [p.label for p in spec.policies if p.label in set(sel["policy"])]].iterrows():
+            line = (f"{r.name:<16}{r['mean_wait'] / 3600:>12.2f}"
+                    f"{(r['mean_wait'] / base - 1) * 100:>11.1f}%"
+                    f"{r['mean_bounded_slowdown']:>11.2f}{r['node_utilization']:>10.3f}"
+                    f"{r['bb_utilization']:>8.3f}")
+            if ssd:
+                line += f"{r['ssd_utilization']:>9.3f}{r['ssd_waste']:>10.3f}"
+            print(line + f"{r['decision_time_p95']:>11.4f}{r['wall_time']:>8.1f}")
 
 
-def build_theta(n_jobs: int | None, seed: int, bb: str, bb_demand: float
-                ) -> tuple[Platform, dict[str, list[Job]]]:
-    """Theta-like platform and the capability workload's Original, S1-S4 (module docstring)."""
-    original = CapabilityModel().generate(n_jobs or 8000, seed)
-    out = {"Original": original}
-    for k, name in enumerate(("S1", "S2", "S3", "S4")):
-        out[name] = bbsched_scenario(original, name, seed + 1 + k)
-    if bb == "auto":
-        nodes = theta_platform().nodes
-        capacity = demand(out["S4"], 1.0, "bb") / (bb_demand * demand(original, nodes, "nodes"))
-        capacity = max(capacity, max(j.bb for j in out["S4"]))
-        platform = theta_platform(float(np.ceil(capacity / TB) * TB))
-    else:
-        platform = theta_platform(float(bb))
-    return platform, out
-
-
-def measured(jobs: list[Job]) -> tuple[float, float]:
-    first = min(j.submit for j in jobs)
-    last = max(j.submit for j in jobs)
-    if last - first <= 4 * WARMUP:
-        return first, last + 1.0
-    return first + WARMUP, last - WARMUP
-
-
-def run_table(title: str, jobs: list[Job], platform: Platform, policies: list[str],
-              order: str, ssd: bool = False, reserve_bb: bool = True) -> None:
-    interval = measured(jobs)
-    print(f"\n{title}")
-    head = (f"{'policy':<16}{'mean wait h':>12}{'vs naive':>10}{'mean bsld':>11}"
-            f"{'node use':>10}{'BB use':>8}" + (f"{'SSD use':>9}{'SSD waste':>10}" if ssd else "")
-            + f"{'dec p95 s':>11}{'run s':>8}")
-    print(head)
-    print("-" * len(head))
-    base = None
-    for p in policies:
-        t0 = time.perf_counter()
-        res = simulate(jobs, platform, p, options={"order": order, "reserve_bb": reserve_bb})
-        m = summarize(res, interval=interval)
-        whole = summarize(res)
-        wait = m["mean_wait"] / 3600
-        base = wait if base is None else base
-        line = (f"{p:<16}{wait:>12.2f}{(wait / base - 1) * 100:>9.1f}%"
-                f"{m['mean_bounded_slowdown']:>11.2f}{m['node_utilization']:>10.3f}"
-                f"{m['bb_utilization']:>8.3f}")
-        if ssd:
-            line += f"{whole['ssd_utilization']:>9.3f}{whole['ssd_waste']:>10.3f}"
-        print(line + f"{whole['decision_time_p95']:>11.4f}{time.perf_counter() - t0:>8.1f}",
-              flush=True)
-
-
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="the spec's quick variant")
+    ap.add_argument("--out", default=None, help="results store (default results/bbsched...)")
+    ap.add_argument("-j", "--workers", type=int, default=None)
+    ap.add_argument("--serial", action="store_true")
+    ap.add_argument("--dask", default=None, metavar="local|tcp://HOST:PORT")
     ap.add_argument("--jobs", type=int, default=None, help="first N jobs (default: all)")
-    ap.add_argument("--workloads", default="Original,S1,S2,S3,S4",
-                    help="comma-separated, from Original,S1,S2,S3,S4 (empty: none)")
+    ap.add_argument("--ssd-jobs", type=int, default=None)
+    ap.add_argument("--no-ssd", action="store_true", help="leave the S5-S7 case study out")
+    ap.add_argument("--workloads", default=None, help="comma-separated subset of the spec's")
     ap.add_argument("--orders", default="wfp,fcfs")
-    ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--policies", default=None)
     ap.add_argument("--bb-demand", type=float, default=1.0,
                     help="S4's BB demand over node demand, which sizes the BB (default 1)")
     ap.add_argument("--backfill", choices=("bb", "cpu"), default="bb",
                     help="EASY reservation of the head job: processors and BB (default) or "
-                         "processors only, as simulators whose backfilling ignores BB")
-    ap.add_argument("--ssd", action="store_true", help="add the S5-S7 local-SSD case study")
-    ap.add_argument("--ssd-jobs", type=int, default=5000)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--machine", choices=("kth", "theta"), default="kth",
-                    help="KTH trace (default) or the capability workload on Theta")
+                         "processors only")
+    ap.add_argument("--machine", choices=("kth", "theta"), default="kth")
+    ap.add_argument("--theta-jobs", type=int, default=8000)
     ap.add_argument("--theta-bb", default="1.26e15",
                     help="Theta's BB in bytes (default the paper's 1.26 PB) or 'auto'")
-    args = ap.parse_args()
-    policies = args.policies.split(",")
-    if args.machine == "theta":
-        platform, workloads = build_theta(args.jobs, args.seed, args.theta_bb, args.bb_demand)
-        orig = workloads["Original"]
-        print(f"Capability workload (Theta-like), {len(orig)} jobs on {platform.nodes} nodes "
-              f"(mean {np.mean([j.nodes for j in orig]):.0f}, min "
-              f"{min(j.nodes for j in orig)}), {job_rate_per_day(orig):.0f} jobs/day, BB "
-              f"{platform.bb / TB:,.0f} TB; window 20, EASY backfilling with BB; metrics "
-              f"without the first and last 15 days")
-    else:
-        platform, workloads = build(args.jobs, args.seed, args.bb_demand)
-        print(f"KTH-SP2, {len(workloads['Original'])} jobs on {NODES} nodes, BB "
-              f"{platform.bb / TB:.2f} TB (sized for S4 BB demand = {args.bb_demand:g} x node "
-              f"demand); window 20, EASY backfilling with BB; metrics without the first and "
-              f"last 15 days")
-    for name in filter(None, args.workloads.split(",")):
-        jobs = workloads[name]
-        share = np.mean([j.bb > 0 for j in jobs])
-        for order in args.orders.split(","):
-            run_table(f"{name} ({share:.0%} of jobs ask BB; BB demand "
-                      f"{demand(jobs, platform.bb, 'bb'):.2f}, node demand "
-                      f"{demand(jobs, platform.nodes, 'nodes'):.2f}), base order {order}",
-                      jobs, platform, policies, order, reserve_bb=args.backfill == "bb")
-    if args.ssd:
-        ssd_platform = theta_ssd_platform(platform.nodes, platform.bb)
-        base = workloads["Original"][:args.ssd_jobs]
-        for k, name in enumerate(("S5", "S6", "S7")):
-            jobs = bbsched_scenario(base, name, args.seed + 10 + k,
-                                    scale=platform.nodes / THETA_NODES)
-            run_table(f"{name} (S2 + local SSD per node), first {len(jobs)} jobs, half the "
-                      "nodes 128 GB, half 256 GB, base order wfp", jobs, ssd_platform,
-                      SSD_POLICIES, "wfp", ssd=True, reserve_bb=args.backfill == "bb")
+    return ap
+
+
+def main() -> None:
+    args = parser().parse_args()
+    doc = rewrite(read_document(SPEC), args)
+    spec = parse_spec(doc, source=str(SPEC), base=SPEC.parent)
+    suffix = ("-quick" if args.quick else "") + ("-theta" if args.machine == "theta" else "")
+    out = Path(args.out or f"results/bbsched{suffix}")
+    rep = run_sweep(spec, out, executor="serial" if args.serial else "processes",
+                    workers=args.workers, dask=args.dask, progress=sys.stderr.isatty(),
+                    spec_text=json.dumps(doc, indent=1))
+    print(f"{rep.total} runs ({rep.skipped} already in {out}, {rep.ran} run, {rep.failed} "
+          f"failed) in {rep.wall_time:.0f} s; window 20, EASY backfilling "
+          f"({'processors only' if args.backfill == 'cpu' else 'with BB'}); metrics without "
+          "the first and last 15 days")
+    for f in rep.failures:
+        print("failed:", f)
+    print_tables(spec, out, rep.hashes)
 
 
 if __name__ == "__main__":

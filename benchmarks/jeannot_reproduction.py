@@ -75,10 +75,16 @@ from bbopt.workloads.generators.jeannot import generate  # noqa: E402
 
 FAMILIES = {"M-BN": ("mira", "binormal"), "M-No": ("mira", "normal"),
             "U-BN": ("uniform", "binormal"), "U-No": ("uniform", "normal")}
-STRATEGIES = ("io-list", "pack-random", "pack-max", "pack-char", "pack-opt")
-PACKS = ("pack-random", "pack-max", "pack-char", "pack-opt", "pack-opt-char")
-COLORS = {"io-list": "k", "pack-random": "tab:blue", "pack-max": "tab:orange",
-          "pack-char": "tab:green", "pack-opt": "tab:red", "pack-opt-char": "tab:purple"}
+STRATEGIES = ("io-list", "io-list-greedy", "pack-random", "pack-max", "pack-char", "pack-opt")
+#: Strategy labels that are a policy with options (the others are policy names).
+VARIANTS = {"io-list-greedy": ("io-list", {"backfill": "greedy"}),
+            "pack-char-desc": ("pack-char", {"order": "char-desc"})}
+LISTS = ("io-list", "io-list-greedy")
+PACKS = ("pack-random", "pack-max", "pack-char", "pack-char-desc", "pack-opt", "pack-opt-char")
+PAPER_PACKS = ("pack-random", "pack-max", "pack-char")
+COLORS = {"io-list": "k", "io-list-greedy": "tab:gray", "pack-random": "tab:blue",
+          "pack-max": "tab:orange", "pack-char": "tab:green", "pack-char-desc": "tab:olive",
+          "pack-opt": "tab:red", "pack-opt-char": "tab:purple"}
 BINS = 60
 
 
@@ -98,8 +104,10 @@ def run_cell(family: str, alpha: float, seed: int, apps: int, strategies: tuple[
     out = []
     for strategy in strategies:
         model = ExclusiveIO()
+        policy, options = VARIANTS.get(strategy, (strategy, None))
         t0, c0 = time.perf_counter(), cpu_time()
-        res = simulate(wl.jobs, Platform(nodes=wl.nodes), strategy, execution=model)
+        res = simulate(wl.jobs, Platform(nodes=wl.nodes), policy, options=options,
+                       execution=model)
         wall, cpu = time.perf_counter() - t0, cpu_time() - c0
         m = pack_metrics(res, model)
         u = usage_over_time(res, model, bins=BINS)
@@ -125,6 +133,9 @@ def main() -> None:
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="bbopt-out/jeannot")
+    ap.add_argument("--results", default=None, metavar="DIR",
+                    help="also write results.md (summary table and findings) and the figures "
+                         "at a small size (dpi 80) into DIR, e.g. benchmarks/results/jeannot")
     ap.add_argument("--timing-only", action="store_true")
     ap.add_argument("--no-timing", action="store_true")
     args = ap.parse_args()
@@ -156,6 +167,16 @@ def grid(args, out: Path) -> None:
                 rows.append(m)
                 curves[(m["family"], m["alpha"], m["seed"], m["strategy"])] = u
     total = time.perf_counter() - t0
+    # a (family, alpha) cell counts only if every seed reached its alpha (same workload count
+    # for every strategy and cell); the others are listed with how many seeds reached it
+    partial = {(f, a) for f, a in unreachable}
+    all_rows = rows
+    rows = [r for r in rows if (r["family"], r["alpha"]) not in partial]
+    for (f, a) in sorted(partial):
+        n = len({r["seed"] for r in all_rows if (r["family"], r["alpha"]) == (f, a)})
+        if n:
+            unreachable[(f, a)] += f" (reached by {n}/{args.seeds} seeds only: left out)"
+    curves = {k: v for k, v in curves.items() if (k[0], k[1]) not in partial}
     if not rows:
         print("no reachable (family, alpha) cell:", ", ".join(
             f"{f} {a:.1f} ({why.split(': ', 1)[-1]})" for (f, a), why in unreachable.items()))
@@ -175,7 +196,8 @@ def grid(args, out: Path) -> None:
         print("\nunreachable (family, alpha) -- skipped:")
         for (f, a), why in sorted(unreachable.items()):
             print(f"  {f} {a:.1f}: {why.split(': ', 1)[-1]}")
-    verdicts(summary, rows)
+    print("\nTable 1, finding by finding:")
+    lines = verdicts(summary, rows)
     run_s = np.array([r["run_seconds"] for r in rows])
     cpu_s = np.array([r["cpu_seconds"] for r in rows])
     print(f"\ngrid: {len(rows)} runs in {total:.0f} s wall ({args.workers} workers); per run "
@@ -195,6 +217,17 @@ def grid(args, out: Path) -> None:
     figures(rows, curves, summary, out)
     print(f"\nwritten: {out}/runs.csv, summary.csv, fig4_5_utilisation.png, "
           "fig6_max_stretch.png, fig7_mean_stretch.png, fig8_usage.png, fig9_stretch_idle.png")
+    if args.results:
+        res = Path(args.results)
+        res.mkdir(parents=True, exist_ok=True)
+        figures(rows, curves, summary, res, dpi=80)
+        meta = (f"{len(rows)} runs: {len({(r['family'], r['alpha']) for r in rows})} (family, "
+                f"alpha) cells x {args.seeds} seeds x {len(strategies)} strategies "
+                f"({', '.join(strategies)}), {args.apps} applications per static batch, "
+                f"exclusive I/O (one I/O node). Written by `python "
+                f"benchmarks/jeannot_reproduction.py --results {args.results}`.")
+        (res / "results.md").write_text(results_markdown(summary, lines, unreachable, meta))
+        print(f"written: {res}/results.md and the figures at dpi 80")
 
 
 METRICS = ("utilisation", "utilisation_steady", "utilisation_tail", "idle_ratio",
@@ -234,81 +267,81 @@ def _get(summary, family, alpha, strategy, key):
     return math.nan
 
 
-def verdicts(summary, rows) -> None:
-    """The paper's Table 1 findings, checked on this grid (printed with the numbers)."""
+def _degenerate(summary, family, alpha) -> bool:
+    """Every strategy gives the same utilisation: the applications run one after the other
+    (on the Uniform protocol at alpha <= 0.3 every application takes all the nodes)."""
+    vals = [d["utilisation"] for d in summary if d["family"] == family and d["alpha"] == alpha]
+    return bool(vals) and max(vals) - min(vals) <= 1e-3
+
+
+def verdicts(summary, rows) -> list[str]:
+    """The paper's Table 1 findings, checked on this grid: lines of text (printed, and written
+    into the results table)."""
+    lines: list[str] = []
+
+    def say(text: str) -> None:
+        print(text)
+        lines.append(text)
+
     fams = sorted({d["family"] for d in summary})
     alphas = sorted({d["alpha"] for d in summary})
     strategies = sorted({d["strategy"] for d in summary})
+    lists = [s for s in LISTS if s in strategies]
     packs = [s for s in strategies if s in PACKS]
-    print("\nTable 1, finding by finding:")
+    paper = [s for s in PAPER_PACKS if s in strategies]
+    live = [(f, a) for f in fams for a in alphas
+            if not math.isnan(_get(summary, f, a, lists[0], "utilisation"))
+            and not _degenerate(summary, f, a)]
+    dead = [(f, a) for f in fams for a in alphas
+            if not math.isnan(_get(summary, f, a, lists[0], "utilisation"))
+            and _degenerate(summary, f, a)]
+    if dead:
+        say("cells where every strategy gives the same schedule (left out below): "
+            + ", ".join(f"{f} {a:.1f}" for f, a in dead))
 
     # 1. list better utilisation for compute-intensive (low alpha) workloads
-    low = [a for a in alphas if a <= 0.3]
-    wins, ties, total = 0, 0, 0
-    for f in fams:
-        for a in low:
-            lst = _get(summary, f, a, "io-list", "utilisation")
-            best_pack = max(_get(summary, f, a, s, "utilisation") for s in packs)
-            if not math.isnan(lst) and not math.isnan(best_pack):
-                total += 1
-                tie = abs(lst - best_pack) <= 1e-3  # e.g. every application on all nodes
-                ties += tie
-                wins += not tie and lst > best_pack
-                print(f"  [1] {f} alpha {a:.1f}: utilisation list {lst:.3f} vs best pack "
-                      f"{best_pack:.3f}")
-    print(f"  -> (1) list has the better utilisation at alpha <= 0.3 in {wins}/{total} cells "
-          f"({ties} tied within 0.001)")
+    low = [(f, a) for f, a in live if a <= 0.3]
+    for lst in lists:
+        parts, wins = [], 0
+        for f, a in low:
+            u = _get(summary, f, a, lst, "utilisation")
+            best = max(_get(summary, f, a, s, "utilisation") for s in paper)
+            wins += u > best
+            parts.append(f"{f} {a:.1f} {u:.3f}/{best:.3f}")
+        say(f"(1) {lst}: whole-run utilisation above the best of the paper's pack orders at "
+            f"alpha <= 0.3 in {wins}/{len(low)} cells (list/best pack: {'; '.join(parts)})")
 
     # 2. pack lower stretch
-    for key in ("max_stretch", "mean_stretch"):
-        better = {s: 0 for s in packs}
-        cells = 0
-        for f in fams:
-            for a in alphas:
-                lst = _get(summary, f, a, "io-list", key)
-                if math.isnan(lst):
-                    continue
-                cells += 1
-                for s in packs:
-                    better[s] += _get(summary, f, a, s, key) < lst
-        print(f"  -> (2) {key}: cells where a pack variant is below list (of {cells}): "
-              + ", ".join(f"{s} {better[s]}" for s in packs))
+    for lst in lists:
+        for key in ("mean_stretch", "max_stretch"):
+            better = {s: sum(_get(summary, f, a, s, key) < _get(summary, f, a, lst, key)
+                             for f, a in live) for s in packs}
+            say(f"(2) {key}: cells (of {len(live)}) where a pack variant is below {lst}: "
+                + ", ".join(f"{s} {n}" for s, n in better.items()))
 
     # 3. pack overtakes list in steady state above alpha ~ 0.6
-    for f in fams:
-        parts = []
-        for a in alphas:
-            lst = _get(summary, f, a, "io-list", "utilisation_steady")
-            if math.isnan(lst):
-                continue
-            pm = _get(summary, f, a, "pack-max", "utilisation_steady")
-            po = _get(summary, f, a, "pack-opt", "utilisation_steady")
-            parts.append(f"{a:.1f}: list {lst:.3f} max {pm:.3f} opt {po:.3f}")
-        print(f"  [3] {f} steady-state utilisation: " + "; ".join(parts))
-    hi = [(f, a) for f in fams for a in alphas if a >= 0.6
-          and not math.isnan(_get(summary, f, a, "io-list", "utilisation_steady"))]
-    over = sum(max(_get(summary, f, a, s, "utilisation_steady") for s in packs)
-               > _get(summary, f, a, "io-list", "utilisation_steady") for f, a in hi)
-    lo = [(f, a) for f in fams for a in alphas if a < 0.6
-          and not math.isnan(_get(summary, f, a, "io-list", "utilisation_steady"))]
-    over_lo = sum(max(_get(summary, f, a, s, "utilisation_steady") for s in packs)
-                  > _get(summary, f, a, "io-list", "utilisation_steady") for f, a in lo)
-    print(f"  -> (3) best pack beats list in steady state in {over}/{len(hi)} cells with "
-          f"alpha >= 0.6 and {over_lo}/{len(lo)} cells with alpha < 0.6")
+    for lst in lists:
+        for lo_hi, sel in (("alpha >= 0.6", [(f, a) for f, a in live if a >= 0.6]),
+                           ("alpha < 0.6", [(f, a) for f, a in live if a < 0.6])):
+            over = [(f, a) for f, a in sel
+                    if max(_get(summary, f, a, s, "utilisation_steady") for s in paper)
+                    > _get(summary, f, a, lst, "utilisation_steady")]
+            say(f"(3) best paper pack order above {lst} in steady-state utilisation, "
+                f"{lo_hi}: {len(over)}/{len(sel)} cells"
+                + (f" ({', '.join(f'{f} {a:.1f}' for f, a in over)})" if over else ""))
 
     # 4. Char best on uniform, worst on M-BN (mean stretch among the paper's pack orders)
-    paper_packs = [s for s in ("pack-random", "pack-max", "pack-char") if s in strategies]
     for f in fams:
-        rank_best = rank_worst = cells = 0
+        best = worst = cells = 0
         for a in alphas:
-            vals = {s: _get(summary, f, a, s, "mean_stretch") for s in paper_packs}
-            if any(math.isnan(v) for v in vals.values()):
+            if (f, a) not in live:
                 continue
+            vals = {s: _get(summary, f, a, s, "mean_stretch") for s in paper}
             cells += 1
-            rank_best += min(vals, key=vals.get) == "pack-char"
-            rank_worst += max(vals, key=vals.get) == "pack-char"
-        print(f"  -> (4) {f}: Char has the lowest mean stretch of the paper's orders in "
-              f"{rank_best}/{cells} alphas, the highest in {rank_worst}/{cells}")
+            best += min(vals, key=vals.get) == "pack-char"
+            worst += max(vals, key=vals.get) == "pack-char"
+        say(f"(4) {f}: Char has the lowest mean stretch of the paper's orders in {best}/{cells} "
+            f"alphas, the highest in {worst}/{cells}")
 
     # 5. no steady state for pack on M-BN (Figure 8): trends of nodes and I/O over time
     for f in fams:
@@ -317,11 +350,38 @@ def verdicts(summary, rows) -> None:
             tn = np.nanmean([_get(summary, f, a, s, "trend_nodes") for a in alphas])
             ti = np.nanmean([_get(summary, f, a, s, "trend_io") for a in alphas])
             parts.append(f"{s} nodes {tn:+.3f} io {ti:+.3f}")
-        print(f"  [5] {f} usage slopes over the run (per run length, first 90 %): "
-              + "; ".join(parts))
+        say(f"(5) {f} usage slopes over the run (per run length, first 90 %): "
+            + "; ".join(parts))
+    return lines
 
 
-def figures(rows, curves, summary, out: Path) -> None:
+def results_markdown(summary, lines, unreachable, meta: str) -> str:
+    """The summary table (means over seeds) and the findings, as a small markdown page."""
+    out = ["# Jeannot, Pallez & Vidal (IJHPCA 2023): list vs pack scheduling under exclusive "
+           "I/O", "", meta, "",
+           "Means over seeds of: whole-run utilisation (node-time doing work, FIFO waits for "
+           "the I/O node excluded), its steady-state part (up to the last start), idle ratio "
+           "(unallocated node-time), max and mean stretch (run time over the time alone, "
+           "equation (1)), makespan.", "",
+           "| family | alpha | strategy | util | steady | idle | max stretch | mean stretch "
+           "| makespan h |", "|---|---|---|---|---|---|---|---|---|"]
+    for d in summary:
+        out.append(f"| {d['family']} | {d['alpha']:.1f} | {d['strategy']} | "
+                   f"{d['utilisation']:.3f} | {d['utilisation_steady']:.3f} | "
+                   f"{d['idle_ratio']:.3f} | {d['max_stretch']:.3f} | "
+                   f"{d['mean_stretch']:.4f} | {d['makespan'] / 3600:.1f} |")
+    if unreachable:
+        out += ["", "Unreachable (family, alpha), skipped: " + ", ".join(
+            f"{f} {a:.1f}" for f, a in sorted(unreachable))]
+    out += ["", "## Table 1, finding by finding", "", "```", *lines, "```", "",
+            "Figures: [utilisation over time](fig4_5_utilisation.png) (Figures 4-5), "
+            "[max stretch](fig6_max_stretch.png) and [mean stretch](fig7_mean_stretch.png) vs "
+            "alpha (Figures 6-7), [resource usage](fig8_usage.png) (Figure 8), "
+            "[mean stretch vs idle ratio](fig9_stretch_idle.png) (Figure 9).", ""]
+    return "\n".join(out)
+
+
+def figures(rows, curves, summary, out: Path, dpi: int = 110) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -358,7 +418,7 @@ def figures(rows, curves, summary, out: Path) -> None:
     # the legend on the first panel with curves (an unreachable alpha leaves a panel empty)
     next((ax for row in axes for ax in row if ax.lines), axes[0][0]).legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(out / "fig4_5_utilisation.png", dpi=110)
+    fig.savefig(out / "fig4_5_utilisation.png", dpi=dpi)
     plt.close(fig)
 
     # Figures 6-7: max and mean stretch vs alpha
@@ -383,7 +443,7 @@ def figures(rows, curves, summary, out: Path) -> None:
                 ax.set_ylabel(key.replace("_", " "))
         axes[0][0].legend(fontsize=6)
         fig.tight_layout()
-        fig.savefig(out / name, dpi=110)
+        fig.savefig(out / name, dpi=dpi)
         plt.close(fig)
 
     # Figure 8: usage over normalised time on M-BN and M-No at the middle reachable alpha
@@ -406,7 +466,7 @@ def figures(rows, curves, summary, out: Path) -> None:
             ax.set_xlabel("time / makespan", fontsize=7)
     axes[0][0].legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(out / "fig8_usage.png", dpi=110)
+    fig.savefig(out / "fig8_usage.png", dpi=dpi)
     plt.close(fig)
 
     # Figure 9: mean stretch vs idle ratio on M-BN
@@ -422,7 +482,7 @@ def figures(rows, curves, summary, out: Path) -> None:
     ax.set_title(f"{f}: mean stretch vs idle ratio", fontsize=9)
     ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(out / "fig9_stretch_idle.png", dpi=110)
+    fig.savefig(out / "fig9_stretch_idle.png", dpi=dpi)
     plt.close(fig)
 
 

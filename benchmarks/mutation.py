@@ -4,8 +4,10 @@ Each mutant below is a small, realistic bug in one rule the papers or the README
 EASY variants and conservative backfilling of Kopanski & Rzadca, Section 3.2; BBSched's decision
 rule and starvation bound, Fan et al., Sections 3.1 and 3.2.4; the plan model and its annealing,
 Kopanski & Rzadca, Section 3.3; Herbein's sorted max-min contention; the metrics' definitions;
-the trace readers). For every mutant the script copies ``bbopt/`` and ``tests/`` (plus
-``pyproject.toml`` and ``benchmarks/_data.py``) into a fresh temporary directory, replaces one
+the trace readers; OMFS's eviction rules; Jeannot et al.'s list and pack scheduling; the
+sweep's results store; the Slurm bridge's checks). For every mutant the script copies
+``bbopt/``, ``tests/``, ``examples/`` and ``experiments/`` (plus ``pyproject.toml``,
+``README.md`` and ``benchmarks/_data.py``) into a fresh temporary directory, replaces one
 exact snippet of one file, runs the fast suite there (``pytest -q -x -m "not slow"``) and records
 whether a test failed (killed) or not (survived). A snippet that is no longer found exactly once
 is reported as ``stale`` (the code moved; the mutant needs updating), never silently skipped.
@@ -330,18 +332,82 @@ MUTANTS: list[Mutant] = [
     M("exclusive-io-lifo", "bbopt/simulation/exclusive_io.py",
       "k, since = fifo.popleft()", "k, since = fifo.pop()",
       "an I/O node serves waiting transfers first come, first served"),
+    # --- fair share (Zvi & Oren, OMFS, Algorithm 1) ------------------------------------------
+    M("omfs-ignores-quantum", "bbopt/policies/fairshare.py",
+      "now - r.start >= self.quantum", "now - r.start >= 0",
+      "a job runs at least one quantum before it may be evicted"),
+    # (Dropping "entity_of(r.job) != u" from the candidates is equivalent: a job evicts only
+    # when it fits within its entity's entitlement, so its entity is never over-entitled.)
+    # (So is ">=" for ">" in the candidates' over-entitled test: the victim-choice model gives
+    # an entity at its entitlement no slack; "victims-below-entitlement" plants that rule's bug.)
+    M("omfs-nonpreemptable-beyond-entitlement", "bbopt/policies/fairshare.py",
+      "if not _preemptable(job) and held_np.get(u, 0) + job.nodes > ent:",
+      "if not _preemptable(job) and held_np.get(u, 0) > ent:",
+      "non-preemptable jobs never take an entity beyond its entitlement (line 26)"),
+    # --- I/O-aware list scheduling and pack backfilling (Jeannot, Pallez & Vidal) -------------
+    M("io-list-ignores-bandwidth", "bbopt/policies/packs.py",
+      "if job.nodes <= free_n and used_bw + bw <= cap_bw:", "if job.nodes <= free_n:",
+      "io-list starts a job only when the running jobs' average bandwidth leaves room"),
+    M("pack-backfill-outlives-pack", "bbopt/policies/packs.py",
+      "if job.nodes > free_n or now + t[i] > end * (1 + _EPS):",
+      "if job.nodes > free_n:",
+      "a job backfilled into a pack ends before the pack does (never delays the next pack)"),
+    M("pack-backfill-breaks-average", "bbopt/policies/packs.py",
+      "if io + u[i] > span * (1 + _EPS):", "if False:",
+      "a backfilled job keeps the pack within the average-bandwidth constraint"),
+    # --- experiments: the results store (resume, run names) ----------------------------------
+    M("sweep-reruns-done-cells", "bbopt/analysis/sweep.py",
+      "todo = [t for t in tasks if not store.done(t.hash)]", "todo = list(tasks)",
+      "an interrupted or widened sweep runs only the cells without a summary"),
+    M("run-hash-ignores-seed", "bbopt/analysis/sweep.py",
+      '            "seed": cell.seed,\n            "budget"', '            "budget"',
+      "the run's name changes with the seed"),
+    M("workload-hash-ignores-bb", "bbopt/analysis/store.py",
+      "j.nodes, j.bb, j.ssd,", "j.nodes, j.ssd,",
+      "the workload's content hash covers every job field (a changed BB request is a new run)"),
+    M("sweep-ignores-workload-entitlements", "bbopt/analysis/sweep_inputs.py",
+      "    return shares\n", "    return None\n",
+      "every run of a workload with entitlements is measured against them (OMFS)"),
+    M("sized-bb-ignores-demand", "bbopt/workloads/generators/bbsched.py",
+      "nodes * bb_s / (demand * node_s)", "nodes * bb_s / node_s",
+      "a BB sized from a workload gives it the BB demand asked for (Fan et al.'s S4 regime)"),
+    M("budget-entry-sets-solver-options-only", "bbopt/analysis/sweep_spec.py",
+      'if k in accepted or "**" in accepted}',
+      'if k in ("budget", "deterministic") and (k in accepted or "**" in accepted)}',
+      "a budget entry's other policy options (a base order) reach the policies"),
+    # --- experiments: frames and figures -----------------------------------------------------
+    M("to-pandas-dropped-jobs-have-times", "bbopt/simulation/result.py",
+      'ran = (a["state"] == JobState.FINISHED) | (a["state"] == JobState.KILLED)\n'
+      '        start = np.where(ran, a["start"]',
+      'ran = a["state"] != JobState.REJECTED\n        start = np.where(ran, a["start"]',
+      "the per-job frame gives times only to jobs that ran (not dropped ones)"),
+    M("gantt-first-node-range-only", "bbopt/analysis/figures.py",
+      "        for lo, hi in ranges:\n", "        for lo, hi in ranges[:1]:\n",
+      "the Gantt chart covers every node range of a job's allocation"),
+    # (Starts before ends within one instant alone is an equivalent mutant of the timeline:
+    # only the state after each instant is kept; with every event kept it is caught.)
+    # --- the Slurm bridge: checked decisions ----------------------------------------------------
+    M("bridge-skips-bb-check", "bbopt/slurm/bridge.py",
+      "if job.nodes > free_n or job.bb > free_bb + _EPS * max(1.0, job.bb):",
+      "if job.nodes > free_n:",
+      "the bridge refuses a start whose burst buffer is not free"),
+    M("bridge-forgets-bb-taken", "bbopt/slurm/bridge.py",
+      "            free_bb -= job.bb\n", "",
+      "two starts of one decision cannot both take the same free burst buffer"),
 ]
 
 
 def _copy_tree(dest: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", ".pytest_cache")
-    for name in ("bbopt", "tests"):
-        shutil.copytree(ROOT / name, dest / name, ignore=ignore)
+    for name in ("bbopt", "tests", "examples", "experiments"):
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, dest / name, ignore=ignore)
     (dest / "benchmarks").mkdir()
     for name in ("__init__.py", "_data.py"):
         if (ROOT / "benchmarks" / name).exists():
             shutil.copy2(ROOT / "benchmarks" / name, dest / "benchmarks" / name)
-    shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, dest / name)
 
 
 #: Test files run first (quick ones pinning the rules), so that most mutants die within seconds;
@@ -376,6 +442,12 @@ RELATED = {
     "bbopt/workloads/batsim.py": ["test_batsim.py"],
     "bbopt/topology": ["test_io.py"],
     "bbopt/policies/io.py": ["test_io.py"],
+    "bbopt/policies/fairshare.py": ["test_omfs.py", "test_omfs_properties.py",
+                                    "test_fairshare_baselines.py"],
+    "bbopt/policies/packs.py": ["test_pack_policies.py"],
+    "bbopt/analysis/s": ["test_sweep.py", "test_sweep_shares.py", "test_sweep_platforms.py"],
+    "bbopt/analysis/f": ["test_figures.py"],
+    "bbopt/slurm": ["slurm/test_bridge.py"],
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bbopt import Job, Platform, simulate
+from bbopt import Decision, Job, Platform, Start, simulate
 from bbopt.errors import InputError
 from bbopt.loading import load_platform
 from bbopt.simulation.ledger import BBNodeLedger
@@ -14,16 +14,36 @@ POOL = Platform(nodes=4, bb=20.0)
 NAMED = Platform(nodes=4, bb=20.0, bb_nodes=(10.0, 10.0))
 
 
+class PoolOnly:
+    """A policy that knows only the pool: it starts every job whose nodes and BB are free."""
+
+    name = "pool-only"
+    io_aware = False
+
+    def decide(self, state):
+        free_n, free_b = state.free()
+        out = []
+        for job in state.queue:
+            if job.nodes <= free_n and job.bb <= free_b:
+                out.append(Start(job.id))
+                free_n -= job.nodes
+                free_b -= job.bb
+        return Decision(start=tuple(out))
+
+
 def test_fits_the_pool_but_not_the_nodes_is_refused_then_starts():
     # a holds 6 on BB node 0 (free 4 | 10); h needs two pieces of 6: the pool has 14 free,
-    # but only BB node 1 can take a piece of 6, so h waits for a to end.
+    # but only BB node 1 can take a piece of 6, so h waits for a to end. A policy that plans
+    # on the pool has its start refused by the engine; fcfs checks the placement itself.
     jobs = [Job("a", 0, 10, 10, nodes=1, bb=6.0), Job("h", 0, 5, 5, nodes=2, bb=12.0)]
-    pool = simulate(jobs, POOL, "fcfs")
-    named = simulate(jobs, NAMED, "fcfs")
+    pool = simulate(jobs, POOL, PoolOnly())
+    named = simulate(jobs, NAMED, PoolOnly())
     assert pool.start == [0.0, 0.0]
     assert named.start == [0.0, 10.0]
     assert named.refused_starts >= 1 and pool.refused_starts == 0
     assert named.state == ["finished", "finished"]
+    checked = simulate(jobs, NAMED, "fcfs")
+    assert checked.start == [0.0, 10.0] and checked.refused_starts == 0
 
 
 def test_fits_both_starts_at_once():

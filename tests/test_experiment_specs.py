@@ -22,7 +22,24 @@ def _data(monkeypatch):
 
 
 def test_every_paper_has_a_spec():
-    assert {p.stem for p in SPECS} >= {"kopanski", "bbsched", "herbein"}
+    assert {p.stem for p in SPECS} >= {"kopanski", "bbsched", "herbein", "jeannot",
+                                       "omfs"}
+
+
+def test_jeannot_grid_runs_each_family_on_its_protocols_platform():
+    """The reachable cells of 4 families x alpha, every seed a new static batch, the Mira
+    families on Mira's 49,152 nodes and the Uniform ones on 2,048, under exclusive I/O."""
+    spec = load_spec(EXPERIMENTS / "jeannot.yaml")
+    cells = spec.cells()
+    assert len(spec.workloads) == 17 and len(cells) == 17 * 5 * 10
+    nodes = {"mira": 49152, "uniform": 2048}
+    for c in cells:
+        assert c.platform == {"M": "mira", "U": "uniform"}[c.workload[0]]
+        assert spec.platforms[c.platform]["nodes"] == nodes[c.platform]
+        assert spec.executions[c.execution]["name"] == "exclusive-io"
+    assert {p.label for p in spec.policies} == {"io-list", "pack-random", "pack-max",
+                                                 "pack-char", "pack-opt"}
+    assert all(m.startswith("xio_") for m in spec.metrics)
 
 
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: p.stem)

@@ -138,3 +138,44 @@ def test_pareto_plot_marks_the_chosen_alternative():
                                             chosen[0]["objectives"][names[1]]]]
     assert len(front.get_offsets()) == len(d.alternatives) - 1
     figures.close(fig)
+
+
+def test_result_to_pandas_is_the_frame_of_its_own_records(run, tmp_path):
+    f = run.to_pandas()
+    pd.testing.assert_frame_equal(f, to_pandas(run))
+    assert f.attrs == to_pandas(run).attrs == {
+        "policy": run.policy, "workload": run.workload_name,
+        "platform_nodes": run.platform.nodes, "platform_bb": run.platform.bb}
+    # the same numbers as the record's own jobs.csv (which writes -1 for rejected jobs)
+    csv = pd.read_csv(run.to_csv(tmp_path / "j.csv"), dtype={"job_id": str})
+    ran = f["start"].notna().to_numpy()
+    assert (~ran).any() and ran.sum() > 300  # both kinds are compared
+    np.testing.assert_allclose(f["bounded_slowdown"][ran], csv["bounded_slowdown"][ran],
+                               rtol=1e-12)
+    np.testing.assert_allclose(f["wait"][ran], csv["waiting_time"][ran], rtol=1e-12)
+    assert (csv["final_state"][~ran] == "REJECTED").all()
+    assert list(f["allocation"]) == list(csv["allocated_resources"].fillna(""))
+    for k in range(0, len(run), 37):
+        job = run.jobs[k]
+        assert f.loc[k, "job_id"] == job.id and f.loc[k, "nodes"] == job.nodes
+        assert f.loc[k, "start"] == run.start[k] and f.loc[k, "end"] == run.end[k]
+
+
+def test_result_to_pandas_leaves_rejected_and_dropped_jobs_without_times():
+    from bbopt.simulation.checkpoint import CheckpointRestart
+    from bbopt.workloads.generators.catalog import apply
+
+    jobs = apply("omfs-preemption", apply("omfs-entities", apply(
+        "kth-like", None, 1, n_jobs=150, nodes=32, load=1.3), 2, by="random", n_entities=3,
+        shares="equal"), 3, preemptable=1.0, checkpointable=0.0)
+    res = bbopt.simulate(jobs, bbopt.Platform(nodes=32, bb=160e9), "omfs",
+                         options={"shares": {"e0": 1 / 3, "e1": 1 / 3, "e2": 1 / 3},
+                                  "quantum": 0},
+                         execution=CheckpointRestart())
+    f = res.to_pandas()
+    dropped = f["state"] == "dropped"
+    assert dropped.any()  # preempted jobs that cannot checkpoint are dropped (Algorithm 1)
+    assert f.loc[dropped, ["start", "end", "wait"]].isna().all().all()
+    ran = f["state"].isin(["finished", "killed"])
+    assert f.loc[ran, "wait"].notna().all()
+    assert f.loc[ran, "wait"].mean() == pytest.approx(bbopt.summarize(res)["mean_wait"])

@@ -9,7 +9,7 @@ from bbopt.loading import load_workload
 from bbopt.workloads.generators.catalog import GENERATORS, apply
 
 SOURCE_PARAMS = {"kth-like": ["n_jobs=60"], "herbein": ["n_jobs=80"],
-                 "jeannot": ["n_apps=30", "alpha=0.3"]}
+                 "jeannot": ["n_apps=30", "alpha=0.3"], "capability": ["n_jobs=50"]}
 TRANSFORM_PARAMS = {"bbsched": ["scenario=S2", "scale=0.01"], "first": ["n=20"],
                     "max-nodes": ["nodes=16"], "scale-nodes": ["factor=2"]}
 

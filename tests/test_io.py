@@ -370,3 +370,22 @@ tree:
     assert from_description(tree.to_dict()).to_dict() == tree.to_dict()
     p = platform_from_topology(tree)
     assert p.bb == 40 * GB and p.topology is tree
+
+
+def test_fixed_duration_accounting_keeps_runtime_and_loses_computation():
+    """Herbein's emulator (stretch=False): the Figure 3 job at I = 2/3 still ends after its
+    100 s, having computed 66.7 s of them; with stretching (default) it ends at 150 s. A job
+    started after it is therefore not delayed by the contention."""
+    tree = herbein_example_topology(network=1e12, pfs=1e12)
+    platform = platform_from_topology(tree)
+    job = Job("1", 0, walltime=1000, runtime=100, nodes=3, bandwidth=192 * MB)
+    after = Job("2", 1, walltime=1000, runtime=10, nodes=platform.nodes)
+    for stretch, end in ((True, 150.0), (False, 100.0)):
+        model = IOContention(stretch=stretch)
+        res = simulate([job, after], platform, "fcfs", execution=model)
+        assert res.end[0] == pytest.approx(end)
+        assert res.start[1] == pytest.approx(end)
+        s = model.job_stats()[0]
+        assert s["computed"] == pytest.approx(100.0 if stretch else 200 / 3)
+        assert s["blocked"] == pytest.approx(50.0 if stretch else 100 / 3)
+        assert io_summary(res, model)["compute_share_min"] == pytest.approx(2 / 3)

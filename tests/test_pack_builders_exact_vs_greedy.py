@@ -87,3 +87,21 @@ def test_exact_beats_every_paper_order_on_a_generated_workload():
         assert r.status is Status.OPTIMAL
         assert model.feasible(r.solution)
         assert r.objective >= max(greedy.values()) * (1 - 1e-9), (backend, greedy)
+
+
+def test_milp_proves_a_tie_break_stage_that_cbc_preprocessing_called_infeasible():
+    """Six applications, objective work then the Char order (tolerance 0): with its
+    preprocessing CBC declared the second stage infeasible although the first stage's pack
+    satisfies it, and the milp backend answered FEASIBLE under a 20 s budget. Every exact
+    backend proves the exhaustive optimum."""
+    q = np.array([1, 1, 1, 1, 4, 5])
+    t = np.array([1.0, 1.0, 6006.0, 6.0, 12202190.0, 7316.83333333])
+    u = np.array([0.0, 0.0, 6000.0, 0.0, 12190000.0, 6395.83333333])
+    char = np.array([1.0, 1.0, 1001.0, 1.0, 265265.0, 2438.94444444])
+    model = PackModel(tuple(f"a{i}" for i in range(6)), q, t, u, char, 10,
+                      (q * t, np.array([6.0, 5.0, 3.0, 4.0, 1.0, 2.0])), 0.0)
+    ref = solve(model, "exhaustive", Budget(10.0))
+    for backend in ("cpsat", "milp"):
+        r = solve(model, backend, Budget(20.0))
+        assert r.status is Status.OPTIMAL, backend
+        assert r.solution.tolist() == ref.solution.tolist(), backend

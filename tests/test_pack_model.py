@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bbopt.core import Job, Status
 from bbopt.errors import InputError
-from bbopt.models.packs import PackModel, order_keys
+from bbopt.models.packs import ORDERS, PackModel, order_keys
 from bbopt.solvers import Budget, solve
 from bbopt.solvers.base import backends_for
 
@@ -70,7 +70,10 @@ def test_paper_orders():
     char = np.array([3.0, 1.0, 4.0, 2.0])
     ids = ("a", "b", "c", "d")
     assert order_keys("max", ids, t, char).tolist() == [1, 3, 0, 2]  # ties keep input order
-    assert order_keys("char", ids, t, char).tolist() == [2, 0, 3, 1]
+    # Char: a plain sort of the characteristic time (non-decreasing); char-desc the reverse
+    assert order_keys("char", ids, t, char).tolist() == [1, 3, 0, 2]
+    assert order_keys("char-desc", ids, t, char).tolist() == [2, 0, 3, 1]
+    assert order_keys("char", ids, t, np.array([2.0, 1.0, 2.0, 1.0])).tolist() == [1, 3, 0, 2]
     r0 = order_keys("random", ids, t, char, seed=0)
     assert sorted(r0.tolist()) == [0, 1, 2, 3]
     assert order_keys("random", ids, t, char, seed=0).tolist() == r0.tolist()  # seeded
@@ -131,7 +134,7 @@ def test_exact_backends_equal_exhaustive_and_greedy_is_never_better(model):
         assert best[0] == pytest.approx(top)
     else:
         assert best[0] >= (1 - model.tolerance) * top - 1e-9
-    for order in ("random", "max", "char"):
+    for order in ORDERS:
         g = solve(model, "greedy", Budget(1.0), order=order)
         assert model.feasible(g.solution)
         assert g.objective <= top + 1e-9

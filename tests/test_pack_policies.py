@@ -102,6 +102,24 @@ def test_io_list_backfills_under_nodes_and_bandwidth():
     assert [(r.job_id, r.start) for r in first.reservations] == [("H", 10.0)]
     res, _ = run([a, h, big, s], "io-list", backfill=False)
     assert res.start[3] == 20.0  # behind H and L in FCFS order
+    # greedy list scheduling (Garey & Graham): no reservation, L passes H at once and delays
+    # it to 20; S waits for a free node (A's, at 10)
+    res, decisions = run([a, h, big, s], "io-list", backfill="greedy")
+    assert res.start == [0.0, 20.0, 0.0, 10.0]
+    assert not decisions[0][1].reservations
+    with pytest.raises(InputError, match="backfill"):
+        run([a], "io-list", backfill="eager")
+
+
+def test_greedy_io_list_skips_a_job_over_the_bandwidth():
+    """Strict constraint in the greedy list: X's average bandwidth (0.9 b) does not fit beside
+    A's (0.5 b), so Y (0.1 b) behind it starts first, and X only once A has ended."""
+    a = periodic("A", 1, 5.0, 5.0, nodes=1)   # average 0.5 b
+    x = periodic("X", 1, 1.0, 9.0, nodes=1)   # average 0.9 b
+    y = periodic("Y", 1, 9.0, 1.0, nodes=1)   # average 0.1 b
+    res, _ = run([a, x, y], "io-list", backfill="greedy")
+    assert res.start[0] == 0.0 and res.start[2] == 0.0
+    assert res.start[1] == res.end[0] == 10.0
 
 
 def test_missing_bandwidth_is_a_clear_error():

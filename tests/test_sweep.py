@@ -115,6 +115,26 @@ def test_hash_changes_exactly_when_a_determining_input_changes(tmp_path, monkeyp
     assert set(_hashes(tmp_path, a).values()).isdisjoint(base.values())
 
 
+def test_workload_content_hash_covers_every_job_field():
+    """A workload that differs in any field of one job is another workload (another run)."""
+    import dataclasses
+
+    from bbopt.analysis.store import jobs_sha256
+
+    jobs = [bbopt.Job(id=str(i), submit=10.0 * i, walltime=600.0, runtime=300.0, nodes=2,
+                      bb=1e9, user="u", extra={"io": [1.0, 2.0]}) for i in range(3)]
+    base = jobs_sha256(jobs)
+    assert jobs_sha256(list(jobs)) == base
+    changes = {"id": "x", "submit": 11.0, "walltime": 601.0, "runtime": 301.0, "nodes": 3,
+               "bb": 2e9, "ssd": 1.0, "bandwidth": 1.0, "user": "v", "priority": 1.0,
+               "preemptable": True, "checkpointable": True, "extra": {"io": [1.0, 3.0]}}
+    assert set(changes) == {f.name for f in dataclasses.fields(bbopt.Job)}
+    for name, value in changes.items():
+        changed = [jobs[0], dataclasses.replace(jobs[1], **{name: value}), jobs[2]]
+        assert jobs_sha256(changed) != base, name
+    assert jobs_sha256(jobs[::-1]) != base  # the order of the jobs counts too
+
+
 def test_store_records_provenance_and_skips_done_runs(tmp_path):
     s = spec_of()
     first = run_sweep(s, tmp_path / "r", executor="serial", progress=False)

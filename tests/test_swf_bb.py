@@ -112,3 +112,64 @@ def test_write_swf_of_a_schedule_reads_back(tmp_path: Path):
     assert [j.bb for j in back.jobs] == pytest.approx([jobs[k].bb for k in ran])
     assert [j.runtime for j in back.jobs] == pytest.approx(
         [result.end[k] - result.start[k] for k in ran])
+
+
+# BBSimulator's own trace: SWF rows as floats ("1.00"), tab-separated, then data_in (in 1/1000
+# of the unit), data_run, data_out; jobs below 256 processors are raised to 256.
+BBSIMULATOR = (
+    "1.00\t0.00\t6680.00\t7560.00\t2048.00\t-1.00\t-1.00\t2048.00\t10800.00\t-1.00\t-1.00\t1.00"
+    "\t-1.00\t-1.00\t1.00\t-1.00\t-1.00\t-1.00\t1100.00\t3200.00\t5800.00\t\n"
+    "2.00\t7.00\t36.00\t3653.00\t256.00\t-1.00\t-1.00\t64.00\t3600.00\t-1.00\t-1.00\t3.00"
+    "\t-1.00\t-1.00\t3.00\t-1.00\t-1.00\t-1.00\t9000.00\t3.00\t2.00\t\n"
+)
+
+
+def test_bbsimulator_trace_units_and_processor_raise(tmp_path: Path):
+    path = tmp_path / "two.swf.bb"
+    path.write_text(BBSIMULATOR)
+    trace = read_swf(path)
+    assert trace.bb_columns == "bbsimulator"
+    a, b = trace.jobs
+    assert (a.id, b.id) == ("1", "2")
+    assert a.extra["staging"] == {"in": 1.1 * GB, "run": 3200 * GB, "out": 5800 * GB}
+    assert a.bb == 5800 * GB
+    # Stage-in 9000 is 9 units, more than data_run 3 and data_out 2: it sets the request.
+    assert b.extra["staging"]["in"] == pytest.approx(9 * GB) and b.bb == pytest.approx(9 * GB)
+    assert (a.nodes, b.nodes) == (2048, 256)  # 64 requested -> 256
+    assert read_swf(path, bbsimulator_min_processors=1).jobs[1].nodes == 64
+
+
+def test_bbsimulator_trace_as_companion_of_its_swf(tmp_path: Path):
+    swf = tmp_path / "two.swf"
+    swf.write_text("".join(line.replace("\t", " ").rsplit(" ", 4)[0] + "\n"
+                           for line in BBSIMULATOR.splitlines()))
+    (tmp_path / "two.swf.bb").write_text(BBSIMULATOR)
+    trace = read_swf(swf)
+    assert trace.bb_columns == "bbsimulator"
+    assert [j.bb for j in trace.jobs] == pytest.approx([5800 * GB, 9 * GB])
+    assert [j.nodes for j in trace.jobs] == [2048, 256]
+
+
+def test_a_companion_matching_no_job_warns(tmp_path: Path):
+    plain = tmp_path / "p.swf"
+    plain.write_text("\n".join(_lines(["", "", ""])))
+    (tmp_path / "p.swf.bb").write_text("11 2 8 1\n13 1 1 1\n")
+    with pytest.warns(UserWarning, match="none of its 2 job numbers"):
+        trace = read_swf(plain)
+    assert all(j.bb == 0 for j in trace.jobs)
+    (tmp_path / "p.swf.bb").write_text("1 2 8 1\n13 1 1 1\n")
+    with pytest.warns(UserWarning, match="1 of its 2 job numbers match no job"):
+        read_swf(plain)
+
+
+def test_cli_reads_a_bbsimulator_trace(tmp_path: Path, capsys):
+    from bbopt.cli import main
+
+    path = tmp_path / "two.swf.bb"
+    path.write_text(BBSIMULATOR)
+    platform = tmp_path / "p.json"
+    platform.write_text('{"nodes": 4096, "bb": "20 TB"}')
+    assert main(["simulate", "-w", str(path), "-p", str(platform), "--policy", "fcfs-bb",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "two: 2 jobs" in out

@@ -1,7 +1,8 @@
 """Simulation records as pandas DataFrames, and the schedule as a timeline.
 
 - :func:`to_pandas` -- one row per job of a :class:`~bbopt.simulation.SimulationResult`
-  (submit, start, end, state, nodes, bb, ssd, wait, turnaround, bounded slowdown, allocation);
+  (submit, start, end, state, nodes, bb, ssd, wait, turnaround, bounded slowdown, allocation):
+  the result's own :meth:`~bbopt.simulation.SimulationResult.to_pandas`;
   :func:`from_jobs_csv` reads the same columns back from the ``jobs.csv`` bbopt writes (and a
   sweep stores gzipped per run), so every plot takes either.
 - :func:`metrics_frame` -- one row per run of :func:`bbopt.summarize`.
@@ -20,38 +21,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bbopt.analysis.metrics import BSLD_BOUND, summarize
+from bbopt.analysis.metrics import summarize
 from bbopt.core import JobState
-from bbopt.simulation.result import SimulationResult, procset
-
-OUTCOME_COLUMNS = ("job_id", "submit", "start", "end", "state", "nodes", "bb", "ssd",
-                   "walltime", "runtime", "wait", "turnaround", "bounded_slowdown", "user",
-                   "allocation")
+from bbopt.simulation.result import BSLD_BOUND, OUTCOME_COLUMNS, SimulationResult
 
 
 def to_pandas(result: SimulationResult) -> pd.DataFrame:
-    """Per-job outcomes, indexed like ``result.jobs`` (NaN times for rejected jobs)."""
-    a = result.arrays()
-    ran = (a["state"] == JobState.FINISHED) | (a["state"] == JobState.KILLED)
-    start = np.where(ran, a["start"], np.nan)
-    end = np.where(ran, a["end"], np.nan)
-    execution = end - start
-    turnaround = end - a["submit"]
-    frame = pd.DataFrame({
-        "job_id": [j.id for j in result.jobs],
-        "submit": a["submit"], "start": start, "end": end,
-        "state": a["state"].astype(str),
-        "nodes": a["nodes"].astype(int), "bb": a["bb"],
-        "ssd": [j.ssd for j in result.jobs], "walltime": a["walltime"],
-        "runtime": [np.nan if j.runtime is None else j.runtime for j in result.jobs],
-        "wait": start - a["submit"], "turnaround": turnaround,
-        "bounded_slowdown": np.maximum(turnaround / np.maximum(execution, BSLD_BOUND), 1.0),
-        "user": [j.user for j in result.jobs],
-        "allocation": [procset(n) for n in result.allocation],
-    })
-    frame.attrs.update(policy=result.policy, workload=result.workload_name,
-                       platform_nodes=result.platform.nodes, platform_bb=result.platform.bb)
-    return frame
+    """Per-job outcomes, indexed like ``result.jobs`` (NaN times for rejected jobs):
+    :meth:`SimulationResult.to_pandas`."""
+    return result.to_pandas()
 
 
 _STATES = {"COMPLETED_SUCCESSFULLY": JobState.FINISHED,
@@ -79,7 +57,7 @@ def from_jobs_csv(frame: pd.DataFrame) -> pd.DataFrame:
         "bounded_slowdown": np.maximum(turnaround / np.maximum(execution, BSLD_BOUND), 1.0),
         "user": frame.get("user"),
         "allocation": pd.Series(alloc, index=frame.index).fillna("").astype(str),
-    })
+    }, columns=list(OUTCOME_COLUMNS))
 
 
 def outcomes(obj: SimulationResult | pd.DataFrame) -> pd.DataFrame:

@@ -27,9 +27,9 @@ import numpy as np
 
 from bbopt.core import JobState
 from bbopt.errors import InputError
-from bbopt.simulation.result import SimulationResult
+from bbopt.simulation.result import BSLD_BOUND, SimulationResult
 
-BSLD_BOUND = 600.0
+__all__ = ["BSLD_BOUND", "per_job", "summarize"]
 
 
 def per_job(result: SimulationResult) -> dict[str, np.ndarray]:

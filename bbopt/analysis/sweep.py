@@ -34,13 +34,23 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from bbopt.analysis.store import Store, canonical, file_sha256, gzip_csv, jobs_sha256, run_hash
+from bbopt.analysis.store import Store, canonical, gzip_csv, run_hash
+from bbopt.analysis.sweep_inputs import (
+    _file_sha,
+    _measured_shares,
+    _part,
+    _shares,
+    _sized_bb,
+    _workload,
+    build_platform,
+    platform_fingerprint,
+    resolve_platform,
+    workload_seed,
+)
 from bbopt.analysis.sweep_spec import Cell, SweepSpec
-from bbopt.core import Job, Platform
 from bbopt.errors import InputError
 
 
@@ -62,6 +72,8 @@ class RunTask:
     cooldown: float
     params: dict[str, Any]
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: the workload's entitlements (``omfs-entities``): fair-share metrics are measured
+    shares: dict[str, float] | None = None
 
 
 @dataclass
@@ -78,116 +90,6 @@ class SweepReport:
 
 
 # --------------------------------------------------------------------------------------------
-# workloads and platforms
-
-
-@lru_cache(maxsize=8)
-def _workload(spec_json: str, seed: int) -> tuple[tuple[Job, ...], str]:
-    """The prepared whole workload and its content hash (cached per process)."""
-    import json
-
-    from bbopt.workloads.generators.catalog import apply
-
-    spec = json.loads(spec_json)
-    if "file" in spec:
-        from bbopt.loading import load_workload
-
-        jobs, _ = load_workload(spec["file"], bb=spec.get("bb", "none"), seed=seed,
-                                **(spec.get("reader") or {}))
-        if spec.get("first"):
-            jobs = jobs[:int(spec["first"])]
-    else:
-        g = dict(spec["generator"])
-        jobs = apply(g.pop("name"), None, int(g.pop("seed", seed)), **g)
-        if spec.get("first"):
-            jobs = jobs[:int(spec["first"])]
-    for k, t in enumerate(spec.get("transforms") or []):
-        t = dict(t)  # the k-th transform draws with seed + k unless it fixes its own
-        jobs = apply(t.pop("name"), jobs, int(t.pop("seed", seed + k)), **t)
-    if not jobs:
-        raise InputError("the workload has no job", field="workloads")
-    return tuple(jobs), jobs_sha256(jobs)
-
-
-@lru_cache(maxsize=4)
-def _split(spec_json: str, seed: int) -> tuple[tuple[Job, ...], ...]:
-    """Every part of a split workload, split once per process (a sweep runs many of them)."""
-    import json
-
-    from bbopt.analysis.experiments import split_trace
-
-    jobs, _ = _workload(spec_json, seed)
-    split = json.loads(spec_json)["split"]
-    parts = split_trace(list(jobs), int(split["parts"]), length=split.get("length"))
-    return tuple(tuple(p) for p in parts)
-
-
-def _part(spec_json: str, seed: int, part: int | None) -> tuple[Job, ...]:
-    if part is None:
-        return _workload(spec_json, seed)[0]
-    return _split(spec_json, seed)[part]
-
-
-def workload_seed(spec: Mapping[str, Any], seed: int) -> int:
-    return int(spec["seed"]) if spec.get("seed") is not None else int(seed)
-
-
-def build_platform(spec_json: str) -> Platform:
-    """A platform from its spec value: a name or file, or an inline mapping (``nodes``, ``bb``,
-    optionally ``ssd: {small, large}`` for half the nodes each, Fan et al., Section 5)."""
-    import json
-
-    from bbopt.loading import load_platform
-    from bbopt.resources import parse_bytes
-
-    spec = json.loads(spec_json)
-    if isinstance(spec, str):
-        return load_platform(spec)
-    if "file" in spec:
-        return load_platform(spec["file"])
-    nodes = int(spec["nodes"])
-    bb = parse_bytes(spec.get("bb", 0), "bb")
-    name = str(spec.get("name", "platform"))
-    if spec.get("ssd"):
-        from bbopt.workloads.generators.bbsched import theta_ssd_platform
-
-        ssd = spec["ssd"]
-        return theta_ssd_platform(nodes, bb, small=parse_bytes(ssd.get("small", "128GB"), "ssd"),
-                                  large=parse_bytes(ssd.get("large", "256GB"), "ssd"),
-                                  name=name)
-    return Platform(nodes=nodes, bb=bb, name=name)
-
-
-def platform_fingerprint(spec_value: Any, base: Path) -> tuple[str, dict[str, Any]]:
-    """The platform's spec as canonical JSON (files resolved) and what identifies it."""
-    value = spec_value
-    if isinstance(value, str) and not _is_named_platform(value):
-        path = Path(value) if Path(value).exists() else base / value
-        if not path.exists():
-            raise InputError(f"platform {value!r} is neither a known name nor a file",
-                             field="platforms")
-        value = {"file": str(path.resolve())}
-    elif isinstance(value, Mapping) and "file" in value:
-        path = Path(value["file"]) if Path(value["file"]).exists() else base / value["file"]
-        value = {**value, "file": str(path.resolve())}
-    spec_json = canonical(value)
-    p = build_platform(spec_json)
-    ident: dict[str, Any] = {"nodes": p.nodes, "bb": p.bb,
-                             "node_ssd": None if p.node_ssd is None else list(p.node_ssd),
-                             "spec": value if not isinstance(value, Mapping) or "file" not in
-                             value else {k: v for k, v in value.items() if k != "file"}}
-    if isinstance(value, Mapping) and "file" in value:
-        ident["file_sha256"] = file_sha256(value["file"])
-    return spec_json, ident
-
-
-def _is_named_platform(name: str) -> bool:
-    from bbopt.loading import PLATFORMS
-
-    return name.partition(":")[0] in PLATFORMS and not Path(name).exists()
-
-
-# --------------------------------------------------------------------------------------------
 # planning
 
 
@@ -196,18 +98,25 @@ def plan(spec: SweepSpec) -> list[RunTask]:
     import bbopt
     from bbopt.policies import policy_options
 
-    platforms = {label: platform_fingerprint(v, spec.base) for label, v in spec.platforms.items()}
+    platforms: dict[tuple[str, int | None], tuple[str, dict[str, Any]]] = {}
     tasks = []
     for cell in spec.cells():
         wspec = spec.workloads[cell.workload]
         wjson = canonical(wspec)
         wseed = workload_seed(wspec, cell.seed)
         jobs, wsha = _workload(wjson, wseed)
+        pkey = (cell.platform, cell.seed if _sized_bb(spec.platforms[cell.platform]) else None)
+        if pkey not in platforms:
+            platforms[pkey] = platform_fingerprint(
+                resolve_platform(spec, cell.platform, cell.seed), spec.base)
         accepted = policy_options(cell.policy.name)
         options = {**cell.policy.options, **cell.budget_options}
         if "seed" in accepted and "seed" not in options:
             options["seed"] = cell.seed
-        pjson, pident = platforms[cell.platform]
+        shares = _shares(wjson, wseed)
+        if shares is not None and "shares" in accepted and "shares" not in options:
+            options["shares"] = shares  # the workload's entitlements (Zvi & Oren)
+        pjson, pident = platforms[pkey]
         inputs = {
             "bbopt": bbopt.__version__,
             "workload": {"content_sha256": wsha, "split": wspec.get("split"),
@@ -231,7 +140,8 @@ def plan(spec: SweepSpec) -> list[RunTask]:
                              "split": wspec.get("split"), "part": cell.part}}
         tasks.append(RunTask(h, wjson, wseed, wsha, cell.part, pjson, cell.policy.name,
                              options, spec.executions[cell.execution], spec.tick,
-                             spec.warmup, spec.cooldown, cell.params(), prov))
+                             spec.warmup, spec.cooldown, cell.params(), prov,
+                             shares=_measured_shares(options, shares)))
     seen: dict[str, Cell] = {}
     unique = []
     for t in tasks:  # two cells that are the same run (e.g. equal labels of one policy)
@@ -239,11 +149,6 @@ def plan(spec: SweepSpec) -> list[RunTask]:
             seen[t.hash] = t
             unique.append(t)
     return unique
-
-
-@lru_cache(maxsize=32)
-def _file_sha(path: str) -> str:
-    return file_sha256(path)
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,6 +187,11 @@ def run_task(task: RunTask) -> dict[str, Any]:
 
             for key, value in io_summary(result, model).items():
                 metrics.setdefault(key, value)
+        if getattr(model, "name", None) == "exclusive-io":  # Jeannot et al.'s metrics
+            from bbopt.analysis.packs import pack_metrics
+
+            for key, value in pack_metrics(result, model).items():
+                metrics[f"xio_{key}"] = value
         if task.warmup > 0 or task.cooldown > 0:
             submits = [j.submit for j in jobs]
             a, b = min(submits) + task.warmup, max(submits) - task.cooldown
@@ -291,6 +201,11 @@ def run_task(task: RunTask) -> dict[str, Any]:
                 a, b = min(submits), max(submits) + 1.0
             metrics.update(summarize(result, interval=(a, b)))
             metrics["measured_from"], metrics["measured_to"] = a, b
+        if task.shares:  # entitlement satisfaction, preemption costs (OMFS), over the whole run
+            from bbopt.analysis.table import fairshare_metrics
+
+            metrics.update(fairshare_metrics(result, task.shares,
+                                             float(task.options.get("quantum", 1800.0))))
         csv = gzip_csv(result.rows(), BATSIM_COLUMNS + BBOPT_COLUMNS)
         return {"hash": task.hash, "metrics": metrics, "jobs_csv_gz": csv,
                 "started_at": started, "wall_time": time.perf_counter() - t0,

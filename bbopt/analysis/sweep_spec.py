@@ -33,10 +33,18 @@
 
 The grid is the product of workloads (x their parts), platforms, policies, seeds, budgets and
 executions, less the excluded cells. A budget entry sets the solver options ``budget`` (wall
-seconds) and ``deterministic`` (CP-SAT's deterministic limit) of the policies that take them;
-policies that take neither run once for that budget label only if it is the first one (the
-others would repeat the same run). The run seed goes to the workload generators (unless the
-workload fixes ``seed``) and to the policies that take a ``seed`` option.
+seconds) and ``deterministic`` (CP-SAT's deterministic limit) of the policies that take them,
+and any other policy option it names (``{name: fcfs, order: fcfs}``: a base order, or
+``reserve_bb: false``, as a scenario of the report rather than a policy of its own); it
+overrides what a policy's entry sets. Policies that take none of an entry's options run once
+for that label only if it is the first one (the others would repeat the same run). The run
+seed goes to the workload generators (unless the workload fixes ``seed``) and to the policies
+that take a ``seed`` option.
+
+A platform's ``bb`` may be sized from a workload: ``bb: {sized_by: S4, demand: 1.0}`` gives
+the capacity at which that workload's BB demand (requested byte-seconds over capacity x
+submission span) is ``demand`` times its node demand (Fan et al.'s BB-bound regime), in whole
+GB and at least its largest request; it is computed per seed from the whole workload.
 """
 
 from __future__ import annotations
@@ -241,6 +249,16 @@ def parse_spec(doc: Any, *, source: str = "<spec>", base: Path | None = None,
         if isinstance(p, Mapping):
             label = str(p.get("name", f"platform{k}"))
             platforms[label] = dict(p)
+            if isinstance(p.get("bb"), Mapping):  # sized from a workload: checked here
+                sized = dict(p["bb"])
+                where = f"platforms[{k}].bb"
+                if set(sized) - {"sized_by", "demand"} or sized.get("sized_by") not in workloads:
+                    raise InputError("a sized BB is {sized_by: WORKLOAD, demand: RATIO}, with "
+                                     f"WORKLOAD one of {', '.join(workloads)}", source=source,
+                                     field=where)
+                if "nodes" not in p or not float(sized.get("demand", 1)) > 0:
+                    raise InputError("a sized BB needs the platform's 'nodes' and a demand > 0",
+                                     source=source, field=where)
         else:
             platforms[str(p)] = str(p)
 
@@ -279,10 +297,16 @@ def parse_spec(doc: Any, *, source: str = "<spec>", base: Path | None = None,
         else:
             b = dict(b)
             label = str(b.pop("name", f"budget{k}"))
-            bad = sorted(set(b) - {"budget", "deterministic"})
+            taken = {o for p in policies for o in policy_options(p.name)}
+            bad = sorted(o for o in set(b) - {"budget", "deterministic"}
+                         if o not in taken and "**" not in taken)
             if bad:
-                raise InputError("a budget sets 'budget' (s) and 'deterministic' only",
-                                 source=source, field=f"budgets[{k}].{bad[0]}")
+                raise InputError(f"no policy of the spec has an option {bad[0]!r} (a budget "
+                                 "entry sets 'budget' (s), 'deterministic' and other policy "
+                                 "options)", source=source, field=f"budgets[{k}].{bad[0]}")
+            if label in budgets:
+                raise InputError("two budget entries have the same name", source=source,
+                                 field=f"budgets[{k}].name")
             budgets[label] = b
 
     seeds = doc.get("seeds", [0])
@@ -338,8 +362,23 @@ def _executions(items: Any, source: str) -> dict[str, dict[str, Any]]:
         if label in out:
             raise InputError("two execution models with one label; give one a 'label'",
                              source=source, field=f"executions[{k}]")
-        out[label] = entry
+        out[label] = {key: _quantity(key, v, f"executions[{k}].{key}") for key, v in
+                      entry.items()}
     return out
+
+
+def _quantity(key: str, value: Any, where: str) -> Any:
+    """An execution model's option with its unit read (``memory_per_node: 64GB``,
+    ``pfs_bandwidth: 1GB/s``); other values as they are."""
+    if not isinstance(value, str) or key == "name":
+        return value
+    from bbopt.resources import parse_bandwidth, parse_bytes
+
+    if "bandwidth" in key:
+        return parse_bandwidth(value, where)
+    if "memory" in key or key.endswith("bytes"):
+        return parse_bytes(value, where)
+    return value
 
 
 def _named(item: Any, source: str, where: str) -> dict[str, Any]:

@@ -43,6 +43,7 @@ TABLE_ROWS = (
     ("entitlement_p95", "entitlement wait p95 [min]", 1 / 60, "{:.1f}"),
     ("entitlement_within_quantum", "... within a quantum [%]", 100, "{:.1f}"),
     ("share_shortfall_max", "max share shortfall [%]", 100, "{:.1f}"),
+    ("useful_utilization", "useful node utilisation [%]", 100, "{:.1f}"),
     ("checkpoints", "checkpoints", 1, "{:.0f}"),
     ("kills", "preemption kills", 1, "{:.0f}"),
     ("cr_node_hours", "C/R node-hours", 1, "{:.1f}"),
@@ -93,7 +94,8 @@ def fairshare_metrics(result: Any, shares: Any, quantum: float = 1800.0) -> dict
     out = {k: float(m[k]) for k in ("dropped", "share_shortfall_max", "checkpoints", "kills",
                                     "cr_node_hours", "lost_node_hours", "thrashing_jobs")}
     out.update(entitlement_p50=sat["p50"], entitlement_p95=sat["p95"],
-               entitlement_within_quantum=sat["within_quantum"])
+               entitlement_within_quantum=sat["within_quantum"],
+               useful_utilization=float(m["utilisation"]), cr_overhead=float(m["cr_overhead"]))
     return out
 
 

@@ -7,19 +7,29 @@ Both plan with each application's *average* I/O bandwidth, ``n_i v_i / T_i`` (eq
 bandwidth ``b`` (option ``bandwidth``, default the ``io_bandwidth`` the jobs were generated for).
 
 - ``io-list``: list scheduling under the **strict constraint**: in FCFS order, a job starts when
-  its nodes are free and the running jobs' average bandwidths plus its own fit ``b``. With
-  ``backfill`` (default, as in the paper), EASY backfilling over both resources: the first job
-  that cannot start gets a reservation at the earliest time its nodes and bandwidth are free
-  (running jobs end at ``start + walltime``, the time alone; an overdue job is taken to end now),
-  and a later job may start now if it fits now and either ends before that time or leaves the
-  reservation its nodes and bandwidth.
+  its nodes are free and the running jobs' average bandwidths plus its own fit ``b``. The paper
+  backfills list schedules without saying how; ``backfill`` chooses: ``"easy"`` (default; also
+  ``True``), EASY backfilling over both resources: the first job that cannot start gets a
+  reservation at the earliest time its nodes and bandwidth are free (running jobs end at
+  ``start + walltime``, the time alone; an overdue job is taken to end now), and a later job may
+  start now if it fits now and either ends before that time or leaves the reservation its nodes
+  and bandwidth; ``"greedy"``, list scheduling as Garey & Graham define it (and Sun et al., 2018,
+  whom the paper follows for list vs pack scheduling): every waiting job that fits the free
+  nodes and bandwidth now starts, in FCFS order, with no reservation (a large job can wait while
+  smaller ones pass it; in a static batch it still starts once the batch drains); ``"none"``
+  (also ``False``): strict FCFS.
 - ``pack-random``, ``pack-max``, ``pack-char``: pack scheduling under the **average constraint**
   with the paper's greedy builders (:mod:`bbopt.models.packs`): a pack starts on the free nodes
   when the last member of the previous pack has ended; all its members start together.
 - ``pack-opt``: the next pack is the optimum of the pack model (``objective``: ``work``, i.e.
   node-time packed, by default; ``stretch-work``, ``lexicographic``) solved by ``backend``
-  (``cpsat`` by default, ``milp``, ``exhaustive``) within ``budget`` seconds (deterministic CP-SAT
-  limit ``deterministic``); out of time, the contract's FALLBACK (first fit in Max order).
+  (``cpsat`` by default, ``milp``, ``exhaustive``) within ``budget`` seconds per decision, model
+  building included (CP-SAT's deterministic limit ``deterministic`` too). ``budget_mode``:
+  ``"wall"`` (default) caps the decision's wall time; ``"deterministic"`` caps the solver's work
+  (CP-SAT deterministic time; the exhaustive backend runs to its end; CBC has no work limit)
+  with the wall clock as a distant safety net (:meth:`bbopt.solvers.Budget.of`), so a run gives
+  the same packs on a loaded machine. A backend out of time without an answer gives the
+  contract's FALLBACK: first fit in the policy's ``order`` (Max by default), the greedy builder.
 - ``pack-opt-char``: as ``pack-opt`` with the Char order as a tie-break: among packs within
   ``tolerance`` (default 5 %) of the best work, the one that packs the applications first in Char
   order.
@@ -37,6 +47,15 @@ formed from the jobs waiting at each pack boundary; a job submitted while a pack
 backfill candidate and otherwise waits for the next boundary; when no pack runs, arriving jobs
 start a new pack at once.
 
+**Several racks** (option ``racks``: a number of equal racks or their sizes, as given to the
+``exclusive-io`` execution model; nodes ``0 .. P-1`` cut into consecutive racks, one I/O node
+each): the paper's model holds rack by rack ("extending it to several racks ... is
+straightforward"), so the policy runs on each rack as on a machine of its own, in rack order, on
+the shared queue: every job runs inside one rack (the starts name its nodes, the lowest free ones
+of the rack), the strict or average constraint is on that rack's I/O node, each rack has its own
+EASY reservation or its own sequence of packs, and a job started on one rack leaves the queue
+before the next rack decides. A job wider than every rack is an input error.
+
 The policy's memory (JSON-able) holds the current pack: its members, start, planned end, the I/O
 volume (in seconds at ``b``) admitted into it, its number, and the backfilled jobs.
 """
@@ -45,6 +64,7 @@ from __future__ import annotations
 
 import time as _time
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -54,14 +74,17 @@ from bbopt.core import (
     Decision,
     Job,
     Reservation,
+    RunningJob,
     SolveStats,
     Start,
     Status,
     periodic_spec,
+    rack_sizes,
 )
 from bbopt.errors import InputError
 from bbopt.models.packs import OBJECTIVES, ORDERS, PackModel, order_keys
 from bbopt.policies.registry import register
+from bbopt.solvers.base import Budget, solve
 
 _EPS = 1e-9
 
@@ -94,6 +117,65 @@ def average_bandwidth(job: Job, b: float) -> float:
     return u * b / t if t > 0 else 0.0
 
 
+def _rack_decision(policy: Any, state: ClusterState, racks: int | list[int]) -> Decision:
+    """``policy._decide_one`` on every rack in turn (see the module docstring)."""
+    t0 = _time.perf_counter()
+    sizes = rack_sizes(racks, state.platform.nodes)
+    first = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    widest = max(sizes)
+    for job in state.queue:
+        if job.nodes > widest:
+            raise InputError(f"job {job.id} needs {job.nodes} nodes, more than the largest rack "
+                             f"({widest}): with racks every job runs inside one rack",
+                             field="racks")
+    rack_of = np.repeat(np.arange(len(sizes)), sizes)
+    busy = np.zeros(state.platform.nodes, dtype=bool)
+    running: list[list[RunningJob]] = [[] for _ in sizes]
+    for r in state.running:
+        alloc = np.asarray(r.allocation or (), dtype=np.int64)
+        busy[alloc] = True
+        rack = int(np.argmax(np.bincount(rack_of[alloc], minlength=len(sizes)))) \
+            if len(alloc) else 0
+        running[rack].append(RunningJob(r.job, r.start, tuple(int(i) - first[rack]
+                                                              for i in alloc)))
+    memory = list((state.memory or {}).get("racks") or [{} for _ in sizes])
+    queue = list(state.queue)
+    starts: list[Start] = []
+    reservations: list[Reservation] = []
+    statuses: list[Status] = []
+    for k, size in enumerate(sizes):
+        ssd = state.platform.node_ssd
+        platform = replace(state.platform, nodes=size, topology=None,
+                           node_ssd=None if ssd is None else ssd[first[k]:first[k + 1]])
+        sub = ClusterState(state.time, platform,
+                           tuple(running[k]), tuple(queue), memory[k])
+        d = policy._decide_one(sub)
+        memory[k] = dict(d.memory) if d.memory is not None else memory[k]
+        free = [int(i) for i in np.flatnonzero(~busy[first[k]:first[k + 1]]) + first[k]]
+        ids = {s.job_id for s in d.start}
+        for job in (j for j in queue if j.id in ids):
+            nodes, free = tuple(free[:job.nodes]), free[job.nodes:]
+            starts.append(Start(job.id, nodes))
+        queue = [j for j in queue if j.id not in ids]
+        reservations.extend(d.reservations)
+        if d.stats is not None:
+            statuses.append(d.stats.status)
+    earliest: dict[str, Reservation] = {}  # a job reserved on several racks: the earliest;
+    started = {s.job_id for s in starts}  # none for a job a later rack started
+    for r in reservations:
+        if r.job_id in started:
+            continue
+        if r.job_id not in earliest or r.start < earliest[r.job_id].start:
+            earliest[r.job_id] = r
+    reservations = list(earliest.values())
+    status = (Status.FALLBACK if Status.FALLBACK in statuses else
+              Status.FEASIBLE if Status.FEASIBLE in statuses else Status.OPTIMAL)
+    return Decision(start=tuple(starts), reservations=tuple(reservations),
+                    memory={"racks": memory},
+                    stats=SolveStats(backend=f"{len(sizes)}-racks", status=status,
+                                     wall_time=_time.perf_counter() - t0))
+
+
 @register("io-list", about="I/O-aware list scheduling: FCFS under the strict bandwidth "
           "constraint, EASY backfilling (Jeannot et al.)")
 class IOList:
@@ -104,12 +186,23 @@ class IOList:
     io_aware = False
 
     def __init__(self, name: str = "io-list", bandwidth: float | None = None,
-                 backfill: bool = True) -> None:
+                 backfill: bool | str = "easy", racks: int | list[int] = 1) -> None:
         self.name = name
         self.bandwidth = bandwidth
-        self.backfill = backfill
+        self.racks = racks
+        modes = {True: "easy", False: "none", "easy": "easy", "greedy": "greedy",
+                 "none": "none"}
+        if not isinstance(backfill, bool | str) or backfill not in modes:
+            raise InputError(f"backfill must be 'easy', 'greedy' or 'none', got {backfill!r}",
+                             field="backfill")
+        self.backfill = modes[backfill]
 
     def decide(self, state: ClusterState) -> Decision:
+        if self.racks != 1:
+            return _rack_decision(self, state, self.racks)
+        return self._decide_one(state)
+
+    def _decide_one(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
         now = state.time
         b = io_bandwidth((*state.queue, *(r.job for r in state.running)), self.bandwidth)
@@ -133,7 +226,14 @@ class IOList:
             else:
                 break
         reservations = []
-        if i < len(queue) and self.backfill:
+        if i < len(queue) and self.backfill == "greedy":
+            for job in queue[i + 1:]:
+                bw = average_bandwidth(job, b)
+                if job.nodes <= free_n and used_bw + bw <= cap_bw:
+                    started.append(job)
+                    free_n -= job.nodes
+                    used_bw += bw
+        elif i < len(queue) and self.backfill == "easy":
             head = queue[i]
             head_bw = average_bandwidth(head, b)
             shadow, extra_n, extra_bw = now, free_n, cap_bw - used_bw
@@ -170,7 +270,7 @@ class IOList:
           "(Jeannot et al.)", builder="greedy", order="random")
 @register("pack-max", about="Pack scheduling, packs built by non-increasing time alone "
           "(Jeannot et al.)", builder="greedy", order="max")
-@register("pack-char", about="Pack scheduling, packs built by non-increasing characteristic "
+@register("pack-char", about="Pack scheduling, packs built by non-decreasing characteristic "
           "time (Jeannot et al.)", builder="greedy", order="char")
 @register("pack-opt", about="Pack scheduling, each pack optimal for the pack model "
           "(most node-time packed by default)", builder="exact")
@@ -186,7 +286,8 @@ class PackScheduling:
                  backend: str = "cpsat", objective: str = "work", tiebreak: str | None = None,
                  tolerance: float | None = None, budget: float = 1.0,
                  deterministic: float | None = 2.0, bandwidth: float | None = None,
-                 backfill: bool = True, seed: int = 0) -> None:
+                 backfill: bool = True, seed: int = 0, budget_mode: str = "wall",
+                 racks: int | list[int] = 1) -> None:
         if builder not in ("greedy", "exact"):
             raise InputError(f"builder must be 'greedy' or 'exact', got {builder!r}",
                              field="builder")
@@ -206,13 +307,19 @@ class PackScheduling:
         self.objective = objective
         self.tiebreak = tiebreak
         self.tolerance = (0.05 if tiebreak else 0.0) if tolerance is None else float(tolerance)
-        self.budget = budget
-        self.deterministic = deterministic
+        self.budget = Budget.of(budget, deterministic, budget_mode)
+        self.budget_seconds = float(budget)
         self.bandwidth = bandwidth
         self.backfill = backfill
         self.seed = seed
+        self.racks = racks
 
     def decide(self, state: ClusterState) -> Decision:
+        if self.racks != 1:
+            return _rack_decision(self, state, self.racks)
+        return self._decide_one(state)
+
+    def _decide_one(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
         now = state.time
         mem = dict(state.memory) if state.memory else {}
@@ -236,14 +343,12 @@ class PackScheduling:
             stats = SolveStats(backend=f"greedy-{self.order}", status=Status.FEASIBLE,
                                objective=model.evaluate(x)[0])
         else:
-            from bbopt.solvers import Budget, solve
-
-            res = solve(model, self.backend, Budget(self.budget, self.deterministic),
-                        seed=self.seed)
+            budget = self.budget.less(_time.perf_counter() - t0)  # building counts
+            res = solve(model, self.backend, budget, seed=self.seed)
             x = np.asarray(res.solution, dtype=bool)
             stats = SolveStats(backend=self.backend, status=res.status,
                                objective=res.objective, bound=res.bound, gap=res.gap,
-                               budget=self.budget)
+                               budget=self.budget_seconds)
         picked = [queue[i] for i in np.flatnonzero(x)]
         if picked:
             t_max = max(model.duration[i] for i in np.flatnonzero(x))

@@ -43,7 +43,12 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
 
 - resources are pools: a job needs a count of nodes and a number of BB bytes. The authors place
   jobs on named Dragonfly nodes and split each job's BB over 12 BB nodes of 40 GB by proximity,
-  so fragmentation can delay a job there but not here;
+  so fragmentation can delay a job there. On a platform with named BB nodes
+  (``Platform.kopanski(named_bb=True)``) the search still scores permutations on the pool, but
+  the chosen permutation's plan is built again on the BB nodes (each job's per-node pieces
+  placed first fit, the engine's rule, over its whole planned interval:
+  :func:`bbopt.policies.named_bb.plan_on_named_nodes`), and its starts and reservations are the
+  decision's, so no start is refused;
 - the first ``max_queue`` (500) waiting jobs are planned at every scheduling point: the list-based
   evaluator and the exact early rejection of annealing moves keep plan-2 on the whole KTH trace
   within minutes (``benchmarks/kopanski_reproduction.py``), where the authors' runs took days;
@@ -65,6 +70,7 @@ import numpy as np
 from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, Status
 from bbopt.errors import InputError
 from bbopt.models.plan import PlanModel
+from bbopt.policies.named_bb import plan_on_named_nodes
 from bbopt.policies.registry import register
 from bbopt.solvers.base import Budget, backends_for, solve
 
@@ -141,7 +147,7 @@ class PlanBased:
                                              budget=self.budget_seconds))
         if not model.startable_now():
             plan = model.fallback()
-            return self._decision(model, plan, SolveStats(
+            return self._decision(state, model, plan, SolveStats(
                 backend="skip", status=Status.OPTIMAL, objective=model.evaluate(plan),
                 wall_time=_time.perf_counter() - t0, budget=self.budget_seconds))
         backend = self.backend
@@ -158,7 +164,7 @@ class PlanBased:
         stats = SolveStats(backend=backend, status=result.status, objective=result.objective,
                            bound=bound, gap=gap, wall_time=wall, budget=self.budget_seconds,
                            audited=audited)
-        return self._decision(model, result.solution, stats)
+        return self._decision(state, model, result.solution, stats)
 
     def _audit(self, model: PlanModel, objective: float, state: ClusterState):
         """The exact optimum (or a proven lower bound) of ``model`` and the relative gap of
@@ -174,8 +180,29 @@ class PlanBased:
         return bound, (objective - bound) / max(abs(bound), 1.0)
 
     @staticmethod
-    def _decision(model: PlanModel, plan, stats: SolveStats) -> Decision:
+    def _named_decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats
+                        ) -> Decision:
+        """On named BB nodes: the chosen permutation's plan built again with each job's
+        per-node pieces placed first fit on the BB nodes (:func:`plan_on_named_nodes`): the
+        jobs it starts now are placeable, in the order given, and the others hold reservations
+        on the BB nodes as the authors' plan does."""
+        order = plan.order if plan.order is not None else sorted(
+            range(model.n), key=lambda p: (plan.starts[p], p))
+        placed = plan_on_named_nodes(state, [model.jobs[p] for p in order])
         now = model.now
+        return Decision(
+            start=tuple(Start(job.id) for job, s in placed if s <= now),
+            reservations=tuple(Reservation(job.id, s) for job, s in
+                               sorted(((j, s) for j, s in placed if s > now),
+                                      key=lambda x: x[1])),
+            stats=stats,
+        )
+
+    @staticmethod
+    def _decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats) -> Decision:
+        now = model.now
+        if state.platform.bb_nodes is not None:  # named BB nodes: the plan rebuilt on them
+            return PlanBased._named_decision(state, model, plan, stats)
         started = plan.started_now(now)
         later = sorted((s, p) for p, s in enumerate(plan.starts) if s > now)
         return Decision(

@@ -19,6 +19,16 @@ Kopanski & Rzadca, Euro-Par 2021, Section 3.2, Algorithm 1 and the policy list o
   absent from the paper's code.
 
 All of them plan with walltimes, never with the (unknown) runtimes.
+
+Named BB nodes (:attr:`bbopt.core.Platform.bb_nodes`, the authors' 12 x 40 GB): every policy
+here starts a job only when its per-node pieces can be placed now by the engine's own rule
+(:func:`bbopt.models.bb_nodes.first_fit_pieces`, in the order of the decision's starts), so no start
+is refused. The BB-aware reservations are made on the named nodes too: EASY's shadow time is
+the first expected end at which the head's pieces can be placed on the BB nodes as they will be
+then (running jobs' pieces given back at their expected ends), and a backfilled job still
+running then must leave the head placeable there; conservative backfilling keeps one profile
+dimension per BB node and reserves each job with its first-fit pieces on the least free space
+over its reserved interval.
 """
 
 from __future__ import annotations
@@ -40,21 +50,25 @@ from bbopt.core import (
     Status,
     slack,
 )
+from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pieces
+from bbopt.policies.named_bb import NamedProfile, named_head_reservation
 from bbopt.policies.registry import register
 from bbopt.resources import Release, first_fit_time, profile_of
 
 #: Relative slack when comparing byte sums.
 
 
-def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...]):
+def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...], space: BBNodeSpace | None = None,
+               pieces: dict[str, Pieces] | None = None):
     """Start jobs in order while they fit now. Returns (started jobs, index of the first that
-    does not fit, free nodes, free bb)."""
+    does not fit, free nodes, free bb). With named BB nodes (``space``) a job fits only if its
+    pieces can be placed; they are taken from ``space`` and recorded in ``pieces``."""
     free_n, free_b = state.free()
     tol = slack(state.platform.bb)
     started: list[Job] = []
     i = 0
     for job in queue:
-        if job.nodes <= free_n and job.bb <= free_b + tol:
+        if job.nodes <= free_n and job.bb <= free_b + tol and _place(space, job, pieces):
             started.append(job)
             free_n -= job.nodes
             free_b -= job.bb
@@ -62,6 +76,18 @@ def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...]):
         else:
             break
     return started, i, free_n, free_b
+
+
+def _place(space: BBNodeSpace | None, job: Job, pieces: dict[str, Pieces] | None) -> bool:
+    """Take ``job``'s first-fit pieces from ``space`` (always true without named BB nodes)."""
+    if space is None:
+        return True
+    got = space.take(job)
+    if got is None:
+        return False
+    if pieces is not None:
+        pieces[job.id] = got
+    return True
 
 
 def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None) -> Decision:
@@ -86,7 +112,7 @@ class FCFS:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        started, _, _, _ = _fcfs_pass(state, state.queue)
+        started, _, _, _ = _fcfs_pass(state, state.queue, bb_node_space(state))
         return _decision(started, t0=t0)
 
 
@@ -103,9 +129,10 @@ class Filler:
         t0 = _time.perf_counter()
         free_n, free_b = state.free()
         tol = slack(state.platform.bb)
+        space = bb_node_space(state)
         started = []
         for job in state.queue:
-            if job.nodes <= free_n and job.bb <= free_b + tol:
+            if job.nodes <= free_n and job.bb <= free_b + tol and _place(space, job, None):
                 started.append(job)
                 free_n -= job.nodes
                 free_b -= job.bb
@@ -142,6 +169,8 @@ class EasyBackfilling:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
+        if state.platform.bb_nodes is not None:
+            return self._decide_named(state, t0)
         queue = state.queue
         started, i, free_n, free_b = _fcfs_pass(state, queue)
         if i == len(queue):
@@ -154,6 +183,28 @@ class EasyBackfilling:
             rest = sorted(rest, key=_walltime)
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
                             reserve_bb=self.reserve_bb)
+        return _decision(started, [Reservation(head.id, shadow)], t0=t0)
+
+    def _decide_named(self, state: ClusterState, t0: float) -> Decision:
+        """:meth:`decide` on named BB nodes: starts placed now, the head's reservation (with
+        ``reserve_bb``) placed on the BB nodes at the shadow time."""
+        queue = state.queue
+        held = running_pieces(state)
+        space = bb_node_space(state, held)
+        pieces: dict[str, Pieces] = {}
+        started, i, free_n, free_b = _fcfs_pass(state, queue, space, pieces)
+        if i == len(queue):
+            return _decision(started, t0=t0)
+        head = queue[i]
+        shadow, extra_n, extra_b, at_shadow = named_head_reservation(
+            state, started, head, free_n, free_b, space, {**held, **pieces},
+            reserve_bb=self.reserve_bb)
+        rest = islice(queue, i + 1, None)
+        if self.order == "sjf":
+            rest = sorted(rest, key=_walltime)
+        started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
+                            reserve_bb=self.reserve_bb,
+                            named=(space, at_shadow, head))
         return _decision(started, [Reservation(head.id, shadow)], t0=t0)
 
 
@@ -235,13 +286,18 @@ _walltime = attrgetter("walltime")
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
              extra: tuple[float, float], *, reserve_bb: bool = True,
-             accept: Callable[[Job], bool] | None = None) -> list[Job]:
+             accept: Callable[[Job], bool] | None = None,
+             named: tuple[BBNodeSpace, BBNodeSpace | None, Job] | None = None) -> list[Job]:
     """EASY's backfill pass: the ``candidates`` (in the order given) that start now.
 
     A candidate needs the nodes and BB free now; if it would still run at the ``shadow`` time
     it may only use the ``extra`` resources the head's reservation leaves there (BB counted only
     with ``reserve_bb``). ``accept(job)`` can veto a candidate that passes these checks (e.g. no
     nodes with enough local SSD); a vetoed job takes nothing.
+
+    ``named``: on named BB nodes, ``(space now, space at the shadow time or None, head)``: a
+    candidate's pieces must be placeable now, and one still running at the shadow time must
+    leave the head's pieces placeable on the space there (both spaces are updated).
     """
     now = state.time
     tol = slack(state.platform.bb)
@@ -260,6 +316,18 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
             continue
         if accept is not None and not accept(job):
             continue
+        if named is not None:
+            space, at_shadow, head = named
+            got = space.place(n, b) if b > 0 else ()
+            if got is None:
+                continue
+            if late and at_shadow is not None and got:
+                trial = at_shadow.copy()
+                trial.take_pieces(got)
+                if not trial.fits(head):
+                    continue
+                named = (space, trial, head)
+            space.take_pieces(got)
         if late:
             extra_n -= n
             if reserve_bb:
@@ -296,6 +364,8 @@ class ConservativeBackfilling:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
+        if state.platform.bb_nodes is not None:
+            return self._decide_named(state, t0)
         now = state.time
         queue = state.queue
         previous: dict[str, float] = dict(state.memory.get("reservations", {}))
@@ -327,6 +397,45 @@ class ConservativeBackfilling:
                 planned[job.id] = start
             elif profile.fits(now, job.walltime, job.demand):
                 profile.reserve(now, now + job.walltime, job.demand)
+                planned[job.id] = now
+        started = [job for job in queue if planned.get(job.id) == now]
+        future = {jid: t for jid, t in planned.items() if t > now}
+        reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
+                                                                 key=lambda x: (x[1], x[0]))]
+        return _decision(started, reservations, t0=t0, memory={"reservations": future})
+
+    def _decide_named(self, state: ClusterState, t0: float) -> Decision:
+        """:meth:`decide` on named BB nodes: the profile has one more dimension per BB node,
+        and every reservation holds the job's first-fit pieces (see
+        :class:`~bbopt.policies.named_bb.NamedProfile`)."""
+        now = state.time
+        queue = state.queue
+        previous: dict[str, float] = dict(state.memory.get("reservations", {}))
+        plan = NamedProfile(state)
+        position = {job.id: k for k, job in enumerate(queue)}
+        kept = []
+        for job in queue:  # hold every kept reservation that can still be placed there
+            if job.id in previous and plan.hold(job, max(previous[job.id], now)):
+                kept.append(job)
+        kept.sort(key=lambda j: (max(previous[j.id], now), position[j.id]))
+        planned: dict[str, float] = {}
+        for job in kept:  # compression, earliest first: never later than before
+            old = max(previous[job.id], now)
+            plan.drop(job)
+            start = plan.earliest(job, limit=old)
+            if start == math.inf or not plan.hold(job, start):
+                start = old
+                plan.hold(job, old)  # the slot it held a moment ago
+            planned[job.id] = start
+        depth = math.inf if self.depth is None else self.depth
+        for job in queue:
+            if job.id in planned:
+                continue
+            if len(planned) < depth:
+                start = plan.earliest(job)
+                if start < math.inf and plan.hold(job, start):
+                    planned[job.id] = start
+            elif plan.hold(job, now):
                 planned[job.id] = now
         started = [job for job in queue if planned.get(job.id) == now]
         future = {jid: t for jid, t in planned.items() if t > now}

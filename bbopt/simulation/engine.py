@@ -249,7 +249,7 @@ class _Engine:
             if math.isnan(res.start[k]):  # the record keeps the first start
                 res.start[k] = t
             self.model.start(k, t, nodes)
-            self._insert_running(k, RunningJob(job, t, nodes))
+            self._insert_running(k, RunningJob(job, t, nodes, self.ledger.pieces_of(job)))
         if refused:  # back in the queue, in arrival order (by original submission)
             res.refused_starts += len(refused)
             items = [*queue.items(), *refused.items()]
@@ -287,7 +287,7 @@ class _Engine:
         job = rj.job
         view = replace(job, walltime=max(back - rj.start, 1e-9),
                        extra={**job.extra, "evicting": True})
-        self._insert_running(k, RunningJob(view, rj.start, rj.allocation))
+        self._insert_running(k, RunningJob(view, rj.start, rj.allocation, rj.bb_pieces))
 
     def _requeue(self, k: int, job: Job) -> None:
         """Put ``job`` (the requeued view of ``jobs[k]``) back in the waiting queue, in arrival

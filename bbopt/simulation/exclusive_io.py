@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from bbopt.core import Job, JobState, Platform, periodic_spec, time_alone
+from bbopt.core import Job, JobState, Platform, periodic_spec, rack_sizes, time_alone
 from bbopt.errors import InputError
 
 INF = math.inf
@@ -82,18 +82,7 @@ class ExclusiveIO:
         n_racks = len(self.bandwidth)
         self.rack_of_node: list[int] = []
         if platform is not None:
-            if isinstance(self.racks, int):
-                if self.racks > platform.nodes:
-                    raise InputError(f"{self.racks} racks for {platform.nodes} nodes",
-                                     field="racks")
-                sizes = [platform.nodes // n_racks + (r < platform.nodes % n_racks)
-                         for r in range(n_racks)]
-            else:
-                sizes = list(self.racks)
-                if sum(sizes) != platform.nodes:
-                    raise InputError(f"rack sizes sum to {sum(sizes)}, platform has "
-                                     f"{platform.nodes} nodes", field="racks")
-            for r, size in enumerate(sizes):
+            for r, size in enumerate(rack_sizes(self.racks, platform.nodes)):
                 self.rack_of_node.extend([r] * size)
         self._rack_arr = np.asarray(self.rack_of_node, dtype=np.int64)
         self._heap: list[tuple[float, int, int, int]] = []  # (time, kind, k, iteration)

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from bbopt.core import ENGINE_REL_TOL, Job, Platform
 from bbopt.errors import InvalidDecision
+from bbopt.models.bb_nodes import bb_node_tolerance, first_fit_pieces
 from bbopt.topology.alloc import BandwidthLedger
 
 
@@ -92,6 +93,13 @@ class Ledger:
         self.used_bb += job.bb
         return nodes
 
+    def pieces_of(self, job: Job) -> tuple[tuple[int, float], ...] | None:
+        """The ``(BB node, bytes)`` pieces ``job`` holds on the named BB nodes (``None`` on a
+        platform without them)."""
+        if self.bb_nodes is None:
+            return None
+        return tuple(self.bb_nodes.held.get(job.id, ()))
+
     def release(self, job: Job, nodes: tuple[int, ...]) -> None:
         """Give back what ``job`` held on ``nodes`` (it ended or was evicted)."""
         self.used_nodes -= job.nodes
@@ -152,9 +160,10 @@ class BBNodeLedger:
     large pieces, which refused fewer starts in bbopt's runs). When some piece has no room the
     start is refused: the engine leaves the job waiting and counts the refusal
     (:attr:`bbopt.simulation.result.SimulationResult.refused_starts`). This is the engine's only
-    check of the named nodes: the policies plan with the pool, so a refused job waits until the
-    next event, and its pool share may meanwhile be taken by others (the authors' policies
-    reserve space on the named nodes instead).
+    check of the named nodes; the policies check the same rule
+    (:func:`bbopt.models.bb_nodes.first_fit_pieces`) before they start or reserve a job, so a
+    refusal means a policy that does not know the named nodes: the job waits until the next
+    event.
 
     On an empty machine first fit places ``sum(floor(C_b / piece))`` pieces, the most any
     placement can, so :meth:`bbopt.core.Platform.why_never_fits` rejects exactly the jobs that
@@ -168,27 +177,15 @@ class BBNodeLedger:
         self.capacity = tuple(float(c) for c in platform.bb_nodes)
         self.free = list(self.capacity)
         self.held: dict[str, list[tuple[int, float]]] = {}
-        self.tol = max(self.capacity) * 1e-12
+        self.tol = bb_node_tolerance(self.capacity)
         self.refused = 0
 
     def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
         """The (BB node, bytes) pieces of ``job`` now, one per compute node, or ``None`` if some
         piece has no room. Nothing is changed. (``nodes``, the compute nodes, do not change the
         first-fit placement; they are taken for a placement that would depend on them.)"""
-        if job.bb <= 0:
-            return []
-        piece = job.bb / job.nodes
-        free = list(self.free)
-        out = []
-        b = 0
-        for _ in range(job.nodes):
-            while b < len(free) and free[b] < piece - self.tol:
-                b += 1
-            if b == len(free):
-                return None
-            free[b] -= piece
-            out.append((b, piece))
-        return out
+        pieces = first_fit_pieces(self.free, job.nodes, job.bb, self.tol)
+        return None if pieces is None else list(pieces)
 
     def why_not_now(self, job: Job) -> str | None:
         """Why ``job``'s pieces cannot be placed now, or ``None`` (nothing changes)."""

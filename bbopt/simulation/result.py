@@ -1,7 +1,9 @@
 """The outcome of a simulation: per-job start, end, final state and allocation, plus the time
 each decision took. It writes Batsim's ``jobs.csv`` (the columns evalys reads) followed by
-bbopt's own columns; metrics are computed from it by :mod:`bbopt.analysis.metrics`, which this
-module never imports (the record does not know who reads it).
+bbopt's own columns, and gives the same per-job outcomes as a pandas DataFrame
+(:meth:`SimulationResult.to_pandas`; pandas is imported when it is called); metrics are computed
+from it by :mod:`bbopt.analysis.metrics`, which this module never imports (the record does not
+know who reads it).
 """
 
 from __future__ import annotations
@@ -24,6 +26,14 @@ BATSIM_COLUMNS = (
 )
 #: bbopt's own columns, after Batsim's.
 BBOPT_COLUMNS = ("bb", "trace_runtime", "slowdown", "bounded_slowdown", "user", "reason")
+
+#: Bounded slowdown: turnaround over the execution time, but at least this many seconds
+#: (Kopanski & Rzadca, Section 4.2: ten minutes), and at least 1.
+BSLD_BOUND = 600.0
+#: Columns of :meth:`SimulationResult.to_pandas`.
+OUTCOME_COLUMNS = ("job_id", "submit", "start", "end", "state", "nodes", "bb", "ssd",
+                   "walltime", "runtime", "wait", "turnaround", "bounded_slowdown", "user",
+                   "allocation")
 
 #: Columns of the run-segment CSV (:meth:`SimulationResult.segments_to_csv`).
 SEGMENT_COLUMNS = ("job_id", "segment", "start", "end", "why", "nodes")
@@ -97,6 +107,35 @@ class SimulationResult:
             "state": np.asarray(self.state, dtype=object),
         }
 
+    def to_pandas(self):
+        """Per-job outcomes as a pandas DataFrame (:data:`OUTCOME_COLUMNS`), indexed like
+        ``jobs``: times of the jobs that ran (finished or killed; NaN for rejected and dropped
+        jobs), wait, turnaround, bounded slowdown and the allocation in Batsim's notation. The
+        run's policy, workload and platform size are in ``frame.attrs``."""
+        import pandas as pd
+
+        a = self.arrays()
+        ran = (a["state"] == JobState.FINISHED) | (a["state"] == JobState.KILLED)
+        start = np.where(ran, a["start"], np.nan)
+        end = np.where(ran, a["end"], np.nan)
+        turnaround = end - a["submit"]
+        frame = pd.DataFrame({
+            "job_id": [j.id for j in self.jobs],
+            "submit": a["submit"], "start": start, "end": end,
+            "state": a["state"].astype(str),
+            "nodes": a["nodes"].astype(int), "bb": a["bb"],
+            "ssd": [j.ssd for j in self.jobs], "walltime": a["walltime"],
+            "runtime": [np.nan if j.runtime is None else j.runtime for j in self.jobs],
+            "wait": start - a["submit"], "turnaround": turnaround,
+            "bounded_slowdown": np.maximum(turnaround / np.maximum(end - start, BSLD_BOUND),
+                                           1.0),
+            "user": [j.user for j in self.jobs],
+            "allocation": [procset(n) for n in self.allocation],
+        }, columns=list(OUTCOME_COLUMNS))
+        frame.attrs.update(policy=self.policy, workload=self.workload_name,
+                           platform_nodes=self.platform.nodes, platform_bb=self.platform.bb)
+        return frame
+
     def to_csv(self, path: str | Path) -> Path:
         """Write the per-job records as Batsim's jobs.csv plus bbopt's columns (and, for a run
         with preemption, :data:`PREEMPTION_COLUMNS`; the run segments go to
@@ -143,7 +182,7 @@ class SimulationResult:
                 turnaround = end - job.submit
                 stretch = turnaround / execution if execution > 0 else ""
                 slowdown = _num(turnaround / max(execution, 1.0))
-                bsld = _num(max(turnaround / max(execution, 600.0), 1.0))
+                bsld = _num(max(turnaround / max(execution, BSLD_BOUND), 1.0))
             yield [
                 job.id, self.workload_name, job.id, _num(job.submit), str(job.nodes),
                 _num(job.walltime), "1" if state == JobState.FINISHED else "0", _FINAL_STATE[state],

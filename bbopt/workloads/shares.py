@@ -12,15 +12,22 @@ A shares file is a mapping ``entity: share`` (shares as fractions or percentages
 Shares are returned as fractions ``{entity: share}`` that sum to at most 1 (Algorithm 1, line 9);
 an entity absent from the mapping is entitled to nothing (its jobs run only on idle nodes and may
 always be preempted).
+
+A workload can carry its entitlements: :func:`with_shares` writes each entity's share into its
+jobs (``Job.extra["entitlement"]``; the ``omfs-entities`` generator does), and
+:func:`workload_shares` reads them back -- a sweep gives them to the fair-share policies and
+measures every run against them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bbopt.core import Job
 from bbopt.errors import InputError
 from bbopt.units import read_document
 
@@ -71,3 +78,33 @@ def parse_shares(spec: Any, field: str = "shares") -> dict[str, float]:
 def entitled_nodes(shares: Mapping[str, float], nodes: int) -> dict[str, int]:
     """Each entity's entitlement in nodes: ``floor(share * nodes)`` (Algorithm 1, line 25)."""
     return {e: int(math.floor(s * nodes + 1e-9)) for e, s in shares.items()}
+
+
+#: ``Job.extra`` key of the entitlement share of the job's entity (``Job.user``), written by
+#: the ``omfs-entities`` generator so that a workload carries its own entitlements.
+SHARE_KEY = "entitlement"
+
+
+def with_shares(jobs: Sequence[Job], shares: Mapping[str, float]) -> list[Job]:
+    """The jobs, each carrying its entity's share in ``Job.extra[SHARE_KEY]`` (an entity
+    without a share gets 0: it is entitled to nothing)."""
+    return [replace(j, extra={**j.extra, SHARE_KEY: float(shares.get(
+        j.user if j.user is not None else "unknown", 0.0))}) for j in jobs]
+
+
+def workload_shares(jobs: Iterable[Job]) -> dict[str, float] | None:
+    """The entitlements a workload carries (:func:`with_shares`), or ``None`` if no job has
+    one. Entities whose jobs disagree on their share are an error."""
+    out: dict[str, float] = {}
+    for j in jobs:
+        if SHARE_KEY not in j.extra:
+            continue
+        entity = j.user if j.user is not None else "unknown"
+        share = float(j.extra[SHARE_KEY])
+        if out.setdefault(entity, share) != share:
+            raise InputError(f"jobs of entity {entity!r} carry different entitlement shares "
+                             f"({out[entity]:g} and {share:g}; job {j.id})",
+                             field=f"extra.{SHARE_KEY}")
+    if not out:
+        return None
+    return parse_shares(out)

@@ -34,9 +34,20 @@ Burst-buffer columns (``bb_columns``), both in units of ``bb_unit`` bytes (defau
     "out": bytes}`` and sets ``Job.bb = max(data_in, data_run, data_out)``: the capacity the BB
     allocation must hold at its fullest (stage-in data is replaced by run data, which becomes
     the stage-out data).
-``"auto"`` (default) -- ``bbsim`` if a companion ``.bb`` file exists; otherwise ``cqsim`` if the
-    header has ``BurstBuffer:`` or the records have exactly 19 fields; ``bbsim`` if they have 21
-    or more; otherwise none. ``"none"`` ignores extra fields.
+``"bbsimulator"`` -- BBSimulator's own trace ``<trace>.swf.bb`` (its trace reader writes it
+    beside ``<trace>.swf``): every SWF row again (numbers written as ``1.00``), plus
+    ``data_in data_run data_out`` as fields 19-21, read as BBSimulator reads them: **stage-in is
+    stored in 1/1000 of the unit of the other two** (BBSimulator divides field 19 by 1000 when
+    it builds a job), and a job asking fewer than 256 processors is raised to 256 as BBSimulator
+    does (``bbsimulator_min_processors``). Otherwise as ``bbsim``.
+``"auto"`` (default) -- ``bbsimulator`` for a file named ``*.swf.bb``, or when the companion
+    ``<trace>.swf.bb`` is such a BBSimulator trace (21 fields or more per record: its BB columns
+    and processor raise apply to the matching jobs of ``<trace>.swf``); ``bbsim`` if a 4-column
+    companion ``.bb`` file exists; otherwise ``cqsim`` if the header has ``BurstBuffer:`` or the
+    records have exactly 19 fields; ``bbsim`` if they have 21 or more; otherwise none.
+    ``"none"`` ignores extra fields. A companion file whose job numbers match no job of the
+    trace (or only some) raises a :class:`UserWarning` naming it: its volumes would otherwise
+    silently be 0.
 
 Choices that every tool makes differently are explicit parameters with documented defaults;
 see :func:`read_swf`. One processor is one node unless ``procs_per_node`` says otherwise.
@@ -48,11 +59,9 @@ read bbopt's results.
 
 from __future__ import annotations
 
-import gzip
 import math
 import re
 import warnings
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -61,6 +70,14 @@ import numpy as np
 
 from bbopt.core import GB, Job
 from bbopt.errors import InputError
+from bbopt.workloads.swf_files import (
+    BBSIM_FIELDS,
+    _companion_kind,
+    _data_lines,
+    _intstr,
+    _read_bb_file,
+    _scan_header,
+)
 
 FIELDS = (
     "job_number", "submit_time", "wait_time", "run_time", "allocated_processors",
@@ -69,7 +86,6 @@ FIELDS = (
     "preceding_job", "think_time",
 )
 CQSIM_FIELDS = ("burst_buffer",)
-BBSIM_FIELDS = ("data_in", "data_run", "data_out")
 #: How each kind of skipped record is described to the user.
 SKIP_REASONS = {"nonpositive_runtime": "runtime <= 0", "missing_processors": "no processors",
                 "oversize": "more nodes than the platform"}
@@ -117,6 +133,7 @@ def read_swf(
     bb_file: str | Path | None = None,
     groups: bool = False,
     on_bad: str | None = None,
+    bbsimulator_min_processors: int = 256,
 ) -> SwfTrace:
     """Read an SWF (or ``.swf.gz``) trace.
 
@@ -133,6 +150,8 @@ def read_swf(
     - ``procs_per_node``: processors per node; sizes are rounded up to whole nodes.
     - ``rebase``: shift submit times so that the first job is submitted at 0.
     - ``bb_columns``, ``bb_unit``, ``bb_file``: burst-buffer columns (see the module docstring).
+    - ``bbsimulator_min_processors``: BBSimulator's minimum job size in processors (256), applied
+      to the jobs of a BBSimulator trace only.
     - ``on_bad``: a shorthand for the records that are well formed but cannot be simulated (run
       time <= 0, no processor count): ``"skip"`` drops them (the default behaviour; each is
       listed in :attr:`SwfTrace.skipped_records` with its line and reason) and ``"raise"``
@@ -155,7 +174,8 @@ def read_swf(
                                   ("drop", "keep", "error")),
                                  ("oversize", oversize, ("keep", "drop", "error")),
                                  ("missing_processors", missing_processors, ("drop", "error")),
-                                 ("bb_columns", bb_columns, ("auto", "none", "cqsim", "bbsim"))):
+                                 ("bb_columns", bb_columns,
+                                  ("auto", "none", "cqsim", "bbsim", "bbsimulator"))):
         if value not in allowed:
             raise InputError(f"{name} must be one of {allowed}, got {value!r}")
     if isinstance(missing_walltime, str) and missing_walltime not in ("runtime", "error"):
@@ -170,15 +190,19 @@ def read_swf(
         raise InputError("is a directory, not an SWF file", source=str(path))
     src = str(path)
     header, first_widths = _scan_header(path)
-    if bb_file is None and bb_columns in ("auto", "bbsim"):
+    own = path.name.endswith((".swf.bb", ".swf.bb.gz"))  # BBSimulator's own trace
+    if bb_file is None and bb_columns in ("auto", "bbsim", "bbsimulator") and not own:
         companion = Path(str(path) + ".bb")
         if not companion.exists() and path.suffix == ".gz":
             companion = Path(str(path)[:-3] + ".bb")
         if companion.exists():
             bb_file = companion
+    companion_kind = _companion_kind(Path(bb_file)) if bb_file is not None else None
     widths = set(first_widths)
     if bb_columns == "auto":
-        if bb_file is not None:
+        if own or companion_kind == "bbsimulator":
+            bb_columns = "bbsimulator"
+        elif bb_file is not None:
             bb_columns = "bbsim"
         elif "BurstBuffer" in header or widths == {19}:
             bb_columns = "cqsim"
@@ -186,12 +210,32 @@ def read_swf(
             bb_columns = "bbsim"
         else:
             bb_columns = "none"
-    n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3}[bb_columns]
+    n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3,
+               "bbsimulator": 0 if bb_file is not None else 3}[bb_columns]
     table, lineno = _parse_stream(path, src, 18 + n_extra)
     lines = _Lines(path, lineno)  # the text of a record is read again only when needed
     names = FIELDS + (CQSIM_FIELDS if n_extra == 1 else BBSIM_FIELDS)
     _check_values(table, [0, 1, 3, 4, 7, 8, 11, 12, *range(18, 18 + n_extra)], lines, src, names)
-    staging = _read_bb_file(Path(bb_file), bb_unit) if bb_file is not None else None
+    # BBSimulator stores stage-in in 1/1000 of the unit of the other two volumes.
+    in_scale = 1e-3 if bb_columns == "bbsimulator" else 1.0
+    staging = (_read_bb_file(Path(bb_file), bb_unit, in_scale) if bb_file is not None
+               else None)
+    raised: np.ndarray | None = None  # the records BBSimulator's minimum size applies to
+    if staging is not None:
+        id_text = _int_strings(table[:, 0])
+        in_file = np.fromiter((k in staging for k in id_text), bool, len(id_text))
+        matched = len({k for k in id_text if k in staging})
+        if matched == 0:
+            warnings.warn(f"{bb_file}: none of its {len(staging)} job numbers matches a job of "
+                          f"{src}; every job gets no burst buffer", UserWarning, stacklevel=2)
+        elif matched < len(staging):
+            warnings.warn(f"{bb_file}: {len(staging) - matched} of its {len(staging)} job "
+                          f"numbers match no job of {src}", UserWarning, stacklevel=2)
+        if bb_columns == "bbsimulator":
+            raised = in_file
+        del id_text
+    elif bb_columns == "bbsimulator":
+        raised = np.ones(len(table), dtype=bool)
 
     primary, secondary = (7, 4) if processors == "requested" else (4, 7)
     number, submit, run = table[:, 0], table[:, 1], table[:, 3]
@@ -203,6 +247,9 @@ def read_swf(
         raise InputError(f"submit time must be >= 0, got {lines[k][1].split()[1]}", source=src,
                          line=int(lineno[k]), field=FIELDS[1])
     procs = np.where(table[:, primary] > 0, table[:, primary], table[:, secondary])
+    if raised is not None:  # BBSimulator's minimum allocation, for the jobs it describes
+        procs = np.where(raised & (procs > 0),
+                         np.maximum(procs, float(bbsimulator_min_processors)), procs)
     keep = np.ones(len(table), dtype=bool)
     skipped: dict[str, int] = {}
     why: dict[int, str] = {}
@@ -260,8 +307,9 @@ def read_swf(
     bb = np.zeros(len(table))
     if bb_columns == "cqsim":
         bb = np.maximum(table[:, 18], 0.0) * bb_unit
-    elif bb_columns == "bbsim" and staging is None:
+    elif bb_columns in ("bbsim", "bbsimulator") and staging is None:
         vols = np.maximum(table[:, 18:21], 0.0) * bb_unit
+        vols[:, 0] *= in_scale
         bb = vols.max(axis=1)
 
     jobs: list[Job] = []
@@ -273,7 +321,8 @@ def read_swf(
     again = np.ones(len(kept), dtype=bool)
     again[firsts] = False
     dup = int(kept[np.argmax(again)]) if again.any() else -1
-    bbsim_rows = table[:, 18:21] if bb_columns == "bbsim" and staging is None else None
+    bbsim_rows = (table[:, 18:21] if bb_columns in ("bbsim", "bbsimulator") and staging is None
+                  else None)
     # what follows reads only these columns: copies of them, so the whole table can go
     number, submit, run, req_time, user, group, used_mem = (
         np.array(a) for a in (number, submit, run, req_time, user, group, used_mem))
@@ -282,7 +331,7 @@ def read_swf(
         part = kept[lo:lo + CHUNK]
         _jobs_of(jobs, part, dup, src, number, lineno, submit, req_time, run, nodes, bb,
                  user, group, used_mem * (1024.0 * procs_per_node), bbsim_rows, staging,
-                 bb_columns, bb_unit, groups)
+                 bb_columns, bb_unit, groups, in_scale)
     if not jobs:
         raise InputError("no job records", source=src)
     if rebase:
@@ -307,9 +356,10 @@ _NO_EXTRA: dict = {}
 
 def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, lineno, submit,
              req_time, run, nodes, bb, user, group, memory, bbsim_rows, staging, bb_columns: str,
-             bb_unit: float, groups: bool) -> None:
+             bb_unit: float, groups: bool, in_scale: float = 1.0) -> None:
     """Append the jobs of the records ``part`` (indices, in file order) to ``jobs``;
-    ``memory`` is field 7 in bytes per node (``<= 0``: none)."""
+    ``memory`` is field 7 in bytes per node (``<= 0``: none); ``in_scale`` multiplies the
+    stage-in column of ``bbsim_rows`` (BBSimulator's unit)."""
     submit_l, wall_l, run_l = submit[part].tolist(), req_time[part].tolist(), run[part].tolist()
     nodes_l, bb_l = nodes[part].tolist(), bb[part].tolist()
     user_l, group_l = user[part].tolist(), group[part].tolist()
@@ -324,11 +374,12 @@ def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, line
                              field=FIELDS[0])
         extra: dict = {}
         job_bb = bb_l[i]
-        if bb_columns == "bbsim":
+        if bb_columns in ("bbsim", "bbsimulator"):
             if staging is not None:
                 vin, vrun, vout = staging.get(job_id, (0.0, 0.0, 0.0))
             else:
                 vin, vrun, vout = (float(x) for x in np.maximum(bbsim_rows[k], 0.0) * bb_unit)
+                vin *= in_scale
             extra["staging"] = {"in": vin, "run": vrun, "out": vout}
             job_bb = max(vin, vrun, vout)
         if mem_l[i] > 0:
@@ -360,17 +411,6 @@ def _int_strings(values: np.ndarray, shared: bool = False) -> list[str]:
     return [_intstr(x) for x in values.tolist()]
 
 
-def _intstr(x: float) -> str:
-    return str(int(x)) if x == int(x) else repr(float(x))
-
-
-def _read_lines(path: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
-    """Header ``key: value`` pairs and the data lines with their 1-based line numbers."""
-    header: dict[str, str] = {}
-    lines = list(_data_lines(path, header))
-    return header, lines
-
-
 #: The largest magnitude a field may have: 1e15 s is 30 million years, 1e15 processors absurd.
 #: Larger values (1e30, overflowing integers) are typos or corruption, refused by name.
 MAX_VALUE = 1e15
@@ -379,48 +419,6 @@ _DOUBT = re.compile(r"[^0-9\s-]|\S-|-(?!\d)")
 
 #: Records parsed at a time: the text of one chunk is all the reader holds besides the table.
 CHUNK = 1 << 16
-
-
-def _open_text(path: Path):
-    opener = gzip.open if path.suffix == ".gz" else open
-    return opener(path, "rt", encoding="utf-8", errors="replace")
-
-
-def _cannot_read(path: Path, exc: BaseException) -> InputError:
-    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return InputError(f"cannot read: {reason or type(exc).__name__}", source=str(path))
-
-
-def _data_lines(path: Path, header: dict[str, str] | None = None):
-    """The data lines with their 1-based line numbers, one at a time; header ``key: value``
-    pairs go to ``header`` when given."""
-    try:
-        with _open_text(path) as fh:
-            for lineno, line in enumerate(fh, 1):
-                text = line.strip()
-                if not text:
-                    continue
-                if text[0] == ";":
-                    if header is not None:
-                        key, sep, value = text[1:].partition(":")
-                        key = key.strip()
-                        if sep and key and " " not in key:
-                            header.setdefault(key, value.strip())
-                    continue
-                yield lineno, text
-    except (OSError, EOFError, zlib.error) as exc:  # a corrupt or truncated .gz, a directory
-        raise _cannot_read(path, exc) from None
-
-
-def _scan_header(path: Path) -> tuple[dict[str, str], list[int]]:
-    """The header's ``key: value`` pairs (wherever they are) and the field counts of the first
-    50 records: a first pass that keeps no record."""
-    header: dict[str, str] = {}
-    widths: list[int] = []
-    for _, text in _data_lines(path, header):
-        if len(widths) < 50:
-            widths.append(len(text.split()))
-    return header, widths
 
 
 def _parse_stream(path: Path, src: str, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -549,33 +547,3 @@ def _check_values(table: np.ndarray, columns: Sequence[int], lines: list[tuple[i
         what = "not a finite number" if not np.isfinite(sub[k, c]) else \
             f"out of range (magnitude over {MAX_VALUE:g})"
         raise InputError(f"{token} is {what}", source=src, line=lines[k][0], field=names[col])
-
-
-def _read_bb_file(path: Path, unit: float) -> dict[str, tuple[float, float, float]]:
-    """A BBSimulator companion file: ``<job number> <data_in> <data_run> <data_out>`` lines."""
-    if not path.exists():
-        raise InputError("no such file", source=str(path))
-    out: dict[str, tuple[float, float, float]] = {}
-    _, lines = _read_lines(path)
-    for lineno, text in lines:
-        parts = text.split()
-        if len(parts) < 4:
-            raise InputError(f"expected 4 fields (job, data_in, data_run, data_out), found "
-                             f"{len(parts)}", source=str(path), line=lineno,
-                             field=("job_number", *BBSIM_FIELDS)[len(parts)])
-        values = []
-        for c, name in enumerate(BBSIM_FIELDS, 1):
-            try:
-                v = float(parts[c])
-            except ValueError:
-                raise InputError(f"not a number: {parts[c]!r}", source=str(path), line=lineno,
-                                 field=name) from None
-            if v < 0 and v != -1:
-                raise InputError(f"volume must be >= 0, got {parts[c]}", source=str(path),
-                                 line=lineno, field=name)
-            values.append(max(v, 0.0) * unit)
-        if parts[0] in out:
-            raise InputError(f"duplicate job number {parts[0]}", source=str(path), line=lineno,
-                             field="job_number")
-        out[parts[0]] = (values[0], values[1], values[2])
-    return out

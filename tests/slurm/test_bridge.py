@@ -102,6 +102,25 @@ def test_the_bridge_never_starts_what_does_not_fit(local_slurm, tmp_path):
         s.cancel(i)
 
 
+@pytest.mark.cluster(nodes=4, bb_licenses=10)
+def test_the_bridge_refuses_a_start_whose_burst_buffer_an_earlier_start_took(local_slurm,
+                                                                              tmp_path):
+    """Nodes are free for all three jobs; the pool of 10 holds the first and the third: the
+    decision's second start would need burst buffer that its first start has just taken."""
+    s = SlurmCommands(env=local_slurm.env)
+    ids = [s.submit(name=f"b{k}", seconds=5, walltime=10, nodes=1, licenses={"bb": b},
+                    hold=True) for k, b in enumerate((6, 5, 3))]
+    bridge = Bridge(s, StartEverything(), state_dir=tmp_path / "b", bb_unit=TB)
+    record = bridge.step(force=True)
+    assert record.started == [ids[0], ids[2]]
+    assert list(record.refused) == [ids[1]]
+    assert "does not fit" in record.refused[ids[1]]
+    by_id = {j.id: j for j in s.jobs()}
+    assert [by_id[i].held for i in ids] == [False, True, False]
+    for i in ids:
+        s.cancel(i)
+
+
 @pytest.mark.cluster(nodes=2, bb_licenses=10, hold_new_jobs=True)
 def test_with_the_sites_job_submit_lua_plain_sbatch_jobs_wait_for_the_bridge(local_slurm,
                                                                             tmp_path):

@@ -2,8 +2,8 @@
 (Jeannot, Pallez & Vidal, "Variants for building packs").
 
 Option ``order``: ``"random"`` (seeded by ``seed``), ``"max"`` (non-increasing time alone,
-default) or ``"char"`` (non-increasing characteristic time). Status FEASIBLE: no optimality is
-claimed.
+default), ``"char"`` (non-decreasing characteristic time) or ``"char-desc"`` (non-increasing).
+Status FEASIBLE: no optimality is claimed.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ is the longest member, ``z_r = y_1 + ... + y_r`` (at most 1) that the longest me
 threshold in one MILP). Integer coefficients as in :func:`bbopt.models.packs.integer_form`,
 divided by a common scale for CBC. CBC runs serially with its own time limit (``-sec``, what is
 left of the budget) and ``randomSeed = seed + 1``; a solve stopped by the limit with a solution
-is FEASIBLE (PuLP's ``sol_status`` 2). CBC is a separate process (some 10-30 ms a solve): with
+is FEASIBLE (PuLP's ``sol_status`` 2); CBC's preprocessing is off (it declared feasible stages
+infeasible). CBC is a separate process (some 10-30 ms a solve): with
 less than ``MIN_SOLVE_SECONDS`` left no solve starts and the contract's fallback answers.
 """
 
@@ -49,15 +50,27 @@ def _maker(seed: int):
                 return "none", None, None
             cmax = float(max(np.abs(c).max(), 1))
             for coef, rhs in fixed[k[0]:]:
-                cm = float(max(np.abs(coef).max(), 1))
-                prob.addConstraint(pulp.lpSum(float(coef[i]) / cm * x[i] for i in range(n))
-                                   >= float(rhs) / cm - 1e-7, f"keep{k[0]}")
+                # integer coefficients as they are: the row is >= rhs exactly for binaries,
+                # half a unit of slack, and CBC's 1e-7 tolerance is far below one unit (a row
+                # scaled to 1 let CBC give up ~1e-7 of an earlier stage to a later one)
+                prob.addConstraint(pulp.lpSum(int(coef[i]) * x[i] for i in range(n))
+                                   >= int(rhs) - 0.5, f"keep{k[0]}")
                 k[0] += 1
             prob.setObjective(pulp.lpSum(float(c[i]) / cmax * x[i] for i in range(n)))
-            cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=max(seconds - 0.02, 0.01),
-                                    options=[f"randomSeed {seed + 1}",
-                                             f"randomCbcSeed {seed + 1}"])
-            prob.solve(cmd)
+            seeds = [f"randomSeed {seed + 1}", f"randomCbcSeed {seed + 1}"]
+
+            def run(options: list[str]) -> None:
+                prob.solve(pulp.PULP_CBC_CMD(msg=False, timeLimit=max(seconds - 0.02, 0.01),
+                                             options=seeds + options))
+
+            # CBC's preprocessing declares a later stage infeasible although the earlier
+            # stage's answer satisfies it (six applications, objective work then the Char
+            # order: answered FEASIBLE under a 20 s budget), so it is off; a program CBC then
+            # fails on outright is solved again with it.
+            try:
+                run(["preprocess off"])
+            except pulp.PulpSolverError:
+                run([])
             if prob.sol_status not in (1, 2):
                 return "none", None, None
             xs = np.array([(v.value() or 0) > 0.5 for v in x], dtype=bool)

@@ -139,3 +139,24 @@ def theta_ssd_platform(nodes: int, bb: float, *, small: float = 128 * GB,
     half = nodes // 2
     return Platform(nodes=nodes, bb=bb, name=name,
                     node_ssd=tuple([small] * half + [large] * (nodes - half)))
+
+
+def bb_capacity_for_demand(jobs: Sequence[Job], nodes: int, demand: float = 1.0) -> float:
+    """The BB capacity (bytes, whole GB) at which the workload's BB demand -- requested
+    byte-seconds over capacity x submission span -- is ``demand`` times its node demand on
+    ``nodes`` nodes, and at least its largest request.
+
+    This is how the KTH stand-in of Fan et al.'s S3/S4 is made BB-bound (their BB usage above
+    80 %): with Theta's per-node share of its 1.26 PB, KTH's jobs, which hold far more of the
+    machine's nodes per job than Theta's, would leave the BB idle.
+    """
+    if not demand > 0:
+        raise InputError(f"demand must be > 0, got {demand!r}", field="demand")
+    work = [(j.runtime if j.runtime is not None else j.walltime) for j in jobs]
+    node_s = sum(j.nodes * w for j, w in zip(jobs, work, strict=True))
+    bb_s = sum(j.bb * w for j, w in zip(jobs, work, strict=True))
+    if node_s <= 0 or bb_s <= 0:
+        raise InputError("the workload requests no BB (or no node-time): nothing to size the "
+                         "BB by", field="sized_by")
+    capacity = float(np.floor(nodes * bb_s / (demand * node_s) / GB) * GB)
+    return max(capacity, max(j.bb for j in jobs))

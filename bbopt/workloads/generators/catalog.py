@@ -1,11 +1,11 @@
 """The generators of the five papers by name, for sweep specifications and ``bbopt generate``.
 
-A *source* makes a workload from nothing (``kth-like``, ``herbein``, ``jeannot``); a *transform*
-rewrites the jobs of a workload (``lognormal-bb``, ``kopanski``, ``theta-original``, ``bbsched``,
-``ssd``, ``omfs-entities``, ``omfs-preemption``). Every entry takes the seed explicitly and
-keyword parameters in SI units (bytes, seconds) or plain numbers; :func:`apply` checks the
-parameter names against the entry's signature, so a typo in a spec is an error naming the
-generator and its parameters.
+A *source* makes a workload from nothing (``kth-like``, ``herbein``, ``jeannot``,
+``capability``); a *transform* rewrites the jobs of a workload (``lognormal-bb``, ``kopanski``,
+``theta-original``, ``bbsched``, ``ssd``, ``omfs-entities``, ``omfs-preemption``). Every entry
+takes the seed explicitly and keyword parameters in SI units (bytes, seconds) or plain numbers;
+:func:`apply` checks the parameter names against the entry's signature, so a typo in a spec is
+an error naming the generator and its parameters.
 
 Papers: Kopanski & Rzadca (Euro-Par 2021, Section 4.1), Fan et al. (BBSched, HPDC 2019,
 Sections 4.1 and 5), Herbein et al. (HPDC 2016, Section 4.2), Jeannot, Pallez & Vidal (IJHPCA
@@ -69,6 +69,12 @@ def _jeannot(jobs: None, seed: int, *, n_apps: int = 1000, alpha: float = 0.5,
                     nodes=nodes, strict=strict, seed=seed).jobs
 
 
+def _capability(jobs: None, seed: int, *, n_jobs: int = 8000) -> list[Job]:
+    from bbopt.workloads.generators.capability import CapabilityModel
+
+    return CapabilityModel().generate(int(n_jobs), seed)
+
+
 def _lognormal_bb(jobs: list[Job], seed: int) -> list[Job]:
     from bbopt.workloads.bb import with_lognormal_bb
 
@@ -117,8 +123,10 @@ def _ssd(jobs: list[Job], seed: int, *, small_share: float = 0.5) -> list[Job]:
 def _omfs_entities(jobs: list[Job], seed: int, *, by: str = "user",
                    n_entities: int | None = None, shares: str = "usage") -> list[Job]:
     from bbopt.workloads.generators.omfs import assign_entities
+    from bbopt.workloads.shares import with_shares
 
-    return assign_entities(jobs, by=by, n_entities=n_entities, shares=shares, seed=seed)[0]
+    out, entitled = assign_entities(jobs, by=by, n_entities=n_entities, shares=shares, seed=seed)
+    return with_shares(out, entitled)  # the workload carries its entitlements
 
 
 def _omfs_preemption(jobs: list[Job], seed: int, *, preemptable: float = 0.5,
@@ -155,6 +163,8 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
               "Herbein et al.'s user-arrival model, Section 4.2 (CTS-1 sized)"),
     Generator("jeannot", "source", _jeannot,
               "Jeannot et al.'s periodic applications, Mira/Uniform x BiNormal/Normal"),
+    Generator("capability", "source", _capability,
+              "Theta-like capability jobs (128+ nodes of 4,392; Fan et al.'s Original BB)"),
     Generator("lognormal-bb", "transform", _lognormal_bb,
               "Kopanski's log-normal BB request per processor"),
     Generator("kopanski", "transform", _kopanski,

@@ -1,0 +1,130 @@
+"""Named burst-buffer nodes in the policies (Kopanski & Rzadca, Section 4.1: 12 BB nodes of 40 GB,
+one piece of a job's BB per compute node): every BB-aware policy checks the engine's first-fit
+placement before it starts or reserves a job, so the engine refuses no start."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bbopt import decide
+from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
+from bbopt.models.bb_nodes import bb_node_space, first_fit_pieces
+from bbopt.simulation import simulate
+from bbopt.simulation.ledger import BBNodeLedger
+
+BB_POLICIES = ("fcfs-bb", "sjf-bb", "conservative-bb", "plan-2")
+ALL_POLICIES = (*BB_POLICIES, "fcfs", "filler", "fcfs-easy")
+
+
+def _named(nodes: int = 4, bb_nodes: tuple[float, ...] = (10 * GB, 10 * GB)) -> Platform:
+    return Platform(nodes=nodes, bb=sum(bb_nodes), bb_nodes=bb_nodes)
+
+
+def _job(jid, submit, nodes, bb, walltime, runtime=None):
+    return Job(jid, submit, walltime=walltime, runtime=walltime if runtime is None else runtime,
+               nodes=nodes, bb=bb)
+
+
+def test_first_fit_is_the_ledgers_rule():
+    # one piece of bb / nodes per compute node, each on the lowest BB node with room for it
+    assert first_fit_pieces([5 * GB, 10 * GB], 3, 12 * GB, 0.0) == (
+        (0, 4 * GB), (1, 4 * GB), (1, 4 * GB))
+    assert first_fit_pieces([5 * GB, 5 * GB], 3, 12 * GB, 0.0) is None  # 12 GB free in all
+    ledger = BBNodeLedger(_named())
+    job = _job("a", 0, 2, 12 * GB, 10)
+    assert ledger.placement(job) == list(first_fit_pieces(ledger.free, 2, 12 * GB, ledger.tol))
+
+
+@pytest.mark.parametrize("policy", ALL_POLICIES)
+def test_fits_the_pool_not_the_nodes_waits(policy):
+    # r holds 6 GB on each BB node (4 GB free on each, 8 GB in the pool): b's one 8 GB piece
+    # fits the pool but no BB node, so it waits for r's end; c's two 4 GB pieces fit both.
+    r = _job("r", 0, 2, 12 * GB, 100)
+    b = _job("b", 1, 1, 8 * GB, 10)
+    c = _job("c", 1, 2, 8 * GB, 10)
+    res = simulate([r, b], _named(), policy)
+    assert res.refused_starts == 0
+    assert res.start[1] == pytest.approx(100.0)
+    res = simulate([r, c], _named(), policy)
+    assert res.refused_starts == 0 and res.start[1] == pytest.approx(1.0)
+    # on a 20 GB pool b starts at once
+    pool = simulate([r, b], Platform(nodes=4, bb=20 * GB), policy)
+    assert pool.start[1] == pytest.approx(1.0)
+
+
+def _easy_state(platform: Platform, queue: tuple[Job, ...]) -> ClusterState:
+    # r1 fills BB node 0 until 100; r2 fills node 1 and r3 holds 3 GB of node 2 until 1000
+    running = (RunningJob(_job("r1", 0, 1, 10 * GB, 100), 0.0),
+               RunningJob(_job("r2", 0, 1, 10 * GB, 1000), 0.0),
+               RunningJob(_job("r3", 0, 1, 3 * GB, 1000), 0.0))
+    return ClusterState(0.0, platform, running, queue)
+
+
+THREE = (10 * GB, 10 * GB, 10 * GB)
+
+
+@pytest.mark.parametrize("policy", ["fcfs-bb", "sjf-bb"])
+def test_easy_shadow_time_on_the_named_nodes(policy):
+    # At 100 the BB nodes have 10, 0, 7 GB free (17 GB): the head's two 8 GB pieces fit the
+    # pool but only one fits the nodes, so its reservation is at 1000, not 100.
+    head = _job("h", 0, 2, 16 * GB, 50)
+    state = _easy_state(_named(8, THREE), (head,))
+    space = bb_node_space(state)
+    assert space.free == pytest.approx([0.0, 0.0, 7 * GB])
+    named = decide(state, policy)
+    assert [(r.job_id, r.start) for r in named.reservations] == [("h", 1000.0)]
+    pool = decide(_easy_state(Platform(nodes=8, bb=30 * GB), (head,)), policy)
+    assert [(r.job_id, r.start) for r in pool.reservations] == [("h", 100.0)]
+
+
+@pytest.mark.parametrize("policy", ["fcfs-bb", "sjf-bb"])
+def test_easy_backfill_keeps_the_head_placeable_at_the_shadow_time(policy):
+    # The head's two 6 GB pieces go on BB nodes 0 and 2 at 100 (10 and 7 GB free there). A
+    # 3 GB job running past 100 would take node 2 down to 4 GB: the pool (5 GB left over at
+    # 100) admits it, the named nodes do not. A 3 GB job ending before 100 may start.
+    head = _job("h", 0, 2, 12 * GB, 50)
+    late = _job("late", 0, 1, 3 * GB, 500)
+    early = _job("early", 0, 1, 3 * GB, 50)
+    for queue, started in (((head, late), []), ((head, early), ["early"])):
+        named = decide(_easy_state(_named(8, THREE), queue), policy)
+        assert [s.job_id for s in named.start] == started
+        assert [(r.job_id, r.start) for r in named.reservations] == [("h", 100.0)]
+    pool = decide(_easy_state(Platform(nodes=8, bb=30 * GB), (head, late)), policy)
+    assert [s.job_id for s in pool.start] == ["late"]
+
+
+def test_conservative_reservations_hold_named_pieces():
+    # The head waits for 1000 on the named nodes (see the EASY case), not 100 as on the pool.
+    head = _job("h", 0, 2, 16 * GB, 50)
+    state = _easy_state(_named(8, THREE), (head,))
+    d = decide(state, "conservative-bb")
+    assert [(r.job_id, r.start) for r in d.reservations] == [("h", 1000.0)]
+    pool = decide(_easy_state(Platform(nodes=8, bb=30 * GB), (head,)), "conservative-bb")
+    assert [(r.job_id, r.start) for r in pool.reservations] == [("h", 100.0)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 50), st.integers(1, 4), st.integers(0, 20),
+                          st.integers(1, 60), st.integers(1, 60)), min_size=1, max_size=12),
+       st.sampled_from(ALL_POLICIES))
+def test_no_start_is_refused_on_named_nodes(specs, policy):
+    jobs = [_job(str(k), float(s), n, b * GB, float(w), float(min(r, w)))
+            for k, (s, n, b, w, r) in enumerate(specs)]
+    platform = _named(4, (7 * GB, 7 * GB, 6 * GB))
+    res = simulate(jobs, platform, policy)
+    assert res.refused_starts == 0
+    assert all(st_ in ("finished", "killed", "rejected") for st_ in res.state)
+
+
+def test_plan_reserves_on_the_named_nodes():
+    # The plan is rebuilt on the BB nodes: the head's two 8 GB pieces fit only at 1000 there,
+    # at 100 on the pool; a short job that fits now starts in both.
+    head = _job("h", 0, 2, 16 * GB, 50)
+    small = _job("s", 0, 1, 1 * GB, 20)
+    named = decide(_easy_state(_named(8, THREE), (head, small)), "plan-2")
+    assert [s.job_id for s in named.start] == ["s"]
+    assert [(r.job_id, r.start) for r in named.reservations] == [("h", 1000.0)]
+    pool = decide(_easy_state(Platform(nodes=8, bb=30 * GB), (head, small)), "plan-2")
+    assert [(r.job_id, r.start) for r in pool.reservations] == [("h", 100.0)]

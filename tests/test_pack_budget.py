@@ -1,0 +1,89 @@
+"""The exact pack builders (``pack-opt``, ``pack-opt-char``) under the solver contract's budget:
+a wall-clock budget per decision (model building included), a ``deterministic`` mode whose packs
+do not depend on the clock, and the contract's FALLBACK to the greedy builder when the backend
+has no answer in time."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from bbopt import ClusterState, Platform, make_policy, simulate
+from bbopt.core import Status
+from bbopt.errors import InputError
+from bbopt.simulation.exclusive_io import ExclusiveIO
+from bbopt.workloads.generators.jeannot import generate
+
+
+def _run(wl, policy, **options):
+    stats = []
+    res = simulate(wl.jobs, Platform(nodes=wl.nodes), policy, options=options or None,
+                   execution=ExclusiveIO(),
+                   on_decision=lambda s, d: stats.append(d.stats) if d.stats else None)
+    builds = [s for s in stats if s.backend not in ("backfill", "list")]
+    return res, builds
+
+
+def test_policies_take_and_check_the_budget_mode():
+    assert make_policy("pack-opt").budget.mode == "wall"
+    p = make_policy("pack-opt", budget=0.5, budget_mode="deterministic")
+    assert p.budget.mode == "deterministic"
+    assert p.budget.seconds >= 5.0  # the wall clock only as a distant safety net
+    assert make_policy("pack-opt-char", budget_mode="deterministic").budget.mode == \
+        "deterministic"
+    with pytest.raises(InputError, match="budget mode"):
+        make_policy("pack-opt", budget_mode="fast")
+
+
+@pytest.mark.parametrize("backend", ["cpsat", "milp"])
+def test_out_of_time_every_pack_is_the_greedy_fallback(backend):
+    """A budget no backend can meet: every pack decision is FALLBACK, and the schedule is
+    pack-max's (first fit in Max order, the fallback and the backfilling order alike)."""
+    wl = generate(30, alpha=0.5, protocol="mira", io_profile="binormal", seed=4)
+    ref, _ = _run(wl, "pack-max")
+    res, builds = _run(wl, "pack-opt", backend=backend, budget=1e-6)
+    assert builds and all(s.status is Status.FALLBACK for s in builds)
+    assert res.start == ref.start and res.end == ref.end
+    # with a budget it can meet, the exact builder proves its packs optimal
+    _, builds = _run(wl, "pack-opt", backend=backend, budget=20.0)
+    assert all(s.status is Status.OPTIMAL for s in builds)
+
+
+class _SlowClock:
+    """A machine so loaded that every look at the clock finds ``step`` seconds gone."""
+
+    def __init__(self, step: float) -> None:
+        self.t = itertools.count()
+        self.step = step
+
+    def perf_counter(self) -> float:
+        return next(self.t) * self.step
+
+
+def _first_pack(monkeypatch=None, **options):
+    wl = generate(40, alpha=0.5, protocol="mira", io_profile="binormal", seed=1)
+    if monkeypatch is not None:
+        import bbopt.policies.packs as policy
+        import bbopt.solvers.base as base
+        import bbopt.solvers.packs._stages as stages
+
+        for mod in (policy, base, stages):
+            monkeypatch.setattr(mod, "_time", _SlowClock(0.6))
+    d = make_policy("pack-opt", budget=1.0, **options).decide(
+        ClusterState(0.0, Platform(nodes=wl.nodes), queue=tuple(wl.jobs)))
+    return sorted(s.job_id for s in d.start), d.stats.status
+
+
+def test_deterministic_packs_do_not_depend_on_the_clock(monkeypatch):
+    """On a clock where model building already eats the 1 s budget, the wall mode has no time
+    left and falls back to greedy; the deterministic mode solves as on an idle machine."""
+    idle_wall = _first_pack()
+    idle_det = _first_pack(budget_mode="deterministic")
+    assert idle_wall == idle_det and idle_det[1] is Status.OPTIMAL
+    with monkeypatch.context() as m:
+        slow_det = _first_pack(m, budget_mode="deterministic")
+    with monkeypatch.context() as m:
+        slow_wall = _first_pack(m)
+    assert slow_det == idle_det
+    assert slow_wall[1] is Status.FALLBACK and slow_wall[0] != idle_wall[0]

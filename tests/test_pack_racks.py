@@ -1,0 +1,124 @@
+"""List and pack scheduling on a platform of several racks, one I/O node each (Jeannot et al.,
+"Machine Model": "extending it to several racks ... is straightforward"): every job runs inside
+one rack, the strict (list) or average (pack) constraint holds on each rack's I/O node, each
+rack has its own sequence of packs, and transfers never overlap on one I/O node."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bbopt import Job, Platform, simulate
+from bbopt.core import rack_sizes
+from bbopt.errors import InputError
+from bbopt.policies.packs import average_bandwidth
+from bbopt.simulation.exclusive_io import ExclusiveIO, io_node_usage, time_alone
+from bbopt.workloads.generators.jeannot import generate
+
+B = 1e9
+POLICIES = [("io-list", {}), ("io-list", {"backfill": "greedy"}), ("pack-max", {}),
+            ("pack-char", {}), ("pack-opt", {"budget": 5.0})]
+
+
+def periodic(id_, n, w, io_seconds, nodes=1, submit=0.0):
+    t = n * (w + io_seconds)
+    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
+               extra={"io": {"iterations": n, "compute_seconds": w,
+                             "io_bytes": io_seconds * B, "io_bandwidth": B}})
+
+
+def run(jobs, policy, nodes, racks, **options):
+    model = ExclusiveIO(racks=racks)
+    decisions = []
+    res = simulate(jobs, Platform(nodes=nodes), policy, options={"racks": racks, **options},
+                   execution=model, on_decision=lambda s, d: decisions.append(d))
+    return res, model, decisions
+
+
+def test_rack_sizes():
+    assert rack_sizes(2, 8) == [4, 4]
+    assert rack_sizes(3, 8) == [3, 3, 2]
+    assert rack_sizes([5, 3], 8) == [5, 3]
+    with pytest.raises(InputError, match="sum"):
+        rack_sizes([5, 2], 8)
+    with pytest.raises(InputError, match="racks"):
+        rack_sizes(9, 8)
+
+
+def test_io_list_uses_both_io_nodes():
+    """Four 2-node applications of average bandwidth 0.6 b on 8 nodes. With one I/O node the
+    strict constraint runs them one at a time; with two racks of 4 nodes, one per rack at a
+    time, each on its own I/O node: twice as fast, and no transfer ever waits."""
+    jobs = [periodic(f"A{i}", 4, 4.0, 6.0, nodes=2) for i in range(4)]
+    assert average_bandwidth(jobs[0], B) == pytest.approx(0.6 * B)
+    one, _, _ = run(jobs, "io-list", 8, 1)
+    assert one.start == [0.0, 40.0, 80.0, 120.0]
+    two, model, decisions = run(jobs, "io-list", 8, 2)
+    assert two.start == [0.0, 0.0, 40.0, 40.0]
+    assert max(two.end) == 80.0
+    assert [two.allocation[k] for k in range(4)] == [(0, 1), (4, 5), (0, 1), (4, 5)]
+    assert sorted({r for _, r, _, _ in model.transfers}) == [0, 1]
+    assert all(end - start == pytest.approx(6.0) for _, _, start, end in model.transfers)
+    assert model.due == [s for _, _, s, _ in model.transfers]  # no FIFO wait
+    assert decisions[0].memory == {"racks": [{}, {}]}
+    # A2 is the head on both racks: one reservation, the earliest (A0 and A1 end at 40)
+    assert [(r.job_id, r.start) for r in decisions[0].reservations] == [("A2", 40.0)]
+
+
+def test_pack_max_builds_one_pack_sequence_per_rack():
+    """Two racks of 4 nodes. L1, L2: 2 nodes, T = 40 with 20 s of I/O; S1..S4: 2 nodes, T = 10
+    with 8 s of I/O. Rack 0 decides first: Max order packs L1 and L2 (40 s of I/O in a 40 s pack:
+    the average constraint is tight), no S fits beside them (48 > 40) nor backfills later. Rack 1
+    packs S1 alone (S2 would make 16 s of I/O in a 10 s pack), then S2, S3, S4 one pack each.
+    On one 8-node rack the S would wait for L1 and L2 (the pack's I/O node is already full)."""
+    ls = [periodic(f"L{i}", 2, 10.0, 10.0, nodes=2) for i in (1, 2)]
+    ss = [periodic(f"S{i}", 1, 2.0, 8.0, nodes=2) for i in (1, 2, 3, 4)]
+    res, model, decisions = run([*ls, *ss], "pack-max", 8, 2)
+    assert res.start == [0.0, 0.0, 0.0, 10.0, 20.0, 30.0]
+    assert res.allocation[:3] == [(0, 1), (2, 3), (4, 5)]
+    assert all(res.allocation[k] == (4, 5) for k in range(2, 6))
+    assert res.end[:2] == [40.0, 50.0]  # L2's transfers wait behind L1's on rack 0's I/O node
+    assert {r for k, r, _, _ in model.transfers if k >= 2} == {1}
+    packs = {(m["pack_start"], tuple(m["pack"])) for d in decisions if d.memory
+             for m in d.memory["racks"] if m}
+    assert packs == {(0.0, ("L1", "L2")), (0.0, ("S1",)), (10.0, ("S2",)), (20.0, ("S3",)),
+                     (30.0, ("S4",))}
+    one, _, _ = run([*ls, *ss], "pack-max", 8, 1)
+    assert min(one.start[2:]) == 50.0
+
+
+@pytest.mark.parametrize(("policy", "options"), POLICIES,
+                         ids=[p + "-" + "-".join(map(str, o.values())) for p, o in POLICIES])
+def test_generated_workload_on_two_racks(policy, options):
+    """A Uniform workload sized for a 1,024-node rack, run on two such racks: every job inside
+    one rack, never more nodes than a rack has, one transfer at a time per I/O node, every job
+    ends; list scheduling keeps the strict constraint on each rack's I/O node."""
+    wl = generate(40, alpha=0.5, protocol="uniform", io_profile="normal", nodes=1024, seed=5)
+    res, model, _ = run(wl.jobs, policy, 2048, 2, **options)
+    assert res.state == ["finished"] * 40
+    rack = []
+    for k, job in enumerate(wl.jobs):
+        alloc = res.allocation[k]
+        assert len(alloc) == job.nodes
+        assert len({i // 1024 for i in alloc}) == 1
+        rack.append(alloc[0] // 1024)
+        assert res.end[k] - res.start[k] >= time_alone(job) * (1 - 1e-9)
+    assert set(rack) == {0, 1}  # both racks used
+    for node in io_node_usage(model.transfers, 2):
+        assert all(a[1] <= b[0] + 1e-9 for a, b in zip(node, node[1:], strict=False))
+    events = sorted({*res.start, *res.end})
+    for t in events:
+        on = [k for k in range(40) if res.start[k] <= t < res.end[k]]
+        for r in (0, 1):
+            here = [k for k in on if rack[k] == r]
+            assert sum(wl.jobs[k].nodes for k in here) <= 1024
+            if policy == "io-list":
+                bw = sum(average_bandwidth(wl.jobs[k], wl.bandwidth) for k in here)
+                assert bw <= wl.bandwidth * (1 + 1e-6)
+
+
+def test_a_job_wider_than_every_rack_is_an_input_error():
+    jobs = [periodic("W", 1, 1.0, 1.0, nodes=5)]
+    with pytest.raises(InputError, match="largest rack"):
+        run(jobs, "pack-max", 8, 2)
+    assert np.all(np.asarray(rack_sizes(2, 8)) == 4)
