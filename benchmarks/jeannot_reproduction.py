@@ -53,10 +53,10 @@ What the grid of 200 applications x 10 seeds per cell found (``benchmarks/result
   1.087 against 1.070 for Random and 1.081 for Max), never best on Uniform.
 - (5) *No steady state for pack on M-BN* (Figure 8): reproduced as a drift, not in the paper's
   direction. Max and opt packs lose bandwidth share over the run (slope of the planned share
-  -0.23 and -0.21 per run length, list -0.03) while nodes fall as list's do: the I/O-heavy applications
-  go *first*, because in this generator an application's I/O time per iteration scales with
-  its size (``v_i = X_i w_i Q_i / P``) and Max and the exact builder start the large, long ones
-  first. Char drifts the paper's way on I/O (+0.11) and on nodes too (+0.08).
+  -0.23 and -0.21 per run length, list -0.03) while nodes fall as list's do: the I/O-heavy
+  applications go *first*, because in this generator an application's I/O time per iteration
+  scales with its size (``v_i = X_i w_i Q_i / P``) and Max and the exact builder start the
+  large, long ones first. Char drifts the paper's way on I/O (+0.11) and on nodes too (+0.08).
 - Beyond the paper, pack-opt matches pack-max's utilisation (within 0.006) with a lower mean
   and max stretch in every Mira cell; pack-opt-char (Char among packs within 5 % of the best
   node-time) did worse than pack-opt on both in an earlier 3-seed run.
@@ -73,10 +73,11 @@ formula gives ``X_i w_i Q_i / P``; bbopt follows the latter, which caps U-* at a
 Cost on this 2-core machine (shared, load average ~14): 1,020 runs in 1,831 s wall with 2
 workers; 905 CPU s in all (7.5 min on two idle cores); CPU per run p50 0.77 s, p95 2.78 s
 (lists 0.68 s, greedy packs 0.75-0.79 s, pack-opt 1.80 s). Exact builder per decision, CPU ms
-p50 / p95, 1 s wall budget (cpsat; milp in parentheses) at 50, 200 and 1,000 remaining
-applications (milp measured before its preprocessing was turned off): M-BN 10 / 26 (50 / 70), 25 / 40 (65 / 76), 49 / 59; U-No 7 / 10 (33 / 41),
-40 / 46 (58 / 70), 55 / 72; greedy 0.04-0.55 ms. Under that load the wall clock ran out at
-1,000 applications (FALLBACK to greedy in 10/10), which ``budget_mode=deterministic`` avoids.
+p50 / p95, 1 s wall budget (cpsat; milp, measured before its preprocessing was turned off, in
+parentheses) at 50, 200 and 1,000 remaining applications: M-BN 10 / 26 (50 / 70), 25 / 40
+(65 / 76), 49 / 59; U-No 7 / 10 (33 / 41), 40 / 46 (58 / 70), 55 / 72; greedy 0.04-0.55 ms.
+Under that load the wall clock ran out at 1,000 applications (FALLBACK to greedy in 10/10),
+which ``budget_mode=deterministic`` avoids.
 """
 
 from __future__ import annotations
