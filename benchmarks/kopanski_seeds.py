@@ -35,17 +35,19 @@ fcfs-easy  4.91 M +- 3.11 M [0.33 M, 7.80 M]    2.48 M +- 1.95 M [1.03 M, 5.72 M
 
 No start is refused in named mode (the policies place each job's per-node pieces on the BB
 nodes by the engine's first-fit rule before starting or reserving it). fcfs-easy / plan-2 per
-seed in pool mode 44 to 933, mean 591 (theirs 498). plan-2 on the whole trace in named mode
-(the plan rebuilt on the BB nodes) was not measured (about two hours per seed on a loaded
-2-core machine); on the 16 three-week parts of seed 0 (``--no-whole``), plan-2 / sjf-bb is
-0.71 (median over parts; 0.70 of the summed part means) in pool mode and 0.86 (0.82) in named
-mode, against 0.80 in the paper's whole-trace I/O-aware run (its headline: "over 20 %" below
-sjf-bb); fcfs-bb / sjf-bb is 1.12 (named) and 1.08 (pool). Before plan-2 was rebuilt on the BB
-nodes (it only dropped the starts it could not place) it was no better than sjf-bb in named
-mode (1.01 on the parts; 23,111 s on the whole trace, seed 0, 2.1 x the paper). With the parts'
-ratio, named plan-2 on the whole trace would be near 0.82-0.86 x 14,000 = 11,500-12,000 s
-(paper 11,065) and fcfs-easy / plan-2 near 210 (theirs 498): an estimate, not a
-measurement.
+seed in pool mode 44 to 933, mean 591 (theirs 498).
+
+plan-2 in named mode (the search scores permutations on the pool; the chosen permutation's plan
+is rebuilt on the BB nodes), seed 0, whole trace: 15,862 s mean wait (1.43 x the paper's
+11,065; sjf-bb 14,788 on the same seed), bounded slowdown 8.28 (sjf-bb 9.67; paper 7.06);
+fcfs-easy / plan-2 = 104 (theirs 498). On the 16 three-week parts of seed 0 (``--no-whole``)
+plan-2 / sjf-bb is 0.86 (median over parts; 0.82 of the summed part means) in named mode and
+0.71 (0.70) in pool mode, the paper's whole-trace ratio being 0.80: plan-2 keeps its lead on
+three-week parts but loses it on the whole trace with named nodes, where the pool-scored search
+and the plan that is applied differ most. Before the plan was rebuilt on the BB nodes (it only
+dropped the starts it could not place now) named plan-2 was 23,111 s on the whole trace (seed
+0) and 1.01 x sjf-bb on the parts. A search that scores permutations on the BB nodes is the
+next step (its evaluator is the plan model's hot loop).
 
 Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] [--csv DIR]``
 (the full run takes tens of minutes on 2 cores; plan-2 on the whole trace 20-40 minutes per

@@ -365,6 +365,27 @@ MUTANTS: list[Mutant] = [
     M("workload-hash-ignores-bb", "bbopt/analysis/store.py",
       "j.nodes, j.bb, j.ssd,", "j.nodes, j.ssd,",
       "the workload's content hash covers every job field (a changed BB request is a new run)"),
+    M("sweep-ignores-workload-entitlements", "bbopt/analysis/sweep_inputs.py",
+      "    return shares\n", "    return None\n",
+      "every run of a workload with entitlements is measured against them (OMFS)"),
+    M("sized-bb-ignores-demand", "bbopt/workloads/generators/bbsched.py",
+      "nodes * bb_s / (demand * node_s)", "nodes * bb_s / node_s",
+      "a BB sized from a workload gives it the BB demand asked for (Fan et al.'s S4 regime)"),
+    M("budget-entry-sets-solver-options-only", "bbopt/analysis/sweep_spec.py",
+      'if k in accepted or "**" in accepted}',
+      'if k in ("budget", "deterministic") and (k in accepted or "**" in accepted)}',
+      "a budget entry's other policy options (a base order) reach the policies"),
+    # --- experiments: frames and figures -----------------------------------------------------
+    M("to-pandas-dropped-jobs-have-times", "bbopt/simulation/result.py",
+      'ran = (a["state"] == JobState.FINISHED) | (a["state"] == JobState.KILLED)\n'
+      '        start = np.where(ran, a["start"]',
+      'ran = a["state"] != JobState.REJECTED\n        start = np.where(ran, a["start"]',
+      "the per-job frame gives times only to jobs that ran (not dropped ones)"),
+    M("gantt-first-node-range-only", "bbopt/analysis/figures.py",
+      "        for lo, hi in ranges:\n", "        for lo, hi in ranges[:1]:\n",
+      "the Gantt chart covers every node range of a job's allocation"),
+    # (Starts before ends within one instant alone is an equivalent mutant of the timeline:
+    # only the state after each instant is kept; with every event kept it is caught.)
     # --- the Slurm bridge: checked decisions ----------------------------------------------------
     M("bridge-skips-bb-check", "bbopt/slurm/bridge.py",
       "if job.nodes > free_n or job.bb > free_bb + _EPS * max(1.0, job.bb):",
@@ -424,7 +445,8 @@ RELATED = {
     "bbopt/policies/fairshare.py": ["test_omfs.py", "test_omfs_properties.py",
                                     "test_fairshare_baselines.py"],
     "bbopt/policies/packs.py": ["test_pack_policies.py"],
-    "bbopt/analysis/s": ["test_sweep.py"],
+    "bbopt/analysis/s": ["test_sweep.py", "test_sweep_shares.py", "test_sweep_platforms.py"],
+    "bbopt/analysis/f": ["test_figures.py"],
     "bbopt/slurm": ["slurm/test_bridge.py"],
 }
 
