@@ -11,9 +11,14 @@ The public face::
     runs = bbopt.metrics_frame({"a": result})  # one row of summarize() per run
 
 Sweeps, collected tables, reports and figures: :mod:`bbopt.experiments`.
+
+``to_pandas``, ``metrics_frame`` and the solver entry points (``solve``, ``Budget``, ``Result``,
+``backends_for``) are imported on first use (PEP 562): pandas and the models cost more to import
+than a whole replay of a small trace, and ``bbopt simulate`` under a queue policy needs neither.
 """
 
-from bbopt.analysis.frames import metrics_frame, to_pandas
+from typing import Any
+
 from bbopt.analysis.metrics import summarize
 from bbopt.api import decide
 from bbopt.core import (
@@ -30,9 +35,21 @@ from bbopt.core import (
 from bbopt.errors import BboptError, InputError, InvalidDecision, UnknownNameError
 from bbopt.policies import available_policies, make_policy, register
 from bbopt.simulation import SimulationResult, simulate
-from bbopt.solvers import Budget, Result, backends_for, solve
 
 __version__ = "0.1.0"
+
+_LAZY = {"metrics_frame": "bbopt.analysis.frames", "to_pandas": "bbopt.analysis.frames",
+         **dict.fromkeys(("Budget", "Result", "backends_for", "solve"), "bbopt.solvers")}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'bbopt' has no attribute {name!r}")
 
 __all__ = [
     "BboptError",

@@ -252,13 +252,14 @@ def _write_skipped(out: Path | None, w) -> None:
         write_skipped(out / "skipped.csv", w.skipped)
 
 
-def _run(jobs, platform, name, policy, args, model=None):
+def _run(jobs, platform, name, policy, args, model=None, on_job_end=None):
     from bbopt.simulation import simulate
 
     return simulate(jobs, platform, policy,
                     options=_with_mode(policy, _options(args.option), args), tick=args.tick,
                     progress=not args.no_progress, workload_name=name,
-                    execution=model if model is not None else _execution(args))
+                    execution=model if model is not None else _execution(args),
+                    on_job_end=on_job_end)
 
 
 def _execution(args):
@@ -317,7 +318,7 @@ def _metrics(result, args) -> dict[str, float]:
 
 def _cmd_simulate(args) -> int:
     from bbopt.analysis.table import metrics_table, model_metrics
-    from bbopt.outputs import atomic_path, write_json
+    from bbopt.outputs import atomic_path, streamed_csv, write_json
     from bbopt.policies import make_policy
 
     options = _options(args.option)
@@ -326,16 +327,15 @@ def _cmd_simulate(args) -> int:
     w, platform = _load(args)
     _write_skipped(out, w)
     from bbopt.simulation.execution import make_execution_model
-
     model = make_execution_model(_execution(args))
-    result = _run(w.jobs, platform, w.name, args.policy, args, model)
+    result = _run(w.jobs, platform, w.name, args.policy, args, model) if out is None else \
+        streamed_csv(out / f"{args.policy}_jobs.csv",  # written as jobs end
+                     lambda end: _run(w.jobs, platform, w.name, args.policy, args, model, end))
     metrics = _metrics(result, args) | model_metrics(result, model)
     _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
     print(_rejections({args.policy: result}), end="")
     if out is not None:
-        with atomic_path(out / f"{args.policy}_jobs.csv") as tmp:
-            result.to_csv(tmp)
         if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
             with atomic_path(out / f"{args.policy}_segments.csv") as tmp:
                 result.segments_to_csv(tmp)  # jobs were preempted: every run segment

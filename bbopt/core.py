@@ -8,6 +8,9 @@ its burst buffer for its whole duration).
 
 ``ClusterState`` is the input of :func:`bbopt.decide` and ``Decision`` its output; both round-trip
 through JSON (see :mod:`bbopt.schema`).
+
+Length: the domain types every layer imports (jobs, platforms, states and their queue and
+running-job views, decisions, the fit rule) stay in one module.
 """
 
 from __future__ import annotations
@@ -260,11 +263,53 @@ class RunningJobs(tuple):
         return self
 
 
+class QueueView(Sequence):
+    """The waiting queue as the engine hands it: ``items[lo:hi]`` of a list, read only. The
+    engine never changes the part a view shows (arrivals go after it, head starts move ``lo``
+    for the next view, other changes go to a new list): O(1) per decision, and a view kept
+    beyond its decision never changes. Compares equal to the tuple of its jobs."""
+
+    __slots__ = ("_items", "_lo", "_hi")
+
+    def __init__(self, items: Sequence[Job] = (), lo: int = 0, hi: int | None = None) -> None:
+        self._items = items
+        self._lo = lo
+        self._hi = len(items) if hi is None else hi
+
+    def __len__(self) -> int:
+        return self._hi - self._lo
+
+    def __iter__(self):
+        return map(self._items.__getitem__, range(self._lo, self._hi))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self._items[self._lo:self._hi][i])
+        n = self._hi - self._lo
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("queue index out of range")
+        return self._items[self._lo + i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, QueueView | tuple):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"QueueView({tuple(self)!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterState:
     """What a policy sees at a scheduling point.
 
-    ``queue`` is the waiting queue in arrival order. ``running`` lists the running jobs; the
+    ``queue`` is the waiting queue in arrival order (a tuple, or the engine's
+    :class:`QueueView`: any read-only sequence). ``running`` lists the running jobs; the
     engine hands them sorted by expected end as :class:`RunningJobs`; a policy may rely on
     that order only when ``running`` has that type. ``memory``
     is the policy's own state carried from one decision to the next (returned in
@@ -274,7 +319,7 @@ class ClusterState:
     time: float
     platform: Platform
     running: tuple[RunningJob, ...] = ()
-    queue: tuple[Job, ...] = ()
+    queue: Sequence[Job] = ()
     memory: Mapping[str, Any] = field(default_factory=dict)
 
     def used(self) -> tuple[float, float]:

@@ -51,6 +51,19 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         raise
 
 
+def streamed_csv(path: str | Path, run):
+    """``run(on_job_end)`` (a simulation) with its jobs.csv written to ``path`` as jobs end
+    (:class:`~bbopt.simulation.result.JobsCsvStream`), under a temporary name renamed when the
+    run is over; returns the run's result."""
+    from bbopt.simulation.result import JobsCsvStream
+
+    with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
+        stream = JobsCsvStream(fh)
+        result = run(stream.ended)
+        stream.close(result)
+    return result
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)

@@ -212,6 +212,80 @@ class Profile:
             i = j + 1
         return math.inf
 
+    def earlier_fit(self, now: float, duration: float, demand: Sequence[float],
+                    held_from: float, lo: float | None = None,
+                    hi: float | None = None) -> float:
+        """Where a job that holds ``demand`` on ``[held_from, held_from + duration)`` could
+        start instead: the earliest ``t`` in ``[now, held_from)`` with ``demand`` free on
+        ``[t, t + duration)`` once its own hold is given back, else ``held_from``.
+
+        The same answer as releasing the hold, calling :meth:`earliest_fit` and taking the
+        minimum with ``held_from``, without changing the profile: the hold is added back only
+        in the test of the segments it covers, and the scan stops at ``held_from``. A caller
+        that knows no start before ``lo`` or from ``hi`` on fits narrows the scan to
+        ``[lo, hi)``.
+        """
+        times, free, tol = self.times, self.free, self._tol
+        k = len(times)
+        i = max(bisect_right(times, now if lo is None or lo < now else lo) - 1, 0)
+        own_end = held_from + duration
+        limit = held_from if hi is None or hi > held_from else hi
+        if len(tol) == 2 and len(demand) == 2:
+            d0, d1 = demand
+            need0, need1 = d0 - tol[0], d1 - tol[1]
+            while i < k and times[i] < limit:
+                row = free[i]
+                if row[0] < need0 or row[1] < need1:
+                    i += 1
+                    continue
+                start = times[i] if times[i] > now else now
+                end = start + duration
+                j = i + 1
+                while j < k and times[j] < end:
+                    row = free[j]
+                    if held_from <= times[j] < own_end:  # its own hold, given back
+                        if row[0] + d0 < need0 or row[1] + d1 < need1:
+                            break
+                    elif row[0] < need0 or row[1] < need1:
+                        break
+                    j += 1
+                else:
+                    return start
+                i = j + 1
+            return held_from
+        ok = self._ok
+        dims = range(len(tol))
+        while i < k and times[i] < limit:
+            if not ok(free[i], demand):
+                i += 1
+                continue
+            start = times[i] if times[i] > now else now
+            end = start + duration
+            j = i + 1
+            while j < k and times[j] < end:
+                row = free[j]
+                if held_from <= times[j] < own_end:
+                    row = [row[d] + demand[d] for d in dims]
+                if not ok(row, demand):
+                    break
+                j += 1
+            else:
+                return start
+            i = j + 1
+        return held_from
+
+    def advance(self, t: float) -> None:
+        """Move the origin to ``t`` (>= the origin): what lies before ``t`` is forgotten, the
+        free amounts from ``t`` on are unchanged."""
+        times = self.times
+        if t <= times[0]:
+            return
+        i = bisect_right(times, t) - 1
+        if i > 0:
+            del times[:i]
+            del self.free[:i]
+        times[0] = t
+
     def _split(self, t: float) -> int:
         """Make ``t`` a breakpoint; return its index."""
         times = self.times
@@ -236,6 +310,18 @@ class Profile:
             return
         i, j = self._span(start, end)
         free, tol = self.free, self._tol
+        if len(tol) == 2 and len(demand) == 2:  # nodes and BB: the hot path, unrolled
+            d0, d1 = demand
+            t0, t1 = tol
+            rows = free[i:j]
+            for row in rows:
+                if row[0] + t0 < d0 or row[1] + t1 < d1:
+                    raise OverbookedError(
+                        f"reserving {tuple(demand)} on [{start}, {end}) overbooks")
+            for row in rows:
+                row[0] -= d0
+                row[1] -= d1
+            return
         dims = range(len(tol))
         for r in range(i, j):
             row = free[r]
@@ -253,6 +339,12 @@ class Profile:
         if end <= start:
             return
         i, j = self._span(start, end)
+        if len(self._tol) == 2 and len(amount) == 2:
+            a0, a1 = amount
+            for row in self.free[i:j]:
+                row[0] += a0
+                row[1] += a1
+            return
         dims = range(len(self._tol))
         for r in range(i, j):
             row = self.free[r]

@@ -2,54 +2,82 @@
 exclusive I/O, on the four workload families (M-BN, M-No, U-BN, U-No).
 
 Grid: families x I/O load alpha in {0.2, ..., 0.8} x seeds x strategies (``io-list``,
-``pack-random``, ``pack-max``, ``pack-char``, ``pack-opt``; ``--strategies`` adds
-``pack-opt-char``), each run a static batch of ``--apps`` applications
-(:mod:`bbopt.workloads.generators.jeannot`) under the ``exclusive-io`` execution model.
-An alpha that a family cannot reach (the generator's strict check, 5 % tolerance) is skipped and
-listed. Runs go to ``--workers`` processes (default 2).
+``io-list-greedy``, ``pack-random``, ``pack-max``, ``pack-char``, ``pack-opt``; ``--strategies``
+adds ``pack-char-desc`` or ``pack-opt-char``), each run a static batch of ``--apps``
+applications (:mod:`bbopt.workloads.generators.jeannot`) under the ``exclusive-io`` execution
+model. A (family, alpha) cell is kept only if every seed reaches its alpha (the generator's
+strict check, 5 % tolerance); the others are listed. Runs go to ``--workers`` processes
+(default 2). ``experiments/jeannot.yaml`` is the same grid as a sweep.
 
 Writes to ``--out`` (default ``bbopt-out/jeannot``): ``runs.csv`` (one row per run),
 ``summary.csv`` (means over seeds) and the figures ``fig4_5_utilisation.png`` (utilisation over
 time per alpha, one row of panels per family; Figures 4-5), ``fig6_max_stretch.png`` and
 ``fig7_mean_stretch.png`` (stretch vs alpha; Figures 6-7), ``fig8_usage.png`` (running
 applications, allocated nodes and I/O-node busy time over time on M-BN and M-No; Figure 8) and
-``fig9_stretch_idle.png`` (mean stretch vs idle ratio on M-BN; Figure 9). Prints the summary
-table, a finding-by-finding check of the paper's Table 1, per-run times, and the per-decision
-time of the exact pack builder at 50, 200 and 1,000 remaining applications (``--timing``).
+``fig9_stretch_idle.png`` (mean stretch vs idle ratio on M-BN; Figure 9); ``--results DIR`` also
+writes ``results.md`` (the means and the finding-by-finding check) and the figures at dpi 80
+(``benchmarks/results/jeannot`` holds the 10-seed grid's). Prints the summary table, a
+finding-by-finding check of the paper's Table 1, per-run times, and the per-decision time of
+the exact pack builder at 50, 200 and 1,000 remaining applications.
 
 Run: ``python benchmarks/jeannot_reproduction.py [--apps 200] [--seeds 10] [--alphas
-0.2,...,0.8] [--families M-BN,M-No,U-BN,U-No] [--workers 2] [--timing-only]``.
+0.2,...,0.8] [--families M-BN,M-No,U-BN,U-No] [--workers 2] [--results DIR] [--timing-only]``.
 
-What a run of 200 applications x 5 seeds per cell found, against the paper's Table 1:
+What the grid of 200 applications x 10 seeds per cell found (``benchmarks/results/jeannot``;
+1,020 runs), against the paper's Table 1:
 
-- Reachable cells: M-BN 0.3-0.6, M-No 0.2-0.8, U-No 0.2-0.5, U-BN 0.2-0.4 (the generator's
-  strict check; 17 of 28). At alpha <= 0.3 the Uniform protocol's ``Q_bar`` exceeds ``P`` and
-  every application takes all 2,048 nodes: the applications run one after the other and every
-  strategy gives the same schedule, so the U-* cells say nothing there.
-- (1) *List uses the platform better on compute-intensive workloads*: not reproduced. On M-BN
-  and M-No at alpha <= 0.3, pack-max and pack-opt have the higher utilisation and the lower idle
-  ratio (M-No 0.2, steady state: list 0.911, max 0.934, opt 0.932).
-- (2) *Pack has the better stretch*: reproduced for the mean stretch on Mira workloads (pack-max
-  and pack-opt below list in every M-BN and M-No cell), not for the maximum stretch (pack-max
-  above list in 10 of 11 Mira cells; pack-opt below list on M-BN and on M-No from 0.6, slightly
-  above it below 0.6) nor on Uniform workloads (list has the lowest mean and max stretch at
-  alpha 0.4-0.5).
-- (3) *Pack overtakes list in steady state at high I/O load (> 0.6)*: only M-No reaches it;
-  there pack-char overtakes list at 0.7 and 0.8 (0.853 vs 0.846, 0.835 vs 0.823), pack-max and
-  pack-opt fall behind list as alpha grows. On U-No every pack variant beats list at 0.3-0.5.
-- (4) *Char best on Uniform, worst on M-BN* (mean stretch among the paper's three orders): not
-  reproduced; Char is best on M-No (4 of 7 alphas), never worst on M-BN at 200 applications (it
-  was worst in 3 of 4 with 100 applications and 3 seeds), and not best on U-No or U-BN.
-- (5) *No steady state for pack on M-BN* (Figure 8): reproduced in part. The average bandwidth
-  share of pack-max and pack-opt drifts over the run (slope about -0.22 per makespan against
-  -0.03 for list) and the number of running applications peaks late, but the drift is the other
-  way round from the paper's: the I/O-heavy applications go first, not last.
-- Beyond the paper, pack-opt (optimal packs for node-time) matches pack-max's utilisation
-  (within 0.01) and has the lowest mean stretch of all five strategies in every Mira cell.
-  pack-opt-char (Char order among packs within 5 % of the best node-time) does worse than
-  pack-opt on both (M-No 0.3 / 0.6 / 0.8, 3 seeds: steady-state utilisation 0.892 / 0.846 /
-  0.793 against 0.917 / 0.862 / 0.808; mean stretch 1.031 / 1.094 / 1.157 against 1.017 /
-  1.061 / 1.116): the 5 % of node-time it gives up is not paid back by synchronised I/O.
+- Reachable cells (every seed within 5 %): M-BN 0.3-0.6, M-No 0.2-0.8, U-BN 0.3-0.4, U-No
+  0.2-0.5 (17 of 28). At U-BN 0.3 and U-No 0.2 the Uniform protocol's ``Q_bar`` exceeds ``P``,
+  every application takes all 2,048 nodes and every strategy gives the same schedule: left out.
+- (1) *List uses the platform better on compute-intensive workloads*: **reproduced with list
+  scheduling without reservation** (``io-list-greedy``, Garey & Graham's list scheduling, as in
+  Sun et al. 2018 whom the paper follows): above the best of the paper's pack orders in 4/4
+  cells at alpha <= 0.3 (M-No 0.2: 0.934 vs 0.930; M-BN 0.3: 0.922 vs 0.909; U-No 0.3 a tie at
+  0.995), and in every Mira cell at every alpha. Not with EASY (``io-list``, 0/4: M-No 0.2
+  0.896 vs 0.930): the head's reservation idles nodes because Mira's durations are nearly equal
+  within a size class (10 % spread), so few jobs end before the shadow time, while Max packs of
+  equal-length jobs waste little. The paper does not say which backfilling its list uses.
+- (2) *Pack has the better stretch*: reproduced for Char (mean and max stretch below both lists
+  in 15/15 cells) and pack-opt (mean below EASY list in 13/15, below greedy list in 15/15; max
+  in 10/15 and 7/15); for Max only on the mean against EASY (11/15), never on the max stretch
+  (0/15); Random in about half the cells.
+- (3) *Pack overtakes list in steady state above alpha 0.6*: not reproduced. Steady-state
+  utilisation (up to the last start) of the best paper order is above EASY list in 9/11 cells
+  below 0.6 and 0/4 from 0.6 (M-No 0.8: list 0.822, Max 0.796); greedy list is above every pack
+  order everywhere. Only M-No reaches alpha > 0.6 in this generator.
+- (4) *Char best on Uniform, worst on M-BN*: half reproduced. Char (non-decreasing
+  characteristic time) has the lowest mean stretch of the paper's orders in every cell of every
+  family (U-No 0.5: 1.031 against 1.075-1.081), with the most idle time (0.17 on Mira, Figure
+  9's trade-off), but it is never the worst on M-BN. Read the other way (``pack-char-desc``,
+  non-increasing, 4 seeds): next to Max and Random (between them, or worst as at U-No 0.5:
+  1.087 against 1.070 for Random and 1.081 for Max), never best on Uniform.
+- (5) *No steady state for pack on M-BN* (Figure 8): reproduced as a drift, not in the paper's
+  direction. Max and opt packs lose bandwidth share over the run (slope of the planned share
+  -0.23 and -0.21 per run length, list -0.03) while nodes fall as list's do: the I/O-heavy
+  applications go *first*, because in this generator an application's I/O time per iteration
+  scales with its size (``v_i = X_i w_i Q_i / P``) and Max and the exact builder start the
+  large, long ones first. Char drifts the paper's way on I/O (+0.11) and on nodes too (+0.08).
+- Beyond the paper, pack-opt matches pack-max's utilisation (within 0.006) with a lower mean
+  and max stretch in every Mira cell; pack-opt-char (Char among packs within 5 % of the best
+  node-time) did worse than pack-opt on both in an earlier 3-seed run.
+
+Why the rest differs, checked against the paper: the utilisation definition does not matter
+for whole-run figures (useful node-time is ``sum q_i T_i`` whether I/O transfers count or not,
+so whole-run utilisation ranks strategies by makespan); the Mira duration spread read as a
+variance of 0.1 x the median in hours (sd 19 min at 1 h) instead of sd = 10 % narrows EASY's
+gap at M-No 0.2 from 0.047 to 0.023 (3 seeds) but does not close it; the number of applications
+per batch is not in the paper (bbopt uses 200; a run at 1,000 did not finish in time). The
+Uniform protocol's ``Q_bar`` formula assumes an I/O time of ``X_i w_i`` while its volume
+formula gives ``X_i w_i Q_i / P``; bbopt follows the latter, which caps U-* at alpha ~0.5.
+
+Cost on this 2-core machine (shared, load average ~14): 1,020 runs in 1,831 s wall with 2
+workers; 905 CPU s in all (7.5 min on two idle cores); CPU per run p50 0.77 s, p95 2.78 s
+(lists 0.68 s, greedy packs 0.75-0.79 s, pack-opt 1.80 s). Exact builder per decision, CPU ms
+p50 / p95, 1 s wall budget (cpsat; milp, measured before its preprocessing was turned off, in
+parentheses) at 50, 200 and 1,000 remaining applications: M-BN 10 / 26 (50 / 70), 25 / 40
+(65 / 76), 49 / 59; U-No 7 / 10 (33 / 41), 40 / 46 (58 / 70), 55 / 72; greedy 0.04-0.55 ms.
+Under that load the wall clock ran out at 1,000 applications (FALLBACK to greedy in 10/10),
+which ``budget_mode=deterministic`` avoids.
 """
 
 from __future__ import annotations

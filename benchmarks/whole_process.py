@@ -13,7 +13,10 @@ loop does not model. The ratio column is bbopt's median over the bare loop's med
 same run, for the
 wall time and for the CPU time (user + system) of the processes.
 
-``python benchmarks/whole_process.py --bare FILE`` runs the bare loop alone.
+``python benchmarks/whole_process.py --bare FILE`` runs the bare loop alone;
+``--breakdown`` also prints where a ``bbopt simulate`` process spends its CPU time (interpreter
+start, imports, reading the SWF, the BB draw, the replay, the metrics; one fresh process per
+policy, median of ``--repeat``).
 """
 
 from __future__ import annotations
@@ -89,13 +92,50 @@ def _time(cmd: list[str]) -> tuple[float, float]:
     return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
+PHASES = ("start", "imports", "read", "bb draw", "replay", "metrics")
+
+
+def breakdown(path: str, policy: str) -> dict[str, float]:
+    """CPU seconds of each phase of ``bbopt simulate`` on ``path``, in this (fresh) process."""
+    clock = time.process_time
+    t = [clock()]
+    import bbopt.cli  # noqa: F401
+    from bbopt.analysis.table import run_metrics
+    from bbopt.core import Platform
+    from bbopt.policies import make_policy
+    from bbopt.simulation import simulate
+    from bbopt.workloads.bb import with_lognormal_bb
+    from bbopt.workloads.swf import read_swf
+
+    make_policy(policy)
+    t.append(clock())
+    trace = read_swf(path)
+    t.append(clock())
+    jobs = with_lognormal_bb(trace.jobs, seed=0)
+    t.append(clock())
+    result = simulate(jobs, Platform.kopanski(), policy)
+    t.append(clock())
+    run_metrics(result)
+    t.append(clock())
+    return dict(zip(PHASES, [t[0], *(b - a for a, b in zip(t, t[1:], strict=False))],
+                    strict=True))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bare", metavar="FILE", help="run the bare loop on FILE and exit")
     ap.add_argument("--policies", default="sjf-bb,fcfs-bb")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--workload", default="KTH-SP2-1996-2.1-cln.swf")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also print the CPU time of each phase of bbopt simulate")
+    ap.add_argument("--phases", nargs=2, metavar=("FILE", "POLICY"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.phases:
+        import json
+
+        print(json.dumps(breakdown(*args.phases)))
+        return
     if args.bare:
         n, wait = bare_easy(args.bare)
         print(f"{n} jobs, mean wait {wait:.1f} s")
@@ -123,6 +163,17 @@ def main() -> None:
     for name in times:
         print(f"{name:28s} {wall[name]:7.2f} {wall[name] / wall[ref]:8.2f} {cpu[name]:7.2f} "
               f"{cpu[name] / cpu[ref]:8.2f}")
+    if args.breakdown:
+        import json
+
+        print("\nCPU seconds by phase (in-process; 'start' is the interpreter's start-up)")
+        print(f"{'policy':12s} " + " ".join(f"{p:>8s}" for p in PHASES))
+        for pol in args.policies.split(","):
+            runs = [json.loads(subprocess.run(
+                [sys.executable, __file__, "--phases", swf, pol], check=True,
+                capture_output=True, text=True).stdout) for _ in range(args.repeat)]
+            med = {p: statistics.median(r[p] for r in runs) for p in PHASES}
+            print(f"{pol:12s} " + " ".join(f"{med[p]:8.3f}" for p in PHASES))
 
 
 if __name__ == "__main__":

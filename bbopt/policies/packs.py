@@ -229,10 +229,11 @@ class IOList:
         if i < len(queue) and self.backfill == "greedy":
             for job in queue[i + 1:]:
                 bw = average_bandwidth(job, b)
-                if job.nodes <= free_n and used_bw + bw <= cap_bw:
-                    started.append(job)
-                    free_n -= job.nodes
-                    used_bw += bw
+                if job.nodes > free_n or used_bw + bw > cap_bw:
+                    continue
+                started.append(job)
+                free_n -= job.nodes
+                used_bw += bw
         elif i < len(queue) and self.backfill == "easy":
             head = queue[i]
             head_bw = average_bandwidth(head, b)

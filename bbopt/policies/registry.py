@@ -9,6 +9,7 @@ bbopt's own are imported, and so registered, by :mod:`bbopt.policies` (its expli
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import math
 from collections.abc import Callable
@@ -33,6 +34,29 @@ class Policy(Protocol):
 
 
 _REGISTRY: dict[str, tuple[Callable[..., Policy], dict[str, Any], str]] = {}
+#: The built-in policy modules and the names each registers (:mod:`bbopt.policies` declares
+#: them); a module is imported when one of its names is first asked for.
+_BUILTIN: dict[str, tuple[str, ...]] = {}
+
+
+def declare_builtin(modules: dict[str, tuple[str, ...]]) -> None:
+    """Declare policy modules (module name -> the policy names it registers), imported on the
+    first use of one of their names."""
+    _BUILTIN.update(modules)
+
+
+def _load(name: str | None = None) -> None:
+    """Import the module that registers ``name`` (every declared module when ``name`` is None
+    or is not declared), unless it is registered already."""
+    if name is not None and name in _REGISTRY:
+        return
+    for module, names in _BUILTIN.items():
+        if name is not None and name in names:
+            importlib.import_module(module)
+            if name in _REGISTRY:
+                return
+    for module in _BUILTIN:
+        importlib.import_module(module)
 
 
 def register(name: str, about: str | None = None, **defaults: Any) -> Callable:
@@ -54,6 +78,7 @@ def register(name: str, about: str | None = None, **defaults: Any) -> Callable:
 
 def available_policies() -> dict[str, str]:
     """Registered policy names with a one-line description each."""
+    _load()
     return {name: summary for name, (_, _, summary) in sorted(_REGISTRY.items())}
 
 
@@ -65,6 +90,7 @@ def policy_options(name: str) -> dict[str, Any]:
     >>> sorted(policy_options("conservative-bb"))
     ['depth']
     """
+    _load(name)
     if name not in _REGISTRY:
         raise UnknownNameError("policy", name, list(_REGISTRY))
     cls, fixed, _ = _REGISTRY[name]
@@ -86,6 +112,7 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
             raise InputError(f"{type(name).__name__} is not a policy: it needs a name, an "
                              "io_aware flag and decide(state)", field="policy")
         return name
+    _load(name)
     if name not in _REGISTRY:
         raise UnknownNameError("policy", name, list(_REGISTRY))
     cls, defaults, _ = _REGISTRY[name]

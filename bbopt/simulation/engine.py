@@ -44,6 +44,7 @@ from bbopt.core import (
     Job,
     JobState,
     Platform,
+    QueueView,
     RunningJob,
     RunningJobs,
 )
@@ -66,6 +67,7 @@ def simulate(
     workload_name: str = "workload",
     execution: str | ExecutionModel | None = None,
     enforce_bandwidth: bool | None = None,
+    on_job_end: Callable[[SimulationResult, int], None] | None = None,
 ) -> SimulationResult:
     """Replay ``jobs`` on ``platform`` under ``policy`` and return the per-job outcome.
 
@@ -77,6 +79,9 @@ def simulate(
     ``execution``: the execution model (default ``"rigid"``), by name or as an object.
     ``enforce_bandwidth``: refuse starts that over-allocate a link of the platform's I/O tree;
     by default what the policy declares (``Policy.io_aware``).
+    ``on_job_end(result, k)`` is called once job ``k``'s record is final (it ended for good or
+    was rejected), e.g. to write results while the run goes
+    (:class:`~bbopt.simulation.result.JobsCsvStream`).
 
     Example: on 4 nodes, ``big`` waits for ``long`` to end; ``short`` is backfilled at once
     because it ends before that reservation.
@@ -103,8 +108,10 @@ def simulate(
     model = make_execution_model(execution)
     if enforce_bandwidth is None:
         enforce_bandwidth = pol.io_aware
-    return _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
-                   model, enforce_bandwidth).run()
+    engine = _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
+                     model, enforce_bandwidth)
+    engine.on_job_end = on_job_end
+    return engine.run()
 
 
 class _Engine:
@@ -128,11 +135,17 @@ class _Engine:
         self.model = model
         self.ledger = Ledger(platform, enforce_bandwidth)
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
+        # The policies' view of the queue: self.queue's jobs as items[lo:], a list that is only
+        # appended to (views of earlier decisions see a prefix of it) or replaced (_restack).
+        self.items: list[Job] = []
+        self.ids: list[str] = []
+        self.lo = 0
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
         self.live: dict[int, RunningJob] = {}  # the running entry of each running job
         self.changed = False  # a segment ended since the last decision
         self.memory: Any = {}
+        self.on_job_end: Callable[[SimulationResult, int], None] | None = None
 
     def run(self) -> SimulationResult:
         """Replay every job; each loop turn handles the events of one instant."""
@@ -197,6 +210,8 @@ class _Engine:
             res.state[k] = why
             res.end[k] = t
             final += 1
+            if self.on_job_end is not None:
+                self.on_job_end(res, k)
         return final
 
     def _submit(self, k: int) -> int:
@@ -205,9 +220,13 @@ class _Engine:
         why = self.ledger.why_never_fits(job)
         if why is None:
             self.queue[job.id] = job
+            self.items.append(job)
+            self.ids.append(job.id)
             return 0
         self.result.state[k] = JobState.REJECTED
         self.result.reasons[job.id] = why
+        if self.on_job_end is not None:
+            self.on_job_end(self.result, k)
         return 1
 
     def _decide(self, t: float) -> Decision:
@@ -215,7 +234,8 @@ class _Engine:
         res = self.result
         ledger = self.ledger
         running = RunningJobs(self.running, (ledger.used_nodes, ledger.used_bb))
-        state = ClusterState(t, self.platform, running, tuple(self.queue.values()), self.memory)
+        queue = QueueView(self.items, self.lo)
+        state = ClusterState(t, self.platform, running, queue, self.memory)
         c0 = _time.perf_counter()
         decision = self.policy.decide(state)
         res.decision_times.append(_time.perf_counter() - c0)
@@ -256,6 +276,9 @@ class _Engine:
             items.sort(key=lambda kv: (self.jobs[index[kv[0]]].submit, index[kv[0]]))
             queue.clear()
             queue.update(items)
+            self._restack()
+        elif decision.start:
+            self._started(decision.start)
 
     def _evict(self, job_id: str, t: float) -> None:
         """Preempt a running job: it must be running (and not already being evicted), be
@@ -295,12 +318,34 @@ class _Engine:
         queue, index = self.queue, self.index
         if not queue or index[next(reversed(queue))] < k:
             queue[job.id] = job
+            self.items.append(job)
+            self.ids.append(job.id)
             return
         items = list(queue.items())
         items.append((job.id, job))
         items.sort(key=lambda kv: (self.jobs[index[kv[0]]].submit, index[kv[0]]))
         queue.clear()
         queue.update(items)
+        self._restack()
+
+    def _started(self, starts) -> None:
+        """Bring the queue's list in line after jobs started: from the head, the next view
+        starts further on (O(jobs started)); otherwise a new list."""
+        lo, m = self.lo, len(starts)
+        head = self.ids[lo:lo + m]
+        if len(head) == m and set(head) == {s.job_id for s in starts}:
+            self.lo = lo + m
+            if self.lo > 4096 and self.lo * 2 > len(self.ids):  # drop the started head
+                self.items, self.ids = self.items[self.lo:], self.ids[self.lo:]
+                self.lo = 0
+        else:
+            self._restack()
+
+    def _restack(self) -> None:
+        """A new list for the queue's views (views already given keep the old one)."""
+        self.items = list(self.queue.values())
+        self.ids = list(self.queue)
+        self.lo = 0
 
     def _insert_running(self, k: int, rj: RunningJob) -> None:
         key = rj.expected_end

@@ -1,6 +1,6 @@
 """The engine's resource ledger: what running jobs hold, checked at every start.
 
-One object owns the nodes (a heap of free node ids), the shared burst buffer, the local SSD of
+One object owns the nodes (the free node ids, sorted), the shared burst buffer, the local SSD of
 each node and, when bandwidth is enforced, the bandwidth charged on every vertex of the
 platform's I/O tree (:class:`~bbopt.topology.alloc.BandwidthLedger`). :meth:`Ledger.admit`
 checks one start and takes its resources, raising :class:`~bbopt.errors.InvalidDecision` with the
@@ -20,7 +20,7 @@ rounding.
 
 from __future__ import annotations
 
-import heapq
+from bisect import insort
 from collections.abc import Sequence
 
 from bbopt.core import ENGINE_REL_TOL, Job, Platform
@@ -41,7 +41,7 @@ class Ledger:
 
     def __init__(self, platform: Platform, enforce_bandwidth: bool = False) -> None:
         self.platform = platform
-        self.free_nodes = list(range(platform.nodes))  # a heap of free node ids
+        self.free_nodes = list(range(platform.nodes))  # the free node ids, sorted
         self.used_nodes = 0
         self.used_bb = 0.0
         self.bb_tol = platform.bb * ENGINE_REL_TOL
@@ -85,7 +85,7 @@ class Ledger:
             why = self.bandwidth.charge(job, nodes)
             if why is not None:
                 for x in nodes:
-                    heapq.heappush(self.free_nodes, x)
+                    insort(self.free_nodes, x)
                 raise InvalidDecision(why, job_id=job.id, time=t)
         if self.bb_nodes is not None:
             self.bb_nodes.charge(job, nodes)
@@ -104,8 +104,9 @@ class Ledger:
         """Give back what ``job`` held on ``nodes`` (it ended or was evicted)."""
         self.used_nodes -= job.nodes
         self.used_bb -= job.bb
+        free = self.free_nodes
         for x in nodes:
-            heapq.heappush(self.free_nodes, x)
+            insort(free, x)
         if self.bandwidth is not None:
             self.bandwidth.release(job, nodes)
         if self.bb_nodes is not None:
@@ -118,8 +119,10 @@ class Ledger:
         free_nodes = self.free_nodes
         node_ssd = self.platform.node_ssd
         if asked is None:
-            if job.ssd <= 0 or node_ssd is None:
-                return tuple(heapq.heappop(free_nodes) for _ in range(job.nodes))
+            if job.ssd <= 0 or node_ssd is None:  # the lowest-numbered free nodes
+                taken = tuple(free_nodes[:job.nodes])
+                del free_nodes[:job.nodes]
+                return taken
             fit = sorted((node_ssd[x], x) for x in free_nodes if node_ssd[x] >= job.ssd)
             if len(fit) < job.nodes:
                 raise InvalidDecision(f"needs {job.nodes} nodes with {job.ssd:.4g} B of local "
@@ -139,9 +142,7 @@ class Ledger:
                 raise InvalidDecision(f"nodes {small} have less than the {job.ssd:.4g} B of "
                                       "local SSD it asks per node", job_id=job.id, time=t)
         taken = set(asked)
-        keep = [x for x in free_nodes if x not in taken]
-        heapq.heapify(keep)
-        free_nodes[:] = keep
+        free_nodes[:] = [x for x in free_nodes if x not in taken]
         return tuple(asked)
 
 

@@ -141,17 +141,19 @@ class SimulationResult:
         with preemption, :data:`PREEMPTION_COLUMNS`; the run segments go to
         :meth:`segments_to_csv`)."""
         path = Path(path)
-        pre = self.preemption
         with path.open("w", newline="") as fh:
-            writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(BATSIM_COLUMNS + BBOPT_COLUMNS
-                            + (PREEMPTION_COLUMNS if pre else ()))
-            for job, row in zip(self.jobs, self.rows(), strict=True):
-                if pre:
-                    p = pre.get(job.id, {})
-                    row += [_num(p.get(c, 0)) for c in PREEMPTION_COLUMNS]
-                writer.writerow(row)
+            self._write_csv(fh)
         return path
+
+    def _write_csv(self, fh) -> None:
+        pre = self.preemption
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(BATSIM_COLUMNS + BBOPT_COLUMNS + (PREEMPTION_COLUMNS if pre else ()))
+        for job, row in zip(self.jobs, self.rows(), strict=True):
+            if pre:
+                p = pre.get(job.id, {})
+                row += [_num(p.get(c, 0)) for c in PREEMPTION_COLUMNS]
+            writer.writerow(row)
 
     def segments_to_csv(self, path: str | Path) -> Path:
         """Write the run segments, one row per segment: job_id, segment, start, end, why (and
@@ -170,27 +172,73 @@ class SimulationResult:
 
     def rows(self):
         """The CSV rows, as lists of strings (deterministic formatting)."""
-        for k, job in enumerate(self.jobs):
-            state = self.state[k]
-            if state == JobState.REJECTED:
-                start = end = execution = wait = turnaround = stretch = -1.0
-                slowdown = bsld = ""
-            else:
-                start, end = self.start[k], self.end[k]
-                execution = end - start
-                wait = start - job.submit
-                turnaround = end - job.submit
-                stretch = turnaround / execution if execution > 0 else ""
-                slowdown = _num(turnaround / max(execution, 1.0))
-                bsld = _num(max(turnaround / max(execution, BSLD_BOUND), 1.0))
-            yield [
-                job.id, self.workload_name, job.id, _num(job.submit), str(job.nodes),
-                _num(job.walltime), "1" if state == JobState.FINISHED else "0", _FINAL_STATE[state],
-                _num(start), _num(execution), _num(end), _num(wait), _num(turnaround),
-                _num(stretch) if stretch != "" else "", procset(self.allocation[k]), "0", "",
-                _num(job.bb), _num(job.runtime) if job.runtime is not None else "",
-                slowdown, bsld, job.user or "", self.reasons.get(job.id, ""),
-            ]
+        return map(self.row, range(len(self.jobs)))
+
+    def row(self, k: int) -> list[str]:
+        """The CSV row of job ``k`` (final once the job has its end state)."""
+        job = self.jobs[k]
+        state = self.state[k]
+        if state == JobState.REJECTED:
+            start = end = execution = wait = turnaround = stretch = -1.0
+            slowdown = bsld = ""
+        else:
+            start, end = self.start[k], self.end[k]
+            execution = end - start
+            wait = start - job.submit
+            turnaround = end - job.submit
+            stretch = turnaround / execution if execution > 0 else ""
+            slowdown = _num(turnaround / max(execution, 1.0))
+            bsld = _num(max(turnaround / max(execution, BSLD_BOUND), 1.0))
+        return [
+            job.id, self.workload_name, job.id, _num(job.submit), str(job.nodes),
+            _num(job.walltime), "1" if state == JobState.FINISHED else "0", _FINAL_STATE[state],
+            _num(start), _num(execution), _num(end), _num(wait), _num(turnaround),
+            _num(stretch) if stretch != "" else "", procset(self.allocation[k]), "0", "",
+            _num(job.bb), _num(job.runtime) if job.runtime is not None else "",
+            slowdown, bsld, job.user or "", self.reasons.get(job.id, ""),
+        ]
+
+
+class JobsCsvStream:
+    """``jobs.csv`` written while a simulation runs, with the bytes of
+    :meth:`SimulationResult.to_csv`: pass :meth:`ended` as :func:`bbopt.simulate`'s
+    ``on_job_end``; the row of job ``k`` is written once jobs ``0..k`` have their final record
+    (rows stay in the jobs' order), through the file's buffer, and :meth:`close` writes the
+    rest. A run whose execution model adds preemption columns at the end is written whole by
+    :meth:`close` instead."""
+
+    def __init__(self, fh) -> None:
+        self.fh = fh
+        self.writer = csv.writer(fh, lineterminator="\n")
+        self.next = 0
+        self.done = bytearray()
+
+    def ended(self, result: SimulationResult, k: int) -> None:
+        """Job ``k``'s record is final."""
+        done = self.done
+        if not done:
+            self.done = done = bytearray(len(result.jobs))
+            self.writer.writerow(BATSIM_COLUMNS + BBOPT_COLUMNS)
+        done[k] = 1
+        n = self.next
+        if n != k:
+            return
+        end, row, write = len(done), result.row, self.writer.writerow
+        while n < end and done[n]:
+            write(row(n))
+            n += 1
+        self.next = n
+
+    def close(self, result: SimulationResult) -> None:
+        """Write the rows not written yet (every job has ended)."""
+        if result.preemption or not self.done:
+            self.fh.seek(0)
+            self.fh.truncate()
+            result._write_csv(self.fh)
+            return
+        for k in range(self.next, len(result.jobs)):
+            self.writer.writerow(result.row(k))
+        self.next = len(result.jobs)
 
 
 def _num(x: float) -> str:

@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from bbopt.core import GB, MB, Job
+from bbopt.workloads.columns import with_bb
 
 LOGNORM_S = 1.0972516604
 LOGNORM_LOC = -150361.595
@@ -94,8 +95,9 @@ def with_lognormal_bb(jobs: Sequence[Job], seed: int | np.random.Generator = 0, 
     per_proc = lognormal_bb_per_processor(len(jobs), rng)
     if rules is True:
         rules = KOPANSKI_RULES
+    per_proc = per_proc.tolist()
     if not rules:
-        return [replace(job, bb=float(p) * job.nodes) for job, p in zip(jobs, per_proc,
-                                                                            strict=True)]
-    return [replace(job, bb=rules.per_node(job, float(p)) * job.nodes)
+        return [with_bb(job, p * job.nodes) for job, p in zip(jobs, per_proc, strict=True)]
+    return [with_bb(job, rules.per_node(job, p) * job.nodes)
             for job, p in zip(jobs, per_proc, strict=True)]
+

@@ -70,6 +70,7 @@ import numpy as np
 
 from bbopt.core import GB, Job
 from bbopt.errors import InputError
+from bbopt.workloads.columns import trusted_job, valid_columns
 from bbopt.workloads.swf_files import (
     BBSIM_FIELDS,
     _companion_kind,
@@ -367,6 +368,23 @@ def _jobs_of(jobs: list[Job], part: np.ndarray, dup: int, src: str, number, line
     mem_l = memory[part].tolist()
     id_text = _int_strings(number[part])
     user_text = _int_strings(user[part], shared=True)
+    staged = bb_columns in ("bbsim", "bbsimulator")  # (BB and extra from the staging columns)
+    if not staged and dup < 0 and valid_columns(submit[part], req_time[part], run[part],
+                                                nodes[part], bb[part]):
+        # Job's own checks hold for every record of the part: not repeated job by job
+        for i in range(len(submit_l)):
+            u = user_l[i]
+            extra = _NO_EXTRA
+            if mem_l[i] > 0 or (groups and group_l[i] >= 0):
+                extra = {}
+                if mem_l[i] > 0:
+                    extra["memory_per_node"] = mem_l[i]
+                if groups and group_l[i] >= 0:
+                    extra["group"] = _intstr(group_l[i])
+            jobs.append(trusted_job(
+                id_text[i] if number_l[i] >= 0 else str(lineno_l[i]), submit_l[i], wall_l[i],
+                run_l[i], nodes_l[i], bb_l[i], user_text[i] if u >= 0 else None, extra))
+        return
     for i, k in enumerate(part.tolist()):
         job_id = id_text[i] if number_l[i] >= 0 else str(lineno_l[i])
         if k == dup:
@@ -414,7 +432,9 @@ def _int_strings(values: np.ndarray, shared: bool = False) -> list[str]:
 #: The largest magnitude a field may have: 1e15 s is 30 million years, 1e15 processors absurd.
 #: Larger values (1e30, overflowing integers) are typos or corruption, refused by name.
 MAX_VALUE = 1e15
-_DOUBT = re.compile(r"[^0-9\s-]|\S-|-(?!\d)")
+#: Not integer tokens: other characters than digits, blanks and minus signs; a misplaced minus.
+_NOT_INT = re.compile(r"[^0-9\s-]")
+_BAD_MINUS = re.compile(r"-(?:(?!\d)|(?<=\S-))")
 
 
 #: Records parsed at a time: the text of one chunk is all the reader holds besides the table.
@@ -505,13 +525,12 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int,
                          field=names[found] if found < len(names) else f"field {found + 1}")
     joined = "\n".join(text for _, text in lines)
     table = None
-    if _DOUBT.search(joined) is None:  # integers only: numpy's parse equals float()'s
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                flat = np.fromstring(joined, sep=" ")
-            except ValueError:
-                flat = np.empty(0)
+    if _NOT_INT.search(joined) is None and _BAD_MINUS.search(joined) is None:
+        # integers only: numpy's parse of the tokens equals float()'s (3x np.fromstring's)
+        try:
+            flat = np.array(joined.split(), dtype=np.float64)
+        except ValueError:
+            flat = np.empty(0)
         if flat.size == first * len(lines):
             table = np.ascontiguousarray(flat.reshape(len(lines), first)[:, :width])
     if table is None:

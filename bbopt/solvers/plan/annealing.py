@@ -15,7 +15,12 @@ Kopanski & Rzadca, Euro-Par 2021, Section 3.3 and Algorithm 2, as in the authors
 
 Deterministic for a given seed: the moves and the uniform draws are taken from a numpy Generator
 before the search. A move is rejected without finishing its plan as soon as its partial score
-exceeds the Metropolis threshold ``current - T ln u`` (the same decision, sooner). A swap of a
+exceeds the Metropolis threshold ``current - T ln u`` (the same decision, sooner). A move is
+scored incrementally (:class:`~bbopt.models.plan_walk.SwapWalk`): the plan of the current order
+is kept position by position, a swap is placed from its first swapped position on, and the rest of
+the plan is reused when the swapped jobs keep their starts; the scores are those of a fresh
+evaluation (``incremental=False`` scores every move from scratch, the tests' reference), about
+a third fewer placements on KTH's queues. A swap of a
 position with itself is the identity and is accepted without evaluation, as in the authors' code.
 The wall-clock cap of the :class:`~bbopt.solvers.base.Budget` stops the search early with the best
 plan so far (FEASIBLE): a move is not started when it and the final plan (three evaluations, timed
@@ -34,6 +39,7 @@ import numpy as np
 
 from bbopt.core import Status
 from bbopt.models.plan import PlanModel
+from bbopt.models.plan_walk import SwapWalk
 from bbopt.solvers.base import Budget, BudgetExceeded, Result
 from bbopt.solvers.plan.exhaustive import solve_exhaustive
 
@@ -41,7 +47,8 @@ from bbopt.solvers.plan.exhaustive import solve_exhaustive
 def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
                     exhaustive_up_to: int = 5, cooling_steps: int = 30,
                     steps_per_temperature: int = 6, cooling: float = 0.9,
-                    min_temperature: float = 1.0, **options) -> Result:
+                    min_temperature: float = 1.0, incremental: bool = True,
+                    **options) -> Result:
     """Kopanski's simulated annealing over permutations (see the module docstring)."""
     t0 = _time.perf_counter()
     deadline = t0 + budget.seconds
@@ -82,8 +89,12 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
     second = rng.integers(0, n, size=steps).tolist()
     # -ln(u) for u uniform on (0, 1]: the Metropolis slack in units of the temperature.
     slack = (-np.log1p(-rng.random(steps))).tolist()
-    perm = list(best_order)
     current = best
+    # The current order and its plan, position by position: a swap is scored from its first
+    # swapped position on (same scores as model.score; see SwapWalk). ``incremental=False``
+    # scores every move from scratch instead (the reference the tests compare against).
+    walk = SwapWalk(model, best_order) if incremental else None
+    perm = list(best_order)
     accepted = improved = aborted = 0
     step = 0
     out_of_time = False
@@ -98,20 +109,26 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
             if _time.perf_counter() + 3 * cost > deadline:
                 out_of_time = True
                 break
-            perm[a], perm[b] = perm[b], perm[a]
             threshold = current + temperature * u
-            score = model.score(perm, threshold)
+            if walk is not None:
+                score = walk.try_swap(a, b, threshold)
+            else:
+                perm[a], perm[b] = perm[b], perm[a]
+                score = model.score(perm, threshold)
             evaluations += 1
             if score == math.inf:
                 aborted += 1
-            if score < best:
-                best = score
-                best_order = tuple(perm)
-                improved += 1
             if score <= threshold:
+                if walk is not None:
+                    walk.accept()
+                    perm = walk.order
                 current = score
                 accepted += 1
-            else:
+                if score < best:
+                    best = score
+                    best_order = tuple(perm)
+                    improved += 1
+            elif walk is None:
                 perm[a], perm[b] = perm[b], perm[a]
         if out_of_time:
             break

@@ -40,9 +40,33 @@ PRESOLVE = False
 
 
 class _CpSat:
+    """One CP-SAT model of a window's integer program, solved repeatedly by the drivers.
+
+    The model is built at the first call that needs it, not here: most fronts are listed by
+    enumeration (:mod:`bbopt.solvers.window.subset_sums`) and never reach the solver, and
+    building an OR-Tools model costs more than such a whole decision (``CpModel()`` alone
+    installs its camel-case aliases at every construction). Built later, it is the same model:
+    the same variables and rows, in the same order, from a copy of the form's rows taken now.
+    """
+
     def __init__(self, form: LinearForm, budget: Budget, seed: int) -> None:
+        self._form = form
+        self._rows = list(form.rows)
+        self._model: cp_model.CpModel | None = None
+        self.budget = budget
+        self.seed = seed
+        self.det_used = 0.0
+
+    @property
+    def model(self) -> cp_model.CpModel:
+        if self._model is None:
+            self._build()
+        return self._model
+
+    def _build(self) -> None:
+        form = self._form
         m = cp_model.CpModel()
-        self.model = m
+        self._model = m
         self.x = [m.new_bool_var(f"x{i}") for i in range(form.w)]
         self.a = [m.new_int_var(0, int(form.a_hi[j]), f"A{j}") for j in range(form.k)]
         for i in range(form.w):
@@ -50,11 +74,8 @@ class _CpSat:
                 m.add(self.x[i] == 0)
             elif form.fix1[i]:
                 m.add(self.x[i] == 1)
-        for cx, ca, ub in form.rows:
+        for cx, ca, ub in self._rows:
             m.add(self._expr(cx, ca) <= int(ub))
-        self.budget = budget
-        self.seed = seed
-        self.det_used = 0.0
 
     def _expr(self, cx: np.ndarray, ca: np.ndarray):
         terms = [(v, int(c)) for v, c in zip(self.x, cx, strict=False) if c]
@@ -64,7 +85,8 @@ class _CpSat:
         return cp_model.LinearExpr.weighted_sum([v for v, _ in terms], [c for _, c in terms])
 
     def maximize(self, cx, ca, seconds, hint=None, work=None):
-        self.model.maximize(self._expr(cx, ca))
+        model = self.model  # built now if need be (before _expr reads the variables)
+        model.maximize(self._expr(cx, ca))
         self.model.clear_hints()
         if hint is not None:
             for v, h in zip(self.x, hint, strict=True):
@@ -95,12 +117,14 @@ class _CpSat:
         return outcome, x, a, float(solver.best_objective_bound)
 
     def push_ge(self, cx, ca, rhs):
-        return self.model.add(self._expr(cx, ca) >= int(rhs))
+        model = self.model
+        return model.add(self._expr(cx, ca) >= int(rhs))
 
     def pop(self, handle) -> None:
         handle.proto.clear_linear()  # an empty constraint is ignored by CP-SAT
 
     def add_any_ge(self, terms) -> None:
+        self.model  # noqa: B018  (built now if need be)
         lits = []
         for cx, ca, rhs in terms:
             b = self.model.new_bool_var("")

@@ -1,0 +1,192 @@
+"""Incremental evaluation of the plan model for searches over permutations by swaps.
+
+Kopanski & Rzadca, Euro-Par 2021, Section 3.3 and Algorithm 2: the simulated annealing moves
+from a permutation of the waiting queue to the same permutation with two positions swapped, and
+scores each by the greedy plan of :class:`~bbopt.models.plan.PlanModel`. :class:`SwapWalk`
+keeps the plan of the current permutation position by position, so that a swap costs only the
+placements from its first swapped position on, and often fewer; its scores are those of
+:meth:`PlanModel.score <bbopt.models.plan.PlanModel.score>`. It shares the model's inner loop
+(the earliest-fit scan and the reservation, inlined for speed) and reads the model's private
+lists.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from collections.abc import Sequence
+
+from bbopt.models.plan import PlanModel
+
+#: Default positions between two profile snapshots of a :class:`SwapWalk` (1 to 4 measure
+#: within 2 % of each other on KTH's queues; 3 is the least work).
+STRIDE = 3
+
+
+class SwapWalk:
+    """A permutation of a :class:`PlanModel`'s jobs with its greedy plan kept position by
+    position, so that the score of the permutation with two positions swapped costs only the
+    plan from the first swapped position on (the annealing's move, Kopanski & Rzadca, Algorithm
+    2), and often less.
+
+    Two facts make a swap of positions ``lo < hi`` cheap to score exactly:
+
+    - the first ``lo`` jobs are the same, so their placements are too: the walk keeps snapshots
+      of the profile (every ``stride`` positions) and of the partial score (every position) and
+      resumes from the last snapshot at or before ``lo``;
+    - if the jobs of positions ``lo`` .. ``hi`` all get their current starts again, the
+      profile after ``hi`` holds the same reservations as the current one and every later job
+      keeps its current start: the rest of the plan is not placed again, only its score terms
+      are added (in order: the sum is the one :meth:`PlanModel.score` computes).
+
+    :meth:`try_swap` returns what ``model.score(swapped, threshold)`` returns (the same early
+    rejection, the same floating-point sums); :meth:`accept` makes the swapped permutation the
+    current one. One caveat, at the last bit: after a converged swap the walk keeps the current
+    profile, whose free-BB values were summed in the current order; a fresh plan sums them in
+    the swapped order, which can differ in the last bit of a float. A job's fit could then differ
+    only if a segment's free BB were within that bit of its request less the fit rule's slack
+    (:func:`bbopt.core.slack`); the plans are compared with fresh evaluations in
+    ``tests/test_plan_model.py``.
+
+    >>> from bbopt import Job
+    >>> jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2) for i in range(4)]
+    >>> model = PlanModel(0.0, (2, 0.0), [], jobs, alpha=2)
+    >>> walk = SwapWalk(model, [0, 1, 2, 3])
+    >>> walk.score == model.score([0, 1, 2, 3])
+    True
+    >>> walk.try_swap(1, 3) == model.score([0, 3, 2, 1])
+    True
+    >>> walk.accept(); walk.order
+    [0, 3, 2, 1]
+    """
+
+    __slots__ = ("model", "order", "stride", "start", "term", "partial", "snaps", "score",
+                 "_pending")
+
+    def __init__(self, model: PlanModel, order: Sequence[int], stride: int | None = None
+                 ) -> None:
+        self.model = model
+        n = model.n
+        self.order = list(order)
+        if sorted(self.order) != list(range(n)):
+            raise ValueError("order must be a permutation of the model's jobs")
+        #: Profile snapshots every ``stride`` positions: copying the profile at every position
+        #: costs more than the placements a resume from an earlier snapshot repeats.
+        self.stride = stride if stride is not None else STRIDE
+        self.start = [math.nan] * n  # current planned start of each job (none yet)
+        self.term = [0.0] * n  # its score term
+        self.partial = [0.0] * (n + 1)  # score of the first k positions
+        self.snaps: list = [None] * (n // self.stride + 1)  # profile before position k*stride
+        self.snaps[0] = (model._Tz, model._FNz, model._FBz)
+        self.score = 0.0
+        self._pending = None
+        self.score = self._walk(self.order, 0, n, math.inf, diverged=True)
+        self.accept()
+
+    def try_swap(self, a: int, b: int, threshold: float = math.inf) -> float:
+        """Score of the current order with positions ``a`` and ``b`` swapped (``math.inf`` when
+        it exceeds ``threshold``, as :meth:`PlanModel.score`); :meth:`accept` adopts it."""
+        self._pending = None
+        new = self.order[:]
+        new[a], new[b] = new[b], new[a]
+        lo, hi = (a, b) if a < b else (b, a)
+        return self._walk(new, lo, hi, threshold, diverged=False)
+
+    def accept(self) -> None:
+        """Make the order of the last :meth:`try_swap` (which must not have been rejected by
+        its threshold) the current one."""
+        if self._pending is None:
+            raise ValueError("nothing to accept: the last move was rejected or none was tried")
+        self.order, self.start, self.term, self.partial, self.snaps = self._pending
+        self._pending = None
+        self.score = self.partial[-1]
+
+    def _walk(self, new: list[int], lo: int, hi: int, threshold: float, diverged: bool) -> float:
+        m = self.model
+        stride = self.stride
+        base = lo - lo % stride
+        snaps = self.snaps[:]
+        T0, FN0, FB0 = snaps[base // stride]
+        T, FN, FB = T0[:], FN0[:], FB0[:]
+        W, N, B, BN, EARLY = m._w, m._n, m._b, m._bneed, m._t0
+        first = bisect_left
+        S, LB, alpha = m._sub, m._lb, m.alpha
+        cur_start = self.start
+        start_of, term_of, parts = cur_start[:], self.term[:], self.partial[:]
+        check = threshold != math.inf
+        score = parts[base]
+        rest = 0.0
+        if check:
+            # The checks the full evaluation makes on the shared prefix, with its sums.
+            rest = sum(map(LB.__getitem__, new))
+            for k in range(base):
+                rest -= LB[new[k]]
+                if parts[k + 1] + rest > threshold:
+                    return math.inf
+        count = len(new)
+        tail = hi + 1  # where the rest of the plan is known if nothing diverged by then
+        converged = count
+        snap_at = base + stride  # the next position whose profile is kept
+        for k in range(base, count):
+            if k == tail and not diverged:
+                converged = k
+                break
+            p = new[k]
+            if k == snap_at:
+                snaps[k // stride] = (T[:], FN[:], FB[:])
+                snap_at += stride
+            n, bneed, w = N[p], BN[p], W[p]
+            i = first(T, EARLY[p])
+            while True:
+                while FN[i] < n or FB[i] < bneed:
+                    i += 1
+                start = T[i]
+                end = start + w
+                j = i + 1
+                while T[j] < end:
+                    if FN[j] < n or FB[j] < bneed:
+                        break
+                    j += 1
+                else:
+                    break
+                i = j + 1
+            if T[j] != end:
+                T.insert(j, end)
+                FN.insert(j, FN[j - 1])
+                FB.insert(j, FB[j - 1])
+            breq = B[p]
+            for q in range(i, j):
+                FN[q] -= n
+                FB[q] -= breq
+            wait = start - S[p]
+            if wait < 0.0:
+                wait = 0.0
+            if alpha == 2:
+                term = wait * wait
+            elif alpha == 1:
+                term = wait
+            elif alpha == 3:
+                term = wait * wait * wait
+            else:
+                term = wait ** alpha
+            if start != cur_start[p]:
+                diverged = True
+                start_of[p] = start
+                term_of[p] = term
+            score += term
+            parts[k + 1] = score
+            if check:
+                rest -= LB[p]
+                if score + rest > threshold:
+                    return math.inf
+        # Positions lo..hi kept their starts: so does every later job (its term is known).
+        for k in range(converged, count):
+            p = new[k]
+            score += term_of[p]
+            parts[k + 1] = score
+            if check:
+                rest -= LB[p]
+                if score + rest > threshold:
+                    return math.inf
+        self._pending = (new, start_of, term_of, parts, snaps)
+        return score

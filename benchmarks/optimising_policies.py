@@ -1,0 +1,106 @@
+"""Whole-process time of the optimising policies on the full KTH-SP2 trace: plan-2 (Kopanski &
+Rzadca, Euro-Par 2021, Section 3.3: simulated annealing over plan orders) and bbsched (Fan et
+al., HPDC 2019: the window's exact Pareto front), against the fcfs-bb replay measured in the same
+run.
+
+    python benchmarks/optimising_policies.py [--policies fcfs-bb,bbsched,plan-2] [--repeat 1]
+                                             [--against DIR] [--jobs N]
+
+Each run is ``bbopt simulate --workload KTH-SP2-1996-2.1-cln.swf --platform kopanski --bb auto
+--policy P --out TMP`` as a child process (interpreter start, imports, reading the trace, the
+replay and writing jobs.csv), in its default deterministic budget mode, so that the schedule
+does not depend on the machine's load. The figure is the CPU time (user + system) of the
+child, the least of ``--repeat`` runs: on a shared machine wall time mostly measures the other
+processes. "x fcfs-bb" is a policy's CPU time over the fcfs-bb replay's in the same run.
+
+``--against DIR`` also runs every command with the ``bbopt`` package of another source tree
+(e.g. ``git worktree add /tmp/before <commit>``), interleaved with this tree's runs, and prints
+the speed-up and whether the two jobs.csv files are byte-identical: a before/after comparison
+measured side by side under the same load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _data import data_path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACE = "KTH-SP2-1996-2.1-cln.swf"
+POLICIES = "fcfs-bb,bbsched,plan-2"
+#: Runs the CLI with the bbopt package of the tree given as the first argument.
+RUNNER = ("import sys; sys.path.insert(0, sys.argv[1]); import bbopt.cli as c; "
+          "sys.exit(c.main(sys.argv[2:]))")
+
+
+def run(tree: Path, policy: str, out: Path, jobs: int | None) -> float:
+    """CPU seconds (user + system) of one ``bbopt simulate`` process on the KTH trace."""
+    cmd = [sys.executable, "-c", RUNNER, str(tree), "simulate", "--workload",
+           str(data_path(TRACE)), "--platform", "kopanski", "--bb", "auto", "--policy", policy,
+           "--no-progress", "--out", str(out), "--force"]
+    if jobs:
+        cmd += ["--jobs", str(jobs)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env={**os.environ, "PYTHONHASHSEED": "0"})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--policies", default=POLICIES,
+                    help="comma-separated; the first is the reference of the ratios")
+    ap.add_argument("--repeat", type=int, default=1, help="least CPU time of N runs")
+    ap.add_argument("--against", type=Path, default=None,
+                    help="another source tree to time side by side (before/after)")
+    ap.add_argument("--jobs", type=int, default=None, help="only the first N jobs")
+    args = ap.parse_args()
+    policies = [p for p in args.policies.split(",") if p]
+    trees = {"this": ROOT}
+    if args.against is not None:
+        trees["against"] = args.against.resolve()
+    best: dict[tuple[str, str], float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(args.repeat):
+            for policy in policies:
+                for name, tree in trees.items():
+                    out = Path(tmp) / name / policy
+                    cpu = run(tree, policy, out, args.jobs)
+                    key = (name, policy)
+                    best[key] = min(best.get(key, cpu), cpu)
+                    print(f"  {name:8s} {policy:10s} {cpu:8.2f} s CPU", file=sys.stderr,
+                          flush=True)
+        same = {}
+        if "against" in trees:
+            for policy in policies:
+                a, b = (Path(tmp) / n / policy / f"{policy}_jobs.csv" for n in trees)
+                same[policy] = filecmp.cmp(a, b, shallow=False)
+    ref = policies[0]
+    print(f"KTH-SP2{f' (first {args.jobs} jobs)' if args.jobs else ''}, whole `bbopt simulate` "
+          f"processes, CPU s (least of {args.repeat})")
+    head = f"{'policy':10s} {'CPU s':>8s} {'x ' + ref:>11s}"
+    if "against" in trees:
+        head += f" {'before s':>9s} {'x ' + ref:>11s} {'speed-up':>9s} {'same jobs.csv':>14s}"
+    print(head)
+    for policy in policies:
+        now = best[("this", policy)]
+        line = f"{policy:10s} {now:8.2f} {now / best[('this', ref)]:11.1f}"
+        if "against" in trees:
+            then = best[("against", policy)]
+            line += (f" {then:9.2f} {then / best[('against', ref)]:11.1f} {then / now:9.2f}"
+                     f" {'yes' if same[policy] else 'NO':>14s}")
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

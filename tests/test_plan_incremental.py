@@ -1,0 +1,102 @@
+"""Incremental plan evaluation (SwapWalk) against fresh evaluations of the plan model, and the
+annealing that uses it against the same annealing scoring every move from scratch."""
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bbopt.core import GB, Job
+from bbopt.models.plan import PlanModel
+from bbopt.models.plan_walk import SwapWalk
+from bbopt.solvers import Budget
+from bbopt.solvers.plan.annealing import solve_annealing
+
+
+def _model(rnd: random.Random, n: int, alpha: float = 2, cap_n: int = 10) -> PlanModel:
+    """A random scheduling point: BB requests with fractional gigabytes (float sums), a few
+    running jobs, submits before now."""
+    cap_b = 20 * GB
+    jobs = [Job(str(i), submit=rnd.randint(0, 100), walltime=rnd.choice([5, 10, 30, 60, 200]),
+                nodes=rnd.randint(1, cap_n), bb=rnd.uniform(0, 12) * GB) for i in range(n)]
+    running, used_n, used_b = [], 0, 0.0
+    for _ in range(rnd.randint(0, 6)):
+        r = (100 + rnd.randint(1, 300), rnd.randint(1, 3), rnd.uniform(0, 5) * GB)
+        if used_n + r[1] <= cap_n and used_b + r[2] <= cap_b:
+            running.append(r)
+            used_n, used_b = used_n + r[1], used_b + r[2]
+    return PlanModel(100.0, (cap_n, cap_b), running, jobs, alpha)
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 10**9), n=st.integers(2, 14), stride=st.integers(1, 5),
+       alpha=st.sampled_from([1, 2, 3]), moves=st.integers(1, 40))
+def test_swap_scores_and_plans_equal_fresh_evaluations(seed, n, stride, alpha, moves):
+    """Every try_swap returns exactly what model.score returns for the swapped order and the
+    same threshold (a score, or inf when rejected early), and after every accepted swap the
+    walk's order, starts and score are those of a fresh plan of that order."""
+    rnd = random.Random(seed)
+    m = _model(rnd, n, alpha)
+    order = list(range(m.n))
+    rnd.shuffle(order)
+    walk = SwapWalk(m, order, stride=stride)
+    assert walk.score == m.score(order)
+    for _ in range(moves):
+        a, b = rnd.randrange(m.n), rnd.randrange(m.n)
+        if a == b:
+            continue
+        swapped = walk.order[:]
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+        fresh = m.score(swapped)
+        # Thresholds around the swapped order's score: rejections at every depth, and none.
+        threshold = rnd.choice([math.inf, fresh, fresh * rnd.uniform(0.3, 1.2),
+                                walk.score * rnd.uniform(0.5, 1.5)])
+        got = walk.try_swap(a, b, threshold)
+        assert got == m.score(swapped, threshold)
+        if got <= threshold:
+            walk.accept()
+            assert walk.order == swapped
+            assert walk.score == fresh
+            plan = m.plan(swapped)
+            assert tuple(walk.start) == plan.starts
+        else:
+            with pytest.raises(ValueError):
+                walk.accept()
+            assert walk.order != swapped
+
+
+def test_a_swap_of_jobs_that_keep_their_starts_reuses_the_rest_of_the_plan():
+    """Two identical 1-node jobs swapped keep each other's starts: the plan after them is the
+    current one (the walk adds the known terms), and its score is the fresh score."""
+    jobs = [Job("a", 0, walltime=50, nodes=1), Job("b", 0, walltime=50, nodes=1),
+            Job("big", 0, walltime=100, nodes=4), Job("c", 0, walltime=20, nodes=2)]
+    m = PlanModel(10.0, (4, 0.0), [(60.0, 2, 0.0)], jobs, alpha=2)
+    walk = SwapWalk(m, [0, 1, 2, 3], stride=1)
+    assert walk.try_swap(0, 1) == m.score([1, 0, 2, 3])
+    walk.accept()
+    assert tuple(walk.start) == m.plan([1, 0, 2, 3]).starts
+    # A swap that moves the big job first changes every later start.
+    assert walk.try_swap(0, 2) == m.score([2, 0, 1, 3])
+
+
+def test_walk_rejects_an_order_that_is_not_a_permutation():
+    m = _model(random.Random(0), 4)
+    with pytest.raises(ValueError):
+        SwapWalk(m, [0, 1, 1, 3])
+
+
+@pytest.mark.parametrize("alpha", [1, 2, 3])
+def test_incremental_annealing_is_the_annealing_scoring_every_move_afresh(alpha):
+    """Same plan, score and search statistics (moves accepted, improved, rejected early) with
+    and without incremental evaluation, on queues of 6 to 40 jobs."""
+    rnd = random.Random(alpha)
+    for trial in range(30):
+        m = _model(rnd, rnd.randint(6, 40), alpha, cap_n=rnd.choice([8, 16, 32]))
+        seed = rnd.randrange(2**32)
+        inc = solve_annealing(m, Budget(60.0), seed)
+        ref = solve_annealing(m, Budget(60.0), seed, incremental=False)
+        assert inc.solution == ref.solution, trial
+        assert inc.objective == ref.objective
+        assert inc.info == ref.info

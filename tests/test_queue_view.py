@@ -1,0 +1,68 @@
+"""The engine hands the waiting queue as a :class:`bbopt.core.QueueView` kept between decisions
+(arrivals appended, head starts moving its start, other changes on a new list): at every
+decision it lists exactly the waiting jobs in arrival order, and a view kept after its decision
+never changes."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bbopt import Job, Platform, simulate
+from bbopt.core import QueueView
+
+PLATFORMS = [Platform(nodes=8, bb=100.0), Platform(nodes=8, bb=100.0, bb_nodes=(25.0,) * 4)]
+
+
+@st.composite
+def workloads(draw):
+    jobs = []
+    for k in range(draw(st.integers(1, 30))):
+        walltime = draw(st.integers(1, 20))
+        jobs.append(Job(
+            id=str(k), submit=float(draw(st.integers(0, 30))), walltime=float(walltime),
+            runtime=float(draw(st.integers(0, walltime + 2))), nodes=draw(st.integers(1, 9)),
+            bb=float(draw(st.integers(0, 105)))))
+    return jobs
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(), st.sampled_from(["fcfs", "filler", "fcfs-easy", "sjf-bb",
+                                     "conservative-bb"]),
+       st.sampled_from(PLATFORMS), st.sampled_from([None, 3.0]))
+def test_the_view_is_the_waiting_queue_and_never_changes(jobs, policy, platform, tick):
+    seen = []
+    simulate(jobs, platform, policy, tick=tick, on_decision=lambda s, d: seen.append(
+        (s.time, s.queue, tuple(s.queue), d.started_ids)))
+    rank = {job.id: (job.submit, k) for k, job in enumerate(jobs)}
+    gone: set[str] = set()  # started at an earlier decision
+    for t, view, snapshot, started in seen:
+        assert isinstance(view, QueueView)  # (kept until the end of the run: unchanged)
+        assert view == snapshot and tuple(view) == snapshot and len(view) == len(snapshot)
+        assert [rank[j.id] for j in snapshot] == sorted(rank[j.id] for j in snapshot)
+        if platform.bb_nodes is None:  # (named BB nodes: a start can be refused)
+            waiting = tuple(j for j in sorted(jobs, key=lambda j: rank[j.id])
+                            if j.submit <= t and j.id not in gone
+                            and j.nodes <= platform.nodes and j.bb <= platform.bb)
+            assert snapshot == waiting, t
+        gone.update(started)
+
+
+def test_view_reads_like_a_tuple():
+    jobs = [Job(str(k), 0, 10) for k in range(6)]
+    v = QueueView(jobs, 2, 5)
+    t = tuple(jobs[2:5])
+    assert len(v) == 3 and tuple(v) == t and list(v) == list(t)
+    assert v[0] is jobs[2] and v[-1] is jobs[4] and v[1:] == t[1:] and v[::-1] == t[::-1]
+    with pytest.raises(IndexError):
+        v[3]
+    with pytest.raises(IndexError):
+        v[-4]
+    assert v == t and v == QueueView(list(t)) and v != t[:2] and hash(v) == hash(t)
+    assert jobs[3] in v and jobs[0] not in v and v.index(jobs[4]) == 2
+    assert pickle.loads(pickle.dumps(v)) == v
+    jobs.append(Job("x", 0, 1))  # appended after the view: unseen
+    assert tuple(v) == t and len(QueueView(jobs, 2)) == 5
