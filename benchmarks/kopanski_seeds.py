@@ -38,10 +38,10 @@ nodes by the engine's first-fit rule before starting or reserving it). fcfs-easy
 seed in pool mode 44 to 933, mean 591 (theirs 498).
 
 plan-2 in named mode (the search scores permutations on the pool; the chosen permutation's plan
-is rebuilt on the BB nodes), whole trace, seeds 0-2: mean wait 14,459 +- 1,553 s [12,791,
-15,862] (1.31 x the paper's 11,065; sjf-bb 13,689 on the same seeds), mean bounded slowdown
-7.72 +- 0.60 (paper 7.06, 1.09 x; sjf-bb 9.12, paper 9.69); fcfs-easy / plan-2 per seed 104, 81
-and 389, mean 191 (theirs 498). On the 16 three-week parts of seed 0 (``--no-whole``)
+is rebuilt on the BB nodes), whole trace, seeds 0-4: mean wait 15,125 +- 2,281 s [12,791,
+18,641] (1.37 x the paper's 11,065; sjf-bb 14,000 on the same seeds), mean bounded slowdown
+8.19 +- 1.34 (paper 7.06, 1.16 x; sjf-bb 9.24, paper 9.69); fcfs-easy / plan-2 per seed 104,
+81, 389, 208 and 62, mean 169 (theirs 498). On the 16 three-week parts of seed 0 (``--no-whole``)
 plan-2 / sjf-bb is 0.86 (median over parts; 0.82 of the summed part means) in named mode and
 0.71 (0.70) in pool mode, the paper's whole-trace ratio being 0.80: plan-2 keeps its lead on
 three-week parts but loses it on the whole trace with named nodes, where the pool-scored search
