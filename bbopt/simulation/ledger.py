@@ -28,6 +28,9 @@ from bbopt.errors import InvalidDecision
 from bbopt.models.bb_nodes import bb_node_tolerance, first_fit_pieces
 from bbopt.topology.alloc import BandwidthLedger
 
+#: Up to this many nodes go back into the free list one insertion at a time; more are merged.
+_FEW_NODES = 16
+
 
 class StartRefused(Exception):
     """A start the pool admits but the named BB nodes cannot place; the job keeps waiting."""
@@ -84,8 +87,7 @@ class Ledger:
         if self.bandwidth is not None:
             why = self.bandwidth.charge(job, nodes)
             if why is not None:
-                for x in nodes:
-                    insort(self.free_nodes, x)
+                self._give_back(nodes)
                 raise InvalidDecision(why, job_id=job.id, time=t)
         if self.bb_nodes is not None:
             self.bb_nodes.charge(job, nodes)
@@ -104,13 +106,23 @@ class Ledger:
         """Give back what ``job`` held on ``nodes`` (it ended or was evicted)."""
         self.used_nodes -= job.nodes
         self.used_bb -= job.bb
-        free = self.free_nodes
-        for x in nodes:
-            insort(free, x)
+        self._give_back(nodes)
         if self.bandwidth is not None:
             self.bandwidth.release(job, nodes)
         if self.bb_nodes is not None:
             self.bb_nodes.release(job)
+
+    def _give_back(self, nodes: tuple[int, ...]) -> None:
+        """Put ``nodes`` back into the sorted free list: one insertion each for a few nodes, a
+        merge (Timsort finds the two sorted runs) for many, where an insertion per node would
+        move the whole list once per node (quadratic on wide jobs)."""
+        free = self.free_nodes
+        if len(nodes) <= _FEW_NODES:
+            for x in nodes:
+                insort(free, x)
+        else:
+            free.extend(nodes)
+            free.sort()
 
     def _nodes(self, job: Job, asked: tuple[int, ...] | None, t: float) -> tuple[int, ...]:
         """The nodes of ``job``: those asked (checked: distinct, free and, for a job with a
