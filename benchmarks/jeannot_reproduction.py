@@ -70,9 +70,9 @@ per batch is not in the paper (bbopt uses 200; a run at 1,000 did not finish in 
 Uniform protocol's ``Q_bar`` formula assumes an I/O time of ``X_i w_i`` while its volume
 formula gives ``X_i w_i Q_i / P``; bbopt follows the latter, which caps U-* at alpha ~0.5.
 
-Cost on this 2-core machine (shared, load average ~14): 1,020 runs in 1,831 s wall with 2
-workers; 905 CPU s in all (7.5 min on two idle cores); CPU per run p50 0.77 s, p95 2.78 s
-(lists 0.68 s, greedy packs 0.75-0.79 s, pack-opt 1.80 s). Exact builder per decision, CPU ms
+Cost on this 2-core machine (load average ~2): the whole grid, 1,020 runs (17 cells x 10
+seeds x 6 strategies), in 155 s wall with 2 workers, 311 CPU s in all; CPU per run p50
+0.08-0.12 s for the lists and greedy packs, 0.70 s for pack-opt. Exact builder per decision, CPU ms
 p50 / p95, 1 s wall budget (cpsat; milp, measured before its preprocessing was turned off, in
 parentheses) at 50, 200 and 1,000 remaining applications: M-BN 10 / 26 (50 / 70), 25 / 40
 (65 / 76), 49 / 59; U-No 7 / 10 (33 / 41), 40 / 46 (58 / 70), 55 / 72; greedy 0.04-0.55 ms.
