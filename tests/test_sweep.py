@@ -275,7 +275,11 @@ def test_interrupted_process_sweep_stops_without_finishing_the_runs_in_flight(tm
     run_s = min(json.loads(f.read_text())["provenance"]["wall_time"]
                 for f in out.glob("runs/*/summary.json"))
     assert rc == 130
-    assert 1 <= _finished(out) < 6
+    # the run whose end triggered the signal, and at most the other worker's, had it just ended:
+    # the run taken next and every later cell were not run
+    done = _finished(out)
+    assert 1 <= done <= 2, done
+    assert len([d for d in (out / "runs").iterdir() if d.is_dir()]) == done  # nothing half-run
     assert stopped_in < run_s / 2, (stopped_in, run_s)  # did not wait for the runs in flight
     assert not list((out / "runs").glob(".tmp-*"))
 
