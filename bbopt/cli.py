@@ -108,7 +108,8 @@ def _parser() -> argparse.ArgumentParser:
                              "loaded machine; wall caps each decision's wall-clock time")
         sp.add_argument("--shares", metavar="FILE", default=None,
                         help="entitlement shares of the entities (Job.user), YAML/JSON "
-                             "'entity: share' (fair-share policies: omfs, partition, ...)")
+                             "'entity: share' (fair-share policies: omfs, partition, ...); "
+                             "default: the workload's own, if its jobs carry them")
         sp.add_argument("--preemptable", type=float, default=None, metavar="FRACTION",
                         help="mark this fraction of the jobs preemptable (seeded; traces carry "
                              "no such flag)")
@@ -226,6 +227,32 @@ def _load(args):
     return w, platform
 
 
+def _entitlements(args, w, policies: list[str]) -> dict[str, Any]:
+    """The ``-o`` options once the entitlements of the fair-share policies are settled:
+    ``--shares`` (or ``-o shares=``) wins; else the workload's own (``Job.extra["entitlement"]``,
+    :func:`bbopt.workloads.shares.workload_shares`), said in one line and then measured for
+    every policy as ``--shares`` would be; with neither, a policy that takes shares is an error
+    (nobody would be entitled to anything)."""
+    from bbopt.errors import InputError
+    from bbopt.policies import policy_options
+    from bbopt.workloads.shares import workload_shares
+
+    takers = [p for p in policies if "shares" in policy_options(p)]
+    if not takers or "shares" in _options(args.option):
+        return _options(args.option)
+    own = workload_shares(w.jobs)
+    if own is None:
+        raise InputError(f"{', '.join(takers)} {'needs' if len(takers) == 1 else 'need'} "
+                         "entitlement shares: give --shares FILE "
+                         "(YAML/JSON 'entity: share') or a workload whose jobs carry them "
+                         "(bbopt generate omfs-entities)", field="--shares")
+    shown = ", ".join(f"{e} {100 * s:.4g} %" for e, s in sorted(own.items()))
+    print(f"bbopt: {', '.join(takers)}: the workload's own entitlements ({len(own)} entities: "
+          f"{shown}); --shares FILE overrides them", file=sys.stderr)
+    args.option.append("shares=" + json.dumps(own))
+    return _options(args.option)
+
+
 def _prepare_out(args, names: list[str]) -> Path | None:
     """Check --out and --plot before any work (exit 2 at once on a bad path)."""
     from bbopt.outputs import check_out_dir, check_plot_path
@@ -325,6 +352,7 @@ def _cmd_simulate(args) -> int:
     make_policy(args.policy, **options)  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     w, platform = _load(args)
+    options = _entitlements(args, w, [args.policy])
     _write_skipped(out, w)
     from bbopt.simulation.execution import make_execution_model
     model = make_execution_model(_execution(args))
@@ -366,10 +394,12 @@ def _cmd_compare(args) -> int:
                              "measured whole)", field="--split")
         out = _prepare_out(args, ["split_summary.csv", "split_parts.csv"])
         w, platform = _load(args)
+        options = _entitlements(args, w, list(dict.fromkeys([*policies, args.reference])))
         _write_skipped(out, w)
         return _compare_split(args, w, platform, policies, options, out)
     out = _prepare_out(args, [f"{p}_jobs.csv" for p in policies])
     w, platform = _load(args)
+    options = _entitlements(args, w, policies)
     _write_skipped(out, w)
     prov = _provenance(args, w, platform, policies, options)
     results = {}
