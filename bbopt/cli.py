@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -228,28 +227,14 @@ def _load(args):
 
 
 def _entitlements(args, w, policies: list[str]) -> dict[str, Any]:
-    """The ``-o`` options once the entitlements of the fair-share policies are settled:
-    ``--shares`` (or ``-o shares=``) wins; else the workload's own (``Job.extra["entitlement"]``,
-    :func:`bbopt.workloads.shares.workload_shares`), said in one line and then measured for
-    every policy as ``--shares`` would be; with neither, a policy that takes shares is an error
-    (nobody would be entitled to anything)."""
-    from bbopt.errors import InputError
-    from bbopt.policies import policy_options
-    from bbopt.workloads.shares import workload_shares
+    """The ``-o`` options, with the workload's own entitlements when a policy takes shares and
+    no --shares is given (:mod:`bbopt.analysis.entitlements`; an error with neither)."""
+    from bbopt.analysis.entitlements import describe, workload_entitlements
 
-    takers = [p for p in policies if "shares" in policy_options(p)]
-    if not takers or "shares" in _options(args.option):
-        return _options(args.option)
-    own = workload_shares(w.jobs)
-    if own is None:
-        raise InputError(f"{', '.join(takers)} {'needs' if len(takers) == 1 else 'need'} "
-                         "entitlement shares: give --shares FILE "
-                         "(YAML/JSON 'entity: share') or a workload whose jobs carry them "
-                         "(bbopt generate omfs-entities)", field="--shares")
-    shown = ", ".join(f"{e} {100 * s:.4g} %" for e, s in sorted(own.items()))
-    print(f"bbopt: {', '.join(takers)}: the workload's own entitlements ({len(own)} entities: "
-          f"{shown}); --shares FILE overrides them", file=sys.stderr)
-    args.option.append("shares=" + json.dumps(own))
+    own = workload_entitlements(policies, _options(args.option), w.jobs)
+    if own is not None:
+        print(f"bbopt: {describe(policies, own)}", file=sys.stderr)
+        args.option.append("shares=" + json.dumps(own))
     return _options(args.option)
 
 
@@ -344,7 +329,7 @@ def _metrics(result, args) -> dict[str, float]:
 
 
 def _cmd_simulate(args) -> int:
-    from bbopt.analysis.table import metrics_table, model_metrics
+    from bbopt.analysis.table import metrics_table, model_metrics, rejections
     from bbopt.outputs import atomic_path, streamed_csv, write_json
     from bbopt.policies import make_policy
 
@@ -362,7 +347,7 @@ def _cmd_simulate(args) -> int:
     metrics = _metrics(result, args) | model_metrics(result, model)
     _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
-    print(_rejections({args.policy: result}), end="")
+    print(rejections({args.policy: result}), end="")
     if out is not None:
         if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
             with atomic_path(out / f"{args.policy}_segments.csv") as tmp:
@@ -375,7 +360,7 @@ def _cmd_simulate(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from bbopt.analysis.table import metrics_table
+    from bbopt.analysis.table import metrics_table, rejections
     from bbopt.errors import InputError
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
@@ -432,7 +417,7 @@ def _cmd_compare(args) -> int:
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
         _echo(metrics_table(metrics, title))
-        print(_rejections(results), end="")
+        print(rejections(results), end="")
     elif args.format == "csv":
         keys = list(next(iter(metrics.values())))
         _echo("metric," + ",".join(metrics))
@@ -600,30 +585,6 @@ def _cmd_policies(args) -> int:
                     "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
                 _echo(f"{'':18s}   -o {key} {shown}")
     return 0
-
-
-def _rejections(results: dict[str, Any], shown: int = 5) -> str:
-    """Rejected jobs grouped by reason (reasons do not depend on the policy: the first run's
-    are printed), and the starts refused on named BB nodes per policy."""
-    lines = []
-    first = next(iter(results.values()))
-    by_reason: dict[str, list[str]] = {}
-    for job_id, why in first.reasons.items():
-        # One group per kind of reason: "requests 7.9e+11 B of burst buffer, platform has ..."
-        # and "requests 5.4e+11 B ..." are both "requests more burst buffer, platform has ...".
-        kind = re.sub(r"^requests [-+0-9.e]+ (B of )?", "requests more ", why)
-        by_reason.setdefault(kind, []).append(job_id)
-    if by_reason:
-        lines.append(f"\nrejected: {len(first.reasons)} jobs that can never run on the "
-                     "platform")
-        for why, ids in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
-            more = f", ... ({len(ids) - shown} more)" if len(ids) > shown else ""
-            lines.append(f"  {len(ids):>5} x {why}: jobs {', '.join(ids[:shown])}{more}")
-    refused = {p: r.refused_starts for p, r in results.items() if r.refused_starts}
-    if refused:
-        lines.append("starts refused on the named BB nodes (the job kept waiting): "
-                     + ", ".join(f"{p} {n}" for p, n in refused.items()))
-    return "".join(line + "\n" for line in lines)
 
 
 if __name__ == "__main__":
