@@ -357,9 +357,9 @@ def _prepared_for(todo: list[RunTask], local: bool):
     from dataclasses import replace
 
     with tempfile.TemporaryDirectory(prefix="bbopt-sweep-") as tmp:
-        for t in todo:
-            write_prepared(Path(tmp), t.workload_sha,
-                           _workload(t.workload_spec, t.workload_seed)[0])
+        first = {t.workload_sha: t for t in reversed(todo)}  # one task per workload
+        for sha, t in first.items():
+            write_prepared(Path(tmp), sha, _workload(t.workload_spec, t.workload_seed)[0])
         yield [replace(t, prepared=tmp) for t in todo]
 
 
