@@ -435,10 +435,11 @@ def _run_processes(todo: list[RunTask], workers: int | None, batch: int | None,
     pool = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx)
     finished = False
     try:
-        pending = {pool.submit(run_batch, c) for c in chunks}
+        order = {pool.submit(run_batch, c): k for k, c in enumerate(chunks)}
+        pending = set(order)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
+            for fut in sorted(done, key=order.__getitem__):  # in the order handed out
                 for result in fut.result():
                     receive(result)
         finished = True
