@@ -54,6 +54,7 @@ from bbopt.core import (
     RunningJobs,
 )
 from bbopt.errors import InputError, InvalidDecision
+from bbopt.gc_pause import collect_if_due, gc_paused
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
 from bbopt.simulation.ledger import Ledger, StartRefused
@@ -140,6 +141,7 @@ class _Engine:
         self.model = model
         self.ledger = Ledger(platform, enforce_bandwidth)
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
+        self.waiting_sizes = [0] * (platform.nodes + 1)  # waiting jobs by node count
         # The policies' view of the queue: self.queue's jobs as items[lo:], a list that is only
         # appended to (views of earlier decisions see a prefix of it) or replaced (_restack).
         self.items: list[Job] = []
@@ -152,8 +154,15 @@ class _Engine:
         self.changed = False  # a segment ended since the last decision
         self.memory: Any = {}
         self.on_job_end: Callable[[SimulationResult, int], None] | None = None
+        self.gc_paused = False
 
     def run(self) -> SimulationResult:
+        """Replay every job with the automatic garbage collection paused
+        (:mod:`bbopt.gc_pause`; the decisions collect when enough objects piled up)."""
+        with gc_paused() as self.gc_paused:
+            return self._replay()
+
+    def _replay(self) -> SimulationResult:
         """Replay every job; each loop turn handles the events of one instant."""
         jobs, res, model, queue = self.jobs, self.result, self.model, self.queue
         order, n = self.order, len(self.order)
@@ -231,9 +240,15 @@ class _Engine:
     def _submit(self, k: int) -> int:
         """Queue job ``k``, or reject it with the reason when it can never run; 1 if it ended."""
         job = self.jobs[k]
-        why = self.ledger.why_never_fits(job)
+        platform = self.platform
+        if job.nodes <= platform.nodes and job.bb <= platform.bb and job.ssd <= 0 \
+                and platform.bb_nodes is None and self.ledger.bandwidth is None:
+            why = None  # (Ledger.why_never_fits in its trivial case, without the calls)
+        else:
+            why = self.ledger.why_never_fits(job)
         if why is None:
             self.queue[job.id] = job
+            self.waiting_sizes[job.nodes] += 1
             self.items.append(job)
             self.ids.append(job.id)
             return 0
@@ -253,6 +268,8 @@ class _Engine:
                                                       (ledger.used_nodes, ledger.used_bb))
         queue = QueueView(self.items, self.lo)
         state = ClusterState(t, self.platform, running, queue, self.memory)
+        if self.gc_paused:
+            collect_if_due()
         c0 = _time.perf_counter()
         decision = self.policy.decide(state)
         res.decision_times.append(_time.perf_counter() - c0)
@@ -274,6 +291,7 @@ class _Engine:
         res, queue, index, ledger = self.result, self.queue, self.index, self.ledger
         admit, model_start, insert = ledger.admit, self.model.start, self._insert_running
         named = ledger.bb_nodes is not None
+        sizes = self.waiting_sizes
         refused: dict[str, Job] = {}
         for s in starts:
             job = queue.pop(s.job_id, None)
@@ -287,6 +305,7 @@ class _Engine:
             except StartRefused:  # named BB nodes: the job keeps waiting
                 refused[job.id] = job
                 continue
+            sizes[job.nodes] -= 1
             res.allocation[k] = nodes
             if math.isnan(res.start[k]):  # the record keeps the first start
                 res.start[k] = t
@@ -338,6 +357,7 @@ class _Engine:
         """Put ``job`` (the requeued view of ``jobs[k]``) back in the waiting queue, in arrival
         order (by original submission)."""
         queue, index = self.queue, self.index
+        self.waiting_sizes[job.nodes] += 1
         if not queue or index[next(reversed(queue))] < k:
             queue[job.id] = job
             self.items.append(job)
@@ -400,6 +420,8 @@ class _Engine:
         free_n = self.platform.nodes - ledger.used_nodes
         if free_n <= 0:
             return True
+        if free_n <= 64 and not any(self.waiting_sizes[1:free_n + 1]):
+            return True  # every waiting job needs more nodes than are free
         free_b = self.platform.bb - ledger.used_bb + ledger.bb_tol
         for job in self.queue.values():  # noqa: SIM110 (an explicit loop: faster than all())
             if job.nodes <= free_n and job.bb <= free_b:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bbopt.core import GB, MB, Job
+from bbopt.gc_pause import pausing_gc
 from bbopt.workloads.columns import with_bbs
 
 LOGNORM_S = 1.0972516604
@@ -83,6 +84,7 @@ def lognormal_bb_per_processor(size: int, rng: np.random.Generator) -> np.ndarra
     return np.round(np.clip(kib * 1024.0, BB_PER_PROC_MIN, BB_PER_PROC_MAX))
 
 
+@pausing_gc  # (a copy of every job: bbopt.gc_pause)
 def with_lognormal_bb(jobs: Sequence[Job], seed: int | np.random.Generator = 0, *,
                       rules: KopanskiRules | bool | None = None) -> list[Job]:
     """Copies of ``jobs`` with ``bb`` drawn from the log-normal model (seeded).

@@ -70,6 +70,7 @@ import numpy as np
 
 from bbopt.core import GB, Job
 from bbopt.errors import InputError
+from bbopt.gc_pause import pausing_gc
 from bbopt.workloads.columns import trusted_job, valid_columns
 from bbopt.workloads.swf_files import (
     BBSIM_FIELDS,
@@ -118,6 +119,7 @@ class SwfTrace:
         return None
 
 
+@pausing_gc  # (hundreds of thousands of acyclic objects: bbopt.gc_pause)
 def read_swf(
     path: str | Path,
     *,
@@ -435,7 +437,7 @@ MAX_VALUE = 1e15
 
 
 #: Records parsed at a time: the text of one chunk is all the reader holds besides the table.
-CHUNK = 1 << 16
+CHUNK = 1 << 15
 
 
 def _parse_stream(path: Path, src: str, width: int) -> tuple[np.ndarray, np.ndarray]:
