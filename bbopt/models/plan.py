@@ -52,10 +52,9 @@ from dataclasses import dataclass
 
 from bbopt.core import ClusterState, Job, slack
 from bbopt.models.bb_nodes import (
-    Pieces,
     bb_node_space,
     bb_node_tolerance,
-    first_fit_pieces,
+    first_fit_runs,
     running_pieces,
 )
 from bbopt.resources import Profile
@@ -68,6 +67,34 @@ CANDIDATE_ORDERS: tuple[str, ...] = (
     "bb-per-node-per-node-asc", "bb-per-node-per-node-desc",
     "walltime-asc", "walltime-desc",
 )
+
+
+def _amounts(runs: tuple[tuple[int, int], ...], piece: float) -> list[tuple[int, float]]:
+    """Bytes per BB node of first-fit runs, summed piece by piece as the policies' profile sums
+    a job's demand (so the same floats)."""
+    out = []
+    for node, count in runs:
+        a = 0.0
+        for _ in range(count):
+            a += piece
+        out.append((node, a))
+    return out
+
+
+class _WindowMin:
+    """The least free space of each BB node over segments ``i .. j-1`` of a profile's columns,
+    computed only for the BB nodes first fit looks at."""
+
+    __slots__ = ("cols", "i", "j")
+
+    def __init__(self, cols: list[list[float]], i: int, j: int) -> None:
+        self.cols, self.i, self.j = cols, i, j
+
+    def __len__(self) -> int:
+        return len(self.cols)
+
+    def __getitem__(self, b: int) -> float:
+        return min(self.cols[b][self.i:self.j])
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +120,9 @@ class PlanModel:
 
     ``running`` holds ``(expected_end, nodes, bb)`` of the jobs that hold resources now (with
     ``bb_nodes``, the BB node capacities, ``(expected_end, nodes, bb, pieces)``: the ``(BB node,
-    bytes)`` pieces each holds; see the module docstring); ``jobs`` the waiting jobs (their order is the submission order and index every answer). A solution is
-    a permutation of ``range(len(jobs))`` (or a :class:`Plan`); :meth:`evaluate` gives its score.
+    bytes)`` pieces each holds; see the module docstring); ``jobs`` the waiting jobs (their
+    order is the submission order and index every answer). A solution is a permutation of
+    ``range(len(jobs))`` (or a :class:`Plan`); :meth:`evaluate` gives its score.
     Jobs that can never fit the platform are not part of the model (see :attr:`excluded`).
 
     Example: 4 nodes, one job running on 2 of them until t=100. Placing the 4-node job ``w``
@@ -124,7 +152,7 @@ class PlanModel:
         fits = [j.nodes <= cap_n and j.bb <= cap_b + self.tol for j in jobs]
         if self.named is not None:
             self._ftol = bb_node_tolerance(self.named)
-            fits = [f and first_fit_pieces(self.named, j.nodes, j.bb, self._ftol) is not None
+            fits = [f and first_fit_runs(self.named, j.nodes, j.bb, self._ftol) is not None
                     for j, f in zip(jobs, fits, strict=True)]
         self.excluded: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if not f)
         self.jobs: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if f)
@@ -324,14 +352,16 @@ class PlanModel:
         T, FN, FB, FK, SN = prof
         return [T[:], FN[:], FB[:], [c[:] for c in FK], SN[:]]
 
-    def place(self, prof: list, p: int) -> tuple[float, Pieces | None]:
+    def place(self, prof: list, p: int) -> tuple[float, tuple[tuple[int, int], ...] | None]:
         """Place job ``p`` in the named-BB profile ``prof`` (changed in place) at its earliest
         start, as :class:`~bbopt.policies.named_bb.NamedProfile` does (module docstring):
-        ``(start, pieces)``, or ``(inf, None)`` when it fits nowhere (only possible when a
-        running job outlives its expected end)."""
+        ``(start, runs)`` with the first-fit runs ``(BB node, pieces)`` of
+        :func:`~bbopt.models.bb_nodes.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
+        (only possible when a running job outlives its expected end)."""
         T, FN, FB, FK, SN = prof
         n, b, w = self._n[p], self._b[p], self._w[p]
         tol, ktol, ftol = self.tol, self._ktol, self._ftol
+        piece = b / n
         last = len(T) - 1  # the sentinel
         i = bisect_left(T, self._t0[p])
         while True:
@@ -342,45 +372,42 @@ class PlanModel:
             start = T[i]
             end = start + w
             j = bisect_left(T, end, i + 1)
-            q = i + 1
-            while q < j:  # nodes and pool BB over the window (every placement needs them)
-                if FN[q] < n or FB[q] + tol < b:
-                    break
-                q += 1
-            if q < j:
-                i = q + 1  # every window holding segment q fails
+            if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
+                # nodes or pool BB short in the window (every placement needs them): every
+                # window holding the first short segment fails too
+                q = i + 1
+                while FN[q] >= n and FB[q] + tol >= b:
+                    q += 1
+                i = q + 1
                 continue
             if i == 0:
                 # Now: the engine's pieces (first fit on what is free now), if they stay free.
-                pieces = first_fit_pieces(SN, n, b, ftol)
-                if pieces is not None:
-                    need: dict[int, float] = {}
-                    for node, size in pieces:
-                        need[node] = need.get(node, 0.0) + size
-                    for node, size in need.items():
+                runs = first_fit_runs(SN, n, b, ftol)
+                if runs is not None:
+                    need = _amounts(runs, piece)
+                    for node, size in need:
                         if min(FK[node][0:j]) + ktol[node] < size:
                             break
                     else:
                         self._reserve_named(prof, 0, j, end, n, b, need)
-                        for node, size in pieces:
-                            SN[node] -= size
-                        return start, pieces
+                        for node, count in runs:
+                            f = SN[node]
+                            for _ in range(count):  # BBNodeSpace.take_pieces' sums
+                                f -= piece
+                            SN[node] = f
+                        return start, runs
                 i = 1
                 continue
-            low = [min(col[i:j]) for col in FK]
-            pieces = first_fit_pieces(low, n, b, ftol)
-            if pieces is None:
+            runs = first_fit_runs(_WindowMin(FK, i, j), n, b, ftol)
+            if runs is None:
                 i += 1
                 continue
-            need = {}
-            for node, size in pieces:
-                need[node] = need.get(node, 0.0) + size
-            self._reserve_named(prof, i, j, end, n, b, need)
-            return start, pieces
+            self._reserve_named(prof, i, j, end, n, b, _amounts(runs, piece))
+            return start, runs
 
     @staticmethod
     def _reserve_named(prof: list, i: int, j: int, end: float, n: int, b: float,
-                       need: dict[int, float]) -> None:
+                       need: list[tuple[int, float]]) -> None:
         T, FN, FB, FK, _ = prof
         if T[j] != end:
             T.insert(j, end)
@@ -391,7 +418,7 @@ class PlanModel:
         for q in range(i, j):
             FN[q] -= n
             FB[q] -= b
-        for node, size in need.items():
+        for node, size in need:
             col = FK[node]
             for q in range(i, j):
                 col[q] -= size
@@ -475,7 +502,7 @@ class PlanModel:
         out = [p for p in range(self.n) if self._n[p] <= free_n and self._b[p] <= free_b]
         if self.named is not None:  # and whose pieces the BB nodes take now
             out = [p for p in out
-                   if first_fit_pieces(self._SN, self._n[p], self._b[p], self._ftol) is not None]
+                   if first_fit_runs(self._SN, self._n[p], self._b[p], self._ftol) is not None]
         return out
 
     def candidates(self) -> list[tuple[str, tuple[int, ...]]]:
