@@ -41,6 +41,10 @@ its earliest start in the base profile bounds it only through the pool (nodes an
 every placement needs); and two orders that give the same starts may give different pieces (the
 incremental walk compares both). Without ``bb_nodes`` nothing of this runs: the pool evaluator and
 its schedules are unchanged.
+
+Length: the pool and named-BB evaluators share the model's lists, bounds and score terms, and
+both are the inner loop of every plan search (the incremental walk lives in
+:mod:`bbopt.models.plan_walk`).
 """
 
 from __future__ import annotations
