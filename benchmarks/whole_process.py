@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 MAX_NODES = 96
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def bare_easy(path: str, max_nodes: int = MAX_NODES) -> tuple[int, float]:
@@ -168,14 +169,15 @@ def main() -> None:
     swf = str(data_path(args.workload))
     bare = [sys.executable, __file__, "--bare", swf]
     cmds = {"bare EASY loop": bare}
-    trees = {"": None}
+    trees = {"": str(ROOT)}  # (this tree's package, whatever the working directory holds)
     if args.against:
         trees[", before"] = str(Path(args.against).resolve())
     envs: dict[str, dict[str, str] | None] = {}
     for pol in args.policies.split(","):
         for tag, tree in trees.items():
             cmds[f"bbopt simulate {pol}{tag}"] = [
-                sys.executable, "-c", "from bbopt.cli import main; raise SystemExit(main())",
+                sys.executable, "-c", f"import sys; sys.path.insert(0, {tree!r}); "
+                "from bbopt.cli import main; raise SystemExit(main())",
                 "simulate", "-w", swf, "--policy", pol, "--no-progress"]
             envs[f"bbopt simulate {pol}{tag}"] = _env(tree)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
