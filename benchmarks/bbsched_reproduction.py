@@ -71,6 +71,9 @@ def rewrite(doc: dict, args: argparse.Namespace) -> dict:
     doc.pop("quick", None)
     if args.machine == "theta":
         gen = {"name": "capability", "n_jobs": args.theta_jobs}
+        for pair in args.theta_option:  # the capability generator's parameters
+            key, _, value = pair.partition("=")
+            gen[key] = float(value)
         doc["workloads"] = {"Original": {"generator": gen}}
         for name in BASE[1:]:
             doc["workloads"][name] = {"generator": gen,
@@ -239,6 +242,9 @@ def parser() -> argparse.ArgumentParser:
                          "processors only")
     ap.add_argument("--machine", choices=("kth", "theta"), default="kth")
     ap.add_argument("--theta-jobs", type=int, default=8000)
+    ap.add_argument("--theta-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="a parameter of the capability generator (load, min_nodes, "
+                         "long_log_scale), repeatable")
     ap.add_argument("--theta-bb", default="1.26e15",
                     help="Theta's BB in bytes (default the paper's 1.26 PB) or 'auto'")
     return ap
@@ -264,6 +270,7 @@ def main() -> None:
             f" jobs, BB {args.theta_bb if args.machine == 'theta' else 'sized'}"
             + (f" (S4 BB demand {args.bb_demand} x node demand)"
                if args.machine != "theta" or args.theta_bb == "auto" else "")
+            + "".join(f", {o}" for o in args.theta_option)
             + f", orders {args.orders}, EASY {args.backfill}")
     print_seed_summary(spec, out, rep.hashes, args.md, what)
 
