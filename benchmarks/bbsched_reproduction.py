@@ -44,6 +44,8 @@ mean-wait change against naive on S1 / S2 / S3 / S4, mean +- sample std over the
   0.27: shorter jobs at the same load leave the BB demand unchanged);
 - Theta-like with jobs from 1 node (``--theta-option min_nodes=1``; the paper's Figure 9 has a
   1-8 node class on Theta-S4), S4, 3 seeds: +0.6 +- 4.1 % (BB sized), -0.3 +- 2.7 % (1.26 PB);
+- Theta-like, BB sized, EASY reserving processors only (``--backfill cpu``), S4, 3 seeds:
+  -2.2 +- 2.2 %;
 - KTH, first 8,000 jobs, BB sized, 3 seeds: +0.5 +- 4.7, -1.0 +- 4.1, +6.1 +- 4.1,
   -1.2 +- 0.7 %.
 
