@@ -55,6 +55,7 @@ from bbopt.core import (
     slack,
 )
 from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pieces
+from bbopt.policies.freed_slots import Freed, freed, window
 from bbopt.policies.named_bb import NamedProfile, named_head_reservation
 from bbopt.policies.registry import register
 from bbopt.resources import Profile, Release, first_fit_time, profile_of
@@ -344,6 +345,8 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
 
 #: Reservations made by conservative-bb at one decision unless ``depth`` says otherwise.
 DEFAULT_DEPTH = 1000
+#: How many reservations that could not move conservative-bb remembers within one compression.
+_STUCK = 8
 
 
 @register("conservative-bb")
@@ -383,80 +386,139 @@ class ConservativeBackfilling:
         now = state.time
         queue = state.queue
         previous: dict[str, float] = state.memory.get("reservations", {})
-        position = {job.id: k for k, job in enumerate(queue)}
-        kept = [job for job in queue if job.id in previous]
+        # One pass over the queue: the kept reservations, by (start, queue position), and the
+        # jobs that have none yet, in queue order.
+        kept: list[tuple[float, int, Job]] = []
+        new: list[tuple[int, Job]] = []
+        get = previous.get
+        for pos, job in enumerate(queue):
+            s = get(job.id)
+            if s is None:
+                new.append((pos, job))
+            else:
+                kept.append((s if s > now else now, pos, job))
+        kept.sort()
         cache, self._cache = self._cache, None  # (dropped if this decision fails half-way)
         reused = self._reuse(cache, state, previous, len(kept))
         if reused is None:
             profile = profile_of(state)
             # Hold every kept reservation, then compress them one at a time, earliest first:
             # each job's old slot stays free while the others move, so no job ever moves later.
-            for job in kept:
-                start = max(previous[job.id], now)
+            for start, _, job in kept:
                 profile.reserve(start, start + job.walltime, job.demand)
-            log: list[tuple[float, float]] = []
-            seen: dict[str, int] = {}
-            compress = True
+            holders = None
+            log: list[Freed] | None = None  # no reservation checked yet: scan all of [now, old)
+            future: dict[str, float] = {}
         else:
             # The profile kept from the previous decision, updated: the same holdings, and the
-            # slots that came free since appended to the log of freed slots. Unless something
-            # came free since (or that decision moved a reservation, which may let another one
-            # move now), compression would leave every reservation where it is.
-            profile, log, seen = reused
-            compress = len(log) > min(seen.values(), default=len(log))
-        kept.sort(key=lambda j: (max(previous[j.id], now), position[j.id]))
-        planned: dict[str, float] = {}
-        checked: dict[str, int] = {}
-        for job in kept:
-            old = max(previous[job.id], now)
-            start = old
-            if compress:
-                lo, hi = _window(log, seen.get(job.id), now, old, job.walltime)
+            # slots that came free since in the log. Every reservation was checked against the
+            # profile at the previous decision after every slot freed before it in its order,
+            # and a slot freed after it in that order starts no earlier than it, so only the
+            # slots in this log can let a reservation move up (none: compression moves none).
+            profile, holders, log = reused
+            future = dict(previous)
+        moved: list[tuple[int, Job]] = []  # (queue position, job) of the kept jobs starting now
+        started: list[tuple[int, Job]] = []
+        if log is None or log:
+            tol0, tol1 = profile._tol
+            max0 = max1 = -math.inf  # the maxima of every slot in the log
+            for slot in log or ():
+                max0 = max(max0, slot.max_nodes[-1])
+                max1 = max(max1, slot.max_bb[-1])
+            # Reservations that found no earlier start since the last one moved, as (nodes, BB,
+            # walltime, start): a later one that needs at least as much of everything cannot
+            # start before theirs either (the profile has only lost room since).
+            stuck: list[tuple[float, float, float, float]] = []
+            for old, pos, job in kept:
+                need0, need1 = job.nodes - tol0, job.bb - tol1
+                walltime = job.walltime
+                if log is None:
+                    lo, hi = now, old
+                elif need0 > max0 or need1 > max1:
+                    continue
+                else:
+                    lo, hi = window(log, now, old, walltime, need0, need1)
+                for s0, s1, sw, sold in stuck:
+                    if sold > lo and need0 >= s0 and need1 >= s1 and walltime >= sw:
+                        lo = sold
                 if lo < hi:
-                    start = profile.earlier_fit(now, job.walltime, job.demand, old, lo, hi)
-            if start < old:  # moved up: its old slot is given back
-                profile.release(old, old + job.walltime, job.demand)
-                profile.reserve(start, start + job.walltime, job.demand)
-                log.append((old, old + job.walltime))
-            planned[job.id] = start
-            checked[job.id] = len(log)
+                    start = profile.earlier_fit(now, walltime, job.demand, old, lo, hi)
+                    if start < old:  # moved up: its old slot is given back
+                        end = old + walltime
+                        profile.release(old, end, job.demand)
+                        profile.reserve(start, start + walltime, job.demand)
+                        stuck.clear()
+                        if log is not None:
+                            slot = freed(profile, old, end)
+                            log.append(slot)
+                            max0 = max(max0, slot.max_nodes[-1])
+                            max1 = max(max1, slot.max_bb[-1])
+                        future[job.id] = start
+                        if start == now:
+                            moved.append((pos, job))
+                        continue
+                    if len(stuck) == _STUCK:
+                        del stuck[0]
+                    stuck.append((need0, need1, walltime, old))
+                if log is None:
+                    future[job.id] = old
+        if kept and kept[0][0] == now:  # reservations due now start now
+            for old, pos, job in kept:
+                if old > now:
+                    break
+                started.append((pos, job))
+        started.extend(moved)
+        for _, job in started:
+            future.pop(job.id, None)
         # New jobs in queue order: a reservation while within depth, else start now or nothing.
         depth = math.inf if self.depth is None else self.depth
-        for job in queue:
-            if job.id in planned:
-                continue
-            if len(planned) < depth:
+        n_planned = len(kept)
+        for pos, job in new:
+            if n_planned < depth:
                 start = profile.earliest_fit(now, job.walltime, job.demand)
                 profile.reserve(start, start + job.walltime, job.demand)
-                planned[job.id] = start
-                checked[job.id] = len(log)
+                n_planned += 1
+                if start > now:
+                    future[job.id] = start
+                    continue
             elif profile.fits(now, job.walltime, job.demand):
                 profile.reserve(now, now + job.walltime, job.demand)
-                planned[job.id] = now
-        started = [job for job in queue if planned.get(job.id) == now]
-        future = {jid: t for jid, t in planned.items() if t > now}
-        reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
-                                                                 key=lambda x: (x[1], x[0]))]
+            else:
+                continue
+            started.append((pos, job))
+        if len(started) > 1:
+            started.sort(key=itemgetter(0))
+        jobs = [job for _, job in started]
+        # The reservations by (start, id); one Reservation per job and start, kept while the
+        # start stays (building them was a tenth of a replay).
+        booked = cache.booked if cache is not None else {}
+        reservations = []
+        for jid, t in sorted(future.items(), key=itemgetter(1, 0)):
+            r = booked.get(jid)
+            if r is None or r.start != t:
+                r = booked[jid] = Reservation(jid, t)
+            reservations.append(r)
+        if len(booked) > 2 * len(reservations) + 64:
+            booked = {r.job_id: r for r in reservations}
         memory = {"reservations": future}
-        seen = {jid: checked[jid] for jid in future}
-        base = min(seen.values(), default=len(log))  # slots every reserved job has seen
-        if base:
-            log = log[base:]
-            seen = {jid: k - base for jid, k in seen.items()}
-        self._cache = _Kept(memory, profile, _holders(state, started), log, seen,
-                            state.platform.capacity, self.depth)
-        return _decision(started, reservations, t0=t0, memory=memory)
+        if holders is None:
+            holders = _holders(state)
+        for job in jobs:
+            holders[job.id] = (now + job.walltime, job.nodes, job.bb)
+        self._cache = _Kept(memory, profile, holders, booked, state.platform.capacity,
+                            self.depth)
+        return _decision(jobs, reservations, t0=t0, memory=memory)
 
     def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
-               n_kept: int) -> tuple[Profile, list[tuple[float, float]], dict[str, int]] | None:
-        """The previous decision's profile brought to this state, with its log of freed slots
-        (extended by what came free since) and how much of the log each reserved job has seen;
-        ``None`` when it does not describe this state (then the profile is built again). It
-        does when ``state.memory`` is the memory that decision returned, the platform and depth
-        are the same, every job it reserved still waits with its reservation not yet due, and
-        every running job is one it knew (running, or started by it) with the same expected
-        end. Jobs it knew that are no longer running free the rest of their slot: a job that
-        ended before its walltime, or a start the engine refused."""
+               n_kept: int) -> tuple[Profile, dict, list[Freed]] | None:
+        """The previous decision's profile brought to this state, the jobs holding resources
+        in it, and the log of the slots that came free since; ``None`` when it does not
+        describe this state (then the profile is built again). It does when ``state.memory``
+        is the memory that decision returned, the platform and depth are the same, every job it
+        reserved still waits with its reservation not yet due, and every running job is one it
+        knew (running, or started by it) with the same expected end. Jobs it knew that are no
+        longer running free the rest of their slot: a job that ended before its walltime, or a
+        start the engine refused."""
         now = state.time
         if (cache is None or state.memory is not cache.memory or cache.depth != self.depth
                 or cache.capacity != state.platform.capacity or now < cache.profile.origin
@@ -464,25 +526,28 @@ class ConservativeBackfilling:
                 or (previous and min(previous.values()) < now)):
             return None
         holders = cache.holders
-        running = set()
+        alive = 0
         for r in state.running:
             job = r.job
             end = r.start + job.walltime
             if end <= now:
                 continue
             held = holders.get(job.id)
-            if held is None or held[0] != end or held[1] != job.demand:
+            if held is None or held[0] != end or held[1] != job.nodes or held[2] != job.bb:
                 return None
-            running.add(job.id)
+            alive += 1
         profile = cache.profile
         profile.advance(now)
-        log = list(cache.log)
-        if len(running) != len(holders):
-            for jid, (end, demand) in holders.items():
-                if end > now and jid not in running:
-                    profile.release(now, end, demand)
-                    log.append((now, end))
-        return profile, log, cache.seen
+        log: list[Freed] = []
+        if alive != len(holders):
+            running = {r.job.id for r in state.running}
+            for jid, (end, n, b) in list(holders.items()):
+                if end <= now or jid not in running:
+                    del holders[jid]
+                    if end > now:
+                        profile.release(now, end, (n, b))
+                        log.append(freed(profile, now, end))
+        return profile, holders, log
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
         """:meth:`decide` on named BB nodes: the profile has one more dimension per BB node,
@@ -524,51 +589,27 @@ class ConservativeBackfilling:
         return _decision(started, reservations, t0=t0, memory={"reservations": future})
 
 
-def _window(log: list[tuple[float, float]], seen: int | None, now: float, old: float,
-            walltime: float) -> tuple[float, float]:
-    """Where a reserved job (at ``old``, for ``walltime``) may find an earlier start: from
-    ``now`` to ``old``, narrowed by the slots freed since its last check (``log[seen:]``; all
-    of them when ``seen`` is None). At that check no start before ``old`` fitted, and only the
-    freed slots have more room now, so a start that fits must overlap one: it lies in
-    ``(min freed start - walltime, max freed end)``. Empty (``lo >= hi``) when nothing was
-    freed since."""
-    if seen is None:
-        return now, old
-    lo, hi = math.inf, -math.inf
-    for a, b in log[seen:] if seen else log:
-        if a < lo:
-            lo = a
-        if b > hi:
-            hi = b
-    return max(now, lo - walltime), min(old, hi)
-
-
 class _Kept(NamedTuple):
     """What :class:`ConservativeBackfilling` keeps from one decision to the next: the memory it
     returned (the key to the rest), the profile as that decision left it (running jobs, the
     jobs it started and its reservations), the jobs holding resources in it (id -> expected
-    end, demand), the slots freed since the oldest check of a reserved job, how many of them
-    each reserved job had seen at its last check, and the platform and depth."""
+    end, nodes, BB), the reservations it returned (by job id), and the platform and depth."""
 
     memory: dict
     profile: Profile
-    holders: dict[str, tuple[float, tuple[float, float]]]
-    log: list[tuple[float, float]]
-    seen: dict[str, int]
+    holders: dict[str, tuple[float, int, float]]
+    booked: dict[str, Reservation]
     capacity: tuple[float, float]
     depth: int | None
 
 
-def _holders(state: ClusterState, started: list[Job]) -> dict[str, tuple[float, tuple]]:
-    """The jobs that hold resources after a decision: the running ones still running after
-    now and the ones it starts, each with its expected end and demand."""
+def _holders(state: ClusterState) -> dict[str, tuple[float, int, float]]:
+    """The running jobs still running after now, each with its expected end, nodes and BB."""
     now = state.time
     out = {}
     for r in state.running:
         job = r.job
         end = r.start + job.walltime
         if end > now:
-            out[job.id] = (end, job.demand)
-    for job in started:
-        out[job.id] = (now + job.walltime, job.demand)
+            out[job.id] = (end, job.nodes, job.bb)
     return out
