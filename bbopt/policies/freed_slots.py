@@ -39,28 +39,33 @@ class Freed(NamedTuple):
     max_bb: list[float]
 
 
-def freed(profile: Profile, start: float, end: float) -> Freed:
-    """Log ``[start, end)`` of ``profile`` just after it was given back."""
+def give_back(profile: Profile, start: float, end: float, amount: tuple[float, float],
+              horizon: float = math.inf) -> Freed:
+    """``profile.release(start, end, amount)`` on a profile of nodes and BB, and the log entry
+    of the slot, in one pass over its segments. Only its part before ``horizon`` (the latest
+    start a reservation may move from) gets maxima: no reservation can use the rest."""
+    i, j = profile._span(start, end)
     times, free = profile.times, profile.free
-    i = max(bisect_left(times, start), 0)
-    if i == len(times) or times[i] != start:
-        i -= 1
+    a0, a1 = amount
     ts: list[float] = []
     mn: list[float] = []
     mb: list[float] = []
     n = b = -math.inf
-    k = len(times)
-    while i < k and times[i] < end:
+    for row in free[i:j]:  # the same additions as Profile.release
+        row[0] += a0
+        row[1] += a1
+    stop = end if end < horizon else horizon
+    while i < j and times[i] < stop:
         row = free[i]
         if row[0] > n:
             n = row[0]
         if row[1] > b:
             b = row[1]
-        ts.append(times[i] if times[i] > start else start)
+        ts.append(times[i])
         mn.append(n)
         mb.append(b)
         i += 1
-    if not ts:  # an empty slot frees nothing
+    if not ts:  # nothing before the horizon: no room for anyone
         return Freed(start, end, [start], [-math.inf], [-math.inf])
     return Freed(start, end, ts, mn, mb)
 
@@ -69,21 +74,26 @@ def window(log: list[Freed], now: float, old: float, walltime: float,
            need_nodes: float, need_bb: float) -> tuple[float, float]:
     """Where a reservation at ``old`` (for ``walltime``, needing ``need_nodes`` and ``need_bb``
     less the fit tolerance) may find an earlier start, given the slots freed since its last
-    check: ``(lo, hi)``, empty when ``lo >= hi``."""
+    check: ``(lo, hi)``, empty when ``lo >= hi``. A start must cover a point of a slot where
+    both maxima admit the demand, so it lies after the first such point less the walltime and
+    before the end of the slot (or ``old``)."""
     lo, hi = math.inf, -math.inf
     for slot in log:
         a = slot.start
         if a >= old:
             continue
-        b = slot.end if slot.end < old else old
-        if a >= lo and b <= hi:  # adds nothing to the window
-            continue
         ts = slot.times
+        mn, mb = slot.max_nodes, slot.max_bb
         j = bisect_left(ts, old) - 1 if ts[-1] >= old else len(ts) - 1
-        if slot.max_nodes[j] < need_nodes or slot.max_bb[j] < need_bb:
+        if mn[j] < need_nodes or mb[j] < need_bb:
             continue
-        if a < lo:
-            lo = a
+        # the first segment where both running maxima admit the demand
+        first = ts[max(bisect_left(mn, need_nodes), bisect_left(mb, need_bb))]
+        if first < lo:
+            lo = first
+        b = slot.end if slot.end < old else old
         if b > hi:
             hi = b
+        if hi == old and lo - walltime <= now:  # all of [now, old) already: no wider
+            break
     return max(now, lo - walltime), hi

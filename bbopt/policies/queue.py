@@ -55,7 +55,7 @@ from bbopt.core import (
     slack,
 )
 from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pieces
-from bbopt.policies.freed_slots import Freed, freed, window
+from bbopt.policies.freed_slots import Freed, give_back, window
 from bbopt.policies.named_bb import NamedProfile, named_head_reservation
 from bbopt.policies.registry import register
 from bbopt.resources import Profile, Release, first_fit_time, profile_of
@@ -399,7 +399,8 @@ class ConservativeBackfilling:
                 kept.append((s if s > now else now, pos, job))
         kept.sort()
         cache, self._cache = self._cache, None  # (dropped if this decision fails half-way)
-        reused = self._reuse(cache, state, previous, len(kept))
+        horizon = kept[-1][0] if kept else now  # no reservation moves from a later start
+        reused = self._reuse(cache, state, previous, len(kept), horizon)
         if reused is None:
             profile = profile_of(state)
             # Hold every kept reservation, then compress them one at a time, earliest first:
@@ -425,9 +426,10 @@ class ConservativeBackfilling:
             for slot in log or ():
                 max0 = max(max0, slot.max_nodes[-1])
                 max1 = max(max1, slot.max_bb[-1])
-            # Reservations that found no earlier start since the last one moved, as (nodes, BB,
-            # walltime, start): a later one that needs at least as much of everything cannot
-            # start before theirs either (the profile has only lost room since).
+            # Reservations already compressed here, as (nodes, BB, walltime, start): no start
+            # before theirs fitted them, so none fits a later one that needs at least as much of
+            # everything (the room a move gives back lies after the mover's old start, hence
+            # after theirs, and the profile has only lost room before it).
             stuck: list[tuple[float, float, float, float]] = []
             for old, pos, job in kept:
                 need0, need1 = job.nodes - tol0, job.bb - tol1
@@ -445,11 +447,15 @@ class ConservativeBackfilling:
                     start = profile.earlier_fit(now, walltime, job.demand, old, lo, hi)
                     if start < old:  # moved up: its old slot is given back
                         end = old + walltime
-                        profile.release(old, end, job.demand)
+                        if log is None:
+                            profile.release(old, end, job.demand)
+                        else:
+                            slot = give_back(profile, old, end, job.demand, horizon)
                         profile.reserve(start, start + walltime, job.demand)
-                        stuck.clear()
+                        if len(stuck) == _STUCK:
+                            del stuck[0]
+                        stuck.append((need0, need1, walltime, start))
                         if log is not None:
-                            slot = freed(profile, old, end)
                             log.append(slot)
                             max0 = max(max0, slot.max_nodes[-1])
                             max1 = max(max1, slot.max_bb[-1])
@@ -510,7 +516,7 @@ class ConservativeBackfilling:
         return _decision(jobs, reservations, t0=t0, memory=memory)
 
     def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
-               n_kept: int) -> tuple[Profile, dict, list[Freed]] | None:
+               n_kept: int, horizon: float) -> tuple[Profile, dict, list[Freed]] | None:
         """The previous decision's profile brought to this state, the jobs holding resources
         in it, and the log of the slots that came free since; ``None`` when it does not
         describe this state (then the profile is built again). It does when ``state.memory``
@@ -545,8 +551,7 @@ class ConservativeBackfilling:
                 if end <= now or jid not in running:
                     del holders[jid]
                     if end > now:
-                        profile.release(now, end, (n, b))
-                        log.append(freed(profile, now, end))
+                        log.append(give_back(profile, now, end, (n, b), horizon))
         return profile, holders, log
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
