@@ -111,6 +111,8 @@ def rewrite(doc: dict, args: argparse.Namespace) -> dict:
                           {**e, "budget": f"{e['budget']}-cpu"} if "budget" in e else e
                           for e in doc["exclude"]]
     doc["budgets"] = budgets
+    if args.seeds:
+        doc["seeds"] = [int(x) for x in args.seeds.split(",")]
     if args.policies:
         doc["policies"] = args.policies.split(",")
         if doc.get("reference") not in doc["policies"]:
@@ -129,8 +131,8 @@ def print_tables(spec: SweepSpec, out: Path, hashes: list[str]) -> None:
     table = collect(out)
     table = table[table["run"].isin(hashes)]
     reference = spec.reference
-    for (workload, platform, budget), sel in table.groupby(["workload", "platform", "budget"],
-                                                           sort=False):
+    for (workload, platform, budget, seed), sel in table.groupby(
+            ["workload", "platform", "budget", "seed"], sort=False):
         t = tasks[sel["run"].iloc[0]]
         jobs, _ = _workload(t.workload_spec, t.workload_seed)
         pspec = json.loads(t.platform_spec)
@@ -139,7 +141,7 @@ def print_tables(spec: SweepSpec, out: Path, hashes: list[str]) -> None:
         print(f"\n{workload} on {platform} ({len(jobs)} jobs, "
               f"{sum(j.bb > 0 for j in jobs) / len(jobs):.0%} ask BB; BB {bb / TB:.2f} TB, BB "
               f"demand {_demand(jobs, bb, 'bb'):.2f}, node demand "
-              f"{_demand(jobs, nodes, 'nodes'):.2f}), {budget}")
+              f"{_demand(jobs, nodes, 'nodes'):.2f}), {budget}, seed {seed}")
         head = (f"{'policy':<16}{'mean wait h':>12}{'vs ' + str(reference):>12}"
                 f"{'mean bsld':>11}{'node use':>10}{'BB use':>8}"
                 + (f"{'SSD use':>9}{'SSD waste':>10}" if ssd else "")
@@ -159,6 +161,60 @@ def print_tables(spec: SweepSpec, out: Path, hashes: list[str]) -> None:
             print(line + f"{r['decision_time_p95']:>11.4f}{r['wall_time']:>8.1f}")
 
 
+def seed_changes(table, reference: str, metric: str = "mean_wait"):
+    """Per (workload, platform, budget, policy): each seed's ``metric`` over the reference
+    policy's of the same seed, minus 1 (a list, in seed order)."""
+    out: dict[tuple[str, str, str, str], list[float]] = {}
+    for (workload, platform, budget, _seed), sel in table.groupby(
+            ["workload", "platform", "budget", "seed"], sort=True):
+        by = sel.set_index("policy")[metric]
+        if reference not in by:
+            continue
+        for policy, value in by.items():
+            out.setdefault((workload, platform, budget, policy), []).append(
+                float(value / by[reference] - 1))
+    return out
+
+
+def print_seed_summary(spec: SweepSpec, out: Path, hashes: list[str], md: str | None,
+                       title: str) -> None:
+    """Mean +- sample standard deviation [min, max] over the seeds of each method's change
+    against the reference (mean wait, mean bounded slowdown, node and BB usage)."""
+    import statistics
+
+    table = collect(out)
+    table = table[table["run"].isin(hashes)]
+    if table["seed"].nunique() < 2:
+        return
+    reference = spec.reference
+    waits = seed_changes(table, reference)
+    bslds = seed_changes(table, reference, "mean_bounded_slowdown")
+    usage = {k: sel for k, sel in table.groupby(["workload", "platform", "budget", "policy"])}
+
+    def ms(xs: list[float], scale: float = 100.0) -> str:
+        sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
+        return (f"{scale * statistics.fmean(xs):+.1f} ± {scale * sd:.1f} "
+                f"[{scale * min(xs):+.1f}, {scale * max(xs):+.1f}]")
+
+    lines = [f"## {title}", "",
+             f"Change against `{reference}` of the same seed (%), mean ± sample standard "
+             "deviation [min, max] over the seeds; node and BB usage are the means.", "",
+             "| workload | platform | order | policy | seeds | mean wait | mean bounded slowdown "
+             "| node use | BB use |", "|---|---|---|---|---|---|---|---|---|"]
+    for key, xs in waits.items():
+        workload, platform, budget, policy = key
+        u = usage[key]
+        lines.append(f"| {workload} | {platform} | {budget} | {policy} | {len(xs)} | {ms(xs)} | "
+                     f"{ms(bslds[key])} | {u['node_utilization'].mean():.3f} | "
+                     f"{u['bb_utilization'].mean():.3f} |")
+    text = "\n".join(lines) + "\n"
+    print("\n" + text)
+    if md:
+        Path(md).parent.mkdir(parents=True, exist_ok=True)
+        with open(md, "a") as fh:
+            fh.write(text + "\n")
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the spec's quick variant")
@@ -172,6 +228,10 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--workloads", default=None, help="comma-separated subset of the spec's")
     ap.add_argument("--orders", default="wfp,fcfs")
     ap.add_argument("--policies", default=None)
+    ap.add_argument("--seeds", default=None,
+                    help="comma-separated seeds (the spec's seeds list; default the spec's)")
+    ap.add_argument("--md", default=None,
+                    help="append the over-the-seeds summary as markdown to this file")
     ap.add_argument("--bb-demand", type=float, default=1.0,
                     help="S4's BB demand over node demand, which sizes the BB (default 1)")
     ap.add_argument("--backfill", choices=("bb", "cpu"), default="bb",
@@ -200,6 +260,12 @@ def main() -> None:
     for f in rep.failures:
         print("failed:", f)
     print_tables(spec, out, rep.hashes)
+    what = (f"{args.machine}, {args.theta_jobs if args.machine == 'theta' else args.jobs or 'all'}"
+            f" jobs, BB {args.theta_bb if args.machine == 'theta' else 'sized'}"
+            + (f" (S4 BB demand {args.bb_demand} x node demand)"
+               if args.machine != "theta" or args.theta_bb == "auto" else "")
+            + f", orders {args.orders}, EASY {args.backfill}")
+    print_seed_summary(spec, out, rep.hashes, args.md, what)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ Kopanski & Rzadca, Section 3.3; Herbein's sorted max-min contention; the metrics
 the trace readers; OMFS's eviction rules; Jeannot et al.'s list and pack scheduling; the
 sweep's results store; the Slurm bridge's checks). For every mutant the script copies
 ``bbopt/``, ``tests/``, ``examples/`` and ``experiments/`` (plus ``pyproject.toml``,
-``README.md`` and ``benchmarks/_data.py``) into a fresh temporary directory, replaces one
+``README.md`` and the scripts of ``benchmarks/``) into a fresh temporary directory, replaces one
 exact snippet of one file, runs the fast suite there (``pytest -q -x -m "not slow"``) and records
 whether a test failed (killed) or not (survived). A snippet that is no longer found exactly once
 is reported as ``stale`` (the code moved; the mutant needs updating), never silently skipped.
@@ -403,9 +403,8 @@ def _copy_tree(dest: Path) -> None:
         if (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, dest / name, ignore=ignore)
     (dest / "benchmarks").mkdir()
-    for name in ("__init__.py", "_data.py"):
-        if (ROOT / "benchmarks" / name).exists():
-            shutil.copy2(ROOT / "benchmarks" / name, dest / "benchmarks" / name)
+    for script in (ROOT / "benchmarks").glob("*.py"):  # some tests run a benchmark's parser
+        shutil.copy2(script, dest / "benchmarks" / script.name)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, dest / name)
 

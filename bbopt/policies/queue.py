@@ -95,14 +95,17 @@ def _place(space: BBNodeSpace | None, job: Job, pieces: dict[str, Pieces] | None
     return True
 
 
+_FEASIBLE = Status.FEASIBLE  # (an enum member looked up once: this runs at every decision)
+
+
 def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None) -> Decision:
     # A queue rule solves no optimisation model: its answer is feasible, with no optimality claim.
+    # (Positional arguments, in field order: the cheapest construction on this hot path.)
     return Decision(
-        start=tuple(Start(j.id) for j in started),
-        reservations=tuple(reservations),
-        stats=SolveStats(backend="rule", status=Status.FEASIBLE,
-                         wall_time=_time.perf_counter() - t0),
-        memory=memory,
+        tuple([Start(j.id) for j in started]) if started else (),
+        tuple(reservations), (), (),
+        SolveStats("rule", _FEASIBLE, None, None, None, _time.perf_counter() - t0),
+        memory,
     )
 
 
@@ -111,6 +114,7 @@ class FCFS:
     """First come, first served without backfilling: stop at the first job that does not fit."""
 
     io_aware = False
+    idle_unless_fits = True  # (the engine skips decisions where no waiting job fits)
 
     def __init__(self, name: str = "fcfs") -> None:
         self.name = name
@@ -126,6 +130,7 @@ class Filler:
     """Backfilling without reservations: every job that fits now starts, in queue order."""
 
     io_aware = False
+    idle_unless_fits = True  # (the engine skips decisions where no waiting job fits)
 
     def __init__(self, name: str = "filler") -> None:
         self.name = name
@@ -164,6 +169,7 @@ class EasyBackfilling:
     """
 
     io_aware = False
+    idle_unless_fits = True  # (the engine skips decisions where no waiting job fits)
 
     def __init__(self, name: str = "fcfs-bb", reserve_bb: bool = True, order: str = "fcfs"):
         if order not in ("fcfs", "sjf"):
@@ -185,10 +191,14 @@ class EasyBackfilling:
                                                     reserve_bb=self.reserve_bb)
         rest = islice(queue, i + 1, None)  # (no copy of the queue per decision)
         if self.order == "sjf":
-            rest = sorted(rest, key=_walltime)
+            # Only jobs that fit now can be backfilled (what is free only shrinks during the
+            # pass): sorting just those gives them in the order the sorted queue would.
+            fit_b = free_b + slack(state.platform.bb)
+            rest = sorted([j for j in rest if j.nodes <= free_n and j.bb <= fit_b],
+                          key=_walltime) if free_n > 0 else ()
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
                             reserve_bb=self.reserve_bb)
-        return _decision(started, [Reservation(head.id, shadow)], t0=t0)
+        return _decision(started, (Reservation(head.id, shadow),), t0=t0)
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
         """:meth:`decide` on named BB nodes: starts placed now, the head's reservation (with
