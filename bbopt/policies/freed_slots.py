@@ -82,11 +82,14 @@ def window(log: list[Freed], now: float, old: float, walltime: float,
         a = slot.start
         if a >= old:
             continue
-        ts = slot.times
         mn, mb = slot.max_nodes, slot.max_bb
-        j = bisect_left(ts, old) - 1 if ts[-1] >= old else len(ts) - 1
-        if mn[j] < need_nodes or mb[j] < need_bb:
+        if mn[-1] < need_nodes or mb[-1] < need_bb:  # no room anywhere in it
             continue
+        ts = slot.times
+        if ts[-1] >= old:  # only its part before old counts
+            j = bisect_left(ts, old) - 1
+            if mn[j] < need_nodes or mb[j] < need_bb:
+                continue
         # the first segment where both running maxima admit the demand
         first = ts[max(bisect_left(mn, need_nodes), bisect_left(mb, need_bb))]
         if first < lo:
