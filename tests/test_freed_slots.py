@@ -11,7 +11,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.policies.freed_slots import give_back, window
+from bbopt.policies.freed_slots import give_back, move, window
 from bbopt.resources import Profile
 
 CAPACITY = (8, 100.0)
@@ -81,3 +81,25 @@ def test_window_holds_the_earliest_start(slots, rows, demand, w, now, gone, late
     lo, hi = window(log, now, old, w, demand[0] - tol[0], demand[1] - tol[1])
     got = p.earlier_fit(now, w, demand, old, lo, hi) if lo < hi else old
     assert got == full
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(intervals, min_size=1, max_size=12), st.lists(demands, min_size=12, max_size=12),
+       st.data())
+def test_move_is_release_then_reserve(slots, rows, data):
+    """Moving a reservation earlier leaves the profile as giving it back and reserving it
+    again does (whole numbers: no rounding), and the logged slot is the part of the old slot
+    the new one does not cover."""
+    p, held = _booked(slots, rows)
+    if not held:
+        return
+    a, b, d = held[data.draw(st.integers(0, len(held) - 1))]
+    q = p.copy()
+    q.release(a, b, d)
+    start = float(data.draw(st.integers(0, int(a))))
+    if start >= a or not q.fits(start, b - a, d):
+        return
+    q.reserve(start, start + (b - a), d)
+    slot = move(p, a, start, b - a, d)
+    assert [p.free_at(x / 2) for x in range(120)] == [q.free_at(x / 2) for x in range(120)]
+    assert (slot.start, slot.end) == (max(a, start + (b - a)), b)

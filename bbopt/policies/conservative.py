@@ -24,7 +24,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from bbopt.core import ClusterState, Decision, Job, Reservation
-from bbopt.policies.freed_slots import Freed, give_back, window
+from bbopt.policies.freed_slots import Freed, give_back, move, window
 from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
@@ -133,12 +133,7 @@ class ConservativeBackfilling:
                 if lo < hi:
                     start = profile.earlier_fit(now, walltime, job.demand, old, lo, hi)
                     if start < old:  # moved up: its old slot is given back
-                        end = old + walltime
-                        if log is None:
-                            profile.release(old, end, job.demand)
-                        else:
-                            slot = give_back(profile, old, end, job.demand, horizon)
-                        profile.reserve(start, start + walltime, job.demand)
+                        slot = move(profile, old, start, walltime, job.demand, horizon)
                         if len(stuck) == _STUCK:
                             del stuck[0]
                         stuck.append((need0, need1, walltime, start))

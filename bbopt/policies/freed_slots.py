@@ -70,6 +70,22 @@ def give_back(profile: Profile, start: float, end: float, amount: tuple[float, f
     return Freed(start, end, ts, mn, mb)
 
 
+def move(profile: Profile, old: float, start: float, duration: float,
+         demand: tuple[float, float], horizon: float = math.inf) -> Freed:
+    """Move a reservation of ``demand`` for ``duration`` from ``old`` to ``start`` (earlier):
+    the profile loses room on ``[start, old)`` and gains it on ``[max(old, start + duration),
+    old + duration)``, the part of the old slot the new one does not cover, which is the slot
+    logged. Where the two slots overlap nothing changes, so nothing is touched there (giving
+    back and taking again touched every segment of both)."""
+    cut = start + duration
+    if cut <= old:  # disjoint slots
+        slot = give_back(profile, old, old + duration, demand, horizon)
+        profile.reserve(start, cut, demand)
+        return slot
+    profile.reserve(start, old, demand)
+    return give_back(profile, cut, old + duration, demand, horizon)
+
+
 def window(log: list[Freed], now: float, old: float, walltime: float,
            need_nodes: float, need_bb: float) -> tuple[float, float]:
     """Where a reservation at ``old`` (for ``walltime``, needing ``need_nodes`` and ``need_bb``
