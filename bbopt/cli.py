@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -108,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
                              "loaded machine; wall caps each decision's wall-clock time")
         sp.add_argument("--shares", metavar="FILE", default=None,
                         help="entitlement shares of the entities (Job.user), YAML/JSON "
-                             "'entity: share' (fair-share policies: omfs, partition, ...)")
+                             "'entity: share' (fair-share policies: omfs, partition, ...); "
+                             "default: the workload's own, if its jobs carry them")
         sp.add_argument("--preemptable", type=float, default=None, metavar="FRACTION",
                         help="mark this fraction of the jobs preemptable (seeded; traces carry "
                              "no such flag)")
@@ -226,6 +226,18 @@ def _load(args):
     return w, platform
 
 
+def _entitlements(args, w, policies: list[str]) -> dict[str, Any]:
+    """The ``-o`` options, with the workload's own entitlements when a policy takes shares and
+    no --shares is given (:mod:`bbopt.analysis.entitlements`; an error with neither)."""
+    from bbopt.analysis.entitlements import describe, workload_entitlements
+
+    own = workload_entitlements(policies, _options(args.option), w.jobs)
+    if own is not None:
+        print(f"bbopt: {describe(policies, own)}", file=sys.stderr)
+        args.option.append("shares=" + json.dumps(own))
+    return _options(args.option)
+
+
 def _prepare_out(args, names: list[str]) -> Path | None:
     """Check --out and --plot before any work (exit 2 at once on a bad path)."""
     from bbopt.outputs import check_out_dir, check_plot_path
@@ -317,7 +329,7 @@ def _metrics(result, args) -> dict[str, float]:
 
 
 def _cmd_simulate(args) -> int:
-    from bbopt.analysis.table import metrics_table, model_metrics
+    from bbopt.analysis.table import metrics_table, model_metrics, rejections
     from bbopt.outputs import atomic_path, streamed_csv, write_json
     from bbopt.policies import make_policy
 
@@ -325,6 +337,7 @@ def _cmd_simulate(args) -> int:
     make_policy(args.policy, **options)  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     w, platform = _load(args)
+    options = _entitlements(args, w, [args.policy])
     _write_skipped(out, w)
     from bbopt.simulation.execution import make_execution_model
     model = make_execution_model(_execution(args))
@@ -334,7 +347,7 @@ def _cmd_simulate(args) -> int:
     metrics = _metrics(result, args) | model_metrics(result, model)
     _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
-    print(_rejections({args.policy: result}), end="")
+    print(rejections({args.policy: result}), end="")
     if out is not None:
         if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
             with atomic_path(out / f"{args.policy}_segments.csv") as tmp:
@@ -347,7 +360,7 @@ def _cmd_simulate(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from bbopt.analysis.table import metrics_table
+    from bbopt.analysis.table import metrics_table, rejections
     from bbopt.errors import InputError
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
@@ -366,10 +379,12 @@ def _cmd_compare(args) -> int:
                              "measured whole)", field="--split")
         out = _prepare_out(args, ["split_summary.csv", "split_parts.csv"])
         w, platform = _load(args)
+        options = _entitlements(args, w, list(dict.fromkeys([*policies, args.reference])))
         _write_skipped(out, w)
         return _compare_split(args, w, platform, policies, options, out)
     out = _prepare_out(args, [f"{p}_jobs.csv" for p in policies])
     w, platform = _load(args)
+    options = _entitlements(args, w, policies)
     _write_skipped(out, w)
     prov = _provenance(args, w, platform, policies, options)
     results = {}
@@ -402,7 +417,7 @@ def _cmd_compare(args) -> int:
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
         _echo(metrics_table(metrics, title))
-        print(_rejections(results), end="")
+        print(rejections(results), end="")
     elif args.format == "csv":
         keys = list(next(iter(metrics.values())))
         _echo("metric," + ",".join(metrics))
@@ -570,30 +585,6 @@ def _cmd_policies(args) -> int:
                     "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
                 _echo(f"{'':18s}   -o {key} {shown}")
     return 0
-
-
-def _rejections(results: dict[str, Any], shown: int = 5) -> str:
-    """Rejected jobs grouped by reason (reasons do not depend on the policy: the first run's
-    are printed), and the starts refused on named BB nodes per policy."""
-    lines = []
-    first = next(iter(results.values()))
-    by_reason: dict[str, list[str]] = {}
-    for job_id, why in first.reasons.items():
-        # One group per kind of reason: "requests 7.9e+11 B of burst buffer, platform has ..."
-        # and "requests 5.4e+11 B ..." are both "requests more burst buffer, platform has ...".
-        kind = re.sub(r"^requests [-+0-9.e]+ (B of )?", "requests more ", why)
-        by_reason.setdefault(kind, []).append(job_id)
-    if by_reason:
-        lines.append(f"\nrejected: {len(first.reasons)} jobs that can never run on the "
-                     "platform")
-        for why, ids in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
-            more = f", ... ({len(ids) - shown} more)" if len(ids) > shown else ""
-            lines.append(f"  {len(ids):>5} x {why}: jobs {', '.join(ids[:shown])}{more}")
-    refused = {p: r.refused_starts for p, r in results.items() if r.refused_starts}
-    if refused:
-        lines.append("starts refused on the named BB nodes (the job kept waiting): "
-                     + ", ".join(f"{p} {n}" for p, n in refused.items()))
-    return "".join(line + "\n" for line in lines)
 
 
 if __name__ == "__main__":
