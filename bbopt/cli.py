@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,14 @@ from bbopt.errors import BboptError
 
 DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
 
+#: Commands whose arguments parse without the experiment and Slurm parsers (built, and their
+#: modules imported, only for other commands and for the help listing every command).
+_CORE_COMMANDS = frozenset({"simulate", "compare", "decide", "policies"})
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+    words = sys.argv[1:] if argv is None else argv
+    parser = _parser(full=not (words and words[0] in _CORE_COMMANDS))
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
@@ -63,7 +68,7 @@ def _echo(text: str = "", end: str = "\n") -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(full: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
         "decision for a cluster state."))
@@ -108,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
                              "loaded machine; wall caps each decision's wall-clock time")
         sp.add_argument("--shares", metavar="FILE", default=None,
                         help="entitlement shares of the entities (Job.user), YAML/JSON "
-                             "'entity: share' (fair-share policies: omfs, partition, ...)")
+                             "'entity: share' (fair-share policies: omfs, partition, ...); "
+                             "default: the workload's own, if its jobs carry them")
         sp.add_argument("--preemptable", type=float, default=None, metavar="FRACTION",
                         help="mark this fraction of the jobs preemptable (seeded; traces carry "
                              "no such flag)")
@@ -168,6 +174,8 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("-v", "--verbose", action="store_true",
                     help="also list each policy's options (-o KEY=VALUE) and their defaults")
     ls.set_defaults(func=_cmd_policies)
+    if not full:
+        return p
     # `bbopt sweep`, `report`, `generate`: experiments at scale (bbopt.analysis.sweep_cli)
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
 
@@ -224,6 +232,18 @@ def _load(args):
             "; --out DIR lists them in DIR/skipped.csv"
         print(f"bbopt: {note}{where}", file=sys.stderr)
     return w, platform
+
+
+def _entitlements(args, w, policies: list[str]) -> dict[str, Any]:
+    """The ``-o`` options, with the workload's own entitlements when a policy takes shares and
+    no --shares is given (:mod:`bbopt.analysis.entitlements`; an error with neither)."""
+    from bbopt.analysis.entitlements import describe, workload_entitlements
+
+    own = workload_entitlements(policies, _options(args.option), w.jobs)
+    if own is not None:
+        print(f"bbopt: {describe(policies, own)}", file=sys.stderr)
+        args.option.append("shares=" + json.dumps(own))
+    return _options(args.option)
 
 
 def _prepare_out(args, names: list[str]) -> Path | None:
@@ -317,7 +337,7 @@ def _metrics(result, args) -> dict[str, float]:
 
 
 def _cmd_simulate(args) -> int:
-    from bbopt.analysis.table import metrics_table, model_metrics
+    from bbopt.analysis.table import metrics_table, model_metrics, rejections
     from bbopt.outputs import atomic_path, streamed_csv, write_json
     from bbopt.policies import make_policy
 
@@ -325,6 +345,7 @@ def _cmd_simulate(args) -> int:
     make_policy(args.policy, **options)  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     w, platform = _load(args)
+    options = _entitlements(args, w, [args.policy])
     _write_skipped(out, w)
     from bbopt.simulation.execution import make_execution_model
     model = make_execution_model(_execution(args))
@@ -334,7 +355,7 @@ def _cmd_simulate(args) -> int:
     metrics = _metrics(result, args) | model_metrics(result, model)
     _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
                  f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
-    print(_rejections({args.policy: result}), end="")
+    print(rejections({args.policy: result}), end="")
     if out is not None:
         if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
             with atomic_path(out / f"{args.policy}_segments.csv") as tmp:
@@ -347,7 +368,7 @@ def _cmd_simulate(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from bbopt.analysis.table import metrics_table
+    from bbopt.analysis.table import metrics_table, rejections
     from bbopt.errors import InputError
     from bbopt.outputs import atomic_path, write_json
     from bbopt.policies import make_policy
@@ -366,10 +387,12 @@ def _cmd_compare(args) -> int:
                              "measured whole)", field="--split")
         out = _prepare_out(args, ["split_summary.csv", "split_parts.csv"])
         w, platform = _load(args)
+        options = _entitlements(args, w, list(dict.fromkeys([*policies, args.reference])))
         _write_skipped(out, w)
         return _compare_split(args, w, platform, policies, options, out)
     out = _prepare_out(args, [f"{p}_jobs.csv" for p in policies])
     w, platform = _load(args)
+    options = _entitlements(args, w, policies)
     _write_skipped(out, w)
     prov = _provenance(args, w, platform, policies, options)
     results = {}
@@ -402,7 +425,7 @@ def _cmd_compare(args) -> int:
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
         _echo(metrics_table(metrics, title))
-        print(_rejections(results), end="")
+        print(rejections(results), end="")
     elif args.format == "csv":
         keys = list(next(iter(metrics.values())))
         _echo("metric," + ",".join(metrics))
@@ -570,30 +593,6 @@ def _cmd_policies(args) -> int:
                     "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
                 _echo(f"{'':18s}   -o {key} {shown}")
     return 0
-
-
-def _rejections(results: dict[str, Any], shown: int = 5) -> str:
-    """Rejected jobs grouped by reason (reasons do not depend on the policy: the first run's
-    are printed), and the starts refused on named BB nodes per policy."""
-    lines = []
-    first = next(iter(results.values()))
-    by_reason: dict[str, list[str]] = {}
-    for job_id, why in first.reasons.items():
-        # One group per kind of reason: "requests 7.9e+11 B of burst buffer, platform has ..."
-        # and "requests 5.4e+11 B ..." are both "requests more burst buffer, platform has ...".
-        kind = re.sub(r"^requests [-+0-9.e]+ (B of )?", "requests more ", why)
-        by_reason.setdefault(kind, []).append(job_id)
-    if by_reason:
-        lines.append(f"\nrejected: {len(first.reasons)} jobs that can never run on the "
-                     "platform")
-        for why, ids in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
-            more = f", ... ({len(ids) - shown} more)" if len(ids) > shown else ""
-            lines.append(f"  {len(ids):>5} x {why}: jobs {', '.join(ids[:shown])}{more}")
-    refused = {p: r.refused_starts for p, r in results.items() if r.refused_starts}
-    if refused:
-        lines.append("starts refused on the named BB nodes (the job kept waiting): "
-                     + ", ".join(f"{p} {n}" for p, n in refused.items()))
-    return "".join(line + "\n" for line in lines)
 
 
 if __name__ == "__main__":

@@ -164,9 +164,11 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)
                                or n_jobs < 1):
         raise InputError(f"must be a positive integer, got {n_jobs!r}", field="jobs")
-    if path is None:
+    if path is None:  # drawn for Kopanski's platform (the default one): the generator's rules
         nodes = platform.nodes if platform is not None else 96
-        jobs = kth_like(n_jobs=n_jobs or 3000, seed=seed, nodes=nodes, bb=bb != "none")
+        rules = bb_rules_for(platform or Platform.kopanski()) if bb_rules else None
+        jobs = kth_like(n_jobs=n_jobs or 3000, seed=seed, nodes=nodes, bb=bb != "none",
+                        rules=rules)
         return LoadedWorkload(jobs, "kth-like", total=len(jobs))
     if str(path).startswith("jeannot:"):  # periodic I/O applications (Jeannot et al.)
         from bbopt.workloads.generators.jeannot import from_spec

@@ -7,7 +7,7 @@ Kopanski & Rzadca, Section 3.3; Herbein's sorted max-min contention; the metrics
 the trace readers; OMFS's eviction rules; Jeannot et al.'s list and pack scheduling; the
 sweep's results store; the Slurm bridge's checks). For every mutant the script copies
 ``bbopt/``, ``tests/``, ``examples/`` and ``experiments/`` (plus ``pyproject.toml``,
-``README.md`` and ``benchmarks/_data.py``) into a fresh temporary directory, replaces one
+``README.md`` and the scripts of ``benchmarks/``) into a fresh temporary directory, replaces one
 exact snippet of one file, runs the fast suite there (``pytest -q -x -m "not slow"``) and records
 whether a test failed (killed) or not (survived). A snippet that is no longer found exactly once
 is reported as ``stale`` (the code moved; the mutant needs updating), never silently skipped.
@@ -136,17 +136,23 @@ MUTANTS: list[Mutant] = [
       "                if free_n == 0:\n                    break\n            else:\n"
       "                break\n        return",
       "filler starts every job that fits, in queue order"),
-    M("conservative-forgets", "bbopt/policies/queue.py",
-      'state.memory.get("reservations", {})', 'state.memory.get("reservation", {})',
+    M("conservative-forgets", "bbopt/policies/conservative.py",
+      'previous: dict[str, float] = state.memory.get("reservations", {})',
+      'previous: dict[str, float] = state.memory.get("reservation", {})',
       "conservative-bb keeps its reservations between decisions (never delayed)"),
-    M("conservative-no-compression", "bbopt/policies/queue.py",
-      "start = profile.earliest_fit(now, job.walltime, job.demand)\n"
-      "            start = min(start, old)",
+    M("conservative-no-compression", "bbopt/policies/conservative.py",
+      "start = profile.earlier_fit(now, walltime, job.demand, old, lo, hi)",
       "start = old",
       "conservative-bb moves reservations earlier when jobs end early"),
-    M("conservative-depth-off-by-one", "bbopt/policies/queue.py",
-      "if len(planned) < depth:", "if len(planned) <= depth:",
+    M("conservative-depth-off-by-one", "bbopt/policies/conservative.py",
+      "if n_planned < depth:", "if n_planned <= depth:",
       "conservative-bb gives reservations to exactly `depth` jobs"),
+    M("conservative-stuck-ignores-walltime", "bbopt/policies/conservative.py",
+      "need0 >= s0 and need1 >= s1 and walltime >= sw", "need0 >= s0 and need1 >= s1",
+      "a reservation skipped after one that could not move needs as much and runs as long"),
+    M("freed-window-without-walltime", "bbopt/policies/freed_slots.py",
+      "return max(now, lo - walltime), hi", "return max(now, lo), hi",
+      "a freed slot lets a reservation start up to a walltime before it"),
     # --- window model, solvers and BBSched policy (Fan et al.) ----------------------------
     M("bbsched-factor-1x", "bbopt/policies/window.py",
       "factor = 2.0 if len(gains) == 1 else 4.0", "factor = 1.0 if len(gains) == 1 else 4.0",
@@ -403,9 +409,8 @@ def _copy_tree(dest: Path) -> None:
         if (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, dest / name, ignore=ignore)
     (dest / "benchmarks").mkdir()
-    for name in ("__init__.py", "_data.py"):
-        if (ROOT / "benchmarks" / name).exists():
-            shutil.copy2(ROOT / "benchmarks" / name, dest / "benchmarks" / name)
+    for script in (ROOT / "benchmarks").glob("*.py"):  # some tests run a benchmark's parser
+        shutil.copy2(script, dest / "benchmarks" / script.name)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, dest / name)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bbopt import Decision, InvalidDecision, Job, Platform, Start, simulate
+from bbopt import Decision, InvalidDecision, Job, Platform, Start, make_policy, simulate
 from bbopt.analysis.metrics import summarize
 from bbopt.workloads.synthetic import kth_like
 
@@ -188,11 +188,13 @@ def test_tick_schedules_periodically_while_jobs_wait():
     job waits: r holds the machine 0-300, w waits from 10 to 300; after w starts, nothing waits
     and the ticks stop (w ends at 400 without a decision)."""
     jobs = [Job("r", 0, 300, 300, 2), Job("w", 10, 100, 100, 2)]
+    fcfs = make_policy("fcfs")
+    fcfs.idle_unless_fits = False  # asked even when nothing fits (tests/test_replay_shortcuts)
     times = []
-    res = simulate(jobs, Platform(2, 0.0), "fcfs", tick=60,
+    res = simulate(jobs, Platform(2, 0.0), fcfs, tick=60,
                    on_decision=lambda state, decision: times.append(state.time))
     assert times == [0, 10, 60, 120, 180, 240, 300]
     assert res.start == [0, 300]
     times.clear()
-    simulate(jobs, Platform(2, 0.0), "fcfs", on_decision=lambda s, d: times.append(s.time))
+    simulate(jobs, Platform(2, 0.0), fcfs, on_decision=lambda s, d: times.append(s.time))
     assert times == [0, 10, 300]

@@ -84,3 +84,38 @@ def test_load_workload_applies_the_rules_by_default_on_kopanski(tmp_path):
     assert on[0].bb <= 96 * 5 * GB
     other, _ = load_workload(swf, seed=0, platform=Platform(nodes=96, bb=480 * GB))
     assert other[1].bb == off[1].bb  # not a Kopanski platform: the paper's model alone
+
+
+def test_embedded_default_gets_the_rules_on_kopanski():
+    """The embedded KTH-like workload of ``bbopt compare`` draws its BB requests itself; they
+    follow the generator's rules too, so none of its jobs (all within 96 nodes) is rejected for
+    BB, where the paper's model alone rejects 51 wide ones of seed 0."""
+    from bbopt.loading import read_workload
+
+    platform = Platform.kopanski()
+    on = read_workload(None, seed=0, platform=platform).jobs
+    default = read_workload(None, seed=0).jobs  # no platform given: Kopanski's is the default
+    off = read_workload(None, seed=0, platform=platform, bb_rules=False).jobs
+    assert [j.bb for j in default] == [j.bb for j in on]
+    assert max(j.nodes for j in on) <= 96
+    assert not [j.id for j in on if platform.why_never_fits(j) is not None]
+    too_big = [j for j in off if platform.why_never_fits(j) is not None]
+    assert len(too_big) == 51
+    for a, b in zip(off, on, strict=True):  # same draws: each job capped, short-ruled or kept
+        per_node = KOPANSKI_RULES.per_node(a, a.bb / a.nodes)
+        assert b.bb == pytest.approx(per_node * a.nodes, rel=1e-12)
+        assert b.bb <= a.bb or a.walltime <= 120
+    # With named BB nodes the cap follows them: every job still fits the empty machine.
+    named = Platform.kopanski(named_bb=True)
+    assert all(named.why_never_fits(j) is None
+               for j in read_workload(None, seed=0, platform=named).jobs)
+
+
+def test_compare_without_arguments_rejects_nothing(capsys):
+    from bbopt.cli import main
+
+    assert main(["compare", "--policies", "fcfs-bb", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    rejected = next(line for line in out.splitlines() if line.startswith("rejected"))
+    assert rejected.split()[-1] == "0"
+    assert "requests more burst buffer" not in out

@@ -14,7 +14,7 @@ import math
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from bbopt import Job, Platform, simulate
+from bbopt import Job, Platform, make_policy, simulate
 from bbopt.core import JobState
 
 POLICIES = ["fcfs", "fcfs-easy", "filler", "fcfs-bb", "sjf-bb", "conservative-bb"]
@@ -158,7 +158,9 @@ def test_conservative_keeps_and_compresses_its_reservations():
 def test_fcfs_easy_can_delay_its_head():
     """The counter-example: processor-only reservations are not kept when BB is short."""
     jobs = [Job("a", 0, 10, 10, 1, 60.0), Job("b", 1, 1, 1, 3, 60.0)]
-    res, log = _reservation_log("fcfs-easy", jobs)
+    policy = make_policy("fcfs-easy")
+    policy.idle_unless_fits = False  # asked at 1 too, where b does not fit (BB): its reservation
+    res, log = _reservation_log(policy, jobs)
     assert log["b"][0] < res.start[1]
     assert math.isclose(res.start[1], 10.0)
 

@@ -158,3 +158,14 @@ def test_ssd_window_with_no_free_node_selects_nothing(backend):
                     total_ssd=512 * GB)
     r = solve(m, backend, Budget(5.0))
     assert r.solution is not None and not r.solution.any()
+
+
+@pytest.mark.parametrize("backend", ["exhaustive", "cpsat"])
+def test_a_selection_one_node_over_the_free_nodes_is_refused(backend):
+    """4 free nodes: jobs of 2 + 2 fit, 2 + 2 + 1 is one node too many (model and backends)."""
+    m = WindowModel(nodes=[2, 2, 1], bb=[0.0, 0.0, 0.0], free_nodes=4, free_bb=0.0)
+    assert m.feasible([1, 1, 0]) and m.feasible([1, 0, 1])
+    assert not m.feasible([1, 1, 1])
+    assert list(m.feasible_many(np.array([[1, 1, 1], [1, 1, 0]]))) == [False, True]
+    r = solve(m, backend, Budget(10.0), form="weighted", weights=(1.0, 0.0))
+    assert int(np.asarray(r.solution) @ m.nodes) == 4 and m.feasible(r.solution)

@@ -4,12 +4,14 @@ how they are labelled, scaled and formatted, and the metrics a run adds when it 
 
 :func:`run_metrics` gathers a run's metrics (over a measurement interval with a warm-up and a
 cool-down, as BBSched's evaluation leaves out the first and last half month), and
-:func:`metrics_table` lays out several runs side by side; a row no run has is left out.
+:func:`metrics_table` lays out several runs side by side; a row no run has is left out;
+:func:`rejections` lists the jobs that could never run, grouped by reason.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from bbopt.analysis.metrics import summarize
@@ -131,3 +133,27 @@ def metrics_table(metrics: dict[str, dict[str, float]], title: str) -> str:
                           else fmt.format(v * scale)).rjust(col_w))
         lines.append(label.ljust(label_w) + "  " + "  ".join(cells))
     return "\n".join(lines)
+
+
+def rejections(results: dict[str, Any], shown: int = 5) -> str:
+    """Rejected jobs grouped by reason (reasons do not depend on the policy: the first run's
+    are printed), and the starts refused on named BB nodes per policy."""
+    lines = []
+    first = next(iter(results.values()))
+    by_reason: dict[str, list[str]] = {}
+    for job_id, why in first.reasons.items():
+        # One group per kind of reason: "requests 7.9e+11 B of burst buffer, platform has ..."
+        # and "requests 5.4e+11 B ..." are both "requests more burst buffer, platform has ...".
+        kind = re.sub(r"^requests [-+0-9.e]+ (B of )?", "requests more ", why)
+        by_reason.setdefault(kind, []).append(job_id)
+    if by_reason:
+        lines.append(f"\nrejected: {len(first.reasons)} jobs that can never run on the "
+                     "platform")
+        for why, ids in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
+            more = f", ... ({len(ids) - shown} more)" if len(ids) > shown else ""
+            lines.append(f"  {len(ids):>5} x {why}: jobs {', '.join(ids[:shown])}{more}")
+    refused = {p: r.refused_starts for p, r in results.items() if r.refused_starts}
+    if refused:
+        lines.append("starts refused on the named BB nodes (the job kept waiting): "
+                     + ", ".join(f"{p} {n}" for p, n in refused.items()))
+    return "".join(line + "\n" for line in lines)

@@ -25,6 +25,9 @@ class Policy(Protocol):
 
     ``io_aware`` declares that its starts name nodes that keep every link of the platform's I/O
     tree within its bandwidth; the engine then enforces bandwidth as it enforces nodes and BB.
+    An optional ``idle_unless_fits = True`` declares that the decision is empty (no start, no
+    preemption, no memory) whenever no waiting job fits the free nodes and BB; the engine then
+    does not ask at such events (:mod:`bbopt.simulation.engine`).
     """
 
     name: str

@@ -57,6 +57,9 @@ class Rigid:
     """Each job runs for its trace runtime (its walltime when none is known), cut at walltime."""
 
     name = "rigid"
+    #: Jobs end only at :meth:`next_time` and :meth:`finish` changes nothing at other instants,
+    #: so the engine calls it only then.
+    ends_only_at_next_time = True
 
     def __init__(self) -> None:
         self._heap: list[tuple[float, int, str]] = []

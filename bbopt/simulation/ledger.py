@@ -72,10 +72,11 @@ class Ledger:
     def admit(self, job: Job, asked: tuple[int, ...] | None, t: float) -> tuple[int, ...]:
         """Check that ``job`` fits now (on the ``asked`` nodes, if given), take its resources and
         return its node set; raise :class:`InvalidDecision` with the reason otherwise."""
-        free_n = self.free_nodes_count
+        platform = self.platform
+        free_n = platform.nodes - self.used_nodes
         if job.nodes > free_n:
             raise InvalidDecision(f"needs {job.nodes} nodes, {free_n} free", job_id=job.id, time=t)
-        free_b = self.free_bb
+        free_b = platform.bb - self.used_bb
         if job.bb - free_b > self.bb_tol:
             raise InvalidDecision(f"needs {job.bb:.6g} B of burst buffer, {free_b:.6g} B free",
                                   job_id=job.id, time=t)

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bbopt.core import GB, MB, Job
-from bbopt.workloads.columns import with_bb
+from bbopt.gc_pause import pausing_gc
+from bbopt.workloads.columns import with_bbs
 
 LOGNORM_S = 1.0972516604
 LOGNORM_LOC = -150361.595
@@ -83,6 +84,7 @@ def lognormal_bb_per_processor(size: int, rng: np.random.Generator) -> np.ndarra
     return np.round(np.clip(kib * 1024.0, BB_PER_PROC_MIN, BB_PER_PROC_MAX))
 
 
+@pausing_gc  # (a copy of every job: bbopt.gc_pause)
 def with_lognormal_bb(jobs: Sequence[Job], seed: int | np.random.Generator = 0, *,
                       rules: KopanskiRules | bool | None = None) -> list[Job]:
     """Copies of ``jobs`` with ``bb`` drawn from the log-normal model (seeded).
@@ -95,9 +97,14 @@ def with_lognormal_bb(jobs: Sequence[Job], seed: int | np.random.Generator = 0, 
     per_proc = lognormal_bb_per_processor(len(jobs), rng)
     if rules is True:
         rules = KOPANSKI_RULES
-    per_proc = per_proc.tolist()
-    if not rules:
-        return [with_bb(job, p * job.nodes) for job, p in zip(jobs, per_proc, strict=True)]
-    return [with_bb(job, rules.per_node(job, p) * job.nodes)
-            for job, p in zip(jobs, per_proc, strict=True)]
+    nodes = np.fromiter((job.nodes for job in jobs), np.float64, len(jobs))
+    if rules and type(rules) is not KopanskiRules:  # (a subclass may change the rule)
+        return with_bbs(jobs, [rules.per_node(job, p) * job.nodes
+                               for job, p in zip(jobs, per_proc.tolist(), strict=True)])
+    if rules:  # KopanskiRules.per_node on whole columns (the same float operations)
+        walltime = np.fromiter((job.walltime for job in jobs), np.float64, len(jobs))
+        cap = np.floor(rules.bb_node_capacity / np.ceil(nodes / rules.bb_nodes))
+        per_proc = np.where(walltime <= rules.short_walltime, rules.short_bb_per_node,
+                            np.minimum(per_proc, cap))
+    return with_bbs(jobs, (per_proc * nodes).tolist())
 

@@ -8,6 +8,7 @@ tenths of a second on a whole trace.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -65,3 +66,31 @@ def with_bb(job: Job, bb: float) -> Job:
 
 
 _FIELDS = Job.__slots__
+
+
+def with_bbs(jobs: Sequence[Job], bbs: Sequence[float]) -> list[Job]:
+    """``[with_bb(job, bb) for job, bb in zip(jobs, bbs)]``, each copy written out field by
+    field (a whole trace's BB draw copies every job: the generic copy loop cost most of it)."""
+    new, put = _JOB_NEW, _JOB_SET
+    out: list[Job] = []
+    append = out.append
+    for job, bb in zip(jobs, bbs, strict=True):
+        if not (bb >= 0 and math.isfinite(bb)):
+            append(with_bb(job, bb))
+            continue
+        j = new(Job)
+        put(j, "id", job.id)
+        put(j, "submit", job.submit)
+        put(j, "walltime", job.walltime)
+        put(j, "runtime", job.runtime)
+        put(j, "nodes", job.nodes)
+        put(j, "bb", bb)
+        put(j, "ssd", job.ssd)
+        put(j, "bandwidth", job.bandwidth)
+        put(j, "user", job.user)
+        put(j, "priority", job.priority)
+        put(j, "preemptable", job.preemptable)
+        put(j, "checkpointable", job.checkpointable)
+        put(j, "extra", job.extra)
+        append(j)
+    return out

@@ -60,16 +60,17 @@ read bbopt's results.
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 
 from bbopt.core import GB, Job
 from bbopt.errors import InputError
+from bbopt.gc_pause import pausing_gc
 from bbopt.workloads.columns import trusted_job, valid_columns
 from bbopt.workloads.swf_files import (
     BBSIM_FIELDS,
@@ -118,6 +119,7 @@ class SwfTrace:
         return None
 
 
+@pausing_gc  # (hundreds of thousands of acyclic objects: bbopt.gc_pause)
 def read_swf(
     path: str | Path,
     *,
@@ -432,13 +434,10 @@ def _int_strings(values: np.ndarray, shared: bool = False) -> list[str]:
 #: The largest magnitude a field may have: 1e15 s is 30 million years, 1e15 processors absurd.
 #: Larger values (1e30, overflowing integers) are typos or corruption, refused by name.
 MAX_VALUE = 1e15
-#: Not integer tokens: other characters than digits, blanks and minus signs; a misplaced minus.
-_NOT_INT = re.compile(r"[^0-9\s-]")
-_BAD_MINUS = re.compile(r"-(?:(?!\d)|(?<=\S-))")
 
 
 #: Records parsed at a time: the text of one chunk is all the reader holds besides the table.
-CHUNK = 1 << 16
+CHUNK = 1 << 15
 
 
 def _parse_stream(path: Path, src: str, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -506,13 +505,14 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int,
 
     Every record must have the same number of fields (a short line next to a long one would
     otherwise shift values between jobs). The fast path (numpy parses in C) is taken only when
-    the text holds nothing but integers and every line's field count has been checked; on any
-    doubt the strict path parses each field with ``float`` and names the first bad one.
+    every token is an integer and every line's field count has been checked; on any doubt the
+    strict path parses each field with ``float`` and names the first bad one.
     """
     if not lines:
         raise InputError("no job records", source=src)
     names = FIELDS + (CQSIM_FIELDS if width == 19 else BBSIM_FIELDS)
-    counts = [len(text.split()) for _, text in lines]
+    parts = [text.split() for _, text in lines]  # (each line split once, for both uses)
+    counts = list(map(len, parts))
     first_line, first = first_record or (lines[0][0], counts[0])
     if first < width:
         raise InputError(f"expected {width} fields, found {first}", source=src,
@@ -523,25 +523,27 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int,
         raise InputError(f"expected {first} fields (as on line {first_line}), found {found}",
                          source=src, line=lineno,
                          field=names[found] if found < len(names) else f"field {found + 1}")
-    joined = "\n".join(text for _, text in lines)
     table = None
-    if _NOT_INT.search(joined) is None and _BAD_MINUS.search(joined) is None:
-        # integers only: numpy's parse of the tokens equals float()'s (3x np.fromstring's)
-        try:
-            flat = np.array(joined.split(), dtype=np.float64)
-        except ValueError:
-            flat = np.empty(0)
-        if flat.size == first * len(lines):
-            table = np.ascontiguousarray(flat.reshape(len(lines), first)[:, :width])
+    try:
+        # Integer tokens (SWF's usual text): numpy reads each with int(), whose value as a
+        # float equals float()'s -- except "-0", which float() reads as -0.0: a token with a
+        # minus sign that parses to no negative number sends the chunk to the strict path.
+        flat = np.array(list(chain.from_iterable(parts)), dtype=np.int64)
+    except (ValueError, OverflowError):
+        flat = None
+    if flat is not None and flat.size == first * len(lines) and \
+            sum(text.count("-") for _, text in lines) == int(np.count_nonzero(flat < 0)):
+        table = flat.reshape(len(lines), first)[:, :width].astype(np.float64)
+    del flat
     if table is None:
         table = np.empty((len(lines), width))
-        for k, (lineno, text) in enumerate(lines):
-            parts = text.split()
+        for k, (lineno, _) in enumerate(lines):
+            fields = parts[k]
             try:
-                table[k] = [float(x) for x in parts[:width]]
+                table[k] = [float(x) for x in fields[:width]]
             except ValueError:
-                c = next(c for c in range(width) if not _is_float(parts[c]))
-                raise InputError(f"not a number: {parts[c]!r}", source=src, line=lineno,
+                c = next(c for c in range(width) if not _is_float(fields[c]))
+                raise InputError(f"not a number: {fields[c]!r}", source=src, line=lineno,
                                  field=names[c]) from None
     return table
 
