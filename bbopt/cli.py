@@ -22,8 +22,14 @@ from bbopt.errors import BboptError
 
 DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
 
+#: Commands whose arguments parse without the experiment and Slurm parsers (built, and their
+#: modules imported, only for other commands and for the help listing every command).
+_CORE_COMMANDS = frozenset({"simulate", "compare", "decide", "policies"})
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+    words = sys.argv[1:] if argv is None else argv
+    parser = _parser(full=not (words and words[0] in _CORE_COMMANDS))
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
@@ -62,7 +68,7 @@ def _echo(text: str = "", end: str = "\n") -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(full: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
         "decision for a cluster state."))
@@ -168,6 +174,8 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("-v", "--verbose", action="store_true",
                     help="also list each policy's options (-o KEY=VALUE) and their defaults")
     ls.set_defaults(func=_cmd_policies)
+    if not full:
+        return p
     # `bbopt sweep`, `report`, `generate`: experiments at scale (bbopt.analysis.sweep_cli)
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
 

@@ -16,13 +16,16 @@ wall time and for the CPU time (user + system) of the processes.
 ``python benchmarks/whole_process.py --bare FILE`` runs the bare loop alone;
 ``--breakdown`` also prints where a ``bbopt simulate`` process spends its CPU time (interpreter
 start, imports, reading the SWF, the BB draw, the replay, the metrics; one fresh process per
-policy, median of ``--repeat``).
+policy, median of ``--repeat``). ``--against DIR`` adds the same runs with the package of
+another source tree (e.g. an export of the code before a change), interleaved in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import heapq
+import inspect
+import os
 import resource
 import statistics
 import subprocess
@@ -31,6 +34,7 @@ import time
 from pathlib import Path
 
 MAX_NODES = 96
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def bare_easy(path: str, max_nodes: int = MAX_NODES) -> tuple[int, float]:
@@ -82,11 +86,20 @@ def bare_easy(path: str, max_nodes: int = MAX_NODES) -> tuple[int, float]:
     return n, waits / max(n, 1)
 
 
-def _time(cmd: list[str]) -> tuple[float, float]:
+def _env(tree: str | None) -> dict[str, str] | None:
+    """The environment of a run with the package of source tree ``tree`` first on the path."""
+    if tree is None:
+        return None
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [tree, *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
+def _time(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall and CPU (user + system) seconds of one run of ``cmd``."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=env)
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -96,24 +109,31 @@ PHASES = ("start", "imports", "read", "bb draw", "replay", "metrics")
 
 
 def breakdown(path: str, policy: str) -> dict[str, float]:
-    """CPU seconds of each phase of ``bbopt simulate`` on ``path``, in this (fresh) process."""
+    """CPU seconds of each phase of ``bbopt simulate`` on ``path``, in this (fresh) process,
+    along the command's own path: its parser and modules, the SWF reader, the log-normal BB draw
+    with the rules of Kopanski's generator (what ``--bb auto`` applies on that platform), the
+    replay and the metrics of the printed table."""
     clock = time.process_time
     t = [clock()]
-    import bbopt.cli  # noqa: F401
+    import bbopt.cli
     from bbopt.analysis.table import run_metrics
     from bbopt.core import Platform
+    from bbopt.loading import bb_rules_for
     from bbopt.policies import make_policy
     from bbopt.simulation import simulate
     from bbopt.workloads.bb import with_lognormal_bb
     from bbopt.workloads.swf import read_swf
 
+    parser = bbopt.cli._parser  # (the parser a core command builds; all of it in older trees)
+    parser(full=False) if "full" in inspect.signature(parser).parameters else parser()
     make_policy(policy)
+    platform = Platform.kopanski()
     t.append(clock())
     trace = read_swf(path)
     t.append(clock())
-    jobs = with_lognormal_bb(trace.jobs, seed=0)
+    jobs = with_lognormal_bb(trace.jobs, seed=0, rules=bb_rules_for(platform))
     t.append(clock())
-    result = simulate(jobs, Platform.kopanski(), policy)
+    result = simulate(jobs, platform, policy)
     t.append(clock())
     run_metrics(result)
     t.append(clock())
@@ -129,6 +149,9 @@ def main() -> None:
     ap.add_argument("--workload", default="KTH-SP2-1996-2.1-cln.swf")
     ap.add_argument("--breakdown", action="store_true",
                     help="also print the CPU time of each phase of bbopt simulate")
+    ap.add_argument("--against", metavar="DIR", default=None,
+                    help="also run bbopt simulate with the package of the source tree DIR (e.g. "
+                         "the code before a change): its rows say 'before'")
     ap.add_argument("--phases", nargs=2, metavar=("FILE", "POLICY"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phases:
@@ -146,34 +169,45 @@ def main() -> None:
     swf = str(data_path(args.workload))
     bare = [sys.executable, __file__, "--bare", swf]
     cmds = {"bare EASY loop": bare}
+    trees = {"": str(ROOT)}  # (this tree's package, whatever the working directory holds)
+    if args.against:
+        trees[", before"] = str(Path(args.against).resolve())
+    envs: dict[str, dict[str, str] | None] = {}
     for pol in args.policies.split(","):
-        cmds[f"bbopt simulate {pol}"] = [sys.executable, "-c", "from bbopt.cli import main; "
-                                         "raise SystemExit(main())", "simulate", "-w", swf,
-                                         "--policy", pol, "--no-progress"]
+        for tag, tree in trees.items():
+            cmds[f"bbopt simulate {pol}{tag}"] = [
+                sys.executable, "-c", f"import sys; sys.path.insert(0, {tree!r}); "
+                "from bbopt.cli import main; raise SystemExit(main())",
+                "simulate", "-w", swf, "--policy", pol, "--no-progress"]
+            envs[f"bbopt simulate {pol}{tag}"] = _env(tree)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
     for _ in range(args.repeat):
         for name, cmd in cmds.items():
-            times[name].append(_time(cmd))
+            times[name].append(_time(cmd, envs.get(name)))
     wall = {name: statistics.median(w for w, _ in ts) for name, ts in times.items()}
     cpu = {name: statistics.median(c for _, c in ts) for name, ts in times.items()}
     ref = "bare EASY loop"
     print(f"{args.workload}: whole processes, median of {args.repeat} (CPU = user + system, "
           "the steadier figure on a shared machine)")
-    print(f"{'run':28s} {'wall s':>7s} {'vs bare':>8s} {'CPU s':>7s} {'vs bare':>8s}")
+    print(f"{'run':32s} {'wall s':>7s} {'vs bare':>8s} {'CPU s':>7s} {'vs bare':>8s}")
     for name in times:
-        print(f"{name:28s} {wall[name]:7.2f} {wall[name] / wall[ref]:8.2f} {cpu[name]:7.2f} "
+        print(f"{name:32s} {wall[name]:7.2f} {wall[name] / wall[ref]:8.2f} {cpu[name]:7.2f} "
               f"{cpu[name] / cpu[ref]:8.2f}")
     if args.breakdown:
         import json
 
         print("\nCPU seconds by phase (in-process; 'start' is the interpreter's start-up)")
-        print(f"{'policy':12s} " + " ".join(f"{p:>8s}" for p in PHASES))
+        print(f"{'policy':20s} " + " ".join(f"{p:>8s}" for p in PHASES))
         for pol in args.policies.split(","):
-            runs = [json.loads(subprocess.run(
-                [sys.executable, __file__, "--phases", swf, pol], check=True,
-                capture_output=True, text=True).stdout) for _ in range(args.repeat)]
-            med = {p: statistics.median(r[p] for r in runs) for p in PHASES}
-            print(f"{pol:12s} " + " ".join(f"{med[p]:8.3f}" for p in PHASES))
+            runs: dict[str, list[dict[str, float]]] = {tag: [] for tag in trees}
+            for _ in range(args.repeat):  # interleaved, as the whole processes
+                for tag, tree in trees.items():
+                    runs[tag].append(json.loads(subprocess.run(
+                        [sys.executable, __file__, "--phases", swf, pol], check=True,
+                        capture_output=True, text=True, env=_env(tree)).stdout))
+            for tag in trees:
+                med = {p: statistics.median(r[p] for r in runs[tag]) for p in PHASES}
+                print(f"{pol + tag:20s} " + " ".join(f"{med[p]:8.3f}" for p in PHASES))
 
 
 if __name__ == "__main__":

@@ -128,7 +128,7 @@ def test_plan_considers_only_the_first_max_queue_jobs():
 
 
 def test_conservative_reserves_only_depth_jobs_by_default():
-    from bbopt.policies.queue import DEFAULT_DEPTH
+    from bbopt.policies.conservative import DEFAULT_DEPTH
 
     p = Platform(nodes=4, bb=0.0)
     run = (RunningJob(Job("r", 0, 1000, nodes=4), 0.0),)

@@ -75,3 +75,19 @@ def test_bad_parameters_are_refused():
         CapabilityModel(min_nodes=5000)
     with pytest.raises(InputError, match="n_jobs"):
         CapabilityModel().generate(0)
+
+
+def test_catalog_parameters_reach_the_model():
+    """The sweep's ``capability`` generator: defaults are the model's; a smaller long-branch
+    scale gives shorter long jobs, so at the same offered load Theta's ~470 jobs a day."""
+    from bbopt.workloads.generators.catalog import apply
+
+    assert apply("capability", None, 3, n_jobs=6000) == JOBS
+    fast = apply("capability", None, 3, n_jobs=6000, long_log_scale=0.023)
+    assert [j.nodes for j in fast] == [j.nodes for j in JOBS]  # same sizes, shorter runs
+    assert 400 < job_rate_per_day(fast) < 550 and job_rate_per_day(JOBS) < 120
+    span = fast[-1].submit - fast[0].submit
+    assert sum(j.nodes * j.runtime for j in fast) / (THETA_NODES * span) == pytest.approx(
+        0.85, rel=0.05)
+    small = apply("capability", None, 3, n_jobs=2000, min_nodes=8, load=0.5)
+    assert min(j.nodes for j in small) < 128 and min(j.nodes for j in small) >= 8

@@ -37,8 +37,8 @@ from bbopt.errors import InputError
 SUMMARY = "summary.json"
 JOBS = "jobs.csv.gz"
 #: Columns whose values depend on the machine's load, not on the run's inputs.
-TIMING_PREFIXES = ("decision_time_", "simulation_wall_time", "wall_time", "finished_at",
-                   "started_at", "host")
+TIMING_PREFIXES = ("decision_time_", "simulation_wall_time", "wall_time", "cpu_time",
+                   "finished_at", "started_at", "host")
 
 
 def canonical(obj: Any) -> str:
@@ -184,7 +184,8 @@ def gzip_csv(rows, header) -> bytes:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
     writer.writerows(rows)
-    return gzip.compress(buf.getvalue().encode(), mtime=0)
+    # level 6: a third of level 9's time (the driver's default), files 1 % larger
+    return gzip.compress(buf.getvalue().encode(), compresslevel=6, mtime=0)
 
 
 def collect(root: str | Path, *, include_timing: bool = True):
@@ -216,6 +217,7 @@ def collect(root: str | Path, *, include_timing: bool = True):
         row["started_at"] = prov.get("started_at")
         row["finished_at"] = prov.get("finished_at")
         row["wall_time"] = prov.get("wall_time")
+        row["cpu_time"] = prov.get("cpu_time")  # the worker's CPU seconds for the run
         rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:

@@ -7,9 +7,11 @@ hashes, progress) shared by the three executors.
 The driver prepares each workload once per seed (reading the file, applying the generators) to
 compute its content hash, names every run by :func:`~bbopt.analysis.store.run_hash`, leaves out
 the runs already in the store and hands the others to the executor as *tasks*: small picklable
-descriptions of a batch of runs of one workload. A worker rebuilds the workload from the same
-description (cached per process), checks its content hash against the driver's (a worker that
-sees a different file refuses to run), simulates, measures and returns the metrics and the
+descriptions of a batch of runs, longest first by an estimate of their cost
+(:mod:`bbopt.analysis.sweep_schedule`). A local worker reads the workload the driver prepared
+(a pickle named by its content hash), a remote one rebuilds it from the same description and
+checks its content hash against the driver's (a worker that sees a different file refuses to
+run); each keeps it for its later runs, simulates, measures and returns the metrics and the
 per-job outcomes; the driver writes each run atomically as it arrives, with a progress bar and
 an estimate of the time left.
 
@@ -18,8 +20,9 @@ Executors: ``"serial"`` (this process), ``"processes"`` (``concurrent.futures`` 
 (``dask="local"`` starts a ``LocalCluster`` of ``workers`` single-threaded processes;
 ``dask="tcp://host:8786"`` connects to a running scheduler, whose workers must see the same
 workload files, e.g. on a shared file system; ``dask="path/scheduler.json"`` to the one that
-``dask scheduler --scheduler-file`` announced there). Runs of one workload are batched per task
-(``batch``; by default about four tasks per worker) so the scheduling overhead stays small.
+``dask scheduler --scheduler-file`` announced there). On Dask, short runs are batched per task
+(``batch`` runs of one workload, or by default about a second of estimated work, and at most a
+quarter of a worker's share) so the scheduling overhead stays small.
 """
 
 from __future__ import annotations
@@ -48,7 +51,15 @@ from bbopt.analysis.sweep_inputs import (
     build_platform,
     platform_fingerprint,
     resolve_platform,
+    split_parts,
     workload_seed,
+)
+from bbopt.analysis.sweep_schedule import (
+    cost_batches,
+    estimate,
+    longest_first,
+    worker_part,
+    write_prepared,
 )
 from bbopt.analysis.sweep_spec import Cell, SweepSpec
 from bbopt.errors import InputError
@@ -74,6 +85,11 @@ class RunTask:
     provenance: dict[str, Any] = field(default_factory=dict)
     #: the workload's entitlements (``omfs-entities``): fair-share metrics are measured
     shares: dict[str, float] | None = None
+    #: estimated CPU seconds (:func:`~bbopt.analysis.sweep_schedule.estimate`): runs are
+    #: handed out longest first
+    cost: float = 0.0
+    #: a directory where the driver left the prepared workload (``<workload_sha>.pickle``)
+    prepared: str | None = None
 
 
 @dataclass
@@ -141,7 +157,9 @@ def plan(spec: SweepSpec) -> list[RunTask]:
         tasks.append(RunTask(h, wjson, wseed, wsha, cell.part, pjson, cell.policy.name,
                              options, spec.executions[cell.execution], spec.tick,
                              spec.warmup, spec.cooldown, cell.params(), prov,
-                             shares=_measured_shares(options, shares)))
+                             shares=_measured_shares(options, shares),
+                             cost=estimate(len(_part(wjson, wseed, cell.part)),
+                                           cell.policy.name, accepted)))
     seen: dict[str, Cell] = {}
     unique = []
     for t in tasks:  # two cells that are the same run (e.g. equal labels of one policy)
@@ -158,18 +176,15 @@ def plan(spec: SweepSpec) -> list[RunTask]:
 def run_task(task: RunTask) -> dict[str, Any]:
     """Simulate one run; a dict with ``metrics`` and ``jobs_csv_gz``, or with ``error``."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         from bbopt.analysis.metrics import summarize
         from bbopt.simulation import simulate
         from bbopt.simulation.result import BATSIM_COLUMNS, BBOPT_COLUMNS
 
-        _, sha = _workload(task.workload_spec, task.workload_seed)
-        if sha != task.workload_sha:
-            raise InputError(f"this worker's workload differs from the driver's (content "
-                             f"{sha[:12]} != {task.workload_sha[:12]}): is the file the same?",
-                             field="workloads")
-        jobs = list(_part(task.workload_spec, task.workload_seed, task.part))
+        jobs = list(worker_part(task.workload_sha, task.prepared, task.part,
+                                lambda: _workload(task.workload_spec, task.workload_seed),
+                                lambda whole: split_parts(task.workload_spec, whole)))
         if not jobs:
             raise InputError(f"part {task.part} of the workload is empty", field="split")
         from bbopt.simulation.execution import EXECUTION_MODELS
@@ -209,6 +224,7 @@ def run_task(task: RunTask) -> dict[str, Any]:
         csv = gzip_csv(result.rows(), BATSIM_COLUMNS + BBOPT_COLUMNS)
         return {"hash": task.hash, "metrics": metrics, "jobs_csv_gz": csv,
                 "started_at": started, "wall_time": time.perf_counter() - t0,
+                "cpu_time": time.process_time() - c0,
                 "host": socket.gethostname(), "part_jobs": len(jobs)}
     except Exception as exc:  # a failed run is recorded, not fatal to the sweep
         return {"hash": task.hash, "error": f"{type(exc).__name__}: {exc}",
@@ -245,7 +261,7 @@ def _summary(task: RunTask, out: Mapping[str, Any], spec: SweepSpec,
     prov["workload"] = {**prov.get("workload", {}), "part_jobs": out.get("part_jobs")}
     prov.update(host=out.get("host"), started_at=out.get("started_at"),
                 finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                wall_time=out.get("wall_time"))
+                wall_time=out.get("wall_time"), cpu_time=out.get("cpu_time"))
     return {"hash": task.hash, "sweep": spec.name, "params": task.params,
             "policy": task.policy, "options": task.options, "metrics": out["metrics"],
             "reference": spec.reference, "report_metrics": list(spec.metrics),
@@ -273,7 +289,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     ``executor``: ``"serial"`` or ``"processes"`` (``workers`` processes, default: the CPU
     count); ``dask``: ``"local"``, a scheduler address or a scheduler file ``*.json``
     (overrides ``executor``). ``batch``:
-    runs per task (default 1 for processes; for Dask, about four tasks per worker).
+    runs per task (default 1 for processes; for Dask, about a second of estimated work).
     ``progress``: a bar with the time left (``True``), nothing (``False``), or a number:
     plain lines every that many seconds (:class:`ProgressLog`, for batch jobs' logs).
     """
@@ -309,23 +325,42 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
             if report.failed:
                 bar.set_postfix(failed=report.failed)
 
+    if dask is None and executor not in ("serial", "processes"):
+        raise InputError(f"unknown executor {executor!r}; known: serial, processes",
+                         field="executor")
     try:
-        if todo:
+        with _prepared_for(todo, dask is None and executor == "processes"
+                           or dask == "local") as shipped:
             if dask is not None:
-                _run_dask(todo, dask, workers, batch, receive)
+                _run_dask(shipped, dask, workers, batch, receive)
             elif executor == "serial":
                 for t in todo:
                     receive(run_task(t))
-            elif executor == "processes":
-                _run_processes(todo, workers, batch or 1, receive)
             else:
-                raise InputError(f"unknown executor {executor!r}; known: serial, processes",
-                                 field="executor")
+                _run_processes(shipped, workers, batch, receive)
     finally:
         if bar is not None:
             bar.close()
     report.wall_time = time.perf_counter() - t_start
     return report
+
+
+@contextlib.contextmanager
+def _prepared_for(todo: list[RunTask], local: bool):
+    """``todo`` longest first; for local workers, each task names a private temporary
+    directory where the driver left its prepared workload (removed at the end)."""
+    todo = longest_first(todo, lambda t: t.cost)
+    if not local or not todo:
+        yield todo
+        return
+    import tempfile
+    from dataclasses import replace
+
+    with tempfile.TemporaryDirectory(prefix="bbopt-sweep-") as tmp:
+        first = {t.workload_sha: t for t in reversed(todo)}  # one task per workload
+        for sha, t in first.items():
+            write_prepared(Path(tmp), sha, _workload(t.workload_spec, t.workload_seed)[0])
+        yield [replace(t, prepared=tmp) for t in todo]
 
 
 def _bar(n: int, skipped: int, show: bool | float):
@@ -381,21 +416,30 @@ def _hms(seconds: float) -> str:
         f"{s // 60}m{s % 60:02d}s"
 
 
-def _run_processes(todo: list[RunTask], workers: int | None, batch: int,
+def _chunks(todo: list[RunTask], batch: int | None, n_workers: int) -> list[list[RunTask]]:
+    """Tasks of ``batch`` runs of one workload, or (by default) batches of about a second by
+    estimated cost (:func:`~bbopt.analysis.sweep_schedule.cost_batches`); longest first."""
+    if batch is not None:
+        return longest_first(batches(todo, batch), lambda c: sum(t.cost for t in c))
+    return cost_batches(todo, lambda t: t.cost, n_workers)
+
+
+def _run_processes(todo: list[RunTask], workers: int | None, batch: int | None,
                    receive: Callable[[dict[str, Any]], None]) -> None:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     workers = workers or os.cpu_count() or 1
-    chunks = batches(todo, batch)
+    chunks = _chunks(todo, batch or 1, workers)  # a pool's task costs well under 1 ms
     ctx = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx)
     finished = False
     try:
-        pending = {pool.submit(run_batch, c) for c in chunks}
+        order = {pool.submit(run_batch, c): k for k, c in enumerate(chunks)}
+        pending = set(order)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
+            for fut in sorted(done, key=order.__getitem__):  # in the order handed out
                 for result in fut.result():
                     receive(result)
         finished = True
@@ -435,8 +479,8 @@ def _run_dask(todo: list[RunTask], address: str, workers: int | None, batch: int
         client = Client(address)
     try:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})) or (workers or 1))
-        size = batch or max(1, min(32, len(todo) // (4 * n_workers)))
-        futures = [client.submit(run_batch, c, pure=False) for c in batches(todo, size)]
+        futures = [client.submit(run_batch, c, pure=False)
+                   for c in _chunks(todo, batch, n_workers)]
         for fut in as_completed(futures):
             for result in fut.result():
                 receive(result)

@@ -48,11 +48,15 @@ def _workload(spec_json: str, seed: int) -> tuple[tuple[Job, ...], str]:
 @lru_cache(maxsize=4)
 def _split(spec_json: str, seed: int) -> tuple[tuple[Job, ...], ...]:
     """Every part of a split workload, split once per process (a sweep runs many of them)."""
+    return split_parts(spec_json, _workload(spec_json, seed)[0])
+
+
+def split_parts(spec_json: str, jobs: tuple[Job, ...]) -> tuple[tuple[Job, ...], ...]:
+    """The parts of the prepared workload ``jobs`` as its spec (``split``) cuts them."""
     import json
 
     from bbopt.analysis.experiments import split_trace
 
-    jobs, _ = _workload(spec_json, seed)
     split = json.loads(spec_json)["split"]
     parts = split_trace(list(jobs), int(split["parts"]), length=split.get("length"))
     return tuple(tuple(p) for p in parts)

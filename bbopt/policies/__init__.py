@@ -18,8 +18,8 @@ from bbopt.policies.registry import (
 )
 
 declare_builtin({
-    "bbopt.policies.queue": ("fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb",
-                             "conservative-bb"),
+    "bbopt.policies.queue": ("fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb"),
+    "bbopt.policies.conservative": ("conservative-bb",),
     "bbopt.policies.fairshare": ("omfs", "omfs-opt", "capping", "partition", "fair-share"),
     "bbopt.policies.io": ("io-fcfs", "io-easy"),
     "bbopt.policies.io_window": ("io-window",),

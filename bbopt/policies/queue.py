@@ -1,5 +1,5 @@
 """Queue-based policies: FCFS, filler, EASY backfilling with and without burst-buffer
-reservations, and conservative backfilling.
+reservations (conservative backfilling, the same family, is in :mod:`bbopt.policies.conservative`).
 
 Kopanski & Rzadca, Euro-Par 2021, Section 3.2, Algorithm 1 and the policy list of Section 4.2:
 
@@ -12,11 +12,6 @@ Kopanski & Rzadca, Euro-Par 2021, Section 3.2, Algorithm 1 and the policy list o
 - ``fcfs-bb``: EASY with the head job's processors *and* burst buffer reserved together.
 - ``sjf-bb``: as ``fcfs-bb``, backfill candidates taken by walltime, shortest first (the head
   stays the oldest job, as in the authors' code).
-- ``conservative-bb``: conservative backfilling: every queued job (up to ``depth`` of them) holds
-  a reservation of processors and BB; a job may start only where it delays no reservation.
-  Reservations are kept between decisions and only ever moved earlier (compression in
-  reservation order), so no reservation is ever delayed. This is Slurm's default backfilling,
-  absent from the paper's code.
 
 All of them plan with walltimes, never with the (unknown) runtimes.
 
@@ -26,12 +21,9 @@ here starts a job only when its per-node pieces can be placed now by the engine'
 is refused. The BB-aware reservations are made on the named nodes too: EASY's shadow time is
 the first expected end at which the head's pieces can be placed on the BB nodes as they will be
 then (running jobs' pieces given back at their expected ends), and a backfilled job still
-running then must leave the head placeable there; conservative backfilling keeps one profile
-dimension per BB node and reserves each job with its first-fit pieces on the least free space
-over its reserved interval.
+running then must leave the head placeable there.
 
-Length: the EASY variants share their reservation and backfill passes, and conservative
-backfilling's profile kept between decisions belongs with it.
+Length: the EASY variants share their reservation and backfill passes.
 """
 
 from __future__ import annotations
@@ -41,7 +33,6 @@ import time as _time
 from collections.abc import Callable
 from itertools import islice
 from operator import attrgetter, itemgetter
-from typing import NamedTuple
 
 from bbopt.core import (
     ClusterState,
@@ -55,9 +46,9 @@ from bbopt.core import (
     slack,
 )
 from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pieces
-from bbopt.policies.named_bb import NamedProfile, named_head_reservation
+from bbopt.policies.named_bb import named_head_reservation
 from bbopt.policies.registry import register
-from bbopt.resources import Profile, Release, first_fit_time, profile_of
+from bbopt.resources import Release, first_fit_time
 
 #: Relative slack when comparing byte sums.
 
@@ -349,236 +340,4 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
         out.append(job)
         free_n -= n
         free_b -= b
-    return out
-
-
-#: Reservations made by conservative-bb at one decision unless ``depth`` says otherwise.
-DEFAULT_DEPTH = 1000
-
-
-@register("conservative-bb")
-class ConservativeBackfilling:
-    """Conservative backfilling: every queued job holds a processor + BB reservation.
-
-    ``depth``: how many waiting jobs (in queue order) get a reservation (default
-    :data:`DEFAULT_DEPTH`, 1000; ``None`` is all of them). Jobs beyond the depth start only where
-    they fit without delaying any reservation. Each reservation costs a scan of the profile, so
-    without a depth a 20,000-job queue takes half a minute per decision; production backfillers
-    cap the same way (Slurm's ``bf_max_job_test``).
-
-    Between decisions the policy keeps its availability profile (a cache keyed by the memory it
-    returned, checked against the state, so ``decide`` stays a function of the state): jobs
-    that ended before their walltime free the rest of their slot, new reservations are added,
-    and the slots freed since each reservation was last checked are logged. Compression runs
-    only when something came free, and looks for an earlier start of a reservation only where
-    a start could overlap a freed slot (elsewhere nothing has more room than at its last
-    check). The decisions are those of the from-scratch form: rebuild the profile, hold every
-    reservation, compress them all.
-    """
-
-    io_aware = False
-
-    def __init__(self, name: str = "conservative-bb",
-                 depth: int | None = DEFAULT_DEPTH) -> None:
-        if depth is not None and depth < 1:
-            raise ValueError("depth must be >= 1 or None")
-        self.name = name
-        self.depth = depth
-        self._cache: _Kept | None = None
-
-    def decide(self, state: ClusterState) -> Decision:
-        t0 = _time.perf_counter()
-        if state.platform.bb_nodes is not None:
-            return self._decide_named(state, t0)
-        now = state.time
-        queue = state.queue
-        previous: dict[str, float] = state.memory.get("reservations", {})
-        position = {job.id: k for k, job in enumerate(queue)}
-        kept = [job for job in queue if job.id in previous]
-        cache, self._cache = self._cache, None  # (dropped if this decision fails half-way)
-        reused = self._reuse(cache, state, previous, len(kept))
-        if reused is None:
-            profile = profile_of(state)
-            # Hold every kept reservation, then compress them one at a time, earliest first:
-            # each job's old slot stays free while the others move, so no job ever moves later.
-            for job in kept:
-                start = max(previous[job.id], now)
-                profile.reserve(start, start + job.walltime, job.demand)
-            log: list[tuple[float, float]] = []
-            seen: dict[str, int] = {}
-            compress = True
-        else:
-            # The profile kept from the previous decision, updated: the same holdings, and the
-            # slots that came free since appended to the log of freed slots. Unless something
-            # came free since (or that decision moved a reservation, which may let another one
-            # move now), compression would leave every reservation where it is.
-            profile, log, seen = reused
-            compress = len(log) > min(seen.values(), default=len(log))
-        kept.sort(key=lambda j: (max(previous[j.id], now), position[j.id]))
-        planned: dict[str, float] = {}
-        checked: dict[str, int] = {}
-        for job in kept:
-            old = max(previous[job.id], now)
-            start = old
-            if compress:
-                lo, hi = _window(log, seen.get(job.id), now, old, job.walltime)
-                if lo < hi:
-                    start = profile.earlier_fit(now, job.walltime, job.demand, old, lo, hi)
-            if start < old:  # moved up: its old slot is given back
-                profile.release(old, old + job.walltime, job.demand)
-                profile.reserve(start, start + job.walltime, job.demand)
-                log.append((old, old + job.walltime))
-            planned[job.id] = start
-            checked[job.id] = len(log)
-        # New jobs in queue order: a reservation while within depth, else start now or nothing.
-        depth = math.inf if self.depth is None else self.depth
-        for job in queue:
-            if job.id in planned:
-                continue
-            if len(planned) < depth:
-                start = profile.earliest_fit(now, job.walltime, job.demand)
-                profile.reserve(start, start + job.walltime, job.demand)
-                planned[job.id] = start
-                checked[job.id] = len(log)
-            elif profile.fits(now, job.walltime, job.demand):
-                profile.reserve(now, now + job.walltime, job.demand)
-                planned[job.id] = now
-        started = [job for job in queue if planned.get(job.id) == now]
-        future = {jid: t for jid, t in planned.items() if t > now}
-        reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
-                                                                 key=lambda x: (x[1], x[0]))]
-        memory = {"reservations": future}
-        seen = {jid: checked[jid] for jid in future}
-        base = min(seen.values(), default=len(log))  # slots every reserved job has seen
-        if base:
-            log = log[base:]
-            seen = {jid: k - base for jid, k in seen.items()}
-        self._cache = _Kept(memory, profile, _holders(state, started), log, seen,
-                            state.platform.capacity, self.depth)
-        return _decision(started, reservations, t0=t0, memory=memory)
-
-    def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
-               n_kept: int) -> tuple[Profile, list[tuple[float, float]], dict[str, int]] | None:
-        """The previous decision's profile brought to this state, with its log of freed slots
-        (extended by what came free since) and how much of the log each reserved job has seen;
-        ``None`` when it does not describe this state (then the profile is built again). It
-        does when ``state.memory`` is the memory that decision returned, the platform and depth
-        are the same, every job it reserved still waits with its reservation not yet due, and
-        every running job is one it knew (running, or started by it) with the same expected
-        end. Jobs it knew that are no longer running free the rest of their slot: a job that
-        ended before its walltime, or a start the engine refused."""
-        now = state.time
-        if (cache is None or state.memory is not cache.memory or cache.depth != self.depth
-                or cache.capacity != state.platform.capacity or now < cache.profile.origin
-                or n_kept != len(previous)
-                or (previous and min(previous.values()) < now)):
-            return None
-        holders = cache.holders
-        running = set()
-        for r in state.running:
-            job = r.job
-            end = r.start + job.walltime
-            if end <= now:
-                continue
-            held = holders.get(job.id)
-            if held is None or held[0] != end or held[1] != job.demand:
-                return None
-            running.add(job.id)
-        profile = cache.profile
-        profile.advance(now)
-        log = list(cache.log)
-        if len(running) != len(holders):
-            for jid, (end, demand) in holders.items():
-                if end > now and jid not in running:
-                    profile.release(now, end, demand)
-                    log.append((now, end))
-        return profile, log, cache.seen
-
-    def _decide_named(self, state: ClusterState, t0: float) -> Decision:
-        """:meth:`decide` on named BB nodes: the profile has one more dimension per BB node,
-        and every reservation holds the job's first-fit pieces (see
-        :class:`~bbopt.policies.named_bb.NamedProfile`)."""
-        now = state.time
-        queue = state.queue
-        previous: dict[str, float] = dict(state.memory.get("reservations", {}))
-        plan = NamedProfile(state)
-        position = {job.id: k for k, job in enumerate(queue)}
-        kept = []
-        for job in queue:  # hold every kept reservation that can still be placed there
-            if job.id in previous and plan.hold(job, max(previous[job.id], now)):
-                kept.append(job)
-        kept.sort(key=lambda j: (max(previous[j.id], now), position[j.id]))
-        planned: dict[str, float] = {}
-        for job in kept:  # compression, earliest first: never later than before
-            old = max(previous[job.id], now)
-            plan.drop(job)
-            start = plan.earliest(job, limit=old)
-            if start == math.inf or not plan.hold(job, start):
-                start = old
-                plan.hold(job, old)  # the slot it held a moment ago
-            planned[job.id] = start
-        depth = math.inf if self.depth is None else self.depth
-        for job in queue:
-            if job.id in planned:
-                continue
-            if len(planned) < depth:
-                start = plan.earliest(job)
-                if start < math.inf and plan.hold(job, start):
-                    planned[job.id] = start
-            elif plan.hold(job, now):
-                planned[job.id] = now
-        started = [job for job in queue if planned.get(job.id) == now]
-        future = {jid: t for jid, t in planned.items() if t > now}
-        reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
-                                                                 key=lambda x: (x[1], x[0]))]
-        return _decision(started, reservations, t0=t0, memory={"reservations": future})
-
-
-def _window(log: list[tuple[float, float]], seen: int | None, now: float, old: float,
-            walltime: float) -> tuple[float, float]:
-    """Where a reserved job (at ``old``, for ``walltime``) may find an earlier start: from
-    ``now`` to ``old``, narrowed by the slots freed since its last check (``log[seen:]``; all
-    of them when ``seen`` is None). At that check no start before ``old`` fitted, and only the
-    freed slots have more room now, so a start that fits must overlap one: it lies in
-    ``(min freed start - walltime, max freed end)``. Empty (``lo >= hi``) when nothing was
-    freed since."""
-    if seen is None:
-        return now, old
-    lo, hi = math.inf, -math.inf
-    for a, b in log[seen:] if seen else log:
-        if a < lo:
-            lo = a
-        if b > hi:
-            hi = b
-    return max(now, lo - walltime), min(old, hi)
-
-
-class _Kept(NamedTuple):
-    """What :class:`ConservativeBackfilling` keeps from one decision to the next: the memory it
-    returned (the key to the rest), the profile as that decision left it (running jobs, the
-    jobs it started and its reservations), the jobs holding resources in it (id -> expected
-    end, demand), the slots freed since the oldest check of a reserved job, how many of them
-    each reserved job had seen at its last check, and the platform and depth."""
-
-    memory: dict
-    profile: Profile
-    holders: dict[str, tuple[float, tuple[float, float]]]
-    log: list[tuple[float, float]]
-    seen: dict[str, int]
-    capacity: tuple[float, float]
-    depth: int | None
-
-
-def _holders(state: ClusterState, started: list[Job]) -> dict[str, tuple[float, tuple]]:
-    """The jobs that hold resources after a decision: the running ones still running after
-    now and the ones it starts, each with its expected end and demand."""
-    now = state.time
-    out = {}
-    for r in state.running:
-        job = r.job
-        end = r.start + job.walltime
-        if end > now:
-            out[job.id] = (end, job.demand)
-    for job in started:
-        out[job.id] = (now + job.walltime, job.demand)
     return out

@@ -69,10 +69,15 @@ def _jeannot(jobs: None, seed: int, *, n_apps: int = 1000, alpha: float = 0.5,
                     nodes=nodes, strict=strict, seed=seed).jobs
 
 
-def _capability(jobs: None, seed: int, *, n_jobs: int = 8000) -> list[Job]:
+def _capability(jobs: None, seed: int, *, n_jobs: int = 8000, load: float = 0.85,
+                min_nodes: int = 128, long_log_scale: float = 0.03) -> list[Job]:
+    """``long_log_scale``: the scale of the long branch's Gamma of ``ln(runtime)`` (0.03, about
+    3 h; 0.023 gives Theta's ~470 jobs a day at the same load with 20-minute long jobs)."""
     from bbopt.workloads.generators.capability import CapabilityModel
 
-    return CapabilityModel().generate(int(n_jobs), seed)
+    model = CapabilityModel(load=float(load), min_nodes=int(min_nodes),
+                            long_gamma=(CapabilityModel.long_gamma[0], float(long_log_scale)))
+    return model.generate(int(n_jobs), seed)
 
 
 def _lognormal_bb(jobs: list[Job], seed: int) -> list[Job]:

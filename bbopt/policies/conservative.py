@@ -1,0 +1,302 @@
+"""Conservative backfilling with burst-buffer reservations (``conservative-bb``).
+
+Kopanski & Rzadca, Euro-Par 2021, Section 3.2 (the reservation of processors *and* burst buffer
+of Algorithm 1) applied to every waiting job, as in Mu'alem & Feitelson's conservative
+backfilling: every queued job (up to ``depth`` of them) holds a reservation of processors and
+BB; a job may start only where it delays no reservation. Reservations are kept between
+decisions and only ever moved earlier (compression in reservation order), so no reservation is
+ever delayed. This is Slurm's default backfilling, absent from the paper's code. It plans with
+walltimes, never with the (unknown) runtimes.
+
+On named BB nodes (:attr:`bbopt.core.Platform.bb_nodes`) the profile keeps one dimension per
+BB node and each job is reserved with its first-fit pieces on the least free space over its
+reserved interval (:class:`~bbopt.policies.named_bb.NamedProfile`), planned from scratch at
+every decision. On pooled BB the profile is kept between decisions and compression looks for
+an earlier start only where a slot freed since can hold the job
+(:mod:`bbopt.policies.freed_slots`).
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from operator import itemgetter
+from typing import NamedTuple
+
+from bbopt.core import ClusterState, Decision, Job, Reservation
+from bbopt.policies.freed_slots import Freed, give_back, move, window
+from bbopt.policies.named_bb import NamedProfile
+from bbopt.policies.queue import _decision
+from bbopt.policies.registry import register
+from bbopt.resources import Profile, profile_of
+
+#: Reservations made by conservative-bb at one decision unless ``depth`` says otherwise.
+DEFAULT_DEPTH = 1000
+#: How many reservations that could not move conservative-bb remembers within one compression.
+_STUCK = 8
+
+
+@register("conservative-bb")
+class ConservativeBackfilling:
+    """Conservative backfilling: every queued job holds a processor + BB reservation.
+
+    ``depth``: how many waiting jobs (in queue order) get a reservation (default
+    :data:`DEFAULT_DEPTH`, 1000; ``None`` is all of them). Jobs beyond the depth start only where
+    they fit without delaying any reservation. Each reservation costs a scan of the profile, so
+    without a depth a 20,000-job queue takes half a minute per decision; production backfillers
+    cap the same way (Slurm's ``bf_max_job_test``).
+
+    Between decisions the policy keeps its availability profile (a cache keyed by the memory it
+    returned, checked against the state, so ``decide`` stays a function of the state): jobs
+    that ended before their walltime free the rest of their slot, new reservations are added,
+    and the slots freed since each reservation was last checked are logged. Compression runs
+    only when something came free, and looks for an earlier start of a reservation only where
+    a start could overlap a freed slot (elsewhere nothing has more room than at its last
+    check). The decisions are those of the from-scratch form: rebuild the profile, hold every
+    reservation, compress them all.
+    """
+
+    io_aware = False
+
+    def __init__(self, name: str = "conservative-bb",
+                 depth: int | None = DEFAULT_DEPTH) -> None:
+        if depth is not None and depth < 1:
+            raise ValueError("depth must be >= 1 or None")
+        self.name = name
+        self.depth = depth
+        self._cache: _Kept | None = None
+
+    def decide(self, state: ClusterState) -> Decision:
+        t0 = _time.perf_counter()
+        if state.platform.bb_nodes is not None:
+            return self._decide_named(state, t0)
+        now = state.time
+        queue = state.queue
+        previous: dict[str, float] = state.memory.get("reservations", {})
+        # One pass over the queue: the kept reservations, by (start, queue position), and the
+        # jobs that have none yet, in queue order.
+        kept: list[tuple[float, int, Job]] = []
+        new: list[tuple[int, Job]] = []
+        get = previous.get
+        for pos, job in enumerate(queue):
+            s = get(job.id)
+            if s is None:
+                new.append((pos, job))
+            else:
+                kept.append((s if s > now else now, pos, job))
+        kept.sort()
+        cache, self._cache = self._cache, None  # (dropped if this decision fails half-way)
+        horizon = kept[-1][0] if kept else now  # no reservation moves from a later start
+        reused = self._reuse(cache, state, previous, len(kept), horizon)
+        if reused is None:
+            profile = profile_of(state)
+            # Hold every kept reservation, then compress them one at a time, earliest first:
+            # each job's old slot stays free while the others move, so no job ever moves later.
+            for start, _, job in kept:
+                profile.reserve(start, start + job.walltime, job.demand)
+            holders = None
+            log: list[Freed] | None = None  # no reservation checked yet: scan all of [now, old)
+            future: dict[str, float] = {}
+        else:
+            # The profile kept from the previous decision, updated: the same holdings, and the
+            # slots that came free since in the log. Every reservation was checked against the
+            # profile at the previous decision after every slot freed before it in its order,
+            # and a slot freed after it in that order starts no earlier than it, so only the
+            # slots in this log can let a reservation move up (none: compression moves none).
+            profile, holders, log = reused
+            future = dict(previous)
+        moved: list[tuple[int, Job]] = []  # (queue position, job) of the kept jobs starting now
+        started: list[tuple[int, Job]] = []
+        if log is None or log:
+            tol0, tol1 = profile._tol
+            max0 = max1 = -math.inf  # the maxima of every slot in the log
+            for slot in log or ():
+                max0 = max(max0, slot.max_nodes[-1])
+                max1 = max(max1, slot.max_bb[-1])
+            # Reservations already compressed here, as (nodes, BB, walltime, start): no start
+            # before theirs fitted them, so none fits a later one that needs at least as much of
+            # everything (the room a move gives back lies after the mover's old start, hence
+            # after theirs, and the profile has only lost room before it).
+            stuck: list[tuple[float, float, float, float]] = []
+            for old, pos, job in kept:
+                need0, need1 = job.nodes - tol0, job.bb - tol1
+                walltime = job.walltime
+                if log is None:
+                    lo, hi = now, old
+                elif need0 > max0 or need1 > max1:
+                    continue
+                else:
+                    lo, hi = window(log, now, old, walltime, need0, need1)
+                for s0, s1, sw, sold in stuck:
+                    if sold > lo and need0 >= s0 and need1 >= s1 and walltime >= sw:
+                        lo = sold
+                if lo < hi:
+                    start = profile.earlier_fit(now, walltime, job.demand, old, lo, hi)
+                    if start < old:  # moved up: its old slot is given back
+                        slot = move(profile, old, start, walltime, job.demand, horizon)
+                        if len(stuck) == _STUCK:
+                            del stuck[0]
+                        stuck.append((need0, need1, walltime, start))
+                        if log is not None:
+                            log.append(slot)
+                            max0 = max(max0, slot.max_nodes[-1])
+                            max1 = max(max1, slot.max_bb[-1])
+                        future[job.id] = start
+                        if start == now:
+                            moved.append((pos, job))
+                        continue
+                    if len(stuck) == _STUCK:
+                        del stuck[0]
+                    stuck.append((need0, need1, walltime, old))
+                if log is None:
+                    future[job.id] = old
+        if kept and kept[0][0] == now:  # reservations due now start now
+            for old, pos, job in kept:
+                if old > now:
+                    break
+                started.append((pos, job))
+        started.extend(moved)
+        for _, job in started:
+            future.pop(job.id, None)
+        # New jobs in queue order: a reservation while within depth, else start now or nothing.
+        depth = math.inf if self.depth is None else self.depth
+        n_planned = len(kept)
+        for pos, job in new:
+            if n_planned < depth:
+                start = profile.earliest_fit(now, job.walltime, job.demand)
+                profile.reserve(start, start + job.walltime, job.demand)
+                n_planned += 1
+                if start > now:
+                    future[job.id] = start
+                    continue
+            elif profile.fits(now, job.walltime, job.demand):
+                profile.reserve(now, now + job.walltime, job.demand)
+            else:
+                continue
+            started.append((pos, job))
+        if len(started) > 1:
+            started.sort(key=itemgetter(0))
+        jobs = [job for _, job in started]
+        # The reservations by (start, id); one Reservation per job and start, kept while the
+        # start stays (building them was a tenth of a replay).
+        booked = cache.booked if cache is not None else {}
+        reservations = []
+        for jid, t in sorted(future.items(), key=itemgetter(1, 0)):
+            r = booked.get(jid)
+            if r is None or r.start != t:
+                r = booked[jid] = Reservation(jid, t)
+            reservations.append(r)
+        if len(booked) > 2 * len(reservations) + 64:
+            booked = {r.job_id: r for r in reservations}
+        memory = {"reservations": future}
+        if holders is None:
+            holders = _holders(state)
+        for job in jobs:
+            holders[job.id] = (now + job.walltime, job.nodes, job.bb)
+        self._cache = _Kept(memory, profile, holders, booked, state.platform.capacity,
+                            self.depth)
+        return _decision(jobs, reservations, t0=t0, memory=memory)
+
+    def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
+               n_kept: int, horizon: float) -> tuple[Profile, dict, list[Freed]] | None:
+        """The previous decision's profile brought to this state, the jobs holding resources
+        in it, and the log of the slots that came free since; ``None`` when it does not
+        describe this state (then the profile is built again). It does when ``state.memory``
+        is the memory that decision returned, the platform and depth are the same, every job it
+        reserved still waits with its reservation not yet due, and every running job is one it
+        knew (running, or started by it) with the same expected end. Jobs it knew that are no
+        longer running free the rest of their slot: a job that ended before its walltime, or a
+        start the engine refused."""
+        now = state.time
+        if (cache is None or state.memory is not cache.memory or cache.depth != self.depth
+                or cache.capacity != state.platform.capacity or now < cache.profile.origin
+                or n_kept != len(previous)
+                or (previous and min(previous.values()) < now)):
+            return None
+        holders = cache.holders
+        alive = 0
+        for r in state.running:
+            job = r.job
+            end = r.start + job.walltime
+            if end <= now:
+                continue
+            held = holders.get(job.id)
+            if held is None or held[0] != end or held[1] != job.nodes or held[2] != job.bb:
+                return None
+            alive += 1
+        profile = cache.profile
+        profile.advance(now)
+        log: list[Freed] = []
+        if alive != len(holders):
+            running = {r.job.id for r in state.running}
+            for jid, (end, n, b) in list(holders.items()):
+                if end <= now or jid not in running:
+                    del holders[jid]
+                    if end > now:
+                        log.append(give_back(profile, now, end, (n, b), horizon))
+        return profile, holders, log
+
+    def _decide_named(self, state: ClusterState, t0: float) -> Decision:
+        """:meth:`decide` on named BB nodes: the profile has one more dimension per BB node,
+        and every reservation holds the job's first-fit pieces (see
+        :class:`~bbopt.policies.named_bb.NamedProfile`)."""
+        now = state.time
+        queue = state.queue
+        previous: dict[str, float] = dict(state.memory.get("reservations", {}))
+        plan = NamedProfile(state)
+        position = {job.id: k for k, job in enumerate(queue)}
+        kept = []
+        for job in queue:  # hold every kept reservation that can still be placed there
+            if job.id in previous and plan.hold(job, max(previous[job.id], now)):
+                kept.append(job)
+        kept.sort(key=lambda j: (max(previous[j.id], now), position[j.id]))
+        planned: dict[str, float] = {}
+        for job in kept:  # compression, earliest first: never later than before
+            old = max(previous[job.id], now)
+            plan.drop(job)
+            start = plan.earliest(job, limit=old)
+            if start == math.inf or not plan.hold(job, start):
+                start = old
+                plan.hold(job, old)  # the slot it held a moment ago
+            planned[job.id] = start
+        depth = math.inf if self.depth is None else self.depth
+        for job in queue:
+            if job.id in planned:
+                continue
+            if len(planned) < depth:
+                start = plan.earliest(job)
+                if start < math.inf and plan.hold(job, start):
+                    planned[job.id] = start
+            elif plan.hold(job, now):
+                planned[job.id] = now
+        started = [job for job in queue if planned.get(job.id) == now]
+        future = {jid: t for jid, t in planned.items() if t > now}
+        reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
+                                                                 key=lambda x: (x[1], x[0]))]
+        return _decision(started, reservations, t0=t0, memory={"reservations": future})
+
+
+class _Kept(NamedTuple):
+    """What :class:`ConservativeBackfilling` keeps from one decision to the next: the memory it
+    returned (the key to the rest), the profile as that decision left it (running jobs, the
+    jobs it started and its reservations), the jobs holding resources in it (id -> expected
+    end, nodes, BB), the reservations it returned (by job id), and the platform and depth."""
+
+    memory: dict
+    profile: Profile
+    holders: dict[str, tuple[float, int, float]]
+    booked: dict[str, Reservation]
+    capacity: tuple[float, float]
+    depth: int | None
+
+
+def _holders(state: ClusterState) -> dict[str, tuple[float, int, float]]:
+    """The running jobs still running after now, each with its expected end, nodes and BB."""
+    now = state.time
+    out = {}
+    for r in state.running:
+        job = r.job
+        end = r.start + job.walltime
+        if end > now:
+            out[job.id] = (end, job.nodes, job.bb)
+    return out

@@ -1,0 +1,117 @@
+"""The slots freed in a conservative-backfilling profile, and where a reservation can use them.
+
+Conservative backfilling (Kopanski & Rzadca, Section 3.2; Mu'alem & Feitelson's compression)
+moves a reservation earlier only when something came free before it: a job that ended before its
+walltime, a start that did not happen, or another reservation that moved up. At a reservation's
+last check no earlier start fitted, so a start that fits now must cover a point where the
+profile has gained room since, and there the free capacity must cover the whole demand. The
+profile only gains room by such frees, and each is logged here with the running maxima of the
+free capacity over its segments as it left them (later reservations only take room away, and a
+later free is logged with its own maxima), so the maxima bound the free capacity of every point
+of the slot from then on.
+
+:func:`window` turns that into the interval of start times worth scanning for one reservation:
+only the slots it has not seen, only their part before its current start (a start before it
+covers no point after it but its own slot), and only slots whose maxima admit its demand in
+every dimension. Most reservations get an empty window and cost no profile scan at all. This is
+the part of Fluxion's planner idea (flux-sched ``resource/planner``: earliest-fit queries pruned
+by the maximum free capacity of a subtree of spans) that keeps schedules identical; the bound is
+per freed slot instead of per tree node, since what changed is what can help.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from typing import NamedTuple
+
+from bbopt.resources import Profile
+
+
+class Freed(NamedTuple):
+    """A slot ``[start, end)`` that came free, with the segment starts inside it (``times[0]``
+    is ``start``) and the running maxima of free nodes and BB from ``start`` up to each."""
+
+    start: float
+    end: float
+    times: list[float]
+    max_nodes: list[float]
+    max_bb: list[float]
+
+
+def give_back(profile: Profile, start: float, end: float, amount: tuple[float, float],
+              horizon: float = math.inf) -> Freed:
+    """``profile.release(start, end, amount)`` on a profile of nodes and BB, and the log entry
+    of the slot, in one pass over its segments. Only its part before ``horizon`` (the latest
+    start a reservation may move from) gets maxima: no reservation can use the rest."""
+    i, j = profile._span(start, end)
+    times, free = profile.times, profile.free
+    a0, a1 = amount
+    ts: list[float] = []
+    mn: list[float] = []
+    mb: list[float] = []
+    n = b = -math.inf
+    for row in free[i:j]:  # the same additions as Profile.release
+        row[0] += a0
+        row[1] += a1
+    stop = end if end < horizon else horizon
+    while i < j and times[i] < stop:
+        row = free[i]
+        if row[0] > n:
+            n = row[0]
+        if row[1] > b:
+            b = row[1]
+        ts.append(times[i])
+        mn.append(n)
+        mb.append(b)
+        i += 1
+    if not ts:  # nothing before the horizon: no room for anyone
+        return Freed(start, end, [start], [-math.inf], [-math.inf])
+    return Freed(start, end, ts, mn, mb)
+
+
+def move(profile: Profile, old: float, start: float, duration: float,
+         demand: tuple[float, float], horizon: float = math.inf) -> Freed:
+    """Move a reservation of ``demand`` for ``duration`` from ``old`` to ``start`` (earlier):
+    the profile loses room on ``[start, old)`` and gains it on ``[max(old, start + duration),
+    old + duration)``, the part of the old slot the new one does not cover, which is the slot
+    logged. Where the two slots overlap nothing changes, so nothing is touched there (giving
+    back and taking again touched every segment of both)."""
+    cut = start + duration
+    if cut <= old:  # disjoint slots
+        slot = give_back(profile, old, old + duration, demand, horizon)
+        profile.reserve(start, cut, demand)
+        return slot
+    profile.reserve(start, old, demand)
+    return give_back(profile, cut, old + duration, demand, horizon)
+
+
+def window(log: list[Freed], now: float, old: float, walltime: float,
+           need_nodes: float, need_bb: float) -> tuple[float, float]:
+    """Where a reservation at ``old`` (for ``walltime``, needing ``need_nodes`` and ``need_bb``
+    less the fit tolerance) may find an earlier start, given the slots freed since its last
+    check: ``(lo, hi)``, empty when ``lo >= hi``. A start must cover a point of a slot whose
+    maxima admit the demand, so it lies after the slot's start less the walltime and before
+    the slot's end (or ``old``). (Narrowing it to the first segment where both maxima admit
+    the demand cost two more bisections per slot for 3 % fewer segments scanned: no faster.)"""
+    lo, hi = math.inf, -math.inf
+    for slot in log:
+        a = slot.start
+        if a >= old:
+            continue
+        mn, mb = slot.max_nodes, slot.max_bb
+        if mn[-1] < need_nodes or mb[-1] < need_bb:  # no room anywhere in it
+            continue
+        ts = slot.times
+        if ts[-1] >= old:  # only its part before old counts
+            j = bisect_left(ts, old) - 1
+            if mn[j] < need_nodes or mb[j] < need_bb:
+                continue
+        if a < lo:
+            lo = a
+        b = slot.end if slot.end < old else old
+        if b > hi:
+            hi = b
+        if hi == old and lo - walltime <= now:  # all of [now, old) already: no wider
+            break
+    return max(now, lo - walltime), hi
