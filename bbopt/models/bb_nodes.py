@@ -11,6 +11,7 @@ policy's start is never refused. Pure data and evaluation; no solver.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 Pieces = tuple[tuple[int, float], ...]
@@ -21,6 +22,48 @@ def bb_node_tolerance(capacities: Sequence[float]) -> float:
     return max(capacities) * 1e-12
 
 
+def first_fit_runs(free: Sequence[float], nodes: int, bb: float, tol: float
+                   ) -> tuple[tuple[int, int], ...] | None:
+    """The first-fit rule itself (:func:`first_fit_pieces`), as runs ``(BB node, pieces)``: how
+    many of the job's ``nodes`` equal pieces of ``bb / nodes`` bytes go on each BB node, in BB
+    node order; ``None`` if some piece has no room, ``()`` for a job without BB. ``free`` is only
+    indexed (``free[b]``, ``len(free)``), so it may compute its values lazily.
+
+    >>> first_fit_runs([5.0, 10.0], 3, 12.0, 0.0)
+    ((0, 1), (1, 2))
+    """
+    if bb <= 0:
+        return ()
+    piece = bb / nodes
+    short = piece - tol  # a BB node with less than this left takes no more piece
+    out = []
+    n_bins = len(free)
+    todo = nodes
+    # Margins this close to a boundary are decided piece by piece (the rounding of k <= 1000
+    # subtractions stays far below 1e-9 piece): the answer is the loop's, bit for bit.
+    guard = 1e-9 * piece
+    floor = math.floor
+    for b in range(n_bins):
+        f = free[b]
+        if f < short:
+            continue
+        # Pieces the BB node takes: k with f - (k - 1) * piece >= short > f - k * piece. The
+        # loop subtracts piece by piece; closed form when no boundary is within rounding.
+        x = (f - short) / piece
+        k = floor(x) + 1
+        m = (f - short) - (k - 1) * piece
+        if not (guard < m < piece - guard and k <= 1000):
+            k = 0
+            left = f
+            while left >= short and k < todo:
+                left -= piece
+                k += 1
+        if k >= todo:
+            out.append((b, todo))
+            return tuple(out)
+        out.append((b, k))
+        todo -= k
+    return None
 def first_fit_pieces(free: Sequence[float], nodes: int, bb: float, tol: float) -> Pieces | None:
     """The ``(BB node, bytes)`` pieces of a job of ``nodes`` nodes and ``bb`` bytes placed on BB
     nodes with ``free`` bytes free: one piece of ``bb / nodes`` per compute node, each on the
@@ -35,22 +78,11 @@ def first_fit_pieces(free: Sequence[float], nodes: int, bb: float, tol: float) -
     >>> first_fit_pieces([5.0, 5.0], 3, 12.0, 0.0) is None
     True
     """
-    if bb <= 0:
-        return ()
+    runs = first_fit_runs(free, nodes, bb, tol)
+    if runs is None:
+        return None
     piece = bb / nodes
-    out = []
-    b = 0
-    left = free[0] if free else 0.0
-    n_bins = len(free)
-    for _ in range(nodes):
-        while left < piece - tol:
-            b += 1
-            if b == n_bins:
-                return None
-            left = free[b]
-        left -= piece
-        out.append((b, piece))
-    return tuple(out)
+    return tuple((b, piece) for b, count in runs for _ in range(count))
 
 
 class BBNodeSpace:

@@ -24,6 +24,27 @@ reject a move without finishing its plan (the Metropolis decision is unchanged).
 earliest start in the base profile bounds its start in every plan, so the earliest-fit scan
 begins there; :class:`~bbopt.models.plan_walk.SwapWalk` scores a swap of two positions from the
 first one on (``benchmarks/optimising_policies.py`` times plan-2 on the whole KTH trace).
+
+Named BB nodes (``bb_nodes``: the authors' 12 x 40 GB, Section 4.1). The burst buffer is then not
+one pool: each compute node of a job takes a piece ``bb / nodes`` on one BB node, placed by the
+one first-fit rule of :func:`bbopt.models.bb_nodes.first_fit_pieces`. The evaluator keeps one
+profile column per BB node besides the pool, and places each job as conservative backfilling does
+on named nodes (:class:`bbopt.policies.named_bb.NamedProfile`, which
+:func:`~bbopt.policies.named_bb.plan_on_named_nodes` uses): a job started now takes the pieces the
+engine will give it (first fit on what is free on the BB nodes now, in plan order) and starts
+now only if those pieces stay free for its whole walltime; a job started later takes its first-fit
+pieces on the least free space of each BB node over its interval. So the search scores the plan
+that will run, pieces included, not the pool's. Two facts of the pool evaluator no longer hold
+there and are not used: a job's start is not monotone in the reservations made before it (a job
+held now can push a later one's pieces onto a BB node that stays free, letting it start now), so
+its earliest start in the base profile bounds it only through the pool (nodes and pool BB, which
+every placement needs); and two orders that give the same starts may give different pieces (the
+incremental walk compares both). Without ``bb_nodes`` nothing of this runs: the pool evaluator and
+its schedules are unchanged.
+
+Length: the pool and named-BB evaluators share the model's lists, bounds and score terms, and
+both are the inner loop of every plan search (the incremental walk lives in
+:mod:`bbopt.models.plan_walk`).
 """
 
 from __future__ import annotations
@@ -34,6 +55,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bbopt.core import ClusterState, Job, slack
+from bbopt.models.bb_nodes import (
+    bb_node_space,
+    bb_node_tolerance,
+    first_fit_runs,
+    running_pieces,
+)
+from bbopt.resources import Profile
 
 #: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.
 CANDIDATE_ORDERS: tuple[str, ...] = (
@@ -43,6 +71,34 @@ CANDIDATE_ORDERS: tuple[str, ...] = (
     "bb-per-node-per-node-asc", "bb-per-node-per-node-desc",
     "walltime-asc", "walltime-desc",
 )
+
+
+def _amounts(runs: tuple[tuple[int, int], ...], piece: float) -> list[tuple[int, float]]:
+    """Bytes per BB node of first-fit runs, summed piece by piece as the policies' profile sums
+    a job's demand (so the same floats)."""
+    out = []
+    for node, count in runs:
+        a = 0.0
+        for _ in range(count):
+            a += piece
+        out.append((node, a))
+    return out
+
+
+class _WindowMin:
+    """The least free space of each BB node over segments ``i .. j-1`` of a profile's columns,
+    computed only for the BB nodes first fit looks at."""
+
+    __slots__ = ("cols", "i", "j")
+
+    def __init__(self, cols: list[list[float]], i: int, j: int) -> None:
+        self.cols, self.i, self.j = cols, i, j
+
+    def __len__(self) -> int:
+        return len(self.cols)
+
+    def __getitem__(self, b: int) -> float:
+        return min(self.cols[b][self.i:self.j])
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +122,11 @@ class Plan:
 class PlanModel:
     """The plan-ordering problem of one scheduling point.
 
-    ``running`` holds ``(expected_end, nodes, bb)`` of the jobs that hold resources now; ``jobs``
-    the waiting jobs (their order is the submission order and index every answer). A solution is
-    a permutation of ``range(len(jobs))`` (or a :class:`Plan`); :meth:`evaluate` gives its score.
+    ``running`` holds ``(expected_end, nodes, bb)`` of the jobs that hold resources now (with
+    ``bb_nodes``, the BB node capacities, ``(expected_end, nodes, bb, pieces)``: the ``(BB node,
+    bytes)`` pieces each holds; see the module docstring); ``jobs`` the waiting jobs (their
+    order is the submission order and index every answer). A solution is a permutation of
+    ``range(len(jobs))`` (or a :class:`Plan`); :meth:`evaluate` gives its score.
     Jobs that can never fit the platform are not part of the model (see :attr:`excluded`).
 
     Example: 4 nodes, one job running on 2 of them until t=100. Placing the 4-node job ``w``
@@ -86,16 +144,23 @@ class PlanModel:
 
     def __init__(self, now: float, capacity: Sequence[float],
                  running: Iterable[tuple[float, float, float]], jobs: Sequence[Job],
-                 alpha: float = 2) -> None:
+                 alpha: float = 2, bb_nodes: Sequence[float] | None = None) -> None:
         self.now = float(now)
+        running = list(running)
+        self.named: tuple[float, ...] | None = (tuple(float(c) for c in bb_nodes)
+                                                if bb_nodes is not None else None)
         self.capacity = (int(capacity[0]), float(capacity[1]))
         self.alpha = alpha
         cap_n, cap_b = self.capacity
         self.tol = slack(cap_b)  # the one fit rule of bbopt.core.fits
         fits = [j.nodes <= cap_n and j.bb <= cap_b + self.tol for j in jobs]
+        if self.named is not None:
+            self._ftol = bb_node_tolerance(self.named)
+            fits = [f and first_fit_runs(self.named, j.nodes, j.bb, self._ftol) is not None
+                    for j, f in zip(jobs, fits, strict=True)]
         self.excluded: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if not f)
         self.jobs: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if f)
-        self.running = tuple(sorted((float(e), int(n), float(b)) for e, n, b in running))
+        self.running = tuple(sorted((float(r[0]), int(r[1]), float(r[2])) for r in running))
         self._w = [float(j.walltime) for j in self.jobs]
         self._n = [j.nodes for j in self.jobs]
         self._b = [float(j.bb) for j in self.jobs]
@@ -117,20 +182,66 @@ class PlanModel:
         self._T, self._FN, self._FB = T, FN, FB
         # Each job's earliest start in the base profile: a lower bound of its start in every
         # plan (reservations only take capacity away), where the earliest-fit scan may begin.
-        self._t0 = [self.earliest((T, FN, FB), p)[0] for p in range(len(self.jobs))]
+        self._t0 = [self._earliest_pool((T, FN, FB), p)[0] for p in range(len(self.jobs))]
         # The lists the inner loops copy: the base profile and a sentinel breakpoint at
         # infinity (no window reaches it, no job fits it), so that they never test the length.
         self._Tz, self._FNz, self._FBz = T + [math.inf], FN + [-1], FB + [-math.inf]
         # Lower bound of each job's score term: it cannot start before now.
         self._lb = [self._term(self.now - s) for s in self._sub]
+        if self.named is not None:
+            self._init_named(running)
+
+    def _init_named(self, running: list) -> None:
+        """The named-BB profile: the pool dimensions and one column per BB node, built as
+        :class:`~bbopt.policies.named_bb.NamedProfile` builds its profile (same sums, so the
+        same floats), and the BB nodes' free space now (the engine's, for starts now)."""
+        caps = self.named
+        k = len(caps)
+        cap_n, cap_b = self.capacity
+        releases = []
+        space = [float(c) for c in caps]
+        for end, n, b, pieces in running:
+            vec = [0.0] * k
+            for node, size in pieces:
+                vec[node] += size
+                space[node] -= size  # BBNodeSpace.take_pieces' sums
+            releases.append((end, (n, b, *vec)))
+        prof = Profile(self.now, (cap_n, cap_b, *caps), releases)
+        self._ktol = [slack(c) for c in caps]  # Profile's per-dimension fit rule
+        T = prof.times
+        rows = prof.free
+        self._T = list(T)
+        self._FN = [r[0] for r in rows]
+        self._FB = [r[1] for r in rows]
+        self._FK = [[r[2 + b] for r in rows] for b in range(k)]
+        self._SN = space
+        # Sentinel breakpoint at infinity (see the pool lists).
+        self._Tz = self._T + [math.inf]
+        self._FNz = self._FN + [-1]
+        self._FBz = self._FB + [-math.inf]
+        self._FKz = [col + [-math.inf] for col in self._FK]
+        # Lower bound of each job's start in every plan: its earliest fit on the pool dims
+        # (reservations only take pool capacity away; the BB nodes are not monotone).
+        self._t0 = [self._earliest_pool((self._T, self._FN, self._FB), p)[0]
+                    for p in range(len(self.jobs))]
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_state(cls, state: ClusterState, alpha: float = 2) -> PlanModel:
         """The model of a :class:`~bbopt.core.ClusterState`: running jobs hold their resources
         until their expected ends (start + walltime), the queue is taken in arrival order."""
-        running = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
-        return cls(state.time, state.platform.capacity, running, state.queue, alpha)
+        caps = state.platform.bb_nodes
+        if caps is None:
+            running = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
+            return cls(state.time, state.platform.capacity, running, state.queue, alpha)
+        held = running_pieces(state)
+        running = [(r.start + r.job.walltime, r.job.nodes, r.job.bb, held.get(r.job.id, ()))
+                   for r in state.running]
+        model = cls(state.time, state.platform.capacity, running, state.queue, alpha,
+                    bb_nodes=caps)
+        # The engine's free space on the BB nodes now (the same sums as the policies').
+        model._SN = list(bb_node_space(state, held).free)
+        return model
 
     @property
     def n(self) -> int:
@@ -175,6 +286,8 @@ class PlanModel:
         return Plan(tuple(starts), order)
 
     def _run(self, order: Sequence[int], threshold: float, starts: list[float] | None) -> float:
+        if self.named is not None:
+            return self._run_named(order, threshold, starts)
         # The placement of earliest() and reserve() inlined, per job: the hot path of every
         # search (no call, no tuple, the profile's length kept in a local).
         T, FN, FB = self._Tz[:], self._FNz[:], self._FBz[:]
@@ -230,6 +343,109 @@ class PlanModel:
                     return math.inf
         return score
 
+    # ------------------------------------------------------------------ named BB nodes
+    def named_profile(self) -> list:
+        """A fresh copy of the named-BB profile ``[T, FN, FB, FK, SN]`` (breakpoints with the
+        sentinel, free nodes, free pool BB, one free-space column per BB node, the BB nodes'
+        free space now) for :meth:`place`."""
+        return [self._Tz[:], self._FNz[:], self._FBz[:], [c[:] for c in self._FKz],
+                self._SN[:]]
+
+    @staticmethod
+    def copy_profile(prof: list) -> list:
+        T, FN, FB, FK, SN = prof
+        return [T[:], FN[:], FB[:], [c[:] for c in FK], SN[:]]
+
+    def place(self, prof: list, p: int) -> tuple[float, tuple[tuple[int, int], ...] | None]:
+        """Place job ``p`` in the named-BB profile ``prof`` (changed in place) at its earliest
+        start, as :class:`~bbopt.policies.named_bb.NamedProfile` does (module docstring):
+        ``(start, runs)`` with the first-fit runs ``(BB node, pieces)`` of
+        :func:`~bbopt.models.bb_nodes.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
+        (only possible when a running job outlives its expected end)."""
+        T, FN, FB, FK, SN = prof
+        n, b, w = self._n[p], self._b[p], self._w[p]
+        tol, ktol, ftol = self.tol, self._ktol, self._ftol
+        piece = b / n
+        last = len(T) - 1  # the sentinel
+        i = bisect_left(T, self._t0[p])
+        while True:
+            while FN[i] < n or FB[i] + tol < b:
+                i += 1
+            if i == last:
+                return math.inf, None
+            start = T[i]
+            end = start + w
+            j = bisect_left(T, end, i + 1)
+            if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
+                # nodes or pool BB short in the window (every placement needs them): every
+                # window holding the first short segment fails too
+                q = i + 1
+                while FN[q] >= n and FB[q] + tol >= b:
+                    q += 1
+                i = q + 1
+                continue
+            if i == 0:
+                # Now: the engine's pieces (first fit on what is free now), if they stay free.
+                runs = first_fit_runs(SN, n, b, ftol)
+                if runs is not None:
+                    need = _amounts(runs, piece)
+                    for node, size in need:
+                        if min(FK[node][0:j]) + ktol[node] < size:
+                            break
+                    else:
+                        self._reserve_named(prof, 0, j, end, n, b, need)
+                        for node, count in runs:
+                            f = SN[node]
+                            for _ in range(count):  # BBNodeSpace.take_pieces' sums
+                                f -= piece
+                            SN[node] = f
+                        return start, runs
+                i = 1
+                continue
+            runs = first_fit_runs(_WindowMin(FK, i, j), n, b, ftol)
+            if runs is None:
+                i += 1
+                continue
+            self._reserve_named(prof, i, j, end, n, b, _amounts(runs, piece))
+            return start, runs
+
+    @staticmethod
+    def _reserve_named(prof: list, i: int, j: int, end: float, n: int, b: float,
+                       need: list[tuple[int, float]]) -> None:
+        T, FN, FB, FK, _ = prof
+        if T[j] != end:
+            T.insert(j, end)
+            FN.insert(j, FN[j - 1])
+            FB.insert(j, FB[j - 1])
+            for col in FK:
+                col.insert(j, col[j - 1])
+        for q in range(i, j):
+            FN[q] -= n
+            FB[q] -= b
+        for node, size in need:
+            col = FK[node]
+            for q in range(i, j):
+                col[q] -= size
+
+    def _run_named(self, order: Sequence[int], threshold: float,
+                   starts: list[float] | None) -> float:
+        prof = self.named_profile()
+        place = self.place
+        S, LB = self._sub, self._lb
+        check = threshold != math.inf
+        rest = sum(map(LB.__getitem__, order)) if check else 0.0
+        score = 0.0
+        for p in order:
+            start, _ = place(prof, p)
+            score += self._term(start - S[p]) if start != math.inf else LB[p]
+            if starts is not None:
+                starts[p] = start
+            if check:
+                rest -= LB[p]
+                if score + rest > threshold:
+                    return math.inf
+        return score
+
     # ------------------------------------------------------------------ helpers for searches
     def base_profile(self) -> tuple[list[float], list[int], list[float]]:
         """Copies of the base profile lists (breakpoints, free nodes, free BB)."""
@@ -237,7 +453,13 @@ class PlanModel:
 
     def earliest(self, profile: tuple[list[float], list[int], list[float]], p: int
                  ) -> tuple[float, int, int]:
-        """Earliest start of job ``p`` in ``profile``: (start, i, j), segments i..j-1 used."""
+        """Earliest start of job ``p`` in ``profile``: (start, i, j), segments i..j-1 used
+        (pool model; on named BB nodes, the earliest start on the pool dimensions only, a lower
+        bound of its start: see :meth:`place`)."""
+        return self._earliest_pool(profile[:3], p)
+
+    def _earliest_pool(self, profile: tuple[list[float], list[int], list[float]], p: int
+                       ) -> tuple[float, int, int]:
         T, FN, FB = profile
         w, n, b = self._w[p], self._n[p], self._bneed[p]
         k = len(T)
@@ -281,7 +503,11 @@ class PlanModel:
     def startable_now(self) -> list[int]:
         """Jobs that fit in what is free now; no plan starts any other job now."""
         free_n, free_b = self._FN[0], self._FB[0] + self.tol
-        return [p for p in range(self.n) if self._n[p] <= free_n and self._b[p] <= free_b]
+        out = [p for p in range(self.n) if self._n[p] <= free_n and self._b[p] <= free_b]
+        if self.named is not None:  # and whose pieces the BB nodes take now
+            out = [p for p in out
+                   if first_fit_runs(self._SN, self._n[p], self._b[p], self._ftol) is not None]
+        return out
 
     def candidates(self) -> list[tuple[str, tuple[int, ...]]]:
         """The 9 initial orders of Section 3.3 (ties kept in submission order)."""

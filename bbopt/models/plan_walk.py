@@ -61,7 +61,7 @@ class SwapWalk:
     """
 
     __slots__ = ("model", "order", "stride", "start", "term", "partial", "snaps", "score",
-                 "_pending")
+                 "pieces", "_pending")
 
     def __init__(self, model: PlanModel, order: Sequence[int], stride: int | None = None
                  ) -> None:
@@ -77,7 +77,11 @@ class SwapWalk:
         self.term = [0.0] * n  # its score term
         self.partial = [0.0] * (n + 1)  # score of the first k positions
         self.snaps: list = [None] * (n // self.stride + 1)  # profile before position k*stride
-        self.snaps[0] = (model._Tz, model._FNz, model._FBz)
+        self.pieces: list = [None] * n  # on named BB nodes: each job's current pieces
+        if model.named is None:
+            self.snaps[0] = (model._Tz, model._FNz, model._FBz)
+        else:
+            self.snaps[0] = model.named_profile()
         self.score = 0.0
         self._pending = None
         self.score = self._walk(self.order, 0, n, math.inf, diverged=True)
@@ -97,12 +101,18 @@ class SwapWalk:
         its threshold) the current one."""
         if self._pending is None:
             raise ValueError("nothing to accept: the last move was rejected or none was tried")
-        self.order, self.start, self.term, self.partial, self.snaps = self._pending
+        if len(self._pending) == 6:
+            (self.order, self.start, self.term, self.partial, self.snaps,
+             self.pieces) = self._pending
+        else:
+            self.order, self.start, self.term, self.partial, self.snaps = self._pending
         self._pending = None
         self.score = self.partial[-1]
 
     def _walk(self, new: list[int], lo: int, hi: int, threshold: float, diverged: bool) -> float:
         m = self.model
+        if m.named is not None:
+            return self._walk_named(new, lo, hi, threshold, diverged)
         stride = self.stride
         base = lo - lo % stride
         snaps = self.snaps[:]
@@ -189,4 +199,64 @@ class SwapWalk:
                 if score + rest > threshold:
                     return math.inf
         self._pending = (new, start_of, term_of, parts, snaps)
+        return score
+
+    def _walk_named(self, new: list[int], lo: int, hi: int, threshold: float,
+                    diverged: bool) -> float:
+        """:meth:`_walk` on named BB nodes: placements by :meth:`PlanModel.place`; a job has
+        kept its placement only if it kept its start *and* its pieces (two jobs swapped at the
+        same start take each other's BB nodes)."""
+        m = self.model
+        stride = self.stride
+        base = lo - lo % stride
+        snaps = self.snaps[:]
+        prof = m.copy_profile(snaps[base // stride])
+        place, copy = m.place, m.copy_profile
+        S, LB = m._sub, m._lb
+        cur_start, cur_pieces = self.start, self.pieces
+        start_of, term_of, parts = cur_start[:], self.term[:], self.partial[:]
+        pieces_of = cur_pieces[:]
+        check = threshold != math.inf
+        score = parts[base]
+        rest = 0.0
+        if check:
+            rest = sum(map(LB.__getitem__, new))
+            for k in range(base):
+                rest -= LB[new[k]]
+                if parts[k + 1] + rest > threshold:
+                    return math.inf
+        count = len(new)
+        tail = hi + 1
+        converged = count
+        snap_at = base + stride
+        for k in range(base, count):
+            if k == tail and not diverged:
+                converged = k
+                break
+            p = new[k]
+            if k == snap_at:
+                snaps[k // stride] = copy(prof)
+                snap_at += stride
+            start, pieces = place(prof, p)
+            term = m._term(start - S[p]) if start != math.inf else LB[p]
+            if start != cur_start[p] or pieces != cur_pieces[p]:
+                diverged = True
+                start_of[p] = start
+                term_of[p] = term
+                pieces_of[p] = pieces
+            score += term
+            parts[k + 1] = score
+            if check:
+                rest -= LB[p]
+                if score + rest > threshold:
+                    return math.inf
+        for k in range(converged, count):
+            p = new[k]
+            score += term_of[p]
+            parts[k + 1] = score
+            if check:
+                rest -= LB[p]
+                if score + rest > threshold:
+                    return math.inf
+        self._pending = (new, start_of, term_of, parts, snaps, pieces_of)
         return score

@@ -41,14 +41,15 @@ and the decision carries the submission-order plan's reservations (``backend="sk
 
 Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Scheduling):
 
-- resources are pools: a job needs a count of nodes and a number of BB bytes. The authors place
-  jobs on named Dragonfly nodes and split each job's BB over 12 BB nodes of 40 GB by proximity,
-  so fragmentation can delay a job there. On a platform with named BB nodes
-  (``Platform.kopanski(named_bb=True)``) the search still scores permutations on the pool, but
-  the chosen permutation's plan is built again on the BB nodes (each job's per-node pieces
-  placed first fit, the engine's rule, over its whole planned interval:
-  :func:`bbopt.policies.named_bb.plan_on_named_nodes`), and its starts and reservations are the
-  decision's, so no start is refused;
+- compute nodes are a pool (a count); the authors place jobs on named Dragonfly nodes. The BB
+  is a pool too unless the platform names its BB nodes (``Platform.kopanski(named_bb=True)``,
+  the authors' 12 x 40 GB): the plan model then places each job's per-node pieces on the BB
+  nodes by the engine's first-fit rule while it builds every plan (a profile column per BB
+  node; see :mod:`bbopt.models.plan`), so the search scores the plan that will run and its
+  starts and reservations are the decision's, and no start is refused. The authors split a
+  job's BB over the BB nodes by proximity, not first fit. Only CP-SAT's plans (which model
+  the pool) are built again on the BB nodes
+  (:func:`bbopt.policies.named_bb.plan_on_named_nodes`) in the order of their starts;
 - the first ``max_queue`` (500) waiting jobs are planned at every scheduling point: the list-based
   evaluator and the exact early rejection of annealing moves keep plan-2 on the whole KTH trace
   within minutes (``benchmarks/kopanski_reproduction.py``), where the authors' runs took days;
@@ -61,6 +62,7 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
 
 from __future__ import annotations
 
+import math
 import time as _time
 import warnings
 from dataclasses import replace
@@ -201,10 +203,14 @@ class PlanBased:
     @staticmethod
     def _decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats) -> Decision:
         now = model.now
-        if state.platform.bb_nodes is not None:  # named BB nodes: the plan rebuilt on them
+        if state.platform.bb_nodes is not None and plan.order is None:
+            # A plan that no permutation produced (CP-SAT's, on the pool): rebuilt on the nodes.
             return PlanBased._named_decision(state, model, plan, stats)
+        # On named BB nodes the plan is the model's own (each job's pieces placed on the BB
+        # nodes by the engine's first-fit rule while the plan was built), the one the search
+        # scored; the jobs it starts now are placeable in plan order.
         started = plan.started_now(now)
-        later = sorted((s, p) for p, s in enumerate(plan.starts) if s > now)
+        later = sorted((s, p) for p, s in enumerate(plan.starts) if now < s < math.inf)
         return Decision(
             start=tuple(Start(model.jobs[p].id) for p in started),
             reservations=tuple(Reservation(model.jobs[p].id, s) for s, p in later),

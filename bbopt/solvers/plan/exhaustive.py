@@ -9,6 +9,12 @@ its earliest fit in the prefix's profile. Prefixes that placed the same set of j
 same profile (different orders of jobs that do not interact) have the same completions, so only
 the cheapest of them is expanded. The permutation optimum is therefore proven (status OPTIMAL)
 unless the budget runs out first (FEASIBLE with the best plan so far).
+
+On named BB nodes (:attr:`PlanModel.named`) a job's start is not monotone in the reservations
+before it (see :mod:`bbopt.models.plan`), so the bound of a job still to place is its earliest
+start on the pool dimensions (nodes and pool BB), which only grows as reservations are added;
+each child is placed by :meth:`PlanModel.place`, the evaluator's own rule, and the memo key holds
+the BB-node columns and the BB nodes' free space now.
 """
 
 from __future__ import annotations
@@ -90,9 +96,49 @@ def solve_exhaustive(model: PlanModel, budget: Budget, seed: int = 0,
             visit(child, [q for q in remaining if q != p], partial + terms[k])
             prefix.pop()
 
+    def visit_named(prof, remaining: list[int], partial: float) -> None:
+        state["nodes"] += 1
+        if state["nodes"] & 255 == 0 and _time.perf_counter() > deadline:
+            raise _OutOfTime
+        if len(seen) < memo_limit:
+            T, FN, FB, FK, SN = prof
+            key = (frozenset(remaining), tuple(T), tuple(FN), tuple(FB),
+                   tuple(tuple(c) for c in FK), tuple(SN))
+            old = seen.get(key)
+            if old is not None and old <= partial:
+                return
+            seen[key] = partial
+        pool = (prof[0], prof[1], prof[2])
+        lbs = {p: model.term(p, model.earliest(pool, p)[0]) for p in remaining}
+        total_lb = sum(lbs.values())
+        if partial + total_lb >= state["best"]:
+            return
+        children = []
+        for p in remaining:
+            child = model.copy_profile(prof)
+            start, _ = model.place(child, p)
+            term = model.term(p, start) if start != math.inf else model.lower_bound(p)
+            children.append((term, p, child))
+        if len(remaining) == 1:
+            score = partial + children[0][0]
+            if score < state["best"]:
+                state["best"] = score
+                state["order"] = prefix + remaining
+            return
+        children.sort(key=lambda c: (c[0], c[1]))
+        for term, p, child in children:
+            if partial + term + total_lb - lbs[p] >= state["best"]:
+                continue
+            prefix.append(p)
+            visit_named(child, [q for q in remaining if q != p], partial + term)
+            prefix.pop()
+
     status = Status.OPTIMAL
     try:
-        visit(model.base_profile(), list(range(n)), 0.0)
+        if model.named is not None:
+            visit_named(model.named_profile(), list(range(n)), 0.0)
+        else:
+            visit(model.base_profile(), list(range(n)), 0.0)
     except _OutOfTime:
         status = Status.FEASIBLE
     plan = model.plan(state["order"])
