@@ -265,7 +265,7 @@ MUTANTS: list[Mutant] = [
             ("bbopt/simulation/engine.py", "self._insert_running(k, RunningJob(job, t, nodes))",
              "self._insert_running(k, RunningJob(job, t + 60.0, nodes))"))),
     # --- metrics ----------------------------------------------------------------------------
-    M("bsld-threshold-60s", "bbopt/analysis/metrics.py",
+    M("bsld-threshold-60s", "bbopt/simulation/result.py",
       "BSLD_BOUND = 600.0", "BSLD_BOUND = 60.0",
       "bounded slowdown bounds execution below by 600 s"),
     M("bsld-no-floor", "bbopt/analysis/metrics.py",

@@ -34,9 +34,9 @@ T = TypeVar("T")
 #: average, conservative backfilling the dearest). Only the ratios matter: they order the runs.
 POLICY_COST: dict[str, float] = {
     "fcfs": 0.05, "fcfs-easy": 0.08, "filler": 0.05, "fcfs-bb": 0.08, "sjf-bb": 0.08,
-    "conservative-bb": 0.3, "naive": 0.17, "bin-packing": 0.17,
-    "weighted": 0.95, "weighted-cpu": 0.95, "weighted-bb": 0.95, "constrained-cpu": 0.8,
-    "constrained-bb": 0.75, "bbsched": 0.42,
+    "conservative-bb": 0.3, "naive": 0.13, "bin-packing": 0.14,
+    "weighted": 0.77, "weighted-cpu": 0.78, "weighted-bb": 0.77, "constrained-cpu": 0.72,
+    "constrained-bb": 0.77, "bbsched": 0.4,
 }
 #: A policy not in the table: one with a solver budget costs like a window policy, else like
 #: a queue policy.
