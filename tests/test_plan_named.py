@@ -194,8 +194,9 @@ def test_a_job_started_now_takes_the_engines_pieces():
     # Found by a random search. Started now, q3's 2 GB piece goes where the engine's first fit
     # on what is free now puts it: BB node 0 (4 GB free), which q1's pieces fill from 133, while
     # q3 would run until 140; so q3 cannot start now. Planned at 57 (the next breakpoint), it
-    # takes first fit on the least free space over its walltime: node 1. Placing it now on that
-    # least free space (node 1) would start it at 50, where the engine would refuse it.
+    # takes first fit on the least free space over its walltime: node 1. A plan starting it at
+    # 50 on that least free space (node 1) would not be what runs: the engine would put its
+    # piece on node 0, and q1 would not fit there at 133.
     platform = Platform(nodes=6, bb=22 * GB, bb_nodes=(10 * GB, 6 * GB, 6 * GB))
     running = (RunningJob(Job("r0", 0, walltime=112, runtime=10, nodes=2, bb=3 * GB), 33.0),
                RunningJob(Job("r1", 0, walltime=92, runtime=10, nodes=2, bb=2 * GB), 29.0))
