@@ -213,7 +213,7 @@ MUTANTS: list[Mutant] = [
       "            if alpha == 2:\n                score += wait",
       "plan-2 scores sum(wait ** 2)"),
     M("plan-ignores-bb", "bbopt/models/plan.py",
-      "                while FN[i] < n or FB[i] < b:\n                    i += 1",
+      "                while FN[i] < n or FB[i] < bneed:\n                    i += 1",
       "                while FN[i] < n:\n                    i += 1",
       "the plan places a job where nodes and BB are free together"),
     M("annealing-pure-descent", "bbopt/solvers/plan/annealing.py",
