@@ -6,7 +6,9 @@ counting frees them, and the collector's automatic passes over them find nothing
 tenth of a KTH replay and of the reader's time (measured side by side by
 ``benchmarks/whole_process.py``). Inside :func:`gc_paused` the automatic passes are off;
 :func:`collect_if_due` is the replay's own, much rarer pass (a policy may create cycles: the
-garbage they leave is bounded by :data:`YOUNG_LIMIT` objects).
+garbage they leave is bounded by :data:`YOUNG_LIMIT` objects), and every
+:data:`FULL_EVERY` th of its passes is a full one, as the automatic schedule collects the oldest
+generation once per ten passes over the middle one.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ F = TypeVar("F", bound=Callable)
 #: Tracked objects allocated (net) since the last pass above which :func:`collect_if_due`
 #: collects the young generations (the automatic threshold is 700).
 YOUNG_LIMIT = 200_000
+#: Every this many passes of :func:`collect_if_due`, a full collection.
+FULL_EVERY = 10
+_passes = [0]
 
 
 @contextmanager
@@ -42,7 +47,8 @@ def collect_if_due() -> None:
     """Collect the young generations once :data:`YOUNG_LIMIT` tracked objects were allocated
     (net) since the last pass: a paused replay's periodic pass."""
     if gc.get_count()[0] > YOUNG_LIMIT:
-        gc.collect(1)
+        _passes[0] += 1
+        gc.collect(2 if _passes[0] % FULL_EVERY == 0 else 1)
 
 
 def pausing_gc(fn: F) -> F:

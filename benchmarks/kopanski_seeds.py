@@ -37,18 +37,59 @@ No start is refused in named mode (the policies place each job's per-node pieces
 nodes by the engine's first-fit rule before starting or reserving it). fcfs-easy / plan-2 per
 seed in pool mode 44 to 933, mean 591 (theirs 498).
 
-plan-2 in named mode (the search scores permutations on the pool; the chosen permutation's plan
-is rebuilt on the BB nodes), whole trace, seeds 0-4: mean wait 15,125 +- 2,281 s [12,791,
-18,641] (1.37 x the paper's 11,065; sjf-bb 14,000 on the same seeds), mean bounded slowdown
-8.19 +- 1.34 (paper 7.06, 1.16 x; sjf-bb 9.24, paper 9.69); fcfs-easy / plan-2 per seed 104,
-81, 389, 208 and 62, mean 169 (theirs 498). On the 16 three-week parts of seed 0 (``--no-whole``)
-plan-2 / sjf-bb is 0.86 (median over parts; 0.82 of the summed part means) in named mode and
-0.71 (0.70) in pool mode, the paper's whole-trace ratio being 0.80: plan-2 keeps its lead on
-three-week parts but loses it on the whole trace with named nodes, where the pool-scored search
-and the plan that is applied differ most. Before the plan was rebuilt on the BB nodes (it only
-dropped the starts it could not place now) named plan-2 was 23,111 s on the whole trace (seed
-0) and 1.01 x sjf-bb on the parts. A search that scores permutations on the BB nodes is the
-next step (its evaluator is the plan model's hot loop).
+plan-2 in named mode. Until now its search scored permutations on the 480 GB pool and only the
+chosen permutation's plan was rebuilt on the BB nodes; whole trace, seeds 0-4: mean wait 15,125
++- 2,281 s [12,791, 18,641] (1.37 x the paper's 11,065; sjf-bb 14,000 on the same seeds), mean
+bounded slowdown 8.19 +- 1.34 (paper 7.06); fcfs-easy / plan-2 per seed 104, 81, 389, 208 and
+62, mean 169 (theirs 498). The plan model now places every job's per-node pieces on the BB nodes
+while it builds each candidate plan (``bbopt.models.plan``: one profile column per BB node, the
+engine's first-fit rule, the placement of conservative-bb's named profile), so the search scores
+the plan that runs. Measured on the 16 three-week parts of seed 0 (each part simulated alone, as
+``--no-whole`` does; sjf-bb is the same in both runs), mean wait in s and plan-2 / sjf-bb:
+
+====  =====  =======  ===============  ===============
+part  jobs   sjf-bb   plan-2 pool-     plan-2 node-
+                      scored           scored
+====  =====  =======  ===============  ===============
+   0   1799    7,665     5,933 (0.77)     5,596 (0.73)
+   1   1206   18,777    15,737 (0.84)    13,157 (0.70)
+   2   1532   13,025    12,797 (0.98)    12,574 (0.97)
+   3   1767   10,622     5,809 (0.55)     5,730 (0.54)
+   4   1582    9,635     9,063 (0.94)     6,313 (0.66)
+   5   2033   23,876    13,551 (0.57)    15,120 (0.63)
+   6   2128   18,018    12,951 (0.72)    13,881 (0.77)
+   7   1648   12,955     8,874 (0.68)     8,430 (0.65)
+   8   1402    6,778     5,363 (0.79)     4,470 (0.66)
+   9   2094    8,813     8,729 (0.99)     7,479 (0.85)
+  10   2958    5,212     5,543 (1.06)     3,611 (0.69)
+  11   2161   11,190    11,844 (1.06)    10,734 (0.96)
+  12   1970    6,528     5,212 (0.80)     4,728 (0.72)
+  13   1594    4,634     4,066 (0.88)     3,068 (0.66)
+  14   1384    7,308     8,632 (1.18)     5,799 (0.79)
+  15   1209    8,354     8,747 (1.05)     6,597 (0.79)
+====  =====  =======  ===============  ===============
+
+Over the parts (job-weighted) sjf-bb 10,772 s, pool-scored plan-2 8,805 s, node-scored 7,921 s;
+median plan-2 / sjf-bb 0.86 pool-scored, 0.71 node-scored (pool mode 0.71, the paper's whole-trace
+ratio 0.80). Node scoring lowers the mean wait on 14 of the 16 parts and raises it on parts 5
+and 6: the search minimises the sum of squared waits of one decision's plan, not the run's mean
+wait. It costs 5.5 x the CPU time of the pool-scored search (142 s -> 785 s over the 16 parts:
+the named evaluator keeps twelve more profile columns and runs first fit per candidate start).
+The 5-seed whole-trace figures of node-scored plan-2 (and so the paper's fcfs-easy / plan-2
+ratio on named nodes) are still to be measured: those runs did not finish on the loaded machine.
+
+fcfs-easy: why named mode halves its mean wait (seed 0, whole trace: pool 6.21 M s, named 1.65 M
+s; median 537 k vs 56 k s). fcfs-easy reserves only the head's processors, so backfilled jobs
+keep taking the burst buffer the head waits for (the paper's Section 3.1 barrier). On named nodes
+6,563 of the 34,458 backfill candidates that fit the pool now (19 %) cannot place their pieces on
+the BB nodes and are not started; less BB is taken from the head, which starts sooner: nodes are
+busy 48 % vs 37 % of the time up to the last end, and the last job ends at 43.3 M s vs 55.8 M s
+(the last submission is at 29.4 M s). Both runs are overloaded, so the mean wait is set by how
+fast the backlog drains, which is why it swings between seeds (0.33 M to 7.80 M s in pool mode).
+The authors' fcfs-easy (alloc-only, 5.51 M s) also places BB per compute node on the 12 BB
+nodes, but by proximity (the chassis', then the group's, then any BB node) and on named compute
+nodes whose reservation backfilled jobs must avoid, so its backfilling is restricted differently
+from either of ours; its ratio to plan-2 (498) lies between our pool (591) and named (169) means.
 
 Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] [--csv DIR]``
 (the full run takes tens of minutes on 2 cores; plan-2 on the whole trace 20-40 minutes per

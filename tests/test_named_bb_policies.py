@@ -128,3 +128,30 @@ def test_plan_reserves_on_the_named_nodes():
     assert [(r.job_id, r.start) for r in named.reservations] == [("h", 1000.0)]
     pool = decide(_easy_state(Platform(nodes=8, bb=30 * GB), (head, small)), "plan-2")
     assert [(r.job_id, r.start) for r in pool.reservations] == [("h", 100.0)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 50), st.integers(1, 4), st.integers(0, 20),
+                          st.integers(1, 60), st.integers(1, 60)), min_size=2, max_size=14),
+       st.sampled_from(("fcfs-bb", "sjf-bb", "conservative-bb")))
+def test_one_bb_node_schedules_as_the_pool(specs, policy):
+    """A single BB node holding the whole pool places every piece the pool admits, so the named
+    path (its order of backfill candidates included) gives the pool's schedule."""
+    jobs = [_job(str(k), float(s), n, b * GB, float(w), float(min(r, w)))
+            for k, (s, n, b, w, r) in enumerate(specs)]
+    named = simulate(jobs, _named(4, (20 * GB,)), policy)
+    pool = simulate(jobs, Platform(nodes=4, bb=20 * GB), policy)
+    assert list(named.start) == list(pool.start) and list(named.end) == list(pool.end)
+
+
+@pytest.mark.parametrize("platform", [_named(4, (20 * GB,)), Platform(nodes=4, bb=20 * GB)])
+def test_sjf_backfills_the_shortest_candidate_first_on_named_nodes_too(platform):
+    # r holds 3 of 4 nodes until 100 and the head needs all 4: one node is free until its
+    # shadow time, and of the two 1-node candidates ending before it sjf-bb takes the shorter
+    # (b, though a came first); fcfs-bb takes a.
+    running = (RunningJob(_job("r", 0, 3, 1 * GB, 100), 0.0),)
+    queue = (_job("h", 0, 4, 1 * GB, 50), _job("a", 1, 1, 1 * GB, 90),
+             _job("b", 2, 1, 1 * GB, 50))
+    state = ClusterState(10.0, platform, running, queue)
+    assert [s.job_id for s in decide(state, "sjf-bb").start] == ["b"]
+    assert [s.job_id for s in decide(state, "fcfs-bb").start] == ["a"]

@@ -37,16 +37,20 @@ def test_policies_take_and_check_the_budget_mode():
 
 
 @pytest.mark.parametrize("backend", ["cpsat", "milp"])
-def test_out_of_time_every_pack_is_the_greedy_fallback(backend):
-    """A budget no backend can meet: every pack decision is FALLBACK, and the schedule is
-    pack-max's (first fit in Max order, the fallback and the backfilling order alike)."""
+def test_out_of_time_every_pack_is_the_greedy_fallback(backend, monkeypatch):
+    """A budget no backend can meet (every look at the clock finds 0.6 s gone, the budget is
+    0.5 s): every pack decision is FALLBACK, and the schedule is pack-max's (first fit in Max
+    order, the fallback and the backfilling order alike)."""
     wl = generate(30, alpha=0.5, protocol="mira", io_profile="binormal", seed=4)
     ref, _ = _run(wl, "pack-max")
-    res, builds = _run(wl, "pack-opt", backend=backend, budget=1e-6)
+    with monkeypatch.context() as m:
+        _slow_clock(m)
+        res, builds = _run(wl, "pack-opt", backend=backend, budget=0.5)
     assert builds and all(s.status is Status.FALLBACK for s in builds)
     assert res.start == ref.start and res.end == ref.end
-    # with a budget it can meet, the exact builder proves its packs optimal
-    _, builds = _run(wl, "pack-opt", backend=backend, budget=20.0)
+    # with a budget it can meet, the exact builder proves its packs optimal (solver work limits,
+    # so that a loaded machine cannot turn the proof into a timeout)
+    _, builds = _run(wl, "pack-opt", backend=backend, budget=20.0, budget_mode="deterministic")
     assert all(s.status is Status.OPTIMAL for s in builds)
 
 
@@ -61,15 +65,20 @@ class _SlowClock:
         return next(self.t) * self.step
 
 
+def _slow_clock(monkeypatch) -> None:
+    """The pack policy, the budget and the stage loop all see a clock that jumps 0.6 s."""
+    import bbopt.policies.packs as policy
+    import bbopt.solvers.base as base
+    import bbopt.solvers.packs._stages as stages
+
+    for mod in (policy, base, stages):
+        monkeypatch.setattr(mod, "_time", _SlowClock(0.6))
+
+
 def _first_pack(monkeypatch=None, **options):
     wl = generate(40, alpha=0.5, protocol="mira", io_profile="binormal", seed=1)
     if monkeypatch is not None:
-        import bbopt.policies.packs as policy
-        import bbopt.solvers.base as base
-        import bbopt.solvers.packs._stages as stages
-
-        for mod in (policy, base, stages):
-            monkeypatch.setattr(mod, "_time", _SlowClock(0.6))
+        _slow_clock(monkeypatch)
     d = make_policy("pack-opt", budget=1.0, **options).decide(
         ClusterState(0.0, Platform(nodes=wl.nodes), queue=tuple(wl.jobs)))
     return sorted(s.job_id for s in d.start), d.stats.status

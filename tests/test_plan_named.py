@@ -188,3 +188,23 @@ def test_a_swap_that_keeps_the_starts_but_moves_the_pieces_is_placed_again():
         swapped = walk.order[:]
         swapped[a], swapped[b] = swapped[b], swapped[a]
         assert walk.try_swap(a, b) == model.score(swapped)
+
+
+def test_a_job_started_now_takes_the_engines_pieces():
+    # Found by a random search. Started now, q3's 2 GB piece goes where the engine's first fit
+    # on what is free now puts it: BB node 0 (4 GB free), which q1's pieces fill from 133, while
+    # q3 would run until 140; so q3 cannot start now. Planned at 57 (the next breakpoint), it
+    # takes first fit on the least free space over its walltime: node 1. A plan starting it at
+    # 50 on that least free space (node 1) would not be what runs: the engine would put its
+    # piece on node 0, and q1 would not fit there at 133.
+    platform = Platform(nodes=6, bb=22 * GB, bb_nodes=(10 * GB, 6 * GB, 6 * GB))
+    running = (RunningJob(Job("r0", 0, walltime=112, runtime=10, nodes=2, bb=3 * GB), 33.0),
+               RunningJob(Job("r1", 0, walltime=92, runtime=10, nodes=2, bb=2 * GB), 29.0))
+    queue = (Job("q0", 41.0, walltime=12.0, nodes=3, bb=3 * GB),
+             Job("q1", 34.0, walltime=96.0, nodes=2, bb=7 * GB),
+             Job("q2", 24.0, walltime=7.0, nodes=1, bb=1 * GB),
+             Job("q3", 15.0, walltime=90.0, nodes=1, bb=2 * GB))
+    state = ClusterState(50.0, platform, running, queue)
+    model = PlanModel.from_state(state, 2)
+    assert model.plan([0, 1, 2, 3]).starts == (121.0, 133.0, 50.0, 57.0)
+    assert [s for _, s in plan_on_named_nodes(state, list(queue))] == [121.0, 133.0, 50.0, 57.0]

@@ -125,14 +125,9 @@ class SwapWalk:
         start_of, term_of, parts = cur_start[:], self.term[:], self.partial[:]
         check = threshold != math.inf
         score = parts[base]
-        rest = 0.0
-        if check:
-            # The checks the full evaluation makes on the shared prefix, with its sums.
-            rest = sum(map(LB.__getitem__, new))
-            for k in range(base):
-                rest -= LB[new[k]]
-                if parts[k + 1] + rest > threshold:
-                    return math.inf
+        rest = _prefix_rest(new, base, parts, LB, threshold) if check else 0.0
+        if rest == math.inf:
+            return math.inf
         count = len(new)
         tail = hi + 1  # where the rest of the plan is known if nothing diverged by then
         converged = count
@@ -190,14 +185,9 @@ class SwapWalk:
                 if score + rest > threshold:
                     return math.inf
         # Positions lo..hi kept their starts: so does every later job (its term is known).
-        for k in range(converged, count):
-            p = new[k]
-            score += term_of[p]
-            parts[k + 1] = score
-            if check:
-                rest -= LB[p]
-                if score + rest > threshold:
-                    return math.inf
+        score = _known_tail(new, converged, score, parts, term_of, LB, rest, threshold, check)
+        if score == math.inf:
+            return math.inf
         self._pending = (new, start_of, term_of, parts, snaps)
         return score
 
@@ -218,13 +208,9 @@ class SwapWalk:
         pieces_of = cur_pieces[:]
         check = threshold != math.inf
         score = parts[base]
-        rest = 0.0
-        if check:
-            rest = sum(map(LB.__getitem__, new))
-            for k in range(base):
-                rest -= LB[new[k]]
-                if parts[k + 1] + rest > threshold:
-                    return math.inf
+        rest = _prefix_rest(new, base, parts, LB, threshold) if check else 0.0
+        if rest == math.inf:
+            return math.inf
         count = len(new)
         tail = hi + 1
         converged = count
@@ -250,13 +236,37 @@ class SwapWalk:
                 rest -= LB[p]
                 if score + rest > threshold:
                     return math.inf
-        for k in range(converged, count):
-            p = new[k]
-            score += term_of[p]
-            parts[k + 1] = score
-            if check:
-                rest -= LB[p]
-                if score + rest > threshold:
-                    return math.inf
+        score = _known_tail(new, converged, score, parts, term_of, LB, rest, threshold, check)
+        if score == math.inf:
+            return math.inf
         self._pending = (new, start_of, term_of, parts, snaps, pieces_of)
         return score
+
+
+def _prefix_rest(new: list[int], base: int, parts: list[float], LB: list[float],
+                 threshold: float) -> float:
+    """The lower bound of the jobs after the shared prefix ``new[:base]``, with the checks the
+    full evaluation makes on that prefix (``inf`` when one of them already exceeds
+    ``threshold``)."""
+    rest = sum(map(LB.__getitem__, new))
+    for k in range(base):
+        rest -= LB[new[k]]
+        if parts[k + 1] + rest > threshold:
+            return math.inf
+    return rest
+
+
+def _known_tail(new: list[int], converged: int, score: float, parts: list[float],
+                term_of: list[float], LB: list[float], rest: float, threshold: float,
+                check: bool) -> float:
+    """Add the known terms of ``new[converged:]`` (jobs whose placement did not change) to
+    ``score``, filling ``parts``; ``inf`` when the bound exceeds ``threshold`` on the way."""
+    for k in range(converged, len(new)):
+        p = new[k]
+        score += term_of[p]
+        parts[k + 1] = score
+        if check:
+            rest -= LB[p]
+            if score + rest > threshold:
+                return math.inf
+    return score

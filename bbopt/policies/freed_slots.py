@@ -90,9 +90,10 @@ def window(log: list[Freed], now: float, old: float, walltime: float,
            need_nodes: float, need_bb: float) -> tuple[float, float]:
     """Where a reservation at ``old`` (for ``walltime``, needing ``need_nodes`` and ``need_bb``
     less the fit tolerance) may find an earlier start, given the slots freed since its last
-    check: ``(lo, hi)``, empty when ``lo >= hi``. A start must cover a point of a slot where
-    both maxima admit the demand, so it lies after the first such point less the walltime and
-    before the end of the slot (or ``old``)."""
+    check: ``(lo, hi)``, empty when ``lo >= hi``. A start must cover a point of a slot whose
+    maxima admit the demand, so it lies after the slot's start less the walltime and before
+    the slot's end (or ``old``). (Narrowing it to the first segment where both maxima admit
+    the demand cost two more bisections per slot for 3 % fewer segments scanned: no faster.)"""
     lo, hi = math.inf, -math.inf
     for slot in log:
         a = slot.start
@@ -106,10 +107,8 @@ def window(log: list[Freed], now: float, old: float, walltime: float,
             j = bisect_left(ts, old) - 1
             if mn[j] < need_nodes or mb[j] < need_bb:
                 continue
-        # the first segment where both running maxima admit the demand
-        first = ts[max(bisect_left(mn, need_nodes), bisect_left(mb, need_bb))]
-        if first < lo:
-            lo = first
+        if a < lo:
+            lo = a
         b = slot.end if slot.end < old else old
         if b > hi:
             hi = b
