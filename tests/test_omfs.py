@@ -70,16 +70,34 @@ def test_a_job_younger_than_the_quantum_is_never_evicted():
     assert d0.preempt == ("b2", "c1")
 
 
-def test_non_preemptable_job_beyond_the_entitlement_waits_on_an_idle_machine():
+def test_non_preemptable_job_beyond_the_entitlement_waits_unless_it_drains_an_idle_machine():
     pol = make_policy("omfs", shares=THIRDS)
-    big = _job("a1", "A", 5, pre=False, ckpt=False)
-    assert pol.decide(_state(0.0, [], [big])).started_ids == []
+    big = _job("a1", "A", 5, pre=False, ckpt=False)  # A is entitled to 4 of 12 nodes
+    busy = [(_job("b1", "B", 2), 0.0)]
+    assert pol.decide(_state(10.0, busy, [big])).started_ids == []  # line 26
+    # wider than A's whole entitlement, line 26 would hold it forever: it drains the machine
+    assert pol.decide(_state(0.0, [], [big])).started_ids == ["a1"]
+    # not before a job ahead of it that started in the same decision
+    first = _job("c1", "C", 2, priority=1.0)  # ahead in the priority order
+    assert pol.decide(_state(0.0, [], [first, big])).started_ids == ["c1"]
+    # a job within the entitlement but beyond what A's non-preemptable jobs leave waits
+    a_np = [(_job("a0", "A", 3, pre=False, ckpt=False), 0.0)]
+    assert pol.decide(_state(10.0, a_np, [_job("a2", "A", 2, pre=False, ckpt=False)])
+                      ).started_ids == []
     at_share = _job("a2", "A", 4, pre=False, ckpt=False)
     assert pol.decide(_state(0.0, [], [at_share])).started_ids == ["a2"]
     # A preemptable job of the same size runs on the idle machine (line 29).
     assert pol.decide(_state(0.0, [], [_job("a3", "A", 5)])).started_ids == ["a3"]
 
 
+def test_non_preemptable_jobs_wider_than_their_entitlement_all_run():
+    """A workload of non-preemptable jobs, some wider than their entity's entitlement: the
+    replay ends with every job run (once, never evicted), where line 26 alone stalls it."""
+    jobs = [_job(f"j{k}", "ABC"[k % 3], 1 + (5 * k) % 9, pre=False, ckpt=False,
+                 submit=100.0 * k, wall=1000.0 + 300 * (k % 4)) for k in range(30)]
+    res = simulate(jobs, Platform(nodes=12), "omfs", options={"shares": THIRDS})
+    assert all(s == JobState.FINISHED for s in res.state)
+    assert sum(j.nodes > 4 for j in jobs) >= 5
 def test_a_job_within_idle_nodes_runs_without_eviction():
     # B is over its entitlement and asks for 2 of the 2 idle nodes: it just runs.
     running = [(_job("b1", "B", 6), 0.0), (_job("c1", "C", 4), 0.0)]

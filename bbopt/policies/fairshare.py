@@ -14,7 +14,10 @@ or a YAML/JSON file (:func:`bbopt.workloads.shares.parse_shares`). A job's entit
 
 - line 26: a non-preemptable J waits when u's running non-preemptable nodes plus J's would exceed
   u's entitlement (the paper writes ``>=``; its comment says "exceed", which is what is done:
-  an entity can fill its entitlement with non-preemptable jobs);
+  an entity can fill its entitlement with non-preemptable jobs). A non-preemptable J wider than
+  u's whole entitlement would never start under line 26; it runs on an otherwise idle machine
+  (nothing running, claimed or started), the drain the baselines below use too, so every run
+  ends;
 - line 29: J starts when the idle nodes (and idle BB: a job needs its BB too) suffice (the paper
   writes ``>``, its comment says "enough"); such a start goes through EASY backfilling: it must
   not delay the reservation of the first waiting job -- unless J is within u's entitlement, which
@@ -265,7 +268,15 @@ class MemorylessFairShare:
             u = entity_of(job)
             ent = entitled.get(u, 0)
             if not _preemptable(job) and held_np.get(u, 0) + job.nodes > ent:
-                continue  # line 26: non-preemptable beyond the entitlement waits
+                # line 26: non-preemptable beyond the entitlement waits -- but one wider than
+                # the whole entitlement would wait forever: it drains the machine, as below
+                if not (job.nodes > ent and not claims and _oversize_ok(state, job, started)
+                        and free.fits(job)):
+                    continue
+                free.take(job)
+                started.append(job)
+                self._hold(job, held, held_np)
+                continue
             within = job.nodes <= ent - held.get(u, 0)
             if not within or free.fits(job):
                 # line 29 (through EASY, unless within the entitlement); line 31: beyond the
