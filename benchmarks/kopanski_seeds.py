@@ -75,8 +75,12 @@ ratio 0.80). Node scoring lowers the mean wait on 14 of the 16 parts and raises 
 and 6: the search minimises the sum of squared waits of one decision's plan, not the run's mean
 wait. It costs 5.5 x the CPU time of the pool-scored search (142 s -> 785 s over the 16 parts:
 the named evaluator keeps twelve more profile columns and runs first fit per candidate start).
-The 5-seed whole-trace figures of node-scored plan-2 (and so the paper's fcfs-easy / plan-2
-ratio on named nodes) are still to be measured: those runs did not finish on the loaded machine.
+Whole trace, node-scored plan-2 (``--seeds 0`` and ``--seeds 4 --bb-mode named --policies
+plan-2,fcfs-easy --no-parts``; seeds 1-3 did not finish on the loaded machine, about 30 CPU
+minutes per run): mean wait 10,703 s (seed 0) and 11,623 s (seed 4), 0.97 and 1.05 x the
+paper's 11,065 (pool-scored on the same seeds: 12,791 to 18,641 over the five); bounded
+slowdown 6.45 and 7.22 (paper 7.06). fcfs-easy / plan-2 on named nodes: 154 and 100 (theirs
+498), not within a factor 2 -- fcfs-easy, not plan-2, is what moved (below).
 
 fcfs-easy: why named mode halves its mean wait (seed 0, whole trace: pool 6.21 M s, named 1.65 M
 s; median 537 k vs 56 k s). fcfs-easy reserves only the head's processors, so backfilled jobs
