@@ -5,7 +5,6 @@ on how loaded the machine is. Long queues are capped (plan: ``max_queue``, conse
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from dataclasses import replace
@@ -16,6 +15,7 @@ from bbopt import ClusterState, Job, Platform, RunningJob, decide, make_policy
 from bbopt.errors import InputError
 from bbopt.solvers.base import SAFETY_FLOOR, Budget
 from bbopt.workloads.synthetic import kth_like
+from tests._slow_clock import SlowClock
 
 
 def _state(n: int, seed: int = 5) -> ClusterState:
@@ -73,15 +73,6 @@ def test_window_tiebreak_has_no_wall_cap_in_the_deterministic_mode():
 
 # --- deterministic mode: independent of the clock ----------------------------------------------
 
-class _SlowClock:
-    """A machine so loaded that every look at the clock finds ``step`` seconds gone."""
-
-    def __init__(self, step: float) -> None:
-        self.t = itertools.count()
-        self.step = step
-
-    def perf_counter(self) -> float:
-        return next(self.t) * self.step
 
 
 def _plan_decision(state, monkeypatch=None, **options):
@@ -91,7 +82,7 @@ def _plan_decision(state, monkeypatch=None, **options):
         import bbopt.solvers.plan.annealing as annealing
 
         for mod in (annealing, plan_policy, base):
-            monkeypatch.setattr(mod, "_time", _SlowClock(0.02))
+            monkeypatch.setattr(mod, "_time", SlowClock(0.02))
     d = decide(state, "plan-2", seed=3, **options)
     return ([s.job_id for s in d.start], [(r.job_id, r.start) for r in d.reservations],
             d.stats.objective)

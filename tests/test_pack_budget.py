@@ -5,8 +5,6 @@ has no answer in time."""
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from bbopt import ClusterState, Platform, make_policy, simulate
@@ -14,6 +12,7 @@ from bbopt.core import Status
 from bbopt.errors import InputError
 from bbopt.simulation.exclusive_io import ExclusiveIO
 from bbopt.workloads.generators.jeannot import generate
+from tests._slow_clock import SlowClock
 
 
 def _run(wl, policy, **options):
@@ -54,15 +53,6 @@ def test_out_of_time_every_pack_is_the_greedy_fallback(backend, monkeypatch):
     assert all(s.status is Status.OPTIMAL for s in builds)
 
 
-class _SlowClock:
-    """A machine so loaded that every look at the clock finds ``step`` seconds gone."""
-
-    def __init__(self, step: float) -> None:
-        self.t = itertools.count()
-        self.step = step
-
-    def perf_counter(self) -> float:
-        return next(self.t) * self.step
 
 
 def _slow_clock(monkeypatch) -> None:
@@ -72,7 +62,7 @@ def _slow_clock(monkeypatch) -> None:
     import bbopt.solvers.packs._stages as stages
 
     for mod in (policy, base, stages):
-        monkeypatch.setattr(mod, "_time", _SlowClock(0.6))
+        monkeypatch.setattr(mod, "_time", SlowClock(0.6))
 
 
 def _first_pack(monkeypatch=None, **options):

@@ -11,22 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bbopt import Job, Platform, simulate
+from bbopt import Job, simulate
 from bbopt.core import QueueView
-
-PLATFORMS = [Platform(nodes=8, bb=100.0), Platform(nodes=8, bb=100.0, bb_nodes=(25.0,) * 4)]
-
-
-@st.composite
-def workloads(draw):
-    jobs = []
-    for k in range(draw(st.integers(1, 30))):
-        walltime = draw(st.integers(1, 20))
-        jobs.append(Job(
-            id=str(k), submit=float(draw(st.integers(0, 30))), walltime=float(walltime),
-            runtime=float(draw(st.integers(0, walltime + 2))), nodes=draw(st.integers(1, 9)),
-            bb=float(draw(st.integers(0, 105)))))
-    return jobs
+from tests._random_workloads import PLATFORMS, workloads
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -22,21 +22,9 @@ from bbopt.core import GB, slack
 from bbopt.workloads.bb import KOPANSKI_RULES, KopanskiRules, with_lognormal_bb
 from bbopt.workloads.columns import with_bbs
 from bbopt.workloads.swf import read_swf
+from tests._random_workloads import PLATFORMS, workloads
 
 GATED = ["fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb"]
-PLATFORMS = [Platform(nodes=8, bb=100.0), Platform(nodes=8, bb=100.0, bb_nodes=(25.0,) * 4)]
-
-
-@st.composite
-def workloads(draw):
-    jobs = []
-    for k in range(draw(st.integers(1, 30))):
-        walltime = draw(st.integers(1, 20))
-        jobs.append(Job(
-            id=str(k), submit=float(draw(st.integers(0, 30))), walltime=float(walltime),
-            runtime=float(draw(st.integers(0, walltime + 2))), nodes=draw(st.integers(1, 9)),
-            bb=float(draw(st.integers(0, 105)))))
-    return jobs
 
 
 def _asked_always(name: str):
