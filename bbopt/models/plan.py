@@ -73,32 +73,16 @@ CANDIDATE_ORDERS: tuple[str, ...] = (
 )
 
 
-def _amounts(runs: tuple[tuple[int, int], ...], piece: float) -> list[tuple[int, float]]:
-    """Bytes per BB node of first-fit runs, summed piece by piece as the policies' profile sums
-    a job's demand (so the same floats)."""
-    out = []
-    for node, count in runs:
-        a = 0.0
-        for _ in range(count):
-            a += piece
-        out.append((node, a))
+def _cumulative(piece: float, count: int) -> list[float]:
+    """``[0, piece, piece + piece, ...]`` up to ``count`` pieces, summed piece by piece (as the
+    policies' profile sums a job's demand, so the same floats): entry ``c`` is the bytes ``c``
+    pieces take on one BB node."""
+    out = [0.0]
+    a = 0.0
+    for _ in range(count):
+        a += piece
+        out.append(a)
     return out
-
-
-class _WindowMin:
-    """The least free space of each BB node over segments ``i .. j-1`` of a profile's columns,
-    computed only for the BB nodes first fit looks at."""
-
-    __slots__ = ("cols", "i", "j")
-
-    def __init__(self, cols: list[list[float]], i: int, j: int) -> None:
-        self.cols, self.i, self.j = cols, i, j
-
-    def __len__(self) -> int:
-        return len(self.cols)
-
-    def __getitem__(self, b: int) -> float:
-        return min(self.cols[b][self.i:self.j])
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +172,12 @@ class PlanModel:
         self._Tz, self._FNz, self._FBz = T + [math.inf], FN + [-1], FB + [-math.inf]
         # Lower bound of each job's score term: it cannot start before now.
         self._lb = [self._term(self.now - s) for s in self._sub]
+        # The bound of the early rejection on the pool: a job cannot start before its earliest
+        # start in the base profile either, so its term is at least that start's (tighter than
+        # ``_lb``; the decisions are the same, only sooner). Not on named BB nodes, where a job
+        # that fits nowhere scores ``_lb``.
+        self._lbr = ([self._term(t - s) for t, s in zip(self._t0, self._sub, strict=True)]
+                     if bb_nodes is None else self._lb)
         if self.named is not None:
             self._init_named(running)
 
@@ -215,6 +205,7 @@ class PlanModel:
         self._FB = [r[1] for r in rows]
         self._FK = [[r[2 + b] for r in rows] for b in range(k)]
         self._SN = space
+        self._acc: list[list[float] | None] = [None] * len(self.jobs)  # see _cumulative
         # Sentinel breakpoint at infinity (see the pool lists).
         self._Tz = self._T + [math.inf]
         self._FNz = self._FN + [-1]
@@ -293,7 +284,7 @@ class PlanModel:
         T, FN, FB = self._Tz[:], self._FNz[:], self._FBz[:]
         W, N, B, BN, T0 = self._w, self._n, self._b, self._bneed, self._t0
         first = bisect_left
-        S, LB, alpha = self._sub, self._lb, self.alpha
+        S, LB, alpha = self._sub, self._lbr, self.alpha
         check = threshold != math.inf
         rest = sum(map(LB.__getitem__, order)) if check else 0.0
         score = 0.0
@@ -361,13 +352,46 @@ class PlanModel:
         start, as :class:`~bbopt.policies.named_bb.NamedProfile` does (module docstring):
         ``(start, runs)`` with the first-fit runs ``(BB node, pieces)`` of
         :func:`~bbopt.models.bb_nodes.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
-        (only possible when a running job outlives its expected end)."""
+        (only possible when a running job outlives its expected end).
+
+        The hot path of every search on named BB nodes: first fit on the least free space of
+        each BB node over the window is inlined (the loop of :func:`first_fit_runs`, the same
+        floats), a job's per-node amounts are the model's cumulative sums of its pieces
+        (:func:`_cumulative`), and the reservation is made in place;
+        ``tests/test_plan_named.py`` compares it with the general first-fit function."""
         T, FN, FB, FK, SN = prof
         n, b, w = self._n[p], self._b[p], self._w[p]
-        tol, ktol, ftol = self.tol, self._ktol, self._ftol
-        piece = b / n
+        tol = self.tol
         last = len(T) - 1  # the sentinel
         i = bisect_left(T, self._t0[p])
+        if b <= 0:
+            # No burst buffer: no pieces, only the nodes (and the pool's rounding rule).
+            while True:
+                while FN[i] < n or FB[i] + tol < b:
+                    i += 1
+                if i == last:
+                    return math.inf, None
+                start = T[i]
+                end = start + w
+                j = bisect_left(T, end, i + 1)
+                if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
+                    q = i + 1
+                    while FN[q] >= n and FB[q] + tol >= b:
+                        q += 1
+                    i = q + 1
+                    continue
+                self._reserve_named(prof, i, j, end, n, b, [])
+                return start, ()
+        piece = b / n
+        short = piece - self._ftol
+        guard = 1e-9 * piece
+        limit = piece - guard
+        acc = self._acc[p]
+        if acc is None:
+            acc = self._acc[p] = _cumulative(piece, n)
+        ktol = self._ktol
+        floor = math.floor
+        nodes_k = len(FK)
         while True:
             while FN[i] < n or FB[i] + tol < b:
                 i += 1
@@ -386,14 +410,14 @@ class PlanModel:
                 continue
             if i == 0:
                 # Now: the engine's pieces (first fit on what is free now), if they stay free.
-                runs = first_fit_runs(SN, n, b, ftol)
+                runs = first_fit_runs(SN, n, b, self._ftol)
                 if runs is not None:
-                    need = _amounts(runs, piece)
-                    for node, size in need:
-                        if min(FK[node][0:j]) + ktol[node] < size:
+                    for node, count in runs:
+                        if min(FK[node][0:j]) + ktol[node] < acc[count]:
                             break
                     else:
-                        self._reserve_named(prof, 0, j, end, n, b, need)
+                        self._reserve_named(prof, 0, j, end, n, b,
+                                            [(node, acc[count]) for node, count in runs])
                         for node, count in runs:
                             f = SN[node]
                             for _ in range(count):  # BBNodeSpace.take_pieces' sums
@@ -402,12 +426,54 @@ class PlanModel:
                         return start, runs
                 i = 1
                 continue
-            runs = first_fit_runs(_WindowMin(FK, i, j), n, b, ftol)
-            if runs is None:
+            # First fit (first_fit_runs' loop) on each BB node's least free space in the window.
+            runs = []
+            todo = n
+            one = j == i + 1
+            for node in range(nodes_k):
+                f = FK[node][i] if one else min(FK[node][i:j])
+                if f < short:
+                    continue
+                x = f - short
+                k = floor(x / piece) + 1
+                m = x - (k - 1) * piece
+                if not (guard < m < limit and k <= 1000):
+                    k = 0
+                    left = f
+                    while left >= short and k < todo:
+                        left -= piece
+                        k += 1
+                if k >= todo:
+                    runs.append((node, todo))
+                    todo = 0
+                    break
+                runs.append((node, k))
+                todo -= k
+            if todo:
                 i += 1
                 continue
-            self._reserve_named(prof, i, j, end, n, b, _amounts(runs, piece))
-            return start, runs
+            # Reserve [start, end) on segments i .. j-1 (as _reserve_named).
+            if T[j] != end:
+                T.insert(j, end)
+                FN.insert(j, FN[j - 1])
+                FB.insert(j, FB[j - 1])
+                for col in FK:
+                    col.insert(j, col[j - 1])
+            if one:
+                FN[i] -= n
+                FB[i] -= b
+                for node, count in runs:
+                    FK[node][i] -= acc[count]
+            else:
+                for q in range(i, j):
+                    FN[q] -= n
+                    FB[q] -= b
+                for node, count in runs:
+                    col = FK[node]
+                    size = acc[count]
+                    for q in range(i, j):
+                        col[q] -= size
+            return start, tuple(runs)
 
     @staticmethod
     def _reserve_named(prof: list, i: int, j: int, end: float, n: int, b: float,

@@ -61,22 +61,28 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
     # Candidate initial orders. ``cost``: the longest evaluation so far. The search stops when the
     # next evaluation and the final plan (which builds the schedule: about two evaluations) would
     # end past the deadline.
+    # Orders that coincide (short queues often sort alike) are scored once.
     scored: list[tuple[float, int, tuple[int, ...]]] = []
+    known: dict[tuple[int, ...], float] = {}
     cost = 0.0
-    for k, (_, order) in enumerate(model.candidates()):
+    candidates = model.candidates()
+    for k, (_, order) in enumerate(candidates):
         now = _time.perf_counter()
         if now + 3 * cost > deadline:
             if not scored:
                 raise BudgetExceeded("no candidate order could be scored within the budget")
             break
-        scored.append((model.score(order), k, order))
-        cost = max(cost, _time.perf_counter() - now)
+        score = known.get(order)
+        if score is None:
+            score = known[order] = model.score(order)
+            cost = max(cost, _time.perf_counter() - now)
+        scored.append((score, k, order))
     best, _, best_order = min(scored)
     worst = max(s for s, _, _ in scored)
     evaluations = len(scored)
-    info = {"best_candidate": model.candidates()[min(scored)[1]][0],
+    info = {"best_candidate": candidates[min(scored)[1]][0],
             "candidate_best": best, "candidate_worst": worst}
-    if best == worst or len(scored) < len(model.candidates()):
+    if best == worst or len(scored) < len(candidates):
         plan = model.plan(best_order)
         info.update(method="candidates", evaluations=evaluations,
                     skipped="best == worst candidate" if best == worst else "budget")
