@@ -61,6 +61,8 @@ from bbopt.models.bb_nodes import (
     first_fit_runs,
     running_pieces,
 )
+from bbopt.models.plan_named import place as place_named
+from bbopt.models.plan_named import reserve as reserve_named
 from bbopt.resources import Profile
 
 #: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.
@@ -71,18 +73,6 @@ CANDIDATE_ORDERS: tuple[str, ...] = (
     "bb-per-node-per-node-asc", "bb-per-node-per-node-desc",
     "walltime-asc", "walltime-desc",
 )
-
-
-def _cumulative(piece: float, count: int) -> list[float]:
-    """``[0, piece, piece + piece, ...]`` up to ``count`` pieces, summed piece by piece (as the
-    policies' profile sums a job's demand, so the same floats): entry ``c`` is the bytes ``c``
-    pieces take on one BB node."""
-    out = [0.0]
-    a = 0.0
-    for _ in range(count):
-        a += piece
-        out.append(a)
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +195,8 @@ class PlanModel:
         self._FB = [r[1] for r in rows]
         self._FK = [[r[2 + b] for r in rows] for b in range(k)]
         self._SN = space
-        self._acc: list[list[float] | None] = [None] * len(self.jobs)  # see _cumulative
+        # Each job's cumulative piece sums (plan_named.cumulative_pieces), made when needed.
+        self._acc: list[list[float] | None] = [None] * len(self.jobs)
         # Sentinel breakpoint at infinity (see the pool lists).
         self._Tz = self._T + [math.inf]
         self._FNz = self._FN + [-1]
@@ -347,151 +338,10 @@ class PlanModel:
         T, FN, FB, FK, SN = prof
         return [T[:], FN[:], FB[:], [c[:] for c in FK], SN[:]]
 
-    def place(self, prof: list, p: int) -> tuple[float, tuple[tuple[int, int], ...] | None]:
-        """Place job ``p`` in the named-BB profile ``prof`` (changed in place) at its earliest
-        start, as :class:`~bbopt.policies.named_bb.NamedProfile` does (module docstring):
-        ``(start, runs)`` with the first-fit runs ``(BB node, pieces)`` of
-        :func:`~bbopt.models.bb_nodes.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
-        (only possible when a running job outlives its expected end).
-
-        The hot path of every search on named BB nodes: first fit on the least free space of
-        each BB node over the window is inlined (the loop of :func:`first_fit_runs`, the same
-        floats), a job's per-node amounts are the model's cumulative sums of its pieces
-        (:func:`_cumulative`), and the reservation is made in place;
-        ``tests/test_plan_named.py`` compares it with the general first-fit function."""
-        T, FN, FB, FK, SN = prof
-        n, b, w = self._n[p], self._b[p], self._w[p]
-        tol = self.tol
-        last = len(T) - 1  # the sentinel
-        i = bisect_left(T, self._t0[p])
-        if b <= 0:
-            # No burst buffer: no pieces, only the nodes (and the pool's rounding rule).
-            while True:
-                while FN[i] < n or FB[i] + tol < b:
-                    i += 1
-                if i == last:
-                    return math.inf, None
-                start = T[i]
-                end = start + w
-                j = bisect_left(T, end, i + 1)
-                if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
-                    q = i + 1
-                    while FN[q] >= n and FB[q] + tol >= b:
-                        q += 1
-                    i = q + 1
-                    continue
-                self._reserve_named(prof, i, j, end, n, b, [])
-                return start, ()
-        piece = b / n
-        short = piece - self._ftol
-        guard = 1e-9 * piece
-        limit = piece - guard
-        acc = self._acc[p]
-        if acc is None:
-            acc = self._acc[p] = _cumulative(piece, n)
-        ktol = self._ktol
-        floor = math.floor
-        nodes_k = len(FK)
-        while True:
-            while FN[i] < n or FB[i] + tol < b:
-                i += 1
-            if i == last:
-                return math.inf, None
-            start = T[i]
-            end = start + w
-            j = bisect_left(T, end, i + 1)
-            if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
-                # nodes or pool BB short in the window (every placement needs them): every
-                # window holding the first short segment fails too
-                q = i + 1
-                while FN[q] >= n and FB[q] + tol >= b:
-                    q += 1
-                i = q + 1
-                continue
-            if i == 0:
-                # Now: the engine's pieces (first fit on what is free now), if they stay free.
-                runs = first_fit_runs(SN, n, b, self._ftol)
-                if runs is not None:
-                    for node, count in runs:
-                        if min(FK[node][0:j]) + ktol[node] < acc[count]:
-                            break
-                    else:
-                        self._reserve_named(prof, 0, j, end, n, b,
-                                            [(node, acc[count]) for node, count in runs])
-                        for node, count in runs:
-                            f = SN[node]
-                            for _ in range(count):  # BBNodeSpace.take_pieces' sums
-                                f -= piece
-                            SN[node] = f
-                        return start, runs
-                i = 1
-                continue
-            # First fit (first_fit_runs' loop) on each BB node's least free space in the window.
-            runs = []
-            todo = n
-            one = j == i + 1
-            for node in range(nodes_k):
-                f = FK[node][i] if one else min(FK[node][i:j])
-                if f < short:
-                    continue
-                x = f - short
-                k = floor(x / piece) + 1
-                m = x - (k - 1) * piece
-                if not (guard < m < limit and k <= 1000):
-                    k = 0
-                    left = f
-                    while left >= short and k < todo:
-                        left -= piece
-                        k += 1
-                if k >= todo:
-                    runs.append((node, todo))
-                    todo = 0
-                    break
-                runs.append((node, k))
-                todo -= k
-            if todo:
-                i += 1
-                continue
-            # Reserve [start, end) on segments i .. j-1 (as _reserve_named).
-            if T[j] != end:
-                T.insert(j, end)
-                FN.insert(j, FN[j - 1])
-                FB.insert(j, FB[j - 1])
-                for col in FK:
-                    col.insert(j, col[j - 1])
-            if one:
-                FN[i] -= n
-                FB[i] -= b
-                for node, count in runs:
-                    FK[node][i] -= acc[count]
-            else:
-                for q in range(i, j):
-                    FN[q] -= n
-                    FB[q] -= b
-                for node, count in runs:
-                    col = FK[node]
-                    size = acc[count]
-                    for q in range(i, j):
-                        col[q] -= size
-            return start, tuple(runs)
-
-    @staticmethod
-    def _reserve_named(prof: list, i: int, j: int, end: float, n: int, b: float,
-                       need: list[tuple[int, float]]) -> None:
-        T, FN, FB, FK, _ = prof
-        if T[j] != end:
-            T.insert(j, end)
-            FN.insert(j, FN[j - 1])
-            FB.insert(j, FB[j - 1])
-            for col in FK:
-                col.insert(j, col[j - 1])
-        for q in range(i, j):
-            FN[q] -= n
-            FB[q] -= b
-        for node, size in need:
-            col = FK[node]
-            for q in range(i, j):
-                col[q] -= size
+    #: Place job ``p`` in a named-BB profile at its earliest start (:func:`~bbopt.models.
+    #: plan_named.place`): ``(start, first-fit runs)``, or ``(inf, None)`` if it fits nowhere.
+    place = place_named
+    _reserve_named = staticmethod(reserve_named)
 
     def _run_named(self, order: Sequence[int], threshold: float,
                    starts: list[float] | None) -> float:
