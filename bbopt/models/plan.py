@@ -22,7 +22,9 @@ a job that ends at ``t`` frees its resources for one that starts at ``t`` (segme
 An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing
 reject a move without finishing its plan (the Metropolis decision is unchanged). Each job's
 earliest start in the base profile bounds its start in every plan, so the earliest-fit scan
-begins there; :class:`~bbopt.models.plan_walk.SwapWalk` scores a swap of two positions from the
+begins there, and on the pool the early rejection bounds the rest of a plan by those starts'
+terms (the same decisions as the plain bound ``now``, sooner); :class:`~bbopt.models.plan_walk.
+SwapWalk` scores a swap of two positions from the
 first one on (``benchmarks/optimising_policies.py`` times plan-2 on the whole KTH trace).
 
 Named BB nodes (``bb_nodes``: the authors' 12 x 40 GB, Section 4.1). The burst buffer is then not
@@ -40,11 +42,12 @@ held now can push a later one's pieces onto a BB node that stays free, letting i
 its earliest start in the base profile bounds it only through the pool (nodes and pool BB, which
 every placement needs); and two orders that give the same starts may give different pieces (the
 incremental walk compares both). Without ``bb_nodes`` nothing of this runs: the pool evaluator and
-its schedules are unchanged.
+its schedules are unchanged. The placement on the BB nodes lives in :mod:`bbopt.models.plan_named`
+(first fit on the window inlined, a job's per-node amounts summed once per job).
 
 Length: the pool and named-BB evaluators share the model's lists, bounds and score terms, and
 both are the inner loop of every plan search (the incremental walk lives in
-:mod:`bbopt.models.plan_walk`).
+:mod:`bbopt.models.plan_walk`, the named placement in :mod:`bbopt.models.plan_named`).
 """
 
 from __future__ import annotations
