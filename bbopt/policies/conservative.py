@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time as _time
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from bbopt.core import ClusterState, Decision, Job, Reservation
@@ -29,6 +29,8 @@ from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
 from bbopt.resources import Profile, profile_of
+
+_job_id = attrgetter("job.id")
 
 #: Reservations made by conservative-bb at one decision unless ``depth`` says otherwise.
 DEFAULT_DEPTH = 1000
@@ -105,6 +107,7 @@ class ConservativeBackfilling:
             # slots in this log can let a reservation move up (none: compression moves none).
             profile, holders, log = reused
             future = dict(previous)
+        changed = reused is None  # whether ``future`` may differ from ``previous``
         moved: list[tuple[int, Job]] = []  # (queue position, job) of the kept jobs starting now
         started: list[tuple[int, Job]] = []
         if log is None or log:
@@ -142,6 +145,7 @@ class ConservativeBackfilling:
                             max0 = max(max0, slot.max_nodes[-1])
                             max1 = max(max1, slot.max_bb[-1])
                         future[job.id] = start
+                        changed = True
                         if start == now:
                             moved.append((pos, job))
                         continue
@@ -156,8 +160,10 @@ class ConservativeBackfilling:
                     break
                 started.append((pos, job))
         started.extend(moved)
-        for _, job in started:
-            future.pop(job.id, None)
+        if started:
+            changed = True
+            for _, job in started:
+                future.pop(job.id, None)
         # New jobs in queue order: a reservation while within depth, else start now or nothing.
         depth = math.inf if self.depth is None else self.depth
         n_planned = len(kept)
@@ -168,6 +174,7 @@ class ConservativeBackfilling:
                 n_planned += 1
                 if start > now:
                     future[job.id] = start
+                    changed = True
                     continue
             elif profile.fits(now, job.walltime, job.demand):
                 profile.reserve(now, now + job.walltime, job.demand)
@@ -178,23 +185,29 @@ class ConservativeBackfilling:
             started.sort(key=itemgetter(0))
         jobs = [job for _, job in started]
         # The reservations by (start, id); one Reservation per job and start, kept while the
-        # start stays (building them was a tenth of a replay).
-        booked = cache.booked if cache is not None else {}
-        reservations = []
-        for jid, t in sorted(future.items(), key=itemgetter(1, 0)):
-            r = booked.get(jid)
-            if r is None or r.start != t:
-                r = booked[jid] = Reservation(jid, t)
-            reservations.append(r)
-        if len(booked) > 2 * len(reservations) + 64:
-            booked = {r.job_id: r for r in reservations}
+        # start stays (building them was a tenth of a replay), and the whole tuple kept while
+        # no reservation changed (half the decisions on KTH: a submission that starts at once
+        # or waits beyond the depth, an end that lets nothing move).
+        if changed:
+            booked = cache.booked if cache is not None else {}
+            out = []
+            for jid, t in sorted(future.items(), key=itemgetter(1, 0)):
+                r = booked.get(jid)
+                if r is None or r.start != t:
+                    r = booked[jid] = Reservation(jid, t)
+                out.append(r)
+            reservations = tuple(out)
+            if len(booked) > 2 * len(reservations) + 64:
+                booked = {r.job_id: r for r in reservations}
+        else:  # (reused: the previous decision returned these for ``previous``)
+            booked, reservations = cache.booked, cache.reservations
         memory = {"reservations": future}
         if holders is None:
             holders = _holders(state)
         for job in jobs:
             holders[job.id] = (now + job.walltime, job.nodes, job.bb)
-        self._cache = _Kept(memory, profile, holders, booked, state.platform.capacity,
-                            self.depth)
+        self._cache = _Kept(memory, profile, holders, booked, reservations,
+                            state.platform.capacity, self.depth)
         return _decision(jobs, reservations, t0=t0, memory=memory)
 
     def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
@@ -214,8 +227,9 @@ class ConservativeBackfilling:
                 or (previous and min(previous.values()) < now)):
             return None
         holders = cache.holders
+        running = state.running
         alive = 0
-        for r in state.running:
+        for r in running:
             job = r.job
             end = r.start + job.walltime
             if end <= now:
@@ -228,9 +242,9 @@ class ConservativeBackfilling:
         profile.advance(now)
         log: list[Freed] = []
         if alive != len(holders):
-            running = {r.job.id for r in state.running}
+            ids = set(map(_job_id, running))
             for jid, (end, n, b) in list(holders.items()):
-                if end <= now or jid not in running:
+                if end <= now or jid not in ids:
                     del holders[jid]
                     if end > now:
                         log.append(give_back(profile, now, end, (n, b), horizon))
@@ -280,12 +294,14 @@ class _Kept(NamedTuple):
     """What :class:`ConservativeBackfilling` keeps from one decision to the next: the memory it
     returned (the key to the rest), the profile as that decision left it (running jobs, the
     jobs it started and its reservations), the jobs holding resources in it (id -> expected
-    end, nodes, BB), the reservations it returned (by job id), and the platform and depth."""
+    end, nodes, BB), the reservations it returned (by job id, and as it returned them), and the
+    platform and depth."""
 
     memory: dict
     profile: Profile
     holders: dict[str, tuple[float, int, float]]
     booked: dict[str, Reservation]
+    reservations: tuple[Reservation, ...]
     capacity: tuple[float, float]
     depth: int | None
 
