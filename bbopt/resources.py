@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from bbopt.core import slack
 from bbopt.errors import InputError
+from bbopt.profile_scans import earlier_fit2, earliest_fit2
 
 
 class Release(NamedTuple):
@@ -170,8 +171,8 @@ class Profile:
         k = len(times)
         i = max(bisect_right(times, now) - 1, 0)
         if len(demand) == 2 and len(self._tol) == 2:
-            return self._earliest_fit2(now, duration, demand[0] - self._tol[0],
-                                       demand[1] - self._tol[1], i)
+            return earliest_fit2(times, free, now, duration, demand[0] - self._tol[0],
+                                 demand[1] - self._tol[1], i)
         ok = self._ok
         while i < k:
             if not ok(free[i], demand):
@@ -187,31 +188,6 @@ class Profile:
             else:
                 return start
             i = j + 1  # segment j is too full: the next candidate lies after it
-        return math.inf
-
-    def _earliest_fit2(self, now: float, duration: float, need0: float, need1: float,
-                       i: int) -> float:
-        """:meth:`earliest_fit` unrolled for two dimensions (nodes, BB): the hot path. The
-        segments a candidate start must hold are bounded by bisection, and each stretch is
-        walked by ``enumerate`` over a slice (no index arithmetic or bound test per segment)."""
-        times, free = self.times, self.free
-        k = len(times)
-        while i < k:
-            for j in range(i, k):  # the first segment with room
-                row = free[j]
-                if row[0] >= need0 and row[1] >= need1:
-                    break
-            else:
-                return math.inf
-            i = j
-            start = times[i] if times[i] > now else now
-            e = bisect_left(times, start + duration, i + 1)
-            for j, row in enumerate(free[i + 1:e], i + 1):
-                if row[0] < need0 or row[1] < need1:
-                    i = j + 1  # segment j is too full: the next candidate lies after it
-                    break
-            else:
-                return start
         return math.inf
 
     def earlier_fit(self, now: float, duration: float, demand: Sequence[float],
@@ -233,7 +209,7 @@ class Profile:
         own_end = held_from + duration
         limit = held_from if hi is None or hi > held_from else hi
         if len(tol) == 2 and len(demand) == 2:
-            return self._earlier_fit2(now, duration, demand, held_from, limit, i)
+            return earlier_fit2(times, free, tol, now, duration, demand, held_from, limit, i)
         ok = self._ok
         dims = range(len(tol))
         while i < k and times[i] < limit:
@@ -253,55 +229,6 @@ class Profile:
             else:
                 return start
             i = j + 1
-        return held_from
-
-    def _earlier_fit2(self, now: float, duration: float, demand: Sequence[float],
-                      held_from: float, limit: float, i: int) -> float:
-        """:meth:`earlier_fit` unrolled for two dimensions (nodes, BB), from segment ``i`` and
-        for starts before ``limit``: the hot path of conservative backfilling's compression.
-        The stretches a candidate start must hold (before its own hold, in it, after it) are
-        bounded by bisection, and each is walked by ``enumerate`` over a slice."""
-        times, free, tol = self.times, self.free, self._tol
-        d0, d1 = demand
-        need0, need1 = d0 - tol[0], d1 - tol[1]
-        stop = bisect_left(times, limit, i)  # candidate segments: [i, stop)
-        h = bisect_left(times, held_from, stop)  # its own hold: segments [h, oh)
-        oh = bisect_left(times, held_from + duration, h)
-        while i < stop:
-            for j, row in enumerate(free[i:stop], i):  # noqa: B007 (the first with room)
-                if row[0] >= need0 and row[1] >= need1:
-                    break
-            else:
-                return held_from
-            i = j
-            start = times[i] if times[i] > now else now
-            e = bisect_left(times, start + duration, i + 1)
-            # (a candidate lies before the hold: i < stop <= h)
-            if e <= h:
-                for j, row in enumerate(free[i + 1:e], i + 1):
-                    if row[0] < need0 or row[1] < need1:
-                        i = j + 1
-                        break
-                else:
-                    return start
-                continue
-            for j, row in enumerate(free[i + 1:h], i + 1):
-                if row[0] < need0 or row[1] < need1:
-                    i = j + 1
-                    break
-            else:
-                m = e if e < oh else oh
-                for j, row in enumerate(free[h:m], h):  # its own hold, given back
-                    if row[0] + d0 < need0 or row[1] + d1 < need1:
-                        i = j + 1
-                        break
-                else:
-                    for j, row in enumerate(free[oh:e], oh):
-                        if row[0] < need0 or row[1] < need1:
-                            i = j + 1
-                            break
-                    else:
-                        return start
         return held_from
 
     def advance(self, t: float) -> None:
