@@ -131,6 +131,12 @@ POLICIES = ("fcfs", "fcfs-easy", "filler", "fcfs-bb", "sjf-bb", "plan-1", "plan-
 #: Mean waiting time (s) reported by the authors' code: allocation-only / with I/O.
 
 
+def _platform(mode: str) -> Platform:
+    """The Kopanski platform of a ``--bb-mode``: pool, named (first fit) or proximity."""
+    return Platform.kopanski(named_bb=mode != "pool",
+                             bb_placement="proximity" if mode == "proximity" else "first-fit")
+
+
 def split_parts(jobs, parts: int = 16, days: float = 21.0):
     """``parts`` consecutive windows of ``days`` by submission time, each shifted to start at 0."""
     return split_trace(jobs, parts, length=days * DAY)
@@ -142,11 +148,11 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
           f"({'with' if rules else 'without'} the generator's rules), seeds {seeds}")
     per = {}
     for mode in modes:
-        platform = Platform.kopanski(named_bb=mode == "named")
+        platform = _platform(mode)
         for seed in seeds:
             jobs = with_lognormal_bb(trace_jobs, seed=seed, rules=rules)
             for pol in policies:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 res = simulate(jobs, platform, pol)
                 m = summarize(res)
                 per.setdefault((mode, pol), []).append(
@@ -155,7 +161,8 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
                 print(f"  {mode:<6}{pol:<10} seed {seed}: mean wait {m['mean_wait']:>12,.0f} s, "
                       f"bsld {m['mean_bounded_slowdown']:8.2f}, rejected {m['rejected']:.0f}, "
                       f"refused starts {res.refused_starts} "
-                      f"({time.perf_counter() - t0:.0f} s)", flush=True)
+                      f"({time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s)",
+                      flush=True)
     print()
     head = (f"{'mode':<7}{'policy':<10}{'mean wait [s]: mean +- sd [min, max]':>44}"
             f"{'bsld: mean +- sd':>20}{'refused':>9}{'| theirs alloc':>15}{'theirs I/O':>11}"
@@ -189,7 +196,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="seed of the BB model")
     ap.add_argument("--csv", default=None, help="write each run's jobs.csv into this folder")
     ap.add_argument("--seeds", default=None, help="comma-separated seeds: multi-seed summary")
-    ap.add_argument("--bb-mode", choices=("pool", "named", "both"), default="pool")
+    ap.add_argument("--bb-mode", choices=("pool", "named", "proximity", "both", "all"),
+                    default="pool", help="both: pool and named; all: the three")
     ap.add_argument("--no-bb-rules", action="store_true")
     ap.add_argument("--no-whole", action="store_true",
                     help="only the 16 parts (plan-2 on the whole trace takes tens of minutes)")
@@ -198,11 +206,14 @@ def main() -> None:
     trace = read_swf(data_dir() / KTH)
     rules = not args.no_bb_rules
     if args.seeds:
-        modes = ("pool", "named") if args.bb_mode == "both" else (args.bb_mode,)
+        modes = {"both": ("pool", "named"),
+                 "all": ("pool", "named", "proximity")}.get(args.bb_mode, (args.bb_mode,))
         multi_seed(trace.jobs, policies, [int(x) for x in args.seeds.split(",")], modes, rules)
         return
     jobs = with_lognormal_bb(trace.jobs, seed=args.seed, rules=rules)
-    platform = Platform.kopanski(named_bb=args.bb_mode == "named")
+    if args.bb_mode in ("both", "all"):
+        ap.error("--bb-mode both/all needs --seeds")
+    platform = _platform(args.bb_mode)
     print(f"KTH-SP2-1996-2.1-cln: {len(jobs)} jobs, log-normal BB (seed {args.seed}), "
           f"{platform.nodes} nodes / {platform.bb / 1e9:.0f} GB")
     if not args.no_whole:
