@@ -225,15 +225,25 @@ def main() -> None:
     print(f"16 three-week parts ({', '.join(str(len(p)) for p in parts)} jobs), each part's mean "
           f"normalised by sjf-bb's on that part: median [q1, q3] over the parts")
     per = {pol: [] for pol in policies}
+    cpu = dict.fromkeys(policies, 0.0)
     t0 = time.perf_counter()
-    for part in parts:
+    for k, part in enumerate(parts):
+        row = []
         for pol in policies:
+            c0 = time.process_time()
             res = simulate(part, platform, pol)
+            cpu[pol] += time.process_time() - c0
             m = summarize(res)
             per[pol].append((m["mean_wait"], m["mean_bounded_slowdown"]))
+            row.append(f"{pol} {m['mean_wait']:>10,.0f}")
             refused = res.refused_starts
             if refused:
                 print(f"  {pol}: {refused} starts refused on the BB nodes")
+        print(f"  part {k:>2} ({len(part)} jobs): " + ", ".join(row), flush=True)
+    print("CPU time over the parts: " + ", ".join(f"{p} {c:.0f} s" for p, c in cpu.items()))
+    weights = np.array([len(p) for p in parts], dtype=float)
+    print("job-weighted mean wait over the parts: " + ", ".join(
+        f"{p} {np.average(np.array(per[p])[:, 0], weights=weights):,.0f} s" for p in policies))
     print(f"{'policy':<10}{'wait / sjf-bb':>26}{'bsld / sjf-bb':>26}")
     ref = np.array(per["sjf-bb"])
     for pol in policies:

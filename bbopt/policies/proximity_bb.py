@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from bisect import insort
+from itertools import islice
 from operator import attrgetter
 
 from bbopt.core import ClusterState, Job, Reservation, Start, slack
@@ -38,6 +39,7 @@ from bbopt.models.bb_nodes import (
     Pieces,
     bb_node_space,
     contiguous_nodes,
+    first_fit_runs,
     running_pieces,
 )
 
@@ -134,17 +136,32 @@ def decide_easy(state: ClusterState, *, reserve_bb: bool, order: str
     shadow, reserved, at_shadow = _head_reservation(state, now, held, started, head,
                                                     reserve_bb)
     avoid = frozenset(reserved)
-    rest = [queue[k] for k in range(i + 1, len(queue))]
+    rest = islice(queue, i + 1, None)
     if order == "sjf":
-        rest.sort(key=_walltime)
+        rest = sorted(rest, key=_walltime)
+    # The nodes a candidate may use: all free ones if it ends by the shadow time, else those
+    # outside the head's; the filter's choice per size is kept until a start changes them.
+    pools = {False: now.nodes, True: [x for x in now.nodes if x not in avoid]}
+    chosen: dict[tuple[bool, int], tuple[int, ...] | None] = {}
+    space = now.space
     for job in rest:
         if not now.nodes:
             break
         late = t_now + job.walltime > shadow
-        got = now.place(job, avoid if late else frozenset())
-        if got is None:
+        n, b = job.nodes, job.bb
+        if n > len(pools[late]) or b > now.free_b + now.tol:
             continue
-        nodes, pieces = got
+        # One job on the space as it is: placeable by proximity exactly when by first fit
+        # (module docstring of bbopt.models.bb_nodes), whose closed form is the cheap test.
+        if b > 0 and first_fit_runs(space.free, n, b, space.tol) is None:
+            continue
+        key = (late, n)
+        if key not in chosen:
+            chosen[key] = contiguous_nodes(pools[late], n)
+        nodes = chosen[key]
+        pieces = space.place(n, b, nodes) if b > 0 else ()
+        if pieces is None:
+            continue
         if late and reserve_bb and at_shadow is not None and pieces:
             trial = at_shadow.copy()
             trial.take_pieces(pieces)
@@ -153,6 +170,9 @@ def decide_easy(state: ClusterState, *, reserve_bb: bool, order: str
             at_shadow = trial
         now.take(job, nodes, pieces)
         started.append((job, nodes, pieces))
+        taken = set(nodes)
+        pools = {k: [x for x in v if x not in taken] for k, v in pools.items()}
+        chosen.clear()
     starts = [Start(j.id, nodes) for j, nodes, _ in started]
     return starts, ([Reservation(head.id, shadow)] if shadow < math.inf else [])
 
