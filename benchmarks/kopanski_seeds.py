@@ -158,7 +158,7 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
                 per.setdefault((mode, pol), []).append(
                     (m["mean_wait"], m["mean_bounded_slowdown"], res.refused_starts,
                      m["rejected"]))
-                print(f"  {mode:<6}{pol:<10} seed {seed}: mean wait {m['mean_wait']:>12,.0f} s, "
+                print(f"  {mode:<10}{pol:<10} seed {seed}: mean wait {m['mean_wait']:>12,.0f} s, "
                       f"bsld {m['mean_bounded_slowdown']:8.2f}, rejected {m['rejected']:.0f}, "
                       f"refused starts {res.refused_starts} "
                       f"({time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s)",

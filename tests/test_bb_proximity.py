@@ -186,6 +186,10 @@ def test_no_start_is_refused_and_every_job_runs(policy):
 
 
 def test_platform_option_validation():
+    from bbopt.loading import load_platform
+
+    assert load_platform("kopanski:proximity") == PROX
+    assert load_platform("kopanski:named") == FIRST_FIT
     with pytest.raises(InputError):
         Platform.kopanski(bb_placement="proximity")  # needs named BB nodes
     with pytest.raises(InputError):
