@@ -164,7 +164,7 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
                       f"({time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s)",
                       flush=True)
     print()
-    head = (f"{'mode':<7}{'policy':<10}{'mean wait [s]: mean +- sd [min, max]':>44}"
+    head = (f"{'mode':<10}{'policy':<10}{'mean wait [s]: mean +- sd [min, max]':>44}"
             f"{'bsld: mean +- sd':>20}{'refused':>9}{'| theirs alloc':>15}{'theirs I/O':>11}"
             f"{'ours/I/O':>9}")
     print(head)
@@ -178,7 +178,7 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
             ref = THEIRS_WAIT_IO.get(pol, THEIRS_WAIT_ALLOC.get(pol))
             ratio = f"{w.mean() / ref:8.2f}x" if ref else f"{'-':>9}"
             cell = f"{w.mean():,.0f} +- {sd_w:,.0f} [{w.min():,.0f}, {w.max():,.0f}]"
-            print(f"{mode:<7}{pol:<10}{cell:>44}{f'{b.mean():.2f} +- {sd_b:.2f}':>20}"
+            print(f"{mode:<10}{pol:<10}{cell:>44}{f'{b.mean():.2f} +- {sd_b:.2f}':>20}"
                   f"{arr[:, 2].mean():>9.0f}{fmt(THEIRS_WAIT_ALLOC.get(pol)):>15}"
                   f"{fmt(THEIRS_WAIT_IO.get(pol)):>11}{ratio}")
         if (mode, "fcfs-easy") in per and (mode, "plan-2") in per:
