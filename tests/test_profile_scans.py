@@ -2,9 +2,10 @@
 compression and every earliest start) against the general n-dimensional scan and a brute force,
 on random sequences of reservations, releases and advances of the origin: the same answers.
 
-The scans (:mod:`bbopt.profile_scans`) bound each stretch a candidate start must hold by bisection (before the job's own
-hold, in it, after it) and walk it by ``enumerate`` over a slice; the general path tests every
-segment against the same rule one by one, and the brute force tries every candidate start.
+The scans (:mod:`bbopt.profile_scans`) bound each stretch a candidate start must hold by
+bisection (before the job's own hold, in it, after it) and walk it by ``enumerate`` over a
+slice; the general path tests every segment against the same rule one by one, and the brute
+force tries every candidate start.
 """
 
 from __future__ import annotations
