@@ -131,6 +131,12 @@ POLICIES = ("fcfs", "fcfs-easy", "filler", "fcfs-bb", "sjf-bb", "plan-1", "plan-
 #: Mean waiting time (s) reported by the authors' code: allocation-only / with I/O.
 
 
+def _platform(mode: str) -> Platform:
+    """The Kopanski platform of a ``--bb-mode``: pool, named (first fit) or proximity."""
+    return Platform.kopanski(named_bb=mode != "pool",
+                             bb_placement="proximity" if mode == "proximity" else "first-fit")
+
+
 def split_parts(jobs, parts: int = 16, days: float = 21.0):
     """``parts`` consecutive windows of ``days`` by submission time, each shifted to start at 0."""
     return split_trace(jobs, parts, length=days * DAY)
@@ -142,22 +148,23 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
           f"({'with' if rules else 'without'} the generator's rules), seeds {seeds}")
     per = {}
     for mode in modes:
-        platform = Platform.kopanski(named_bb=mode == "named")
+        platform = _platform(mode)
         for seed in seeds:
             jobs = with_lognormal_bb(trace_jobs, seed=seed, rules=rules)
             for pol in policies:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 res = simulate(jobs, platform, pol)
                 m = summarize(res)
                 per.setdefault((mode, pol), []).append(
                     (m["mean_wait"], m["mean_bounded_slowdown"], res.refused_starts,
                      m["rejected"]))
-                print(f"  {mode:<6}{pol:<10} seed {seed}: mean wait {m['mean_wait']:>12,.0f} s, "
+                print(f"  {mode:<10}{pol:<10} seed {seed}: mean wait {m['mean_wait']:>12,.0f} s, "
                       f"bsld {m['mean_bounded_slowdown']:8.2f}, rejected {m['rejected']:.0f}, "
                       f"refused starts {res.refused_starts} "
-                      f"({time.perf_counter() - t0:.0f} s)", flush=True)
+                      f"({time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s)",
+                      flush=True)
     print()
-    head = (f"{'mode':<7}{'policy':<10}{'mean wait [s]: mean +- sd [min, max]':>44}"
+    head = (f"{'mode':<10}{'policy':<10}{'mean wait [s]: mean +- sd [min, max]':>44}"
             f"{'bsld: mean +- sd':>20}{'refused':>9}{'| theirs alloc':>15}{'theirs I/O':>11}"
             f"{'ours/I/O':>9}")
     print(head)
@@ -171,7 +178,7 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
             ref = THEIRS_WAIT_IO.get(pol, THEIRS_WAIT_ALLOC.get(pol))
             ratio = f"{w.mean() / ref:8.2f}x" if ref else f"{'-':>9}"
             cell = f"{w.mean():,.0f} +- {sd_w:,.0f} [{w.min():,.0f}, {w.max():,.0f}]"
-            print(f"{mode:<7}{pol:<10}{cell:>44}{f'{b.mean():.2f} +- {sd_b:.2f}':>20}"
+            print(f"{mode:<10}{pol:<10}{cell:>44}{f'{b.mean():.2f} +- {sd_b:.2f}':>20}"
                   f"{arr[:, 2].mean():>9.0f}{fmt(THEIRS_WAIT_ALLOC.get(pol)):>15}"
                   f"{fmt(THEIRS_WAIT_IO.get(pol)):>11}{ratio}")
         if (mode, "fcfs-easy") in per and (mode, "plan-2") in per:
@@ -189,7 +196,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="seed of the BB model")
     ap.add_argument("--csv", default=None, help="write each run's jobs.csv into this folder")
     ap.add_argument("--seeds", default=None, help="comma-separated seeds: multi-seed summary")
-    ap.add_argument("--bb-mode", choices=("pool", "named", "both"), default="pool")
+    ap.add_argument("--bb-mode", choices=("pool", "named", "proximity", "both", "all"),
+                    default="pool", help="both: pool and named; all: the three")
     ap.add_argument("--no-bb-rules", action="store_true")
     ap.add_argument("--no-whole", action="store_true",
                     help="only the 16 parts (plan-2 on the whole trace takes tens of minutes)")
@@ -198,11 +206,14 @@ def main() -> None:
     trace = read_swf(data_dir() / KTH)
     rules = not args.no_bb_rules
     if args.seeds:
-        modes = ("pool", "named") if args.bb_mode == "both" else (args.bb_mode,)
+        modes = {"both": ("pool", "named"),
+                 "all": ("pool", "named", "proximity")}.get(args.bb_mode, (args.bb_mode,))
         multi_seed(trace.jobs, policies, [int(x) for x in args.seeds.split(",")], modes, rules)
         return
     jobs = with_lognormal_bb(trace.jobs, seed=args.seed, rules=rules)
-    platform = Platform.kopanski(named_bb=args.bb_mode == "named")
+    if args.bb_mode in ("both", "all"):
+        ap.error("--bb-mode both/all needs --seeds")
+    platform = _platform(args.bb_mode)
     print(f"KTH-SP2-1996-2.1-cln: {len(jobs)} jobs, log-normal BB (seed {args.seed}), "
           f"{platform.nodes} nodes / {platform.bb / 1e9:.0f} GB")
     if not args.no_whole:
@@ -214,15 +225,25 @@ def main() -> None:
     print(f"16 three-week parts ({', '.join(str(len(p)) for p in parts)} jobs), each part's mean "
           f"normalised by sjf-bb's on that part: median [q1, q3] over the parts")
     per = {pol: [] for pol in policies}
+    cpu = dict.fromkeys(policies, 0.0)
     t0 = time.perf_counter()
-    for part in parts:
+    for k, part in enumerate(parts):
+        row = []
         for pol in policies:
+            c0 = time.process_time()
             res = simulate(part, platform, pol)
+            cpu[pol] += time.process_time() - c0
             m = summarize(res)
             per[pol].append((m["mean_wait"], m["mean_bounded_slowdown"]))
+            row.append(f"{pol} {m['mean_wait']:>10,.0f}")
             refused = res.refused_starts
             if refused:
                 print(f"  {pol}: {refused} starts refused on the BB nodes")
+        print(f"  part {k:>2} ({len(part)} jobs): " + ", ".join(row), flush=True)
+    print("CPU time over the parts: " + ", ".join(f"{p} {c:.0f} s" for p, c in cpu.items()))
+    weights = np.array([len(p) for p in parts], dtype=float)
+    print("job-weighted mean wait over the parts: " + ", ".join(
+        f"{p} {np.average(np.array(per[p])[:, 0], weights=weights):,.0f} s" for p in policies))
     print(f"{'policy':<10}{'wait / sjf-bb':>26}{'bsld / sjf-bb':>26}")
     ref = np.array(per["sjf-bb"])
     for pol in policies:

@@ -55,7 +55,11 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
   nodes by the engine's first-fit rule while it builds every plan (a profile column per BB
   node; see :mod:`bbopt.models.plan`), so the search scores the plan that will run and its
   starts and reservations are the decision's, and no start is refused. The authors split a
-  job's BB over the BB nodes by proximity, not first fit. Only CP-SAT's plans (which model
+  job's BB over the BB nodes by proximity, not first fit: on a platform with that placement
+  (``Platform.kopanski(named_bb=True, bb_placement="proximity")``) the model still plans first
+  fit on counted nodes, the engine places the starts by proximity on consecutive nodes, and a
+  start the two place differently can be refused (counted; the job waits for the next
+  event: 3 of 1,799 starts on the first three-week part of KTH). Only CP-SAT's plans (which model
   the pool) are built again on the BB nodes
   (:func:`bbopt.policies.named_bb.plan_on_named_nodes`) in the order of their starts;
 - the first ``max_queue`` (500) waiting jobs are planned at every scheduling point: the list-based
