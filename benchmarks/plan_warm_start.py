@@ -7,7 +7,9 @@ Configurations (``--configs``, comma-separated; the first is the reference of th
 - ``warmN``: ``warm_start=True, temperatures=N``: the previous decision's plan order (its jobs
   still waiting, newcomers after them in queue order) is a 10th candidate order and the
   annealing runs N temperatures, cooled so that the last is the paper's;
-- ``coldN``: ``temperatures=N`` alone (what the warm start adds).
+- ``coldN``: ``temperatures=N`` alone (what the warm start adds);
+- ``seedN``: the paper's search with another seed of its random moves (``seed=N``): how far the
+  figures move when only the luck of the search changes, the yardstick of the others.
 
 Workload: the KTH-SP2 trace with Kopanski's log-normal BB requests (seed 0) on
 ``Platform.kopanski()`` (``--named``: its 12 named BB nodes), as
@@ -18,7 +20,7 @@ per configuration: CPU seconds (this process, user + system) of the whole trace 
 the parts the median [q1, q3] of each part's mean normalised by the reference's on the same
 part. Deterministic budget mode: the answer does not depend on the machine's load.
 
-    python benchmarks/plan_warm_start.py [--configs paper,warm15,cold15] [--no-parts]
+    python benchmarks/plan_warm_start.py [--configs paper,seed1,cold10] [--no-parts]
                                          [--no-whole] [--named] [--jobs N]
 """
 
@@ -50,10 +52,12 @@ def options(config: str) -> dict:
     base = {"budget_mode": "deterministic"}
     if config == "paper":
         return base
+    if config.startswith("seed") and config[4:].isdigit():
+        return {**base, "seed": int(config[4:])}
     for prefix, warm in (("warm", True), ("cold", False)):
         if config.startswith(prefix) and config[len(prefix):].isdigit():
             return {**base, "warm_start": warm, "temperatures": int(config[len(prefix):])}
-    raise SystemExit(f"unknown configuration {config!r} (paper, warmN, coldN)")
+    raise SystemExit(f"unknown configuration {config!r} (paper, warmN, coldN, seedN)")
 
 
 def cpu() -> float:
@@ -74,7 +78,7 @@ def quartiles(x: list[float]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--configs", default="paper,warm15,cold15")
+    ap.add_argument("--configs", default="paper,seed1,cold10")
     ap.add_argument("--no-parts", action="store_true")
     ap.add_argument("--no-whole", action="store_true")
     ap.add_argument("--named", action="store_true", help="12 named BB nodes")

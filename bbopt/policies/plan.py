@@ -27,14 +27,16 @@ Options:
   is reproducible and a decision is a pure function of its state;
 - ``max_exact_jobs``: ``exhaustive`` and ``cpsat`` are used up to this queue length (default 8
   and 12), annealing above it;
-- ``warm_start`` (default ``False``, the paper's search): the previous decision's plan order
-  (carried in :attr:`~bbopt.core.Decision.memory`; its jobs still waiting in that order, the
-  newcomers after them in queue order) is scored as a 10th candidate order, so the annealing
-  may start from it. A change of the search, not of the model: meant with ``temperatures``;
 - ``temperatures`` (default ``None``: the paper's 30 of 6 moves each): fewer temperatures, cooled
-  faster so that the last is the paper's. ``warm_start=True, temperatures=15`` halves the moves;
-  its quality on the whole KTH trace and its 16 three-week parts, against the paper's search,
-  is measured by ``benchmarks/plan_warm_start.py`` (see the README);
+  faster so that the last is the paper's. ``temperatures=10`` halves plan-2's CPU time on the
+  KTH trace; its mean wait and bounded slowdown, on the whole trace and its 16 three-week
+  parts, move by about as much as another seed of the paper's search moves them
+  (``benchmarks/plan_warm_start.py``, table in the README);
+- ``warm_start`` (default ``False``): the previous decision's plan order (carried in
+  :attr:`~bbopt.core.Decision.memory`; its jobs still waiting in that order, the newcomers
+  after them in queue order) is scored as a 10th candidate order, so the annealing may start
+  from it. Measured with ``temperatures`` 10 and 15, it adds nothing beyond the luck of the
+  search;
 - ``audit``: an exact backend (``"exhaustive"`` or ``"cpsat"``) that solves every decision's
   model again, up to ``audit_max_jobs`` waiting jobs (default 10) within ``audit_budget``
   seconds (default 2), so that the decision's :class:`~bbopt.core.SolveStats` carries the exact
