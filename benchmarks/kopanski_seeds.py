@@ -117,14 +117,17 @@ bb_placement="proximity")`` (CLI ``kopanski:proximity``), one placement rule in
 :mod:`bbopt.models.bb_nodes` (first fit is the same rule with one order for every compute
 node), used by the ledger and by fcfs, filler, fcfs-easy, fcfs-bb and sjf-bb
 (:mod:`bbopt.policies.proximity_bb`: named compute nodes in every start, EASY's head reserved
-on named compute nodes). First fit stays the default: the plan model (and conservative-bb)
-plan first fit on counted nodes; on the proximity platform the engine places their starts by
-proximity and may refuse one the two place differently (plan-2: 3, 2, 0 ... starts over the
-first parts of seed 0). Differences left: pieces are placed in ascending compute-node order
-(theirs in Batsim's id order, names sorted as strings) and "any other" BB nodes in ascending
-order (theirs in Python set order); a late fcfs-bb candidate's pieces are placed where the
-engine puts them and the head must stay placeable on its nodes, where theirs are placed beside
-the head's already placed pieces.
+on named compute nodes). Their code (as read) places by proximity wherever it places BB; first fit
+stays bbopt's default all the same, because the plan model (plan-1/2/3, and conservative-bb's
+profile) plans on counted compute nodes and places pieces first fit in its profile: placing by
+proximity there needs named compute nodes in every future reservation, which is not built. On
+the proximity platform the engine places those policies' starts by proximity and may refuse
+one the two place differently (plan-2: 84 of the 28,467 starts over the 16 parts of seed 0,
+1 to 11 per part; the job waits for the next event). Differences left in proximity mode:
+pieces are placed in ascending compute-node order (theirs in Batsim's id order, names sorted
+as strings) and "any other" BB nodes in ascending order (theirs in Python set order); a late
+fcfs-bb candidate's pieces are placed where the engine puts them and the head must stay
+placeable on its nodes, where theirs are placed beside the head's already placed pieces.
 
 Measured, proximity mode, seeds 0-4, whole trace (no start refused; CPU time of fcfs-easy
 measured side by side with the other modes in one ``--bb-mode all`` run):
@@ -173,7 +176,40 @@ against node-scored first-fit plan-2 on the whole trace (10,703 and 11,623 s; se
 plan-2 were not measured: about 30 CPU minutes each), 300 for the five seeds' mean fcfs-easy
 (3.32 M) against the paper's plan-2 (11,065). Theirs: 498. So the mean over seeds is within a
 factor 2 (249 to 996), seed 0 alone too, seed 4 not; the spread between seeds is wider than
-the gap to the paper. PLAN2PARTS
+the gap to the paper. plan-2 was not rerun on the whole
+trace in proximity mode (about 30 CPU minutes per seed on a machine shared by several long
+runs). Its schedule does change (the engine places its starts by proximity on consecutive
+nodes), so the 16 three-week parts of seed 0 compare it (each part simulated alone; first-fit
+columns from the table above, same parts, same seed; mean wait in s):
+
+====  =====  ===============  ===============  ===============  ===============  =======
+part  jobs   sjf-bb           plan-2           sjf-bb           plan-2           refused
+             first-fit        first-fit (/sjf) proximity        proximity (/sjf) plan-2
+====  =====  ===============  ===============  ===============  ===============  =======
+   0   1799    7,665            5,596 (0.73)     7,565            5,399 (0.71)      3
+   1   1206   18,777           13,157 (0.70)    19,846           12,393 (0.62)      6
+   2   1532   13,025           12,574 (0.97)    14,420           10,897 (0.76)      2
+   3   1767   10,622            5,730 (0.54)     8,911            5,395 (0.61)      4
+   4   1582    9,635            6,313 (0.66)    12,875            7,326 (0.57)      7
+   5   2033   23,876           15,120 (0.63)    24,413           14,196 (0.58)      7
+   6   2128   18,018           13,881 (0.77)    16,717           12,883 (0.77)      7
+   7   1648   12,955            8,430 (0.65)    13,016            9,360 (0.72)      6
+   8   1402    6,778            4,470 (0.66)     6,013            5,208 (0.87)      1
+   9   2094    8,813            7,479 (0.85)    10,389            7,429 (0.72)     10
+  10   2958    5,212            3,611 (0.69)     8,355            5,211 (0.62)     11
+  11   2161   11,190           10,734 (0.96)    11,626           12,187 (1.05)     10
+  12   1970    6,528            4,728 (0.72)     7,049            5,221 (0.74)      3
+  13   1594    4,634            3,068 (0.66)     5,363            4,156 (0.77)      4
+  14   1384    7,308            5,799 (0.79)     9,066            7,519 (0.83)      1
+  15   1209    8,354            6,597 (0.79)     8,918            7,656 (0.86)      2
+====  =====  ===============  ===============  ===============  ===============  =======
+
+Job-weighted over the parts: sjf-bb 10,772 (first fit) vs 11,529 s (proximity), plan-2 7,921
+vs 8,268 s (1.04 x); median plan-2 / sjf-bb 0.71 vs 0.73; fcfs-bb 11,985 s, fcfs-easy 80,881 s
+(parts are too short for fcfs-easy's backlog: 3.21 x sjf-bb's median). plan-2 over the parts
+took 890 CPU s (785 s in first-fit named mode, measured in another run: not a side-by-side
+ratio). If the whole-trace plan-2 moves as the parts do (1.04 x), seed 0's fcfs-easy / plan-2
+in proximity mode is about 295, still within a factor 2 of 498; seed 4's about 81 is not.
 
 Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] [--csv DIR]``
 (the full run takes tens of minutes on 2 cores; plan-2 on the whole trace 20-40 minutes per
