@@ -176,11 +176,13 @@ against node-scored first-fit plan-2 on the whole trace (10,703 and 11,623 s; se
 plan-2 were not measured: about 30 CPU minutes each), 300 for the five seeds' mean fcfs-easy
 (3.32 M) against the paper's plan-2 (11,065). Theirs: 498. So the mean over seeds is within a
 factor 2 (249 to 996), seed 0 alone too, seed 4 not; the spread between seeds is wider than
-the gap to the paper. plan-2 was not rerun on the whole
-trace in proximity mode (about 30 CPU minutes per seed on a machine shared by several long
-runs). Its schedule does change (the engine places its starts by proximity on consecutive
-nodes), so the 16 three-week parts of seed 0 compare it (each part simulated alone; first-fit
-columns from the table above, same parts, same seed; mean wait in s):
+the gap to the paper.
+
+plan-2 was not rerun on the whole trace in proximity mode (about 30 CPU minutes per seed on a
+machine shared by several long runs). Its schedule does change (the engine places its starts
+by proximity on consecutive nodes), so the 16 three-week parts of seed 0 compare it (each part
+simulated alone; first-fit columns from the table above, same parts, same seed; mean wait in
+s):
 
 ====  =====  ===============  ===============  ===============  ===============  =======
 part  jobs   sjf-bb           plan-2           sjf-bb           plan-2           refused
