@@ -27,6 +27,14 @@ Options:
   is reproducible and a decision is a pure function of its state;
 - ``max_exact_jobs``: ``exhaustive`` and ``cpsat`` are used up to this queue length (default 8
   and 12), annealing above it;
+- ``warm_start`` (default ``False``, the paper's search): the previous decision's plan order
+  (carried in :attr:`~bbopt.core.Decision.memory`; its jobs still waiting in that order, the
+  newcomers after them in queue order) is scored as a 10th candidate order, so the annealing
+  may start from it. A change of the search, not of the model: meant with ``temperatures``;
+- ``temperatures`` (default ``None``: the paper's 30 of 6 moves each): fewer temperatures, cooled
+  faster so that the last is the paper's. ``warm_start=True, temperatures=15`` halves the moves;
+  its quality on the whole KTH trace and its 16 three-week parts, against the paper's search,
+  is measured by ``benchmarks/plan_warm_start.py`` (see the README);
 - ``audit``: an exact backend (``"exhaustive"`` or ``"cpsat"``) that solves every decision's
   model again, up to ``audit_max_jobs`` waiting jobs (default 10) within ``audit_budget``
   seconds (default 2), so that the decision's :class:`~bbopt.core.SolveStats` carries the exact
@@ -88,6 +96,10 @@ from bbopt.solvers.base import Budget, backends_for, solve
 DEFAULT_MAX_QUEUE = 500
 #: Default largest queue handed to an exact backend before switching to annealing.
 DEFAULT_MAX_EXACT = {"exhaustive": 8, "cpsat": 12}
+#: Where a decision leaves its plan order (job ids) for the next one (``warm_start``).
+MEMORY_KEY = "plan_order"
+#: The annealing's temperatures in the paper (6 moves each).
+PAPER_TEMPERATURES = 30
 
 
 @register("plan-1",
@@ -109,7 +121,8 @@ class PlanBased:
                  deterministic: float | None = None, audit: str | None = None,
                  audit_budget: float = 2.0, audit_max_jobs: int = 10,
                  solver: str | None = None, max_queue: int | None = DEFAULT_MAX_QUEUE,
-                 budget_mode: str = "wall") -> None:
+                 budget_mode: str = "wall", warm_start: bool = False,
+                 temperatures: int | None = None) -> None:
         self.name = name
         self.alpha = alpha
         if solver is not None:  # the option's former name
@@ -136,6 +149,13 @@ class PlanBased:
         self.audit = audit
         self.audit_budget = Budget.of(audit_budget, deterministic, budget_mode)
         self.audit_max_jobs = int(audit_max_jobs)
+        self.warm_start = bool(warm_start)
+        if temperatures is not None and (isinstance(temperatures, bool)
+                                         or not isinstance(temperatures, int)
+                                         or temperatures < 1):
+            raise InputError(f"temperatures must be a positive integer or None, got "
+                             f"{temperatures!r}", field="temperatures")
+        self.temperatures = temperatures
 
     def _seed(self, state: ClusterState) -> int:
         ss = np.random.SeedSequence([self.seed, int(state.time * 1000) & (2**63 - 1),
@@ -160,7 +180,8 @@ class PlanBased:
         if self.max_exact_jobs is not None and model.n > self.max_exact_jobs:
             backend = "annealing"
         budget = self.budget.less(_time.perf_counter() - t0)  # building counts
-        result = solve(model, backend, budget, seed=self._seed(state))
+        result = solve(model, backend, budget, seed=self._seed(state),
+                       **self._annealing_options(model, state) if backend == "annealing" else {})
         bound, gap = result.bound, result.gap
         wall = _time.perf_counter() - t0
         audited = False
@@ -170,7 +191,30 @@ class PlanBased:
         stats = SolveStats(backend=backend, status=result.status, objective=result.objective,
                            bound=bound, gap=gap, wall_time=wall, budget=self.budget_seconds,
                            audited=audited)
-        return self._decision(state, model, result.solution, stats)
+        return self._decision(state, model, result.solution, stats, self._memory(model, result))
+
+    def _annealing_options(self, model: PlanModel, state: ClusterState) -> dict:
+        """The annealing's options beyond the paper's: the previous decision's plan order as
+        one more candidate (``warm_start``) and the number of temperatures."""
+        options: dict = {}
+        if self.temperatures is not None:
+            # Cooled so that the last temperature is the paper's (30 temperatures at 0.9).
+            options.update(cooling_steps=self.temperatures,
+                           cooling=0.9 ** (PAPER_TEMPERATURES / self.temperatures))
+        previous = state.memory.get(MEMORY_KEY) if self.warm_start and state.memory else None
+        if previous:
+            index = {job.id: p for p, job in enumerate(model.jobs)}
+            order = [index[i] for i in previous if i in index]
+            kept = set(order)
+            order += [p for p in range(model.n) if p not in kept]  # newcomers, in queue order
+            options["initial"] = tuple(order)
+        return options
+
+    def _memory(self, model: PlanModel, result) -> dict | None:
+        """With ``warm_start``: the chosen plan's order as job ids, for the next decision."""
+        if not self.warm_start or result.solution is None or result.solution.order is None:
+            return None
+        return {MEMORY_KEY: tuple(model.jobs[p].id for p in result.solution.order)}
 
     def _audit(self, model: PlanModel, objective: float, state: ClusterState):
         """The exact optimum (or a proven lower bound) of ``model`` and the relative gap of
@@ -205,7 +249,8 @@ class PlanBased:
         )
 
     @staticmethod
-    def _decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats) -> Decision:
+    def _decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats,
+                  memory: dict | None = None) -> Decision:
         now = model.now
         if state.platform.bb_nodes is not None and plan.order is None:
             # A plan that no permutation produced (CP-SAT's, on the pool): rebuilt on the nodes.
@@ -219,4 +264,5 @@ class PlanBased:
             start=tuple(Start(model.jobs[p].id) for p in started),
             reservations=tuple(Reservation(model.jobs[p].id, s) for s, p in later),
             stats=stats,
+            memory=memory,
         )
