@@ -196,3 +196,18 @@ def test_platform_option_validation():
         Platform.kopanski(named_bb=True, bb_placement="nearest")
     with pytest.raises(InputError):
         Platform(nodes=2, bb=2.0, bb_nodes=(1.0, 1.0), bb_proximity=((0, 1),))
+
+
+def test_a_hand_built_state_replays_running_pieces_by_proximity():
+    # A running job on chassis 5 whose pieces are not given is placed again on its own
+    # nodes' BB node, as the engine placed it; fcfs then places a job of chassis 0 beside it.
+    from bbopt.core import ClusterState, RunningJob
+    from bbopt.models.bb_nodes import running_pieces
+
+    r = RunningJob(Job("r", 0, 100, 100, nodes=2, bb=8 * GB), 0.0, CHASSIS5[:2])
+    state = ClusterState(10.0, PROX, (r,), (Job("q", 10, 50, 50, nodes=2, bb=8 * GB),))
+    assert running_pieces(state) == {"r": ((5, 4 * GB), (5, 4 * GB))}
+    from bbopt import decide
+
+    d = decide(state, "fcfs")
+    assert [(s.job_id, s.nodes) for s in d.start] == [("q", (0, 1))]

@@ -41,7 +41,7 @@ import time as _time
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
-from bbopt.core import ClusterState, Decision, Job, Reservation
+from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
 from bbopt.policies.freed_slots import Freed, give_back, move, window
 from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
@@ -224,7 +224,7 @@ class ConservativeBackfilling:
             holders = _holders(state)
         for job in jobs:
             holders[job.id] = (now + job.walltime, job.nodes, job.bb)
-        self._cache = _Kept(memory, profile, holders, booked, reservations,
+        self._cache = _Kept(memory, profile, holders, booked, reservations, state.running,
                             state.platform.capacity, self.depth)
         return _decision(jobs, reservations, t0=t0, memory=memory)
 
@@ -246,16 +246,26 @@ class ConservativeBackfilling:
             return None
         holders = cache.holders
         running = state.running
-        alive = 0
-        for r in running:
-            job = r.job
-            end = r.start + job.walltime
-            if end <= now:
-                continue
-            held = holders.get(job.id)
-            if held is None or held[0] != end or held[1] != job.nodes or held[2] != job.bb:
-                return None
-            alive += 1
+        if running is cache.running and isinstance(running, RunningJobs):
+            # The very running jobs the previous decision checked (the engine's tuple, built
+            # again whenever a job starts or ends): only count those still due to run, the
+            # ones whose expected end has passed leading it (sorted by expected end).
+            alive = len(running)
+            for r in running:
+                if r.start + r.job.walltime > now:
+                    break
+                alive -= 1
+        else:
+            alive = 0
+            for r in running:
+                job = r.job
+                end = r.start + job.walltime
+                if end <= now:
+                    continue
+                held = holders.get(job.id)
+                if held is None or held[0] != end or held[1] != job.nodes or held[2] != job.bb:
+                    return None
+                alive += 1
         profile = cache.profile
         profile.advance(now)
         log: list[Freed] = []
@@ -312,14 +322,15 @@ class _Kept(NamedTuple):
     """What :class:`ConservativeBackfilling` keeps from one decision to the next: the memory it
     returned (the key to the rest), the profile as that decision left it (running jobs, the
     jobs it started and its reservations), the jobs holding resources in it (id -> expected
-    end, nodes, BB), the reservations it returned (by job id, and as it returned them), and the
-    platform and depth."""
+    end, nodes, BB), the reservations it returned (by job id, and as it returned them), the
+    running jobs it was given, and the platform and depth."""
 
     memory: dict
     profile: Profile
     holders: dict[str, tuple[float, int, float]]
     booked: dict[str, Reservation]
     reservations: tuple[Reservation, ...]
+    running: tuple  # the running jobs it was given
     capacity: tuple[float, float]
     depth: int | None
 
