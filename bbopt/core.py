@@ -157,7 +157,9 @@ class Platform:
     optionally names the burst-buffer nodes that make up ``bb`` (their capacities, summing to
     ``bb``): a job's burst buffer is then split into one piece per compute node, and every piece
     must fit on one BB node (see :class:`bbopt.simulation.ledger.BBNodeLedger`); without it the
-    burst buffer is one pool.
+    burst buffer is one pool. ``bb_proximity`` (with ``bb_nodes``): each compute node's order of
+    preference over the BB nodes; pieces then go by proximity instead of first fit, and compute
+    nodes are chosen as consecutive runs (:mod:`bbopt.models.bb_nodes`).
     """
 
     nodes: int
@@ -166,6 +168,7 @@ class Platform:
     node_ssd: tuple[float, ...] | None = None
     topology: IOTree | None = field(default=None, compare=False)
     bb_nodes: tuple[float, ...] | None = None
+    bb_proximity: tuple[tuple[int, ...], ...] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
@@ -185,6 +188,12 @@ class Platform:
             if not math.isclose(sum(self.bb_nodes), self.bb, rel_tol=1e-9):
                 raise InputError(f"bb_nodes sum to {sum(self.bb_nodes):.6g} B, bb is "
                                  f"{self.bb:.6g} B", field="bb_nodes")
+        if self.bb_proximity is not None:
+            k = len(self.bb_nodes or ())
+            if len(self.bb_proximity) != self.nodes or any(
+                    sorted(row) != list(range(k)) for row in self.bb_proximity) or k == 0:
+                raise InputError("bb_proximity must give, for each compute node, an order of "
+                                 "all the bb_nodes", field="bb_proximity")
 
     @property
     def capacity(self) -> Resources:
@@ -192,13 +201,27 @@ class Platform:
         return Resources(self.nodes, self.bb)
 
     @classmethod
-    def kopanski(cls, named_bb: bool = False) -> Platform:
+    def kopanski(cls, named_bb: bool = False, bb_placement: str = "first-fit") -> Platform:
         """The KTH experiment machine of Kopanski & Rzadca (Section 4.1).
 
         96 compute nodes and 12 burst-buffer nodes of 40 GB each (480 GB shared), the expected
         total request of a fully busy machine under the log-normal BB model. ``named_bb``: the
         12 BB nodes are kept apart (per-node pieces placed on them) instead of one 480 GB pool.
+        ``bb_placement`` (named BB only): ``"first-fit"`` (default) or ``"proximity"``, the
+        authors' Dragonfly placement (3 groups of 4 chassis of 8 compute nodes and one BB node:
+        the chassis' BB node, then the group's, then any; compute nodes in consecutive runs).
         """
+        if bb_placement not in ("first-fit", "proximity"):
+            raise InputError(f"bb_placement must be 'first-fit' or 'proximity', got "
+                             f"{bb_placement!r}", field="bb_placement")
+        if bb_placement == "proximity" and not named_bb:
+            raise InputError("bb_placement='proximity' needs named_bb=True",
+                             field="bb_placement")
+        if named_bb and bb_placement == "proximity":
+            from bbopt.models.bb_nodes import dragonfly_proximity
+
+            return cls(nodes=96, bb=12 * 40 * GB, name="kopanski-kth-proximity",
+                       bb_nodes=(40 * GB,) * 12, bb_proximity=dragonfly_proximity(96, 8, 4))
         if named_bb:
             return cls(nodes=96, bb=12 * 40 * GB, name="kopanski-kth-named",
                        bb_nodes=(40 * GB,) * 12)

@@ -6,7 +6,8 @@ workload is a file (``.swf``, ``.swf.gz``, Batsim ``.json``), the
 embedded default (``None``: the seeded KTH-like synthetic trace of
 :mod:`bbopt.workloads.synthetic`), or a generated set of periodic I/O applications
 ``jeannot:FAMILY:ALPHA[:APPS]`` (which brings its machine along). A platform is a name
-(``kopanski``, ``kopanski:named`` with 12 named 40 GB BB nodes; with an I/O tree:
+(``kopanski``, ``kopanski:named`` with 12 named 40 GB BB nodes placed first fit,
+``kopanski:proximity`` placed as the authors' Dragonfly scheduler does; with an I/O tree:
 ``kopanski-dragonfly``, ``cts1`` or ``cts1:0.3`` for 30 % PFS underprovisioning), a JSON/YAML
 file ``{nodes: 96, bb: "480 GB"}``, or a topology file (Flux JGF ``{"graph": ...}`` or the nested
 description of :mod:`bbopt.topology` with a ``tree``).
@@ -54,10 +55,12 @@ def _dragonfly(arg: str | None) -> Platform:
 
 
 def _kopanski(arg: str | None) -> Platform:
-    if arg not in (None, "pool", "named"):
-        raise InputError(f"kopanski takes pool or named (BB nodes), e.g. kopanski:named, got "
+    if arg not in (None, "pool", "named", "proximity"):
+        raise InputError(f"kopanski takes pool, named (BB nodes, first fit) or proximity (BB "
+                         f"nodes, the authors' Dragonfly placement), e.g. kopanski:named, got "
                          f"{arg!r}", field="platform")
-    return Platform.kopanski(named_bb=arg == "named")
+    return Platform.kopanski(named_bb=arg in ("named", "proximity"),
+                             bb_placement="proximity" if arg == "proximity" else "first-fit")
 
 
 PLATFORMS: dict[str, Callable[[str | None], Platform]] = {

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from bbopt.core import slack
 from bbopt.errors import InputError
+from bbopt.profile_scans import earlier_fit2, earliest_fit2
 
 
 class Release(NamedTuple):
@@ -170,8 +171,8 @@ class Profile:
         k = len(times)
         i = max(bisect_right(times, now) - 1, 0)
         if len(demand) == 2 and len(self._tol) == 2:
-            return self._earliest_fit2(now, duration, demand[0] - self._tol[0],
-                                       demand[1] - self._tol[1], i)
+            return earliest_fit2(times, free, now, duration, demand[0] - self._tol[0],
+                                 demand[1] - self._tol[1], i)
         ok = self._ok
         while i < k:
             if not ok(free[i], demand):
@@ -187,29 +188,6 @@ class Profile:
             else:
                 return start
             i = j + 1  # segment j is too full: the next candidate lies after it
-        return math.inf
-
-    def _earliest_fit2(self, now: float, duration: float, need0: float, need1: float,
-                       i: int) -> float:
-        """:meth:`earliest_fit` unrolled for two dimensions (nodes, BB): the hot path."""
-        times, free = self.times, self.free
-        k = len(times)
-        while i < k:
-            row = free[i]
-            if row[0] < need0 or row[1] < need1:
-                i += 1
-                continue
-            start = times[i] if times[i] > now else now
-            end = start + duration
-            j = i + 1
-            while j < k and times[j] < end:
-                row = free[j]
-                if row[0] < need0 or row[1] < need1:
-                    break
-                j += 1
-            else:
-                return start
-            i = j + 1
         return math.inf
 
     def earlier_fit(self, now: float, duration: float, demand: Sequence[float],
@@ -231,28 +209,7 @@ class Profile:
         own_end = held_from + duration
         limit = held_from if hi is None or hi > held_from else hi
         if len(tol) == 2 and len(demand) == 2:
-            d0, d1 = demand
-            need0, need1 = d0 - tol[0], d1 - tol[1]
-            while i < k and times[i] < limit:
-                row = free[i]
-                if row[0] < need0 or row[1] < need1:
-                    i += 1
-                    continue
-                start = times[i] if times[i] > now else now
-                end = start + duration
-                j = i + 1
-                while j < k and times[j] < end:
-                    row = free[j]
-                    if held_from <= times[j] < own_end:  # its own hold, given back
-                        if row[0] + d0 < need0 or row[1] + d1 < need1:
-                            break
-                    elif row[0] < need0 or row[1] < need1:
-                        break
-                    j += 1
-                else:
-                    return start
-                i = j + 1
-            return held_from
+            return earlier_fit2(times, free, tol, now, duration, demand, held_from, limit, i)
         ok = self._ok
         dims = range(len(tol))
         while i < k and times[i] < limit:

@@ -16,8 +16,10 @@ sjf-bb 16,030 s, plan-2 11,059 s mean wait; with their I/O model: fcfs-bb 14,561
 
 The BB requests follow the log-normal model with the two rules of the authors' generator
 (fit-in-platform cap, 10 MB for jobs of walltime <= 120 s; ``--no-bb-rules`` drops them).
-``--bb-mode pool`` (default) is one 480 GB pool, ``named`` the 12 x 40 GB BB nodes
-(``Platform.kopanski(named_bb=True)``), ``both`` runs both. ``--seeds 0,1,2,3,4`` runs every
+``--bb-mode pool`` (default) is one 480 GB pool, ``named`` the 12 x 40 GB BB nodes placed
+first fit (``Platform.kopanski(named_bb=True)``), ``proximity`` the same BB nodes placed as the
+authors' scheduler places them (``bb_placement="proximity"``, below), ``both`` runs pool and
+named, ``all`` the three. ``--seeds 0,1,2,3,4`` runs every
 policy on every seed of the BB model and prints mean +- standard deviation [min, max] of the
 mean wait and bounded slowdown per policy against the authors' figures (no parts).
 
@@ -91,9 +93,125 @@ busy 48 % vs 37 % of the time up to the last end, and the last job ends at 43.3 
 (the last submission is at 29.4 M s). Both runs are overloaded, so the mean wait is set by how
 fast the backlog drains, which is why it swings between seeds (0.33 M to 7.80 M s in pool mode).
 The authors' fcfs-easy (alloc-only, 5.51 M s) also places BB per compute node on the 12 BB
-nodes, but by proximity (the chassis', then the group's, then any BB node) and on named compute
-nodes whose reservation backfilled jobs must avoid, so its backfilling is restricted differently
-from either of ours; its ratio to plan-2 (498) lies between our pool (591) and named (169) means.
+nodes, but by proximity and on named compute nodes whose reservation backfilled jobs must avoid:
+the ``proximity`` mode below.
+
+Proximity mode: the authors' placement (their public code, ``AllocOnlyScheduler``). Read in
+their scheduler: the Dragonfly of Section 4.1 numbers nodes chassis after chassis, 9 per chassis,
+the first of each chassis being its BB node, so compute node ``i`` (of 96) is in chassis ``i //
+8`` and group ``i // 32``. ``_find_sufficient_burst_buffers`` gives every compute node of a job,
+one after the other, a piece of the job's per-node request on the first BB node with room in
+its proximity list (``_create_burst_buffer_proximity``): the chassis' BB node, then the group's
+other three, then any other. Compute nodes come from their resource filter: the shortest run of
+consecutive free nodes (Dragonfly order) that holds the job, else the longest runs. Their
+``backfill`` (fcfs-easy = without future BB reservation, fcfs-bb/sjf-bb = with it) starts jobs
+in order until one cannot be placed, gives the head a future allocation of *named* compute nodes
+(``find_with_earliest_start_time`` with the same filter) and, for fcfs-bb/sjf-bb, its BB pieces
+on named BB nodes over its interval; the other jobs are then tried in queue (or walltime) order,
+each needing compute nodes free over its whole walltime (so a job still running at the head's
+start must avoid the head's nodes) and BB placeable by proximity over that interval. fcfs,
+filler and their other schedulers (maxutil, moo's placement) use the same two helpers; the
+version of their code holding the plan-based scheduler was not readable here, so whether it
+places by proximity too is inferred, not read. bbopt: ``Platform.kopanski(named_bb=True,
+bb_placement="proximity")`` (CLI ``kopanski:proximity``), one placement rule in
+:mod:`bbopt.models.bb_nodes` (first fit is the same rule with one order for every compute
+node), used by the ledger and by fcfs, filler, fcfs-easy, fcfs-bb and sjf-bb
+(:mod:`bbopt.policies.proximity_bb`: named compute nodes in every start, EASY's head reserved
+on named compute nodes). Their code (as read) places by proximity wherever it places BB; first fit
+stays bbopt's default all the same, because the plan model (plan-1/2/3, and conservative-bb's
+profile) plans on counted compute nodes and places pieces first fit in its profile: placing by
+proximity there needs named compute nodes in every future reservation, which is not built. On
+the proximity platform the engine places those policies' starts by proximity and may refuse
+one the two place differently (plan-2: 84 of the 28,467 starts over the 16 parts of seed 0,
+1 to 11 per part; the job waits for the next event). Differences left in proximity mode:
+pieces are placed in ascending compute-node order (theirs in Batsim's id order, names sorted
+as strings) and "any other" BB nodes in ascending order (theirs in Python set order); a late
+fcfs-bb candidate's pieces are placed where the engine puts them and the head must stay
+placeable on its nodes, where theirs are placed beside the head's already placed pieces.
+
+Measured, proximity mode, seeds 0-4, whole trace (no start refused; CPU time of fcfs-easy
+measured side by side with the other modes in one ``--bb-mode all`` run):
+
+=========  ==========================================  ================  ===============
+policy     proximity: mean +- sd [min, max]            / paper           per seed
+=========  ==========================================  ================  ===============
+fcfs-bb    15,248 +- 474 [14,708, 15,788]              1.05 I/O, 1.03    15,682 14,708
+                                                       alloc             14,904 15,156
+                                                                         15,788
+sjf-bb     15,391 +- 566 [14,885, 16,300]              1.11 I/O, 0.96    15,521 15,261
+                                                       alloc             14,986 14,885
+                                                                         16,300
+fcfs-easy  3.32 M +- 2.48 M [0.98 M, 7.21 M]           0.60 alloc        3.29 7.21 1.36
+                                                                         3.79 0.98 M
+=========  ==========================================  ================  ===============
+
+CPU time of one whole-trace run, seed 0, the three modes side by side in one run (whole
+seconds: pool / named / proximity): fcfs 1 / 2 / 2, filler 0 / 1 / 2, fcfs-bb 1 / 3 / 6, sjf-bb
+1 / 3 / 6, fcfs-easy 32 / 12 / 19 (fcfs-easy's cost follows its backlog, which differs between
+the modes' schedules); proximity costs about 2x first-fit named on the BB-aware EASY (the filter
+and the shadow-time scan over named nodes).
+
+As in the authors' alloc-only runs (fcfs-bb 14,791, sjf-bb 16,030), sjf-bb is not better than
+fcfs-bb here (15,391 vs 15,248; first-fit named 14,000 vs 14,740). fcfs-easy per seed, mean wait
+in M s:
+
+====  =====  =====  =========  ====================================
+seed  pool   named  proximity  proximity with a count-based head
+====  =====  =====  =========  ====================================
+0     6.21   1.65   3.29       2.77
+1     0.33   1.03   7.21
+2     7.06   5.72   1.36       6.43
+3     3.16   2.83   3.79
+4     7.80   1.16   0.98       2.41
+====  =====  =====  =========  ====================================
+
+(last column: proximity placement, but EASY's count-based reservation -- a late candidate
+needs only the extra node count, not to avoid the head's nodes; a script outside the project.)
+The overloaded fcfs-easy swings by 7x between seeds in every mode, and no mode is ordered
+against another on all seeds: the named compute reservation raises the mean wait on seed 0
+(2.77 -> 3.29 M s) and lowers it on seeds 2 and 4 (6.43 -> 1.36, 2.41 -> 0.98): it keeps
+long backfills off the nodes the head will start on, which here more often shortens the
+backlog than lengthens it. fcfs-easy / plan-2 with proximity placement: 307 (seed 0) and 85 (seed 4)
+against node-scored first-fit plan-2 on the whole trace (10,703 and 11,623 s; seeds 1-3 of
+plan-2 were not measured: about 30 CPU minutes each), 300 for the five seeds' mean fcfs-easy
+(3.32 M) against the paper's plan-2 (11,065). Theirs: 498. So the mean over seeds is within a
+factor 2 (249 to 996), seed 0 alone too, seed 4 not; the spread between seeds is wider than
+the gap to the paper.
+
+plan-2 was not rerun on the whole trace in proximity mode (about 30 CPU minutes per seed on a
+machine shared by several long runs). Its schedule does change (the engine places its starts
+by proximity on consecutive nodes), so the 16 three-week parts of seed 0 compare it (each part
+simulated alone; first-fit columns from the table above, same parts, same seed; mean wait in
+s):
+
+====  =====  ===============  ===============  ===============  ===============  =======
+part  jobs   sjf-bb           plan-2           sjf-bb           plan-2           refused
+             first-fit        first-fit (/sjf) proximity        proximity (/sjf) plan-2
+====  =====  ===============  ===============  ===============  ===============  =======
+   0   1799    7,665            5,596 (0.73)     7,565            5,399 (0.71)      3
+   1   1206   18,777           13,157 (0.70)    19,846           12,393 (0.62)      6
+   2   1532   13,025           12,574 (0.97)    14,420           10,897 (0.76)      2
+   3   1767   10,622            5,730 (0.54)     8,911            5,395 (0.61)      4
+   4   1582    9,635            6,313 (0.66)    12,875            7,326 (0.57)      7
+   5   2033   23,876           15,120 (0.63)    24,413           14,196 (0.58)      7
+   6   2128   18,018           13,881 (0.77)    16,717           12,883 (0.77)      7
+   7   1648   12,955            8,430 (0.65)    13,016            9,360 (0.72)      6
+   8   1402    6,778            4,470 (0.66)     6,013            5,208 (0.87)      1
+   9   2094    8,813            7,479 (0.85)    10,389            7,429 (0.72)     10
+  10   2958    5,212            3,611 (0.69)     8,355            5,211 (0.62)     11
+  11   2161   11,190           10,734 (0.96)    11,626           12,187 (1.05)     10
+  12   1970    6,528            4,728 (0.72)     7,049            5,221 (0.74)      3
+  13   1594    4,634            3,068 (0.66)     5,363            4,156 (0.77)      4
+  14   1384    7,308            5,799 (0.79)     9,066            7,519 (0.83)      1
+  15   1209    8,354            6,597 (0.79)     8,918            7,656 (0.86)      2
+====  =====  ===============  ===============  ===============  ===============  =======
+
+Job-weighted over the parts: sjf-bb 10,772 (first fit) vs 11,529 s (proximity), plan-2 7,921
+vs 8,268 s (1.04 x); median plan-2 / sjf-bb 0.71 vs 0.73; fcfs-bb 11,985 s, fcfs-easy 80,881 s
+(parts are too short for fcfs-easy's backlog: 3.21 x sjf-bb's median). plan-2 over the parts
+took 890 CPU s (785 s in first-fit named mode, measured in another run: not a side-by-side
+ratio). If the whole-trace plan-2 moves as the parts do (1.04 x), seed 0's fcfs-easy / plan-2
+in proximity mode is about 295, still within a factor 2 of 498; seed 4's about 81 is not.
 
 Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] [--csv DIR]``
 (the full run takes tens of minutes on 2 cores; plan-2 on the whole trace 20-40 minutes per
@@ -131,6 +249,12 @@ POLICIES = ("fcfs", "fcfs-easy", "filler", "fcfs-bb", "sjf-bb", "plan-1", "plan-
 #: Mean waiting time (s) reported by the authors' code: allocation-only / with I/O.
 
 
+def _platform(mode: str) -> Platform:
+    """The Kopanski platform of a ``--bb-mode``: pool, named (first fit) or proximity."""
+    return Platform.kopanski(named_bb=mode != "pool",
+                             bb_placement="proximity" if mode == "proximity" else "first-fit")
+
+
 def split_parts(jobs, parts: int = 16, days: float = 21.0):
     """``parts`` consecutive windows of ``days`` by submission time, each shifted to start at 0."""
     return split_trace(jobs, parts, length=days * DAY)
@@ -142,22 +266,23 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
           f"({'with' if rules else 'without'} the generator's rules), seeds {seeds}")
     per = {}
     for mode in modes:
-        platform = Platform.kopanski(named_bb=mode == "named")
+        platform = _platform(mode)
         for seed in seeds:
             jobs = with_lognormal_bb(trace_jobs, seed=seed, rules=rules)
             for pol in policies:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 res = simulate(jobs, platform, pol)
                 m = summarize(res)
                 per.setdefault((mode, pol), []).append(
                     (m["mean_wait"], m["mean_bounded_slowdown"], res.refused_starts,
                      m["rejected"]))
-                print(f"  {mode:<6}{pol:<10} seed {seed}: mean wait {m['mean_wait']:>12,.0f} s, "
+                print(f"  {mode:<10}{pol:<10} seed {seed}: mean wait {m['mean_wait']:>12,.0f} s, "
                       f"bsld {m['mean_bounded_slowdown']:8.2f}, rejected {m['rejected']:.0f}, "
                       f"refused starts {res.refused_starts} "
-                      f"({time.perf_counter() - t0:.0f} s)", flush=True)
+                      f"({time.perf_counter() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s)",
+                      flush=True)
     print()
-    head = (f"{'mode':<7}{'policy':<10}{'mean wait [s]: mean +- sd [min, max]':>44}"
+    head = (f"{'mode':<10}{'policy':<10}{'mean wait [s]: mean +- sd [min, max]':>44}"
             f"{'bsld: mean +- sd':>20}{'refused':>9}{'| theirs alloc':>15}{'theirs I/O':>11}"
             f"{'ours/I/O':>9}")
     print(head)
@@ -171,7 +296,7 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool) -> None:
             ref = THEIRS_WAIT_IO.get(pol, THEIRS_WAIT_ALLOC.get(pol))
             ratio = f"{w.mean() / ref:8.2f}x" if ref else f"{'-':>9}"
             cell = f"{w.mean():,.0f} +- {sd_w:,.0f} [{w.min():,.0f}, {w.max():,.0f}]"
-            print(f"{mode:<7}{pol:<10}{cell:>44}{f'{b.mean():.2f} +- {sd_b:.2f}':>20}"
+            print(f"{mode:<10}{pol:<10}{cell:>44}{f'{b.mean():.2f} +- {sd_b:.2f}':>20}"
                   f"{arr[:, 2].mean():>9.0f}{fmt(THEIRS_WAIT_ALLOC.get(pol)):>15}"
                   f"{fmt(THEIRS_WAIT_IO.get(pol)):>11}{ratio}")
         if (mode, "fcfs-easy") in per and (mode, "plan-2") in per:
@@ -189,7 +314,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="seed of the BB model")
     ap.add_argument("--csv", default=None, help="write each run's jobs.csv into this folder")
     ap.add_argument("--seeds", default=None, help="comma-separated seeds: multi-seed summary")
-    ap.add_argument("--bb-mode", choices=("pool", "named", "both"), default="pool")
+    ap.add_argument("--bb-mode", choices=("pool", "named", "proximity", "both", "all"),
+                    default="pool", help="both: pool and named; all: the three")
     ap.add_argument("--no-bb-rules", action="store_true")
     ap.add_argument("--no-whole", action="store_true",
                     help="only the 16 parts (plan-2 on the whole trace takes tens of minutes)")
@@ -198,11 +324,14 @@ def main() -> None:
     trace = read_swf(data_dir() / KTH)
     rules = not args.no_bb_rules
     if args.seeds:
-        modes = ("pool", "named") if args.bb_mode == "both" else (args.bb_mode,)
+        modes = {"both": ("pool", "named"),
+                 "all": ("pool", "named", "proximity")}.get(args.bb_mode, (args.bb_mode,))
         multi_seed(trace.jobs, policies, [int(x) for x in args.seeds.split(",")], modes, rules)
         return
     jobs = with_lognormal_bb(trace.jobs, seed=args.seed, rules=rules)
-    platform = Platform.kopanski(named_bb=args.bb_mode == "named")
+    if args.bb_mode in ("both", "all"):
+        ap.error("--bb-mode both/all needs --seeds")
+    platform = _platform(args.bb_mode)
     print(f"KTH-SP2-1996-2.1-cln: {len(jobs)} jobs, log-normal BB (seed {args.seed}), "
           f"{platform.nodes} nodes / {platform.bb / 1e9:.0f} GB")
     if not args.no_whole:
@@ -214,15 +343,25 @@ def main() -> None:
     print(f"16 three-week parts ({', '.join(str(len(p)) for p in parts)} jobs), each part's mean "
           f"normalised by sjf-bb's on that part: median [q1, q3] over the parts")
     per = {pol: [] for pol in policies}
+    cpu = dict.fromkeys(policies, 0.0)
     t0 = time.perf_counter()
-    for part in parts:
+    for k, part in enumerate(parts):
+        row = []
         for pol in policies:
+            c0 = time.process_time()
             res = simulate(part, platform, pol)
+            cpu[pol] += time.process_time() - c0
             m = summarize(res)
             per[pol].append((m["mean_wait"], m["mean_bounded_slowdown"]))
+            row.append(f"{pol} {m['mean_wait']:>10,.0f}")
             refused = res.refused_starts
             if refused:
                 print(f"  {pol}: {refused} starts refused on the BB nodes")
+        print(f"  part {k:>2} ({len(part)} jobs): " + ", ".join(row), flush=True)
+    print("CPU time over the parts: " + ", ".join(f"{p} {c:.0f} s" for p, c in cpu.items()))
+    weights = np.array([len(p) for p in parts], dtype=float)
+    print("job-weighted mean wait over the parts: " + ", ".join(
+        f"{p} {np.average(np.array(per[p])[:, 0], weights=weights):,.0f} s" for p in policies))
     print(f"{'policy':<10}{'wait / sjf-bb':>26}{'bsld / sjf-bb':>26}")
     ref = np.array(per["sjf-bb"])
     for pol in policies:

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bbopt import ClusterState, Job, Platform, Reservation, simulate
+from bbopt.core import RunningJob, RunningJobs
 from bbopt.policies import make_policy
 from bbopt.resources import Profile, profile_of
 
@@ -82,6 +83,38 @@ def test_a_start_that_did_not_happen_frees_its_slot():
     state = ClusterState(1.0, p, (), (a, b), first.memory)
     again = policy.decide(state)
     assert again.started_ids == ["B"] and again.reservations == (Reservation("A", 6.0),)
+    fresh = make_policy("conservative-bb").decide(state)
+    assert (again.started_ids, again.reservations) == (fresh.started_ids, fresh.reservations)
+
+
+def test_the_same_running_tuple_with_a_start_that_did_not_happen():
+    """The engine hands the very same running tuple again when no job started or ended; the
+    policy then checks no running job again, but a start it decided that did not happen (the
+    tuple has no such job) must still free its slot: X runs on 2 nodes until 20, A (2 nodes,
+    5 s) starts at 0 and B (4 nodes) is reserved at 20; at 1 A is not running, and B keeps 20
+    while A, waiting again, fits now beside X as a fresh policy plans it."""
+    p = Platform(4, 10.0)
+    x = Job("X", 0, 20, 20, 2, 1.0)
+    a, b = Job("A", 0, 5, 5, 2, 1.0), Job("B", 0, 5, 5, 4, 1.0)
+    running = RunningJobs([RunningJob(x, 0.0)])
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, p, running, (a, b)))
+    assert first.started_ids == ["A"] and first.reservations == (Reservation("B", 20.0),)
+    for t in (1.0, 2.0):  # the same tuple twice: A refused, then nothing new
+        state = ClusterState(t, p, running, (a, b), first.memory)
+        again = policy.decide(state)
+        fresh = make_policy("conservative-bb").decide(state)
+        assert (again.started_ids, again.reservations) == (fresh.started_ids, fresh.reservations)
+        assert again.started_ids == ["A"]
+        first = again
+    # Another tuple, with a job the policy never started (Y, 2 nodes until 15): checked, so
+    # the profile is built again, and A is planned after Y, not after its own refused slot.
+    y = Job("Y", 0, 13, 13, 2, 1.0)
+    state = ClusterState(3.0, p, RunningJobs([RunningJob(y, 2.0), RunningJob(x, 0.0)]), (a, b),
+                         first.memory)
+    again = policy.decide(state)
+    assert again.started_ids == [] and again.reservations == (
+        Reservation("A", 15.0), Reservation("B", 20.0))
     fresh = make_policy("conservative-bb").decide(state)
     assert (again.started_ids, again.reservations) == (fresh.started_ids, fresh.reservations)
 

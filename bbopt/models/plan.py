@@ -22,7 +22,9 @@ a job that ends at ``t`` frees its resources for one that starts at ``t`` (segme
 An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing
 reject a move without finishing its plan (the Metropolis decision is unchanged). Each job's
 earliest start in the base profile bounds its start in every plan, so the earliest-fit scan
-begins there; :class:`~bbopt.models.plan_walk.SwapWalk` scores a swap of two positions from the
+begins there, and on the pool the early rejection bounds the rest of a plan by those starts'
+terms (the same decisions as the plain bound ``now``, sooner); :class:`~bbopt.models.plan_walk.
+SwapWalk` scores a swap of two positions from the
 first one on (``benchmarks/optimising_policies.py`` times plan-2 on the whole KTH trace).
 
 Named BB nodes (``bb_nodes``: the authors' 12 x 40 GB, Section 4.1). The burst buffer is then not
@@ -40,11 +42,12 @@ held now can push a later one's pieces onto a BB node that stays free, letting i
 its earliest start in the base profile bounds it only through the pool (nodes and pool BB, which
 every placement needs); and two orders that give the same starts may give different pieces (the
 incremental walk compares both). Without ``bb_nodes`` nothing of this runs: the pool evaluator and
-its schedules are unchanged.
+its schedules are unchanged. The placement on the BB nodes lives in :mod:`bbopt.models.plan_named`
+(first fit on the window inlined, a job's per-node amounts summed once per job).
 
 Length: the pool and named-BB evaluators share the model's lists, bounds and score terms, and
 both are the inner loop of every plan search (the incremental walk lives in
-:mod:`bbopt.models.plan_walk`).
+:mod:`bbopt.models.plan_walk`, the named placement in :mod:`bbopt.models.plan_named`).
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ from bbopt.models.bb_nodes import (
     first_fit_runs,
     running_pieces,
 )
+from bbopt.models.plan_named import place as place_named
+from bbopt.models.plan_named import reserve as reserve_named
 from bbopt.resources import Profile
 
 #: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.
@@ -71,34 +76,6 @@ CANDIDATE_ORDERS: tuple[str, ...] = (
     "bb-per-node-per-node-asc", "bb-per-node-per-node-desc",
     "walltime-asc", "walltime-desc",
 )
-
-
-def _amounts(runs: tuple[tuple[int, int], ...], piece: float) -> list[tuple[int, float]]:
-    """Bytes per BB node of first-fit runs, summed piece by piece as the policies' profile sums
-    a job's demand (so the same floats)."""
-    out = []
-    for node, count in runs:
-        a = 0.0
-        for _ in range(count):
-            a += piece
-        out.append((node, a))
-    return out
-
-
-class _WindowMin:
-    """The least free space of each BB node over segments ``i .. j-1`` of a profile's columns,
-    computed only for the BB nodes first fit looks at."""
-
-    __slots__ = ("cols", "i", "j")
-
-    def __init__(self, cols: list[list[float]], i: int, j: int) -> None:
-        self.cols, self.i, self.j = cols, i, j
-
-    def __len__(self) -> int:
-        return len(self.cols)
-
-    def __getitem__(self, b: int) -> float:
-        return min(self.cols[b][self.i:self.j])
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +165,12 @@ class PlanModel:
         self._Tz, self._FNz, self._FBz = T + [math.inf], FN + [-1], FB + [-math.inf]
         # Lower bound of each job's score term: it cannot start before now.
         self._lb = [self._term(self.now - s) for s in self._sub]
+        # The bound of the early rejection on the pool: a job cannot start before its earliest
+        # start in the base profile either, so its term is at least that start's (tighter than
+        # ``_lb``; the decisions are the same, only sooner). Not on named BB nodes, where a job
+        # that fits nowhere scores ``_lb``.
+        self._lbr = ([self._term(t - s) for t, s in zip(self._t0, self._sub, strict=True)]
+                     if bb_nodes is None else self._lb)
         if self.named is not None:
             self._init_named(running)
 
@@ -215,6 +198,8 @@ class PlanModel:
         self._FB = [r[1] for r in rows]
         self._FK = [[r[2 + b] for r in rows] for b in range(k)]
         self._SN = space
+        # Each job's cumulative piece sums (plan_named.cumulative_pieces), made when needed.
+        self._acc: list[list[float] | None] = [None] * len(self.jobs)
         # Sentinel breakpoint at infinity (see the pool lists).
         self._Tz = self._T + [math.inf]
         self._FNz = self._FN + [-1]
@@ -293,7 +278,7 @@ class PlanModel:
         T, FN, FB = self._Tz[:], self._FNz[:], self._FBz[:]
         W, N, B, BN, T0 = self._w, self._n, self._b, self._bneed, self._t0
         first = bisect_left
-        S, LB, alpha = self._sub, self._lb, self.alpha
+        S, LB, alpha = self._sub, self._lbr, self.alpha
         check = threshold != math.inf
         rest = sum(map(LB.__getitem__, order)) if check else 0.0
         score = 0.0
@@ -356,76 +341,10 @@ class PlanModel:
         T, FN, FB, FK, SN = prof
         return [T[:], FN[:], FB[:], [c[:] for c in FK], SN[:]]
 
-    def place(self, prof: list, p: int) -> tuple[float, tuple[tuple[int, int], ...] | None]:
-        """Place job ``p`` in the named-BB profile ``prof`` (changed in place) at its earliest
-        start, as :class:`~bbopt.policies.named_bb.NamedProfile` does (module docstring):
-        ``(start, runs)`` with the first-fit runs ``(BB node, pieces)`` of
-        :func:`~bbopt.models.bb_nodes.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
-        (only possible when a running job outlives its expected end)."""
-        T, FN, FB, FK, SN = prof
-        n, b, w = self._n[p], self._b[p], self._w[p]
-        tol, ktol, ftol = self.tol, self._ktol, self._ftol
-        piece = b / n
-        last = len(T) - 1  # the sentinel
-        i = bisect_left(T, self._t0[p])
-        while True:
-            while FN[i] < n or FB[i] + tol < b:
-                i += 1
-            if i == last:
-                return math.inf, None
-            start = T[i]
-            end = start + w
-            j = bisect_left(T, end, i + 1)
-            if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
-                # nodes or pool BB short in the window (every placement needs them): every
-                # window holding the first short segment fails too
-                q = i + 1
-                while FN[q] >= n and FB[q] + tol >= b:
-                    q += 1
-                i = q + 1
-                continue
-            if i == 0:
-                # Now: the engine's pieces (first fit on what is free now), if they stay free.
-                runs = first_fit_runs(SN, n, b, ftol)
-                if runs is not None:
-                    need = _amounts(runs, piece)
-                    for node, size in need:
-                        if min(FK[node][0:j]) + ktol[node] < size:
-                            break
-                    else:
-                        self._reserve_named(prof, 0, j, end, n, b, need)
-                        for node, count in runs:
-                            f = SN[node]
-                            for _ in range(count):  # BBNodeSpace.take_pieces' sums
-                                f -= piece
-                            SN[node] = f
-                        return start, runs
-                i = 1
-                continue
-            runs = first_fit_runs(_WindowMin(FK, i, j), n, b, ftol)
-            if runs is None:
-                i += 1
-                continue
-            self._reserve_named(prof, i, j, end, n, b, _amounts(runs, piece))
-            return start, runs
-
-    @staticmethod
-    def _reserve_named(prof: list, i: int, j: int, end: float, n: int, b: float,
-                       need: list[tuple[int, float]]) -> None:
-        T, FN, FB, FK, _ = prof
-        if T[j] != end:
-            T.insert(j, end)
-            FN.insert(j, FN[j - 1])
-            FB.insert(j, FB[j - 1])
-            for col in FK:
-                col.insert(j, col[j - 1])
-        for q in range(i, j):
-            FN[q] -= n
-            FB[q] -= b
-        for node, size in need:
-            col = FK[node]
-            for q in range(i, j):
-                col[q] -= size
+    #: Place job ``p`` in a named-BB profile at its earliest start (:func:`~bbopt.models.
+    #: plan_named.place`): ``(start, first-fit runs)``, or ``(inf, None)`` if it fits nowhere.
+    place = place_named
+    _reserve_named = staticmethod(reserve_named)
 
     def _run_named(self, order: Sequence[int], threshold: float,
                    starts: list[float] | None) -> float:

@@ -61,12 +61,14 @@ class SwapWalk:
     """
 
     __slots__ = ("model", "order", "stride", "start", "term", "partial", "snaps", "score",
-                 "pieces", "_pending")
+                 "pieces", "_pending", "_lists")
 
     def __init__(self, model: PlanModel, order: Sequence[int], stride: int | None = None
                  ) -> None:
         self.model = model
         n = model.n
+        self._lists = (model._w, model._n, model._b, model._bneed, model._t0, model._sub,
+                       model._lbr, model.alpha)
         self.order = list(order)
         if sorted(self.order) != list(range(n)):
             raise ValueError("order must be a permutation of the model's jobs")
@@ -118,24 +120,27 @@ class SwapWalk:
         snaps = self.snaps[:]
         T0, FN0, FB0 = snaps[base // stride]
         T, FN, FB = T0[:], FN0[:], FB0[:]
-        W, N, B, BN, EARLY = m._w, m._n, m._b, m._bneed, m._t0
+        W, N, B, BN, EARLY, S, LB, alpha = self._lists
         first = bisect_left
-        S, LB, alpha = m._sub, m._lb, m.alpha
         cur_start = self.start
         start_of, term_of, parts = cur_start[:], self.term[:], self.partial[:]
         check = threshold != math.inf
         score = parts[base]
-        rest = _prefix_rest(new, base, parts, LB, threshold) if check else 0.0
-        if rest == math.inf:
-            return math.inf
+        if check:
+            # The checks a full evaluation makes on the shared prefix new[:base] (same sums).
+            rest = sum(map(LB.__getitem__, new))
+            for k in range(base):
+                rest -= LB[new[k]]
+                if parts[k + 1] + rest > threshold:
+                    return math.inf
+        else:
+            rest = 0.0
         count = len(new)
-        tail = hi + 1  # where the rest of the plan is known if nothing diverged by then
-        converged = count
+        # Where the rest of the plan is known if nothing diverged by then.
+        stop = count if diverged else hi + 1
         snap_at = base + stride  # the next position whose profile is kept
-        for k in range(base, count):
-            if k == tail and not diverged:
-                converged = k
-                break
+        k = base
+        while k < stop:
             p = new[k]
             if k == snap_at:
                 snaps[k // stride] = (T[:], FN[:], FB[:])
@@ -160,9 +165,13 @@ class SwapWalk:
                 FN.insert(j, FN[j - 1])
                 FB.insert(j, FB[j - 1])
             breq = B[p]
-            for q in range(i, j):
-                FN[q] -= n
-                FB[q] -= breq
+            if j == i + 1:
+                FN[i] -= n
+                FB[i] -= breq
+            else:
+                for q in range(i, j):
+                    FN[q] -= n
+                    FB[q] -= breq
             wait = start - S[p]
             if wait < 0.0:
                 wait = 0.0
@@ -175,19 +184,26 @@ class SwapWalk:
             else:
                 term = wait ** alpha
             if start != cur_start[p]:
-                diverged = True
+                stop = count  # diverged: every later job is placed again
                 start_of[p] = start
                 term_of[p] = term
             score += term
-            parts[k + 1] = score
+            k += 1
+            parts[k] = score
             if check:
                 rest -= LB[p]
                 if score + rest > threshold:
                     return math.inf
         # Positions lo..hi kept their starts: so does every later job (its term is known).
-        score = _known_tail(new, converged, score, parts, term_of, LB, rest, threshold, check)
-        if score == math.inf:
-            return math.inf
+        while k < count:
+            p = new[k]
+            score += term_of[p]
+            k += 1
+            parts[k] = score
+            if check:
+                rest -= LB[p]
+                if score + rest > threshold:
+                    return math.inf
         self._pending = (new, start_of, term_of, parts, snaps)
         return score
 

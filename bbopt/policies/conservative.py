@@ -14,21 +14,41 @@ reserved interval (:class:`~bbopt.policies.named_bb.NamedProfile`), planned from
 every decision. On pooled BB the profile is kept between decisions and compression looks for
 an earlier start only where a slot freed since can hold the job
 (:mod:`bbopt.policies.freed_slots`).
+
+Cost, and what comes from Fluxion's planner (flux-sched ``resource/planner``). Adopted: the plan
+kept across scheduling loops (spans added and removed as jobs start, end and move, never rebuilt
+per cycle), and earliest-fit searches pruned by a bound on the free capacity of what they would
+visit (the running maxima of each freed slot). Not adopted: its balanced trees (scheduled points
+in a red-black tree, a min-time resource tree answering earliest-fit in O(log n)). On KTH x k
+(k x 96 nodes) the profile holds 194 breakpoints on average at k = 1 and 570 at k = 2, a
+reservation or a release rewrites 6 to 9 segments at k = 1 and 13 to 16 at k = 2, and an
+earlier-start scan visits 47 and 120 segments over 1.2 and 1.5 candidate starts; at those sizes
+the two interpreted tree descents of a query (about 20 nodes, lazy tags on each) cost as much as
+the scan they replace, and every breakpoint inserted would rebalance the tree.
+A column layout (free nodes and BB as two lists, runs of segments tested by ``min``/``max`` over
+slices in C) answered the same scans in 14.9 us against 15.4 us per call and slowed reserving,
+so it was dropped too; the scans kept are :mod:`bbopt.profile_scans`. What grows faster than
+the machine is the work an exact compression must do: 56 k moves at k = 1 and 202 k at k = 2
+(3.6x), 356 k and 1.38 M reservations looked at (3.9x). Slurm's ``bf_window``,
+``bf_resolution`` and ``bf_max_job_test`` bound that work by changing the schedule (a horizon,
+coarser times, fewer jobs); only ``depth`` (``bf_max_job_test``) is kept here.
 """
 
 from __future__ import annotations
 
 import math
 import time as _time
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
-from bbopt.core import ClusterState, Decision, Job, Reservation
+from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
 from bbopt.policies.freed_slots import Freed, give_back, move, window
 from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
 from bbopt.resources import Profile, profile_of
+
+_job_id = attrgetter("job.id")
 
 #: Reservations made by conservative-bb at one decision unless ``depth`` says otherwise.
 DEFAULT_DEPTH = 1000
@@ -105,6 +125,7 @@ class ConservativeBackfilling:
             # slots in this log can let a reservation move up (none: compression moves none).
             profile, holders, log = reused
             future = dict(previous)
+        changed = reused is None  # whether ``future`` may differ from ``previous``
         moved: list[tuple[int, Job]] = []  # (queue position, job) of the kept jobs starting now
         started: list[tuple[int, Job]] = []
         if log is None or log:
@@ -142,6 +163,7 @@ class ConservativeBackfilling:
                             max0 = max(max0, slot.max_nodes[-1])
                             max1 = max(max1, slot.max_bb[-1])
                         future[job.id] = start
+                        changed = True
                         if start == now:
                             moved.append((pos, job))
                         continue
@@ -156,8 +178,10 @@ class ConservativeBackfilling:
                     break
                 started.append((pos, job))
         started.extend(moved)
-        for _, job in started:
-            future.pop(job.id, None)
+        if started:
+            changed = True
+            for _, job in started:
+                future.pop(job.id, None)
         # New jobs in queue order: a reservation while within depth, else start now or nothing.
         depth = math.inf if self.depth is None else self.depth
         n_planned = len(kept)
@@ -168,6 +192,7 @@ class ConservativeBackfilling:
                 n_planned += 1
                 if start > now:
                     future[job.id] = start
+                    changed = True
                     continue
             elif profile.fits(now, job.walltime, job.demand):
                 profile.reserve(now, now + job.walltime, job.demand)
@@ -178,23 +203,29 @@ class ConservativeBackfilling:
             started.sort(key=itemgetter(0))
         jobs = [job for _, job in started]
         # The reservations by (start, id); one Reservation per job and start, kept while the
-        # start stays (building them was a tenth of a replay).
-        booked = cache.booked if cache is not None else {}
-        reservations = []
-        for jid, t in sorted(future.items(), key=itemgetter(1, 0)):
-            r = booked.get(jid)
-            if r is None or r.start != t:
-                r = booked[jid] = Reservation(jid, t)
-            reservations.append(r)
-        if len(booked) > 2 * len(reservations) + 64:
-            booked = {r.job_id: r for r in reservations}
+        # start stays (building them was a tenth of a replay), and the whole tuple kept while
+        # no reservation changed (half the decisions on KTH: a submission that starts at once
+        # or waits beyond the depth, an end that lets nothing move).
+        if changed:
+            booked = cache.booked if cache is not None else {}
+            out = []
+            for jid, t in sorted(future.items(), key=itemgetter(1, 0)):
+                r = booked.get(jid)
+                if r is None or r.start != t:
+                    r = booked[jid] = Reservation(jid, t)
+                out.append(r)
+            reservations = tuple(out)
+            if len(booked) > 2 * len(reservations) + 64:
+                booked = {r.job_id: r for r in reservations}
+        else:  # (reused: the previous decision returned these for ``previous``)
+            booked, reservations = cache.booked, cache.reservations
         memory = {"reservations": future}
         if holders is None:
             holders = _holders(state)
         for job in jobs:
             holders[job.id] = (now + job.walltime, job.nodes, job.bb)
-        self._cache = _Kept(memory, profile, holders, booked, state.platform.capacity,
-                            self.depth)
+        self._cache = _Kept(memory, profile, holders, booked, reservations, state.running,
+                            state.platform.capacity, self.depth)
         return _decision(jobs, reservations, t0=t0, memory=memory)
 
     def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
@@ -214,23 +245,34 @@ class ConservativeBackfilling:
                 or (previous and min(previous.values()) < now)):
             return None
         holders = cache.holders
-        alive = 0
-        for r in state.running:
-            job = r.job
-            end = r.start + job.walltime
-            if end <= now:
-                continue
-            held = holders.get(job.id)
-            if held is None or held[0] != end or held[1] != job.nodes or held[2] != job.bb:
-                return None
-            alive += 1
+        running = state.running
+        if running is cache.running and isinstance(running, RunningJobs):
+            # The very running jobs the previous decision checked (the engine's tuple, built
+            # again whenever a job starts or ends): only count those still due to run, the
+            # ones whose expected end has passed leading it (sorted by expected end).
+            alive = len(running)
+            for r in running:
+                if r.start + r.job.walltime > now:
+                    break
+                alive -= 1
+        else:
+            alive = 0
+            for r in running:
+                job = r.job
+                end = r.start + job.walltime
+                if end <= now:
+                    continue
+                held = holders.get(job.id)
+                if held is None or held[0] != end or held[1] != job.nodes or held[2] != job.bb:
+                    return None
+                alive += 1
         profile = cache.profile
         profile.advance(now)
         log: list[Freed] = []
         if alive != len(holders):
-            running = {r.job.id for r in state.running}
+            ids = set(map(_job_id, running))
             for jid, (end, n, b) in list(holders.items()):
-                if end <= now or jid not in running:
+                if end <= now or jid not in ids:
                     del holders[jid]
                     if end > now:
                         log.append(give_back(profile, now, end, (n, b), horizon))
@@ -280,12 +322,15 @@ class _Kept(NamedTuple):
     """What :class:`ConservativeBackfilling` keeps from one decision to the next: the memory it
     returned (the key to the rest), the profile as that decision left it (running jobs, the
     jobs it started and its reservations), the jobs holding resources in it (id -> expected
-    end, nodes, BB), the reservations it returned (by job id), and the platform and depth."""
+    end, nodes, BB), the reservations it returned (by job id, and as it returned them), the
+    running jobs it was given, and the platform and depth."""
 
     memory: dict
     profile: Profile
     holders: dict[str, tuple[float, int, float]]
     booked: dict[str, Reservation]
+    reservations: tuple[Reservation, ...]
+    running: tuple  # the running jobs it was given
     capacity: tuple[float, float]
     depth: int | None
 

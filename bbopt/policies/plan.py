@@ -27,6 +27,16 @@ Options:
   is reproducible and a decision is a pure function of its state;
 - ``max_exact_jobs``: ``exhaustive`` and ``cpsat`` are used up to this queue length (default 8
   and 12), annealing above it;
+- ``temperatures`` (default ``None``: the paper's 30 of 6 moves each): fewer temperatures, cooled
+  faster so that the last is the paper's. ``temperatures=10`` halves plan-2's CPU time on the
+  KTH trace; its mean wait and bounded slowdown, on the whole trace and its 16 three-week
+  parts, move by about as much as another seed of the paper's search moves them
+  (``benchmarks/plan_warm_start.py``, table in the README);
+- ``warm_start`` (default ``False``): the previous decision's plan order (carried in
+  :attr:`~bbopt.core.Decision.memory`; its jobs still waiting in that order, the newcomers
+  after them in queue order) is scored as a 10th candidate order, so the annealing may start
+  from it. Measured with ``temperatures`` 10 and 15, it adds nothing beyond the luck of the
+  search;
 - ``audit``: an exact backend (``"exhaustive"`` or ``"cpsat"``) that solves every decision's
   model again, up to ``audit_max_jobs`` waiting jobs (default 10) within ``audit_budget``
   seconds (default 2), so that the decision's :class:`~bbopt.core.SolveStats` carries the exact
@@ -47,7 +57,11 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
   nodes by the engine's first-fit rule while it builds every plan (a profile column per BB
   node; see :mod:`bbopt.models.plan`), so the search scores the plan that will run and its
   starts and reservations are the decision's, and no start is refused. The authors split a
-  job's BB over the BB nodes by proximity, not first fit. Only CP-SAT's plans (which model
+  job's BB over the BB nodes by proximity, not first fit: on a platform with that placement
+  (``Platform.kopanski(named_bb=True, bb_placement="proximity")``) the model still plans first
+  fit on counted nodes, the engine places the starts by proximity on consecutive nodes, and a
+  start the two place differently can be refused (counted; the job waits for the next
+  event: 3 of 1,799 starts on the first three-week part of KTH). Only CP-SAT's plans (which model
   the pool) are built again on the BB nodes
   (:func:`bbopt.policies.named_bb.plan_on_named_nodes`) in the order of their starts;
 - the first ``max_queue`` (500) waiting jobs are planned at every scheduling point: the list-based
@@ -84,6 +98,10 @@ from bbopt.solvers.base import Budget, backends_for, solve
 DEFAULT_MAX_QUEUE = 500
 #: Default largest queue handed to an exact backend before switching to annealing.
 DEFAULT_MAX_EXACT = {"exhaustive": 8, "cpsat": 12}
+#: Where a decision leaves its plan order (job ids) for the next one (``warm_start``).
+MEMORY_KEY = "plan_order"
+#: The annealing's temperatures in the paper (6 moves each).
+PAPER_TEMPERATURES = 30
 
 
 @register("plan-1",
@@ -105,7 +123,8 @@ class PlanBased:
                  deterministic: float | None = None, audit: str | None = None,
                  audit_budget: float = 2.0, audit_max_jobs: int = 10,
                  solver: str | None = None, max_queue: int | None = DEFAULT_MAX_QUEUE,
-                 budget_mode: str = "wall") -> None:
+                 budget_mode: str = "wall", warm_start: bool = False,
+                 temperatures: int | None = None) -> None:
         self.name = name
         self.alpha = alpha
         if solver is not None:  # the option's former name
@@ -132,6 +151,13 @@ class PlanBased:
         self.audit = audit
         self.audit_budget = Budget.of(audit_budget, deterministic, budget_mode)
         self.audit_max_jobs = int(audit_max_jobs)
+        self.warm_start = bool(warm_start)
+        if temperatures is not None and (isinstance(temperatures, bool)
+                                         or not isinstance(temperatures, int)
+                                         or temperatures < 1):
+            raise InputError(f"temperatures must be a positive integer or None, got "
+                             f"{temperatures!r}", field="temperatures")
+        self.temperatures = temperatures
 
     def _seed(self, state: ClusterState) -> int:
         ss = np.random.SeedSequence([self.seed, int(state.time * 1000) & (2**63 - 1),
@@ -156,7 +182,8 @@ class PlanBased:
         if self.max_exact_jobs is not None and model.n > self.max_exact_jobs:
             backend = "annealing"
         budget = self.budget.less(_time.perf_counter() - t0)  # building counts
-        result = solve(model, backend, budget, seed=self._seed(state))
+        result = solve(model, backend, budget, seed=self._seed(state),
+                       **self._annealing_options(model, state) if backend == "annealing" else {})
         bound, gap = result.bound, result.gap
         wall = _time.perf_counter() - t0
         audited = False
@@ -166,7 +193,30 @@ class PlanBased:
         stats = SolveStats(backend=backend, status=result.status, objective=result.objective,
                            bound=bound, gap=gap, wall_time=wall, budget=self.budget_seconds,
                            audited=audited)
-        return self._decision(state, model, result.solution, stats)
+        return self._decision(state, model, result.solution, stats, self._memory(model, result))
+
+    def _annealing_options(self, model: PlanModel, state: ClusterState) -> dict:
+        """The annealing's options beyond the paper's: the previous decision's plan order as
+        one more candidate (``warm_start``) and the number of temperatures."""
+        options: dict = {}
+        if self.temperatures is not None:
+            # Cooled so that the last temperature is the paper's (30 temperatures at 0.9).
+            options.update(cooling_steps=self.temperatures,
+                           cooling=0.9 ** (PAPER_TEMPERATURES / self.temperatures))
+        previous = state.memory.get(MEMORY_KEY) if self.warm_start and state.memory else None
+        if previous:
+            index = {job.id: p for p, job in enumerate(model.jobs)}
+            order = [index[i] for i in previous if i in index]
+            kept = set(order)
+            order += [p for p in range(model.n) if p not in kept]  # newcomers, in queue order
+            options["initial"] = tuple(order)
+        return options
+
+    def _memory(self, model: PlanModel, result) -> dict | None:
+        """With ``warm_start``: the chosen plan's order as job ids, for the next decision."""
+        if not self.warm_start or result.solution is None or result.solution.order is None:
+            return None
+        return {MEMORY_KEY: tuple(model.jobs[p].id for p in result.solution.order)}
 
     def _audit(self, model: PlanModel, objective: float, state: ClusterState):
         """The exact optimum (or a proven lower bound) of ``model`` and the relative gap of
@@ -201,7 +251,8 @@ class PlanBased:
         )
 
     @staticmethod
-    def _decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats) -> Decision:
+    def _decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats,
+                  memory: dict | None = None) -> Decision:
         now = model.now
         if state.platform.bb_nodes is not None and plan.order is None:
             # A plan that no permutation produced (CP-SAT's, on the pool): rebuilt on the nodes.
@@ -215,4 +266,5 @@ class PlanBased:
             start=tuple(Start(model.jobs[p].id) for p in started),
             reservations=tuple(Reservation(model.jobs[p].id, s) for s, p in later),
             stats=stats,
+            memory=memory,
         )

@@ -23,6 +23,10 @@ the first expected end at which the head's pieces can be placed on the BB nodes 
 then (running jobs' pieces given back at their expected ends), and a backfilled job still
 running then must leave the head placeable there.
 
+Proximity placement (``Platform.bb_proximity``, the authors' Dragonfly placement): these
+policies name each start's compute nodes and reserve named compute nodes for EASY's head
+(:mod:`bbopt.policies.proximity_bb`).
+
 Length: the EASY variants share their reservation and backfill passes.
 """
 
@@ -46,6 +50,7 @@ from bbopt.core import (
     slack,
 )
 from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pieces
+from bbopt.policies import proximity_bb
 from bbopt.policies.named_bb import named_head_reservation
 from bbopt.policies.registry import register
 from bbopt.resources import Release, first_fit_time
@@ -99,6 +104,13 @@ def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None)
     )
 
 
+def _named_decision(starts: list[Start], reservations=(), t0: float = 0.0) -> Decision:
+    """:func:`_decision` for starts that name their compute nodes (proximity placement)."""
+    return Decision(tuple(starts), tuple(reservations), (), (),
+                    SolveStats("rule", _FEASIBLE, None, None, None, _time.perf_counter() - t0),
+                    None)
+
+
 @register("fcfs")
 class FCFS:
     """First come, first served without backfilling: stop at the first job that does not fit."""
@@ -111,6 +123,8 @@ class FCFS:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
+        if state.platform.bb_proximity is not None:
+            return _named_decision(proximity_bb.decide_fcfs(state), t0=t0)
         started, _, _, _ = _fcfs_pass(state, state.queue, bb_node_space(state))
         return _decision(started, t0=t0)
 
@@ -127,6 +141,8 @@ class Filler:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
+        if state.platform.bb_proximity is not None:
+            return _named_decision(proximity_bb.decide_fcfs(state, backfill_all=True), t0=t0)
         free_n, free_b = state.free()
         tol = slack(state.platform.bb)
         space = bb_node_space(state)
@@ -170,6 +186,10 @@ class EasyBackfilling:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
+        if state.platform.bb_proximity is not None:
+            starts, reservations = proximity_bb.decide_easy(state, reserve_bb=self.reserve_bb,
+                                                            order=self.order)
+            return _named_decision(starts, reservations, t0=t0)
         if state.platform.bb_nodes is not None:
             return self._decide_named(state, t0)
         queue = state.queue

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from bbopt.core import ENGINE_REL_TOL, Job, Platform
 from bbopt.errors import InvalidDecision
-from bbopt.models.bb_nodes import bb_node_tolerance, first_fit_pieces
+from bbopt.models.bb_nodes import bb_node_tolerance, contiguous_nodes, place_pieces
 from bbopt.topology.alloc import BandwidthLedger
 
 #: Up to this many nodes go back into the free list one insertion at a time; more are merged.
@@ -80,11 +80,17 @@ class Ledger:
         if job.bb - free_b > self.bb_tol:
             raise InvalidDecision(f"needs {job.bb:.6g} B of burst buffer, {free_b:.6g} B free",
                                   job_id=job.id, time=t)
-        if self.bb_nodes is not None:
+        proximity = self.bb_nodes is not None and self.bb_nodes.proximity is not None
+        if self.bb_nodes is not None and not proximity:
             why = self.bb_nodes.why_not_now(job)
             if why is not None:
                 raise StartRefused(why)
         nodes = self._nodes(job, asked, t)
+        if proximity:  # the pieces depend on the compute nodes
+            why = self.bb_nodes.why_not_now(job, nodes)
+            if why is not None:
+                self._give_back(nodes)
+                raise StartRefused(why)
         if self.bandwidth is not None:
             why = self.bandwidth.charge(job, nodes)
             if why is not None:
@@ -132,15 +138,22 @@ class Ledger:
         free_nodes = self.free_nodes
         node_ssd = self.platform.node_ssd
         if asked is None:
-            if job.ssd <= 0 or node_ssd is None:  # the lowest-numbered free nodes
+            if self.bb_nodes is not None and self.bb_nodes.proximity is not None \
+                    and job.ssd <= 0:  # the authors' Dragonfly filter: consecutive runs
+                asked = contiguous_nodes(free_nodes, job.nodes)
+                if asked is None:
+                    raise InvalidDecision(f"needs {job.nodes} nodes, {len(free_nodes)} free",
+                                          job_id=job.id, time=t)
+            elif job.ssd <= 0 or node_ssd is None:  # the lowest-numbered free nodes
                 taken = tuple(free_nodes[:job.nodes])
                 del free_nodes[:job.nodes]
                 return taken
-            fit = sorted((node_ssd[x], x) for x in free_nodes if node_ssd[x] >= job.ssd)
-            if len(fit) < job.nodes:
-                raise InvalidDecision(f"needs {job.nodes} nodes with {job.ssd:.4g} B of local "
-                                      f"SSD, {len(fit)} free", job_id=job.id, time=t)
-            asked = tuple(x for _, x in fit[:job.nodes])
+            else:
+                fit = sorted((node_ssd[x], x) for x in free_nodes if node_ssd[x] >= job.ssd)
+                if len(fit) < job.nodes:
+                    raise InvalidDecision(f"needs {job.nodes} nodes with {job.ssd:.4g} B of "
+                                          f"local SSD, {len(fit)} free", job_id=job.id, time=t)
+                asked = tuple(x for _, x in fit[:job.nodes])
         if len(asked) != job.nodes or len(set(asked)) != len(asked):
             raise InvalidDecision(f"node set {asked} is not {job.nodes} distinct nodes",
                                   job_id=job.id, time=t)
@@ -168,10 +181,15 @@ class BBNodeLedger:
     the pool would accept can therefore be impossible: the free space may be scattered over BB
     nodes in fragments smaller than one piece.
 
-    bbopt's placement is **first fit**: each piece goes on the lowest-numbered BB node with room
-    for it (the authors look up the chassis' BB node first, then the group's, then any; first fit
-    in one global order packs small pieces on the first BB nodes and keeps the last ones free for
-    large pieces, which refused fewer starts in bbopt's runs). When some piece has no room the
+    bbopt's default placement is **first fit**: each piece goes on the lowest-numbered BB node
+    with room for it (first fit in one global order packs small pieces on the first BB nodes and
+    keeps the last ones free for large pieces, which refused fewer starts in bbopt's runs). With
+    the platform's ``bb_proximity`` it is the authors' **proximity** placement instead (the
+    chassis' BB node, then the group's, then any: :func:`bbopt.models.bb_nodes.place_pieces`),
+    which depends on the job's compute nodes: they are taken first (when the policy does not
+    name them, as the authors' filter takes them,
+    :func:`bbopt.models.bb_nodes.contiguous_nodes`), and a start whose pieces cannot be placed
+    gives them back. When some piece has no room the
     start is refused: the engine leaves the job waiting and counts the refusal
     (:attr:`bbopt.simulation.result.SimulationResult.refused_starts`). This is the engine's only
     check of the named nodes; the policies check the same rule
@@ -192,18 +210,21 @@ class BBNodeLedger:
         self.free = list(self.capacity)
         self.held: dict[str, list[tuple[int, float]]] = {}
         self.tol = bb_node_tolerance(self.capacity)
+        self.proximity = platform.bb_proximity
         self.refused = 0
 
     def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
         """The (BB node, bytes) pieces of ``job`` now, one per compute node, or ``None`` if some
         piece has no room. Nothing is changed. (``nodes``, the compute nodes, do not change the
-        first-fit placement; they are taken for a placement that would depend on them.)"""
-        pieces = first_fit_pieces(self.free, job.nodes, job.bb, self.tol)
+        first-fit placement; the proximity placement needs them.)"""
+        if job.bb <= 0:
+            return []
+        pieces = place_pieces(self.free, job.nodes, job.bb, self.tol, self.proximity, nodes)
         return None if pieces is None else list(pieces)
 
-    def why_not_now(self, job: Job) -> str | None:
+    def why_not_now(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
         """Why ``job``'s pieces cannot be placed now, or ``None`` (nothing changes)."""
-        if self.placement(job) is not None:
+        if self.placement(job, nodes) is not None:
             return None
         return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "
                 f"nodes (free: {', '.join(f'{f:.3g}' for f in self.free)} B)")

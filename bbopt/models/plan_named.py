@@ -1,0 +1,181 @@
+"""Placing one job of a plan on named burst-buffer nodes: the inner loop of the plan model
+(:class:`~bbopt.models.plan.PlanModel`) when the platform names its BB nodes.
+
+Kopanski & Rzadca, Euro-Par 2021, Sections 3.3 and 4.1 (12 BB nodes of 40 GB): each compute node
+of a job takes a piece ``bb / nodes`` on one BB node, placed by the one first-fit rule of
+:func:`bbopt.models.bb_nodes.first_fit_runs`, as conservative backfilling places jobs on named
+nodes (:class:`bbopt.policies.named_bb.NamedProfile`). The profile is ``[T, FN, FB, FK, SN]``:
+breakpoints with a sentinel at infinity, free nodes, free pool BB, one free-space column per BB
+node, and the BB nodes' free space now (see :meth:`PlanModel.named_profile
+<bbopt.models.plan.PlanModel.named_profile>`). :func:`place` is :meth:`PlanModel.place
+<bbopt.models.plan.PlanModel.place>`; it reads the model's private per-job lists. Pure
+evaluation, no solver.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from typing import Any
+
+from bbopt.models.bb_nodes import first_fit_runs
+
+
+def cumulative_pieces(piece: float, count: int) -> list[float]:
+    """``[0, piece, piece + piece, ...]`` up to ``count`` pieces, summed piece by piece (as the
+    policies' profile sums a job's demand, so the same floats): entry ``c`` is the bytes ``c``
+    pieces take on one BB node."""
+    out = [0.0]
+    a = 0.0
+    for _ in range(count):
+        a += piece
+        out.append(a)
+    return out
+
+
+def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int], ...] | None]:
+    """Place job ``p`` of the plan model ``model`` (a :class:`~bbopt.models.plan.PlanModel` on
+    named BB nodes) in the named-BB profile ``prof`` (changed in place) at its earliest
+    start, as :class:`~bbopt.policies.named_bb.NamedProfile` does (module docstring):
+    ``(start, runs)`` with the first-fit runs ``(BB node, pieces)`` of
+    :func:`~bbopt.models.bb_nodes.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
+    (only possible when a running job outlives its expected end).
+
+    The hot path of every search on named BB nodes: first fit on the least free space of
+    each BB node over the window is inlined (the loop of :func:`first_fit_runs`, the same
+    floats), a job's per-node amounts are the model's cumulative sums of its pieces
+    (:func:`cumulative_pieces`), and the reservation is made in place;
+    ``tests/test_plan_fast_paths.py`` compares it with the general first-fit function."""
+    T, FN, FB, FK, SN = prof
+    n, b, w = model._n[p], model._b[p], model._w[p]
+    tol = model.tol
+    last = len(T) - 1  # the sentinel
+    i = bisect_left(T, model._t0[p])
+    if b <= 0:
+        # No burst buffer: no pieces, only the nodes (and the pool's rounding rule).
+        while True:
+            while FN[i] < n or FB[i] + tol < b:
+                i += 1
+            if i == last:
+                return math.inf, None
+            start = T[i]
+            end = start + w
+            j = bisect_left(T, end, i + 1)
+            if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
+                q = i + 1
+                while FN[q] >= n and FB[q] + tol >= b:
+                    q += 1
+                i = q + 1
+                continue
+            reserve(prof, i, j, end, n, b, [])
+            return start, ()
+    piece = b / n
+    short = piece - model._ftol
+    guard = 1e-9 * piece
+    limit = piece - guard
+    acc = model._acc[p]
+    if acc is None:
+        acc = model._acc[p] = cumulative_pieces(piece, n)
+    ktol = model._ktol
+    floor = math.floor
+    nodes_k = len(FK)
+    while True:
+        while FN[i] < n or FB[i] + tol < b:
+            i += 1
+        if i == last:
+            return math.inf, None
+        start = T[i]
+        end = start + w
+        j = bisect_left(T, end, i + 1)
+        if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
+            # nodes or pool BB short in the window (every placement needs them): every
+            # window holding the first short segment fails too
+            q = i + 1
+            while FN[q] >= n and FB[q] + tol >= b:
+                q += 1
+            i = q + 1
+            continue
+        if i == 0:
+            # Now: the engine's pieces (first fit on what is free now), if they stay free.
+            runs = first_fit_runs(SN, n, b, model._ftol)
+            if runs is not None:
+                for node, count in runs:
+                    if min(FK[node][0:j]) + ktol[node] < acc[count]:
+                        break
+                else:
+                    reserve(prof, 0, j, end, n, b,
+                                        [(node, acc[count]) for node, count in runs])
+                    for node, count in runs:
+                        f = SN[node]
+                        for _ in range(count):  # BBNodeSpace.take_pieces' sums
+                            f -= piece
+                        SN[node] = f
+                    return start, runs
+            i = 1
+            continue
+        # First fit (first_fit_runs' loop) on each BB node's least free space in the window.
+        runs = []
+        todo = n
+        one = j == i + 1
+        for node in range(nodes_k):
+            f = FK[node][i] if one else min(FK[node][i:j])
+            if f < short:
+                continue
+            x = f - short
+            k = floor(x / piece) + 1
+            m = x - (k - 1) * piece
+            if not (guard < m < limit and k <= 1000):
+                k = 0
+                left = f
+                while left >= short and k < todo:
+                    left -= piece
+                    k += 1
+            if k >= todo:
+                runs.append((node, todo))
+                todo = 0
+                break
+            runs.append((node, k))
+            todo -= k
+        if todo:
+            i += 1
+            continue
+        # Reserve [start, end) on segments i .. j-1 (as :func:`reserve`).
+        if T[j] != end:
+            T.insert(j, end)
+            FN.insert(j, FN[j - 1])
+            FB.insert(j, FB[j - 1])
+            for col in FK:
+                col.insert(j, col[j - 1])
+        if one:
+            FN[i] -= n
+            FB[i] -= b
+            for node, count in runs:
+                FK[node][i] -= acc[count]
+        else:
+            for q in range(i, j):
+                FN[q] -= n
+                FB[q] -= b
+            for node, count in runs:
+                col = FK[node]
+                size = acc[count]
+                for q in range(i, j):
+                    col[q] -= size
+        return start, tuple(runs)
+
+
+def reserve(prof: list, i: int, j: int, end: float, n: int, b: float,
+                   need: list[tuple[int, float]]) -> None:
+    T, FN, FB, FK, _ = prof
+    if T[j] != end:
+        T.insert(j, end)
+        FN.insert(j, FN[j - 1])
+        FB.insert(j, FB[j - 1])
+        for col in FK:
+            col.insert(j, col[j - 1])
+    for q in range(i, j):
+        FN[q] -= n
+        FB[q] -= b
+    for node, size in need:
+        col = FK[node]
+        for q in range(i, j):
+            col[q] -= size

@@ -1,0 +1,92 @@
+"""The two-dimensional scans of an availability profile (free nodes and BB over time): the hot
+path of every earliest start and of conservative backfilling's compression (Kopanski & Rzadca,
+Section 3.2: a job starts where its processors *and* its burst buffer are free for its whole
+walltime; Mu'alem & Feitelson's compression moves a reservation to the earliest such start).
+
+They take :class:`bbopt.resources.Profile`'s ``times`` and ``free`` rows and answer exactly as
+its general n-dimensional scan does (``tests/test_profile_scans.py``). What makes them faster:
+the segments a candidate start must hold are found by bisection, split where the job's own hold
+begins and ends, and each stretch is walked by ``enumerate`` over a slice, with no bound test,
+index arithmetic or own-hold test per segment.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from collections.abc import Sequence
+
+
+def earliest_fit2(times: list[float], free: list[list[float]], now: float, duration: float,
+                  need0: float, need1: float, i: int) -> float:
+    """:meth:`bbopt.resources.Profile.earliest_fit` for two dimensions (nodes, BB), from
+    segment ``i``, with ``need0`` and ``need1`` the demand less the fit tolerance."""
+    k = len(times)
+    while i < k:
+        for j in range(i, k):  # the first segment with room
+            row = free[j]
+            if row[0] >= need0 and row[1] >= need1:
+                break
+        else:
+            return math.inf
+        i = j
+        start = times[i] if times[i] > now else now
+        e = bisect_left(times, start + duration, i + 1)
+        for j, row in enumerate(free[i + 1:e], i + 1):
+            if row[0] < need0 or row[1] < need1:
+                i = j + 1  # segment j is too full: the next candidate lies after it
+                break
+        else:
+            return start
+    return math.inf
+
+
+def earlier_fit2(times: list[float], free: list[list[float]], tol: Sequence[float], now: float,
+                 duration: float, demand: Sequence[float], held_from: float, limit: float,
+                 i: int) -> float:
+    """:meth:`bbopt.resources.Profile.earlier_fit` for two dimensions (nodes, BB), from
+    segment ``i`` for starts before ``limit``: the hot path of conservative backfilling's
+    compression.
+    The stretches a candidate start must hold (before its own hold, in it, after it) are
+    bounded by bisection, and each is walked by ``enumerate`` over a slice."""
+    d0, d1 = demand
+    need0, need1 = d0 - tol[0], d1 - tol[1]
+    stop = bisect_left(times, limit, i)  # candidate segments: [i, stop)
+    h = bisect_left(times, held_from, stop)  # its own hold: segments [h, oh)
+    oh = bisect_left(times, held_from + duration, h)
+    while i < stop:
+        for j, row in enumerate(free[i:stop], i):  # noqa: B007 (the first with room)
+            if row[0] >= need0 and row[1] >= need1:
+                break
+        else:
+            return held_from
+        i = j
+        start = times[i] if times[i] > now else now
+        e = bisect_left(times, start + duration, i + 1)
+        # (a candidate lies before the hold: i < stop <= h)
+        if e <= h:
+            for j, row in enumerate(free[i + 1:e], i + 1):
+                if row[0] < need0 or row[1] < need1:
+                    i = j + 1
+                    break
+            else:
+                return start
+            continue
+        for j, row in enumerate(free[i + 1:h], i + 1):
+            if row[0] < need0 or row[1] < need1:
+                i = j + 1
+                break
+        else:
+            m = e if e < oh else oh
+            for j, row in enumerate(free[h:m], h):  # its own hold, given back
+                if row[0] + d0 < need0 or row[1] + d1 < need1:
+                    i = j + 1
+                    break
+            else:
+                for j, row in enumerate(free[oh:e], oh):
+                    if row[0] < need0 or row[1] < need1:
+                        i = j + 1
+                        break
+                else:
+                    return start
+    return held_from

@@ -1,0 +1,213 @@
+"""Proximity placement on the Kopanski Dragonfly (``Platform.kopanski(named_bb=True,
+bb_placement="proximity")``): a piece goes on its chassis' BB node, then its group's, then any;
+compute nodes are taken as consecutive runs; EASY's head holds named compute nodes that a
+backfilled job still running at the shadow time must avoid. Hand-worked cases."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bbopt import Job, Platform, simulate
+from bbopt.core import GB
+from bbopt.errors import InputError
+from bbopt.models.bb_nodes import contiguous_nodes, dragonfly_proximity, proximity_pieces
+from bbopt.simulation.ledger import Ledger
+
+PROX = Platform.kopanski(named_bb=True, bb_placement="proximity")
+FIRST_FIT = Platform.kopanski(named_bb=True)
+CHASSIS5 = tuple(range(40, 48))  # chassis 5 (its BB node is 5), group 1: chassis 4-7
+
+
+def test_dragonfly_layout():
+    prox = dragonfly_proximity(96, 8, 4)
+    assert len(prox) == 96
+    # compute node 41: chassis 5, group 1 (chassis 4, 5, 6, 7), then the rest ascending
+    assert prox[41] == (5, 4, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11)
+    assert prox[0] == (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+    assert prox[95] == (11, 8, 9, 10, 0, 1, 2, 3, 4, 5, 6, 7)
+    assert PROX.bb_proximity == prox and FIRST_FIT.bb_proximity is None
+
+
+def _ledger_with(free_gb: dict[int, float]) -> Ledger:
+    """A proximity ledger whose BB nodes have ``free_gb`` GB free (others 40 GB)."""
+    ledger = Ledger(PROX)
+    for b, f in free_gb.items():
+        ledger.bb_nodes.free[b] = f * GB
+    return ledger
+
+
+def test_a_piece_goes_to_its_chassis_bb_node():
+    ledger = _ledger_with({})
+    job = Job("j", 0, 10, 10, nodes=2, bb=8 * GB)  # pieces of 4 GB on nodes 40, 41
+    ledger.admit(job, CHASSIS5[:2], 0.0)
+    assert ledger.pieces_of(job) == ((5, 4 * GB), (5, 4 * GB))
+
+
+def test_then_the_groups_bb_nodes_then_any():
+    # chassis 5's BB node has 5 GB free: one 4 GB piece; the group's first (BB node 4) has
+    # 4 GB: one more; BB nodes 6 and 7 are full; so the fourth piece goes to "any": BB node 0.
+    ledger = _ledger_with({5: 5, 4: 4, 6: 1, 7: 0.5})
+    job = Job("j", 0, 10, 10, nodes=4, bb=16 * GB)
+    ledger.admit(job, CHASSIS5[:4], 0.0)
+    assert ledger.pieces_of(job) == ((5, 4 * GB), (4, 4 * GB), (0, 4 * GB), (0, 4 * GB))
+
+
+def test_first_fit_mode_is_unchanged():
+    ledger = Ledger(FIRST_FIT)
+    job = Job("j", 0, 10, 10, nodes=2, bb=8 * GB)
+    ledger.admit(job, CHASSIS5[:2], 0.0)
+    assert ledger.pieces_of(job) == ((0, 4 * GB), (0, 4 * GB))
+
+
+def test_a_start_that_cannot_be_placed_gives_its_nodes_back():
+    from bbopt.simulation.ledger import StartRefused
+
+    ledger = _ledger_with(dict.fromkeys(range(12), 3.0))  # 3 GB everywhere: no 4 GB piece
+    job = Job("j", 0, 10, 10, nodes=2, bb=8 * GB)
+    with pytest.raises(StartRefused):
+        ledger.admit(job, CHASSIS5[:2], 0.0)
+    assert ledger.free_nodes == list(range(96)) and ledger.used_nodes == 0
+
+
+def test_contiguous_nodes_by_hand():
+    # runs: 0-2 (3), 5-6 (2), 9 (1), 20-27 (8)
+    free = [0, 1, 2, 5, 6, 9, *range(20, 28)]
+    assert contiguous_nodes(free, 2) == (5, 6)  # the shortest run that holds 2
+    assert contiguous_nodes(free, 3) == (0, 1, 2)
+    assert contiguous_nodes(free, 1) == (9,)
+    assert contiguous_nodes(free, 8) == tuple(range(20, 28))
+    # 12: no run holds it: the longest runs first (20-27, 0-2), then 1 of the run 5-6
+    assert contiguous_nodes(free, 12) == (0, 1, 2, 5, *range(20, 28))
+    assert contiguous_nodes(free, 15) is None
+    assert contiguous_nodes([0, 1, 4, 5], 2) == (0, 1)  # equal runs: the lowest
+
+
+def test_the_engine_takes_consecutive_runs_when_the_policy_names_none():
+    ledger = Ledger(PROX)
+    ledger.admit(Job("a", 0, 10, 10, nodes=3), None, 0.0)
+    ledger.admit(Job("b", 0, 10, 10, nodes=5), None, 0.0)
+    ledger.release(Job("a", 0, 10, 10, nodes=3), (0, 1, 2))
+    got = ledger.admit(Job("c", 0, 10, 10, nodes=2), None, 0.0)
+    assert got == (0, 1)  # the run 0-2 (3) is shorter than 8-95
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 40), min_size=12, max_size=12),
+       st.integers(1, 30), st.floats(0.01, 40))
+def test_proximity_places_exactly_when_first_fit_does(free, nodes, piece_gb):
+    # Equal pieces: one job is placeable on a given space by either order exactly when the
+    # BB nodes hold `nodes` such pieces; only where they go differs.
+    from bbopt.models.bb_nodes import first_fit_pieces
+
+    free = [f * GB for f in free]
+    bb = nodes * piece_gb * GB
+    compute = tuple(range(30, 30 + nodes))
+    ff = first_fit_pieces(free, nodes, bb, 0.0)
+    px = proximity_pieces(free, compute, bb, 0.0, PROX.bb_proximity)
+    assert (ff is None) == (px is None)
+    if px is not None:
+        assert len(px) == nodes
+        for b in range(12):
+            assert sum(s for k, s in px if k == b) <= free[b] + 1e-6
+
+
+def _reservation_jobs(c_walltime: float) -> list[Job]:
+    # x (8 nodes) gets 0-7, a (40) 8-47, b (48) 48-95. x ends at 50: 0-7 free. At 60 the
+    # head h (44 nodes) waits for a (ends at 100); there the free nodes are 0-47, one run, so h
+    # is reserved 0-43, which holds every node free now. c (4 nodes) still running at 100
+    # would have to use them: refused; the count-based EASY leaves it 48 - 44 = 4 nodes.
+    return [Job("x", 0, 50, 50, nodes=8), Job("a", 0, 100, 100, nodes=40),
+            Job("b", 0, 1000, 1000, nodes=48), Job("h", 60, 100, 100, nodes=44),
+            Job("c", 60, c_walltime, c_walltime, nodes=4)]
+
+
+def test_a_backfill_that_would_use_the_heads_reserved_nodes_is_refused():
+    prox = simulate(_reservation_jobs(200), PROX, "fcfs-easy")
+    count = simulate(_reservation_jobs(200), FIRST_FIT, "fcfs-easy")
+    assert count.start[4] == 60  # count-based EASY: 4 extra nodes, c backfills
+    assert prox.start[3] == 100 and prox.start[4] == 100  # c waits for h's start
+    assert prox.allocation[3] == tuple(range(44))
+    assert prox.allocation[4] == (44, 45, 46, 47)
+    assert prox.refused_starts == 0
+
+
+def test_a_backfill_that_ends_before_the_shadow_may_use_them():
+    prox = simulate(_reservation_jobs(30), PROX, "fcfs-easy")
+    assert prox.start[4] == 60 and prox.allocation[4] == (0, 1, 2, 3)
+    assert prox.start[3] == 100
+
+
+def _bb_jobs(c_walltime: float) -> list[Job]:
+    # f (11 nodes, 0-10) fills BB nodes 0-10 with 40 GB pieces (chassis 0's nodes: BB 0, the
+    # group's 1-3, then 4-7; chassis 1's: 8-10, its own and its group's being full). a (nodes
+    # 11-12) puts its 2 GB pieces on the only BB node left, 11: 36 GB free until 80. h (40
+    # nodes, pieces of 1 GB) needs 40 GB there: it waits for BB only, until 80 (shadow). c (2
+    # nodes, pieces of 4 GB) fits BB 11 now.
+    return [Job("f", 0, 1000, 1000, nodes=11, bb=440 * GB),
+            Job("a", 0, 80, 80, nodes=2, bb=4 * GB),
+            Job("h", 10, 100, 100, nodes=40, bb=40 * GB),
+            Job("c", 10, c_walltime, c_walltime, nodes=2, bb=8 * GB)]
+
+
+@pytest.mark.parametrize("policy", ["fcfs-bb", "sjf-bb"])
+def test_bb_aware_easy_refuses_a_late_candidate_that_takes_the_heads_bb(policy):
+    # c still running at 80 would leave 32 GB on BB 11: h not placeable: refused. fcfs-easy
+    # reserves processors only (shadow now, nodes 13-52): c starts on 53-54, and h then waits
+    # for c's end at 260.
+    bb_aware = simulate(_bb_jobs(250), PROX, policy)
+    easy = simulate(_bb_jobs(250), PROX, "fcfs-easy")
+    assert bb_aware.start[2] == 80 and bb_aware.start[3] == 180  # after h (on BB 11)
+    assert easy.start[3] == 10 and easy.allocation[3] == (53, 54)
+    assert easy.start[2] == 260
+    assert bb_aware.refused_starts == 0 and easy.refused_starts == 0
+
+
+@pytest.mark.parametrize("policy", ["fcfs-bb", "sjf-bb"])
+def test_bb_aware_easy_backfills_a_candidate_that_ends_by_the_shadow(policy):
+    res = simulate(_bb_jobs(30), PROX, policy)
+    assert res.start[3] == 10 and res.start[2] == 80
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb",
+                                    "plan-2"])
+def test_no_start_is_refused_and_every_job_runs(policy):
+    from bbopt.workloads.synthetic import kth_like
+
+    jobs = kth_like(150, seed=4)
+    res = simulate(jobs, PROX, policy)
+    # the jobs no placement can ever hold are rejected as on first-fit named nodes; all others run
+    rejected = [s == "rejected" for s in simulate(jobs, FIRST_FIT, "fcfs").state]
+    assert [s == "rejected" for s in res.state] == rejected and any(rejected)
+    assert res.state.count("finished") == len(jobs) - sum(rejected)
+    if policy != "plan-2":  # (the plan places first fit in its model; the engine by proximity)
+        assert res.refused_starts == 0
+
+
+def test_platform_option_validation():
+    from bbopt.loading import load_platform
+
+    assert load_platform("kopanski:proximity") == PROX
+    assert load_platform("kopanski:named") == FIRST_FIT
+    with pytest.raises(InputError):
+        Platform.kopanski(bb_placement="proximity")  # needs named BB nodes
+    with pytest.raises(InputError):
+        Platform.kopanski(named_bb=True, bb_placement="nearest")
+    with pytest.raises(InputError):
+        Platform(nodes=2, bb=2.0, bb_nodes=(1.0, 1.0), bb_proximity=((0, 1),))
+
+
+def test_a_hand_built_state_replays_running_pieces_by_proximity():
+    # A running job on chassis 5 whose pieces are not given is placed again on its own
+    # nodes' BB node, as the engine placed it; fcfs then places a job of chassis 0 beside it.
+    from bbopt.core import ClusterState, RunningJob
+    from bbopt.models.bb_nodes import running_pieces
+
+    r = RunningJob(Job("r", 0, 100, 100, nodes=2, bb=8 * GB), 0.0, CHASSIS5[:2])
+    state = ClusterState(10.0, PROX, (r,), (Job("q", 10, 50, 50, nodes=2, bb=8 * GB),))
+    assert running_pieces(state) == {"r": ((5, 4 * GB), (5, 4 * GB))}
+    from bbopt import decide
+
+    d = decide(state, "fcfs")
+    assert [(s.job_id, s.nodes) for s in d.start] == [("q", (0, 1))]

@@ -1,0 +1,93 @@
+"""The two-dimensional scans of the availability profile (nodes and BB: conservative-bb's
+compression and every earliest start) against the general n-dimensional scan and a brute force,
+on random sequences of reservations, releases and advances of the origin: the same answers.
+
+The scans (:mod:`bbopt.profile_scans`) bound each stretch a candidate start must hold by
+bisection (before the job's own hold, in it, after it) and walk it by ``enumerate`` over a
+slice; the general path tests every segment against the same rule one by one, and the brute
+force tries every candidate start.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bbopt.resources import Profile
+
+CAP = (8, 100.0)
+
+# (start, duration, nodes, BB): BB in tenths, so sums round like real byte counts do
+ops = st.lists(st.tuples(st.integers(0, 40), st.integers(1, 15), st.integers(1, 8),
+                         st.integers(0, 1000).map(lambda x: x / 10)), min_size=1, max_size=25)
+demands = st.tuples(st.integers(1, 8), st.integers(0, 1000).map(lambda x: x / 10))
+
+
+def _build(seq, drops, advance):
+    """Reserve what fits of ``seq``, release the reservations picked by ``drops``, advance the
+    origin: the same steps on a 2-D profile and on a 3-D one whose third dimension is never
+    asked for (so it takes the general path)."""
+    p2, p3 = Profile(0.0, CAP), Profile(0.0, (*CAP, 1.0))
+    held = []
+    for a, d, n, b in seq:
+        if p2.fits(float(a), float(d), (n, b)):
+            p2.reserve(float(a), float(a + d), (n, b))
+            p3.reserve(float(a), float(a + d), (n, b, 0.0))
+            held.append((float(a), float(a + d), n, b))
+    for k in drops:
+        if k < len(held):
+            a, e, n, b = held.pop(k)
+            p2.release(a, e, (n, b))
+            p3.release(a, e, (n, b, 0.0))
+    p2.advance(float(advance))
+    p3.advance(float(advance))
+    return p2, p3, held
+
+
+def _brute_earliest(p: Profile, now: float, dur: float, demand) -> float:
+    """Every candidate start (``now`` and the breakpoints after it), each tested at every
+    breakpoint its run covers."""
+    cands = sorted({now, *(t for t in p.times if t > now)})
+    for t in cands:
+        points = [t, *(x for x in p.times if t < x < t + dur)]
+        if all(p.free_at(x)[0] + p._tol[0] >= demand[0]
+               and p.free_at(x)[1] + p._tol[1] >= demand[1] for x in points):
+            return t
+    return math.inf
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops, st.lists(st.integers(0, 24), max_size=6), st.integers(0, 20), demands,
+       st.integers(0, 30), st.integers(1, 20))
+def test_earliest_fit_two_dimensions(seq, drops, advance, demand, now, dur):
+    p2, p3, _ = _build(seq, drops, advance)
+    now = float(max(now, advance))
+    got = p2.earliest_fit(now, float(dur), demand)
+    assert got == p3.earliest_fit(now, float(dur), (*demand, 0.0))
+    assert got == _brute_earliest(p2, now, float(dur), demand)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ops, st.lists(st.integers(0, 24), max_size=6), st.integers(0, 20), st.data())
+def test_earlier_fit_two_dimensions(seq, drops, advance, data):
+    """A held reservation looks for an earlier start, over all of ``[now, held_from)`` and
+    within a window ``[lo, hi)``: the 2-D scan answers as the general one, and without a window
+    as giving the hold back and asking for the earliest start (capped at its own start)."""
+    p2, p3, held = _build(seq, drops, advance)
+    held = [h for h in held if h[0] >= advance]
+    if not held:
+        return
+    a, e, n, b = held[data.draw(st.integers(0, len(held) - 1))]
+    now = float(data.draw(st.integers(advance, int(a))))
+    lo = float(data.draw(st.integers(0, 45)))
+    hi = float(data.draw(st.integers(0, 45)))
+    got = p2.earlier_fit(now, e - a, (n, b), a)
+    assert got == p3.earlier_fit(now, e - a, (n, b, 0.0), a)
+    q = p2.copy()
+    q.release(a, e, (n, b))
+    assert got == min(_brute_earliest(q, now, e - a, (n, b)), a)
+    if lo < hi:
+        assert (p2.earlier_fit(now, e - a, (n, b), a, lo, hi)
+                == p3.earlier_fit(now, e - a, (n, b, 0.0), a, lo, hi))
