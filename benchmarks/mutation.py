@@ -4,7 +4,8 @@ Each mutant below is a small, realistic bug in one rule the papers or the README
 EASY variants and conservative backfilling of Kopanski & Rzadca, Section 3.2; BBSched's decision
 rule and starvation bound, Fan et al., Sections 3.1 and 3.2.4; the plan model and its annealing,
 Kopanski & Rzadca, Section 3.3; Herbein's sorted max-min contention; the metrics' definitions;
-the trace readers; OMFS's eviction rules; Jeannot et al.'s list and pack scheduling; the
+the trace readers and Kopanski's BB generator rules; first-fit placement on named BB nodes;
+the engine's idle gate; OMFS's eviction rules; Jeannot et al.'s list and pack scheduling; the
 sweep's results store; the Slurm bridge's checks). For every mutant the script copies
 ``bbopt/``, ``tests/``, ``examples/`` and ``experiments/`` (plus ``pyproject.toml``,
 ``README.md`` and the scripts of ``benchmarks/``) into a fresh temporary directory, replaces one
@@ -398,6 +399,36 @@ MUTANTS: list[Mutant] = [
     M("bridge-forgets-bb-taken", "bbopt/slurm/bridge.py",
       "            free_bb -= job.bb\n", "",
       "two starts of one decision cannot both take the same free burst buffer"),
+    # --- Kopanski's BB generator rules, BBSimulator traces, named BB nodes -------------------
+    M("kopanski-short-rule-strict", "bbopt/workloads/bb.py",
+      "np.where(walltime <= rules.short_walltime,", "np.where(walltime < rules.short_walltime,",
+      "a job of walltime at most 120 s (120 s included) asks 10 MB per node"),
+    M("kopanski-cap-no-ceil", "bbopt/workloads/bb.py",
+      "np.floor(rules.bb_node_capacity / np.ceil(nodes / rules.bb_nodes))",
+      "np.floor(rules.bb_node_capacity / (nodes / rules.bb_nodes))",
+      "the cap shares one BB node among ceil(nodes / 12) whole pieces"),
+    M("bbsimulator-stage-in-unit", "bbopt/workloads/swf.py",
+      'in_scale = 1e-3 if bb_columns == "bbsimulator" else 1.0', "in_scale = 1.0",
+      "BBSimulator stores stage-in in 1/1000 of the other volumes' unit"),
+    M("bbsimulator-no-min-size", "bbopt/workloads/swf.py",
+      "np.maximum(procs, float(bbsimulator_min_processors))", "np.maximum(procs, 1.0)",
+      "BBSimulator raises requests below 256 processors to 256"),
+    M("first-fit-tolerance-sign", "bbopt/models/bb_nodes.py",
+      "short = piece - tol  #", "short = piece + tol  #",
+      "a piece fits a BB node within the byte tolerance, not only with room to spare"),
+    M("named-profile-start-only", "bbopt/policies/named_bb.py",
+      "while i < len(times) and times[i] < end:", "while i < len(times) and times[i] < start:",
+      "a later reservation's pieces fit the least free space over its whole interval"),
+    # --- the engine's idle gate, OMFS's drain, workload entitlements ------------------------
+    M("idle-gate-size-off-by-one", "bbopt/simulation/engine.py",
+      "not any(self.waiting_sizes[1:free_n + 1])", "not any(self.waiting_sizes[1:free_n])",
+      "a rule is asked whenever some waiting job fits the free nodes exactly"),
+    M("omfs-drain-on-busy-machine", "bbopt/policies/fairshare.py",
+      "not claims and _oversize_ok(state, job, started)", "not claims",
+      "a job wider than its entitlement drains an otherwise idle machine only"),
+    M("entitlements-ignore-workload", "bbopt/analysis/entitlements.py",
+      "own = workload_shares(jobs)", "own = None",
+      "simulate/compare give shares-taking policies the workload's own entitlements"),
 ]
 
 

@@ -146,7 +146,11 @@ def test_jobs_csv_has_batsim_columns(tmp_path):
             float(row["starting_time"]) + float(row["execution_time"]))
         assert float(row["waiting_time"]) == pytest.approx(
             float(row["starting_time"]) - float(row["submission_time"]))
-        assert len(row["allocated_resources"]) > 0
+        # evalys' interval set ("0-3 7"): as many nodes as the job asked for
+        held = sum(int(b) - int(a) + 1 for a, _, b in
+                   (part.partition("-") if "-" in part else (part, "-", part)
+                    for part in row["allocated_resources"].split()))
+        assert held == int(row["requested_number_of_resources"])
 
 
 def test_duplicate_ids_are_an_input_error():

@@ -165,7 +165,10 @@ def test_simulation_runs_to_the_end_with_the_bandwidth_check():
     res = simulate(jobs, platform, "io-window", options={"window": 6, "budget": 1.0},
                    on_decision=lambda s, d: seen.append(d.stats.status))
     assert np.all(res.end >= res.start) and len(res.end) == len(jobs)
-    assert summarize(res)["mean_wait"] >= 0
+    # The strict bandwidth constraint: at every start, the running jobs' bandwidth fits the PFS.
+    for t in set(res.start):
+        assert sum(j.bandwidth for j, s, e in zip(jobs, res.start, res.end, strict=True)
+                   if s <= t < e) <= 600 * MB * (1 + 1e-9)
     assert Status.OPTIMAL in seen
     # The same run is reproducible.
     again = simulate(jobs, platform, "io-window", options={"window": 6, "budget": 1.0})

@@ -37,6 +37,15 @@ def test_first_fit_is_the_ledgers_rule():
     assert ledger.placement(job) == list(first_fit_pieces(ledger.free, 2, 12 * GB, ledger.tol))
 
 
+
+def test_a_piece_over_the_free_space_by_rounding_only_fits():
+    # Pieces given back in floating point can leave a BB node short of a piece by rounding:
+    # the byte tolerance lets the last piece in, a piece short by more than it does not fit.
+    tol = 1e-3
+    assert first_fit_pieces([10.0 - 1e-4, 20.0], 2, 20.0, tol) == ((0, 10.0), (1, 10.0))
+    assert first_fit_pieces([10.0 - 1e-2, 20.0], 2, 20.0, tol) == ((1, 10.0), (1, 10.0))
+    assert first_fit_pieces([10.0 - 1e-2, 10.0 - 1e-2], 2, 20.0, tol) is None
+
 @pytest.mark.parametrize("policy", ALL_POLICIES)
 def test_fits_the_pool_not_the_nodes_waits(policy):
     # r holds 6 GB on each BB node (4 GB free on each, 8 GB in the pool): b's one 8 GB piece

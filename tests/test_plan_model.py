@@ -80,8 +80,8 @@ def test_from_state_uses_expected_ends_and_excludes_jobs_that_never_fit():
 def test_check_rejects_an_overbooked_plan():
     m = PlanModel(0.0, (2, 0.0), [], [_job(0, nodes=2), _job(1, nodes=1)])
     assert m.check(Plan((0.0, 10.0))) is None
-    assert m.check(Plan((0.0, 5.0))) is not None
-    assert m.check(Plan((-1.0, 10.0))) is not None
+    assert m.check(Plan((0.0, 5.0))) == "at t=5.0: 3 nodes / 0 B in use"
+    assert "before now" in m.check(Plan((-1.0, 10.0)))
 
 
 # --------------------------------------------------------------------------- property tests
