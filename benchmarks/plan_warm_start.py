@@ -21,7 +21,7 @@ the parts the median [q1, q3] of each part's mean normalised by the reference's 
 part. Deterministic budget mode: the answer does not depend on the machine's load.
 
     python benchmarks/plan_warm_start.py [--configs paper,seed1,cold10] [--no-parts]
-                                         [--no-whole] [--named] [--jobs N]
+                                         [--no-whole] [--named] [--jobs N] [--parts 0,5]
 """
 
 from __future__ import annotations
@@ -83,6 +83,8 @@ def main() -> None:
     ap.add_argument("--no-whole", action="store_true")
     ap.add_argument("--named", action="store_true", help="12 named BB nodes")
     ap.add_argument("--jobs", type=int, default=None, help="only the first N jobs")
+    ap.add_argument("--parts", default=None,
+                    help="only these parts (comma-separated indices 0-15)")
     args = ap.parse_args()
     configs = [c for c in args.configs.split(",") if c]
     for c in configs:
@@ -92,6 +94,8 @@ def main() -> None:
         jobs = jobs[:args.jobs]
     platform = Platform.kopanski(named_bb=args.named)
     parts = [] if args.no_parts else [p for p in split_trace(jobs, 16, length=21 * DAY) if p]
+    if parts and args.parts:
+        parts = [parts[int(k)] for k in args.parts.split(",")]
     whole: dict[str, tuple[dict, float]] = {}
     per_part: dict[str, list[tuple[dict, float]]] = {c: [] for c in configs}
     for c in configs:  # whole trace, then the parts, configuration by configuration
@@ -120,7 +124,7 @@ def main() -> None:
                   f"{m['mean_bounded_slowdown']:10.3f} "
                   f"{m['mean_bounded_slowdown'] / r_m['mean_bounded_slowdown']:9.3f}")
     if parts:
-        print(f"16 three-week parts ({', '.join(str(len(p)) for p in parts)} jobs): each "
+        print(f"{len(parts)} three-week parts ({', '.join(str(len(p)) for p in parts)} jobs): each "
               f"part's mean over {ref}'s on that part, median [q1, q3]")
         print(f"{'config':8s} {'parts CPU s':>11s} {'x ' + ref:>9s} {'wait / ' + ref:>26s} "
               f"{'bsld / ' + ref:>26s}")
