@@ -31,7 +31,7 @@ policy     pool (480 GB)                        named (12 x 40 GB)              
 =========  ===================================  ===================================  =========
 fcfs-bb    12,803 +- 799 [11,835, 13,914] 0.88  14,740 +- 571 [14,072, 15,402] 1.01  14,561
 sjf-bb     11,978 +- 488 [11,525, 12,751] 0.86  14,000 +- 958 [12,709, 15,084] 1.01  13,909
-plan-2     8,198 +- 485 [7,581, 8,828] 0.74     see below                            11,065
+plan-2     8,198 +- 485 [7,581, 8,828] 0.74     10,441 +- 750 [9,732, 11,623] 0.94  11,065
 fcfs-easy  4.91 M +- 3.11 M [0.33 M, 7.80 M]    2.48 M +- 1.95 M [1.03 M, 5.72 M]    5.51 M
 =========  ===================================  ===================================  =========
 
@@ -77,12 +77,15 @@ ratio 0.80). Node scoring lowers the mean wait on 14 of the 16 parts and raises 
 and 6: the search minimises the sum of squared waits of one decision's plan, not the run's mean
 wait. It costs 5.5 x the CPU time of the pool-scored search (142 s -> 785 s over the 16 parts:
 the named evaluator keeps twelve more profile columns and runs first fit per candidate start).
-Whole trace, node-scored plan-2 (``--seeds 0`` and ``--seeds 4 --bb-mode named --policies
-plan-2,fcfs-easy --no-parts``; seeds 1-3 did not finish on the loaded machine, about 30 CPU
-minutes per run): mean wait 10,703 s (seed 0) and 11,623 s (seed 4), 0.97 and 1.05 x the
-paper's 11,065 (pool-scored on the same seeds: 12,791 to 18,641 over the five); bounded
-slowdown 6.45 and 7.22 (paper 7.06). fcfs-easy / plan-2 on named nodes: 154 and 100 (theirs
-498), not within a factor 2 -- fcfs-easy, not plan-2, is what moved (below).
+Whole trace, node-scored plan-2 (``--seeds S --bb-mode named --policies plan-2,fcfs-easy
+--no-parts``, one process per seed, about 30 CPU minutes each), seeds 0-4: mean wait 10,703,
+9,732, 10,148, 9,998 and 11,623 s, mean 10,441 +- 750 s, 0.94 x the paper's 11,065 (the
+table above; pool-scored on the same seeds: 12,791 to 18,641); bounded slowdown 6.45, 6.03,
+6.28, 6.08 and 7.22, mean 6.41 +- 0.48 (paper 7.06). fcfs-easy / plan-2 on named nodes per
+seed: 154, 106, 564, 283 and 100, mean 241; the five seeds' mean fcfs-easy over their mean
+plan-2: 2.48 M / 10,441 = 238. Theirs: 498, so the mean is 0.48 x theirs, just outside a
+factor 2 (249 to 996), with seeds 2 and 3 inside and 0, 1 and 4 outside -- fcfs-easy, not
+plan-2, is what moved (below).
 
 fcfs-easy: why named mode halves its mean wait (seed 0, whole trace: pool 6.21 M s, named 1.65 M
 s; median 537 k vs 56 k s). fcfs-easy reserves only the head's processors, so backfilled jobs
@@ -172,9 +175,9 @@ against another on all seeds: the named compute reservation raises the mean wait
 (2.77 -> 3.29 M s) and lowers it on seeds 2 and 4 (6.43 -> 1.36, 2.41 -> 0.98): it keeps
 long backfills off the nodes the head will start on, which here more often shortens the
 backlog than lengthens it. fcfs-easy / plan-2 with proximity placement: 307 (seed 0) and 85 (seed 4)
-against node-scored first-fit plan-2 on the whole trace (10,703 and 11,623 s; seeds 1-3 of
-plan-2 were not measured: about 30 CPU minutes each), 300 for the five seeds' mean fcfs-easy
-(3.32 M) against the paper's plan-2 (11,065). Theirs: 498. So the mean over seeds is within a
+against node-scored first-fit plan-2 on the whole trace (10,703 and 11,623 s), 318 for the
+five seeds' mean fcfs-easy (3.32 M) against first-fit plan-2's five-seed mean (10,441 s), 300
+against the paper's plan-2 (11,065). Theirs: 498. So the mean over seeds is within a
 factor 2 (249 to 996), seed 0 alone too, seed 4 not; the spread between seeds is wider than
 the gap to the paper.
 
