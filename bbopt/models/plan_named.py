@@ -104,7 +104,7 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
                         break
                 else:
                     reserve(prof, 0, j, end, n, b,
-                                        [(node, acc[count]) for node, count in runs])
+                            [(node, acc[count]) for node, count in runs])
                     for node, count in runs:
                         f = SN[node]
                         for _ in range(count):  # BBNodeSpace.take_pieces' sums
@@ -164,7 +164,9 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
 
 
 def reserve(prof: list, i: int, j: int, end: float, n: int, b: float,
-                   need: list[tuple[int, float]]) -> None:
+            need: list[tuple[int, float]]) -> None:
+    """Take ``n`` nodes, ``b`` pool bytes and each ``(BB node, bytes)`` of ``need`` from the
+    profile's segments ``i`` to ``j - 1``, splitting the segment that ``end`` falls in."""
     T, FN, FB, FK, _ = prof
     if T[j] != end:
         T.insert(j, end)
