@@ -148,6 +148,36 @@ class Resources(NamedTuple):
         return Resources(self.nodes - other.nodes, self.bb - other.bb)
 
 
+#: Each compute node's BB nodes in order of preference (:attr:`Platform.bb_proximity`).
+Proximity = tuple[tuple[int, ...], ...]
+
+
+def dragonfly_proximity(nodes: int = 96, chassis_nodes: int = 8, group_chassis: int = 4
+                        ) -> Proximity:
+    """Each compute node's order of preference over the BB nodes on the authors' Dragonfly
+    (Section 4.1: 3 groups of 4 chassis, each chassis 8 compute nodes and one BB node).
+
+    Compute node ``i`` (numbered in the platform's order, chassis after chassis) is in chassis
+    ``i // chassis_nodes``, whose BB node has that number; the chassis of BB node ``b`` is in
+    group ``b // group_chassis``. Order: the chassis' BB node, the other BB nodes of its group
+    (ascending), then every other BB node (ascending).
+
+    >>> dragonfly_proximity(8, 2, 2)[5]
+    (2, 3, 0, 1)
+    """
+    if nodes % chassis_nodes:
+        raise ValueError(f"{nodes} compute nodes are not whole chassis of {chassis_nodes}")
+    n_bb = nodes // chassis_nodes
+    out = []
+    for i in range(nodes):
+        c = i // chassis_nodes
+        g0 = c // group_chassis * group_chassis
+        group = [b for b in range(g0, min(g0 + group_chassis, n_bb)) if b != c]
+        rest = [b for b in range(n_bb) if b != c and b not in group]
+        out.append((c, *group, *rest))
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class Platform:
     """The machine: compute nodes and a shared burst buffer.
@@ -168,7 +198,7 @@ class Platform:
     node_ssd: tuple[float, ...] | None = None
     topology: IOTree | None = field(default=None, compare=False)
     bb_nodes: tuple[float, ...] | None = None
-    bb_proximity: tuple[tuple[int, ...], ...] | None = None
+    bb_proximity: Proximity | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
@@ -218,8 +248,6 @@ class Platform:
             raise InputError("bb_placement='proximity' needs named_bb=True",
                              field="bb_placement")
         if named_bb and bb_placement == "proximity":
-            from bbopt.models.bb_nodes import dragonfly_proximity
-
             return cls(nodes=96, bb=12 * 40 * GB, name="kopanski-kth-proximity",
                        bb_nodes=(40 * GB,) * 12, bb_proximity=dragonfly_proximity(96, 8, 4))
         if named_bb:

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bbopt import Job, Platform, simulate
-from bbopt.core import GB
+from bbopt.core import GB, dragonfly_proximity
 from bbopt.errors import InputError
-from bbopt.models.bb_nodes import contiguous_nodes, dragonfly_proximity, proximity_pieces
+from bbopt.models.bb_nodes import contiguous_nodes, proximity_pieces
 from bbopt.simulation.ledger import Ledger
 
 PROX = Platform.kopanski(named_bb=True, bb_placement="proximity")

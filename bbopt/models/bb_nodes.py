@@ -11,7 +11,7 @@ Two orders:
 
 - **first fit** (the default, :func:`first_fit_pieces`): every compute node prefers the BB nodes
   in the same order, 0, 1, 2, ...; the compute nodes then do not matter.
-- **proximity** (``Platform.bb_proximity``, :func:`dragonfly_proximity`): the authors'
+- **proximity** (``Platform.bb_proximity``, :func:`bbopt.core.dragonfly_proximity`): the authors'
   Dragonfly order (their scheduler's ``_find_sufficient_burst_buffers`` and
   ``_create_burst_buffer_proximity``): the BB node of the compute node's chassis, then the
   other BB nodes of its group, then any other BB node; the pieces are placed in the order of
@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+from bbopt.core import Proximity
 
 Pieces = tuple[tuple[int, float], ...]
 
@@ -102,33 +104,6 @@ def first_fit_pieces(free: Sequence[float], nodes: int, bb: float, tol: float) -
     return tuple((b, piece) for b, count in runs for _ in range(count))
 
 
-Proximity = tuple[tuple[int, ...], ...]
-
-
-def dragonfly_proximity(nodes: int = 96, chassis_nodes: int = 8, group_chassis: int = 4
-                        ) -> Proximity:
-    """Each compute node's order of preference over the BB nodes on the authors' Dragonfly
-    (Section 4.1: 3 groups of 4 chassis, each chassis 8 compute nodes and one BB node).
-
-    Compute node ``i`` (numbered in the platform's order, chassis after chassis) is in chassis
-    ``i // chassis_nodes``, whose BB node has that number; the chassis of BB node ``b`` is in
-    group ``b // group_chassis``. Order: the chassis' BB node, the other BB nodes of its group
-    (ascending), then every other BB node (ascending).
-
-    >>> dragonfly_proximity(8, 2, 2)[5]
-    (2, 3, 0, 1)
-    """
-    if nodes % chassis_nodes:
-        raise ValueError(f"{nodes} compute nodes are not whole chassis of {chassis_nodes}")
-    n_bb = nodes // chassis_nodes
-    out = []
-    for i in range(nodes):
-        c = i // chassis_nodes
-        g0 = c // group_chassis * group_chassis
-        group = [b for b in range(g0, min(g0 + group_chassis, n_bb)) if b != c]
-        rest = [b for b in range(n_bb) if b != c and b not in group]
-        out.append((c, *group, *rest))
-    return tuple(out)
 
 
 def proximity_pieces(free: Sequence[float], compute: Sequence[int], bb: float, tol: float,
@@ -138,6 +113,7 @@ def proximity_pieces(free: Sequence[float], compute: Sequence[int], bb: float, t
     its compute node's row of ``proximity`` with room for it; ``None`` if some piece has no
     room. ``free`` is not changed.
 
+    >>> from bbopt.core import dragonfly_proximity
     >>> prox = dragonfly_proximity(8, 2, 2)
     >>> proximity_pieces([10.0, 10.0, 4.0, 10.0], (4, 5, 6), 12.0, 0.0, prox)
     ((2, 4.0), (3, 4.0), (3, 4.0))
