@@ -104,8 +104,6 @@ def first_fit_pieces(free: Sequence[float], nodes: int, bb: float, tol: float) -
     return tuple((b, piece) for b, count in runs for _ in range(count))
 
 
-
-
 def proximity_pieces(free: Sequence[float], compute: Sequence[int], bb: float, tol: float,
                      proximity: Proximity) -> Pieces | None:
     """The ``(BB node, bytes)`` pieces of a job on the compute nodes ``compute`` (one piece of
