@@ -49,26 +49,15 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
     T, FN, FB, FK, SN = prof
     n, b, w = model._n[p], model._b[p], model._w[p]
     tol = model.tol
-    last = len(T) - 1  # the sentinel
     i = bisect_left(T, model._t0[p])
     if b <= 0:
         # No burst buffer: no pieces, only the nodes (and the pool's rounding rule).
-        while True:
-            while FN[i] < n or FB[i] + tol < b:
-                i += 1
-            if i == last:
-                return math.inf, None
-            start = T[i]
-            end = start + w
-            j = bisect_left(T, end, i + 1)
-            if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
-                q = i + 1
-                while FN[q] >= n and FB[q] + tol >= b:
-                    q += 1
-                i = q + 1
-                continue
-            reserve(prof, i, j, end, n, b, [])
-            return start, ()
+        window = _pool_window(T, FN, FB, i, n, b, w, tol)
+        if window is None:
+            return math.inf, None
+        i, j = window
+        reserve(prof, i, j, T[i] + w, n, b, [])
+        return T[i], ()
     piece = b / n
     short = piece - model._ftol
     guard = 1e-9 * piece
@@ -80,21 +69,12 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
     floor = math.floor
     nodes_k = len(FK)
     while True:
-        while FN[i] < n or FB[i] + tol < b:
-            i += 1
-        if i == last:
+        window = _pool_window(T, FN, FB, i, n, b, w, tol)
+        if window is None:
             return math.inf, None
+        i, j = window
         start = T[i]
         end = start + w
-        j = bisect_left(T, end, i + 1)
-        if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
-            # nodes or pool BB short in the window (every placement needs them): every
-            # window holding the first short segment fails too
-            q = i + 1
-            while FN[q] >= n and FB[q] + tol >= b:
-                q += 1
-            i = q + 1
-            continue
         if i == 0:
             # Now: the engine's pieces (first fit on what is free now), if they stay free.
             runs = first_fit_runs(SN, n, b, model._ftol)
@@ -161,6 +141,29 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
                 for q in range(i, j):
                     col[q] -= size
         return start, tuple(runs)
+
+
+def _pool_window(T: list, FN: list, FB: list, i: int, n: int, b: float, w: float, tol: float
+                 ) -> tuple[int, int] | None:
+    """The first segment ``i`` on or after the given one where ``n`` nodes and ``b`` pool
+    bytes stay free for ``w`` seconds, with the segment ``j`` where that window ends;
+    ``None`` when only the sentinel is left. Every placement needs the nodes and the pool, so
+    a window with a short segment is skipped along with every later start that would still
+    hold that segment."""
+    last = len(T) - 1  # the sentinel
+    while True:
+        while FN[i] < n or FB[i] + tol < b:
+            i += 1
+        if i == last:
+            return None
+        j = bisect_left(T, T[i] + w, i + 1)
+        if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
+            q = i + 1
+            while FN[q] >= n and FB[q] + tol >= b:
+                q += 1
+            i = q + 1
+            continue
+        return i, j
 
 
 def reserve(prof: list, i: int, j: int, end: float, n: int, b: float,
