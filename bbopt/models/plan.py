@@ -65,7 +65,6 @@ from bbopt.models.bb_nodes import (
     running_pieces,
 )
 from bbopt.models.plan_named import place as place_named
-from bbopt.models.plan_named import reserve as reserve_named
 from bbopt.resources import Profile
 
 #: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.
@@ -333,8 +332,7 @@ class PlanModel:
         """A fresh copy of the named-BB profile ``[T, FN, FB, FK, SN]`` (breakpoints with the
         sentinel, free nodes, free pool BB, one free-space column per BB node, the BB nodes'
         free space now) for :meth:`place`."""
-        return [self._Tz[:], self._FNz[:], self._FBz[:], [c[:] for c in self._FKz],
-                self._SN[:]]
+        return self.copy_profile([self._Tz, self._FNz, self._FBz, self._FKz, self._SN])
 
     @staticmethod
     def copy_profile(prof: list) -> list:
@@ -344,7 +342,6 @@ class PlanModel:
     #: Place job ``p`` in a named-BB profile at its earliest start (:func:`~bbopt.models.
     #: plan_named.place`): ``(start, first-fit runs)``, or ``(inf, None)`` if it fits nowhere.
     place = place_named
-    _reserve_named = staticmethod(reserve_named)
 
     def _run_named(self, order: Sequence[int], threshold: float,
                    starts: list[float] | None) -> float:
