@@ -12,12 +12,15 @@ PLATFORMS = [Platform(nodes=8, bb=100.0), Platform(nodes=8, bb=100.0, bb_nodes=(
 
 
 @st.composite
-def workloads(draw):
+def workloads(draw, min_jobs: int = 1, overrun: int = 2, max_nodes: int = 9,
+              max_bb: int = 105):
+    """Up to 30 jobs; runtimes up to ``overrun`` s past the walltime, sizes up to
+    ``max_nodes`` nodes and ``max_bb`` bytes (the defaults reach past the platforms)."""
     jobs = []
-    for k in range(draw(st.integers(1, 30))):
+    for k in range(draw(st.integers(min_jobs, 30))):
         walltime = draw(st.integers(1, 20))
         jobs.append(Job(
             id=str(k), submit=float(draw(st.integers(0, 30))), walltime=float(walltime),
-            runtime=float(draw(st.integers(0, walltime + 2))), nodes=draw(st.integers(1, 9)),
-            bb=float(draw(st.integers(0, 105)))))
+            runtime=float(draw(st.integers(0, walltime + overrun))),
+            nodes=draw(st.integers(1, max_nodes)), bb=float(draw(st.integers(0, max_bb)))))
     return jobs

@@ -18,22 +18,16 @@ from bbopt import ClusterState, Job, Platform, Reservation, simulate
 from bbopt.core import RunningJob, RunningJobs
 from bbopt.policies import make_policy
 from bbopt.resources import Profile, profile_of
+from tests._random_workloads import workloads as random_workloads
 
 PLATFORM = Platform(nodes=8, bb=100.0)
 #: Four named BB nodes of 25 (conservative-bb then plans on the named nodes from scratch).
 NAMED = Platform(nodes=8, bb=100.0, bb_nodes=(25.0,) * 4)
 
 
-@st.composite
-def workloads(draw):
-    jobs = []
-    for k in range(draw(st.integers(5, 30))):
-        walltime = draw(st.integers(1, 20))
-        jobs.append(Job(
-            id=str(k), submit=float(draw(st.integers(0, 30))), walltime=float(walltime),
-            runtime=float(draw(st.integers(0, walltime))), nodes=draw(st.integers(1, 8)),
-            bb=float(draw(st.integers(0, 100)))))
-    return jobs
+def workloads():
+    """5 to 30 jobs that all fit the 8-node platform and end by their walltime."""
+    return random_workloads(min_jobs=5, overrun=0, max_nodes=8, max_bb=100)
 
 
 def _from_scratch_equal(jobs, platform, depth, tick=None):
