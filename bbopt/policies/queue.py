@@ -197,13 +197,19 @@ class EasyBackfilling:
         if i == len(queue):
             return _decision(started, t0=t0)
         head = queue[i]
-        shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b,
-                                                    reserve_bb=self.reserve_bb)
+        tol = slack(state.platform.bb)
+        if type(state.running) is RunningJobs:  # (head_reservation's own test, one call less)
+            shadow, extra_n, extra_b = _pooled_shadow(
+                state.time, state.running, started, free_n, free_b, head.nodes,
+                head.bb if self.reserve_bb else 0.0, tol)
+        else:
+            shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b,
+                                                        reserve_bb=self.reserve_bb)
         rest = islice(queue, i + 1, None)  # (no copy of the queue per decision)
         if self.order == "sjf":
             # Only jobs that fit now can be backfilled (what is free only shrinks during the
             # pass): sorting just those gives them in the order the sorted queue would.
-            fit_b = free_b + slack(state.platform.bb)
+            fit_b = free_b + tol
             rest = sorted([j for j in rest if j.nodes <= free_n and j.bb <= fit_b],
                           key=_walltime) if free_n > 0 else ()
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),

@@ -80,6 +80,7 @@ from bbopt.workloads.swf_files import (
     _read_bb_file,
     _scan_header,
 )
+from bbopt.workloads.swf_ints import int_rows
 
 FIELDS = (
     "job_number", "submit_time", "wait_time", "run_time", "allocated_processors",
@@ -523,12 +524,15 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int,
     if not lines:
         raise InputError("no job records", source=src)
     names = FIELDS + (CQSIM_FIELDS if width == 19 else BBSIM_FIELDS)
-    parts = [text.split() for _, text in lines]  # (each line split once, for both uses)
-    counts = list(map(len, parts))
-    first_line, first = first_record or (lines[0][0], counts[0])
+    first_line, first = first_record or (lines[0][0], len(lines[0][1].split()))
     if first < width:
         raise InputError(f"expected {width} fields, found {first}", source=src,
                          line=first_line, field=names[first])
+    ints = int_rows([text for _, text in lines], first)  # (the usual text, read inside numpy)
+    if ints is not None:
+        return ints[:, :width].astype(np.float64)
+    parts = [text.split() for _, text in lines]  # (each line split once, for both uses)
+    counts = list(map(len, parts))
     if counts.count(first) != len(counts):
         k = next(k for k, c in enumerate(counts) if c != first)
         lineno, found = lines[k][0], counts[k]
