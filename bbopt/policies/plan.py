@@ -85,6 +85,7 @@ import numpy as np
 
 from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, Status
 from bbopt.errors import InputError
+from bbopt.models.bb_nodes import contiguous_nodes
 from bbopt.models.plan import PlanModel
 from bbopt.policies.named_bb import plan_on_named_nodes
 from bbopt.policies.registry import register
@@ -263,8 +264,25 @@ class PlanBased:
         started = plan.started_now(now)
         later = sorted((s, p) for p, s in enumerate(plan.starts) if now < s < math.inf)
         return Decision(
-            start=tuple(Start(model.jobs[p].id) for p in started),
+            start=_starts(model, started),
             reservations=tuple(Reservation(model.jobs[p].id, s) for s, p in later),
             stats=stats,
             memory=memory,
         )
+
+
+def _starts(model: PlanModel, started: list[int]) -> tuple[Start, ...]:
+    """The starts of the jobs ``started`` (plan order). On a proximity platform each names the
+    compute nodes the model gave it (the resource filter on the ids free now, in plan order),
+    so the engine places the pieces the model placed."""
+    if model.proximity is None:
+        return tuple(Start(model.jobs[p].id) for p in started)
+    free = list(model._NOW)
+    out = []
+    for p in started:
+        job = model.jobs[p]
+        nodes = contiguous_nodes(free, job.nodes)
+        taken = set(nodes)
+        free = [x for x in free if x not in taken]
+        out.append(Start(job.id, nodes))
+    return tuple(out)
