@@ -41,7 +41,13 @@ there and are not used: a job's start is not monotone in the reservations made b
 held now can push a later one's pieces onto a BB node that stays free, letting it start now), so
 its earliest start in the base profile bounds it only through the pool (nodes and pool BB, which
 every placement needs); and two orders that give the same starts may give different pieces (the
-incremental walk compares both). Without ``bb_nodes`` nothing of this runs: the pool evaluator and
+incremental walk compares both). On a platform that places pieces by proximity
+(``bb_proximity``, the authors' Dragonfly rule) a job started now is placed as the engine will
+place it: compute nodes by the authors' resource filter
+(:func:`~bbopt.models.bb_nodes.contiguous_nodes`) on the compute node ids free now, in plan
+order, and pieces by proximity on them; jobs started later keep the first-fit columns (their
+compute nodes are counted, not named, so their proximity placement is not known). Without
+``bb_nodes`` nothing of this runs: the pool evaluator and
 its schedules are unchanged. The placement on the BB nodes lives in :mod:`bbopt.models.plan_named`
 (first fit on the window inlined, a job's per-node amounts summed once per job).
 

@@ -4,9 +4,11 @@
 Kopanski & Rzadca, Euro-Par 2021, Sections 3.3 and 4.1 (12 BB nodes of 40 GB): each compute node
 of a job takes a piece ``bb / nodes`` on one BB node, placed by the one first-fit rule of
 :func:`bbopt.models.bb_nodes.first_fit_runs`, as conservative backfilling places jobs on named
-nodes (:class:`bbopt.policies.named_bb.NamedProfile`). The profile is ``[T, FN, FB, FK, SN]``:
-breakpoints with a sentinel at infinity, free nodes, free pool BB, one free-space column per BB
-node, and the BB nodes' free space now (see :meth:`PlanModel.named_profile
+nodes (:class:`bbopt.policies.named_bb.NamedProfile`). The profile is ``[T, FN, FB, FK, SN,
+NOW]``: breakpoints with a sentinel at infinity, free nodes, free pool BB, one free-space column
+per BB node, the BB nodes' free space now and, on a platform placing by proximity, the compute
+node ids free now (a start now then takes its nodes by the authors' resource filter and its
+pieces by proximity, as the engine does; else ``None``) (see :meth:`PlanModel.named_profile
 <bbopt.models.plan.PlanModel.named_profile>`). :func:`place` is :meth:`PlanModel.place
 <bbopt.models.plan.PlanModel.place>`; it reads the model's private per-job lists. Pure
 evaluation, no solver.
