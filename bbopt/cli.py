@@ -28,6 +28,7 @@ _CORE_COMMANDS = frozenset({"simulate", "compare", "decide", "policies"})
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # (no BLAS work: see bbopt/__init__)
     words = sys.argv[1:] if argv is None else argv
     parser = _parser(full=not (words and words[0] in _CORE_COMMANDS))
     args = parser.parse_args(argv)

@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bbopt.errors import InputError
+from bbopt.quick_init import quick_init
 
 if TYPE_CHECKING:  # a type-only edge: the tree knows nothing of the core
     from bbopt.topology.tree import IOTree
@@ -276,6 +277,7 @@ class Platform:
         return None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RunningJob:
     """A job that holds resources since ``start``; a scheduler plans with ``expected_end``."""
@@ -355,6 +357,7 @@ class QueueView(Sequence):
         return f"QueueView({tuple(self)!r})"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ClusterState:
     """What a policy sees at a scheduling point.
@@ -408,6 +411,7 @@ class Status(StrEnum):
     INFEASIBLE = "INFEASIBLE"  # the model has no feasible solution
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SolveStats:
     """How a decision was reached: which backend, how well, how fast.
@@ -427,6 +431,7 @@ class SolveStats:
     audited: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Start:
     """Start job ``job_id`` now, optionally on the given node indices."""
@@ -435,6 +440,7 @@ class Start:
     nodes: tuple[int, ...] | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Reservation:
     """A planned (future) start of a waiting job; informative, the engine does not enforce it."""
@@ -443,6 +449,7 @@ class Reservation:
     start: float
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Decision:
     """A policy's answer: what to start now, what it plans, what to preempt, and why."""

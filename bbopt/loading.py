@@ -21,28 +21,37 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bbopt.core import Job, Platform
 from bbopt.errors import InputError, UnknownNameError
 from bbopt.resources import parse_bytes
-from bbopt.topology.formats import platform_from_topology, topology_from_data
-from bbopt.topology.machines import cts1, kopanski_dragonfly
-from bbopt.topology.tree import IOTree
 from bbopt.units import read_document
+
+if TYPE_CHECKING:
+    from bbopt.topology.tree import IOTree
+
+# (bbopt.topology is imported where a topology is read or built: a named platform without
+# one, and a workload, need none of it)
 
 
 def load_topology(path: str | Path) -> IOTree:
     """Read a topology file: JGF (``{"graph": ...}``) or the nested YAML/JSON description."""
+    from bbopt.topology.formats import topology_from_data
+
     return topology_from_data(read_document(path), str(path))
 
 
 def load_platform_with_topology(path: str | Path) -> Platform:
     """A platform from a topology file (JGF or description)."""
+    from bbopt.topology.formats import platform_from_topology
+
     return platform_from_topology(load_topology(path))
 
 
 def _cts1(arg: str | None) -> Platform:
+    from bbopt.topology.machines import cts1
+
     try:
         return cts1(float(arg) if arg else 0.0)
     except ValueError:
@@ -51,6 +60,8 @@ def _cts1(arg: str | None) -> Platform:
 
 
 def _dragonfly(arg: str | None) -> Platform:
+    from bbopt.topology.machines import kopanski_dragonfly
+
     return kopanski_dragonfly()
 
 
@@ -85,6 +96,8 @@ def load_platform(spec: str | Path | None) -> Platform:
     if not isinstance(data, dict):
         raise InputError("must be a mapping with 'nodes' and 'bb'", source=name)
     if "graph" in data or "tree" in data:  # an I/O topology: JGF or the nested description
+        from bbopt.topology.formats import platform_from_topology, topology_from_data
+
         return platform_from_topology(topology_from_data(data, name))
     if "nodes" not in data:
         raise InputError("is missing", source=name, field="nodes")
@@ -160,7 +173,6 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
     first ``n_jobs`` jobs in submission order (``None``: all).
     """
     from bbopt.workloads.bb import with_lognormal_bb
-    from bbopt.workloads.synthetic import kth_like
 
     if bb not in ("auto", "lognormal", "none"):
         raise InputError(f"bb model must be auto, lognormal or none, got {bb!r}", field="bb")
@@ -168,6 +180,8 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
                                or n_jobs < 1):
         raise InputError(f"must be a positive integer, got {n_jobs!r}", field="jobs")
     if path is None:  # drawn for Kopanski's platform (the default one): the generator's rules
+        from bbopt.workloads.synthetic import kth_like
+
         nodes = platform.nodes if platform is not None else 96
         rules = bb_rules_for(platform or Platform.kopanski()) if bb_rules else None
         jobs = kth_like(n_jobs=n_jobs or 3000, seed=seed, nodes=nodes, bb=bb != "none",

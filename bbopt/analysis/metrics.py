@@ -142,9 +142,20 @@ def _job_stats(m: dict[str, np.ndarray], keep: np.ndarray, out: dict[str, float]
     for name in ("wait", "turnaround", "slowdown", "bounded_slowdown", "stretch"):
         values = m[name][keep]
         values = values[~np.isnan(values)]
-        for stat, fn in (("mean", np.mean), ("median", np.median),
+        for stat, fn in (("mean", np.mean), ("median", _median),
                          ("p95", lambda v: np.percentile(v, 95)), ("max", np.max)):
             out[f"{stat}_{name}"] = float(fn(values)) if values.size else float("nan")
+
+
+def _median(values: np.ndarray) -> float:
+    """``np.median`` of NaN-free ``values`` (the same partition and mean of the middle one or
+    two), without its NaN check, which imports ``numpy.ma`` (about 15 ms)."""
+    n = values.size
+    if n == 0:
+        return float("nan")
+    half = n // 2
+    middle = slice(half, half + 1) if n % 2 else slice(half - 1, half + 1)
+    return float(np.mean(np.partition(values, [half - 1, half] if n % 2 == 0 else [half])[middle]))
 
 
 def decision_quality(result: SimulationResult) -> dict[str, float]:

@@ -277,6 +277,19 @@ def _pooled_shadow(now: float, running: RunningJobs, started: list[Job], free_n:
     if free_n >= need_n and free_b + tol >= need_b:
         return now, free_n - need_n, free_b - need_b
     inf = math.inf
+    if not started:  # (most decisions: the running jobs alone, grouped by expected end)
+        last = inf
+        for r in running:
+            job = r.job
+            rt = r.start + job.walltime
+            if rt != last and last != inf and free_n >= need_n and free_b + tol >= need_b:
+                return (last if last > now else now), free_n - need_n, free_b - need_b
+            free_n += job.nodes
+            free_b += job.bb
+            last = rt
+        if last != inf and free_n >= need_n and free_b + tol >= need_b:
+            return (last if last > now else now), free_n - need_n, free_b - need_b
+        return inf, 0, 0.0  # cannot happen for jobs that fit the platform
     mine = sorted([(now + j.walltime, j.nodes, j.bb) for j in started], key=_first) \
         if started else []
     m, i = len(mine), 0

@@ -47,9 +47,6 @@ from dataclasses import replace
 from bbopt.core import GB, Job, JobState, Platform
 from bbopt.errors import InputError
 
-#: Segment ends that send the job back to the queue (the engine asks :meth:`resubmit`).
-REQUEUE_ENDS = ("checkpointed", "requeued")
-
 
 class CheckpointRestart:
     """Rigid execution plus eviction by checkpoint (or kill) and restart.

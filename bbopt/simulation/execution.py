@@ -30,17 +30,19 @@ runs ``min(runtime, walltime)`` and is killed at its walltime when its runtime e
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Iterator, Mapping, Sequence
+from importlib import import_module
+from typing import Any, Protocol
 
 from bbopt.core import Job, JobState, Platform
 from bbopt.errors import UnknownNameError
-from bbopt.simulation.checkpoint import REQUEUE_ENDS, CheckpointRestart
-from bbopt.simulation.exclusive_io import ExclusiveIO
-from bbopt.simulation.io_model import IOContention, PhasedIO
 
 __all__ = ["EXECUTION_MODELS", "REQUEUE_ENDS", "ExecutionModel", "Rigid",
            "make_execution_model"]
+
+
+#: Segment ends that send the job back to the queue (the engine asks the model's ``resubmit``).
+REQUEUE_ENDS = ("checkpointed", "requeued")
 
 
 class ExecutionModel(Protocol):
@@ -89,9 +91,31 @@ class Rigid:
         return done
 
 
-#: Execution models by name.
-EXECUTION_MODELS = {"rigid": Rigid, "io-contention": IOContention, "phased-io": PhasedIO,
-                    "checkpoint": CheckpointRestart, "exclusive-io": ExclusiveIO}
+class _Models(Mapping):
+    """Execution model classes by name, each module imported when its model is first asked
+    for: a replay under the rigid model imports neither the I/O models nor numpy."""
+
+    _WHERE = {"rigid": None, "io-contention": "bbopt.simulation.io_model:IOContention",
+              "phased-io": "bbopt.simulation.io_model:PhasedIO",
+              "checkpoint": "bbopt.simulation.checkpoint:CheckpointRestart",
+              "exclusive-io": "bbopt.simulation.exclusive_io:ExclusiveIO"}
+
+    def __getitem__(self, name: str) -> Any:
+        where = self._WHERE[name]
+        if where is None:
+            return Rigid
+        module, cls = where.split(":")
+        return getattr(import_module(module), cls)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._WHERE)
+
+    def __len__(self) -> int:
+        return len(self._WHERE)
+
+
+#: Execution models by name (a read-only mapping of classes, imported on first use).
+EXECUTION_MODELS: Mapping[str, Any] = _Models()
 
 
 def make_execution_model(model: str | ExecutionModel | None) -> ExecutionModel:

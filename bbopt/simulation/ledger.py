@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from bbopt.core import ENGINE_REL_TOL, Job, Platform
 from bbopt.errors import InvalidDecision
 from bbopt.models.bb_nodes import bb_node_tolerance, contiguous_nodes, place_pieces
-from bbopt.topology.alloc import BandwidthLedger
 
 #: Up to this many nodes go back into the free list one insertion at a time; more are merged.
 _FEW_NODES = 16
@@ -49,8 +48,11 @@ class Ledger:
         self.used_bb = 0.0
         self.bb_tol = platform.bb * ENGINE_REL_TOL
         topology = platform.topology
-        self.bandwidth = (BandwidthLedger(topology)
-                          if enforce_bandwidth and topology is not None else None)
+        self.bandwidth = None
+        if enforce_bandwidth and topology is not None:  # (the tree's module only then)
+            from bbopt.topology.alloc import BandwidthLedger
+
+            self.bandwidth = BandwidthLedger(topology)
         self.bb_nodes = BBNodeLedger(platform) if platform.bb_nodes is not None else None
 
     @property

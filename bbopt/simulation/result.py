@@ -12,10 +12,12 @@ import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from bbopt.core import Job, JobState, Platform, SolveStats
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Batsim's jobs.csv columns, in Batsim's order.
 BATSIM_COLUMNS = (
@@ -96,6 +98,8 @@ class SimulationResult:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Column arrays: submit, walltime, nodes, bb, start, end, state."""
+        import numpy as np  # (imported here: the engine's record needs no numpy)
+
         jobs = self.jobs
         return {
             "submit": np.fromiter((j.submit for j in jobs), float, len(jobs)),
@@ -112,6 +116,7 @@ class SimulationResult:
         ``jobs``: times of the jobs that ran (finished or killed; NaN for rejected and dropped
         jobs), wait, turnaround, bounded slowdown and the allocation in Batsim's notation. The
         run's policy, workload and platform size are in ``frame.attrs``."""
+        import numpy as np
         import pandas as pd
 
         a = self.arrays()

@@ -215,8 +215,9 @@ def read_swf(
             bb_columns = "none"
     n_extra = {"none": 0, "cqsim": 1, "bbsim": 0 if bb_file is not None else 3,
                "bbsimulator": 0 if bb_file is not None else 3}[bb_columns]
-    table, lineno = _parse_stream(path, src, 18 + n_extra)
-    lines = _Lines(path, lineno)  # the text of a record is read again only when needed
+    kept: dict[int, str] = {}  # (the text of the records likely to be skipped)
+    table, lineno = _parse_stream(path, src, 18 + n_extra, kept)
+    lines = _Lines(path, lineno, kept)  # any other text is read again only when needed
     names = FIELDS + (CQSIM_FIELDS if n_extra == 1 else BBSIM_FIELDS)
     _check_values(table, [0, 1, 3, 4, 7, 8, 11, 12, *range(18, 18 + n_extra)], lines, src, names)
     # BBSimulator stores stage-in in 1/1000 of the unit of the other two volumes.
@@ -440,10 +441,12 @@ MAX_VALUE = 1e15
 CHUNK = 1 << 15
 
 
-def _parse_stream(path: Path, src: str, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _parse_stream(path: Path, src: str, width: int,
+                  kept: dict[int, str] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The first ``width`` fields of every record (a float array) and the records' line
     numbers, parsed :data:`CHUNK` records at a time by :func:`_parse_table`, so a big trace is
-    never held as text."""
+    never held as text. ``kept`` receives the text of the records a reader with default
+    options skips (run time <= 0, or no processor count in field 5 or 8), by line number."""
     tables: list[np.ndarray] = []
     numbers: list[np.ndarray] = []
     chunk: list[tuple[int, str]] = []
@@ -453,8 +456,12 @@ def _parse_stream(path: Path, src: str, width: int) -> tuple[np.ndarray, np.ndar
         nonlocal first
         if first is None:
             first = (chunk[0][0], len(chunk[0][1].split()))
-        tables.append(_parse_table(chunk, src, width, first))
+        table = _parse_table(chunk, src, width, first)
+        tables.append(table)
         numbers.append(np.fromiter((ln for ln, _ in chunk), np.int64, len(chunk)))
+        if kept is not None:
+            odd = (table[:, 3] <= 0) | ((table[:, 4] <= 0) & (table[:, 7] <= 0))
+            kept.update(chunk[k] for k in np.flatnonzero(odd).tolist())
         chunk.clear()
 
     for item in _data_lines(path):
@@ -472,11 +479,13 @@ def _parse_stream(path: Path, src: str, width: int) -> tuple[np.ndarray, np.ndar
 
 class _Lines:
     """Records by index, their text read again from the file on demand (error messages and the
-    list of skipped records need it; the reader keeps no text)."""
+    list of skipped records need it; the reader keeps no text but that of the few records
+    ``kept`` by line number)."""
 
-    def __init__(self, path: Path, lineno: np.ndarray) -> None:
+    def __init__(self, path: Path, lineno: np.ndarray, kept: dict[int, str] | None = None) -> None:
         self.path = path
         self.lineno = lineno
+        self.kept = kept or {}
 
     def __len__(self) -> int:
         return len(self.lineno)
@@ -485,10 +494,13 @@ class _Lines:
         return int(self.lineno[k]), self.texts([k])[k]
 
     def texts(self, ks) -> dict[int, str]:
-        """The text of the records ``ks`` (indices), in one pass over the file."""
+        """The text of the records ``ks`` (indices): those kept, and the others read in one pass
+        over the file."""
         want = {int(self.lineno[k]): k for k in ks}
-        out: dict[int, str] = {}
-        if not want:
+        kept = self.kept
+        out = {k: kept[ln] for ln, k in want.items() if ln in kept}
+        want = {ln: k for ln, k in want.items() if ln not in kept}
+        if not want:  # (no pass over the file)
             return out
         last = max(want)
         for ln, text in _data_lines(self.path):

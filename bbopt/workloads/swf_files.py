@@ -47,10 +47,7 @@ def _data_lines(path: Path, header: dict[str, str] | None = None):
                     continue
                 if text[0] == ";":
                     if header is not None:
-                        key, sep, value = text[1:].partition(":")
-                        key = key.strip()
-                        if sep and key and " " not in key:
-                            header.setdefault(key, value.strip())
+                        _header_line(text, header)
                     continue
                 yield lineno, text
     except (OSError, EOFError, zlib.error) as exc:  # a corrupt or truncated .gz, a directory
@@ -59,13 +56,33 @@ def _data_lines(path: Path, header: dict[str, str] | None = None):
 
 def _scan_header(path: Path) -> tuple[dict[str, str], list[int]]:
     """The header's ``key: value`` pairs (wherever they are) and the field counts of the first
-    50 records: a first pass that keeps no record."""
+    50 records: a first pass that keeps no record (past those 50, a line is looked at only
+    if it holds a ``;``, as every header line does)."""
     header: dict[str, str] = {}
     widths: list[int] = []
-    for _, text in _data_lines(path, header):
-        if len(widths) < 50:
-            widths.append(len(text.split()))
+    try:
+        with _open_text(path) as fh:
+            for line in fh:
+                if len(widths) >= 50 and ";" not in line:
+                    continue
+                text = line.strip()
+                if not text:
+                    continue
+                if text[0] == ";":
+                    _header_line(text, header)
+                elif len(widths) < 50:
+                    widths.append(len(text.split()))
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _cannot_read(path, exc) from None
     return header, widths
+
+
+def _header_line(text: str, header: dict[str, str]) -> None:
+    """Keep the ``key: value`` of the header line ``text`` (the first value of a key wins)."""
+    key, sep, value = text[1:].partition(":")
+    key = key.strip()
+    if sep and key and " " not in key:
+        header.setdefault(key, value.strip())
 
 
 def _companion_kind(path: Path) -> str:

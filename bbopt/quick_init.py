@@ -1,0 +1,56 @@
+"""A faster ``__init__`` for frozen, slotted dataclasses (the domain types built at every
+scheduling decision: states, decisions, starts, reservations, running jobs).
+
+``dataclass(frozen=True)`` writes an ``__init__`` that sets each field with
+``object.__setattr__`` (its own ``__setattr__`` refuses); :func:`quick_init` writes one that sets
+each slot through the slot's own descriptor instead, with the same signature, defaults, default
+factories and ``__post_init__``: about half the cost per field (a KTH replay builds about
+150,000 such objects, a tenth of its time). Everything else (``__eq__``, ``__hash__``,
+``__repr__``, ``replace``, pickling, refusing assignment) stays the dataclass's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+from typing import Any, TypeVar
+
+T = TypeVar("T", bound=type)
+
+
+class _Factory:
+    """The default of a field with a default factory (``dataclass`` shows it as this too)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+def quick_init(cls: T) -> T:
+    """Class decorator, applied above ``@dataclass(frozen=True, slots=True)``: replace the
+    generated ``__init__`` by one that writes the slots through their descriptors. A class with
+    a keyword-only or ``init=False`` field keeps its own."""
+    ns: dict[str, Any] = {"_FACTORY": _Factory()}
+    params, body = [], []
+    for f in fields(cls):
+        if not f.init or f.kw_only:
+            return cls
+        ns[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
+        if f.default is not MISSING:
+            ns[f"_d_{f.name}"] = f.default
+            params.append(f"{f.name}=_d_{f.name}")
+        elif f.default_factory is not MISSING:
+            ns[f"_f_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_FACTORY")
+            body.append(f"    if {f.name} is _FACTORY:\n        {f.name} = _f_{f.name}()")
+        else:
+            params.append(f.name)
+        body.append(f"    _set_{f.name}(self, {f.name})")
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    # (generated from the class's own fields, as dataclass generates its __init__)
+    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body or ["    pass"]), ns)
+    init = ns["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    init.__annotations__ = dict(cls.__init__.__annotations__)
+    cls.__init__ = init
+    return cls

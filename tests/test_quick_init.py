@@ -1,0 +1,91 @@
+"""``quick_init`` (the faster ``__init__`` of the frozen domain types) builds what the
+dataclass's own ``__init__`` builds: same signature and defaults, fresh default-factory values,
+``__post_init__`` called, and every other dataclass behaviour untouched."""
+
+import dataclasses
+import inspect
+import pickle
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bbopt.core import (
+    ClusterState,
+    Decision,
+    Job,
+    Platform,
+    Reservation,
+    RunningJob,
+    SolveStats,
+    Start,
+)
+from bbopt.quick_init import quick_init
+
+FAST = (RunningJob, ClusterState, SolveStats, Start, Reservation, Decision)
+
+
+def _plain(cls):
+    """The same class as the dataclass decorator alone would build it."""
+    ns = {f.name: f for f in dataclasses.fields(cls)}
+    ns["__annotations__"] = {f.name: f.type for f in dataclasses.fields(cls)}
+    return dataclass(frozen=True, slots=True)(type(cls.__name__, (), ns))
+
+
+@pytest.mark.parametrize("cls", FAST, ids=lambda c: c.__name__)
+def test_same_signature_as_the_dataclass(cls):
+    assert str(inspect.signature(cls)) == str(inspect.signature(_plain(cls)))
+
+
+values = st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3),
+                   st.tuples(st.integers()))
+
+
+@pytest.mark.parametrize("cls", FAST, ids=lambda c: c.__name__)
+@given(data=st.data())
+def test_fields_set_as_given(cls, data):
+    """Positional, keyword and default arguments land in their own fields."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    required = [f.name for f in dataclasses.fields(cls)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    k = data.draw(st.integers(len(required), len(names)))
+    given_ = {name: data.draw(values) for name in names[:k]}
+    by_pos = cls(*given_.values())
+    by_kw = cls(**given_)
+    plain = _plain(cls)(**given_)
+    for name in names:
+        assert getattr(by_pos, name) == getattr(by_kw, name) == getattr(plain, name)
+
+
+def test_factories_give_fresh_values_and_frozen_stays_frozen():
+    a, b = ClusterState(0.0, Platform(nodes=4)), ClusterState(1.0, Platform(nodes=4))
+    assert a.memory == {} and a.memory is not b.memory
+    assert Decision().stats == SolveStats() and Decision().stats is not Decision().stats
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.time = 2.0
+    d = Decision((Start("x"),), (Reservation("y", 3.0),), stats=SolveStats("rule"))
+    assert pickle.loads(pickle.dumps(d)) == d
+    assert dataclasses.replace(d, memory={"k": 1}).memory == {"k": 1}
+    assert hash(Start("x", (1, 2))) == hash(Start("x", (1, 2)))
+    r = RunningJob(Job("j", 0.0, 10.0), 5.0)
+    assert r.expected_end == 15.0 and r.allocation is None
+
+
+def test_post_init_runs():
+    seen = []
+
+    @quick_init
+    @dataclass(frozen=True, slots=True)
+    class Checked:
+        x: int
+        ys: list = field(default_factory=list)
+
+        def __post_init__(self):
+            seen.append(self.x)
+            if self.x < 0:
+                raise ValueError("negative")
+
+    assert Checked(3).ys == [] and seen == [3]
+    with pytest.raises(ValueError, match="negative"):
+        Checked(-1)

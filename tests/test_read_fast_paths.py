@@ -1,0 +1,52 @@
+"""The SWF reader's shortcuts read what the plain passes read: header lines anywhere in the file
+(the header scan looks past the first records only at lines holding a ``;``), and the text of
+skipped records, kept while parsing for the usual reasons and read back from the file for the
+others."""
+
+from pathlib import Path
+
+import pytest
+
+from bbopt.workloads import swf
+from bbopt.workloads.swf import read_swf
+
+LINE = "{id} {submit} -1 {run} {alloc} -1 -1 {req} {wall} -1 1 3 1 -1 -1 -1 -1 -1\n"
+
+
+def _line(k: int, run: int = 10, alloc: int = 2, req: int = 2) -> str:
+    return LINE.format(id=k, submit=k, run=run, alloc=alloc, req=req, wall=60)
+
+
+def test_header_lines_anywhere(tmp_path):
+    """A header line after the first 50 records, one indented, one repeated (the first value
+    wins)."""
+    rows = [_line(k) for k in range(1, 61)]
+    rows.insert(55, "; MaxProcs: 50\n")
+    rows.insert(58, "   ;   Note: indented\n")
+    rows.insert(59, "; MaxProcs: 70\n")
+    p = tmp_path / "t.swf"
+    p.write_text("; MaxNodes: 8\n" + "".join(rows))
+    trace = read_swf(p)
+    assert trace.header == {"MaxNodes": "8", "MaxProcs": "50", "Note": "indented"}
+    assert len(trace.jobs) == 60
+
+
+@pytest.mark.parametrize("chunk", [3, 1 << 15])
+def test_skipped_texts_kept_or_read_back(tmp_path, monkeypatch, chunk):
+    """Skipped records name their line and text, whether the text was kept while parsing (run
+    time <= 0, no processor count) or read back (jobs over ``max_nodes``)."""
+    monkeypatch.setattr(swf, "CHUNK", chunk)
+    rows = [_line(k) for k in range(1, 21)]
+    rows[3] = _line(4, run=0)
+    rows[7] = "  " + _line(8, alloc=-1, req=-1)  # (the text is kept stripped)
+    rows[11] = _line(12, alloc=9, req=9)  # over max_nodes
+    rows[12] = _line(13, alloc=-1, req=5)  # field 5 missing, field 8 given: not skipped
+    p = tmp_path / "t.swf"
+    p.write_text("; MaxNodes: 8\n" + "".join(rows))
+    trace = read_swf(p, max_nodes=8, oversize="drop")
+    raw = Path(p).read_text().splitlines()
+    assert [(n, why) for n, why, _ in trace.skipped_records] == [
+        (5, "runtime <= 0"), (9, "no processors"), (13, "more nodes than the platform")]
+    for n, _, text in trace.skipped_records:
+        assert text == raw[n - 1].strip()
+    assert [j.id for j in trace.jobs] == [str(k) for k in range(1, 21) if k not in (4, 8, 12)]
