@@ -319,13 +319,22 @@ def ratio_of_means(num: np.ndarray, den: np.ndarray, resamples: int = 20_000
     return float(num.mean() / den.mean()), float(lo), float(hi)
 
 
+def first_jobs(jobs, count: int | None):
+    """The first ``count`` jobs by submission time (all with ``None``), unshifted: the BB is
+    drawn on the whole trace first, so a prefix's jobs and backlog are the whole run's."""
+    if count is None:
+        return list(jobs)
+    return sorted(jobs, key=lambda j: j.submit)[:count]
+
+
 def multi_seed(trace_jobs, policies, seeds, modes, rules: bool,
-               more_seeds: dict[str, list[int]] | None = None) -> None:
+               more_seeds: dict[str, list[int]] | None = None, count: int | None = None
+               ) -> None:
     """Every policy on every seed of the BB model, per BB mode: mean +- sd [min, max].
     ``more_seeds``: further seeds for some policies only (e.g. the cheap, widely spread
-    fcfs-easy), run after the common ones."""
+    fcfs-easy), run after the common ones. ``count``: the first ``count`` jobs only."""
     more_seeds = more_seeds or {}
-    print(f"KTH-SP2-1996-2.1-cln: {len(trace_jobs)} jobs, log-normal BB "
+    print(f"KTH-SP2-1996-2.1-cln: {len(first_jobs(trace_jobs, count))} jobs, log-normal BB "
           f"({'with' if rules else 'without'} the generator's rules), seeds {seeds}"
           + "".join(f"; {pol} also {s}" for pol, s in more_seeds.items()))
     extra = sorted({s for ss in more_seeds.values() for s in ss} - set(seeds))
@@ -333,7 +342,7 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool,
     for mode in modes:
         platform = _platform(mode)
         for seed in [*seeds, *extra]:
-            jobs = with_lognormal_bb(trace_jobs, seed=seed, rules=rules)
+            jobs = first_jobs(with_lognormal_bb(trace_jobs, seed=seed, rules=rules), count)
             for pol in policies:
                 if seed not in seeds and seed not in more_seeds.get(pol, ()):
                     continue
@@ -396,6 +405,9 @@ def main() -> None:
     ap.add_argument("--no-bb-rules", action="store_true")
     ap.add_argument("--no-whole", action="store_true",
                     help="only the 16 parts (plan-2 on the whole trace takes tens of minutes)")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="only the first N jobs of the trace, unshifted, BB drawn on the whole "
+                         "trace (a prefix builds the whole run's backlog; no parts)")
     args = ap.parse_args()
     policies = [p for p in args.policies.split(",") if p]
     trace = read_swf(data_dir() / KTH)
@@ -409,9 +421,10 @@ def main() -> None:
             if not sep or pol not in policies:
                 ap.error(f"--more-seeds takes POLICY=SEEDS for one of --policies, got {item!r}")
             more[pol] = parse_seeds(text)
-        multi_seed(trace.jobs, policies, parse_seeds(args.seeds), modes, rules, more)
+        multi_seed(trace.jobs, policies, parse_seeds(args.seeds), modes, rules, more,
+                   args.jobs)
         return
-    jobs = with_lognormal_bb(trace.jobs, seed=args.seed, rules=rules)
+    jobs = first_jobs(with_lognormal_bb(trace.jobs, seed=args.seed, rules=rules), args.jobs)
     if args.bb_mode in ("both", "all"):
         ap.error("--bb-mode both/all needs --seeds")
     platform = _platform(args.bb_mode)
@@ -419,7 +432,7 @@ def main() -> None:
           f"{platform.nodes} nodes / {platform.bb / 1e9:.0f} GB")
     if not args.no_whole:
         whole_trace(jobs, platform, policies, args.csv)
-    if args.no_parts or "sjf-bb" not in policies:
+    if args.no_parts or args.jobs is not None or "sjf-bb" not in policies:
         return
     parts = split_parts(jobs)
     print()

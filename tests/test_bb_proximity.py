@@ -181,8 +181,7 @@ def test_no_start_is_refused_and_every_job_runs(policy):
     rejected = [s == "rejected" for s in simulate(jobs, FIRST_FIT, "fcfs").state]
     assert [s == "rejected" for s in res.state] == rejected and any(rejected)
     assert res.state.count("finished") == len(jobs) - sum(rejected)
-    if policy != "plan-2":  # (the plan places first fit in its model; the engine by proximity)
-        assert res.refused_starts == 0
+    assert res.refused_starts == 0  # (plan-2 places its starts now as the engine does)
 
 
 def test_platform_option_validation():

@@ -24,7 +24,7 @@ def _reference_place(model: PlanModel, prof: list, p: int):
     """Job ``p`` placed in the named profile ``prof`` the plain way: at each candidate start,
     the general first-fit function on the least free space of every BB node over the window,
     the amounts summed piece by piece, the reservation segment by segment."""
-    T, FN, FB, FK, SN = prof
+    T, FN, FB, FK, SN = prof[:5]
     n, b, w = model._n[p], model._b[p], model._w[p]
     tol, ftol = model.tol, model._ftol
     piece = b / n

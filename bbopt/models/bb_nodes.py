@@ -146,6 +146,20 @@ def place_pieces(free: Sequence[float], nodes: int, bb: float, tol: float,
     return proximity_pieces(free, compute, bb, tol, proximity)
 
 
+def free_compute_nodes(state) -> list[int]:
+    """The free compute node ids of a :class:`~bbopt.core.ClusterState`, sorted (running jobs
+    without a known allocation are given the lowest free ones)."""
+    used: set[int] = set()
+    unknown = 0
+    for r in state.running:
+        if r.allocation is None:
+            unknown += r.job.nodes
+        else:
+            used.update(r.allocation)
+    free = [x for x in range(state.platform.nodes) if x not in used]
+    return free[unknown:]
+
+
 def contiguous_nodes(free: Sequence[int], n: int) -> tuple[int, ...] | None:
     """The ``n`` compute nodes the authors' resource filter takes from the sorted free node
     ids ``free`` (``None`` if fewer are free): the shortest run of consecutive ids that holds

@@ -41,7 +41,13 @@ there and are not used: a job's start is not monotone in the reservations made b
 held now can push a later one's pieces onto a BB node that stays free, letting it start now), so
 its earliest start in the base profile bounds it only through the pool (nodes and pool BB, which
 every placement needs); and two orders that give the same starts may give different pieces (the
-incremental walk compares both). Without ``bb_nodes`` nothing of this runs: the pool evaluator and
+incremental walk compares both). On a platform that places pieces by proximity
+(``bb_proximity``, the authors' Dragonfly rule) a job started now is placed as the engine will
+place it: compute nodes by the authors' resource filter
+(:func:`~bbopt.models.bb_nodes.contiguous_nodes`) on the compute node ids free now, in plan
+order, and pieces by proximity on them; jobs started later keep the first-fit columns (their
+compute nodes are counted, not named, so their proximity placement is not known). Without
+``bb_nodes`` nothing of this runs: the pool evaluator and
 its schedules are unchanged. The placement on the BB nodes lives in :mod:`bbopt.models.plan_named`
 (first fit on the window inlined, a job's per-node amounts summed once per job).
 
@@ -57,11 +63,12 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bbopt.core import ClusterState, Job, slack
+from bbopt.core import ClusterState, Job, Proximity, slack
 from bbopt.models.bb_nodes import (
     bb_node_space,
     bb_node_tolerance,
     first_fit_runs,
+    free_compute_nodes,
     running_pieces,
 )
 from bbopt.models.plan_named import place as place_named
@@ -120,8 +127,17 @@ class PlanModel:
 
     def __init__(self, now: float, capacity: Sequence[float],
                  running: Iterable[tuple[float, float, float]], jobs: Sequence[Job],
-                 alpha: float = 2, bb_nodes: Sequence[float] | None = None) -> None:
+                 alpha: float = 2, bb_nodes: Sequence[float] | None = None,
+                 proximity: Proximity | None = None, free_ids: Sequence[int] | None = None
+                 ) -> None:
         self.now = float(now)
+        if proximity is not None and (bb_nodes is None or free_ids is None):
+            raise ValueError("proximity placement needs named BB nodes and the free compute "
+                             "node ids now")
+        #: The platform's BB proximity (its rows: each compute node's BB nodes by preference)
+        #: and the compute node ids free now, when the engine places by proximity.
+        self.proximity = proximity
+        self._NOW = sorted(int(x) for x in free_ids) if proximity is not None else None
         running = list(running)
         self.named: tuple[float, ...] | None = (tuple(float(c) for c in bb_nodes)
                                                 if bb_nodes is not None else None)
@@ -221,8 +237,10 @@ class PlanModel:
         held = running_pieces(state)
         running = [(r.start + r.job.walltime, r.job.nodes, r.job.bb, held.get(r.job.id, ()))
                    for r in state.running]
+        proximity = state.platform.bb_proximity
         model = cls(state.time, state.platform.capacity, running, state.queue, alpha,
-                    bb_nodes=caps)
+                    bb_nodes=caps, proximity=proximity,
+                    free_ids=free_compute_nodes(state) if proximity is not None else None)
         # The engine's free space on the BB nodes now (the same sums as the policies').
         model._SN = list(bb_node_space(state, held).free)
         return model
@@ -329,18 +347,22 @@ class PlanModel:
 
     # ------------------------------------------------------------------ named BB nodes
     def named_profile(self) -> list:
-        """A fresh copy of the named-BB profile ``[T, FN, FB, FK, SN]`` (breakpoints with the
-        sentinel, free nodes, free pool BB, one free-space column per BB node, the BB nodes'
-        free space now) for :meth:`place`."""
-        return self.copy_profile([self._Tz, self._FNz, self._FBz, self._FKz, self._SN])
+        """A fresh copy of the named-BB profile ``[T, FN, FB, FK, SN, NOW]`` (breakpoints with
+        the sentinel, free nodes, free pool BB, one free-space column per BB node, the BB
+        nodes' free space now, and on a proximity platform the free compute node ids now, else
+        ``None``) for :meth:`place`."""
+        return self.copy_profile([self._Tz, self._FNz, self._FBz, self._FKz, self._SN,
+                                  self._NOW])
 
     @staticmethod
     def copy_profile(prof: list) -> list:
-        T, FN, FB, FK, SN = prof
-        return [T[:], FN[:], FB[:], [c[:] for c in FK], SN[:]]
+        T, FN, FB, FK, SN, NOW = prof
+        return [T[:], FN[:], FB[:], [c[:] for c in FK], SN[:],
+                None if NOW is None else NOW[:]]
 
     #: Place job ``p`` in a named-BB profile at its earliest start (:func:`~bbopt.models.
-    #: plan_named.place`): ``(start, first-fit runs)``, or ``(inf, None)`` if it fits nowhere.
+    #: plan_named.place`): ``(start, first-fit runs)``, or ``(inf, None)`` if it fits nowhere;
+    #: a start now on a proximity platform: ``(now, (compute nodes, runs))``.
     place = place_named
 
     def _run_named(self, order: Sequence[int], threshold: float,

@@ -4,9 +4,11 @@
 Kopanski & Rzadca, Euro-Par 2021, Sections 3.3 and 4.1 (12 BB nodes of 40 GB): each compute node
 of a job takes a piece ``bb / nodes`` on one BB node, placed by the one first-fit rule of
 :func:`bbopt.models.bb_nodes.first_fit_runs`, as conservative backfilling places jobs on named
-nodes (:class:`bbopt.policies.named_bb.NamedProfile`). The profile is ``[T, FN, FB, FK, SN]``:
-breakpoints with a sentinel at infinity, free nodes, free pool BB, one free-space column per BB
-node, and the BB nodes' free space now (see :meth:`PlanModel.named_profile
+nodes (:class:`bbopt.policies.named_bb.NamedProfile`). The profile is ``[T, FN, FB, FK, SN,
+NOW]``: breakpoints with a sentinel at infinity, free nodes, free pool BB, one free-space column
+per BB node, the BB nodes' free space now and, on a platform placing by proximity, the compute
+node ids free now (a start now then takes its nodes by the authors' resource filter and its
+pieces by proximity, as the engine does; else ``None``) (see :meth:`PlanModel.named_profile
 <bbopt.models.plan.PlanModel.named_profile>`). :func:`place` is :meth:`PlanModel.place
 <bbopt.models.plan.PlanModel.place>`; it reads the model's private per-job lists. Pure
 evaluation, no solver.
@@ -18,7 +20,7 @@ import math
 from bisect import bisect_left
 from typing import Any
 
-from bbopt.models.bb_nodes import first_fit_runs
+from bbopt.models.bb_nodes import contiguous_nodes, first_fit_runs, proximity_pieces
 
 
 def cumulative_pieces(piece: float, count: int) -> list[float]:
@@ -46,7 +48,7 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
     floats), a job's per-node amounts are the model's cumulative sums of its pieces
     (:func:`cumulative_pieces`), and the reservation is made in place;
     ``tests/test_plan_fast_paths.py`` compares it with the general first-fit function."""
-    T, FN, FB, FK, SN = prof
+    T, FN, FB, FK, SN, NOW = prof
     n, b, w = model._n[p], model._b[p], model._w[p]
     tol = model.tol
     i = bisect_left(T, model._t0[p])
@@ -57,6 +59,8 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
             return math.inf, None
         i, j = window
         reserve(prof, i, j, T[i] + w, n, b, [])
+        if i == 0 and NOW is not None:  # the compute nodes the engine will give it now
+            return T[0], (_take_nodes(NOW, n), ())
         return T[i], ()
     piece = b / n
     short = piece - model._ftol
@@ -75,6 +79,13 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
         i, j = window
         start = T[i]
         end = start + w
+        if i == 0 and NOW is not None:
+            # Now, on a proximity platform: the engine's compute nodes and pieces.
+            got = _proximity_now(model, prof, j, end, n, b, piece, acc)
+            if got is not None:
+                return start, got
+            i = 1
+            continue
         if i == 0:
             # Now: the engine's pieces (first fit on what is free now), if they stay free.
             runs = first_fit_runs(SN, n, b, model._ftol)
@@ -143,6 +154,47 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
         return start, tuple(runs)
 
 
+def _take_nodes(NOW: list, n: int) -> tuple[int, ...]:
+    """Take from the free compute node ids ``NOW`` (changed in place) the ``n`` nodes the
+    authors' resource filter gives a job now (:func:`~bbopt.models.bb_nodes.contiguous_nodes`),
+    as the engine does for a start that names none."""
+    nodes = contiguous_nodes(NOW, n) or ()
+    taken = set(nodes)
+    NOW[:] = [x for x in NOW if x not in taken]
+    return nodes
+
+
+def _proximity_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
+                   piece: float, acc: list[float]):
+    """Start a job of ``n`` nodes and ``b`` bytes now on a proximity platform, as the engine
+    will: its compute nodes from the free ids now by the resource filter, its pieces by
+    proximity on the BB nodes' free space now (:func:`~bbopt.models.bb_nodes.
+    proximity_pieces`, the same floats), if they stay free on segments ``0 .. j - 1``. Returns
+    ``(compute nodes, runs)`` (runs: ``(BB node, pieces)`` in BB node order) and reserves it
+    in ``prof``, or ``None`` with nothing changed."""
+    T, FN, FB, FK, SN, NOW = prof
+    nodes = contiguous_nodes(NOW, n)
+    if nodes is None:
+        return None
+    pieces = proximity_pieces(SN, nodes, b, model._ftol, model.proximity)
+    if pieces is None:
+        return None
+    counts: dict[int, int] = {}
+    for node, _ in pieces:
+        counts[node] = counts.get(node, 0) + 1
+    runs = tuple(sorted(counts.items()))
+    ktol = model._ktol
+    for node, count in runs:
+        if min(FK[node][0:j]) + ktol[node] < acc[count]:
+            return None
+    reserve(prof, 0, j, end, n, b, [(node, acc[count]) for node, count in runs])
+    for node, size in pieces:  # proximity_pieces' sums, piece by piece
+        SN[node] -= size
+    taken = set(nodes)
+    NOW[:] = [x for x in NOW if x not in taken]
+    return nodes, runs
+
+
 def _pool_window(T: list, FN: list, FB: list, i: int, n: int, b: float, w: float, tol: float
                  ) -> tuple[int, int] | None:
     """The first segment ``i`` on or after the given one where ``n`` nodes and ``b`` pool
@@ -170,7 +222,7 @@ def reserve(prof: list, i: int, j: int, end: float, n: int, b: float,
             need: list[tuple[int, float]]) -> None:
     """Take ``n`` nodes, ``b`` pool bytes and each ``(BB node, bytes)`` of ``need`` from the
     profile's segments ``i`` to ``j - 1``, splitting the segment that ``end`` falls in."""
-    T, FN, FB, FK, _ = prof
+    T, FN, FB, FK = prof[:4]
     if T[j] != end:
         T.insert(j, end)
         FN.insert(j, FN[j - 1])

@@ -40,24 +40,11 @@ from bbopt.models.bb_nodes import (
     bb_node_space,
     contiguous_nodes,
     first_fit_runs,
+    free_compute_nodes,
     running_pieces,
 )
 
 _walltime = attrgetter("walltime")
-
-
-def free_compute_nodes(state: ClusterState) -> list[int]:
-    """The free compute node ids, sorted (running jobs without a known allocation are given
-    the lowest free ones)."""
-    used: set[int] = set()
-    unknown = 0
-    for r in state.running:
-        if r.allocation is None:
-            unknown += r.job.nodes
-        else:
-            used.update(r.allocation)
-    free = [x for x in range(state.platform.nodes) if x not in used]
-    return free[unknown:]
 
 
 class _Now:

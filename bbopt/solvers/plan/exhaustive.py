@@ -101,9 +101,9 @@ def solve_exhaustive(model: PlanModel, budget: Budget, seed: int = 0,
         if state["nodes"] & 255 == 0 and _time.perf_counter() > deadline:
             raise _OutOfTime
         if len(seen) < memo_limit:
-            T, FN, FB, FK, SN = prof
+            T, FN, FB, FK, SN, NOW = prof
             key = (frozenset(remaining), tuple(T), tuple(FN), tuple(FB),
-                   tuple(tuple(c) for c in FK), tuple(SN))
+                   tuple(tuple(c) for c in FK), tuple(SN), None if NOW is None else tuple(NOW))
             old = seen.get(key)
             if old is not None and old <= partial:
                 return
