@@ -18,7 +18,6 @@ import json
 import os
 import shlex
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +35,8 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path next to ``path`` (same suffix) to write to; renamed to ``path`` when the
     block ends without an exception, removed otherwise."""
     path = Path(path)
+    import tempfile  # (with shutil and random: only when a file is written)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}",
                                dir=path.parent)
     os.close(fd)

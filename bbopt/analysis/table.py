@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from typing import Any
 
 from bbopt.analysis.metrics import summarize
@@ -104,9 +105,8 @@ def fairshare_metrics(result: Any, shares: Any, quantum: float = 1800.0) -> dict
 def model_metrics(result: Any, model: Any) -> dict[str, float]:
     """Metrics the execution model adds (exclusive I/O: Jeannot et al.'s stretch, idle ratio,
     steady-state and tail utilisation)."""
-    from bbopt.simulation.exclusive_io import ExclusiveIO
-
-    if not isinstance(model, ExclusiveIO):
+    exclusive = sys.modules.get("bbopt.simulation.exclusive_io")  # (not imported: no such model)
+    if exclusive is None or not isinstance(model, exclusive.ExclusiveIO):
         return {}
     from bbopt.analysis.packs import pack_metrics
 

@@ -82,6 +82,13 @@ class Ledger:
         if job.bb - free_b > self.bb_tol:
             raise InvalidDecision(f"needs {job.bb:.6g} B of burst buffer, {free_b:.6g} B free",
                                   job_id=job.id, time=t)
+        if asked is None and self.bb_nodes is None and self.bandwidth is None and job.ssd <= 0:
+            free_nodes = self.free_nodes  # (the plain case: the lowest-numbered free nodes)
+            nodes = tuple(free_nodes[:job.nodes])
+            del free_nodes[:job.nodes]
+            self.used_nodes += job.nodes
+            self.used_bb += job.bb
+            return nodes
         proximity = self.bb_nodes is not None and self.bb_nodes.proximity is not None
         if self.bb_nodes is not None and not proximity:
             why = self.bb_nodes.why_not_now(job)
