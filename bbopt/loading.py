@@ -199,11 +199,19 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
     for suffix in (".gz", ".bb", ".swf", ".json"):
         name = name.removesuffix(suffix)
     out = LoadedWorkload([], name, str(p), _sha256(p))
+    drawn = False
     if p.name.endswith((".swf", ".swf.gz", ".swf.bb", ".swf.bb.gz")):
+        from bbopt.workloads.bb import lognormal_bb_column
         from bbopt.workloads.swf import read_swf
 
-        trace = read_swf(p, **reader_options)
-        out.jobs, out.skipped = trace.jobs, trace.skipped_records
+        def draw(nodes, walltime, has_bb: bool):  # (the draw below, on the reader's columns)
+            if n_jobs is not None or bb == "none" or (bb == "auto" and has_bb):
+                return None
+            return lognormal_bb_column(nodes, walltime, seed,
+                                       rules=bb_rules_for(platform) if bb_rules else None)
+
+        trace = read_swf(p, draw_bb=draw, **reader_options)
+        out.jobs, out.skipped, drawn = trace.jobs, trace.skipped_records, trace.bb_drawn
     elif p.name.endswith(".json"):
         from bbopt.workloads.batsim import read_batsim
 
@@ -221,7 +229,8 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
     if n_jobs is not None and n_jobs < len(out.jobs):
         order = sorted(range(len(out.jobs)), key=lambda k: out.jobs[k].submit)[:n_jobs]
         out.jobs = [out.jobs[k] for k in sorted(order)]
-    if bb == "lognormal" or (bb == "auto" and not any(j.bb > 0 for j in out.jobs)):
+    if not drawn and (bb == "lognormal"
+                      or (bb == "auto" and not any(j.bb > 0 for j in out.jobs))):
         out.jobs = with_lognormal_bb(out.jobs, seed,
                                      rules=bb_rules_for(platform) if bb_rules else None)
     return out

@@ -15,9 +15,10 @@ wall time and for the CPU time (user + system) of the processes.
 
 ``python benchmarks/whole_process.py --bare FILE`` runs the bare loop alone;
 ``--breakdown`` also prints where a ``bbopt simulate`` process spends its CPU time (interpreter
-start, imports, reading the SWF, the BB draw, the replay, the metrics; one fresh process per
-policy, median of ``--repeat``). ``--against DIR`` adds the same runs with the package of
-another source tree (e.g. an export of the code before a change), interleaved in the same run.
+start, imports, loading the workload with its BB draw, the replay, the metrics; one fresh
+process per policy, median of ``--repeat``). ``--against DIR`` adds the same runs with the
+package of another source tree (e.g. an export of the code before a change), interleaved in the
+same run.
 Each tree's package is byte-compiled first, as an installed package is (with
 ``PYTHONDONTWRITEBYTECODE`` set, every run would otherwise compile the modules changed since
 their last compilation, and the two trees would not pay alike).
@@ -109,33 +110,32 @@ def _time(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
     return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
-PHASES = ("start", "imports", "read", "bb draw", "replay", "metrics")
+PHASES = ("start", "imports", "read + BB", "replay", "metrics")
 
 
-def breakdown(path: str, policy: str) -> dict[str, float]:
+def breakdown(path: str, policy: str, tree: str) -> dict[str, float]:
     """CPU seconds of each phase of ``bbopt simulate`` on ``path``, in this (fresh) process,
-    along the command's own path: its parser and modules, the SWF reader, the log-normal BB draw
-    with the rules of Kopanski's generator (what ``--bb auto`` applies on that platform), the
-    replay and the metrics of the printed table."""
+    along the command's own path in source tree ``tree``: its BLAS setting, parser and modules,
+    the workload as the command loads it (the SWF reader and the log-normal BB draw with the
+    rules of Kopanski's generator, what ``--bb auto`` applies on that platform), the replay and
+    the metrics of the printed table."""
     clock = time.process_time
     t = [clock()]
+    if "OPENBLAS_NUM_THREADS" in (Path(tree) / "bbopt" / "cli.py").read_text():
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # (as that tree's main() does)
     import bbopt.cli
     from bbopt.analysis.table import run_metrics
     from bbopt.core import Platform
-    from bbopt.loading import bb_rules_for
+    from bbopt.loading import read_workload
     from bbopt.policies import make_policy
     from bbopt.simulation import simulate
-    from bbopt.workloads.bb import with_lognormal_bb
-    from bbopt.workloads.swf import read_swf
 
     parser = bbopt.cli._parser  # (the parser a core command builds; all of it in older trees)
     parser(full=False) if "full" in inspect.signature(parser).parameters else parser()
     make_policy(policy)
     platform = Platform.kopanski()
     t.append(clock())
-    trace = read_swf(path)
-    t.append(clock())
-    jobs = with_lognormal_bb(trace.jobs, seed=0, rules=bb_rules_for(platform))
+    jobs = read_workload(path, seed=0, platform=platform).jobs
     t.append(clock())
     result = simulate(jobs, platform, policy)
     t.append(clock())
@@ -156,7 +156,8 @@ def main() -> None:
     ap.add_argument("--against", metavar="DIR", default=None,
                     help="also run bbopt simulate with the package of the source tree DIR (e.g. "
                          "the code before a change): its rows say 'before'")
-    ap.add_argument("--phases", nargs=2, metavar=("FILE", "POLICY"), help=argparse.SUPPRESS)
+    ap.add_argument("--phases", nargs=3, metavar=("FILE", "POLICY", "TREE"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phases:
         import json
@@ -209,7 +210,7 @@ def main() -> None:
             for _ in range(args.repeat):  # interleaved, as the whole processes
                 for tag, tree in trees.items():
                     runs[tag].append(json.loads(subprocess.run(
-                        [sys.executable, __file__, "--phases", swf, pol], check=True,
+                        [sys.executable, __file__, "--phases", swf, pol, tree], check=True,
                         capture_output=True, text=True, env=_env(tree)).stdout))
             for tag in trees:
                 med = {p: statistics.median(r[p] for r in runs[tag]) for p in PHASES}

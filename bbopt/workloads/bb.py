@@ -84,6 +84,25 @@ def lognormal_bb_per_processor(size: int, rng: np.random.Generator) -> np.ndarra
     return np.round(np.clip(kib * 1024.0, BB_PER_PROC_MIN, BB_PER_PROC_MAX))
 
 
+def lognormal_bb_column(nodes: np.ndarray, walltime: np.ndarray,
+                        seed: int | np.random.Generator = 0, *,
+                        rules: KopanskiRules | bool | None = None) -> np.ndarray | None:
+    """The requests :func:`with_lognormal_bb` gives jobs of these node counts and walltimes (in
+    job order), from the columns alone; ``None`` for rules of a subclass (they see whole jobs)."""
+    if rules is True:
+        rules = KOPANSKI_RULES
+    if rules and type(rules) is not KopanskiRules:
+        return None
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    per_proc = lognormal_bb_per_processor(len(nodes), rng)
+    nodes = np.asarray(nodes, dtype=np.float64)
+    if rules:  # KopanskiRules.per_node on whole columns (the same float operations)
+        cap = np.floor(rules.bb_node_capacity / np.ceil(nodes / rules.bb_nodes))
+        per_proc = np.where(np.asarray(walltime, dtype=np.float64) <= rules.short_walltime,
+                            rules.short_bb_per_node, np.minimum(per_proc, cap))
+    return per_proc * nodes
+
+
 @pausing_gc  # (a copy of every job: bbopt.gc_pause)
 def with_lognormal_bb(jobs: Sequence[Job], seed: int | np.random.Generator = 0, *,
                       rules: KopanskiRules | bool | None = None) -> list[Job]:
@@ -93,18 +112,13 @@ def with_lognormal_bb(jobs: Sequence[Job], seed: int | np.random.Generator = 0, 
     :data:`KOPANSKI_RULES` (fit-in-platform cap and short-job rule); a :class:`KopanskiRules`
     applies those. The draws are the same either way: the rules only replace some of them.
     """
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    per_proc = lognormal_bb_per_processor(len(jobs), rng)
     if rules is True:
         rules = KOPANSKI_RULES
-    nodes = np.fromiter((job.nodes for job in jobs), np.float64, len(jobs))
     if rules and type(rules) is not KopanskiRules:  # (a subclass may change the rule)
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        per_proc = lognormal_bb_per_processor(len(jobs), rng)
         return with_bbs(jobs, [rules.per_node(job, p) * job.nodes
                                for job, p in zip(jobs, per_proc.tolist(), strict=True)])
-    if rules:  # KopanskiRules.per_node on whole columns (the same float operations)
-        walltime = np.fromiter((job.walltime for job in jobs), np.float64, len(jobs))
-        cap = np.floor(rules.bb_node_capacity / np.ceil(nodes / rules.bb_nodes))
-        per_proc = np.where(walltime <= rules.short_walltime, rules.short_bb_per_node,
-                            np.minimum(per_proc, cap))
-    return with_bbs(jobs, (per_proc * nodes).tolist())
-
+    nodes = np.fromiter((job.nodes for job in jobs), np.float64, len(jobs))
+    walltime = np.fromiter((job.walltime for job in jobs), np.float64, len(jobs))
+    return with_bbs(jobs, lognormal_bb_column(nodes, walltime, seed, rules=rules).tolist())

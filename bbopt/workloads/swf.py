@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
@@ -110,6 +110,8 @@ class SwfTrace:
     bb_columns: str = "none"
     #: Each skipped record: ``(line number, reason, the line's text)``, in file order.
     skipped_records: list[tuple[int, str, str]] = field(default_factory=list)
+    #: Whether ``draw_bb`` gave the jobs their BB.
+    bb_drawn: bool = False
 
     @property
     def max_nodes(self) -> int | None:
@@ -138,6 +140,7 @@ def read_swf(
     groups: bool = False,
     on_bad: str | None = None,
     bbsimulator_min_processors: int = 256,
+    draw_bb: Callable[[np.ndarray, np.ndarray, bool], np.ndarray | None] | None = None,
 ) -> SwfTrace:
     """Read an SWF (or ``.swf.gz``) trace.
 
@@ -164,6 +167,9 @@ def read_swf(
       finite number, a magnitude over :data:`MAX_VALUE`) are always errors, never skipped.
     - ``groups``: also keep field 13 (group id) as ``Job.extra["group"]`` (used to map jobs to
       fair-share entities).
+    - ``draw_bb(nodes, walltime, has_bb)``: the kept records' BB requests from their columns,
+      or ``None`` to keep the file's (not with staging columns); ``has_bb``: some record has
+      one. :func:`bbopt.loading.read_workload` draws Kopanski's model so. See ``bb_drawn``.
 
     A malformed line raises :class:`~bbopt.errors.InputError` naming file, line and field.
     """
@@ -316,6 +322,12 @@ def read_swf(
         vols = np.maximum(table[:, 18:21], 0.0) * bb_unit
         vols[:, 0] *= in_scale
         bb = vols.max(axis=1)
+    at = np.flatnonzero(keep)  # (BB drawn on the columns: the jobs built once, not copied)
+    new = None if draw_bb is None or bb_columns in ("bbsim", "bbsimulator") else \
+        draw_bb(nodes[at], req_time[at], bool((bb[at] > 0).any()))
+    if new is not None:
+        bb = np.zeros(len(table))
+        bb[at] = new
 
     jobs: list[Job] = []
     kept = np.flatnonzero(keep)
@@ -351,7 +363,7 @@ def read_swf(
                              field="BurstBuffer") from None
     texts = lines.texts(why)
     records = [(int(lineno[k]), why[k], texts[k]) for k in sorted(why)]
-    return SwfTrace(jobs, header, skipped, src, capacity, bb_columns, records)
+    return SwfTrace(jobs, header, skipped, src, capacity, bb_columns, records, new is not None)
 
 
 #: The ``extra`` of every job that has none: one shared empty mapping instead of a dict per
