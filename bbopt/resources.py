@@ -86,7 +86,7 @@ class Profile:
     10.0
     """
 
-    __slots__ = ("times", "free", "_tol")
+    __slots__ = ("times", "free", "_tol", "_low")
 
     def __init__(
         self,
@@ -125,6 +125,11 @@ class Profile:
         self.times = times
         self.free = rows
         self._tol = [slack(c) for c in cap]  # the one fit rule of bbopt.core.fits
+        # Whether some row ever held less than minus half the fit tolerance of a dimension
+        # (an overbooked start, or a reservation that fitted by most of the tolerance). While
+        # it has not, a job's own hold never stops it from fitting (see earlier_fit).
+        half = [-t / 2 for t in self._tol]
+        self._low = any(r < h for row in rows for r, h in zip(row, half, strict=True))
 
     @property
     def origin(self) -> float:
@@ -135,6 +140,7 @@ class Profile:
         new.times = self.times.copy()
         new.free = [row.copy() for row in self.free]
         new._tol = self._tol
+        new._low = self._low
         return new
 
     def free_at(self, t: float) -> list[float]:
@@ -209,7 +215,8 @@ class Profile:
         own_end = held_from + duration
         limit = held_from if hi is None or hi > held_from else hi
         if len(tol) == 2 and len(demand) == 2:
-            return earlier_fit2(times, free, tol, now, duration, demand, held_from, limit, i)
+            return earlier_fit2(times, free, tol, now, duration, demand, held_from, limit, i,
+                                not self._low)
         ok = self._ok
         dims = range(len(tol))
         while i < k and times[i] < limit:
@@ -270,11 +277,16 @@ class Profile:
         if len(tol) == 2 and len(demand) == 2:  # nodes and BB: the hot path, unrolled
             d0, d1 = demand
             t0, t1 = tol
+            h0, h1 = -t0 / 2, -t1 / 2
             rows = free[i:j]
-            for row in rows:
-                if row[0] + t0 < d0 or row[1] + t1 < d1:
-                    raise OverbookedError(
-                        f"reserving {tuple(demand)} on [{start}, {end}) overbooks")
+            for row in rows:  # (row - d is the value it will hold)
+                if row[0] - d0 < h0 or row[1] - d1 < h1:
+                    for r in rows:
+                        if r[0] + t0 < d0 or r[1] + t1 < d1:
+                            raise OverbookedError(
+                                f"reserving {tuple(demand)} on [{start}, {end}) overbooks")
+                    self._low = True
+                    break
             for row in rows:
                 row[0] -= d0
                 row[1] -= d1
@@ -290,6 +302,8 @@ class Profile:
             row = free[r]
             for d in dims:
                 row[d] -= demand[d]
+                if row[d] < -tol[d] / 2:
+                    self._low = True
 
     def release(self, start: float, end: float, amount: Sequence[float]) -> None:
         """Give back ``amount`` on ``[start, end)`` (the inverse of :meth:`reserve`)."""
