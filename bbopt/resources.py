@@ -125,11 +125,15 @@ class Profile:
         self.times = times
         self.free = rows
         self._tol = [slack(c) for c in cap]  # the one fit rule of bbopt.core.fits
-        # Whether some row ever held less than minus half the fit tolerance of a dimension
-        # (an overbooked start, or a reservation that fitted by most of the tolerance). While
-        # it has not, a job's own hold never stops it from fitting (see earlier_fit).
-        half = [-t / 2 for t in self._tol]
-        self._low = any(r < h for row in rows for r, h in zip(row, half, strict=True))
+        # False while no row has ever held less than minus half the fit tolerance of its
+        # dimension (an overbooked start, or a reservation that fitted by most of the
+        # tolerance): then a job's own hold never stops it from fitting (see earlier_fit).
+        # Tracked by the 2-D reserve; any other reserve sets it.
+        if len(cap) == 2:
+            h0, h1 = -self._tol[0] / 2, -self._tol[1] / 2
+            self._low = any(row[0] < h0 or row[1] < h1 for row in rows)
+        else:
+            self._low = True
 
     @property
     def origin(self) -> float:
@@ -205,7 +209,9 @@ class Profile:
 
         The same answer as releasing the hold, calling :meth:`earliest_fit` and taking the
         minimum with ``held_from``, without changing the profile: the hold is added back only
-        in the test of the segments it covers, and the scan stops at ``held_from``. A caller
+        in the test of the segments it covers (on two dimensions, not even tested unless the
+        profile was ever overbooked: see ``own_fits`` of
+        :func:`bbopt.profile_scans.earlier_fit2`), and the scan stops at ``held_from``. A caller
         that knows no start before ``lo`` or from ``hi`` on fits narrows the scan to
         ``[lo, hi)``.
         """
@@ -302,8 +308,7 @@ class Profile:
             row = free[r]
             for d in dims:
                 row[d] -= demand[d]
-                if row[d] < -tol[d] / 2:
-                    self._low = True
+        self._low = True  # (not tracked off the 2-D path, which alone reads it)
 
     def release(self, start: float, end: float, amount: Sequence[float]) -> None:
         """Give back ``amount`` on ``[start, end)`` (the inverse of :meth:`reserve`)."""
