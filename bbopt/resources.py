@@ -86,7 +86,7 @@ class Profile:
     10.0
     """
 
-    __slots__ = ("times", "free", "_tol")
+    __slots__ = ("times", "free", "_tol", "_low")
 
     def __init__(
         self,
@@ -125,6 +125,15 @@ class Profile:
         self.times = times
         self.free = rows
         self._tol = [slack(c) for c in cap]  # the one fit rule of bbopt.core.fits
+        # False while no row has ever held less than minus half the fit tolerance of its
+        # dimension (an overbooked start, or a reservation that fitted by most of the
+        # tolerance): then a job's own hold never stops it from fitting (see earlier_fit).
+        # Tracked by the 2-D reserve; any other reserve sets it.
+        if len(cap) == 2:
+            h0, h1 = -self._tol[0] / 2, -self._tol[1] / 2
+            self._low = any(row[0] < h0 or row[1] < h1 for row in rows)
+        else:
+            self._low = True
 
     @property
     def origin(self) -> float:
@@ -135,6 +144,7 @@ class Profile:
         new.times = self.times.copy()
         new.free = [row.copy() for row in self.free]
         new._tol = self._tol
+        new._low = self._low
         return new
 
     def free_at(self, t: float) -> list[float]:
@@ -199,7 +209,9 @@ class Profile:
 
         The same answer as releasing the hold, calling :meth:`earliest_fit` and taking the
         minimum with ``held_from``, without changing the profile: the hold is added back only
-        in the test of the segments it covers, and the scan stops at ``held_from``. A caller
+        in the test of the segments it covers (on two dimensions, not even tested unless the
+        profile was ever overbooked: see ``own_fits`` of
+        :func:`bbopt.profile_scans.earlier_fit2`), and the scan stops at ``held_from``. A caller
         that knows no start before ``lo`` or from ``hi`` on fits narrows the scan to
         ``[lo, hi)``.
         """
@@ -209,7 +221,8 @@ class Profile:
         own_end = held_from + duration
         limit = held_from if hi is None or hi > held_from else hi
         if len(tol) == 2 and len(demand) == 2:
-            return earlier_fit2(times, free, tol, now, duration, demand, held_from, limit, i)
+            return earlier_fit2(times, free, tol, now, duration, demand, held_from, limit, i,
+                                not self._low)
         ok = self._ok
         dims = range(len(tol))
         while i < k and times[i] < limit:
@@ -270,11 +283,16 @@ class Profile:
         if len(tol) == 2 and len(demand) == 2:  # nodes and BB: the hot path, unrolled
             d0, d1 = demand
             t0, t1 = tol
+            h0, h1 = -t0 / 2, -t1 / 2
             rows = free[i:j]
-            for row in rows:
-                if row[0] + t0 < d0 or row[1] + t1 < d1:
-                    raise OverbookedError(
-                        f"reserving {tuple(demand)} on [{start}, {end}) overbooks")
+            for row in rows:  # (row - d is the value it will hold)
+                if row[0] - d0 < h0 or row[1] - d1 < h1:
+                    for r in rows:
+                        if r[0] + t0 < d0 or r[1] + t1 < d1:
+                            raise OverbookedError(
+                                f"reserving {tuple(demand)} on [{start}, {end}) overbooks")
+                    self._low = True
+                    break
             for row in rows:
                 row[0] -= d0
                 row[1] -= d1
@@ -290,6 +308,7 @@ class Profile:
             row = free[r]
             for d in dims:
                 row[d] -= demand[d]
+        self._low = True  # (not tracked off the 2-D path, which alone reads it)
 
     def release(self, start: float, end: float, amount: Sequence[float]) -> None:
         """Give back ``amount`` on ``[start, end)`` (the inverse of :meth:`reserve`)."""
