@@ -158,10 +158,11 @@ class ConservativeBackfilling:
                 if lo < hi:
                     # (Profile.earlier_fit(now, walltime, demand, old, lo, hi), called inline)
                     demand = (job.nodes, job.bb)
-                    start = earlier_fit2(times, rows, tol, now, walltime, demand, old,
+                    if lo < now:
+                        lo = now
+                    start = earlier_fit2(times, rows, tol, lo, walltime, demand, old,
                                          hi if hi < old else old,
-                                         bisect_right(times, lo if lo > now else now) - 1,
-                                         not profile._low)
+                                         bisect_right(times, lo) - 1, not profile._low)
                     if start < old:  # moved up: its old slot is given back
                         slot = move(profile, old, start, walltime, demand, horizon)
                         if len(stuck) == _STUCK:

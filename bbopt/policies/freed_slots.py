@@ -54,10 +54,13 @@ def give_back(profile: Profile, start: float, end: float, amount: tuple[float, f
         row[1] += a1
     s = bisect_left(times, end if end < horizon else horizon, i, j) - i
     if s <= 0:  # nothing before the horizon: no room for anyone
+        profile._merge(i, j)  # (as Profile.release leaves it)
         return Freed(start, end, [start], [-math.inf], [-math.inf])
     del rows[s:]
-    return Freed(start, end, times[i:i + s], list(accumulate([row[0] for row in rows], max)),
+    slot = Freed(start, end, times[i:i + s], list(accumulate([row[0] for row in rows], max)),
                  list(accumulate([row[1] for row in rows], max)))
+    profile._merge(i, j)
+    return slot
 
 
 def move(profile: Profile, old: float, start: float, duration: float,
