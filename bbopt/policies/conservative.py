@@ -20,7 +20,8 @@ kept across scheduling loops (spans added and removed as jobs start, end and mov
 per cycle), and earliest-fit searches pruned by a bound on the free capacity of what they would
 visit (the running maxima of each freed slot). Not adopted: its balanced trees (scheduled points
 in a red-black tree, a min-time resource tree answering earliest-fit in O(log n)). On KTH x k
-(k x 96 nodes) the profile holds 194 breakpoints on average at k = 1 and 570 at k = 2, a
+(k x 96 nodes) the profile held 194 breakpoints on average at k = 1 and 570 at k = 2 (34 and
+58 since breakpoints between equal rows are dropped: :meth:`Profile._merge`), a
 reservation or a release rewrites 6 to 9 segments at k = 1 and 13 to 16 at k = 2, and an
 earlier-start scan visits 47 and 120 segments over 1.2 and 1.5 candidate starts; at those sizes
 the two interpreted tree descents of a query (about 20 nodes, lazy tags on each) cost as much as
