@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import time as _time
+from bisect import bisect_right
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
@@ -46,6 +47,7 @@ from bbopt.policies.freed_slots import Freed, give_back, move, window
 from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
+from bbopt.profile_scans import earlier_fit2
 from bbopt.resources import Profile, profile_of
 
 _job_id = attrgetter("job.id")
@@ -129,7 +131,9 @@ class ConservativeBackfilling:
         moved: list[tuple[int, Job]] = []  # (queue position, job) of the kept jobs starting now
         started: list[tuple[int, Job]] = []
         if log is None or log:
-            tol0, tol1 = profile._tol
+            tol = profile._tol
+            tol0, tol1 = tol
+            times, rows = profile.times, profile.free  # (changed in place, never replaced)
             max0 = max1 = -math.inf  # the maxima of every slot in the log
             for slot in log or ():
                 max0 = max(max0, slot.max_nodes[-1])
@@ -152,16 +156,23 @@ class ConservativeBackfilling:
                     if sold > lo and need0 >= s0 and need1 >= s1 and walltime >= sw:
                         lo = sold
                 if lo < hi:
-                    start = profile.earlier_fit(now, walltime, job.demand, old, lo, hi)
+                    # (Profile.earlier_fit(now, walltime, demand, old, lo, hi), called inline)
+                    demand = (job.nodes, job.bb)
+                    start = earlier_fit2(times, rows, tol, now, walltime, demand, old,
+                                         hi if hi < old else old,
+                                         bisect_right(times, lo if lo > now else now) - 1,
+                                         not profile._low)
                     if start < old:  # moved up: its old slot is given back
-                        slot = move(profile, old, start, walltime, job.demand, horizon)
+                        slot = move(profile, old, start, walltime, demand, horizon)
                         if len(stuck) == _STUCK:
                             del stuck[0]
                         stuck.append((need0, need1, walltime, start))
                         if log is not None:
                             log.append(slot)
-                            max0 = max(max0, slot.max_nodes[-1])
-                            max1 = max(max1, slot.max_bb[-1])
+                            if slot.max_nodes[-1] > max0:
+                                max0 = slot.max_nodes[-1]
+                            if slot.max_bb[-1] > max1:
+                                max1 = slot.max_bb[-1]
                         future[job.id] = start
                         changed = True
                         if start == now:

@@ -102,4 +102,5 @@ def window(log: list[Freed], now: float, old: float, walltime: float,
             hi = b
         if hi == old and lo - walltime <= now:  # all of [now, old) already: no wider
             break
-    return max(now, lo - walltime), hi
+    lo -= walltime
+    return (lo if lo > now else now), hi
