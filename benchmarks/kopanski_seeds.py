@@ -261,21 +261,34 @@ N       first-fit named  proximity, starts   proximity, starts   refused
   (weeks 17 and 19: busy 0.668 and 0.694 vs 0.772 and 0.797).
 - The queue policies, whose placement is exact in both modes, lose little to proximity on the
   whole trace (seed 0: fcfs-bb 15,020 -> 15,682 s, 1.04 x; sjf-bb 14,788 -> 15,521 s, 1.05 x).
-- The annealing's own seed moves the 16,000-job prefix as much as the placement does:
-  ``seed=1`` (policy option; default 0), first-fit named 14,589 s, proximity 15,072 s (1.03 x),
-  against 13,159 and 16,912 s (1.29 x) with the default seed. The 16,000-job gap is therefore
-  within the run-to-run spread of plan-2 on this overloaded stretch, not shown to be
-  systematic.
+- The annealing's own seed (policy option ``seed``, default 0) moves the 16,000-job prefix
+  about as much as the placement does, but proximity is worse with every seed tried:
+
+  ====  ===============  ==============  ===========  ====================
+  seed  first-fit named  proximity       proximity /  CPU s, named / prox
+                                         first fit    (side by side)
+  ====  ===============  ==============  ===========  ====================
+  0              13,159          16,912         1.29  446 / 601 (1.35)
+  1              14,589          15,072         1.03  474 / 513 (1.08)
+  2              14,214          16,334         1.15  480 / 559 (1.16)
+  ====  ===============  ==============  ===========  ====================
+
+  Mean 13,987 vs 16,106 s, 1.15 x: a gap of about 15 % on this stretch, with a spread between
+  seeds (1.03 to 1.29) as wide as the gap.
 
 So the part of the gap that was ours (starts the engine refused) is fixed: 1.44 and 1.53 x the
-paper's become 1.21 and 1.16 x. What is left (1.25 and 1.10 x first-fit named on seeds 0 and 4)
-is of the order of plan-2's spread between runs (first-fit named over seeds 0-4: 9,732 to
-11,623 s; the annealing's seed alone moves the 16,000-job prefix by 11 %), and is not shown to
-be a property of the authors' placement. One known difference remains in the model: jobs
-planned later are placed first fit on the BB nodes' columns (the running jobs' pieces are where
-proximity put them), while the engine will place them by proximity on compute nodes the plan
-does not name, so the plans the search scores are not exactly the plans that run; placing later
-starts by proximity needs named compute nodes in every reservation, not built.
+paper's become 1.21 and 1.16 x. What is left (1.25 and 1.10 x first-fit named on seeds 0 and 4,
+1.15 x over three annealing seeds on the 16,000-job prefix) is about three times what the
+queue policies lose to proximity (1.04-1.05 x), and it is not from more starts blocked by the
+BB nodes' fragmentation (above): plan-2 leaves placeable jobs waiting more often. Whether that
+is a property of the authors' placement or of the model is not settled. One known difference
+remains in the model: jobs planned later are placed first fit on the BB nodes' columns (the
+running jobs' pieces are where proximity put them), while the engine will place them by
+proximity on compute nodes the plan does not name, so the plans the search scores are not
+exactly the plans that run; placing later starts by proximity needs named compute nodes in
+every reservation, not built. (The CPU time of a proximity run is 1.08 to 1.35 x first-fit
+named's, measured side by side; with identical decisions, 8,000-job prefix, the model placing
+its starts as the engine does costs the same as before: 149 s / 149 s.)
 
 The 16 three-week parts of seed 0 compared proximity with first fit, measured with the model
 that placed its starts first fit (hence the refused column; each part simulated alone;
