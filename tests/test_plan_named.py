@@ -20,6 +20,7 @@ from bbopt.policies.named_bb import plan_on_named_nodes
 from bbopt.simulation import simulate
 from bbopt.solvers.base import Budget, solve
 from bbopt.solvers.plan.annealing import solve_annealing
+from tests._plan_checks import check_swaps_score_as_fresh_plans
 
 
 def _two_bb_nodes_state(platform: Platform) -> ClusterState:
@@ -108,16 +109,7 @@ def test_swaps_on_named_nodes_score_as_fresh_plans(caps, running, queue, rnd, st
     model = PlanModel.from_state(state, 2)
     if model.n < 2:
         return
-    walk = SwapWalk(model, range(model.n), stride=stride)
-    for _ in range(12):
-        a, b = rnd.randrange(model.n), rnd.randrange(model.n)
-        swapped = walk.order[:]
-        swapped[a], swapped[b] = swapped[b], swapped[a]
-        assert walk.try_swap(a, b) == model.score(swapped)
-        if rnd.random() < 0.6:
-            walk.accept()
-            assert walk.order == swapped
-            assert walk.start == list(model.plan(swapped).starts)
+    check_swaps_score_as_fresh_plans(model, rnd, stride)
 
 
 @settings(max_examples=40, deadline=None)

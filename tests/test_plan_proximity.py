@@ -17,10 +17,10 @@ from bbopt import Job, Platform, simulate
 from bbopt.core import GB, ClusterState, RunningJob, dragonfly_proximity
 from bbopt.models.bb_nodes import contiguous_nodes, proximity_pieces
 from bbopt.models.plan import PlanModel
-from bbopt.models.plan_walk import SwapWalk
 from bbopt.solvers import Budget
 from bbopt.solvers.base import solve
 from bbopt.solvers.plan.annealing import solve_annealing
+from tests._plan_checks import check_swaps_score_as_fresh_plans
 from tests._random_workloads import workloads
 
 #: 8 compute nodes, 4 chassis of 2 (one 10 GB BB node each), 2 groups of 2 chassis.
@@ -151,15 +151,7 @@ def test_swaps_on_proximity_nodes_score_as_fresh_plans(running, queue, rnd, stri
     if state is None or len(state.queue) < 2:
         return
     model = PlanModel.from_state(state, 2)
-    walk = SwapWalk(model, range(model.n), stride=stride)
-    for _ in range(12):
-        a, b = rnd.randrange(model.n), rnd.randrange(model.n)
-        swapped = walk.order[:]
-        swapped[a], swapped[b] = swapped[b], swapped[a]
-        assert walk.try_swap(a, b) == model.score(swapped)
-        if rnd.random() < 0.6:
-            walk.accept()
-            assert walk.start == list(model.plan(swapped).starts)
+    check_swaps_score_as_fresh_plans(model, rnd, stride)
 
 
 @settings(max_examples=40, deadline=None)
