@@ -147,15 +147,20 @@ class ConservativeBackfilling:
             for old, pos, job in kept:
                 need0, need1 = job.nodes - tol0, job.bb - tol1
                 walltime = job.walltime
-                if log is None:
-                    lo, hi = now, old
-                elif need0 > max0 or need1 > max1:
+                if log is not None and (need0 > max0 or need1 > max1):
                     continue
-                else:
-                    lo, hi = window(log, now, old, walltime, need0, need1)
+                # The latest start of a reservation compressed here that needs no more than
+                # this one: no start before it fits. Found before the log is looked at: when
+                # it reaches ``old`` (an eighth of the reservations on KTH x 2) the log is not,
+                # and otherwise the walk over the log stops once the window reaches it.
+                floor = now
                 for s0, s1, sw, sold in stuck:
-                    if sold > lo and need0 >= s0 and need1 >= s1 and walltime >= sw:
-                        lo = sold
+                    if sold > floor and need0 >= s0 and need1 >= s1 and walltime >= sw:
+                        floor = sold
+                if log is None or floor >= old:
+                    lo, hi = floor, old
+                else:
+                    lo, hi = window(log, floor, old, walltime, need0, need1)
                 if lo < hi:
                     # (Profile.earlier_fit(now, walltime, demand, old, lo, hi), called inline)
                     demand = (job.nodes, job.bb)
