@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import time as _time
-from bisect import bisect_right
+from bisect import bisect_right, insort
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
@@ -55,7 +55,8 @@ _job_id = attrgetter("job.id")
 
 #: Reservations made by conservative-bb at one decision unless ``depth`` says otherwise.
 DEFAULT_DEPTH = 1000
-#: How many reservations that could not move conservative-bb remembers within one compression.
+#: How many reservations compressed conservative-bb remembers within one compression (the ones
+#: with the latest starts) to bound the start of the next.
 _STUCK = 8
 
 
@@ -139,10 +140,12 @@ class ConservativeBackfilling:
             for slot in log or ():
                 max0 = max(max0, slot.max_nodes[-1])
                 max1 = max(max1, slot.max_bb[-1])
-            # Reservations already compressed here, as (nodes, BB, walltime, start): no start
+            # Reservations already compressed here, as (start, nodes, BB, walltime): no start
             # before theirs fitted them, so none fits a later one that needs at least as much of
             # everything (the room a move gives back lies after the mover's old start, hence
-            # after theirs, and the profile has only lost room before it).
+            # after theirs, and the profile has only lost room before it). Every one of them
+            # bounds the start, so which are kept changes no decision, only the work: the
+            # _STUCK latest starts, sorted, so the first one that bounds a job is the bound.
             stuck: list[tuple[float, float, float, float]] = []
             for old, pos, job in kept:
                 need0, need1 = job.nodes - tol0, job.bb - tol1
@@ -154,9 +157,12 @@ class ConservativeBackfilling:
                 # it reaches ``old`` (an eighth of the reservations on KTH x 2) the log is not,
                 # and otherwise the walk over the log stops once the window reaches it.
                 floor = now
-                for s0, s1, sw, sold in stuck:
-                    if sold > floor and need0 >= s0 and need1 >= s1 and walltime >= sw:
+                for sold, s0, s1, sw in reversed(stuck):
+                    if sold <= now:
+                        break
+                    if need0 >= s0 and need1 >= s1 and walltime >= sw:
                         floor = sold
+                        break
                 if log is None or floor >= old:
                     lo, hi = floor, old
                 else:
@@ -171,9 +177,9 @@ class ConservativeBackfilling:
                                          bisect_right(times, lo) - 1, not profile._low)
                     if start < old:  # moved up: its old slot is given back
                         slot = move(profile, old, start, walltime, demand, horizon)
-                        if len(stuck) == _STUCK:
+                        insort(stuck, (start, need0, need1, walltime))
+                        if len(stuck) > _STUCK:
                             del stuck[0]
-                        stuck.append((need0, need1, walltime, start))
                         if log is not None:
                             log.append(slot)
                             if slot.max_nodes[-1] > max0:
@@ -185,9 +191,9 @@ class ConservativeBackfilling:
                         if start == now:
                             moved.append((pos, job))
                         continue
-                    if len(stuck) == _STUCK:
+                    insort(stuck, (old, need0, need1, walltime))
+                    if len(stuck) > _STUCK:
                         del stuck[0]
-                    stuck.append((need0, need1, walltime, old))
                 if log is None:
                     future[job.id] = old
         if kept and kept[0][0] == now:  # reservations due now start now
