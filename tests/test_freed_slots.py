@@ -7,11 +7,13 @@ earlier start before the frees holds that reservation's earliest start whenever 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
+from itertools import accumulate
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.policies.freed_slots import give_back, move, window
+from bbopt.policies.freed_slots import Freed, give_back, move, window
 from bbopt.resources import Profile
 
 CAPACITY = (8, 100.0)
@@ -81,6 +83,50 @@ def test_window_holds_the_earliest_start(slots, rows, demand, w, now, gone, late
     lo, hi = window(log, now, old, w, demand[0] - tol[0], demand[1] - tol[1])
     got = p.earlier_fit(now, w, demand, old, lo, hi) if lo < hi else old
     assert got == full
+
+
+def _slot(start: int, cuts: list[int], rows: list[tuple[int, int]]) -> Freed:
+    """A logged slot from ``start`` with segments after each cut and their free room."""
+    times = [float(start)] + [float(start + c) for c in sorted(set(cuts))]
+    rows = (rows * len(times))[:len(times)]
+    return Freed(float(start), times[-1] + 3.0, times,
+                 list(accumulate((float(n) for n, _ in rows), max)),
+                 list(accumulate((float(b) for _, b in rows), max)))
+
+
+slots_logged = st.builds(_slot, st.integers(0, 20), st.lists(st.integers(1, 12), max_size=3),
+                         st.lists(st.tuples(st.integers(0, 8), st.integers(0, 100)), min_size=1,
+                                  max_size=4))
+
+
+def _hull(log: list[Freed], now: float, old: float, w: float, nodes: int, bb: int):
+    """The window by its definition: the hull of the slots starting before ``old`` whose
+    maxima before ``old`` admit the demand, less the walltime, from ``now``; None if none."""
+    admitted = [s for s in log if s.start < old
+                and s.max_nodes[bisect_left(s.times, old) - 1] >= nodes
+                and s.max_bb[bisect_left(s.times, old) - 1] >= bb]
+    if not admitted:
+        return None
+    return (max(now, min(s.start for s in admitted) - w),
+            max(min(s.end, old) for s in admitted))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(slots_logged, max_size=8), st.integers(0, 10), st.integers(0, 20),
+       st.integers(1, 25), st.integers(1, 15), st.integers(0, 8), st.integers(0, 100))
+def test_window_from_a_bound_is_the_hull_cut_there(log, now, rise, old, w, nodes, bb):
+    """The window is the hull of the admitting slots, whether asked from now or from a bound
+    on the start (a reservation compressed before needing no more: no start before it fits),
+    though its walk over the log stops as soon as the rest cannot widen it."""
+    now, w = float(now), float(w)
+    old = now + old
+    for floor in (now, now + rise):
+        lo, hi = window(log, floor, old, w, nodes, bb)
+        want = _hull(log, floor, old, w, nodes, bb)
+        if want is None:
+            assert not lo < hi
+        else:
+            assert (lo, hi) == want
 
 
 @settings(max_examples=200, deadline=None)
