@@ -79,7 +79,9 @@ def test_the_engine_would_have_refused_the_first_fit_plan():
     ledger = BBNodeLedger(PROX)
     assert ledger.charge(_jobs()[0], (0, 1, 2, 3, 4, 5)) is None
     assert ledger.charge(_jobs()[1], (6,)) is None
-    assert ledger.charge(_jobs()[2], (7,)) is not None
+    reason = ledger.charge(_jobs()[2], (7,))
+    assert reason is not None and "do not fit on the BB nodes" in reason
+    assert ledger.refused == 1 and _jobs()[2].id not in ledger.held
 
 
 # Random states on the proximity platform: running jobs on consecutive nodes, pieces placed
