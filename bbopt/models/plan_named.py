@@ -69,7 +69,6 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
     acc = model._acc[p]
     if acc is None:
         acc = model._acc[p] = cumulative_pieces(piece, n)
-    ktol = model._ktol
     floor = math.floor
     nodes_k = len(FK)
     while True:
@@ -89,19 +88,13 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
         if i == 0:
             # Now: the engine's pieces (first fit on what is free now), if they stay free.
             runs = first_fit_runs(SN, n, b, model._ftol)
-            if runs is not None:
+            if runs is not None and _reserve_now(model, prof, j, end, n, b, runs, acc):
                 for node, count in runs:
-                    if min(FK[node][0:j]) + ktol[node] < acc[count]:
-                        break
-                else:
-                    reserve(prof, 0, j, end, n, b,
-                            [(node, acc[count]) for node, count in runs])
-                    for node, count in runs:
-                        f = SN[node]
-                        for _ in range(count):  # BBNodeSpace.take_pieces' sums
-                            f -= piece
-                        SN[node] = f
-                    return start, runs
+                    f = SN[node]
+                    for _ in range(count):  # BBNodeSpace.take_pieces' sums
+                        f -= piece
+                    SN[node] = f
+                return start, runs
             i = 1
             continue
         # First fit (first_fit_runs' loop) on each BB node's least free space in the window.
@@ -159,9 +152,27 @@ def _take_nodes(NOW: list, n: int) -> tuple[int, ...]:
     authors' resource filter gives a job now (:func:`~bbopt.models.bb_nodes.contiguous_nodes`),
     as the engine does for a start that names none."""
     nodes = contiguous_nodes(NOW, n) or ()
+    _drop_ids(NOW, nodes)
+    return nodes
+
+
+def _drop_ids(NOW: list, nodes: tuple[int, ...]) -> None:
+    """Remove the compute node ids ``nodes`` from the free ids ``NOW`` (in place)."""
     taken = set(nodes)
     NOW[:] = [x for x in NOW if x not in taken]
-    return nodes
+
+
+def _reserve_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
+                 runs: tuple[tuple[int, int], ...], acc: list[float]) -> bool:
+    """Reserve a start now on segments ``0 .. j - 1`` with the pieces ``runs`` (``(BB node,
+    pieces)``) if each BB node's column keeps room for them over the window; ``False`` with
+    nothing changed otherwise."""
+    FK, ktol = prof[3], model._ktol
+    for node, count in runs:
+        if min(FK[node][0:j]) + ktol[node] < acc[count]:
+            return False
+    reserve(prof, 0, j, end, n, b, [(node, acc[count]) for node, count in runs])
+    return True
 
 
 def _proximity_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
@@ -172,7 +183,7 @@ def _proximity_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
     proximity_pieces`, the same floats), if they stay free on segments ``0 .. j - 1``. Returns
     ``(compute nodes, runs)`` (runs: ``(BB node, pieces)`` in BB node order) and reserves it
     in ``prof``, or ``None`` with nothing changed."""
-    T, FN, FB, FK, SN, NOW = prof
+    SN, NOW = prof[4], prof[5]
     nodes = contiguous_nodes(NOW, n)
     if nodes is None:
         return None
@@ -183,15 +194,11 @@ def _proximity_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
     for node, _ in pieces:
         counts[node] = counts.get(node, 0) + 1
     runs = tuple(sorted(counts.items()))
-    ktol = model._ktol
-    for node, count in runs:
-        if min(FK[node][0:j]) + ktol[node] < acc[count]:
-            return None
-    reserve(prof, 0, j, end, n, b, [(node, acc[count]) for node, count in runs])
+    if not _reserve_now(model, prof, j, end, n, b, runs, acc):
+        return None
     for node, size in pieces:  # proximity_pieces' sums, piece by piece
         SN[node] -= size
-    taken = set(nodes)
-    NOW[:] = [x for x in NOW if x not in taken]
+    _drop_ids(NOW, nodes)
     return nodes, runs
 
 
