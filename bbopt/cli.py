@@ -407,6 +407,7 @@ def _cmd_compare(args) -> int:
                                          for pol in policies], _workers(args))
     try:
         for pol, (r, extra) in zip(_progress(policies, show), runs, strict=True):
+            r.jobs = w.jobs
             results[pol] = r
             metrics[pol] = _metrics(r, args) | extra
             if out is not None:  # each policy's results as soon as it finishes
@@ -523,23 +524,21 @@ def _check_options(policies: list[str], options: dict[str, Any]) -> None:
                          field=f"-o {unknown[0]}")
 
 
-def _simulate_one(jobs, platform, policy, options, tick, name, execution=None):
-    """One policy's replay (run in a worker process by ``compare``)."""
-    from bbopt.simulation import simulate
-
-    return simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name,
-                    execution=execution)
-
-
 def _simulate_measured(jobs, platform, policy, options, tick, name, execution=None):
-    """One replay and the metrics its execution model adds, both in the worker (the model's
-    record of the run, e.g. the exclusive-I/O transfers, stays in the process that ran it)."""
+    """One policy's replay (in a worker process of ``compare``) and the metrics its execution
+    model adds (the model's record of the run, e.g. the exclusive-I/O transfers, stays where it
+    ran). The result comes back without its jobs, the caller's list in its order: sending them
+    back from a worker cost as much as sending them there."""
     from bbopt.analysis.table import model_metrics
+    from bbopt.simulation import simulate
     from bbopt.simulation.execution import make_execution_model
 
     model = make_execution_model(execution)
-    result = _simulate_one(jobs, platform, policy, options, tick, name, model)
-    return result, model_metrics(result, model)
+    result = simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name,
+                      execution=model)
+    extra = model_metrics(result, model)
+    result.jobs = []
+    return result, extra
 
 
 def _workers(args) -> int | None:
