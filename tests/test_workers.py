@@ -42,3 +42,10 @@ def test_runs_give_results_in_task_order_on_workers():
     assert got == [2 ** k for k in range(6)]
     with pytest.raises(ValueError, match="workers must be >= 1"):
         list(workers.run_each(_pow, [(2, 1)], workers=0))
+
+
+def test_plan_policies_are_costed_as_measured_not_as_a_window_policy(four_cores):
+    # plan-2 costs about 3 CPU s per 1,000 KTH jobs: 2,000 jobs of it and a queue rule are
+    # worth two workers, where a window policy's default cost would have kept them serial.
+    assert estimate(1000, "plan-2", {"budget": 5.0}) > 5 * estimate(1000, "bbsched", {})
+    assert workers.workers_for(2_000, ["plan-2", "sjf-bb"]) == 4
