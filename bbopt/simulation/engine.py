@@ -264,8 +264,8 @@ class _Engine:
         ledger = self.ledger
         running = self.running_view
         if running is None:  # (rebuilt only after a job started or ended)
-            running = self.running_view = RunningJobs(self.running,
-                                                      (ledger.used_nodes, ledger.used_bb))
+            running = self.running_view = RunningJobs.of(self.running,
+                                                         (ledger.used_nodes, ledger.used_bb))
         queue = QueueView(self.items, self.lo)
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused:
