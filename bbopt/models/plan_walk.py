@@ -29,7 +29,7 @@ class SwapWalk:
     plan from the first swapped position on (the annealing's move, Kopanski & Rzadca, Algorithm
     2), and often less.
 
-    Two facts make a swap of positions ``lo < hi`` cheap to score exactly:
+    Three facts make a swap of positions ``lo < hi`` cheap to score exactly:
 
     - the first ``lo`` jobs are the same, so their placements are too: the walk keeps snapshots
       of the profile (every ``stride`` positions) and of the partial score (every position) and
@@ -37,7 +37,12 @@ class SwapWalk:
     - if the jobs of positions ``lo`` .. ``hi`` all get their current starts again, the
       profile after ``hi`` holds the same reservations as the current one and every later job
       keeps its current start: the rest of the plan is not placed again, only its score terms
-      are added (in order: the sum is the one :meth:`PlanModel.score` computes).
+      are added (in order: the sum is the one :meth:`PlanModel.score` computes);
+    - the jobs of positions ``lo`` .. ``hi - 1`` keeping their starts is enough (on the
+      pool): the job swapped from ``lo`` to ``hi`` then meets the current plan's profile after
+      ``hi`` with its own reservation given back, so it fits at its current start, and no
+      earlier, since that profile holds every reservation of the one it was placed on before
+      (reservations only delay a job). It is not placed again either.
 
     :meth:`try_swap` returns what ``model.score(swapped, threshold)`` returns (the same early
     rejection, the same floating-point sums); :meth:`accept` makes the swapped permutation the
@@ -128,8 +133,9 @@ class SwapWalk:
         start_of, term_of, parts = cur_start[:], self.term[:], self.partial[:]
         score = parts[base]
         count = len(new)
-        # Where the rest of the plan is known if nothing diverged by then.
-        stop = count if diverged else hi + 1
+        # Where the rest of the plan is known if nothing diverged by then: the job swapped to
+        # ``hi`` keeps its start if every job before it did (see the class docstring).
+        stop = count if diverged else hi
         snap_at = base + stride  # the next position whose profile is kept
         k = base
         while k < stop:
@@ -181,7 +187,9 @@ class SwapWalk:
             score += term
             k += 1
             parts[k] = score
-        # Positions lo..hi kept their starts: so does every later job (its term is known).
+        if k == snap_at:  # stopped at hi: the profile before it holds the new order's jobs
+            snaps[k // stride] = (T[:], FN[:], FB[:])
+        # Positions lo..hi-1 kept their starts: so does every later job (its term is known).
         while k < count:
             score += term_of[new[k]]
             k += 1
