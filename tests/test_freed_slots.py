@@ -13,7 +13,7 @@ from itertools import accumulate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.policies.freed_slots import Freed, give_back, move, window
+from bbopt.policies.freed_slots import Freed, freed, give_back, move, window
 from bbopt.resources import Profile
 
 CAPACITY = (8, 100.0)
@@ -47,6 +47,8 @@ def test_give_back_is_release_and_bounds_the_slot(slots, rows, data):
     q.release(a, b, d)
     slot = give_back(p, a, b, d, horizon)
     assert (p.times, p.free) == (q.times, q.free)
+    assert (slot.last, slot.top_nodes, slot.top_bb) == (
+        slot.times[-1], slot.max_nodes[-1], slot.max_bb[-1])
     for x in range(int(a) * 2, int(min(b, horizon)) * 2):  # every half second of the slot
         t = x / 2
         j = max(k for k, s in enumerate(slot.times) if s <= t)
@@ -89,7 +91,7 @@ def _slot(start: int, cuts: list[int], rows: list[tuple[int, int]]) -> Freed:
     """A logged slot from ``start`` with segments after each cut and their free room."""
     times = [float(start)] + [float(start + c) for c in sorted(set(cuts))]
     rows = (rows * len(times))[:len(times)]
-    return Freed(float(start), times[-1] + 3.0, times,
+    return freed(float(start), times[-1] + 3.0, times,
                  list(accumulate((float(n) for n, _ in rows), max)),
                  list(accumulate((float(b) for _, b in rows), max)))
 

@@ -138,8 +138,8 @@ class ConservativeBackfilling:
             times, rows = profile.times, profile.free  # (changed in place, never replaced)
             max0 = max1 = -math.inf  # the maxima of every slot in the log
             for slot in log or ():
-                max0 = max(max0, slot.max_nodes[-1])
-                max1 = max(max1, slot.max_bb[-1])
+                max0 = max(max0, slot.top_nodes)
+                max1 = max(max1, slot.top_bb)
             # Reservations already compressed here, as (start, nodes, BB, walltime): no start
             # before theirs fitted them, so none fits a later one that needs at least as much of
             # everything (the room a move gives back lies after the mover's old start, hence
@@ -182,10 +182,10 @@ class ConservativeBackfilling:
                             del stuck[0]
                         if log is not None:
                             log.append(slot)
-                            if slot.max_nodes[-1] > max0:
-                                max0 = slot.max_nodes[-1]
-                            if slot.max_bb[-1] > max1:
-                                max1 = slot.max_bb[-1]
+                            if slot.top_nodes > max0:
+                                max0 = slot.top_nodes
+                            if slot.top_bb > max1:
+                                max1 = slot.top_bb
                         future[job.id] = start
                         changed = True
                         if start == now:
