@@ -145,21 +145,20 @@ class ConservativeBackfilling:
             # everything (the room a move gives back lies after the mover's old start, hence
             # after theirs, and the profile has only lost room before it). Every one of them
             # bounds the start, so which are kept changes no decision, only the work: the
-            # _STUCK latest starts, sorted, so the first one that bounds a job is the bound.
+            # _STUCK latest starts after now, sorted, so the first one that bounds a job is
+            # the bound (a start at now bounds nothing).
             stuck: list[tuple[float, float, float, float]] = []
             for old, pos, job in kept:
                 need0, need1 = job.nodes - tol0, job.bb - tol1
-                walltime = job.walltime
                 if log is not None and (need0 > max0 or need1 > max1):
                     continue
+                walltime = job.walltime
                 # The latest start of a reservation compressed here that needs no more than
                 # this one: no start before it fits. Found before the log is looked at: when
                 # it reaches ``old`` (an eighth of the reservations on KTH x 2) the log is not,
                 # and otherwise the walk over the log stops once the window reaches it.
                 floor = now
                 for sold, s0, s1, sw in reversed(stuck):
-                    if sold <= now:
-                        break
                     if need0 >= s0 and need1 >= s1 and walltime >= sw:
                         floor = sold
                         break
@@ -177,9 +176,10 @@ class ConservativeBackfilling:
                                          bisect_right(times, lo) - 1, not profile._low)
                     if start < old:  # moved up: its old slot is given back
                         slot = move(profile, old, start, walltime, demand, horizon)
-                        insort(stuck, (start, need0, need1, walltime))
-                        if len(stuck) > _STUCK:
-                            del stuck[0]
+                        if start > now:
+                            insort(stuck, (start, need0, need1, walltime))
+                            if len(stuck) > _STUCK:
+                                del stuck[0]
                         if log is not None:
                             log.append(slot)
                             if slot.top_nodes > max0:
@@ -191,7 +191,7 @@ class ConservativeBackfilling:
                         if start == now:
                             moved.append((pos, job))
                         continue
-                    insort(stuck, (old, need0, need1, walltime))
+                    insort(stuck, (old, need0, need1, walltime))  # (old > lo >= now)
                     if len(stuck) > _STUCK:
                         del stuck[0]
                 if log is None:
