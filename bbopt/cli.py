@@ -155,8 +155,8 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     c.add_argument("--metrics", default="mean_wait,mean_bounded_slowdown",
                    help="metrics compared by --split (default mean_wait,mean_bounded_slowdown)")
     c.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="run the policies (and parts) in N processes (default: every core; "
-                   "1 runs them here); the output is the same")
+                   help="run the policies (and parts) in N processes (default: every core, "
+                   "or 1 for runs too small to gain; 1 runs them here); the output is the same")
     c.set_defaults(func=_cmd_compare)
 
     d = sub.add_parser("decide", help="one decision: read a state JSON, print a decision JSON")
@@ -401,12 +401,12 @@ def _cmd_compare(args) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     from bbopt.analysis.workers import run_each
 
-    runs = run_each(_simulate_measured, [(w.jobs, platform, pol,
-                                          _with_mode(pol, _applicable(pol, options), args),
-                                          args.tick, w.name, _execution(args))
-                                         for pol in policies], _workers(args))
+    runs = run_each(_simulate_measured, [(w.jobs, platform, pol, _with_mode(
+        pol, _applicable(pol, options), args), args.tick, w.name, _execution(args))
+        for pol in policies], _workers(args, len(w.jobs), policies))
     try:
         for pol, (r, extra) in zip(_progress(policies, show), runs, strict=True):
+            r.jobs = w.jobs
             results[pol] = r
             metrics[pol] = _metrics(r, args) | extra
             if out is not None:  # each policy's results as soon as it finishes
@@ -461,10 +461,9 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
 
     jobs, name = w.jobs, w.name
     table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
-                          metrics=metrics,
+                          metrics=metrics, tick=args.tick, progress=progress,
                           options={p: _with_mode(p, _applicable(p, options), args)
-                                   for p in names},
-                          tick=args.tick, progress=progress, workers=_workers(args))
+                                   for p in names}, workers=_workers(args, len(jobs), names))
     title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
     if args.format == "table":
@@ -523,31 +522,31 @@ def _check_options(policies: list[str], options: dict[str, Any]) -> None:
                          field=f"-o {unknown[0]}")
 
 
-def _simulate_one(jobs, platform, policy, options, tick, name, execution=None):
-    """One policy's replay (run in a worker process by ``compare``)."""
-    from bbopt.simulation import simulate
-
-    return simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name,
-                    execution=execution)
-
-
 def _simulate_measured(jobs, platform, policy, options, tick, name, execution=None):
-    """One replay and the metrics its execution model adds, both in the worker (the model's
-    record of the run, e.g. the exclusive-I/O transfers, stays in the process that ran it)."""
+    """One policy's replay (in a worker process of ``compare``) and the metrics its execution
+    model adds (the model's record of the run, e.g. the exclusive-I/O transfers, stays where it
+    ran). The result comes back without its jobs, the caller's list in its order: sending them
+    back from a worker cost as much as sending them there."""
     from bbopt.analysis.table import model_metrics
+    from bbopt.simulation import simulate
     from bbopt.simulation.execution import make_execution_model
 
     model = make_execution_model(execution)
-    result = _simulate_one(jobs, platform, policy, options, tick, name, model)
-    return result, model_metrics(result, model)
+    result = simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name,
+                      execution=model)
+    extra = model_metrics(result, model)
+    result.jobs = []
+    return result, extra
 
 
-def _workers(args) -> int | None:
+def _workers(args, runs: int, policies) -> int:
+    """--workers, or every core unless the runs (``runs`` jobs per policy) are small."""
+    from bbopt.analysis.workers import workers_for
     from bbopt.errors import InputError
 
     if args.workers is not None and args.workers < 1:
         raise InputError(f"--workers must be >= 1, got {args.workers}", field="--workers")
-    return args.workers
+    return args.workers or workers_for(runs, policies)
 
 
 def _progress(items, show):

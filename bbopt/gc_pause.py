@@ -8,7 +8,8 @@ tenth of a KTH replay and of the reader's time (measured side by side by
 :func:`collect_if_due` is the replay's own, much rarer pass (a policy may create cycles: the
 garbage they leave is bounded by :data:`YOUNG_LIMIT` objects), and every
 :data:`FULL_EVERY` th of its passes is a full one, as the automatic schedule collects the oldest
-generation once per ten passes over the middle one.
+generation once per ten passes over the middle one. Leaving a paused block moves what it kept
+to the oldest generation at once (:func:`age_survivors`) instead of by a young pass over it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,19 @@ def gc_paused() -> Iterator[bool]:
     try:
         yield True
     finally:
+        age_survivors()
         gc.enable()
+
+
+def age_survivors() -> None:
+    """Move every object the collector tracks to its oldest generation without a pass over
+    them, and restart the young generations' counts. After a paused block, the first young
+    pass would otherwise walk everything the block allocated and kept (the record of a KTH
+    replay: about 15 ms) only to move it there. Not done when the program froze objects
+    itself (:func:`gc.freeze`): moving them back is its business."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def collect_if_due() -> None:

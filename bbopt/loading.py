@@ -15,7 +15,6 @@ description of :mod:`bbopt.topology` with a ``tree``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable
@@ -130,18 +129,27 @@ class LoadedWorkload:
     """A workload as read, with what the reader left out and where it came from.
 
     ``skipped`` lists the records the reader dropped as ``(line, reason, text)`` (SWF: run
-    time <= 0, no processor count); ``sha256`` is the file's digest (``None`` for the embedded
-    workload); ``nb_res`` the machine size a Batsim file declares; ``total`` the number of jobs
-    before ``first`` kept the first ones.
+    time <= 0, no processor count); :attr:`sha256` is the file's digest (``None`` for the
+    embedded workload); ``nb_res`` the machine size a Batsim file declares; ``total`` the number
+    of jobs before ``first`` kept the first ones.
     """
 
     jobs: list[Job]
     name: str
     path: str | None = None
-    sha256: str | None = None
+    digest: str | None = field(default=None, repr=False)  # (see sha256)
     skipped: list[tuple[int, str, str]] = field(default_factory=list)
     nb_res: int | None = None
     total: int = 0
+
+    @property
+    def sha256(self) -> str | None:
+        """The SHA-256 of the workload file (``None`` without one), computed when first asked:
+        only the provenance of written results needs it, and hashing a trace (with OpenSSL's
+        start) cost a run that writes nothing about a hundredth of its time."""
+        if self.digest is None and self.path is not None and Path(self.path).is_file():
+            self.digest = _sha256(Path(self.path))
+        return self.digest
 
     def skipped_summary(self) -> str | None:
         """``"skipped 9 records: 8 runtime <= 0, 1 no processors"`` or ``None``."""
@@ -198,7 +206,7 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
     name = p.name
     for suffix in (".gz", ".bb", ".swf", ".json"):
         name = name.removesuffix(suffix)
-    out = LoadedWorkload([], name, str(p), _sha256(p))
+    out = LoadedWorkload([], name, str(p))
     drawn = False
     if p.name.endswith((".swf", ".swf.gz", ".swf.bb", ".swf.bb.gz")):
         from bbopt.workloads.bb import lognormal_bb_column
@@ -255,6 +263,8 @@ def load_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
 
 
 def _sha256(path: Path) -> str:
+    import hashlib
+
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

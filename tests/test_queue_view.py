@@ -53,3 +53,18 @@ def test_view_reads_like_a_tuple():
     assert pickle.loads(pickle.dumps(v)) == v
     jobs.append(Job("x", 0, 1))  # appended after the view: unseen
     assert tuple(v) == t and len(QueueView(jobs, 2)) == 5
+
+
+@pytest.mark.parametrize("size", [3, 64, 65, 300])
+def test_short_and_long_views_iterate_alike(size):
+    """Views up to ``_COPY_BELOW`` long iterate over a copy, longer ones lazily: both give
+    exactly the jobs of their part, never one appended after them."""
+    from bbopt.core import _COPY_BELOW
+
+    assert _COPY_BELOW == 64
+    jobs = [Job(str(k), 0, 10) for k in range(size + 7)]
+    v = QueueView(jobs, 5, size + 5)
+    it = iter(v)
+    jobs.append(Job("late", 0, 1))
+    assert list(it) == jobs[5:size + 5] and list(v) == jobs[5:size + 5]
+    assert list(QueueView(jobs, 5)) == jobs[5:]

@@ -20,6 +20,7 @@ from bbopt.core import (
     RunningJob,
     SolveStats,
     Start,
+    Status,
 )
 from bbopt.quick_init import quick_init
 
@@ -66,6 +67,10 @@ def test_factories_give_fresh_values_and_frozen_stays_frozen():
         a.time = 2.0
     d = Decision((Start("x"),), (Reservation("y", 3.0),), stats=SolveStats("rule"))
     assert pickle.loads(pickle.dumps(d)) == d
+    # Decision statistics are pickled as their field values (compare's workers send them back).
+    stats = SolveStats("cpsat", Status.FALLBACK, (1.0, 2.0), (0.5, 1.5), 0.25, 3.0, 5.0, True)
+    back = pickle.loads(pickle.dumps(stats))
+    assert back == stats and back.audited and back.gap == 0.25 and back.budget == 5.0
     assert dataclasses.replace(d, memory={"k": 1}).memory == {"k": 1}
     assert hash(Start("x", (1, 2))) == hash(Start("x", (1, 2)))
     r = RunningJob(Job("j", 0.0, 10.0), 5.0)
