@@ -1,19 +1,17 @@
 """The freed-slot log behind conservative-bb's compression (bbopt.policies.freed_slots): giving
-a slot back changes the profile exactly as Profile.release does, its maxima bound the free
-capacity of every point of the slot, and the window it yields for a reservation that had no
+a slot back changes the profile exactly as Profile.release does, it logs the free capacity of
+every point of the slot (and its maxima), and the window it yields for a reservation that had no
 earlier start before the frees holds that reservation's earliest start whenever there is one.
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
-from itertools import accumulate
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.policies.freed_slots import Freed, give_back, move, window
+from bbopt.policies.freed_slots import Freed, freed, give_back, move, window
 from bbopt.resources import Profile
 
 CAPACITY = (8, 100.0)
@@ -47,11 +45,22 @@ def test_give_back_is_release_and_bounds_the_slot(slots, rows, data):
     q.release(a, b, d)
     slot = give_back(p, a, b, d, horizon)
     assert (p.times, p.free) == (q.times, q.free)
-    for x in range(int(a) * 2, int(min(b, horizon)) * 2):  # every half second of the slot
+    assert (slot.last, slot.top_nodes, slot.top_bb) == (
+        slot.times[-1], max(slot.nodes), max(slot.bb))
+    cut = min(b, horizon)
+    if cut <= a:
+        assert slot.top_nodes == slot.top_bb == -math.inf  # nobody can use it
+    for x in range(int(a) * 2, int(cut) * 2):  # every half second of the slot
+        t = x / 2
+        j = max(k for k, s in enumerate(slot.times) if s <= t)
+        assert p.free_at(t) == [slot.nodes[j], slot.bb[j]]
+    if p.fits(a, b - a, (1, 0.0)):
+        p.reserve(a, b, (1, 0.0))
+    for x in range(int(a) * 2, int(cut) * 2):  # later reservations only take room away
         t = x / 2
         j = max(k for k, s in enumerate(slot.times) if s <= t)
         free = p.free_at(t)
-        assert free[0] <= slot.max_nodes[j] and free[1] <= slot.max_bb[j]
+        assert free[0] <= slot.nodes[j] and free[1] <= slot.bb[j]
 
 
 @settings(max_examples=400, deadline=None)
@@ -89,9 +98,8 @@ def _slot(start: int, cuts: list[int], rows: list[tuple[int, int]]) -> Freed:
     """A logged slot from ``start`` with segments after each cut and their free room."""
     times = [float(start)] + [float(start + c) for c in sorted(set(cuts))]
     rows = (rows * len(times))[:len(times)]
-    return Freed(float(start), times[-1] + 3.0, times,
-                 list(accumulate((float(n) for n, _ in rows), max)),
-                 list(accumulate((float(b) for _, b in rows), max)))
+    return freed(float(start), times[-1] + 3.0, times, [float(n) for n, _ in rows],
+                 [float(b) for _, b in rows])
 
 
 slots_logged = st.builds(_slot, st.integers(0, 20), st.lists(st.integers(1, 12), max_size=3),
@@ -101,10 +109,11 @@ slots_logged = st.builds(_slot, st.integers(0, 20), st.lists(st.integers(1, 12),
 
 def _hull(log: list[Freed], now: float, old: float, w: float, nodes: int, bb: int):
     """The window by its definition: the hull of the slots starting before ``old`` whose
-    maxima before ``old`` admit the demand, less the walltime, from ``now``; None if none."""
+    free capacity before ``old`` admits the demand somewhere in each dimension, less the
+    walltime, from ``now``; None if none."""
     admitted = [s for s in log if s.start < old
-                and s.max_nodes[bisect_left(s.times, old) - 1] >= nodes
-                and s.max_bb[bisect_left(s.times, old) - 1] >= bb]
+                and any(n >= nodes for t, n in zip(s.times, s.nodes, strict=True) if t < old)
+                and any(b >= bb for t, b in zip(s.times, s.bb, strict=True) if t < old)]
     if not admitted:
         return None
     return (max(now, min(s.start for s in admitted) - w),
