@@ -326,6 +326,7 @@ class RunningJobs(tuple):
 
 
 _new_tuple = tuple.__new__
+_new_object = object.__new__
 
 
 #: Queue views up to this long are iterated over a copy of their part of the list (C-fast,
@@ -345,6 +346,16 @@ class QueueView(Sequence):
         self._items = items
         self._lo = lo
         self._hi = len(items) if hi is None else hi
+
+    @staticmethod
+    def of(items: Sequence[Job], lo: int) -> QueueView:
+        """``QueueView(items, lo)`` without the constructor's dispatch: the engine's view at
+        every decision."""
+        view = _new_object(QueueView)
+        view._items = items
+        view._lo = lo
+        view._hi = len(items)
+        return view
 
     def __len__(self) -> int:
         return self._hi - self._lo

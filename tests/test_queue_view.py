@@ -81,3 +81,13 @@ def test_running_view_of_the_engine_keeps_its_jobs_and_total():
     assert view.held == RunningJobs(running).held == (10, 0.0)
     running.pop()
     assert len(view) == 4
+
+
+def test_engine_view_built_by_of_is_the_constructors():
+    """``QueueView.of(items, lo)`` (the engine's view at every decision) shows what
+    ``QueueView(items, lo)`` shows, and never a job appended after it."""
+    jobs = [Job(str(k), 0, 10) for k in range(5)]
+    v = QueueView.of(jobs, 2)
+    assert type(v) is QueueView and v == QueueView(jobs, 2) and len(v) == 3
+    jobs.append(Job("late", 0, 1))
+    assert tuple(v) == tuple(jobs[2:5]) and v[-1] is jobs[4]
