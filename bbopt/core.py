@@ -329,13 +329,9 @@ _new_tuple = tuple.__new__
 _new_object = object.__new__
 
 
-#: Queue views up to this long are iterated over a copy of their part of the list (C-fast,
-#: and cheaper than one lookup per job); longer ones lazily, since a pass may stop early.
-_COPY_BELOW = 64
-
-
 class QueueView(Sequence):
-    """The waiting queue as the engine hands it: ``items[lo:hi]`` of a list, read only. The
+    """The waiting queue as the engine hands it when it is long (a short one comes as a tuple:
+    :data:`bbopt.simulation.engine.SHORT_QUEUE`): ``items[lo:hi]`` of a list, read only. The
     engine never changes the part a view shows (arrivals go after it, head starts move ``lo``
     for the next view, other changes go to a new list): O(1) per decision, and a view kept
     beyond its decision never changes. Compares equal to the tuple of its jobs."""
@@ -361,8 +357,6 @@ class QueueView(Sequence):
         return self._hi - self._lo
 
     def __iter__(self):
-        if self._hi - self._lo <= _COPY_BELOW:  # (a copy of a few pointers iterates faster)
-            return iter(self._items[self._lo:self._hi])
         return map(self._items.__getitem__, range(self._lo, self._hi))
 
     def __getitem__(self, i):

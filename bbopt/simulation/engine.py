@@ -60,6 +60,10 @@ from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execut
 from bbopt.simulation.ledger import Ledger, StartRefused
 from bbopt.simulation.result import SimulationResult
 
+#: Queues up to this long are handed to the policies as a tuple (a copy of a few pointers that
+#: every policy then reads at C speed), longer ones as a :class:`~bbopt.core.QueueView`.
+SHORT_QUEUE = 64
+
 
 def simulate(
     jobs: Iterable[Job],
@@ -264,7 +268,9 @@ class _Engine:
         if running is None:  # (rebuilt only after a job started or ended)
             running = self.running_view = RunningJobs.of(self.running,
                                                          (ledger.used_nodes, ledger.used_bb))
-        queue = QueueView.of(self.items, self.lo)
+        items, lo = self.items, self.lo
+        # (a short queue as a tuple, which policies read in C; a long one as a view, O(1))
+        queue = tuple(items[lo:]) if len(items) - lo <= SHORT_QUEUE else QueueView.of(items, lo)
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused:
             collect_if_due()
