@@ -114,6 +114,28 @@ def test_conservative_reservations_hold_named_pieces():
     assert [(r.job_id, r.start) for r in pool.reservations] == [("h", 100.0)]
 
 
+def test_conservative_holds_kept_reservations_earliest_first_on_named_nodes():
+    """8 nodes, BB nodes of 40, 30 and 30 B. At 11, with 5 running until 12, "9" (5 nodes) and
+    "0" (3 nodes, three pieces of 14.3 B) are reserved at 12, "2" (4 nodes, four pieces of
+    3 B) at 13. At 12, "0" starts with the engine's first-fit pieces (two on the 40 B node),
+    which leaves 11.3 B there: "2" then fits at 13 with three pieces on it and one on the next.
+    Holding the kept reservations in queue order instead ("2" before "0") gave "2" its first-fit
+    pieces first, all four on the 40 B node, where "0"'s pieces then no longer fit: "0" was
+    delayed from 12 to 13."""
+    platform = Platform(nodes=8, bb=100.0, bb_nodes=(40.0, 30.0, 30.0))
+    jobs = [_job("5", 2, 5, 0.0, 10), _job("9", 2, 5, 0.0, 1, 0), _job("2", 3, 4, 12.0, 1, 0),
+            _job("0", 11, 3, 43.0, 3, 0)]
+    log: dict[str, list[float]] = {}
+
+    def observe(state, decision):
+        for r in decision.reservations:
+            log.setdefault(r.job_id, []).append(r.start)
+
+    res = simulate(jobs, platform, "conservative-bb", on_decision=observe)
+    assert log["0"] == [12.0] and res.start[3] == 12.0
+    assert log["2"] == [13.0, 13.0, 13.0] and res.start[2] <= 13.0
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 50), st.integers(1, 4), st.integers(0, 20),
                           st.integers(1, 60), st.integers(1, 60)), min_size=1, max_size=12),

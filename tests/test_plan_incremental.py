@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bbopt.core import GB, Job
 from bbopt.models.plan import PlanModel
-from bbopt.models.plan_walk import SwapWalk
+from bbopt.models.plan_walk import SwapWalk, rejected_early
 from bbopt.solvers import Budget
 from bbopt.solvers.plan.annealing import solve_annealing
 
@@ -52,7 +52,8 @@ def test_swap_scores_and_plans_equal_fresh_evaluations(seed, n, stride, alpha, m
         fresh = m.score(swapped)
         # Thresholds around the swapped order's score: rejections at every depth, and none.
         threshold = rnd.choice([math.inf, fresh, fresh * rnd.uniform(0.3, 1.2),
-                                walk.score * rnd.uniform(0.5, 1.5)])
+                                walk.score * rnd.uniform(0.5, 1.5),
+                                math.nextafter(fresh, math.inf), math.nextafter(fresh, -math.inf)])
         got = walk.try_swap(a, b, threshold)
         assert got == m.score(swapped, threshold)
         if got <= threshold:
@@ -65,6 +66,71 @@ def test_swap_scores_and_plans_equal_fresh_evaluations(seed, n, stride, alpha, m
             with pytest.raises(ValueError):
                 walk.accept()
             assert walk.order != swapped
+
+
+def _mixed_magnitudes(rnd: random.Random, running: bool = False
+                      ) -> tuple[PlanModel, list[int]]:
+    """A scheduling point where one job has waited since t=0 (a term of about 1e16) beside
+    jobs submitted seconds ago (terms of a few units): sums of such terms round, so the
+    early rejection's partial sums decide thresholds at the score either way. ``running``:
+    a job holds one or two of the 3 nodes for a few seconds (the bounds of the terms are then
+    each job's earliest start in that profile, not now)."""
+    jobs = [Job(str(i), submit=rnd.choice([0, 1e8 - rnd.randint(0, 50), 1e8 - 3, 1e8 - 1.5]),
+                walltime=rnd.choice([1, 2, 3, 7]), nodes=rnd.randint(1, 3))
+            for i in range(rnd.randint(2, 6))]
+    order = list(range(len(jobs)))
+    rnd.shuffle(order)
+    held = [(1e8 + rnd.choice([1, 2, 5]), rnd.randint(1, 2), 0.0)] if running else []
+    return PlanModel(1e8, (3, 0.0), held, jobs, alpha=2), order
+
+
+def _partial_scores(model: PlanModel, order: list[int]) -> list[float]:
+    """The scores of the first k positions of ``order``'s plan, summed as the evaluator does."""
+    starts = model.plan(order).starts
+    parts = [0.0]
+    for p in order:
+        parts.append(parts[-1] + model.term(p, starts[p]))
+    return parts
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_rejection_told_at_the_end_is_the_early_rejection_of_the_score(seed):
+    """rejected_early, asked once from a plan's partial scores, answers what the score's
+    per-position rule answers (PlanModel.score returns inf), for thresholds at the score and
+    one unit in the last place around it, where the rounding of the rule's sums decides."""
+    rnd = random.Random(seed)
+    model, order = _mixed_magnitudes(rnd, running=rnd.random() < 0.5)
+    parts = _partial_scores(model, order)
+    score = parts[-1]
+    assert score == model.score(order)
+    for threshold in (score, math.nextafter(score, math.inf), math.nextafter(score, -math.inf),
+                      score * (1 + 1e-12), score * (1 - 1e-12), 2 * score, score / 2):
+        assert rejected_early(order, parts, model._lbr, threshold) == (
+            model.score(order, threshold) == math.inf), threshold
+    # The walk's swaps, asked at their fresh scores: the same answers as the score's.
+    walk = SwapWalk(model, order, stride=rnd.randint(1, 3))
+    for a in range(model.n):
+        for b in range(a + 1, model.n):
+            swapped = walk.order[:]
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            fresh = model.score(swapped)
+            for threshold in (fresh, math.nextafter(fresh, -math.inf)):
+                assert walk.try_swap(a, b, threshold) == model.score(swapped, threshold)
+
+
+@pytest.mark.parametrize("seed, rejected", [(6, False), (7, True)])
+def test_the_early_rejection_at_the_score_is_the_rule_not_the_comparison(seed, rejected):
+    """Two points where the rule and ``score > threshold`` disagree: a threshold one unit in
+    the last place below the score that the rule does not reject (seed 6), and a threshold
+    equal to the score that it does (seed 7)."""
+    model, order = _mixed_magnitudes(random.Random(seed))
+    parts = _partial_scores(model, order)
+    score = parts[-1]
+    threshold = math.nextafter(score, -math.inf) if seed == 6 else score
+    assert (model.score(order, threshold) == math.inf) is rejected
+    assert rejected_early(order, parts, model._lbr, threshold) is rejected
+    assert (score > threshold) is not rejected
 
 
 def test_a_swap_of_jobs_that_keep_their_starts_reuses_the_rest_of_the_plan():

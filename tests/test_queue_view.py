@@ -68,3 +68,16 @@ def test_short_and_long_views_iterate_alike(size):
     jobs.append(Job("late", 0, 1))
     assert list(it) == jobs[5:size + 5] and list(v) == jobs[5:size + 5]
     assert list(QueueView(jobs, 5)) == jobs[5:]
+
+
+def test_running_view_of_the_engine_keeps_its_jobs_and_total():
+    """``RunningJobs.of`` (the engine's view after a start or an end) is the constructor's
+    view with the total the ledger keeps, a copy the engine's later changes do not reach."""
+    from bbopt.core import RunningJob, RunningJobs
+
+    running = [RunningJob(Job(str(k), 0, 10 + k, nodes=k + 1), 0.0) for k in range(4)]
+    view = RunningJobs.of(running, (10, 0.0))
+    assert type(view) is RunningJobs and view == RunningJobs(running)
+    assert view.held == RunningJobs(running).held == (10, 0.0)
+    running.pop()
+    assert len(view) == 4

@@ -22,7 +22,7 @@ from bbopt.core import (
     Start,
     Status,
 )
-from bbopt.quick_init import quick_init
+from bbopt.quick_init import _fields_factory, quick_init
 
 FAST = (RunningJob, ClusterState, SolveStats, Start, Reservation, Decision)
 
@@ -94,3 +94,55 @@ def test_post_init_runs():
     assert Checked(3).ys == [] and seen == [3]
     with pytest.raises(ValueError, match="negative"):
         Checked(-1)
+
+
+@pytest.mark.parametrize("cls", FAST, ids=lambda c: c.__name__)
+@given(data=st.data())
+def test_of_fields_builds_what_the_class_builds(cls, data):
+    """``cls.of_fields`` (every field, positionally: the hot paths' constructor) gives an object
+    of the class itself, equal to the class's own, as frozen, hashed and pickled alike."""
+    assert cls.of_fields is not cls  # (the fast factory, not the fallback)
+    values = [data.draw(values_of) for _ in dataclasses.fields(cls)]
+    fast, slow = cls.of_fields(*values), cls(*values)
+    assert type(fast) is cls
+    for f in dataclasses.fields(cls):
+        assert getattr(fast, f.name) is getattr(slow, f.name)
+    assert fast == slow and repr(fast) == repr(slow)
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(fast, dataclasses.fields(cls)[0].name, 1)
+    try:
+        assert hash(fast) == hash(slow)
+    except TypeError:  # (unhashable field values: unhashable both ways)
+        with pytest.raises(TypeError):
+            hash(slow)
+
+
+values_of = st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3),
+                      st.tuples(st.integers()), st.dictionaries(st.text(max_size=2),
+                                                                st.integers(), max_size=2))
+
+
+def test_of_fields_is_the_class_where_the_twin_cannot_stand_in():
+    """A ``__post_init__`` (it must run) or inherited slots (another layout): the class."""
+
+    @quick_init
+    @dataclass(frozen=True, slots=True)
+    class Checked:
+        x: int
+
+        def __post_init__(self):
+            if self.x < 0:
+                raise ValueError("negative")
+
+    @dataclass(frozen=True, slots=True)
+    class Base:
+        x: int
+
+    @dataclass(frozen=True, slots=True)
+    class Derived(Base):
+        y: int = 0
+
+    assert Checked.of_fields is Checked and _fields_factory(Derived) is Derived
+    with pytest.raises(ValueError, match="negative"):
+        Checked.of_fields(-1)

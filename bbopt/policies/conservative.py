@@ -11,9 +11,15 @@ walltimes, never with the (unknown) runtimes.
 On named BB nodes (:attr:`bbopt.core.Platform.bb_nodes`) the profile keeps one dimension per
 BB node and each job is reserved with its first-fit pieces on the least free space over its
 reserved interval (:class:`~bbopt.policies.named_bb.NamedProfile`), planned from scratch at
-every decision. On pooled BB the profile is kept between decisions and compression looks for
-an earlier start only where a slot freed since can hold the job
-(:mod:`bbopt.policies.freed_slots`).
+every decision: the kept reservations are held again earliest first, then compressed. There
+the promise is weaker: the engine gives a job that starts the first-fit pieces of what is free
+then, which can differ from the pieces planned for it (an early end freed a lower BB node),
+and a later reservation that counted on those nodes is delayed. In 400 random crowded
+workloads on three BB nodes, 18 runs delayed some reservation (29 when the kept reservations
+were held in queue order, which also gave a 1.3x longer mean wait on the first 5,000 KTH jobs
+on the 12 named nodes). On pooled BB the profile is kept between decisions and compression
+looks for an earlier start only where a slot freed since can hold the job
+(:mod:`bbopt.policies.freed_slots`), and no reservation is ever delayed.
 
 Cost, and what comes from Fluxion's planner (flux-sched ``resource/planner``). Adopted: the plan
 kept across scheduling loops (spans added and removed as jobs start, end and move, never rebuilt
@@ -317,10 +323,10 @@ class ConservativeBackfilling:
         plan = NamedProfile(state)
         position = {job.id: k for k, job in enumerate(queue)}
         kept = []
-        for job in queue:  # hold every kept reservation that can still be placed there
-            if job.id in previous and plan.hold(job, max(previous[job.id], now)):
+        for job in sorted((j for j in queue if j.id in previous),
+                          key=lambda j: (max(previous[j.id], now), position[j.id])):
+            if plan.hold(job, max(previous[job.id], now)):
                 kept.append(job)
-        kept.sort(key=lambda j: (max(previous[j.id], now), position[j.id]))
         planned: dict[str, float] = {}
         for job in kept:  # compression, earliest first: never later than before
             old = max(previous[job.id], now)

@@ -95,20 +95,25 @@ _FEASIBLE = Status.FEASIBLE  # (an enum member looked up once: this runs at ever
 
 def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None) -> Decision:
     # A queue rule solves no optimisation model: its answer is feasible, with no optimality claim.
-    # (Positional arguments, in field order: the cheapest construction on this hot path.)
-    return Decision(
-        tuple([Start(j.id) for j in started]) if started else (),
-        tuple(reservations), (), (),
-        SolveStats("rule", _FEASIBLE, None, None, None, _time.perf_counter() - t0),
-        memory,
+    # (Every field given, in order, to ``of_fields``: the cheapest construction on this hot path.)
+    return Decision.of_fields(
+        tuple([_start(j.id, None) for j in started]) if started else (),
+        tuple(reservations), (), (), _rule_stats(t0), memory,
     )
+
+
+def _rule_stats(t0: float) -> SolveStats:
+    """The stats of a rule's decision begun at ``t0`` (``perf_counter``)."""
+    return SolveStats.of_fields("rule", _FEASIBLE, None, None, None, _time.perf_counter() - t0,
+                                None, False)
+
+
+_start = Start.of_fields
 
 
 def _named_decision(starts: list[Start], reservations=(), t0: float = 0.0) -> Decision:
     """:func:`_decision` for starts that name their compute nodes (proximity placement)."""
-    return Decision(tuple(starts), tuple(reservations), (), (),
-                    SolveStats("rule", _FEASIBLE, None, None, None, _time.perf_counter() - t0),
-                    None)
+    return Decision.of_fields(tuple(starts), tuple(reservations), (), (), _rule_stats(t0), None)
 
 
 @register("fcfs")
@@ -214,7 +219,7 @@ class EasyBackfilling:
                           key=_walltime) if free_n > 0 else ()
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
                             reserve_bb=self.reserve_bb)
-        return _decision(started, (Reservation(head.id, shadow),), t0=t0)
+        return _decision(started, (Reservation.of_fields(head.id, shadow),), t0=t0)
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
         """:meth:`decide` on named BB nodes: starts placed now, the head's reservation (with

@@ -264,10 +264,10 @@ class _Engine:
         ledger = self.ledger
         running = self.running_view
         if running is None:  # (rebuilt only after a job started or ended)
-            running = self.running_view = RunningJobs(self.running,
-                                                      (ledger.used_nodes, ledger.used_bb))
+            running = self.running_view = RunningJobs.of(self.running,
+                                                         (ledger.used_nodes, ledger.used_bb))
         queue = QueueView(self.items, self.lo)
-        state = ClusterState(t, self.platform, running, queue, self.memory)
+        state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused:
             collect_if_due()
         c0 = _time.perf_counter()
@@ -310,7 +310,8 @@ class _Engine:
             if math.isnan(res.start[k]):  # the record keeps the first start
                 res.start[k] = t
             model_start(k, t, nodes)
-            insert(k, RunningJob(job, t, nodes, ledger.pieces_of(job) if named else None))
+            insert(k, RunningJob.of_fields(job, t, nodes,
+                                           ledger.pieces_of(job) if named else None))
         if refused:  # back in the queue, in arrival order (by original submission)
             res.refused_starts += len(refused)
             items = [*queue.items(), *refused.items()]

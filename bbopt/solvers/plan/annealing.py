@@ -14,8 +14,10 @@ Kopanski & Rzadca, Euro-Par 2021, Section 3.3 and Algorithm 2, as in the authors
    is returned (status FEASIBLE).
 
 Deterministic for a given seed: the moves and the uniform draws are taken from a numpy Generator
-before the search. A move is rejected without finishing its plan as soon as its partial score
-exceeds the Metropolis threshold ``current - T ln u`` (the same decision, sooner). A move is
+before the search. A move is rejected when its plan's score exceeds the Metropolis threshold
+``current - T ln u`` by the early-rejection rule of :meth:`PlanModel.score` (partial score plus
+bounds of the rest; the incremental walk asks it once its plan is placed, see
+:func:`~bbopt.models.plan_walk.rejected_early`). A move is
 scored incrementally (:class:`~bbopt.models.plan_walk.SwapWalk`): the plan of the current order
 is kept position by position, a swap is placed from its first swapped position on, and the rest of
 the plan is reused when the swapped jobs keep their starts; the scores are those of a fresh
