@@ -326,15 +326,12 @@ class RunningJobs(tuple):
 
 
 _new_tuple = tuple.__new__
-
-
-#: Queue views up to this long are iterated over a copy of their part of the list (C-fast,
-#: and cheaper than one lookup per job); longer ones lazily, since a pass may stop early.
-_COPY_BELOW = 64
+_new_object = object.__new__
 
 
 class QueueView(Sequence):
-    """The waiting queue as the engine hands it: ``items[lo:hi]`` of a list, read only. The
+    """The waiting queue as the engine hands it when it is long (a short one comes as a tuple:
+    :data:`bbopt.simulation.engine.SHORT_QUEUE`): ``items[lo:hi]`` of a list, read only. The
     engine never changes the part a view shows (arrivals go after it, head starts move ``lo``
     for the next view, other changes go to a new list): O(1) per decision, and a view kept
     beyond its decision never changes. Compares equal to the tuple of its jobs."""
@@ -346,12 +343,20 @@ class QueueView(Sequence):
         self._lo = lo
         self._hi = len(items) if hi is None else hi
 
+    @staticmethod
+    def of(items: Sequence[Job], lo: int) -> QueueView:
+        """``QueueView(items, lo)`` without the constructor's dispatch: the engine's view at
+        every decision."""
+        view = _new_object(QueueView)
+        view._items = items
+        view._lo = lo
+        view._hi = len(items)
+        return view
+
     def __len__(self) -> int:
         return self._hi - self._lo
 
     def __iter__(self):
-        if self._hi - self._lo <= _COPY_BELOW:  # (a copy of a few pointers iterates faster)
-            return iter(self._items[self._lo:self._hi])
         return map(self._items.__getitem__, range(self._lo, self._hi))
 
     def __getitem__(self, i):

@@ -67,11 +67,9 @@ def _fields_factory(cls: type) -> Any:
     ``__init__`` dispatch, no descriptor calls, about half the cost of calling the class. The
     class itself where that does not hold (inherited slots, a ``__post_init__``)."""
     names = [f.name for f in fields(cls)]
-    if cls.__bases__ != (object,) or tuple(getattr(cls, "__slots__", ())) != tuple(names) \
-            or hasattr(cls, "__post_init__") or not names:
+    twin = slot_twin(cls)
+    if twin is None or hasattr(cls, "__post_init__"):
         return cls
-    twin = type(f"{cls.__name__}Fields", (), {"__slots__": tuple(names),
-                                              "__module__": cls.__module__})
     ns: dict[str, Any] = {"_Twin": twin, "_cls": cls}
     # (generated from the class's own fields, as quick_init's __init__)
     exec(f"def of_fields({', '.join(names)}):\n    self = _Twin()\n"
@@ -81,3 +79,14 @@ def _fields_factory(cls: type) -> Any:
     make.__qualname__ = f"{cls.__qualname__}.of_fields"
     make.__module__ = cls.__module__
     return staticmethod(make)
+
+
+def slot_twin(cls: type) -> type | None:
+    """A class with the same slots as the slotted dataclass ``cls`` (all its fields, in order,
+    none inherited) and no frozen ``__setattr__``: an instance filled by plain assignment
+    becomes a ``cls`` by ``obj.__class__ = cls`` (the same layout), with no ``__init__`` or
+    ``__post_init__`` run. ``None`` when ``cls`` does not have that form."""
+    names = tuple(f.name for f in fields(cls))
+    if cls.__bases__ != (object,) or tuple(getattr(cls, "__slots__", ())) != names or not names:
+        return None
+    return type(f"{cls.__name__}Fields", (), {"__slots__": names, "__module__": cls.__module__})

@@ -1,7 +1,7 @@
-"""The engine hands the waiting queue as a :class:`bbopt.core.QueueView` kept between decisions
-(arrivals appended, head starts moving its start, other changes on a new list): at every
-decision it lists exactly the waiting jobs in arrival order, and a view kept after its decision
-never changes."""
+"""The engine hands the waiting queue as a tuple when it is short and otherwise as a
+:class:`bbopt.core.QueueView` kept between decisions (arrivals appended, head starts moving its
+start, other changes on a new list): at every decision it lists exactly the waiting jobs in
+arrival order, and a view kept after its decision never changes."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from bbopt import Job, simulate
 from bbopt.core import QueueView
+from bbopt.simulation.engine import SHORT_QUEUE
 from tests._random_workloads import PLATFORMS, workloads
 
 
@@ -27,7 +28,7 @@ def test_the_view_is_the_waiting_queue_and_never_changes(jobs, policy, platform,
     rank = {job.id: (job.submit, k) for k, job in enumerate(jobs)}
     gone: set[str] = set()  # started at an earlier decision
     for t, view, snapshot, started in seen:
-        assert isinstance(view, QueueView)  # (kept until the end of the run: unchanged)
+        assert type(view) is (tuple if len(snapshot) <= SHORT_QUEUE else QueueView)
         assert view == snapshot and tuple(view) == snapshot and len(view) == len(snapshot)
         assert [rank[j.id] for j in snapshot] == sorted(rank[j.id] for j in snapshot)
         if platform.bb_nodes is None:  # (named BB nodes: a start can be refused)
@@ -55,19 +56,24 @@ def test_view_reads_like_a_tuple():
     assert tuple(v) == t and len(QueueView(jobs, 2)) == 5
 
 
-@pytest.mark.parametrize("size", [3, 64, 65, 300])
-def test_short_and_long_views_iterate_alike(size):
-    """Views up to ``_COPY_BELOW`` long iterate over a copy, longer ones lazily: both give
-    exactly the jobs of their part, never one appended after them."""
-    from bbopt.core import _COPY_BELOW
+@pytest.mark.parametrize("policy", ["fcfs", "fcfs-bb", "sjf-bb", "conservative-bb"])
+def test_long_queues_come_as_views_that_never_change(policy):
+    """Past ``SHORT_QUEUE`` waiting jobs the queue is a view on the engine's list: at each
+    decision it lists the waiting jobs in arrival order, and still does after the run."""
+    from bbopt import Platform
 
-    assert _COPY_BELOW == 64
-    jobs = [Job(str(k), 0, 10) for k in range(size + 7)]
-    v = QueueView(jobs, 5, size + 5)
-    it = iter(v)
-    jobs.append(Job("late", 0, 1))
-    assert list(it) == jobs[5:size + 5] and list(v) == jobs[5:size + 5]
-    assert list(QueueView(jobs, 5)) == jobs[5:]
+    jobs = [Job(str(k), float(k // 40), walltime=5.0 + k % 7, runtime=3.0 + k % 5,
+                nodes=1 + k % 4) for k in range(300)]
+    seen = []
+    res = simulate(jobs, Platform(4, 0.0), policy, on_decision=lambda s, d: seen.append(
+        (s.time, s.queue, tuple(s.queue))))
+    assert sum(type(q) is QueueView for _, q, _ in seen) > 10  # (long queues were seen)
+    for t, view, snapshot in seen:
+        assert type(view) is (tuple if len(snapshot) <= SHORT_QUEUE else QueueView)
+        assert tuple(view) == snapshot  # unchanged since its decision
+        # waiting then: submitted, and started by this decision or later (one per instant)
+        assert snapshot == tuple(j for k, j in enumerate(jobs)
+                                 if j.submit <= t and not res.start[k] < t)
 
 
 def test_running_view_of_the_engine_keeps_its_jobs_and_total():
@@ -81,3 +87,13 @@ def test_running_view_of_the_engine_keeps_its_jobs_and_total():
     assert view.held == RunningJobs(running).held == (10, 0.0)
     running.pop()
     assert len(view) == 4
+
+
+def test_engine_view_built_by_of_is_the_constructors():
+    """``QueueView.of(items, lo)`` (the engine's view at every decision) shows what
+    ``QueueView(items, lo)`` shows, and never a job appended after it."""
+    jobs = [Job(str(k), 0, 10) for k in range(5)]
+    v = QueueView.of(jobs, 2)
+    assert type(v) is QueueView and v == QueueView(jobs, 2) and len(v) == 3
+    jobs.append(Job("late", 0, 1))
+    assert tuple(v) == tuple(jobs[2:5]) and v[-1] is jobs[4]

@@ -146,3 +146,36 @@ def test_of_fields_is_the_class_where_the_twin_cannot_stand_in():
     assert Checked.of_fields is Checked and _fields_factory(Derived) is Derived
     with pytest.raises(ValueError, match="negative"):
         Checked.of_fields(-1)
+
+
+@given(st.text(min_size=1, max_size=4), st.floats(0, 1e9), st.floats(1, 1e9), st.floats(0, 1e9),
+       st.integers(1, 10_000), st.floats(0, 1e15), st.one_of(st.none(), st.text(max_size=3)),
+       st.sampled_from([{}, {"memory_per_node": 8.0}]))
+def test_trusted_jobs_are_the_checked_jobs(job_id, submit, walltime, runtime, nodes, bb, user,
+                                           extra):
+    """The reader's unchecked jobs (filled in the slot twin of ``Job``) equal the checked
+    ``Job`` field by field, and are as frozen."""
+    from bbopt.workloads.columns import trusted_job, with_bbs
+
+    fast = trusted_job(job_id, submit, walltime, runtime, nodes, bb, user, extra)
+    slow = Job(job_id, submit, walltime, runtime, nodes, bb, user=user, extra=extra)
+    assert type(fast) is Job and fast == slow and hash(fast) == hash(slow)
+    for f in dataclasses.fields(Job):
+        assert getattr(fast, f.name) == getattr(slow, f.name), f.name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.bb = 1.0
+    (copy,) = with_bbs([fast], [bb / 2])
+    assert type(copy) is Job and copy == dataclasses.replace(slow, bb=bb / 2)
+
+
+def test_slot_twin_only_for_own_slots_in_field_order():
+    from bbopt.quick_init import slot_twin
+
+    twin = slot_twin(Job)
+    assert twin is not None and twin.__slots__ == tuple(f.name for f in dataclasses.fields(Job))
+
+    @dataclass(frozen=True)
+    class NoSlots:
+        x: int
+
+    assert slot_twin(NoSlots) is None

@@ -60,6 +60,10 @@ from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execut
 from bbopt.simulation.ledger import Ledger, StartRefused
 from bbopt.simulation.result import SimulationResult
 
+#: Queues up to this long are handed to the policies as a tuple (a copy of a few pointers that
+#: every policy then reads at C speed), longer ones as a :class:`~bbopt.core.QueueView`.
+SHORT_QUEUE = 64
+
 
 def simulate(
     jobs: Iterable[Job],
@@ -145,7 +149,6 @@ class _Engine:
         # The policies' view of the queue: self.queue's jobs as items[lo:], a list that is only
         # appended to (views of earlier decisions see a prefix of it) or replaced (_restack).
         self.items: list[Job] = []
-        self.ids: list[str] = []
         self.lo = 0
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
@@ -250,7 +253,6 @@ class _Engine:
             self.queue[job.id] = job
             self.waiting_sizes[job.nodes] += 1
             self.items.append(job)
-            self.ids.append(job.id)
             return 0
         self.result.state[k] = JobState.REJECTED
         self.result.reasons[job.id] = why
@@ -266,7 +268,9 @@ class _Engine:
         if running is None:  # (rebuilt only after a job started or ended)
             running = self.running_view = RunningJobs.of(self.running,
                                                          (ledger.used_nodes, ledger.used_bb))
-        queue = QueueView(self.items, self.lo)
+        items, lo = self.items, self.lo
+        # (a short queue as a tuple, which policies read in C; a long one as a view, O(1))
+        queue = tuple(items[lo:]) if len(items) - lo <= SHORT_QUEUE else QueueView.of(items, lo)
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused:
             collect_if_due()
@@ -362,7 +366,6 @@ class _Engine:
         if not queue or index[next(reversed(queue))] < k:
             queue[job.id] = job
             self.items.append(job)
-            self.ids.append(job.id)
             return
         items = list(queue.items())
         items.append((job.id, job))
@@ -374,17 +377,16 @@ class _Engine:
     def _started(self, starts) -> None:
         """Bring the queue's list in line after jobs started: from the head, the next view
         starts further on (O(jobs started)); otherwise a new list."""
-        lo, m = self.lo, len(starts)
-        ids = self.ids
+        lo, m, items = self.lo, len(starts), self.items
         if m == 1:  # (the common case, without building sets)
-            at_head = lo < len(ids) and ids[lo] == starts[0].job_id
+            at_head = lo < len(items) and items[lo].id == starts[0].job_id
         else:
-            head = ids[lo:lo + m]
-            at_head = len(head) == m and set(head) == {s.job_id for s in starts}
+            head = items[lo:lo + m]
+            at_head = len(head) == m and {j.id for j in head} == {s.job_id for s in starts}
         if at_head:
             self.lo = lo + m
-            if self.lo > 4096 and self.lo * 2 > len(self.ids):  # drop the started head
-                self.items, self.ids = self.items[self.lo:], self.ids[self.lo:]
+            if self.lo > 4096 and self.lo * 2 > len(items):  # drop the started head
+                self.items = items[self.lo:]
                 self.lo = 0
         else:
             self._restack()
@@ -392,7 +394,6 @@ class _Engine:
     def _restack(self) -> None:
         """A new list for the queue's views (views already given keep the old one)."""
         self.items = list(self.queue.values())
-        self.ids = list(self.queue)
         self.lo = 0
 
     def _insert_running(self, k: int, rj: RunningJob) -> None:
