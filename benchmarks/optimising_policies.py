@@ -26,15 +26,16 @@ measured side by side under the same load.
 
 plan-2 with the paper's search (default options), against the tree before the annealing's walk
 asked its early-rejection rule once per move and skipped placing the job swapped to the later
-position when every job before it kept its start (``models.plan_walk``), least of 2 runs each,
-load average 1-3:
+position when every job before it kept its start (``models.plan_walk``, BB pool), and before
+the named-BB profile kept the BB nodes' free space as one tuple per segment
+(``models.plan_named``), least of 2 runs each, load average 1-3:
 
 | plan-2, whole process | CPU s | before s | speed-up | same jobs.csv |
 |---|---:|---:|---:|---|
 | BB pool, whole KTH trace | 72.5 | 77.5 | 1.07 | yes |
-| 12 named BB nodes, first 2,500 jobs (``--named --jobs 2500``) | 29.0 | 29.3 | 1.01 | yes |
+| 12 named BB nodes, first 2,500 jobs (``--named --jobs 2500``) | 29.8 | 31.4 | 1.05 | yes |
 
-(The named-node evaluator places jobs by its own walk, which these changes leave alone.)
+``benchmarks/plan_decisions.py`` times the search alone on recorded decisions.
 """
 
 from __future__ import annotations

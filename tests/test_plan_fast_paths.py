@@ -43,14 +43,18 @@ def _reference_place(model: PlanModel, prof: list, p: int):
             T.insert(j, end)
             FN.insert(j, FN[j - 1])
             FB.insert(j, FB[j - 1])
-            for col in FK:
-                col.insert(j, col[j - 1])
+            FK.insert(j, FK[j - 1])
         for q in range(i, j):
             FN[q] -= n
             FB[q] -= b
         for node, size in need:
             for q in range(i, j):
-                FK[node][q] -= size
+                row = list(FK[q])
+                row[node] -= size
+                FK[q] = tuple(row)
+
+    def least(node, i, j):
+        return min(FK[q][node] for q in range(i, j))
 
     i = bisect_left(T, model._t0[p])
     while i < len(T) - 1:
@@ -63,7 +67,7 @@ def _reference_place(model: PlanModel, prof: list, p: int):
         j = bisect_left(T, end, i + 1)
         if i == 0:
             runs = first_fit_runs(SN, n, b, ftol)
-            if runs is not None and all(min(FK[node][0:j]) + model._ktol[node] >= size
+            if runs is not None and all(least(node, 0, j) + model._ktol[node] >= size
                                         for node, size in amounts(runs)):
                 reserve(0, j, end, amounts(runs))
                 for node, count in runs:
@@ -72,7 +76,7 @@ def _reference_place(model: PlanModel, prof: list, p: int):
                 return start, runs
             i += 1
             continue
-        runs = first_fit_runs([min(col[i:j]) for col in FK], n, b, ftol)
+        runs = first_fit_runs([least(node, i, j) for node in range(len(FK[0]))], n, b, ftol)
         if runs is None:
             i += 1
             continue

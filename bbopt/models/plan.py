@@ -211,7 +211,9 @@ class PlanModel:
         self._T = list(T)
         self._FN = [r[0] for r in rows]
         self._FB = [r[1] for r in rows]
-        self._FK = [[r[2 + b] for r in rows] for b in range(k)]
+        # The BB nodes' free space, one tuple per segment (a new breakpoint shares its
+        # neighbour's tuple; a reservation replaces the tuples of its segments).
+        self._FK = [tuple(r[2 + b] for b in range(k)) for r in rows]
         self._SN = space
         # Each job's cumulative piece sums (plan_named.cumulative_pieces), made when needed.
         self._acc: list[list[float] | None] = [None] * len(self.jobs)
@@ -219,7 +221,7 @@ class PlanModel:
         self._Tz = self._T + [math.inf]
         self._FNz = self._FN + [-1]
         self._FBz = self._FB + [-math.inf]
-        self._FKz = [col + [-math.inf] for col in self._FK]
+        self._FKz = self._FK + [(-math.inf,) * k]
         # Lower bound of each job's start in every plan: its earliest fit on the pool dims
         # (reservations only take pool capacity away; the BB nodes are not monotone).
         self._t0 = [self._earliest_pool((self._T, self._FN, self._FB), p)[0]
@@ -348,7 +350,7 @@ class PlanModel:
     # ------------------------------------------------------------------ named BB nodes
     def named_profile(self) -> list:
         """A fresh copy of the named-BB profile ``[T, FN, FB, FK, SN, NOW]`` (breakpoints with
-        the sentinel, free nodes, free pool BB, one free-space column per BB node, the BB
+        the sentinel, free nodes, free pool BB, the BB nodes' free space per segment, the BB
         nodes' free space now, and on a proximity platform the free compute node ids now, else
         ``None``) for :meth:`place`."""
         return self.copy_profile([self._Tz, self._FNz, self._FBz, self._FKz, self._SN,
@@ -357,7 +359,7 @@ class PlanModel:
     @staticmethod
     def copy_profile(prof: list) -> list:
         T, FN, FB, FK, SN, NOW = prof
-        return [T[:], FN[:], FB[:], [c[:] for c in FK], SN[:],
+        return [T[:], FN[:], FB[:], FK[:], SN[:],
                 None if NOW is None else NOW[:]]
 
     #: Place job ``p`` in a named-BB profile at its earliest start (:func:`~bbopt.models.

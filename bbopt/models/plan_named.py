@@ -5,10 +5,11 @@ Kopanski & Rzadca, Euro-Par 2021, Sections 3.3 and 4.1 (12 BB nodes of 40 GB): e
 of a job takes a piece ``bb / nodes`` on one BB node, placed by the one first-fit rule of
 :func:`bbopt.models.bb_nodes.first_fit_runs`, as conservative backfilling places jobs on named
 nodes (:class:`bbopt.policies.named_bb.NamedProfile`). The profile is ``[T, FN, FB, FK, SN,
-NOW]``: breakpoints with a sentinel at infinity, free nodes, free pool BB, one free-space column
-per BB node, the BB nodes' free space now and, on a platform placing by proximity, the compute
-node ids free now (a start now then takes its nodes by the authors' resource filter and its
-pieces by proximity, as the engine does; else ``None``) (see :meth:`PlanModel.named_profile
+NOW]``: breakpoints with a sentinel at infinity, free nodes, free pool BB, the free space of
+the BB nodes on each segment (a tuple per segment: a breakpoint inserts one shared tuple, not
+one value per BB node), the BB nodes' free space now and, on a platform placing by proximity,
+the compute node ids free now (a start now then takes its nodes by the authors' resource filter
+and its pieces by proximity, as the engine does; else ``None``) (see :meth:`PlanModel.named_profile
 <bbopt.models.plan.PlanModel.named_profile>`). :func:`place` is :meth:`PlanModel.place
 <bbopt.models.plan.PlanModel.place>`; it reads the model's private per-job lists. Pure
 evaluation, no solver.
@@ -70,7 +71,7 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
     if acc is None:
         acc = model._acc[p] = cumulative_pieces(piece, n)
     floor = math.floor
-    nodes_k = len(FK)
+    nodes_k = len(SN)
     while True:
         window = _pool_window(T, FN, FB, i, n, b, w, tol)
         if window is None:
@@ -101,8 +102,9 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
         runs = []
         todo = n
         one = j == i + 1
+        least = FK[i] if one else tuple(map(min, *FK[i:j]))
         for node in range(nodes_k):
-            f = FK[node][i] if one else min(FK[node][i:j])
+            f = least[node]
             if f < short:
                 continue
             x = f - short
@@ -128,22 +130,14 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
             T.insert(j, end)
             FN.insert(j, FN[j - 1])
             FB.insert(j, FB[j - 1])
-            for col in FK:
-                col.insert(j, col[j - 1])
-        if one:
-            FN[i] -= n
-            FB[i] -= b
+            FK.insert(j, FK[j - 1])
+        for q in range(i, j):
+            FN[q] -= n
+            FB[q] -= b
+            row = list(FK[q])
             for node, count in runs:
-                FK[node][i] -= acc[count]
-        else:
-            for q in range(i, j):
-                FN[q] -= n
-                FB[q] -= b
-            for node, count in runs:
-                col = FK[node]
-                size = acc[count]
-                for q in range(i, j):
-                    col[q] -= size
+                row[node] -= acc[count]
+            FK[q] = tuple(row)
         return start, tuple(runs)
 
 
@@ -168,8 +162,9 @@ def _reserve_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
     pieces)``) if each BB node's column keeps room for them over the window; ``False`` with
     nothing changed otherwise."""
     FK, ktol = prof[3], model._ktol
+    least = FK[0] if j == 1 else tuple(map(min, *FK[0:j]))
     for node, count in runs:
-        if min(FK[node][0:j]) + ktol[node] < acc[count]:
+        if least[node] + ktol[node] < acc[count]:
             return False
     reserve(prof, 0, j, end, n, b, [(node, acc[count]) for node, count in runs])
     return True
@@ -234,12 +229,12 @@ def reserve(prof: list, i: int, j: int, end: float, n: int, b: float,
         T.insert(j, end)
         FN.insert(j, FN[j - 1])
         FB.insert(j, FB[j - 1])
-        for col in FK:
-            col.insert(j, col[j - 1])
+        FK.insert(j, FK[j - 1])
     for q in range(i, j):
         FN[q] -= n
         FB[q] -= b
-    for node, size in need:
-        col = FK[node]
-        for q in range(i, j):
-            col[q] -= size
+        if need:
+            row = list(FK[q])
+            for node, size in need:
+                row[node] -= size
+            FK[q] = tuple(row)

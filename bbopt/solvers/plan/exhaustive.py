@@ -103,7 +103,7 @@ def solve_exhaustive(model: PlanModel, budget: Budget, seed: int = 0,
         if len(seen) < memo_limit:
             T, FN, FB, FK, SN, NOW = prof
             key = (frozenset(remaining), tuple(T), tuple(FN), tuple(FB),
-                   tuple(tuple(c) for c in FK), tuple(SN), None if NOW is None else tuple(NOW))
+                   tuple(FK), tuple(SN), None if NOW is None else tuple(NOW))
             old = seen.get(key)
             if old is not None and old <= partial:
                 return
