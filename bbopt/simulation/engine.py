@@ -146,9 +146,10 @@ class _Engine:
         self.ledger = Ledger(platform, enforce_bandwidth)
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
         self.waiting_sizes = [0] * (platform.nodes + 1)  # waiting jobs by node count
-        # The policies' view of the queue: self.queue's jobs as items[lo:], a list that is only
-        # appended to (views of earlier decisions see a prefix of it) or replaced (_restack).
-        self.items: list[Job] = []
+        # The view of a long queue: self.queue's jobs as items[lo:], a list that is only
+        # appended to (views of earlier decisions see a prefix of it) or replaced; None after a
+        # change of another kind, until a long queue's view needs it again (_restack).
+        self.items: list[Job] | None = []
         self.lo = 0
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
@@ -252,7 +253,8 @@ class _Engine:
         if why is None:
             self.queue[job.id] = job
             self.waiting_sizes[job.nodes] += 1
-            self.items.append(job)
+            if self.items is not None:
+                self.items.append(job)
             return 0
         self.result.state[k] = JobState.REJECTED
         self.result.reasons[job.id] = why
@@ -268,9 +270,13 @@ class _Engine:
         if running is None:  # (rebuilt only after a job started or ended)
             running = self.running_view = RunningJobs.of(self.running,
                                                          (ledger.used_nodes, ledger.used_bb))
-        items, lo = self.items, self.lo
         # (a short queue as a tuple, which policies read in C; a long one as a view, O(1))
-        queue = tuple(items[lo:]) if len(items) - lo <= SHORT_QUEUE else QueueView.of(items, lo)
+        if len(self.queue) <= SHORT_QUEUE:
+            queue = tuple(self.queue.values())
+        else:
+            if self.items is None:
+                self.items, self.lo = list(self.queue.values()), 0
+            queue = QueueView.of(self.items, self.lo)
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused:
             collect_if_due()
@@ -365,7 +371,8 @@ class _Engine:
         self.waiting_sizes[job.nodes] += 1
         if not queue or index[next(reversed(queue))] < k:
             queue[job.id] = job
-            self.items.append(job)
+            if self.items is not None:
+                self.items.append(job)
             return
         items = list(queue.items())
         items.append((job.id, job))
@@ -378,6 +385,8 @@ class _Engine:
         """Bring the queue's list in line after jobs started: from the head, the next view
         starts further on (O(jobs started)); otherwise a new list."""
         lo, m, items = self.lo, len(starts), self.items
+        if items is None:
+            return
         if m == 1:  # (the common case, without building sets)
             at_head = lo < len(items) and items[lo].id == starts[0].job_id
         else:
@@ -392,9 +401,9 @@ class _Engine:
             self._restack()
 
     def _restack(self) -> None:
-        """A new list for the queue's views (views already given keep the old one)."""
-        self.items = list(self.queue.values())
-        self.lo = 0
+        """Drop the list of the queue's views: the next long queue's view gets a new one
+        (views already given keep the old one)."""
+        self.items = None
 
     def _insert_running(self, k: int, rj: RunningJob) -> None:
         key = rj.expected_end
