@@ -336,43 +336,22 @@ class QueueView(Sequence):
     for the next view, other changes go to a new list): O(1) per decision, and a view kept
     beyond its decision never changes. Compares equal to the tuple of its jobs."""
 
-    __slots__ = ("_items", "_lo", "_hi", "_keys", "_columns")
+    __slots__ = ("_items", "_lo", "_hi")
 
     def __init__(self, items: Sequence[Job] = (), lo: int = 0, hi: int | None = None) -> None:
         self._items = items
         self._lo = lo
         self._hi = len(items) if hi is None else hi
-        self._keys = self._columns = None
 
     @staticmethod
-    def of(items: Sequence[Job], lo: int, keys: Sequence[int] | None = None,
-           columns: Any = None) -> QueueView:
+    def of(items: Sequence[Job], lo: int) -> QueueView:
         """``QueueView(items, lo)`` without the constructor's dispatch: the engine's view at
-        every decision. ``keys``: the job index of each item, and ``columns`` the
-        :class:`~bbopt.simulation.queue_columns.JobColumns` they index (both or neither), for
-        :meth:`backfill_candidates`."""
+        every decision."""
         view = _new_object(QueueView)
         view._items = items
         view._lo = lo
         view._hi = len(items)
-        view._keys = keys
-        view._columns = columns
         return view
-
-    def backfill_candidates(self, start: int, now: float, free_n: float, fit_b: float,
-                            shadow: float, extra_n: float, extra_fit_b: float) -> list[Job] | None:
-        """The jobs from position ``start`` on, in order, that need at most ``free_n`` nodes
-        and ``fit_b`` BB and, if they would run past ``shadow`` (started at ``now``), at most
-        ``extra_n`` nodes and ``extra_fit_b`` BB: what EASY's backfill pass can start, found
-        with one vectorised mask over the engine's columns. None for a view without columns
-        (the caller then filters by itself)."""
-        columns = self._columns
-        if columns is None:
-            return None
-        items = self._items
-        return [items[p] for p in columns.candidates(self._keys, self._lo + start, self._hi, now,
-                                                     free_n, fit_b, shadow, extra_n,
-                                                     extra_fit_b)]
 
     def __len__(self) -> int:
         return self._hi - self._lo

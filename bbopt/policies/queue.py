@@ -42,7 +42,6 @@ from bbopt.core import (
     ClusterState,
     Decision,
     Job,
-    QueueView,
     Reservation,
     RunningJobs,
     SolveStats,
@@ -212,14 +211,6 @@ class EasyBackfilling:
             shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b,
                                                         reserve_bb=self.reserve_bb)
         rest = islice(queue, i + 1, None)  # (no copy of the queue per decision)
-        if type(queue) is QueueView and free_n > 0:
-            # (a long queue: only the jobs the pass below could start, in queue order)
-            fit_b = free_b + tol
-            pre = queue.backfill_candidates(
-                i + 1, state.time, free_n, fit_b, shadow, extra_n,
-                extra_b + tol if self.reserve_bb else math.inf)
-            if pre is not None:
-                rest = pre
         if self.order == "sjf":
             # Only jobs that fit now can be backfilled (what is free only shrinks during the
             # pass): sorting just those gives them in the order the sorted queue would.

@@ -58,7 +58,6 @@ from bbopt.gc_pause import collect_if_due, gc_paused
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
 from bbopt.simulation.ledger import Ledger, StartRefused
-from bbopt.simulation.queue_columns import JobColumns
 from bbopt.simulation.result import SimulationResult
 
 #: Queues up to this long are handed to the policies as a tuple (a copy of a few pointers that
@@ -146,16 +145,12 @@ class _Engine:
         self.model = model
         self.ledger = Ledger(platform, enforce_bandwidth)
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
-        self.queue_k: dict[str, int] = {}  # their job indices, in the same order
         self.waiting_sizes = [0] * (platform.nodes + 1)  # waiting jobs by node count
         # The view of a long queue: self.queue's jobs as items[lo:], a list that is only
         # appended to (views of earlier decisions see a prefix of it) or replaced; None after a
         # change of another kind, until a long queue's view needs it again (_restack).
         self.items: list[Job] | None = []
-        self.keys: list[int] = []  # the job index of each of self.items
         self.lo = 0
-        self.columns: JobColumns | None = None  # built when a queue first gets long
-        self.use_columns = True  # (false once a job waits with other requests than its own)
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
         self.running_view: RunningJobs | None = None  # the policies' view of self.running
@@ -257,11 +252,9 @@ class _Engine:
             why = self.ledger.why_never_fits(job)
         if why is None:
             self.queue[job.id] = job
-            self.queue_k[job.id] = k
             self.waiting_sizes[job.nodes] += 1
             if self.items is not None:
                 self.items.append(job)
-                self.keys.append(k)
             return 0
         self.result.state[k] = JobState.REJECTED
         self.result.reasons[job.id] = why
@@ -283,11 +276,7 @@ class _Engine:
         else:
             if self.items is None:
                 self.items, self.lo = list(self.queue.values()), 0
-                self.keys = list(self.queue_k.values())
-            if self.columns is None and self.use_columns:
-                self.columns = JobColumns(self.jobs)
-            queue = QueueView.of(self.items, self.lo, self.keys,
-                                 self.columns if self.use_columns else None)
+            queue = QueueView.of(self.items, self.lo)
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused:
             collect_if_due()
@@ -321,7 +310,6 @@ class _Engine:
                        and res.start[index[s.job_id]] == t else "is not waiting")
                 raise InvalidDecision(why, job_id=s.job_id, time=t)
             k = index[job.id]
-            del self.queue_k[job.id]
             try:
                 nodes = admit(job, s.nodes, t)
             except StartRefused:  # named BB nodes: the job keeps waiting
@@ -340,7 +328,6 @@ class _Engine:
             items.sort(key=lambda kv: (self.jobs[index[kv[0]]].submit, index[kv[0]]))
             queue.clear()
             queue.update(items)
-            self.queue_k = {i: index[i] for i in queue}
             self._restack()
         else:
             self._started(starts)
@@ -382,21 +369,16 @@ class _Engine:
         order (by original submission)."""
         queue, index = self.queue, self.index
         self.waiting_sizes[job.nodes] += 1
-        if job is not self.jobs[k]:  # (a checkpointed job's new walltime: not in the columns)
-            self.use_columns = False
         if not queue or index[next(reversed(queue))] < k:
             queue[job.id] = job
-            self.queue_k[job.id] = k
             if self.items is not None:
                 self.items.append(job)
-                self.keys.append(k)
             return
         items = list(queue.items())
         items.append((job.id, job))
         items.sort(key=lambda kv: (self.jobs[index[kv[0]]].submit, index[kv[0]]))
         queue.clear()
         queue.update(items)
-        self.queue_k = {i: index[i] for i in queue}
         self._restack()
 
     def _started(self, starts) -> None:
@@ -414,7 +396,6 @@ class _Engine:
             self.lo = lo + m
             if self.lo > 4096 and self.lo * 2 > len(items):  # drop the started head
                 self.items = items[self.lo:]
-                self.keys = self.keys[self.lo:]
                 self.lo = 0
         else:
             self._restack()
