@@ -23,25 +23,26 @@ Each tree's package is byte-compiled first, as an installed package is (with
 ``PYTHONDONTWRITEBYTECODE`` set, every run would otherwise compile the modules changed since
 their last compilation, and the two trees would not pay alike).
 
-Measured on KTH (the shared 2-core machine, ``--breakdown --repeat 9 --against`` the code
-before the object and queue-view changes of issue 14's first goal; CPU seconds, medians):
+Measured on KTH (the shared 2-core machine, load average about 1, ``--breakdown --repeat 9
+--against`` the code before the object and queue-view changes of issue 14's first goal; CPU
+seconds, medians):
 
 =====================  =====  =======  =====  =======  ==========  ======  =======
 run                    CPU s  x bare   start  imports  read + BB   replay  metrics
 =====================  =====  =======  =====  =======  ==========  ======  =======
-bare EASY loop         0.20   1.00
-sjf-bb, before         0.76   3.73     0.040  0.061    0.114       0.500   0.022
-sjf-bb, now            0.64   3.13     0.040  0.058    0.096       0.398   0.023
-fcfs-bb, before        0.74   3.63     0.040  0.060    0.113       0.473   0.023
-fcfs-bb, now           0.62   3.04     0.040  0.058    0.097       0.380   0.024
+bare EASY loop         0.21   1.00
+sjf-bb, before         0.77   3.72     0.041  0.062    0.118       0.510   0.023
+sjf-bb, now            0.64   3.05     0.042  0.061    0.100       0.387   0.023
+fcfs-bb, before        0.76   3.64     0.041  0.062    0.117       0.476   0.023
+fcfs-bb, now           0.62   2.97     0.041  0.059    0.097       0.365   0.024
 =====================  =====  =======  =====  =======  ==========  ======  =======
 
-(load average about 1.2-1.9; under load 2-3 the same runs gave 3.43x and 3.51x now against
-4.27x and 4.20x before: CPU time itself inflates under load, the bare loop less.) Counted in
-executed instructions (``valgrind --tool=callgrind``, whole processes, independent of load):
-bare loop 1.83e9; sjf-bb 6.49e9 before, 5.21e9 now (2.85x the bare loop); fcfs-bb 6.29e9
-before, 5.05e9 now (2.76x). Fewer instructions than 3x, more time: the object-heavy replay
-runs at a lower rate per instruction than the bare loop's few lists and tuples.
+(Under load average 2-3 CPU time itself inflates, the bare loop's less: a run of an earlier
+step there gave 3.43x and 3.51x against 4.27x and 4.20x before.) Counted in executed
+instructions (``valgrind --tool=callgrind``, whole processes, independent of load): bare loop
+1.83e9; sjf-bb 6.49e9 before, 5.15e9 now (2.81x the bare loop); fcfs-bb 6.29e9 before,
+4.99e9 now (2.72x). Fewer instructions than 3x, more time: the object-heavy replay runs at a
+lower rate per instruction than the bare loop's few lists and tuples.
 """
 
 from __future__ import annotations
