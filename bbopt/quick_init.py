@@ -61,15 +61,24 @@ def quick_init(cls: T) -> T:
 
 def _fields_factory(cls: type) -> Any:
     """``cls.of_fields(*values)``: an instance of ``cls`` from every field's value, positionally
-    in field order, for the objects built at every decision. A twin class with the same slots and
-    no frozen ``__setattr__`` takes the values by plain assignment, then the object becomes a
-    ``cls`` (the layouts are the same, so ``__class__`` may change): no ``type.__call__`` and
-    ``__init__`` dispatch, no descriptor calls, about half the cost of calling the class. The
-    class itself where that does not hold (inherited slots, a ``__post_init__``)."""
-    names = [f.name for f in fields(cls)]
+    in field order, for the objects built at every decision (:func:`fill_fields`). The class
+    itself where that does not hold (inherited slots, or a ``__post_init__`` that must run)."""
+    fill = None if hasattr(cls, "__post_init__") else fill_fields(cls)
+    return cls if fill is None else staticmethod(fill)
+
+
+def fill_fields(cls: type) -> Any:
+    """A function of every field's value, positionally in field order, returning an instance of
+    the slotted dataclass ``cls`` without running ``__init__`` or ``__post_init__`` (the caller
+    vouches for the values): a twin class with the same slots and no frozen ``__setattr__``
+    (:func:`slot_twin`) takes the values by plain assignment, then the object becomes a ``cls``
+    (the layouts are the same, so ``__class__`` may change). No ``type.__call__`` and
+    ``__init__`` dispatch, no descriptor calls: about half the cost of calling the class.
+    ``None`` when ``cls`` has no such twin."""
     twin = slot_twin(cls)
-    if twin is None or hasattr(cls, "__post_init__"):
-        return cls
+    if twin is None:
+        return None
+    names = [f.name for f in fields(cls)]
     ns: dict[str, Any] = {"_Twin": twin, "_cls": cls}
     # (generated from the class's own fields, as quick_init's __init__)
     exec(f"def of_fields({', '.join(names)}):\n    self = _Twin()\n"
@@ -78,7 +87,7 @@ def _fields_factory(cls: type) -> Any:
     make = ns["of_fields"]
     make.__qualname__ = f"{cls.__qualname__}.of_fields"
     make.__module__ = cls.__module__
-    return staticmethod(make)
+    return make
 
 
 def slot_twin(cls: type) -> type | None:

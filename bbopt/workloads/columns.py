@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bbopt.core import Job
-from bbopt.quick_init import slot_twin
+from bbopt.quick_init import fill_fields
 
 
 def valid_columns(submit: np.ndarray, walltime: np.ndarray, run: np.ndarray,
@@ -27,32 +27,19 @@ def valid_columns(submit: np.ndarray, walltime: np.ndarray, run: np.ndarray,
                     and np.isfinite(bb).all() and (bb >= 0).all() and (nodes >= 1).all())
 
 
-#: Jobs are filled in a twin class by plain assignment, then made ``Job``s (the same slots:
-#: :func:`bbopt.quick_init.slot_twin`): about a third of the cost of writing each slot through
-#: its descriptor (a whole trace's jobs are built this way, twice with a BB draw).
-_JobFields = slot_twin(Job)
+#: A ``Job`` from every field's value, in field order, without its checks (filled in a twin
+#: class with the same slots by plain assignment: :func:`bbopt.quick_init.fill_fields`); about a
+#: third of the cost of writing each slot through its descriptor (a whole trace's jobs are built
+#: this way, twice with a BB draw).
+_fill_job = fill_fields(Job)
 
 
 def trusted_job(job_id: str, submit: float, walltime: float, runtime: float, nodes: int,
                  bb: float, user: str | None, extra: dict) -> Job:
     """``Job(...)`` without its per-job checks, for records whose columns passed
     :func:`valid_columns` (a fraction of the time of a checked job)."""
-    job = _JobFields()
-    job.id = job_id
-    job.submit = submit
-    job.walltime = walltime
-    job.runtime = runtime
-    job.nodes = nodes
-    job.bb = bb
-    job.ssd = 0.0
-    job.bandwidth = 0.0
-    job.user = user
-    job.priority = 0.0
-    job.preemptable = False
-    job.checkpointable = False
-    job.extra = extra
-    job.__class__ = Job
-    return job
+    return _fill_job(job_id, submit, walltime, runtime, nodes, bb, 0.0, 0.0, user, 0.0, False,
+                     False, extra)
 
 
 def with_bb(job: Job, bb: float) -> Job:
@@ -66,28 +53,15 @@ def with_bb(job: Job, bb: float) -> Job:
 
 
 def with_bbs(jobs: Sequence[Job], bbs: Sequence[float]) -> list[Job]:
-    """``[with_bb(job, bb) for job, bb in zip(jobs, bbs)]``, each copy written out field by
-    field (a whole trace's BB draw copies every job: the generic copy loop cost most of it)."""
+    """``[with_bb(job, bb) for job, bb in zip(jobs, bbs)]``, each copy filled from its fields
+    unchecked (a whole trace's BB draw copies every job: the generic copy loop cost most of it)."""
     out: list[Job] = []
-    append = out.append
+    append, fill = out.append, _fill_job
     for job, bb in zip(jobs, bbs, strict=True):
         if not (bb >= 0 and math.isfinite(bb)):
             append(with_bb(job, bb))
             continue
-        j = _JobFields()
-        j.id = job.id
-        j.submit = job.submit
-        j.walltime = job.walltime
-        j.runtime = job.runtime
-        j.nodes = job.nodes
-        j.bb = bb
-        j.ssd = job.ssd
-        j.bandwidth = job.bandwidth
-        j.user = job.user
-        j.priority = job.priority
-        j.preemptable = job.preemptable
-        j.checkpointable = job.checkpointable
-        j.extra = job.extra
-        j.__class__ = Job
-        append(j)
+        append(fill(job.id, job.submit, job.walltime, job.runtime, job.nodes, bb, job.ssd,
+                    job.bandwidth, job.user, job.priority, job.preemptable,
+                    job.checkpointable, job.extra))
     return out
