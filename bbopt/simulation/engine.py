@@ -144,6 +144,10 @@ class _Engine:
         self.index = {job.id: k for k, job in enumerate(jobs)}
         self.model = model
         self.ledger = Ledger(platform, enforce_bandwidth)
+        # The room a job must fit for Ledger.why_never_fits to hold nothing against it, where
+        # nothing but nodes and pooled BB is checked (None: ask the ledger every time).
+        self.plain_room = (platform.nodes, platform.bb) \
+            if platform.bb_nodes is None and self.ledger.bandwidth is None else None
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
         self.waiting_sizes = [0] * (platform.nodes + 1)  # waiting jobs by node count
         # The view of a long queue: self.queue's jobs as items[lo:], a list that is only
@@ -225,12 +229,16 @@ class _Engine:
         the queue. Returns how many jobs ended for good."""
         res, jobs = self.result, self.jobs
         ended = self.model.finish(t)
+        if not ended:
+            return 0
+        self.changed = True
+        remove, release, segments = self._remove_running, self.ledger.release, res.segments
         final = 0
         for k, why in ended:
-            rj = self._remove_running(k)
-            self.ledger.release(jobs[k], res.allocation[k])
-            res.segments.append((jobs[k].id, rj.start, t, str(why)))
-            self.changed = True
+            rj = remove(k)
+            job = jobs[k]
+            release(job, res.allocation[k])
+            segments.append((job.id, rj.start, t, str(why)))
             if why in REQUEUE_ENDS:
                 self._requeue(k, self.model.resubmit(k))
                 continue
@@ -244,9 +252,8 @@ class _Engine:
     def _submit(self, k: int) -> int:
         """Queue job ``k``, or reject it with the reason when it can never run; 1 if it ended."""
         job = self.jobs[k]
-        platform = self.platform
-        if job.nodes <= platform.nodes and job.bb <= platform.bb and job.ssd <= 0 \
-                and platform.bb_nodes is None and self.ledger.bandwidth is None:
+        room = self.plain_room
+        if room is not None and job.nodes <= room[0] and job.bb <= room[1] and job.ssd <= 0:
             why = None  # (Ledger.why_never_fits in its trivial case, without the calls)
         else:
             why = self.ledger.why_never_fits(job)
@@ -278,8 +285,8 @@ class _Engine:
                 self.items, self.lo = list(self.queue.values()), 0
             queue = QueueView.of(self.items, self.lo)
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
-        if self.gc_paused:
-            collect_if_due()
+        if self.gc_paused and not len(res.decision_times) & 15:
+            collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
         c0 = _time.perf_counter()
         decision = self.policy.decide(state)
         res.decision_times.append(_time.perf_counter() - c0)
@@ -406,7 +413,7 @@ class _Engine:
         self.items = None
 
     def _insert_running(self, k: int, rj: RunningJob) -> None:
-        key = rj.expected_end
+        key = rj.start + rj.job.walltime  # (RunningJob.expected_end, without the property)
         i = bisect_left(self.running_keys, key)
         self.running.insert(i, rj)
         self.running_keys.insert(i, key)
@@ -415,7 +422,7 @@ class _Engine:
 
     def _remove_running(self, k: int) -> RunningJob:
         rj = self.live.pop(k)
-        i = bisect_left(self.running_keys, rj.expected_end)
+        i = bisect_left(self.running_keys, rj.start + rj.job.walltime)  # (its expected end)
         while self.running[i] is not rj:
             i += 1
         del self.running[i]
