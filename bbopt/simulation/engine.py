@@ -107,21 +107,30 @@ def simulate(
     platform = platform or Platform.kopanski()
     pol = make_policy(policy, **(options or {}))
     jobs = list(jobs)
+    index = {job.id: k for k, job in enumerate(jobs)}
+    if len(index) != len(jobs):
+        _refuse_duplicates(jobs)
+    if tick is not None and not (tick > 0 and math.isfinite(tick)):
+        raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
+    # by submission, ties in job order (a stable sort: the order of the keys (submit, k))
+    submits = [job.submit for job in jobs]
+    order = sorted(range(len(jobs)), key=submits.__getitem__)
+    model = make_execution_model(execution)
+    if enforce_bandwidth is None:
+        enforce_bandwidth = pol.io_aware
+    engine = _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
+                     model, enforce_bandwidth, index)
+    engine.on_job_end = on_job_end
+    return engine.run()
+
+
+def _refuse_duplicates(jobs: list[Job]) -> None:
+    """Raise naming the first job whose id an earlier job already has."""
     ids = set()
     for job in jobs:
         if job.id in ids:
             raise InputError(f"duplicate job id {job.id!r}", field="id")
         ids.add(job.id)
-    if tick is not None and not (tick > 0 and math.isfinite(tick)):
-        raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
-    order = sorted(range(len(jobs)), key=lambda k: (jobs[k].submit, k))
-    model = make_execution_model(execution)
-    if enforce_bandwidth is None:
-        enforce_bandwidth = pol.io_aware
-    engine = _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
-                     model, enforce_bandwidth)
-    engine.on_job_end = on_job_end
-    return engine.run()
 
 
 class _Engine:
@@ -131,7 +140,8 @@ class _Engine:
     def __init__(self, jobs: list[Job], order: Sequence[int], platform: Platform, policy: Policy,
                  tick: float | None, progress: bool,
                  on_decision: Callable[[ClusterState, Decision], None] | None,
-                 workload_name: str, model: ExecutionModel, enforce_bandwidth: bool) -> None:
+                 workload_name: str, model: ExecutionModel, enforce_bandwidth: bool,
+                 index: dict[str, int]) -> None:
         self.jobs = jobs
         self.order = order
         self.platform = platform
@@ -141,7 +151,7 @@ class _Engine:
         self.on_decision = on_decision
         self.result = SimulationResult(jobs, platform, getattr(policy, "name", str(policy)),
                                        workload_name)
-        self.index = {job.id: k for k, job in enumerate(jobs)}
+        self.index = index  # job id -> k
         self.model = model
         self.ledger = Ledger(platform, enforce_bandwidth)
         # The room a job must fit for Ledger.why_never_fits to hold nothing against it, where

@@ -588,7 +588,9 @@ def _check_values(table: np.ndarray, columns: Sequence[int], lines: list[tuple[i
                   src: str, names: Sequence[str]) -> None:
     """Refuse NaN, infinities and magnitudes over :data:`MAX_VALUE` in the columns used."""
     sub = table[:, columns]
-    bad = ~np.isfinite(sub) | (np.abs(np.nan_to_num(sub, nan=0.0)) > MAX_VALUE)
+    bad = ~np.isfinite(sub)
+    with np.errstate(invalid="ignore"):
+        bad |= np.abs(sub) > MAX_VALUE  # (NaN compares false: it is refused above)
     if bad.any():
         k, c = (int(x) for x in np.argwhere(bad)[0])
         col = columns[c]
