@@ -192,24 +192,25 @@ class _Engine:
         gated = bool(getattr(self.policy, "idle_unless_fits", False))
         # A model that ends jobs only at its next_time() is not asked at other instants.
         lazy = bool(getattr(model, "ends_only_at_next_time", False))
-        submits = [jobs[k].submit for k in order]
         inf = math.inf
+        submits = [jobs[k].submit for k in order]
+        submits.append(inf)  # (after the last submission: no test of ptr < n)
         wall0 = _time.perf_counter()
         while True:
             t = t_end = model.next_time()
-            if ptr < n and submits[ptr] < t:
+            if submits[ptr] < t:
                 t = submits[ptr]
-            if tick is not None and queue and next_tick < t:
+            if next_tick < t and queue:  # (next_tick stays inf without ticks)
                 t = next_tick
             if t == inf:
                 break
-            ticked = tick is not None and t == next_tick
+            ticked = t == next_tick
             before = done + ptr
             self.changed = False
             # Finishes first: a job ending at t frees its resources for jobs starting at t.
             if t_end == t or not lazy:
                 done += self._finish(t)
-            while ptr < n and submits[ptr] == t:
+            while submits[ptr] == t:
                 done += self._submit(order[ptr])
                 ptr += 1
             if bar is not None and done - bar.n >= 256:
