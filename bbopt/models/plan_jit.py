@@ -147,10 +147,15 @@ def walk_pool(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, pool: np.n
     new = 1 - cur
     count = orders.shape[1]
     order = orders[new]
-    order[:] = orders[cur]
+    for k in range(count):
+        order[k] = orders[cur, k]
+        vals[new, 0, k] = vals[cur, 0, k]
+        vals[new, 1, k] = vals[cur, 1, k]
+        vals[new, 2, k] = vals[cur, 2, k]
+    vals[new, 2, count] = vals[cur, 2, count]
     order[lo], order[hi] = order[hi], order[lo]
-    vals[new] = vals[cur]
-    side[new] = side[cur]
+    for s in range(side.shape[1]):
+        side[new, s] = side[cur, s]
     start_of, term_of, parts = vals[new, 0], vals[new, 1], vals[new, 2]
     cur_start = vals[cur, 0]
     base = lo - lo % stride
@@ -188,6 +193,9 @@ def _snapshot(work: np.ndarray, length: int, pool: np.ndarray, side: np.ndarray,
     """Keep ``work`` as snapshot ``s`` of buffer ``new``, in the slot buffer ``cur`` does not
     use."""
     slot = 1 - side[cur, s]
-    pool[s, slot, :, :length] = work[:, :length]
+    for k in range(length):
+        pool[s, slot, 0, k] = work[0, k]
+        pool[s, slot, 1, k] = work[1, k]
+        pool[s, slot, 2, k] = work[2, k]
     side[new, s] = slot
 
