@@ -1,6 +1,9 @@
 """The event-driven simulation engine: timed events, a checked resource ledger, and nothing
 else.
 
+Length: one replay loop and the checked application of its decisions (finishes, submissions,
+the queue's views, evictions, starts), each a short method on the hot path.
+
 At every batch of simultaneous events (finishes first, then submissions) and, optionally, every
 ``tick`` seconds while jobs wait, the engine builds a :class:`~bbopt.core.ClusterState`, asks the
 policy for a :class:`~bbopt.core.Decision` exactly as :func:`bbopt.decide` would, **validates** it
