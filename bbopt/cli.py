@@ -12,7 +12,6 @@ any simulation starts (options, output paths); outputs themselves are written by
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -242,6 +241,8 @@ def _entitlements(args, w, policies: list[str]) -> dict[str, Any]:
 
     own = workload_entitlements(policies, _options(args.option), w.jobs)
     if own is not None:
+        import json
+
         print(f"bbopt: {describe(policies, own)}", file=sys.stderr)
         args.option.append("shares=" + json.dumps(own))
     return _options(args.option)
@@ -433,6 +434,8 @@ def _cmd_compare(args) -> int:
         for k in keys:
             _echo(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
     else:
+        import json
+
         _echo(json.dumps(metrics, indent=2))
     if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
@@ -473,6 +476,8 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
     else:
         _echo(table.to_json(orient="records", indent=2))
     if out is not None:
+        import json
+
         from bbopt.outputs import write_json, write_text
 
         write_text(out / "split_summary.csv", table.to_csv(index=False))

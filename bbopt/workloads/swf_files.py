@@ -6,7 +6,6 @@ BBSimulator (a 4-column ``<trace>.bb`` file, or its whole ``<trace>.swf.bb`` tra
 from __future__ import annotations
 
 import contextlib
-import gzip
 import zlib
 from pathlib import Path
 
@@ -27,8 +26,11 @@ def _read_lines(path: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
 
 
 def _open_text(path: Path):
-    opener = gzip.open if path.suffix == ".gz" else open
-    return opener(path, "rt", encoding="utf-8", errors="replace")
+    if path.suffix == ".gz":
+        import gzip  # (only for a gzipped file)
+
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
 
 
 def _cannot_read(path: Path, exc: BaseException) -> InputError:
