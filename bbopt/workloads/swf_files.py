@@ -36,11 +36,13 @@ def _cannot_read(path: Path, exc: BaseException) -> InputError:
     return InputError(f"cannot read: {reason or type(exc).__name__}", source=str(path))
 
 
-def _data_lines(path: Path, header: dict[str, str] | None = None):
-    """The data lines with their 1-based line numbers, one at a time; header ``key: value``
-    pairs go to ``header`` when given."""
+def _data_chunks(path: Path, size: int, header: dict[str, str] | None = None):
+    """The data lines, up to ``size`` at a time, as two lists: their 1-based line numbers and
+    their stripped texts; header ``key: value`` pairs go to ``header`` when given."""
     try:
         with _open_text(path) as fh:
+            numbers: list[int] = []
+            texts: list[str] = []
             for lineno, line in enumerate(fh, 1):
                 text = line.strip()
                 if not text:
@@ -49,9 +51,22 @@ def _data_lines(path: Path, header: dict[str, str] | None = None):
                     if header is not None:
                         _header_line(text, header)
                     continue
-                yield lineno, text
+                numbers.append(lineno)
+                texts.append(text)
+                if len(texts) == size:
+                    yield numbers, texts
+                    numbers, texts = [], []
+            if texts:
+                yield numbers, texts
     except (OSError, EOFError, zlib.error) as exc:  # a corrupt or truncated .gz, a directory
         raise _cannot_read(path, exc) from None
+
+
+def _data_lines(path: Path, header: dict[str, str] | None = None):
+    """The data lines with their 1-based line numbers, one at a time; header ``key: value``
+    pairs go to ``header`` when given."""
+    for numbers, texts in _data_chunks(path, 1024, header):
+        yield from zip(numbers, texts, strict=True)
 
 
 def _scan_header(path: Path) -> tuple[dict[str, str], list[int]]:

@@ -31,7 +31,10 @@ _LIMIT = 10**16
 
 def int_rows(texts: list[str], fields: int) -> np.ndarray | None:
     """The records ``texts`` (stripped, non-empty lines) as an int64 array of ``fields``
-    columns, or ``None`` when any of them is not ``fields`` plain integers."""
+    columns, or ``None`` when any of them is not ``fields`` plain integers (``fields`` below
+    256)."""
+    if not 0 < fields < 256:
+        return None
     try:
         data = "\n".join(texts).encode("ascii")
     except UnicodeEncodeError:
@@ -54,7 +57,10 @@ def int_rows(texts: list[str], fields: int) -> np.ndarray | None:
     # every record has `fields` tokens: the token starts summed over each record's bytes
     firsts = np.flatnonzero(np.equal(raw, 10, out=mark))
     firsts += 1
-    per_line = np.add.reduceat(start, np.concatenate(([0], firsts)), dtype=np.intp)
+    # (summed in bytes, modulo 256: with each record holding at least one token and the total
+    # checked below, a record whose count is `fields` modulo 256 holds exactly `fields`)
+    per_line = np.add.reduceat(start.view(np.uint8), np.concatenate(([0], firsts)),
+                               dtype=np.uint8)
     if (per_line != fields).any():
         return None
     del word, start, mark
