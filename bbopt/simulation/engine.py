@@ -40,10 +40,10 @@ run segment (``SimulationResult.segments``); a job may then also end as dropped.
 from __future__ import annotations
 
 import math
-import time as _time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from time import perf_counter
 from typing import Any
 
 from bbopt.core import (
@@ -198,7 +198,7 @@ class _Engine:
         inf = math.inf
         submits = [jobs[k].submit for k in order]
         submits.append(inf)  # (after the last submission: no test of ptr < n)
-        wall0 = _time.perf_counter()
+        wall0 = perf_counter()
         while True:
             t = t_end = model.next_time()
             if submits[ptr] < t:
@@ -231,7 +231,7 @@ class _Engine:
         if queue:
             raise InvalidDecision(f"the policy left {len(queue)} jobs waiting on an idle machine",
                                   job_id=next(iter(queue)), time=t)
-        res.wall_time = _time.perf_counter() - wall0
+        res.wall_time = perf_counter() - wall0
         record = getattr(model, "record", None)
         if record is not None:
             record(res)
@@ -301,9 +301,9 @@ class _Engine:
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused and not len(res.decision_times) & 15:
             collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
-        c0 = _time.perf_counter()
+        c0 = perf_counter()
         decision = self.policy.decide(state)
-        res.decision_times.append(_time.perf_counter() - c0)
+        res.decision_times.append(perf_counter() - c0)
         res.decision_stats.append(decision.stats)
         if self.on_decision is not None:
             self.on_decision(state, decision)

@@ -335,10 +335,12 @@ def read_swf(
     # a job's id is its number, else its line number: the first record whose id an earlier
     # record already has is a duplicate (found without a set of every id)
     key = np.where(number >= 0, number, lineno)[kept]
-    _, firsts = np.unique(key, return_index=True)
-    again = np.ones(len(kept), dtype=bool)
-    again[firsts] = False
-    dup = int(kept[np.argmax(again)]) if again.any() else -1
+    dup = -1
+    if not (key[1:] > key[:-1]).all():  # (increasing ids, the usual order, are all distinct)
+        _, firsts = np.unique(key, return_index=True)
+        again = np.ones(len(kept), dtype=bool)
+        again[firsts] = False
+        dup = int(kept[np.argmax(again)]) if again.any() else -1
     bbsim_rows = (table[:, 18:21] if bb_columns in ("bbsim", "bbsimulator") and staging is None
                   else None)
     # what follows reads only these columns: copies of them, so the whole table can go
