@@ -93,7 +93,7 @@ def kernels():
     if _KERNELS is None:
         try:
             import bbopt.models.plan_jit as module
-        except ImportError:
+        except (ImportError, RuntimeError):  # no numba, or no place to cache its code
             module = False
         _KERNELS = module
     return _KERNELS or None
