@@ -23,28 +23,26 @@ Each tree's package is byte-compiled first, as an installed package is (with
 ``PYTHONDONTWRITEBYTECODE`` set, every run would otherwise compile the modules changed since
 their last compilation, and the two trees would not pay alike).
 
-Measured on KTH (the shared 2-core machine under load, load average about 8, which inflates
-every CPU figure, the bare loop's least; ``--breakdown --repeat 9 --against`` the code before the
-reader, set-up, engine, import and metrics changes of issue 14's first goal, third round; CPU
-seconds, medians; a first run of the same, at load 7-10, in brackets):
+Measured on KTH (the shared 2-core machine, load average about 2; ``--breakdown --repeat 9
+--against`` the code before the reader, set-up, engine, import and metrics changes of issue 14's
+first goal, third round; CPU seconds, medians):
 
-=====================  ===========  ===========  =====  =======  ==========  ======  =======
-run                    CPU s        x bare       start  imports  read + BB   replay  metrics
-=====================  ===========  ===========  =====  =======  ==========  ======  =======
-bare EASY loop         0.25 (0.22)  1.00
-sjf-bb, before         0.75 (0.78)  3.05 (3.55)  0.053  0.080    0.115       0.444   0.025
-sjf-bb, now            0.72 (0.69)  2.91 (3.13)  0.052  0.080    0.094       0.463   0.021
-fcfs-bb, before        0.76 (0.76)  3.10 (3.46)  0.050  0.072    0.111       0.409   0.025
-fcfs-bb, now           0.69 (0.68)  2.79 (3.11)  0.050  0.070    0.087       0.389   0.021
-=====================  ===========  ===========  =====  =======  ==========  ======  =======
+=====================  =====  =======  =====  =======  ==========  ======  =======
+run                    CPU s  x bare   start  imports  read + BB   replay  metrics
+=====================  =====  =======  =====  =======  ==========  ======  =======
+bare EASY loop         0.21   1.00
+sjf-bb, before         0.65   3.18     0.043  0.062    0.102       0.397   0.024
+sjf-bb, now            0.62   3.00     0.042  0.061    0.074       0.385   0.020
+fcfs-bb, before        0.64   3.14     0.044  0.065    0.107       0.370   0.025
+fcfs-bb, now           0.59   2.90     0.046  0.064    0.077       0.356   0.022
+=====================  =====  =======  =====  =======  ==========  ======  =======
 
-Under such a load the phases move by several percent from run to run (sjf-bb's replay here;
-nine fresh processes of each code alternating gave it 0.969x, reading 0.699x, the metrics
-0.851x). On the quieter machine of the round before, the code before this round measured 3.05x
-and 2.97x. Counted in executed instructions (``valgrind --tool=callgrind``, whole processes,
-independent of load): bare loop 1.83e9; sjf-bb 5.17e9 before, 4.82e9 now (2.64x the bare
-loop); fcfs-bb 5.01e9 before, 4.66e9 now (2.55x). benchmarks/SPEED.md keeps each change
-with its share.
+Two runs under heavier load (7-10) gave sjf-bb 2.91x and 3.13x against 3.05x and 3.55x before,
+fcfs-bb 2.79x and 3.11x against 3.10x and 3.46x; the code before measured 3.05x and 2.97x on
+the quieter machine of the round before (load about 1). Counted in executed instructions
+(``valgrind --tool=callgrind``, whole processes, independent of load): bare loop 1.83e9; sjf-bb
+5.17e9 before, 4.82e9 now (2.64x the bare loop); fcfs-bb 5.01e9 before, 4.66e9 now (2.55x).
+benchmarks/SPEED.md keeps each change with its share.
 """
 
 from __future__ import annotations
