@@ -28,15 +28,15 @@ and log the free capacities themselves (no running maxima built per slot), a mov
 new slot without the general reserve's dispatch, the reservations returned are the previous
 tuple updated where jobs changed, and the kept reservations are sorted on their start alone.
 
-The round after, three trees alternating (medians of 5, load average 5-6): main at its start,
+The round after, three trees alternating (medians of 5, load average 2-3): main at its start,
 main just before its conservative-bb changes landed, and after them:
 
     code              k=1 CPU s  k=1 jobs/s  k=2 CPU s  k=2 jobs/s  k=2 / k=1  p95 decision k=2
-    start                1.86      15 327       5.78       9 847       3.11x        0.34 ms
-    before changes       1.94      14 656       5.51      10 320       2.84x        0.34 ms
-    now                  1.90      14 971       5.00      11 377       2.63x        0.28 ms
+    start                1.76      16 157       5.07      11 216       2.88x        0.27 ms
+    before changes       1.71      16 608       5.06      11 254       2.95x        0.27 ms
+    now                  1.70      16 726       4.55      12 511       2.67x        0.24 ms
 
-(k = 4, one pair: 19.9 s at the start, 15.8 s now.) Compression asks the freed-slot log only
+(k = 4, one pair: 17.7 s at the start, 14.3 s now.) Compression asks the freed-slot log only
 for the end of each window (the log sorted by end, walked latest first), since the window's
 start was the bound on the start in 95 % of them: 6.09 M slots walked at k = 2 became 1.92 M.
 
