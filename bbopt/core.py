@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bbopt.errors import InputError
@@ -329,45 +330,81 @@ _new_tuple = tuple.__new__
 _new_object = object.__new__
 
 
+#: Jobs per block of a :class:`QueueView` (fewer once jobs left a block; see ``blocks_from``).
+QUEUE_BLOCK = 16
+
+
+def block_summary(jobs: Sequence[Job]) -> tuple[int, float, float]:
+    """``(least nodes, least BB, least walltime)`` of a non-empty block of waiting jobs: what
+    lets a pass over a long queue skip a block none of whose jobs can pass its test."""
+    return (min([j.nodes for j in jobs]), min([j.bb for j in jobs]),
+            min([j.walltime for j in jobs]))
+
+
 class QueueView(Sequence):
     """The waiting queue as the engine hands it when it is long (a short one comes as a tuple:
-    :data:`bbopt.simulation.engine.SHORT_QUEUE`): ``items[lo:hi]`` of a list, read only. The
-    engine never changes the part a view shows (arrivals go after it, head starts move ``lo``
-    for the next view, other changes go to a new list): O(1) per decision, and a view kept
-    beyond its decision never changes. Compares equal to the tuple of its jobs."""
+    :data:`bbopt.simulation.engine.SHORT_QUEUE`), read only: consecutive blocks of jobs (tuples),
+    each with its :func:`block_summary`. The engine never changes what a view holds (it changes
+    copies of its lists once a view was handed out): O(1) per decision, and a view kept beyond
+    its decision never changes. Compares equal to the tuple of its jobs."""
 
-    __slots__ = ("_items", "_lo", "_hi")
+    __slots__ = ("_blocks", "_mins", "_n", "_flat")
 
     def __init__(self, items: Sequence[Job] = (), lo: int = 0, hi: int | None = None) -> None:
-        self._items = items
-        self._lo = lo
-        self._hi = len(items) if hi is None else hi
+        jobs = tuple(items[lo:hi])
+        blocks = [jobs[a:a + QUEUE_BLOCK] for a in range(0, len(jobs), QUEUE_BLOCK)]
+        self._blocks = blocks
+        self._mins = [block_summary(b) for b in blocks]
+        self._n = len(jobs)
+        self._flat = jobs
 
     @staticmethod
-    def of(items: Sequence[Job], lo: int) -> QueueView:
-        """``QueueView(items, lo)`` without the constructor's dispatch: the engine's view at
-        every decision."""
+    def of(blocks: list[tuple[Job, ...]], mins: list[tuple[int, float, float]],
+           n: int) -> QueueView:
+        """The view of ``n`` jobs in non-empty ``blocks`` with their summaries, without the
+        constructor's work (the engine's view at every decision; it never changes the lists
+        afterwards)."""
         view = _new_object(QueueView)
-        view._items = items
-        view._lo = lo
-        view._hi = len(items)
+        view._blocks = blocks
+        view._mins = mins
+        view._n = n
+        view._flat = None
         return view
 
-    def __len__(self) -> int:
-        return self._hi - self._lo
+    def blocks_from(self, i: int) -> Iterator[tuple[tuple[Job, ...], tuple[int, float, float]]]:
+        """``(jobs, summary)`` of the blocks from position ``i`` on, in queue order; the first
+        may hold the tail of a block only, with the whole block's summary (still a lower
+        bound of each of its jobs)."""
+        blocks = self._blocks
+        for c, jobs in enumerate(blocks):
+            if i < len(jobs):
+                first = ((jobs[i:] if i else jobs, self._mins[c]),)
+                return chain(first, zip(islice(blocks, c + 1, None),
+                                        islice(self._mins, c + 1, None), strict=True))
+            i -= len(jobs)
+        return iter(())
 
-    def __iter__(self):
-        return map(self._items.__getitem__, range(self._lo, self._hi))
+    def _items(self) -> tuple[Job, ...]:
+        """All the jobs as one tuple (built once per view, when first needed)."""
+        if self._flat is None:
+            self._flat = tuple(chain.from_iterable(self._blocks))
+        return self._flat
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[Job]:
+        return chain.from_iterable(self._blocks)
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return tuple(self._items[self._lo:self._hi][i])
-        n = self._hi - self._lo
+            return self._items()[i]
         if i < 0:
-            i += n
-        if not 0 <= i < n:
+            i += self._n
+        if not 0 <= i < self._n:
             raise IndexError("queue index out of range")
-        return self._items[self._lo + i]
+        first = self._blocks[0]
+        return first[i] if i < len(first) else self._items()[i]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, QueueView | tuple):

@@ -90,10 +90,18 @@ def test_running_view_of_the_engine_keeps_its_jobs_and_total():
 
 
 def test_engine_view_built_by_of_is_the_constructors():
-    """``QueueView.of(items, lo)`` (the engine's view at every decision) shows what
-    ``QueueView(items, lo)`` shows, and never a job appended after it."""
-    jobs = [Job(str(k), 0, 10) for k in range(5)]
-    v = QueueView.of(jobs, 2)
-    assert type(v) is QueueView and v == QueueView(jobs, 2) and len(v) == 3
-    jobs.append(Job("late", 0, 1))
-    assert tuple(v) == tuple(jobs[2:5]) and v[-1] is jobs[4]
+    """``QueueView.of(blocks, mins, n)`` (the engine's view at every decision) shows what the
+    constructor's view of the same jobs shows, and reads its first block without joining."""
+    from bbopt.core import block_summary
+
+    jobs = [Job(str(k), 0, 10 + k, nodes=1 + k % 3) for k in range(7)]
+    blocks = [tuple(jobs[:2]), tuple(jobs[2:3]), tuple(jobs[3:])]
+    v = QueueView.of(blocks, [block_summary(b) for b in blocks], 7)
+    assert type(v) is QueueView and v == QueueView(jobs) and len(v) == 7
+    assert v[1] is jobs[1] and v[4] is jobs[4] and v[-1] is jobs[6] and v[2:4] == tuple(jobs[2:4])
+    got = [(tuple(b), m) for b, m in v.blocks_from(3)]
+    assert got == [((jobs[3], jobs[4], jobs[5], jobs[6]), block_summary(jobs[3:]))]
+    got = [(tuple(b), m) for b, m in v.blocks_from(1)]
+    assert [b for b, _ in got] == [(jobs[1],), (jobs[2],), tuple(jobs[3:])]
+    assert got[0][1] == block_summary(jobs[:2])  # (the whole first block's summary)
+    assert list(v.blocks_from(7)) == []

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 from operator import attrgetter, itemgetter
 
@@ -42,6 +42,7 @@ from bbopt.core import (
     ClusterState,
     Decision,
     Job,
+    QueueView,
     Reservation,
     RunningJobs,
     SolveStats,
@@ -210,15 +211,25 @@ class EasyBackfilling:
         else:
             shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b,
                                                         reserve_bb=self.reserve_bb)
+        # (a long queue in blocks, which the pass skips whole when no job of theirs can pass)
+        blocks = queue.blocks_from(i + 1) if type(queue) is QueueView else None
         rest = islice(queue, i + 1, None)  # (no copy of the queue per decision)
         if self.order == "sjf":
             # Only jobs that fit now can be backfilled (what is free only shrinks during the
             # pass): sorting just those gives them in the order the sorted queue would.
             fit_b = free_b + tol
-            rest = sorted([j for j in rest if j.nodes <= free_n and j.bb <= fit_b],
-                          key=_walltime) if free_n > 0 else ()
+            if free_n <= 0:
+                rest = ()
+            elif blocks is None:
+                rest = sorted([j for j in rest if j.nodes <= free_n and j.bb <= fit_b],
+                              key=_walltime)
+            else:  # (the same jobs, from the blocks whose least job fits)
+                rest = sorted([j for jobs, (n, b, _) in blocks if n <= free_n and b <= fit_b
+                               for j in jobs if j.nodes <= free_n and j.bb <= fit_b],
+                              key=_walltime)
+            blocks = None
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
-                            reserve_bb=self.reserve_bb)
+                            reserve_bb=self.reserve_bb, blocks=blocks)
         return _decision(started, (Reservation.of_fields(head.id, shadow),), t0=t0)
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
@@ -336,7 +347,9 @@ _walltime = attrgetter("walltime")
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
              extra: tuple[float, float], *, reserve_bb: bool = True,
              accept: Callable[[Job], bool] | None = None,
-             named: tuple[BBNodeSpace, BBNodeSpace | None, Job] | None = None) -> list[Job]:
+             named: tuple[BBNodeSpace, BBNodeSpace | None, Job] | None = None,
+             blocks: Iterable[tuple[Sequence[Job], tuple[int, float, float]]] | None = None,
+             ) -> list[Job]:
     """EASY's backfill pass: the ``candidates`` (in the order given) that start now.
 
     A candidate needs the nodes and BB free now; if it would still run at the ``shadow`` time
@@ -347,41 +360,56 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
     ``named``: on named BB nodes, ``(space now, space at the shadow time or None, head)``: a
     candidate's pieces must be placeable now, and one still running at the shadow time must
     leave the head's pieces placeable on the space there (both spaces are updated).
+
+    ``blocks``: the candidates as ``(jobs, (least nodes, least BB, least walltime))`` pairs
+    instead (a long queue's :meth:`~bbopt.core.QueueView.blocks_from`): a block whose least
+    job fails a test (as the pass compares a job's: ``now + walltime`` is at least the least
+    one's) holds no job that passes, and is skipped whole.
     """
     now = state.time
     tol = slack(state.platform.bb)
     free_n, free_b = free
     extra_n, extra_b = extra
     out: list[Job] = []
-    for job in candidates:
+    for jobs, (n, b, w) in (((candidates, _NO_LEAST),) if blocks is None else blocks):
         if free_n <= 0:
             break
-        n, b = job.nodes, job.bb
-        if n > free_n or b > free_b + tol:
-            continue
-        late = now + job.walltime > shadow
-        # A job still running at the shadow time may only use what the head leaves over there.
-        if late and (n > extra_n or (reserve_bb and b > extra_b + tol)):
-            continue
-        if accept is not None and not accept(job):
-            continue
-        if named is not None:
-            space, at_shadow, head = named
-            got = space.place(n, b) if b > 0 else ()
-            if got is None:
+        if n > free_n or b > free_b + tol or (
+                now + w > shadow and (n > extra_n or (reserve_bb and b > extra_b + tol))):
+            continue  # (the test below, failed by the block's least job)
+        for job in jobs:
+            if free_n <= 0:
+                break
+            n, b = job.nodes, job.bb
+            if n > free_n or b > free_b + tol:
                 continue
-            if late and at_shadow is not None and got:
-                trial = at_shadow.copy()
-                trial.take_pieces(got)
-                if not trial.fits(head):
+            late = now + job.walltime > shadow
+            # A job still running at the shadow time may only use what the head leaves there.
+            if late and (n > extra_n or (reserve_bb and b > extra_b + tol)):
+                continue
+            if accept is not None and not accept(job):
+                continue
+            if named is not None:
+                space, at_shadow, head = named
+                got = space.place(n, b) if b > 0 else ()
+                if got is None:
                     continue
-                named = (space, trial, head)
-            space.take_pieces(got)
-        if late:
-            extra_n -= n
-            if reserve_bb:
-                extra_b -= b
-        out.append(job)
-        free_n -= n
-        free_b -= b
+                if late and at_shadow is not None and got:
+                    trial = at_shadow.copy()
+                    trial.take_pieces(got)
+                    if not trial.fits(head):
+                        continue
+                    named = (space, trial, head)
+                space.take_pieces(got)
+            if late:
+                extra_n -= n
+                if reserve_bb:
+                    extra_b -= b
+            out.append(job)
+            free_n -= n
+            free_b -= b
     return out
+
+
+#: The "least job" of plain candidates: no block test rejects it.
+_NO_LEAST = (0, -math.inf, -math.inf)

@@ -49,7 +49,6 @@ from bbopt.core import (
     Job,
     JobState,
     Platform,
-    QueueView,
     RunningJob,
     RunningJobs,
 )
@@ -58,11 +57,15 @@ from bbopt.gc_pause import collect_if_due, gc_paused
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
 from bbopt.simulation.ledger import Ledger, StartRefused
+from bbopt.simulation.queue_blocks import BlockQueue
 from bbopt.simulation.result import SimulationResult
 
 #: Queues up to this long are handed to the policies as a tuple (a copy of a few pointers that
 #: every policy then reads at C speed), longer ones as a :class:`~bbopt.core.QueueView`.
 SHORT_QUEUE = 64
+#: The blocks behind long queues' views are dropped once the queue is this short (and built
+#: again when a long queue needs them).
+DROP_BLOCKS = 32
 
 
 def simulate(
@@ -146,11 +149,11 @@ class _Engine:
         self.ledger = Ledger(platform, enforce_bandwidth)
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
         self.waiting_sizes = [0] * (platform.nodes + 1)  # waiting jobs by node count
-        # The view of a long queue: self.queue's jobs as items[lo:], a list that is only
-        # appended to (views of earlier decisions see a prefix of it) or replaced; None after a
-        # change of another kind, until a long queue's view needs it again (_restack).
-        self.items: list[Job] | None = []
-        self.lo = 0
+        # The blocks behind a long queue's view: self.queue's jobs by submission rank, kept
+        # up to date while the queue is long; None after a change out of rank order, or once
+        # the queue is short, until a long queue's view needs them again (_restack).
+        self.blocks: BlockQueue | None = None
+        self.rank: list[int] | None = None  # each job's submission rank (when blocks exist)
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
         self.running_view: RunningJobs | None = None  # the policies' view of self.running
@@ -253,8 +256,8 @@ class _Engine:
         if why is None:
             self.queue[job.id] = job
             self.waiting_sizes[job.nodes] += 1
-            if self.items is not None:
-                self.items.append(job)
+            if self.blocks is not None:
+                self.blocks.append(job, self.rank[k])
             return 0
         self.result.state[k] = JobState.REJECTED
         self.result.reasons[job.id] = why
@@ -273,10 +276,12 @@ class _Engine:
         # (a short queue as a tuple, which policies read in C; a long one as a view, O(1))
         if len(self.queue) <= SHORT_QUEUE:
             queue = tuple(self.queue.values())
+            if self.blocks is not None and len(self.queue) <= DROP_BLOCKS:
+                self.blocks = None
         else:
-            if self.items is None:
-                self.items, self.lo = list(self.queue.values()), 0
-            queue = QueueView.of(self.items, self.lo)
+            if self.blocks is None:
+                self.blocks = self._block_queue()
+            queue = self.blocks.view()
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused:
             collect_if_due()
@@ -302,6 +307,7 @@ class _Engine:
         admit, model_start, insert = ledger.admit, self.model.start, self._insert_running
         named = ledger.bb_nodes is not None
         sizes = self.waiting_sizes
+        blocks, rank = self.blocks, self.rank
         refused: dict[str, Job] = {}
         for s in starts:
             job = queue.pop(s.job_id, None)
@@ -316,6 +322,8 @@ class _Engine:
                 refused[job.id] = job
                 continue
             sizes[job.nodes] -= 1
+            if blocks is not None:
+                blocks.remove(job, rank[k])
             res.allocation[k] = nodes
             if math.isnan(res.start[k]):  # the record keeps the first start
                 res.start[k] = t
@@ -329,8 +337,6 @@ class _Engine:
             queue.clear()
             queue.update(items)
             self._restack()
-        else:
-            self._started(starts)
 
     def _evict(self, job_id: str, t: float) -> None:
         """Preempt a running job: it must be running (and not already being evicted), be
@@ -371,8 +377,8 @@ class _Engine:
         self.waiting_sizes[job.nodes] += 1
         if not queue or index[next(reversed(queue))] < k:
             queue[job.id] = job
-            if self.items is not None:
-                self.items.append(job)
+            if self.blocks is not None:
+                self.blocks.append(job, self.rank[k])
             return
         items = list(queue.items())
         items.append((job.id, job))
@@ -381,29 +387,19 @@ class _Engine:
         queue.update(items)
         self._restack()
 
-    def _started(self, starts) -> None:
-        """Bring the queue's list in line after jobs started: from the head, the next view
-        starts further on (O(jobs started)); otherwise a new list."""
-        lo, m, items = self.lo, len(starts), self.items
-        if items is None:
-            return
-        if m == 1:  # (the common case, without building sets)
-            at_head = lo < len(items) and items[lo].id == starts[0].job_id
-        else:
-            head = items[lo:lo + m]
-            at_head = len(head) == m and {j.id for j in head} == {s.job_id for s in starts}
-        if at_head:
-            self.lo = lo + m
-            if self.lo > 4096 and self.lo * 2 > len(items):  # drop the started head
-                self.items = items[self.lo:]
-                self.lo = 0
-        else:
-            self._restack()
-
     def _restack(self) -> None:
-        """Drop the list of the queue's views: the next long queue's view gets a new one
-        (views already given keep the old one)."""
-        self.items = None
+        """Drop the blocks of the queue's views: the next long queue's view gets new ones
+        (views already given keep the old ones)."""
+        self.blocks = None
+
+    def _block_queue(self) -> BlockQueue:
+        """The blocks of the waiting queue now (and the submission ranks they need)."""
+        if self.rank is None:
+            self.rank = rank = [0] * len(self.jobs)
+            for r, k in enumerate(self.order):
+                rank[k] = r
+        rank, index = self.rank, self.index
+        return BlockQueue([(rank[index[job_id]], job) for job_id, job in self.queue.items()])
 
     def _insert_running(self, k: int, rj: RunningJob) -> None:
         key = rj.expected_end
@@ -434,10 +430,22 @@ class _Engine:
         if free_n <= 64 and not any(self.waiting_sizes[1:free_n + 1]):
             return True  # every waiting job needs more nodes than are free
         free_b = self.platform.bb - ledger.used_bb + ledger.bb_tol
-        for job in self.queue.values():  # noqa: SIM110 (an explicit loop: faster than all())
-            if job.nodes <= free_n and job.bb <= free_b:
+        blocks = self.blocks
+        if blocks is None:
+            return not _any_fits(self.queue.values(), free_n, free_b)
+        # (skipping the blocks whose least job needs more nodes or BB than are free)
+        for jobs, (n, b, _) in zip(blocks.blocks, blocks.mins, strict=True):
+            if n <= free_n and b <= free_b and _any_fits(jobs, free_n, free_b):
                 return False
         return True
+
+
+def _any_fits(jobs: Iterable[Job], free_n: int, free_b: float) -> bool:
+    """Whether one of ``jobs`` needs at most ``free_n`` nodes and ``free_b`` bytes of BB."""
+    for job in jobs:  # noqa: SIM110 (an explicit loop: faster than any())
+        if job.nodes <= free_n and job.bb <= free_b:
+            return True
+    return False
 
 
 def _progress(total: int, enabled: bool):

@@ -1,0 +1,166 @@
+"""A long waiting queue is kept in blocks with their least nodes, BB and walltime
+(:mod:`bbopt.simulation.queue_blocks`), and EASY's backfill pass and the engine's idle gate
+skip the blocks none of whose jobs can pass their test: the decisions and schedules are those of
+the plain loop over every job.
+
+- The blocks follow arrivals and starts in any order: their jobs are the waiting queue, each
+  summary is its block's least nodes, BB and walltime, and a view handed out never changes.
+- EASY (fcfs-bb, sjf-bb, fcfs-easy) decides on a view of such blocks as on the tuple of its jobs
+  (random states, queues past the short-queue limit).
+- Whole replays of long queues equal the replays where the engine hands every queue as a tuple,
+  and the idle gate skips only decisions where nothing fits.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bbopt import Job, Platform, make_policy, simulate
+from bbopt.core import ClusterState, QueueView, RunningJob, RunningJobs, block_summary, slack
+from bbopt.simulation import engine
+from bbopt.simulation.queue_blocks import BlockQueue
+
+
+def _job(k: int, rnd: random.Random, nodes: int = 9, bb: int = 105) -> Job:
+    walltime = float(rnd.randint(1, 30))
+    return Job(str(k), float(k // 8), walltime, runtime=float(rnd.randint(0, int(walltime))),
+               nodes=rnd.randint(1, nodes), bb=float(rnd.randint(0, bb)))
+
+
+def _check(bq: BlockQueue, waiting: dict[int, Job]) -> None:
+    """``bq`` holds exactly the waiting jobs in rank order, each summary exact."""
+    assert [j for b in bq.blocks for j in b] == [waiting[r] for r in sorted(waiting)]
+    assert [r for rs in bq.ranks for r in rs] == sorted(waiting)
+    assert all(0 < len(b) <= 16 for b in bq.blocks) and bq.n == len(waiting)
+    assert bq.lasts == [rs[-1] for rs in bq.ranks]
+    assert bq.mins == [block_summary(b) for b in bq.blocks]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 80), st.integers(20, 200))
+def test_blocks_follow_arrivals_and_starts_and_views_never_change(seed, first, steps):
+    rnd = random.Random(seed)
+    jobs = [_job(k, rnd) for k in range(first + steps)]
+    waiting = {r: jobs[r] for r in range(first)}
+    bq = BlockQueue(waiting.items())
+    _check(bq, waiting)
+    nxt, views = first, []
+    for _ in range(steps):
+        if rnd.random() < 0.3:
+            views.append((bq.view(), tuple(waiting[r] for r in sorted(waiting))))
+        if waiting and rnd.random() < 0.5:  # a start: at the head, or anywhere
+            r = min(waiting) if rnd.random() < 0.3 else rnd.choice(sorted(waiting))
+            bq.remove(waiting.pop(r), r)
+        else:
+            waiting[nxt] = jobs[nxt]
+            bq.append(jobs[nxt], nxt)
+            nxt += 1
+        _check(bq, waiting)
+    for view, snapshot in views:
+        assert tuple(view) == snapshot and len(view) == len(snapshot)
+        assert all(m == block_summary(b) for b, m in zip(view._blocks, view._mins, strict=True))
+
+
+def _state(rnd: random.Random, platform: Platform, n_queue: int) -> tuple[ClusterState, list]:
+    """A random state: running jobs holding part of the machine, ``n_queue`` waiting jobs; and
+    the engine's blocks of that queue after random starts (so blocks are uneven)."""
+    running, used_n, used_b = [], 0, 0.0
+    for k in range(rnd.randint(0, 6)):
+        job = _job(1000 + k, rnd, nodes=4, bb=40)
+        if used_n + job.nodes <= platform.nodes and used_b + job.bb <= platform.bb:
+            running.append(RunningJob(job, float(rnd.randint(0, 9))))
+            used_n, used_b = used_n + job.nodes, used_b + job.bb
+    pool = [_job(k, rnd) for k in range(n_queue + 60)]
+    bq = BlockQueue(enumerate(pool))
+    left = dict(enumerate(pool))
+    for r in rnd.sample(range(len(pool)), 60):
+        bq.remove(left.pop(r), r)
+    queue = [left[r] for r in sorted(left)]
+    state = ClusterState(10.0, platform, RunningJobs(sorted(running,
+                                                            key=lambda r: r.expected_end)),
+                         bq.view())
+    return state, queue
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["fcfs-bb", "sjf-bb", "fcfs-easy"]),
+       st.integers(65, 200), st.sampled_from([8, 16]))
+def test_easy_on_blocks_decides_as_on_the_tuple(seed, policy, n_queue, nodes):
+    rnd = random.Random(seed)
+    state, queue = _state(rnd, Platform(nodes=nodes, bb=100.0 * nodes / 8), n_queue)
+    assert type(state.queue) is QueueView and tuple(state.queue) == tuple(queue)
+    plain = ClusterState(state.time, state.platform, state.running, tuple(queue))
+    pol = make_policy(policy)
+    got, want = pol.decide(state), pol.decide(plain)
+    assert got.started_ids == want.started_ids
+    assert got.reservations == want.reservations
+
+
+@st.composite
+def long_workloads(draw):
+    """70 to 160 jobs arriving over 20 s on an 8-node machine: queues past 64 jobs."""
+    rnd = random.Random(draw(st.integers(0, 2**32 - 1)))
+    n = draw(st.integers(70, 160))
+    jobs = [_job(k, rnd) for k in range(n)]
+    return [Job(j.id, float(rnd.randint(0, 20)), j.walltime, runtime=j.runtime, nodes=j.nodes,
+                bb=j.bb) for j in jobs]
+
+
+PLATFORMS = [Platform(nodes=8, bb=100.0), Platform(nodes=8, bb=100.0, bb_nodes=(25.0,) * 4)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_workloads(), st.sampled_from(["fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb"]),
+       st.sampled_from(PLATFORMS))
+def test_long_queue_replays_equal_tuple_replays(jobs, policy, platform):
+    seen, views = [], []
+
+    def observe(state, decision):
+        free_n, free_b = state.free()
+        tol = slack(state.platform.bb)
+        seen.append(any(j.nodes <= free_n and j.bb <= free_b + tol for j in state.queue))
+        views.append(type(state.queue) is QueueView)
+
+    got = simulate(jobs, platform, policy, on_decision=observe)
+    assert all(seen)  # the idle gate skipped only decisions where nothing fitted
+    old = engine.SHORT_QUEUE
+    engine.SHORT_QUEUE = 10**9  # every queue handed as a tuple, the gate walking it whole
+    try:
+        asked = make_policy(policy)
+        asked.idle_unless_fits = False
+        want = simulate(jobs, platform, asked)
+    finally:
+        engine.SHORT_QUEUE = old
+    assert got.start == want.start and got.end == want.end
+    assert got.allocation == want.allocation and got.state == want.state
+
+
+def test_long_queues_are_seen():
+    """(The workloads above do reach long queues.)"""
+    rnd = random.Random(1)
+    jobs = [Job(j.id, float(rnd.randint(0, 20)), j.walltime, runtime=j.runtime, nodes=j.nodes,
+                bb=j.bb) for j in (_job(k, rnd) for k in range(150))]
+    views = []
+    simulate(jobs, PLATFORMS[0], "fcfs-bb",
+             on_decision=lambda s, d: views.append(type(s.queue) is QueueView))
+    assert sum(views) > 10
+
+
+@pytest.mark.parametrize("policy", ["fcfs-bb", "sjf-bb"])
+def test_a_kept_view_is_unchanged_after_later_starts_and_arrivals(policy):
+    rnd = random.Random(3)
+    jobs = [Job(j.id, float(k // 30), j.walltime, runtime=j.runtime, nodes=j.nodes, bb=j.bb)
+            for k, j in enumerate(_job(k, rnd) for k in range(400))]
+    seen = []
+    simulate(jobs, PLATFORMS[0], policy,
+             on_decision=lambda s, d: seen.append((s.queue, tuple(s.queue))))
+    assert sum(type(q) is QueueView for q, _ in seen) > 20
+    for view, snapshot in seen:
+        assert tuple(view) == snapshot
+        if type(view) is QueueView:
+            assert all(m == block_summary(b)
+                       for b, m in zip(view._blocks, view._mins, strict=True))
