@@ -223,9 +223,9 @@ class EasyBackfilling:
             elif blocks is None:
                 rest = sorted([j for j in rest if j.nodes <= free_n and j.bb <= fit_b],
                               key=_walltime)
-            else:  # (the same jobs, from the blocks whose least job fits)
-                rest = sorted([j for jobs, (n, b, _) in blocks if n <= free_n and b <= fit_b
-                               for j in jobs if j.nodes <= free_n and j.bb <= fit_b],
+            else:  # (a long queue: only those that pass the whole test now)
+                rest = sorted(_passing(blocks, state.time, shadow, free_n, fit_b, extra_n,
+                                       extra_b + tol if self.reserve_bb else math.inf),
                               key=_walltime)
             blocks = None
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
@@ -342,6 +342,21 @@ def _pooled_shadow(now: float, running: RunningJobs, started: list[Job], free_n:
 _first = itemgetter(0)
 _release_time = attrgetter("time")
 _walltime = attrgetter("walltime")
+
+
+def _passing(blocks: Iterable[tuple[Sequence[Job], tuple[int, float, float]]], now: float,
+             shadow: float, free_n: float, fit_b: float, extra_n: float,
+             extra_fit_b: float) -> list[Job]:
+    """The jobs of ``blocks`` (as :func:`backfill` takes them) that pass its test with these
+    resources (``fit_b``, ``extra_fit_b``: the BB limits with the tolerance added, ``inf`` for
+    none): a superset of those its pass over them starts (what is free only shrinks during
+    it). The same comparisons as the pass makes; a block whose least job fails is skipped."""
+    return [j for jobs, (n, b, w) in blocks
+            if n <= free_n and b <= fit_b
+            and (not now + w > shadow or (n <= extra_n and b <= extra_fit_b))
+            for j in jobs
+            if j.nodes <= free_n and j.bb <= fit_b
+            and (not now + j.walltime > shadow or (j.nodes <= extra_n and j.bb <= extra_fit_b))]
 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
