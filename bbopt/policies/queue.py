@@ -214,20 +214,16 @@ class EasyBackfilling:
         # (a long queue in blocks, which the pass skips whole when no job of theirs can pass)
         blocks = queue.blocks_from(i + 1) if type(queue) is QueueView else None
         rest = islice(queue, i + 1, None)  # (no copy of the queue per decision)
+        if self.order == "sjf" and blocks is not None:
+            started += shortest_first(state.time, blocks, shadow, (free_n, free_b),
+                                      (extra_n, extra_b), self.reserve_bb, tol)
+            return _decision(started, (Reservation.of_fields(head.id, shadow),), t0=t0)
         if self.order == "sjf":
             # Only jobs that fit now can be backfilled (what is free only shrinks during the
             # pass): sorting just those gives them in the order the sorted queue would.
             fit_b = free_b + tol
-            if free_n <= 0:
-                rest = ()
-            elif blocks is None:
-                rest = sorted([j for j in rest if j.nodes <= free_n and j.bb <= fit_b],
-                              key=_walltime)
-            else:  # (a long queue: only those that pass the whole test now)
-                rest = sorted(_passing(blocks, state.time, shadow, free_n, fit_b, extra_n,
-                                       extra_b + tol if self.reserve_bb else math.inf),
-                              key=_walltime)
-            blocks = None
+            rest = sorted([j for j in rest if j.nodes <= free_n and j.bb <= fit_b],
+                          key=_walltime) if free_n > 0 else ()
         started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
                             reserve_bb=self.reserve_bb, blocks=blocks)
         return _decision(started, (Reservation.of_fields(head.id, shadow),), t0=t0)
@@ -344,19 +340,50 @@ _release_time = attrgetter("time")
 _walltime = attrgetter("walltime")
 
 
-def _passing(blocks: Iterable[tuple[Sequence[Job], tuple[int, float, float]]], now: float,
-             shadow: float, free_n: float, fit_b: float, extra_n: float,
-             extra_fit_b: float) -> list[Job]:
-    """The jobs of ``blocks`` (as :func:`backfill` takes them) that pass its test with these
-    resources (``fit_b``, ``extra_fit_b``: the BB limits with the tolerance added, ``inf`` for
-    none): a superset of those its pass over them starts (what is free only shrinks during
-    it). The same comparisons as the pass makes; a block whose least job fails is skipped."""
-    return [j for jobs, (n, b, w) in blocks
-            if n <= free_n and b <= fit_b
-            and (not now + w > shadow or (n <= extra_n and b <= extra_fit_b))
-            for j in jobs
-            if j.nodes <= free_n and j.bb <= fit_b
-            and (not now + j.walltime > shadow or (j.nodes <= extra_n and j.bb <= extra_fit_b))]
+def shortest_first(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int, float, float]]],
+                   shadow: float, free: tuple[float, float], extra: tuple[float, float],
+                   reserve_bb: bool, tol: float) -> list[Job]:
+    """What :func:`backfill` starts from the jobs of ``blocks`` (as it takes them) sorted by
+    walltime, ties in queue order (sjf-bb), without sorting: the shortest job that passes its
+    test with what is still free, then the next, until none does. Resources only shrink during
+    the pass, so a job that failed the test never passes later: the same jobs in the same
+    order. A deliberately inlined copy of the pass's test (checked against the sorted pass by
+    ``tests/test_long_queue_blocks.py``); a block is skipped when its least job fails it or
+    is no shorter than the best found."""
+    blocks = list(blocks)
+    free_n, free_b = free
+    extra_n, extra_b = extra
+    out: list[Job] = []
+    taken: set[int] = set()
+    inf = math.inf
+    while free_n > 0:
+        best, best_w = None, inf
+        fit_b, extra_fit_b = free_b + tol, (extra_b + tol if reserve_bb else inf)
+        for jobs, (n, b, w) in blocks:
+            if w >= best_w or n > free_n or b > fit_b or (
+                    now + w > shadow and (n > extra_n or b > extra_fit_b)):
+                continue
+            for job in jobs:
+                w = job.walltime
+                if w >= best_w:
+                    continue
+                n, b = job.nodes, job.bb
+                if n > free_n or b > fit_b or (
+                        now + w > shadow and (n > extra_n or b > extra_fit_b)):
+                    continue
+                if id(job) not in taken:
+                    best, best_w = job, w
+        if best is None:
+            break
+        if now + best_w > shadow:
+            extra_n -= best.nodes
+            if reserve_bb:
+                extra_b -= best.bb
+        out.append(best)
+        taken.add(id(best))
+        free_n -= best.nodes
+        free_b -= best.bb
+    return out
 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
