@@ -224,8 +224,12 @@ class EasyBackfilling:
             fit_b = free_b + tol
             rest = sorted([j for j in rest if j.nodes <= free_n and j.bb <= fit_b],
                           key=_walltime) if free_n > 0 else ()
-        started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
-                            reserve_bb=self.reserve_bb, blocks=blocks)
+        if blocks is not None:
+            started += backfill_blocks(state.time, blocks, shadow, (free_n, free_b),
+                                       (extra_n, extra_b), self.reserve_bb, tol)
+        else:
+            started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
+                                reserve_bb=self.reserve_bb)
         return _decision(started, (Reservation.of_fields(head.id, shadow),), t0=t0)
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
@@ -340,6 +344,42 @@ _release_time = attrgetter("time")
 _walltime = attrgetter("walltime")
 
 
+def backfill_blocks(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int, float, float]]],
+                    shadow: float, free: tuple[float, float], extra: tuple[float, float],
+                    reserve_bb: bool, tol: float) -> list[Job]:
+    """:func:`backfill` over the jobs of ``blocks`` (``(jobs, (least nodes, least BB, least
+    walltime))``, a long queue's :meth:`~bbopt.core.QueueView.blocks_from`) on pooled nodes
+    and BB: a block whose least job fails the test (compared as the pass compares a job's:
+    ``now + walltime`` is at least the least one's) holds no job that passes, and is skipped
+    whole. A deliberately inlined copy of the pass (checked against it by
+    ``tests/test_long_queue_blocks.py``)."""
+    free_n, free_b = free
+    extra_n, extra_b = extra
+    out: list[Job] = []
+    for jobs, (n, b, w) in blocks:
+        if free_n <= 0:
+            break
+        if n > free_n or b > free_b + tol or (
+                now + w > shadow and (n > extra_n or (reserve_bb and b > extra_b + tol))):
+            continue
+        for job in jobs:
+            n, b = job.nodes, job.bb
+            if n > free_n or b > free_b + tol:
+                continue
+            if now + job.walltime > shadow:  # still running then: within what the head leaves
+                if n > extra_n or (reserve_bb and b > extra_b + tol):
+                    continue
+                extra_n -= n
+                if reserve_bb:
+                    extra_b -= b
+            out.append(job)
+            free_n -= n
+            free_b -= b
+            if free_n <= 0:
+                break
+    return out
+
+
 def shortest_first(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int, float, float]]],
                    shadow: float, free: tuple[float, float], extra: tuple[float, float],
                    reserve_bb: bool, tol: float) -> list[Job]:
@@ -389,9 +429,7 @@ def shortest_first(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int, 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
              extra: tuple[float, float], *, reserve_bb: bool = True,
              accept: Callable[[Job], bool] | None = None,
-             named: tuple[BBNodeSpace, BBNodeSpace | None, Job] | None = None,
-             blocks: Iterable[tuple[Sequence[Job], tuple[int, float, float]]] | None = None,
-             ) -> list[Job]:
+             named: tuple[BBNodeSpace, BBNodeSpace | None, Job] | None = None) -> list[Job]:
     """EASY's backfill pass: the ``candidates`` (in the order given) that start now.
 
     A candidate needs the nodes and BB free now; if it would still run at the ``shadow`` time
@@ -402,56 +440,41 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
     ``named``: on named BB nodes, ``(space now, space at the shadow time or None, head)``: a
     candidate's pieces must be placeable now, and one still running at the shadow time must
     leave the head's pieces placeable on the space there (both spaces are updated).
-
-    ``blocks``: the candidates as ``(jobs, (least nodes, least BB, least walltime))`` pairs
-    instead (a long queue's :meth:`~bbopt.core.QueueView.blocks_from`): a block whose least
-    job fails a test (as the pass compares a job's: ``now + walltime`` is at least the least
-    one's) holds no job that passes, and is skipped whole.
     """
     now = state.time
     tol = slack(state.platform.bb)
     free_n, free_b = free
     extra_n, extra_b = extra
     out: list[Job] = []
-    for jobs, (n, b, w) in (((candidates, _NO_LEAST),) if blocks is None else blocks):
+    for job in candidates:
         if free_n <= 0:
             break
-        if n > free_n or b > free_b + tol or (
-                now + w > shadow and (n > extra_n or (reserve_bb and b > extra_b + tol))):
-            continue  # (the test below, failed by the block's least job)
-        for job in jobs:
-            if free_n <= 0:
-                break
-            n, b = job.nodes, job.bb
-            if n > free_n or b > free_b + tol:
+        n, b = job.nodes, job.bb
+        if n > free_n or b > free_b + tol:
+            continue
+        late = now + job.walltime > shadow
+        # A job still running at the shadow time may only use what the head leaves over there.
+        if late and (n > extra_n or (reserve_bb and b > extra_b + tol)):
+            continue
+        if accept is not None and not accept(job):
+            continue
+        if named is not None:
+            space, at_shadow, head = named
+            got = space.place(n, b) if b > 0 else ()
+            if got is None:
                 continue
-            late = now + job.walltime > shadow
-            # A job still running at the shadow time may only use what the head leaves there.
-            if late and (n > extra_n or (reserve_bb and b > extra_b + tol)):
-                continue
-            if accept is not None and not accept(job):
-                continue
-            if named is not None:
-                space, at_shadow, head = named
-                got = space.place(n, b) if b > 0 else ()
-                if got is None:
+            if late and at_shadow is not None and got:
+                trial = at_shadow.copy()
+                trial.take_pieces(got)
+                if not trial.fits(head):
                     continue
-                if late and at_shadow is not None and got:
-                    trial = at_shadow.copy()
-                    trial.take_pieces(got)
-                    if not trial.fits(head):
-                        continue
-                    named = (space, trial, head)
-                space.take_pieces(got)
-            if late:
-                extra_n -= n
-                if reserve_bb:
-                    extra_b -= b
-            out.append(job)
-            free_n -= n
-            free_b -= b
+                named = (space, trial, head)
+            space.take_pieces(got)
+        if late:
+            extra_n -= n
+            if reserve_bb:
+                extra_b -= b
+        out.append(job)
+        free_n -= n
+        free_b -= b
     return out
-
-
-#: The "least job" of plain candidates: no block test rejects it.
-_NO_LEAST = (0, -math.inf, -math.inf)

@@ -432,20 +432,17 @@ class _Engine:
         free_b = self.platform.bb - ledger.used_bb + ledger.bb_tol
         blocks = self.blocks
         if blocks is None:
-            return not _any_fits(self.queue.values(), free_n, free_b)
-        # (skipping the blocks whose least job needs more nodes or BB than are free)
-        for jobs, (n, b, _) in zip(blocks.blocks, blocks.mins, strict=True):
-            if n <= free_n and b <= free_b and _any_fits(jobs, free_n, free_b):
-                return False
-        return True
-
-
-def _any_fits(jobs: Iterable[Job], free_n: int, free_b: float) -> bool:
-    """Whether one of ``jobs`` needs at most ``free_n`` nodes and ``free_b`` bytes of BB."""
-    for job in jobs:  # noqa: SIM110 (an explicit loop: faster than any())
-        if job.nodes <= free_n and job.bb <= free_b:
+            for job in self.queue.values():  # noqa: SIM110 (an explicit loop: faster than all())
+                if job.nodes <= free_n and job.bb <= free_b:
+                    return False
             return True
-    return False
+        # (the same test, skipping the blocks whose least job needs more than is free)
+        for jobs, (n, b, _) in zip(blocks.blocks, blocks.mins, strict=True):
+            if n <= free_n and b <= free_b:
+                for job in jobs:
+                    if job.nodes <= free_n and job.bb <= free_b:
+                        return False
+        return True
 
 
 def _progress(total: int, enabled: bool):
