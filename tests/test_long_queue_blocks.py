@@ -31,13 +31,22 @@ def _job(k: int, rnd: random.Random, nodes: int = 9, bb: int = 105) -> Job:
                nodes=rnd.randint(1, nodes), bb=float(rnd.randint(0, bb)))
 
 
+def _lower(summary: tuple, jobs) -> bool:
+    """Whether ``summary`` is at most each of the least nodes, BB and walltime of ``jobs``."""
+    return all(m <= x for m, x in zip(summary, block_summary(jobs), strict=True))
+
+
 def _check(bq: BlockQueue, waiting: dict[int, Job]) -> None:
-    """``bq`` holds exactly the waiting jobs in rank order, each summary exact."""
-    assert [j for b in bq.blocks for j in b] == [waiting[r] for r in sorted(waiting)]
-    assert [r for rs in bq.ranks for r in rs] == sorted(waiting)
-    assert all(0 < len(b) <= 16 for b in bq.blocks) and bq.n == len(waiting)
-    assert bq.lasts == [rs[-1] for rs in bq.ranks]
-    assert bq.mins == [block_summary(b) for b in bq.blocks]
+    """``bq`` holds exactly the waiting jobs in rank order, each summary a lower bound of its
+    block's jobs."""
+    live = list(bq.live())
+    assert [j for b, _ in live for j in b] == [waiting[r] for r in sorted(waiting)]
+    assert all(_lower(m, b) for b, m in live)
+    assert bq.n == len(waiting)
+    rest = slice(bq.first, None)
+    assert all(0 < len(b) <= 16 for b in bq.blocks[rest])
+    assert [r for rs in bq.ranks[rest] for r in rs][bq.skip:] == sorted(waiting)
+    assert bq.lasts[rest] == [rs[-1] for rs in bq.ranks[rest]]
 
 
 @settings(max_examples=60, deadline=None)
@@ -62,7 +71,11 @@ def test_blocks_follow_arrivals_and_starts_and_views_never_change(seed, first, s
         _check(bq, waiting)
     for view, snapshot in views:
         assert tuple(view) == snapshot and len(view) == len(snapshot)
-        assert all(m == block_summary(b) for b, m in zip(view._blocks, view._mins, strict=True))
+        assert list(view) == [view[i] for i in range(len(view))]
+        for i in {0, 1, len(view) // 2, len(view) - 1, len(view)} - {-1}:
+            got = list(view.blocks_from(i))
+            assert tuple(j for b, _ in got for j in b) == snapshot[i:]
+            assert all(_lower(m, b) for b, m in got if b)
 
 
 def _state(rnd: random.Random, platform: Platform, n_queue: int) -> tuple[ClusterState, list]:
@@ -162,5 +175,6 @@ def test_a_kept_view_is_unchanged_after_later_starts_and_arrivals(policy):
     for view, snapshot in seen:
         assert tuple(view) == snapshot
         if type(view) is QueueView:
-            assert all(m == block_summary(b)
-                       for b, m in zip(view._blocks, view._mins, strict=True))
+            got = list(view.blocks_from(0))
+            assert tuple(j for b, _ in got for j in b) == snapshot
+            assert all(_lower(m, b) for b, m in got)

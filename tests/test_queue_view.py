@@ -90,18 +90,21 @@ def test_running_view_of_the_engine_keeps_its_jobs_and_total():
 
 
 def test_engine_view_built_by_of_is_the_constructors():
-    """``QueueView.of(blocks, mins, n)`` (the engine's view at every decision) shows what the
-    constructor's view of the same jobs shows, and reads its first block without joining."""
+    """``QueueView.of(blocks, mins, first, skip, n)`` (the engine's view at every decision)
+    shows what the constructor's view of the same jobs shows: from job ``skip`` of block
+    ``first`` on; its blocks come with their summaries, the first and last cut to the view."""
     from bbopt.core import block_summary
 
-    jobs = [Job(str(k), 0, 10 + k, nodes=1 + k % 3) for k in range(7)]
-    blocks = [tuple(jobs[:2]), tuple(jobs[2:3]), tuple(jobs[3:])]
-    v = QueueView.of(blocks, [block_summary(b) for b in blocks], 7)
-    assert type(v) is QueueView and v == QueueView(jobs) and len(v) == 7
-    assert v[1] is jobs[1] and v[4] is jobs[4] and v[-1] is jobs[6] and v[2:4] == tuple(jobs[2:4])
+    jobs = [Job(str(k), 0, 10 + k, nodes=1 + k % 3) for k in range(9)]
+    blocks = [tuple(jobs[:2]), tuple(jobs[2:4]), tuple(jobs[4:5]), tuple(jobs[5:])]
+    mins = [block_summary(b) for b in blocks]
+    v = QueueView.of(blocks, mins, 1, 1, 6)  # jobs 3..8
+    assert type(v) is QueueView and v == QueueView(jobs[3:]) and len(v) == 6
+    assert v[0] is jobs[3] and v[1] is jobs[4] and v[-1] is jobs[8] and v[1:3] == tuple(jobs[4:6])
+    got = [(tuple(b), m) for b, m in v.blocks_from(0)]
+    assert got == [((jobs[3],), mins[1]), ((jobs[4],), mins[2]), (tuple(jobs[5:]), mins[3])]
     got = [(tuple(b), m) for b, m in v.blocks_from(3)]
-    assert got == [((jobs[3], jobs[4], jobs[5], jobs[6]), block_summary(jobs[3:]))]
-    got = [(tuple(b), m) for b, m in v.blocks_from(1)]
-    assert [b for b, _ in got] == [(jobs[1],), (jobs[2],), tuple(jobs[3:])]
-    assert got[0][1] == block_summary(jobs[:2])  # (the whole first block's summary)
-    assert list(v.blocks_from(7)) == []
+    assert got == [((jobs[6], jobs[7], jobs[8]), mins[3])]
+    assert list(v.blocks_from(6)) == []
+    blocks[3] += (Job("late", 0, 1),)  # (an arrival after the view: unseen)
+    assert tuple(v) == tuple(jobs[3:]) and [b for b, _ in v.blocks_from(2)] == [tuple(jobs[5:])]

@@ -437,7 +437,7 @@ class _Engine:
                     return False
             return True
         # (the same test, skipping the blocks whose least job needs more than is free)
-        for jobs, (n, b, _) in zip(blocks.blocks, blocks.mins, strict=True):
+        for jobs, (n, b, _) in blocks.live():
             if n <= free_n and b <= free_b:
                 for job in jobs:
                     if job.nodes <= free_n and job.bb <= free_b:

@@ -1,67 +1,96 @@
 """The engine's long waiting queue, kept between decisions as blocks of consecutive jobs with
 their summaries (least nodes, BB and walltime), so that the policies get an O(1) view
 (:class:`bbopt.core.QueueView`) and a pass over the queue can skip the blocks none of whose jobs
-can pass its test (EASY's backfill at a large machine: :func:`bbopt.policies.queue.backfill`).
+can pass its test (EASY's backfill on a large machine:
+:func:`bbopt.policies.queue.backfill_blocks`).
 
 Jobs are kept in submission rank (the engine's arrival order, which requeued jobs and refused
-starts keep too): an arrival goes to the last block, a start leaves its block (found by
-bisection on the blocks' last ranks) and neighbouring blocks merge once they fit in one.
-Once a view was handed out, the next change first copies the lists (a view never changes).
+starts keep too). A start at the head only moves where the next view begins (``first``,
+``skip``); an arrival goes to the last block, after every view's jobs (its summary then covers
+a superset of a view's jobs there: still a lower bound); any other start leaves its block
+(found by bisection on the blocks' last ranks) in copies of the lists once a view holds them,
+and neighbouring blocks merge once they fit in one. So a view never changes.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-from bbopt.core import QUEUE_BLOCK, Job, QueueView, block_summary
+from bbopt.core import QUEUE_BLOCK, Job, QueueView, block_summary, blocks_between
 
 
 class BlockQueue:
-    """The waiting jobs in blocks of at most :data:`~bbopt.core.QUEUE_BLOCK`, in rank order."""
+    """The waiting jobs in blocks of at most :data:`~bbopt.core.QUEUE_BLOCK`, in rank order:
+    ``blocks[first][skip:]``, then the later blocks."""
 
-    __slots__ = ("blocks", "ranks", "lasts", "mins", "n", "shared")
+    __slots__ = ("blocks", "mins", "ranks", "lasts", "first", "skip", "n", "shared")
 
     def __init__(self, jobs: Iterable[tuple[int, Job]]) -> None:
         """The queue of ``(rank, job)`` pairs given in increasing rank."""
-        self.blocks: list[tuple[Job, ...]] = []
+        self.blocks: list[tuple[Job, ...]] = []  # (shared with views)
+        self.mins: list[tuple[int, float, float]] = []  # (shared with views)
         self.ranks: list[tuple[int, ...]] = []
         self.lasts: list[int] = []
-        self.mins: list[tuple[int, float, float]] = []
-        self.n = 0
+        self.first = self.skip = 0
         self.shared = False
         pairs = list(jobs)
         for a in range(0, len(pairs), QUEUE_BLOCK):
             part = pairs[a:a + QUEUE_BLOCK]
-            ranks = tuple([r for r, _ in part])
-            self._add_block(len(self.blocks), tuple([j for _, j in part]), ranks)
+            self._add_block(tuple([j for _, j in part]), tuple([r for r, _ in part]))
         self.n = len(pairs)
 
     def view(self) -> QueueView:
         """The policies' view of the queue now (it never changes afterwards)."""
+        if self.first == len(self.blocks):
+            return QueueView()
         self.shared = True
-        return QueueView.of(self.blocks, self.mins, self.n)
+        return QueueView.of(self.blocks, self.mins, self.first, self.skip, self.n)
+
+    def live(self) -> Iterator[tuple[tuple[Job, ...], tuple[int, float, float]]]:
+        """``(jobs, summary)`` of the waiting jobs, block by block (what a view now shows)."""
+        if self.first == len(self.blocks):
+            return iter(())
+        return blocks_between(self.blocks, self.mins, self.first, self.skip,
+                              len(self.blocks) - 1, len(self.blocks[-1]))
 
     def append(self, job: Job, rank: int) -> None:
         """Queue ``job``, whose rank is above every queued job's."""
-        if self.shared:
-            self._own()
         self.n += 1
         c = len(self.blocks) - 1
-        if c < 0 or len(self.blocks[c]) >= QUEUE_BLOCK:
-            self._add_block(c + 1, (job,), (rank,))
+        if c < self.first or len(self.blocks[c]) >= QUEUE_BLOCK:
+            self._add_block((job,), (rank,))
             return
-        self.blocks[c] += (job,)
+        self.blocks[c] += (job,)  # (after the jobs of every view given)
         self.ranks[c] += (rank,)
         self.lasts[c] = rank
         n, b, w = self.mins[c]
-        self.mins[c] = (min(n, job.nodes), min(b, job.bb), min(w, job.walltime))
+        x = job.nodes
+        if x < n:
+            n = x
+        x = job.bb
+        if x < b:
+            b = x
+        x = job.walltime
+        if x < w:
+            w = x
+        self.mins[c] = (n, b, w)
 
     def remove(self, job: Job, rank: int) -> None:
         """Take the queued ``job`` of that ``rank`` out (it started)."""
-        if self.shared:
-            self._own()
         self.n -= 1
+        first, skip = self.first, self.skip
+        ranks = self.ranks[first]
+        if ranks[skip] == rank:  # the head: the next view begins after it
+            if skip + 1 < len(ranks):
+                self.skip = skip + 1
+                return
+            self.first, self.skip = first + 1, 0
+            if first > 256 and first * 2 > len(self.blocks):  # (let the started jobs go)
+                self._own()
+            return
+        if self.shared or first or skip:
+            self._own()
         c = bisect_left(self.lasts, rank)
         ranks = self.ranks[c]
         i = ranks.index(rank)
@@ -97,17 +126,22 @@ class BlockQueue:
         self.ranks[c] += self.ranks.pop(c + 1)
         self.lasts[c] = self.lasts.pop(c + 1)
 
-    def _add_block(self, c: int, jobs: tuple[Job, ...], ranks: tuple[int, ...]) -> None:
-        """Insert a new block at index ``c``."""
-        self.blocks.insert(c, jobs)
-        self.ranks.insert(c, ranks)
-        self.lasts.insert(c, ranks[-1])
-        self.mins.insert(c, block_summary(jobs))
+    def _add_block(self, jobs: tuple[Job, ...], ranks: tuple[int, ...]) -> None:
+        """Add a block after the last."""
+        self.blocks.append(jobs)
+        self.ranks.append(ranks)
+        self.lasts.append(ranks[-1])
+        self.mins.append(block_summary(jobs))
 
     def _own(self) -> None:
-        """Copy the lists a view was given before changing them."""
-        self.blocks = self.blocks.copy()
-        self.ranks = self.ranks.copy()
-        self.lasts = self.lasts.copy()
-        self.mins = self.mins.copy()
+        """New lists of the waiting jobs alone (the views given keep the old ones), before a
+        change in the middle."""
+        first, skip = self.first, self.skip
+        self.blocks = self.blocks[first:]
+        self.mins = self.mins[first:]
+        del self.ranks[:first], self.lasts[:first]
+        if skip:  # (the head block's summary stays: a lower bound of the jobs left)
+            self.blocks[0] = self.blocks[0][skip:]
+            self.ranks[0] = self.ranks[0][skip:]
+        self.first = self.skip = 0
         self.shared = False
