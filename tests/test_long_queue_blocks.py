@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bbopt import Job, Platform, make_policy, simulate
-from bbopt.core import ClusterState, QueueView, RunningJob, RunningJobs, block_summary, slack
+from bbopt.core import ClusterState, RunningJob, RunningJobs, slack
+from bbopt.queue_view import QueueView, block_summary
 from bbopt.simulation import engine
 from bbopt.simulation.queue_blocks import BlockQueue
 

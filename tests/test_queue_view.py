@@ -1,7 +1,7 @@
 """The engine hands the waiting queue as a tuple when it is short and otherwise as a
-:class:`bbopt.core.QueueView` kept between decisions (arrivals appended, head starts moving its
-start, other changes on a new list): at every decision it lists exactly the waiting jobs in
-arrival order, and a view kept after its decision never changes."""
+:class:`bbopt.queue_view.QueueView` kept between decisions (arrivals appended, head starts
+moving its start, other changes on copies): at every decision it lists exactly the waiting jobs
+in arrival order, and a view kept after its decision never changes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bbopt import Job, simulate
-from bbopt.core import QueueView
+from bbopt.queue_view import QueueView
 from bbopt.simulation.engine import SHORT_QUEUE
 from tests._random_workloads import PLATFORMS, workloads
 
@@ -93,7 +93,7 @@ def test_engine_view_built_by_of_is_the_constructors():
     """``QueueView.of(blocks, mins, first, skip, n)`` (the engine's view at every decision)
     shows what the constructor's view of the same jobs shows: from job ``skip`` of block
     ``first`` on; its blocks come with their summaries, the first and last cut to the view."""
-    from bbopt.core import block_summary
+    from bbopt.queue_view import block_summary
 
     jobs = [Job(str(k), 0, 10 + k, nodes=1 + k % 3) for k in range(9)]
     blocks = [tuple(jobs[:2]), tuple(jobs[2:4]), tuple(jobs[4:5]), tuple(jobs[5:])]

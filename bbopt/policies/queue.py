@@ -42,7 +42,6 @@ from bbopt.core import (
     ClusterState,
     Decision,
     Job,
-    QueueView,
     Reservation,
     RunningJobs,
     SolveStats,
@@ -54,6 +53,7 @@ from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pi
 from bbopt.policies import proximity_bb
 from bbopt.policies.named_bb import named_head_reservation
 from bbopt.policies.registry import register
+from bbopt.queue_view import QueueView
 from bbopt.resources import Release, first_fit_time
 
 #: Relative slack when comparing byte sums.
@@ -348,7 +348,7 @@ def backfill_blocks(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int,
                     shadow: float, free: tuple[float, float], extra: tuple[float, float],
                     reserve_bb: bool, tol: float) -> list[Job]:
     """:func:`backfill` over the jobs of ``blocks`` (``(jobs, (least nodes, least BB, least
-    walltime))``, a long queue's :meth:`~bbopt.core.QueueView.blocks_from`) on pooled nodes
+    walltime))``, a long queue's :meth:`~bbopt.queue_view.QueueView.blocks_from`) on pooled nodes
     and BB: a block whose least job fails the test (compared as the pass compares a job's:
     ``now + walltime`` is at least the least one's) holds no job that passes, and is skipped
     whole. A deliberately inlined copy of the pass (checked against it by

@@ -61,10 +61,9 @@ from bbopt.simulation.queue_blocks import BlockQueue
 from bbopt.simulation.result import SimulationResult
 
 #: Queues up to this long are handed to the policies as a tuple (a copy of a few pointers that
-#: every policy then reads at C speed), longer ones as a :class:`~bbopt.core.QueueView`.
+#: every policy then reads at C speed), longer ones as a :class:`~bbopt.queue_view.QueueView`.
 SHORT_QUEUE = 64
-#: The blocks behind long queues' views are dropped once the queue is this short (and built
-#: again when a long queue needs them).
+#: The blocks behind long queues' views are dropped once the queue is this short.
 DROP_BLOCKS = 32
 
 
@@ -149,9 +148,8 @@ class _Engine:
         self.ledger = Ledger(platform, enforce_bandwidth)
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
         self.waiting_sizes = [0] * (platform.nodes + 1)  # waiting jobs by node count
-        # The blocks behind a long queue's view: self.queue's jobs by submission rank, kept
-        # up to date while the queue is long; None after a change out of rank order, or once
-        # the queue is short, until a long queue's view needs them again (_restack).
+        # The blocks behind a long queue's view (self.queue's jobs by submission rank); None
+        # after a change out of rank order or once the queue is short, until a view needs them.
         self.blocks: BlockQueue | None = None
         self.rank: list[int] | None = None  # each job's submission rank (when blocks exist)
         self.running: list[RunningJob] = []  # sorted by expected end
@@ -394,10 +392,8 @@ class _Engine:
 
     def _block_queue(self) -> BlockQueue:
         """The blocks of the waiting queue now (and the submission ranks they need)."""
-        if self.rank is None:
-            self.rank = rank = [0] * len(self.jobs)
-            for r, k in enumerate(self.order):
-                rank[k] = r
+        if self.rank is None:  # (the inverse of the order of submission)
+            self.rank = sorted(range(len(self.order)), key=self.order.__getitem__)
         rank, index = self.rank, self.index
         return BlockQueue([(rank[index[job_id]], job) for job_id, job in self.queue.items()])
 
@@ -422,7 +418,8 @@ class _Engine:
     def _nothing_fits(self) -> bool:
         """Whether no waiting job fits the free nodes and burst buffer now (with the ledger's
         tolerance, at least as lenient as the policies'): a policy that declares
-        ``idle_unless_fits`` would then start nothing, so it is not asked."""
+        ``idle_unless_fits`` would then start nothing, so it is not asked. (With blocks, those
+        whose least job needs more than is free are skipped.)"""
         ledger = self.ledger
         free_n = self.platform.nodes - ledger.used_nodes
         if free_n <= 0:
@@ -436,7 +433,6 @@ class _Engine:
                 if job.nodes <= free_n and job.bb <= free_b:
                     return False
             return True
-        # (the same test, skipping the blocks whose least job needs more than is free)
         for jobs, (n, b, _) in blocks.live():
             if n <= free_n and b <= free_b:
                 for job in jobs:

@@ -1,7 +1,7 @@
 """The engine's long waiting queue, kept between decisions as blocks of consecutive jobs with
 their summaries (least nodes, BB and walltime), so that the policies get an O(1) view
-(:class:`bbopt.core.QueueView`) and a pass over the queue can skip the blocks none of whose jobs
-can pass its test (EASY's backfill on a large machine:
+(:class:`bbopt.queue_view.QueueView`) and a pass over the queue can skip the blocks none of
+whose jobs can pass its test (EASY's backfill on a large machine:
 :func:`bbopt.policies.queue.backfill_blocks`).
 
 Jobs are kept in submission rank (the engine's arrival order, which requeued jobs and refused
@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
+from itertools import chain, islice
 
-from bbopt.core import QUEUE_BLOCK, Job, QueueView, block_summary, blocks_between
+from bbopt.core import Job
+from bbopt.queue_view import QUEUE_BLOCK, QueueView, block_summary
 
 
 class BlockQueue:
@@ -49,10 +51,12 @@ class BlockQueue:
 
     def live(self) -> Iterator[tuple[tuple[Job, ...], tuple[int, float, float]]]:
         """``(jobs, summary)`` of the waiting jobs, block by block (what a view now shows)."""
-        if self.first == len(self.blocks):
-            return iter(())
-        return blocks_between(self.blocks, self.mins, self.first, self.skip,
-                              len(self.blocks) - 1, len(self.blocks[-1]))
+        first, skip = self.first, self.skip
+        rest = first + (skip > 0)
+        later = zip(islice(self.blocks, rest, None), islice(self.mins, rest, None), strict=True)
+        if not skip:
+            return later
+        return chain(((self.blocks[first][skip:], self.mins[first]),), later)
 
     def append(self, job: Job, rank: int) -> None:
         """Queue ``job``, whose rank is above every queued job's."""
