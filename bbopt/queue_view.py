@@ -27,9 +27,9 @@ def block_summary(jobs: Sequence[Job]) -> tuple[int, float, float]:
             min([j.walltime for j in jobs]))
 
 
-def _blocks_between(blocks: list[tuple[Job, ...]], mins: list[tuple[int, float, float]],
+def _blocks_between(blocks: list[Sequence[Job]], mins: list[tuple[int, float, float]],
                  c: int, lo: int, last: int,
-                 stop: int) -> Iterator[tuple[tuple[Job, ...], tuple[int, float, float]]]:
+                 stop: int) -> Iterator[tuple[Sequence[Job], tuple[int, float, float]]]:
     """``(jobs, summary)`` from job ``lo`` of ``blocks[c]`` to job ``stop`` (excluded) of
     ``blocks[last]``, block by block: :meth:`QueueView.blocks_from`."""
     while c < last and lo >= len(blocks[c]):  # (the block of position lo: usually the first)
@@ -68,7 +68,7 @@ class QueueView(Sequence):
         self._flat = jobs
 
     @staticmethod
-    def of(blocks: list[tuple[Job, ...]], mins: list[tuple[int, float, float]], first: int,
+    def of(blocks: list[Sequence[Job]], mins: list[tuple[int, float, float]], first: int,
            skip: int, n: int) -> QueueView:
         """The view of the ``n`` jobs from job ``skip`` of ``blocks[first]`` to the end of the
         last block, ``mins`` their blocks' summaries, without the constructor's work (the
@@ -84,7 +84,7 @@ class QueueView(Sequence):
         view._flat = None
         return view
 
-    def blocks_from(self, i: int) -> Iterator[tuple[tuple[Job, ...], tuple[int, float, float]]]:
+    def blocks_from(self, i: int) -> Iterator[tuple[Sequence[Job], tuple[int, float, float]]]:
         """``(jobs, summary)`` of the view's blocks from its position ``i`` on, in queue order;
         the first and the last may hold part of a block only, with the whole block's summary
         (still a lower bound of each of their jobs)."""

@@ -6,20 +6,25 @@ whose jobs can pass its test (EASY's backfill on a large machine:
 
 Jobs are kept in submission rank (the engine's arrival order, which requeued jobs and refused
 starts keep too). A start at the head only moves where the next view begins (``first``,
-``skip``); an arrival goes to the last block, after every view's jobs (its summary then covers
-a superset of a view's jobs there: still a lower bound); any other start leaves its block
+``skip``); an arrival is appended to the last block, after every view's jobs (the last block's
+summary says nothing until it is full, as a view's summaries must stay lower bounds of its
+jobs); any other start leaves its block
 (found by bisection on the blocks' last ranks) in copies of the lists once a view holds them,
 and neighbouring blocks merge once they fit in one. So a view never changes.
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice
 
 from bbopt.core import Job
 from bbopt.queue_view import QUEUE_BLOCK, QueueView, block_summary
+
+#: The summary of the last block while it fills up: no test skips it.
+_OPEN = (0, -math.inf, -math.inf)
 
 
 class BlockQueue:
@@ -30,16 +35,20 @@ class BlockQueue:
 
     def __init__(self, jobs: Iterable[tuple[int, Job]]) -> None:
         """The queue of ``(rank, job)`` pairs given in increasing rank."""
-        self.blocks: list[tuple[Job, ...]] = []  # (shared with views)
+        self.blocks: list[list[Job]] = []  # (shared with views: only the last ever grows)
         self.mins: list[tuple[int, float, float]] = []  # (shared with views)
-        self.ranks: list[tuple[int, ...]] = []
+        self.ranks: list[list[int]] = []
         self.lasts: list[int] = []
         self.first = self.skip = 0
         self.shared = False
         pairs = list(jobs)
         for a in range(0, len(pairs), QUEUE_BLOCK):
             part = pairs[a:a + QUEUE_BLOCK]
-            self._add_block(tuple([j for _, j in part]), tuple([r for r, _ in part]))
+            self.blocks.append([j for _, j in part])
+            self.ranks.append([r for r, _ in part])
+            self.lasts.append(part[-1][0])
+            self.mins.append(block_summary(self.blocks[-1]) if len(part) == QUEUE_BLOCK
+                             else _OPEN)
         self.n = len(pairs)
 
     def view(self) -> QueueView:
@@ -49,7 +58,7 @@ class BlockQueue:
         self.shared = True
         return QueueView.of(self.blocks, self.mins, self.first, self.skip, self.n)
 
-    def live(self) -> Iterator[tuple[tuple[Job, ...], tuple[int, float, float]]]:
+    def live(self) -> Iterator[tuple[Sequence[Job], tuple[int, float, float]]]:
         """``(jobs, summary)`` of the waiting jobs, block by block (what a view now shows)."""
         first, skip = self.first, self.skip
         rest = first + (skip > 0)
@@ -61,24 +70,20 @@ class BlockQueue:
     def append(self, job: Job, rank: int) -> None:
         """Queue ``job``, whose rank is above every queued job's."""
         self.n += 1
-        c = len(self.blocks) - 1
-        if c < self.first or len(self.blocks[c]) >= QUEUE_BLOCK:
-            self._add_block((job,), (rank,))
-            return
-        self.blocks[c] += (job,)  # (after the jobs of every view given)
-        self.ranks[c] += (rank,)
-        self.lasts[c] = rank
-        n, b, w = self.mins[c]
-        x = job.nodes
-        if x < n:
-            n = x
-        x = job.bb
-        if x < b:
-            b = x
-        x = job.walltime
-        if x < w:
-            w = x
-        self.mins[c] = (n, b, w)
+        blocks = self.blocks
+        c = len(blocks) - 1
+        if c >= self.first:
+            if len(blocks[c]) < QUEUE_BLOCK:
+                blocks[c].append(job)  # (after the jobs of every view given: theirs stop before)
+                self.ranks[c].append(rank)
+                self.lasts[c] = rank
+                return
+            if self.mins[c] is _OPEN:
+                self.mins[c] = block_summary(blocks[c])
+        blocks.append([job])
+        self.ranks.append([rank])
+        self.lasts.append(rank)
+        self.mins.append(_OPEN)
 
     def remove(self, job: Job, rank: int) -> None:
         """Take the queued ``job`` of that ``rank`` out (it started)."""
@@ -124,18 +129,12 @@ class BlockQueue:
     def _merge(self, c: int) -> None:
         """Join blocks ``c`` and ``c + 1``."""
         n, b, w = self.mins[c]
-        n2, b2, w2 = self.mins.pop(c + 1)
-        self.mins[c] = (min(n, n2), min(b, b2), min(w, w2))
-        self.blocks[c] += self.blocks.pop(c + 1)
-        self.ranks[c] += self.ranks.pop(c + 1)
+        later = self.mins.pop(c + 1)
+        n2, b2, w2 = later
+        self.mins[c] = _OPEN if later is _OPEN else (min(n, n2), min(b, b2), min(w, w2))
+        self.blocks[c] = self.blocks[c] + self.blocks.pop(c + 1)  # (new lists: views keep theirs)
+        self.ranks[c] = self.ranks[c] + self.ranks.pop(c + 1)
         self.lasts[c] = self.lasts.pop(c + 1)
-
-    def _add_block(self, jobs: tuple[Job, ...], ranks: tuple[int, ...]) -> None:
-        """Add a block after the last."""
-        self.blocks.append(jobs)
-        self.ranks.append(ranks)
-        self.lasts.append(ranks[-1])
-        self.mins.append(block_summary(jobs))
 
     def _own(self) -> None:
         """New lists of the waiting jobs alone (the views given keep the old ones), before a
