@@ -50,9 +50,10 @@ def _check(bq: BlockQueue, waiting: dict[int, Job]) -> None:
     assert bq.lasts[rest] == [rs[-1] for rs in bq.ranks[rest]]
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(0, 80), st.integers(20, 200))
-def test_blocks_follow_arrivals_and_starts_and_views_never_change(seed, first, steps):
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 80), st.integers(20, 300),
+       st.sampled_from([0.3, 0.5, 0.6]))
+def test_blocks_follow_arrivals_and_starts_and_views_never_change(seed, first, steps, starts):
     rnd = random.Random(seed)
     jobs = [_job(k, rnd) for k in range(first + steps)]
     waiting = {r: jobs[r] for r in range(first)}
@@ -62,8 +63,10 @@ def test_blocks_follow_arrivals_and_starts_and_views_never_change(seed, first, s
     for _ in range(steps):
         if rnd.random() < 0.3:
             views.append((bq.view(), tuple(waiting[r] for r in sorted(waiting))))
-        if waiting and rnd.random() < 0.5:  # a start: at the head, or anywhere
-            r = min(waiting) if rnd.random() < 0.3 else rnd.choice(sorted(waiting))
+        if waiting and rnd.random() < starts:  # a start: at the head, or anywhere
+            x = rnd.random()  # (the head, the newest, or any)
+            r = min(waiting) if x < 0.3 else max(waiting) if x < 0.5 else rnd.choice(
+                sorted(waiting))
             bq.remove(waiting.pop(r), r)
         else:
             waiting[nxt] = jobs[nxt]
@@ -77,6 +80,24 @@ def test_blocks_follow_arrivals_and_starts_and_views_never_change(seed, first, s
             got = list(view.blocks_from(i))
             assert tuple(j for b, _ in got for j in b) == snapshot[i:]
             assert all(_lower(m, b) for b, m in got if b)
+
+
+def test_an_arrival_after_the_last_block_emptied_keeps_summaries_lower_bounds():
+    """Block 0 full, block 1 emptied by starts, then a start in block 0 and an arrival: the
+    arrival joins block 0, whose summary must cover it."""
+    rnd = random.Random(5)
+    jobs = [_job(k, rnd) for k in range(40)]
+    jobs[30] = Job("30", 9.0, 0.5, nodes=1, bb=0.0)  # (the least of everything)
+    waiting = {r: jobs[r] for r in range(18)}
+    bq = BlockQueue(waiting.items())
+    bq.append(jobs[18], 18)
+    waiting[18] = jobs[18]
+    for r in (16, 17, 18, 5):
+        bq.remove(waiting.pop(r), r)
+        _check(bq, waiting)
+    bq.append(jobs[30], 30)
+    waiting[30] = jobs[30]
+    _check(bq, waiting)
 
 
 def _state(rnd: random.Random, platform: Platform, n_queue: int) -> tuple[ClusterState, list]:

@@ -77,6 +77,8 @@ class BlockQueue:
                 blocks[c].append(job)  # (after the jobs of every view given: theirs stop before)
                 self.ranks[c].append(rank)
                 self.lasts[c] = rank
+                if self.mins[c] is not _OPEN:  # (a block left last by starts after it)
+                    self.mins[c] = _OPEN
                 return
             if self.mins[c] is _OPEN:
                 self.mins[c] = block_summary(blocks[c])
