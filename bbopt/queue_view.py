@@ -103,9 +103,13 @@ class QueueView(Sequence):
         return self._n
 
     def __iter__(self) -> Iterator[Job]:
-        skip = self._skip
-        return islice(chain.from_iterable(islice(self._blocks, self._first, None)), skip,
-                      skip + self._n)
+        blocks, first, skip = self._blocks, self._first, self._skip
+        if not self._n:
+            return iter(())
+        later = chain.from_iterable(islice(blocks, first + 1, None))
+        if skip:
+            return islice(chain(islice(blocks[first], skip, None), later), self._n)
+        return islice(chain(blocks[first], later), self._n)
 
     def __getitem__(self, i):
         if isinstance(i, slice):

@@ -41,6 +41,7 @@ import time as _time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 from bbopt.core import (
@@ -427,11 +428,11 @@ class _Engine:
         if free_n <= 64 and not any(self.waiting_sizes[1:free_n + 1]):
             return True  # every waiting job needs more nodes than are free
         free_b = self.platform.bb - ledger.used_bb + ledger.bb_tol
-        blocks = self.blocks
+        blocks, waiting = self.blocks, self.queue.values()  # (with blocks: the first few jobs,
+        for job in (waiting if blocks is None else islice(waiting, 16)):  # then the blocks)
+            if job.nodes <= free_n and job.bb <= free_b:
+                return False
         if blocks is None:
-            for job in self.queue.values():  # noqa: SIM110 (an explicit loop: faster than all())
-                if job.nodes <= free_n and job.bb <= free_b:
-                    return False
             return True
         for jobs, (n, b, _) in blocks.live():
             if n <= free_n and b <= free_b:
