@@ -97,7 +97,7 @@ class BlockQueue:
                 self.skip = skip + 1
                 return
             self.first, self.skip = first + 1, 0
-            if first > 256 and first * 2 > len(self.blocks):  # (let the started jobs go)
+            if first >= 8:  # (let the started jobs go: views and passes skip `first` blocks)
                 self._own()
             return
         if self.shared or first or skip:
