@@ -5,14 +5,12 @@ prints the run metrics of each policy side by side. Bad input prints one line na
 fix (file, line or JSON path, field) and exits with status 2; no traceback.
 
 Length: one parser and a short function per subcommand, with the checks that must run before
-any simulation starts (options, output paths); outputs themselves are written by
-:mod:`bbopt.outputs`.
+any simulation starts (options, output paths); outputs are written by :mod:`bbopt.outputs`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -242,6 +240,7 @@ def _entitlements(args, w, policies: list[str]) -> dict[str, Any]:
 
     own = workload_entitlements(policies, _options(args.option), w.jobs)
     if own is not None:
+        import json
         print(f"bbopt: {describe(policies, own)}", file=sys.stderr)
         args.option.append("shares=" + json.dumps(own))
     return _options(args.option)
@@ -302,12 +301,10 @@ def _execution(args):
     from bbopt.resources import parse_bandwidth, parse_bytes
     from bbopt.simulation.checkpoint import CheckpointRestart
 
-    for key in ("memory_per_node",):
+    for key, parse in (("memory_per_node", parse_bytes), ("pfs_bandwidth", parse_bandwidth),
+                       ("bb_bandwidth", parse_bandwidth)):
         if key in extra:
-            extra[key] = parse_bytes(extra[key], f"--checkpoint {key}")
-    for key in ("pfs_bandwidth", "bb_bandwidth"):
-        if key in extra:
-            extra[key] = parse_bandwidth(extra[key], f"--checkpoint {key}")
+            extra[key] = parse(extra[key], f"--checkpoint {key}")
     try:
         return CheckpointRestart(**extra)
     except TypeError as exc:
@@ -338,12 +335,13 @@ def _metrics(result, args) -> dict[str, float]:
 
 
 def _cmd_simulate(args) -> int:
-    from bbopt.analysis.table import metrics_table, model_metrics, rejections
-    from bbopt.outputs import atomic_path, streamed_csv, write_json
-    from bbopt.policies import make_policy
-
-    options = _options(args.option)
-    make_policy(args.policy, **options)  # a bad name or option fails before any work
+    from bbopt.gc_pause import gc_paused
+    with gc_paused():  # (importing numpy and the policy's modules leaves no garbage to look for)
+        from bbopt.analysis.table import metrics_table, model_metrics, rejections
+        from bbopt.outputs import atomic_path, streamed_csv, write_json
+        from bbopt.policies import make_policy
+        options = _options(args.option)
+        make_policy(args.policy, **options)  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     w, platform = _load(args)
     options = _entitlements(args, w, [args.policy])
@@ -433,6 +431,7 @@ def _cmd_compare(args) -> int:
         for k in keys:
             _echo(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
     else:
+        import json
         _echo(json.dumps(metrics, indent=2))
     if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
@@ -447,6 +446,8 @@ def _cmd_compare(args) -> int:
 
 def _compare_split(args, w, platform, policies, options, out) -> int:
     """``bbopt compare --split N``: the normalised per-part comparison."""
+    import json
+
     from bbopt.analysis.experiments import compare_split, format_table
     from bbopt.policies import make_policy
 

@@ -288,7 +288,6 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
                         name="mira" if mira else "uniform-2048")
     if path is None or not str(path).endswith((".swf", ".swf.gz")):
         return None
-    import gzip
     import zlib
 
     try:
@@ -298,7 +297,11 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
     if not p.is_file():
         return None
     header: dict[str, str] = {}
-    opener = gzip.open if p.suffix == ".gz" else open
+    opener = open
+    if p.suffix == ".gz":
+        import gzip  # (only for a gzipped trace)
+
+        opener = gzip.open
     try:
         with opener(p, "rt", encoding="utf-8", errors="replace") as fh:
             for line in fh:

@@ -14,9 +14,7 @@ policy options, budgets and start time.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import shlex
 import sys
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -80,6 +78,8 @@ def write_text(path: str | Path, text: str) -> Path:
 
 def write_json(path: str | Path, data: Any) -> Path:
     """Write ``data`` as indented JSON to ``path`` atomically."""
+    import json
+
     return write_text(path, json.dumps(data, indent=2, default=str) + "\n")
 
 
@@ -143,6 +143,8 @@ def provenance(*, workload: Any, seed: int, platform: Any, policies: Iterable[st
                started: datetime | None = None, command: list[str] | None = None
                ) -> dict[str, Any]:
     """What produced a result: enough to rerun it and to tell two results apart."""
+    import shlex  # (json and shlex only when a file is written)
+
     from bbopt import __version__
     from bbopt.policies import policy_options
 

@@ -9,7 +9,6 @@ part of the edge that the domain layers never need.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,8 @@ def read_document(path: str | Path) -> Any:
 
             data = yaml.safe_load(text)
         else:
+            import json  # (json only when a document or an option is read)
+
             data = json.loads(text)
     except RecursionError:
         raise InputError(f"nested deeper than {MAX_DEPTH} levels", source=str(path)) from None
@@ -61,6 +62,8 @@ def parse_options(pairs: list[str], field: str = "-o") -> dict[str, Any]:
     (``3``, ``true``, ``[1, 2]``), text otherwise; dashes in keys become underscores."""
     out: dict[str, Any] = {}
     for pair in pairs:
+        import json
+
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise InputError(f"option {pair!r} is not KEY=VALUE", field=field)

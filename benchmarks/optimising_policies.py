@@ -35,6 +35,18 @@ the named-BB profile kept the BB nodes' free space as one tuple per segment
 | BB pool, whole KTH trace | 72.5 | 77.5 | 1.07 | yes |
 | 12 named BB nodes, first 2,500 jobs (``--named --jobs 2500``) | 29.8 | 31.4 | 1.05 | yes |
 
+With the pool's placement loop compiled by numba (the extra ``fast``; ``bbopt/models/
+plan_jit.py``, the same schedules), against the tree before, one run, load average 2-4:
+
+| whole process | CPU s | before s | speed-up | same jobs.csv |
+|---|---:|---:|---:|---|
+| plan-2, BB pool, whole KTH trace | 24.25 | 86.65 | 3.57 | yes |
+| plan-1, first 3,000 jobs (``--jobs 3000``) | 3.46 | 6.78 | 1.96 | yes |
+| plan-3, first 3,000 jobs | 3.09 | 7.15 | 2.32 | yes |
+
+(A planning process pays about 0.7 s for numba's import and its cached kernels;
+``BBOPT_NO_JIT=1`` runs the Python loops.)
+
 ``benchmarks/plan_decisions.py`` times the search alone on recorded decisions.
 """
 

@@ -1,7 +1,8 @@
 """The freed-slot log behind conservative-bb's compression (bbopt.policies.freed_slots): giving
 a slot back changes the profile exactly as Profile.release does, it logs the free capacity of
-every point of the slot (and its maxima), and the window it yields for a reservation that had no
-earlier start before the frees holds that reservation's earliest start whenever there is one.
+every point of the slot (and its maxima), and the end of the window it yields for a reservation
+that had no earlier start before the frees, scanned from any bound on its start, holds that
+reservation's earliest start whenever there is one.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.policies.freed_slots import Freed, _take, freed, give_back, move, window
+from bbopt.policies.freed_slots import Freed, _take, freed, give_back, log_slot, move, reach
 from bbopt.resources import Profile
 
 CAPACITY = (8, 100.0)
@@ -66,11 +67,12 @@ def test_give_back_is_release_and_bounds_the_slot(slots, rows, data):
 @settings(max_examples=400, deadline=None)
 @given(st.lists(intervals, min_size=1, max_size=12), st.lists(demands, min_size=12, max_size=12),
        demands, st.integers(1, 15), st.integers(0, 10), st.lists(st.integers(0, 11), max_size=3),
-       st.integers(0, 5))
-def test_window_holds_the_earliest_start(slots, rows, demand, w, now, gone, later):
+       st.integers(0, 5), st.data())
+def test_window_holds_the_earliest_start(slots, rows, demand, w, now, gone, later, data):
     """A job reserved at its earliest start; then reservations are given back (early ends) and
-    time moves on a little: the earlier start found in the window equals the one found by a
-    scan of all of [now, old)."""
+    time moves on a little: the earlier start found by a scan from any bound on it (no start
+    before the bound fits) up to the end :func:`reach` gives equals the one found by a scan of
+    all of [now, old)."""
     p, held = _booked(slots, rows)
     w = float(w)
     old = p.earliest_fit(float(now), w, demand)
@@ -81,16 +83,18 @@ def test_window_holds_the_earliest_start(slots, rows, demand, w, now, gone, late
     if now >= old:
         return
     p.advance(now)
-    log = []
+    log: list[Freed] = []
     for k in sorted(set(gone)):
         if k < len(held):
             a, b, d = held[k]
             if b > now:
-                log.append(give_back(p, max(a, now), b, d, old))
+                log_slot(log, give_back(p, max(a, now), b, d, old))
+    assert [s.end for s in log] == sorted(s.end for s in log)
     full = p.earlier_fit(now, w, demand, old)
+    floor = float(data.draw(st.integers(int(now), int(full))))  # (whole times: any bound)
     tol = p._tol
-    lo, hi = window(log, now, old, w, demand[0] - tol[0], demand[1] - tol[1])
-    got = p.earlier_fit(now, w, demand, old, lo, hi) if lo < hi else old
+    hi = reach(log, floor, old, demand[0] - tol[0], demand[1] - tol[1])
+    got = p.earlier_fit(floor, w, demand, old, floor, hi) if floor < hi else old
     assert got == full
 
 
@@ -107,35 +111,36 @@ slots_logged = st.builds(_slot, st.integers(0, 20), st.lists(st.integers(1, 12),
                                   max_size=4))
 
 
-def _hull(log: list[Freed], now: float, old: float, w: float, nodes: int, bb: int):
-    """The window by its definition: the hull of the slots starting before ``old`` whose
-    free capacity before ``old`` admits the demand somewhere in each dimension, less the
-    walltime, from ``now``; None if none."""
+def _reach(log: list[Freed], old: float, nodes: int, bb: int) -> float | None:
+    """The end of the window by its definition: the latest end, cut at ``old``, of the slots
+    starting before ``old`` whose free capacity before ``old`` admits the demand somewhere in
+    each dimension; None if none does."""
     admitted = [s for s in log if s.start < old
                 and any(n >= nodes for t, n in zip(s.times, s.nodes, strict=True) if t < old)
                 and any(b >= bb for t, b in zip(s.times, s.bb, strict=True) if t < old)]
     if not admitted:
         return None
-    return (max(now, min(s.start for s in admitted) - w),
-            max(min(s.end, old) for s in admitted))
+    return max(min(s.end, old) for s in admitted)
 
 
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(slots_logged, max_size=8), st.integers(0, 10), st.integers(0, 20),
-       st.integers(1, 25), st.integers(1, 15), st.integers(0, 8), st.integers(0, 100))
-def test_window_from_a_bound_is_the_hull_cut_there(log, now, rise, old, w, nodes, bb):
-    """The window is the hull of the admitting slots, whether asked from now or from a bound
-    on the start (a reservation compressed before needing no more: no start before it fits),
-    though its walk over the log stops as soon as the rest cannot widen it."""
-    now, w = float(now), float(w)
-    old = now + old
-    for floor in (now, now + rise):
-        lo, hi = window(log, floor, old, w, nodes, bb)
-        want = _hull(log, floor, old, w, nodes, bb)
-        if want is None:
-            assert not lo < hi
+       st.integers(1, 25), st.integers(0, 8), st.integers(0, 100))
+def test_reach_is_the_latest_admitting_end(log, now, rise, old, nodes, bb):
+    """:func:`reach` is the latest end of the admitting slots whenever it lies after the bound
+    on the start (else it answers no later than the bound), though its walk over the log,
+    latest end first, stops at the first slot that admits the demand or ends by the bound."""
+    old = float(now + old)
+    ordered: list[Freed] = []
+    for slot in log:
+        log_slot(ordered, slot)
+    for floor in (float(now), float(now + rise)):
+        got = reach(ordered, floor, old, nodes, bb)
+        want = _reach(log, old, nodes, bb)
+        if want is not None and want > floor:
+            assert got == want
         else:
-            assert (lo, hi) == want
+            assert got <= floor
 
 
 @settings(max_examples=200, deadline=None)

@@ -91,3 +91,34 @@ def test_earlier_fit_two_dimensions(seq, drops, advance, data):
     if lo < hi:
         assert (p2.earlier_fit(now, e - a, (n, b), a, lo, hi)
                 == p3.earlier_fit(now, e - a, (n, b, 0.0), a, lo, hi))
+
+
+@settings(max_examples=400, deadline=None)
+@given(ops, st.lists(st.integers(0, 24), max_size=6), st.integers(0, 20), st.data())
+def test_earlier_fit_in_a_short_window(seq, drops, advance, data):
+    """Within a window shorter than the walltime every candidate start holds the stretch from
+    the window's end to a walltime after its start, which the 2-D scan tests first: it
+    answers as the general one, and as the brute force over that window."""
+    p2, p3, held = _build(seq, drops, advance)
+    held = [h for h in held if h[0] > advance]
+    if not held:
+        return
+    a, e, n, b = held[data.draw(st.integers(0, len(held) - 1))]
+    lo = float(data.draw(st.integers(advance, int(a) - 1)))
+    hi = lo + data.draw(st.integers(1, max(1, int(e - a) - 1)))
+    got = p2.earlier_fit(lo, e - a, (n, b), a, lo, hi)
+    assert got == p3.earlier_fit(lo, e - a, (n, b, 0.0), a, lo, hi)
+    q = p2.copy()
+    q.release(a, e, (n, b))
+    brute = _brute_earliest(q, lo, e - a, (n, b))
+    assert got == (brute if brute < min(hi, a) else a)
+
+
+def test_earlier_fit_stretch_ends_with_the_walltime():
+    """A job fitting exactly at the window's start, with the segment right after its walltime
+    full: the stretch every candidate holds ends there, so the start is found."""
+    p = Profile(0.0, (4, 100.0))
+    p.reserve(0.0, 2.0, (4, 0.0))  # full before 2
+    p.reserve(7.0, 9.0, (4, 0.0))  # full on [7, 9): a 5 s job fits on [2, 7)
+    p.reserve(20.0, 25.0, (1, 0.0))  # its own hold
+    assert p.earlier_fit(2.0, 5.0, (1, 0.0), 20.0, 2.0, 3.0) == 2.0

@@ -7,7 +7,8 @@ keeps the plan of the current permutation position by position, so that a swap c
 placements from its first swapped position on, and often fewer; its scores are those of
 :meth:`PlanModel.score <bbopt.models.plan.PlanModel.score>`. It shares the model's inner loop
 (the earliest-fit scan and the reservation, inlined for speed) and reads the model's private
-lists.
+lists. :class:`CompiledWalk` is the same walk on the BB pool with its loop compiled by numba
+(:mod:`bbopt.models.plan_jit`), used when numba is installed (:func:`swap_walk` chooses).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from bbopt.models.plan import PlanModel
+from bbopt.models.plan import PlanModel, kernels
 
 #: Default positions between two profile snapshots of a :class:`SwapWalk` (1 to 4 measure
 #: within 2 % of each other on KTH's queues; 3 is the least work).
@@ -251,6 +252,97 @@ class SwapWalk:
         return score
 
 
+class CompiledWalk:
+    """:class:`SwapWalk` on the BB pool with its walk compiled
+    (:func:`bbopt.models.plan_jit.walk_pool`): the same methods, the same scores and early
+    rejections, the same orders. Its state lives in numpy arrays of two buffers, the current
+    plan and the last move's (see :func:`~bbopt.models.plan_jit.walk_pool`); :meth:`accept`
+    makes the last move's the current one. ``tests/test_plan_jit.py`` checks it against
+    :class:`SwapWalk` and :meth:`PlanModel.score`.
+    """
+
+    __slots__ = ("model", "stride", "score", "_walk", "_alpha", "_jobs", "_orders", "_vals",
+                 "_pool", "_side", "_work", "_cur", "_pending")
+
+    def __init__(self, model: PlanModel, order: Sequence[int], stride: int | None = None
+                 ) -> None:
+        n = model.n
+        order = list(order)
+        if sorted(order) != list(range(n)):
+            raise ValueError("order must be a permutation of the model's jobs")
+        if model.named is not None or model.alpha not in (1, 2, 3):
+            raise ValueError("the compiled walk scores pool models with alpha 1, 2 or 3")
+        import numpy as np
+
+        self.model = model
+        self._walk = kernels().walk_pool
+        self.stride = stride = stride if stride is not None else STRIDE
+        self._alpha = int(model.alpha)
+        self._jobs, base = model.compiled_arrays()
+        cap = base.shape[1]
+        self._orders = np.empty((2, n), dtype=np.int64)
+        self._orders[0] = order
+        self._vals = np.zeros((2, 3, n + 1))
+        self._vals[0, 0] = math.nan  # no planned start yet: the first walk places every job
+        snaps = n // stride + 1
+        self._pool = np.empty((snaps, 2, 3, cap))
+        self._pool[0, 0] = base
+        self._side = np.zeros((2, snaps), dtype=np.int64)
+        self._work = np.empty((3, cap))
+        self._cur = 0
+        self.score = self._walk(self._jobs, self._orders, self._vals, self._pool, self._side,
+                               self._work, 0, 0, 0, True, self._alpha, stride)
+        self._cur = 1
+
+    @property
+    def order(self) -> list[int]:
+        """The current permutation."""
+        return self._orders[self._cur].tolist()
+
+    @property
+    def start(self) -> list[float]:
+        """The current plan's start of each job."""
+        return self._vals[self._cur, 0, :-1].tolist()
+
+    def try_swap(self, a: int, b: int, threshold: float = math.inf) -> float:
+        """Score of the current order with positions ``a`` and ``b`` swapped (``math.inf`` when
+        :meth:`PlanModel.score` would reject it for ``threshold``); :meth:`accept` adopts it."""
+        self._pending = None
+        lo, hi = (a, b) if a < b else (b, a)
+        score = self._walk(self._jobs, self._orders, self._vals, self._pool, self._side,
+                          self._work, self._cur, lo, hi, False, self._alpha, self.stride)
+        if threshold != math.inf:
+            verdict = clear_verdict(score, threshold)
+            if verdict is None:  # within rounding of the threshold: the rule position by position
+                new = 1 - self._cur
+                verdict = rejected_early(self._orders[new].tolist(),
+                                         self._vals[new, 2].tolist(), self.model._lbr,
+                                         threshold)
+            if verdict:
+                return math.inf
+        self._pending = score
+        return score
+
+    def accept(self) -> None:
+        """Make the order of the last :meth:`try_swap` (which must not have been rejected by
+        its threshold) the current one."""
+        if self._pending is None:
+            raise ValueError("nothing to accept: the last move was rejected or none was tried")
+        self._cur = 1 - self._cur
+        self.score = self._pending
+        self._pending = None
+
+
+def swap_walk(model: PlanModel, order: Sequence[int], stride: int | None = None
+              ) -> SwapWalk | CompiledWalk:
+    """The incremental walk of ``model`` from ``order``: on the BB pool with alpha 1, 2 or 3
+    and numba installed, its compiled twin (:class:`CompiledWalk`, the same answers), else a
+    :class:`SwapWalk`."""
+    if model.named is None and model.alpha in (1, 2, 3) and kernels() is not None:
+        return CompiledWalk(model, order, stride)
+    return SwapWalk(model, order, stride)
+
+
 def rejected_early(order: Sequence[int], parts: Sequence[float], bounds: Sequence[float],
                    threshold: float) -> bool:
     """Whether :meth:`PlanModel.score <bbopt.models.plan.PlanModel.score>` rejects ``order``
@@ -269,18 +361,27 @@ def rejected_early(order: Sequence[int], parts: Sequence[float], bounds: Sequenc
     within ``slack`` of ``threshold`` replays the rule position by position, for the exact
     answer.
     """
-    score = parts[-1]
-    slack = 1e-9 * (abs(threshold) + abs(score))
-    if score < threshold - slack:
-        return False
-    if score > threshold + slack:
-        return True
+    verdict = clear_verdict(parts[-1], threshold)
+    if verdict is not None:
+        return verdict
     rest = sum(map(bounds.__getitem__, order))
     for k, p in enumerate(order):
         rest -= bounds[p]
         if parts[k + 1] + rest > threshold:
             return True
     return False
+
+
+def clear_verdict(score: float, threshold: float) -> bool | None:
+    """:func:`rejected_early`'s answer for a plan of score ``score`` when it is clear at once
+    (a score clearly below or above ``threshold``), else ``None`` (the rule must be replayed
+    position by position)."""
+    slack = 1e-9 * (abs(threshold) + abs(score))
+    if score < threshold - slack:
+        return False
+    if score > threshold + slack:
+        return True
+    return None
 
 
 def _prefix_rest(new: list[int], base: int, parts: list[float], LB: list[float],

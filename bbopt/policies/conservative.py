@@ -50,7 +50,7 @@ from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
-from bbopt.policies.freed_slots import Freed, give_back, move, window
+from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
 from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
@@ -166,24 +166,18 @@ class ConservativeBackfilling:
                 # The latest start of a reservation compressed here that needs no more than
                 # this one: no start before it fits. Found before the log is looked at: when
                 # it reaches ``old`` (an eighth of the reservations on KTH x 2) the log is not,
-                # and otherwise the walk over the log stops once the window reaches it.
+                # and otherwise the walk over the log stops at the slots ending by it.
                 floor = now
                 for sold, s0, s1, sw in reversed(stuck):
                     if need0 >= s0 and need1 >= s1 and walltime >= sw:
                         floor = sold
                         break
-                if log is None or floor >= old:
-                    lo, hi = floor, old
-                else:
-                    lo, hi = window(log, floor, old, walltime, need0, need1)
-                if lo < hi:
-                    # (Profile.earlier_fit(now, walltime, demand, old, lo, hi), called inline)
+                hi = old if log is None or floor >= old else reach(log, floor, old, need0, need1)
+                if floor < hi:
+                    # (Profile.earlier_fit(now, walltime, demand, old, floor, hi), inline)
                     demand = (job.nodes, job.bb)
-                    if lo < now:
-                        lo = now
-                    start = earlier_fit2(times, rows, tol, lo, walltime, demand, old,
-                                         hi if hi < old else old,
-                                         bisect_right(times, lo) - 1, not profile._low)
+                    start = earlier_fit2(times, rows, tol, floor, walltime, demand, old, hi,
+                                         bisect_right(times, floor) - 1, not profile._low)
                     if start < old:  # moved up: its old slot is given back
                         slot = move(profile, old, start, walltime, demand, horizon)
                         if start > now:
@@ -191,7 +185,7 @@ class ConservativeBackfilling:
                             if len(stuck) > _STUCK:
                                 del stuck[0]
                         if log is not None:
-                            log.append(slot)
+                            log_slot(log, slot)
                             if slot.top_nodes > max0:
                                 max0 = slot.top_nodes
                             if slot.top_bb > max1:
@@ -202,7 +196,7 @@ class ConservativeBackfilling:
                         if start == now:
                             moved.append((pos, job))
                         continue
-                    insort(stuck, (old, need0, need1, walltime))  # (old > lo >= now)
+                    insort(stuck, (old, need0, need1, walltime))  # (old > floor >= now)
                     if len(stuck) > _STUCK:
                         del stuck[0]
                 if log is None:
@@ -310,7 +304,7 @@ class ConservativeBackfilling:
                 if end <= now or jid not in ids:
                     del holders[jid]
                     if end > now:
-                        log.append(give_back(profile, now, end, (n, b), horizon))
+                        log_slot(log, give_back(profile, now, end, (n, b), horizon))
         return profile, holders, log
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:

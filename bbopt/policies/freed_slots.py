@@ -9,20 +9,23 @@ profile only gains room by such frees, and each is logged here with the free cap
 segments as it left them (later reservations only take room away, and a later free is logged
 with its own), so their maxima bound the free capacity of every point of the slot from then on.
 
-:func:`window` turns that into the interval of start times worth scanning for one reservation:
+:func:`reach` turns that into where the scan for one reservation's earlier start can stop:
 only the slots it has not seen, only their part before its current start (a start before it
 covers no point after it but its own slot), and only slots whose maxima admit its demand in
-every dimension. Most reservations get an empty window and cost no profile scan at all. This is
-the part of Fluxion's planner idea (flux-sched ``resource/planner``: earliest-fit queries pruned
-by the maximum free capacity of a subtree of spans) that keeps schedules identical; the bound is
-per freed slot instead of per tree node, since what changed is what can help.
+every dimension; the latest end of those. Most reservations get nothing to scan and cost no
+profile scan at all. This is the part of Fluxion's planner idea (flux-sched
+``resource/planner``: earliest-fit queries pruned by the maximum free capacity of a subtree of
+spans) that keeps schedules identical; the bound is per freed slot instead of per tree node,
+since what changed is what can help. The log is kept sorted by the slots' ends
+(:func:`log_slot`), so the walk stops at the first slot that answers.
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 from bbopt.resources import Profile
@@ -32,7 +35,7 @@ class Freed(NamedTuple):
     """A slot ``[start, end)`` that came free, with the segment starts inside it (``times[0]``
     is ``start``) and the free nodes and BB on each segment as the slot was given back.
     ``last``, ``top_nodes`` and ``top_bb`` are the last segment start and the maxima over the
-    whole slot (:func:`freed`): the first tests :func:`window` makes on every slot for every
+    whole slot (:func:`freed`): the first tests :func:`reach` makes on a slot for every
     reservation (a quarter of its time when they were read from the lists)."""
 
     start: float
@@ -122,32 +125,40 @@ def _take(profile: Profile, start: float, end: float, demand: tuple[float, float
     profile._merge(i, j)
 
 
-def window(log: list[Freed], now: float, old: float, walltime: float,
-           need_nodes: float, need_bb: float) -> tuple[float, float]:
-    """Where a reservation at ``old`` (for ``walltime``, needing ``need_nodes`` and ``need_bb``
-    less the fit tolerance) may find an earlier start, given the slots freed since its last
-    check: ``(lo, hi)``, empty when ``lo >= hi``. A start must cover a point of a slot whose
-    free capacity, up to ``old``, admits the demand somewhere in each dimension, so it lies
-    after the slot's start less the walltime and before the slot's end (or ``old``).
-    (Narrowing it to the first segment where both maxima admit the demand cost two more
-    bisections per slot for 3 % fewer segments scanned: no faster.)"""
-    lo, hi = math.inf, -math.inf
-    for a, b, last, top0, top1, ts, mn, mb in log:  # (unpacked: access by name costs a call)
-        if a >= old:
-            continue
-        if top0 < need_nodes or top1 < need_bb:  # no room anywhere in it
+def log_slot(log: list[Freed], slot: Freed) -> None:
+    """Add ``slot`` to ``log``, a list kept sorted by the slots' ends (for :func:`reach`); a
+    slot with no room logged (nothing before the horizon) is left out: nobody can use it."""
+    if slot.top_nodes != -math.inf:
+        insort(log, slot, key=_end)
+
+
+_end = itemgetter(1)
+
+
+def reach(log: list[Freed], floor: float, old: float, need_nodes: float,
+          need_bb: float) -> float:
+    """Where the scan for an earlier start of a reservation at ``old`` (needing ``need_nodes``
+    and ``need_bb`` less the fit tolerance, and known to start no earlier than ``floor``) can
+    stop, given the slots freed since its last check (``log``, sorted by end: see
+    :func:`log_slot`): the latest end, cut at ``old``, of a slot starting before ``old`` whose
+    free capacity before ``old`` admits the demand somewhere in each dimension. A start that
+    fits must cover a point of such a slot, so it lies before that end; nothing is worth
+    scanning unless the answer is after ``floor``.
+
+    Only the end of the window is asked for: from KTH x 1 to x 2 the windows grew 4.3x and the
+    slots each walked 1.9x (to 7.5), while the window's start was the floor in 95 % of them
+    (the early end that opens a compression frees room from now on). The scan starts at the
+    floor instead (its answer is the same: no start before the window fits), and the walk over
+    the slots, latest end first, stops at the first that admits the demand or at the first
+    that ends by the floor."""
+    for a, b, last, top0, top1, ts, mn, mb in reversed(log):  # (unpacked: by name is a call)
+        if b <= floor:  # this slot and all before it end by the floor
+            return floor
+        if a >= old or top0 < need_nodes or top1 < need_bb:
             continue
         if last >= old:  # only its part before old counts (a few in a hundred slots)
             j = bisect_left(ts, old)
             if max(mn[:j]) < need_nodes or max(mb[:j]) < need_bb:
                 continue
-        if a < lo:
-            lo = a
-        if b > old:
-            b = old
-        if b > hi:
-            hi = b
-        if hi == old and lo - walltime <= now:  # all of [now, old) already: no wider
-            break
-    lo -= walltime
-    return (lo if lo > now else now), hi
+        return b if b < old else old
+    return floor

@@ -1,6 +1,9 @@
 """The event-driven simulation engine: timed events, a checked resource ledger, and nothing
 else.
 
+Length: one replay loop and the checked application of its decisions (finishes, submissions,
+the queue's views, evictions, starts), each a short method on the hot path.
+
 At every batch of simultaneous events (finishes first, then submissions) and, optionally, every
 ``tick`` seconds while jobs wait, the engine builds a :class:`~bbopt.core.ClusterState`, asks the
 policy for a :class:`~bbopt.core.Decision` exactly as :func:`bbopt.decide` would, **validates** it
@@ -37,11 +40,11 @@ run segment (``SimulationResult.segments``); a job may then also end as dropped.
 from __future__ import annotations
 
 import math
-import time as _time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from itertools import islice
+from time import perf_counter
 from typing import Any
 
 from bbopt.core import (
@@ -110,21 +113,30 @@ def simulate(
     platform = platform or Platform.kopanski()
     pol = make_policy(policy, **(options or {}))
     jobs = list(jobs)
+    index = {job.id: k for k, job in enumerate(jobs)}
+    if len(index) != len(jobs):
+        _refuse_duplicates(jobs)
+    if tick is not None and not (tick > 0 and math.isfinite(tick)):
+        raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
+    # by submission, ties in job order (a stable sort: the order of the keys (submit, k))
+    submits = [job.submit for job in jobs]
+    order = sorted(range(len(jobs)), key=submits.__getitem__)
+    model = make_execution_model(execution)
+    if enforce_bandwidth is None:
+        enforce_bandwidth = pol.io_aware
+    engine = _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
+                     model, enforce_bandwidth, index)
+    engine.on_job_end = on_job_end
+    return engine.run()
+
+
+def _refuse_duplicates(jobs: list[Job]) -> None:
+    """Raise naming the first job whose id an earlier job already has."""
     ids = set()
     for job in jobs:
         if job.id in ids:
             raise InputError(f"duplicate job id {job.id!r}", field="id")
         ids.add(job.id)
-    if tick is not None and not (tick > 0 and math.isfinite(tick)):
-        raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
-    order = sorted(range(len(jobs)), key=lambda k: (jobs[k].submit, k))
-    model = make_execution_model(execution)
-    if enforce_bandwidth is None:
-        enforce_bandwidth = pol.io_aware
-    engine = _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
-                     model, enforce_bandwidth)
-    engine.on_job_end = on_job_end
-    return engine.run()
 
 
 class _Engine:
@@ -134,7 +146,8 @@ class _Engine:
     def __init__(self, jobs: list[Job], order: Sequence[int], platform: Platform, policy: Policy,
                  tick: float | None, progress: bool,
                  on_decision: Callable[[ClusterState, Decision], None] | None,
-                 workload_name: str, model: ExecutionModel, enforce_bandwidth: bool) -> None:
+                 workload_name: str, model: ExecutionModel, enforce_bandwidth: bool,
+                 index: dict[str, int]) -> None:
         self.jobs = jobs
         self.order = order
         self.platform = platform
@@ -144,9 +157,13 @@ class _Engine:
         self.on_decision = on_decision
         self.result = SimulationResult(jobs, platform, getattr(policy, "name", str(policy)),
                                        workload_name)
-        self.index = {job.id: k for k, job in enumerate(jobs)}
+        self.index = index  # job id -> k
         self.model = model
         self.ledger = Ledger(platform, enforce_bandwidth)
+        # The room a job must fit for Ledger.why_never_fits to hold nothing against it, where
+        # nothing but nodes and pooled BB is checked (None: ask the ledger every time).
+        self.plain_room = (platform.nodes, platform.bb) \
+            if platform.bb_nodes is None and self.ledger.bandwidth is None else None
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
         self.waiting_sizes = [0] * (platform.nodes + 1)  # waiting jobs by node count
         # The blocks behind a long queue's view (self.queue's jobs by submission rank); None
@@ -180,24 +197,25 @@ class _Engine:
         gated = bool(getattr(self.policy, "idle_unless_fits", False))
         # A model that ends jobs only at its next_time() is not asked at other instants.
         lazy = bool(getattr(model, "ends_only_at_next_time", False))
-        submits = [jobs[k].submit for k in order]
         inf = math.inf
-        wall0 = _time.perf_counter()
+        submits = [jobs[k].submit for k in order]
+        submits.append(inf)  # (after the last submission: no test of ptr < n)
+        wall0 = perf_counter()
         while True:
             t = t_end = model.next_time()
-            if ptr < n and submits[ptr] < t:
+            if submits[ptr] < t:
                 t = submits[ptr]
-            if tick is not None and queue and next_tick < t:
+            if next_tick < t and queue:  # (next_tick stays inf without ticks)
                 t = next_tick
             if t == inf:
                 break
-            ticked = tick is not None and t == next_tick
+            ticked = t == next_tick
             before = done + ptr
             self.changed = False
             # Finishes first: a job ending at t frees its resources for jobs starting at t.
             if t_end == t or not lazy:
                 done += self._finish(t)
-            while ptr < n and submits[ptr] == t:
+            while submits[ptr] == t:
                 done += self._submit(order[ptr])
                 ptr += 1
             if bar is not None and done - bar.n >= 256:
@@ -215,7 +233,7 @@ class _Engine:
         if queue:
             raise InvalidDecision(f"the policy left {len(queue)} jobs waiting on an idle machine",
                                   job_id=next(iter(queue)), time=t)
-        res.wall_time = _time.perf_counter() - wall0
+        res.wall_time = perf_counter() - wall0
         record = getattr(model, "record", None)
         if record is not None:
             record(res)
@@ -227,12 +245,16 @@ class _Engine:
         the queue. Returns how many jobs ended for good."""
         res, jobs = self.result, self.jobs
         ended = self.model.finish(t)
+        if not ended:
+            return 0
+        self.changed = True
+        remove, release, segments = self._remove_running, self.ledger.release, res.segments
         final = 0
         for k, why in ended:
-            rj = self._remove_running(k)
-            self.ledger.release(jobs[k], res.allocation[k])
-            res.segments.append((jobs[k].id, rj.start, t, str(why)))
-            self.changed = True
+            rj = remove(k)
+            job = jobs[k]
+            release(job, res.allocation[k])
+            segments.append((job.id, rj.start, t, str(why)))
             if why in REQUEUE_ENDS:
                 self._requeue(k, self.model.resubmit(k))
                 continue
@@ -246,9 +268,8 @@ class _Engine:
     def _submit(self, k: int) -> int:
         """Queue job ``k``, or reject it with the reason when it can never run; 1 if it ended."""
         job = self.jobs[k]
-        platform = self.platform
-        if job.nodes <= platform.nodes and job.bb <= platform.bb and job.ssd <= 0 \
-                and platform.bb_nodes is None and self.ledger.bandwidth is None:
+        room = self.plain_room
+        if room is not None and job.nodes <= room[0] and job.bb <= room[1] and job.ssd <= 0:
             why = None  # (Ledger.why_never_fits in its trivial case, without the calls)
         else:
             why = self.ledger.why_never_fits(job)
@@ -282,11 +303,11 @@ class _Engine:
                 self.blocks = self._block_queue()
             queue = self.blocks.view()
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
-        if self.gc_paused:
-            collect_if_due()
-        c0 = _time.perf_counter()
+        if self.gc_paused and not len(res.decision_times) & 15:
+            collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
+        c0 = perf_counter()
         decision = self.policy.decide(state)
-        res.decision_times.append(_time.perf_counter() - c0)
+        res.decision_times.append(perf_counter() - c0)
         res.decision_stats.append(decision.stats)
         if self.on_decision is not None:
             self.on_decision(state, decision)
@@ -399,7 +420,7 @@ class _Engine:
         return BlockQueue([(rank[index[job_id]], job) for job_id, job in self.queue.items()])
 
     def _insert_running(self, k: int, rj: RunningJob) -> None:
-        key = rj.expected_end
+        key = rj.start + rj.job.walltime  # (RunningJob.expected_end, without the property)
         i = bisect_left(self.running_keys, key)
         self.running.insert(i, rj)
         self.running_keys.insert(i, key)
@@ -408,7 +429,7 @@ class _Engine:
 
     def _remove_running(self, k: int) -> RunningJob:
         rj = self.live.pop(k)
-        i = bisect_left(self.running_keys, rj.expected_end)
+        i = bisect_left(self.running_keys, rj.start + rj.job.walltime)  # (its expected end)
         while self.running[i] is not rj:
             i += 1
         del self.running[i]

@@ -8,7 +8,6 @@ know who reads it).
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,6 +150,8 @@ class SimulationResult:
         return path
 
     def _write_csv(self, fh) -> None:
+        import csv  # (imported when results are written: a replay needs none)
+
         pre = self.preemption
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(BATSIM_COLUMNS + BBOPT_COLUMNS + (PREEMPTION_COLUMNS if pre else ()))
@@ -166,6 +167,8 @@ class SimulationResult:
         path = Path(path)
         nodes = {job.id: job.nodes for job in self.jobs}
         count: dict[str, int] = {}
+        import csv
+
         with path.open("w", newline="") as fh:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(SEGMENT_COLUMNS)
@@ -213,6 +216,8 @@ class JobsCsvStream:
     :meth:`close` instead."""
 
     def __init__(self, fh) -> None:
+        import csv
+
         self.fh = fh
         self.writer = csv.writer(fh, lineterminator="\n")
         self.next = 0

@@ -75,6 +75,7 @@ from bbopt.workloads.columns import trusted_job, valid_columns
 from bbopt.workloads.swf_files import (
     BBSIM_FIELDS,
     _companion_kind,
+    _data_chunks,
     _data_lines,
     _intstr,
     _read_bb_file,
@@ -334,10 +335,12 @@ def read_swf(
     # a job's id is its number, else its line number: the first record whose id an earlier
     # record already has is a duplicate (found without a set of every id)
     key = np.where(number >= 0, number, lineno)[kept]
-    _, firsts = np.unique(key, return_index=True)
-    again = np.ones(len(kept), dtype=bool)
-    again[firsts] = False
-    dup = int(kept[np.argmax(again)]) if again.any() else -1
+    dup = -1
+    if not (key[1:] > key[:-1]).all():  # (increasing ids, the usual order, are all distinct)
+        _, firsts = np.unique(key, return_index=True)
+        again = np.ones(len(kept), dtype=bool)
+        again[firsts] = False
+        dup = int(kept[np.argmax(again)]) if again.any() else -1
     bbsim_rows = (table[:, 18:21] if bb_columns in ("bbsim", "bbsimulator") and staging is None
                   else None)
     # what follows reads only these columns: copies of them, so the whole table can go
@@ -461,33 +464,22 @@ def _parse_stream(path: Path, src: str, width: int,
     never held as text. ``kept`` receives the text of the records a reader with default
     options skips (run time <= 0, or no processor count in field 5 or 8), by line number."""
     tables: list[np.ndarray] = []
-    numbers: list[np.ndarray] = []
-    chunk: list[tuple[int, str]] = []
+    linenos: list[np.ndarray] = []
     first: tuple[int, int] | None = None
-
-    def flush() -> None:
-        nonlocal first
+    for numbers, texts in _data_chunks(path, CHUNK):
         if first is None:
-            first = (chunk[0][0], len(chunk[0][1].split()))
-        table = _parse_table(chunk, src, width, first)
+            first = (numbers[0], len(texts[0].split()))
+        table = _parse_table(numbers, texts, src, width, first)
         tables.append(table)
-        numbers.append(np.fromiter((ln for ln, _ in chunk), np.int64, len(chunk)))
+        linenos.append(np.array(numbers, dtype=np.int64))
         if kept is not None:
             odd = (table[:, 3] <= 0) | ((table[:, 4] <= 0) & (table[:, 7] <= 0))
-            kept.update(chunk[k] for k in np.flatnonzero(odd).tolist())
-        chunk.clear()
-
-    for item in _data_lines(path):
-        chunk.append(item)
-        if len(chunk) == CHUNK:
-            flush()
-    if chunk:
-        flush()
+            kept.update((numbers[k], texts[k]) for k in np.flatnonzero(odd).tolist())
     if not tables:
         raise InputError("no job records", source=src)
     if len(tables) == 1:
-        return tables[0], numbers[0]
-    return np.concatenate(tables), np.concatenate(numbers)
+        return tables[0], linenos[0]
+    return np.concatenate(tables), np.concatenate(linenos)
 
 
 class _Lines:
@@ -524,30 +516,31 @@ class _Lines:
         return out
 
 
-def _parse_table(lines: list[tuple[int, str]], src: str, width: int,
+def _parse_table(numbers: list[int], texts: list[str], src: str, width: int,
                  first_record: tuple[int, int] | None = None) -> np.ndarray:
-    """The first ``width`` fields of every record as a float array; errors name the line.
+    """The first ``width`` fields of the records ``texts`` (on lines ``numbers``) as a float
+    array; errors name the line.
 
     Every record must have the same number of fields (a short line next to a long one would
     otherwise shift values between jobs). The fast path (numpy parses in C) is taken only when
     every token is an integer and every line's field count has been checked; on any doubt the
     strict path parses each field with ``float`` and names the first bad one.
     """
-    if not lines:
+    if not texts:
         raise InputError("no job records", source=src)
     names = FIELDS + (CQSIM_FIELDS if width == 19 else BBSIM_FIELDS)
-    first_line, first = first_record or (lines[0][0], len(lines[0][1].split()))
+    first_line, first = first_record or (numbers[0], len(texts[0].split()))
     if first < width:
         raise InputError(f"expected {width} fields, found {first}", source=src,
                          line=first_line, field=names[first])
-    ints = int_rows([text for _, text in lines], first)  # (the usual text, read inside numpy)
+    ints = int_rows(texts, first)  # (the usual text, read inside numpy)
     if ints is not None:
         return ints[:, :width].astype(np.float64)
-    parts = [text.split() for _, text in lines]  # (each line split once, for both uses)
+    parts = [text.split() for text in texts]  # (each line split once, for both uses)
     counts = list(map(len, parts))
     if counts.count(first) != len(counts):
         k = next(k for k, c in enumerate(counts) if c != first)
-        lineno, found = lines[k][0], counts[k]
+        lineno, found = numbers[k], counts[k]
         raise InputError(f"expected {first} fields (as on line {first_line}), found {found}",
                          source=src, line=lineno,
                          field=names[found] if found < len(names) else f"field {found + 1}")
@@ -559,13 +552,13 @@ def _parse_table(lines: list[tuple[int, str]], src: str, width: int,
         flat = np.array(list(chain.from_iterable(parts)), dtype=np.int64)
     except (ValueError, OverflowError):
         flat = None
-    if flat is not None and flat.size == first * len(lines) and \
-            sum(text.count("-") for _, text in lines) == int(np.count_nonzero(flat < 0)):
-        table = flat.reshape(len(lines), first)[:, :width].astype(np.float64)
+    if flat is not None and flat.size == first * len(texts) and \
+            sum(text.count("-") for text in texts) == int(np.count_nonzero(flat < 0)):
+        table = flat.reshape(len(texts), first)[:, :width].astype(np.float64)
     del flat
     if table is None:
-        table = np.empty((len(lines), width))
-        for k, (lineno, _) in enumerate(lines):
+        table = np.empty((len(texts), width))
+        for k, lineno in enumerate(numbers):
             fields = parts[k]
             try:
                 table[k] = [float(x) for x in fields[:width]]
@@ -588,7 +581,9 @@ def _check_values(table: np.ndarray, columns: Sequence[int], lines: list[tuple[i
                   src: str, names: Sequence[str]) -> None:
     """Refuse NaN, infinities and magnitudes over :data:`MAX_VALUE` in the columns used."""
     sub = table[:, columns]
-    bad = ~np.isfinite(sub) | (np.abs(np.nan_to_num(sub, nan=0.0)) > MAX_VALUE)
+    bad = ~np.isfinite(sub)
+    with np.errstate(invalid="ignore"):
+        bad |= np.abs(sub) > MAX_VALUE  # (NaN compares false: it is refused above)
     if bad.any():
         k, c = (int(x) for x in np.argwhere(bad)[0])
         col = columns[c]

@@ -6,13 +6,14 @@ BBSimulator (a 4-column ``<trace>.bb`` file, or its whole ``<trace>.swf.bb`` tra
 from __future__ import annotations
 
 import contextlib
-import gzip
 import zlib
 from pathlib import Path
 
 from bbopt.errors import InputError
 
 BBSIM_FIELDS = ("data_in", "data_run", "data_out")
+#: Characters read at a time by the header scan past the first records.
+_BLOCK = 1 << 16
 
 
 def _intstr(x: float) -> str:
@@ -27,8 +28,11 @@ def _read_lines(path: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
 
 
 def _open_text(path: Path):
-    opener = gzip.open if path.suffix == ".gz" else open
-    return opener(path, "rt", encoding="utf-8", errors="replace")
+    if path.suffix == ".gz":
+        import gzip  # (only for a gzipped file)
+
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
 
 
 def _cannot_read(path: Path, exc: BaseException) -> InputError:
@@ -36,11 +40,13 @@ def _cannot_read(path: Path, exc: BaseException) -> InputError:
     return InputError(f"cannot read: {reason or type(exc).__name__}", source=str(path))
 
 
-def _data_lines(path: Path, header: dict[str, str] | None = None):
-    """The data lines with their 1-based line numbers, one at a time; header ``key: value``
-    pairs go to ``header`` when given."""
+def _data_chunks(path: Path, size: int, header: dict[str, str] | None = None):
+    """The data lines, up to ``size`` at a time, as two lists: their 1-based line numbers and
+    their stripped texts; header ``key: value`` pairs go to ``header`` when given."""
     try:
         with _open_text(path) as fh:
+            numbers: list[int] = []
+            texts: list[str] = []
             for lineno, line in enumerate(fh, 1):
                 text = line.strip()
                 if not text:
@@ -49,32 +55,62 @@ def _data_lines(path: Path, header: dict[str, str] | None = None):
                     if header is not None:
                         _header_line(text, header)
                     continue
-                yield lineno, text
+                numbers.append(lineno)
+                texts.append(text)
+                if len(texts) == size:
+                    yield numbers, texts
+                    numbers, texts = [], []
+            if texts:
+                yield numbers, texts
     except (OSError, EOFError, zlib.error) as exc:  # a corrupt or truncated .gz, a directory
         raise _cannot_read(path, exc) from None
 
 
+def _data_lines(path: Path, header: dict[str, str] | None = None):
+    """The data lines with their 1-based line numbers, one at a time; header ``key: value``
+    pairs go to ``header`` when given."""
+    for numbers, texts in _data_chunks(path, 1024, header):
+        yield from zip(numbers, texts, strict=True)
+
+
 def _scan_header(path: Path) -> tuple[dict[str, str], list[int]]:
     """The header's ``key: value`` pairs (wherever they are) and the field counts of the first
-    50 records: a first pass that keeps no record (past those 50, a line is looked at only
-    if it holds a ``;``, as every header line does)."""
+    50 records: a first pass that keeps no record (past those 50, the text is read in blocks
+    and only the lines of a block holding a ``;``, as every header line does, are looked at)."""
     header: dict[str, str] = {}
     widths: list[int] = []
     try:
         with _open_text(path) as fh:
             for line in fh:
-                if len(widths) >= 50 and ";" not in line:
-                    continue
                 text = line.strip()
                 if not text:
                     continue
                 if text[0] == ";":
                     _header_line(text, header)
-                elif len(widths) < 50:
+                else:
                     widths.append(len(text.split()))
+                    if len(widths) == 50:
+                        break
+            carry = ""  # (the end of the last block, a line cut short)
+            for block in iter(lambda: fh.read(_BLOCK), ""):
+                block = carry + block
+                cut = block.rfind("\n") + 1
+                if ";" in block:
+                    _header_lines(block[:cut].split("\n"), header)
+                carry = block[cut:]
+            _header_lines([carry], header)
     except (OSError, EOFError, zlib.error) as exc:
         raise _cannot_read(path, exc) from None
     return header, widths
+
+
+def _header_lines(lines: list[str], header: dict[str, str]) -> None:
+    """Keep the ``key: value`` of the header lines among ``lines``."""
+    for line in lines:
+        if ";" in line:
+            text = line.strip()
+            if text[0] == ";":
+                _header_line(text, header)
 
 
 def _header_line(text: str, header: dict[str, str]) -> None:

@@ -45,7 +45,7 @@ import numpy as np
 
 from bbopt.core import Status
 from bbopt.models.plan import PlanModel
-from bbopt.models.plan_walk import SwapWalk
+from bbopt.models.plan_walk import swap_walk
 from bbopt.solvers.base import Budget, BudgetExceeded, Result
 from bbopt.solvers.plan.exhaustive import solve_exhaustive
 
@@ -114,7 +114,7 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
     # The current order and its plan, position by position: a swap is scored from its first
     # swapped position on (same scores as model.score; see SwapWalk). ``incremental=False``
     # scores every move from scratch instead (the reference the tests compare against).
-    walk = SwapWalk(model, best_order) if incremental else None
+    walk = swap_walk(model, best_order) if incremental else None
     perm = list(best_order)
     accepted = improved = aborted = 0
     step = 0
@@ -142,12 +142,11 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
             if score <= threshold:
                 if walk is not None:
                     walk.accept()
-                    perm = walk.order
                 current = score
                 accepted += 1
                 if score < best:
                     best = score
-                    best_order = tuple(perm)
+                    best_order = tuple(walk.order if walk is not None else perm)
                     improved += 1
             elif walk is None:
                 perm[a], perm[b] = perm[b], perm[a]

@@ -1,0 +1,165 @@
+"""The compiled pool loops (bbopt.models.plan_jit) against the pure-Python ones: one contract.
+
+The compiled walk and score must return, bit for bit, what the Python walk (SwapWalk) and the
+Python score (PlanModel._run) return, move after move (swaps, thresholds that reject or not,
+accepted and forgotten moves), and the annealing must find the same plans either way."""
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("numba")
+
+from bbopt.core import GB, Job  # noqa: E402
+from bbopt.models.plan import PlanModel, kernels  # noqa: E402
+from bbopt.models.plan_walk import CompiledWalk, SwapWalk, swap_walk  # noqa: E402
+from bbopt.solvers import Budget  # noqa: E402
+from bbopt.solvers.plan.annealing import solve_annealing  # noqa: E402
+
+
+def _models(rnd: random.Random, n: int, alpha: int, cap_n: int) -> tuple[PlanModel, PlanModel]:
+    """Two copies of a random scheduling point on the BB pool, the first scored by the Python
+    loop, the second by the compiled one. BB requests in fractional gigabytes (float sums),
+    walltimes that often end where another job ends (no new breakpoint), submits before and
+    after a few running jobs' ends."""
+    cap_b = 20 * GB
+    jobs = [Job(str(i), submit=rnd.randint(0, 100), walltime=rnd.choice([5, 10, 30, 60, 200]),
+                nodes=rnd.randint(1, cap_n), bb=rnd.choice([0.0, 5 * GB, rnd.uniform(0, 12) * GB]))
+            for i in range(n)]
+    running, used_n, used_b = [], 0, 0.0
+    for _ in range(rnd.randint(0, 6)):
+        r = (100 + rnd.choice([5, 10, rnd.randint(1, 300)]), rnd.randint(1, 3),
+             rnd.uniform(0, 5) * GB)
+        if used_n + r[1] <= cap_n and used_b + r[2] <= cap_b:
+            running.append(r)
+            used_n, used_b = used_n + r[1], used_b + r[2]
+    python = PlanModel(100.0, (cap_n, cap_b), running, jobs, alpha)
+    python._jit = False  # this model's score runs the Python loop
+    compiled = PlanModel(100.0, (cap_n, cap_b), running, jobs, alpha)
+    assert kernels() is not None
+    return python, compiled
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10**9), n=st.integers(1, 16), stride=st.integers(1, 5),
+       alpha=st.sampled_from([1, 2, 3]), moves=st.integers(1, 50),
+       cap_n=st.sampled_from([4, 10, 32]))
+def test_the_compiled_walk_and_score_are_the_python_ones(seed, n, stride, alpha, moves, cap_n):
+    """Move by move: the compiled walk's try_swap equals the Python walk's and both scores'
+    (compiled and Python) for the same threshold; accepted moves (some acceptable ones are
+    forgotten instead) leave the same order, score and starts in both walks, and the plans of
+    both scores are the same."""
+    rnd = random.Random(seed)
+    py, jit = _models(rnd, n, alpha, cap_n)
+    order = list(range(py.n))
+    rnd.shuffle(order)
+    assert jit.score(order) == py.score(order)
+    assert jit.plan(order) == py.plan(order)
+    slow, fast = SwapWalk(py, order, stride=stride), CompiledWalk(jit, order, stride=stride)
+    assert fast.score == slow.score and fast.order == slow.order and fast.start == slow.start
+    for _ in range(moves):
+        a, b = rnd.randrange(py.n), rnd.randrange(py.n)
+        if a == b:
+            continue
+        swapped = slow.order[:]
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+        fresh = py.score(swapped)
+        threshold = rnd.choice([math.inf, fresh, fresh * rnd.uniform(0.3, 1.2),
+                                slow.score * rnd.uniform(0.5, 1.5),
+                                math.nextafter(fresh, math.inf), math.nextafter(fresh, -math.inf)])
+        got = fast.try_swap(a, b, threshold)
+        assert got == slow.try_swap(a, b, threshold)
+        assert got == py.score(swapped, threshold) == jit.score(swapped, threshold)
+        if got <= threshold and rnd.random() < 0.8:
+            fast.accept()
+            slow.accept()
+            assert fast.order == slow.order == swapped
+            assert fast.score == slow.score == fresh
+            assert fast.start == slow.start == list(py.plan(swapped).starts)
+            assert jit.plan(swapped) == py.plan(swapped)
+        elif got > threshold:
+            with pytest.raises(ValueError):
+                fast.accept()
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_the_compiled_rejection_at_the_score_is_the_rule(seed):
+    """Scores mixing terms of about 1e16 and of a few units (their sums round): at thresholds
+    at the fresh score and one unit in the last place below it, where only the rule position
+    by position decides, the compiled walk answers what the Python walk and score answer."""
+    rnd = random.Random(seed)
+    jobs = [Job(str(i), submit=rnd.choice([0, 1e8 - rnd.randint(0, 50), 1e8 - 3, 1e8 - 1.5]),
+                walltime=rnd.choice([1, 2, 3, 7]), nodes=rnd.randint(1, 3))
+            for i in range(rnd.randint(2, 7))]
+    held = [(1e8 + rnd.choice([1, 2, 5]), rnd.randint(1, 2), 0.0)] if rnd.random() < 0.5 else []
+    py = PlanModel(1e8, (3, 0.0), held, jobs, alpha=2)
+    py._jit = False
+    jit = PlanModel(1e8, (3, 0.0), held, jobs, alpha=2)
+    order = list(range(py.n))
+    rnd.shuffle(order)
+    stride = rnd.randint(1, 3)
+    slow, fast = SwapWalk(py, order, stride=stride), CompiledWalk(jit, order, stride=stride)
+    for a in range(py.n):
+        for b in range(a + 1, py.n):
+            swapped = slow.order[:]
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            fresh = py.score(swapped)
+            for threshold in (fresh, math.nextafter(fresh, -math.inf)):
+                got = fast.try_swap(a, b, threshold)
+                assert got == slow.try_swap(a, b, threshold) == py.score(swapped, threshold)
+                assert got == jit.score(swapped, threshold)
+
+
+@pytest.mark.parametrize("alpha", [1, 2, 3])
+def test_the_annealing_finds_the_same_plans_compiled_and_in_python(alpha, monkeypatch):
+    """solve_annealing with the compiled loops and with BBOPT_NO_JIT=1 (the Python loops):
+    the same plan, score and search statistics, on queues of 6 to 40 jobs."""
+    rnd = random.Random(alpha)
+    for trial in range(20):
+        py, jit = _models(rnd, rnd.randint(6, 40), alpha, rnd.choice([8, 16, 32]))
+        seed = rnd.randrange(2**32)
+        with monkeypatch.context() as env:
+            env.setenv("BBOPT_NO_JIT", "1")
+            ref = solve_annealing(py, Budget(60.0), seed)
+        got = solve_annealing(jit, Budget(60.0), seed)
+        assert got.solution == ref.solution, trial
+        assert got.objective == ref.objective
+        assert got.info == ref.info
+
+
+def test_the_switch_between_compiled_and_python(monkeypatch):
+    """Pool models with alpha 1-3 get the compiled walk; named BB nodes, other alphas and
+    BBOPT_NO_JIT=1 the Python one."""
+    jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(4)]
+    pool = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2)
+    assert isinstance(swap_walk(pool, [0, 1, 2, 3]), CompiledWalk)
+    odd = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=1.5)
+    assert type(swap_walk(odd, [0, 1, 2, 3])) is SwapWalk
+    named = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, bb_nodes=[2 * GB, 2 * GB])
+    assert type(swap_walk(named, [0, 1, 2, 3])) is SwapWalk
+    monkeypatch.setenv("BBOPT_NO_JIT", "1")
+    assert kernels() is None
+    assert type(swap_walk(pool, [0, 1, 2, 3])) is SwapWalk
+    fresh = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2)
+    assert fresh.score([3, 2, 1, 0]) == pool.score([3, 2, 1, 0])
+    assert fresh._jit is False and pool._jit
+
+
+def test_numba_is_imported_when_a_plan_model_is_scored_not_before():
+    """Importing bbopt, the plan model and the annealing imports no numba (runs that never plan
+    do not pay its import); scoring a pool model does."""
+    import subprocess
+    import sys
+
+    code = ("import sys, bbopt; from bbopt.models.plan import PlanModel; "
+            "from bbopt.solvers.plan.annealing import solve_annealing; "
+            "print('numba' in sys.modules); "
+            "m = PlanModel(0.0, (2, 0.0), [], [bbopt.Job('a', 0, walltime=5, nodes=1)]); "
+            "m.score([0]); print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True)
+    assert out.stdout.split() == ["False", "True"]
