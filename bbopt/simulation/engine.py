@@ -328,7 +328,7 @@ class _Engine:
         named = ledger.bb_nodes is not None
         sizes = self.waiting_sizes
         blocks, rank = self.blocks, self.rank
-        refused: dict[str, Job] = {}
+        refused: dict[str, Job] | None = None  # (made at the first refusal: they are rare)
         for s in starts:
             job = queue.pop(s.job_id, None)
             if job is None:
@@ -339,6 +339,7 @@ class _Engine:
             try:
                 nodes = admit(job, s.nodes, t)
             except StartRefused:  # named BB nodes: the job keeps waiting
+                refused = refused if refused is not None else {}
                 refused[job.id] = job
                 continue
             sizes[job.nodes] -= 1
