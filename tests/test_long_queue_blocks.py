@@ -200,3 +200,58 @@ def test_a_kept_view_is_unchanged_after_later_starts_and_arrivals(policy):
             got = list(view.blocks_from(0))
             assert tuple(j for b, _ in got for j in b) == snapshot
             assert all(_lower(m, b) for b, m in got)
+
+
+class _EvictsOnce:
+    """Starts what fits in queue order; evicts ``victim`` once it runs and more than 70 jobs
+    wait (it is requeued)."""
+
+    io_aware = False
+    name = "evicts-once"
+
+    def __init__(self, victim: str) -> None:
+        self.victim, self.done = victim, False
+
+    def decide(self, state):
+        from bbopt.core import Decision, Start
+
+        if not self.done and len(state.queue) > 70 and any(
+                r.job.id == self.victim for r in state.running):
+            self.done = True
+            return Decision(preempt=(self.victim,))
+        free, starts = state.free()[0], []
+        for job in state.queue:
+            if job.nodes <= free:
+                starts.append(Start(job.id))
+                free -= job.nodes
+        return Decision(start=tuple(starts))
+
+
+@pytest.mark.parametrize("victim", ["0", "199"])
+def test_a_requeue_out_of_submission_order_keeps_long_views_right(victim):
+    """Jobs not given in submission order (the last submitted first), a long queue, and a job
+    requeued while it is long: the views list the engine's queue, the schedule is the one of
+    tuples."""
+    from bbopt.simulation.checkpoint import CheckpointRestart
+
+    rnd = random.Random(7)
+    jobs = [Job(str(k), float(rnd.randint(1, 40)), 50.0, runtime=40.0, nodes=rnd.randint(1, 4),
+                preemptable=True) for k in range(200)]
+    v = int(victim)
+    jobs[v] = Job(victim, 0.0, 1000.0, runtime=900.0, nodes=2, preemptable=True)
+    runs = []
+    for short in (engine.SHORT_QUEUE, 10**9):
+        old, engine.SHORT_QUEUE = engine.SHORT_QUEUE, short
+        seen = []
+        try:
+            model = CheckpointRestart(memory_per_node=1e9, pfs_bandwidth=1e9, on_kill="requeue")
+            res = simulate(jobs, Platform(nodes=8), _EvictsOnce(victim), execution=model,
+                           on_decision=lambda s, d, seen=seen: seen.append((s.queue,
+                                                                            tuple(s.queue))))
+        finally:
+            engine.SHORT_QUEUE = old
+        assert all(tuple(q) == snap for q, snap in seen)
+        runs.append(res)
+    assert any(why == "requeued" for *_, why in runs[0].segments)
+    assert runs[0].start == runs[1].start and runs[0].end == runs[1].end
+    assert runs[0].segments == runs[1].segments

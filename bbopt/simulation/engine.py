@@ -43,7 +43,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from itertools import islice
+from itertools import islice, pairwise
 from time import perf_counter
 from typing import Any
 
@@ -301,7 +301,7 @@ class _Engine:
         else:
             if self.blocks is None:
                 self.blocks = self._block_queue()
-            queue = self.blocks.view()
+            queue = self.blocks.view() if self.blocks is not None else tuple(self.queue.values())
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused and not len(res.decision_times) & 15:
             collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
@@ -397,9 +397,8 @@ class _Engine:
         queue, index = self.queue, self.index
         self.waiting_sizes[job.nodes] += 1
         if not queue or index[next(reversed(queue))] < k:
-            queue[job.id] = job
-            if self.blocks is not None:
-                self.blocks.append(job, self.rank[k])
+            queue[job.id] = job  # (after jobs of a later submission if jobs were not given in
+            self._restack()  # submission order: the blocks, by rank, are built again)
             return
         items = list(queue.items())
         items.append((job.id, job))
@@ -413,12 +412,16 @@ class _Engine:
         (views already given keep the old ones)."""
         self.blocks = None
 
-    def _block_queue(self) -> BlockQueue:
-        """The blocks of the waiting queue now (and the submission ranks they need)."""
+    def _block_queue(self) -> BlockQueue | None:
+        """The blocks of the waiting queue now (and the submission ranks they need); None when
+        the queue is not in submission rank (a requeue above), which blocks need."""
         if self.rank is None:  # (the inverse of the order of submission)
             self.rank = sorted(range(len(self.order)), key=self.order.__getitem__)
         rank, index = self.rank, self.index
-        return BlockQueue([(rank[index[job_id]], job) for job_id, job in self.queue.items()])
+        pairs = [(rank[index[job_id]], job) for job_id, job in self.queue.items()]
+        if any(a[0] >= b[0] for a, b in pairwise(pairs)):
+            return None
+        return BlockQueue(pairs)
 
     def _insert_running(self, k: int, rj: RunningJob) -> None:
         key = rj.start + rj.job.walltime  # (RunningJob.expected_end, without the property)
