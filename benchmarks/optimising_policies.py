@@ -41,6 +41,7 @@ plan_jit.py``, the same schedules), against the tree before, one run, load avera
 | whole process | CPU s | before s | speed-up | same jobs.csv |
 |---|---:|---:|---:|---|
 | plan-2, BB pool, whole KTH trace | 24.25 | 86.65 | 3.57 | yes |
+| the same, later (``--repeat 2``, load 8-10) | 23.40 | 84.51 | 3.61 | yes |
 | plan-1, first 3,000 jobs (``--jobs 3000``) | 3.46 | 6.78 | 1.96 | yes |
 | plan-3, first 3,000 jobs | 3.09 | 7.15 | 2.32 | yes |
 

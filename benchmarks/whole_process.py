@@ -23,26 +23,28 @@ Each tree's package is byte-compiled first, as an installed package is (with
 ``PYTHONDONTWRITEBYTECODE`` set, every run would otherwise compile the modules changed since
 their last compilation, and the two trees would not pay alike).
 
-Measured on KTH (the shared 2-core machine, load average about 1, ``--breakdown --repeat 9
---against`` the code before the object and queue-view changes of issue 14's first goal; CPU
-seconds, medians):
+Measured on KTH (the shared 2-core machine under load, load average about 8, which inflates
+every CPU figure, the bare loop's least; ``--breakdown --repeat 9 --against`` the code before the
+reader, set-up, engine, import and metrics changes of issue 14's first goal, third round; CPU
+seconds, medians; a first run of the same, at load 7-10, in brackets):
 
-=====================  =====  =======  =====  =======  ==========  ======  =======
-run                    CPU s  x bare   start  imports  read + BB   replay  metrics
-=====================  =====  =======  =====  =======  ==========  ======  =======
-bare EASY loop         0.21   1.00
-sjf-bb, before         0.77   3.72     0.041  0.062    0.118       0.510   0.023
-sjf-bb, now            0.64   3.05     0.042  0.061    0.100       0.387   0.023
-fcfs-bb, before        0.76   3.64     0.041  0.062    0.117       0.476   0.023
-fcfs-bb, now           0.62   2.97     0.041  0.059    0.097       0.365   0.024
-=====================  =====  =======  =====  =======  ==========  ======  =======
+=====================  ===========  ===========  =====  =======  ==========  ======  =======
+run                    CPU s        x bare       start  imports  read + BB   replay  metrics
+=====================  ===========  ===========  =====  =======  ==========  ======  =======
+bare EASY loop         0.25 (0.22)  1.00
+sjf-bb, before         0.75 (0.78)  3.05 (3.55)  0.053  0.080    0.115       0.444   0.025
+sjf-bb, now            0.72 (0.69)  2.91 (3.13)  0.052  0.080    0.094       0.463   0.021
+fcfs-bb, before        0.76 (0.76)  3.10 (3.46)  0.050  0.072    0.111       0.409   0.025
+fcfs-bb, now           0.69 (0.68)  2.79 (3.11)  0.050  0.070    0.087       0.389   0.021
+=====================  ===========  ===========  =====  =======  ==========  ======  =======
 
-(Under load average 2-3 CPU time itself inflates, the bare loop's less: a run of an earlier
-step there gave 3.43x and 3.51x against 4.27x and 4.20x before.) Counted in executed
-instructions (``valgrind --tool=callgrind``, whole processes, independent of load): bare loop
-1.83e9; sjf-bb 6.49e9 before, 5.15e9 now (2.81x the bare loop); fcfs-bb 6.29e9 before,
-4.99e9 now (2.72x). Fewer instructions than 3x, more time: the object-heavy replay runs at a
-lower rate per instruction than the bare loop's few lists and tuples.
+Under such a load the phases move by several percent from run to run (sjf-bb's replay here;
+nine fresh processes of each code alternating gave it 0.969x, reading 0.699x, the metrics
+0.851x). On the quieter machine of the round before, the code before this round measured 3.05x
+and 2.97x. Counted in executed instructions (``valgrind --tool=callgrind``, whole processes,
+independent of load): bare loop 1.83e9; sjf-bb 5.17e9 before, 4.82e9 now (2.64x the bare
+loop); fcfs-bb 5.01e9 before, 4.66e9 now (2.55x). benchmarks/SPEED.md keeps each change
+with its share.
 """
 
 from __future__ import annotations

@@ -36,12 +36,12 @@ from bbopt.simulation.result import BSLD_BOUND, SimulationResult
 __all__ = ["BSLD_BOUND", "per_job", "summarize"]
 
 
-def per_job(result: SimulationResult, arrays: dict[str, np.ndarray] | None = None
-            ) -> dict[str, np.ndarray]:
+def per_job(result: SimulationResult, arrays: dict[str, np.ndarray] | None = None,
+            ran: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Metric arrays over the jobs that ran (finished or killed), in job order (``arrays``:
-    ``result.arrays()``, when the caller has them)."""
+    ``result.arrays()``, and ``ran``: :func:`ran_mask` of them, when the caller has them)."""
     a = result.arrays() if arrays is None else arrays
-    ran = (a["state"] == JobState.FINISHED) | (a["state"] == JobState.KILLED)
+    ran = ran_mask(a) if ran is None else ran
     submit, start, end = a["submit"][ran], a["start"][ran], a["end"][ran]
     execution = end - start
     wait = start - submit
@@ -63,11 +63,17 @@ def per_job(result: SimulationResult, arrays: dict[str, np.ndarray] | None = Non
     }
 
 
+def ran_mask(arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """Which jobs ran (finished or killed), from ``result.arrays()``."""
+    return (arrays["state"] == JobState.FINISHED) | (arrays["state"] == JobState.KILLED)
+
+
 def summarize(result: SimulationResult,
               interval: tuple[float, float] | None = None) -> dict[str, float]:
     """Run metrics as a flat, ordered dict of floats (over ``interval``, see the module doc)."""
     a = result.arrays()
-    m = per_job(result, a)
+    ran = ran_mask(a)
+    m = per_job(result, a, ran)
     if interval is None:
         listed, measured = np.ones(len(result), dtype=bool), np.ones(len(m["wait"]), dtype=bool)
     else:
@@ -76,18 +82,18 @@ def summarize(result: SimulationResult,
             raise InputError(f"empty measurement interval ({t0}, {t1})", field="interval")
         listed = (a["submit"] >= t0) & (a["submit"] < t1)
         measured = (m["submit"] >= t0) & (m["submit"] < t1)
-    states = a["state"][listed]
+    # (counted in C on a list: == with an identity shortcut, as the array's == counts them)
+    states = result.state if interval is None else a["state"][listed].tolist()
     out: dict[str, float] = {
         "jobs": float(listed.sum()),
-        "finished": float(np.sum(states == JobState.FINISHED)),
-        "killed": float(np.sum(states == JobState.KILLED)),
-        "rejected": float(np.sum(states == JobState.REJECTED)),
+        "finished": float(states.count(JobState.FINISHED)),
+        "killed": float(states.count(JobState.KILLED)),
+        "rejected": float(states.count(JobState.REJECTED)),
     }
     _job_stats(m, measured, out)
     if interval is not None:
         out.update(_utilisation(m, result.platform, t0, t1))
         return out
-    ran = (a["state"] == JobState.FINISHED) | (a["state"] == JobState.KILLED)
     if np.any(ran):
         first = float(np.min(a["submit"]))
         last = float(np.max(a["end"][ran]))

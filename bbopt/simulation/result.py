@@ -107,7 +107,7 @@ class SimulationResult:
             "bb": np.fromiter((j.bb for j in jobs), float, len(jobs)),
             "start": np.asarray(self.start, dtype=float),
             "end": np.asarray(self.end, dtype=float),
-            "state": np.asarray(self.state, dtype=object),
+            "state": np.fromiter(self.state, object, len(self.state)),  # (no shape discovery)
         }
 
     def to_pandas(self):
