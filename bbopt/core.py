@@ -326,59 +326,6 @@ class RunningJobs(tuple):
 
 
 _new_tuple = tuple.__new__
-_new_object = object.__new__
-
-
-class QueueView(Sequence):
-    """The waiting queue as the engine hands it when it is long (a short one comes as a tuple:
-    :data:`bbopt.simulation.engine.SHORT_QUEUE`): ``items[lo:hi]`` of a list, read only. The
-    engine never changes the part a view shows (arrivals go after it, head starts move ``lo``
-    for the next view, other changes go to a new list): O(1) per decision, and a view kept
-    beyond its decision never changes. Compares equal to the tuple of its jobs."""
-
-    __slots__ = ("_items", "_lo", "_hi")
-
-    def __init__(self, items: Sequence[Job] = (), lo: int = 0, hi: int | None = None) -> None:
-        self._items = items
-        self._lo = lo
-        self._hi = len(items) if hi is None else hi
-
-    @staticmethod
-    def of(items: Sequence[Job], lo: int) -> QueueView:
-        """``QueueView(items, lo)`` without the constructor's dispatch: the engine's view at
-        every decision."""
-        view = _new_object(QueueView)
-        view._items = items
-        view._lo = lo
-        view._hi = len(items)
-        return view
-
-    def __len__(self) -> int:
-        return self._hi - self._lo
-
-    def __iter__(self):
-        return map(self._items.__getitem__, range(self._lo, self._hi))
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return tuple(self._items[self._lo:self._hi][i])
-        n = self._hi - self._lo
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("queue index out of range")
-        return self._items[self._lo + i]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, QueueView | tuple):
-            return tuple(self) == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"QueueView({tuple(self)!r})"
 
 
 @quick_init
@@ -387,10 +334,10 @@ class ClusterState:
     """What a policy sees at a scheduling point.
 
     ``queue`` is the waiting queue in arrival order (a tuple, or the engine's
-    :class:`QueueView`: any read-only sequence). ``running`` lists the running jobs; the
-    engine hands them sorted by expected end as :class:`RunningJobs`; a policy may rely on
-    that order only when ``running`` has that type. ``memory``
-    is the policy's own state carried from one decision to the next (returned in
+    :class:`~bbopt.queue_view.QueueView`: any read-only sequence). ``running`` lists the
+    running jobs; the engine hands them sorted by expected end as :class:`RunningJobs`; a
+    policy may rely on that order only when ``running`` has that type. ``memory`` is the
+    policy's own state carried from one decision to the next (returned in
     :attr:`Decision.memory`), so that :func:`bbopt.decide` stays a pure function.
     """
 

@@ -1,7 +1,7 @@
 """The engine hands the waiting queue as a tuple when it is short and otherwise as a
-:class:`bbopt.core.QueueView` kept between decisions (arrivals appended, head starts moving its
-start, other changes on a new list): at every decision it lists exactly the waiting jobs in
-arrival order, and a view kept after its decision never changes."""
+:class:`bbopt.queue_view.QueueView` kept between decisions (arrivals appended, head starts
+moving its start, other changes on copies): at every decision it lists exactly the waiting jobs
+in arrival order, and a view kept after its decision never changes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bbopt import Job, simulate
-from bbopt.core import QueueView
+from bbopt.queue_view import QueueView
 from bbopt.simulation.engine import SHORT_QUEUE
 from tests._random_workloads import PLATFORMS, workloads
 
@@ -90,10 +90,21 @@ def test_running_view_of_the_engine_keeps_its_jobs_and_total():
 
 
 def test_engine_view_built_by_of_is_the_constructors():
-    """``QueueView.of(items, lo)`` (the engine's view at every decision) shows what
-    ``QueueView(items, lo)`` shows, and never a job appended after it."""
-    jobs = [Job(str(k), 0, 10) for k in range(5)]
-    v = QueueView.of(jobs, 2)
-    assert type(v) is QueueView and v == QueueView(jobs, 2) and len(v) == 3
-    jobs.append(Job("late", 0, 1))
-    assert tuple(v) == tuple(jobs[2:5]) and v[-1] is jobs[4]
+    """``QueueView.of(blocks, mins, first, skip, n)`` (the engine's view at every decision)
+    shows what the constructor's view of the same jobs shows: from job ``skip`` of block
+    ``first`` on; its blocks come with their summaries, the first and last cut to the view."""
+    from bbopt.queue_view import block_summary
+
+    jobs = [Job(str(k), 0, 10 + k, nodes=1 + k % 3) for k in range(9)]
+    blocks = [tuple(jobs[:2]), tuple(jobs[2:4]), tuple(jobs[4:5]), tuple(jobs[5:])]
+    mins = [block_summary(b) for b in blocks]
+    v = QueueView.of(blocks, mins, 1, 1, 6)  # jobs 3..8
+    assert type(v) is QueueView and v == QueueView(jobs[3:]) and len(v) == 6
+    assert v[0] is jobs[3] and v[1] is jobs[4] and v[-1] is jobs[8] and v[1:3] == tuple(jobs[4:6])
+    got = [(tuple(b), m) for b, m in v.blocks_from(0)]
+    assert got == [((jobs[3],), mins[1]), ((jobs[4],), mins[2]), (tuple(jobs[5:]), mins[3])]
+    got = [(tuple(b), m) for b, m in v.blocks_from(3)]
+    assert got == [((jobs[6], jobs[7], jobs[8]), mins[3])]
+    assert list(v.blocks_from(6)) == []
+    blocks[3] += (Job("late", 0, 1),)  # (an arrival after the view: unseen)
+    assert tuple(v) == tuple(jobs[3:]) and [b for b, _ in v.blocks_from(2)] == [tuple(jobs[5:])]

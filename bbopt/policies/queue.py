@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 from operator import attrgetter, itemgetter
 
@@ -53,6 +53,7 @@ from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pi
 from bbopt.policies import proximity_bb
 from bbopt.policies.named_bb import named_head_reservation
 from bbopt.policies.registry import register
+from bbopt.queue_view import QueueView
 from bbopt.resources import Release, first_fit_time
 
 #: Relative slack when comparing byte sums.
@@ -210,15 +211,25 @@ class EasyBackfilling:
         else:
             shadow, extra_n, extra_b = head_reservation(state, started, head, free_n, free_b,
                                                         reserve_bb=self.reserve_bb)
+        # (a long queue in blocks, which the pass skips whole when no job of theirs can pass)
+        blocks = queue.blocks_from(i + 1) if type(queue) is QueueView else None
         rest = islice(queue, i + 1, None)  # (no copy of the queue per decision)
+        if self.order == "sjf" and blocks is not None:
+            started += shortest_first(state.time, blocks, shadow, (free_n, free_b),
+                                      (extra_n, extra_b), self.reserve_bb, tol)
+            return _decision(started, (Reservation.of_fields(head.id, shadow),), t0=t0)
         if self.order == "sjf":
             # Only jobs that fit now can be backfilled (what is free only shrinks during the
             # pass): sorting just those gives them in the order the sorted queue would.
             fit_b = free_b + tol
             rest = sorted([j for j in rest if j.nodes <= free_n and j.bb <= fit_b],
                           key=_walltime) if free_n > 0 else ()
-        started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
-                            reserve_bb=self.reserve_bb)
+        if blocks is not None:
+            started += backfill_blocks(state.time, blocks, shadow, (free_n, free_b),
+                                       (extra_n, extra_b), self.reserve_bb, tol)
+        else:
+            started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
+                                reserve_bb=self.reserve_bb)
         return _decision(started, (Reservation.of_fields(head.id, shadow),), t0=t0)
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
@@ -331,6 +342,88 @@ def _pooled_shadow(now: float, running: RunningJobs, started: list[Job], free_n:
 _first = itemgetter(0)
 _release_time = attrgetter("time")
 _walltime = attrgetter("walltime")
+
+
+def backfill_blocks(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int, float, float]]],
+                    shadow: float, free: tuple[float, float], extra: tuple[float, float],
+                    reserve_bb: bool, tol: float) -> list[Job]:
+    """:func:`backfill` over the jobs of ``blocks`` (``(jobs, (least nodes, least BB, least
+    walltime))``, a long queue's :meth:`~bbopt.queue_view.QueueView.blocks_from`) on pooled nodes
+    and BB: a block whose least job fails the test (compared as the pass compares a job's:
+    ``now + walltime`` is at least the least one's) holds no job that passes, and is skipped
+    whole. A deliberately inlined copy of the pass (checked against it by
+    ``tests/test_long_queue_blocks.py``)."""
+    free_n, free_b = free
+    extra_n, extra_b = extra
+    out: list[Job] = []
+    for jobs, (n, b, w) in blocks:
+        if free_n <= 0:
+            break
+        if n > free_n or b > free_b + tol or (
+                now + w > shadow and (n > extra_n or (reserve_bb and b > extra_b + tol))):
+            continue
+        for job in jobs:
+            n, b = job.nodes, job.bb
+            if n > free_n or b > free_b + tol:
+                continue
+            if now + job.walltime > shadow:  # still running then: within what the head leaves
+                if n > extra_n or (reserve_bb and b > extra_b + tol):
+                    continue
+                extra_n -= n
+                if reserve_bb:
+                    extra_b -= b
+            out.append(job)
+            free_n -= n
+            free_b -= b
+            if free_n <= 0:
+                break
+    return out
+
+
+def shortest_first(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int, float, float]]],
+                   shadow: float, free: tuple[float, float], extra: tuple[float, float],
+                   reserve_bb: bool, tol: float) -> list[Job]:
+    """What :func:`backfill` starts from the jobs of ``blocks`` (as it takes them) sorted by
+    walltime, ties in queue order (sjf-bb), without sorting: the shortest job that passes its
+    test with what is still free, then the next, until none does. Resources only shrink during
+    the pass, so a job that failed the test never passes later: the same jobs in the same
+    order. A deliberately inlined copy of the pass's test (checked against the sorted pass by
+    ``tests/test_long_queue_blocks.py``); a block is skipped when its least job fails it or
+    is no shorter than the best found."""
+    blocks = list(blocks)
+    free_n, free_b = free
+    extra_n, extra_b = extra
+    out: list[Job] = []
+    taken: set[int] = set()
+    inf = math.inf
+    while free_n > 0:
+        best, best_w = None, inf
+        fit_b, extra_fit_b = free_b + tol, (extra_b + tol if reserve_bb else inf)
+        for jobs, (n, b, w) in blocks:
+            if w >= best_w or n > free_n or b > fit_b or (
+                    now + w > shadow and (n > extra_n or b > extra_fit_b)):
+                continue
+            for job in jobs:
+                w = job.walltime
+                if w >= best_w:
+                    continue
+                n, b = job.nodes, job.bb
+                if n > free_n or b > fit_b or (
+                        now + w > shadow and (n > extra_n or b > extra_fit_b)):
+                    continue
+                if id(job) not in taken:
+                    best, best_w = job, w
+        if best is None:
+            break
+        if now + best_w > shadow:
+            extra_n -= best.nodes
+            if reserve_bb:
+                extra_b -= best.bb
+        out.append(best)
+        taken.add(id(best))
+        free_n -= best.nodes
+        free_b -= best.bb
+    return out
 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],

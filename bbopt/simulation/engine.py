@@ -43,6 +43,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from itertools import islice, pairwise
 from time import perf_counter
 from typing import Any
 
@@ -52,7 +53,6 @@ from bbopt.core import (
     Job,
     JobState,
     Platform,
-    QueueView,
     RunningJob,
     RunningJobs,
 )
@@ -61,11 +61,14 @@ from bbopt.gc_pause import collect_if_due, gc_paused
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
 from bbopt.simulation.ledger import Ledger, StartRefused
+from bbopt.simulation.queue_blocks import BlockQueue
 from bbopt.simulation.result import SimulationResult
 
 #: Queues up to this long are handed to the policies as a tuple (a copy of a few pointers that
-#: every policy then reads at C speed), longer ones as a :class:`~bbopt.core.QueueView`.
+#: every policy then reads at C speed), longer ones as a :class:`~bbopt.queue_view.QueueView`.
 SHORT_QUEUE = 64
+#: The blocks behind long queues' views are dropped once the queue is this short.
+DROP_BLOCKS = 32
 
 
 def simulate(
@@ -163,11 +166,10 @@ class _Engine:
             if platform.bb_nodes is None and self.ledger.bandwidth is None else None
         self.queue: dict[str, Job] = {}  # waiting jobs in arrival order
         self.waiting_sizes = [0] * (platform.nodes + 1)  # waiting jobs by node count
-        # The view of a long queue: self.queue's jobs as items[lo:], a list that is only
-        # appended to (views of earlier decisions see a prefix of it) or replaced; None after a
-        # change of another kind, until a long queue's view needs it again (_restack).
-        self.items: list[Job] | None = []
-        self.lo = 0
+        # The blocks behind a long queue's view (self.queue's jobs by submission rank); None
+        # after a change out of rank order or once the queue is short, until a view needs them.
+        self.blocks: BlockQueue | None = None
+        self.rank: list[int] | None = None  # each job's submission rank (when blocks exist)
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
         self.running_view: RunningJobs | None = None  # the policies' view of self.running
@@ -274,8 +276,8 @@ class _Engine:
         if why is None:
             self.queue[job.id] = job
             self.waiting_sizes[job.nodes] += 1
-            if self.items is not None:
-                self.items.append(job)
+            if self.blocks is not None:
+                self.blocks.append(job, self.rank[k])
             return 0
         self.result.state[k] = JobState.REJECTED
         self.result.reasons[job.id] = why
@@ -294,10 +296,12 @@ class _Engine:
         # (a short queue as a tuple, which policies read in C; a long one as a view, O(1))
         if len(self.queue) <= SHORT_QUEUE:
             queue = tuple(self.queue.values())
+            if self.blocks is not None and len(self.queue) <= DROP_BLOCKS:
+                self.blocks = None
         else:
-            if self.items is None:
-                self.items, self.lo = list(self.queue.values()), 0
-            queue = QueueView.of(self.items, self.lo)
+            if self.blocks is None:
+                self.blocks = self._block_queue()
+            queue = self.blocks.view() if self.blocks is not None else tuple(self.queue.values())
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
         if self.gc_paused and not len(res.decision_times) & 15:
             collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
@@ -323,6 +327,7 @@ class _Engine:
         admit, model_start, insert = ledger.admit, self.model.start, self._insert_running
         named = ledger.bb_nodes is not None
         sizes = self.waiting_sizes
+        blocks, rank = self.blocks, self.rank
         refused: dict[str, Job] | None = None  # (made at the first refusal: they are rare)
         for s in starts:
             job = queue.pop(s.job_id, None)
@@ -338,6 +343,8 @@ class _Engine:
                 refused[job.id] = job
                 continue
             sizes[job.nodes] -= 1
+            if blocks is not None:
+                blocks.remove(job, rank[k])
             res.allocation[k] = nodes
             if math.isnan(res.start[k]):  # the record keeps the first start
                 res.start[k] = t
@@ -351,8 +358,6 @@ class _Engine:
             queue.clear()
             queue.update(items)
             self._restack()
-        else:
-            self._started(starts)
 
     def _evict(self, job_id: str, t: float) -> None:
         """Preempt a running job: it must be running (and not already being evicted), be
@@ -392,9 +397,8 @@ class _Engine:
         queue, index = self.queue, self.index
         self.waiting_sizes[job.nodes] += 1
         if not queue or index[next(reversed(queue))] < k:
-            queue[job.id] = job
-            if self.items is not None:
-                self.items.append(job)
+            queue[job.id] = job  # (after jobs of a later submission if jobs were not given in
+            self._restack()  # submission order: the blocks, by rank, are built again)
             return
         items = list(queue.items())
         items.append((job.id, job))
@@ -403,29 +407,21 @@ class _Engine:
         queue.update(items)
         self._restack()
 
-    def _started(self, starts) -> None:
-        """Bring the queue's list in line after jobs started: from the head, the next view
-        starts further on (O(jobs started)); otherwise a new list."""
-        lo, m, items = self.lo, len(starts), self.items
-        if items is None:
-            return
-        if m == 1:  # (the common case, without building sets)
-            at_head = lo < len(items) and items[lo].id == starts[0].job_id
-        else:
-            head = items[lo:lo + m]
-            at_head = len(head) == m and {j.id for j in head} == {s.job_id for s in starts}
-        if at_head:
-            self.lo = lo + m
-            if self.lo > 4096 and self.lo * 2 > len(items):  # drop the started head
-                self.items = items[self.lo:]
-                self.lo = 0
-        else:
-            self._restack()
-
     def _restack(self) -> None:
-        """Drop the list of the queue's views: the next long queue's view gets a new one
-        (views already given keep the old one)."""
-        self.items = None
+        """Drop the blocks of the queue's views: the next long queue's view gets new ones
+        (views already given keep the old ones)."""
+        self.blocks = None
+
+    def _block_queue(self) -> BlockQueue | None:
+        """The blocks of the waiting queue now (and the submission ranks they need); None when
+        the queue is not in submission rank (a requeue above), which blocks need."""
+        if self.rank is None:  # (the inverse of the order of submission)
+            self.rank = sorted(range(len(self.order)), key=self.order.__getitem__)
+        rank, index = self.rank, self.index
+        pairs = [(rank[index[job_id]], job) for job_id, job in self.queue.items()]
+        if any(a[0] >= b[0] for a, b in pairwise(pairs)):
+            return None
+        return BlockQueue(pairs)
 
     def _insert_running(self, k: int, rj: RunningJob) -> None:
         key = rj.start + rj.job.walltime  # (RunningJob.expected_end, without the property)
@@ -448,7 +444,8 @@ class _Engine:
     def _nothing_fits(self) -> bool:
         """Whether no waiting job fits the free nodes and burst buffer now (with the ledger's
         tolerance, at least as lenient as the policies'): a policy that declares
-        ``idle_unless_fits`` would then start nothing, so it is not asked."""
+        ``idle_unless_fits`` would then start nothing, so it is not asked. (With blocks, those
+        whose least job needs more than is free are skipped.)"""
         ledger = self.ledger
         free_n = self.platform.nodes - ledger.used_nodes
         if free_n <= 0:
@@ -456,9 +453,17 @@ class _Engine:
         if free_n <= 64 and not any(self.waiting_sizes[1:free_n + 1]):
             return True  # every waiting job needs more nodes than are free
         free_b = self.platform.bb - ledger.used_bb + ledger.bb_tol
-        for job in self.queue.values():  # noqa: SIM110 (an explicit loop: faster than all())
+        blocks, waiting = self.blocks, self.queue.values()  # (with blocks: the first few jobs,
+        for job in (waiting if blocks is None else islice(waiting, 16)):  # then the blocks)
             if job.nodes <= free_n and job.bb <= free_b:
                 return False
+        if blocks is None:
+            return True
+        for jobs, (n, b, _) in blocks.live():
+            if n <= free_n and b <= free_b:
+                for job in jobs:
+                    if job.nodes <= free_n and job.bb <= free_b:
+                        return False
         return True
 
 
