@@ -230,8 +230,8 @@ class _EvictsOnce:
 @pytest.mark.parametrize("victim", ["0", "199"])
 def test_a_requeue_out_of_submission_order_keeps_long_views_right(victim):
     """Jobs not given in submission order (the last submitted first), a long queue, and a job
-    requeued while it is long: the views list the engine's queue, the schedule is the one of
-    tuples."""
+    requeued while it is long: the views list the engine's queue, the requeued job takes its
+    place by submission, and the schedule is the one of tuples."""
     from bbopt.simulation.checkpoint import CheckpointRestart
 
     rnd = random.Random(7)
@@ -251,6 +251,9 @@ def test_a_requeue_out_of_submission_order_keeps_long_views_right(victim):
         finally:
             engine.SHORT_QUEUE = old
         assert all(tuple(q) == snap for q, snap in seen)
+        # The requeued job is back in submission order (original submission, then index).
+        assert all(keys == sorted(keys) for keys in (
+            [(jobs[int(j.id)].submit, int(j.id)) for j in snap] for _, snap in seen))
         runs.append(res)
     assert any(why == "requeued" for *_, why in runs[0].segments)
     assert runs[0].start == runs[1].start and runs[0].end == runs[1].end

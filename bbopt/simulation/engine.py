@@ -394,18 +394,21 @@ class _Engine:
     def _requeue(self, k: int, job: Job) -> None:
         """Put ``job`` (the requeued view of ``jobs[k]``) back in the waiting queue, in arrival
         order (by original submission)."""
-        queue, index = self.queue, self.index
+        queue, index, jobs = self.queue, self.index, self.jobs
         self.waiting_sizes[job.nodes] += 1
-        if not queue or index[next(reversed(queue))] < k:
-            queue[job.id] = job  # (after jobs of a later submission if jobs were not given in
-            self._restack()  # submission order: the blocks, by rank, are built again)
+
+        def arrival(i: int) -> tuple[float, int]:  # (the order of self.order)
+            return jobs[i].submit, i
+
+        self._restack()  # (the blocks, by submission rank, are built again)
+        if not queue or arrival(index[next(reversed(queue))]) < arrival(k):
+            queue[job.id] = job  # after every waiting job
             return
         items = list(queue.items())
         items.append((job.id, job))
-        items.sort(key=lambda kv: (self.jobs[index[kv[0]]].submit, index[kv[0]]))
+        items.sort(key=lambda kv: arrival(index[kv[0]]))
         queue.clear()
         queue.update(items)
-        self._restack()
 
     def _restack(self) -> None:
         """Drop the blocks of the queue's views: the next long queue's view gets new ones
