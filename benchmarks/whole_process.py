@@ -205,6 +205,9 @@ def main() -> None:
         for tag, tree in trees.items():
             cmds[f"bbopt simulate {pol}{tag}"] = [
                 sys.executable, "-c", f"import sys; sys.path.insert(0, {tree!r}); "
+                "import importlib.util as u\n"  # (what the `bbopt` command runs; main in
+                "if u.find_spec('bbopt.__main__'):\n"  # trees older than bbopt/__main__.py)
+                "    import bbopt.__main__ as m; m.run()\n"
                 "from bbopt.cli import main; raise SystemExit(main())",
                 "simulate", "-w", swf, "--policy", pol, "--no-progress"]
             envs[f"bbopt simulate {pol}{tag}"] = _env(tree)
