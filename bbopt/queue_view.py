@@ -28,8 +28,8 @@ def block_summary(jobs: Sequence[Job]) -> tuple[int, float, float]:
 
 
 def _blocks_between(blocks: list[Sequence[Job]], mins: list[tuple[int, float, float]],
-                 c: int, lo: int, last: int,
-                 stop: int) -> Iterator[tuple[Sequence[Job], tuple[int, float, float]]]:
+                    c: int, lo: int, last: int,
+                    stop: int) -> Iterator[tuple[Sequence[Job], tuple[int, float, float]]]:
     """``(jobs, summary)`` from job ``lo`` of ``blocks[c]`` to job ``stop`` (excluded) of
     ``blocks[last]``, block by block: :meth:`QueueView.blocks_from`."""
     while c < last and lo >= len(blocks[c]):  # (the block of position lo: usually the first)
@@ -90,8 +90,8 @@ class QueueView(Sequence):
         (still a lower bound of each of their jobs)."""
         if i >= self._n:
             return iter(())
-        return _blocks_between(self._blocks, self._mins, self._first, self._skip + i, self._last,
-                            self._stop)
+        return _blocks_between(self._blocks, self._mins, self._first, self._skip + i,
+                               self._last, self._stop)
 
     def _items(self) -> tuple[Job, ...]:
         """All the jobs as one tuple (built once per view, when first needed)."""

@@ -353,11 +353,7 @@ class _Engine:
                                            ledger.pieces_of(job) if named else None))
         if refused:  # back in the queue, in arrival order (by original submission)
             res.refused_starts += len(refused)
-            items = [*queue.items(), *refused.items()]
-            items.sort(key=lambda kv: (self.jobs[index[kv[0]]].submit, index[kv[0]]))
-            queue.clear()
-            queue.update(items)
-            self._restack()
+            self._reorder([*queue.items(), *refused.items()])
 
     def _evict(self, job_id: str, t: float) -> None:
         """Preempt a running job: it must be running (and not already being evicted), be
@@ -394,21 +390,26 @@ class _Engine:
     def _requeue(self, k: int, job: Job) -> None:
         """Put ``job`` (the requeued view of ``jobs[k]``) back in the waiting queue, in arrival
         order (by original submission)."""
-        queue, index, jobs = self.queue, self.index, self.jobs
+        queue = self.queue
         self.waiting_sizes[job.nodes] += 1
-
-        def arrival(i: int) -> tuple[float, int]:  # (the order of self.order)
-            return jobs[i].submit, i
-
-        self._restack()  # (the blocks, by submission rank, are built again)
-        if not queue or arrival(index[next(reversed(queue))]) < arrival(k):
+        if not queue or self._arrival(next(reversed(queue))) < self._arrival(job.id):
             queue[job.id] = job  # after every waiting job
+            self._restack()  # (the blocks, by submission rank, are built again)
             return
-        items = list(queue.items())
-        items.append((job.id, job))
-        items.sort(key=lambda kv: arrival(index[kv[0]]))
-        queue.clear()
-        queue.update(items)
+        self._reorder([*queue.items(), (job.id, job)])
+
+    def _arrival(self, job_id: str) -> tuple[float, int]:
+        """Where a job stands in arrival order: its original submission, then its index (the
+        order of ``self.order``)."""
+        k = self.index[job_id]
+        return self.jobs[k].submit, k
+
+    def _reorder(self, items: list[tuple[str, Job]]) -> None:
+        """Make ``items`` (job id, job) the waiting queue, in arrival order."""
+        items.sort(key=lambda kv: self._arrival(kv[0]))
+        self.queue.clear()
+        self.queue.update(items)
+        self._restack()
 
     def _restack(self) -> None:
         """Drop the blocks of the queue's views: the next long queue's view gets new ones
