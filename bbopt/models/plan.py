@@ -62,12 +62,12 @@ both are the inner loop of every plan search (the incremental walk lives in
 from __future__ import annotations
 
 import math
-import os
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bbopt.core import ClusterState, Job, Proximity, slack
+from bbopt.jit import kernels as compiled
 from bbopt.models.bb_nodes import (
     bb_node_space,
     bb_node_tolerance,
@@ -78,25 +78,13 @@ from bbopt.models.bb_nodes import (
 from bbopt.models.plan_named import place as place_named
 from bbopt.resources import Profile
 
-#: The compiled kernels once imported (:func:`kernels`); ``False``: numba is not installed.
-_KERNELS = None
-
 
 def kernels():
     """The compiled pool kernels (the module :mod:`bbopt.models.plan_jit`, imported on the first
     call, which imports numba), or ``None`` when numba is not installed or the environment
     variable ``BBOPT_NO_JIT`` is set to anything but ``0`` (the pure-Python loops then run,
-    with the same answers)."""
-    global _KERNELS
-    if os.environ.get("BBOPT_NO_JIT", "0") != "0":
-        return None
-    if _KERNELS is None:
-        try:
-            import bbopt.models.plan_jit as module
-        except (ImportError, RuntimeError):  # no numba, or no place to cache its code
-            module = False
-        _KERNELS = module
-    return _KERNELS or None
+    with the same answers): :func:`bbopt.jit.kernels`."""
+    return compiled("bbopt.models.plan_jit")
 
 #: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.
 CANDIDATE_ORDERS: tuple[str, ...] = (
@@ -410,10 +398,12 @@ class PlanModel:
         """:meth:`_run` on the pool by the compiled loop (:func:`bbopt.models.plan_jit.
         score_pool`): the same floating-point operations, so the same score and starts. (A
         model that chose the compiled loop keeps it: :func:`kernels` imported it.)"""
+        from bbopt.models import plan_jit  # (imported when the model chose this loop)
+
         jobs, base, work, out, perm = self._jit
         perm[:] = order
         rest = sum(map(self._lbr.__getitem__, order)) if threshold != math.inf else 0.0
-        score = _KERNELS.score_pool(jobs, base, work, perm, int(self.alpha), threshold, rest,
+        score = plan_jit.score_pool(jobs, base, work, perm, int(self.alpha), threshold, rest,
                                     out)
         if starts is not None:
             starts[:] = out.tolist()

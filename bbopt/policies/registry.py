@@ -91,7 +91,7 @@ def policy_options(name: str) -> dict[str, Any]:
     has the key ``"**"``.
 
     >>> sorted(policy_options("conservative-bb"))
-    ['depth']
+    ['compiled', 'depth']
     """
     _load(name)
     if name not in _REGISTRY:
