@@ -30,18 +30,19 @@ SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 
 @pytest.fixture
 def every_compression_compiled(monkeypatch):
-    """Compressions of any size run compiled; the calls and moves are counted."""
-    monkeypatch.setattr(conservative, "COMPILED_FROM", 1)
+    """Counts the compiled compressions and the reservations they moved."""
+    fast = kernels(conservative._KERNELS)
+    assert fast is not None
     seen = {"calls": 0, "moved": 0}
-    inner = conservative._compress_compiled
+    inner = fast.ArrayProfile.compress
 
-    def counted(*args):
-        out = inner(*args)
+    def counted(self, *args):
+        out = inner(self, *args)
         seen["calls"] += 1
         seen["moved"] += len(out)
         return out
 
-    monkeypatch.setattr(conservative, "_compress_compiled", counted)
+    monkeypatch.setattr(fast.ArrayProfile, "compress", counted)
     return seen
 
 
@@ -112,15 +113,87 @@ def test_kth_replays_the_same_with_the_compiled_compression(every_compression_co
 
 
 def test_unset_the_policy_switches_to_the_compiled_loop_after_enough_work(monkeypatch):
-    """Automatic: large compressions run in Python until they looked at SWITCH_AFTER
-    reservations, then compiled (or at once when the kernels are loaded already)."""
+    """Automatic: compressions run in Python until they looked at SWITCH_AFTER reservations,
+    then compiled (at once when the kernels are loaded already)."""
     assert kernels(conservative._KERNELS) is not None  # loaded: unset means compiled
+    assert make_policy("conservative-bb")._kernels() is not None
+    assert make_policy("conservative-bb", compiled=False)._kernels() is None
+    monkeypatch.setattr(conservative, "_loaded", lambda: False)  # as in a fresh process
     policy = make_policy("conservative-bb")
-    assert policy._compiled(conservative.COMPILED_FROM)
-    monkeypatch.setattr(conservative, "_KERNELS", "not.loaded")  # as in a fresh process
-    monkeypatch.setattr(conservative, "SWITCH_AFTER", 50)
-    policy = make_policy("conservative-bb")
-    assert [policy._compiled(20) for _ in range(4)] == [False, False, False, True]
-    assert not make_policy("conservative-bb", compiled=False)._compiled(10**6)
+    policy._interpreted = conservative.SWITCH_AFTER - 1
+    assert policy._kernels() is None
+    policy._interpreted += 1
+    assert policy._kernels() is not None
     with pytest.raises(ValueError, match="compiled"):
         make_policy("conservative-bb", compiled="yes")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=SUPPRESSED)
+@given(fractional_workloads(), st.integers(1, 40), st.integers(0, 30))
+def test_switching_in_the_middle_of_a_replay_changes_no_decision(monkeypatch, jobs, after,
+                                                                   off_at):
+    """Unset, as in a fresh process: the first compressions run in Python, once they looked
+    at ``after`` reservations the next run compiled on the profile they left; and a compiled
+    replay whose kernels are turned off after ``off_at`` decisions (BBOPT_NO_JIT) rebuilds
+    its profile in Python. Both decide as the Python replay."""
+    py, py_decisions = _replay(jobs, PLATFORM, compiled=False)
+    monkeypatch.setattr(conservative, "_loaded", lambda: False)
+    monkeypatch.setattr(conservative, "SWITCH_AFTER", after)
+    switched, switched_decisions = _replay(jobs, PLATFORM, compiled=None)
+    assert switched_decisions == py_decisions
+    decisions = []
+
+    def observe(state, decision):
+        decisions.append((state.time, decision.started_ids, decision.reservations,
+                          decision.memory))
+        if len(decisions) == off_at:
+            monkeypatch.setenv("BBOPT_NO_JIT", "1")
+
+    try:
+        simulate(jobs, PLATFORM, "conservative-bb", options={"compiled": True},
+                 on_decision=observe)
+    finally:
+        monkeypatch.delenv("BBOPT_NO_JIT", raising=False)
+    assert decisions == py_decisions
+
+
+# (start, duration, nodes, BB): BB in tenths, so sums round like real byte counts do
+_ops = st.lists(st.tuples(st.integers(0, 40), st.integers(1, 15), st.integers(1, 8),
+                          st.integers(0, 1000).map(lambda x: x / 10)), min_size=1, max_size=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ops, _ops, st.integers(0, 30))
+def test_the_array_profile_answers_as_the_list_profile(held, asked, advance_to):
+    """Reserve what fits of ``held`` on both profiles (some within the fit tolerance), advance
+    both, then ask each of ``asked``: the same earliest start, the same fit on every start
+    from the origin to past the last breakpoint, the same reservation (or overbooking), the
+    same breakpoints and rows after each."""
+    from bbopt.resources import OverbookedError, Profile
+
+    fast = kernels(conservative._KERNELS)
+    listed = Profile(0.0, (8, 100.0))
+    for a, d, n, b in held:
+        if listed.fits(float(a), float(d), (n, b + 5e-8)):
+            listed.reserve(float(a), float(a + d), (n, b + 5e-8))
+    arrays = fast.ArrayProfile(listed.copy())
+    for p in (listed, arrays):
+        p.advance(float(advance_to))
+    assert (arrays.times, arrays.free, arrays._low) == (listed.times, listed.free, listed._low)
+    for a, d, n, b in asked:
+        demand = (n, b)
+        now = float(advance_to + a)
+        assert arrays.earliest_fit(now, float(d), demand) == listed.earliest_fit(
+            now, float(d), demand)
+        for t in sorted({float(advance_to), now, *listed.times, listed.times[-1] + 1.0}):
+            assert arrays.fits(t, float(d), demand) == listed.fits(t, float(d), demand), t
+        outcomes = []
+        for p in (listed, arrays):
+            try:
+                p.reserve(now, now + d, demand)
+                outcomes.append(None)
+            except OverbookedError as e:
+                outcomes.append(str(e))
+        assert outcomes[0] == outcomes[1]
+        assert (arrays.times, arrays.free, arrays._low) == (listed.times, listed.free,
+                                                              listed._low)

@@ -26,10 +26,15 @@ cached on disk (``cache=True``). No fastmath.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
+
+from bbopt.core import Job
+from bbopt.resources import OverbookedError, Profile
 
 #: Columns of the log's slot table ``L``.
 START, END, LAST, TOP0, TOP1 = range(5)
@@ -303,50 +308,138 @@ def _remember(stuck: np.ndarray, count: int, t: float, need0: float, need1: floa
 
 
 @njit(cache=True)
-def compress(times: np.ndarray, rows: np.ndarray, low: bool, tol0: float, tol1: float,
-             now: float, horizon: float, kept: np.ndarray, use_log: bool, log: np.ndarray,
-             log_segments: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray,
-                                                    np.ndarray]:
-    """The compression loop of ``ConservativeBackfilling.decide`` over the kept reservations,
-    ``kept`` holding (old start, nodes, BB, walltime) for each in turn (by start, ties in queue
-    order), on the profile of breakpoints ``times`` and free nodes and BB ``rows`` (flat:
-    ``rows[2 r]``, ``rows[2 r + 1]``). ``use_log``: the slots of ``log`` (start, end, last
-    breakpoint, maxima, number of segments; by end) are those freed since the reservations were
-    last checked, their segments in turn in ``log_segments`` (breakpoint, nodes, BB); otherwise
-    none was checked and every start before its own is scanned. Returns the new profile
-    (breakpoints, rows ``[n, 2]``), its ``low`` flag, every reservation's start and the
-    indices of those that moved."""
-    n = times.shape[0]
+def _earliest_fit2(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
+                   need0: float, need1: float) -> float:
+    """``profile_scans.earliest_fit2`` from the segment holding ``now``."""
+    i = _bisect_right(T, now, 0, n) - 1
+    if i < 0:
+        i = 0
+    while i < n:
+        j = i
+        while j < n and not (F[j, 0] >= need0 and F[j, 1] >= need1):
+            j += 1
+        if j == n:
+            return math.inf
+        i = j
+        start = T[i] if T[i] > now else now
+        e = _bisect_left(T, start + duration, i + 1, n)
+        failed = False
+        for r in range(i + 1, e):
+            if F[r, 0] < need0 or F[r, 1] < need1:
+                i = r + 1
+                failed = True
+                break
+        if not failed:
+            return start
+    return math.inf
+
+
+@njit(cache=True)
+def earliest_fit(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
+                 d0: float, d1: float, tol0: float, tol1: float) -> float:
+    """``Profile.earliest_fit`` on two dimensions."""
+    return _earliest_fit2(T, F, n, now, duration, d0 - tol0, d1 - tol1)
+
+
+@njit(cache=True)
+def fits(T: np.ndarray, F: np.ndarray, n: int, start: float, duration: float, d0: float,
+         d1: float, tol0: float, tol1: float) -> bool:
+    """``Profile.fits``: ``(d0, d1)`` free on the whole of ``[start, start + duration)``."""
+    i = _bisect_right(T, start, 0, n) - 1
+    if i < 0:
+        i = 0
+    end = start + duration
+    while True:
+        if F[i, 0] + tol0 < d0 or F[i, 1] + tol1 < d1:
+            return False
+        i += 1
+        if i == n or T[i] >= end:
+            return True
+
+
+@njit(cache=True)
+def reserve(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, d0: float,
+            d1: float, tol0: float, tol1: float) -> tuple[int, int]:
+    """``Profile.reserve`` on two dimensions: ``(new n, status)``, the status 0, 1 when a row
+    went below minus half the tolerance, or -1 when the demand is not free (nothing changed
+    but breakpoints)."""
+    if end <= start:
+        return n, 0
+    i, n = _split(T, F, n, start if start > T[0] else T[0])
+    if math.isfinite(end):
+        j, n = _split(T, F, n, end)
+    else:
+        j = n
+    h0 = -tol0 / 2
+    h1 = -tol1 / 2
+    status = 0
+    for r in range(i, j):
+        if F[r, 0] - d0 < h0 or F[r, 1] - d1 < h1:
+            for q in range(i, j):
+                if F[q, 0] + tol0 < d0 or F[q, 1] + tol1 < d1:
+                    return n, -1
+            status = 1
+            break
+    for r in range(i, j):
+        F[r, 0] -= d0
+        F[r, 1] -= d1
+    return _merge(T, F, n, i, j), status
+
+
+@njit(cache=True)
+def advance(T: np.ndarray, F: np.ndarray, n: int, t: float) -> int:
+    """``Profile.advance``: forget what lies before ``t``; the new ``n``."""
+    if t <= T[0]:
+        return n
+    i = _bisect_right(T, t, 0, n) - 1
+    if i > 0:
+        for r in range(n - i):
+            T[r] = T[r + i]
+            F[r, 0] = F[r + i, 0]
+            F[r, 1] = F[r + i, 1]
+        n -= i
+    T[0] = t
+    return n
+
+
+@njit(cache=True)
+def compress(T: np.ndarray, F: np.ndarray, n: int, low: bool, tol0: float, tol1: float,
+             now: float, horizon: float, frees: np.ndarray, kept: np.ndarray, use_log: bool,
+             starts: np.ndarray, moved: np.ndarray) -> tuple[int, bool, int]:
+    """Give back ``frees`` (start, end, nodes, BB: the slots jobs left since the last decision,
+    logged) and run the compression loop of ``ConservativeBackfilling.decide`` over the kept
+    reservations, ``kept`` holding (old start, nodes, BB, walltime) for each in turn (by start,
+    ties in queue order), on the profile ``T, F[:n]`` (with room for two breakpoints per free
+    and four per reservation). ``use_log``: the logged slots are the only room that came since
+    the reservations were last checked (otherwise none was checked: every start before a
+    reservation's own is scanned). Like the Python loop, it compresses only when a slot was
+    logged or ``use_log`` is false. Writes every reservation's start to ``starts`` and the
+    indices of those that moved to ``moved``; returns ``(new n, low, how many moved)``."""
+    k0 = frees.shape[0]
     m = kept.shape[0]
-    T = np.empty(n + 4 * m + 2)  # (a move adds at most four breakpoints)
-    F = np.empty((n + 4 * m + 2, 2))
-    T[:n] = times
-    for r in range(n):
-        F[r, 0] = rows[2 * r]
-        F[r, 1] = rows[2 * r + 1]
-    k = log.shape[0]
-    L = np.empty((k + m, 5))
-    LO = np.empty((k + m, 2), dtype=np.int64)
-    S = np.empty((log_segments.shape[0] + 64, 3))
-    order = np.arange(k + m)
+    L = np.empty((k0 + m, 5))
+    LO = np.empty((k0 + m, 2), dtype=np.int64)
+    S = np.empty((n + 64, 3))
+    order = np.arange(k0 + m)
     fill = 0
-    for q in range(k):
-        L[q, :] = log[q, :5]
-        s = int(log[q, 5])
-        LO[q, 0] = fill
-        LO[q, 1] = s
-        S[fill:fill + s, :] = log_segments[fill:fill + s, :]
-        fill += s
-    starts = np.empty(m)
-    moved = np.empty(m, dtype=np.int64)
+    k = 0  # slots in the log
+    slots = 0  # rows of L in use (a slot with no room logged has one too)
+    for q in range(k0):
+        n, S, fill = _give_back(T, F, n, frees[q, 0], frees[q, 1], frees[q, 2], frees[q, 3],
+                                horizon, L, LO, S, slots, fill)
+        k = _log(L, order, k, slots)
+        slots += 1
+    if use_log and k == 0:
+        for r in range(m):
+            starts[r] = kept[r, 0]
+        return n, low, 0
     h0 = -tol0 / 2
     h1 = -tol1 / 2
     max0 = -math.inf
     max1 = -math.inf
     for q in range(k):
-        max0 = max(max0, L[q, TOP0])
-        max1 = max(max1, L[q, TOP1])
-    slots = k  # rows of L in use (a slot with no room logged has one too)
+        max0 = max(max0, L[order[q], TOP0])
+        max1 = max(max1, L[order[q], TOP1])
     stuck = np.empty((STUCK + 1, 4))
     count = 0
     n_moved = 0
@@ -400,4 +493,88 @@ def compress(times: np.ndarray, rows: np.ndarray, low: bool, tol0: float, tol1: 
             n_moved += 1
             continue
         count = _remember(stuck, count, old, need0, need1, walltime)
-    return T[:n], F[:n], low, starts, moved[:n_moved]
+    return n, low, n_moved
+
+
+class ArrayProfile:
+    """A two-dimensional :class:`~bbopt.resources.Profile` (free nodes and BB over time) kept in
+    arrays for the kernels above: the profile conservative-bb keeps between decisions once its
+    compression runs compiled. The same methods as the list profile that the policy calls
+    (``advance``, ``earliest_fit``, ``fits``, ``reserve``), with the same answers, and
+    :meth:`compress`. ``T[:n]`` holds the breakpoints and ``F[:n]`` the free nodes and BB."""
+
+    __slots__ = ("T", "F", "n", "_low", "_tol")
+
+    def __init__(self, profile: Profile) -> None:
+        n = len(profile.times)
+        self.T = np.empty(2 * n + 64)
+        self.F = np.empty((2 * n + 64, 2))
+        self.T[:n] = profile.times
+        self.F[:n] = profile.free
+        self.n = n
+        self._low = profile._low
+        self._tol = tuple(profile._tol)
+
+    @property
+    def origin(self) -> float:
+        return float(self.T[0])
+
+    @property
+    def times(self) -> list[float]:
+        return self.T[:self.n].tolist()
+
+    @property
+    def free(self) -> list[list[float]]:
+        return self.F[:self.n].tolist()
+
+    def _room(self, more: int) -> None:
+        """Room for ``more`` breakpoints."""
+        if self.n + more > self.T.shape[0]:
+            size = 2 * (self.n + more)
+            T, F = np.empty(size), np.empty((size, 2))
+            T[:self.n] = self.T[:self.n]
+            F[:self.n] = self.F[:self.n]
+            self.T, self.F = T, F
+
+    def advance(self, t: float) -> None:
+        self.n = advance(self.T, self.F, self.n, t)
+
+    def earliest_fit(self, now: float, duration: float, demand: Sequence[float]) -> float:
+        return earliest_fit(self.T, self.F, self.n, now, duration, demand[0], demand[1],
+                            *self._tol)
+
+    def fits(self, start: float, duration: float, demand: Sequence[float]) -> bool:
+        return fits(self.T, self.F, self.n, start, duration, demand[0], demand[1], *self._tol)
+
+    def reserve(self, start: float, end: float, demand: Sequence[float]) -> None:
+        self._room(2)
+        self.n, status = reserve(self.T, self.F, self.n, start, end, demand[0], demand[1],
+                                 *self._tol)
+        if status < 0:
+            raise OverbookedError(f"reserving {tuple(demand)} on [{start}, {end}) overbooks")
+        if status:
+            self._low = True
+
+    def compress(self, now: float, horizon: float, frees: list[tuple[float, float, int, float]],
+                 kept: list[tuple[float, int, Job]], use_log: bool) -> list[tuple[int, float]]:
+        """:func:`compress` on this profile: give back ``frees`` (start, end, nodes, BB) and
+        compress the ``kept`` reservations ((start, queue position, job), by start); the
+        reservations that moved, as (index in ``kept``, new start)."""
+        m = len(kept)
+        self._room(2 * len(frees) + 4 * m + 2)
+        table = np.fromiter(chain([(old, job.nodes, job.bb, job.walltime)
+                                   for old, _, job in kept]), np.float64, 4 * m)
+        starts = np.empty(m)
+        moved = np.empty(m, dtype=np.int64)
+        frees_table = np.array(frees, dtype=np.float64).reshape(-1, 4)
+        self.n, low, count = compress(self.T, self.F, self.n, self._low, *self._tol, now,
+                                      horizon, frees_table, table.reshape(m, 4), use_log,
+                                      starts, moved)
+        self._low = bool(low)
+        if not count:
+            return []
+        out = starts.tolist()
+        return [(r, out[r]) for r in moved[:count].tolist()]
+
+
+chain = itertools.chain.from_iterable

@@ -47,11 +47,8 @@ import math
 import sys
 import time as _time
 from bisect import bisect_right, insort
-from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
-
-import numpy as np
 
 from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
 from bbopt.jit import kernels as compiled
@@ -70,17 +67,19 @@ DEFAULT_DEPTH = 1000
 #: How many reservations compressed conservative-bb remembers within one compression (the ones
 #: with the latest starts) to bound the start of the next.
 _STUCK = 8
-#: From how many kept reservations a compression runs compiled, when numba is installed (below,
-#: copying the profile in and out costs more than the loop gains).
-COMPILED_FROM = 16
-#: How many reservations the large compressions of a run look at in Python before they run
-#: compiled, unless the kernels are loaded already: loading them (numba's import and its first
-#: call) costs 0.5-0.6 s of CPU, which Python spends on about 300,000 such reservations (KTH x
-#: 1: 253,000 in a whole replay, which the compiled loop would make 0.18 s shorter; the
-#: default comparison of ``bbopt compare``: none).
-SWITCH_AFTER = 300_000
+#: How many reservations the compressions of a run look at in Python before they run compiled,
+#: unless the kernels are loaded already: loading them (numba's import and its first call) costs
+#: 0.5-0.6 s of CPU, which Python spends compressing about 350,000 reservations (1.65 us each on
+#: KTH x 1 and x 2). A whole KTH x 1 replay compresses 356,000 (so it stays in Python), KTH x 2
+#: 1.38 million, ``bbopt compare``'s default workload none.
+SWITCH_AFTER = 400_000
 #: The compiled compression's module (:mod:`bbopt.policies.compression_jit`).
 _KERNELS = "bbopt.policies.compression_jit"
+
+
+def _loaded() -> bool:
+    """Whether the compiled compression was loaded in this process already."""
+    return _KERNELS in sys.modules
 
 
 @register("conservative-bb")
@@ -140,13 +139,16 @@ class ConservativeBackfilling:
         kept.sort(key=_first)
         cache, self._cache = self._cache, None  # (dropped if this decision fails half-way)
         horizon = kept[-1][0] if kept else now  # no reservation moves from a later start
-        reused = self._reuse(cache, state, previous, len(kept), horizon)
+        fast = self._kernels()
+        reused = self._reuse(cache, state, previous, len(kept), horizon, fast)
         if reused is None:
             profile = profile_of(state)
             # Hold every kept reservation, then compress them one at a time, earliest first:
             # each job's old slot stays free while the others move, so no job ever moves later.
             for start, _, job in kept:
                 profile.reserve(start, start + job.walltime, job.demand)
+            if fast is not None:
+                profile = fast.ArrayProfile(profile)
             holders = None
             log: list[Freed] | None = None  # no reservation checked yet: scan all of [now, old)
             future: dict[str, float] = {}
@@ -162,10 +164,10 @@ class ConservativeBackfilling:
         touched: list[str] | None = None if reused is None else []
         moved: list[tuple[int, Job]] = []  # (queue position, job) of the kept jobs starting now
         started: list[tuple[int, Job]] = []
-        if (log is None or log) and len(kept) >= COMPILED_FROM and self._compiled(len(kept)) and (
-                fast := compiled(_KERNELS)) is not None:
-            # The same loop compiled (bbopt.policies.compression_jit): the same starts
-            for r, start in _compress_compiled(fast, profile, now, horizon, kept, log):
+        if fast is not None and (log is None or log):
+            # The same loop compiled (bbopt.policies.compression_jit), the slots that came
+            # free given back first: the same starts
+            for r, start in profile.compress(now, horizon, log or [], kept, log is not None):
                 _, pos, job = kept[r]
                 future[job.id] = start
                 if touched is not None:
@@ -176,6 +178,7 @@ class ConservativeBackfilling:
                 for old, _, job in kept:
                     future.setdefault(job.id, old)
         elif log is None or log:
+            self._interpreted += len(kept)
             tol = profile._tol
             tol0, tol1 = tol
             times, rows = profile.times, profile.free  # (changed in place, never replaced)
@@ -290,23 +293,23 @@ class ConservativeBackfilling:
                             state.platform.capacity, self.depth)
         return _decision(jobs, reservations, t0=t0, memory=memory)
 
-    def _compiled(self, n_kept: int) -> bool:
-        """Whether a compression of ``n_kept`` (at least :data:`COMPILED_FROM`) reservations
-        runs compiled (if numba is installed: :func:`bbopt.jit.kernels` says). ``compiled``
-        true or false decides; unset, the compiled loop runs once the kernels are loaded in
-        this process, or once the large compressions run in Python have looked at
-        :data:`SWITCH_AFTER` reservations (then loading them has paid for itself)."""
-        if self.compiled is not None:
-            return self.compiled
-        if self._interpreted >= SWITCH_AFTER or _KERNELS in sys.modules:
-            return True
-        self._interpreted += n_kept
-        return False
+    def _kernels(self):
+        """The compiled compression's module when this decision runs compiled, else ``None``.
+        ``compiled`` true or false decides (true: if numba is installed, see
+        :func:`bbopt.jit.kernels`); unset, the compressions run compiled once the kernels are
+        loaded in this process, or once those run in Python looked at :data:`SWITCH_AFTER`
+        reservations (loading then has paid for itself)."""
+        if self.compiled is False or (
+                self.compiled is None and self._interpreted < SWITCH_AFTER and not _loaded()):
+            return None
+        return compiled(_KERNELS)
 
     def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
-               n_kept: int, horizon: float) -> tuple[Profile, dict, list[Freed]] | None:
+               n_kept: int, horizon: float, fast) -> tuple[Profile, dict, list] | None:
         """The previous decision's profile brought to this state, the jobs holding resources
-        in it, and the log of the slots that came free since; ``None`` when it does not
+        in it, and the log of the slots that came free since (with ``fast``, the compiled
+        kernels: the profile in arrays, and the slots as (start, end, nodes, BB), given back
+        by the compiled compression); ``None`` when it does not
         describe this state (then the profile is built again). It does when ``state.memory``
         is the memory that decision returned, the platform and depth are the same, every job it
         reserved still waits with its reservation not yet due, and every running job is one it
@@ -342,15 +345,24 @@ class ConservativeBackfilling:
                     return None
                 alive += 1
         profile = cache.profile
+        if type(profile) is Profile:
+            if fast is not None:  # compressions run compiled from now on
+                profile = fast.ArrayProfile(profile)
+        elif fast is None:  # (compiled kernels turned off since: BBOPT_NO_JIT)
+            return None
         profile.advance(now)
-        log: list[Freed] = []
+        log: list = []
         if alive != len(holders):
             ids = set(map(_job_id, running))
             for jid, (end, n, b) in list(holders.items()):
                 if end <= now or jid not in ids:
                     del holders[jid]
-                    if end > now:
+                    if end <= now:
+                        continue
+                    if fast is None:
                         log_slot(log, give_back(profile, now, end, (n, b), horizon))
+                    else:
+                        log.append((now, end, n, b))
         return profile, holders, log
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
@@ -391,38 +403,6 @@ class ConservativeBackfilling:
         reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
                                                                  key=lambda x: (x[1], x[0]))]
         return _decision(started, reservations, t0=t0, memory={"reservations": future})
-
-
-def _compress_compiled(fast, profile: Profile, now: float, horizon: float,
-                       kept: list[tuple[float, int, Job]],
-                       log: list[Freed] | None) -> list[tuple[int, float]]:
-    """The compression loop of :meth:`ConservativeBackfilling.decide` run by ``fast.compress``
-    (:mod:`bbopt.policies.compression_jit`) on copies of the profile and the log; the profile
-    gets the result back. The kept reservations that moved, as (index in ``kept``, start)."""
-    times, rows = profile.times, profile.free
-    table = _fromiter(_chain([(old, job.nodes, job.bb, job.walltime) for old, _, job in kept]),
-                      _float)
-    if log:
-        slots = _fromiter(_chain([(*slot[:5], len(slot.times)) for slot in log]), _float)
-        segments = _fromiter(_chain(_chain([zip(slot.times, slot.nodes, slot.bb, strict=True)
-                                            for slot in log])), _float)
-    else:
-        slots = segments = _no_rows
-    T, F, low, starts, moved = fast.compress(
-        _fromiter(times, _float), _fromiter(_chain(rows), _float), profile._low,
-        *profile._tol, now, horizon, table.reshape(-1, 4), log is not None,
-        slots.reshape(-1, 6), segments.reshape(-1, 3))
-    times[:] = T.tolist()
-    rows[:] = F.tolist()
-    profile._low = bool(low)
-    out = starts.tolist()
-    return [(r, out[r]) for r in moved.tolist()]
-
-
-_chain = chain.from_iterable
-_fromiter = np.fromiter
-_float = np.float64
-_no_rows = np.empty(0)
 
 
 class _Kept(NamedTuple):
