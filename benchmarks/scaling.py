@@ -104,6 +104,7 @@ from _data import data_path  # noqa: E402
 
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.core import GB  # noqa: E402
+from bbopt.units import parse_options  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
 
@@ -116,8 +117,12 @@ def replicate(jobs, k: int):
 
 
 def run(jobs, platform, policy: str) -> dict[str, float]:
+    """One replay; ``policy`` may carry options after a colon, ``name:key=value,...`` (e.g.
+    ``conservative-bb:compiled=false``)."""
+    name, _, opts = policy.partition(":")
+    options = parse_options(opts.split(",")) if opts else {}
     c0, t0 = time.process_time(), time.perf_counter()
-    res = simulate(jobs, platform, policy)
+    res = simulate(jobs, platform, name, options=options)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3  # KiB on Linux
     times = np.asarray(res.decision_times)
@@ -144,7 +149,9 @@ def in_child(policy: str, k: int) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ks", default="1,2,4,8,16")
-    ap.add_argument("--policies", default=POLICIES)
+    ap.add_argument("--policies", default=POLICIES,
+                    help="comma-separated; options after a colon joined by +, e.g. "
+                         "conservative-bb:compiled=false")
     ap.add_argument("--max-seconds", type=float, default=120.0,
                     help="skip the larger k of a policy once one run took longer than this")
     ap.add_argument("--plot", default=None, help="PNG of time against jobs (log-log)")
@@ -158,7 +165,7 @@ def main() -> None:
     rows: dict[str, list[tuple[int, dict[str, float]]]] = {}
     print(f"{'policy':16s} {'k':>3s} {'jobs':>7s} {'jobs/s':>8s} {'CPU s':>7s} {'wall s':>7s} "
           f"{'peak MB':>8s} {'p50 ms':>7s} {'p95 ms':>7s} {'vs k=1':>7s}")
-    for policy in args.policies.split(","):
+    for policy in (p.replace("+", ",") for p in args.policies.split(",")):
         for k in ks:
             m = in_child(policy, k)
             base_jobs = base_jobs or m["jobs"] // k

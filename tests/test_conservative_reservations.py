@@ -1,6 +1,6 @@
 """conservative-bb returns its reservations sorted by (start, job id); after a decision that
 changes a few of them it updates the previous tuple instead of sorting them all
-(``_updated_reservations``). The update must equal the full sort, ties in start included, and
+(``updated_reservations``). The update must equal the full sort, ties in start included, and
 reuse the Reservation of a job whose start did not change."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.policies.conservative import _sorted_reservations, _updated_reservations
+from bbopt.policies.booked import sorted_reservations, updated_reservations
 
 starts = st.integers(1, 6).map(float)  # few values: many ties, broken by job id
 plans = st.dictionaries(st.sampled_from([f"j{k}" for k in range(30)]), starts, max_size=30)
@@ -21,7 +21,7 @@ def test_updating_equals_sorting_again(before, changes):
     """``changes``: (job, new start or None for a job that leaves the plan), touching up to a
     dozen jobs (both the bisection and the re-sort paths), some not planned before."""
     booked: dict = {}
-    previous = _sorted_reservations(before, booked)
+    previous = sorted_reservations(before, booked)
     future = dict(before)
     touched = []
     for jid, t in changes:
@@ -30,8 +30,8 @@ def test_updating_equals_sorting_again(before, changes):
         else:
             future[jid] = t
         touched.append(jid)
-    got = _updated_reservations(previous, future, booked, touched)
-    assert got == _sorted_reservations(future, {})
+    got = updated_reservations(previous, future, booked, touched)
+    assert got == sorted_reservations(future, {})
     kept = {r.job_id: r for r in previous}
     for r in got:  # the same object when the start is the same
         if r.job_id in kept and kept[r.job_id].start == r.start:

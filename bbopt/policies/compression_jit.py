@@ -1,27 +1,29 @@
-"""Conservative backfilling's compression compiled with numba: the loop of
+"""Conservative backfilling's profile and compression compiled with numba: the loop of
 :meth:`ConservativeBackfilling.decide <bbopt.policies.conservative.ConservativeBackfilling>` over
-the kept reservations on the BB pool, with the same floating-point operations in the same order,
-so the same starts, bit for bit.
+the kept reservations on the BB pool, and the profile operations around it, with the same
+floating-point operations in the same order as the Python ones, so the same starts, bit for bit.
 
 Kopanski & Rzadca, Euro-Par 2021, Section 3.2 (a reservation holds processors *and* burst buffer)
 and Mu'alem & Feitelson's compression: after something came free, every reservation, earliest
-first, moves to its earliest start that delays no other. This module translates, one for one, the
-pure-Python pieces that loop calls: :func:`bbopt.profile_scans.earlier_fit2` (the scan),
-:func:`bbopt.policies.freed_slots.reach` (where a scan can stop), :func:`~bbopt.policies.
-freed_slots.move` with its :func:`~bbopt.policies.freed_slots.give_back` and
-:func:`~bbopt.policies.freed_slots._take`, the profile's ``_split`` and ``_merge``
-(:class:`bbopt.resources.Profile`), and the log of freed slots (:func:`~bbopt.policies.
-freed_slots.log_slot`). On KTH x 2 a compression walks 41 reservations of a 40-breakpoint
-profile on average, a third of a million moves in all; interpreted, it was half the replay.
+first, moves to its earliest start that delays no other. This module translates, one for one,
+the Python loop and the pieces it calls that the profile has not: :func:`bbopt.policies.
+freed_slots.reach` (where a scan can stop), :func:`~bbopt.policies.freed_slots.move` with
+:func:`~bbopt.policies.freed_slots.give_back`, and the log of freed slots
+(:func:`~bbopt.policies.freed_slots.log_slot`); the profile's own operations and scans are
+:mod:`bbopt.policies.profile_jit`. On KTH x 2 a compression walks 41 reservations of a
+40-breakpoint profile on average, 202,000 moves in a replay; in Python the compressions were
+half of its CPU time.
 
-Layout. The profile: ``T[cap]`` (breakpoints) and ``F[cap, 2]`` (free nodes and BB), the first
-``n`` rows in use, ``cap`` leaving room for the four breakpoints a move can add. The freed-slot
-log: one row per slot in ``L[k, 5]`` (start, end, last breakpoint, maxima of nodes and BB) with
-``LO[k, 2]`` (offset and length of its segments in the flat ``S[:, 3]``: breakpoint, free nodes,
-free BB), and ``order``, the slots' indices sorted by end (ties in insertion order, as
-``insort``). The imported module needs numba (the optional extra ``fast``); it is imported only
-by a compression large enough to pay for the conversion (see :mod:`bbopt.jit`), and its code is
-cached on disk (``cache=True``). No fastmath.
+Layout. :class:`ArrayProfile` keeps the profile between decisions as ``T[cap]`` (breakpoints)
+and ``F[cap, 2]`` (free nodes and BB), the first ``n`` rows in use; the Python side makes room
+before each call (two breakpoints per reservation or free, four per move). Within
+:func:`compress`, the log of freed slots is one row per slot in ``L[k, 5]`` (start, end, last
+breakpoint, maxima of nodes and BB) with ``LO[k, 2]`` (offset and length of its segments in the
+flat ``S[:, 3]``: breakpoint, free nodes, free BB), and ``order``, the slots' indices by end
+(ties in insertion order, as ``insort``). The module needs numba (the optional extra ``fast``)
+and is imported by :func:`bbopt.jit.kernels` only when conservative-bb decides to run compiled
+(:meth:`ConservativeBackfilling._kernels <bbopt.policies.conservative.ConservativeBackfilling>`);
+its code is cached on disk (``cache=True``). No fastmath.
 """
 
 from __future__ import annotations
@@ -34,87 +36,24 @@ import numpy as np
 from numba import njit
 
 from bbopt.core import Job
+from bbopt.policies.profile_jit import (
+    advance,
+    bisect_left,
+    bisect_right,
+    earlier_fit,
+    earliest_fit,
+    fits,
+    merge,
+    reserve,
+    split,
+    take,
+)
 from bbopt.resources import OverbookedError, Profile
 
 #: Columns of the log's slot table ``L``.
 START, END, LAST, TOP0, TOP1 = range(5)
 #: How many stuck reservations one compression remembers (``conservative._STUCK``).
 STUCK = 8
-
-
-@njit(cache=True, inline="always")
-def _bisect_left(a: np.ndarray, x: float, lo: int, hi: int) -> int:
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if a[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True, inline="always")
-def _bisect_right(a: np.ndarray, x: float, lo: int, hi: int) -> int:
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if x < a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@njit(cache=True)
-def _split(T: np.ndarray, F: np.ndarray, n: int, t: float) -> tuple[int, int]:
-    """``Profile._split``: make ``t`` a breakpoint; ``(its index, new n)``. ``t`` is never
-    before the origin here (every slot lies after now)."""
-    i = _bisect_left(T, t, 0, n)
-    if i < n and T[i] == t:
-        return i, n
-    for r in range(n, i, -1):
-        T[r] = T[r - 1]
-        F[r, 0] = F[r - 1, 0]
-        F[r, 1] = F[r - 1, 1]
-    T[i] = t
-    F[i, 0] = F[i - 1, 0]
-    F[i, 1] = F[i - 1, 1]
-    return i, n + 1
-
-
-@njit(cache=True)
-def _delete(T: np.ndarray, F: np.ndarray, n: int, r: int) -> int:
-    for q in range(r, n - 1):
-        T[q] = T[q + 1]
-        F[q, 0] = F[q + 1, 0]
-        F[q, 1] = F[q + 1, 1]
-    return n - 1
-
-
-@njit(cache=True)
-def _merge(T: np.ndarray, F: np.ndarray, n: int, i: int, j: int) -> int:
-    """``Profile._merge``: drop the breakpoints at ``j`` and ``i`` between equal rows."""
-    if j < n and F[j, 0] == F[j - 1, 0] and F[j, 1] == F[j - 1, 1]:
-        n = _delete(T, F, n, j)
-    if i > 0 and F[i, 0] == F[i - 1, 0] and F[i, 1] == F[i - 1, 1]:
-        n = _delete(T, F, n, i)
-    return n
-
-
-@njit(cache=True)
-def _take(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, d0: float, d1: float,
-          h0: float, h1: float) -> tuple[int, bool]:
-    """``freed_slots._take``: ``(new n, whether a row went below minus half the tolerance)``."""
-    low = False
-    if end <= start:
-        return n, low
-    i, n = _split(T, F, n, start)
-    j, n = _split(T, F, n, end)
-    for r in range(i, j):
-        F[r, 0] -= d0
-        F[r, 1] -= d1
-        if F[r, 0] < h0 or F[r, 1] < h1:
-            low = True
-    return _merge(T, F, n, i, j), low
 
 
 @njit(cache=True)
@@ -124,12 +63,12 @@ def _give_back(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, a
     """``freed_slots.give_back``: add ``(a0, a1)`` on ``[start, end)`` and write the slot's log
     row ``k`` (its segments before the horizon at ``S[fill:]``, grown if needed; no segment:
     maxima of -inf). ``(new n, S, new fill)``."""
-    i, n = _split(T, F, n, start)
-    j, n = _split(T, F, n, end)
+    i, n = split(T, F, n, start)
+    j, n = split(T, F, n, end)
     for r in range(i, j):
         F[r, 0] += a0
         F[r, 1] += a1
-    s = _bisect_left(T, end if end < horizon else horizon, i, j) - i
+    s = bisect_left(T, end if end < horizon else horizon, i, j) - i
     L[k, START] = start
     L[k, END] = end
     if s <= 0:
@@ -138,7 +77,7 @@ def _give_back(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, a
         L[k, TOP1] = -math.inf
         LO[k, 0] = fill
         LO[k, 1] = 0
-        return _merge(T, F, n, i, j), S, fill
+        return merge(T, F, n, i, j), S, fill
     if fill + s > S.shape[0]:
         grown = np.empty((2 * S.shape[0] + s, 3))
         grown[:fill] = S[:fill]
@@ -158,7 +97,7 @@ def _give_back(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, a
     L[k, TOP1] = top1
     LO[k, 0] = fill
     LO[k, 1] = s
-    return _merge(T, F, n, i, j), S, fill + s
+    return merge(T, F, n, i, j), S, fill + s
 
 
 @njit(cache=True)
@@ -176,7 +115,7 @@ def _reach(L: np.ndarray, LO: np.ndarray, S: np.ndarray, order: np.ndarray, m: i
         if L[k, LAST] >= old:
             off = LO[k, 0]
             length = LO[k, 1]
-            j = _bisect_left(S[off:off + length, 0], old, 0, length)
+            j = bisect_left(S[off:off + length, 0], old, 0, length)
             top0 = -math.inf
             top1 = -math.inf
             for q in range(off, off + j):
@@ -211,70 +150,6 @@ def _log(L: np.ndarray, order: np.ndarray, m: int, k: int) -> int:
 
 
 @njit(cache=True)
-def _earlier_fit2(T: np.ndarray, F: np.ndarray, n: int, tol0: float, tol1: float, now: float,
-                  duration: float, d0: float, d1: float, held_from: float, limit: float,
-                  i: int, own_fits: bool) -> float:
-    """``profile_scans.earlier_fit2``, index for index."""
-    need0 = d0 - tol0
-    need1 = d1 - tol1
-    stop = _bisect_left(T, limit, i, n)
-    h = _bisect_left(T, held_from, stop, n)
-    oh = _bisect_left(T, held_from + duration, h, n)
-    common = now + duration
-    if common > held_from:
-        common = held_from
-    if limit < common:
-        for r in range(_bisect_right(T, limit, i, n) - 1, _bisect_left(T, common, stop, n)):
-            if F[r, 0] < need0 or F[r, 1] < need1:
-                return held_from
-    while i < stop:
-        j = i
-        while j < stop and not (F[j, 0] >= need0 and F[j, 1] >= need1):
-            j += 1
-        if j == stop:
-            return held_from
-        i = j
-        start = T[i] if T[i] > now else now
-        e = _bisect_left(T, start + duration, i + 1, n)
-        if e <= h:
-            failed = False
-            for r in range(i + 1, e):
-                if F[r, 0] < need0 or F[r, 1] < need1:
-                    i = r + 1
-                    failed = True
-                    break
-            if not failed:
-                return start
-            continue
-        failed = False
-        for r in range(i + 1, h):
-            if F[r, 0] < need0 or F[r, 1] < need1:
-                i = r + 1
-                failed = True
-                break
-        if failed:
-            continue
-        if own_fits and e <= oh:
-            return start
-        mm = e if e < oh else oh
-        for r in range(h, mm):
-            if F[r, 0] + d0 < need0 or F[r, 1] + d1 < need1:
-                i = r + 1
-                failed = True
-                break
-        if failed:
-            continue
-        for r in range(oh, e):
-            if F[r, 0] < need0 or F[r, 1] < need1:
-                i = r + 1
-                failed = True
-                break
-        if not failed:
-            return start
-    return held_from
-
-
-@njit(cache=True)
 def _remember(stuck: np.ndarray, count: int, t: float, need0: float, need1: float,
               walltime: float) -> int:
     """``insort(stuck, (t, need0, need1, walltime))`` and drop the first beyond
@@ -305,101 +180,6 @@ def _remember(stuck: np.ndarray, count: int, t: float, need0: float, need1: floa
             stuck[r, 3] = stuck[r + 1, 3]
         count -= 1
     return count
-
-
-@njit(cache=True)
-def _earliest_fit2(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
-                   need0: float, need1: float) -> float:
-    """``profile_scans.earliest_fit2`` from the segment holding ``now``."""
-    i = _bisect_right(T, now, 0, n) - 1
-    if i < 0:
-        i = 0
-    while i < n:
-        j = i
-        while j < n and not (F[j, 0] >= need0 and F[j, 1] >= need1):
-            j += 1
-        if j == n:
-            return math.inf
-        i = j
-        start = T[i] if T[i] > now else now
-        e = _bisect_left(T, start + duration, i + 1, n)
-        failed = False
-        for r in range(i + 1, e):
-            if F[r, 0] < need0 or F[r, 1] < need1:
-                i = r + 1
-                failed = True
-                break
-        if not failed:
-            return start
-    return math.inf
-
-
-@njit(cache=True)
-def earliest_fit(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
-                 d0: float, d1: float, tol0: float, tol1: float) -> float:
-    """``Profile.earliest_fit`` on two dimensions."""
-    return _earliest_fit2(T, F, n, now, duration, d0 - tol0, d1 - tol1)
-
-
-@njit(cache=True)
-def fits(T: np.ndarray, F: np.ndarray, n: int, start: float, duration: float, d0: float,
-         d1: float, tol0: float, tol1: float) -> bool:
-    """``Profile.fits``: ``(d0, d1)`` free on the whole of ``[start, start + duration)``."""
-    i = _bisect_right(T, start, 0, n) - 1
-    if i < 0:
-        i = 0
-    end = start + duration
-    while True:
-        if F[i, 0] + tol0 < d0 or F[i, 1] + tol1 < d1:
-            return False
-        i += 1
-        if i == n or T[i] >= end:
-            return True
-
-
-@njit(cache=True)
-def reserve(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, d0: float,
-            d1: float, tol0: float, tol1: float) -> tuple[int, int]:
-    """``Profile.reserve`` on two dimensions: ``(new n, status)``, the status 0, 1 when a row
-    went below minus half the tolerance, or -1 when the demand is not free (nothing changed
-    but breakpoints)."""
-    if end <= start:
-        return n, 0
-    i, n = _split(T, F, n, start if start > T[0] else T[0])
-    if math.isfinite(end):
-        j, n = _split(T, F, n, end)
-    else:
-        j = n
-    h0 = -tol0 / 2
-    h1 = -tol1 / 2
-    status = 0
-    for r in range(i, j):
-        if F[r, 0] - d0 < h0 or F[r, 1] - d1 < h1:
-            for q in range(i, j):
-                if F[q, 0] + tol0 < d0 or F[q, 1] + tol1 < d1:
-                    return n, -1
-            status = 1
-            break
-    for r in range(i, j):
-        F[r, 0] -= d0
-        F[r, 1] -= d1
-    return _merge(T, F, n, i, j), status
-
-
-@njit(cache=True)
-def advance(T: np.ndarray, F: np.ndarray, n: int, t: float) -> int:
-    """``Profile.advance``: forget what lies before ``t``; the new ``n``."""
-    if t <= T[0]:
-        return n
-    i = _bisect_right(T, t, 0, n) - 1
-    if i > 0:
-        for r in range(n - i):
-            T[r] = T[r + i]
-            F[r, 0] = F[r + i, 0]
-            F[r, 1] = F[r + i, 1]
-        n -= i
-    T[0] = t
-    return n
 
 
 @njit(cache=True)
@@ -464,17 +244,17 @@ def compress(T: np.ndarray, F: np.ndarray, n: int, low: bool, tol0: float, tol1:
             hi = _reach(L, LO, S, order, k, floor, old, need0, need1)
         if not floor < hi:
             continue
-        start = _earlier_fit2(T, F, n, tol0, tol1, floor, walltime, nodes, bb, old, hi,
-                              _bisect_right(T, floor, 0, n) - 1, not low)
+        start = earlier_fit(T, F, n, tol0, tol1, floor, walltime, nodes, bb, old, hi,
+                              bisect_right(T, floor, 0, n) - 1, not low)
         if start < old:
             # freed_slots.move: the part of the old slot the new one leaves is given back
             cut = start + walltime
             if cut <= old:
                 n, S, fill = _give_back(T, F, n, old, old + walltime, nodes, bb, horizon, L, LO,
                                         S, slots, fill)
-                n, went_low = _take(T, F, n, start, cut, nodes, bb, h0, h1)
+                n, went_low = take(T, F, n, start, cut, nodes, bb, h0, h1)
             else:
-                n, went_low = _take(T, F, n, start, old, nodes, bb, h0, h1)
+                n, went_low = take(T, F, n, start, old, nodes, bb, h0, h1)
                 n, S, fill = _give_back(T, F, n, cut, old + walltime, nodes, bb, horizon, L, LO,
                                         S, slots, fill)
             if went_low:
