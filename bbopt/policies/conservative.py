@@ -42,8 +42,9 @@ coarser times, fewer jobs); only ``depth`` (``bf_max_job_test``) is kept here. W
 instead is to make each move and look cheaper: with numba installed, the profile and the
 compression run compiled (:mod:`bbopt.policies.compression_jit`, the same decisions bit for
 bit), once the run has compressed enough in Python to pay for loading them (:data:`SWITCH_AFTER`).
-On KTH x 2 that replay takes 0.83x the CPU time of the Python one including the load (0.69x
-with the kernels loaded beforehand), and KTH x 2 over x 1 goes from 2.7x to 2.3x.
+By default KTH x 2 then takes 0.82x the CPU time of the Python replay, the load included
+(0.58x with the kernels loaded beforehand), and KTH x 2 over x 1 goes from 2.77x to 2.26x
+(benchmarks/SPEED.md, section 3).
 """
 
 from __future__ import annotations
