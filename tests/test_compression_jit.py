@@ -112,6 +112,21 @@ def test_kth_replays_the_same_with_the_compiled_compression(every_compression_co
     assert every_compression_compiled["moved"] > 1000
 
 
+def test_kth_replays_the_same_across_the_switch(every_compression_compiled, monkeypatch):
+    """Unset, as in a fresh process with a switch after 20,000 reservations compressed in
+    Python: part of the 3,000 KTH jobs' compressions run in Python, the rest compiled, and the
+    schedule is the Python one."""
+    trace = read_swf(data_file(KTH_SWF), max_nodes=96, oversize="drop")
+    jobs = with_lognormal_bb(trace.jobs[:3000], seed=0)
+    platform = Platform(nodes=96, bb=480e9)
+    py, _ = _replay(jobs, platform, compiled=False)
+    monkeypatch.setattr(conservative, "_loaded", lambda: False)
+    monkeypatch.setattr(conservative, "SWITCH_AFTER", 20_000)
+    switched, _ = _replay(jobs, platform, compiled=None)
+    assert (switched.start, switched.end) == (py.start, py.end)
+    assert every_compression_compiled["calls"] > 100
+
+
 def test_unset_the_policy_switches_to_the_compiled_loop_after_enough_work(monkeypatch):
     """Automatic: compressions run in Python until they looked at SWITCH_AFTER reservations,
     then compiled (at once when the kernels are loaded already)."""

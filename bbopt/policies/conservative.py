@@ -57,7 +57,7 @@ from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
-from bbopt.jit import kernels as compiled
+from bbopt.jit import kernels as load_kernels
 from bbopt.policies.booked import sorted_reservations, updated_reservations
 from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
 from bbopt.policies.named_bb import NamedProfile
@@ -127,7 +127,7 @@ class ConservativeBackfilling:
         self.depth = depth
         self.compiled = compiled
         self._cache: _Kept | None = None
-        self._interpreted = 0  # reservations looked at by large compressions run in Python
+        self._interpreted = 0  # reservations looked at by compressions run in Python
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
@@ -315,7 +315,7 @@ class ConservativeBackfilling:
         if self.compiled is False or (
                 self.compiled is None and self._interpreted < SWITCH_AFTER and not _loaded()):
             return None
-        return compiled(_KERNELS)
+        return load_kernels(_KERNELS)
 
     def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
                n_kept: int, horizon: float, fast) -> tuple[Profile, dict, list] | None:
