@@ -1,54 +1,263 @@
-"""Conservative backfilling's profile and compression compiled with numba: the loop of
-:meth:`ConservativeBackfilling.decide <bbopt.policies.conservative.ConservativeBackfilling>` over
-the kept reservations on the BB pool, and the profile operations around it, with the same
-floating-point operations in the same order as the Python ones, so the same starts, bit for bit.
+"""Conservative backfilling's profile and compression compiled with numba: the operations of
+the two-dimensional availability profile (free nodes and BB over time) and the compression loop
+of :meth:`ConservativeBackfilling.decide <bbopt.policies.conservative.ConservativeBackfilling>`
+on the BB pool, each with the same floating-point operations in the same order as the Python
+code it translates, so the same answers and starts, bit for bit.
 
-Kopanski & Rzadca, Euro-Par 2021, Section 3.2 (a reservation holds processors *and* burst buffer)
-and Mu'alem & Feitelson's compression: after something came free, every reservation, earliest
-first, moves to its earliest start that delays no other. This module translates, one for one,
-the Python loop and the pieces it calls that the profile has not: :func:`bbopt.policies.
-freed_slots.reach` (where a scan can stop), :func:`~bbopt.policies.freed_slots.move` with
-:func:`~bbopt.policies.freed_slots.give_back`, and the log of freed slots
-(:func:`~bbopt.policies.freed_slots.log_slot`); the profile's own operations and scans are
-:mod:`bbopt.policies.profile_jit`. On KTH x 2 a compression walks 41 reservations of a
-40-breakpoint profile on average, 202,000 moves in a replay; in Python the compressions were
-half of its CPU time.
+Kopanski & Rzadca, Euro-Par 2021, Section 3.2 (a job starts where its processors *and* its burst
+buffer are free for its whole walltime; a reservation holds both) and Mu'alem & Feitelson's
+compression: after something came free, every reservation, earliest first, moves to its
+earliest start that delays no other. Translated one for one: :class:`bbopt.resources.Profile`'s
+``_split``, ``_merge``, ``advance``, ``fits`` and ``reserve`` on two dimensions, the scans of
+:mod:`bbopt.profile_scans` (``earliest_fit2``, ``earlier_fit2``), and
+:mod:`bbopt.policies.freed_slots` (``reach``: where a scan can stop; ``move`` with ``give_back``
+and ``_take``; ``log_slot``: the log of freed slots). On KTH x 2 a compression walks 41
+reservations of a 40-breakpoint profile on average, 202,000 moves in a replay; in Python the
+compressions were half of its CPU time.
 
-Layout. :class:`ArrayProfile` keeps the profile between decisions as ``T[cap]`` (breakpoints)
-and ``F[cap, 2]`` (free nodes and BB), the first ``n`` rows in use; the Python side makes room
-before each call (two breakpoints per reservation or free, four per move). Within
-:func:`compress`, the log of freed slots is one row per slot in ``L[k, 5]`` (start, end, last
-breakpoint, maxima of nodes and BB) with ``LO[k, 2]`` (offset and length of its segments in the
-flat ``S[:, 3]``: breakpoint, free nodes, free BB), and ``order``, the slots' indices by end
-(ties in insertion order, as ``insort``). The module needs numba (the optional extra ``fast``)
-and is imported by :func:`bbopt.jit.kernels` only when conservative-bb decides to run compiled
-(:meth:`ConservativeBackfilling._kernels <bbopt.policies.conservative.ConservativeBackfilling>`);
-its code is cached on disk (``cache=True``). No fastmath.
+Layout. A profile is ``T[cap]`` (breakpoints) and ``F[cap, 2]`` (free nodes and BB), the first
+``n`` rows in use; the caller makes room for the breakpoints an operation adds (two per
+reservation or free, four per move): :class:`bbopt.policies.array_profile.ArrayProfile`.
+Within :func:`compress`, the log of freed slots is one row per slot in ``L[k, 5]`` (start, end,
+last breakpoint, maxima of nodes and BB) with ``LO[k, 2]`` (offset and length of its segments
+in the flat ``S[:, 3]``: breakpoint, free nodes, free BB), and ``order``, the slots' indices by
+end (ties in insertion order, as ``insort``). Needs numba (the optional extra ``fast``); code
+cached on disk (``cache=True``). No fastmath.
+
+Length: numba checks a cached function against its own file only, not against the files of the
+functions it calls, so every kernel :func:`compress` calls is defined here: split over two
+files, a change to one would leave the other's cached code stale.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
 
-from bbopt.core import Job
-from bbopt.policies.profile_jit import (
-    advance,
-    bisect_left,
-    bisect_right,
-    earlier_fit,
-    earliest_fit,
-    fits,
-    merge,
-    reserve,
-    split,
-    take,
-)
-from bbopt.resources import OverbookedError, Profile
+
+@njit(cache=True, inline="always")
+def bisect_left(a: np.ndarray, x: float, lo: int, hi: int) -> int:
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, inline="always")
+def bisect_right(a: np.ndarray, x: float, lo: int, hi: int) -> int:
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def split(T: np.ndarray, F: np.ndarray, n: int, t: float) -> tuple[int, int]:
+    """``Profile._split``: make ``t`` a breakpoint; ``(its index, new n)``. ``t`` is never
+    before the origin here (every slot lies after now)."""
+    i = bisect_left(T, t, 0, n)
+    if i < n and T[i] == t:
+        return i, n
+    for r in range(n, i, -1):
+        T[r] = T[r - 1]
+        F[r, 0] = F[r - 1, 0]
+        F[r, 1] = F[r - 1, 1]
+    T[i] = t
+    F[i, 0] = F[i - 1, 0]
+    F[i, 1] = F[i - 1, 1]
+    return i, n + 1
+
+
+@njit(cache=True)
+def _delete(T: np.ndarray, F: np.ndarray, n: int, r: int) -> int:
+    for q in range(r, n - 1):
+        T[q] = T[q + 1]
+        F[q, 0] = F[q + 1, 0]
+        F[q, 1] = F[q + 1, 1]
+    return n - 1
+
+
+@njit(cache=True)
+def merge(T: np.ndarray, F: np.ndarray, n: int, i: int, j: int) -> int:
+    """``Profile._merge``: drop the breakpoints at ``j`` and ``i`` between equal rows."""
+    if j < n and F[j, 0] == F[j - 1, 0] and F[j, 1] == F[j - 1, 1]:
+        n = _delete(T, F, n, j)
+    if i > 0 and F[i, 0] == F[i - 1, 0] and F[i, 1] == F[i - 1, 1]:
+        n = _delete(T, F, n, i)
+    return n
+
+
+@njit(cache=True)
+def take(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, d0: float, d1: float,
+          h0: float, h1: float) -> tuple[int, bool]:
+    """``freed_slots._take``: ``(new n, whether a row went below minus half the tolerance)``."""
+    low = False
+    if end <= start:
+        return n, low
+    i, n = split(T, F, n, start)
+    j, n = split(T, F, n, end)
+    for r in range(i, j):
+        F[r, 0] -= d0
+        F[r, 1] -= d1
+        if F[r, 0] < h0 or F[r, 1] < h1:
+            low = True
+    return merge(T, F, n, i, j), low
+
+
+@njit(cache=True, inline="always")
+def _first_room(F: np.ndarray, i: int, stop: int, need0: float, need1: float) -> int:
+    """The first segment of ``[i, stop)`` with room for the demand, else ``stop``."""
+    while i < stop and not (F[i, 0] >= need0 and F[i, 1] >= need1):
+        i += 1
+    return i
+
+
+@njit(cache=True, inline="always")
+def _first_short(F: np.ndarray, a: int, b: int, need0: float, need1: float, add0: float,
+                 add1: float) -> int:
+    """The first segment of ``[a, b)`` without room for the demand once ``(add0, add1)`` is
+    added to it (a job's own hold given back; zeros elsewhere: ``x + 0.0 < y`` is ``x < y``
+    for every float), else -1."""
+    for r in range(a, b):
+        if F[r, 0] + add0 < need0 or F[r, 1] + add1 < need1:
+            return r
+    return -1
+
+
+@njit(cache=True)
+def earlier_fit(T: np.ndarray, F: np.ndarray, n: int, tol0: float, tol1: float, now: float,
+                duration: float, d0: float, d1: float, held_from: float, limit: float,
+                i: int, own_fits: bool) -> float:
+    """``profile_scans.earlier_fit2``, stretch for stretch."""
+    need0 = d0 - tol0
+    need1 = d1 - tol1
+    stop = bisect_left(T, limit, i, n)
+    h = bisect_left(T, held_from, stop, n)
+    oh = bisect_left(T, held_from + duration, h, n)
+    common = now + duration
+    if common > held_from:
+        common = held_from
+    if limit < common and _first_short(F, bisect_right(T, limit, i, n) - 1,
+                                       bisect_left(T, common, stop, n), need0, need1,
+                                       0.0, 0.0) >= 0:
+        return held_from
+    while i < stop:
+        i = _first_room(F, i, stop, need0, need1)
+        if i == stop:
+            return held_from
+        start = T[i] if T[i] > now else now
+        e = bisect_left(T, start + duration, i + 1, n)
+        if e <= h:  # (a candidate lies before the hold: i < stop <= h)
+            r = _first_short(F, i + 1, e, need0, need1, 0.0, 0.0)
+        else:
+            r = _first_short(F, i + 1, h, need0, need1, 0.0, 0.0)
+            if r < 0:
+                if own_fits and e <= oh:
+                    return start
+                r = _first_short(F, h, e if e < oh else oh, need0, need1, d0, d1)
+                if r < 0:
+                    r = _first_short(F, oh, e, need0, need1, 0.0, 0.0)
+        if r < 0:
+            return start
+        i = r + 1
+    return held_from
+
+
+@njit(cache=True)
+def _earliest_fit2(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
+                   need0: float, need1: float) -> float:
+    """``profile_scans.earliest_fit2`` from the segment holding ``now``."""
+    i = bisect_right(T, now, 0, n) - 1
+    if i < 0:
+        i = 0
+    while i < n:
+        i = _first_room(F, i, n, need0, need1)
+        if i == n:
+            return math.inf
+        start = T[i] if T[i] > now else now
+        r = _first_short(F, i + 1, bisect_left(T, start + duration, i + 1, n), need0, need1,
+                         0.0, 0.0)
+        if r < 0:
+            return start
+        i = r + 1
+    return math.inf
+
+
+@njit(cache=True)
+def earliest_fit(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
+                 d0: float, d1: float, tol0: float, tol1: float) -> float:
+    """``Profile.earliest_fit`` on two dimensions."""
+    return _earliest_fit2(T, F, n, now, duration, d0 - tol0, d1 - tol1)
+
+
+@njit(cache=True)
+def fits(T: np.ndarray, F: np.ndarray, n: int, start: float, duration: float, d0: float,
+         d1: float, tol0: float, tol1: float) -> bool:
+    """``Profile.fits``: ``(d0, d1)`` free on the whole of ``[start, start + duration)``."""
+    i = bisect_right(T, start, 0, n) - 1
+    if i < 0:
+        i = 0
+    end = start + duration
+    while True:
+        if F[i, 0] + tol0 < d0 or F[i, 1] + tol1 < d1:
+            return False
+        i += 1
+        if i == n or T[i] >= end:
+            return True
+
+
+@njit(cache=True)
+def reserve(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, d0: float,
+            d1: float, tol0: float, tol1: float) -> tuple[int, int]:
+    """``Profile.reserve`` on two dimensions: ``(new n, status)``, the status 0, 1 when a row
+    went below minus half the tolerance, or -1 when the demand is not free (nothing changed
+    but breakpoints)."""
+    if end <= start:
+        return n, 0
+    i, n = split(T, F, n, start if start > T[0] else T[0])
+    if math.isfinite(end):
+        j, n = split(T, F, n, end)
+    else:
+        j = n
+    h0 = -tol0 / 2
+    h1 = -tol1 / 2
+    status = 0
+    for r in range(i, j):
+        if F[r, 0] - d0 < h0 or F[r, 1] - d1 < h1:
+            for q in range(i, j):
+                if F[q, 0] + tol0 < d0 or F[q, 1] + tol1 < d1:
+                    return n, -1
+            status = 1
+            break
+    for r in range(i, j):
+        F[r, 0] -= d0
+        F[r, 1] -= d1
+    return merge(T, F, n, i, j), status
+
+
+@njit(cache=True)
+def advance(T: np.ndarray, F: np.ndarray, n: int, t: float) -> int:
+    """``Profile.advance``: forget what lies before ``t``; the new ``n``."""
+    if t <= T[0]:
+        return n
+    i = bisect_right(T, t, 0, n) - 1
+    if i > 0:
+        for r in range(n - i):
+            T[r] = T[r + i]
+            F[r, 0] = F[r + i, 0]
+            F[r, 1] = F[r + i, 1]
+        n -= i
+    T[0] = t
+    return n
+
 
 #: Columns of the log's slot table ``L``.
 START, END, LAST, TOP0, TOP1 = range(5)
@@ -274,87 +483,3 @@ def compress(T: np.ndarray, F: np.ndarray, n: int, low: bool, tol0: float, tol1:
             continue
         count = _remember(stuck, count, old, need0, need1, walltime)
     return n, low, n_moved
-
-
-class ArrayProfile:
-    """A two-dimensional :class:`~bbopt.resources.Profile` (free nodes and BB over time) kept in
-    arrays for the kernels above: the profile conservative-bb keeps between decisions once its
-    compression runs compiled. The same methods as the list profile that the policy calls
-    (``advance``, ``earliest_fit``, ``fits``, ``reserve``), with the same answers, and
-    :meth:`compress`. ``T[:n]`` holds the breakpoints and ``F[:n]`` the free nodes and BB."""
-
-    __slots__ = ("T", "F", "n", "_low", "_tol")
-
-    def __init__(self, profile: Profile) -> None:
-        n = len(profile.times)
-        self.T = np.empty(2 * n + 64)
-        self.F = np.empty((2 * n + 64, 2))
-        self.T[:n] = profile.times
-        self.F[:n] = profile.free
-        self.n = n
-        self._low = profile._low
-        self._tol = tuple(profile._tol)
-
-    @property
-    def origin(self) -> float:
-        return float(self.T[0])
-
-    @property
-    def times(self) -> list[float]:
-        return self.T[:self.n].tolist()
-
-    @property
-    def free(self) -> list[list[float]]:
-        return self.F[:self.n].tolist()
-
-    def _room(self, more: int) -> None:
-        """Room for ``more`` breakpoints."""
-        if self.n + more > self.T.shape[0]:
-            size = 2 * (self.n + more)
-            T, F = np.empty(size), np.empty((size, 2))
-            T[:self.n] = self.T[:self.n]
-            F[:self.n] = self.F[:self.n]
-            self.T, self.F = T, F
-
-    def advance(self, t: float) -> None:
-        self.n = advance(self.T, self.F, self.n, t)
-
-    def earliest_fit(self, now: float, duration: float, demand: Sequence[float]) -> float:
-        return earliest_fit(self.T, self.F, self.n, now, duration, demand[0], demand[1],
-                            *self._tol)
-
-    def fits(self, start: float, duration: float, demand: Sequence[float]) -> bool:
-        return fits(self.T, self.F, self.n, start, duration, demand[0], demand[1], *self._tol)
-
-    def reserve(self, start: float, end: float, demand: Sequence[float]) -> None:
-        self._room(2)
-        self.n, status = reserve(self.T, self.F, self.n, start, end, demand[0], demand[1],
-                                 *self._tol)
-        if status < 0:
-            raise OverbookedError(f"reserving {tuple(demand)} on [{start}, {end}) overbooks")
-        if status:
-            self._low = True
-
-    def compress(self, now: float, horizon: float, frees: list[tuple[float, float, int, float]],
-                 kept: list[tuple[float, int, Job]], use_log: bool) -> list[tuple[int, float]]:
-        """:func:`compress` on this profile: give back ``frees`` (start, end, nodes, BB) and
-        compress the ``kept`` reservations ((start, queue position, job), by start); the
-        reservations that moved, as (index in ``kept``, new start)."""
-        m = len(kept)
-        self._room(2 * len(frees) + 4 * m + 2)
-        table = np.fromiter(chain([(old, job.nodes, job.bb, job.walltime)
-                                   for old, _, job in kept]), np.float64, 4 * m)
-        starts = np.empty(m)
-        moved = np.empty(m, dtype=np.int64)
-        frees_table = np.array(frees, dtype=np.float64).reshape(-1, 4)
-        self.n, low, count = compress(self.T, self.F, self.n, self._low, *self._tol, now,
-                                      horizon, frees_table, table.reshape(m, 4), use_log,
-                                      starts, moved)
-        self._low = bool(low)
-        if not count:
-            return []
-        out = starts.tolist()
-        return [(r, out[r]) for r in moved[:count].tolist()]
-
-
-chain = itertools.chain.from_iterable

@@ -80,8 +80,9 @@ _STUCK = 8
 #: KTH x 1 and x 2). A whole KTH x 1 replay compresses 356,000 (so it stays in Python), KTH x 2
 #: 1.38 million, ``bbopt compare``'s default workload none.
 SWITCH_AFTER = 400_000
-#: The compiled compression's module (:mod:`bbopt.policies.compression_jit`).
-_KERNELS = "bbopt.policies.compression_jit"
+#: The module of the profile in arrays and the compiled compression
+#: (:mod:`bbopt.policies.array_profile`, whose kernels are :mod:`bbopt.policies.compression_jit`).
+_KERNELS = "bbopt.policies.array_profile"
 
 
 def _loaded() -> bool:
