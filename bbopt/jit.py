@@ -9,25 +9,26 @@ cannot be cached, or when the environment variable ``BBOPT_NO_JIT`` is set to an
 
 from __future__ import annotations
 
-import importlib
 import os
+from collections.abc import Callable
 from types import ModuleType
 
-_LOADED: dict[str, ModuleType | None] = {}
+_LOADED: dict[Callable[[], ModuleType], ModuleType | None] = {}
 
 
-def kernels(module: str) -> ModuleType | None:
-    """The compiled kernels of ``module`` (a dotted name), imported on the first call, or
-    ``None`` (see the module's docstring)."""
+def kernels(load: Callable[[], ModuleType]) -> ModuleType | None:
+    """The module ``load()`` imports and returns (called once; a literal import inside it, so
+    that readers and tools see what depends on what), or ``None`` (see the module's
+    docstring)."""
     if os.environ.get("BBOPT_NO_JIT", "0") != "0":
         return None
     try:
-        return _LOADED[module]
+        return _LOADED[load]
     except KeyError:
         pass
     try:
-        loaded: ModuleType | None = importlib.import_module(module)
+        loaded: ModuleType | None = load()
     except (ImportError, RuntimeError):  # no numba, or no place to cache its code
         loaded = None
-    _LOADED[module] = loaded
+    _LOADED[load] = loaded
     return loaded

@@ -84,7 +84,14 @@ def kernels():
     call, which imports numba), or ``None`` when numba is not installed or the environment
     variable ``BBOPT_NO_JIT`` is set to anything but ``0`` (the pure-Python loops then run,
     with the same answers): :func:`bbopt.jit.kernels`."""
-    return compiled("bbopt.models.plan_jit")
+    return compiled(_import_kernels)
+
+
+def _import_kernels():
+    from bbopt.models import plan_jit
+
+    return plan_jit
+
 
 #: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.
 CANDIDATE_ORDERS: tuple[str, ...] = (

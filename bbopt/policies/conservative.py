@@ -38,13 +38,11 @@ so it was dropped too; the scans kept are :mod:`bbopt.profile_scans`. What grows
 the machine is the work an exact compression must do: 56 k moves at k = 1 and 202 k at k = 2
 (3.6x), 356 k and 1.38 M reservations looked at (3.9x). Slurm's ``bf_window``,
 ``bf_resolution`` and ``bf_max_job_test`` bound that work by changing the schedule (a horizon,
-coarser times, fewer jobs); only ``depth`` (``bf_max_job_test``) is kept here. What is done
-instead is to make each move and look cheaper: with numba installed, the profile and the
-compression run compiled (:mod:`bbopt.policies.compression_jit`, the same decisions bit for
-bit), once the run has compressed enough in Python to pay for loading them (:data:`SWITCH_AFTER`).
-By default KTH x 2 then takes 0.82x the CPU time of the Python replay, the load included
-(0.58x with the kernels loaded beforehand), and KTH x 2 over x 1 goes from 2.77x to 2.26x
-(benchmarks/SPEED.md, section 3).
+coarser times, fewer jobs); only ``depth`` (``bf_max_job_test``) is kept here. Instead, with
+numba installed, the profile and the compression run compiled, with the same decisions
+(:mod:`bbopt.policies.compression_jit`), once the run has compressed enough in Python to pay for
+loading them (:data:`SWITCH_AFTER`): KTH x 2 then takes 0.82x the CPU time of the Python replay
+and 2.26x KTH x 1's instead of 2.77x (benchmarks/SPEED.md, section 3).
 """
 
 from __future__ import annotations
@@ -75,19 +73,23 @@ DEFAULT_DEPTH = 1000
 #: with the latest starts) to bound the start of the next.
 _STUCK = 8
 #: How many reservations the compressions of a run look at in Python before they run compiled,
-#: unless the kernels are loaded already: loading them (numba's import and its first call) costs
-#: 0.5-0.6 s of CPU, which Python spends compressing about 350,000 reservations (1.65 us each on
-#: KTH x 1 and x 2). A whole KTH x 1 replay compresses 356,000 (so it stays in Python), KTH x 2
-#: 1.38 million, ``bbopt compare``'s default workload none.
+#: unless the kernels are loaded already: loading them (numba's import and first call) costs
+#: 0.5-0.6 s of CPU, what Python spends compressing about 350,000 (1.65 us each on KTH x 1 and
+#: x 2). KTH x 1 looks at 356,000 in all (it stays in Python), KTH x 2 at 1.38 million.
 SWITCH_AFTER = 400_000
-#: The module of the profile in arrays and the compiled compression
-#: (:mod:`bbopt.policies.array_profile`, whose kernels are :mod:`bbopt.policies.compression_jit`).
-_KERNELS = "bbopt.policies.array_profile"
+
+
+def import_kernels():
+    """The profile in arrays and the compiled compression: :mod:`bbopt.policies.array_profile`
+    (whose kernels are :mod:`bbopt.policies.compression_jit`); it imports numba."""
+    from bbopt.policies import array_profile
+
+    return array_profile
 
 
 def _loaded() -> bool:
     """Whether the compiled compression was loaded in this process already."""
-    return _KERNELS in sys.modules
+    return "bbopt.policies.array_profile" in sys.modules
 
 
 @register("conservative-bb")
@@ -316,7 +318,7 @@ class ConservativeBackfilling:
         if self.compiled is False or (
                 self.compiled is None and self._interpreted < SWITCH_AFTER and not _loaded()):
             return None
-        return load_kernels(_KERNELS)
+        return load_kernels(import_kernels)
 
     def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
                n_kept: int, horizon: float, fast) -> tuple[Profile, dict, list] | None:
