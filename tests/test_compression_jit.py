@@ -1,6 +1,8 @@
-"""conservative-bb's compression compiled (bbopt.policies.compression_jit) against the Python
-loop: one contract. Every decision of a replay with the compiled loop (every compression,
-however small, runs compiled here) must be the Python one -- the same starts, the same
+"""conservative-bb's profile and compression compiled (bbopt.policies.compression_jit, the
+profile in arrays of bbopt.policies.array_profile) against the Python ones: one contract. Each
+operation of the array profile answers as the list profile's, and every decision of a replay
+with the compiled loop (with ``compiled=True`` every compression runs compiled, however small;
+unset, from the switch on) must be the Python one -- the same starts, the same
 reservations at the same float times, the same memory -- both when the profile is kept between
 decisions (the log of freed slots) and when it is rebuilt (every start before a reservation's
 own scanned). Sizes and times are fractional, so the float operations must be the same ones in

@@ -20,10 +20,11 @@ from bbopt.resources import OverbookedError, Profile
 
 class ArrayProfile:
     """A two-dimensional :class:`~bbopt.resources.Profile` (free nodes and BB over time) kept in
-    arrays for the kernels above: the profile conservative-bb keeps between decisions once its
-    compression runs compiled. The same methods as the list profile that the policy calls
-    (``advance``, ``earliest_fit``, ``fits``, ``reserve``), with the same answers, and
-    :meth:`compress`. ``T[:n]`` holds the breakpoints and ``F[:n]`` the free nodes and BB."""
+    arrays for the kernels of :mod:`bbopt.policies.compression_jit`: the profile conservative-bb
+    keeps between decisions once its compression runs compiled. The same methods as the list
+    profile that the policy calls (``advance``, ``earliest_fit``, ``fits``, ``reserve``), with
+    the same answers, and :meth:`compress`. ``T[:n]`` holds the breakpoints and ``F[:n]`` the
+    free nodes and BB."""
 
     __slots__ = ("T", "F", "n", "_low", "_tol")
 
