@@ -172,9 +172,12 @@ def earlier_fit(T: np.ndarray, F: np.ndarray, n: int, tol0: float, tol1: float, 
 
 
 @njit(cache=True)
-def _earliest_fit2(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
-                   need0: float, need1: float) -> float:
-    """``profile_scans.earliest_fit2`` from the segment holding ``now``."""
+def earliest_fit(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
+                 d0: float, d1: float, tol0: float, tol1: float) -> float:
+    """``Profile.earliest_fit`` on two dimensions (``profile_scans.earliest_fit2`` from the
+    segment holding ``now``)."""
+    need0 = d0 - tol0
+    need1 = d1 - tol1
     i = bisect_right(T, now, 0, n) - 1
     if i < 0:
         i = 0
@@ -189,13 +192,6 @@ def _earliest_fit2(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: f
             return start
         i = r + 1
     return math.inf
-
-
-@njit(cache=True)
-def earliest_fit(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
-                 d0: float, d1: float, tol0: float, tol1: float) -> float:
-    """``Profile.earliest_fit`` on two dimensions."""
-    return _earliest_fit2(T, F, n, now, duration, d0 - tol0, d1 - tol1)
 
 
 @njit(cache=True)
