@@ -1,0 +1,183 @@
+"""Plans on named burst-buffer nodes as arrays, for the compiled placement of
+:mod:`bbopt.planner.named_jit`.
+
+Kopanski & Rzadca, Euro-Par 2021, Sections 3.3 and 4.1: the plan model on the authors' 12 BB
+nodes places each job's per-node pieces while it builds a plan (first fit on the BB nodes'
+least free space over the job's window; a start now as the engine places it). The model's
+pure-Python loops (:func:`bbopt.models.plan_named.place`, ``PlanModel._run_named``,
+``SwapWalk._walk_named``) are the reference; :class:`NamedArrays` holds one model's profile,
+state now and per-job table as numpy arrays and scores permutations with the compiled twins
+of those loops (the same floats, so the same plans). :func:`kernels` loads them (``None``
+without numba or with ``BBOPT_NO_JIT=1``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from types import ModuleType
+
+import numpy as np
+
+from bbopt.core import Proximity
+from bbopt.jit import kernels as compiled
+
+
+def kernels() -> ModuleType | None:
+    """The compiled named-BB kernels (:mod:`bbopt.planner.named_jit`), or ``None``
+    (:func:`bbopt.jit.kernels`)."""
+    return compiled(_import_kernels)
+
+
+def _import_kernels() -> ModuleType:
+    from bbopt.planner import named_jit
+
+    return named_jit
+
+
+class NamedArrays:
+    """One plan model on named BB nodes as the compiled loops read it.
+
+    ``jobs``: per job (in the model's order) nodes, BB bytes, walltime, earliest start on the
+    pool dimensions, submit time, least score term. The profile: breakpoints ``T`` (with the
+    sentinel at infinity), free nodes ``FN``, free pool BB ``FB``, the BB nodes' free space
+    per segment ``FK`` (one sequence per segment), their free space now ``SN`` and, on a
+    proximity platform, the compute node ids free now ``free_ids`` with the platform's
+    ``proximity`` rows. ``ktol``: each BB node's fit slack, ``ftol``: a piece's rounding
+    tolerance, ``tol``: the pool's fit slack."""
+
+    __slots__ = ("kernels", "k", "alpha", "jobs", "acc", "base", "base_now", "prox", "ktol", "ftol",
+                 "tol", "width", "_work", "_work_now", "_perm", "_out", "_scratch")
+
+    def __init__(self, jobs: Sequence[Sequence[float]], T: Sequence[float],
+                 FN: Sequence[float], FB: Sequence[float], FK: Sequence[Sequence[float]],
+                 SN: Sequence[float], free_ids: Sequence[int] | None,
+                 proximity: Proximity | None, ktol: Sequence[float], ftol: float, tol: float,
+                 alpha: int) -> None:
+        #: The compiled module (kept: a model that chose the compiled loops keeps them).
+        self.kernels = kernels()
+        self.k = k = len(SN)
+        self.alpha = int(alpha)
+        self.jobs = np.array(jobs, dtype=np.float64).reshape(6, -1)
+        count = self.jobs.shape[1]
+        widest = int(self.jobs[0].max()) if count else 0
+        self.acc = self.kernels.cumulative(self.jobs, widest + 1)
+        length = len(T)
+        self.base = np.zeros((3 + k, length + count))
+        self.base[0, :length] = T
+        self.base[1, :length] = FN
+        self.base[2, :length] = FB
+        self.base[3:, :length] = np.array(FK, dtype=np.float64).reshape(length, k).T
+        nn = len(proximity) if proximity is not None else 0
+        self.base_now = np.zeros(k + nn)
+        self.base_now[:k] = SN
+        if proximity is not None:
+            self.base_now[k + np.asarray(list(free_ids or ()), dtype=np.int64)] = 1.0
+            wide = max(map(len, proximity))
+            self.prox = np.full((nn, wide), -1, dtype=np.int64)
+            for x, row in enumerate(proximity):
+                self.prox[x, :len(row)] = row
+        else:
+            self.prox = np.zeros((0, 0), dtype=np.int64)
+        self.ktol = np.array(ktol, dtype=np.float64)
+        self.ftol = float(ftol)
+        self.tol = float(tol)
+        #: Entries of a placement's signature (see :mod:`~bbopt.planner.named_jit`).
+        self.width = 1 + k + (nn + 63) // 64
+        self._work = np.empty_like(self.base)
+        self._work_now = np.empty_like(self.base_now)
+        self._perm = np.empty(count, dtype=np.int64)
+        self._out = np.empty(count)
+        self._scratch = self.scratch()
+
+    def scratch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Work space of one placement: a signature, two BB-node rows, compute node ids and
+        runs."""
+        nn = self.base_now.shape[0] - self.k
+        return (np.zeros(self.width, dtype=np.int64), np.empty((2, self.k)),
+                np.empty(max(nn, 1), dtype=np.int64), np.empty((2, max(nn, 1)), dtype=np.int64))
+
+    def score(self, order: Sequence[int], threshold: float = math.inf,
+              starts: list[float] | None = None) -> float:
+        """The score of the greedy plan of ``order`` (``inf`` when rejected early for
+        ``threshold``), each job's start written to ``starts`` if given."""
+        self._perm[:] = order
+        sig, scratch, ids, runs = self._scratch
+        score = self.kernels.score_named(
+            self.jobs, self.acc, self.base, self.base_now, self._work, self._work_now,
+            self._perm, self.alpha, threshold, self._out, self.prox, self.ktol, self.ftol,
+            self.tol, sig, scratch, ids, runs)
+        if starts is not None:
+            starts[:] = self._out.tolist()
+        return score
+
+
+class NamedWalk:
+    """The annealing's incremental walk on named BB nodes with its loop compiled
+    (:func:`bbopt.planner.named_jit.walk_named`): the methods and answers of
+    :class:`bbopt.models.plan_walk.SwapWalk` on a model whose :class:`NamedArrays` are
+    ``arrays``. State in two buffers, the current plan and the last move's; :meth:`accept`
+    makes the last move's the current one."""
+
+    __slots__ = ("arrays", "stride", "score", "_walk", "_orders", "_vals", "_sigs", "_pool",
+                 "_pool_now", "_side", "_work", "_work_now", "_scratch", "_cur", "_pending")
+
+    def __init__(self, arrays: NamedArrays, order: Sequence[int], stride: int) -> None:
+        self.arrays = a = arrays
+        n = a.jobs.shape[1]
+        if sorted(order) != list(range(n)):
+            raise ValueError("order must be a permutation of the model's jobs")
+        self._walk = a.kernels.walk_named
+        self.stride = stride
+        self._orders = np.empty((2, n), dtype=np.int64)
+        self._orders[0] = order
+        self._vals = np.zeros((2, 3, n + 1))
+        self._vals[0, 0] = math.nan  # no planned start yet: the first walk places every job
+        self._sigs = np.zeros((2, n, a.width), dtype=np.int64)
+        snaps = n // stride + 1
+        self._pool = np.empty((snaps, 2) + a.base.shape)
+        self._pool[0, 0] = a.base
+        self._pool_now = np.empty((snaps, 2) + a.base_now.shape)
+        self._pool_now[0, 0] = a.base_now
+        self._side = np.zeros((2, snaps), dtype=np.int64)
+        self._work = np.empty_like(a.base)
+        self._work_now = np.empty_like(a.base_now)
+        self._scratch = a.scratch()
+        self._cur = 0
+        self.score = self._move(0, 0, True, math.inf)
+        self._cur = 1
+        self._pending = None
+
+    def _move(self, lo: int, hi: int, diverged: bool, threshold: float) -> float:
+        a = self.arrays
+        sig, scratch, ids, runs = self._scratch
+        return self._walk(a.jobs, a.acc, self._orders, self._vals, self._sigs, self._pool,
+                          self._pool_now, self._side, self._work, self._work_now, self._cur,
+                          lo, hi, diverged, a.alpha, self.stride, threshold, a.prox, a.ktol,
+                          a.ftol, a.tol, sig, scratch, ids, runs)
+
+    @property
+    def order(self) -> list[int]:
+        """The current permutation."""
+        return self._orders[self._cur].tolist()
+
+    @property
+    def start(self) -> list[float]:
+        """The current plan's start of each job."""
+        return self._vals[self._cur, 0, :-1].tolist()
+
+    def try_swap(self, a: int, b: int, threshold: float = math.inf) -> float:
+        """Score of the current order with positions ``a`` and ``b`` swapped (``inf`` when
+        rejected early for ``threshold``); :meth:`accept` adopts it."""
+        lo, hi = (a, b) if a < b else (b, a)
+        score = self._move(lo, hi, False, threshold)
+        self._pending = None if score == math.inf else score
+        return score
+
+    def accept(self) -> None:
+        """Make the order of the last :meth:`try_swap` (not rejected) the current one."""
+        if self._pending is None:
+            raise ValueError("nothing to accept: the last move was rejected or none was tried")
+        self._cur = 1 - self._cur
+        self.score = self._pending
+        self._pending = None
