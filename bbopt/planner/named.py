@@ -174,6 +174,29 @@ class NamedWalk:
         self._pending = None if score == math.inf else score
         return score
 
+    def moves(self, first: np.ndarray, second: np.ndarray, slack: np.ndarray, step: int,
+              count: int, current: float, temperature: float, best: float,
+              counts: list[int], best_order: np.ndarray) -> tuple[int, float, float]:
+        """``count`` moves of the annealing from ``step`` in one compiled call
+        (:func:`~bbopt.planner.named_jit.anneal_named`): positions ``first[s]``, ``second[s]``
+        swapped, accepted at a score of at most ``current + temperature * slack[s]``.
+        ``counts`` (accepted, improved, aborted, evaluations) is updated in place and
+        ``best_order`` takes each improvement's order; returns ``(step, current, best)``."""
+        a = self.arrays
+        sig, scratch, ids, runs = self._scratch
+        state = np.array([self._cur, step, count, *counts], dtype=np.int64)
+        fstate = np.array([current, temperature, best])
+        a.kernels.anneal_named(a.jobs, a.acc, self._orders, self._vals, self._sigs, self._pool,
+                               self._pool_now, self._side, self._work, self._work_now,
+                               a.alpha, self.stride, a.prox, a.ktol, a.ftol, a.tol, sig,
+                               scratch, ids, runs, first, second, slack, state, fstate,
+                               best_order)
+        self._cur = int(state[0])
+        self._pending = None
+        counts[:] = state[3:].tolist()
+        self.score = float(fstate[0])
+        return int(state[1]), float(fstate[0]), float(fstate[2])
+
     def accept(self) -> None:
         """Make the order of the last :meth:`try_swap` (not rejected) the current one."""
         if self._pending is None:

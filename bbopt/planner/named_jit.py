@@ -495,3 +495,50 @@ def walk_named(jobs: np.ndarray, acc: np.ndarray, orders: np.ndarray, vals: np.n
             if score + rest > threshold:
                 return math.inf
     return score
+
+
+@njit(cache=True)
+def anneal_named(jobs: np.ndarray, acc: np.ndarray, orders: np.ndarray, vals: np.ndarray,
+                 sigs: np.ndarray, pool: np.ndarray, pool_now: np.ndarray, side: np.ndarray,
+                 work: np.ndarray, work_now: np.ndarray, alpha: int, stride: int,
+                 prox: np.ndarray, ktol: np.ndarray, ftol: float, tol: float, sig: np.ndarray,
+                 scratch: np.ndarray, ids: np.ndarray, runs: np.ndarray, first: np.ndarray,
+                 second: np.ndarray, slack: np.ndarray, state: np.ndarray, fstate: np.ndarray,
+                 best_order: np.ndarray) -> None:
+    """``state[2]`` moves of the annealing's loop (``solve_annealing``: a swap of positions
+    ``first[s]`` and ``second[s]`` is accepted when its score is at most ``current +
+    temperature * slack[s]``) from step ``state[1]``, each scored by :func:`walk_named` from
+    the current buffer ``state[0]``. ``state``: ``[cur, step, count, accepted, improved,
+    aborted, evaluations]``, ``fstate``: ``[current, temperature, best]``, updated in place;
+    ``best_order`` takes the order of every improvement."""
+    cur = state[0]
+    step = state[1]
+    end = step + state[2]
+    accepted, improved, aborted, evaluations = state[3], state[4], state[5], state[6]
+    current, temperature, best = fstate[0], fstate[1], fstate[2]
+    while step < end:
+        a, b, u = first[step], second[step], slack[step]
+        step += 1
+        if a == b:
+            accepted += 1
+            continue
+        threshold = current + temperature * u
+        lo, hi = (a, b) if a < b else (b, a)
+        score = walk_named(jobs, acc, orders, vals, sigs, pool, pool_now, side, work,
+                           work_now, cur, lo, hi, False, alpha, stride, threshold, prox, ktol,
+                           ftol, tol, sig, scratch, ids, runs)
+        evaluations += 1
+        if score == math.inf:
+            aborted += 1
+        if score <= threshold:
+            cur = 1 - cur
+            current = score
+            accepted += 1
+            if score < best:
+                best = score
+                for q in range(best_order.shape[0]):
+                    best_order[q] = orders[cur, q]
+                improved += 1
+    state[0], state[1] = cur, step
+    state[3], state[4], state[5], state[6] = accepted, improved, aborted, evaluations
+    fstate[0], fstate[2] = current, best
