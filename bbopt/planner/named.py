@@ -46,8 +46,9 @@ class NamedArrays:
     ``proximity`` rows. ``ktol``: each BB node's fit slack, ``ftol``: a piece's rounding
     tolerance, ``tol``: the pool's fit slack."""
 
-    __slots__ = ("kernels", "k", "alpha", "jobs", "acc", "base", "base_now", "prox", "ktol", "ftol",
-                 "tol", "width", "_work", "_work_now", "_perm", "_out", "_scratch")
+    __slots__ = ("kernels", "k", "alpha", "jobs", "base", "base_now", "prox", "consts",
+                 "width", "_orders", "_vals", "_sigs", "_pool", "_pool_now", "_side",
+                 "_scratch")
 
     def __init__(self, jobs: Sequence[Sequence[float]], T: Sequence[float],
                  FN: Sequence[float], FB: Sequence[float], FK: Sequence[Sequence[float]],
@@ -60,8 +61,6 @@ class NamedArrays:
         self.alpha = int(alpha)
         self.jobs = np.array(jobs, dtype=np.float64).reshape(6, -1)
         count = self.jobs.shape[1]
-        widest = int(self.jobs[0].max()) if count else 0
-        self.acc = self.kernels.cumulative(self.jobs, widest + 1)
         length = len(T)
         self.base = np.zeros((3 + k, length + count))
         self.base[0, :length] = T
@@ -79,36 +78,41 @@ class NamedArrays:
                 self.prox[x, :len(row)] = row
         else:
             self.prox = np.zeros((0, 0), dtype=np.int64)
-        self.ktol = np.array(ktol, dtype=np.float64)
-        self.ftol = float(ftol)
-        self.tol = float(tol)
+        self.consts = np.array([tol, ftol, *ktol], dtype=np.float64)
         #: Entries of a placement's signature (see :mod:`~bbopt.planner.named_jit`).
         self.width = 1 + k + (nn + 63) // 64
-        self._work = np.empty_like(self.base)
-        self._work_now = np.empty_like(self.base_now)
-        self._perm = np.empty(count, dtype=np.int64)
-        self._out = np.empty(count)
+        # A walk's buffers for fresh scores (no snapshot: the stride passes the last job).
+        self._orders = np.zeros((2, count), dtype=np.int64)
+        self._vals = np.zeros((2, 3, count + 1))
+        self._vals[0, 0] = math.nan  # every job placed again
+        self._sigs = np.zeros((2, count, self.width), dtype=np.int64)
+        self._pool = np.empty((2, 2) + self.base.shape)
+        self._pool[0, 0] = self.base
+        self._pool_now = np.empty((2, 2) + self.base_now.shape)
+        self._pool_now[0, 0] = self.base_now
+        self._side = np.zeros((2, 2), dtype=np.int64)
         self._scratch = self.scratch()
 
-    def scratch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Work space of one placement: a signature, two BB-node rows, compute node ids and
-        runs."""
-        nn = self.base_now.shape[0] - self.k
-        return (np.zeros(self.width, dtype=np.int64), np.empty((2, self.k)),
-                np.empty(max(nn, 1), dtype=np.int64), np.empty((2, max(nn, 1)), dtype=np.int64))
+    def scratch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Work space of one placement: a signature, float and integer rows."""
+        nn = max(self.base_now.shape[0] - self.k, 1)
+        return (np.zeros(self.width, dtype=np.int64), np.empty((3, 2 + self.k)),
+                np.empty((3, nn), dtype=np.int64))
 
     def score(self, order: Sequence[int], threshold: float = math.inf,
               starts: list[float] | None = None) -> float:
         """The score of the greedy plan of ``order`` (``inf`` when rejected early for
         ``threshold``), each job's start written to ``starts`` if given."""
-        self._perm[:] = order
-        sig, scratch, ids, runs = self._scratch
-        score = self.kernels.score_named(
-            self.jobs, self.acc, self.base, self.base_now, self._work, self._work_now,
-            self._perm, self.alpha, threshold, self._out, self.prox, self.ktol, self.ftol,
-            self.tol, sig, scratch, ids, runs)
+        count = self._orders.shape[1]
+        if count == 0:
+            return 0.0
+        self._orders[0] = order
+        score = self.kernels.walk_named(
+            self.jobs, self._orders, self._vals, self._sigs, self._pool, self._pool_now,
+            self._side, 0, 0, 0, True, self.alpha, count + 1, threshold, self.prox,
+            self.consts, *self._scratch)
         if starts is not None:
-            starts[:] = self._out.tolist()
+            starts[:] = self._vals[1, 0, :count].tolist()
         return score
 
 
@@ -119,29 +123,26 @@ class NamedWalk:
     ``arrays``. State in two buffers, the current plan and the last move's; :meth:`accept`
     makes the last move's the current one."""
 
-    __slots__ = ("arrays", "stride", "score", "_walk", "_orders", "_vals", "_sigs", "_pool",
-                 "_pool_now", "_side", "_work", "_work_now", "_scratch", "_cur", "_pending")
+    __slots__ = ("arrays", "stride", "score", "_orders", "_vals", "_sigs", "_pool",
+                 "_pool_now", "_side", "_scratch", "_cur", "_pending")
 
     def __init__(self, arrays: NamedArrays, order: Sequence[int], stride: int) -> None:
         self.arrays = a = arrays
         n = a.jobs.shape[1]
         if sorted(order) != list(range(n)):
             raise ValueError("order must be a permutation of the model's jobs")
-        self._walk = a.kernels.walk_named
         self.stride = stride
         self._orders = np.empty((2, n), dtype=np.int64)
         self._orders[0] = order
         self._vals = np.zeros((2, 3, n + 1))
         self._vals[0, 0] = math.nan  # no planned start yet: the first walk places every job
         self._sigs = np.zeros((2, n, a.width), dtype=np.int64)
-        snaps = n // stride + 1
+        snaps = n // stride + 2  # the last one's first slot: the walk's work space
         self._pool = np.empty((snaps, 2) + a.base.shape)
         self._pool[0, 0] = a.base
         self._pool_now = np.empty((snaps, 2) + a.base_now.shape)
         self._pool_now[0, 0] = a.base_now
         self._side = np.zeros((2, snaps), dtype=np.int64)
-        self._work = np.empty_like(a.base)
-        self._work_now = np.empty_like(a.base_now)
         self._scratch = a.scratch()
         self._cur = 0
         self.score = self._move(0, 0, True, math.inf)
@@ -150,11 +151,10 @@ class NamedWalk:
 
     def _move(self, lo: int, hi: int, diverged: bool, threshold: float) -> float:
         a = self.arrays
-        sig, scratch, ids, runs = self._scratch
-        return self._walk(a.jobs, a.acc, self._orders, self._vals, self._sigs, self._pool,
-                          self._pool_now, self._side, self._work, self._work_now, self._cur,
-                          lo, hi, diverged, a.alpha, self.stride, threshold, a.prox, a.ktol,
-                          a.ftol, a.tol, sig, scratch, ids, runs)
+        return a.kernels.walk_named(a.jobs, self._orders, self._vals, self._sigs, self._pool,
+                                    self._pool_now, self._side, self._cur, lo, hi, diverged,
+                                    a.alpha, self.stride, threshold, a.prox, a.consts,
+                                    *self._scratch)
 
     @property
     def order(self) -> list[int]:
@@ -183,13 +183,11 @@ class NamedWalk:
         ``counts`` (accepted, improved, aborted, evaluations) is updated in place and
         ``best_order`` takes each improvement's order; returns ``(step, current, best)``."""
         a = self.arrays
-        sig, scratch, ids, runs = self._scratch
         state = np.array([self._cur, step, count, *counts], dtype=np.int64)
         fstate = np.array([current, temperature, best])
-        a.kernels.anneal_named(a.jobs, a.acc, self._orders, self._vals, self._sigs, self._pool,
-                               self._pool_now, self._side, self._work, self._work_now,
-                               a.alpha, self.stride, a.prox, a.ktol, a.ftol, a.tol, sig,
-                               scratch, ids, runs, first, second, slack, state, fstate,
+        a.kernels.anneal_named(a.jobs, self._orders, self._vals, self._sigs, self._pool,
+                               self._pool_now, self._side, a.alpha, self.stride, a.prox,
+                               a.consts, *self._scratch, first, second, slack, state, fstate,
                                best_order)
         self._cur = int(state[0])
         self._pending = None
@@ -204,3 +202,41 @@ class NamedWalk:
         self._cur = 1 - self._cur
         self.score = self._pending
         self._pending = None
+
+
+def conservative_named(now: float, times: Sequence[float], rows: Sequence[Sequence[float]],
+                       tol: Sequence[float], bb_tol: float, ftol: float,
+                       space: Sequence[float], jobs: Sequence[tuple[int, float, float]],
+                       previous: Sequence[float], kept_order: Sequence[int],
+                       depth: float) -> list[tuple[int, float]] | None:
+    """One decision of conservative backfilling on named BB nodes, compiled
+    (:func:`bbopt.planner.named_jit.conservative_named`): the profile of the running jobs
+    (``times``, ``rows``: nodes, pool BB, each BB node; ``tol`` their fit slack), the BB nodes'
+    free space now, the waiting jobs ``(nodes, BB, walltime)`` in queue order with their
+    kept reservations (``previous``, ``nan``: none) and the order in which those are held
+    again. Returns ``(queue position, start)`` in the order the jobs were planned, or
+    ``None`` without the kernels. Raises :class:`~bbopt.resources.OverbookedError` where the
+    Python profile would."""
+    from bbopt.resources import OverbookedError
+
+    loaded = kernels()
+    if loaded is None:
+        return None
+    count = len(jobs)
+    length = len(times)
+    prof = np.empty((1 + len(tol), length + 6 * count + 4))  # two breakpoints per hold, at
+    prof[0, :length] = times                                  # most three holds per job
+    prof[1:, :length] = np.array(rows, dtype=np.float64).reshape(length, len(tol)).T
+    table = np.array(jobs, dtype=np.float64).reshape(count, 3).T.copy()
+    planned = np.empty(count)
+    seq = np.empty(count, dtype=np.int64)
+    try:
+        got = loaded.conservative_named(
+            float(now), np.array(tol, dtype=np.float64), float(bb_tol), float(ftol), prof,
+            length, np.array(space, dtype=np.float64), table,
+            np.array(previous, dtype=np.float64), np.array(kept_order, dtype=np.int64),
+            float(depth), planned, seq)
+    except ValueError as exc:
+        raise OverbookedError(str(exc)) from None
+    return [(q, s) for q, s in zip(seq[:got].tolist(), planned[seq[:got]].tolist(),
+                                   strict=True)]

@@ -1,28 +1,20 @@
-"""Plans on named burst-buffer nodes compiled with numba: the placement of
-:func:`bbopt.models.plan_named.place`, the plan score of ``PlanModel._run_named`` and the
-annealing's incremental walk of ``SwapWalk._walk_named``, with the same floating-point
-operations in the same order, so the same starts, pieces and scores, bit for bit.
+"""Named burst-buffer nodes compiled with numba (Kopanski & Rzadca, Euro-Par 2021, Sections
+3.2, 3.3, 4.1): the plan model's placement and annealing walk (:mod:`bbopt.models.plan_named`,
+``PlanModel._run_named``, ``SwapWalk._walk_named``) and conservative-bb's decision
+(:meth:`bbopt.policies.named_bb.NamedProfile.conservative`), with the same floating-point
+operations in the same order as those Python loops, the reference: the same starts, pieces and
+scores, bit for bit (``tests/planner/test_named_jit.py``). Imported on first use
+(:func:`bbopt.planner.named.kernels`; ``BBOPT_NO_JIT=1`` or no numba: the Python loops).
 
-Kopanski & Rzadca, Euro-Par 2021, Sections 3.3 and 4.1 (12 BB nodes of 40 GB, Algorithm 2):
-every annealing move scores the greedy plan of a permutation, each job placed at the earliest
-time at which its nodes, its pool BB and its per-node pieces on the BB nodes are free for its
-whole walltime (first fit on the BB nodes' least free space over the window; a start now takes
-the pieces the engine will give it: first fit on what is free now, or on a proximity platform
-the authors' resource filter and proximity placement). The pure-Python functions stay the
-reference; ``tests/models/test_plan_named_jit.py`` compares the two.
+Layout: a profile ``prof[3 + K, cap]`` holds the breakpoints and the free nodes, pool BB and
+each BB node's space per segment (a plan's ends with a sentinel at infinity); a plan's state
+now ``now[K + NN]`` the BB nodes' free space and, by proximity, 1.0 per free compute node;
+``consts``: the pool's fit slack, a piece's tolerance, each BB node's slack. A placement's
+signature ``sig[1 + K + W]`` (kind, pieces per BB node, compute nodes in ``W`` words) tells
+two apart as the Python walk compares pieces. No fastmath.
 
-This module imports numba and is imported only when a plan model on named BB nodes is scored
-(:func:`bbopt.planner.named.kernels`); ``BBOPT_NO_JIT=1`` or no numba runs the Python loops.
-
-Layout (:class:`bbopt.planner.named.NamedArrays` builds it). A profile is ``prof[3 + K,
-cap]``: breakpoints (ending with the sentinel at infinity), free nodes, free pool BB, then the
-free space of each of the ``K`` BB nodes per segment; ``cap`` leaves room for one new
-breakpoint per job. The state now is ``now[K + NN]``: the BB nodes' free space now, then, on a
-proximity platform, ``1.0`` for each of the ``NN`` compute nodes free now (``NN = 0``
-otherwise). A placement's *signature* ``sig[1 + K + W]`` tells two placements apart as the
-Python walk compares its pieces: the kind (``NONE``: fits nowhere, ``RUNS``: first-fit runs,
-``NODES``: compute nodes and runs, a start now on a proximity platform), the pieces per BB node
-and the compute nodes as ``W`` 64-bit words. No fastmath.
+Length: one module, because numba checks a cached function against its own file only (a
+helper changed in another file would leave its callers' cached code stale).
 """
 
 from __future__ import annotations
@@ -32,15 +24,15 @@ import math
 import numpy as np
 from numba import njit
 
-#: Rows of the per-job table ``jobs[JOB_ROWS, n]``.
+#: Rows of the per-job table ``jobs[6, n]`` of a plan.
 NODES, BB, WALL, EARLY, SUBMIT, BOUND = range(6)
-JOB_ROWS = 6
-#: Kinds of a placement (its signature's first entry).
+#: Kinds of a placement: fits nowhere, first-fit runs, compute nodes and runs (a start now on a
+#: proximity platform).
 NONE, RUNS, NODES_RUNS = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
-def _bisect(T: np.ndarray, x: float, lo: int, hi: int) -> int:
+def _bisect(T, x, lo, hi):
     """``bisect_left(T, x, lo, hi)``."""
     while lo < hi:
         mid = (lo + hi) // 2
@@ -52,118 +44,55 @@ def _bisect(T: np.ndarray, x: float, lo: int, hi: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _term(wait: float, alpha: int) -> float:
-    """``PlanModel._term`` for alpha 1, 2, 3."""
-    if wait < 0.0:
-        wait = 0.0
-    if alpha == 2:
-        return wait * wait
-    if alpha == 1:
-        return wait
-    return wait * wait * wait
-
-
-@njit(cache=True)
-def cumulative(jobs: np.ndarray, width: int) -> np.ndarray:
-    """Each job's cumulative piece sums (``plan_named.cumulative_pieces``: ``acc[p, c]`` the
-    bytes ``c`` pieces take on one BB node, summed piece by piece)."""
-    count = jobs.shape[1]
-    acc = np.zeros((count, width))
-    for p in range(count):
-        n = int(jobs[NODES, p])
-        b = jobs[BB, p]
-        if b <= 0:
-            continue
-        piece = b / n
-        a = 0.0
-        for c in range(1, n + 1):
-            a += piece
-            acc[p, c] = a
-    return acc
+def _segment(T, t, length):
+    """The segment holding ``t``: ``max(bisect_right(T, t) - 1, 0)`` (distinct breakpoints)."""
+    i = _bisect(T, t, 0, length)
+    return max(i if i < length and T[i] == t else i - 1, 0)
 
 
 @njit(cache=True, inline="always")
-def _copy(src: np.ndarray, dst: np.ndarray, src_now: np.ndarray, dst_now: np.ndarray) -> int:
-    """Copy a profile (up to its sentinel) and a state now; the profile's length."""
-    rows = src.shape[0]
-    k = 0
-    while True:
-        for r in range(rows):
-            dst[r, k] = src[r, k]
-        k += 1
-        if src[0, k - 1] == math.inf:
-            break
-    for x in range(src_now.shape[0]):
-        dst_now[x] = src_now[x]
-    return k
+def _insert(prof, length, j, t):
+    """A breakpoint ``t`` at index ``j`` with the row of segment ``j - 1``; the new length."""
+    for q in range(length, j, -1):
+        for r in range(prof.shape[0]):
+            prof[r, q] = prof[r, q - 1]
+    prof[0, j] = t
+    for r in range(1, prof.shape[0]):
+        prof[r, j] = prof[r, j - 1]
+    return length + 1
 
 
 @njit(cache=True, inline="always")
-def _pool_window(prof: np.ndarray, length: int, i: int, n: float, b: float, w: float,
-                 tol: float) -> tuple[int, int]:
-    """``plan_named._pool_window``: the first window from segment ``i`` on where the nodes and
-    the pool BB stay free for ``w``; ``(-1, -1)`` when only the sentinel is left."""
-    T, FN, FB = prof[0], prof[1], prof[2]
-    last = length - 1
-    while True:
-        while i < last and (FN[i] < n or FB[i] + tol < b):
-            i += 1
-        if i == last:
-            return -1, -1
-        j = _bisect(T, T[i] + w, i + 1, length)
-        q = i + 1
-        while q < j and FN[q] >= n and FB[q] + tol >= b:
-            q += 1
-        if q < j:
-            i = q + 1
-            continue
-        return i, j
-
-
-@njit(cache=True, inline="always")
-def _reserve(prof: np.ndarray, length: int, i: int, j: int, end: float, n: float, b: float,
-             cnt: np.ndarray, acc_p: np.ndarray) -> int:
-    """``plan_named.reserve``: take ``n`` nodes, ``b`` pool bytes and ``acc_p[cnt[node]]`` on
-    each BB node from segments ``i .. j - 1``, splitting the segment ``end`` falls in; the new
-    length."""
-    rows = prof.shape[0]
-    if prof[0, j] != end:
-        for q in range(length, j, -1):
-            for r in range(rows):
-                prof[r, q] = prof[r, q - 1]
-        prof[0, j] = end
-        for r in range(1, rows):
-            prof[r, j] = prof[r, j - 1]
-        length += 1
-    k = rows - 3
+def _add(prof, i, j, amount, sign):
+    """Add ``sign * amount`` (``sign`` 1 or -1: exactly a sum or difference) on ``i .. j-1``."""
     for q in range(i, j):
-        prof[1, q] -= n
-        prof[2, q] -= b
-        for node in range(k):
-            c = cnt[node]
-            if c > 0:
-                prof[3 + node, q] -= acc_p[c]
-    return length
+        for d in range(amount.shape[0]):
+            prof[1 + d, q] += sign * amount[d]
 
 
 @njit(cache=True, inline="always")
-def _least(prof: np.ndarray, i: int, j: int, least: np.ndarray) -> None:
-    """Each BB node's least free space over segments ``i .. j - 1``."""
-    k = least.shape[0]
-    for node in range(k):
-        f = prof[3 + node, i]
+def _least(prof, i, j, least, top):
+    """``least[d]``: the least of row ``top + d`` over segments ``i .. j - 1``."""
+    for d in range(least.shape[0]):
+        f = prof[top + d, i]
         for q in range(i + 1, j):
-            g = prof[3 + node, q]
+            g = prof[top + d, q]
             if g < f:
                 f = g
-        least[node] = f
+        least[d] = f
 
 
 @njit(cache=True, inline="always")
-def _first_fit(free: np.ndarray, todo: int, piece: float, short: float, guard: float,
-               limit: float, cnt: np.ndarray) -> int:
-    """``bb_nodes.first_fit_runs`` on the free space ``free``: the pieces per BB node in
-    ``cnt``; the pieces left without room (0: it fits)."""
+def _first_fit(free, todo, bb, ftol, cnt):
+    """``bb_nodes.first_fit_runs``: ``cnt`` pieces per BB node; the pieces left without room."""
+    for node in range(cnt.shape[0]):
+        cnt[node] = 0
+    if bb <= 0:
+        return 0
+    piece = bb / todo
+    short = piece - ftol
+    guard = 1e-9 * piece
+    limit = piece - guard
     for node in range(free.shape[0]):
         f = free[node]
         if f < short:
@@ -186,258 +115,232 @@ def _first_fit(free: np.ndarray, todo: int, piece: float, short: float, guard: f
 
 
 @njit(cache=True, inline="always")
-def _fits_now(prof: np.ndarray, j: int, cnt: np.ndarray, acc_p: np.ndarray,
-              ktol: np.ndarray, least: np.ndarray) -> bool:
-    """``plan_named._reserve_now``'s test: each BB node keeps room for its pieces over
-    segments ``0 .. j - 1``."""
-    _least(prof, 0, j, least)
+def _demand(n, bb, cnt, demand):
+    """``(nodes, bb, bytes per BB node)``, the pieces summed one by one (``_demand``)."""
+    demand[0] = n
+    demand[1] = bb
     for node in range(cnt.shape[0]):
-        c = cnt[node]
-        if c > 0 and least[node] + ktol[node] < acc_p[c]:
+        a = 0.0
+        for _ in range(cnt[node]):
+            a += bb / n
+        demand[2 + node] = a
+
+
+@njit(cache=True, inline="always")
+def _term(wait, alpha):
+    """``PlanModel._term`` for alpha 1, 2, 3."""
+    if wait < 0.0:
+        wait = 0.0
+    if alpha == 2:
+        return wait * wait
+    if alpha == 1:
+        return wait
+    return wait * wait * wait
+
+
+# ------------------------------------------------------------------------------ plans
+@njit(cache=True, inline="always")
+def _copy(src, dst, src_now, dst_now):
+    """Copy a plan's profile (up to its sentinel) and state now; the profile's length."""
+    k = 0
+    while True:
+        for r in range(src.shape[0]):
+            dst[r, k] = src[r, k]
+        k += 1
+        if src[0, k - 1] == math.inf:
+            break
+    for x in range(src_now.shape[0]):
+        dst_now[x] = src_now[x]
+    return k
+
+
+@njit(cache=True, inline="always")
+def _pool_window(prof, length, i, n, b, w, tol):
+    """``plan_named._pool_window``: ``(i, j)``; ``(-1, -1)`` when only the sentinel is left."""
+    T, FN, FB = prof[0], prof[1], prof[2]
+    last = length - 1
+    while True:
+        while i < last and (FN[i] < n or FB[i] + tol < b):
+            i += 1
+        if i == last:
+            return -1, -1
+        j = _bisect(T, T[i] + w, i + 1, length)
+        q = i + 1
+        while q < j and FN[q] >= n and FB[q] + tol >= b:
+            q += 1
+        if q == j:
+            return i, j
+        i = q + 1
+
+
+@njit(cache=True, inline="always")
+def _reserve(prof, length, i, j, end, demand):
+    """``plan_named.reserve``: take ``demand`` on ``i .. j - 1``; the new length."""
+    if prof[0, j] != end:
+        length = _insert(prof, length, j, end)
+    _add(prof, i, j, demand, -1.0)
+    return length
+
+
+@njit(cache=True, inline="always")
+def _fits_now(prof, j, cnt, demand, consts, least):
+    """``plan_named._reserve_now``'s test: the pieces stay free on segments ``0 .. j - 1``."""
+    _least(prof, 0, j, least, 3)
+    for node in range(cnt.shape[0]):
+        if cnt[node] > 0 and least[node] + consts[2 + node] < demand[2 + node]:
             return False
     return True
 
 
 @njit(cache=True)
-def _contiguous(now: np.ndarray, k: int, n: int, out: np.ndarray, runs: np.ndarray) -> int:
-    """``bb_nodes.contiguous_nodes`` on the compute nodes free now (``now[k + x] == 1``): the
-    chosen ids, ascending, in ``out``; their count, or ``-1`` (``None``: fewer are free)."""
+def _contiguous(now, k, n, out, runs):
+    """``bb_nodes.contiguous_nodes`` on ``now[k:]``: the ids in ``out``; their count or -1."""
     nn = now.shape[0] - k
-    free = 0
-    r = 0
-    x = 0
+    free = r = x = 0
     while x < nn:  # runs of consecutive free ids: runs[0] lengths, runs[1] first ids
         if now[k + x] == 1.0:
             first = x
             while x < nn and now[k + x] == 1.0:
                 x += 1
-            runs[0, r] = x - first
-            runs[1, r] = first
+            runs[0, r], runs[1, r] = x - first, first
             free += x - first
             r += 1
         else:
             x += 1
     if n > free:
         return -1
-    if n <= 0:
-        return 0
     best = -1
     for q in range(r):  # the shortest run that holds n, the lowest of equal ones
         if runs[0, q] >= n and (best < 0 or runs[0, q] < runs[0, best]):
             best = q
     if best >= 0:
-        for c in range(n):
-            out[c] = runs[1, best] + c
+        out[:n] = runs[1, best] + np.arange(n)
         return n
     # The longest runs first (the highest of equal ones), the last cut to what is needed.
-    got = 0
     mark = np.zeros(nn, dtype=np.bool_)
     used = np.zeros(r, dtype=np.bool_)
+    got = 0
     while got < n:
         best = -1
         for q in range(r):
-            if not used[q] and (best < 0 or runs[0, q] > runs[0, best]
-                                or (runs[0, q] == runs[0, best] and runs[1, q] > runs[1, best])):
+            if not used[q] and (best < 0 or runs[0, q] > runs[0, best] or (
+                    runs[0, q] == runs[0, best] and runs[1, q] > runs[1, best])):
                 best = q
         used[best] = True
         take = min(runs[0, best], n - got)
-        for c in range(take):
-            mark[runs[1, best] + c] = True
+        mark[runs[1, best]:runs[1, best] + take] = True
         got += take
-    c = 0
-    for x in range(nn):
-        if mark[x]:
-            out[c] = x
-            c += 1
+    out[:n] = np.nonzero(mark)[0]
     return n
 
 
-@njit(cache=True, inline="always")
-def _take(now: np.ndarray, k: int, ids: np.ndarray, count: int, sig: np.ndarray,
-          words: int) -> None:
-    """Drop the compute nodes ``ids[:count]`` from the free ones and write them in the
-    signature's words."""
-    base = sig.shape[0] - words
-    for c in range(count):
-        x = ids[c]
-        now[k + x] = 0.0
-        sig[base + x // 64] |= np.int64(1) << np.int64(x % 64)
-
-
 @njit(cache=True)
-def place(prof: np.ndarray, length: int, now: np.ndarray, jobs: np.ndarray, acc: np.ndarray,
-          p: int, prox: np.ndarray, ktol: np.ndarray, ftol: float, tol: float,
-          sig: np.ndarray, scratch: np.ndarray, ids: np.ndarray, runs: np.ndarray
-          ) -> tuple[float, int]:
-    """``plan_named.place``: job ``p`` at its earliest start in ``prof`` (changed in place,
-    with the state ``now``), its signature in ``sig``; ``(start, new length)``, start ``inf``
-    when it fits nowhere. ``prox``: the proximity rows (``-1`` padded), no rows without
-    proximity; ``scratch[2, K]``, ``ids[NN]`` and ``runs[2, NN]`` are work space."""
+def place(prof: np.ndarray, length: int, now: np.ndarray, jobs: np.ndarray, p: int,
+          prox: np.ndarray, consts: np.ndarray, sig: np.ndarray, work: np.ndarray,
+          iwork: np.ndarray) -> tuple[float, int]:
+    """``plan_named.place`` (``prox``: proximity rows, ``-1`` padded, none without): its
+    signature in ``sig``; ``(start, new length)``, start ``inf`` when it fits nowhere."""
     k = prof.shape[0] - 3
-    words = sig.shape[0] - 1 - k
-    proximity = prox.shape[0] > 0
-    for x in range(sig.shape[0]):
-        sig[x] = 0
+    sig[:] = 0
     cnt = sig[1:1 + k]
-    n = jobs[NODES, p]
-    b = jobs[BB, p]
-    w = jobs[WALL, p]
-    acc_p = acc[p]
+    least, left, demand = work[0, :k], work[1, :k], work[2]
+    ids, runs = iwork[0], iwork[1:]
+    n, b, w = jobs[NODES, p], jobs[BB, p], jobs[WALL, p]
+    todo = int(n)
     T = prof[0]
     i = _bisect(T, jobs[EARLY, p], 0, length)
-    if b <= 0:
-        i, j = _pool_window(prof, length, i, n, b, w, tol)
-        if i < 0:
-            return math.inf, length
-        start = T[i]
-        length = _reserve(prof, length, i, j, start + w, n, b, cnt, acc_p)
-        if i == 0 and proximity:
-            sig[0] = NODES_RUNS
-            got = _contiguous(now, k, int(n), ids, runs)
-            if got > 0:
-                _take(now, k, ids, got, sig, words)
-            return start, length
-        sig[0] = RUNS
-        return start, length
-    todo = int(n)
-    piece = b / n
-    short = piece - ftol
-    guard = 1e-9 * piece
-    limit = piece - guard
-    least = scratch[0]
-    left = scratch[1]
     while True:
-        i, j = _pool_window(prof, length, i, n, b, w, tol)
+        i, j = _pool_window(prof, length, i, n, b, w, consts[0])
         if i < 0:
             return math.inf, length
-        start = T[i]
-        end = start + w
-        if i == 0 and proximity:
-            # Now, on a proximity platform: the engine's compute nodes and pieces.
+        start, end = T[i], T[i] + w
+        if b <= 0:  # no pieces: the nodes (and, now on a proximity platform, their ids)
+            _demand(n, b, cnt, demand)
+            length = _reserve(prof, length, i, j, end, demand)
+            sig[0] = RUNS
+            if i == 0 and prox.shape[0] > 0:
+                sig[0] = NODES_RUNS
+                got = _contiguous(now, k, todo, ids, runs)
+                for c in range(max(got, 0)):
+                    _take_node(now, k, ids[c], sig)
+            return start, length
+        if i == 0 and prox.shape[0] > 0:  # now, by proximity: the engine's nodes and pieces
             got = _contiguous(now, k, todo, ids, runs)
             ok = got >= 0
-            if ok:
-                for node in range(k):
-                    left[node] = now[node]
-                for c in range(got):  # proximity_pieces, in ascending compute node order
-                    x = ids[c]
-                    placed = False
-                    for q in range(prox.shape[1]):
-                        node = prox[x, q]
-                        if node < 0:
-                            break
-                        if left[node] >= short:
-                            left[node] -= piece
-                            cnt[node] += 1
-                            placed = True
-                            break
-                    if not placed:
-                        ok = False
+            left[:] = now[:k]
+            for c in range(max(got, 0)):  # proximity_pieces, ascending compute nodes
+                ok = False
+                for q in range(prox.shape[1]):
+                    node = prox[ids[c], q]
+                    if node < 0:
                         break
-            if ok and _fits_now(prof, j, cnt, acc_p, ktol, least):
-                length = _reserve(prof, length, 0, j, end, n, b, cnt, acc_p)
-                for node in range(k):
-                    now[node] = left[node]
+                    if left[node] >= b / n - consts[1]:
+                        left[node] -= b / n
+                        cnt[node] += 1
+                        ok = True
+                        break
+                if not ok:
+                    break
+            _demand(n, b, cnt, demand)
+            if ok and _fits_now(prof, j, cnt, demand, consts, least):
+                length = _reserve(prof, length, 0, j, end, demand)
+                now[:k] = left
                 sig[0] = NODES_RUNS
-                _take(now, k, ids, got, sig, words)
+                for c in range(got):
+                    _take_node(now, k, ids[c], sig)
                 return start, length
-            for node in range(k):
-                cnt[node] = 0
             i = 1
+            cnt[:] = 0
             continue
-        if i == 0:
-            # Now: the engine's pieces (first fit on what is free now), if they stay free.
-            if (_first_fit(now[:k], todo, piece, short, guard, limit, cnt) == 0
-                    and _fits_now(prof, j, cnt, acc_p, ktol, least)):
-                length = _reserve(prof, length, 0, j, end, n, b, cnt, acc_p)
-                for node in range(k):
-                    f = now[node]
-                    for _ in range(cnt[node]):
-                        f -= piece
-                    now[node] = f
-                sig[0] = RUNS
-                return start, length
-            for node in range(k):
-                cnt[node] = 0
+        if i == 0:  # now: the engine's pieces (first fit on what is free now) if they stay free
+            if _first_fit(now[:k], todo, b, consts[1], cnt) == 0:
+                _demand(n, b, cnt, demand)
+                if _fits_now(prof, j, cnt, demand, consts, least):
+                    length = _reserve(prof, length, 0, j, end, demand)
+                    for node in range(k):  # BBNodeSpace.take_pieces' sums
+                        for _ in range(cnt[node]):
+                            now[node] -= b / n
+                    sig[0] = RUNS
+                    return start, length
             i = 1
             continue
         # First fit on each BB node's least free space in the window.
-        _least(prof, i, j, least)
-        if _first_fit(least, todo, piece, short, guard, limit, cnt):
-            for node in range(k):
-                cnt[node] = 0
+        _least(prof, i, j, least, 3)
+        if _first_fit(least, todo, b, consts[1], cnt):
             i += 1
             continue
-        length = _reserve(prof, length, i, j, end, n, b, cnt, acc_p)
+        _demand(n, b, cnt, demand)
+        length = _reserve(prof, length, i, j, end, demand)
         sig[0] = RUNS
         return start, length
 
 
-@njit(cache=True)
-def score_named(jobs: np.ndarray, acc: np.ndarray, base: np.ndarray, base_now: np.ndarray,
-                work: np.ndarray, work_now: np.ndarray, order: np.ndarray, alpha: int,
-                threshold: float, starts: np.ndarray, prox: np.ndarray, ktol: np.ndarray,
-                ftol: float, tol: float, sig: np.ndarray, scratch: np.ndarray,
-                ids: np.ndarray, runs: np.ndarray) -> float:
-    """``PlanModel._run_named``: the score of the greedy plan of ``order`` on a copy of
-    ``base``, each job's start in ``starts``; ``inf`` as soon as the partial score plus the
-    bounds of the jobs still to place exceeds ``threshold`` (``inf``: no check)."""
-    length = _copy(base, work, base_now, work_now)
-    check = threshold != math.inf
-    rest = 0.0
-    if check:
-        for q in range(order.shape[0]):
-            rest += jobs[BOUND, order[q]]
-    score = 0.0
-    for q in range(order.shape[0]):
-        p = order[q]
-        start, length = place(work, length, work_now, jobs, acc, p, prox, ktol, ftol, tol,
-                              sig, scratch, ids, runs)
-        if start != math.inf:
-            score += _term(start - jobs[SUBMIT, p], alpha)
-        else:
-            score += jobs[BOUND, p]
-        starts[p] = start
-        if check:
-            rest -= jobs[BOUND, p]
-            if score + rest > threshold:
-                return math.inf
-    return score
+@njit(cache=True, inline="always")
+def _take_node(now, k, x, sig):
+    """Compute node ``x`` is no longer free now; it goes in the signature's words."""
+    now[k + x] = 0.0
+    words = sig.shape[0] - 1 - k
+    sig[sig.shape[0] - words + x // 64] |= np.int64(1) << np.int64(x % 64)
 
 
 @njit(cache=True)
-def walk_named(jobs: np.ndarray, acc: np.ndarray, orders: np.ndarray, vals: np.ndarray,
-               sigs: np.ndarray, pool: np.ndarray, pool_now: np.ndarray, side: np.ndarray,
-               work: np.ndarray, work_now: np.ndarray, cur: int, lo: int, hi: int,
-               diverged: bool, alpha: int, stride: int, threshold: float, prox: np.ndarray,
-               ktol: np.ndarray, ftol: float, tol: float, sig: np.ndarray,
-               scratch: np.ndarray, ids: np.ndarray, runs: np.ndarray) -> float:
-    """``SwapWalk._walk_named``: the plan of the current order (buffer ``cur``) with positions
-    ``lo`` and ``hi`` swapped, written to the other buffer; its score, or ``inf`` when the
-    early-rejection rule rejects it for ``threshold``.
-
-    Per buffer ``b``, as :func:`bbopt.models.plan_jit.walk_pool`: ``orders[b]``, ``vals[b,
-    0]`` starts, ``vals[b, 1]`` score terms, ``vals[b, 2]`` partial scores, and ``sigs[b, p]``
-    job ``p``'s placement signature; snapshot ``s`` (profile and state now before position
-    ``s * stride``) is ``pool[s, side[b, s]]``, ``pool_now[s, side[b, s]]``. A job kept its
-    placement only if it kept its start and its signature."""
-    new = 1 - cur
-    count = orders.shape[1]
+def walk_named(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, sigs: np.ndarray,
+               pool: np.ndarray, pool_now: np.ndarray, side: np.ndarray, cur: int, lo: int,
+               hi: int, diverged: bool, alpha: int, stride: int, threshold: float,
+               prox: np.ndarray, consts: np.ndarray, sig: np.ndarray, fwork: np.ndarray,
+               iwork: np.ndarray) -> float:
+    """``SwapWalk._walk_named`` from buffer ``cur`` into the other, as
+    :func:`bbopt.models.plan_jit.walk_pool` (``sigs[b, p]``: job ``p``'s signature, ``pool_now``
+    the snapshots' states now, ``pool[-1, 0]`` work space); the score or ``inf``."""
+    new, count = 1 - cur, orders.shape[1]
     order = orders[new]
-    for q in range(count):
-        order[q] = orders[cur, q]
-        vals[new, 0, q] = vals[cur, 0, q]
-        vals[new, 1, q] = vals[cur, 1, q]
-        vals[new, 2, q] = vals[cur, 2, q]
-        for x in range(sigs.shape[2]):
-            sigs[new, q, x] = sigs[cur, q, x]
-    vals[new, 2, count] = vals[cur, 2, count]
+    order[:] = orders[cur]
+    vals[new] = vals[cur]
+    sigs[new] = sigs[cur]
+    side[new] = side[cur]
     order[lo], order[hi] = order[hi], order[lo]
-    for s in range(side.shape[1]):
-        side[new, s] = side[cur, s]
-    start_of, term_of, parts = vals[new, 0], vals[new, 1], vals[new, 2]
-    cur_start = vals[cur, 0]
-    base = lo - lo % stride
+    start_of, term_of, parts, cur_start = vals[new, 0], vals[new, 1], vals[new, 2], vals[cur, 0]
+    work, work_now, base = pool[-1, 0], pool_now[-1, 0], lo - lo % stride
     slot = side[cur, base // stride]
     length = _copy(pool[base // stride, slot], work, pool_now[base // stride, slot], work_now)
     check = threshold != math.inf
@@ -450,44 +353,27 @@ def walk_named(jobs: np.ndarray, acc: np.ndarray, orders: np.ndarray, vals: np.n
             rest -= jobs[BOUND, order[q]]
             if parts[q + 1] + rest > threshold:
                 return math.inf
-    tail = hi + 1
-    converged = count
+    converged = False
     snap_at = base + stride
-    width = sig.shape[0]
     for q in range(base, count):
-        if q == tail and not diverged:
-            converged = q
-            break
         p = order[q]
-        if q == snap_at:
-            s = q // stride
-            slot = 1 - side[cur, s]
-            _copy(work, pool[s, slot], work_now, pool_now[s, slot])
-            side[new, s] = slot
-            snap_at += stride
-        start, length = place(work, length, work_now, jobs, acc, p, prox, ktol, ftol, tol,
-                              sig, scratch, ids, runs)
-        term = _term(start - jobs[SUBMIT, p], alpha) if start != math.inf else jobs[BOUND, p]
-        same = start == cur_start[p]
-        if same:
-            for x in range(width):
-                if sig[x] != sigs[cur, p, x]:
-                    same = False
-                    break
-        if not same:
-            diverged = True
-            start_of[p] = start
-            term_of[p] = term
-            for x in range(width):
-                sigs[new, p, x] = sig[x]
-        score += term
-        parts[q + 1] = score
-        if check:
-            rest -= jobs[BOUND, p]
-            if score + rest > threshold:
-                return math.inf
-    for q in range(converged, count):
-        p = order[q]
+        # Positions lo..hi kept their placements: so does every later job (its term known).
+        converged = converged or (q == hi + 1 and not diverged)
+        if not converged:
+            if q == snap_at:
+                s = q // stride
+                slot = 1 - side[cur, s]
+                _copy(work, pool[s, slot], work_now, pool_now[s, slot])
+                side[new, s] = slot
+                snap_at += stride
+            start, length = place(work, length, work_now, jobs, p, prox, consts, sig, fwork,
+                                  iwork)
+            term = _term(start - jobs[SUBMIT, p], alpha) if start != math.inf else jobs[BOUND, p]
+            if start != cur_start[p] or not np.array_equal(sig, sigs[cur, p]):
+                diverged = True
+                start_of[p] = start
+                term_of[p] = term
+                sigs[new, p] = sig
         score += term_of[p]
         parts[q + 1] = score
         if check:
@@ -498,22 +384,16 @@ def walk_named(jobs: np.ndarray, acc: np.ndarray, orders: np.ndarray, vals: np.n
 
 
 @njit(cache=True)
-def anneal_named(jobs: np.ndarray, acc: np.ndarray, orders: np.ndarray, vals: np.ndarray,
-                 sigs: np.ndarray, pool: np.ndarray, pool_now: np.ndarray, side: np.ndarray,
-                 work: np.ndarray, work_now: np.ndarray, alpha: int, stride: int,
-                 prox: np.ndarray, ktol: np.ndarray, ftol: float, tol: float, sig: np.ndarray,
-                 scratch: np.ndarray, ids: np.ndarray, runs: np.ndarray, first: np.ndarray,
-                 second: np.ndarray, slack: np.ndarray, state: np.ndarray, fstate: np.ndarray,
+def anneal_named(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, sigs: np.ndarray,
+                 pool: np.ndarray, pool_now: np.ndarray, side: np.ndarray, alpha: int,
+                 stride: int, prox: np.ndarray, consts: np.ndarray, sig: np.ndarray,
+                 fwork: np.ndarray, iwork: np.ndarray, first: np.ndarray, second: np.ndarray,
+                 slack: np.ndarray, state: np.ndarray, fstate: np.ndarray,
                  best_order: np.ndarray) -> None:
-    """``state[2]`` moves of the annealing's loop (``solve_annealing``: a swap of positions
-    ``first[s]`` and ``second[s]`` is accepted when its score is at most ``current +
-    temperature * slack[s]``) from step ``state[1]``, each scored by :func:`walk_named` from
-    the current buffer ``state[0]``. ``state``: ``[cur, step, count, accepted, improved,
-    aborted, evaluations]``, ``fstate``: ``[current, temperature, best]``, updated in place;
-    ``best_order`` takes the order of every improvement."""
-    cur = state[0]
-    step = state[1]
-    end = step + state[2]
+    """``state[2]`` moves of ``solve_annealing``'s loop from step ``state[1]``; ``state``:
+    ``[cur, step, count, accepted, improved, aborted, evaluations]``, ``fstate``: ``[current,
+    temperature, best]``, in place; ``best_order`` takes each improvement's order."""
+    cur, step, end = state[0], state[1], state[1] + state[2]
     accepted, improved, aborted, evaluations = state[3], state[4], state[5], state[6]
     current, temperature, best = fstate[0], fstate[1], fstate[2]
     while step < end:
@@ -523,10 +403,9 @@ def anneal_named(jobs: np.ndarray, acc: np.ndarray, orders: np.ndarray, vals: np
             accepted += 1
             continue
         threshold = current + temperature * u
-        lo, hi = (a, b) if a < b else (b, a)
-        score = walk_named(jobs, acc, orders, vals, sigs, pool, pool_now, side, work,
-                           work_now, cur, lo, hi, False, alpha, stride, threshold, prox, ktol,
-                           ftol, tol, sig, scratch, ids, runs)
+        score = walk_named(jobs, orders, vals, sigs, pool, pool_now, side, cur, min(a, b),
+                           max(a, b), False, alpha, stride, threshold, prox, consts, sig,
+                           fwork, iwork)
         evaluations += 1
         if score == math.inf:
             aborted += 1
@@ -536,9 +415,185 @@ def anneal_named(jobs: np.ndarray, acc: np.ndarray, orders: np.ndarray, vals: np
             accepted += 1
             if score < best:
                 best = score
-                for q in range(best_order.shape[0]):
-                    best_order[q] = orders[cur, q]
+                best_order[:] = orders[cur]
                 improved += 1
     state[0], state[1] = cur, step
     state[3], state[4], state[5], state[6] = accepted, improved, aborted, evaluations
     fstate[0], fstate[2] = current, best
+
+
+# ------------------------------------------ conservative backfilling (profiles: no sentinel)
+@njit(cache=True, inline="always")
+def _ok(prof, i, tol, demand):
+    """``Profile._ok``: every dimension of segment ``i`` holds its demand (with its slack)."""
+    for d in range(demand.shape[0]):  # noqa: SIM110 (compiled: a plain loop)
+        if prof[1 + d, i] + tol[d] < demand[d]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _change(prof, length, start, end, amount, sign, tol):
+    """``Profile.reserve`` (``sign`` -1; -1 if it overbooks) or ``release``; the length."""
+    if end <= start:
+        return length
+    span = np.empty(2, dtype=np.int64)
+    for e, t in enumerate((max(start, prof[0, 0]), end)):
+        i = _bisect(prof[0], t, 0, length) if t != math.inf else length
+        if t != math.inf and not (i < length and prof[0, i] == t):
+            length = _insert(prof, length, i, t)
+        span[e] = i
+    if sign < 0:
+        for r in range(span[0], span[1]):
+            if not _ok(prof, r, tol, amount):
+                return -1
+    _add(prof, span[0], span[1], amount, sign)
+    return length
+
+
+@njit(cache=True)
+def _fits(prof, length, start, duration, tol, demand):
+    """``Profile.fits``."""
+    i = _segment(prof[0], start, length)
+    end = start + duration
+    while True:
+        if not _ok(prof, i, tol, demand):
+            return False
+        i += 1
+        if i == length or prof[0, i] >= end:
+            return True
+
+
+@njit(cache=True)
+def _earliest_fit(prof, length, now, duration, tol, demand):
+    """``Profile.earliest_fit`` (its general path)."""
+    i = _segment(prof[0], now, length)
+    while i < length:
+        if not _ok(prof, i, tol, demand):
+            i += 1
+            continue
+        start = max(prof[0, i], now)
+        j = i + 1
+        while j < length and prof[0, j] < start + duration and _ok(prof, j, tol, demand):
+            j += 1
+        if j == length or prof[0, j] >= start + duration:
+            return start
+        i = j + 1
+    return math.inf
+
+
+@njit(cache=True)
+def _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
+    """``NamedProfile._pieces_over``: whether the pieces (``cnt``) and the pool fit there."""
+    i = _segment(prof[0], start, length)
+    j = i + 1
+    while j < length and prof[0, j] < start + w:
+        j += 1
+    _least(prof, i, j, low, 1)
+    if low[0] < n or low[1] + bb_tol < bb:
+        return False
+    return _first_fit(low[2:], int(n), bb, ftol, cnt) == 0
+
+
+@njit(cache=True)
+def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
+                       prof: np.ndarray, length: int, space: np.ndarray, jobs: np.ndarray,
+                       previous: np.ndarray, kept_order: np.ndarray, depth: float,
+                       planned: np.ndarray, seq: np.ndarray) -> int:
+    """``NamedProfile.conservative`` on the running jobs' profile and ``space`` (the BB nodes
+    now); ``jobs[3, Q]``: nodes, BB, walltime; ``previous[q]``: ``nan`` or a kept start.
+    ``planned[q]``: starts (``nan``: none), ``seq``: the planned jobs in order; their count.
+    Raises ``ValueError`` where the Python profile raises ``OverbookedError``."""
+    dims, count = prof.shape[0] - 1, jobs.shape[1]
+    k = dims - 2
+    held = np.zeros((count, dims))  # each holder's demand, [start, end), pieces taken now
+    span = np.zeros((count, 2))
+    now_cnt = np.full((count, k), -1, dtype=np.int64)
+    cnt = np.zeros(k, dtype=np.int64)
+    demand, low, pool_only = np.zeros(dims), np.zeros(dims), np.zeros(dims)
+    planned[:] = math.nan
+
+    def hold(q: int, start: float, length: int) -> int:  # NamedProfile.hold; -1: no room
+        n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
+        taken = start <= now
+        if taken:
+            start = now
+            if _first_fit(space, int(n), bb, ftol, cnt):
+                return -1
+            _demand(n, bb, cnt, demand)
+            if not _fits(prof, length, start, w, tol, demand):
+                return -1
+            for node in range(k):
+                for _ in range(cnt[node]):
+                    space[node] -= bb / n
+        else:
+            if not _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
+                return -1
+            _demand(n, bb, cnt, demand)
+        length = _change(prof, length, start, start + w, demand, -1.0, tol)
+        if length < 0:
+            raise ValueError("a reservation on the named BB nodes overbooks")
+        span[q, 0], span[q, 1] = start, start + w
+        held[q] = demand
+        now_cnt[q] = -1
+        if taken:
+            now_cnt[q] = cnt
+        return length
+
+    def drop(q: int, length: int) -> int:  # NamedProfile.drop
+        length = _change(prof, length, span[q, 0], span[q, 1], held[q], 1.0, tol)
+        for node in range(k):
+            for _ in range(now_cnt[q, node]):
+                space[node] += jobs[1, q] / jobs[0, q]
+        return length
+
+    def earliest(q: int, limit: float, length: int) -> float:  # NamedProfile.earliest
+        n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
+        if _first_fit(space, int(n), bb, ftol, cnt) == 0:
+            _demand(n, bb, cnt, demand)
+            if _fits(prof, length, now, w, tol, demand):
+                return now
+        pool_only[0], pool_only[1] = n, bb
+        first = _earliest_fit(prof, length, now, w, tol, pool_only)
+        for r in range(length):
+            t = prof[0, r]
+            if t <= now or t < first:
+                continue
+            if t > limit:
+                break
+            if _pieces_over(prof, length, t, n, bb, w, bb_tol, ftol, low, cnt):
+                return t
+        return math.inf
+
+    kept = np.empty(count, dtype=np.int64)
+    kept_n = planned_n = 0
+    for q in kept_order:
+        got = hold(q, max(previous[q], now), length)
+        if got >= 0:
+            length = got
+            kept[kept_n] = q
+            kept_n += 1
+    for q in kept[:kept_n]:  # compression, earliest first: never later than before
+        old = max(previous[q], now)
+        length = drop(q, length)
+        start = earliest(q, old, length)
+        got = -1 if start == math.inf else hold(q, start, length)
+        if got < 0:
+            start = old
+            got = hold(q, old, length)  # the slot it held a moment ago
+        length = max(got, length)
+        planned[q] = start
+        seq[planned_n] = q
+        planned_n += 1
+    for q in range(count):
+        if not math.isnan(planned[q]):
+            continue
+        start = earliest(q, math.inf, length) if planned_n < depth else now
+        if start < math.inf:
+            got = hold(q, start, length)
+            if got >= 0:
+                length = got
+                planned[q] = start
+                seq[planned_n] = q
+                planned_n += 1
+    return planned_n
