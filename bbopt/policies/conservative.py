@@ -61,8 +61,7 @@ from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
 from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
-from bbopt.profile_scans import earlier_fit2
-from bbopt.resources import Profile, profile_of
+from bbopt.resources import Profile, earlier_fit2, profile_of
 
 _job_id = attrgetter("job.id")
 _first = itemgetter(0)
@@ -119,6 +118,7 @@ class ConservativeBackfilling:
     """
 
     io_aware = False
+    promise = "reservations-never-delayed"  # (bbopt.policies.promises.Promise)
 
     def __init__(self, name: str = "conservative-bb",
                  depth: int | None = DEFAULT_DEPTH, compiled: bool | None = None) -> None:

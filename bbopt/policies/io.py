@@ -25,7 +25,7 @@ import time as _time
 
 from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, slack
 from bbopt.policies.registry import register
-from bbopt.policies.window_common import tree_of
+from bbopt.policies.window_common import tree_of, without_tree
 from bbopt.resources import Release, first_fit_time
 from bbopt.topology import AllocState
 
@@ -41,6 +41,7 @@ class IOAwareQueue:
 
     #: The engine checks the bandwidth this policy allocates on every link.
     io_aware = True
+    unsuited = staticmethod(without_tree)
 
     def __init__(self, name: str = "io-easy", backfill: bool = True) -> None:
         self.name = name

@@ -50,6 +50,7 @@ from bbopt.policies.window_common import (
     rounds,
     rule_of,
     tree_of,
+    without_tree,
 )
 from bbopt.resources import Release
 from bbopt.solvers.base import Budget, Result, Solution, solve
@@ -63,6 +64,7 @@ class IOWindowPolicy:
 
     #: The engine checks the bandwidth this policy allocates on every link.
     io_aware = True
+    unsuited = staticmethod(without_tree)
 
     def __init__(self, name: str = "io-window", window: int = 20, starvation: int | None = 50,
                  backend: str = "cpsat", budget: float = 2.0,

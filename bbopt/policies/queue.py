@@ -52,6 +52,7 @@ from bbopt.core import (
 from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pieces
 from bbopt.policies import proximity_bb
 from bbopt.policies.named_bb import named_head_reservation
+from bbopt.policies.promises import Promise
 from bbopt.policies.registry import register
 from bbopt.queue_view import QueueView
 from bbopt.resources import Release, first_fit_time
@@ -189,6 +190,8 @@ class EasyBackfilling:
         self.name = name
         self.reserve_bb = reserve_bb
         self.order = order
+        # (a reservation of processors only can be delayed when BB is short: fcfs-easy)
+        self.promise = Promise.HEAD_NEVER_DELAYED if reserve_bb else Promise.NONE
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
