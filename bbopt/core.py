@@ -187,7 +187,7 @@ class Platform:
     for the I/O hierarchy (a bandwidth tree from the PFS down to the nodes). ``bb_nodes``
     optionally names the burst-buffer nodes that make up ``bb`` (their capacities, summing to
     ``bb``): a job's burst buffer is then split into one piece per compute node, and every piece
-    must fit on one BB node (see :class:`bbopt.simulation.ledger.BBNodeLedger`); without it the
+    must fit on one BB node (see :class:`bbopt.planner.bb.FirstFitBB`); without it the
     burst buffer is one pool. ``bb_proximity`` (with ``bb_nodes``): each compute node's order of
     preference over the BB nodes; pieces then go by proximity instead of first fit, and compute
     nodes are chosen as consecutive runs (:mod:`bbopt.models.bb_nodes`).

@@ -24,9 +24,9 @@ import math
 import time as _time
 
 from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, slack
+from bbopt.planner import Release, first_fit_time
 from bbopt.policies.registry import register
 from bbopt.policies.window_common import tree_of, without_tree
-from bbopt.resources import Release, first_fit_time
 from bbopt.topology import AllocState
 
 

@@ -38,6 +38,7 @@ import numpy as np
 from bbopt.core import ClusterState, Decision, Job, Reservation, Start, Status, slack
 from bbopt.errors import InputError
 from bbopt.models.io_window import IOWindowModel
+from bbopt.planner import Release
 from bbopt.policies.io import easy_backfill
 from bbopt.policies.registry import register
 from bbopt.policies.window_common import (
@@ -52,7 +53,6 @@ from bbopt.policies.window_common import (
     tree_of,
     without_tree,
 )
-from bbopt.resources import Release
 from bbopt.solvers.base import Budget, Result, Solution, solve
 from bbopt.solvers.io_window.forms import candidates
 from bbopt.topology import AllocState

@@ -50,12 +50,12 @@ from bbopt.core import (
     slack,
 )
 from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pieces
+from bbopt.planner import Release, first_fit_time
 from bbopt.policies import proximity_bb
 from bbopt.policies.named_bb import named_head_reservation
 from bbopt.policies.promises import Promise
 from bbopt.policies.registry import register
 from bbopt.queue_view import QueueView
-from bbopt.resources import Release, first_fit_time
 
 #: Relative slack when comparing byte sums.
 
@@ -294,7 +294,7 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
 def _pooled_shadow(now: float, running: RunningJobs, started: list[Job], free_n: float,
                    free_b: float, need_n: float, need_b: float,
                    tol: float) -> tuple[float, float, float]:
-    """:func:`~bbopt.resources.first_fit_time` written out for pooled nodes and BB over the
+    """:func:`~bbopt.planner.first_fit_time` written out for pooled nodes and BB over the
     engine's running jobs, which come sorted by expected end: they are merged on the fly with
     the (few) jobs started now, those of one instant given together (running ones first, as a
     stable sort of both would), and the scan stops at the shadow time -- no record per running

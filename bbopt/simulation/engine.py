@@ -14,7 +14,7 @@ than a link of the platform's I/O tree has) and applies it. An invalid decision 
 policy and raises :class:`~bbopt.errors.InvalidDecision` naming the job. On a platform with
 named BB nodes (:attr:`~bbopt.core.Platform.bb_nodes`) a start whose per-node BB pieces cannot
 be placed is not an error: it is refused and the job keeps waiting
-(:class:`~bbopt.simulation.ledger.BBNodeLedger`).
+(:class:`~bbopt.planner.bb.FirstFitBB`).
 
 A policy that declares ``idle_unless_fits`` (the queue rules of :mod:`bbopt.policies.queue`:
 their decision starts nothing, preempts nothing and remembers nothing when no waiting job fits
