@@ -57,7 +57,6 @@ from bbopt.core import (
     RunningJobs,
 )
 from bbopt.errors import InputError, InvalidDecision
-from bbopt.gc_pause import collect_if_due, gc_paused
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
 from bbopt.simulation.ledger import Ledger, StartRefused
@@ -177,15 +176,8 @@ class _Engine:
         self.changed = False  # a segment ended since the last decision
         self.memory: Any = {}
         self.on_job_end: Callable[[SimulationResult, int], None] | None = None
-        self.gc_paused = False
 
     def run(self) -> SimulationResult:
-        """Replay every job with the automatic garbage collection paused
-        (:mod:`bbopt.gc_pause`; the decisions collect when enough objects piled up)."""
-        with gc_paused() as self.gc_paused:
-            return self._replay()
-
-    def _replay(self) -> SimulationResult:
         """Replay every job; each loop turn handles the events of one instant."""
         jobs, res, model, queue = self.jobs, self.result, self.model, self.queue
         order, n = self.order, len(self.order)
@@ -303,8 +295,6 @@ class _Engine:
                 self.blocks = self._block_queue()
             queue = self.blocks.view() if self.blocks is not None else tuple(self.queue.values())
         state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
-        if self.gc_paused and not len(res.decision_times) & 15:
-            collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
         c0 = perf_counter()
         decision = self.policy.decide(state)
         res.decision_times.append(perf_counter() - c0)
