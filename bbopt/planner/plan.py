@@ -63,27 +63,54 @@ class Planner:
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None) -> None:
         """``running``: the jobs holding resources now, freed at their expected ends;
-        ``pieces``: the ``(BB node, bytes)`` pieces each holds on named BB nodes."""
+        ``pieces``: the ``(BB node, bytes)`` pieces each holds on named BB nodes. The free node
+        ids and the profile are built when first needed (a decision that only starts jobs now
+        on a BB pool needs neither)."""
         self.platform = platform
         self.now = float(now)
         self.bb = bb_placement(platform)
-        caps = platform.bb_nodes or ()
-        self.k = len(caps)
-        pieces = pieces or {}
-        busy: set[int] = set()
-        unknown = 0
-        releases = []
-        for r in running:
-            got = pieces.get(r.job.id, ())
-            self.bb.take(r.job, got)
-            releases.append((r.expected_end, self._demand(r.job, got)))
-            if r.allocation is None:
-                unknown += r.job.nodes
-            else:
-                busy.update(r.allocation)
-        self.free_nodes = [x for x in range(platform.nodes) if x not in busy][unknown:]
-        self.profile = Profile(self.now, (platform.nodes, platform.bb, *caps), releases)
+        self.k = len(platform.bb_nodes or ())
+        self.running = running if isinstance(running, tuple | list) else tuple(running)
+        self.pieces = pieces or {}
+        for r in self.running if self.bb.named else ():
+            self.bb.take(r.job, self.pieces.get(r.job.id, ()))
+        self._free_nodes: list[int] | None = None
+        self._profile: Profile | None = None
         self.holds: dict[str, tuple[float, float, tuple[float, ...]]] = {}
+
+    @property
+    def free_nodes(self) -> list[int]:
+        """The free compute node ids now, sorted (running jobs without a known allocation are
+        given the lowest free ones)."""
+        if self._free_nodes is None:
+            busy: set[int] = set()
+            unknown = 0
+            for r in self.running:
+                if r.allocation is None:
+                    unknown += r.job.nodes
+                else:
+                    busy.update(r.allocation)
+            self._free_nodes = [x for x in range(self.platform.nodes) if x not in busy][unknown:]
+        return self._free_nodes
+
+    @free_nodes.setter
+    def free_nodes(self, nodes: list[int]) -> None:
+        self._free_nodes = nodes
+
+    @property
+    def profile(self) -> Profile:
+        """Free nodes, pooled BB and bytes on each named BB node over time."""
+        if self._profile is None:
+            platform, pieces = self.platform, self.pieces
+            releases = [(r.expected_end, self._demand(r.job, pieces.get(r.job.id, ())))
+                        for r in self.running]
+            self._profile = Profile(self.now, (platform.nodes, platform.bb,
+                                               *(platform.bb_nodes or ())), releases)
+        return self._profile
+
+    @profile.setter
+    def profile(self, profile: Profile) -> None:
+        self._profile = profile
 
     @classmethod
     def of(cls, state: ClusterState) -> Planner:
@@ -127,6 +154,34 @@ class Planner:
         self.free_nodes = [x for x in self.free_nodes if x not in taken]
         self._hold(job, self.now, self._demand(job, got))
         return Start(job.id)
+
+    def _bb_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
+        nodes: tuple[int, ...] | None = ()
+        if self.bb.chooses_nodes:
+            nodes = self.bb.choose_nodes(self.free_nodes, job.nodes)
+            if nodes is None:
+                return None
+        got = self.bb.placement(job, nodes)
+        return None if got is None else (nodes, got)
+
+    def bb_fits(self, job: Job) -> bool:
+        """Whether ``job``'s burst buffer can be placed now where the engine will place it
+        (always on a pool; nodes and pooled bytes are the caller's to count)."""
+        return self._bb_now(job) is not None
+
+    def take_bb(self, job: Job) -> bool:
+        """Place ``job``'s burst buffer now (with the compute nodes, when the placement chooses
+        them) and take it; ``False``, nothing taken, when it cannot be placed. For a policy
+        that counts nodes and pooled bytes itself and starts jobs in this order."""
+        placed = self._bb_now(job)
+        if placed is None:
+            return False
+        nodes, got = placed
+        self.bb.take(job, got)
+        if nodes:
+            taken = set(nodes)
+            self.free_nodes = [x for x in self.free_nodes if x not in taken]
+        return True
 
     # ------------------------------------------------------------------ later
     def _pieces_over(self, job: Job, start: float) -> tuple[float, ...] | None:

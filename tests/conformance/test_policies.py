@@ -10,27 +10,10 @@ from bbopt.policies import available_policies, make_policy
 from bbopt.policies.promises import unsuited_reason
 from tests.conformance.checks import PLATFORMS, SEEDS, checks_of, replay
 
-#: Starts the engine refuses today: these policies choose their starts on the pooled BB and do
-#: not place the pieces on named BB nodes (the job keeps waiting until the next event).
-REFUSED_ON_NAMED = {
-    "named": {"bbsched", "bbsched-nsga2", "constrained-bb", "weighted", "weighted-bb",
-              "weighted-cpu"},
-    "proximity": {"bbsched", "bbsched-nsga2", "bin-packing", "constrained-bb", "constrained-cpu",
-                  "fair-share", "naive", "weighted", "weighted-bb", "weighted-cpu"},
-}
-
 
 def cases(names=None):
     names = sorted(available_policies()) if names is None else names
-    out = []
-    for name in names:
-        for kind in PLATFORMS:
-            marks = ()
-            if name in REFUSED_ON_NAMED.get(kind, ()):
-                marks = pytest.mark.xfail(strict=True, raises=AssertionError,
-                                          reason="starts not placed on the named BB nodes")
-            out.append(pytest.param(name, kind, id=f"{name}-{kind}", marks=marks))
-    return out
+    return [pytest.param(name, kind, id=f"{name}-{kind}") for name in names for kind in PLATFORMS]
 
 
 @pytest.mark.parametrize(("name", "kind"), cases())
