@@ -33,18 +33,14 @@ from bbopt.models.bb_nodes import bb_node_tolerance, contiguous_nodes, place_pie
 
 
 class PooledBB:
-    """One BB pool: no piece to place, every start the pooled bytes admit is placed."""
+    """One BB pool: no piece to place, every start the pooled bytes admit is placed. It holds
+    no state, so every pooled platform shares one (:data:`POOLED`)."""
 
     kind = "pool"
     #: Whether the BB is split over named BB nodes (pieces to place and to record).
     named = False
     #: Whether the placement chooses a start's compute nodes (else: the lowest-numbered free).
     chooses_nodes = False
-
-    def __init__(self, platform: Platform) -> None:
-        self.platform = platform
-        self.refused = 0
-        self.held: dict[str, list[tuple[int, float]]] = {}
 
     def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
         """The ``(BB node, bytes)`` pieces of ``job`` now, or ``None`` if some piece has no
@@ -91,9 +87,10 @@ class FirstFitBB(PooledBB):
     proximity = None
 
     def __init__(self, platform: Platform) -> None:
-        super().__init__(platform)
         if platform.bb_nodes is None:
             raise ValueError("platform has no named BB nodes")
+        self.refused = 0
+        self.held: dict[str, list[tuple[int, float]]] = {}
         self.capacity = tuple(float(c) for c in platform.bb_nodes)
         self.free = list(self.capacity)
         self.tol = bb_node_tolerance(self.capacity)
@@ -154,14 +151,17 @@ class ProximityBB(FirstFitBB):
         return contiguous_nodes(free_nodes, n)
 
 
-#: The placement strategies by kind.
+#: What every placement strategy is (the pool's interface).
 BBPlacement = PooledBB
+#: The placement of every platform whose BB is one pool.
+POOLED = PooledBB()
 
 
 def bb_placement(platform: Platform) -> PooledBB:
-    """The BB placement of ``platform``, chosen once: proximity, first fit or one pool."""
+    """The BB placement of ``platform``, chosen once: proximity, first fit or one pool (a
+    fresh object holding the BB nodes empty, or the shared stateless pool)."""
+    if platform.bb_nodes is None:
+        return POOLED
     if platform.bb_proximity is not None:
         return ProximityBB(platform)
-    if platform.bb_nodes is not None:
-        return FirstFitBB(platform)
-    return PooledBB(platform)
+    return FirstFitBB(platform)

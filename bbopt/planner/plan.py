@@ -60,6 +60,9 @@ def choose_nodes(free_nodes: Sequence[int], job: Job, platform: Platform,
 class Planner:
     """Free nodes, BB and BB-node space over time from ``now`` on (module docstring)."""
 
+    __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
+                 "holds", "chosen")
+
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None) -> None:
         """``running``: the jobs holding resources now, freed at their expected ends;
@@ -67,16 +70,21 @@ class Planner:
         ids and the profile are built when first needed (a decision that only starts jobs now
         on a BB pool needs neither)."""
         self.platform = platform
-        self.now = float(now)
-        self.bb = bb_placement(platform)
-        self.k = len(platform.bb_nodes or ())
-        self.running = running if isinstance(running, tuple | list) else tuple(running)
+        self.now = now
+        self.bb = bb = bb_placement(platform)
+        self.running = running if isinstance(running, tuple) else tuple(running)
         self.pieces = pieces or {}
-        for r in self.running if self.bb.named else ():
-            self.bb.take(r.job, self.pieces.get(r.job.id, ()))
+        if bb.named:
+            self.k = len(platform.bb_nodes)
+            for r in self.running:
+                bb.take(r.job, self.pieces.get(r.job.id, ()))
+        else:
+            self.k = 0
         self._free_nodes: list[int] | None = None
         self._profile: Profile | None = None
         self.holds: dict[str, tuple[float, float, tuple[float, ...]]] = {}
+        #: The compute nodes the BB placement chose for the jobs :meth:`take_bb` took, by id.
+        self.chosen: dict[str, tuple[int, ...]] = {}
 
     @property
     def free_nodes(self) -> list[int]:
@@ -115,7 +123,16 @@ class Planner:
     @classmethod
     def of(cls, state: ClusterState) -> Planner:
         """The planner of a :class:`~bbopt.core.ClusterState` at its time."""
-        return cls(state.platform, state.time, state.running, running_pieces(state))
+        return cls(state.platform, state.time, state.running,
+                   running_pieces(state) if state.platform.bb_nodes is not None else None)
+
+    @classmethod
+    def placing(cls, state: ClusterState) -> Planner | None:
+        """The planner of ``state`` when its starts have burst buffer to place (named BB
+        nodes, by first fit or proximity); ``None`` when the BB is one pool, where a policy's
+        own count of free nodes and pooled bytes is the whole rule. For the queue rules, which
+        decide tens of thousands of times per trace and start jobs now only."""
+        return None if state.platform.bb_nodes is None else cls.of(state)
 
     def _demand(self, job: Job, pieces: Sequence[tuple[int, float]]) -> tuple[float, ...]:
         if not self.k:
@@ -144,7 +161,8 @@ class Planner:
 
     def start(self, job: Job) -> Start | None:
         """Start ``job`` now if it fits (taking its resources until its walltime ends) and
-        return its :class:`~bbopt.core.Start`; ``None`` if it does not fit now."""
+        return its :class:`~bbopt.core.Start` (naming its compute nodes when the BB placement
+        chooses them, as the engine would); ``None`` if it does not fit now."""
         placed = self.placement_now(job)
         if placed is None:
             return None
@@ -153,7 +171,7 @@ class Planner:
         taken = set(nodes)
         self.free_nodes = [x for x in self.free_nodes if x not in taken]
         self._hold(job, self.now, self._demand(job, got))
-        return Start(job.id)
+        return Start(job.id, nodes if self.bb.chooses_nodes else None)
 
     def _bb_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         nodes: tuple[int, ...] | None = ()
@@ -173,6 +191,8 @@ class Planner:
         """Place ``job``'s burst buffer now (with the compute nodes, when the placement chooses
         them) and take it; ``False``, nothing taken, when it cannot be placed. For a policy
         that counts nodes and pooled bytes itself and starts jobs in this order."""
+        if not self.bb.named:  # (one pool: the caller's count of pooled bytes is all)
+            return True
         placed = self._bb_now(job)
         if placed is None:
             return False
@@ -181,6 +201,7 @@ class Planner:
         if nodes:
             taken = set(nodes)
             self.free_nodes = [x for x in self.free_nodes if x not in taken]
+            self.chosen[job.id] = nodes
         return True
 
     # ------------------------------------------------------------------ later
