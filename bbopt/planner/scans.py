@@ -4,10 +4,10 @@ Section 3.2: a job starts where its processors *and* its burst buffer are free f
 walltime; Mu'alem & Feitelson's compression moves a reservation to the earliest such start).
 
 They take :class:`bbopt.planner.Profile`'s ``times`` and ``free`` rows and answer exactly as
-its general n-dimensional scan does (``tests/test_profile_scans.py``). What makes them faster:
-the segments a candidate start must hold are found by bisection, split where the job's own hold
-begins and ends, and each stretch is walked by ``enumerate`` over a slice, with no bound test,
-index arithmetic or own-hold test per segment.
+its general n-dimensional scan does (``tests/planner/test_profile_scans.py``). What makes them
+faster: the segments a candidate start must hold are found by bisection, split where the job's
+own hold begins and ends, and each stretch is walked by ``enumerate`` over a slice, with no bound
+test, index arithmetic or own-hold test per segment.
 """
 
 from __future__ import annotations

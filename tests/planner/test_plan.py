@@ -123,3 +123,30 @@ def test_the_bb_placement_is_chosen_once_from_the_platform():
     prox = bb_placement(PLATFORMS["proximity"])
     assert prox.chooses_nodes and prox.choose_nodes([0, 1, 2, 5, 6, 9], 2) == (5, 6)
     assert bb_placement(PLATFORMS["named"]).choose_nodes([0, 1, 2, 5, 6, 9], 2) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(sorted(PLATFORMS)), st.lists(_job, max_size=5),
+       st.lists(_job, min_size=1, max_size=6))
+def test_take_bb_with_counted_nodes_and_pool_is_exactly_the_ledgers(kind, running, queue):
+    """A policy that counts nodes and pooled bytes itself and takes BB with take_bb (fcfs,
+    filler, the window and fair-share rules) starts exactly what the ledger admits, in order,
+    on the nodes the placement chose (proximity) or the ledger's own."""
+    state, ledger = _state(kind, running)
+    planner = Planner.of(state)
+    free_n, free_b = state.free()
+    for job in _queue(kind, queue):
+        if job.ssd > 0:
+            continue  # (SSD nodes are the caller's to choose)
+        counted = job.nodes <= free_n and job.bb <= free_b + state.platform.bb * 1e-9
+        granted = counted and planner.take_bb(job)
+        try:
+            ledger.admit(job, planner.chosen.get(job.id), state.time)
+            admitted = True
+        except (InvalidDecision, StartRefused):
+            admitted = False
+        assert admitted == granted, job
+        if granted:
+            free_n -= job.nodes
+            free_b -= job.bb
+    assert (Planner.placing(state) is None) == (state.platform.bb_nodes is None)

@@ -3,7 +3,7 @@ reserve, release and give-back (:meth:`bbopt.planner.Profile._merge`): on KTH x 
 of conservative-bb's breakpoints were such. Checked here: the free function is the one of a
 profile that keeps every breakpoint (a third dimension never asked for sends it down the
 general path), at every half second; a reservation given back leaves the breakpoints it found;
-and the scans answer alike (also ``tests/test_profile_scans.py`` on the same pairs).
+and the scans answer alike (also ``tests/planner/test_profile_scans.py`` on the same pairs).
 """
 
 from __future__ import annotations
