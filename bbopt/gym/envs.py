@@ -22,7 +22,7 @@ from gymnasium import spaces
 
 from bbopt.core import ClusterState, Job, Platform
 from bbopt.errors import InputError
-from bbopt.gym.episode import Episode, Room, check_reward
+from bbopt.gym.episode import Episode, Room, check_reward, may_wait, pick_mask
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.loading import load_platform, load_workload
 from bbopt.policies.registry import Policy
@@ -58,7 +58,7 @@ class _TraceEnv(gym.Env):
         self.backfill = backfill
         self.reward_metric, self.reward_mode = reward, reward_mode
         self.tick = tick
-        self.observer = Observer(self.platform, self.jobs, window, running_slots)
+        self.observer = Observer.of_trace(self.platform, self.jobs, window, running_slots)
         self.observation_space = spaces.Box(0.0, 1.0, (self.observer.size,), np.float32)
         self.episode: Episode | None = None
         self.slots: list[Job] = []
@@ -142,12 +142,9 @@ class PickJobEnv(_TraceEnv):
         self.action_space = spaces.Discrete(self.window + 1)
 
     def action_masks(self) -> np.ndarray:
-        out = np.zeros(self.window + 1, dtype=bool)
-        out[:len(self.mask)] = self.mask
         ep = self.episode
-        out[self.window] = ep.done or ep.closer is not None or bool(ep.state.running) \
-            or not any(self.mask)
-        return out
+        return pick_mask(self.mask, self.window, ep.done or may_wait(ep.state, ep.closer,
+                                                                     self.mask))
 
     def step(self, action: int):
         ep = self.episode

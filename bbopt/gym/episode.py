@@ -19,7 +19,7 @@ import numpy as np
 from bbopt.analysis.metrics import summarize
 from bbopt.core import ClusterState, Decision, Job, Platform, Start, fits
 from bbopt.errors import InputError
-from bbopt.models.bb_nodes import BBNodeSpace, bb_node_space, free_compute_nodes
+from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, free_compute_nodes
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.engine import stepwise
 from bbopt.simulation.result import BSLD_BOUND
@@ -67,13 +67,14 @@ class Room:
             return sum(1 for x in self.ssd_nodes if ssd[x] >= job.ssd) >= job.nodes
         return True
 
-    def take(self, job: Job) -> None:
+    def take(self, job: Job) -> Pieces | None:
         """Hold ``job``'s resources as the engine will when it starts (smallest admissible
-        SSDs first, first-fit BB pieces)."""
+        SSDs first, first-fit BB pieces); its pieces on the named BB nodes (``None`` without)."""
         self.free_n -= job.nodes
         self.free_b -= job.bb
-        if self.space is not None and job.bb > 0:
-            self.space.take(job)
+        pieces = None
+        if self.space is not None:
+            pieces = self.space.take(job) if job.bb > 0 else ()
         if job.ssd > 0 and self.ssd_nodes is not None:
             ssd = self.platform.node_ssd
             chosen = sorted((ssd[x], x) for x in self.ssd_nodes if ssd[x] >= job.ssd)
@@ -81,6 +82,7 @@ class Room:
             self.ssd_nodes = [x for x in self.ssd_nodes if x not in taken]
         elif self.ssd_nodes is not None:
             self.ssd_nodes = self.ssd_nodes[job.nodes:]
+        return pieces
 
 
 @dataclass
@@ -178,6 +180,20 @@ class Episode:
         else:
             value = m["node_utilization"]
         return 0.0 if np.isnan(value) else float(value)
+
+
+def may_wait(state: ClusterState, closer: Policy | None, mask: Sequence[bool]) -> bool:
+    """Whether PickJob's "wait" is allowed: always with a backfill policy (it closes the
+    instant), otherwise unless the machine would stay idle (nothing runs, a job fits)."""
+    return closer is not None or bool(state.running) or not any(mask)
+
+
+def pick_mask(mask: Sequence[bool], window: int, wait: bool) -> np.ndarray:
+    """PickJob's action mask: the ``window`` slots' fit flags, then "wait"."""
+    out = np.zeros(window + 1, dtype=bool)
+    out[:len(mask)] = mask
+    out[window] = wait
+    return out
 
 
 def check_reward(metric: str, mode: str) -> None:

@@ -39,20 +39,36 @@ WAIT_SCALE = 12 * 3600.0
 class Observer:
     """Builds the observation vector of one platform and trace (scales fixed at creation)."""
 
-    def __init__(self, platform: Platform, jobs: Sequence[Job], window: int,
-                 running_slots: int = 16, wait_scale: float = WAIT_SCALE) -> None:
+    def __init__(self, platform: Platform, window: int, running_slots: int = 16, *,
+                 walltime_scale: float, bandwidth_scale: float = 1.0,
+                 wait_scale: float = WAIT_SCALE) -> None:
         self.platform = platform
         self.window = window
         self.running_slots = running_slots
         self.wait_scale = wait_scale
-        self.walltime_scale = max((j.walltime for j in jobs), default=1.0)
+        self.walltime_scale = walltime_scale
         self.ssd_scale = max(platform.node_ssd) if platform.node_ssd else 1.0
         tree = platform.topology
         self.link = tree.pfs_bandwidth if tree is not None else 0.0
-        self.bw_scale = self.link or max((j.bandwidth for j in jobs), default=0.0) or 1.0
+        self.bw_scale = self.link or bandwidth_scale
         self.bb_nodes = len(platform.bb_nodes) if platform.bb_nodes is not None else 0
         self.size = (window * len(JOB_FEATURES) + len(MACHINE_FEATURES) + self.bb_nodes
                      + 2 * running_slots)
+
+    @classmethod
+    def of_trace(cls, platform: Platform, jobs: Sequence[Job], window: int,
+                 running_slots: int = 16) -> Observer:
+        """The observer whose scales come from the trace ``jobs`` (its longest walltime, its
+        largest per-node bandwidth when the platform has no I/O tree)."""
+        return cls(platform, window, running_slots,
+                   walltime_scale=max((j.walltime for j in jobs), default=1.0),
+                   bandwidth_scale=max((j.bandwidth for j in jobs), default=0.0) or 1.0)
+
+    def settings(self) -> dict[str, float]:
+        """What rebuilds this observer on another platform object (:mod:`bbopt.gym.policy`)."""
+        return {"window": self.window, "running_slots": self.running_slots,
+                "walltime_scale": self.walltime_scale, "bandwidth_scale": self.bw_scale,
+                "wait_scale": self.wait_scale}
 
     def __call__(self, state: ClusterState, slots: Sequence[Job],
                  mask: Sequence[bool]) -> np.ndarray:
