@@ -13,14 +13,16 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
     raise ImportError("bbopt.gym needs gymnasium: pip install 'bbopt[rl]'") from exc
 
 from bbopt.gym.envs import PickJobEnv, WindowEnv
+from bbopt.gym.rlscheduler import RLSchedulerEnv
 
 _IDS = {
     "bbopt/PickJob-v0": "bbopt.gym.envs:PickJobEnv",
     "bbopt/Window-v0": "bbopt.gym.envs:WindowEnv",
+    "bbopt/RLScheduler-v0": "bbopt.gym.rlscheduler:RLSchedulerEnv",
 }
 
 for _id, _entry in _IDS.items():
     if _id not in gymnasium.registry:
         gymnasium.register(_id, entry_point=_entry, disable_env_checker=True)
 
-__all__ = ["PickJobEnv", "WindowEnv"]
+__all__ = ["PickJobEnv", "RLSchedulerEnv", "WindowEnv"]

@@ -29,7 +29,19 @@ from bbopt.policies.registry import Policy
 
 
 class _TraceEnv(gym.Env):
-    """What both environments share: the trace, the platform, the episodes and the rewards."""
+    """What the environments share: the trace, the platform, the episodes and the rewards.
+
+    ``workload``: a workload file or name bbopt reads (SWF, Batsim JSON, ...; a bare name is
+    looked up in ``$BBOPT_DATA``; ``None``: the embedded KTH-like trace) or a list of jobs;
+    ``bb`` and ``workload_seed``: the BB requests drawn when the trace has none (as ``bbopt
+    simulate --bb``). ``platform``: a :class:`~bbopt.core.Platform` or a platform name
+    (``kopanski``, ``kopanski:named``, a file). Jobs that can never fit the platform are left
+    out. ``episode_jobs`` consecutive jobs make an episode, ``window`` slots are observed,
+    ``running_slots`` running jobs are described. ``reward``: ``bsld`` (minus the mean bounded
+    slowdown), ``wait`` (minus the mean wait, hours) or ``util`` (node utilisation), given
+    ``reward_mode="episode"`` (at the last step) or ``"step"`` (each job's share when it
+    starts; not for ``util``).
+    """
 
     metadata = {"render_modes": []}
 
@@ -37,7 +49,7 @@ class _TraceEnv(gym.Env):
                  platform: str | Platform | None = None, *, episode_jobs: int = 256,
                  window: int = 16, backfill: str | Policy | None = "fcfs-bb",
                  reward: str = "bsld", reward_mode: str = "episode", running_slots: int = 16,
-                 workload_seed: int = 0, tick: float | None = None) -> None:
+                 workload_seed: int = 0, bb: str = "auto", tick: float | None = None) -> None:
         super().__init__()
         check_reward(reward, reward_mode)
         for name, value in (("episode_jobs", episode_jobs), ("window", window),
@@ -46,7 +58,7 @@ class _TraceEnv(gym.Env):
                 raise InputError(f"must be a positive integer, got {value!r}", field=name)
         self.platform = platform if isinstance(platform, Platform) else load_platform(platform)
         if workload is None or isinstance(workload, str | Path):
-            jobs, _ = load_workload(workload, seed=workload_seed, platform=self.platform)
+            jobs, _ = load_workload(workload, seed=workload_seed, bb=bb, platform=self.platform)
         else:
             jobs = list(workload)
         jobs = [j for j in jobs if self.platform.why_never_fits(j) is None]
@@ -75,10 +87,12 @@ class _TraceEnv(gym.Env):
             start = int(self.np_random.integers(0, last + 1))
         elif not 0 <= start <= last:
             raise InputError(f"start must be in [0, {last}], got {start!r}", field="start")
-        self.episode = Episode(self.jobs[start:start + self.episode_jobs], self.platform,
-                               self.backfill, self.tick)
+        self.episode = self._episode(self.jobs[start:start + self.episode_jobs])
         self._next_choice()
         return self._observe(), self._info()
+
+    def _episode(self, jobs: list[Job]) -> Episode:
+        return Episode(jobs, self.platform, self.backfill, self.tick)
 
     @property
     def state(self) -> ClusterState | None:

@@ -35,7 +35,9 @@ class _Driver:
 
     name = "gym"
     io_aware = False
-    idle_unless_fits = True
+
+    def __init__(self, idle_unless_fits: bool) -> None:
+        self.idle_unless_fits = idle_unless_fits
 
     def decide(self, state: ClusterState) -> Decision:  # pragma: no cover - never called
         raise NotImplementedError("the environment takes the decisions")
@@ -91,13 +93,16 @@ class Episode:
 
     ``backfill``: the policy that closes each instant after the environment's own starts (a
     registered name such as ``"fcfs-bb"``, EASY with the head's nodes and BB reserved; ``None``:
-    only the environment's starts). ``tick``: as :func:`bbopt.simulate`'s.
+    only the environment's starts). ``tick``: as :func:`bbopt.simulate`'s. ``every_event``:
+    stop at every instant where jobs wait and something changed, also where no waiting job fits
+    (by default those are skipped: nothing could start there).
     """
 
     jobs: Sequence[Job]
     platform: Platform
     backfill: str | Policy | None = "fcfs-bb"
     tick: float | None = None
+    every_event: bool = False
     t: float = 0.0
     state: ClusterState | None = None
     done: bool = False
@@ -109,7 +114,8 @@ class Episode:
             raise InputError("a platform with proximity BB placement needs node sets per start, "
                              "which the environments do not choose", field="platform")
         self.closer = make_policy(self.backfill) if self.backfill is not None else None
-        self.engine = stepwise(self.jobs, self.platform, _Driver(), tick=self.tick)
+        self.engine = stepwise(self.jobs, self.platform, _Driver(not self.every_event),
+                               tick=self.tick)
         self._instants = self.engine.instants()
 
     @property
