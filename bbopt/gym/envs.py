@@ -75,6 +75,7 @@ class _TraceEnv(gym.Env):
         self.episode: Episode | None = None
         self.slots: list[Job] = []
         self.mask: list[bool] = []
+        self.room: Room | None = None  # what is free at the current decision point
 
     # -- episodes
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -108,7 +109,8 @@ class _TraceEnv(gym.Env):
                 self.slots, self.mask = [], []
                 return
             self.slots = ep.window(self.window)
-            self.mask = room_mask(Room(ep.state), self.slots)
+            self.room = Room(ep.state)
+            self.mask = room_mask(self.room, self.slots)
             if any(self.mask):
                 return
             ep.close()
@@ -118,7 +120,7 @@ class _TraceEnv(gym.Env):
         ep = self.episode
         if ep.done:
             return np.zeros(self.observation_space.shape, np.float32)
-        return self.observer(ep.state, self.slots, self.mask)
+        return self.observer(ep.state, self.slots, self.mask, self.room.space)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "time": self.episode.t}
@@ -170,7 +172,8 @@ class PickJobEnv(_TraceEnv):
         if not invalid and a < self.window:
             ep.start([self.slots[a]])
             self.slots = ep.window(self.window)
-            self.mask = room_mask(Room(ep.state), self.slots)
+            self.room = Room(ep.state)
+            self.mask = room_mask(self.room, self.slots)
             if not any(self.mask):
                 ep.close()
                 ep.state = None
