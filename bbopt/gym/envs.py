@@ -22,7 +22,7 @@ from gymnasium import spaces
 
 from bbopt.core import ClusterState, Job, Platform
 from bbopt.errors import InputError
-from bbopt.gym.episode import Episode, Room, check_reward, may_wait, pick_mask
+from bbopt.gym.episode import Episode, Room, check_reward, job_value, may_wait, pick_mask
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.loading import load_platform, load_workload
 from bbopt.policies.registry import Policy
@@ -90,6 +90,9 @@ class _TraceEnv(gym.Env):
             raise InputError(f"start must be in [0, {last}], got {start!r}", field="start")
         self.episode = self._episode(self.jobs[start:start + self.episode_jobs])
         self._next_choice()
+        # (the potential starts at 0: what the jobs are worth at the first decision point,
+        # including the first starts, comes with the first step's reward)
+        self._started_value = self._potential = 0.0
         return self._observe(), self._info()
 
     def _episode(self, jobs: list[Job]) -> Episode:
@@ -126,10 +129,18 @@ class _TraceEnv(gym.Env):
         return {"action_mask": self.action_masks(), "time": self.episode.t}
 
     def _reward(self, started: list[tuple[Job, float]], terminated: bool) -> float:
+        """Episode mode: the metric at the last step. Step mode: minus the increase of the
+        potential (started jobs' values plus what the waiting ones have accrued) over the
+        episode's job count, so the step rewards add up to the episode's value."""
         ep = self.episode
-        if self.reward_mode == "step":
-            return ep.step_reward(self.reward_metric, started, len(ep.jobs))
-        return ep.final_reward(self.reward_metric) if terminated else 0.0
+        if self.reward_mode != "step":
+            return ep.final_reward(self.reward_metric) if terminated else 0.0
+        metric = self.reward_metric
+        self._started_value += sum(job_value(metric, job, t) for job, t in started)
+        potential = self._started_value + (0.0 if ep.done else ep.accrued(metric))
+        reward = (self._potential - potential) / len(ep.jobs)
+        self._potential = potential
+        return reward
 
     def _end_step(self):
         ep = self.episode

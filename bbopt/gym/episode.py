@@ -160,20 +160,17 @@ class Episode:
         out, self.started = self.started, []
         return out
 
-    @staticmethod
-    def step_reward(metric: str, started: Sequence[tuple[Job, float]], n_jobs: int) -> float:
-        """Minus the metric's share of the ``(job, start time)`` pairs: their bounded slowdown
-        (runtime known to the simulator, cut at the walltime) or wait in hours, over the
-        episode's job count (the episode's sum is then minus the mean over its jobs)."""
+    def accrued(self, metric: str) -> float:
+        """What the waiting jobs would cost in ``metric`` if they started now
+        (:func:`job_value` at this instant). With the values of the jobs already started it is
+        the potential whose decrease is the per-step reward: a job's cost grows while it waits
+        and stops at its start, so a step is charged for the waiting it let happen (not all at
+        the job's start, which a discounting agent would learn to postpone)."""
+        t = self.t
         total = 0.0
-        for job, t in started:
-            wait = t - job.submit
-            if metric == "wait":
-                total += wait / 3600.0
-            else:
-                run = job.walltime if job.runtime is None else min(job.runtime, job.walltime)
-                total += max((wait + run) / max(run, BSLD_BOUND), 1.0)
-        return -total / max(n_jobs, 1)
+        for job in self.engine.queue.values():
+            total += job_value(metric, job, t)
+        return total
 
     def final_reward(self, metric: str) -> float:
         """The episode's metric once every job has ended: minus the mean bounded slowdown, minus
@@ -186,6 +183,15 @@ class Episode:
         else:
             value = m["node_utilization"]
         return 0.0 if np.isnan(value) else float(value)
+
+
+def job_value(metric: str, job: Job, start: float) -> float:
+    """A started job's whole share of ``metric``: its bounded slowdown, or its wait in hours."""
+    wait = start - job.submit
+    if metric == "wait":
+        return wait / 3600.0
+    run = job.walltime if job.runtime is None else min(job.runtime, job.walltime)
+    return max((wait + run) / max(run, BSLD_BOUND), 1.0)
 
 
 def may_wait(state: ClusterState, closer: Policy | None, mask: Sequence[bool]) -> bool:
