@@ -123,7 +123,7 @@ class _TraceEnv(gym.Env):
         ep = self.episode
         if ep.done:
             return np.zeros(self.observation_space.shape, np.float32)
-        return self.observer(ep.state, self.slots, self.mask, self.room.space)
+        return self.observer(ep.state, self.slots, self.mask, self.room)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "time": self.episode.t}

@@ -28,7 +28,6 @@ import numpy as np
 
 from bbopt.core import ClusterState, Job, Platform, RunningJobs
 from bbopt.gym.episode import Room
-from bbopt.models.bb_nodes import BBNodeSpace, bb_node_space
 
 JOB_FEATURES = ("present", "nodes", "bb", "walltime", "wait", "ssd", "bandwidth", "fits")
 MACHINE_FEATURES = ("free_nodes", "free_bb", "link_load", "running", "queue")
@@ -71,10 +70,9 @@ class Observer:
                 "wait_scale": self.wait_scale}
 
     def __call__(self, state: ClusterState, slots: Sequence[Job], mask: Sequence[bool],
-                 space: BBNodeSpace | None = None) -> np.ndarray:
-        """The observation of ``state`` with the window ``slots`` and their fit flags ``mask``;
-        ``space``: the named BB nodes' free space now, when the caller has it (a
-        :class:`~bbopt.gym.episode.Room`'s)."""
+                 room: Room) -> np.ndarray:
+        """The observation of ``state`` with the window ``slots``, their fit flags ``mask`` and
+        what is free now (``room``, for the named BB nodes' free space)."""
         p = self.platform
         F = len(JOB_FEATURES)
         out = np.zeros(self.size, dtype=np.float32)
@@ -95,8 +93,7 @@ class Observer:
                         len(state.queue) / 256)
         i += 5
         if self.bb_nodes:
-            space = space if space is not None else bb_node_space(state)
-            out[i:i + self.bb_nodes] = np.asarray(space.free) / np.asarray(p.bb_nodes)
+            out[i:i + self.bb_nodes] = np.asarray(room.space.free) / np.asarray(p.bb_nodes)
             i += self.bb_nodes
         run = state.running
         if type(run) is RunningJobs:  # (the engine's view comes sorted by expected end)

@@ -72,7 +72,8 @@ class AgentPolicy:
             mask = room_mask(room, slots)
             if not any(mask):
                 break
-            action = int(self.predict(obs(now, slots, mask),
+            seen = room if now is state else Room(now)  # (the free space as the engine's
+            action = int(self.predict(obs(now, slots, mask, seen),  # state would show it)
                                       pick_mask(mask, self.window,
                                                 may_wait(now, self.closer, mask))))
             if not (0 <= action < len(slots) and mask[action]):
