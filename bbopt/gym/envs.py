@@ -22,7 +22,15 @@ from gymnasium import spaces
 
 from bbopt.core import ClusterState, Job, Platform
 from bbopt.errors import InputError
-from bbopt.gym.episode import Episode, Room, check_reward, job_value, may_wait, pick_mask
+from bbopt.gym.episode import (
+    Episode,
+    Room,
+    check_reward,
+    job_value,
+    keeps_reservation,
+    may_wait,
+    pick_mask,
+)
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.loading import load_platform, load_workload
 from bbopt.policies.registry import Policy
@@ -113,11 +121,15 @@ class _TraceEnv(gym.Env):
                 return
             self.slots = ep.window(self.window)
             self.room = Room(ep.state)
-            self.mask = room_mask(self.room, self.slots)
+            self.mask = self._fit_mask()
             if any(self.mask):
                 return
             ep.close()
             ep.state = None  # (the next instant)
+
+    def _fit_mask(self) -> list[bool]:
+        """Which window slots the agent may start now."""
+        return room_mask(self.room, self.slots)
 
     def _observe(self) -> np.ndarray:
         ep = self.episode
@@ -162,11 +174,18 @@ class PickJobEnv(_TraceEnv):
     the window fits. After a start the agent chooses again at the same instant while a job of the
     window still fits. Waiting is masked out when nothing runs and no backfill policy is set
     (the machine would stay idle). An action that is masked out is taken as a wait (counted in
-    ``info["invalid"]``)."""
+    ``info["invalid"]``). ``reservation`` (default): only starts that keep EASY's reservation
+    for the oldest waiting job are allowed (:func:`~bbopt.gym.episode.keeps_reservation`), so
+    the agent cannot starve it; ``False``: every job that fits now."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, reservation: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.reservation = reservation
         self.action_space = spaces.Discrete(self.window + 1)
+
+    def _fit_mask(self) -> list[bool]:
+        mask = room_mask(self.room, self.slots)
+        return keeps_reservation(self.state, self.slots, mask) if self.reservation else mask
 
     def action_masks(self) -> np.ndarray:
         ep = self.episode
@@ -184,7 +203,7 @@ class PickJobEnv(_TraceEnv):
             ep.start([self.slots[a]])
             self.slots = ep.window(self.window)
             self.room = Room(ep.state)
-            self.mask = room_mask(self.room, self.slots)
+            self.mask = self._fit_mask()
             if not any(self.mask):
                 ep.close()
                 ep.state = None

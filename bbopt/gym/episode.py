@@ -19,7 +19,15 @@ import numpy as np
 from bbopt.analysis.metrics import summarize
 from bbopt.core import ClusterState, Decision, Job, Platform, Start, fits
 from bbopt.errors import InputError
-from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, free_compute_nodes
+from bbopt.models.bb_nodes import (
+    BBNodeSpace,
+    Pieces,
+    bb_node_space,
+    free_compute_nodes,
+    running_pieces,
+)
+from bbopt.policies.named_bb import named_head_reservation
+from bbopt.policies.queue import backfill, head_reservation
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.engine import stepwise
 from bbopt.simulation.result import BSLD_BOUND
@@ -192,6 +200,39 @@ def job_value(metric: str, job: Job, start: float) -> float:
         return wait / 3600.0
     run = job.walltime if job.runtime is None else min(job.runtime, job.walltime)
     return max((wait + run) / max(run, BSLD_BOUND), 1.0)
+
+
+def keeps_reservation(state: ClusterState, slots: Sequence[Job], mask: Sequence[bool]
+                      ) -> list[bool]:
+    """``mask`` (jobs that fit now) narrowed to the starts that keep EASY's reservation for the
+    oldest waiting job, nodes and BB (``fcfs-bb``'s, Kopanski & Rzadca, Algorithm 1): that job
+    itself, and the jobs EASY's backfill pass would let start now, one at a time. Whatever the
+    agent picks, the oldest job then starts no later than EASY plans at this instant, so no job
+    starves (as RLBackfilling, Lamichhane et al. 2023, lets the agent choose the backfilled
+    jobs only)."""
+    queue = state.queue
+    if not queue or not any(mask):
+        return list(mask)
+    head = queue[0]
+    free_n, free_b = state.free()
+    named = None
+    if state.platform.bb_nodes is None:
+        shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
+    else:
+        held = running_pieces(state)
+        space = bb_node_space(state, held)
+        shadow, extra_n, extra_b, at_shadow = named_head_reservation(
+            state, [], head, free_n, free_b, space, held)
+    out = []
+    for job, ok in zip(slots, mask, strict=False):
+        if ok and job is not head:
+            if state.platform.bb_nodes is not None:  # (the pass takes from the spaces)
+                named = (space.copy(), at_shadow.copy() if at_shadow is not None else None,
+                         head)
+            ok = bool(backfill(state, (job,), shadow, (free_n, free_b), (extra_n, extra_b),
+                               named=named))
+        out.append(ok)
+    return out
 
 
 def may_wait(state: ClusterState, closer: Policy | None, mask: Sequence[bool]) -> bool:

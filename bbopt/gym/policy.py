@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from bbopt.core import ClusterState, Decision, Job, RunningJob, RunningJobs, Start
-from bbopt.gym.episode import Room, may_wait, pick_mask
+from bbopt.gym.episode import Room, keeps_reservation, may_wait, pick_mask
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.policies.registry import Policy, make_policy
 
@@ -29,8 +29,9 @@ Predict = Callable[[np.ndarray, np.ndarray], int]
 
 class AgentPolicy:
     """The policy of a PickJob agent. ``settings``: the environment's observer settings
-    (``env.unwrapped.observer.settings()``: window, running slots, scales), so the agent sees
-    what it saw in training; ``backfill``: as the environment's."""
+    (``env.unwrapped.observer.settings()``: window, running slots, scales) and its
+    ``reservation`` flag, so the agent sees and may do what it saw and did in training;
+    ``backfill``: as the environment's."""
 
     io_aware = False
     idle_unless_fits = True  # (the environment is not asked either where no job fits)
@@ -40,6 +41,7 @@ class AgentPolicy:
         self.name = name
         self.predict = predict
         self.settings = dict(settings)
+        self.reservation = bool(self.settings.get("reservation", True))
         self.window = int(self.settings["window"])
         self.closer = make_policy(backfill) if backfill is not None else None
         self._observer: Observer | None = None
@@ -48,7 +50,8 @@ class AgentPolicy:
     def of_env(cls, predict: Predict, env: Any, name: str = "rl") -> AgentPolicy:
         """The policy of ``predict`` trained on ``env`` (a PickJob environment, wrapped or not)."""
         env = env.unwrapped
-        return cls(predict, env.observer.settings(), env.backfill, name)
+        return cls(predict, env.observer.settings() | {"reservation": env.reservation},
+                   env.backfill, name)
 
     def decide(self, state: ClusterState) -> Decision:
         obs = self._observer
@@ -70,6 +73,8 @@ class AgentPolicy:
         while True:
             slots = list(islice(queue, self.window))
             mask = room_mask(room, slots)
+            if self.reservation:
+                mask = keeps_reservation(now, slots, mask)
             if not any(mask):
                 break
             seen = room if now is state else Room(now)  # (the free space as the engine's

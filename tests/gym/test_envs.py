@@ -107,7 +107,8 @@ def test_masked_in_starts_are_admitted_and_masked_out_do_not_fit(kth):
     """A random agent over the masked actions on named BB nodes: the engine never refuses a
     start, and every masked-out slot holds a job that needs more nodes or BB than is free, or
     whose pieces cannot be placed on the BB nodes."""
-    env = PickJobEnv(kth, "kopanski:named", episode_jobs=200, window=16, backfill=None)
+    env = PickJobEnv(kth, "kopanski:named", episode_jobs=200, window=16, backfill=None,
+                     reservation=False)
     rng = np.random.default_rng(1)
     obs, info = env.reset(seed=2)
     checked = 0
@@ -222,3 +223,33 @@ def test_observation_layout(kth):
     free_n, _ = env.state.free()
     assert machine[0] == pytest.approx(free_n / 96)
     assert np.all((obs >= 0) & (obs <= 1))
+
+
+def test_reservation_mask_never_delays_the_oldest_job(kth):
+    """Random masked agents, EASY with BB closing each instant: with ``reservation`` the oldest
+    waiting job starts no later than the EASY shadow time of any decision point where it was
+    the oldest; without it, some oldest jobs are pushed past it."""
+    from bbopt.policies.queue import head_reservation
+
+    def late_heads(reservation):
+        env = PickJobEnv(kth, "kopanski", episode_jobs=300, window=16,
+                         reservation=reservation)
+        rng = np.random.default_rng(3)
+        obs, info = env.reset(options={"start": 4000})
+        promised: dict[str, float] = {}
+        while True:
+            state = env.state
+            head = state.queue[0]
+            free_n, free_b = state.free()
+            shadow = head_reservation(state, [], head, free_n, free_b)[0]
+            promised[head.id] = min(promised.get(head.id, np.inf), shadow)
+            obs, _, terminated, _, info = env.step(
+                int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            if terminated:
+                break
+        res = env.episode.engine.result
+        start = {j.id: s for j, s in zip(res.jobs, res.start, strict=True)}
+        return sum(start[j] > t + 1e-6 for j, t in promised.items())
+
+    assert late_heads(True) == 0
+    assert late_heads(False) > 0
