@@ -122,8 +122,9 @@ class Episode:
             raise InputError("a platform with proximity BB placement needs node sets per start, "
                              "which the environments do not choose", field="platform")
         self.closer = make_policy(self.backfill) if self.backfill is not None else None
-        self.engine = stepwise(self.jobs, self.platform, _Driver(not self.every_event),
-                               tick=self.tick)
+        # (instants where nothing fits are skipped only if the backfill policy allows it)
+        idle = not self.every_event and getattr(self.closer, "idle_unless_fits", True)
+        self.engine = stepwise(self.jobs, self.platform, _Driver(idle), tick=self.tick)
         self._instants = self.engine.instants()
 
     @property

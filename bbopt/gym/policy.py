@@ -34,7 +34,6 @@ class AgentPolicy:
     ``backfill``: as the environment's."""
 
     io_aware = False
-    idle_unless_fits = True  # (the environment is not asked either where no job fits)
 
     def __init__(self, predict: Predict, settings: dict[str, Any],
                  backfill: str | Policy | None = "fcfs-bb", name: str = "rl") -> None:
@@ -44,6 +43,8 @@ class AgentPolicy:
         self.reservation = bool(self.settings.get("reservation", True))
         self.window = int(self.settings["window"])
         self.closer = make_policy(backfill) if backfill is not None else None
+        # (asked where nothing fits only if the backfill policy wants to be)
+        self.idle_unless_fits = getattr(self.closer, "idle_unless_fits", True)
         self._observer: Observer | None = None
 
     @classmethod
