@@ -29,6 +29,10 @@ get its bandwidth on an empty machine: Herbein et al., end of Section 3.4). Ever
 ends as finished, killed or rejected. (Kopanski & Rzadca, Section 4.1, without the I/O side
 effects.)
 
+An environment that takes the decisions itself (:mod:`bbopt.gym`) drives the same loop through
+:func:`stepwise`: the engine yields each decision instant, and the environment reads the state
+and applies checked decisions before the loop goes on.
+
 Preemption (Zvi & Oren, OMFS): ``Decision.preempt`` is applied before the starts of the same
 decision (:meth:`_Engine._evict`); an execution model with an ``evict`` hook
 (:mod:`bbopt.simulation.checkpoint`) says when the evicted job's resources come back, the job
