@@ -14,6 +14,7 @@ raises :class:`ServiceError` with the JSON path and field it names. Every wait i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 from dataclasses import dataclass
@@ -51,6 +52,8 @@ class ServiceClient:
 
     def __init__(self, sock: socket.socket, timeout: float = 60.0) -> None:
         sock.settimeout(timeout)
+        with contextlib.suppress(OSError):  # (a large state crosses in a few pieces)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8 * 2**20)
         self.sock = sock
         self.file = sock.makefile("rwb")
         self.next_id = 0

@@ -37,6 +37,7 @@ import json
 import math
 import os
 import signal
+import socket
 import socketserver
 import stat
 import sys
@@ -48,6 +49,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bbopt.errors import BboptError, InputError
+from bbopt.gc_pause import collect_if_due, gc_paused
 from bbopt.policies.registry import Policy, make_policy, policy_options
 from bbopt.schema import _parse, decision_to_dict, state_from_dict
 
@@ -58,6 +60,8 @@ WARM_POLICIES = ("fcfs-bb", "sjf-bb", "conservative-bb", "bbsched", "plan-2")
 REQUEST_KEYS = frozenset({"id", "policy", "options", "state", "budget", "session"})
 #: A line longer than this is refused (a state of 100,000 waiting jobs is about 25 MB).
 MAX_LINE = 256 * 2**20
+#: Socket buffer asked for each connection: a large state crosses in a few pieces.
+SOCKET_BUFFER = 8 * 2**20
 
 
 @dataclass
@@ -112,13 +116,18 @@ class DecisionService:
         return s
 
     def handle_line(self, line: bytes | str, default_session: str) -> str:
-        """The reply line (without the newline) to one request line."""
-        t0 = time.perf_counter()
-        try:
-            request = _parse(line, "request")
-        except InputError as exc:
-            return _dumps(_error(None, exc))
-        return _dumps(self.handle(request, default_session, t0))
+        """The reply line (without the newline) to one request line. The automatic garbage
+        collection waits (:mod:`bbopt.gc_pause`: a state's jobs form no cycles) until the
+        transport has sent the reply and calls :func:`~bbopt.gc_pause.collect_if_due`: a pass
+        in the middle of a decision would cost more than the decision (15 ms against 0.5 ms
+        for sjf-bb at 5,000 waiting jobs)."""
+        with gc_paused():
+            t0 = time.perf_counter()
+            try:
+                request = _parse(line, "request")
+            except InputError as exc:
+                return _dumps(_error(None, exc))
+            return _dumps(self.handle(request, default_session, t0))
 
     def handle(self, request: Any, default_session: str = "default",
                t0: float | None = None) -> dict[str, Any]:
@@ -260,6 +269,7 @@ def serve_stdio(service: DecisionService, stdin: IO[bytes], stdout: IO[bytes]) -
                      if len(line) > MAX_LINE else service.handle_line(line, "stdio"))
             stdout.write(reply.encode() + b"\n")
             stdout.flush()
+            collect_if_due()
         if service.stopping.is_set():
             break
     return 0
@@ -268,6 +278,13 @@ def serve_stdio(service: DecisionService, stdin: IO[bytes], stdout: IO[bytes]) -
 class _Connection(socketserver.StreamRequestHandler):
     """One client: its own session, request lines answered in order. (A connection waiting
     for its next line when the service stops is closed by the process's exit.)"""
+
+    rbufsize = 1 << 20  # (a state of 5,000 jobs is a line of 1.1 MB: read in large pieces)
+
+    def setup(self) -> None:
+        with contextlib.suppress(OSError):  # (the kernel caps it; fewer hand-overs per line)
+            self.request.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER)
+        super().setup()
 
     def handle(self) -> None:
         service = self.server.service  # type: ignore[attr-defined]
@@ -288,6 +305,7 @@ class _Connection(socketserver.StreamRequestHandler):
                     reply = service.handle_line(line, session)
                 self.wfile.write(reply.encode() + b"\n")
                 self.wfile.flush()
+                collect_if_due()
         except OSError:
             return
         finally:
