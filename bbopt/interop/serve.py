@@ -115,34 +115,40 @@ class DecisionService:
             s = self.sessions[name] = Session(name)
         return s
 
-    def handle_line(self, line: bytes | str, default_session: str) -> str:
-        """The reply line (without the newline) to one request line. The automatic garbage
-        collection waits (:mod:`bbopt.gc_pause`: a state's jobs form no cycles) until the
-        transport has sent the reply and calls :func:`~bbopt.gc_pause.collect_if_due`: a pass
-        in the middle of a decision would cost more than the decision (15 ms against 0.5 ms
-        for sjf-bb at 5,000 waiting jobs)."""
+    def handle_line(self, line: bytes | str, default_session: str,
+                    keep: list | None = None) -> str:
+        """The reply line (without the newline) to one request line.
+
+        Off the reply's path (the transport calls :func:`after_reply` once the reply is sent):
+        the automatic garbage collection (:mod:`bbopt.gc_pause`: a state's jobs form no
+        cycles; a pass in the middle of a decision cost 15 ms against 0.5 ms for sjf-bb at
+        5,000 waiting jobs), and freeing the request and its state (given ``keep``, they are
+        put there; freeing 5,000 jobs and their JSON took 10 ms)."""
         with gc_paused():
             t0 = time.perf_counter()
             try:
                 request = _parse(line, "request")
             except InputError as exc:
                 return _dumps(_error(None, exc))
-            return _dumps(self.handle(request, default_session, t0))
+            if keep is not None:
+                keep.append(request)
+            return _dumps(self.handle(request, default_session, t0, keep))
 
     def handle(self, request: Any, default_session: str = "default",
-               t0: float | None = None) -> dict[str, Any]:
+               t0: float | None = None, keep: list | None = None) -> dict[str, Any]:
         """The reply to one parsed request; never raises for a bad request."""
         t0 = time.perf_counter() if t0 is None else t0
         rid = request.get("id") if isinstance(request, dict) else None
         try:
             with self.lock:
-                return self._decide(request, default_session, t0)
+                return self._decide(request, default_session, t0, keep)
         except BboptError as exc:
             return _error(rid, exc)
         except Exception as exc:  # a bug of a policy: said, and the service stays up
             return _error(rid, exc, internal=True)
 
-    def _decide(self, request: Any, default_session: str, t0: float) -> dict[str, Any]:
+    def _decide(self, request: Any, default_session: str, t0: float,
+                keep: list | None) -> dict[str, Any]:
         if not isinstance(request, dict):
             raise InputError(f"a request must be an object, got {type(request).__name__}",
                              line="$")
@@ -177,6 +183,8 @@ class DecisionService:
             raise _under_state(exc) from None
         if "memory" not in raw:
             state = replace(state, memory=session.memory.get(name, {}))
+        if keep is not None:
+            keep.append(state)
         t1 = time.perf_counter()
         cold = name not in self.decided
         decision = policy.decide(state)
@@ -255,6 +263,7 @@ def _plain_id(rid: Any) -> bool:
 
 def serve_stdio(service: DecisionService, stdin: IO[bytes], stdout: IO[bytes]) -> int:
     """Answer request lines from ``stdin`` on ``stdout`` until end of input or SIGTERM."""
+    keep: list = []
     while True:
         service.reading = True
         try:
@@ -266,13 +275,19 @@ def serve_stdio(service: DecisionService, stdin: IO[bytes], stdout: IO[bytes]) -
         if line.strip():
             reply = (_dumps(_error(None, InputError(f"longer than {MAX_LINE} bytes",
                                                     source="request")))
-                     if len(line) > MAX_LINE else service.handle_line(line, "stdio"))
+                     if len(line) > MAX_LINE else service.handle_line(line, "stdio", keep))
             stdout.write(reply.encode() + b"\n")
             stdout.flush()
-            collect_if_due()
+            after_reply(keep)
         if service.stopping.is_set():
             break
     return 0
+
+
+def after_reply(keep: list) -> None:
+    """Once a reply is sent: free what its request kept, and collect if due."""
+    keep.clear()
+    collect_if_due()
 
 
 class _Connection(socketserver.StreamRequestHandler):
@@ -289,6 +304,7 @@ class _Connection(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         service = self.server.service  # type: ignore[attr-defined]
         session = f"connection-{id(self)}"
+        keep: list = []
         try:
             while True:
                 line = self.rfile.readline(MAX_LINE + 1)
@@ -302,10 +318,11 @@ class _Connection(socketserver.StreamRequestHandler):
                     reply = _dumps(_error(None, InputError(f"longer than {MAX_LINE} bytes",
                                                            source="request")))
                 else:
-                    reply = service.handle_line(line, session)
+                    reply = service.handle_line(line, session, keep)
                 self.wfile.write(reply.encode() + b"\n")
                 self.wfile.flush()
-                collect_if_due()
+                del line
+                after_reply(keep)
         except OSError:
             return
         finally:
