@@ -185,7 +185,9 @@ class PickJobEnv(_TraceEnv):
 
     def _fit_mask(self) -> list[bool]:
         mask = room_mask(self.room, self.slots)
-        return keeps_reservation(self.state, self.slots, mask) if self.reservation else mask
+        if not self.reservation:
+            return mask
+        return keeps_reservation(self.state, self.room, self.slots, mask)
 
     def action_masks(self) -> np.ndarray:
         ep = self.episode

@@ -56,13 +56,15 @@ class Room:
     environments (nodes, pooled BB with :func:`bbopt.core.fits`, per-node pieces on named BB
     nodes, nodes with enough local SSD): a start that fits here is one the engine admits."""
 
-    __slots__ = ("platform", "free_n", "free_b", "space", "ssd_nodes")
+    __slots__ = ("platform", "free_n", "free_b", "held", "space", "ssd_nodes")
 
     def __init__(self, state: ClusterState) -> None:
         platform = state.platform
         self.platform = platform
         self.free_n, self.free_b = state.free()
-        self.space: BBNodeSpace | None = bb_node_space(state)
+        #: the running jobs' pieces on the named BB nodes (empty without them)
+        self.held: dict[str, Pieces] = running_pieces(state)
+        self.space: BBNodeSpace | None = bb_node_space(state, self.held)
         self.ssd_nodes: list[int] | None = None
         if platform.node_ssd is not None:
             self.ssd_nodes = free_compute_nodes(state)
@@ -203,14 +205,14 @@ def job_value(metric: str, job: Job, start: float) -> float:
     return max((wait + run) / max(run, BSLD_BOUND), 1.0)
 
 
-def keeps_reservation(state: ClusterState, slots: Sequence[Job], mask: Sequence[bool]
-                      ) -> list[bool]:
+def keeps_reservation(state: ClusterState, room: Room, slots: Sequence[Job],
+                      mask: Sequence[bool]) -> list[bool]:
     """``mask`` (jobs that fit now) narrowed to the starts that keep EASY's reservation for the
     oldest waiting job, nodes and BB (``fcfs-bb``'s, Kopanski & Rzadca, Algorithm 1): that job
     itself, and the jobs EASY's backfill pass would let start now, one at a time. Whatever the
     agent picks, the oldest job then starts no later than EASY plans at this instant, so no job
     starves (as RLBackfilling, Lamichhane et al. 2023, lets the agent choose the backfilled
-    jobs only)."""
+    jobs only). ``room``: what is free at ``state`` (before any take)."""
     queue = state.queue
     if not queue or not any(mask):
         return list(mask)
@@ -220,10 +222,9 @@ def keeps_reservation(state: ClusterState, slots: Sequence[Job], mask: Sequence[
     if state.platform.bb_nodes is None:
         shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
     else:
-        held = running_pieces(state)
-        space = bb_node_space(state, held)
+        space = room.space
         shadow, extra_n, extra_b, at_shadow = named_head_reservation(
-            state, [], head, free_n, free_b, space, held)
+            state, [], head, free_n, free_b, space, room.held)
     out = []
     for job, ok in zip(slots, mask, strict=False):
         if ok and job is not head:
