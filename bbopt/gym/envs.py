@@ -125,7 +125,7 @@ class _TraceEnv(gym.Env):
             if any(self.mask):
                 return
             ep.close()
-            ep.state = None  # (the next instant)
+            ep.state = None  # (the next instant; the loop goes on)
 
     def _fit_mask(self) -> list[bool]:
         """Which window slots the agent may start now."""
@@ -154,14 +154,27 @@ class _TraceEnv(gym.Env):
         self._potential = potential
         return reward
 
-    def _end_step(self):
+    def _live(self) -> Episode:
+        """The episode a step acts on (refused once it has ended)."""
+        ep = self.episode
+        if ep is None or ep.done:
+            raise InputError("step after the episode ended: call reset()", field="action")
+        return ep
+
+    def _close_instant(self) -> None:
+        """Let the backfill policy close the instant and go on to the agent's next choice."""
+        self.episode.close()
+        self.episode.state = None
+        self._next_choice()
+
+    def _end_step(self, **info: Any):
         ep = self.episode
         started = ep.take_started()
         terminated = ep.done
         reward = self._reward(started, terminated)
-        info = self._info()
-        info["started"] = [j.id for j, _ in started]
-        return self._observe(), reward, terminated, False, info
+        out = self._info() | info
+        out["started"] = [j.id for j, _ in started]
+        return self._observe(), reward, terminated, False, out
 
     def action_masks(self) -> np.ndarray:  # (the name sb3-contrib's MaskablePPO asks for)
         raise NotImplementedError
@@ -195,9 +208,7 @@ class PickJobEnv(_TraceEnv):
                                                                      self.mask))
 
     def step(self, action: int):
-        ep = self.episode
-        if ep is None or ep.done:
-            raise InputError("step after the episode ended: call reset()", field="action")
+        ep = self._live()
         a = int(action)
         mask = self.action_masks()
         invalid = not (0 <= a <= self.window and mask[a])
@@ -207,16 +218,10 @@ class PickJobEnv(_TraceEnv):
             self.room = Room(ep.state)
             self.mask = self._fit_mask()
             if not any(self.mask):
-                ep.close()
-                ep.state = None
-                self._next_choice()
+                self._close_instant()
         else:
-            ep.close()
-            ep.state = None
-            self._next_choice()
-        out = self._end_step()
-        out[4]["invalid"] = invalid
-        return out
+            self._close_instant()
+        return self._end_step(invalid=invalid)
 
 
 class WindowEnv(_TraceEnv):
@@ -237,9 +242,7 @@ class WindowEnv(_TraceEnv):
         return out.ravel()
 
     def step(self, action):
-        ep = self.episode
-        if ep is None or ep.done:
-            raise InputError("step after the episode ended: call reset()", field="action")
+        ep = self._live()
         chosen = np.asarray(action).astype(bool).ravel()
         room = Room(ep.state)
         starts, dropped = [], 0
@@ -252,9 +255,5 @@ class WindowEnv(_TraceEnv):
             else:
                 dropped += 1
         ep.start(starts)
-        ep.close()
-        ep.state = None
-        self._next_choice()
-        out = self._end_step()
-        out[4]["dropped"] = dropped
-        return out
+        self._close_instant()
+        return self._end_step(dropped=dropped)

@@ -103,9 +103,7 @@ class RLSchedulerEnv(_TraceEnv):
         return out
 
     def step(self, action: int):
-        ep = self.episode
-        if ep is None or ep.done:
-            raise InputError("step after the episode ended: call reset()", field="action")
+        ep = self._live()
         a = int(action)
         invalid = not 0 <= a < len(self.slots)
         job = self.slots[0 if invalid else a]
@@ -120,9 +118,7 @@ class RLSchedulerEnv(_TraceEnv):
                 raise InputError(f"job {job.id} never fits", field="action")
         ep.start([job])
         self._next_choice()
-        out = self._end_step()
-        out[4]["invalid"] = invalid
-        return out
+        return self._end_step(invalid=invalid)
 
 
 #: The priority functions RLScheduler compares with (Zhang et al., SC'20, Section 5.1; lower
