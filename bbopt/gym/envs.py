@@ -30,6 +30,7 @@ from bbopt.gym.episode import (
     keeps_reservation,
     may_wait,
     pick_mask,
+    refuse_proximity,
 )
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.loading import load_platform, load_workload
@@ -65,6 +66,7 @@ class _TraceEnv(gym.Env):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"must be a positive integer, got {value!r}", field=name)
         self.platform = platform if isinstance(platform, Platform) else load_platform(platform)
+        refuse_proximity(self.platform)
         if workload is None or isinstance(workload, str | Path):
             jobs, _ = load_workload(workload, seed=workload_seed, bb=bb, platform=self.platform)
         else:

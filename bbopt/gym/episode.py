@@ -120,9 +120,6 @@ class Episode:
     started: list[tuple[Job, float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.platform.bb_proximity is not None:
-            raise InputError("a platform with proximity BB placement needs node sets per start, "
-                             "which the environments do not choose", field="platform")
         self.closer = make_policy(self.backfill) if self.backfill is not None else None
         # (instants where nothing fits are skipped only if the backfill policy allows it)
         idle = not self.every_event and getattr(self.closer, "idle_unless_fits", True)
@@ -203,6 +200,14 @@ def job_value(metric: str, job: Job, start: float) -> float:
         return wait / 3600.0
     run = job.walltime if job.runtime is None else min(job.runtime, job.walltime)
     return max((wait + run) / max(run, BSLD_BOUND), 1.0)
+
+
+def refuse_proximity(platform: Platform) -> None:
+    """The environments' starts name no nodes: refuse a platform whose BB placement needs
+    them (proximity placement on named BB nodes)."""
+    if platform.bb_proximity is not None:
+        raise InputError("a platform with proximity BB placement needs node sets per start, "
+                         "which the environments do not choose", field="platform")
 
 
 def keeps_reservation(state: ClusterState, room: Room, slots: Sequence[Job],

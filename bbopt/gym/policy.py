@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from bbopt.core import ClusterState, Decision, Job, RunningJob, RunningJobs, Start
-from bbopt.gym.episode import Room, keeps_reservation, may_wait, pick_mask
+from bbopt.gym.episode import Room, keeps_reservation, may_wait, pick_mask, refuse_proximity
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.policies.registry import Policy, make_policy
 
@@ -57,6 +57,7 @@ class AgentPolicy:
     def decide(self, state: ClusterState) -> Decision:
         obs = self._observer
         if obs is None or obs.platform is not state.platform:
+            refuse_proximity(state.platform)
             s = self.settings
             obs = self._observer = Observer(
                 state.platform, self.window, int(s["running_slots"]),

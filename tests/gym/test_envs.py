@@ -205,10 +205,9 @@ def test_reset_start_out_of_range(kth):
 
 
 def test_proximity_platform_is_refused(kth):
-    env = PickJobEnv(kth[:50], "kopanski:named", episode_jobs=10)
-    env.platform = Platform.kopanski(named_bb=True, bb_placement="proximity")
-    with pytest.raises(InputError):
-        env.reset(seed=0)
+    with pytest.raises(InputError) as err:
+        PickJobEnv(kth[:50], "kopanski:proximity", episode_jobs=10)
+    assert err.value.field == "platform"
 
 
 def test_observation_layout(kth):
