@@ -126,10 +126,6 @@ class Episode:
         self.engine = stepwise(self.jobs, self.platform, _Driver(idle), tick=self.tick)
         self._instants = self.engine.instants()
 
-    @property
-    def queue(self) -> Sequence[Job]:
-        return self.state.queue if self.state is not None else ()
-
     def window(self, size: int) -> list[Job]:
         """The first ``size`` waiting jobs, in arrival order."""
         return list(islice(self.state.queue, size))
@@ -149,14 +145,16 @@ class Episode:
         """Start ``jobs`` now (each must fit: :class:`Room`), checked by the engine."""
         if not jobs:
             return
-        self._apply(Decision(start=tuple(Start(j.id) for j in jobs)))
+        self.apply(Decision(start=tuple(Start(j.id) for j in jobs)))
 
     def close(self) -> None:
         """End the instant: the backfill policy decides on what is left (if there is one)."""
         if self.closer is not None and self.state.queue:
-            self._apply(self.closer.decide(self.state))
+            self.apply(self.closer.decide(self.state))
 
-    def _apply(self, decision: Decision) -> None:
+    def apply(self, decision: Decision) -> None:
+        """Apply a decision at this instant through the engine's checks; its starts are
+        recorded for the rewards."""
         before = self.engine.queue
         ids = [s.job_id for s in decision.start]
         waiting = [before[i] for i in ids if i in before]

@@ -111,7 +111,7 @@ class RLSchedulerEnv(_TraceEnv):
             if self.pivot_policy is not None:
                 rest = tuple(j for j in ep.state.queue if j.id != job.id)
                 s = ep.state
-                ep._apply(self.pivot_policy.decide(
+                ep.apply(self.pivot_policy.decide(
                     ClusterState(s.time, s.platform, s.running, (job, *rest), s.memory)))
             ep.state = None
             if not ep.advance():  # (cannot happen: the job fits the empty machine)
