@@ -100,3 +100,19 @@ def test_make_vec_by_id(kth):
                        workload=kth, episode_jobs=30)
     obs, info = vec.reset(seed=0)
     assert obs.shape[0] == 2 and info["action_mask"].shape == (2, 32)
+
+
+def test_the_state_goes_to_bbopt_decide(kth):
+    """Mid-episode (named BB nodes, jobs running and waiting), the environment's state is a
+    valid input of bbopt.decide for EASY, plan-2 and the exact window policy."""
+    from bbopt import decide
+
+    env = PickJobEnv(kth, "kopanski:named", episode_jobs=200, window=8)
+    _, info = env.reset(options={"start": 7000})
+    for _ in range(40):
+        _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+    state = env.state
+    assert state.queue and state.running
+    for name in ("fcfs-bb", "plan-2", "bbsched"):
+        d = decide(state, name)
+        assert {s.job_id for s in d.start} <= {j.id for j in state.queue}
