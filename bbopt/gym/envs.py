@@ -243,12 +243,12 @@ class WindowEnv(_TraceEnv):
         out[:len(self.mask), 1] = self.mask
         return out.ravel()
 
-    def step(self, action):
-        ep = self._live()
-        chosen = np.asarray(action).astype(bool).ravel()
-        room = Room(ep.state)
+    def subset(self, action) -> tuple[list[Job], int]:
+        """The jobs ``action`` starts now (the chosen slots in window order, each while it
+        still fits) and how many chosen ones are dropped."""
+        room = Room(self.episode.state)
         starts, dropped = [], 0
-        for job, pick in zip(self.slots, chosen, strict=False):
+        for job, pick in zip(self.slots, np.asarray(action).astype(bool).ravel(), strict=False):
             if not pick:
                 continue
             if room.fits(job):
@@ -256,6 +256,11 @@ class WindowEnv(_TraceEnv):
                 starts.append(job)
             else:
                 dropped += 1
+        return starts, dropped
+
+    def step(self, action):
+        ep = self._live()
+        starts, dropped = self.subset(action)
         ep.start(starts)
         self._close_instant()
         return self._end_step(dropped=dropped)
