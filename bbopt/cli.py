@@ -175,15 +175,15 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     ls.set_defaults(func=_cmd_policies)
     if not full:
         return p
-    # `bbopt sweep`, `report`, `generate`: experiments at scale (bbopt.analysis.sweep_cli)
+    # `bbopt sweep`, `report`, `generate` (bbopt.analysis.sweep_cli); `bbopt slurm ...`
+    # (bbopt.slurm); `bbopt serve`, `bbopt batsim ...`: decisions for other tools (bbopt.interop)
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
-
-    add_experiment_parsers(sub)
-
-    # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
+    from bbopt.interop.cli import add_parser as add_interop_parser
     from bbopt.slurm.cli import add_parser as add_slurm_parser
 
+    add_experiment_parsers(sub)
     add_slurm_parser(sub)
+    add_interop_parser(sub)
     return p
 
 
@@ -335,13 +335,11 @@ def _metrics(result, args) -> dict[str, float]:
 
 
 def _cmd_simulate(args) -> int:
-    from bbopt.gc_pause import gc_paused
-    with gc_paused():  # (importing numpy and the policy's modules leaves no garbage to look for)
-        from bbopt.analysis.table import metrics_table, model_metrics, rejections
-        from bbopt.outputs import atomic_path, streamed_csv, write_json
-        from bbopt.policies import make_policy
-        options = _options(args.option)
-        make_policy(args.policy, **options)  # a bad name or option fails before any work
+    from bbopt.analysis.table import metrics_table, model_metrics, rejections
+    from bbopt.outputs import atomic_path, streamed_csv, write_json
+    from bbopt.policies import make_policy
+    options = _options(args.option)
+    make_policy(args.policy, **options)  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     w, platform = _load(args)
     options = _entitlements(args, w, [args.policy])

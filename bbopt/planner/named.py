@@ -21,6 +21,7 @@ import numpy as np
 
 from bbopt.core import Proximity
 from bbopt.jit import kernels as compiled
+from bbopt.planner.profile import OverbookedError
 
 
 def kernels() -> ModuleType | None:
@@ -215,10 +216,8 @@ def conservative_named(now: float, times: Sequence[float], rows: Sequence[Sequen
     free space now, the waiting jobs ``(nodes, BB, walltime)`` in queue order with their
     kept reservations (``previous``, ``nan``: none) and the order in which those are held
     again. Returns ``(queue position, start)`` in the order the jobs were planned, or
-    ``None`` without the kernels. Raises :class:`~bbopt.resources.OverbookedError` where the
+    ``None`` without the kernels. Raises :class:`~bbopt.planner.OverbookedError` where the
     Python profile would."""
-    from bbopt.resources import OverbookedError
-
     loaded = kernels()
     if loaded is None:
         return None
