@@ -49,7 +49,7 @@ class NamedArrays:
 
     __slots__ = ("kernels", "k", "alpha", "jobs", "base", "base_now", "prox", "consts",
                  "width", "_orders", "_vals", "_sigs", "_pool", "_pool_now", "_side",
-                 "_scratch")
+                 "_dirty", "_scratch")
 
     def __init__(self, jobs: Sequence[Sequence[float]], T: Sequence[float],
                  FN: Sequence[float], FB: Sequence[float], FK: Sequence[Sequence[float]],
@@ -92,6 +92,7 @@ class NamedArrays:
         self._pool_now = np.empty((2, 2) + self.base_now.shape)
         self._pool_now[0, 0] = self.base_now
         self._side = np.zeros((2, 2), dtype=np.int64)
+        self._dirty = np.full(count + 4, -1, dtype=np.int64)  # (walk_named: copy everything)
         self._scratch = self.scratch()
 
     def scratch(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -108,9 +109,10 @@ class NamedArrays:
         if count == 0:
             return 0.0
         self._orders[0] = order
+        self._dirty[0] = -1  # a new order: the walk copies all of it
         score = self.kernels.walk_named(
             self.jobs, self._orders, self._vals, self._sigs, self._pool, self._pool_now,
-            self._side, 0, 0, 0, True, self.alpha, count + 1, threshold, self.prox,
+            self._side, self._dirty, 0, 0, 0, True, self.alpha, count + 1, threshold, self.prox,
             self.consts, *self._scratch)
         if starts is not None:
             starts[:] = self._vals[1, 0, :count].tolist()
@@ -125,7 +127,7 @@ class NamedWalk:
     makes the last move's the current one."""
 
     __slots__ = ("arrays", "stride", "score", "_orders", "_vals", "_sigs", "_pool",
-                 "_pool_now", "_side", "_scratch", "_cur", "_pending")
+                 "_pool_now", "_side", "_dirty", "_scratch", "_cur", "_pending")
 
     def __init__(self, arrays: NamedArrays, order: Sequence[int], stride: int) -> None:
         self.arrays = a = arrays
@@ -144,6 +146,7 @@ class NamedWalk:
         self._pool_now = np.empty((snaps, 2) + a.base_now.shape)
         self._pool_now[0, 0] = a.base_now
         self._side = np.zeros((2, snaps), dtype=np.int64)
+        self._dirty = np.full(n + 4, -1, dtype=np.int64)  # (walk_named: copy everything)
         self._scratch = a.scratch()
         self._cur = 0
         self.score = self._move(0, 0, True, math.inf)
@@ -153,8 +156,8 @@ class NamedWalk:
     def _move(self, lo: int, hi: int, diverged: bool, threshold: float) -> float:
         a = self.arrays
         return a.kernels.walk_named(a.jobs, self._orders, self._vals, self._sigs, self._pool,
-                                    self._pool_now, self._side, self._cur, lo, hi, diverged,
-                                    a.alpha, self.stride, threshold, a.prox, a.consts,
+                                    self._pool_now, self._side, self._dirty, self._cur, lo,
+                                    hi, diverged, a.alpha, self.stride, threshold, a.prox, a.consts,
                                     *self._scratch)
 
     @property
@@ -187,9 +190,9 @@ class NamedWalk:
         state = np.array([self._cur, step, count, *counts], dtype=np.int64)
         fstate = np.array([current, temperature, best])
         a.kernels.anneal_named(a.jobs, self._orders, self._vals, self._sigs, self._pool,
-                               self._pool_now, self._side, a.alpha, self.stride, a.prox,
-                               a.consts, *self._scratch, first, second, slack, state, fstate,
-                               best_order)
+                               self._pool_now, self._side, self._dirty, a.alpha, self.stride,
+                               a.prox, a.consts, *self._scratch, first, second, slack, state,
+                               fstate, best_order)
         self._cur = int(state[0])
         self._pending = None
         counts[:] = state[3:].tolist()

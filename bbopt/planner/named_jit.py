@@ -6,12 +6,10 @@ operations in the same order as those Python loops, the reference: the same star
 scores, bit for bit (``tests/planner/test_named_jit.py``). Imported on first use
 (:func:`bbopt.planner.named.kernels`; ``BBOPT_NO_JIT=1`` or no numba: the Python loops).
 
-Layout: a profile ``prof[3 + K, cap]`` holds the breakpoints and the free nodes, pool BB and
-each BB node's space per segment (a plan's ends with a sentinel at infinity); a plan's state
-now ``now[K + NN]`` the BB nodes' free space and, by proximity, 1.0 per free compute node;
-``consts``: the pool's fit slack, a piece's tolerance, each BB node's slack. A placement's
-signature ``sig[1 + K + W]`` (kind, pieces per BB node, compute nodes in ``W`` words) tells
-two apart as the Python walk compares pieces. No fastmath.
+Layout: ``prof[3 + K, cap]`` breakpoints, free nodes, pool BB, each BB node's space (a plan's
+with a sentinel at infinity); ``now[K + NN]`` the BB nodes now and 1.0 per free compute node
+(proximity); ``consts``: pool slack, piece tolerance, BB node slacks; ``sig[1 + K + W]`` a
+placement (kind, pieces per BB node, compute nodes in ``W`` words). No fastmath.
 
 Length: one module, because numba checks a cached function against its own file only (a
 helper changed in another file would leave its callers' cached code stale).
@@ -26,8 +24,7 @@ from numba import njit
 
 #: Rows of the per-job table ``jobs[6, n]`` of a plan.
 NODES, BB, WALL, EARLY, SUBMIT, BOUND = range(6)
-#: Kinds of a placement: fits nowhere, first-fit runs, compute nodes and runs (a start now on a
-#: proximity platform).
+#: Kinds of a placement: fits nowhere, first-fit runs, compute nodes and runs (now, proximity).
 NONE, RUNS, NODES_RUNS = 0, 1, 2
 
 
@@ -128,17 +125,11 @@ def _demand(n, bb, cnt, demand):
 
 @njit(cache=True, inline="always")
 def _term(wait, alpha):
-    """``PlanModel._term`` for alpha 1, 2, 3."""
-    if wait < 0.0:
-        wait = 0.0
-    if alpha == 2:
-        return wait * wait
-    if alpha == 1:
-        return wait
-    return wait * wait * wait
+    """``PlanModel._term`` for alpha 1, 2, 3: ``max(wait, 0)`` times itself."""
+    wait = wait if wait > 0.0 else 0.0
+    return wait if alpha == 1 else wait * wait if alpha == 2 else wait * wait * wait
 
 
-# ------------------------------------------------------------------------------ plans
 @njit(cache=True, inline="always")
 def _copy(src, dst, src_now, dst_now):
     """Copy a plan's profile (up to its sentinel) and state now; the profile's length."""
@@ -196,18 +187,17 @@ def _fits_now(prof, j, cnt, demand, consts, least):
 def _contiguous(now, k, n, out, runs):
     """``bb_nodes.contiguous_nodes`` on ``now[k:]``: the ids in ``out``; their count or -1."""
     nn = now.shape[0] - k
-    free = r = x = 0
+    r = x = 0
     while x < nn:  # runs of consecutive free ids: runs[0] lengths, runs[1] first ids
         if now[k + x] == 1.0:
             first = x
             while x < nn and now[k + x] == 1.0:
                 x += 1
             runs[0, r], runs[1, r] = x - first, first
-            free += x - first
             r += 1
         else:
             x += 1
-    if n > free:
+    if n > runs[0, :r].sum():
         return -1
     best = -1
     for q in range(r):  # the shortest run that holds n, the lowest of equal ones
@@ -238,8 +228,7 @@ def _contiguous(now, k, n, out, runs):
 def place(prof: np.ndarray, length: int, now: np.ndarray, jobs: np.ndarray, p: int,
           prox: np.ndarray, consts: np.ndarray, sig: np.ndarray, work: np.ndarray,
           iwork: np.ndarray) -> tuple[float, int]:
-    """``plan_named.place`` (``prox``: proximity rows, ``-1`` padded, none without): its
-    signature in ``sig``; ``(start, new length)``, start ``inf`` when it fits nowhere."""
+    """``plan_named.place``, its signature in ``sig``: ``(start or inf, new length)``."""
     k = prof.shape[0] - 3
     sig[:] = 0
     cnt = sig[1:1 + k]
@@ -319,26 +308,36 @@ def place(prof: np.ndarray, length: int, now: np.ndarray, jobs: np.ndarray, p: i
 def _take_node(now, k, x, sig):
     """Compute node ``x`` is no longer free now; it goes in the signature's words."""
     now[k + x] = 0.0
-    words = sig.shape[0] - 1 - k
-    sig[sig.shape[0] - words + x // 64] |= np.int64(1) << np.int64(x % 64)
+    sig[1 + k + x // 64] |= np.int64(1) << np.int64(x % 64)
 
 
 @njit(cache=True)
 def walk_named(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, sigs: np.ndarray,
-               pool: np.ndarray, pool_now: np.ndarray, side: np.ndarray, cur: int, lo: int,
+               pool: np.ndarray, pool_now: np.ndarray, side: np.ndarray, dirty: np.ndarray,
+               cur: int, lo: int,
                hi: int, diverged: bool, alpha: int, stride: int, threshold: float,
                prox: np.ndarray, consts: np.ndarray, sig: np.ndarray, fwork: np.ndarray,
                iwork: np.ndarray) -> float:
     """``SwapWalk._walk_named`` from buffer ``cur`` into the other, as
     :func:`bbopt.models.plan_jit.walk_pool` (``sigs[b, p]``: job ``p``'s signature, ``pool_now``
-    the snapshots' states now, ``pool[-1, 0]`` work space); the score or ``inf``."""
+    the snapshots' states now, ``pool[-1, 0]`` work space); the score or ``inf``. Only what the
+    last move wrote is copied back first (``dirty``: count, first partial, swap, changed jobs;
+    ``dirty[0] < 0``: all)."""
     new, count = 1 - cur, orders.shape[1]
     order = orders[new]
-    order[:] = orders[cur]
-    vals[new] = vals[cur]
-    sigs[new] = sigs[cur]
+    if dirty[0] < 0:
+        order[:] = orders[cur]
+        vals[new] = vals[cur]
+        sigs[new] = sigs[cur]
+    else:
+        order[dirty[2]], order[dirty[3]] = orders[cur, dirty[2]], orders[cur, dirty[3]]
+        vals[new, 2, dirty[1]:] = vals[cur, 2, dirty[1]:]
+        for p in dirty[4:4 + dirty[0]]:
+            vals[new, 0, p], vals[new, 1, p] = vals[cur, 0, p], vals[cur, 1, p]
+            sigs[new, p] = sigs[cur, p]
     side[new] = side[cur]
     order[lo], order[hi] = order[hi], order[lo]
+    dirty[0], dirty[1], dirty[2], dirty[3] = 0, lo - lo % stride + 1, lo, hi
     start_of, term_of, parts, cur_start = vals[new, 0], vals[new, 1], vals[new, 2], vals[cur, 0]
     work, work_now, base = pool[-1, 0], pool_now[-1, 0], lo - lo % stride
     slot = side[cur, base // stride]
@@ -374,6 +373,8 @@ def walk_named(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, sigs: np.
                 start_of[p] = start
                 term_of[p] = term
                 sigs[new, p] = sig
+                dirty[4 + dirty[0]] = p
+                dirty[0] += 1
         score += term_of[p]
         parts[q + 1] = score
         if check:
@@ -385,14 +386,14 @@ def walk_named(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, sigs: np.
 
 @njit(cache=True)
 def anneal_named(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, sigs: np.ndarray,
-                 pool: np.ndarray, pool_now: np.ndarray, side: np.ndarray, alpha: int,
+                 pool: np.ndarray, pool_now: np.ndarray, side: np.ndarray, dirty: np.ndarray,
+                 alpha: int,
                  stride: int, prox: np.ndarray, consts: np.ndarray, sig: np.ndarray,
                  fwork: np.ndarray, iwork: np.ndarray, first: np.ndarray, second: np.ndarray,
                  slack: np.ndarray, state: np.ndarray, fstate: np.ndarray,
                  best_order: np.ndarray) -> None:
-    """``state[2]`` moves of ``solve_annealing``'s loop from step ``state[1]``; ``state``:
-    ``[cur, step, count, accepted, improved, aborted, evaluations]``, ``fstate``: ``[current,
-    temperature, best]``, in place; ``best_order`` takes each improvement's order."""
+    """``state[2]`` moves of ``solve_annealing``'s loop; ``state``: ``[cur, step, count,
+    accepted, improved, aborted, evaluations]``, ``fstate``: ``[current, temperature, best]``."""
     cur, step, end = state[0], state[1], state[1] + state[2]
     accepted, improved, aborted, evaluations = state[3], state[4], state[5], state[6]
     current, temperature, best = fstate[0], fstate[1], fstate[2]
@@ -403,7 +404,7 @@ def anneal_named(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, sigs: n
             accepted += 1
             continue
         threshold = current + temperature * u
-        score = walk_named(jobs, orders, vals, sigs, pool, pool_now, side, cur, min(a, b),
+        score = walk_named(jobs, orders, vals, sigs, pool, pool_now, side, dirty, cur, min(a, b),
                            max(a, b), False, alpha, stride, threshold, prox, consts, sig,
                            fwork, iwork)
         evaluations += 1
