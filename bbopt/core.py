@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bbopt.errors import InputError
+from bbopt.limits import MAX_BANDWIDTH, MAX_BYTES, MAX_NODES, MAX_SECONDS, magnitude
 from bbopt.quick_init import quick_init
 
 if TYPE_CHECKING:  # a type-only edge: the tree knows nothing of the core
@@ -66,9 +67,10 @@ class Job:
         if type(self.nodes) is not int and isinstance(self.nodes, numbers.Integral) \
                 and not isinstance(self.nodes, bool | int):
             object.__setattr__(self, "nodes", int(self.nodes))  # numpy integers are integers
-        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
-            raise InputError(f"job {self.id}: nodes must be a positive integer, got {self.nodes!r}",
-                             field="nodes")
+        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) \
+                or not 1 <= self.nodes <= MAX_NODES:
+            raise InputError(f"job {self.id}: nodes must be an integer in [1, {MAX_NODES:,}], "
+                             f"got {magnitude(self.nodes)}", field="nodes")
         for name in ("submit", "walltime", "bb", "ssd", "bandwidth", "priority", "runtime"):
             value = getattr(self, name)
             if type(value) is float or type(value) is int:
@@ -77,19 +79,20 @@ class Job:
                     isinstance(value, bool) or not isinstance(value, numbers.Real)):
                 raise InputError(f"job {self.id}: {name} must be a number, got {value!r}",
                                  field=name)
-        if not (self.walltime > 0 and math.isfinite(self.walltime)):
-            raise InputError(f"job {self.id}: walltime must be positive and finite, "
+        if not 0 < self.walltime <= MAX_SECONDS:  # (also refuses nan and inf)
+            raise InputError(f"job {self.id}: walltime must be in (0, {MAX_SECONDS:g}] s, "
                              f"got {self.walltime!r}", field="walltime")
-        if not (self.submit >= 0 and math.isfinite(self.submit)):
-            raise InputError(f"job {self.id}: submit time must be >= 0, got {self.submit!r}",
-                             field="submit")
-        if self.runtime is not None and not (self.runtime >= 0 and math.isfinite(self.runtime)):
-            raise InputError(f"job {self.id}: runtime must be >= 0, got {self.runtime!r}",
-                             field="runtime")
-        for name in ("bb", "ssd", "bandwidth"):
+        if not 0 <= self.submit <= MAX_SECONDS:
+            raise InputError(f"job {self.id}: submit time must be in [0, {MAX_SECONDS:g}] s, "
+                             f"got {self.submit!r}", field="submit")
+        if self.runtime is not None and not 0 <= self.runtime <= MAX_SECONDS:
+            raise InputError(f"job {self.id}: runtime must be in [0, {MAX_SECONDS:g}] s, "
+                             f"got {self.runtime!r}", field="runtime")
+        for name, high in (("bb", MAX_BYTES), ("ssd", MAX_BYTES), ("bandwidth", MAX_BANDWIDTH)):
             value = getattr(self, name)
-            if not (value >= 0 and math.isfinite(value)):
-                raise InputError(f"job {self.id}: {name} must be >= 0, got {value!r}", field=name)
+            if not 0 <= value <= high:
+                raise InputError(f"job {self.id}: {name} must be in [0, {high:g}], got {value!r}",
+                                 field=name)
 
     @property
     def demand(self) -> tuple[float, float]:
@@ -204,11 +207,13 @@ class Platform:
     def __post_init__(self) -> None:
         if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
             object.__setattr__(self, "nodes", int(self.nodes))
-        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
-            raise InputError(f"platform nodes must be a positive integer, got {self.nodes!r}",
-                             field="nodes")
-        if not (self.bb >= 0 and math.isfinite(self.bb)):
-            raise InputError(f"platform bb must be >= 0 bytes, got {self.bb!r}", field="bb")
+        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) \
+                or not 1 <= self.nodes <= MAX_NODES:
+            raise InputError(f"platform nodes must be an integer in [1, {MAX_NODES:,}], got "
+                             f"{magnitude(self.nodes)}", field="nodes")
+        if not 0 <= self.bb <= MAX_BYTES:
+            raise InputError(f"platform bb must be in [0, {MAX_BYTES:g}] bytes, got "
+                             f"{self.bb!r}", field="bb")
         if self.node_ssd is not None and len(self.node_ssd) != self.nodes:
             raise InputError(f"node_ssd has {len(self.node_ssd)} entries for {self.nodes} nodes",
                              field="node_ssd")

@@ -5,7 +5,8 @@ fix (the file, line or JSON path, and the field). The CLI prints such errors on 
 a traceback, and exits non-zero. An :class:`InvalidDecision` is different: it is raised by the
 simulation engine when a policy returns a decision that breaks the platform's limits, and means a
 bug in the policy, not in the input. :func:`check_acyclic` is the check every reader of parsed
-documents shares (file readers and in-memory topology descriptions alike).
+documents shares (file readers and in-memory topology descriptions alike), :func:`check_keys` the
+check of their keys.
 """
 
 from __future__ import annotations
@@ -77,6 +78,20 @@ class InvalidDecision(BboptError, RuntimeError):
         if job_id is not None:
             where = f"{where}, job {job_id}" if where else f"job {job_id}"
         super().__init__(f"invalid decision ({where}): {message}" if where else message)
+
+
+def check_keys(data: Any, known: frozenset[str] | set[str], *, source: str | None = None,
+               line: int | str | None = None) -> None:
+    """Refuse a key of mapping ``data`` that is not in ``known``, naming it (a misspelt
+    ``node_ssd`` must not silently give a platform without SSD), with the nearest known key."""
+    unknown = sorted((k for k in data if k not in known), key=str)
+    if not unknown:
+        return
+    import difflib
+
+    near = difflib.get_close_matches(str(unknown[0]), sorted(known), n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(sorted(known))}"
+    raise InputError(f"unknown key{hint}", source=source, line=line, field=str(unknown[0]))
 
 
 #: Nesting deeper than this in a document is refused (no description of a machine needs it).

@@ -50,7 +50,7 @@ from bbopt.core import (
     Start,
     Status,
 )
-from bbopt.errors import InputError
+from bbopt.errors import InputError, check_keys
 from bbopt.validation import validate_state
 
 VERSION = 1
@@ -136,14 +136,7 @@ class _Reader:
         if not isinstance(value, dict):
             raise self.fail(path, None, f"must be an object, got {type(value).__name__}")
         if keys is not None:
-            unknown = sorted(set(value) - keys, key=str)
-            if unknown:
-                import difflib
-
-                near = difflib.get_close_matches(str(unknown[0]), sorted(keys), n=1)
-                hint = f"; did you mean {near[0]!r}?" if near else \
-                    f"; known: {', '.join(sorted(keys))}"
-                raise self.fail(path, str(unknown[0]), f"unknown key{hint}")
+            check_keys(value, keys, source=self.source, line=path)
         return value
 
     def integers(self, d: dict, key: str, path: str) -> tuple[int, ...] | None:

@@ -58,6 +58,7 @@ from bbopt.core import (
 )
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.gc_pause import collect_if_due, gc_paused
+from bbopt.limits import check_tick
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
 from bbopt.simulation.ledger import Ledger, StartRefused
@@ -116,8 +117,7 @@ def simulate(
     index = {job.id: k for k, job in enumerate(jobs)}
     if len(index) != len(jobs):
         _refuse_duplicates(jobs)
-    if tick is not None and not (tick > 0 and math.isfinite(tick)):
-        raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
+    tick = check_tick(tick)  # a microsecond tick would never finish: bbopt.limits
     # by submission, ties in job order (a stable sort: the order of the keys (submit, k))
     submits = [job.submit for job in jobs]
     order = sorted(range(len(jobs)), key=submits.__getitem__)

@@ -68,6 +68,7 @@ from typing import Any
 
 from bbopt.core import Job
 from bbopt.errors import InputError
+from bbopt.limits import MAX_NODES, check_count
 
 #: Batsim v5 profile type names -> the v4 names bbopt works with.
 V5_TO_V4 = {
@@ -160,9 +161,8 @@ def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPE
     if not isinstance(doc, dict):
         raise err("the workload must be a JSON object with 'jobs' and 'profiles'", "$")
     nb_res = doc.get("nb_res")
-    if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int)
-                               or nb_res < 1):
-        raise err(f"must be a positive integer, got {nb_res!r}", "nb_res", "nb_res")
+    if nb_res is not None:
+        nb_res = check_count(nb_res, "nb_res", high=MAX_NODES, source=source, line="nb_res")
     if "jobs" not in doc:
         raise err("is missing", "$", "jobs")
     raw_jobs = doc["jobs"]

@@ -23,6 +23,15 @@ import numpy as np
 
 from bbopt.core import GB, TB, Job
 from bbopt.errors import InputError, UnknownNameError
+from bbopt.limits import (
+    MAX_BANDWIDTH,
+    MAX_ENTITIES,
+    MAX_JOBS,
+    MAX_NODES,
+    MAX_SECONDS,
+    check_count,
+    check_number,
+)
 
 
 @dataclass(frozen=True)
@@ -191,6 +200,39 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
 )}
 
 
+#: The sane range of each numeric parameter (:mod:`bbopt.limits`), checked before a generator
+#: runs: integers as ``("count", low, high)``, numbers as ``("number", low, high, low_open)``.
+PARAMETER_RANGES: dict[str, tuple] = {
+    "n_jobs": ("count", 1, MAX_JOBS), "n_apps": ("count", 1, MAX_JOBS),
+    "n": ("count", 1, MAX_JOBS), "n_entities": ("count", 1, MAX_ENTITIES),
+    "nodes": ("count", 1, MAX_NODES), "max_nodes": ("count", 1, MAX_NODES),
+    "min_nodes": ("count", 1, MAX_NODES), "factor": ("count", 1, MAX_NODES),
+    "cores_per_node": ("count", 1, 10**4),
+    "duration": ("number", 0.0, MAX_SECONDS, True), "load": ("number", 0.0, 100.0, True),
+    "alpha": ("number", 0.0, 1e3, True), "scale": ("number", 0.0, 1e6, True),
+    "long_log_scale": ("number", 0.0, 10.0, True),
+    "share": ("number", 0.0, 1.0, False), "small_share": ("number", 0.0, 1.0, False),
+    "preemptable": ("number", 0.0, 1.0, False), "checkpointable": ("number", 0.0, 1.0, False),
+    "per_node": ("number", 0.0, MAX_BANDWIDTH, False),
+}
+
+
+def check_parameters(name: str, params: dict[str, Any]) -> None:
+    """Refuse a numeric parameter outside its range (``first n=-1``, ``kth-like n_jobs=1e12``)
+    before anything is drawn or allocated; ``None`` keeps a parameter's "not given" meaning."""
+    for key, value in params.items():
+        rule = PARAMETER_RANGES.get(key)
+        if rule is None or value is None:
+            continue
+        try:
+            if rule[0] == "count":
+                check_count(value, key, low=rule[1], high=rule[2])
+            else:
+                check_number(value, key, low=rule[1], high=rule[2], low_open=rule[3])
+        except InputError as exc:
+            raise InputError(f"generator {name!r}: {exc.reason}", field=key) from None
+
+
 def generator(name: str) -> Generator:
     if name not in GENERATORS:
         raise UnknownNameError("generator", name, list(GENERATORS))
@@ -210,4 +252,8 @@ def apply(name: str, jobs: Sequence[Job] | None, seed: int, **params: Any) -> li
     if gen.kind == "transform" and jobs is None:
         raise InputError(f"{name!r} transforms a workload; give it one (a file or a source)",
                          field=name)
-    return list(gen.fn(None if jobs is None else list(jobs), int(seed), **params))
+    check_parameters(name, params)
+    out = list(gen.fn(None if jobs is None else list(jobs), int(seed), **params))
+    if not out:
+        raise InputError(f"generator {name!r} left no jobs", field=name)
+    return out
