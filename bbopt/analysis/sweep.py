@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bbopt.analysis.store import Store, canonical, gzip_csv, run_hash
+from bbopt.analysis.store import Store, canonical, check_name, gzip_csv, run_hash
 from bbopt.analysis.sweep_inputs import (
     _file_sha,
     _measured_shares,
@@ -294,6 +294,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     plain lines every that many seconds (:class:`ProgressLog`, for batch jobs' logs).
     """
     t_start = time.perf_counter()
+    check_name(spec.name)  # (before anything is written: the name names files in the store)
     store = Store(out)
     store.root.mkdir(parents=True, exist_ok=True)
     store.clean_temporaries()
@@ -333,7 +334,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
                            or dask == "local") as shipped:
             if dask is not None:
                 _run_dask(shipped, dask, workers, batch, receive)
-            elif executor == "serial":
+            elif executor == "serial" or not shipped:  # (nothing to hand out: no pool)
                 for t in todo:
                     receive(run_task(t))
             else:
