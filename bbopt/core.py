@@ -369,6 +369,55 @@ class ClusterState:
         return (self.platform.nodes - nodes, self.platform.bb - bb)
 
 
+#: How long after ``now`` a planner takes a running job at or past its walltime to end
+#: (:func:`planning_state`).
+OVERDUE_GRACE = 1.0
+
+
+def planning_state(state: ClusterState, grace: float = OVERDUE_GRACE) -> ClusterState:
+    """``state`` as every policy plans on it: no running job ends at or before ``now``.
+
+    A job at or past its walltime still holds its nodes and BB (a resource manager kills it
+    with a grace period: Slurm's KillWait, then the epilogue); planned from ``start +
+    walltime``, its resources would look free now and a policy would start a job on them. Such
+    a job is taken to end ``grace`` seconds from now (its walltime stretched to that), and the
+    running jobs keep the engine's order by expected end. The state is returned as is when no
+    job is overdue (the usual case, checked in one pass).
+    """
+    now = state.time
+    running = state.running
+    if all(r.start + r.job.walltime > now for r in running):
+        return state
+    from dataclasses import replace
+
+    out = [r if r.start + r.job.walltime > now else
+           replace(r, job=replace(r.job, walltime=now + grace - r.start)) for r in running]
+    if type(running) is RunningJobs:
+        out.sort(key=lambda r: r.start + r.job.walltime)
+        out = RunningJobs.of(out, running.held)
+    return replace(state, running=tuple(out) if type(out) is list else out)
+
+
+def decide_planned(policy: Any, state: ClusterState, overran: bool = False) -> Decision:
+    """``policy.decide`` on :func:`planning_state` of ``state``: how :func:`bbopt.decide` and the
+    engine ask every policy.
+
+    When a running job overran its walltime (now, or at the decision that made the memory:
+    ``overran``), what the policy remembered (conservative reservations, a kept plan) was
+    planned for a past that did not happen; if the policy cannot decide with it, it decides
+    again without memory, as on its first call.
+    """
+    planned = planning_state(state)
+    if (planned is state and not overran) or not planned.memory:
+        return policy.decide(planned)
+    try:
+        return policy.decide(planned)
+    except Exception:  # noqa: BLE001 - any failure of a stale plan: plan afresh (a real
+        from dataclasses import replace  # error of the policy raises again just below)
+
+        return policy.decide(replace(planned, memory={}))
+
+
 class JobState(StrEnum):
     """How a job's life in a simulation ended (its final state in the per-job record)."""
 

@@ -55,6 +55,7 @@ from bbopt.core import (
     Platform,
     RunningJob,
     RunningJobs,
+    decide_planned,
 )
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.gc_pause import collect_if_due, gc_paused
@@ -172,6 +173,7 @@ class _Engine:
         self.rank: list[int] | None = None  # each job's submission rank (when blocks exist)
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
+        self.overran = False  # a job past its walltime since the last decision (_decide)
         self.running_view: RunningJobs | None = None  # the policies' view of self.running
         self.live: dict[int, RunningJob] = {}  # the running entry of each running job
         self.changed = False  # a segment ended since the last decision
@@ -253,6 +255,8 @@ class _Engine:
         for k, why in ended:
             rj = remove(k)
             job = jobs[k]
+            if t > rj.start + job.walltime:  # it ended later than any plan could know
+                self.overran = True
             release(job, res.allocation[k])
             segments.append((job.id, rj.start, t, str(why)))
             if why in REQUEUE_ENDS:
@@ -306,7 +310,13 @@ class _Engine:
         if self.gc_paused and not len(res.decision_times) & 15:
             collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
         c0 = perf_counter()
-        decision = self.policy.decide(state)
+        # a job at or past its walltime (an execution model that does not kill at walltime):
+        # planned as still holding its resources, as bbopt.decide plans it
+        overran, self.overran = self.overran, bool(self.running_keys) and self.running_keys[0] <= t
+        # (overran: the memory was planned while a job ran past its walltime, or one has ended
+        # past it since: kept plans may no longer fit)
+        decision = decide_planned(self.policy, state, overran) if overran or self.overran else \
+            self.policy.decide(state)
         res.decision_times.append(perf_counter() - c0)
         res.decision_stats.append(decision.stats)
         if self.on_decision is not None:

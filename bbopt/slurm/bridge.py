@@ -28,8 +28,8 @@ A released job is planned from its release time (the instant the bridge decided)
 Slurm's start time, which comes about a second later (slurmctld's scheduling loop) and is
 truncated to whole seconds; a job the bridge did not release is planned from Slurm's start.
 Two more readings the simulator does not need: a job released but not yet running holds its
-resources from its release time on (on its requested nodes), and a job running past its
-walltime (Slurm kills at whole minutes) is planned to end one polling interval from now.
+resources from its release time on (on its requested nodes); a job running past its walltime
+(Slurm kills at whole minutes) still holds its own, as :func:`bbopt.decide` plans every state.
 A policy whose kept memory no longer fits what really happened (``conservative-bb``'s
 reservations once a job ran past its walltime) raises; the bridge then decides again with an
 empty memory and says so in the log (``memory_reset``).
@@ -202,9 +202,8 @@ class Bridge:
                 alloc = tuple(index[n] for n in sj.req_nodes if n in index)
             else:
                 continue  # finished, or held by an administrator
-            job = job_from_slurm(sj, origin, self.bb_unit)
-            if start + job.walltime <= now:  # still holding at or past its walltime
-                job = _with_walltime(job, now - start + self.interval)
+            job = job_from_slurm(sj, origin, self.bb_unit)  # (past its walltime: decide plans
+            # it as holding its resources, bbopt.core.planning_state)
             held_by_jobs.update(alloc)
             running.append(RunningJob(job, start, alloc or None))
             by_id[sj.id] = sj
@@ -351,10 +350,6 @@ class Bridge:
         except SlurmError as exc:
             self._log_error(exc)
             return False
-
-
-def _with_walltime(job: bbopt.Job, walltime: float) -> bbopt.Job:
-    return dataclasses.replace(job, walltime=max(walltime, _EPS))
 
 
 def _id_key(job_id: str) -> tuple:
