@@ -6,7 +6,7 @@ a traceback, and exits non-zero. An :class:`InvalidDecision` is different: it is
 simulation engine when a policy returns a decision that breaks the platform's limits, and means a
 bug in the policy, not in the input. :func:`check_acyclic` is the check every reader of parsed
 documents shares (file readers and in-memory topology descriptions alike), :func:`check_keys` the
-check of their keys.
+check of their keys, :class:`UniqueKeys` the refusal of a JSON object that repeats one.
 """
 
 from __future__ import annotations
@@ -92,6 +92,39 @@ def check_keys(data: Any, known: frozenset[str] | set[str], *, source: str | Non
     near = difflib.get_close_matches(str(unknown[0]), sorted(known), n=1)
     hint = f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(sorted(known))}"
     raise InputError(f"unknown key{hint}", source=source, line=line, field=str(unknown[0]))
+
+
+class UniqueKeys:
+    """``object_pairs_hook`` for :func:`json.loads` that notes objects repeating a key (JSON
+    allows it; Python keeps the last value silently); :meth:`check` then names the first such
+    key and its JSON path. Usage: ``hook = UniqueKeys(); data = json.loads(text,
+    object_pairs_hook=hook); hook.check(data, source)``.
+    """
+
+    def __init__(self) -> None:
+        self.repeated: dict[int, str] = {}  # id of an object -> the key it repeats
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            seen: set[str] = set()
+            self.repeated[id(d)] = next(k for k, _ in pairs if k in seen or seen.add(k))
+        return d
+
+    def check(self, data: Any, source: str | None = None) -> None:
+        if not self.repeated:
+            return
+        stack: list[tuple[Any, str]] = [(data, "$")]
+        while stack:  # (depth first, in document order: the first repeated key is named)
+            node, where = stack.pop()
+            if isinstance(node, dict):
+                if id(node) in self.repeated:
+                    key = self.repeated[id(node)]
+                    raise InputError(f"key {key!r} appears twice (JSON keeps only the last)",
+                                     source=source, line=where, field=key)
+                stack.extend((v, f"{where}.{k}") for k, v in reversed(node.items()))
+            elif isinstance(node, list):
+                stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node))))
 
 
 #: Nesting deeper than this in a document is refused (no description of a machine needs it).

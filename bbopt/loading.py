@@ -312,7 +312,7 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
 
         opener = gzip.open
     try:
-        with opener(p, "rt", encoding="utf-8", errors="replace") as fh:
+        with opener(p, "rt", encoding="utf-8-sig", errors="replace") as fh:
             for line in fh:
                 text = line.strip()
                 if text and not text.startswith(";"):

@@ -50,7 +50,7 @@ from bbopt.core import (
     Start,
     Status,
 )
-from bbopt.errors import InputError, check_keys
+from bbopt.errors import InputError, UniqueKeys, check_keys
 from bbopt.validation import validate_state
 
 VERSION = 1
@@ -318,11 +318,13 @@ def _tuple_or_scalar(x: Any) -> Any:
 def _parse(text: str | bytes, source: str) -> Any:
     if isinstance(text, bytes):
         try:
-            text = text.decode("utf-8")
+            text = text.decode("utf-8-sig")  # (a byte-order mark is no part of the document)
         except UnicodeDecodeError as exc:
             raise InputError(f"not UTF-8 text (byte {exc.start})", source=source) from None
+    hook = UniqueKeys()
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text.removeprefix("\ufeff"), parse_constant=_no_constant,
+                          object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", source=source,
                          line=exc.lineno) from None
@@ -330,6 +332,9 @@ def _parse(text: str | bytes, source: str) -> Any:
         raise InputError("not valid JSON: nested too deeply", source=source) from None
     except InputError as exc:
         raise exc.at(source=source) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise InputError(f"not valid JSON: {exc}", source=source) from None
+    hook.check(data, source)
     return data
 
 

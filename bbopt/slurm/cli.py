@@ -167,11 +167,11 @@ def _cmd_run(args) -> int:
                          field="--bb-unit")
     every = parse_seconds(args.progress_every, "--progress-every")
     commands = SlurmCommands(conf=args.conf)
-    commands.check_reachable(parse_seconds(args.connect_timeout, "--connect-timeout"))
     bridge = Bridge(commands, args.policy, _options(args.option),
                     state_dir=args.state_dir, interval=parse_seconds(args.interval, "--interval"),
                     tick=parse_seconds(args.tick, "--tick") if args.tick else None,
-                    bb_unit=unit, partition=args.partition)
+                    bb_unit=unit, partition=args.partition)  # (checks the policy and options)
+    commands.check_reachable(parse_seconds(args.connect_timeout, "--connect-timeout"))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     max_time = parse_seconds(args.max_time, "--max-time") if args.max_time else None

@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Any
 
 from bbopt.core import Job
-from bbopt.errors import InputError
+from bbopt.errors import InputError, UniqueKeys
 from bbopt.limits import MAX_NODES, check_count
 
 #: Batsim v5 profile type names -> the v4 names bbopt works with.
@@ -122,14 +122,18 @@ def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
     if not path.exists():
         raise InputError("no such file", source=src)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read: {exc}", source=src) from None
+    hook = UniqueKeys()
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=src,
                          line=exc.lineno) from None
+    except (ValueError, RecursionError) as exc:  # 4,300-digit integers, deep nesting
+        raise InputError(f"invalid JSON: {exc}", source=src) from None
+    hook.check(doc, src)
     return parse_batsim(doc, source=src, speed=speed, missing_walltime=missing_walltime,
                         io_aware=io_aware)
 
