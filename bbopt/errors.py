@@ -127,6 +127,36 @@ class UniqueKeys:
                 stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node))))
 
 
+_YAML_LOADER: Any = None
+
+
+def unique_key_yaml_loader() -> Any:
+    """A ``yaml.SafeLoader`` that refuses a mapping repeating a key (PyYAML keeps the last
+    silently), with the line of the repeat; keys merged in with ``<<`` may be overridden."""
+    global _YAML_LOADER
+    if _YAML_LOADER is None:
+        import yaml
+
+        class UniqueKeyLoader(yaml.SafeLoader):
+            def construct_mapping(self, node, deep=False):
+                if isinstance(node, yaml.MappingNode):
+                    seen: set[Any] = set()
+                    for key_node, _ in node.value:
+                        if key_node.tag == "tag:yaml.org,2002:merge" \
+                                or not isinstance(key_node, yaml.ScalarNode):
+                            continue
+                        key = self.construct_object(key_node)
+                        if key in seen:
+                            raise yaml.constructor.ConstructorError(
+                                None, None, f"key {key!r} appears twice (YAML keeps only the "
+                                "last)", key_node.start_mark)
+                        seen.add(key)
+                return super().construct_mapping(node, deep=deep)
+
+        _YAML_LOADER = UniqueKeyLoader
+    return _YAML_LOADER
+
+
 #: Nesting deeper than this in a document is refused (no description of a machine needs it).
 MAX_DEPTH = 200
 

@@ -17,6 +17,7 @@ bandwidth              0 .. 10^15 B/s (1 PB/s)         the fastest file systems:
 times, durations       0 .. 10^10 s (317 years)        Unix timestamps are ~2 x 10^9 s
 scheduling tick        1 s .. 10^7 s                   traces have one-second resolution;
                                                        Slurm's shortest scheduling interval
+polling (Slurm bridge) 0.01 s .. 10^7 s                a Slurm command takes ~10 ms
 entities (shares)      1 .. 10^6                       one per user or account
 =====================  ==============================  ======================================
 """
@@ -36,6 +37,8 @@ MAX_BANDWIDTH = 1e15
 MAX_SECONDS = 1e10
 MIN_TICK = 1.0
 MAX_TICK = 1e7
+#: The shortest polling interval of a resource manager (a Slurm command takes ~10 ms).
+MIN_POLL = 0.01
 MAX_ENTITIES = 10**6
 
 

@@ -51,6 +51,7 @@ from bbopt.core import (
     Status,
 )
 from bbopt.errors import InputError, UniqueKeys, check_keys
+from bbopt.limits import magnitude
 from bbopt.validation import validate_state
 
 VERSION = 1
@@ -161,8 +162,9 @@ class _Reader:
         if not isinstance(value, list):
             raise self.fail(path, key, f"must be a list of numbers, got {value!r}")
         for i, x in enumerate(value):
-            if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
-                raise self.fail(path, f"{key}[{i}]", f"must be a finite number, got {x!r}")
+            if not _finite(x):
+                raise self.fail(path, f"{key}[{i}]",
+                                f"must be a finite number, got {magnitude(x)}")
         return tuple(float(x) for x in value)
 
     def list(self, d: dict, key: str, path: str, default: Any = ()) -> list:
@@ -178,9 +180,8 @@ class _Reader:
                 return None if key in d else default
             raise self.fail(path, key, "is missing")
         value = d[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-                value):
-            raise self.fail(path, key, f"must be a finite number, got {value!r}")
+        if not _finite(value):
+            raise self.fail(path, key, f"must be a finite number, got {magnitude(value)}")
         return float(value)
 
     def integer(self, d: dict, key: str, path: str, default: Any = ...) -> int:
@@ -222,6 +223,13 @@ class _Reader:
             if exc.source is not None:
                 raise
             raise exc.at(source=self.source, line=path) from None
+
+
+def _finite(x: Any) -> bool:
+    """A JSON number that is a finite float (an integer of 400 digits is not: it overflows)."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return False
+    return math.isfinite(x) if isinstance(x, float) else abs(x) < 1e308
 
 
 def state_from_dict(d: Any, source: str = "<json>") -> ClusterState:

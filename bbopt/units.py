@@ -12,7 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bbopt.errors import MAX_DEPTH, InputError, UniqueKeys, check_acyclic
+from bbopt.errors import (
+    MAX_DEPTH,
+    InputError,
+    UniqueKeys,
+    check_acyclic,
+    unique_key_yaml_loader,
+)
 from bbopt.resources import parse_quantity
 
 _TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
@@ -44,7 +50,7 @@ def read_document(path: str | Path) -> Any:
         if path.suffix in (".yaml", ".yml"):
             import yaml
 
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=unique_key_yaml_loader())  # (safe, keys once)
         else:
             import json  # (json only when a document or an option is read)
 

@@ -166,3 +166,14 @@ def test_simulate_reads_a_marked_trace(tmp_path, capsys):
     path.write_bytes(BOM + SWF.encode())
     assert main(["simulate", "-w", str(path), "--no-progress"]) == 0
     assert "jobs" in capsys.readouterr().out
+
+
+def test_yaml_documents_refuse_repeated_keys_but_allow_merges(tmp_path):
+    dup = tmp_path / "p.yaml"
+    dup.write_text("nodes: 4\nbb: 1TB\nnodes: 400\n")
+    with pytest.raises(InputError) as exc:
+        load_platform(str(dup))
+    assert "'nodes' appears twice" in str(exc.value) and "line 3" in str(exc.value)
+    merged = tmp_path / "m.yaml"
+    merged.write_text("a: &x {n: 1, m: 2}\nb:\n  <<: *x\n  n: 3\n")
+    assert read_document(merged) == {"a": {"n": 1, "m": 2}, "b": {"n": 3, "m": 2}}

@@ -233,3 +233,21 @@ def test_tick_is_bounded(tick, ok):
 def test_microsecond_tick_through_the_cli(capsys):
     assert main(["simulate", "--jobs", "10", "--tick", "1e-6", "--no-progress"]) == 2
     assert "tick" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value, ok", [("18e6", True), ("1e400", False), ("-5", False),
+                                       ("x", False)])
+def test_numeric_text_parameters_are_checked_as_numbers(value, ok):
+    jobs = [Job("a", 0.0, 10.0)]
+    if ok:
+        assert apply("io-rate", jobs, 0, per_node=value)[0].bandwidth == 18e6
+    else:
+        with pytest.raises(InputError) as exc:
+            apply("io-rate", jobs, 0, per_node=value)
+        assert exc.value.field == "per_node"
+
+
+def test_null_is_refused_where_the_default_is_not_null():
+    with pytest.raises(InputError, match="cannot be null"):
+        apply("kth-like", None, 0, n_jobs=None)
+    assert len(apply("herbein", None, 0, n_jobs=None, duration=3600.0)) > 0

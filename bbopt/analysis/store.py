@@ -157,9 +157,9 @@ class Store:
         except (ValueError, RecursionError) as exc:  # truncated, not UTF-8, not JSON
             return f"summary truncated or corrupt ({' '.join(str(exc).split())[:80]})"
         if not isinstance(s, dict) or s.get("hash") != d.name \
-                or not isinstance(s.get("params"), dict) \
-                or not isinstance(s.get("metrics"), dict):
-            return "summary lacks its hash, params or metrics"
+                or not all(isinstance(s.get(k), dict) for k in ("params", "metrics",
+                                                               "provenance")):
+            return "summary lacks its hash, params, metrics or provenance"
         jobs = d / JOBS
         size = s.get("jobs_bytes")
         if isinstance(size, int) and not isinstance(size, bool):

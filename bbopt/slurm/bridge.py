@@ -51,6 +51,7 @@ from typing import Any
 
 import bbopt
 from bbopt.core import RunningJob
+from bbopt.limits import MAX_TICK, MIN_POLL, check_number, check_tick
 from bbopt.schema import decision_to_dict
 from bbopt.slurm.cluster import SlurmError
 from bbopt.slurm.commands import SlurmCommands, SlurmJob
@@ -115,8 +116,8 @@ class Bridge:
                  options: Mapping[str, Any] | None = None, *, state_dir: str | os.PathLike,
                  interval: float = 1.0, tick: float | None = None, bb_unit: float = DEFAULT_UNIT,
                  partition: str | None = None, clock: Callable[[], float] = time.time) -> None:
-        if not interval > 0:
-            raise bbopt.InputError(f"interval must be > 0 s, got {interval!r}", field="interval")
+        interval = check_number(interval, "interval", low=MIN_POLL, high=MAX_TICK)
+        tick = check_tick(tick)  # (a microsecond tick would poll slurmctld without pause)
         self.commands = commands
         self.policy = policy
         self.policy_name = policy if isinstance(policy, str) else getattr(policy, "name", "?")

@@ -68,7 +68,7 @@ from typing import Any
 
 from bbopt.core import Job
 from bbopt.errors import InputError, UniqueKeys
-from bbopt.limits import MAX_NODES, check_count
+from bbopt.limits import MAX_NODES, check_count, magnitude
 
 #: Batsim v5 profile type names -> the v4 names bbopt works with.
 V5_TO_V4 = {
@@ -199,9 +199,8 @@ def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPE
         submit = _number(raw["subtime"], f"{where}.subtime", "subtime", err)
         if submit < 0:
             raise err(f"must be >= 0, got {raw['subtime']!r}", f"{where}.subtime", "subtime")
-        res = raw["res"]
-        if isinstance(res, bool) or not isinstance(res, int) or res < 1:
-            raise err(f"must be a positive integer, got {res!r}", f"{where}.res", "res")
+        res = check_count(raw["res"], "res", high=MAX_NODES, source=source,
+                          line=f"{where}.res")
         pname = raw["profile"]
         if not isinstance(pname, str):
             raise err(f"must be a profile name (string), got {pname!r}", f"{where}.profile",
@@ -302,10 +301,13 @@ def _io_aware_job(job: Job, phased: bool) -> Job:
 def _number(value: Any, where: str, fld: str, err) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise err(f"must be a number, got {value!r}", where, fld)
-    value = float(value)
-    if not math.isfinite(value):
-        raise err(f"must be finite, got {value!r}", where, fld)
-    return value
+    try:
+        x = float(value)
+    except OverflowError:  # an integer of 400 digits
+        x = math.inf
+    if not math.isfinite(x):
+        raise err(f"must be finite, got {magnitude(value)}", where, fld)
+    return x
 
 
 class _ProfileRuntimes:

@@ -160,7 +160,8 @@ def test_plain_names_are_kept(tmp_path, name):
 
 
 def _summary(h: str) -> dict:
-    return {"hash": h, "params": {"policy": "p"}, "metrics": {"mean_wait": 1.0}}
+    return {"hash": h, "params": {"policy": "p"}, "metrics": {"mean_wait": 1.0},
+            "provenance": {}}
 
 
 def test_concurrent_writers_of_one_run_all_succeed(tmp_path):

@@ -181,3 +181,12 @@ def test_run_progress_reports_failures_at_once_and_recovery(tmp_path):
     assert sum("Slurm answers again" in x for x in lines) == 1
     assert lines.index(failed[0]) < next(k for k, x in enumerate(lines) if "answers again" in x)
     assert re.search(r"\d+ decisions, 0 jobs started, [1-3] failed polls", lines[-1])
+
+
+@pytest.mark.parametrize("over, field", [({"interval": 1e-6}, "interval"),
+                                         ({"interval": 0.0}, "interval"),
+                                         ({"tick": 1e-6}, "tick"), ({"tick": 0.5}, "tick")])
+def test_the_bridge_refuses_periods_that_would_hammer_slurmctld(tmp_path, over, field):
+    with pytest.raises(InputError) as exc:
+        Bridge(FlakySlurm(0), "fcfs-bb", state_dir=tmp_path, **over)
+    assert exc.value.field == field

@@ -217,13 +217,33 @@ PARAMETER_RANGES: dict[str, tuple] = {
 }
 
 
-def check_parameters(name: str, params: dict[str, Any]) -> None:
+def check_parameters(name: str, params: dict[str, Any],
+                     defaults: dict[str, Any] | None = None,
+                     nullable: frozenset[str] = frozenset()) -> None:
     """Refuse a numeric parameter outside its range (``first n=-1``, ``kth-like n_jobs=1e12``)
-    before anything is drawn or allocated; ``None`` keeps a parameter's "not given" meaning."""
+    before anything is drawn or allocated, and one of the wrong kind where the default says
+    it (a flag, a name); ``None`` only where the parameter may be ``None`` (``nullable``)."""
+    defaults = defaults or {}
     for key, value in params.items():
-        rule = PARAMETER_RANGES.get(key)
-        if rule is None or value is None:
+        default = defaults.get(key)
+        if value is None:
+            if key in defaults and key not in nullable:
+                raise InputError(f"generator {name!r}: {key} cannot be null (default "
+                                 f"{default!r})", field=key)
             continue
+        for kind, what in ((bool, "true or false"), (str, "a name")):
+            if isinstance(default, kind) and not isinstance(value, kind):
+                raise InputError(f"generator {name!r}: {key} must be {what}, got {value!r}",
+                                 field=key)
+        rule = PARAMETER_RANGES.get(key)
+        if rule is None:
+            continue
+        if isinstance(value, str):  # (YAML reads 18e6 as text; the generators convert it)
+            try:
+                value = int(value) if rule[0] == "count" else float(value)
+            except ValueError:
+                raise InputError(f"generator {name!r}: {key} must be a number, got {value!r}",
+                                 field=key) from None
         try:
             if rule[0] == "count":
                 check_count(value, key, low=rule[1], high=rule[2])
@@ -252,7 +272,9 @@ def apply(name: str, jobs: Sequence[Job] | None, seed: int, **params: Any) -> li
     if gen.kind == "transform" and jobs is None:
         raise InputError(f"{name!r} transforms a workload; give it one (a file or a source)",
                          field=name)
-    check_parameters(name, params)
+    nullable = frozenset(k for k, p in inspect.signature(gen.fn).parameters.items()
+                         if "None" in str(p.annotation))
+    check_parameters(name, params, known, nullable)
     out = list(gen.fn(None if jobs is None else list(jobs), int(seed), **params))
     if not out:
         raise InputError(f"generator {name!r} left no jobs", field=name)
