@@ -90,3 +90,18 @@ def test_a_killed_sweep_leaves_no_worker_inputs_and_resumes(tmp_path, sig, statu
     assert proc.returncode == 0, err
     assert "16 runs" in err and "0 failed" in err
     assert len([d for d in (out / "runs").iterdir() if not d.name.startswith(".")]) == 16
+
+
+def test_sigterm_during_compare_keeps_the_finished_policies(tmp_path):
+    out = tmp_path / "res"
+    proc = _popen(["compare", "--no-progress", "--jobs", "3000", "--policies",
+                   "fcfs-bb,plan-2,sjf-bb", "-o", "budget=0.5", "--workers", "1", "--out",
+                   str(out)], tmp_path)
+    first = out / "fcfs-bb_jobs.csv"
+    _wait_for(first.exists, proc)
+    time.sleep(0.5)  # plan-2 (0.5 s per decision) is now running
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "stopped by SIGTERM: finished fcfs-bb; not finished plan-2, sjf-bb" in err
+    assert sorted(p.name for p in out.iterdir()) == ["fcfs-bb_jobs.csv", "summary.json"]

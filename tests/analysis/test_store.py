@@ -238,3 +238,22 @@ def test_rerunning_a_finished_sweep_through_the_cli_exits_0(finished, tmp_path):
                           timeout=300, cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 0, proc.stderr
     assert "2 runs, 2 already done, 0 run, 0 failed" in proc.stderr
+
+
+def test_two_sweeps_on_one_store_both_finish_and_write_each_run_once(tmp_path):
+    spec = tmp_path / "st.yaml"
+    spec.write_text(yaml.safe_dump({**SPEC, "seeds": [0, 1, 2]}))
+    root = tmp_path / "res"
+    cmd = [sys.executable, "-m", "bbopt", "sweep", str(spec), "--out", str(root), "--serial",
+           "--no-progress"]
+    cwd = Path(__file__).resolve().parents[2]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=cwd) for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        assert "Traceback" not in err
+    s = Store(root)
+    assert s.unreadable_runs() == {}
+    assert len(collect(root)) == 6
+    assert not [d for d in s.runs.iterdir() if d.name.startswith(".")]
