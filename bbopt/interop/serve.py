@@ -48,6 +48,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
+from bbopt.core import decide_planned
 from bbopt.errors import BboptError, InputError
 from bbopt.gc_pause import collect_if_due, gc_paused
 from bbopt.policies.registry import Policy, make_policy, policy_options
@@ -187,7 +188,7 @@ class DecisionService:
             keep.append(state)
         t1 = time.perf_counter()
         cold = name not in self.decided
-        decision = policy.decide(state)
+        decision = decide_planned(policy, state)  # (a job past its walltime still holds)
         t2 = time.perf_counter()
         self.decided.add(name)
         if decision.memory is not None:
