@@ -156,10 +156,9 @@ class Store:
             s = json.loads(text)
         except (ValueError, RecursionError) as exc:  # truncated, not UTF-8, not JSON
             return f"summary truncated or corrupt ({' '.join(str(exc).split())[:80]})"
-        if not isinstance(s, dict) or s.get("hash") != d.name \
-                or not all(isinstance(s.get(k), dict) for k in ("params", "metrics",
-                                                               "provenance")):
-            return "summary lacks its hash, params, metrics or provenance"
+        why = _summary_shape(s, d.name)
+        if why is not None:
+            return why
         jobs = d / JOBS
         size = s.get("jobs_bytes")
         if isinstance(size, int) and not isinstance(size, bool):
@@ -295,6 +294,25 @@ class Store:
         except (EOFError, OSError, zlib.error, ValueError, UnicodeDecodeError) as exc:
             raise InputError(f"truncated or corrupt ({type(exc).__name__}); run the sweep "
                              "again to re-run it", source=str(path)) from None
+
+
+def _summary_shape(s: Any, h: str) -> str | None:
+    """What a summary lacks of what :func:`collect` and the report read, or ``None``."""
+    if not isinstance(s, dict) or s.get("hash") != h:
+        return "summary does not name its run"
+    params, metrics, prov = s.get("params"), s.get("metrics"), s.get("provenance")
+    if not isinstance(params, dict) or not isinstance(params.get("policy"), str):
+        return "summary names no policy"
+    if not isinstance(metrics, dict) or any(isinstance(v, dict | list)
+                                            for v in metrics.values()):
+        return "summary holds no metrics"
+    platform = prov.get("hash_inputs", {}).get("platform") if isinstance(prov, dict) and \
+        isinstance(prov.get("hash_inputs"), dict) else None
+    if not isinstance(platform, dict) or not all(
+            isinstance(platform.get(k), int | float) and not isinstance(platform.get(k), bool)
+            for k in ("nodes", "bb")):
+        return "summary lacks the provenance of its platform"
+    return None
 
 
 def _temporary_name(h: str) -> str:

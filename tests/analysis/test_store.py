@@ -161,7 +161,7 @@ def test_plain_names_are_kept(tmp_path, name):
 
 def _summary(h: str) -> dict:
     return {"hash": h, "params": {"policy": "p"}, "metrics": {"mean_wait": 1.0},
-            "provenance": {}}
+            "provenance": {"hash_inputs": {"platform": {"nodes": 4, "bb": 0.0}}}}
 
 
 def test_concurrent_writers_of_one_run_all_succeed(tmp_path):
@@ -257,3 +257,44 @@ def test_two_sweeps_on_one_store_both_finish_and_write_each_run_once(tmp_path):
     assert s.unreadable_runs() == {}
     assert len(collect(root)) == 6
     assert not [d for d in s.runs.iterdir() if d.name.startswith(".")]
+
+
+summary_like = st.fixed_dictionaries({}, optional={
+    "hash": st.just("RUN"), "params": st.one_of(st.dictionaries(
+        st.sampled_from(["policy", "workload", "seed"]),
+        st.one_of(st.text(max_size=3), st.integers(), st.none()), max_size=3), st.integers()),
+    "metrics": st.one_of(st.dictionaries(st.text(max_size=3), st.one_of(
+        st.floats(), st.none(), st.text(max_size=2), st.lists(st.integers(), max_size=1)),
+        max_size=3), st.none()),
+    "provenance": st.one_of(st.just({"hash_inputs": {"platform": {"nodes": 4, "bb": 1.0}}}),
+                            st.dictionaries(st.sampled_from(["hash_inputs", "host"]),
+                                            st.one_of(st.none(), st.integers(), st.just({})),
+                                            max_size=2))})
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(summary_like)
+def test_any_parsable_summary_is_a_run_or_left_out_never_a_crash(finished, tmp_path, doc):
+    root = tmp_path / "shape"
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(finished, root)
+    s = Store(root)
+    run = _runs(s)[0]
+    doc = {k: (run.name if v == "RUN" else v) for k, v in doc.items()}
+    (run / SUMMARY).write_text(json.dumps(doc))
+    frame = collect(root)
+    assert len(frame) in (1, 2)
+    if len(frame) == 2:  # accepted: it has what collect and report read
+        assert isinstance(doc["params"]["policy"], str)
+
+
+def test_report_leaves_out_a_summary_missing_what_it_reads(finished, tmp_path, capsys):
+    root = tmp_path / "res"
+    shutil.copytree(finished, root)
+    fake = root / "runs" / "abc"
+    fake.mkdir()
+    (fake / SUMMARY).write_text(json.dumps({"hash": "abc", "params": {}, "metrics": {},
+                                            "provenance": {}}))
+    assert main(["report", str(root), "--out", str(tmp_path / "rep")]) == 0
+    assert (tmp_path / "rep" / "results.csv").read_text().count("\n") == 3  # header + 2 runs
