@@ -105,3 +105,38 @@ def test_sigterm_during_compare_keeps_the_finished_policies(tmp_path):
     assert proc.returncode == 143, err
     assert "stopped by SIGTERM: finished fcfs-bb; not finished plan-2, sjf-bb" in err
     assert sorted(p.name for p in out.iterdir()) == ["fcfs-bb_jobs.csv", "summary.json"]
+
+
+def test_a_sweep_removes_the_worker_inputs_of_killed_drivers(tmp_path):
+    from bbopt.analysis.workers import remove_orphan_worker_inputs
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait(30)
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        orphan = tmp_path / f"bbopt-sweep-{dead.pid}-abcd"
+        running = tmp_path / f"bbopt-sweep-{live.pid}-efgh"
+        other = tmp_path / "bbopt-sweep-x"
+        for d in (orphan, running, other):
+            d.mkdir()
+        assert remove_orphan_worker_inputs(str(tmp_path)) == 1
+        assert not orphan.exists() and running.exists() and other.exists()
+    finally:
+        live.kill()
+        live.wait(30)
+
+
+def test_a_sigkilled_sweep_leaves_its_inputs_to_the_next_one(tmp_path):
+    spec, out = _sweep_spec(tmp_path), tmp_path / "res"
+    args = ["sweep", str(spec), "--out", str(out), "--workers", "2", "--no-progress"]
+    proc = _popen(args, tmp_path)
+    tmp = tmp_path / "tmp"
+    _wait_for(lambda: any(p.name.startswith("bbopt-sweep-") for p in tmp.iterdir()), proc)
+    proc.kill()  # SIGKILL: no clean-up possible
+    proc.communicate(timeout=60)
+    assert any(p.name.startswith(f"bbopt-sweep-{proc.pid}-") for p in tmp.iterdir())
+    time.sleep(1)  # (its workers notice their parent's death and exit)
+    proc = _popen(args, tmp_path)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    assert [p.name for p in tmp.iterdir() if p.name.startswith("bbopt-sweep-")] == []

@@ -336,13 +336,9 @@ def _writer_alive(path: Path) -> bool:
     pid = int(parts[2])
     if pid == os.getpid():
         return False  # (this process writes nothing while it cleans)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
+    from bbopt.analysis.workers import process_alive
+
+    return process_alive(pid)
 
 
 def _whole_gzip(path: Path) -> bool:

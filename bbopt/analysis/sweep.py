@@ -62,6 +62,7 @@ from bbopt.analysis.sweep_schedule import (
     write_prepared,
 )
 from bbopt.analysis.sweep_spec import Cell, SweepSpec
+from bbopt.analysis.workers import remove_orphan_worker_inputs, worker_inputs_prefix
 from bbopt.errors import InputError
 
 
@@ -357,7 +358,8 @@ def _prepared_for(todo: list[RunTask], local: bool):
     import tempfile
     from dataclasses import replace
 
-    with tempfile.TemporaryDirectory(prefix="bbopt-sweep-") as tmp:
+    remove_orphan_worker_inputs()  # (left by a driver killed with SIGKILL)
+    with tempfile.TemporaryDirectory(prefix=worker_inputs_prefix()) as tmp:
         first = {t.workload_sha: t for t in reversed(todo)}  # one task per workload
         for sha, t in first.items():
             write_prepared(Path(tmp), sha, _workload(t.workload_spec, t.workload_seed)[0])
