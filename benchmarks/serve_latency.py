@@ -10,6 +10,7 @@ memory kept as a session keeps it. Columns: the in-process decide; serve's round
 the client without the service's JSON parsing of the state (reported apart: its parse); serve's
 whole round trip; `bbopt decide` per process (wall time of the process, a few runs). p50/p99 in
 milliseconds. The first serve request of each policy is reported apart (cold or warm start).
+Requests are --gap seconds apart (the service's clean-up after a reply runs in that gap).
 """
 
 from __future__ import annotations
@@ -73,9 +74,10 @@ def in_process(state: ClusterState, policy: str, repeats: int) -> list[float]:
     return out
 
 
-def through_serve(client: ServiceClient, line: bytes, repeats: int):
+def through_serve(client: ServiceClient, line: bytes, repeats: int, gap: float):
     rtt, parse, first = [], [], None
     for k in range(repeats + 1):
+        time.sleep(gap)
         t0 = time.perf_counter()
         client.file.write(line)
         client.file.flush()
@@ -106,6 +108,10 @@ def main() -> None:
     p.add_argument("--policies", default=",".join(POLICIES))
     p.add_argument("--repeats", type=int, default=100)
     p.add_argument("--process-runs", type=int, default=3)
+    p.add_argument("--gap", type=float, default=0.1,
+                   help="seconds between two requests (default 0.1: a resource manager asks "
+                   "at scheduling events, and the service frees the last request's state and "
+                   "collects garbage after its reply, in that gap)")
     args = p.parse_args()
     policies = args.policies.split(",")
     tmp = tempfile.mkdtemp(prefix="bbsl")
@@ -131,7 +137,7 @@ def main() -> None:
                 local = in_process(state, policy, reps)
                 with ServiceClient.unix(sock, timeout=600) as client:
                     line = json.dumps({"policy": policy, "state": body}).encode() + b"\n"
-                    rtt, parse, (first, cold) = through_serve(client, line, reps)
+                    rtt, parse, (first, cold) = through_serve(client, line, reps, args.gap)
                 bare = [r - q for r, q in zip(rtt, parse, strict=True)]
                 proc = per_process(path, policy, args.process_runs)
                 print(f"| {waiting} | {policy} | {pct(local, .5):.2f} / {pct(local, .99):.2f} | "
