@@ -290,6 +290,23 @@ def read_workload_and_platform(path: str | Path | None, platform: str | Path | N
     return w, chosen
 
 
+def batsim_jobs(doc: Any, source: str = "<json>") -> list[Job]:
+    """The jobs of a Batsim workload document already parsed from JSON (e.g. a job and its
+    profile from a message of Batsim's protocol), read as a Batsim workload file is
+    (:func:`bbopt.workloads.batsim.parse_batsim`; Kopanski's I/O-aware parts read plainly)."""
+    from bbopt.workloads.batsim import parse_batsim
+
+    return parse_batsim(doc, source=source, io_aware="plain").jobs
+
+
+def batsim_document(jobs: list[Job], nb_res: int) -> dict[str, Any]:
+    """The Batsim workload document of ``jobs`` with ``delay`` profiles holding their exact
+    runtimes (:func:`bbopt.workloads.batsim.to_batsim`)."""
+    from bbopt.workloads.batsim import to_batsim
+
+    return to_batsim(jobs, nb_res=nb_res, profile_type="delay")
+
+
 def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform | None:
     """The platform an SWF trace declares in its header, if it declares a burst buffer.
 
