@@ -328,13 +328,11 @@ def _metrics(result, args) -> dict[str, float]:
 
 
 def _cmd_simulate(args) -> int:
-    from bbopt.gc_pause import gc_paused
-    with gc_paused():  # (importing numpy and the policy's modules leaves no garbage to look for)
-        from bbopt.analysis.table import metrics_table, model_metrics, rejections
-        from bbopt.outputs import atomic_path, streamed_csv, write_json
-        from bbopt.policies import make_policy
-        options = _options(args.option)
-        make_policy(args.policy, **options)  # a bad name or option fails before any work
+    from bbopt.analysis.table import metrics_table, model_metrics, rejections
+    from bbopt.outputs import atomic_path, streamed_csv, write_json
+    from bbopt.policies import make_policy
+    options = _options(args.option)
+    make_policy(args.policy, **options)  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     w, platform = _load(args)
     options = _entitlements(args, w, [args.policy])
