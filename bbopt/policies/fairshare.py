@@ -71,6 +71,8 @@ from bbopt.core import (
     slack,
 )
 from bbopt.models.preemption import PreemptionModel
+from bbopt.planner import Planner
+from bbopt.policies.eviction_candidates import EvictionCandidates
 from bbopt.policies.queue import head_reservation
 from bbopt.policies.registry import register
 from bbopt.workloads.shares import entitled_nodes, parse_shares
@@ -95,19 +97,24 @@ def _preemptable(job: Job) -> bool:
 
 
 class _Free:
-    """Nodes and BB free for starts in the current decision."""
+    """Nodes and BB free for starts in the current decision; with a ``planner``, a job's BB
+    must also be placeable where the engine places it (named BB nodes), and starts take it."""
 
-    __slots__ = ("nodes", "bb", "tol")
+    __slots__ = ("nodes", "bb", "tol", "planner")
 
-    def __init__(self, nodes: float, bb: float, tol: float) -> None:
-        self.nodes, self.bb, self.tol = nodes, bb, tol
+    def __init__(self, nodes: float, bb: float, tol: float,
+                 planner: Planner | None = None) -> None:
+        self.nodes, self.bb, self.tol, self.planner = nodes, bb, tol, planner
 
     def fits(self, job: Job) -> bool:
-        return job.nodes <= self.nodes and job.bb <= self.bb + self.tol
+        return job.nodes <= self.nodes and job.bb <= self.bb + self.tol and (
+            self.planner is None or self.planner.bb_fits(job))
 
     def take(self, job: Job) -> None:
         self.nodes -= job.nodes
         self.bb -= job.bb
+        if self.planner is not None:
+            self.planner.take_bb(job)
 
 
 class _Easy:
@@ -241,7 +248,7 @@ class MemorylessFairShare:
                 continue
             self._hold(r.job, held, held_np)
         free_n, free_b = state.free()
-        free = _Free(free_n, free_b, slack(platform.bb))
+        free = _Free(free_n, free_b, slack(platform.bb), Planner.of(state))
         waiting = {j.id: j for j in state.queue}
         claims: dict[str, list[str]] = {
             jid: list(v) for jid, v in dict(state.memory.get("claims", {})).items()
@@ -270,7 +277,7 @@ class MemorylessFairShare:
         victims_taken: set[str] = set()
         last_stats: SolveStats | None = None
         done = {j.id for j in started}
-        over = _OverEntitled(self.pool(state), entitled, held, victims_taken)
+        over = EvictionCandidates(self.pool(state), entitled, held, victims_taken, entity_of)
         out_of_time = False
         for job in _priority_order(state.queue):
             if job.id in claims or job.id in done:
@@ -359,7 +366,8 @@ class MemorylessFairShare:
                    held: Mapping[str, int], taken: set[str] = frozenset()) -> list[RunningJob]:
         """Running jobs that may be evicted for ``job``: those of :meth:`pool` not taken, of
         another entity that holds more than its entitlement, in the pool's order."""
-        return _OverEntitled(self.pool(state), entitled, held, taken).candidates(entity_of(job))
+        return EvictionCandidates(self.pool(state), entitled, held, taken,
+                                  entity_of).candidates(entity_of(job))
 
     def model_for(self, state: ClusterState, job: Job, free: _Free,
                   entitled: Mapping[str, int], held: Mapping[str, int],
@@ -413,31 +421,6 @@ class MemorylessFairShare:
         return [cands[i] for i in model.order if x[i]], info, stats
 
 
-class _OverEntitled:
-    """The eviction candidates of one decision: the pool's jobs not taken whose entity holds
-    more than its entitlement, kept while nobody starts or is evicted (``version``: the counts
-    of both), so a long queue of jobs that need evictions costs O(pool) per job, not a rebuilt
-    and re-sorted list each."""
-
-    def __init__(self, pool: list[RunningJob], entitled: Mapping[str, int],
-                 held: Mapping[str, int], taken: set[str]) -> None:
-        self.pool, self.entitled, self.held, self.taken = pool, entitled, held, taken
-        self.over: list[RunningJob] = []
-        self.version: tuple[int, int] | None = None
-
-    def candidates(self, entity: str, version: tuple[int, int] | None = None
-                   ) -> list[RunningJob]:
-        """The candidates for a job of ``entity`` (never its own entity's jobs)."""
-        if not self.pool:
-            return []
-        if version is None or version != self.version:
-            held, entitled, taken = self.held, self.entitled, self.taken
-            self.over = [r for r in self.pool if r.job.id not in taken
-                         and held.get(entity_of(r.job), 0) > entitled.get(entity_of(r.job), 0)]
-            self.version = version
-        return [r for r in self.over if entity_of(r.job) != entity]
-
-
 def _oversize_ok(state: ClusterState, job: Job, started: Sequence[Job]) -> bool:
     """A job larger than its entity's entitlement runs only on an otherwise idle machine."""
     return not state.running and not started
@@ -461,7 +444,8 @@ class Capping:
         for r in state.running:
             held[entity_of(r.job)] = held.get(entity_of(r.job), 0) + r.job.nodes
         free_n, free_b = state.free()
-        easy = _Easy(state, _Free(free_n, free_b, slack(state.platform.bb)))
+        easy = _Easy(state, _Free(free_n, free_b, slack(state.platform.bb),
+                                         Planner.of(state)))
         for job in state.queue:
             u = entity_of(job)
             ent = entitled.get(u, 0)
@@ -503,6 +487,7 @@ class Partition:
         # its partition (run on an idle machine, below) spills into the others' nodes.
         free_n, free_b = state.free()
         machine = _Free(free_n, free_b, slack(platform.bb))
+        placement = Planner.of(state)  # (the BB nodes are the machine's, shared by partitions)
         for u in sorted(by_entity):
             ent = entitled.get(u, 0)
             if ent < 1:
@@ -513,7 +498,7 @@ class Partition:
                                tuple(by_entity[u]))
             free_n, free_b = sub.free()
             easy = _Easy(sub, _Free(min(free_n, machine.nodes), min(free_b, machine.bb),
-                                    slack(platform.bb)))
+                                    slack(platform.bb), placement))
             for job in by_entity[u]:
                 if job.nodes <= part.nodes and job.bb <= part.bb:
                     easy.offer(job)
@@ -591,7 +576,8 @@ class ClassicFairShare:
         f = self.factor(usage)
         order = sorted(state.queue, key=lambda j: -f(entity_of(j)))
         free_n, free_b = state.free()
-        easy = _Easy(state, _Free(free_n, free_b, slack(state.platform.bb)))
+        easy = _Easy(state, _Free(free_n, free_b, slack(state.platform.bb),
+                                         Planner.of(state)))
         for job in order:
             easy.offer(job)
         memory = {"time": state.time, "usage": usage, "running": current}

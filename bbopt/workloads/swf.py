@@ -70,7 +70,6 @@ import numpy as np
 
 from bbopt.core import GB, Job
 from bbopt.errors import InputError
-from bbopt.gc_pause import pausing_gc
 from bbopt.limits import MAX_NODES, count_from_text
 from bbopt.workloads.columns import trusted_job, valid_columns
 from bbopt.workloads.swf_files import (
@@ -125,7 +124,6 @@ class SwfTrace:
         return None
 
 
-@pausing_gc  # (hundreds of thousands of acyclic objects: bbopt.gc_pause)
 def read_swf(
     path: str | Path,
     *,

@@ -46,11 +46,11 @@ def test_kept_candidates_give_the_decisions_of_fresh_lists(backend, monkeypatch)
     kept = pol.decide(state)
     from bbopt.policies import fairshare
 
-    class Fresh(fairshare._OverEntitled):
+    class Fresh(fairshare.EvictionCandidates):
         def candidates(self, entity, version=None):
             return super().candidates(entity, None)  # rebuilt for every job
 
-    monkeypatch.setattr(fairshare, "_OverEntitled", Fresh)
+    monkeypatch.setattr(fairshare, "EvictionCandidates", Fresh)
     fresh = pol.decide(state)
     assert (kept.start, kept.preempt, kept.reservations) == \
         (fresh.start, fresh.preempt, fresh.reservations)
