@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except BboptError as exc:
-        print(f"bbopt: error: {exc}", file=sys.stderr)
+        print(f"bbopt: error: {_flagged(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # the reader of our output went away (``bbopt policies | head -1``): stop quietly
@@ -55,6 +55,20 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bbopt: interrupted", file=sys.stderr)
         return 130
+
+
+#: A run's fields (:class:`bbopt.runs.RunSpec`) as the command line names them.
+_FLAGS = {"seed": "--seed", "warmup": "--warmup", "cooldown": "--cooldown", "first": "--jobs",
+          "jobs": "--jobs", "execution": "--execution", "tick": "--tick"}
+
+
+def _flagged(exc: BboptError) -> BboptError:
+    """An error about a run's field, named by its command-line flag."""
+    from bbopt.errors import InputError
+
+    if isinstance(exc, InputError) and exc.source is None and exc.field in _FLAGS:
+        return InputError(exc.reason, line=exc.line, field=_FLAGS[exc.field])
+    return exc
 
 
 def _echo(text: str = "", end: str = "\n") -> None:
@@ -193,57 +207,47 @@ def _options(pairs: list[str]) -> dict[str, Any]:
     return parse_options(pairs)
 
 
-def _load(args):
-    """The workload (with what was skipped and its digest), the platform and its name; prints
-    one line about skipped records."""
-    from bbopt.core import GB, Platform
-    from bbopt.errors import InputError
-    from bbopt.loading import declared_platform, load_platform, read_workload
-
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError(f"must be >= 1, got {args.jobs}", field="--jobs")
-    if args.seed < 0:
-        raise InputError(f"a seed must be an integer >= 0, got {args.seed}", field="--seed")
+def _spec(args, policy: str):
+    """The run the workload flags describe, for ``policy``."""
+    from bbopt.runs import RunSpec
     from bbopt.units import parse_seconds
 
-    for flag, value in (("--warmup", args.warmup), ("--cooldown", args.cooldown)):
-        if parse_seconds(value, flag) < 0:
-            raise InputError(f"must be >= 0, got {value!r}", field=flag)
-    declared = declared_platform(args.workload) if args.platform is None else None
-    platform = declared or load_platform(args.platform)
-    w = read_workload(args.workload, n_jobs=args.jobs, seed=args.seed, bb=args.bb,
-                      platform=platform, bb_rules=not args.no_bb_rules)
-    if args.platform is None and declared is None and w.nb_res is not None:
-        # a Batsim file declares its machine size; BB per node as on Kopanski's machine
-        per_node = Platform.kopanski().bb / Platform.kopanski().nodes
-        platform = Platform(nodes=w.nb_res, bb=w.nb_res * per_node,
-                            name=f"{w.name} (nb_res {w.nb_res}, {per_node / GB:g} GB BB/node)")
-    if args.preemptable is not None or args.checkpointable is not None:
-        from bbopt.workloads.generators.omfs import with_preemption_flags
+    name, _, pairs = (getattr(args, "execution", None) or "").partition(":")
+    extra = _options([*(p for p in pairs.split(",") if p), *getattr(args, "checkpoint", [])])
+    if getattr(args, "checkpoint", None) and name not in ("", "checkpoint"):
+        from bbopt.errors import InputError
 
-        ckpt = args.checkpointable or 0.0
-        pre = max(args.preemptable if args.preemptable is not None else 0.0, ckpt)
-        w.jobs = with_preemption_flags(w.jobs, preemptable=pre, checkpointable=ckpt,
-                                       seed=args.seed)
+        raise InputError("--checkpoint options need --execution checkpoint",
+                         field="--checkpoint")
+    return RunSpec(workload=args.workload, platform=args.platform, policy=policy,
+                   options=_options(args.option), execution=name or None,
+                   execution_options=extra, seed=args.seed, first=args.jobs, bb=args.bb,
+                   bb_rules=not args.no_bb_rules, preemptable=args.preemptable,
+                   checkpointable=args.checkpointable, tick=args.tick,
+                   budget_mode=args.budget_mode,
+                   warmup=parse_seconds(args.warmup, "--warmup"),
+                   cooldown=parse_seconds(args.cooldown, "--cooldown"))
+
+
+def _load(args, spec, policies: list[str]):
+    """``spec`` loaded (:func:`bbopt.runs.load`) with the workload's own entitlements for the
+    policies that take shares when none are given; prints one line about skipped records."""
+    from dataclasses import replace
+
+    from bbopt.analysis.entitlements import describe, workload_entitlements
+    from bbopt.runs import load
+
+    spec, w = load(spec)
     note = w.skipped_summary()
     if note:
         where = f"; see {Path(args.out) / 'skipped.csv'}" if args.out else \
             "; --out DIR lists them in DIR/skipped.csv"
         print(f"bbopt: {note}{where}", file=sys.stderr)
-    return w, platform
-
-
-def _entitlements(args, w, policies: list[str]) -> dict[str, Any]:
-    """The ``-o`` options, with the workload's own entitlements when a policy takes shares and
-    no --shares is given (:mod:`bbopt.analysis.entitlements`; an error with neither)."""
-    from bbopt.analysis.entitlements import describe, workload_entitlements
-
-    own = workload_entitlements(policies, _options(args.option), w.jobs)
+    own = workload_entitlements(policies, spec.options, spec.workload)
     if own is not None:
-        import json
         print(f"bbopt: {describe(policies, own)}", file=sys.stderr)
-        args.option.append("shares=" + json.dumps(own))
-    return _options(args.option)
+        spec = replace(spec, options={**spec.options, "shares": own})
+    return spec, w
 
 
 def _prepare_out(args, names: list[str]) -> Path | None:
@@ -257,12 +261,12 @@ def _prepare_out(args, names: list[str]) -> Path | None:
     return check_out_dir(args.out, [*names, "summary.json", "skipped.csv"], args.force)
 
 
-def _provenance(args, w, platform, policies, options) -> dict[str, Any]:
+def _provenance(args, w, spec, policies) -> dict[str, Any]:
     from bbopt.outputs import provenance
 
-    return provenance(workload=w, seed=args.seed, platform=platform, policies=policies,
-                      options=options, started=args.started, command=args.argv,
-                      budget_mode=options.get("budget_mode", getattr(args, "budget_mode", None)))
+    return provenance(workload=w, seed=spec.seed, platform=spec.platform, policies=policies,
+                      options=dict(spec.options), started=args.started, command=args.argv,
+                      budget_mode=spec.options.get("budget_mode", spec.budget_mode))
 
 
 def _write_skipped(out: Path | None, w) -> None:
@@ -272,95 +276,40 @@ def _write_skipped(out: Path | None, w) -> None:
         write_skipped(out / "skipped.csv", w.skipped)
 
 
-def _run(jobs, platform, name, policy, args, model=None, on_job_end=None):
-    from bbopt.simulation import simulate
-
-    return simulate(jobs, platform, policy,
-                    options=_with_mode(policy, _options(args.option), args), tick=args.tick,
-                    progress=not args.no_progress, workload_name=name,
-                    execution=model if model is not None else _execution(args),
-                    on_job_end=on_job_end)
-
-
-def _execution(args):
-    """The execution model of ``--execution`` with its ``--checkpoint`` options (a name or a
-    model object); periodic applications (``jeannot:...``) run under exclusive I/O."""
-    from bbopt.errors import InputError
-
-    name = getattr(args, "execution", None)
-    extra = _options(getattr(args, "checkpoint", []))
-    if name is None and extra:
-        name = "checkpoint"
-    if name is None and str(getattr(args, "workload", None) or "").startswith("jeannot:"):
-        name = "exclusive-io"
-    if name != "checkpoint":
-        if extra:
-            raise InputError("--checkpoint options need --execution checkpoint",
-                             field="--checkpoint")
-        return name
-    from bbopt.resources import parse_bandwidth, parse_bytes
-    from bbopt.simulation.checkpoint import CheckpointRestart
-
-    for key, parse in (("memory_per_node", parse_bytes), ("pfs_bandwidth", parse_bandwidth),
-                       ("bb_bandwidth", parse_bandwidth)):
-        if key in extra:
-            extra[key] = parse(extra[key], f"--checkpoint {key}")
-    try:
-        return CheckpointRestart(**extra)
-    except TypeError as exc:
-        raise InputError(f"--checkpoint: {exc}", field="--checkpoint") from None
-
-
-def _with_mode(policy: str, options: dict[str, Any], args) -> dict[str, Any]:
-    """``options`` plus ``budget_mode`` from ``--budget-mode`` for a policy that has budgets
-    (an explicit ``-o budget_mode=...`` wins)."""
-    from bbopt.policies import policy_options
-
-    if "budget_mode" in policy_options(policy) and "budget_mode" not in options:
-        return {**options, "budget_mode": args.budget_mode}
-    return options
-
-
-def _metrics(result, args) -> dict[str, float]:
-    """The run metrics of the table: with --warmup/--cooldown, the job and utilisation metrics
-    over the measurement interval; with a ``shares`` option, entitlement satisfaction."""
-    from bbopt.analysis.table import run_metrics
-    from bbopt.units import parse_seconds
-
-    options = _options(args.option)
-    return run_metrics(result, warmup=parse_seconds(args.warmup, "--warmup"),
-                       cooldown=parse_seconds(args.cooldown, "--cooldown"),
-                       shares=options.get("shares"),
-                       quantum=float(options.get("quantum", 1800.0)))
+def _title(spec, extra: str = "") -> str:
+    p = spec.platform
+    return (f"{spec.name}: {len(spec.workload)} jobs on {p.name} ({p.nodes} nodes, "
+            f"{p.bb / 1e9:g} GB BB){extra}")
 
 
 def _cmd_simulate(args) -> int:
     from bbopt.gc_pause import gc_paused
     with gc_paused():  # (importing numpy and the policy's modules leaves no garbage to look for)
-        from bbopt.analysis.table import metrics_table, model_metrics, rejections
+        from bbopt.analysis.table import metrics_table, rejections
         from bbopt.outputs import atomic_path, streamed_csv, write_json
-        from bbopt.policies import make_policy
-        options = _options(args.option)
-        make_policy(args.policy, **options)  # a bad name or option fails before any work
+        from bbopt.runs import check_policies, run
+        spec = _spec(args, args.policy)
+        check_policies(spec, [args.policy])  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
-    w, platform = _load(args)
-    options = _entitlements(args, w, [args.policy])
+    spec, w = _load(args, spec, [args.policy])
     _write_skipped(out, w)
-    from bbopt.simulation.execution import make_execution_model
-    model = make_execution_model(_execution(args))
-    result = _run(w.jobs, platform, w.name, args.policy, args, model) if out is None else \
-        streamed_csv(out / f"{args.policy}_jobs.csv",  # written as jobs end
-                     lambda end: _run(w.jobs, platform, w.name, args.policy, args, model, end))
-    metrics = _metrics(result, args) | model_metrics(result, model)
-    _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
-                 f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
+    progress = not args.no_progress
+    if out is None:
+        record = run(spec, progress=progress)
+    else:  # jobs.csv written as jobs end
+        records = []
+        streamed_csv(out / f"{args.policy}_jobs.csv", lambda end: records.append(
+            run(spec, progress=progress, on_job_end=end)) or records[0].result)
+        record = records[0]
+    result, metrics = record.result, record.metrics
+    _echo(metrics_table({args.policy: metrics}, _title(spec)))
     print(rejections({args.policy: result}), end="")
     if out is not None:
         if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
             with atomic_path(out / f"{args.policy}_segments.csv") as tmp:
                 result.segments_to_csv(tmp)  # jobs were preempted: every run segment
         write_json(out / "summary.json", {
-            "provenance": _provenance(args, w, platform, [args.policy], options),
+            "provenance": _provenance(args, w, spec, [args.policy]),
             "metrics": {args.policy: metrics}, "unfinished": []})
         _echo(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
     return 0
@@ -370,43 +319,40 @@ def _cmd_compare(args) -> int:
     from bbopt.analysis.table import metrics_table, rejections
     from bbopt.errors import InputError
     from bbopt.outputs import atomic_path, write_json
-    from bbopt.policies import make_policy
+    from bbopt.runs import check_policies, run_detached
 
     policies = list(dict.fromkeys(p.strip() for p in args.policies.split(",") if p.strip()))
     if not policies:
         raise InputError("no policy given", field="--policies")
-    options = _options(args.option)
-    for name in policies:  # fail before the first run on an unknown name or option
-        make_policy(name, **_applicable(name, options))
-    _check_options(list(dict.fromkeys([*policies, args.reference])) if args.split is not None
-                   else policies, options)
+    spec = _spec(args, policies[0])
+    names = list(dict.fromkeys([args.reference, *policies])) if args.split is not None \
+        else policies
+    check_policies(spec, names)  # fail before the first run on an unknown name or option
     if args.split is not None:
-        if args.warmup not in ("0", 0) or args.cooldown not in ("0", 0):
+        if spec.warmup or spec.cooldown:
             raise InputError("--warmup/--cooldown do not apply to --split (each part is "
                              "measured whole)", field="--split")
         out = _prepare_out(args, ["split_summary.csv", "split_parts.csv"])
-        w, platform = _load(args)
-        options = _entitlements(args, w, list(dict.fromkeys([*policies, args.reference])))
+        spec, w = _load(args, spec, names)
         _write_skipped(out, w)
-        return _compare_split(args, w, platform, policies, options, out)
+        return _compare_split(args, w, spec, policies, out)
     out = _prepare_out(args, [f"{p}_jobs.csv" for p in policies])
-    w, platform = _load(args)
-    options = _entitlements(args, w, policies)
+    spec, w = _load(args, spec, policies)
     _write_skipped(out, w)
-    prov = _provenance(args, w, platform, policies, options)
+    prov = _provenance(args, w, spec, policies)
     results = {}
     metrics: dict[str, dict[str, float]] = {}
     show = not args.no_progress and sys.stderr.isatty()
     from bbopt.analysis.workers import run_each
+    from bbopt.runs import for_policy
 
-    runs = run_each(_simulate_measured, [(w.jobs, platform, pol, _with_mode(
-        pol, _applicable(pol, options), args), args.tick, w.name, _execution(args))
-        for pol in policies], _workers(args, len(w.jobs), policies))
+    runs = run_each(run_detached, [(for_policy(spec, pol),) for pol in policies],
+                    _workers(args, len(spec.workload), policies))
     try:
-        for pol, (r, extra) in zip(_progress(policies, show), runs, strict=True):
-            r.jobs = w.jobs
+        for pol, (r, m) in zip(_progress(policies, show), runs, strict=True):
+            r.jobs = spec.workload
             results[pol] = r
-            metrics[pol] = _metrics(r, args) | extra
+            metrics[pol] = m
             if out is not None:  # each policy's results as soon as it finishes
                 with atomic_path(out / f"{pol}_jobs.csv") as tmp:
                     r.to_csv(tmp)
@@ -420,16 +366,15 @@ def _cmd_compare(args) -> int:
         print(f"bbopt: interrupted: finished {done}; not finished {left}{kept}",
               file=sys.stderr)
         return 130
-    title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
-             f"{platform.bb / 1e9:g} GB BB)")
+    title = _title(spec)
     if args.format == "table":
         _echo(metrics_table(metrics, title))
         print(rejections(results), end="")
     elif args.format == "csv":
-        keys = list(next(iter(metrics.values())))
+        keys = list(dict.fromkeys(k for m in metrics.values() for k in m))
         _echo("metric," + ",".join(metrics))
         for k in keys:
-            _echo(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
+            _echo(k + "," + ",".join(repr(metrics[p].get(k, float("nan"))) for p in metrics))
     else:
         import json
         _echo(json.dumps(metrics, indent=2))
@@ -444,14 +389,13 @@ def _cmd_compare(args) -> int:
     return 0
 
 
-def _compare_split(args, w, platform, policies, options, out) -> int:
+def _compare_split(args, w, spec, policies, out) -> int:
     """``bbopt compare --split N``: the normalised per-part comparison."""
     import json
 
     from bbopt.analysis.experiments import compare_split, format_table
-    from bbopt.policies import make_policy
+    from bbopt.runs import for_policy
 
-    make_policy(args.reference, **_applicable(args.reference, options))
     names = list(dict.fromkeys([args.reference, *policies]))
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     show = not args.no_progress and sys.stderr.isatty()
@@ -460,13 +404,13 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
         if show:
             print(f"\r{done}/{total} runs", end="" if done < total else "\n", file=sys.stderr)
 
-    jobs, name = w.jobs, w.name
-    table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
-                          metrics=metrics, tick=args.tick, progress=progress,
-                          options={p: _with_mode(p, _applicable(p, options), args)
-                                   for p in names}, workers=_workers(args, len(jobs), names))
-    title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
-             f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
+    jobs = spec.workload
+    table = compare_split(jobs, spec.platform, names, n_parts=args.split,
+                          reference=args.reference, metrics=metrics, tick=spec.tick,
+                          progress=progress, base=spec,
+                          options={p: for_policy(spec, p).options for p in names},
+                          workers=_workers(args, len(jobs), names))
+    title = _title(spec, f", {args.split} parts")
     if args.format == "table":
         _echo(format_table(table, title))
     elif args.format == "csv":
@@ -478,8 +422,7 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
 
         write_text(out / "split_summary.csv", table.to_csv(index=False))
         write_text(out / "split_parts.csv", table.attrs["raw"].to_csv(index=False))
-        write_json(out / "summary.json", {"provenance": _provenance(args, w, platform, names,
-                                                                    options),
+        write_json(out / "summary.json", {"provenance": _provenance(args, w, spec, names),
                                           "split": json.loads(table.to_json(orient="records"))})
         print(f"wrote split_summary.csv, split_parts.csv and summary.json to {out}",
               file=sys.stderr)
@@ -493,51 +436,6 @@ def _compare_split(args, w, platform, policies, options, out) -> int:
                         title=title, path=tmp)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
-
-
-def _applicable(policy: str, options: dict[str, Any]) -> dict[str, Any]:
-    """The subset of ``options`` that ``policy`` accepts (compare runs different policies)."""
-    from bbopt.policies import policy_options
-
-    accepted = policy_options(policy)
-    if "**" in accepted:
-        return options
-    return {k: v for k, v in options.items() if k in accepted}
-
-
-def _check_options(policies: list[str], options: dict[str, Any]) -> None:
-    """Every ``-o`` option must be accepted by at least one of ``policies`` (a typo is an error,
-    not a silently ignored option)."""
-    from bbopt.errors import InputError
-    from bbopt.policies import policy_options
-
-    accepted: set[str] = set()
-    for name in policies:
-        accepted |= set(policy_options(name))
-    if "**" in accepted:
-        return
-    unknown = sorted(set(options) - accepted)
-    if unknown:
-        raise InputError(f"no policy among {', '.join(policies)} accepts {', '.join(unknown)}; "
-                         f"their options: {', '.join(sorted(accepted)) or 'none'}",
-                         field=f"-o {unknown[0]}")
-
-
-def _simulate_measured(jobs, platform, policy, options, tick, name, execution=None):
-    """One policy's replay (in a worker process of ``compare``) and the metrics its execution
-    model adds (the model's record of the run, e.g. the exclusive-I/O transfers, stays where it
-    ran). The result comes back without its jobs, the caller's list in its order: sending them
-    back from a worker cost as much as sending them there."""
-    from bbopt.analysis.table import model_metrics
-    from bbopt.simulation import simulate
-    from bbopt.simulation.execution import make_execution_model
-
-    model = make_execution_model(execution)
-    result = simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name,
-                      execution=model)
-    extra = model_metrics(result, model)
-    result.jobs = []
-    return result, extra
 
 
 def _workers(args, runs: int, policies) -> int:
@@ -572,8 +470,10 @@ def _cmd_decide(args) -> int:
         if path.is_dir():
             raise InputError("is a directory, not a state file", source=args.state)
         text, source = path.read_bytes(), args.state
-    options = _with_mode(args.policy, _options(args.option), args)
     from bbopt.policies import make_policy
+    from bbopt.runs import with_budget_mode
+
+    options = with_budget_mode(args.policy, _options(args.option), args.budget_mode)
 
     policy = make_policy(args.policy, **options)  # a bad name or option before the state
     state = loads_state(text, source)

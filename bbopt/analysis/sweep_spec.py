@@ -65,7 +65,7 @@ AXES = ("workloads", "platforms", "policies", "seeds", "budgets", "executions")
 AXIS_KEY = {"workloads": "workload", "platforms": "platform", "policies": "policy",
             "seeds": "seed", "budgets": "budget", "executions": "execution"}
 KNOWN = {"name", "description", *AXES, "tick", "warmup", "cooldown", "reference", "metrics",
-         "exclude", "zip", "quick", "report"}
+         "exclude", "zip", "quick", "report", "budget_mode"}
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,8 @@ class SweepSpec:
     zip: list[list[str]] = field(default_factory=list)
     description: str = ""
     report: dict[str, Any] = field(default_factory=dict)
+    #: budget mode of the policies with solver budgets unless their options set one
+    budget_mode: str = "deterministic"
 
     def cells(self) -> list[Cell]:
         """Every run of the grid, in a deterministic order."""
@@ -330,11 +332,21 @@ def parse_spec(doc: Any, *, source: str = "<spec>", base: Path | None = None,
                                                      ["mean_wait", "mean_bounded_slowdown"]),
         exclude=[dict(e) for e in doc.get("exclude") or []],
         zip=[list(z) for z in doc.get("zip") or []],
-        description=str(doc.get("description", "")), report=dict(doc.get("report") or {}))
+        description=str(doc.get("description", "")), report=dict(doc.get("report") or {}),
+        budget_mode=_budget_mode(doc.get("budget_mode", "deterministic"), source))
     if spec.reference is not None and spec.reference not in labels:
         raise InputError(f"reference {spec.reference!r} is not among the policies "
                          f"({', '.join(labels)})", source=source, field="reference")
     return spec
+
+
+def _budget_mode(value: Any, source: str) -> str:
+    from bbopt.solvers.base import BUDGET_MODES
+
+    if value not in BUDGET_MODES:
+        raise InputError(f"must be one of {', '.join(BUDGET_MODES)}, got {value!r}",
+                         source=source, field="budget_mode")
+    return str(value)
 
 
 def _executions(items: Any, source: str) -> dict[str, dict[str, Any]]:

@@ -55,7 +55,7 @@ import math
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 from bbopt.core import (
     GB,
@@ -73,6 +73,7 @@ from bbopt.core import (
 from bbopt.models.preemption import PreemptionModel
 from bbopt.policies.queue import head_reservation
 from bbopt.policies.registry import register
+from bbopt.units import Bandwidth, Bytes, Seconds
 from bbopt.workloads.shares import entitled_nodes, parse_shares
 
 MINUTES = 60.0
@@ -177,7 +178,9 @@ class MemorylessFairShare:
     Options: ``shares`` (entitlements); ``quantum`` (seconds a job runs before it may be
     evicted, default 1800); ``memory_per_node`` and ``checkpoint_bandwidth`` (bytes, bytes/s per
     node) to estimate a checkpoint's cost for the victim choice; ``penalty`` (node-seconds per
-    eviction); ``budget`` (seconds per victim choice of ``omfs-opt``); ``audit`` (``omfs-opt``:
+    eviction); ``budget`` (seconds per victim choice of ``omfs-opt``) counted as ``budget_mode``
+    says (``"wall"``, or ``"deterministic"``: CP-SAT's deterministic time, the same victims on
+    any load); ``audit`` (``omfs-opt``:
     also compute Algorithm 1's greedy victims, default on); ``protect``: ``"strict"`` (default:
     no victim entity drops below its entitlement) or ``"over"`` (``omfs`` only: a victim's entity
     need only hold more than its entitlement before each eviction -- the paper's "evicting jobs
@@ -187,10 +190,13 @@ class MemorylessFairShare:
 
     io_aware = False
 
-    def __init__(self, name: str = "omfs", shares: Any = None, quantum: float = 30 * MINUTES,
-                 backend: str = "greedy", memory_per_node: float = 64 * GB,
-                 checkpoint_bandwidth: float = 1 * GB, penalty: float = 0.0,
-                 budget: float = 0.05, audit: bool = True, protect: str = "strict") -> None:
+    def __init__(self, name: str = "omfs", shares: Any = None,
+                 quantum: Annotated[float, Seconds] = 30 * MINUTES, backend: str = "greedy",
+                 memory_per_node: Annotated[float, Bytes] = 64 * GB,
+                 checkpoint_bandwidth: Annotated[float, Bandwidth] = 1 * GB,
+                 penalty: float = 0.0, budget: Annotated[float, Seconds] = 0.05,
+                 audit: bool = True, protect: str = "strict",
+                 budget_mode: str = "wall") -> None:
         if not (quantum >= 0 and math.isfinite(quantum)):
             raise ValueError(f"quantum must be >= 0 seconds, got {quantum!r}")
         if protect not in ("strict", "over"):
@@ -207,6 +213,7 @@ class MemorylessFairShare:
         self.checkpoint_bandwidth = float(checkpoint_bandwidth)
         self.penalty = float(penalty)
         self.budget = float(budget)
+        self.budget_mode = budget_mode
         self.audit = bool(audit) and backend != "greedy"
 
     # -- the eviction cost the victim choice minimises ------------------------------------------
@@ -368,7 +375,7 @@ class MemorylessFairShare:
         backend = self.backend
         if backend == "auto":  # enumeration is faster than a solver's set-up on small states
             backend = "exhaustive" if model.size <= AUTO_EXHAUSTIVE else "cpsat"
-        result = solve(model, backend, Budget(self.budget), seed=0)
+        result = solve(model, backend, Budget.of(self.budget, mode=self.budget_mode), seed=0)
         stats = SolveStats(backend=result.backend, status=result.status,
                            objective=result.objective, bound=result.bound,
                            wall_time=result.wall_time, budget=self.budget)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import math
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from bbopt.core import ClusterState, Decision
 from bbopt.errors import InputError, UnknownNameError
+from bbopt.units import check_options
 
 
 @runtime_checkable
@@ -119,17 +119,7 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
     if name not in _REGISTRY:
         raise UnknownNameError("policy", name, list(_REGISTRY))
     cls, defaults, _ = _REGISTRY[name]
-    params = inspect.signature(cls).parameters
-    accepts_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
-    for key in options:
-        if key not in params and not accepts_any:
-            allowed = sorted(k for k in params if k not in defaults and k != "name")
-            raise InputError(f"policy {name!r} has no option {key!r}; its options: "
-                             f"{', '.join(allowed) or 'none'}", field=key)
-        if key in defaults:
-            raise InputError(f"option {key!r} is fixed by the policy name {name!r}", field=key)
-        if key in params:
-            _check_type(name, key, options[key], params[key])
+    options = check_options(cls, options, what=f"policy {name!r}", fixed=defaults, prefix="-o ")
     try:
         return cls(name=name, **defaults, **options)
     except (TypeError, ValueError) as exc:  # the constructor's own checks of option values
@@ -141,32 +131,3 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
         first = next(iter(options), None)
         raise InputError(f"policy {name!r}: {exc}",
                          field=f"-o {first}" if first else None) from None
-
-
-_TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "bool": (bool,),
-                                       "str": (str,), "None": (type(None),)}
-
-
-def _check_type(policy: str, key: str, value: Any, param: inspect.Parameter) -> None:
-    """Refuse an option value of the wrong kind (``-o depth=abc``), judged from the
-    constructor's annotation (``int | None``) or, without one, the default's type."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"policy {policy!r} needs a finite number, got {value!r}",
-                         field=f"-o {key}")
-    if key == "seed" and isinstance(value, int) and value < 0:
-        raise InputError(f"a seed must be an integer >= 0, got {value}", field=f"-o {key}")
-    ann = param.annotation
-    names = [t.strip() for t in ann.split("|")] if isinstance(ann, str) else []
-    if any(t not in _TYPES for t in names):
-        return  # a type this check does not know (a callable, a sequence): the policy checks
-    if not names:
-        d = param.default
-        if d is param.empty or d is None or not isinstance(d, bool | int | float | str):
-            return
-        names = ["bool" if isinstance(d, bool) else "float" if isinstance(d, int | float)
-                 else "str"]
-    allowed = tuple(t for n in names for t in _TYPES[n])
-    if (isinstance(value, bool) and "bool" not in names) or not isinstance(value, allowed):
-        want = " or ".join({"int": "an integer", "float": "a number", "bool": "true/false",
-                            "str": "text", "None": "null"}[n] for n in names)
-        raise InputError(f"policy {policy!r} needs {want}, got {value!r}", field=f"-o {key}")

@@ -23,6 +23,13 @@ contention and phased models do):
 - ``resubmit(k) -> Job``: the job as the queue sees it again (e.g. its remaining walltime);
 - ``record(result)``: write the model's per-job accounting into the result after the run.
 
+Metrics: ``metrics(result) -> dict[str, float]`` gives the metrics the model adds to a run's
+job metrics, under the same names wherever a run is measured (:func:`bbopt.runs.run`):
+Herbein et al.'s I/O metrics for the fluid models, Jeannot et al.'s ``xio_*`` for exclusive I/O.
+
+:class:`ExecutionModelBase` declares the optional hooks with their defaults (no metrics, no
+accounting, every instant may end a job); the built-in models derive from it.
+
 :class:`Rigid` is the default (Kopanski & Rzadca, Section 4.1, without I/O side effects): a job
 runs ``min(runtime, walltime)`` and is killed at its walltime when its runtime exceeds it.
 """
@@ -35,9 +42,9 @@ from importlib import import_module
 from typing import Any, Protocol
 
 from bbopt.core import Job, JobState, Platform
-from bbopt.errors import UnknownNameError
+from bbopt.errors import InputError, UnknownNameError
 
-__all__ = ["EXECUTION_MODELS", "REQUEUE_ENDS", "ExecutionModel", "Rigid",
+__all__ = ["EXECUTION_MODELS", "REQUEUE_ENDS", "ExecutionModel", "ExecutionModelBase", "Rigid",
            "make_execution_model"]
 
 
@@ -55,7 +62,25 @@ class ExecutionModel(Protocol):
     def finish(self, t: float) -> list[tuple[int, str]]: ...
 
 
-class Rigid:
+class ExecutionModelBase:
+    """The optional side of the protocol, with its defaults: derive a model from this class
+    and override what it needs."""
+
+    name = "model"
+    #: True when jobs end only at :meth:`next_time` and ``finish`` changes nothing at other
+    #: instants (the engine then calls it only then).
+    ends_only_at_next_time = False
+
+    def record(self, result: Any) -> None:
+        """Write the model's per-job accounting into ``result`` after the run (default:
+        nothing)."""
+
+    def metrics(self, result: Any) -> dict[str, float]:
+        """The metrics this model adds to the run's job metrics (default: none)."""
+        return {}
+
+
+class Rigid(ExecutionModelBase):
     """Each job runs for its trace runtime (its walltime when none is known), cut at walltime."""
 
     name = "rigid"
@@ -118,12 +143,20 @@ class _Models(Mapping):
 EXECUTION_MODELS: Mapping[str, Any] = _Models()
 
 
-def make_execution_model(model: str | ExecutionModel | None) -> ExecutionModel:
-    """An execution model by name (``"rigid"``) or the object itself."""
+def make_execution_model(model: str | ExecutionModel | None, **options: Any) -> ExecutionModel:
+    """An execution model by name (``"rigid"``) with its constructor's ``options``, or the
+    object itself."""
     if model is None:
-        return Rigid()
+        model = "rigid"
     if isinstance(model, str):
         if model not in EXECUTION_MODELS:
             raise UnknownNameError("execution model", model, list(EXECUTION_MODELS))
-        return EXECUTION_MODELS[model]()
+        cls = EXECUTION_MODELS[model]
+        try:
+            return cls(**options)
+        except TypeError as exc:  # an option the constructor does not take
+            raise InputError(f"execution model {model!r}: {exc}", field="execution") from None
+    if options:
+        raise InputError("execution options go with an execution model's name",
+                         field="execution")
     return model
