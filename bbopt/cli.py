@@ -232,10 +232,8 @@ def _spec(args, policy: str):
 def _load(args, spec, policies: list[str]):
     """``spec`` loaded (:func:`bbopt.runs.load`) with the workload's own entitlements for the
     policies that take shares when none are given; prints one line about skipped records."""
-    from dataclasses import replace
-
-    from bbopt.analysis.entitlements import describe, workload_entitlements
-    from bbopt.runs import load
+    from bbopt.analysis.entitlements import describe
+    from bbopt.runs import entitled, load
 
     spec, w = load(spec)
     note = w.skipped_summary()
@@ -243,10 +241,9 @@ def _load(args, spec, policies: list[str]):
         where = f"; see {Path(args.out) / 'skipped.csv'}" if args.out else \
             "; --out DIR lists them in DIR/skipped.csv"
         print(f"bbopt: {note}{where}", file=sys.stderr)
-    own = workload_entitlements(policies, spec.options, spec.workload)
+    spec, own = entitled(spec, policies)
     if own is not None:
         print(f"bbopt: {describe(policies, own)}", file=sys.stderr)
-        spec = replace(spec, options={**spec.options, "shares": own})
     return spec, w
 
 

@@ -113,6 +113,19 @@ def load(spec: RunSpec) -> tuple[RunSpec, Any]:
                    preemptable=None, checkpointable=None, name=spec.name or w.name), w
 
 
+def entitled(spec: RunSpec, policies: Sequence[str]) -> tuple[RunSpec, dict[str, float] | None]:
+    """``spec`` (loaded) with the workload's own entitlements as the ``shares`` option when
+    some of ``policies`` take shares and none are given, and those entitlements (``None`` when
+    nothing was added); such a policy with neither is an error
+    (:func:`~bbopt.analysis.entitlements.workload_entitlements`)."""
+    from bbopt.analysis.entitlements import workload_entitlements
+
+    own = workload_entitlements(policies, spec.options, spec.workload)
+    if own is None:
+        return spec, None
+    return replace(spec, options={**spec.options, "shares": own}), own
+
+
 def platform_of_size(nodes: int, name: str) -> Platform:
     """A machine of ``nodes`` nodes (a Batsim file's ``nb_res``) with Kopanski's BB per node."""
     kopanski = Platform.kopanski()
@@ -211,6 +224,8 @@ def run(spec: RunSpec, *, progress: bool = False,
     from bbopt.simulation import simulate
 
     spec, _ = load(spec)
+    if isinstance(spec.policy, str):
+        spec, _ = entitled(spec, [spec.policy])
     options = with_budget_mode(spec.policy, spec.options, spec.budget_mode)
     if isinstance(spec.policy, str):
         make_policy(spec.policy, **options)  # a bad option fails before the run
