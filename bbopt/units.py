@@ -63,7 +63,39 @@ def read_document(path: str | Path) -> Any:
         msg = " ".join(str(exc).split())
         raise InputError(f"cannot read: {msg}", source=str(path)) from None
     check_acyclic(data, str(path))
+    check_expansion(data, str(path))
     return data
+
+
+#: A document whose YAML aliases expand to more values than this is refused: no platform,
+#: shares file or sweep specification has as many, and walking or printing it would not end.
+MAX_EXPANDED = 1_000_000
+
+
+def check_expansion(data: Any, source: str, limit: int = MAX_EXPANDED) -> None:
+    """Refuse a document (acyclic: :func:`~bbopt.errors.check_acyclic`) whose shared subtrees
+    (YAML aliases, ``a: &x [*y, *y]`` nested) expand past ``limit`` values: each shared subtree
+    is counted once and weighted by its uses, so the check takes the document's own size."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(data, True)]
+    while stack:
+        node, enter = stack.pop()
+        if not isinstance(node, dict | list) or id(node) in sizes:
+            continue
+        children = list(node.values()) if isinstance(node, dict) else node
+        if enter:
+            stack.append((node, False))
+            stack.extend((c, True) for c in children if isinstance(c, dict | list))
+            continue
+        total = 1 + sum(sizes.get(id(c), 1) for c in children)
+        if isinstance(node, dict):
+            total += len(node)  # the keys
+        if total > limit:
+            raise InputError(f"expands (through YAML aliases) to more than {limit:,} values",
+                             source=source)
+        sizes[id(node)] = total
+    if isinstance(data, dict | list) and sizes.get(id(data), 0) > limit:
+        raise InputError(f"expands to more than {limit:,} values", source=source)
 
 
 def parse_options(pairs: list[str], field: str = "-o") -> dict[str, Any]:
@@ -193,8 +225,19 @@ def _checked(what: str, where: str, value: Any, param: inspect.Parameter) -> Any
     allowed = set(kinds)
     if float in allowed:
         allowed.add(int)
+        if isinstance(value, str) and str not in kinds:
+            value = _number_text(value, value)  # YAML reads 18e6 as text
     if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, tuple(allowed)):
         want = " or ".join(dict.fromkeys(_KIND_NAMES[k] for k in kinds))
         unit_note = f" (or text with a unit of {unit.name})" if unit is not None else ""
         raise InputError(f"{what} needs {want}{unit_note}, got {value!r}", field=where)
     return value
+
+
+def _number_text(text: str, default: Any) -> Any:
+    """``text`` as a finite number when it is one (``"18e6"``), else ``default``."""
+    try:
+        out = float(text)
+    except ValueError:
+        return default
+    return out if math.isfinite(out) else default
