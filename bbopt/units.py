@@ -17,6 +17,7 @@ import inspect
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
@@ -161,6 +162,7 @@ def _kinds(tp: Any) -> tuple[set[type] | None, Unit | None]:
     return None, None
 
 
+@lru_cache(maxsize=512)
 def option_parameters(target: Callable[..., Any]) -> dict[str, inspect.Parameter]:
     """The keyword parameters of ``target`` (a class: its constructor) with their annotations
     resolved (``Annotated`` units kept); a ``**kwargs`` parameter is under ``"**"``."""

@@ -9,13 +9,12 @@ bbopt's own are imported, and so registered, by :mod:`bbopt.policies` (its expli
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from bbopt.core import ClusterState, Decision
-from bbopt.errors import InputError, UnknownNameError
+from bbopt.errors import InputError
+from bbopt.registry import Registry
 from bbopt.units import check_options
 
 
@@ -36,30 +35,31 @@ class Policy(Protocol):
     def decide(self, state: ClusterState) -> Decision: ...
 
 
-_REGISTRY: dict[str, tuple[Callable[..., Policy], dict[str, Any], str]] = {}
-#: The built-in policy modules and the names each registers (:mod:`bbopt.policies` declares
-#: them); a module is imported when one of its names is first asked for.
-_BUILTIN: dict[str, tuple[str, ...]] = {}
+def _complete(name: str, cls: Any) -> None:
+    """Refuse a policy class that lacks what the engine and :func:`bbopt.decide` use."""
+    missing = []
+    if not callable(getattr(cls, "decide", None)):
+        missing.append("decide(state) -> Decision")
+    if not isinstance(getattr(cls, "io_aware", None), bool):
+        missing.append("io_aware (a class attribute, True or False: whether its starts keep "
+                       "every link of the I/O tree within its bandwidth)")
+    if not callable(cls):
+        missing.append("a constructor taking the options")
+    if missing:
+        where = f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', cls)}"
+        raise InputError(f"policy {name!r} ({where}) is missing " + "; ".join(missing),
+                         field="policy")
+
+
+#: Every policy by name: bbopt's own (declared by :mod:`bbopt.policies`, imported on first use)
+#: and plug-ins (entry points of the group ``bbopt.policies``, or a module that registers).
+POLICIES = Registry("policy", group="bbopt.policies", check=_complete)
 
 
 def declare_builtin(modules: dict[str, tuple[str, ...]]) -> None:
     """Declare policy modules (module name -> the policy names it registers), imported on the
     first use of one of their names."""
-    _BUILTIN.update(modules)
-
-
-def _load(name: str | None = None) -> None:
-    """Import the module that registers ``name`` (every declared module when ``name`` is None
-    or is not declared), unless it is registered already."""
-    if name is not None and name in _REGISTRY:
-        return
-    for module, names in _BUILTIN.items():
-        if name is not None and name in names:
-            importlib.import_module(module)
-            if name in _REGISTRY:
-                return
-    for module in _BUILTIN:
-        importlib.import_module(module)
+    POLICIES.declare(modules)
 
 
 def register(name: str, about: str | None = None, **defaults: Any) -> Callable:
@@ -67,22 +67,15 @@ def register(name: str, about: str | None = None, **defaults: Any) -> Callable:
 
     The same class can be registered under several names with different defaults (``fcfs-bb``
     and ``sjf-bb`` are one EASY class); ``about`` says in one line what the name does (default:
-    the first line of the class docstring).
+    the first line of the class docstring). A class without ``decide`` or a boolean
+    ``io_aware`` is refused here, with a message naming what is missing.
     """
-
-    def wrap(cls: Callable[..., Policy]) -> Callable[..., Policy]:
-        doc = inspect.getdoc(cls) or ""
-        summary = about or (doc.splitlines()[0] if doc else "")
-        _REGISTRY[name] = (cls, dict(defaults), summary)
-        return cls
-
-    return wrap
+    return POLICIES.register(name, about, **defaults)
 
 
 def available_policies() -> dict[str, str]:
     """Registered policy names with a one-line description each."""
-    _load()
-    return {name: summary for name, (_, _, summary) in sorted(_REGISTRY.items())}
+    return {name: POLICIES.get(name).about for name in POLICIES.names()}
 
 
 def policy_options(name: str) -> dict[str, Any]:
@@ -93,17 +86,7 @@ def policy_options(name: str) -> dict[str, Any]:
     >>> sorted(policy_options("conservative-bb"))
     ['compiled', 'depth']
     """
-    _load(name)
-    if name not in _REGISTRY:
-        raise UnknownNameError("policy", name, list(_REGISTRY))
-    cls, fixed, _ = _REGISTRY[name]
-    out: dict[str, Any] = {}
-    for key, param in inspect.signature(cls).parameters.items():
-        if param.kind is param.VAR_KEYWORD:
-            out["**"] = param.empty
-        elif key != "name" and key not in fixed and param.kind is not param.VAR_POSITIONAL:
-            out[key] = param.default
-    return out
+    return POLICIES.get(name).options()
 
 
 def make_policy(name: str | Policy, **options: Any) -> Policy:
@@ -115,10 +98,8 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
             raise InputError(f"{type(name).__name__} is not a policy: it needs a name, an "
                              "io_aware flag and decide(state)", field="policy")
         return name
-    _load(name)
-    if name not in _REGISTRY:
-        raise UnknownNameError("policy", name, list(_REGISTRY))
-    cls, defaults, _ = _REGISTRY[name]
+    entry = POLICIES.get(name)
+    cls, defaults = entry.obj, entry.fixed
     options = check_options(cls, options, what=f"policy {name!r}", fixed=defaults, prefix="-o ")
     try:
         return cls(name=name, **defaults, **options)

@@ -37,12 +37,12 @@ runs ``min(runtime, walltime)`` and is killed at its walltime when its runtime e
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping, Sequence
-from importlib import import_module
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from bbopt.core import Job, JobState, Platform
-from bbopt.errors import InputError, UnknownNameError
+from bbopt.errors import InputError
+from bbopt.registry import Registry
 
 __all__ = ["EXECUTION_MODELS", "REQUEUE_ENDS", "ExecutionModel", "ExecutionModelBase", "Rigid",
            "make_execution_model"]
@@ -116,31 +116,25 @@ class Rigid(ExecutionModelBase):
         return done
 
 
-class _Models(Mapping):
-    """Execution model classes by name, each module imported when its model is first asked
-    for: a replay under the rigid model imports neither the I/O models nor numpy."""
-
-    _WHERE = {"rigid": None, "io-contention": "bbopt.simulation.io_model:IOContention",
-              "phased-io": "bbopt.simulation.io_model:PhasedIO",
-              "checkpoint": "bbopt.simulation.checkpoint:CheckpointRestart",
-              "exclusive-io": "bbopt.simulation.exclusive_io:ExclusiveIO"}
-
-    def __getitem__(self, name: str) -> Any:
-        where = self._WHERE[name]
-        if where is None:
-            return Rigid
-        module, cls = where.split(":")
-        return getattr(import_module(module), cls)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._WHERE)
-
-    def __len__(self) -> int:
-        return len(self._WHERE)
+def _complete(name: str, cls: Any) -> None:
+    """Refuse an execution model class without the protocol's methods."""
+    missing = [m for m in ("reset", "start", "next_time", "finish")
+               if not callable(getattr(cls, m, None))]
+    if missing:
+        raise InputError(f"execution model {name!r} ({getattr(cls, '__qualname__', cls)}) is "
+                         f"missing {', '.join(missing)} (see bbopt.simulation.execution)",
+                         field="execution")
 
 
-#: Execution models by name (a read-only mapping of classes, imported on first use).
-EXECUTION_MODELS: Mapping[str, Any] = _Models()
+#: Execution models by name (classes; each module imported when its model is first asked for,
+#: so a replay under the rigid model imports neither the I/O models nor numpy), and plug-ins of
+#: the entry-point group ``bbopt.execution_models``.
+EXECUTION_MODELS = Registry("execution model", group="bbopt.execution_models", check=_complete)
+EXECUTION_MODELS.add("rigid", Rigid)
+EXECUTION_MODELS.declare({"io-contention": "bbopt.simulation.io_model:IOContention",
+                          "phased-io": "bbopt.simulation.io_model:PhasedIO",
+                          "checkpoint": "bbopt.simulation.checkpoint:CheckpointRestart",
+                          "exclusive-io": "bbopt.simulation.exclusive_io:ExclusiveIO"})
 
 
 def make_execution_model(model: str | ExecutionModel | None, **options: Any) -> ExecutionModel:
@@ -149,8 +143,6 @@ def make_execution_model(model: str | ExecutionModel | None, **options: Any) -> 
     if model is None:
         model = "rigid"
     if isinstance(model, str):
-        if model not in EXECUTION_MODELS:
-            raise UnknownNameError("execution model", model, list(EXECUTION_MODELS))
         cls = EXECUTION_MODELS[model]
         try:
             return cls(**options)

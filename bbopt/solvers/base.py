@@ -200,6 +200,26 @@ def register_backend(model_type: type, name: str) -> Callable[[Backend], Backend
     return wrap
 
 
+_PLUGINS_LOADED = False
+
+
+def _load_plugins() -> None:
+    """Import the backend plug-ins (entry points of the group ``bbopt.backends``: each names a
+    module, or a function, whose import registers it with :func:`register_backend`)."""
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="bbopt.backends"):
+        try:
+            ep.load()
+        except Exception as exc:  # a broken plug-in: say which
+            raise InputError(f"the backend plug-in {ep.name!r} ({ep.value}) does not load: "
+                             f"{type(exc).__name__}: {exc}", field="bbopt.backends") from None
+
+
 def _table(model: Any) -> dict[str, Backend | str] | None:
     """Backend names -> functions (or ``"module:function"`` not yet imported) for ``model``."""
     for cls in type(model).__mro__:
@@ -216,7 +236,8 @@ def _backend(entry: Backend | str) -> Backend:
 
 
 def backends_for(model: Any) -> list[str]:
-    """Names of the backends available for ``model``'s type."""
+    """Names of the backends available for ``model``'s type (plug-ins included)."""
+    _load_plugins()
     return sorted(_table(model) or ())
 
 
@@ -246,6 +267,9 @@ def solve(model: Any, backend: str, budget: Budget | None = None, seed: int = 0,
     table = _table(model)
     if table is None:
         raise InputError(f"no backend is registered for {type(model).__name__}")
+    if backend not in table:
+        _load_plugins()
+        table = _table(model) or {}
     if backend not in table:
         raise UnknownNameError(f"backend for {type(model).__name__}", backend, list(table))
     t0 = _time.perf_counter()
