@@ -40,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "shares", None):  # fair-share entitlements: the policies' shares option
         args.option.append(f"shares={args.shares}")
     try:
+        if getattr(args, "plugin", None):
+            from bbopt.registry import load_plugins
+
+            load_plugins(args.plugin)
         return args.func(args)
     except BboptError as exc:
         print(f"bbopt: error: {_flagged(exc)}", file=sys.stderr)
@@ -145,6 +149,13 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                         "provenance) and skipped.csv here; checked before any work starts")
         sp.add_argument("--force", action="store_true",
                         help="overwrite existing result files in --out (and --plot)")
+        plugin_arg(sp)
+
+    def plugin_arg(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first: the policies, backends and execution "
+                             "models it registers can then be named (repeatable; installed "
+                             "plug-ins are found without it, through their entry points)")
 
     s = sub.add_parser("simulate", help="simulate one policy")
     workload_args(s)
@@ -181,11 +192,13 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                    help="wall (default here: the decision is back within its budget) or "
                         "deterministic (capped by work: the same state gives the same decision "
                         "on any load)")
+    plugin_arg(d)
     d.set_defaults(func=_cmd_decide)
 
     ls = sub.add_parser("policies", help="list the registered policies")
     ls.add_argument("-v", "--verbose", action="store_true",
                     help="also list each policy's options (-o KEY=VALUE) and their defaults")
+    plugin_arg(ls)
     ls.set_defaults(func=_cmd_policies)
     if not full:
         return p

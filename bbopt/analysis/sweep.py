@@ -91,6 +91,8 @@ class RunTask:
     cost: float = 0.0
     #: a directory where the driver left the prepared workload (``<workload_sha>.pickle``)
     prepared: str | None = None
+    #: plug-in modules the worker imports first (the spec's ``plugins``)
+    plugins: tuple[str, ...] = ()
 
 
 @dataclass
@@ -168,7 +170,8 @@ def plan(spec: SweepSpec) -> list[RunTask]:
                              options, spec.executions[cell.execution], spec.tick,
                              spec.warmup, spec.cooldown, cell.params(), prov,
                              shares=_measured_shares(options, shares),
-                             cost=estimate(len(part), cell.policy.name, accepted)))
+                             cost=estimate(len(part), cell.policy.name, accepted),
+                             plugins=tuple(spec.plugins)))
     seen: dict[str, Cell] = {}
     unique = []
     for t in tasks:  # two cells that are the same run (e.g. equal labels of one policy)
@@ -187,9 +190,11 @@ def run_task(task: RunTask) -> dict[str, Any]:
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0, c0 = time.perf_counter(), time.process_time()
     try:
+        from bbopt.registry import load_plugins
         from bbopt.runs import RunSpec, run
         from bbopt.simulation.result import BATSIM_COLUMNS, BBOPT_COLUMNS
 
+        load_plugins(task.plugins, "plugins")
         jobs = list(worker_part(task.workload_sha, task.prepared, task.part,
                                 lambda: _workload(task.workload_spec, task.workload_seed),
                                 lambda whole: split_parts(task.workload_spec, whole)))

@@ -73,7 +73,7 @@ AXES = ("workloads", "platforms", "policies", "seeds", "budgets", "executions")
 AXIS_KEY = {"workloads": "workload", "platforms": "platform", "policies": "policy",
             "seeds": "seed", "budgets": "budget", "executions": "execution"}
 KNOWN = {"name", "description", *AXES, "tick", "warmup", "cooldown", "reference", "metrics",
-         "exclude", "zip", "quick", "report", "budget_mode"}
+         "exclude", "zip", "quick", "report", "budget_mode", "plugins"}
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,8 @@ class SweepSpec:
     report: dict[str, Any] = field(default_factory=dict)
     #: budget mode of the policies with solver budgets unless their options set one
     budget_mode: str = "deterministic"
+    #: modules imported before the spec is checked and in every worker (their registrations)
+    plugins: list[str] = field(default_factory=list)
 
     def cells(self) -> list[Cell]:
         """Every run of the grid, in a deterministic order."""
@@ -227,6 +229,14 @@ def parse_spec(doc: Any, *, source: str = "<spec>", base: Path | None = None,
     for key in ("workloads", "policies"):
         if not doc.get(key):
             raise InputError("is missing or empty", source=source, field=key)
+    plugins = [f.text(m, f"plugins[{k}]") for k, m in enumerate(f.items(doc.get("plugins"),
+                                                                         "plugins"))]
+    from bbopt.registry import load_plugins
+
+    try:
+        load_plugins(plugins, "plugins")
+    except InputError as exc:
+        raise exc.at(source=source) from None
     workloads = _workloads(f, doc["workloads"], base)
     platforms = _platforms(f, doc.get("platforms"), workloads, base)
     policies = _policies(f, doc["policies"])
@@ -256,7 +266,8 @@ def parse_spec(doc: Any, *, source: str = "<spec>", base: Path | None = None,
                  for k, e in enumerate(f.items(doc.get("exclude"), "exclude"))],
         zip=axes, description=f.text(doc.get("description", ""), "description"),
         report=f.mapping(doc.get("report"), "report"),
-        budget_mode=_budget_mode(doc.get("budget_mode", "deterministic"), source))
+        budget_mode=_budget_mode(doc.get("budget_mode", "deterministic"), source),
+        plugins=plugins)
     if spec.reference is not None and spec.reference not in labels:
         raise InputError(f"reference {spec.reference!r} is not among the policies "
                          f"({', '.join(labels)})", source=source, field="reference")
