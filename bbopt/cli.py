@@ -296,28 +296,25 @@ def _cmd_simulate(args) -> int:
     from bbopt.gc_pause import gc_paused
     with gc_paused():  # (importing numpy and the policy's modules leaves no garbage to look for)
         from bbopt.analysis.table import metrics_table, rejections
-        from bbopt.outputs import atomic_path, streamed_csv, write_json
+        from bbopt.outputs import streamed_csv, write_json, write_run
         from bbopt.runs import check_policies, run
         spec = _spec(args, args.policy)
         check_policies(spec, [args.policy])  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     spec, w = _load(args, spec, [args.policy])
     _write_skipped(out, w)
-    progress = not args.no_progress
-    if out is None:
-        record = run(spec, progress=progress)
-    else:  # jobs.csv written as jobs end
-        records = []
-        streamed_csv(out / f"{args.policy}_jobs.csv", lambda end: records.append(
-            run(spec, progress=progress, on_job_end=end)) or records[0].result)
-        record = records[0]
-    result, metrics = record.result, record.metrics
+    records = []
+
+    def replay(on_job_end=None):
+        records.append(run(spec, progress=not args.no_progress, on_job_end=on_job_end))
+        return records[-1].result
+
+    replay() if out is None else streamed_csv(out / f"{args.policy}_jobs.csv", replay)
+    result, metrics = records[0].result, records[0].metrics
     _echo(metrics_table({args.policy: metrics}, _title(spec)))
     print(rejections({args.policy: result}), end="")
     if out is not None:
-        if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
-            with atomic_path(out / f"{args.policy}_segments.csv") as tmp:
-                result.segments_to_csv(tmp)  # jobs were preempted: every run segment
+        write_run(out, args.policy, result, jobs_csv=False)  # (streamed as jobs ended)
         write_json(out / "summary.json", {
             "provenance": _provenance(args, w, spec, [args.policy]),
             "metrics": {args.policy: metrics}, "unfinished": []})
@@ -326,10 +323,11 @@ def _cmd_simulate(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from bbopt.analysis.table import metrics_table, rejections
+    from bbopt.analysis.experiments import compare_policies
+    from bbopt.analysis.table import rejections, render
     from bbopt.errors import InputError
-    from bbopt.outputs import atomic_path, write_json
-    from bbopt.runs import check_policies, run_detached
+    from bbopt.outputs import write_json, write_run
+    from bbopt.runs import check_policies
 
     policies = list(dict.fromkeys(p.strip() for p in args.policies.split(",") if p.strip()))
     if not policies:
@@ -345,117 +343,78 @@ def _cmd_compare(args) -> int:
         out = _prepare_out(args, ["split_summary.csv", "split_parts.csv"])
         spec, w = _load(args, spec, names)
         _write_skipped(out, w)
-        return _compare_split(args, w, spec, policies, out)
-    out = _prepare_out(args, [f"{p}_jobs.csv" for p in policies])
+        return _compare_split(args, w, spec, names, out)
+    out = _prepare_out(args, [f"{p}_{k}.csv" for p in policies for k in ("jobs", "segments")])
     spec, w = _load(args, spec, policies)
     _write_skipped(out, w)
     prov = _provenance(args, w, spec, policies)
-    results = {}
-    metrics: dict[str, dict[str, float]] = {}
-    show = not args.no_progress and sys.stderr.isatty()
-    from bbopt.analysis.workers import run_each
-    from bbopt.runs import for_policy
-
-    runs = run_each(run_detached, [(for_policy(spec, pol),) for pol in policies],
-                    _workers(args, len(spec.workload), policies))
+    results, metrics = {}, {}
+    runs = compare_policies(spec, policies, workers_=args.workers)
     try:
-        for pol, (r, m) in zip(_progress(policies, show), runs, strict=True):
-            r.jobs = spec.workload
-            results[pol] = r
-            metrics[pol] = m
+        for pol, result, m in _progress(runs, not args.no_progress and sys.stderr.isatty()):
+            results[pol], metrics[pol] = result, m
             if out is not None:  # each policy's results as soon as it finishes
-                with atomic_path(out / f"{pol}_jobs.csv") as tmp:
-                    r.to_csv(tmp)
+                write_run(out, pol, result)
                 write_json(out / "summary.json", {
                     "provenance": prov, "metrics": metrics,
                     "unfinished": [p for p in policies if p not in metrics]})
     except KeyboardInterrupt:
-        done = ", ".join(metrics) or "none"
         left = ", ".join(p for p in policies if p not in metrics)
         kept = f"; their results are in {out}" if out is not None and metrics else ""
-        print(f"bbopt: interrupted: finished {done}; not finished {left}{kept}",
-              file=sys.stderr)
+        print(f"bbopt: interrupted: finished {', '.join(metrics) or 'none'}; not finished "
+              f"{left}{kept}", file=sys.stderr)
         return 130
-    title = _title(spec)
+    _echo(render(metrics, args.format, _title(spec)))
     if args.format == "table":
-        _echo(metrics_table(metrics, title))
         print(rejections(results), end="")
-    elif args.format == "csv":
-        keys = list(dict.fromkeys(k for m in metrics.values() for k in m))
-        _echo("metric," + ",".join(metrics))
-        for k in keys:
-            _echo(k + "," + ",".join(repr(metrics[p].get(k, float("nan"))) for p in metrics))
-    else:
-        import json
-        _echo(json.dumps(metrics, indent=2))
     if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
         from bbopt.analysis.plots import plot_comparison
 
-        with atomic_path(args.plot) as tmp:
-            plot_comparison(results, tmp, title=title)
-        print(f"wrote {args.plot}", file=sys.stderr)
+        _plot(args.plot, plot_comparison, results, title=_title(spec))
     return 0
 
 
-def _compare_split(args, w, spec, policies, out) -> int:
+def _compare_split(args, w, spec, names, out) -> int:
     """``bbopt compare --split N``: the normalised per-part comparison."""
-    import json
-
-    from bbopt.analysis.experiments import compare_split, format_table
+    from bbopt.analysis.experiments import compare_split, format_split, workers
     from bbopt.runs import for_policy
 
-    names = list(dict.fromkeys([args.reference, *policies]))
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     show = not args.no_progress and sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
         if show:
             print(f"\r{done}/{total} runs", end="" if done < total else "\n", file=sys.stderr)
 
-    jobs = spec.workload
-    table = compare_split(jobs, spec.platform, names, n_parts=args.split,
-                          reference=args.reference, metrics=metrics, tick=spec.tick,
-                          progress=progress, base=spec,
-                          options={p: for_policy(spec, p).options for p in names},
-                          workers=_workers(args, len(jobs), names))
+    table = compare_split(spec.workload, spec.platform, names, n_parts=args.split,
+                          reference=args.reference, tick=spec.tick, progress=progress,
+                          metrics=[m.strip() for m in args.metrics.split(",") if m.strip()],
+                          base=spec, options={p: for_policy(spec, p).options for p in names},
+                          workers=workers(args.workers, len(spec.workload), names))
     title = _title(spec, f", {args.split} parts")
-    if args.format == "table":
-        _echo(format_table(table, title))
-    elif args.format == "csv":
-        _echo(table.to_csv(index=False), end="")
-    else:
-        _echo(table.to_json(orient="records", indent=2))
+    _echo(format_split(table, args.format, title), end="")
     if out is not None:
-        from bbopt.outputs import write_json, write_text
+        from bbopt.outputs import write_split
 
-        write_text(out / "split_summary.csv", table.to_csv(index=False))
-        write_text(out / "split_parts.csv", table.attrs["raw"].to_csv(index=False))
-        write_json(out / "summary.json", {"provenance": _provenance(args, w, spec, names),
-                                          "split": json.loads(table.to_json(orient="records"))})
+        write_split(out, table, _provenance(args, w, spec, names))
         print(f"wrote split_summary.csv, split_parts.csv and summary.json to {out}",
               file=sys.stderr)
     if args.plot:  # the forest plot of the normalised metrics
         from bbopt.analysis.figures import forest_plot
         from bbopt.analysis.intervals import interval_table
-        from bbopt.outputs import atomic_path
 
-        with atomic_path(args.plot) as tmp:
-            forest_plot(interval_table(table.attrs["raw"]), reference=args.reference,
-                        title=title, path=tmp)
-        print(f"wrote {args.plot}", file=sys.stderr)
+        _plot(args.plot, forest_plot, interval_table(table.attrs["raw"]),
+              reference=args.reference, title=title)
     return 0
 
 
-def _workers(args, runs: int, policies) -> int:
-    """--workers, or every core unless the runs (``runs`` jobs per policy) are small."""
-    from bbopt.analysis.workers import workers_for
-    from bbopt.errors import InputError
+def _plot(path: str, draw, *data, **options) -> None:
+    from bbopt.outputs import atomic_path
 
-    if args.workers is not None and args.workers < 1:
-        raise InputError(f"--workers must be >= 1, got {args.workers}", field="--workers")
-    return args.workers or workers_for(runs, policies)
+    with atomic_path(path) as tmp:
+        draw(*data, path=tmp, **options)
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def _progress(items, show):

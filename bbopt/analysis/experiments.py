@@ -17,7 +17,7 @@ Results are pandas DataFrames (pandas is a dependency of this module).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -101,6 +101,31 @@ def _part_summary(spec: RunSpec) -> dict[str, float]:
     return run(spec).metrics
 
 
+def workers(requested: int | None, n_jobs: int, policies: Sequence[str]) -> int:
+    """``requested`` processes (>= 1), or every core unless the runs (``n_jobs`` jobs per
+    policy) are too small to gain (:func:`~bbopt.analysis.workers.workers_for`)."""
+    from bbopt.analysis.workers import workers_for
+
+    if requested is not None and requested < 1:
+        raise InputError(f"must be >= 1, got {requested}", field="--workers")
+    return requested or workers_for(n_jobs, policies)
+
+
+def compare_policies(spec: RunSpec, policies: Sequence[str], *,
+                     workers_: int | None = None) -> Iterator[tuple[str, Any, dict[str, float]]]:
+    """``spec`` run under each policy (its options those ``spec`` has that the policy takes),
+    on ``workers_`` processes (:func:`workers`): ``(policy, result, metrics)`` in the order of
+    ``policies``, each as soon as it is done; the results hold ``spec``'s jobs."""
+    from bbopt.analysis.workers import run_each
+    from bbopt.runs import for_policy, run_detached
+
+    n = workers(workers_, len(spec.workload), policies)
+    runs = run_each(run_detached, [(for_policy(spec, p),) for p in policies], n)
+    for policy, (result, metrics) in zip(policies, runs, strict=True):
+        result.jobs = spec.workload
+        yield policy, result, metrics
+
+
 def normalise(raw: pd.DataFrame, reference: str) -> pd.DataFrame:
     """Add a ``normalised`` column: each value over the reference policy's on the same part
     and metric (NaN where the reference value is 0 or missing)."""
@@ -174,6 +199,15 @@ def compare_split(jobs: Sequence[Job], platform: Platform, policies: Sequence[st
     table.attrs["reference"] = reference
     table.attrs["part_sizes"] = [len(p) for p in parts]
     return table
+
+
+def format_split(table: pd.DataFrame, fmt: str, title: str = "") -> str:
+    """A split comparison as ``fmt``: ``table`` (:func:`format_table`), ``csv`` or ``json``."""
+    if fmt == "table":
+        return format_table(table, title) + "\n"
+    if fmt == "csv":
+        return table.to_csv(index=False)
+    return table.to_json(orient="records", indent=2) + "\n"
 
 
 def format_table(table: pd.DataFrame, title: str = "") -> str:

@@ -78,6 +78,22 @@ def fairshare_metrics(result: Any, shares: Any, quantum: float = 1800.0) -> dict
     return out
 
 
+def render(metrics: dict[str, dict[str, float]], fmt: str, title: str) -> str:
+    """Runs side by side as ``fmt``: ``table`` (:func:`metrics_table`), ``csv`` (one row per
+    metric, one column per run) or ``json``."""
+    if fmt == "table":
+        return metrics_table(metrics, title)
+    if fmt == "json":
+        import json
+
+        return json.dumps(metrics, indent=2)
+    keys = list(dict.fromkeys(k for m in metrics.values() for k in m))
+    lines = ["metric," + ",".join(metrics)]
+    lines += [k + "," + ",".join(repr(metrics[p].get(k, math.nan)) for p in metrics)
+              for k in keys]
+    return "\n".join(lines)
+
+
 def metrics_table(metrics: dict[str, dict[str, float]], title: str) -> str:
     """Runs side by side (``{run name: metrics}``), one row per :data:`TABLE_ROWS` entry that
     some run has."""
