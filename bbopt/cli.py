@@ -202,15 +202,15 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     ls.set_defaults(func=_cmd_policies)
     if not full:
         return p
-    # `bbopt sweep`, `report`, `generate`: experiments at scale (bbopt.analysis.sweep_cli)
+    # `bbopt sweep`, `report`, `generate` (bbopt.analysis.sweep_cli); `bbopt slurm ...`
+    # (bbopt.slurm); `bbopt serve`, `bbopt batsim ...`: decisions for other tools (bbopt.interop)
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
-
-    add_experiment_parsers(sub)
-
-    # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
+    from bbopt.interop.cli import add_parser as add_interop_parser
     from bbopt.slurm.cli import add_parser as add_slurm_parser
 
+    add_experiment_parsers(sub)
     add_slurm_parser(sub)
+    add_interop_parser(sub)
     return p
 
 
