@@ -182,20 +182,23 @@ def option_parameters(target: Callable[..., Any]) -> dict[str, inspect.Parameter
 
 
 def check_options(target: Callable[..., Any], options: Mapping[str, Any], *, what: str,
-                  fixed: Mapping[str, Any] | None = None, prefix: str = "") -> dict[str, Any]:
+                  fixed: Mapping[str, Any] | None = None, prefix: str = "",
+                  name_prefix: str | None = None) -> dict[str, Any]:
     """``options`` for ``target`` (a policy's, backend's, execution model's or generator's
     constructor) read and checked against its signature: unknown keys, options fixed by a
     registered name, values of the wrong kind (judged from the annotation, else the default's
     type) and quantities with units (``"64GB"``, ``"10MB/s"``, ``"2h"`` for an option annotated
     ``Annotated[float, Bytes]`` etc.) read into SI. Errors name ``what`` and the field
-    (``prefix`` + key, e.g. ``"-o "`` or ``"policies[0].options."``)."""
+    (``prefix`` + key, e.g. ``"-o "`` or ``"policies[0].options."``; an unknown or fixed key
+    with ``name_prefix`` instead when given)."""
     params = option_parameters(target)
     fixed = fixed or {}
     out: dict[str, Any] = {}
     for key, value in options.items():
         where = f"{prefix}{key}"
+        named = where if name_prefix is None else f"{name_prefix}{key}"
         if key in fixed:
-            raise InputError(f"option {key!r} is fixed by the name of {what}", field=where)
+            raise InputError(f"option {key!r} is fixed by the name of {what}", field=named)
         param = params.get(key)
         if param is None or key == "name":
             if "**" in params and key != "name":
@@ -203,7 +206,7 @@ def check_options(target: Callable[..., Any], options: Mapping[str, Any], *, wha
                 continue
             allowed = sorted(k for k in params if k not in fixed and k not in ("name", "**"))
             raise InputError(f"{what} has no option {key!r}; its options: "
-                             f"{', '.join(allowed) or 'none'}", field=where)
+                             f"{', '.join(allowed) or 'none'}", field=named)
         out[key] = _checked(what, where, value, param)
     return out
 

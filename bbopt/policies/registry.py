@@ -100,7 +100,8 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
         return name
     entry = POLICIES.get(name)
     cls, defaults = entry.obj, entry.fixed
-    options = check_options(cls, options, what=f"policy {name!r}", fixed=defaults, prefix="-o ")
+    options = check_options(cls, options, what=f"policy {name!r}", fixed=defaults, prefix="-o ",
+                            name_prefix="")
     try:
         return cls(name=name, **defaults, **options)
     except (TypeError, ValueError) as exc:  # the constructor's own checks of option values
