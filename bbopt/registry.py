@@ -124,6 +124,10 @@ class Registry:
         """The registered object of ``name`` (a mapping of names to objects)."""
         return self.get(name).obj
 
+    def known(self) -> list[str]:
+        """Every name, without importing anything (registered, declared, plug-ins')."""
+        return sorted({*self._entries, *self._declared, *self._entry_points()})
+
     def names(self) -> list[str]:
         """Every name, built-in and plug-in (imports every declared module)."""
         self.load_all()

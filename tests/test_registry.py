@@ -158,3 +158,26 @@ def test_an_installed_plugin_package_is_used_by_compare_and_a_sweep(installed, t
     assert r.returncode == 0, r.stderr
     r = _bbopt(installed, "sweep", "collect", str(tmp_path / "r"), cwd=tmp_path)
     assert "widest-first" in r.stdout and "bbsched" in r.stdout
+
+
+def test_readers_platforms_and_backends_share_the_registry(tmp_path, monkeypatch):
+    from bbopt.core import Job
+    from bbopt.loading import PLATFORMS, READERS, load_platform, load_workload
+    from bbopt.models.window import WindowModel
+    from bbopt.solvers.base import backends_for, register_backend
+
+    def read_lines(path):
+        return [Job(str(k), float(k), 60.0, runtime=30.0, nodes=1)
+                for k, _ in enumerate(Path(path).read_text().split())]
+
+    monkeypatch.setitem(READERS._entries, ".jobs", None)  # (undone after the test)
+    READERS.add(".jobs", read_lines, "one job per word")
+    (tmp_path / "w.jobs").write_text("a b c")
+    jobs, _ = load_workload(tmp_path / "w.jobs", bb="none")
+    assert [j.id for j in jobs] == ["0", "1", "2"]
+    assert "kopanski" in PLATFORMS and PLATFORMS.get("cts1").about.startswith("LLNL")
+    assert load_platform("kopanski").nodes == 96
+    model = WindowModel.from_jobs(jobs, free_nodes=2, free_bb=0.0)
+    assert {"cpsat", "greedy", "nsga2"} <= set(backends_for(model))
+    with pytest.raises(InputError, match="must be a function"):
+        register_backend(WindowModel, "not-a-function")(42)
