@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from bbopt.core import Job, JobState, Platform
 from bbopt.errors import InputError
@@ -60,6 +60,16 @@ class ExecutionModel(Protocol):
     def next_time(self) -> float: ...
 
     def finish(self, t: float) -> list[tuple[int, str]]: ...
+
+
+@runtime_checkable
+class Evicting(Protocol):
+    """The preemption hooks (see the module docstring): a model without them refuses every
+    eviction."""
+
+    def evict(self, k: int, t: float) -> float: ...
+
+    def resubmit(self, k: int) -> Job: ...
 
 
 class ExecutionModelBase:
@@ -151,4 +161,24 @@ def make_execution_model(model: str | ExecutionModel | None, **options: Any) -> 
     if options:
         raise InputError("execution options go with an execution model's name",
                          field="execution")
-    return model
+    if isinstance(model, ExecutionModelBase):
+        return model
+    _complete(getattr(model, "name", type(model).__name__), model)
+    return _Adapted(model)
+
+
+class _Adapted(ExecutionModelBase):
+    """A model object that follows the protocol without deriving from
+    :class:`ExecutionModelBase`: its own methods, and the base's defaults for the optional
+    hooks it does not define (the only place they are looked up by name)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.name = getattr(inner, "name", type(inner).__name__)
+        self.ends_only_at_next_time = bool(getattr(inner, "ends_only_at_next_time", False))
+        for hook in ("record", "metrics"):
+            if callable(getattr(inner, hook, None)):
+                setattr(self, hook, getattr(inner, hook))
+
+    def __getattr__(self, name: str) -> Any:  # reset, start, next_time, finish, evict, ...
+        return getattr(self._inner, name)
