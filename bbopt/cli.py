@@ -323,8 +323,8 @@ def _cmd_simulate(args) -> int:
 
 
 def _cmd_compare(args) -> int:
-    from bbopt.analysis.experiments import compare_policies
     from bbopt.analysis.table import rejections, render
+    from bbopt.analysis.workers import compare_policies
     from bbopt.errors import InputError
     from bbopt.outputs import write_json, write_run
     from bbopt.runs import check_policies
@@ -378,7 +378,8 @@ def _cmd_compare(args) -> int:
 
 def _compare_split(args, w, spec, names, out) -> int:
     """``bbopt compare --split N``: the normalised per-part comparison."""
-    from bbopt.analysis.experiments import compare_split, format_split, workers
+    from bbopt.analysis.experiments import compare_split, format_split
+    from bbopt.analysis.workers import workers
     from bbopt.runs import for_policy
 
     show = not args.no_progress and sys.stderr.isatty()

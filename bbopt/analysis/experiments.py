@@ -17,7 +17,7 @@ Results are pandas DataFrames (pandas is a dependency of this module).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -99,31 +99,6 @@ def run_parts(parts: Sequence[Sequence[Job]], platform: Platform, policies: Sequ
 
 def _part_summary(spec: RunSpec) -> dict[str, float]:
     return run(spec).metrics
-
-
-def workers(requested: int | None, n_jobs: int, policies: Sequence[str]) -> int:
-    """``requested`` processes (>= 1), or every core unless the runs (``n_jobs`` jobs per
-    policy) are too small to gain (:func:`~bbopt.analysis.workers.workers_for`)."""
-    from bbopt.analysis.workers import workers_for
-
-    if requested is not None and requested < 1:
-        raise InputError(f"must be >= 1, got {requested}", field="--workers")
-    return requested or workers_for(n_jobs, policies)
-
-
-def compare_policies(spec: RunSpec, policies: Sequence[str], *,
-                     workers_: int | None = None) -> Iterator[tuple[str, Any, dict[str, float]]]:
-    """``spec`` run under each policy (its options those ``spec`` has that the policy takes),
-    on ``workers_`` processes (:func:`workers`): ``(policy, result, metrics)`` in the order of
-    ``policies``, each as soon as it is done; the results hold ``spec``'s jobs."""
-    from bbopt.analysis.workers import run_each
-    from bbopt.runs import for_policy, run_detached
-
-    n = workers(workers_, len(spec.workload), policies)
-    runs = run_each(run_detached, [(for_policy(spec, p),) for p in policies], n)
-    for policy, (result, metrics) in zip(policies, runs, strict=True):
-        result.jobs = spec.workload
-        yield policy, result, metrics
 
 
 def normalise(raw: pd.DataFrame, reference: str) -> pd.DataFrame:
