@@ -75,3 +75,11 @@ def test_the_command_line_reads_units_in_o_and_execution_options(capsys):
     assert main(["simulate", "--jobs", "30", "--policy", "fcfs-bb", "--no-progress",
                  "--execution", "rigid:speed=2"]) == 2
     assert "no option 'speed'" in capsys.readouterr().err
+
+
+def test_generator_parameters_go_through_the_same_checks(tmp_path, capsys):
+    out = str(tmp_path / "w.swf")
+    assert main(["generate", "kth-like", "n_jobs=abc", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert "n_jobs" in err and "an integer" in err and "Traceback" not in err
+    assert main(["generate", "kth-like", "n_jobs=20", "--out", out]) == 0

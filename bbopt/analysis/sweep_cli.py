@@ -139,7 +139,10 @@ def _cmd_generate(args) -> int:
                                                            if params else ""))
         return 0 if args.list else 2
     gen = generator(args.name)
-    params = parse_options(args.params, field="params")
+    from bbopt.units import check_options
+
+    params = check_options(gen.fn, parse_options(args.params, field="params"),
+                           what=f"generator {gen.name!r}", fixed={"jobs": None})
     jobs = None
     if gen.kind == "transform":
         if not args.workload:
