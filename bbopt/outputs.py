@@ -69,6 +69,16 @@ def _umask() -> int:
     return mask
 
 
+def echo(text: str = "", end: str = "\n") -> None:
+    """Print to stdout. A reader that went away (``bbopt ... | head``) never stops the work: the
+    rest of the output goes to /dev/null and result files are still written."""
+    try:
+        sys.stdout.write(text + end)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def write_text(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically."""
     with atomic_path(path) as tmp:
