@@ -259,7 +259,6 @@ def solve(model: Any, backend: str, budget: Budget | None = None, seed: int = 0,
     >>> from bbopt import Job
     >>> from bbopt.core import TB
     >>> from bbopt.models.window import WindowModel
-from bbopt.registry import Registry
     >>> jobs = [Job(f"J{i}", 0, 3600, nodes=n, bb=b * TB) for i, (n, b) in
     ...         enumerate([(80, 20), (10, 85), (40, 5), (10, 0), (20, 0)], 1)]
     >>> model = WindowModel.from_jobs(jobs, free_nodes=100, free_bb=100 * TB)
