@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bbopt.core import GB, Job, Platform
+from bbopt.core import Job, Platform
 from bbopt.errors import InputError
 
 __all__ = ["RunRecord", "RunSpec", "load", "measure", "measurement_interval", "run",
@@ -83,7 +83,7 @@ class RunRecord:
 def load(spec: RunSpec) -> tuple[RunSpec, Any]:
     """``spec`` with its workload read (the jobs), its platform built and its name set, and the
     :class:`~bbopt.loading.LoadedWorkload` read (``None`` when ``spec`` held jobs already)."""
-    from bbopt.loading import declared_platform, load_platform, read_workload
+    from bbopt.loading import load_platform, read_workload, read_workload_and_platform
 
     _check_numbers(spec)
     if spec.workload is not None and not isinstance(spec.workload, str):
@@ -92,13 +92,14 @@ def load(spec: RunSpec) -> tuple[RunSpec, Any]:
             load_platform(spec.platform)
         return replace(spec, workload=jobs, platform=platform, first=None,
                        name=spec.name or "workload"), None
-    declared = declared_platform(spec.workload) if spec.platform is None else None
-    platform = spec.platform if isinstance(spec.platform, Platform) else \
-        declared or load_platform(spec.platform)
-    w = read_workload(spec.workload, n_jobs=spec.first, seed=spec.seed, bb=spec.bb,
-                      platform=platform, bb_rules=spec.bb_rules)
-    if spec.platform is None and declared is None and w.nb_res is not None:
-        platform = platform_of_size(w.nb_res, w.name)
+    if isinstance(spec.platform, Platform):
+        w = read_workload(spec.workload, n_jobs=spec.first, seed=spec.seed, bb=spec.bb,
+                          platform=spec.platform, bb_rules=spec.bb_rules)
+        platform = spec.platform
+    else:  # the named one, else the one the trace declares (SWF header, Batsim nb_res)
+        w, platform = read_workload_and_platform(spec.workload, spec.platform, n_jobs=spec.first,
+                                                 seed=spec.seed, bb=spec.bb,
+                                                 bb_rules=spec.bb_rules)
     if spec.preemptable is not None or spec.checkpointable is not None:
         from bbopt.workloads.generators.omfs import with_preemption_flags
 
@@ -124,14 +125,6 @@ def entitled(spec: RunSpec, policies: Sequence[str]) -> tuple[RunSpec, dict[str,
     if own is None:
         return spec, None
     return replace(spec, options={**spec.options, "shares": own}), own
-
-
-def platform_of_size(nodes: int, name: str) -> Platform:
-    """A machine of ``nodes`` nodes (a Batsim file's ``nb_res``) with Kopanski's BB per node."""
-    kopanski = Platform.kopanski()
-    per_node = kopanski.bb / kopanski.nodes
-    return Platform(nodes=nodes, bb=nodes * per_node,
-                    name=f"{name} (nb_res {nodes}, {per_node / GB:g} GB BB/node)")
 
 
 def _check_numbers(spec: RunSpec) -> None:

@@ -128,7 +128,7 @@ def test_deterministic_mode_is_the_default_and_ignores_the_load(policy, tmp_path
     assert loaded == idle
 
 
-@pytest.mark.parametrize("policy", ["plan-2", "omfs-opt"])
+@pytest.mark.parametrize("policy", ["plan-2", "pack-opt"])
 def test_wall_mode_depends_on_the_load(policy, tmp_path, monkeypatch):
     """The contrast: the same slowed clock cuts the searches short in the wall mode."""
     from dataclasses import replace

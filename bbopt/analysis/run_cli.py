@@ -88,13 +88,12 @@ def _title(spec, extra: str = "") -> str:
 
 
 def cmd_simulate(args) -> int:
-    from bbopt.gc_pause import gc_paused
-    with gc_paused():  # (importing numpy and the policy's modules leaves no garbage to look for)
-        from bbopt.analysis.table import metrics_table, rejections
-        from bbopt.outputs import streamed_csv, write_json, write_run
-        from bbopt.runs import check_policies, run
-        spec = _spec(args, args.policy)
-        check_policies(spec, [args.policy])  # a bad name or option fails before any work
+    from bbopt.analysis.table import metrics_table, rejections
+    from bbopt.outputs import streamed_csv, write_json, write_run
+    from bbopt.runs import check_policies, run
+
+    spec = _spec(args, args.policy)
+    check_policies(spec, [args.policy])  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     spec, w = _load(args, spec, [args.policy])
     _write_skipped(out, w)

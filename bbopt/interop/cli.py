@@ -90,15 +90,17 @@ def _cmd_server(args) -> int:
     import json
 
     from bbopt.analysis.metrics import summarize
+    from bbopt.errors import InputError
     from bbopt.interop.batsim.server import serve_batsim
+    from bbopt.loading import read_workload_and_platform
     from bbopt.outputs import check_out_dir, streamed_csv, write_json
-    from bbopt.runs import RunSpec, load
 
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"must be >= 1, got {args.jobs}", field="--jobs")
     out = check_out_dir(args.out, ["batsim_jobs.csv", "summary.json"], args.force) \
         if args.out else None
-    spec, w = load(RunSpec(workload=args.workload, platform=args.platform, first=args.jobs,
-                           bb=args.bb, seed=args.seed))
-    platform = spec.platform
+    w, platform = read_workload_and_platform(args.workload, args.platform, n_jobs=args.jobs,
+                                             seed=args.seed, bb=args.bb)
 
     def run(on_job_end=None):
         return serve_batsim(w.jobs, platform, args.socket, workload_name=w.name,
