@@ -23,15 +23,17 @@ pool run side by side by ``optimising_policies.py --policies plan-2 --against``)
 | whole KTH trace | before | now | speed-up | same schedule |
 |---|---:|---:|---:|---|
 | plan-2, BB pool, process CPU s | 26.58 | 25.87 | 1.03 | yes |
-| plan-2, 12 named BB nodes, process CPU s | 708 | 66.4 | 10.7 | yes |
+| plan-2, 12 named BB nodes, process CPU s | 706.6 | 63.6 | 11.1 | yes |
 | conservative-bb, named BB nodes, process CPU s | 110.4 | 10.0 | 11.0 | yes |
 | conservative-bb, named BB nodes, replay jobs/s | about 260 | 2,855 | 11 | yes |
 | conservative-bb, BB pool, replay jobs/s (reference) | | 2,215 | | |
 
 The named replay now runs faster than the pool's in the same invocation (1.29x); the pool's
 figure is 10-16 k jobs/s on a quiet machine (``benchmarks/SPEED.md``), so the named one's
-would be above 10 k there. The first 4,000 jobs: plan-2 named 57.5 -> 7.8 CPU s, proximity
-65.1 -> 9.0 CPU s, identical jobs.csv.
+would be above 10 k there. plan-2 on the named nodes was 66.4 s in that invocation; 63.6 s is
+the same ``bbopt simulate`` process after the walk stopped copying its buffers whole (measured
+alone, same load). The first 4,000 jobs: plan-2 named 57.5 -> 7.8 CPU s, proximity 65.1 -> 8.2
+CPU s, identical jobs.csv.
 """
 
 from __future__ import annotations
