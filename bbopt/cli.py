@@ -180,10 +180,10 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
 
     add_experiment_parsers(sub)
 
-    # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
-    from bbopt.slurm.cli import add_parser as add_slurm_parser
-
+    from bbopt.bench.cli import add_parser as add_bench_parser  # `bbopt bench ...`
+    from bbopt.slurm.cli import add_parser as add_slurm_parser  # `bbopt slurm ...`
     add_slurm_parser(sub)
+    add_bench_parser(sub)
     return p
 
 
