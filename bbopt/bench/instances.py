@@ -81,6 +81,9 @@ class Instance:
             opts["weights"] = tuple(self.form["weights"])
         if self.form.get("priority") is not None:
             opts["priority"] = tuple(self.form["priority"])
+        for key in ("method", "two_list"):  # how the front is found
+            if key in self.form:
+                opts[key] = self.form[key]
         return opts
 
     def score(self, x: Any) -> float | None:

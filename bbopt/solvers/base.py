@@ -156,6 +156,7 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     WindowModel: {
         "cpsat": "bbopt.solvers.window.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.window.milp:solve_milp",
+        "scip": "bbopt.solvers.window.scip:solve_scip",
         "highs": "bbopt.solvers.window.highs:solve_highs",
         "nsga2": "bbopt.solvers.window.nsga2:solve_nsga2",
         "exhaustive": "bbopt.solvers.window.exhaustive:solve_exhaustive",
@@ -175,12 +176,14 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     PackModel: {
         "cpsat": "bbopt.solvers.packs.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.packs.milp:solve_milp",
+        "scip": "bbopt.solvers.packs.scip:solve_scip",
         "exhaustive": "bbopt.solvers.packs.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.packs.greedy:solve_greedy",
     },
     PreemptionModel: {
         "cpsat": "bbopt.solvers.preemption.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.preemption.milp:solve_milp",
+        "scip": "bbopt.solvers.preemption.scip:solve_scip",
         "exhaustive": "bbopt.solvers.preemption.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.preemption.greedy:solve_greedy",
     },
