@@ -29,6 +29,12 @@ def add_parser(sub) -> None:
                    help="do not solve the instances for their proven optimum")
     c.set_defaults(func=_cmd_capture)
 
+    e = bs.add_parser("export", help="write the integer forms of a tier as MPS and LP files")
+    e.add_argument("--tier", default="small", choices=("small", "medium", "large"))
+    e.add_argument("--instances", help="instance directory (default: the library's tier)")
+    e.add_argument("--out", required=True, help="directory for the .mps / .lp files")
+    e.set_defaults(func=_cmd_export)
+
 
 def _cmd_capture(args) -> int:
     from bbopt.bench.capture import capture
@@ -36,4 +42,18 @@ def _cmd_capture(args) -> int:
     files = capture(args.family, tuple(args.tier or ("small",)), args.out, args.seed,
                     solve_known=not args.no_optimum, log=print)
     print(f"{len(files)} instances written")
+    return 0
+
+
+def _instances_dir(args):
+    from bbopt.bench.instances import tier_dir
+
+    return args.instances or tier_dir(args.tier)
+
+
+def _cmd_export(args) -> int:
+    from bbopt.bench.export import export_dir
+
+    files = export_dir(_instances_dir(args), args.out)
+    print(f"{len(files)} files written to {args.out}")
     return 0
