@@ -9,6 +9,8 @@ and tables (:mod:`bbopt.bench.report`). See ``docs/bench.md``.
 
 from __future__ import annotations
 
+import sys
+
 
 def add_parser(sub) -> None:
     """Add the ``bench`` command and its subcommands to the ``bbopt`` parser."""
@@ -35,6 +37,26 @@ def add_parser(sub) -> None:
     e.add_argument("--out", required=True, help="directory for the .mps / .lp files")
     e.set_defaults(func=_cmd_export)
 
+    r = bs.add_parser("run", help="every applicable backend x budget x seed on a tier")
+    r.add_argument("--tier", default="small", choices=("small", "medium", "large"))
+    r.add_argument("--instances", help="instance directory (default: the library's tier)")
+    r.add_argument("--out", default="results/bench", help="results store (resumable; default "
+                   "results/bench)")
+    r.add_argument("--budgets", default=None,
+                   help="comma-separated budgets in seconds (default: the tier's)")
+    r.add_argument("--seeds", type=int, default=None, help="seeds per heuristic backend "
+                   "(default: the tier's)")
+    r.add_argument("--backends", help="comma-separated backend names (default: all "
+                   "applicable)")
+    r.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    r.set_defaults(func=_cmd_run)
+
+    p = bs.add_parser("report", help="performance profiles, shifted geometric means, primal "
+                      "integrals, hypervolume ECDFs and tables from a results store")
+    p.add_argument("store", nargs="?", default="results/bench", help="results store")
+    p.add_argument("--out", help="directory for figures and tables (default STORE/report)")
+    p.set_defaults(func=_cmd_report)
+
 
 def _cmd_capture(args) -> int:
     from bbopt.bench.capture import capture
@@ -56,4 +78,24 @@ def _cmd_export(args) -> int:
 
     files = export_dir(_instances_dir(args), args.out)
     print(f"{len(files)} files written to {args.out}")
+    return 0
+
+
+def _cmd_run(args) -> int:
+    from bbopt.bench.run import run_tier
+
+    budgets = None if args.budgets is None else [float(b) for b in args.budgets.split(",")]
+    backends = None if args.backends is None else args.backends.split(",")
+    summary = run_tier(_instances_dir(args), args.out, tier=args.tier, budgets=budgets,
+                       seeds=args.seeds, backends=backends, workers=args.workers,
+                       log=lambda s: print(s, file=sys.stderr))
+    print(summary)
+    return 0
+
+
+def _cmd_report(args) -> int:
+    from bbopt.bench.report import report
+
+    for path in report(args.store, args.out):
+        print(path)
     return 0
