@@ -25,8 +25,12 @@ def victims_problem(model: PreemptionModel):
     prob += pulp.lpSum((float(model.cost[i]) + model.penalty + tie) * x[i] for i in range(m))
     prob += pulp.lpSum(int(model.nodes[i]) * x[i] for i in range(m)) >= model.need_nodes
     if model.need_bb > model.bb_tol:
-        prob += (pulp.lpSum(float(model.bb[i]) * x[i] for i in range(m))
-                 >= model.need_bb - model.bb_tol)
+        # BB in units of a thousandth of the largest amount: byte counts (1e11) as
+        # coefficients made CBC answer a fractional set as optimal, or call a feasible
+        # program infeasible; the answer is checked in exact bytes by the model
+        unit = max(float(model.bb.max(initial=0.0)), model.need_bb) / 1000.0
+        prob += (pulp.lpSum(float(model.bb[i]) / unit * x[i] for i in range(m))
+                 >= (model.need_bb - model.bb_tol) / unit)
     for e, slack in enumerate(model.slack.tolist()):
         members = [i for i in range(m) if model.entity[i] == e]
         if members:
