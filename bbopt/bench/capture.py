@@ -2,26 +2,31 @@
 traces, as benchmark instances (:mod:`bbopt.bench.instances`).
 
 Each *family* runs one policy on one workload and records every model the policy hands to a
-solver, through a recording backend registered for the model type (:func:`bbopt.solvers.
-register_backend`): the decision is still taken by a real backend (``exhaustive`` up to
-:data:`EXHAUSTIVE_UP_TO` variables, else ``cpsat``) under a deterministic budget, so a capture
-is reproducible. The families (papers' sections in brackets):
+solver, through a recording backend registered for the model type
+(:func:`bbopt.solvers.register_backend`): the decision is still taken by a real backend
+(``exhaustive`` up to :data:`EXHAUSTIVE_UP_TO` variables, else ``cpsat``) under a deterministic
+budget, so a capture is reproducible. The families (papers' sections in brackets):
 
-- ``window-kth``: BBSched's window (Fan et al., Section 3.2.1) on the KTH-SP2 trace with
-  Kopanski's log-normal BB on 96 nodes / 480 GB, as a weighted 50/50 instance and as a Pareto
-  instance (nodes, BB);
-- ``window-theta``: the same on the Theta-like capability workload (Section 4.1) on Theta's
-  4,392 nodes and 1.26 PB;
+- ``window-kth``: BBSched's window (Fan et al., Section 3.2.1) on the first 3,000 jobs of the
+  KTH-SP2 trace with Kopanski's log-normal BB on 96 nodes / 480 GB, as a weighted 50/50
+  instance and as a Pareto instance (nodes, BB; the front by the solvers' epsilon-constraint);
+- ``window-theta``: the same on 2,000 jobs of the Theta-like capability workload (Section 4.1)
+  on Theta's 4,392 nodes and 1.26 PB, in WFP order;
 - ``pack-jeannot``: the optimal pack (Jeannot, Pallez & Vidal, Section 4) of a batch of
-  Uniform-protocol applications with normal I/O on 2,048 nodes behind one exclusive I/O node;
-- ``victims-omfs``: the victim choice of OMFS (Zvi & Oren, Algorithm 1) on KTH with four
-  entities, every job checkpointable.
+  Uniform-protocol applications with normal I/O (alpha 0.4) on 2,048 nodes behind one
+  exclusive I/O node;
+- ``victims-omfs``: the victim choice of OMFS (Zvi & Oren, Algorithm 1), every job
+  checkpointable: KTH-SP2 with four entities for the small tier (a 96-node machine never offers
+  more than about 18 candidates), KTH-like jobs on 1,024 nodes with eight entities beyond.
 
-The tiers differ by the window / batch size (``small`` is solved exactly in seconds, ``large``
-makes the exact solvers time out); the victim choice is tiered by its number of candidates.
-Out of all recorded models a family keeps the non-trivial ones (not everything fits), spread
-evenly over the run, and solves each with an exact backend under :data:`REFERENCE_SECONDS` to
-record the proven optimum or front.
+Tiers (:data:`WINDOW`, :data:`APPS`, :data:`CANDIDATES`): windows of 20 / 50 / 120 jobs (the
+medium and large ones under twice the trace's load, submit times halved: KTH's queue on 96
+nodes never holds 50 jobs at its own), batches of 20 / 60 / 200 applications, 3-16 / 17-40 /
+41+ victim candidates. The window policy runs without its starvation bound (a window whose
+forced jobs do not fit together is decided without a model). Of all recorded models a family
+keeps the non-trivial ones (not everything fits; at least two window jobs fit on their own),
+spread evenly over the run, and solves each with CP-SAT under :data:`REFERENCE_SECONDS` to
+record the proven optimum or front (none when it is not proven in time).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from bbopt.bench.instances import PROBLEMS, Instance, tier_dir, write_instance
-from bbopt.core import Platform, Status
+from bbopt.core import GB, Platform, Status
 from bbopt.errors import InputError, UnknownNameError
 from bbopt.solvers.base import Budget, register_backend, solve
 
@@ -74,28 +79,45 @@ def _kth(n_jobs: int, seed: int, platform: Platform) -> tuple[list, dict[str, An
                          "bb": "Kopanski log-normal"}
 
 
-WINDOW = {"small": 16, "medium": 50, "large": 120}
-APPS = {"small": 18, "medium": 60, "large": 200}
+#: Window size per tier, and the load factor (submit times divided by it) that gives queues
+#: that long: KTH's queue on 96 nodes never holds 50 jobs at its own load.
+WINDOW = {"small": 20, "medium": 50, "large": 120}
+LOAD = {"small": 1.0, "medium": 2.0, "large": 2.0}
+APPS = {"small": 20, "medium": 60, "large": 200}
 CANDIDATES = {"small": (3, 16), "medium": (17, 40), "large": (41, 10 ** 9)}
+
+
+def _loaded(jobs: list, tier: str) -> list:
+    from dataclasses import replace
+
+    return jobs if LOAD[tier] == 1.0 else [replace(j, submit=j.submit / LOAD[tier])
+                                           for j in jobs]
+
+
+def _window_options(tier: str, **extra: Any) -> dict[str, Any]:
+    # no starvation bound: a window with forced jobs that do not fit together is decided
+    # without a model, and under load most windows would be
+    return {"window": WINDOW[tier], "budget": 1.0, "budget_mode": "deterministic",
+            "starvation": None, **extra}
 
 
 def _window_kth(tier: str, seed: int):
     platform = Platform.kopanski()
-    jobs, prov = _kth(1500, seed, platform)
-    options = {"window": WINDOW[tier], "budget": 1.0, "budget_mode": "deterministic"}
-    return jobs, platform, {"policy": "bbsched", "options": options}, {
-        **prov, "platform": "kopanski (96 nodes, 480 GB BB)"}
+    jobs, prov = _kth(3000, seed, platform)
+    return _loaded(jobs, tier), platform, {"policy": "bbsched",
+                                           "options": _window_options(tier)}, {
+        **prov, "load_factor": LOAD[tier], "platform": "kopanski (96 nodes, 480 GB BB)"}
 
 
 def _window_theta(tier: str, seed: int):
     from bbopt.workloads.generators.capability import theta_platform
     from bbopt.workloads.generators.catalog import apply
 
-    jobs = apply("capability", None, seed, n_jobs=600)
-    options = {"window": WINDOW[tier], "budget": 1.0, "budget_mode": "deterministic",
-               "order": "wfp"}
-    return jobs, theta_platform(), {"policy": "bbsched", "options": options}, {
-        "trace": "capability (Theta-like, 600 jobs)", "platform": "theta (4392 nodes, 1.26 PB)"}
+    jobs = apply("capability", None, seed, n_jobs=2000)
+    return _loaded(jobs, tier), theta_platform(), {
+        "policy": "bbsched", "options": _window_options(tier, order="wfp")}, {
+        "trace": "capability (Theta-like, 2000 jobs)", "load_factor": LOAD[tier],
+        "platform": "theta (4392 nodes, 1.26 PB)"}
 
 
 def _pack_jeannot(tier: str, seed: int):
@@ -111,21 +133,27 @@ def _pack_jeannot(tier: str, seed: int):
 
 
 def _victims_omfs(tier: str, seed: int):
+    from bbopt.policies.fairshare import MemorylessFairShare
     from bbopt.workloads.generators.catalog import apply
     from bbopt.workloads.shares import workload_shares
 
-    platform = Platform.kopanski()
-    jobs, prov = _kth(2500, seed, platform)
-    jobs = apply("omfs-entities", jobs, seed, by="user", n_entities=4, shares="usage")
+    if tier == "small":  # KTH-SP2 on its 96 nodes: at most 18 candidates
+        platform = Platform.kopanski()
+        jobs, prov = _kth(2500, seed, platform)
+        jobs = apply("omfs-entities", jobs, seed, by="user", n_entities=4, shares="usage")
+        prov = {**prov, "entities": "4 by user, usage shares", "platform": "kopanski (96 nodes)"}
+    else:  # KTH-like jobs on 1,024 nodes: states with up to ~50 candidates
+        platform = Platform(nodes=1024, bb=1024 * 5 * GB)
+        jobs = apply("kth-like", None, seed, n_jobs=3000, nodes=1024, load=1.0)
+        jobs = apply("omfs-entities", jobs, seed, by="random", n_entities=8, shares="equal")
+        prov = {"trace": "kth-like (3000 jobs on 1024 nodes, load 1.0)",
+                "entities": "8 random, equal shares", "platform": "1024 nodes, 5 TB BB"}
     jobs = apply("omfs-preemption", jobs, seed, preemptable=1.0, checkpointable=1.0)
-    from bbopt.policies.fairshare import MemorylessFairShare
-
     options = {"quantum": 1800, "shares": workload_shares(jobs), "audit": False}
     # the name omfs-opt fixes its backend; the class takes the recorder as any backend name
     return jobs, platform, {"policy": "omfs-opt", "options": options, "tick": 300.0,
                             "execution": "checkpoint", "make": lambda backend: (
-                                MemorylessFairShare("omfs-opt", backend=backend, **options))}, {
-        **prov, "entities": "4 by user, usage shares", "platform": "kopanski (96 nodes)"}
+                                MemorylessFairShare("omfs-opt", backend=backend, **options))}, prov
 
 
 def _window_keep(model, tier: str) -> bool:
@@ -150,15 +178,15 @@ WINDOW_FORMS = ({"kind": "weighted", "weights": [0.5, 0.5]},
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("window-kth", "window", "BBSched's window on KTH-SP2 (Kopanski BB)", _window_kth,
-           WINDOW_FORMS, {"small": 6, "medium": 6, "large": 4}, _window_keep),
+           WINDOW_FORMS, {"small": 10, "medium": 8, "large": 5}, _window_keep),
     Family("window-theta", "window", "BBSched's window on the Theta-like capability workload",
-           _window_theta, WINDOW_FORMS, {"small": 6, "medium": 6, "large": 4}, _window_keep),
+           _window_theta, WINDOW_FORMS, {"small": 10, "medium": 8, "large": 5}, _window_keep),
     Family("pack-jeannot", "pack", "optimal packs of Jeannot's Uniform/Normal applications",
-           _pack_jeannot, ({"kind": "stages"},), {"small": 6, "medium": 4, "large": 3},
+           _pack_jeannot, ({"kind": "stages"},), {"small": 8, "medium": 5, "large": 3},
            _pack_keep),
-    Family("victims-omfs", "victims", "OMFS victim choice on KTH-SP2 with four entities",
-           _victims_omfs, ({"kind": "min-cost"},), {"small": 8, "medium": 6, "large": 4},
-           _victims_keep),
+    Family("victims-omfs", "victims", "OMFS victim choice (KTH-SP2; KTH-like on 1,024 nodes "
+           "beyond the small tier)", _victims_omfs, ({"kind": "min-cost"},),
+           {"small": 10, "medium": 8, "large": 6}, _victims_keep),
 )}
 
 

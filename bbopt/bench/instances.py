@@ -216,16 +216,20 @@ def write_instance(instance: Instance, directory: str | Path) -> Path:
     return write_text(path, json.dumps(instance.to_json(), separators=(",", ":")) + "\n")
 
 
-#: The committed small tier.
+#: The committed small tier lives in ``LIBRARY/small``.
 LIBRARY = Path(__file__).resolve().parent / "instances"
+#: Where the regenerated tiers go by default (relative to the working directory).
+REGENERATED = Path("bench-instances")
 
 
 def tier_dir(tier: str, root: str | Path | None = None) -> Path:
-    """Where the instances of ``tier`` live: the committed library for ``small``, otherwise
-    ``root`` (default: the library folder too)."""
+    """Where the instances of ``tier`` live: ``root/<tier>``; by default the committed library
+    for ``small`` and ``./bench-instances/<tier>`` for the regenerated tiers."""
     if tier not in TIERS:
         raise InputError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}", field="tier")
-    return Path(root or LIBRARY) / tier
+    if root is None:
+        root = LIBRARY if tier == "small" else REGENERATED
+    return Path(root) / tier
 
 
 def iter_instances(directory: str | Path) -> Iterator[Instance]:

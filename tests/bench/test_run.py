@@ -12,8 +12,11 @@ from bbopt.bench.report import load_runs, report
 from bbopt.bench.run import run_tier, tasks
 from bbopt.cli import main
 
-PICKS = ["window-kth-small-d01033-weighted", "window-kth-small-d01033-pareto",
-         "victims-omfs-small-d07689-min-cost"]
+_NAMES = sorted(p.stem for p in (LIBRARY / "small").glob("*.json"))
+_WINDOW = next(n for n in _NAMES if n.startswith("window-kth") and n.endswith("weighted"))
+#: a weighted window, the Pareto instance of the same state, a victim choice
+PICKS = [_WINDOW, _WINDOW.replace("weighted", "pareto"),
+         next(n for n in _NAMES if n.startswith("victims"))]
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +32,8 @@ def test_the_grid_runs_seeded_backends_per_seed_and_the_others_once(tier):
     per = {}
     for path, _, backend, _, seed in grid:
         per.setdefault((path.rsplit("/", 1)[1], backend), []).append(seed)
-    assert per[("victims-omfs-small-d07689-min-cost.json", "cpsat")] == [0, 1]
-    assert per[("victims-omfs-small-d07689-min-cost.json", "greedy")] == [0]
+    assert per[(f"{PICKS[2]}.json", "cpsat")] == [0, 1]
+    assert per[(f"{PICKS[2]}.json", "greedy")] == [0]
     assert len(grid) == 3 * (2 + 1 + 2)
 
 
@@ -52,7 +55,7 @@ def test_run_resume_and_report(tier, tmp_path):
         else:
             assert r["objective"] == pytest.approx(inst.known["objective"])
             assert r["gap"] == 0.0 and r["trace"][-1][1] == pytest.approx(r["objective"])
-    greedy = runs[("victims-omfs-small-d07689-min-cost", "greedy")]
+    greedy = runs[(PICKS[2], "greedy")]
     known = read_instance(tier / f"{PICKS[2]}.json").known["objective"]
     assert greedy["objective"] >= known
     files = report(store, tmp_path / "report")
