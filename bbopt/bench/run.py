@@ -8,8 +8,11 @@ wall and CPU time, its objective scored by the model's own evaluator, the bound,
 to the best known value (Berthold: ``|best - v| / max(|best|, |v|)``, 1 without a solution) or,
 for a Pareto instance, the hypervolume ratio of its front to the exact one (utilisation
 fractions, reference point the origin), and its anytime trace: ``(seconds, value)`` of each
-incumbent from the backends that report them in ``Result.info["trace"]``, for the others their
-answer at the end (the report turns values into gaps to the best known value).
+incumbent from the backends that report them (asked with ``trace=True``: CP-SAT's solution
+callbacks and SCIP's event handler in ``Result.info["trace"]``, NSGA-II's first front per
+generation in ``Result.info["front_trace"]``), for the others their answer at the end (the
+report turns values into gaps to the best known value; a front's value is its hypervolume
+ratio).
 
 Runs go to the results store of the sweeps (:class:`bbopt.analysis.store.Store`): one
 directory per run named by the hash of what determines it (instance content, backend, budget,
@@ -123,7 +126,8 @@ def solve_one(inst: Instance, backend: str, budget: float, seed: int) -> dict[st
     _warm(inst, backend)
     c0, t0 = _time.process_time(), _time.perf_counter()
     try:
-        res = solve(inst.model, backend, Budget(budget), seed, **_options(inst, backend))
+        res = solve(inst.model, backend, Budget(budget), seed, trace=True,
+                    **_options(inst, backend))
     except Exception as exc:  # noqa: BLE001 - an error is a run's outcome here
         return {"status": "error", "error": f"{type(exc).__name__}: {exc}",
                 "wall_time": _time.perf_counter() - t0, "cpu_time": _time.process_time() - c0,
@@ -134,19 +138,25 @@ def solve_one(inst: Instance, backend: str, budget: float, seed: int) -> dict[st
                                          else res.status),
                            "wall_time": wall, "cpu_time": cpu, "objective": value,
                            "bound": res.bound if isinstance(res.bound, int | float) else None}
+    fronts = res.info.get("front_trace", ())  # a population's first front over time
     if inst.kind == "pareto":
         out["front"] = points
         out["hv_ratio"] = hv_ratio(inst, points)
         out["gap"] = 1.0 - out["hv_ratio"]
-        out["trace"] = [[wall, out["hv_ratio"]]] if points else []
+        trace = [[float(t), hv_ratio(inst, [list(inst.model.evaluate(x)) for x in X])]
+                 for t, X in fronts]
+        if points and (not trace or trace[-1][1] != out["hv_ratio"]):
+            trace.append([wall, out["hv_ratio"]])
+        out["trace"] = trace
         return out
     out["best_known"] = inst.known.get("objective")
     out["gap"] = primal_gap(out["best_known"], value)
     trace = []
-    for t, x in res.info.get("trace", ()):
-        v = inst.score(x)
-        if v is not None:
-            trace.append([float(t), v])
+    incumbents = [(t, [x]) for t, x in res.info.get("trace", ())] + list(fronts)
+    for t, xs in incumbents:
+        vs = [v for v in (inst.score(x) for x in xs) if v is not None]
+        if vs:
+            trace.append([float(t), max(vs) if inst.sense == "max" else min(vs)])
     if value is not None and (not trace or trace[-1][1] != value):
         trace.append([wall, value])  # the answer at the end (a backend without a trace)
     out["trace"] = trace

@@ -1,6 +1,6 @@
-"""The scip backends' anytime traces: every incumbent is a feasible answer, they come in time
-order and improve, and the last of the first stage is the answer's value (on the library's
-small instances, whose optima are recorded)."""
+"""Anytime traces (incumbents over time) on the library's small instances, whose optima are
+recorded: SCIP's are feasible, in time order, improving, and end at the optimum; CP-SAT's and
+NSGA-II's are recorded only on request and end at the answer."""
 
 from __future__ import annotations
 
@@ -31,3 +31,27 @@ def test_scip_trace_is_a_sequence_of_improving_feasible_incumbents(inst):
     assert inst.score(r.solution) == pytest.approx(inst.known["objective"], rel=1e-9)
     if inst.problem != "window":  # the window's trace is the weighted stage's, before ties
         assert values[-1] == pytest.approx(inst.known["objective"], rel=1e-9)
+
+
+@pytest.mark.parametrize("inst", SCALAR[1::4], ids=lambda i: i.id)
+def test_cpsat_trace_on_request_ends_at_the_optimum_and_is_absent_otherwise(inst):
+    opts = inst.solve_options()
+    plain = solve(inst.model, "cpsat", Budget(10.0), 0, **opts)
+    assert "trace" not in plain.info  # the decision path records nothing
+    r = solve(inst.model, "cpsat", Budget(10.0), 0, trace=True, **opts)
+    values = [inst.score(x) for _, x in r.info["trace"]]
+    assert values and None not in values
+    assert values[-1] == pytest.approx(inst.known["objective"], rel=1e-9)
+    assert inst.score(r.solution) == inst.score(plain.solution)
+
+
+def test_nsga2_front_trace_on_request():
+    inst = next(i for i in SCALAR if i.problem == "window")
+    r = solve(inst.model, "nsga2", Budget(10.0), 0, trace=True, form="weighted",
+              weights=(0.5, 0.5), generations=60)
+    fronts = r.info["front_trace"]
+    assert fronts and all(len(X) >= 1 for _, X in fronts)
+    assert [t for t, _ in fronts] == sorted(t for t, _ in fronts)
+    assert all(inst.model.feasible(x) for _, X in fronts for x in X)
+    assert "front_trace" not in solve(inst.model, "nsga2", Budget(10.0), 0,
+                                      generations=60).info
