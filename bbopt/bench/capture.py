@@ -195,13 +195,14 @@ def _decision_backend(model: Any) -> str:
 
 
 def record_models(family: Family, tier: str, seed: int = 0
-                  ) -> tuple[list[tuple[Any, float, int]], dict[str, Any]]:
+                  ) -> tuple[list[tuple[Any, float, int, int]], dict[str, Any]]:
     """Run the family's simulation and return every model its policy solved, with the
-    simulated time and the decision's index, and the provenance."""
+    simulated time, the decision's index and the model's index within the decision, and the
+    provenance."""
     from bbopt.simulation.engine import simulate
 
     jobs, platform, run, prov = family.setup(tier, seed)
-    seen: list[tuple[Any, float, int]] = []
+    seen: list[tuple[Any, float, int, int]] = []
     pending: list[Any] = []
     decisions = [0]
     budget = Budget.of(DECISION_WORK, mode="deterministic")
@@ -211,8 +212,8 @@ def record_models(family: Family, tier: str, seed: int = 0
         return solve(model, _decision_backend(model), budget, rseed, **options)
 
     def on_decision(state, _decision):
-        for m in pending:
-            seen.append((m, float(state.time), decisions[0]))
+        for k, m in enumerate(pending):  # a decision may solve several models (one per job)
+            seen.append((m, float(state.time), decisions[0], k))
         pending.clear()
         decisions[0] += 1
 
@@ -270,11 +271,12 @@ def capture(family_names: list[str] | None = None, tiers: tuple[str, ...] = ("sm
             log(f"{name} [{tier}]: {len(seen)} models, {len(kept)} kept, {len(picks)} picked "
                 f"({_time.perf_counter() - t0:.1f} s)")
             for k in picks:
-                model, when, decision = kept[k]
+                model, when, decision, nth = kept[k]
                 for form in fam.forms:
-                    iid = f"{name}-{tier}-d{decision:05d}-{form['kind']}"
+                    iid = f"{name}-{tier}-d{decision:05d}-{nth}-{form['kind']}"
                     inst = Instance(iid, fam.problem, model, dict(form), tier,
-                                    {**prov, "time": when, "decision": decision})
+                                    {**prov, "time": when, "decision": decision,
+                                     "model_of_decision": nth})
                     if solve_known:
                         inst.known = reference(inst)
                     written.append(write_instance(inst, directory))
