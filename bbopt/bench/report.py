@@ -13,7 +13,9 @@ Per tier and per model (window weighted, window Pareto, pack, victims):
 - ``tables.md`` and ``tables.csv``: per model and backend the runs, the solved counts (proven
   optimal at the best known value; reached it), FALLBACK and error counts, the shifted
   geometric mean of the wall time (unsolved runs at the time limit; shift
-  :data:`SHIFT` of the tier), the mean primal integral over the time limit and the worst gap.
+  :data:`SHIFT` of the tier), the mean primal integral over the time limit and the worst gap;
+  whether the exact backends agree on every instance; the solved counts per budget with the
+  runs that took longer than their budget.
 
 The best known value of an instance is its recorded optimum, else the best value any run found.
 """
@@ -35,7 +37,7 @@ from bbopt.bench.measures import (
     runtime_ecdf,
     shifted_geometric_mean,
 )
-from bbopt.bench.run import TOL, primal_gap
+from bbopt.bench.run import EXACT, SEEDLESS, TOL, primal_gap
 from bbopt.errors import InputError
 
 #: Shift of the shifted geometric mean per tier (seconds): about 1 % of the smallest budget,
@@ -133,6 +135,37 @@ def table(runs: list[dict[str, Any]], best: dict[str, float], tier: str) -> list
     return rows
 
 
+def solved_by_budget(runs: list[dict[str, Any]], best: dict[str, float]) -> list[dict]:
+    """Per model, backend and budget: runs, proven optimal, reached the best known value."""
+    rows = []
+    for problem, form in MODELS:
+        sel = [r for r in runs if r["problem"] == problem and r["form"] == form]
+        for backend in sorted({r["backend"] for r in sel}):
+            for budget in sorted({r["budget"] for r in sel}):
+                mine = [r for r in sel if r["backend"] == backend and r["budget"] == budget]
+                reached = [_reached(r, best) for r in mine]
+                rows.append({"model": f"{problem}-{form}", "backend": backend,
+                             "budget": budget, "runs": len(mine),
+                             "proven": sum(ok and r["status"] == "OPTIMAL"
+                                           for ok, r in zip(reached, mine, strict=True)),
+                             "reached": sum(reached),
+                             "late": sum(r["wall_time"] > budget for r in mine)})
+    return rows
+
+
+def agreement(runs: list[dict[str, Any]]) -> tuple[int, list[str]]:
+    """The instances on which every proven-optimal run of the exact backends (cpsat, milp,
+    highs, scip) has the same value (the same front for Pareto instances), and the others."""
+    by: dict[str, set] = {}
+    for r in runs:
+        if r["backend"] in EXACT and r["status"] == "OPTIMAL":
+            key = (tuple(tuple(round(v, 9) for v in p) for p in r.get("front") or [])
+                   if r["form"] == "pareto" else round(float(r["objective"]), 9))
+            by.setdefault(r["instance"], set()).add(key)
+    differ = sorted(i for i, values in by.items() if len(values) > 1)
+    return len(by), differ
+
+
 def _markdown(rows: list[dict]) -> str:
     head = ("| model | backend | runs | proven | reached | FALLBACK | error | SGM time (s) "
             "| primal integral (s) | max gap |")
@@ -141,6 +174,23 @@ def _markdown(rows: list[dict]) -> str:
         out.append(f"| {r['model']} | {r['backend']} | {r['runs']} | {r['proven']} | "
                    f"{r['reached']} | {r['fallback']} | {r['error']} | {r['sgm_time']:.4f} | "
                    f"{r['primal_integral']:.2e} | {r['max_gap']:.2e} |")
+    return "\n".join(out)
+
+
+def _budget_markdown(rows: list[dict]) -> str:
+    budgets = sorted({r["budget"] for r in rows})
+    out = ["| model | backend | " + " | ".join(f"{b:g} s" for b in budgets) + " |",
+           "|---|---|" + "---|" * len(budgets)]
+    keys = sorted({(r["model"], r["backend"]) for r in rows},
+                  key=lambda k: ([m for m, _ in MODELS].index(k[0].split("-")[0]), k))
+    for model, backend in keys:
+        cells = []
+        for b in budgets:
+            r = next((r for r in rows if r["model"] == model and r["backend"] == backend
+                      and r["budget"] == b), None)
+            cells.append("" if r is None else f"{r['proven']}/{r['reached']} of {r['runs']}"
+                         + (f", {r['late']} late" if r["late"] else ""))
+        out.append(f"| {model} | {backend} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -225,8 +275,7 @@ def hv_figure(runs: list[dict[str, Any]], path: Path | None):
 
     plt = _plt()
     sel = [r for r in runs if r["form"] == "pareto"]
-    fig, axes = _panels(plt, 1)
-    ax = axes[0]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
     if sel:
         limit = max(r["budget"] for r in sel)
         grid = np.logspace(-4, math.log10(limit), 200)
@@ -234,10 +283,9 @@ def hv_figure(runs: list[dict[str, Any]], path: Path | None):
             firsts = []
             for inst, seed in _problems(sel):
                 mine = [r for r in sel if r["backend"] == b and r["instance"] == inst
-                        and (r["seed"] == seed or r["backend"] in ("exhaustive", "greedy",
-                                                                  "highs"))]
-                for target in HV_TARGETS:
-                    hits = [r["wall_time"] for r in mine if r.get("hv_ratio", 0.0) >= target]
+                        and (r["seed"] == seed or r["backend"] in SEEDLESS)]
+                for target in HV_TARGETS:  # the first time any of its runs reached it
+                    hits = [t for r in mine for t, hv in r.get("trace", []) if hv >= target]
                     firsts.append(min(hits) if hits else math.inf)
             ax.step(grid, runtime_ecdf(firsts, grid), where="post", label=b)
         ax.set_xscale("log")
@@ -245,8 +293,8 @@ def hv_figure(runs: list[dict[str, Any]], path: Path | None):
         ax.set_xlabel("seconds")
         ax.set_ylabel("share of (instance, target) pairs")
         ax.legend(fontsize=7, loc="lower right")
-    ax.set_title("Hypervolume-ratio targets 0.9 ... 1 reached (COCO runtime ECDF)",
-                 fontsize=9)
+    ax.set_title("Runtime ECDF of the hypervolume-ratio targets 0.9, 0.99, 0.999, 0.9999, 1 "
+                 "(COCO)", fontsize=9)
     return _done(fig, path)
 
 
@@ -279,8 +327,18 @@ def report(root: str | Path, out: str | Path | None = None) -> list[Path]:
     md = ["# Solver benchmark", ""]
     for tier in ("small", "medium", "large"):
         tier_rows = [r for r in rows if r["tier"] == tier]
-        if tier_rows:
-            md += [f"## Tier {tier}", "", _markdown(tier_rows), ""]
+        if not tier_rows:
+            continue
+        mine = [r for r in runs if r["tier"] == tier]
+        best = _best_known(mine, known)
+        n, differ = agreement(mine)
+        md += [f"## Tier {tier}", "", _markdown(tier_rows), "",
+               f"Exact backends ({', '.join(EXACT)}) agree on {n - len(differ)} of {n} "
+               "instances (proven-optimal runs: the same value, the same front)"
+               + (f"; they differ on {', '.join(differ)}." if differ else "."), "",
+               "Solved per budget (proven optimal / reached the best known value, of runs; "
+               "late: wall time above the budget):",
+               "", _budget_markdown(solved_by_budget(mine, best)), ""]
     written.append(write_text(out / "tables.md", "\n".join(md)))
     cols = list(rows[0]) if rows else []
     csv = [",".join(cols)] + [",".join(str(r[c]) for c in cols) for r in rows]

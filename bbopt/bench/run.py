@@ -38,13 +38,15 @@ from bbopt.bench.instances import Instance, read_instance
 from bbopt.errors import InputError
 
 #: Budgets (seconds) and seeds per tier.
-TIER_BUDGETS = {"small": (0.1, 1.0), "medium": (1.0, 10.0), "large": (10.0, 60.0)}
+TIER_BUDGETS = {"small": (0.01, 0.1, 1.0), "medium": (0.1, 1.0, 10.0), "large": (1.0, 10.0, 60.0)}
 TIER_SEEDS = {"small": 3, "medium": 2, "large": 1}
 #: Backends whose answer does not depend on the seed (run with seed 0 only).
 SEEDLESS = ("exhaustive", "greedy", "highs")
 #: Options of the exact front that the other backends do not take.
 FRONT_OPTIONS = ("method", "two_list")
 EXACT = ("cpsat", "milp", "highs", "scip")
+#: Backends that report their incumbents over time when asked (``trace=True``).
+TRACED = ("cpsat", "scip", "nsga2")
 #: A value within this relative distance of the best known counts as reaching it.
 TOL = 1e-6
 
@@ -116,6 +118,8 @@ def _options(inst: Instance, backend: str) -> dict[str, Any]:
     opts = inst.solve_options()
     if backend not in EXACT:
         opts = {k: v for k, v in opts.items() if k not in FRONT_OPTIONS}
+    if backend in TRACED:
+        opts["trace"] = True
     return opts
 
 
@@ -126,8 +130,7 @@ def solve_one(inst: Instance, backend: str, budget: float, seed: int) -> dict[st
     _warm(inst, backend)
     c0, t0 = _time.process_time(), _time.perf_counter()
     try:
-        res = solve(inst.model, backend, Budget(budget), seed, trace=True,
-                    **_options(inst, backend))
+        res = solve(inst.model, backend, Budget(budget), seed, **_options(inst, backend))
     except Exception as exc:  # noqa: BLE001 - an error is a run's outcome here
         return {"status": "error", "error": f"{type(exc).__name__}: {exc}",
                 "wall_time": _time.perf_counter() - t0, "cpu_time": _time.process_time() - c0,

@@ -39,16 +39,18 @@ def test_the_grid_runs_seeded_backends_per_seed_and_the_others_once(tier):
 
 def test_run_resume_and_report(tier, tmp_path):
     store = tmp_path / "store"
-    summary = run_tier(tier, store, budgets=[0.5], seeds=1, backends=["cpsat", "greedy"],
-                       workers=1)
-    assert summary.startswith("6 runs")
-    assert run_tier(tier, store, budgets=[0.5], seeds=1, backends=["cpsat", "greedy"],
+    every = ["cpsat", "greedy", "milp", "scip", "highs", "nsga2"]
+    summary = run_tier(tier, store, budgets=[0.5], seeds=1, backends=every, workers=1)
+    assert summary.startswith("16 runs") and "error" not in summary  # 6 + 6 + 4
+    assert run_tier(tier, store, budgets=[0.5], seeds=1, backends=every,
                     workers=1).startswith("0 runs")
     runs = {(r["instance"], r["backend"]): r for r in load_runs(store)}
     for name in PICKS:
         inst = read_instance(tier / f"{name}.json")
         r = runs[(name, "cpsat")]
         assert r["status"] == "OPTIMAL"
+        if inst.problem == "window":
+            assert runs[(name, "nsga2")]["status"] == "FEASIBLE"
         if inst.kind == "pareto":
             assert r["hv_ratio"] == pytest.approx(1.0)
             assert r["front"] == inst.known["front"]
@@ -63,6 +65,8 @@ def test_run_resume_and_report(tier, tmp_path):
     assert {"profiles-small.png", "gap-small.png", "hv-ecdf-small.png", "tables.md"} <= names
     md = (tmp_path / "report" / "tables.md").read_text()
     assert "| window-weighted | cpsat | 1 | 1 | 1 | 0 | 0 |" in md
+    assert "agree on 3 of 3 instances" in md  # cpsat, milp, highs, scip: one value each
+    assert "| victims-min-cost | greedy | 0/" in md  # the rule proves nothing
 
 
 def test_the_cli_reports_a_missing_store_without_a_traceback(tmp_path, capsys):

@@ -22,7 +22,8 @@ from bbopt.solvers.packs.milp import MIN_SOLVE_SECONDS, pack_problem, set_stage
 from bbopt.solvers.scip import ScipCommand
 
 
-def solve_scip(model: PackModel, budget: Budget, seed: int, **_: Any) -> Result:
+def solve_scip(model: PackModel, budget: Budget, seed: int, trace: bool = True,
+               **_: Any) -> Result:
     """Solve the pack model with SCIP (see the module docstring)."""
     t0 = _time.perf_counter()
     trace: list[tuple[float, list[int]]] = []

@@ -18,7 +18,8 @@ from bbopt.solvers.preemption.milp import read_answer, victims_problem
 from bbopt.solvers.scip import ScipCommand
 
 
-def solve_scip(model: PreemptionModel, budget: Budget, seed: int, **_: Any) -> Result:
+def solve_scip(model: PreemptionModel, budget: Budget, seed: int, trace: bool = True,
+               **_: Any) -> Result:
     t0 = _time.perf_counter()
     trace: list[tuple[float, list[int]]] = []
     prob, x = victims_problem(model)

@@ -42,7 +42,8 @@ class _ScipPulp(_Pulp):
         return ScipCommand(seconds, self.seed, self.x, seen)
 
 
-def solve_scip(model: WindowModel, budget: Budget, seed: int, **options: Any) -> Result:
+def solve_scip(model: WindowModel, budget: Budget, seed: int, trace: bool = True,
+               **options: Any) -> Result:
     """Solve the window model with SCIP (see the module docstring for options)."""
     t0 = _time.perf_counter()
     made: list[_ScipPulp] = []
