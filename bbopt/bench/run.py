@@ -52,10 +52,30 @@ TOL = 1e-6
 
 
 def backends(inst: Instance) -> list[str]:
-    """The backends applicable to ``inst`` (every one registered for its model type)."""
+    """The backends applicable to ``inst``: every one registered for its model type, but
+    enumeration only up to the size its backend accepts."""
     from bbopt.solvers.base import backends_for
 
-    return backends_for(inst.model)
+    limit = _enumeration_limit(inst.problem)
+    return [b for b in backends_for(inst.model) if b != "exhaustive" or inst.size <= limit]
+
+
+def _enumeration_limit(problem: str) -> int:
+    """The largest instance the ``exhaustive`` backend of ``problem`` enumerates (its own
+    constant or default)."""
+    import inspect
+
+    if problem == "window":
+        from bbopt.solvers.window.exhaustive import MAX_WINDOW
+
+        return MAX_WINDOW
+    if problem == "victims":
+        from bbopt.solvers.preemption.exhaustive import MAX_CANDIDATES
+
+        return MAX_CANDIDATES
+    from bbopt.solvers.packs.exhaustive import solve_exhaustive
+
+    return int(inspect.signature(solve_exhaustive).parameters["max_items"].default)
 
 
 def primal_gap(best: float | None, value: float | None) -> float:
