@@ -55,6 +55,8 @@ def add_parser(sub) -> None:
                       "integrals, hypervolume ECDFs and tables from a results store")
     p.add_argument("store", nargs="?", default="results/bench", help="results store")
     p.add_argument("--out", help="directory for figures and tables (default STORE/report)")
+    p.add_argument("--outcomes", help="a sweep store of audited runs (e.g. of "
+                   "benchmarks/quality/audit.yaml): relate decision gaps to waits")
     p.set_defaults(func=_cmd_report)
 
 
@@ -96,6 +98,6 @@ def _cmd_run(args) -> int:
 def _cmd_report(args) -> int:
     from bbopt.bench.report import report
 
-    for path in report(args.store, args.out):
+    for path in report(args.store, args.out, args.outcomes):
         print(path)
     return 0

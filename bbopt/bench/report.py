@@ -18,6 +18,8 @@ Per tier and per model (window weighted, window Pareto, pack, victims):
   runs that took longer than their budget.
 
 The best known value of an instance is its recorded optimum, else the best value any run found.
+With a sweep store of audited runs (``--outcomes``), ``outcomes.png`` and a table relate each
+run's mean decision gap to its mean wait and bounded slowdown (:mod:`bbopt.bench.outcomes`).
 """
 
 from __future__ import annotations
@@ -298,8 +300,11 @@ def hv_figure(runs: list[dict[str, Any]], path: Path | None):
     return _done(fig, path)
 
 
-def report(root: str | Path, out: str | Path | None = None) -> list[Path]:
-    """Write the figures and tables of a bench store; returns the files written."""
+def report(root: str | Path, out: str | Path | None = None,
+           outcomes: str | Path | None = None) -> list[Path]:
+    """Write the figures and tables of a bench store; returns the files written.
+    ``outcomes``: a sweep store of audited runs (:mod:`bbopt.bench.outcomes`) whose decision
+    gaps are related to their schedules' waits."""
     from bbopt.analysis.figures import close
     from bbopt.outputs import write_text
 
@@ -339,6 +344,13 @@ def report(root: str | Path, out: str | Path | None = None) -> list[Path]:
                "Solved per budget (proven optimal / reached the best known value, of runs; "
                "late: wall time above the budget):",
                "", _budget_markdown(solved_by_budget(mine, best)), ""]
+    if outcomes is not None:
+        from bbopt.bench.outcomes import outcome_rows, outcomes_figure, outcomes_markdown
+
+        orows = outcome_rows(outcomes)
+        close(outcomes_figure(orows, out / "outcomes.png"))
+        written.append(out / "outcomes.png")
+        md += ["## Decision gaps and schedule outcomes", "", outcomes_markdown(orows), ""]
     written.append(write_text(out / "tables.md", "\n".join(md)))
     cols = list(rows[0]) if rows else []
     csv = [",".join(cols)] + [",".join(str(r[c]) for c in cols) for r in rows]
