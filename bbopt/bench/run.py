@@ -204,7 +204,9 @@ def _task(root: str, path: str, sha: str, backend: str, budget: float, seed: int
               "tier": tier, "size": inst.size, "backend": backend, "budget": budget,
               "seed": seed}
     store.write_run(h, {"hash": h, "sweep": "bench", "params": params, "metrics": metrics,
-                        "provenance": _provenance(inst, sha)}, None)
+                        "provenance": {**_provenance(inst, sha),
+                                       "wall_time": metrics["wall_time"],
+                                       "cpu_time": metrics["cpu_time"]}}, None)
     return h, metrics["status"]
 
 
