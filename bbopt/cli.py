@@ -175,15 +175,15 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     ls.set_defaults(func=_cmd_policies)
     if not full:
         return p
-    # `bbopt sweep`, `report`, `generate`: experiments at scale (bbopt.analysis.sweep_cli)
+    # `bbopt sweep`, `report`, `generate` (bbopt.analysis.sweep_cli); `slurm` (bbopt.slurm);
+    # `serve`, `batsim`: decisions for other tools (bbopt.interop); `bench` (bbopt.bench)
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
+    from bbopt.bench.cli import add_parser as add_bench_parser
+    from bbopt.interop.cli import add_parser as add_interop_parser
+    from bbopt.slurm.cli import add_parser as add_slurm_parser
 
-    add_experiment_parsers(sub)
-
-    from bbopt.bench.cli import add_parser as add_bench_parser  # `bbopt bench ...`
-    from bbopt.slurm.cli import add_parser as add_slurm_parser  # `bbopt slurm ...`
-    add_slurm_parser(sub)
-    add_bench_parser(sub)
+    for add in (add_experiment_parsers, add_slurm_parser, add_interop_parser, add_bench_parser):
+        add(sub)
     return p
 
 
