@@ -42,7 +42,7 @@ import numpy as np
 from bbopt.bench.instances import PROBLEMS, Instance, tier_dir, write_instance
 from bbopt.core import GB, Platform, Status
 from bbopt.errors import InputError, UnknownNameError
-from bbopt.solvers.base import Budget, register_backend, solve
+from bbopt.solvers.base import Budget, register_backend, solve, unregister_backend
 
 #: The name the recording backend is registered under.
 CAPTURE = "bench-capture"
@@ -217,13 +217,17 @@ def record_models(family: Family, tier: str, seed: int = 0
         pending.clear()
         decisions[0] += 1
 
-    register_backend(PROBLEMS[family.problem][0], CAPTURE)(recorder)
-    if "make" in run:
-        policy, options = run["make"](CAPTURE), None
-    else:
-        policy, options = run["policy"], {**run["options"], "backend": CAPTURE}
-    simulate(jobs, platform, policy, options=options, on_decision=on_decision,
-             tick=run.get("tick"), execution=run.get("execution"))
+    model_type = PROBLEMS[family.problem][0]
+    register_backend(model_type, CAPTURE)(recorder)
+    try:
+        if "make" in run:
+            policy, options = run["make"](CAPTURE), None
+        else:
+            policy, options = run["policy"], {**run["options"], "backend": CAPTURE}
+        simulate(jobs, platform, policy, options=options, on_decision=on_decision,
+                 tick=run.get("tick"), execution=run.get("execution"))
+    finally:  # the recorder serves this capture only
+        unregister_backend(model_type, CAPTURE)
     shown = {k: v for k, v in run["options"].items() if k != "shares"}
     prov = {**prov, "policy": run["policy"], "options": shown, "seed": seed,
             "execution": run.get("execution", "rigid")}

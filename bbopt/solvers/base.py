@@ -203,6 +203,11 @@ def register_backend(model_type: type, name: str) -> Callable[[Backend], Backend
     return wrap
 
 
+def unregister_backend(model_type: type, name: str) -> None:
+    """Remove a backend :func:`register_backend` registered (nothing if there is none)."""
+    _REGISTERED.get(model_type, {}).pop(name, None)
+
+
 def _table(model: Any) -> dict[str, Backend | str] | None:
     """Backend names -> functions (or ``"module:function"`` not yet imported) for ``model``."""
     for cls in type(model).__mro__:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from bbopt.bench.capture import capture
-from bbopt.bench.instances import LIBRARY
+from bbopt.bench.instances import LIBRARY, read_instance
+from bbopt.solvers import backends_for
 
 
 def _content(path):
@@ -22,3 +23,4 @@ def test_recapturing_the_pack_family_reproduces_the_committed_instances(tmp_path
     assert len({f.name for f in files}) == len(files) == 8
     for new, old in zip(sorted(files), committed, strict=True):
         assert _content(new) == _content(old), new.name
+    assert "bench-capture" not in backends_for(read_instance(committed[0]).model)
