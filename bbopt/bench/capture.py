@@ -12,6 +12,9 @@ budget, so a capture is reproducible. The families (papers' sections in brackets
   instance and as a Pareto instance (nodes, BB; the front by the solvers' epsilon-constraint);
 - ``window-theta``: the same on 2,000 jobs of the Theta-like capability workload (Section 4.1)
   on Theta's 4,392 nodes and 1.26 PB, in WFP order;
+- ``io-window-cts1``: the select-and-place window on the I/O tree (Herbein et al., HPDC 2016,
+  Section 5; bbopt's exact form) on CTS-1 with 20 % PFS underprovisioning, KTH-like jobs
+  scaled to its nodes drawing 18 MB/s per node, weighted 50/50;
 - ``pack-jeannot``: the optimal pack (Jeannot, Pallez & Vidal, Section 4) of a batch of
   Uniform-protocol applications with normal I/O (alpha 0.4) on 2,048 nodes behind one
   exclusive I/O node;
@@ -156,6 +159,23 @@ def _victims_omfs(tier: str, seed: int):
                                 MemorylessFairShare("omfs-opt", backend=backend, **options))}, prov
 
 
+def _io_window_cts1(tier: str, seed: int):
+    from bbopt.loading import load_platform
+    from bbopt.workloads.generators.catalog import apply
+
+    jobs = apply("kth-like", None, seed, n_jobs=400, nodes=121, load=0.95, bb=False)
+    jobs = apply("io-rate", apply("scale-nodes", jobs, seed, factor=32), seed, per_node=18e6)
+    return _loaded(jobs, tier), load_platform("cts1:0.2"), {
+        "policy": "io-window", "options": _window_options(tier),
+        "execution": "io-contention"}, {
+        "trace": "kth-like (400 jobs, 121 nodes x 32, 18 MB/s per node)",
+        "load_factor": LOAD[tier], "platform": "cts1:0.2 (20 % PFS underprovisioning)"}
+
+
+def _io_window_keep(model, tier: str) -> bool:
+    return _window_keep(model.window, tier)
+
+
 def _window_keep(model, tier: str) -> bool:
     """A full window where not everything fits and at least two jobs fit on their own."""
     if model.size != WINDOW[tier] or model.feasible(np.ones(model.size, dtype=bool)):
@@ -181,6 +201,9 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
            WINDOW_FORMS, {"small": 10, "medium": 8, "large": 5}, _window_keep),
     Family("window-theta", "window", "BBSched's window on the Theta-like capability workload",
            _window_theta, WINDOW_FORMS, {"small": 10, "medium": 8, "large": 5}, _window_keep),
+    Family("io-window-cts1", "io-window", "Herbein's select-and-place window on CTS-1",
+           _io_window_cts1, ({"kind": "weighted", "weights": [0.5, 0.5]},),
+           {"small": 6, "medium": 4, "large": 3}, _io_window_keep),
     Family("pack-jeannot", "pack", "optimal packs of Jeannot's Uniform/Normal applications",
            _pack_jeannot, ({"kind": "stages"},), {"small": 8, "medium": 5, "large": 3},
            _pack_keep),
@@ -191,6 +214,10 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 
 
 def _decision_backend(model: Any) -> str:
+    from bbopt.models.io_window import IOWindowModel
+
+    if isinstance(model, IOWindowModel):  # enumerating placements costs far more
+        return "cpsat"
     return "exhaustive" if model.size <= EXHAUSTIVE_UP_TO else "cpsat"
 
 
@@ -248,7 +275,8 @@ def reference(instance: Instance, seconds: float = REFERENCE_SECONDS) -> dict[st
         known["front"] = [list(s.objectives) for s in res.pareto]
         return known
     known["objective"] = instance.score(res.solution)
-    known["x"] = np.asarray(res.solution, dtype=bool).astype(int).tolist()
+    x = np.asarray(res.solution)  # a selection, or the I/O window's count matrix
+    known["x"] = (x.astype(int) if x.dtype == bool else x).tolist()
     return known
 
 

@@ -6,6 +6,8 @@ Any MILP solver can then be run on bbopt's decision problems. The programs are t
 - window, weighted form (Fan et al., BBSched, Section 3.2): the first stage of
   :mod:`bbopt.solvers.window.forms` (the weighted sum in integer units) over the tightened
   capacity rows;
+- the I/O window on the tree (Herbein et al.), weighted form: the same over the selection and
+  the placement counts per job and group of free nodes (the manifest lists the counts);
 - window, Pareto form: one program per epsilon-constraint step of the exact front (maximise the
   first objective with the second at least one unit above the previous point's and the first
   below it), file ``<id>-eps<k>``; its optimum is the front's ``k``-th point;
@@ -35,7 +37,7 @@ MANIFEST = "manifest.json"
 def programs(inst: Instance) -> list[tuple[str, Any, list[str | None], float | None]]:
     """The PuLP programs of ``inst``: (file stem, problem, decision variable name per model
     index (``None``: fixed out), value of the recorded optimum)."""
-    if inst.problem == "window":
+    if inst.problem in ("window", "io-window"):
         return _window(inst)
     if inst.problem == "pack":
         return [_pack(inst)]
@@ -54,11 +56,21 @@ def _window(inst: Instance):
     m = inst.model
     opts = inst.solve_options()
     spec = Form.of(m.objectives, inst.kind, opts.get("weights"), opts.get("priority"))
-    lf = linear_form(m, spec.names)
+    if inst.problem == "io-window":  # selection and placement counts (Herbein's window)
+        from bbopt.solvers.io_window.forms import io_linear_form
+
+        lf = io_linear_form(m, spec.names)
+        stage = spec.stages(m.window)[0]
+    else:
+        lf = linear_form(m, spec.names)
+        stage = spec.stages(m)[0]
     if inst.kind != "pareto":
         p = _Pulp(lf, Budget(), 0, "cbc")
-        p.prob.setObjective(p._expr(*_combine(lf, spec.stages(m)[0])) + 0)
-        return [(inst.id, p.prob, [v.name for v in p.x], inst.known.get("objective"))]
+        p.prob.setObjective(p._expr(*_combine(lf, stage)) + 0)
+        names = [v.name for v in p.x]
+        if inst.problem == "io-window":  # the counts decide; the selection follows them
+            names = [v.name for v in p.a]
+        return [(inst.id, p.prob, names, inst.known.get("objective"))]
     f1, f2 = spec.names[:2]
     out = []
     front = sorted(inst.known.get("front", []), key=lambda f: -f[0])
@@ -177,6 +189,12 @@ def score_file(solution: str | Path, entry: dict[str, Any], instance: Instance
 
 def score_values(values: dict[str, float], entry: dict[str, Any], instance: Instance
                  ) -> float | None:
+    if instance.problem == "io-window":  # the placement counts, as the backends read them
+        from bbopt.solvers.io_window.forms import counts_of
+
+        a = np.array([round(values.get(name, 0.0)) for name in entry["variables"]],
+                     dtype=np.int64)
+        return instance.score(counts_of(instance.model, a))
     x = np.array([name is not None and round(values.get(name, 0.0)) == 1
                   for name in entry["variables"]], dtype=bool)
     if entry.get("step") is not None:  # a Pareto step: its first objective

@@ -2,8 +2,9 @@
 
 The instance library follows MIPLIB's practice (tiers, a recorded optimum where one is proven,
 provenance for every instance) for bbopt's decision models: window selection (Fan et al.,
-BBSched, Section 3.2.1), pack building (Jeannot, Pallez & Vidal, Section 4) and victim choice
-(Zvi & Oren, OMFS, Algorithm 1). ``docs/bench.md`` documents the schema; in short::
+BBSched, Section 3.2.1), the select-and-place I/O window (Herbein et al., HPDC 2016), pack
+building (Jeannot, Pallez & Vidal, Section 4) and victim choice (Zvi & Oren, OMFS, Algorithm 1).
+``docs/bench.md`` documents the schema; in short::
 
     {"schema": "bbopt-bench-instance", "version": 1, "id": "...", "problem": "window",
      "tier": "small", "form": {"kind": "weighted", "weights": [0.5, 0.5]},
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from bbopt.errors import InputError
+from bbopt.models.io_window import IOWindowModel
 from bbopt.models.packs import PackModel
 from bbopt.models.preemption import PreemptionModel
 from bbopt.models.window import WindowModel
@@ -42,10 +44,11 @@ PROBLEMS: dict[str, tuple[type, str]] = {
     "window": (WindowModel, "max"),
     "pack": (PackModel, "max"),
     "victims": (PreemptionModel, "min"),
+    "io-window": (IOWindowModel, "max"),
 }
 #: The forms an instance may ask for, per problem.
 FORMS = {"window": ("weighted", "lexicographic", "pareto"), "pack": ("stages",),
-         "victims": ("min-cost",)}
+         "victims": ("min-cost",), "io-window": ("weighted", "lexicographic", "pareto")}
 
 
 @dataclass
@@ -74,7 +77,7 @@ class Instance:
 
     def solve_options(self) -> dict[str, Any]:
         """The keyword options :func:`bbopt.solvers.solve` needs for this instance's form."""
-        if self.problem != "window":
+        if self.problem not in ("window", "io-window"):
             return {}
         opts: dict[str, Any] = {"form": self.kind}
         if self.form.get("weights") is not None:
@@ -100,6 +103,14 @@ class Instance:
 
             spec = Form.of(m.objectives, "weighted", self.solve_options().get("weights"))
             return float(spec.value(m, m.evaluate(x)))
+        if self.problem == "io-window":  # a count matrix: nodes of each group per job
+            y = np.asarray(x, dtype=np.int64)
+            if y.shape != (m.size, m.groups) or not m.feasible(y) or self.kind != "weighted":
+                return None
+            from bbopt.solvers.scalarize import Form
+
+            spec = Form.of(m.objectives, "weighted", self.solve_options().get("weights"))
+            return float(spec.value(m.window, m.evaluate(y)))
         if self.problem == "pack":
             x = np.asarray(x, dtype=bool)
             return float(m.evaluate(x)[0]) if m.feasible(x) else None
@@ -142,9 +153,15 @@ class Instance:
 
 
 def model_to_json(model: Any) -> dict[str, Any]:
-    """The constructor fields of a model dataclass as plain JSON values."""
-    return {f.name: _plain(getattr(model, f.name)) for f in dataclasses.fields(model)
-            if f.init and not f.name.startswith("_")}
+    """The constructor fields of a model dataclass as plain JSON values (a model inside a
+    model, as the I/O window's selection part, as a nested object)."""
+    out = {}
+    for f in dataclasses.fields(model):
+        if f.init and not f.name.startswith("_"):
+            value = getattr(model, f.name)
+            out[f.name] = (model_to_json(value) if dataclasses.is_dataclass(value)
+                           else _plain(value))
+    return out
 
 
 def model_from_json(cls: type, data: Any, source: str) -> Any:
@@ -162,6 +179,8 @@ def model_from_json(cls: type, data: Any, source: str) -> Any:
         try:
             if value is None:
                 kwargs[name] = None
+            elif kind == "WindowModel":
+                kwargs[name] = model_from_json(WindowModel, value, source)
             elif kind.startswith("tuple[np.ndarray"):
                 kwargs[name] = tuple(np.asarray(v) for v in value)
             elif "np.ndarray" in kind:

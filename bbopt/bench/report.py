@@ -48,8 +48,8 @@ SHIFT = {"small": 0.001, "medium": 0.01, "large": 0.1}
 #: Hypervolume-ratio targets of the Pareto ECDFs.
 HV_TARGETS = (0.9, 0.99, 0.999, 0.9999, 1.0 - 1e-9)
 MODELS = (("window", "weighted"), ("window", "lexicographic"), ("window", "pareto"),
-          ("pack", "stages"), ("victims", "min-cost"))
-SENSE = {"window": "max", "pack": "max", "victims": "min"}
+          ("io-window", "weighted"), ("pack", "stages"), ("victims", "min-cost"))
+SENSE = {"window": "max", "io-window": "max", "pack": "max", "victims": "min"}
 
 
 def load_runs(root: str | Path) -> list[dict[str, Any]]:
@@ -184,7 +184,7 @@ def _budget_markdown(rows: list[dict]) -> str:
     out = ["| model | backend | " + " | ".join(f"{b:g} s" for b in budgets) + " |",
            "|---|---|" + "---|" * len(budgets)]
     keys = sorted({(r["model"], r["backend"]) for r in rows},
-                  key=lambda k: ([m for m, _ in MODELS].index(k[0].split("-")[0]), k))
+                  key=lambda k: ([f"{p}-{f}" for p, f in MODELS].index(k[0]), k))
     for model, backend in keys:
         cells = []
         for b in budgets:

@@ -69,6 +69,10 @@ def _enumeration_limit(problem: str) -> int:
         from bbopt.solvers.window.exhaustive import MAX_WINDOW
 
         return MAX_WINDOW
+    if problem == "io-window":
+        from bbopt.solvers.io_window.exhaustive import MAX_WINDOW as MAX_IO_WINDOW
+
+        return MAX_IO_WINDOW
     if problem == "victims":
         from bbopt.solvers.preemption.exhaustive import MAX_CANDIDATES
 

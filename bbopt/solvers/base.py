@@ -164,6 +164,7 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     },
     IOWindowModel: {
         "cpsat": "bbopt.solvers.io_window.cpsat:solve_cpsat",
+        "scip": "bbopt.solvers.io_window.scip:solve_scip",
         "exhaustive": "bbopt.solvers.io_window.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.window.greedy:solve_greedy",  # the model's own greedy rule
     },

@@ -26,7 +26,7 @@ SMALL = list(iter_instances(LIBRARY / "small"))
 
 def test_the_small_tier_covers_every_problem_and_records_its_optima():
     problems = {i.problem for i in SMALL}
-    assert problems == {"window", "pack", "victims"}
+    assert problems == {"window", "io-window", "pack", "victims"}
     assert {i.kind for i in SMALL if i.problem == "window"} == {"weighted", "pareto"}
     assert all(i.tier == "small" for i in SMALL)
     assert all(i.known.get("status") == "optimal" for i in SMALL)

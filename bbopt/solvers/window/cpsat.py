@@ -54,15 +54,14 @@ class _Model(cp_model.CpModel):
 
 
 class _Incumbents(cp_model.CpSolverSolutionCallback):
-    """Appends ``(seconds since t0, selection)`` at every solution CP-SAT finds."""
+    """Appends ``(seconds since t0, values of x)`` at every solution CP-SAT finds."""
 
     def __init__(self, x: list, t0: float, out: list) -> None:
         super().__init__()
         self.x, self.t0, self.out = x, t0, out
 
     def on_solution_callback(self) -> None:
-        self.out.append((_time.perf_counter() - self.t0,
-                         [int(self.boolean_value(v)) for v in self.x]))
+        self.out.append((_time.perf_counter() - self.t0, [int(self.value(v)) for v in self.x]))
 
 
 class _CpSat:
@@ -84,6 +83,7 @@ class _CpSat:
         self.det_used = 0.0
         self.trace: list | None = None  # a list: record the first solve's incumbents
         self.traced = False
+        self.trace_counts = False  # trace the auxiliaries (the I/O window's counts), not x
         self.t0 = 0.0
 
     @property
@@ -136,7 +136,8 @@ class _CpSat:
             p.max_deterministic_time = limit
         if self.trace is not None and not self.traced:
             self.traced = True
-            status = solver.solve(self.model, _Incumbents(self.x, self.t0, self.trace))
+            watched = self.a if self.trace_counts else self.x
+            status = solver.solve(self.model, _Incumbents(watched, self.t0, self.trace))
         else:
             status = solver.solve(self.model)
         self.det_used += solver.deterministic_time
@@ -173,12 +174,19 @@ def solve_cpsat(model: WindowModel, budget: Budget, seed: int, trace: bool = Fal
         return solve_window(model, budget, lambda lf: _CpSat(lf, budget, seed), "cpsat",
                             **options)
     made: list[_CpSat] = []
+    result = solve_window(model, budget, traced(budget, seed, made), "cpsat", **options)
+    return replace(result, info={**result.info, "trace": made[0].trace if made else []})
+
+
+def traced(budget: Budget, seed: int, made: list, counts: bool = False):
+    """A ``make_solver`` for the drivers whose solver records the first solve's incumbents
+    (of the auxiliary integers when ``counts``); the solvers made are appended to ``made``."""
+    t0 = _time.perf_counter()
 
     def make(lf: LinearForm) -> _CpSat:
         solver = _CpSat(lf, budget, seed)
-        solver.trace, solver.t0 = [], _time.perf_counter()
+        solver.trace, solver.t0, solver.trace_counts = [], t0, counts
         made.append(solver)
         return solver
 
-    result = solve_window(model, budget, make, "cpsat", **options)
-    return replace(result, info={**result.info, "trace": made[0].trace if made else []})
+    return make

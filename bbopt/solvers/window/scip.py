@@ -24,9 +24,14 @@ from bbopt.solvers.window.milp import _Pulp
 
 
 class _ScipPulp(_Pulp):
-    def __init__(self, form: LinearForm, budget: Budget, seed: int, t0: float) -> None:
+    """``counts``: trace the auxiliary integers (the I/O window's placement counts) instead of
+    the selection."""
+
+    def __init__(self, form: LinearForm, budget: Budget, seed: int, t0: float,
+                 counts: bool = False) -> None:
         super().__init__(form, budget, seed, "scip")
         self.t0 = t0
+        self.counts = counts
         self.trace: list[tuple[float, list[int]]] = []
         self.solves = 0
 
@@ -39,7 +44,7 @@ class _ScipPulp(_Pulp):
             x = np.round(values).astype(int).tolist()
             self.trace.append((_time.perf_counter() - self.t0, x))
 
-        return ScipCommand(seconds, self.seed, self.x, seen)
+        return ScipCommand(seconds, self.seed, self.a if self.counts else self.x, seen)
 
 
 def solve_scip(model: WindowModel, budget: Budget, seed: int, trace: bool = True,
