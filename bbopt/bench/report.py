@@ -50,6 +50,9 @@ HV_TARGETS = (0.9, 0.99, 0.999, 0.9999, 1.0 - 1e-9)
 MODELS = (("window", "weighted"), ("window", "lexicographic"), ("window", "pareto"),
           ("io-window", "weighted"), ("pack", "stages"), ("victims", "min-cost"))
 SENSE = {"window": "max", "io-window": "max", "pack": "max", "victims": "min"}
+#: One colour per backend in every figure.
+COLOURS = {b: f"C{k}" for k, b in enumerate(
+    ("cpsat", "exhaustive", "greedy", "highs", "milp", "nsga2", "scip", "annealing"))}
 
 
 def load_runs(root: str | Path) -> list[dict[str, Any]]:
@@ -236,7 +239,7 @@ def profiles_figure(runs: list[dict[str, Any]], best: dict[str, float], path: Pa
                 t.append(r["wall_time"] if r is not None and _reached(r, best) else math.inf)
             times[b] = t
         for b, rho in performance_profile(times, taus).items():
-            ax.step(taus, rho, where="post", label=b)
+            ax.step(taus, rho, where="post", label=b, color=COLOURS.get(b))
         ax.set_xscale("log", base=2)
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("tau (time / best time)")
@@ -260,7 +263,7 @@ def gap_figure(runs: list[dict[str, Any]], best: dict[str, float], path: Path | 
         grid = np.logspace(-4, math.log10(limit), 200)
         for b in sorted({r["backend"] for r in sel}):
             curves = [gap_at(_gap_trace(r, best), grid) for r in sel if r["backend"] == b]
-            ax.step(grid, np.mean(curves, axis=0), where="post", label=b)
+            ax.step(grid, np.mean(curves, axis=0), where="post", label=b, color=COLOURS.get(b))
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("seconds")
@@ -289,7 +292,7 @@ def hv_figure(runs: list[dict[str, Any]], path: Path | None):
                 for target in HV_TARGETS:  # the first time any of its runs reached it
                     hits = [t for r in mine for t, hv in r.get("trace", []) if hv >= target]
                     firsts.append(min(hits) if hits else math.inf)
-            ax.step(grid, runtime_ecdf(firsts, grid), where="post", label=b)
+            ax.step(grid, runtime_ecdf(firsts, grid), where="post", label=b, color=COLOURS.get(b))
         ax.set_xscale("log")
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("seconds")
