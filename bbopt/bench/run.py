@@ -207,7 +207,8 @@ def _task(root: str, path: str, sha: str, backend: str, budget: float, seed: int
     params = {"instance": inst.id, "problem": inst.problem, "form": inst.kind,
               "tier": tier, "size": inst.size, "backend": backend, "budget": budget,
               "seed": seed}
-    store.write_run(h, {"hash": h, "sweep": "bench", "params": params, "metrics": metrics,
+    store.write_run(h, {"hash": h, "kind": "solver-run", "sweep": "bench", "params": params,
+                        "metrics": metrics,
                         "provenance": {**_provenance(inst, sha),
                                        "wall_time": metrics["wall_time"],
                                        "cpu_time": metrics["cpu_time"]}}, None)

@@ -21,7 +21,8 @@ def _store(tmp_path, runs):
         metrics = {"mean_wait": wait, "mean_bounded_slowdown": bsld,
                    "decision_gap_mean": gap, "decisions_audited": 10.0}
         store.write_run(f"h{k}", {"hash": f"h{k}", "sweep": "audit", "params": params,
-                                  "metrics": metrics, "provenance": {}}, None)
+                                  "metrics": metrics, "provenance": {"hash_inputs": {
+                                      "platform": {"nodes": 96, "bb": 480e9}}}}, None)
     return store.root
 
 
