@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bbopt import __version__
 from bbopt.errors import BboptError
 
 DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
@@ -71,6 +72,7 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
         "decision for a cluster state."))
+    p.add_argument("--version", action="version", version=f"bbopt {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def workload_args(sp: argparse.ArgumentParser) -> None:
@@ -175,15 +177,13 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     ls.set_defaults(func=_cmd_policies)
     if not full:
         return p
-    # `bbopt sweep`, `report`, `generate`: experiments at scale (bbopt.analysis.sweep_cli)
+    # the experiment (sweep, report, generate), Slurm and data commands add their own parsers
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
-
-    add_experiment_parsers(sub)
-
-    # `bbopt slurm ...`: local Slurm cluster, the bridge, replay (all in bbopt.slurm)
     from bbopt.slurm.cli import add_parser as add_slurm_parser
+    from bbopt.workloads.archive import add_parser as add_data_parser
 
-    add_slurm_parser(sub)
+    for add in (add_experiment_parsers, add_slurm_parser, add_data_parser):
+        add(sub)
     return p
 
 
