@@ -144,9 +144,9 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     c.add_argument("--policies", default=DEFAULT_POLICIES,
                    help=f"comma-separated policy names (default {DEFAULT_POLICIES})")
     c.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown; with "
-                   "--split, the forest plot of the normalised metrics "
-                   "(needs matplotlib: pip install 'bbopt[plot]')")
+    c.add_argument("--plot", metavar="FILE.png", help="mean wait and bounded slowdown per "
+                   "policy with 95 %% intervals, the longest waits; with --split, the forest "
+                   "plot of the normalised metrics (needs matplotlib: pip install 'bbopt[plot]')")
     c.add_argument("--split", type=int, metavar="N", help="split the trace into N parts of "
                    "equal duration, run every policy on each, normalise by --reference and "
                    "print mean, 95%% CI and per-part values (Kopanski & Rzadca, Section 4.2)")
@@ -436,10 +436,10 @@ def _cmd_compare(args) -> int:
     if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
-        from bbopt.analysis.plots import plot_comparison
+        from bbopt.analysis.figures import comparison_plot
 
         with atomic_path(args.plot) as tmp:
-            plot_comparison(results, tmp, title=title)
+            comparison_plot(results, tmp, title=title)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
