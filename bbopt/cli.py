@@ -69,7 +69,9 @@ def _echo(text: str = "", end: str = "\n") -> None:
 
 
 def _parser(full: bool = True) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="bbopt", description=(
+    from bbopt.option_help import Parser  # every option's help names its default
+
+    p = Parser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
         "decision for a cluster state."))
     p.add_argument("--version", action="version", version=f"bbopt {__version__}")
@@ -105,7 +107,7 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                              "the first submission + DURATION, e.g. 15d (default 0)")
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
-        sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--no-progress", action="store_true", help="no progress bar or log lines")
         sp.add_argument("--budget-mode", choices=("deterministic", "wall"),
                         default="deterministic",
                         help="how solver budgets are counted: deterministic (default) caps "
@@ -129,8 +131,8 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                         help="checkpoint model option: memory_per_node, pfs_bandwidth, "
                              "bb_bandwidth (bytes, bytes/s per node), target=pfs|bb, "
                              "on_kill=drop|requeue (repeatable)")
-        sp.add_argument("--out", metavar="DIR", help="write per-job CSVs, the summary (with "
-                        "provenance) and skipped.csv here; checked before any work starts")
+        sp.add_argument("--out", metavar="DIR", help="write DIR/<policy>_jobs.csv, summary.json "
+                        "(metrics, provenance) and skipped.csv; checked before any work starts")
         sp.add_argument("--force", action="store_true",
                         help="overwrite existing result files in --out (and --plot)")
 
@@ -143,7 +145,8 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     workload_args(c)
     c.add_argument("--policies", default=DEFAULT_POLICIES,
                    help=f"comma-separated policy names (default {DEFAULT_POLICIES})")
-    c.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    c.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                   help="how the metrics are printed: a table, CSV or JSON")
     c.add_argument("--plot", metavar="FILE.png", help="mean wait and bounded slowdown per "
                    "policy with 95 %% intervals, the longest waits; with --split, the forest "
                    "plot of the normalised metrics (needs matplotlib: pip install 'bbopt[plot]')")
@@ -396,14 +399,19 @@ def _cmd_compare(args) -> int:
     prov = _provenance(args, w, platform, policies, options)
     results = {}
     metrics: dict[str, dict[str, float]] = {}
-    show = not args.no_progress and sys.stderr.isatty()
     from bbopt.analysis.workers import run_each
+    from bbopt.progress import progress
 
+    n = _workers(args, len(w.jobs), policies)  # within a policy: bars in-process, else lines
+    inner = not args.no_progress and (n == 1 or not sys.stderr.isatty())
     runs = run_each(_simulate_measured, [(w.jobs, platform, pol, _with_mode(
-        pol, _applicable(pol, options), args), args.tick, w.name, _execution(args))
-        for pol in policies], _workers(args, len(w.jobs), policies))
+        pol, _applicable(pol, options), args), args.tick, w.name, _execution(args), inner)
+        for pol in policies], n)
+    bar = progress(len(policies), unit="policy", desc="compare", enabled=not args.no_progress,
+                   quiet=True)
     try:
-        for pol, (r, extra) in zip(_progress(policies, show), runs, strict=True):
+        for pol, (r, extra) in zip(policies, runs, strict=True):
+            bar.update(1)
             r.jobs = w.jobs
             results[pol] = r
             metrics[pol] = _metrics(r, args) | extra
@@ -420,6 +428,7 @@ def _cmd_compare(args) -> int:
         print(f"bbopt: interrupted: finished {done}; not finished {left}{kept}",
               file=sys.stderr)
         return 130
+    bar.close()
     title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")
     if args.format == "table":
@@ -523,7 +532,7 @@ def _check_options(policies: list[str], options: dict[str, Any]) -> None:
                          field=f"-o {unknown[0]}")
 
 
-def _simulate_measured(jobs, platform, policy, options, tick, name, execution=None):
+def _simulate_measured(jobs, platform, policy, options, tick, name, execution=None, show=False):
     """One policy's replay (in a worker process of ``compare``) and the metrics its execution
     model adds (the model's record of the run, e.g. the exclusive-I/O transfers, stays where it
     ran). The result comes back without its jobs, the caller's list in its order: sending them
@@ -534,7 +543,7 @@ def _simulate_measured(jobs, platform, policy, options, tick, name, execution=No
 
     model = make_execution_model(execution)
     result = simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name,
-                      execution=model)
+                      execution=model, progress=show)
     extra = model_metrics(result, model)
     result.jobs = []
     return result, extra
@@ -550,12 +559,6 @@ def _workers(args, runs: int, policies) -> int:
     return args.workers or workers_for(runs, policies)
 
 
-def _progress(items, show):
-    if not show:
-        return items
-    from tqdm import tqdm
-
-    return tqdm(items, unit="policy", leave=False)
 
 
 def _cmd_decide(args) -> int:
@@ -582,17 +585,14 @@ def _cmd_decide(args) -> int:
 
 
 def _cmd_policies(args) -> int:
-    import inspect
-
+    from bbopt.option_help import describe  # meanings, units, defaults as the commands apply
     from bbopt.policies import available_policies, policy_options
 
     for name, summary in available_policies().items():
         _echo(f"{name:18s} {summary}")
         if args.verbose:
             for key, default in policy_options(name).items():
-                shown = "any keyword" if key == "**" else (
-                    "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
-                _echo(f"{'':18s}   -o {key} {shown}")
+                _echo(f"{'':18s}   -o {describe(key, default)}")
     return 0
 
 

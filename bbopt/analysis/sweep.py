@@ -291,7 +291,8 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     (overrides ``executor``). ``batch``:
     runs per task (default 1 for processes; for Dask, about a second of estimated work).
     ``progress``: a bar with the time left (``True``), nothing (``False``), or a number:
-    plain lines every that many seconds (:class:`ProgressLog`, for batch jobs' logs).
+    plain lines every that many seconds (:class:`bbopt.progress.ProgressLog`, for batch jobs'
+    logs).
     """
     t_start = time.perf_counter()
     store = Store(out)
@@ -364,56 +365,15 @@ def _prepared_for(todo: list[RunTask], local: bool):
 
 
 def _bar(n: int, skipped: int, show: bool | float):
+    """The sweep's progress (:mod:`bbopt.progress`): ``True`` a bar on a terminal (else log
+    lines), a number: log lines that many seconds apart, ``False``: nothing."""
+    from bbopt.progress import ProgressLog, progress
+
     if show is False or show is None or n == 0:
         return None
     if show is not True:  # seconds between plain log lines (batch jobs: no terminal)
         return ProgressLog(n, skipped, float(show))
-    from tqdm import tqdm
-
-    return tqdm(total=n, unit="run", desc=f"sweep ({skipped} done before)" if skipped else
-                "sweep", file=sys.stderr, smoothing=0.1, dynamic_ncols=True)
-
-
-class ProgressLog:
-    """Progress as plain lines on stderr every ``every`` seconds (and at the end): runs done,
-    failures, time elapsed and an estimate of the time left from the mean pace so far."""
-
-    def __init__(self, total: int, skipped: int, every: float, stream=None) -> None:
-        self.total, self.skipped, self.every = total, skipped, every
-        self.stream = stream or sys.stderr
-        self.done = 0
-        self.failed = 0
-        self.t0 = self.last = time.monotonic()
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        now = time.monotonic()
-        if now - self.last >= self.every or self.done == self.total:
-            self.last = now
-            self._line(now)
-
-    def set_postfix(self, failed: int = 0, **_: Any) -> None:
-        self.failed = failed
-
-    def close(self) -> None:
-        if self.done < self.total:
-            self._line(time.monotonic())
-
-    def _line(self, now: float) -> None:
-        elapsed = now - self.t0
-        left = (elapsed / self.done * (self.total - self.done)) if self.done else float("nan")
-        before = f" ({self.skipped} done before)" if self.skipped else ""
-        print(f"sweep: {self.done}/{self.total} runs{before}, {self.failed} failed, "
-              f"{_hms(elapsed)} elapsed, about {_hms(left)} left", file=self.stream,
-              flush=True)
-
-
-def _hms(seconds: float) -> str:
-    if seconds != seconds:  # nan: no pace yet
-        return "?"
-    s = round(seconds)
-    return f"{s // 3600}h{s // 60 % 60:02d}m{s % 60:02d}s" if s >= 3600 else \
-        f"{s // 60}m{s % 60:02d}s"
+    return progress(n, unit="run", desc="sweep", skipped=skipped, count_failed=True)
 
 
 def _chunks(todo: list[RunTask], batch: int | None, n_workers: int) -> list[list[RunTask]]:

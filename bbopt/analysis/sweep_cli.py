@@ -51,7 +51,8 @@ def add_parsers(sub) -> None:
                     "the spec's reference, else the first policy)")
     rp.add_argument("--metrics", default=None, help="comma-separated metrics of the forest "
                     "plot (default: the spec's)")
-    rp.add_argument("--format", choices=("png", "svg", "pdf"), default="png")
+    rp.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
+                    help="file format of the figures")
     rp.set_defaults(func=_cmd_report)
 
     gen = sub.add_parser("generate", help="write a workload made by one of the papers' "
@@ -59,7 +60,7 @@ def add_parsers(sub) -> None:
     gen.add_argument("name", nargs="?", help="generator name (--list shows them)")
     gen.add_argument("params", nargs="*", metavar="KEY=VALUE", help="generator parameters")
     gen.add_argument("--workload", "-w", metavar="FILE", help="input workload of a transform")
-    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--seed", type=int, default=0, help="seed of the generator's draws")
     gen.add_argument("--out", "-O", metavar="FILE", help=".swf or .json (Batsim)")
     gen.add_argument("--nodes", type=int, default=None,
                      help="machine size written in the header (SWF MaxNodes / Batsim nb_res)")
