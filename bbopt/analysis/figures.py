@@ -230,6 +230,7 @@ def wait_ecdf(runs: Mapping[str, Any], *, path: str | Path | None = None, title:
         ax.step(w, np.arange(1, w.size + 1) / w.size, where="post",
                 label=f"{label} (n={w.size:,} jobs)")
     ax.set_xscale("log")
+    _log_ticks(ax.xaxis, most=8)
     ax.set_xlabel("waiting time [h] (waits under 1 min shown at 1 min)")
     ax.set_ylabel("share of jobs")
     ax.set_ylim(0, 1)
