@@ -8,9 +8,9 @@ that holds links to the repository's ``examples/`` and ``experiments/``:
 - a block right after ``<!-- file: NAME -->`` is written to the file NAME;
 - a block right after ``<!-- not run: why -->`` is skipped (installs, downloads, hour-long
   runs: the page says so);
-- a page with ``<!-- needs: FILE -->`` is skipped when the trace FILE is not found
-  (``$BBOPT_DATA`` or the shared data directory), one with ``<!-- needs: module NAME -->``
-  when the module NAME (an optional extra) is not installed.
+- a page with ``<!-- needs: FILE -->`` is marked ``slow`` and skipped when the trace FILE is
+  not found (``$BBOPT_DATA`` or the shared data directory), one with
+  ``<!-- needs: module NAME -->`` when the module NAME (an optional extra) is not installed.
 
 Other blocks (``yaml``, ``json``, ``text``, ``mermaid``) are shown, not run.
 """
@@ -30,7 +30,10 @@ from tests._workload_data import data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+#: Pages that read a real trace are ``slow`` (as the suite's other full-trace tests).
+PAGES = [pytest.param(p.relative_to(DOCS).as_posix(), marks=pytest.mark.slow)
+         if "<!-- needs: KTH" in p.read_text() else p.relative_to(DOCS).as_posix()
+         for p in sorted(DOCS.rglob("*.md"))]
 FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```",
                    re.S | re.M)
 MARK = re.compile(r"<!--\s*(not run|file|needs):\s*(.*?)\s*-->")
