@@ -18,6 +18,7 @@ from typing import Any
 
 from bbopt import __version__
 from bbopt.errors import BboptError
+from bbopt.option_help import Parser  # every option's help names its default
 
 DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
 
@@ -69,8 +70,6 @@ def _echo(text: str = "", end: str = "\n") -> None:
 
 
 def _parser(full: bool = True) -> argparse.ArgumentParser:
-    from bbopt.option_help import Parser  # every option's help names its default
-
     p = Parser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
         "decision for a cluster state."))
@@ -180,12 +179,13 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     ls.set_defaults(func=_cmd_policies)
     if not full:
         return p
-    # the experiment (sweep, report, generate), Slurm and data commands add their own parsers
+    # the experiment, Slurm, interop (serve, batsim) and data commands add their own parsers
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
+    from bbopt.interop.cli import add_parser as add_interop_parser
     from bbopt.slurm.cli import add_parser as add_slurm_parser
     from bbopt.workloads.archive import add_parser as add_data_parser
 
-    for add in (add_experiment_parsers, add_slurm_parser, add_data_parser):
+    for add in (add_experiment_parsers, add_slurm_parser, add_interop_parser, add_data_parser):
         add(sub)
     return p
 

@@ -21,13 +21,20 @@ calls ``bbopt decide``: it writes a state, reads back a decision. Units are SI t
     decision = {
       "version": 1,
       "start": [{"job_id": "17", "nodes": null}],
-      "reservations": [{"job_id": "18", "start": 4200.0}],
+      "reservations": [{"job_id": "18", "start": 4200.0, "never_fits": false},
+                       {"job_id": "19", "start": null, "never_fits": true}],
       "preempt": [],
       "alternatives": [...],                       # e.g. a Pareto set, policy-specific
       "stats": {"backend": "greedy", "status": "OPTIMAL", "objective": null, "bound": null,
                 "gap": null, "wall_time": 1.2e-05, "budget": null, "audited": false},
       "memory": {...} or null
     }
+
+JSON has no Infinity or NaN, and bbopt never writes them: a job that can never start on the
+platform (wider than the machine, more BB than exists) has a reservation with
+``"never_fits": true`` and ``"start": null``; a measure without a finite value (an objective,
+a bound, a gap) is ``null``; an infinite number inside the policy's ``memory`` (opaque to the
+caller, who only sends it back) is written ``{"$float": "Infinity"}`` and read back as one.
 
 Errors name the JSON path and field of the first problem, e.g.
 ``<json>, $.queue[3], field 'walltime': must be a number``.
@@ -84,7 +91,7 @@ def state_to_dict(state: ClusterState) -> dict[str, Any]:
                      "allocation": list(r.allocation) if r.allocation is not None else None}
                     for r in state.running],
         "queue": [job_to_dict(j) for j in state.queue],
-        "memory": dict(state.memory),
+        "memory": _memory_to_json(dict(state.memory)),
     }
 
 
@@ -94,33 +101,67 @@ def decision_to_dict(decision: Decision) -> dict[str, Any]:
         "version": VERSION,
         "start": [{"job_id": x.job_id, "nodes": list(x.nodes) if x.nodes is not None else None}
                   for x in decision.start],
-        "reservations": [{"job_id": r.job_id, "start": r.start} for r in decision.reservations],
+        "reservations": [_reservation_to_dict(r) for r in decision.reservations],
         "preempt": list(decision.preempt),
         "alternatives": [_jsonable(a) for a in decision.alternatives],
         "stats": {"backend": s.backend, "status": s.status.value,
                   "objective": _jsonable(s.objective),
-                  "bound": _jsonable(s.bound), "gap": s.gap, "wall_time": s.wall_time,
-                  "budget": s.budget, "audited": s.audited},
-        "memory": _jsonable(decision.memory) if decision.memory is not None else None,
+                  "bound": _jsonable(s.bound), "gap": _jsonable(s.gap),
+                  "wall_time": s.wall_time, "budget": _jsonable(s.budget),
+                  "audited": s.audited},
+        "memory": _memory_to_json(decision.memory) if decision.memory is not None else None,
     }
+
+
+def _reservation_to_dict(r: Reservation) -> dict[str, Any]:
+    """A planned start; a job that never fits the platform says so instead of an infinite
+    start (which JSON cannot carry)."""
+    if math.isfinite(r.start):
+        return {"job_id": r.job_id, "start": r.start, "never_fits": False}
+    return {"job_id": r.job_id, "start": None, "never_fits": True}
 
 
 def dumps(obj: ClusterState | Decision, indent: int | None = 2) -> str:
     """JSON text of a state or a decision."""
     d = state_to_dict(obj) if isinstance(obj, ClusterState) else decision_to_dict(obj)
-    return json.dumps(d, indent=indent, sort_keys=False)
+    return json.dumps(d, indent=indent, sort_keys=False, allow_nan=False)
 
 
-def _jsonable(x: Any) -> Any:
+def _jsonable(x: Any, nonfinite: Any = None) -> Any:
+    """Plain JSON values of ``x`` (numpy scalars and arrays as numbers and lists); a number
+    that is not finite becomes ``nonfinite(x)`` when given, else ``null``."""
     if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
+        return {str(k): _jsonable(v, nonfinite) for k, v in x.items()}
     if isinstance(x, list | tuple):
-        return [_jsonable(v) for v in x]
-    if hasattr(x, "item") and callable(x.item):  # numpy scalar
-        return x.item()
-    if hasattr(x, "tolist"):  # numpy array
-        return x.tolist()
+        return [_jsonable(v, nonfinite) for v in x]
+    if hasattr(x, "tolist") and callable(x.tolist):  # numpy scalar or array
+        x = x.tolist()
+        if isinstance(x, list):
+            return _jsonable(x, nonfinite)
+    if isinstance(x, float) and not math.isfinite(x):
+        return nonfinite(x) if nonfinite is not None else None
     return x
+
+
+#: The key of the object that stands for a non-finite number inside a policy's memory.
+FLOAT_KEY = "$float"
+
+
+def _memory_to_json(memory: Any) -> Any:
+    """The policy's memory as JSON: infinities as ``{"$float": "Infinity"}`` (read back by
+    :func:`_memory_from_json`), so that e.g. a reservation "never" survives the round trip."""
+    return _jsonable(memory, lambda x: {FLOAT_KEY: "NaN" if x != x else
+                                        ("Infinity" if x > 0 else "-Infinity")})
+
+
+def _memory_from_json(memory: Any) -> Any:
+    if isinstance(memory, dict):
+        if len(memory) == 1 and FLOAT_KEY in memory:
+            return float(memory[FLOAT_KEY].replace("Infinity", "inf"))
+        return {k: _memory_from_json(v) for k, v in memory.items()}
+    if isinstance(memory, list):
+        return [_memory_from_json(v) for v in memory]
+    return memory
 
 
 class _Reader:
@@ -265,7 +306,7 @@ def state_from_dict(d: Any, source: str = "<json>") -> ClusterState:
         platform=platform,
         running=tuple(running),
         queue=tuple(queue),
-        memory=r.obj(d.get("memory", {}), "$.memory"),
+        memory=_memory_from_json(r.obj(d.get("memory", {}), "$.memory")),
     )
     validate_state(state, source)
     return state
@@ -280,9 +321,15 @@ def decision_from_dict(d: Any, source: str = "<json>") -> Decision:
         nodes = item.get("nodes")
         start.append(Start(str(item["job_id"]),
                            tuple(int(x) for x in nodes) if nodes is not None else None))
-    res = [Reservation(str(r.obj(x, f"$.reservations[{k}]")["job_id"]),
-                       r.number(x, "start", f"$.reservations[{k}]"))
-           for k, x in enumerate(r.list(d, "reservations", "$"))]
+    res = []
+    for k, x in enumerate(r.list(d, "reservations", "$")):
+        path = f"$.reservations[{k}]"
+        x = r.obj(x, path)
+        never = x.get("never_fits", False)
+        if not isinstance(never, bool):
+            raise r.fail(path, "never_fits", f"must be true or false, got {never!r}")
+        res.append(Reservation(str(x["job_id"]),
+                               math.inf if never else r.number(x, "start", path)))
     sd = r.obj(d.get("stats", {}), "$.stats")
     try:
         status = Status(sd.get("status", "OPTIMAL"))
@@ -298,7 +345,7 @@ def decision_from_dict(d: Any, source: str = "<json>") -> Decision:
         start=tuple(start), reservations=tuple(res),
         preempt=tuple(str(x) for x in r.list(d, "preempt", "$")),
         alternatives=tuple(r.list(d, "alternatives", "$")),
-        stats=stats, memory=d.get("memory"),
+        stats=stats, memory=_memory_from_json(d.get("memory")),
     )
 
 

@@ -113,7 +113,8 @@ def _unique(seen: dict[str, str], job_id: str, path: str, fail) -> None:
 
 def _check_memory(memory: Any, fail) -> None:
     """The memory keys bbopt's policies write: ``rounds`` ({id: int >= 0}) and
-    ``reservations`` ({id: finite time})."""
+    ``reservations`` ({id: time}, a finite time or +inf: the job never fits the platform, as
+    ``conservative-bb`` remembers it)."""
     if not isinstance(memory, Mapping):
         raise fail("$", "memory", f"must be an object, got {type(memory).__name__}")
     for key, kind in (("rounds", "count"), ("reservations", "time")):
@@ -124,9 +125,10 @@ def _check_memory(memory: Any, fail) -> None:
             raise fail("$.memory", key, f"must be an object {{job id: {kind}}}, got "
                        f"{type(value).__name__}")
         for job_id, x in value.items():
-            ok = isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+            ok = isinstance(x, int | float) and not isinstance(x, bool) and (
+                math.isfinite(x) or kind == "time" and x == math.inf)
             if kind == "count":
                 ok = ok and x >= 0 and float(x).is_integer()
             if not ok:
-                want = "an integer >= 0" if kind == "count" else "a finite time"
+                want = "an integer >= 0" if kind == "count" else "a finite time or +inf"
                 raise fail(f"$.memory.{key}", str(job_id), f"must be {want}, got {x!r}")

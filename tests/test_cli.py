@@ -87,7 +87,7 @@ def test_decide_reads_state_json():
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert [s["job_id"] for s in d["start"]] == ["q2"]
-    assert d["reservations"] == [{"job_id": "q1", "start": 600.0}]
+    assert d["reservations"] == [{"job_id": "q1", "start": 600.0, "never_fits": False}]
     assert GB > 0
 
 

@@ -29,6 +29,10 @@ get its bandwidth on an empty machine: Herbein et al., end of Section 3.4). Ever
 ends as finished, killed or rejected. (Kopanski & Rzadca, Section 4.1, without the I/O side
 effects.)
 
+An environment that takes the decisions itself (:mod:`bbopt.gym`) drives the same loop through
+:func:`stepwise`: the engine yields each decision instant, and the environment reads the state
+and applies checked decisions before the loop goes on.
+
 Preemption (Zvi & Oren, OMFS): ``Decision.preempt`` is applied before the starts of the same
 decision (:meth:`_Engine._evict`); an execution model with an ``evict`` hook
 (:mod:`bbopt.simulation.checkpoint`) says when the evicted job's resources come back, the job
@@ -41,7 +45,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import islice, pairwise
 from time import perf_counter
@@ -110,6 +114,39 @@ def simulate(
     >>> list(zip([j.id for j in result.jobs], result.start, result.end))
     [('long', 0, 100), ('big', 100, 150), ('short', 2, 92)]
     """
+    engine = _build(jobs, platform, policy, options, tick, progress, on_decision, workload_name,
+                    execution, enforce_bandwidth)
+    engine.on_job_end = on_job_end
+    return engine.run()
+
+
+def stepwise(
+    jobs: Iterable[Job],
+    platform: Platform | None = None,
+    policy: str | Policy = "fcfs-bb",
+    *,
+    options: dict[str, Any] | None = None,
+    tick: float | None = None,
+    workload_name: str = "workload",
+    execution: str | ExecutionModel | None = None,
+    enforce_bandwidth: bool | None = None,
+) -> _Engine:
+    """The run :func:`simulate` would make, handed over one decision point at a time (for an
+    environment that takes the decisions itself, :mod:`bbopt.gym`).
+
+    Iterate :meth:`_Engine.instants`: at each instant ``t`` where :func:`simulate` would ask
+    ``policy``, the caller may read :meth:`_Engine.state` and :meth:`_Engine.apply` any number
+    of checked decisions (``policy.decide`` is not called) before asking for the next instant;
+    ``policy`` only declares what the engine needs of it (``io_aware``, ``idle_unless_fits``).
+    When the iteration ends, ``result`` holds the record.
+    """
+    return _build(jobs, platform, policy, options, tick, False, None, workload_name, execution,
+                  enforce_bandwidth)
+
+
+def _build(jobs, platform, policy, options, tick, progress, on_decision, workload_name,
+           execution, enforce_bandwidth) -> _Engine:
+    """The engine of one run, its arguments checked (:func:`simulate`'s)."""
     platform = platform or Platform.kopanski()
     pol = make_policy(policy, **(options or {}))
     jobs = list(jobs)
@@ -124,10 +161,8 @@ def simulate(
     model = make_execution_model(execution)
     if enforce_bandwidth is None:
         enforce_bandwidth = pol.io_aware
-    engine = _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
-                     model, enforce_bandwidth, index)
-    engine.on_job_end = on_job_end
-    return engine.run()
+    return _Engine(jobs, order, platform, pol, tick, progress, on_decision, workload_name,
+                   model, enforce_bandwidth, index)
 
 
 def _refuse_duplicates(jobs: list[Job]) -> None:
@@ -186,7 +221,16 @@ class _Engine:
             return self._replay()
 
     def _replay(self) -> SimulationResult:
-        """Replay every job; each loop turn handles the events of one instant."""
+        """Replay every job, asking the policy at each decision instant."""
+        apply, decide = self._apply, self._decide
+        for t in self.instants():
+            apply(decide(t), t)
+        return self.result
+
+    def instants(self) -> Iterator[float]:
+        """The replay's event loop: each turn handles the events of one instant and yields it
+        when a decision is due there (the consumer decides and applies before resuming); when
+        it ends every job has ended and ``result`` is complete."""
         jobs, res, model, queue = self.jobs, self.result, self.model, self.queue
         order, n = self.order, len(self.order)
         model.reset(jobs, self.platform)
@@ -226,7 +270,7 @@ class _Engine:
                     and not (gated and self._nothing_fits()):
                 # (otherwise nothing the policy could see has changed, e.g. an I/O phase change,
                 # or the policy declares that it starts nothing when no waiting job fits)
-                self._apply(self._decide(t), t)
+                yield t
         if bar is not None:
             bar.update(done - bar.n)
             bar.close()
@@ -237,7 +281,6 @@ class _Engine:
         record = getattr(model, "record", None)
         if record is not None:
             record(res)
-        return res
 
     def _finish(self, t: float) -> int:
         """Record the jobs the execution model ends at ``t`` and free what they held; a job
@@ -287,7 +330,32 @@ class _Engine:
 
     def _decide(self, t: float) -> Decision:
         """Ask the policy, exactly as :func:`bbopt.decide` would, and record how long it took."""
+        state = self.state(t)
         res = self.result
+        if self.gc_paused and not len(res.decision_times) & 15:
+            collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
+        c0 = perf_counter()
+        decision = self.policy.decide(state)
+        res.decision_times.append(perf_counter() - c0)
+        res.decision_stats.append(decision.stats)
+        if self.on_decision is not None:
+            self.on_decision(state, decision)
+        if decision.memory is not None:
+            self.memory = decision.memory
+        return decision
+
+    def apply(self, decision: Decision, t: float, wall: float = 0.0) -> None:
+        """Record a decision taken outside the engine at instant ``t`` (``wall`` seconds to
+        take it) and apply it, checked as the policy's are (:func:`stepwise`)."""
+        self.result.decision_times.append(wall)
+        self.result.decision_stats.append(decision.stats)
+        if decision.memory is not None:
+            self.memory = decision.memory
+        self._apply(decision, t)
+
+    def state(self, t: float) -> ClusterState:
+        """What a policy sees at instant ``t``: the running jobs, the waiting queue in arrival
+        order and the policy's memory."""
         ledger = self.ledger
         running = self.running_view
         if running is None:  # (rebuilt only after a job started or ended)
@@ -302,18 +370,7 @@ class _Engine:
             if self.blocks is None:
                 self.blocks = self._block_queue()
             queue = self.blocks.view() if self.blocks is not None else tuple(self.queue.values())
-        state = ClusterState.of_fields(t, self.platform, running, queue, self.memory)
-        if self.gc_paused and not len(res.decision_times) & 15:
-            collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
-        c0 = perf_counter()
-        decision = self.policy.decide(state)
-        res.decision_times.append(perf_counter() - c0)
-        res.decision_stats.append(decision.stats)
-        if self.on_decision is not None:
-            self.on_decision(state, decision)
-        if decision.memory is not None:
-            self.memory = decision.memory
-        return decision
+        return ClusterState.of_fields(t, self.platform, running, queue, self.memory)
 
     def _apply(self, decision: Decision, t: float) -> None:
         """Evictions first (they free resources for the starts of the same decision), then

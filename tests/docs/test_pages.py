@@ -1,7 +1,8 @@
 """The documentation site: it builds in strict mode, and its pages' commands and code run.
 
-Each page under ``docs/`` is run as a test, its fenced blocks in order, in a fresh directory
-that holds links to the repository's ``examples/`` and ``experiments/``:
+Each tutorial under ``docs/tutorials/`` and each page of :data:`RUN` is run as a test, its
+fenced blocks in order, in a fresh directory that holds links to the repository's
+``examples/`` and ``experiments/``:
 
 - a ``python`` block is executed in one namespace per page;
 - a ``sh`` block is run by bash, ``bbopt`` being this tree's ``python -m bbopt``;
@@ -30,10 +31,15 @@ from tests._workload_data import data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+#: The pages whose blocks are written to run (every tutorial, and these); a page whose blocks
+#: are fragments (an agent or a file the reader supplies) is shown, not run.
+RUN = ("getting-started.md", "data.md", "policies.md", "cli.md", "figures.md", "about-docs.md",
+       "concepts.md")
 #: Pages that read a real trace are ``slow`` (as the suite's other full-trace tests).
 PAGES = [pytest.param(p.relative_to(DOCS).as_posix(), marks=pytest.mark.slow)
          if "<!-- needs: KTH" in p.read_text() else p.relative_to(DOCS).as_posix()
-         for p in sorted(DOCS.rglob("*.md"))]
+         for p in sorted(DOCS.rglob("*.md"))
+         if p.parent.name == "tutorials" or p.relative_to(DOCS).as_posix() in RUN]
 FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```",
                    re.S | re.M)
 MARK = re.compile(r"<!--\s*(not run|file|needs):\s*(.*?)\s*-->")

@@ -1,0 +1,260 @@
+"""One episode of a scheduling environment: a window of a trace replayed by bbopt's engine, one
+decision point at a time (:func:`bbopt.simulation.engine.stepwise`), with what fits now and the
+rewards the environments share.
+
+The engine is the one :func:`bbopt.simulate` runs: the environment applies its decisions through
+the engine's checks, so a masked-in action is exactly a start the engine admits. Rewards follow
+the metrics of :mod:`bbopt.analysis.metrics` (bounded slowdown with the 600 s bound of Kopanski &
+Rzadca, Section 4.2; wait; node utilisation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+
+import numpy as np
+
+from bbopt.analysis.metrics import summarize
+from bbopt.core import ClusterState, Decision, Job, Platform, Start, fits
+from bbopt.errors import InputError
+from bbopt.models.bb_nodes import (
+    BBNodeSpace,
+    Pieces,
+    bb_node_space,
+    free_compute_nodes,
+    running_pieces,
+)
+from bbopt.policies.named_bb import named_head_reservation
+from bbopt.policies.queue import backfill, head_reservation
+from bbopt.policies.registry import Policy, make_policy
+from bbopt.simulation.engine import stepwise
+from bbopt.simulation.result import BSLD_BOUND
+
+#: The metrics a reward can be made of, with the modes each supports.
+REWARDS = {"bsld": ("episode", "step"), "wait": ("episode", "step"), "util": ("episode",)}
+
+
+class _Driver:
+    """What the engine needs of the policy it is built with when the environment decides: it
+    is never asked (:func:`~bbopt.simulation.engine.stepwise`); ``idle_unless_fits`` lets the
+    engine skip the instants where no waiting job fits the free nodes and BB."""
+
+    name = "gym"
+    io_aware = False
+
+    def __init__(self, idle_unless_fits: bool) -> None:
+        self.idle_unless_fits = idle_unless_fits
+
+    def decide(self, state: ClusterState) -> Decision:  # pragma: no cover - never called
+        raise NotImplementedError("the environment takes the decisions")
+
+
+class Room:
+    """What is free at one decision point, and the one "does this job fit now" rule of the
+    environments (nodes, pooled BB with :func:`bbopt.core.fits`, per-node pieces on named BB
+    nodes, nodes with enough local SSD): a start that fits here is one the engine admits."""
+
+    __slots__ = ("platform", "free_n", "free_b", "space", "ssd_nodes")
+
+    def __init__(self, state: ClusterState) -> None:
+        platform = state.platform
+        self.platform = platform
+        self.free_n, self.free_b = state.free()
+        self.space: BBNodeSpace | None = bb_node_space(state)
+        self.ssd_nodes: list[int] | None = None
+        if platform.node_ssd is not None:
+            self.ssd_nodes = free_compute_nodes(state)
+
+    def fits(self, job: Job) -> bool:
+        if job.nodes > self.free_n or not fits(job.bb, self.free_b, self.platform.bb):
+            return False
+        if self.space is not None and not self.space.fits(job):
+            return False
+        if job.ssd > 0 and self.ssd_nodes is not None:
+            ssd = self.platform.node_ssd
+            return sum(1 for x in self.ssd_nodes if ssd[x] >= job.ssd) >= job.nodes
+        return True
+
+    def take(self, job: Job) -> Pieces | None:
+        """Hold ``job``'s resources as the engine will when it starts (smallest admissible
+        SSDs first, first-fit BB pieces); its pieces on the named BB nodes (``None`` without)."""
+        self.free_n -= job.nodes
+        self.free_b -= job.bb
+        pieces = None
+        if self.space is not None:
+            pieces = self.space.take(job) if job.bb > 0 else ()
+        if job.ssd > 0 and self.ssd_nodes is not None:
+            ssd = self.platform.node_ssd
+            chosen = sorted((ssd[x], x) for x in self.ssd_nodes if ssd[x] >= job.ssd)
+            taken = {x for _, x in chosen[:job.nodes]}
+            self.ssd_nodes = [x for x in self.ssd_nodes if x not in taken]
+        elif self.ssd_nodes is not None:
+            self.ssd_nodes = self.ssd_nodes[job.nodes:]
+        return pieces
+
+
+@dataclass
+class Episode:
+    """A replay of ``jobs`` on ``platform`` driven from outside, instant by instant.
+
+    ``backfill``: the policy that closes each instant after the environment's own starts (a
+    registered name such as ``"fcfs-bb"``, EASY with the head's nodes and BB reserved; ``None``:
+    only the environment's starts). ``tick``: as :func:`bbopt.simulate`'s. ``every_event``:
+    stop at every instant where jobs wait and something changed, also where no waiting job fits
+    (by default those are skipped: nothing could start there).
+    """
+
+    jobs: Sequence[Job]
+    platform: Platform
+    backfill: str | Policy | None = "fcfs-bb"
+    tick: float | None = None
+    every_event: bool = False
+    t: float = 0.0
+    state: ClusterState | None = None
+    done: bool = False
+    #: (job, start time) of the jobs started since the last :meth:`take_started`
+    started: list[tuple[Job, float]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.platform.bb_proximity is not None:
+            raise InputError("a platform with proximity BB placement needs node sets per start, "
+                             "which the environments do not choose", field="platform")
+        self.closer = make_policy(self.backfill) if self.backfill is not None else None
+        # (instants where nothing fits are skipped only if the backfill policy allows it)
+        idle = not self.every_event and getattr(self.closer, "idle_unless_fits", True)
+        self.engine = stepwise(self.jobs, self.platform, _Driver(idle), tick=self.tick)
+        self._instants = self.engine.instants()
+
+    @property
+    def queue(self) -> Sequence[Job]:
+        return self.state.queue if self.state is not None else ()
+
+    def window(self, size: int) -> list[Job]:
+        """The first ``size`` waiting jobs, in arrival order."""
+        return list(islice(self.state.queue, size))
+
+    def advance(self) -> bool:
+        """Go to the next decision point; False (and ``done``) once every job has ended."""
+        try:
+            self.t = next(self._instants)
+        except StopIteration:
+            self.done = True
+            self.state = None
+            return False
+        self.state = self.engine.state(self.t)
+        return True
+
+    def start(self, jobs: Sequence[Job]) -> None:
+        """Start ``jobs`` now (each must fit: :class:`Room`), checked by the engine."""
+        if not jobs:
+            return
+        self._apply(Decision(start=tuple(Start(j.id) for j in jobs)))
+
+    def close(self) -> None:
+        """End the instant: the backfill policy decides on what is left (if there is one)."""
+        if self.closer is not None and self.state.queue:
+            self._apply(self.closer.decide(self.state))
+
+    def _apply(self, decision: Decision) -> None:
+        before = self.engine.queue
+        ids = [s.job_id for s in decision.start]
+        waiting = [before[i] for i in ids if i in before]
+        self.engine.apply(decision, self.t)
+        self.started.extend((j, self.t) for j in waiting if j.id not in before)
+        self.state = self.engine.state(self.t)
+
+    def take_started(self) -> list[tuple[Job, float]]:
+        out, self.started = self.started, []
+        return out
+
+    def accrued(self, metric: str) -> float:
+        """What the waiting jobs would cost in ``metric`` if they started now
+        (:func:`job_value` at this instant). With the values of the jobs already started it is
+        the potential whose decrease is the per-step reward: a job's cost grows while it waits
+        and stops at its start, so a step is charged for the waiting it let happen (not all at
+        the job's start, which a discounting agent would learn to postpone)."""
+        t = self.t
+        total = 0.0
+        for job in self.engine.queue.values():
+            total += job_value(metric, job, t)
+        return total
+
+    def final_reward(self, metric: str) -> float:
+        """The episode's metric once every job has ended: minus the mean bounded slowdown, minus
+        the mean wait in hours, or the node utilisation."""
+        m = summarize(self.engine.result)
+        if metric == "bsld":
+            value = -m["mean_bounded_slowdown"]
+        elif metric == "wait":
+            value = -m["mean_wait"] / 3600.0
+        else:
+            value = m["node_utilization"]
+        return 0.0 if np.isnan(value) else float(value)
+
+
+def job_value(metric: str, job: Job, start: float) -> float:
+    """A started job's whole share of ``metric``: its bounded slowdown, or its wait in hours."""
+    wait = start - job.submit
+    if metric == "wait":
+        return wait / 3600.0
+    run = job.walltime if job.runtime is None else min(job.runtime, job.walltime)
+    return max((wait + run) / max(run, BSLD_BOUND), 1.0)
+
+
+def keeps_reservation(state: ClusterState, slots: Sequence[Job], mask: Sequence[bool]
+                      ) -> list[bool]:
+    """``mask`` (jobs that fit now) narrowed to the starts that keep EASY's reservation for the
+    oldest waiting job, nodes and BB (``fcfs-bb``'s, Kopanski & Rzadca, Algorithm 1): that job
+    itself, and the jobs EASY's backfill pass would let start now, one at a time. Whatever the
+    agent picks, the oldest job then starts no later than EASY plans at this instant, so no job
+    starves (as RLBackfilling, Lamichhane et al. 2023, lets the agent choose the backfilled
+    jobs only)."""
+    queue = state.queue
+    if not queue or not any(mask):
+        return list(mask)
+    head = queue[0]
+    free_n, free_b = state.free()
+    named = None
+    if state.platform.bb_nodes is None:
+        shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
+    else:
+        held = running_pieces(state)
+        space = bb_node_space(state, held)
+        shadow, extra_n, extra_b, at_shadow = named_head_reservation(
+            state, [], head, free_n, free_b, space, held)
+    out = []
+    for job, ok in zip(slots, mask, strict=False):
+        if ok and job is not head:
+            if state.platform.bb_nodes is not None:  # (the pass takes from the spaces)
+                named = (space.copy(), at_shadow.copy() if at_shadow is not None else None,
+                         head)
+            ok = bool(backfill(state, (job,), shadow, (free_n, free_b), (extra_n, extra_b),
+                               named=named))
+        out.append(ok)
+    return out
+
+
+def may_wait(state: ClusterState, closer: Policy | None, mask: Sequence[bool]) -> bool:
+    """Whether PickJob's "wait" is allowed: always with a backfill policy (it closes the
+    instant), otherwise unless the machine would stay idle (nothing runs, a job fits)."""
+    return closer is not None or bool(state.running) or not any(mask)
+
+
+def pick_mask(mask: Sequence[bool], window: int, wait: bool) -> np.ndarray:
+    """PickJob's action mask: the ``window`` slots' fit flags, then "wait"."""
+    out = np.zeros(window + 1, dtype=bool)
+    out[:len(mask)] = mask
+    out[window] = wait
+    return out
+
+
+def check_reward(metric: str, mode: str) -> None:
+    """Refuse a reward metric or mode the environments do not have."""
+    if metric not in REWARDS:
+        raise InputError(f"unknown reward metric {metric!r}; known: {', '.join(REWARDS)}",
+                         field="reward")
+    if mode not in REWARDS[metric]:
+        raise InputError(f"reward {metric!r} is given {' or '.join(REWARDS[metric])}, not "
+                         f"{mode!r}", field="reward_mode")
