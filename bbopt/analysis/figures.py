@@ -40,6 +40,7 @@ from bbopt.analysis.plots import (
     HOUR,
     MIN_N,
     axis_label,
+    log_ticks,
     mean_interval,
     metric_label,
     pyplot,
@@ -100,7 +101,7 @@ def comparison_plot(results: Mapping[str, Any], path: str | Path | None = None, 
         positive = mean[mean > 0]
         if positive.size and positive.max() > 20 * positive.min():
             ax.set_xscale("log")
-            _log_ticks(ax.xaxis)
+            log_ticks(ax.xaxis)
         ax.set_xlabel(axis_label(metric))
         ax.set_yticks(y, [_n_label(n, s[3], "jobs") for n, s in zip(names, stats, strict=True)]
                       if ax is axes[0] else [""] * len(names))
@@ -112,8 +113,8 @@ def comparison_plot(results: Mapping[str, Any], path: str | Path | None = None, 
         tail.plot(np.arange(1, waits.size + 1), waits, label=n, lw=1.2)
     tail.set_xscale("log")
     tail.set_yscale("log")
-    _log_ticks(tail.xaxis)
-    _log_ticks(tail.yaxis)
+    log_ticks(tail.xaxis)
+    log_ticks(tail.yaxis)
     tail.set_xlabel("rank of the job by its wait (1 = longest)")
     tail.set_ylabel("wait [h]")
     tail.set_title("the 1,000 longest waits")
@@ -185,25 +186,6 @@ RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.
                2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 
 
-def _log_ticks(axis, most: int = 6) -> None:
-    """Plain-number labels (``0.5``, ``2``, ``100``) at 1-2-5 steps on a log axis, at most
-    ``most`` of them, and no minor labels (matplotlib's overlap on short axes)."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
-
-    lo, hi = axis.get_view_interval()
-    lo, hi = max(min(lo, hi), 1e-12), max(lo, hi)
-    decades = range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
-    for steps in ((1, 2, 5), (1, 3), (1,)):
-        ticks = [m * 10.0 ** d for d in decades for m in steps if lo <= m * 10.0 ** d <= hi]
-        if len(ticks) <= most:
-            break
-    if len(ticks) > most:  # many decades: every k-th power of ten
-        ticks = ticks[::int(np.ceil(len(ticks) / most))]
-    axis.set_major_locator(FixedLocator(ticks))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.10g}"))
-    axis.set_minor_formatter(NullFormatter())
-
-
 def _ratio_ticks(ax) -> None:
     from matplotlib.ticker import NullFormatter
 
@@ -230,7 +212,7 @@ def wait_ecdf(runs: Mapping[str, Any], *, path: str | Path | None = None, title:
         ax.step(w, np.arange(1, w.size + 1) / w.size, where="post",
                 label=f"{label} (n={w.size:,} jobs)")
     ax.set_xscale("log")
-    _log_ticks(ax.xaxis, most=8)
+    log_ticks(ax.xaxis, most=8)
     ax.set_xlabel("waiting time [h] (waits under 1 min shown at 1 min)")
     ax.set_ylabel("share of jobs")
     ax.set_ylim(0, 1)

@@ -6,6 +6,8 @@ the benchmarks' and the reproductions' figures) through these helpers, so a chan
 made here once:
 
 - :func:`pyplot` -- matplotlib with the Agg backend and the house style (:data:`STYLE`);
+- :func:`log_ticks` -- plain-number ticks at 1-2-5 steps on a log axis (matplotlib's default
+  labels of a short log axis overlap);
 - :func:`metric_label` -- ``"mean_wait"`` -> ``("mean wait", "h", 1/3600)``: the name shown, the
   unit and the factor from bbopt's SI values (seconds, bytes, fractions) to that unit;
 - :func:`run_title` -- ``{"workload": "kth", "platform": "kopanski", "budget": "default"}`` ->
@@ -153,3 +155,22 @@ def mean_interval(values: np.ndarray, level: float = 0.95, n_boot: int = 1000,
         means[k:k + idx.shape[0]] = x[idx].mean(axis=1)
     a = (1 - level) / 2
     return mean, float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
+
+
+def log_ticks(axis, most: int = 6) -> None:
+    """Plain-number labels (``0.5``, ``2``, ``100``) at 1-2-5 steps on the log-scaled ``axis``
+    (``ax.xaxis``), at most ``most`` of them, and no minor labels."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    lo, hi = axis.get_view_interval()
+    lo, hi = max(min(lo, hi), 1e-12), max(lo, hi)
+    decades = range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+    for steps in ((1, 2, 5), (1, 3), (1,)):
+        ticks = [m * 10.0 ** d for d in decades for m in steps if lo <= m * 10.0 ** d <= hi]
+        if len(ticks) <= most:
+            break
+    if len(ticks) > most:  # many decades: every k-th power of ten
+        ticks = ticks[::int(np.ceil(len(ticks) / most))]
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.10g}"))
+    axis.set_minor_formatter(NullFormatter())

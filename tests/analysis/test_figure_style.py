@@ -121,3 +121,25 @@ def test_gantt_colours_bb_in_gb_and_windows_long_runs(runs):
     fig = figures.gantt(runs["sjf-bb"], 96, max_jobs=296)  # at the limit: the whole run
     assert len(fig.axes[0].collections[0].get_paths()) == 296 and fig.axes[0].get_title() == ""
     figures.close(fig)
+
+
+@pytest.mark.parametrize("lo, hi, expected", [
+    (2.7, 70.0, [5, 10, 20, 50]),
+    (0.3, 9.0, [0.5, 1, 2, 5]),
+    (25_000, 500_000, [50_000, 100_000, 200_000, 500_000]),
+    (1.0, 200.0, [1, 3, 10, 30, 100]),       # 1-2-5 would give 7 ticks: 1-3 steps
+    (1.0, 1000.0, [1, 10, 100, 1000]),       # 1-3 would give 7: powers of ten
+])
+def test_log_ticks_are_few_plain_numbers(lo, hi, expected):
+    from bbopt.analysis.plots import log_ticks, pyplot
+
+    plt = pyplot()
+    fig, ax = plt.subplots()
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    log_ticks(ax.xaxis)
+    assert list(ax.get_xticks()) == pytest.approx(expected)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert labels == [f"{v:,.10g}" for v in expected]  # plain numbers, no 10^k mathtext
+    plt.close(fig)
