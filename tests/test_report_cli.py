@@ -51,3 +51,25 @@ def test_report_says_when_a_policy_has_fewer_than_three_units(tmp_path):
     md = (tmp_path / "rep" / "index.md").read_text()
     assert "| mean wait | fcfs-bb | 2 |" in md and "| n < 3 |" in md
     assert "**Warning:** some policies have fewer than 3 units" in md
+
+
+def test_report_draws_the_largest_pareto_set_of_a_window_policy(tmp_path):
+    import json
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump({**SPEC, "policies": ["sjf-bb", "bbsched"], "seeds": [0],
+                                    "workloads": {"syn": {"generator": {"name": "kth-like",
+                                                                        "n_jobs": 300}}}}))
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "r"), "--serial",
+                 "--no-progress"]) == 0
+    summaries = {s["policy"]: s for s in map(json.loads, (p.read_text() for p in
+                                                          (tmp_path / "r").rglob("summary.json")))}
+    assert "pareto" not in summaries["sjf-bb"]  # a queue policy has no alternatives
+    pareto = summaries["bbsched"]["pareto"]
+    alts = pareto["alternatives"]
+    assert len(alts) > 1 and sum(a["chosen"] for a in alts) == 1
+    assert set(alts[0]["objectives"]) >= {"nodes", "bb"} and pareto["time"] >= 0
+    assert main(["report", str(tmp_path / "r"), "--out", str(tmp_path / "rep")]) == 0
+    md = (tmp_path / "rep" / "index.md").read_text()
+    assert "The largest Pareto set bbsched chose from (syn on kopanski" in md
+    assert (tmp_path / "rep" / "s0_pareto.png").stat().st_size > 10_000

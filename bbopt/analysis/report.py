@@ -97,6 +97,7 @@ def write_report(root: str | Path, out: str | Path, *, reference: str | None = N
                             title=f"{gpol}, {shown}", path=out / f"{tag}_gantt.{fmt}")
         figures.close(fig)
         md += [f"![Gantt chart of {gpol}]({tag}_gantt.{fmt})", ""]
+        md += _pareto(sel, summaries, shown, out, tag, fmt)
     md += ["## Provenance", "",
            f"bbopt {', '.join(sorted(set(map(str, table['bbopt_version']))))}; hosts "
            f"{', '.join(sorted(set(map(str, table['host']))))}; results table: "
@@ -106,6 +107,23 @@ def write_report(root: str | Path, out: str | Path, *, reference: str | None = N
     page = out / "index.html"
     page.write_text(_html(text))
     return page
+
+
+def _pareto(sel: pd.DataFrame, summaries: dict, shown: str, out: Path, tag: str,
+            fmt: str) -> list[str]:
+    """The largest Pareto set a window policy met in the scenario's first run that has one
+    (nodes and GB, the chosen selection starred), or nothing."""
+    for h in sel["run"]:
+        pareto = summaries.get(h, {}).get("pareto")
+        if pareto:
+            pol = summaries[h]["policy"]
+            fig = figures.pareto_plot(pareto["alternatives"], path=out / f"{tag}_pareto.{fmt}",
+                                      title=f"{pol}, day {pareto['time'] / 86400:.1f}: "
+                                            f"{len(pareto['alternatives'])} selections")
+            figures.close(fig)
+            return [f"The largest Pareto set {pol} chose from ({shown}):", "",
+                    f"![Pareto front of a {pol} decision]({tag}_pareto.{fmt})", ""]
+    return []
 
 
 def _most_common(values):

@@ -28,6 +28,7 @@ quarter of a worker's share) so the scheduling overhead stays small.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import platform as _platform
 import socket
@@ -193,8 +194,9 @@ def run_task(task: RunTask) -> dict[str, Any]:
         platform = build_platform(task.platform_spec)
         ex = dict(task.execution)
         model = EXECUTION_MODELS[ex.pop("name")](**ex)
+        widest: list[dict[str, Any]] = []  # the run's largest Pareto set, for the report
         result = simulate(jobs, platform, task.policy, options=task.options, tick=task.tick,
-                          execution=model,
+                          execution=model, on_decision=lambda s, d: _keep_widest(widest, s, d),
                           workload_name=str(task.params.get("workload", "workload")))
         metrics = summarize(result)
         if isinstance(model, FluidIO):  # the I/O side: efficiency, interference (Herbein)
@@ -223,6 +225,7 @@ def run_task(task: RunTask) -> dict[str, Any]:
                                              float(task.options.get("quantum", 1800.0))))
         csv = gzip_csv(result.rows(), BATSIM_COLUMNS + BBOPT_COLUMNS)
         return {"hash": task.hash, "metrics": metrics, "jobs_csv_gz": csv,
+                "pareto": widest[0] if widest else None,
                 "started_at": started, "wall_time": time.perf_counter() - t0,
                 "cpu_time": time.process_time() - c0,
                 "host": socket.gethostname(), "part_jobs": len(jobs)}
@@ -230,6 +233,15 @@ def run_task(task: RunTask) -> dict[str, Any]:
         return {"hash": task.hash, "error": f"{type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc(), "started_at": started,
                 "wall_time": time.perf_counter() - t0, "host": socket.gethostname()}
+
+
+def _keep_widest(widest: list[dict[str, Any]], state: Any, decision: Any) -> None:
+    """Keep the decision with the most alternatives (a window policy's Pareto set), as JSON
+    values, with its time: ``bbopt report`` draws it."""
+    alts = decision.alternatives
+    if len(alts) > 1 and (not widest or len(alts) > len(widest[0]["alternatives"])):
+        widest[:] = [{"time": float(state.time),
+                      "alternatives": json.loads(json.dumps(list(alts), default=float))}]
 
 
 def run_batch(tasks: list[RunTask]) -> list[dict[str, Any]]:
@@ -265,7 +277,7 @@ def _summary(task: RunTask, out: Mapping[str, Any], spec: SweepSpec,
     return {"hash": task.hash, "sweep": spec.name, "params": task.params,
             "policy": task.policy, "options": task.options, "metrics": out["metrics"],
             "reference": spec.reference, "report_metrics": list(spec.metrics),
-            "provenance": prov}
+            "provenance": prov, **({"pareto": out["pareto"]} if out.get("pareto") else {})}
 
 
 def batches(tasks: list[RunTask], size: int) -> list[list[RunTask]]:
