@@ -193,6 +193,9 @@ def _ratio_ticks(ax) -> None:
     ticks = [t for t in RATIO_TICKS if lo <= t <= hi]
     if len(ticks) > 8:
         ticks = [t for t in ticks if t in (0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0)]
+    if len(ticks) < 2:  # a narrow axis: its ends too, to two significant digits, inside it
+        ends = [float(f"{v:.2g}") for v in (lo * 1.02, hi / 1.02)]
+        ticks = sorted({*ticks, *(v for v in ends if lo <= v <= hi)})
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlim(lo, hi)
