@@ -199,9 +199,8 @@ def _options(pairs: list[str]) -> dict[str, Any]:
 def _load(args):
     """The workload (with what was skipped and its digest), the platform and its name; prints
     one line about skipped records."""
-    from bbopt.core import GB, Platform
     from bbopt.errors import InputError
-    from bbopt.loading import declared_platform, load_platform, read_workload
+    from bbopt.loading import read_workload_and_platform
 
     if args.jobs is not None and args.jobs < 1:
         raise InputError(f"must be >= 1, got {args.jobs}", field="--jobs")
@@ -212,15 +211,9 @@ def _load(args):
     for flag, value in (("--warmup", args.warmup), ("--cooldown", args.cooldown)):
         if parse_seconds(value, flag) < 0:
             raise InputError(f"must be >= 0, got {value!r}", field=flag)
-    declared = declared_platform(args.workload) if args.platform is None else None
-    platform = declared or load_platform(args.platform)
-    w = read_workload(args.workload, n_jobs=args.jobs, seed=args.seed, bb=args.bb,
-                      platform=platform, bb_rules=not args.no_bb_rules)
-    if args.platform is None and declared is None and w.nb_res is not None:
-        # a Batsim file declares its machine size; BB per node as on Kopanski's machine
-        per_node = Platform.kopanski().bb / Platform.kopanski().nodes
-        platform = Platform(nodes=w.nb_res, bb=w.nb_res * per_node,
-                            name=f"{w.name} (nb_res {w.nb_res}, {per_node / GB:g} GB BB/node)")
+    w, platform = read_workload_and_platform(args.workload, args.platform, n_jobs=args.jobs,
+                                             seed=args.seed, bb=args.bb,
+                                             bb_rules=not args.no_bb_rules)
     if args.preemptable is not None or args.checkpointable is not None:
         from bbopt.workloads.generators.omfs import with_preemption_flags
 
@@ -338,13 +331,11 @@ def _metrics(result, args) -> dict[str, float]:
 
 
 def _cmd_simulate(args) -> int:
-    from bbopt.gc_pause import gc_paused
-    with gc_paused():  # (importing numpy and the policy's modules leaves no garbage to look for)
-        from bbopt.analysis.table import metrics_table, model_metrics, rejections
-        from bbopt.outputs import atomic_path, streamed_csv, write_json
-        from bbopt.policies import make_policy
-        options = _options(args.option)
-        make_policy(args.policy, **options)  # a bad name or option fails before any work
+    from bbopt.analysis.table import metrics_table, model_metrics, rejections
+    from bbopt.outputs import atomic_path, streamed_csv, write_json
+    from bbopt.policies import make_policy
+    options = _options(args.option)
+    make_policy(args.policy, **options)  # a bad name or option fails before any work
     out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
     w, platform = _load(args)
     options = _entitlements(args, w, [args.policy])

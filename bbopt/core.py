@@ -127,26 +127,13 @@ def fits(demand: float, free: float, capacity: float) -> bool:
 
 
 class Resources(NamedTuple):
-    """An amount of the pooled resources, nodes and burst-buffer bytes: a job's demand, what is
-    free, or a capacity (:attr:`Platform.capacity`). A tuple in :data:`DIMENSIONS` order, so
-    profiles and models index it as they index any ``(nodes, bb)`` pair."""
+    """An amount of the pooled resources, nodes and burst-buffer bytes: a capacity
+    (:attr:`Platform.capacity`). A tuple in :data:`DIMENSIONS` order, so profiles and models
+    index it as they index any ``(nodes, bb)`` pair (what fits where: :func:`fits` and
+    :mod:`bbopt.planner`)."""
 
     nodes: int = 0
     bb: float = 0.0
-
-    @classmethod
-    def of(cls, job: Job) -> Resources:
-        return cls(job.nodes, job.bb)
-
-    def fits(self, free: Resources, capacity: Resources) -> bool:
-        """Whether this demand fits ``free`` (the :func:`fits` rule on every resource)."""
-        return self.nodes <= free.nodes and self.bb <= free.bb + capacity.bb * REL_TOL
-
-    def plus(self, other: Resources) -> Resources:
-        return Resources(self.nodes + other.nodes, self.bb + other.bb)
-
-    def minus(self, other: Resources) -> Resources:
-        return Resources(self.nodes - other.nodes, self.bb - other.bb)
 
 
 #: Each compute node's BB nodes in order of preference (:attr:`Platform.bb_proximity`).
@@ -187,7 +174,7 @@ class Platform:
     for the I/O hierarchy (a bandwidth tree from the PFS down to the nodes). ``bb_nodes``
     optionally names the burst-buffer nodes that make up ``bb`` (their capacities, summing to
     ``bb``): a job's burst buffer is then split into one piece per compute node, and every piece
-    must fit on one BB node (see :class:`bbopt.simulation.ledger.BBNodeLedger`); without it the
+    must fit on one BB node (see :class:`bbopt.planner.bb.FirstFitBB`); without it the
     burst buffer is one pool. ``bb_proximity`` (with ``bb_nodes``): each compute node's order of
     preference over the BB nodes; pieces then go by proximity instead of first fit, and compute
     nodes are chosen as consecutive runs (:mod:`bbopt.models.bb_nodes`).

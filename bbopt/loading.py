@@ -267,6 +267,41 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def read_workload_and_platform(path: str | Path | None, platform: str | Path | None = None,
+                               **options: Any) -> tuple[LoadedWorkload, Platform]:
+    """The workload (:func:`read_workload` with ``options``) and the platform it runs on:
+    ``platform`` (a name or file) when given, else the one an SWF header declares, else the
+    machine size a Batsim file declares (``nb_res``) with Kopanski's BB per node, else
+    Kopanski's machine."""
+    declared = declared_platform(path) if platform is None else None
+    chosen = declared or load_platform(platform)
+    w = read_workload(path, platform=chosen, **options)
+    if platform is None and declared is None and w.nb_res is not None:
+        from bbopt.core import GB
+
+        per_node = Platform.kopanski().bb / Platform.kopanski().nodes
+        chosen = Platform(nodes=w.nb_res, bb=w.nb_res * per_node,
+                          name=f"{w.name} (nb_res {w.nb_res}, {per_node / GB:g} GB BB/node)")
+    return w, chosen
+
+
+def batsim_jobs(doc: Any, source: str = "<json>") -> list[Job]:
+    """The jobs of a Batsim workload document already parsed from JSON (e.g. a job and its
+    profile from a message of Batsim's protocol), read as a Batsim workload file is
+    (:func:`bbopt.workloads.batsim.parse_batsim`; Kopanski's I/O-aware parts read plainly)."""
+    from bbopt.workloads.batsim import parse_batsim
+
+    return parse_batsim(doc, source=source, io_aware="plain").jobs
+
+
+def batsim_document(jobs: list[Job], nb_res: int) -> dict[str, Any]:
+    """The Batsim workload document of ``jobs`` with ``delay`` profiles holding their exact
+    runtimes (:func:`bbopt.workloads.batsim.to_batsim`)."""
+    from bbopt.workloads.batsim import to_batsim
+
+    return to_batsim(jobs, nb_res=nb_res, profile_type="delay")
+
+
 def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform | None:
     """The platform an SWF trace declares in its header, if it declares a burst buffer.
 

@@ -272,6 +272,11 @@ class _Reader:
             raise exc.at(source=self.source, line=path) from None
 
 
+def job_from_dict(d: Any, path: str = "$", source: str = "<json>") -> Job:
+    """Parse one job object; errors name ``source``, the JSON ``path`` and the field."""
+    return _Reader(source).job(d, path)
+
+
 def state_from_dict(d: Any, source: str = "<json>") -> ClusterState:
     """Parse a state; errors name the JSON path of the problem."""
     r = _Reader(source)

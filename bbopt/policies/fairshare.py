@@ -71,6 +71,7 @@ from bbopt.core import (
     slack,
 )
 from bbopt.models.preemption import PreemptionModel
+from bbopt.planner import Planner
 from bbopt.policies.queue import head_reservation
 from bbopt.policies.registry import register
 from bbopt.workloads.shares import entitled_nodes, parse_shares
@@ -91,19 +92,24 @@ def _preemptable(job: Job) -> bool:
 
 
 class _Free:
-    """Nodes and BB free for starts in the current decision."""
+    """Nodes and BB free for starts in the current decision; with a ``planner``, a job's BB
+    must also be placeable where the engine places it (named BB nodes), and starts take it."""
 
-    __slots__ = ("nodes", "bb", "tol")
+    __slots__ = ("nodes", "bb", "tol", "planner")
 
-    def __init__(self, nodes: float, bb: float, tol: float) -> None:
-        self.nodes, self.bb, self.tol = nodes, bb, tol
+    def __init__(self, nodes: float, bb: float, tol: float,
+                 planner: Planner | None = None) -> None:
+        self.nodes, self.bb, self.tol, self.planner = nodes, bb, tol, planner
 
     def fits(self, job: Job) -> bool:
-        return job.nodes <= self.nodes and job.bb <= self.bb + self.tol
+        return job.nodes <= self.nodes and job.bb <= self.bb + self.tol and (
+            self.planner is None or self.planner.bb_fits(job))
 
     def take(self, job: Job) -> None:
         self.nodes -= job.nodes
         self.bb -= job.bb
+        if self.planner is not None:
+            self.planner.take_bb(job)
 
 
 class _Easy:
@@ -233,7 +239,7 @@ class MemorylessFairShare:
                 continue
             self._hold(r.job, held, held_np)
         free_n, free_b = state.free()
-        free = _Free(free_n, free_b, slack(platform.bb))
+        free = _Free(free_n, free_b, slack(platform.bb), Planner.of(state))
         waiting = {j.id: j for j in state.queue}
         claims: dict[str, list[str]] = {
             jid: list(v) for jid, v in dict(state.memory.get("claims", {})).items()
@@ -408,7 +414,8 @@ class Capping:
         for r in state.running:
             held[entity_of(r.job)] = held.get(entity_of(r.job), 0) + r.job.nodes
         free_n, free_b = state.free()
-        easy = _Easy(state, _Free(free_n, free_b, slack(state.platform.bb)))
+        easy = _Easy(state, _Free(free_n, free_b, slack(state.platform.bb),
+                                         Planner.of(state)))
         for job in state.queue:
             u = entity_of(job)
             ent = entitled.get(u, 0)
@@ -450,6 +457,7 @@ class Partition:
         # its partition (run on an idle machine, below) spills into the others' nodes.
         free_n, free_b = state.free()
         machine = _Free(free_n, free_b, slack(platform.bb))
+        placement = Planner.of(state)  # (the BB nodes are the machine's, shared by partitions)
         for u in sorted(by_entity):
             ent = entitled.get(u, 0)
             if ent < 1:
@@ -460,7 +468,7 @@ class Partition:
                                tuple(by_entity[u]))
             free_n, free_b = sub.free()
             easy = _Easy(sub, _Free(min(free_n, machine.nodes), min(free_b, machine.bb),
-                                    slack(platform.bb)))
+                                    slack(platform.bb), placement))
             for job in by_entity[u]:
                 if job.nodes <= part.nodes and job.bb <= part.bb:
                     easy.offer(job)
@@ -538,7 +546,8 @@ class ClassicFairShare:
         f = self.factor(usage)
         order = sorted(state.queue, key=lambda j: -f(entity_of(j)))
         free_n, free_b = state.free()
-        easy = _Easy(state, _Free(free_n, free_b, slack(state.platform.bb)))
+        easy = _Easy(state, _Free(free_n, free_b, slack(state.platform.bb),
+                                         Planner.of(state)))
         for job in order:
             easy.offer(job)
         memory = {"time": state.time, "usage": usage, "running": current}

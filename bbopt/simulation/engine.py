@@ -14,7 +14,7 @@ than a link of the platform's I/O tree has) and applies it. An invalid decision 
 policy and raises :class:`~bbopt.errors.InvalidDecision` naming the job. On a platform with
 named BB nodes (:attr:`~bbopt.core.Platform.bb_nodes`) a start whose per-node BB pieces cannot
 be placed is not an error: it is refused and the job keeps waiting
-(:class:`~bbopt.simulation.ledger.BBNodeLedger`).
+(:class:`~bbopt.planner.bb.FirstFitBB`).
 
 A policy that declares ``idle_unless_fits`` (the queue rules of :mod:`bbopt.policies.queue`:
 their decision starts nothing, preempts nothing and remembers nothing when no waiting job fits
@@ -61,7 +61,6 @@ from bbopt.core import (
     RunningJobs,
 )
 from bbopt.errors import InputError, InvalidDecision
-from bbopt.gc_pause import collect_if_due, gc_paused
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
 from bbopt.simulation.ledger import Ledger, StartRefused
@@ -212,15 +211,8 @@ class _Engine:
         self.changed = False  # a segment ended since the last decision
         self.memory: Any = {}
         self.on_job_end: Callable[[SimulationResult, int], None] | None = None
-        self.gc_paused = False
 
     def run(self) -> SimulationResult:
-        """Replay every job with the automatic garbage collection paused
-        (:mod:`bbopt.gc_pause`; the decisions collect when enough objects piled up)."""
-        with gc_paused() as self.gc_paused:
-            return self._replay()
-
-    def _replay(self) -> SimulationResult:
         """Replay every job, asking the policy at each decision instant."""
         apply, decide = self._apply, self._decide
         for t in self.instants():
@@ -332,8 +324,6 @@ class _Engine:
         """Ask the policy, exactly as :func:`bbopt.decide` would, and record how long it took."""
         state = self.state(t)
         res = self.result
-        if self.gc_paused and not len(res.decision_times) & 15:
-            collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
         c0 = perf_counter()
         decision = self.policy.decide(state)
         res.decision_times.append(perf_counter() - c0)

@@ -70,7 +70,6 @@ import numpy as np
 
 from bbopt.core import GB, Job
 from bbopt.errors import InputError
-from bbopt.gc_pause import pausing_gc
 from bbopt.workloads.archive import find_trace
 from bbopt.workloads.columns import trusted_job, valid_columns
 from bbopt.workloads.swf_files import (
@@ -124,7 +123,6 @@ class SwfTrace:
         return None
 
 
-@pausing_gc  # (hundreds of thousands of acyclic objects: bbopt.gc_pause)
 def read_swf(
     path: str | Path,
     *,

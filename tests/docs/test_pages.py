@@ -96,6 +96,14 @@ def test_page_runs(page, tmp_path, monkeypatch):
     for key in ("PYTHONPATH", "XDG_DATA_HOME", "MPLBACKEND", "BBOPT_DATA"):
         if key in env:
             monkeypatch.setenv(key, env[key])
+    # what a page registers (its own policy, its own backend) stays in the page: the registries
+    # are restored afterwards, every built-in policy loaded first so that none is lost
+    from bbopt.policies import available_policies, registry
+    from bbopt.solvers import base
+
+    available_policies()
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(base, "_REGISTERED", {k: dict(v) for k, v in base._REGISTERED.items()})
     namespace: dict = {"__name__": "__docs__"}
     shell = f'bbopt() {{ "{sys.executable}" -m bbopt "$@"; }}\nset -euo pipefail\n'
     for lang, code, target, skip in todo:
