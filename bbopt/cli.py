@@ -19,6 +19,7 @@ from typing import Any
 from bbopt import __version__
 from bbopt.errors import BboptError
 from bbopt.option_help import Parser  # every option's help names its default
+from bbopt.signals import interrupted, terminate_as_interrupt
 
 DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
 
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from datetime import UTC, datetime
 
+    terminate_as_interrupt()  # SIGTERM (batch systems, kill) cleans up as Ctrl-C does
     args.started = datetime.now(UTC)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if getattr(args, "shares", None):  # fair-share entitlements: the policies' shares option
@@ -54,9 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"bbopt: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("bbopt: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
 
 
 def _echo(text: str = "", end: str = "\n") -> None:
@@ -412,13 +413,11 @@ def _cmd_compare(args) -> int:
                 write_json(out / "summary.json", {
                     "provenance": prov, "metrics": metrics,
                     "unfinished": [p for p in policies if p not in metrics]})
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         done = ", ".join(metrics) or "none"
         left = ", ".join(p for p in policies if p not in metrics)
         kept = f"; their results are in {out}" if out is not None and metrics else ""
-        print(f"bbopt: interrupted: finished {done}; not finished {left}{kept}",
-              file=sys.stderr)
-        return 130
+        return interrupted(exc, f"finished {done}; not finished {left}{kept}")
     bar.close()
     title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
              f"{platform.bb / 1e9:g} GB BB)")

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bbopt.core import Job, Platform
-from bbopt.errors import InputError, UnknownNameError
+from bbopt.errors import InputError, UnknownNameError, check_keys
+from bbopt.limits import MAX_JOBS, MAX_NODES, check_count
 from bbopt.resources import parse_bytes
 from bbopt.units import read_document
 
@@ -79,8 +80,13 @@ PLATFORMS: dict[str, Callable[[str | None], Platform]] = {
 }
 
 
+#: The keys of a platform file (any other is refused, naming it).
+PLATFORM_FILE_KEYS = frozenset({"nodes", "bb", "name", "node_ssd"})
+
+
 def load_platform(spec: str | Path | None) -> Platform:
-    """A named platform or a JSON/YAML file with ``nodes`` and ``bb`` (bytes or ``"480GB"``)."""
+    """A named platform or a JSON/YAML file with ``nodes`` and ``bb`` (bytes or ``"480GB"``),
+    optionally ``name`` and ``node_ssd`` (one size for every node, or a list of one per node)."""
     if spec is None:
         return Platform.kopanski()
     name = str(spec)
@@ -97,16 +103,20 @@ def load_platform(spec: str | Path | None) -> Platform:
         from bbopt.topology.formats import platform_from_topology, topology_from_data
 
         return platform_from_topology(topology_from_data(data, name))
+    check_keys(data, PLATFORM_FILE_KEYS, source=name)
     if "nodes" not in data:
         raise InputError("is missing", source=name, field="nodes")
-    nodes = data["nodes"]
-    if isinstance(nodes, bool) or not isinstance(nodes, int):
-        raise InputError(f"must be an integer, got {nodes!r}", source=name, field="nodes")
+    nodes = check_count(data["nodes"], "nodes", high=MAX_NODES, source=name)
     try:
         bb = parse_bytes(data.get("bb", 0), "bb")
-        return Platform(nodes=nodes, bb=bb, name=str(data.get("name", path.stem)))
+        ssd = data.get("node_ssd")
+        if ssd is not None:  # one size for every node, or a list of one per node
+            ssd = tuple(parse_bytes(x, "node_ssd") for x in ssd) if isinstance(ssd, list) \
+                else (parse_bytes(ssd, "node_ssd"),) * nodes
+        return Platform(nodes=nodes, bb=bb, name=str(data.get("name", path.stem)),
+                        node_ssd=ssd)
     except InputError as exc:
-        raise InputError(str(exc).split(": ", 1)[-1], source=name, field=exc.field) from None
+        raise InputError(exc.reason, source=name, field=exc.field) from None
 
 
 def bb_rules_for(platform: Platform | None):
@@ -179,9 +189,8 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
 
     if bb not in ("auto", "lognormal", "none"):
         raise InputError(f"bb model must be auto, lognormal or none, got {bb!r}", field="bb")
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)
-                               or n_jobs < 1):
-        raise InputError(f"must be a positive integer, got {n_jobs!r}", field="jobs")
+    if n_jobs is not None:  # (before anything is drawn: 10^12 jobs would fill the memory)
+        n_jobs = check_count(n_jobs, "jobs", high=MAX_JOBS)
     if path is None:  # drawn for Kopanski's platform (the default one): the generator's rules
         from bbopt.workloads.synthetic import kth_like
 
@@ -333,7 +342,7 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
 
         opener = gzip.open
     try:
-        with opener(p, "rt", encoding="utf-8", errors="replace") as fh:
+        with opener(p, "rt", encoding="utf-8-sig", errors="replace") as fh:
             for line in fh:
                 text = line.strip()
                 if text and not text.startswith(";"):
@@ -357,7 +366,11 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
         raise InputError("declares a burst buffer but no MaxNodes/MaxProcs", source=str(p),
                          field="MaxNodes")
     name = p.name.removesuffix(".gz").removesuffix(".swf")
-    return Platform(nodes=n, bb=bb, name=name)
+    try:  # (the platform checks the magnitudes: bbopt.limits)
+        return Platform(nodes=n, bb=bb, name=name)
+    except InputError as exc:
+        raise InputError(exc.reason, source=str(p), field="MaxNodes" if exc.field == "nodes"
+                         else "BurstBuffer") from None
 
 
 def _extra_readers() -> dict[str, Callable[[Path], list[Job]]]:

@@ -12,7 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bbopt.errors import MAX_DEPTH, InputError, check_acyclic
+from bbopt.errors import (
+    MAX_DEPTH,
+    InputError,
+    UniqueKeys,
+    check_acyclic,
+    unique_key_yaml_loader,
+)
 from bbopt.resources import parse_quantity
 
 _TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
@@ -34,25 +40,27 @@ def read_document(path: str | Path) -> Any:
     if path.is_dir():
         raise InputError("is a directory, not a file", source=str(path))
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start})", source=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
+    hook = UniqueKeys()  # (a JSON object that repeats a key is refused, naming it)
     try:
         if path.suffix in (".yaml", ".yml"):
             import yaml
 
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=unique_key_yaml_loader())  # (safe, keys once)
         else:
             import json  # (json only when a document or an option is read)
 
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=hook)
     except RecursionError:
         raise InputError(f"nested deeper than {MAX_DEPTH} levels", source=str(path)) from None
     except Exception as exc:  # the parsers' errors carry a position in their message
         msg = " ".join(str(exc).split())
         raise InputError(f"cannot read: {msg}", source=str(path)) from None
+    hook.check(data, str(path))
     check_acyclic(data, str(path))
     return data
 

@@ -41,7 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bbopt.analysis.store import Store, canonical, gzip_csv, run_hash
+from bbopt.analysis.store import Store, canonical, check_name, gzip_csv, run_hash
 from bbopt.analysis.sweep_inputs import (
     _file_sha,
     _measured_shares,
@@ -63,6 +63,7 @@ from bbopt.analysis.sweep_schedule import (
     write_prepared,
 )
 from bbopt.analysis.sweep_spec import Cell, SweepSpec
+from bbopt.analysis.workers import remove_orphan_worker_inputs, worker_inputs_prefix
 from bbopt.errors import InputError
 
 
@@ -307,6 +308,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     logs).
     """
     t_start = time.perf_counter()
+    check_name(spec.name)  # (before anything is written: the name names files in the store)
     store = Store(out)
     store.root.mkdir(parents=True, exist_ok=True)
     store.clean_temporaries()
@@ -346,7 +348,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
                            or dask == "local") as shipped:
             if dask is not None:
                 _run_dask(shipped, dask, workers, batch, receive)
-            elif executor == "serial":
+            elif executor == "serial" or not shipped:  # (nothing to hand out: no pool)
                 for t in todo:
                     receive(run_task(t))
             else:
@@ -369,7 +371,8 @@ def _prepared_for(todo: list[RunTask], local: bool):
     import tempfile
     from dataclasses import replace
 
-    with tempfile.TemporaryDirectory(prefix="bbopt-sweep-") as tmp:
+    remove_orphan_worker_inputs()  # (left by a driver killed with SIGKILL)
+    with tempfile.TemporaryDirectory(prefix=worker_inputs_prefix()) as tmp:
         first = {t.workload_sha: t for t in reversed(todo)}  # one task per workload
         for sha, t in first.items():
             write_prepared(Path(tmp), sha, _workload(t.workload_spec, t.workload_seed)[0])

@@ -7,6 +7,7 @@ processes or Dask) and the report and figure modules of :mod:`bbopt.analysis`.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -148,8 +149,6 @@ def _cmd_generate(args) -> int:
                                                            if params else ""))
         return 0 if args.list else 2
     gen = generator(args.name)
-    if args.out:
-        check_out_file(args.out, args.force)
     params = parse_options(args.params, field="params")
     jobs = None
     if gen.kind == "transform":
@@ -163,6 +162,13 @@ def _cmd_generate(args) -> int:
     if not args.out:
         raise InputError("give --out FILE.swf or FILE.json", field="--out")
     path = Path(args.out)
+    if args.workload and path.exists():  # (a transform never overwrites what it reads)
+        from bbopt.loading import find_workload
+
+        if os.path.samefile(path, find_workload(args.workload)):
+            raise InputError("is the input workload: write the generated one elsewhere",
+                             source=str(path), field="--out")
+    check_out_file(path, args.force)  # any other existing file: only with --force
     nodes = args.nodes or max(j.nodes for j in out)
     note = (f"bbopt generate {gen.name} " + " ".join(args.params) + f" --seed {args.seed}"
             ).strip()

@@ -6,7 +6,8 @@ and collected **in submission order**: the output is the serial run's (only the 
 and decision times differ, as they do between two serial runs). With one worker, or one task,
 everything runs in this process. Workers are spawned fresh interpreters (a forked copy of a
 process with solver threads can deadlock). Stopping early (an interrupt, an error) terminates
-the workers at once.
+the workers at once. A sweep's local workers read their prepared workloads from a temporary
+folder named by the driver's pid, so a later sweep removes the folders of a killed driver.
 """
 
 from __future__ import annotations
@@ -15,6 +16,45 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+#: The name of a temporary folder of prepared workloads for a sweep's local workers is this,
+#: the driver's pid and a random part (:func:`worker_inputs_prefix`).
+WORKER_INPUTS = "bbopt-sweep-"
+
+
+def worker_inputs_prefix() -> str:
+    return f"{WORKER_INPUTS}{os.getpid()}-"
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (one we may not signal counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def remove_orphan_worker_inputs(directory: str | None = None) -> int:
+    """Remove this user's worker-input folders whose sweep driver no longer runs (killed by
+    SIGKILL, which allows no clean-up); returns how many. Those of running sweeps are kept."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    n = 0
+    for d in Path(directory or tempfile.gettempdir()).glob(WORKER_INPUTS + "*"):
+        pid = d.name[len(WORKER_INPUTS):].split("-", 1)[0]
+        try:
+            mine = d.is_dir() and d.stat().st_uid == os.getuid()
+        except OSError:
+            continue
+        if mine and pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
+            shutil.rmtree(d, ignore_errors=True)
+            n += 1
+    return n
 
 
 def default_workers() -> int:

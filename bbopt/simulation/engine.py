@@ -59,8 +59,10 @@ from bbopt.core import (
     Platform,
     RunningJob,
     RunningJobs,
+    decide_planned,
 )
 from bbopt.errors import InputError, InvalidDecision
+from bbopt.limits import check_tick
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
 from bbopt.simulation.ledger import Ledger, StartRefused
@@ -152,8 +154,7 @@ def _build(jobs, platform, policy, options, tick, progress, on_decision, workloa
     index = {job.id: k for k, job in enumerate(jobs)}
     if len(index) != len(jobs):
         _refuse_duplicates(jobs)
-    if tick is not None and not (tick > 0 and math.isfinite(tick)):
-        raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
+    tick = check_tick(tick)  # a microsecond tick would never finish: bbopt.limits
     # by submission, ties in job order (a stable sort: the order of the keys (submit, k))
     submits = [job.submit for job in jobs]
     order = sorted(range(len(jobs)), key=submits.__getitem__)
@@ -206,6 +207,7 @@ class _Engine:
         self.rank: list[int] | None = None  # each job's submission rank (when blocks exist)
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
+        self.overran = False  # a job past its walltime since the last decision (_decide)
         self.running_view: RunningJobs | None = None  # the policies' view of self.running
         self.live: dict[int, RunningJob] = {}  # the running entry of each running job
         self.changed = False  # a segment ended since the last decision
@@ -288,6 +290,8 @@ class _Engine:
         for k, why in ended:
             rj = remove(k)
             job = jobs[k]
+            if t > rj.start + job.walltime:  # it ended later than any plan could know
+                self.overran = True
             release(job, res.allocation[k])
             segments.append((job.id, rj.start, t, str(why)))
             if why in REQUEUE_ENDS:
@@ -325,7 +329,13 @@ class _Engine:
         state = self.state(t)
         res = self.result
         c0 = perf_counter()
-        decision = self.policy.decide(state)
+        # a job at or past its walltime (an execution model that does not kill at walltime):
+        # planned as still holding its resources, as bbopt.decide plans it
+        overran, self.overran = self.overran, bool(self.running_keys) and self.running_keys[0] <= t
+        # (overran: the memory was planned while a job ran past its walltime, or one has ended
+        # past it since: kept plans may no longer fit)
+        decision = decide_planned(self.policy, state, overran) if overran or self.overran else \
+            self.policy.decide(state)
         res.decision_times.append(perf_counter() - c0)
         res.decision_stats.append(decision.stats)
         if self.on_decision is not None:
