@@ -16,7 +16,6 @@ description of :mod:`bbopt.topology` with a ``tree``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from bbopt.core import Job, Platform
 from bbopt.errors import InputError, UnknownNameError, check_keys
 from bbopt.limits import MAX_JOBS, MAX_NODES, check_count
+from bbopt.registry import Registry
 from bbopt.resources import parse_bytes
 from bbopt.units import read_document
 
@@ -73,11 +73,14 @@ def _kopanski(arg: str | None) -> Platform:
                              bb_placement="proximity" if arg == "proximity" else "first-fit")
 
 
-PLATFORMS: dict[str, Callable[[str | None], Platform]] = {
-    "kopanski": _kopanski,
-    "kopanski-dragonfly": _dragonfly,
-    "cts1": _cts1,
-}
+#: Named platforms: ``NAME[:ARG]`` -> ``factory(ARG or None)``; plug-ins through the entry
+#: points of the group ``bbopt.platforms``.
+PLATFORMS = Registry("platform", group="bbopt.platforms")
+PLATFORMS.add("kopanski", _kopanski, "Kopanski & Rzadca's machine: 96 nodes, 480 GB of BB "
+              "(kopanski:named, kopanski:proximity: 12 named 40 GB BB nodes)")
+PLATFORMS.add("kopanski-dragonfly", _dragonfly, "Kopanski's machine with its Dragonfly I/O tree")
+PLATFORMS.add("cts1", _cts1, "LLNL's CTS-1 I/O tree (Herbein et al.); cts1:0.3 underprovisions "
+              "the PFS by 30 %")
 
 
 #: The keys of a platform file (any other is refused, naming it).
@@ -230,10 +233,10 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
         w = read_batsim(p, **reader_options)
         out.jobs, out.nb_res = w.jobs, w.nb_res
     else:
-        readers = _extra_readers()
-        reader = next((fn for suf, fn in readers.items() if p.name.endswith(suf)), None)
+        readers = READERS.names()
+        reader = next((READERS[suf] for suf in readers if p.name.endswith(suf)), None)
         if reader is None:
-            known = [".swf", ".swf.gz", ".swf.bb", *readers]
+            known = [".swf", ".swf.gz", ".swf.bb", ".json", *readers]
             raise InputError(f"unknown workload format; known: {', '.join(known)}",
                              source=str(p))
         out.jobs = reader(p)
@@ -373,14 +376,7 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
                          else "BurstBuffer") from None
 
 
-def _extra_readers() -> dict[str, Callable[[Path], list[Job]]]:
-    """Readers of other formats, registered by the workload modules that provide them."""
-    import importlib
-
-    readers: dict[str, Callable[[Path], list[Job]]] = {}
-    try:
-        mod = importlib.import_module("bbopt.workloads.batsim")
-    except ImportError:
-        return readers
-    readers.update(getattr(mod, "READERS", {}))
-    return readers
+#: Readers of other workload formats by file-name suffix (``reader(path) -> [Job]``), found
+#: through the entry points of the group ``bbopt.workload_readers`` or registered with
+#: ``READERS.add(".suffix", reader)``.
+READERS = Registry("workload reader", group="bbopt.workload_readers")

@@ -17,6 +17,8 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from bbopt.errors import InputError
+
 #: The name of a temporary folder of prepared workloads for a sweep's local workers is this,
 #: the driver's pid and a random part (:func:`worker_inputs_prefix`).
 WORKER_INPUTS = "bbopt-sweep-"
@@ -118,3 +120,25 @@ def run_all(fn: Callable[..., Any], tasks: Sequence[tuple], workers: int | None 
 def _call(item: tuple[Callable[..., Any], tuple]) -> Any:
     fn, task = item
     return fn(*task)
+
+
+def workers(requested: int | None, n_jobs: int, policies: Sequence[str]) -> int:
+    """``requested`` processes (>= 1), or every core unless the runs (``n_jobs`` jobs per
+    policy) are too small to gain (:func:`~bbopt.analysis.workers.workers_for`)."""
+    if requested is not None and requested < 1:
+        raise InputError(f"must be >= 1, got {requested}", field="--workers")
+    return requested or workers_for(n_jobs, policies)
+
+
+def compare_policies(spec: Any, policies: Sequence[str], *,
+                     workers_: int | None = None) -> Iterator[tuple[str, Any, dict[str, float]]]:
+    """``spec`` run under each policy (its options those ``spec`` has that the policy takes),
+    on ``workers_`` processes (:func:`workers`): ``(policy, result, metrics)`` in the order of
+    ``policies``, each as soon as it is done; the results hold ``spec``'s jobs."""
+    from bbopt.runs import for_policy, run_detached
+
+    n = workers(workers_, len(spec.workload), policies)
+    runs = run_each(run_detached, [(for_policy(spec, p),) for p in policies], n)
+    for policy, (result, metrics) in zip(policies, runs, strict=True):
+        result.jobs = spec.workload
+        yield policy, result, metrics

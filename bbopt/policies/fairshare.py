@@ -55,7 +55,7 @@ import math
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 from bbopt.core import (
     GB,
@@ -75,6 +75,7 @@ from bbopt.planner import Planner
 from bbopt.policies.eviction_candidates import EvictionCandidates
 from bbopt.policies.queue import head_reservation
 from bbopt.policies.registry import register
+from bbopt.units import Bandwidth, Bytes, Seconds
 from bbopt.workloads.shares import entitled_nodes, parse_shares
 
 MINUTES = 60.0
@@ -188,21 +189,25 @@ class MemorylessFairShare:
     Options: ``shares`` (entitlements); ``quantum`` (seconds a job runs before it may be
     evicted, default 1800); ``memory_per_node`` and ``checkpoint_bandwidth`` (bytes, bytes/s per
     node) to estimate a checkpoint's cost for the victim choice; ``penalty`` (node-seconds per
-    eviction); ``budget`` (seconds per decision of ``omfs-opt``, its victim choices share it);
-    ``audit`` (``omfs-opt``: also compute Algorithm 1's greedy victims, default on);
-    ``protect``: ``"strict"`` (default: no victim entity drops below its entitlement) or
-    ``"over"`` (``omfs`` only: a victim's entity need only hold more than its entitlement before
-    each eviction -- the paper's "evicting jobs of entities utilizing more than their
-    allotment" -- so it may end below it by less than one job; the quantum then limits the
-    ping-pong).
+    eviction); ``budget`` (seconds per decision of ``omfs-opt``, its victim choices share it)
+    counted as ``budget_mode`` says (``"wall"``, or ``"deterministic"``: CP-SAT's deterministic
+    time, the same victims on any load, the wall clock only a safety net); ``audit``
+    (``omfs-opt``: also compute Algorithm 1's greedy victims, default on); ``protect``:
+    ``"strict"`` (default: no victim entity drops below its entitlement) or ``"over"`` (``omfs``
+    only: a victim's entity need only hold more than its entitlement before each eviction -- the
+    paper's "evicting jobs of entities utilizing more than their allotment" -- so it may end
+    below it by less than one job; the quantum then limits the ping-pong).
     """
 
     io_aware = False
 
-    def __init__(self, name: str = "omfs", shares: Any = None, quantum: float = 30 * MINUTES,
-                 backend: str = "greedy", memory_per_node: float = 64 * GB,
-                 checkpoint_bandwidth: float = 1 * GB, penalty: float = 0.0,
-                 budget: float = 0.05, audit: bool = True, protect: str = "strict") -> None:
+    def __init__(self, name: str = "omfs", shares: Any = None,
+                 quantum: Annotated[float, Seconds] = 30 * MINUTES, backend: str = "greedy",
+                 memory_per_node: Annotated[float, Bytes] = 64 * GB,
+                 checkpoint_bandwidth: Annotated[float, Bandwidth] = 1 * GB,
+                 penalty: float = 0.0, budget: Annotated[float, Seconds] = 0.05,
+                 audit: bool = True, protect: str = "strict",
+                 budget_mode: str = "wall") -> None:
         if not (quantum >= 0 and math.isfinite(quantum)):
             raise ValueError(f"quantum must be >= 0 seconds, got {quantum!r}")
         if protect not in ("strict", "over"):
@@ -219,6 +224,7 @@ class MemorylessFairShare:
         self.checkpoint_bandwidth = float(checkpoint_bandwidth)
         self.penalty = float(penalty)
         self.budget = float(budget)
+        self.budget_mode = budget_mode
         self.audit = bool(audit) and backend != "greedy"
 
     # -- the eviction cost the victim choice minimises ------------------------------------------
@@ -235,7 +241,11 @@ class MemorylessFairShare:
         t0 = _time.perf_counter()
         # omfs-opt's victim choices share the decision's budget: past it, the jobs that would
         # need evictions wait (a FALLBACK decision), so no decision overruns its budget
-        deadline = t0 + self.budget if self.backend != "greedy" else math.inf
+        from bbopt.solvers.base import Budget
+
+        # (deterministic mode: the work limits decide, its wall clock is only a safety net)
+        deadline = (t0 + Budget.of(self.budget, mode=self.budget_mode).seconds
+                    if self.backend != "greedy" else math.inf)
         platform = state.platform
         entitled = entitled_nodes(self.shares, platform.nodes)
         held: dict[str, int] = {}  # nodes held per entity (running, claimed, started now)
@@ -402,9 +412,11 @@ class MemorylessFairShare:
         backend = self.backend
         if backend == "auto":  # enumeration is faster than a solver's set-up on small states
             backend = "exhaustive" if model.size <= AUTO_EXHAUSTIVE else "cpsat"
-        left = deadline - MIN_SOLVE_SHARE * self.budget - _time.perf_counter()  # (what is left)
-        result = solve(model, backend, Budget(max(min(left, self.budget),
-                                                  0.1 * MIN_SOLVE_SHARE * self.budget)), seed=0)
+        budget = Budget.of(self.budget, mode=self.budget_mode)
+        if budget.mode == "wall":  # the decision's victim choices share its budget
+            left = deadline - MIN_SOLVE_SHARE * self.budget - _time.perf_counter()
+            budget = Budget(max(min(left, self.budget), 0.1 * MIN_SOLVE_SHARE * self.budget))
+        result = solve(model, backend, budget, seed=0)
         stats = SolveStats(backend=result.backend, status=result.status,
                            objective=result.objective, bound=result.bound,
                            wall_time=result.wall_time, budget=self.budget)

@@ -64,7 +64,12 @@ from bbopt.core import (
 from bbopt.errors import InputError, InvalidDecision
 from bbopt.limits import check_tick
 from bbopt.policies.registry import Policy, make_policy
-from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
+from bbopt.simulation.execution import (
+    REQUEUE_ENDS,
+    Evicting,
+    ExecutionModel,
+    make_execution_model,
+)
 from bbopt.simulation.ledger import Ledger, StartRefused
 from bbopt.simulation.queue_blocks import BlockQueue
 from bbopt.simulation.result import SimulationResult
@@ -234,7 +239,7 @@ class _Engine:
         t = 0.0
         gated = bool(getattr(self.policy, "idle_unless_fits", False))
         # A model that ends jobs only at its next_time() is not asked at other instants.
-        lazy = bool(getattr(model, "ends_only_at_next_time", False))
+        lazy = model.ends_only_at_next_time
         inf = math.inf
         submits = [jobs[k].submit for k in order]
         submits.append(inf)  # (after the last submission: no test of ptr < n)
@@ -272,9 +277,7 @@ class _Engine:
             raise InvalidDecision(f"the policy left {len(queue)} jobs waiting on an idle machine",
                                   job_id=next(iter(queue)), time=t)
         res.wall_time = perf_counter() - wall0
-        record = getattr(model, "record", None)
-        if record is not None:
-            record(res)
+        model.record(res)
 
     def _finish(self, t: float) -> int:
         """Record the jobs the execution model ends at ``t`` and free what they held; a job
@@ -433,11 +436,10 @@ class _Engine:
         if t - rj.start < quantum:
             raise InvalidDecision(f"has run {t - rj.start:g} s, less than the policy's quantum "
                                   f"of {quantum:g} s", job_id=job_id, time=t)
-        evict = getattr(self.model, "evict", None)
-        if evict is None:
+        if not isinstance(self.model, Evicting):
             raise InvalidDecision("the execution model cannot preempt jobs", job_id=job_id,
                                   time=t)
-        back = evict(k, t)
+        back = self.model.evict(k, t)
         self._remove_running(k)
         job = rj.job
         view = replace(job, walltime=max(back - rj.start, 1e-9),

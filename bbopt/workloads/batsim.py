@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,10 +140,6 @@ def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
 def read_batsim_jobs(path: str | Path, **options: Any) -> list[Job]:
     """The jobs of a Batsim JSON workload (see :func:`read_batsim`)."""
     return read_batsim(path, **options).jobs
-
-
-#: Workload readers by filename suffix, picked up by :func:`bbopt.loading.load_workload`.
-READERS: dict[str, Callable[[Path], list[Job]]] = {".json": read_batsim_jobs}
 
 
 def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPEED,

@@ -98,12 +98,13 @@ def test_page_runs(page, tmp_path, monkeypatch):
             monkeypatch.setenv(key, env[key])
     # what a page registers (its own policy, its own backend) stays in the page: the registries
     # are restored afterwards, every built-in policy loaded first so that none is lost
-    from bbopt.policies import available_policies, registry
+    from bbopt.policies import available_policies
+    from bbopt.policies.registry import POLICIES
     from bbopt.solvers import base
 
     available_policies()
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    monkeypatch.setattr(base, "_REGISTERED", {k: dict(v) for k, v in base._REGISTERED.items()})
+    monkeypatch.setattr(POLICIES, "_entries", dict(POLICIES._entries))
+    monkeypatch.setattr(base, "_BACKENDS", {})  # rebuilt from the built-in table on demand
     namespace: dict = {"__name__": "__docs__"}
     shell = f'bbopt() {{ "{sys.executable}" -m bbopt "$@"; }}\nset -euo pipefail\n'
     for lang, code, target, skip in todo:
