@@ -1,5 +1,5 @@
 """Behaviour lock for refactors: the sha256 of each reference policy's jobs.csv on its usual
-workload, checked against the digests stored in ``benchmarks/jobs_digests.json``.
+workload, checked against the digests stored in ``tools/jobs_digests.json``.
 
 A change that only moves code must leave every per-job outcome (start, end, state, allocation,
 in Batsim's jobs.csv columns plus bbopt's, as ``SimulationResult.to_csv`` writes them) identical
@@ -25,8 +25,8 @@ work limit; on a heavily loaded machine that cap could in principle bite first.)
 The workloads are rebuilt here with the public readers and generators only, so the script runs
 unchanged before and after a re-layout of the package.
 
-    python benchmarks/jobs_digest.py [--policies a,b]   # check: exit 1 if any digest differs
-    python benchmarks/jobs_digest.py --write            # store the digests
+    python tools/jobs_digest.py [--policies a,b]   # check: exit 1 if any digest differs
+    python tools/jobs_digest.py --write            # store the digests
 
 About two minutes on one core for all ten policies.
 """
@@ -51,8 +51,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _data import data_path  # noqa: E402
-
 from bbopt import Job, Platform, simulate  # noqa: E402
 from bbopt.loading import load_platform  # noqa: E402
 from bbopt.simulation.io_model import IOContention  # noqa: E402
@@ -60,6 +58,7 @@ from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.generators.bbsched import bbsched_scenario  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
 from bbopt.workloads.synthetic import kth_like  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 STORE = Path(__file__).resolve().with_name("jobs_digests.json")
 KTH = "KTH-SP2-1996-2.1-cln.swf"
@@ -221,7 +220,7 @@ def main() -> None:
     if args.write:
         stored["environment"] = env
         stored["about"] = ("sha256 of SimulationResult.to_csv() per policy on its usual "
-                           "workload; benchmarks/jobs_digest.py checks them")
+                           "workload; tools/jobs_digest.py checks them")
         STORE.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
         print(f"wrote {STORE}")
     elif differ:
