@@ -25,7 +25,7 @@ earliest start in the base profile bounds its start in every plan, so the earlie
 begins there, and on the pool the early rejection bounds the rest of a plan by those starts'
 terms (the same decisions as the plain bound ``now``, sooner); :class:`~bbopt.models.plan_walk.
 SwapWalk` scores a swap of two positions from the
-first one on (``benchmarks/optimising_policies.py`` times plan-2 on the whole KTH trace). With
+first one on (``benchmarks/speed/optimising_policies.py`` times plan-2 on the whole KTH trace). With
 numba installed (the extra ``fast``), the pool loops run compiled (:mod:`bbopt.models.plan_jit`,
 chosen at a model's first score by :func:`kernels`): the same operations in the same order, so
 the same scores and plans, about 3x faster on KTH.

@@ -1,6 +1,6 @@
 """Would time buckets speed up conservative-bb's earlier-start scans? An upper bound, measured.
 
-    python benchmarks/scan_buckets.py [--ks 1,2] [--every 100] [--widths 900,1800,3600]
+    python benchmarks/speed/scan_buckets.py [--ks 1,2] [--every 100] [--widths 900,1800,3600]
 
 The idea (Fluxion's min-capacity tree, flattened onto time instead of onto breakpoints): keep,
 per fixed-width bucket of time, the least free nodes and BB over the profile segments that
@@ -30,8 +30,7 @@ import time
 from bisect import bisect_left
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import bbopt.policies.conservative as conservative  # noqa: E402
 from bbopt.planner.scans import earlier_fit2  # noqa: E402

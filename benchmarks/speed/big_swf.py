@@ -1,6 +1,6 @@
 """Reading a big SWF trace: time and peak memory of :func:`bbopt.workloads.swf.read_swf`.
 
-    python benchmarks/big_swf.py [--copies 18] [--repeat 3]
+    python benchmarks/speed/big_swf.py [--copies 18] [--repeat 3]
 
 Writes the KTH-SP2 trace ``--copies`` times one after the other into a temporary SWF (job
 numbers renumbered, each copy's submit times shifted past the previous copy's: 18 copies make
@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from _data import data_path  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 
 def write_big(src: Path, dst: Path, copies: int) -> int:
@@ -45,7 +45,7 @@ def write_big(src: Path, dst: Path, copies: int) -> int:
 
 
 def child(path: str, read: bool) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bbopt.workloads.swf import read_swf
 
     c0, t0 = time.process_time(), time.perf_counter()

@@ -2,7 +2,7 @@
 of the annealing backend alone (Kopanski & Rzadca, Euro-Par 2021, Section 3.3, Algorithm 2)
 and whether every decision's answer is the same.
 
-    python benchmarks/plan_decisions.py --against DIR [--jobs 3000] [--named] [--repeat 3]
+    python benchmarks/speed/plan_decisions.py --against DIR [--jobs 3000] [--named] [--repeat 3]
 
 First ``bbopt simulate --workload KTH-SP2-1996-2.1-cln.swf --platform kopanski --bb auto
 --policy plan-2 --jobs N`` runs with this tree and records every model its annealing backend
@@ -12,7 +12,7 @@ alternating the trees), timed with ``time.process_time`` around the solver calls
 answers (best order and score of every decision) are compared. The ratio is the search's
 speed-up without the engine, the model building and the interpreter's start; "same answers" is
 the criterion of an exact speed-up (the same best order at every decision).
-``benchmarks/optimising_policies.py`` times the whole process.
+``benchmarks/speed/optimising_policies.py`` times the whole process.
 
 Against the tree before the changes measured there (the walk's single early-rejection test and
 the kept start of the job swapped later, on the BB pool; the BB nodes' free space as one tuple
@@ -49,11 +49,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from _data import data_path  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TRACE = "KTH-SP2-1996-2.1-cln.swf"
 
 

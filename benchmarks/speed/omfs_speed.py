@@ -1,7 +1,7 @@
 """Speed of memoryless fair share on the full KTH-SP2 trace: ``omfs`` against ``sjf-bb`` (target:
 within 3x its time) and the victim choice of ``omfs-opt`` (target: p95 <= 50 ms per decision).
 
-    python benchmarks/omfs_speed.py [--jobs N] [--tick 300]
+    python benchmarks/speed/omfs_speed.py [--jobs N] [--tick 300]
 
 Same workload for all: KTH-SP2 on Kopanski's 96-node platform with log-normal BB requests, users
 folded into 4 entities with usage shares, every job preemptable, half of them checkpointable,
@@ -20,9 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from _data import data_path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.core import GB  # noqa: E402
@@ -30,6 +28,7 @@ from bbopt.simulation.checkpoint import CheckpointRestart  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.generators.omfs import assign_entities, with_preemption_flags  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """How the simulator's cost grows with the machine: the KTH-SP2 trace replicated k times on
 k x 96 nodes with k x 480 GB of BB (the same load: k times the queue and the machine).
 
-    python benchmarks/scaling.py [--ks 1,2,4,8,16] [--policies fcfs,fcfs-easy,fcfs-bb,sjf-bb]
+    python benchmarks/speed/scaling.py [--ks 1,2,4,8,16] [--policies fcfs,fcfs-easy,fcfs-bb,sjf-bb]
                                  [--plot scaling.png]
 
 Every (policy, k) runs in a fresh process, so runs do not share a heap and memory is not
@@ -98,15 +98,14 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from _data import data_path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.core import GB  # noqa: E402
 from bbopt.units import parse_options  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 POLICIES = "fcfs,fcfs-easy,fcfs-bb,sjf-bb,conservative-bb"
 

@@ -2,7 +2,7 @@
 against `bbopt decide` (a process per decision) and the in-process call, side by side, on the
 same KTH states (docs/interop.md, "Three ways in").
 
-    BBOPT_DATA=/work/shared/data python benchmarks/serve_latency.py [--waiting 1000,5000]
+    BBOPT_DATA=/work/shared/data python benchmarks/speed/serve_latency.py [--waiting 1000,5000]
 
 A state is the first 16 KTH jobs (with Kopanski's drawn BB) running on Kopanski's machine and
 the next 1,000 or 5,000 waiting. Each policy decides it REPEATS times in each way, with its
@@ -29,7 +29,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bbopt.core import ClusterState, Platform, RunningJob  # noqa: E402

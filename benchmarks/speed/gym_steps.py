@@ -1,7 +1,7 @@
 """Steps per second of bbopt's Gymnasium environments on KTH-SP2 with BB, single and vectorised,
 beside a minimal SchedGym-style reference loop measured in the same run; memory per environment.
 
-    python benchmarks/gym_steps.py [--steps 20000] [--envs 4] [--episode-jobs 256]
+    python benchmarks/speed/gym_steps.py [--steps 20000] [--envs 4] [--episode-jobs 256]
 
 Workload: the KTH-SP2 trace with Kopanski's log-normal BB requests (seed 0) on Kopanski's
 96-node platform (480 GB pooled BB, and 12 named 40 GB BB nodes). Agent: uniformly random over
@@ -30,14 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import gymnasium as gym  # noqa: E402
-from _data import data_path  # noqa: E402
 
 from bbopt.core import Platform  # noqa: E402
 from bbopt.gym import PickJobEnv, RLSchedulerEnv, WindowEnv  # noqa: E402
 from bbopt.loading import load_workload  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 
 class SchedGymReference:

@@ -2,7 +2,7 @@
 pay: numba's import, loading (or, with an empty cache, compiling) the pool score and the swap
 walk of plan-1/2/3 (Kopanski & Rzadca, Euro-Par 2021, Section 3.3).
 
-    python benchmarks/plan_jit_cost.py [--repeat 3]
+    python benchmarks/speed/plan_jit_cost.py [--repeat 3]
 
 Each line is a fresh child process timed with ``time.process_time`` around each step: first
 with an empty numba cache (``NUMBA_CACHE_DIR`` a new directory: the kernels are compiled and
@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = """
 import sys, time

@@ -4,7 +4,7 @@ node/BB utilisation with the queue over time, and the waiting-time ECDF; the tim
 figure built and written as PNG, against the time of the simulation measured in the same run.
 The issue's target: a readable Gantt chart of 28 k jobs in a few seconds at most.
 
-Run: ``python benchmarks/report_figures.py [--policy fcfs-bb] [--first N]``.
+Run: ``python benchmarks/speed/report_figures.py [--policy fcfs-bb] [--first N]``.
 """
 
 from __future__ import annotations
@@ -15,15 +15,14 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from _data import data_path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.analysis import figures  # noqa: E402
 from bbopt.analysis.frames import timeline, to_pandas  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ the runs' own CPU seconds (measured in the process that ran each): the serial es
 grid on an idle machine. ``--keep DIR`` keeps the stores (``DIR/serial``, ``DIR/processes``):
 running the whole spec into ``DIR/processes`` afterwards runs only the missing cells.
 
-Run: ``python benchmarks/sweep_throughput.py [--workers 2] [--parts 16] [--policies ...]
+Run: ``python benchmarks/speed/sweep_throughput.py [--workers 2] [--parts 16] [--policies ...]
 [--spec FILE [--quick] [--only KEY=V1,V2 ...]] [--no-dask] [--keep DIR]``.
 """
 
@@ -29,13 +29,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from _data import data_path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bbopt.analysis.store import collect  # noqa: E402
 from bbopt.analysis.sweep import dask_overhead, run_sweep  # noqa: E402
 from bbopt.analysis.sweep_spec import load_spec, parse_spec  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 KTH = "KTH-SP2-1996-2.1-cln.swf"
 QUEUE = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"

@@ -3,19 +3,19 @@
 the 480 GB pool, on the whole KTH-SP2 trace, measured in one invocation (Kopanski & Rzadca,
 Euro-Par 2021, Sections 3.2, 3.3 and 4.1).
 
-    python benchmarks/named_plan.py [--jobs N] [--proximity] [--against DIR]
+    python benchmarks/speed/named_plan.py [--jobs N] [--proximity] [--against DIR]
                                     [--only plan|conservative]
 
 - plan-2 (the paper's search, seed 0): CPU seconds (user + system) of a whole ``bbopt
-  simulate`` process, as ``benchmarks/optimising_policies.py`` measures it (its ``run``);
+  simulate`` process, as ``benchmarks/speed/optimising_policies.py`` measures it (its ``run``);
 - conservative-bb: jobs per CPU second of the replay alone (a fresh process reads the trace,
-  then times ``simulate``; loading the compiled kernels counts), as ``benchmarks/scaling.py``.
+  then times ``simulate``; loading the compiled kernels counts), as ``benchmarks/speed/scaling.py``.
 
 ``--against DIR`` runs every measurement with the ``bbopt`` package of another source tree too
 (e.g. ``git archive <commit> | tar -x -C DIR``), interleaved, and says whether the two
 schedules (jobs.csv, or the replay's starts) are identical.
 
-Whole trace, one invocation (``python benchmarks/named_plan.py``, load average 6-9 on 2
+Whole trace, one invocation (``python benchmarks/speed/named_plan.py``, load average 6-9 on 2
 shared cores); "before" is the code before the compiled named-BB kernels
 (``bbopt/planner/named_jit.py``), measured in the same hour with the same commands (plan-2's
 pool run side by side by ``optimising_policies.py --policies plan-2 --against``):
@@ -29,7 +29,7 @@ pool run side by side by ``optimising_policies.py --policies plan-2 --against``)
 | conservative-bb, BB pool, replay jobs/s (reference) | | 2,215 | | |
 
 The named replay now runs faster than the pool's in the same invocation (1.29x); the pool's
-figure is 10-16 k jobs/s on a quiet machine (``benchmarks/SPEED.md``), so the named one's
+figure is 10-16 k jobs/s on a quiet machine (``benchmarks/speed/SPEED.md``), so the named one's
 would be above 10 k there. plan-2 on the named nodes was 66.4 s in that invocation; 63.6 s is
 the same ``bbopt simulate`` process after the walk stopped copying its buffers whole (measured
 alone, same load). The first 4,000 jobs: plan-2 named 57.5 -> 7.8 CPU s, proximity 65.1 -> 8.2
@@ -47,10 +47,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from _data import data_path  # noqa: E402
 from optimising_policies import ROOT, run  # noqa: E402
+
+from benchmarks._data import data_path  # noqa: E402
 
 TRACE = "KTH-SP2-1996-2.1-cln.swf"
 

@@ -1,8 +1,9 @@
 """How fast bbopt reads, writes and generates workloads.
 
-Run from the repository root: ``python benchmarks/read_workloads.py``. Prints, for each task, the
-best and median wall time over ``--repeat`` runs. The full KTH-SP2 SWF (28,476 records) must read
-in well under a second. Data: ``$BBOPT_DATA``, ``../shared/data`` or ``/work/shared/data``.
+Run from the repository root: ``python benchmarks/speed/read_workloads.py``. Prints, for each
+task, the best and median wall time over ``--repeat`` runs. The full KTH-SP2 SWF (28,476
+records) must read in well under a second. Data: ``$BBOPT_DATA``, ``../shared/data`` or
+``/work/shared/data``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bbopt.workloads.batsim import read_batsim_jobs, write_batsim  # noqa: E402
 from bbopt.workloads.generators import herbein, jeannot, kopanski  # noqa: E402
@@ -25,7 +26,7 @@ from bbopt.workloads.swf_writer import write_swf  # noqa: E402
 
 def data_dir() -> Path:
     env = os.environ.get("BBOPT_DATA")
-    for c in ([Path(env)] if env else []) + [Path(__file__).resolve().parents[1] / ".." /
+    for c in ([Path(env)] if env else []) + [Path(__file__).resolve().parents[2] / ".." /
                                              "shared" / "data", Path("/work/shared/data")]:
         if c.is_dir():
             return c

@@ -2,7 +2,8 @@
 (docs/interop.md, "pybatsim on bbopt"), and the protocol's cost: a whole KTH replay through
 Batsim's protocol against the in-process replay.
 
-    BBOPT_DATA=/work/shared/data python benchmarks/batsim_agreement.py [--jobs N] [--skip-slow]
+    BBOPT_DATA=/work/shared/data python benchmarks/speed/batsim_agreement.py [--jobs N]
+        [--skip-slow]
 
 Jobs ask no BB (pybatsim's schedulers know none) on the 96 nodes of the KTH part. Each row is
 pybatsim's scheduler on bbopt's engine (bbopt batsim server) and the bbopt policy in-process;
@@ -22,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bbopt.core import GB, Platform  # noqa: E402

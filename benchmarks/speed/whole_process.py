@@ -1,6 +1,6 @@
 """Whole-process replay time of ``bbopt simulate`` against a bare Python EASY loop.
 
-    python benchmarks/whole_process.py [--policies sjf-bb,fcfs-bb] [--repeat 5]
+    python benchmarks/speed/whole_process.py [--policies sjf-bb,fcfs-bb] [--repeat 5]
                                        [--workload KTH-SP2-1996-2.1-cln.swf]
 
 Both sides are timed as whole processes (interpreter start, imports, reading the SWF, the
@@ -13,7 +13,7 @@ loop does not model. The ratio column is bbopt's median over the bare loop's med
 same run, for the
 wall time and for the CPU time (user + system) of the processes.
 
-``python benchmarks/whole_process.py --bare FILE`` runs the bare loop alone;
+``python benchmarks/speed/whole_process.py --bare FILE`` runs the bare loop alone;
 ``--breakdown`` also prints where a ``bbopt simulate`` process spends its CPU time (interpreter
 start, imports, loading the workload with its BB draw, the replay, the metrics; one fresh
 process per policy, median of ``--repeat``). ``--against DIR`` adds the same runs with the
@@ -42,7 +42,7 @@ fcfs-bb 2.79x and 3.11x against 3.10x and 3.46x; the code before measured 3.05x 
 the quieter machine of the round before (load about 1). Counted in executed instructions
 (``valgrind --tool=callgrind``, whole processes, independent of load): bare loop 1.83e9; sjf-bb
 5.17e9 before, 4.82e9 now (2.64x the bare loop); fcfs-bb 5.01e9 before, 4.66e9 now (2.55x).
-benchmarks/SPEED.md keeps each change with its share.
+benchmarks/speed/SPEED.md keeps each change with its share.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ import time
 from pathlib import Path
 
 MAX_NODES = 96
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def bare_easy(path: str, max_nodes: int = MAX_NODES) -> tuple[int, float]:
@@ -189,8 +189,8 @@ def main() -> None:
         n, wait = bare_easy(args.bare)
         print(f"{n} jobs, mean wait {wait:.1f} s")
         return
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _data import data_path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks._data import data_path
 
     swf = str(data_path(args.workload))
     bare = [sys.executable, __file__, "--bare", swf]

@@ -23,7 +23,7 @@ In the ``deterministic`` mode (the default of ``bbopt simulate`` and ``compare``
 (annealing's 180 moves over the first ``max_queue`` = 500 jobs, CP-SAT's deterministic time) and
 the wall time is whatever that work takes on this machine.
 
-    python benchmarks/budget_20k.py [--jobs 20000] [--repeat 3] [--cases plan-2:5:wall,...]
+    python benchmarks/speed/budget_20k.py [--jobs 20000] [--repeat 3] [--cases plan-2:5:wall,...]
 """
 
 from __future__ import annotations
@@ -35,15 +35,13 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # this checkout's bbopt
-
-from _data import data_path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bbopt import decide  # noqa: E402
 from bbopt.core import ClusterState, Platform, RunningJob  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 CASES = ("plan-2:5:wall,plan-2:1:wall,plan-2:0.1:wall,plan-2:0.01:wall,plan-2:0.01:wall:50,"
          "bbsched:2:wall,bbsched:0.1:wall,bbsched:0.01:wall,"

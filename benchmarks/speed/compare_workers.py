@@ -1,6 +1,6 @@
 """``bbopt compare`` on one core against every core: wall time, CPU time and identical results.
 
-    python benchmarks/compare_workers.py [--workload KTH-SP2-1996-2.1-cln.swf | --embedded]
+    python benchmarks/speed/compare_workers.py [--workload KTH-SP2-1996-2.1-cln.swf | --embedded]
                                          [--policies fcfs,fcfs-easy,...] [--workers 2]
                                          [--split N] [--repeat 3]
 
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks._data import data_path  # noqa: E402
 

@@ -3,11 +3,11 @@ Rzadca, Euro-Par 2021, Section 3.3: simulated annealing over plan orders) and bb
 al., HPDC 2019: the window's exact Pareto front), against the fcfs-bb replay measured in the same
 run.
 
-    python benchmarks/optimising_policies.py [--policies fcfs-bb,bbsched,plan-2] [--repeat 1]
+    python benchmarks/speed/optimising_policies.py [--policies fcfs-bb,bbsched,plan-2] [--repeat 1]
                                              [--against DIR] [--jobs N] [--named]
 
 A policy may carry options after colons, passed as ``-o KEY=VALUE``: e.g.
-``plan-2:warm_start=true:temperatures=15`` (``benchmarks/plan_warm_start.py`` measures that
+``plan-2:warm_start=true:temperatures=15`` (``benchmarks/speed/plan_warm_start.py`` measures that
 configuration's quality); ``--against`` runs the policy without its options in the other
 tree. ``--named`` runs on the platform's 12 named BB nodes
 (``--platform kopanski:named``).
@@ -48,7 +48,7 @@ plan_jit.py``, the same schedules), against the tree before, one run, load avera
 (A planning process pays about 0.7 s for numba's import and its cached kernels;
 ``BBOPT_NO_JIT=1`` runs the Python loops.)
 
-``benchmarks/plan_decisions.py`` times the search alone on recorded decisions.
+``benchmarks/speed/plan_decisions.py`` times the search alone on recorded decisions.
 """
 
 from __future__ import annotations
@@ -62,11 +62,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from _data import data_path  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TRACE = "KTH-SP2-1996-2.1-cln.swf"
 POLICIES = "fcfs-bb,bbsched,plan-2"
 #: Runs the CLI with the bbopt package of the tree given as the first argument.

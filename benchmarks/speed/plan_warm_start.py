@@ -20,7 +20,7 @@ per configuration: CPU seconds (this process, user + system) of the whole trace 
 the parts the median [q1, q3] of each part's mean normalised by the reference's on the same
 part. Deterministic budget mode: the answer does not depend on the machine's load.
 
-    python benchmarks/plan_warm_start.py [--configs paper,seed1,cold10] [--no-parts]
+    python benchmarks/speed/plan_warm_start.py [--configs paper,seed1,cold10] [--no-parts]
                                          [--no-whole] [--named] [--jobs N] [--parts 0,5]
 """
 
@@ -33,15 +33,14 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from _data import data_path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.analysis.experiments import split_trace  # noqa: E402
 from bbopt.analysis.metrics import summarize  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 KTH = "KTH-SP2-1996-2.1-cln.swf"
 DAY = 86400.0

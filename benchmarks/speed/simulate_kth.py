@@ -1,7 +1,7 @@
 """Simulator throughput on the full KTH-SP2 trace (28,453 jobs on Kopanski's 96-node platform,
 log-normal BB requests): jobs per second, peak memory and the run metrics of each policy.
 
-    python benchmarks/simulate_kth.py [--policies fcfs-bb,sjf-bb] [--repeat 3]
+    python benchmarks/speed/simulate_kth.py [--policies fcfs-bb,sjf-bb] [--repeat 3]
 
 Reading the trace and drawing BB requests are timed apart from the simulation.
 """
@@ -14,14 +14,13 @@ import time
 import tracemalloc
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from _data import data_path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.analysis.metrics import summarize  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
 
