@@ -12,7 +12,7 @@ to the byte. Each policy runs on the workload its reproduction benchmark uses:
 - bbsched, naive: ``bbsched_reproduction.py``'s S4 scenario on its first 5,000 KTH jobs (100
   nodes, BB capacity sized so that S4's BB demand equals its node demand), WFP base order,
   window 20, EASY backfilling with BB reserved (Fan et al., HPDC 2019, Section 4);
-- io-easy: ``herbein_reproduction.py``'s stand-in workload (2,000 KTH-like jobs, seed 0, nodes
+- io-easy: ``experiments/herbein.yaml``'s stand-in workload (2,000 KTH-like jobs, seed 0, nodes
   x32, 18 MB/s per node) on CTS-1 with 30 % PFS underprovisioning, Herbein's contention model
   with slowed jobs running to completion (Herbein et al., HPDC 2016, Section 5).
 
@@ -99,7 +99,7 @@ def bbsched_s4(n_jobs: int = 5000, seed: int = 0) -> tuple[list[Job], Platform]:
 
 
 def herbein_stand_in(n_jobs: int = 2000, seed: int = 0) -> tuple[list[Job], Platform]:
-    """herbein_reproduction.py's KTH-like stand-in on CTS-1 with 30 % underprovisioning."""
+    """experiments/herbein.yaml's KTH-like stand-in on CTS-1 with 30 % underprovisioning."""
     base = kth_like(n_jobs, seed=seed, nodes=3888 // 32, load=0.95, bb=False)
     jobs = [dataclasses.replace(j, nodes=j.nodes * 32, bandwidth=18 * MB) for j in base]
     return jobs, load_platform("cts1:0.3")

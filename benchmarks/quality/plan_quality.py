@@ -15,7 +15,8 @@ is optimal) and the time per decision. A second table measures the inner loop: o
 evaluation with the model's list-based evaluator vs the general numpy availability profile of
 :mod:`bbopt.resources`, for queues of 1-200 jobs.
 
-Run: ``python benchmarks/plan_quality.py [--states 30] [--alpha 2] [--budget 10] [--speed-only]``
+Run: ``python benchmarks/quality/plan_quality.py [--states 30] [--alpha 2] [--budget 10]
+[--speed-only]``
 """
 
 from __future__ import annotations
@@ -28,9 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from _data import data_path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.core import Status  # noqa: E402
@@ -39,6 +38,7 @@ from bbopt.planner import Profile  # noqa: E402
 from bbopt.solvers import Budget, solve  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
+from benchmarks._data import data_path  # noqa: E402
 
 KTH = "KTH-SP2-1996-2.1-cln.swf"
 BACKENDS = ("greedy", "annealing", "exhaustive", "cpsat")
