@@ -89,6 +89,9 @@ def add_parser(sub) -> None:
     p.add_argument("--interval", default="1s", help="bridge polling interval (default 1s)")
     p.add_argument("--tick", default=None, help="bridge decides only every TICK")
     p.add_argument("--out", default="slurm_jobs.csv", help="jobs.csv to write")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (terminal) or lines every $BBOPT_PROGRESS_EVERY "
+                        "seconds, default 60 (log) of the jobs ended")
     p.set_defaults(func=_cmd_replay)
 
 
@@ -253,8 +256,7 @@ def _cmd_replay(args) -> int:
                     options=_options(args.option), bb_unit=parse_bytes(args.bb_unit, "--bb-unit"),
                     interval=parse_seconds(args.interval, "--interval"),
                     tick=parse_seconds(args.tick, "--tick") if args.tick else None,
-                    workload_name=name,
-                    progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+                    workload_name=name, progress=not args.no_progress)
     out = result.to_csv(Path(args.out))
     m = summarize(result)
     print(f"{name}: {len(jobs)} jobs on {platform.nodes} nodes under "
