@@ -93,6 +93,14 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                              "two rules of Kopanski's generator (per-node request capped to fit "
                              "the 12 x 40 GB BB nodes; jobs of walltime <= 120 s ask 10 MB per "
                              "node), which are on by default")
+        sp.add_argument("--io-aware", choices=("phased", "plain"), default=None,
+                        help="a Kopanski I/O-aware Batsim part (compute without its I/O): "
+                             "phased adds the I/O back as stage-in, checkpoints and stage-out "
+                             "(run with --execution phased-io -p kopanski-dragonfly), plain "
+                             "reads the compute as runtimes; refused without it")
+        sp.add_argument("--checkpoint-factor", type=float, default=None, metavar="X",
+                        help="with --io-aware phased: each checkpoint writes X times the BB "
+                             "request (default 1.0, the paper's text; the authors' code: 0.5)")
         sp.add_argument("--seed", type=int, default=0, help="seed of every random draw")
         sp.add_argument("--tick", type=float, default=None, metavar="SECONDS",
                         help="also schedule every SECONDS while jobs wait")
@@ -212,7 +220,7 @@ def _load(args):
     declared = declared_platform(args.workload) if args.platform is None else None
     platform = declared or load_platform(args.platform)
     w = read_workload(args.workload, n_jobs=args.jobs, seed=args.seed, bb=args.bb,
-                      platform=platform, bb_rules=not args.no_bb_rules)
+                      platform=platform, bb_rules=not args.no_bb_rules, **_io_aware(args))
     if args.platform is None and declared is None and w.nb_res is not None:
         # a Batsim file declares its machine size; BB per node as on Kopanski's machine
         per_node = Platform.kopanski().bb / Platform.kopanski().nodes
@@ -280,6 +288,23 @@ def _run(jobs, platform, name, policy, args, model=None, on_job_end=None):
                     progress=not args.no_progress, workload_name=name,
                     execution=model if model is not None else _execution(args),
                     on_job_end=on_job_end)
+
+
+def _io_aware(args) -> dict:
+    """The Batsim reader's options for Kopanski's I/O-aware parts (``--io-aware``,
+    ``--checkpoint-factor``); only Batsim JSON workloads take them."""
+    from bbopt.errors import InputError
+
+    io_aware, factor = getattr(args, "io_aware", None), getattr(args, "checkpoint_factor", None)
+    if factor is not None and io_aware != "phased":
+        raise InputError("--checkpoint-factor needs --io-aware phased",
+                         field="--checkpoint-factor")
+    if io_aware is None:
+        return {}
+    if not str(args.workload or "").endswith(".json"):
+        raise InputError("--io-aware applies to Batsim JSON workloads (Kopanski's parts)",
+                         source=str(args.workload), field="--io-aware")
+    return {"io_aware": io_aware} | ({} if factor is None else {"checkpoint_factor": factor})
 
 
 def _execution(args):
