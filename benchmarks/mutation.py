@@ -446,7 +446,7 @@ def _copy_tree(dest: Path) -> None:
 
 #: Test files run first (quick ones pinning the rules), so that most mutants die within seconds;
 #: the others follow in name order. The order changes only the time taken, never the verdict.
-FIRST = ["test_paper_example.py", "test_metrics.py", "test_swf.py", "test_profile.py",
+FIRST = ["test_paper_example.py", "test_metrics.py", "test_swf.py", "planner/test_profile.py",
          "test_policy_properties.py", "test_engine.py", "test_window_model.py",
          "test_plan_model.py", "test_io.py"]
 
@@ -454,8 +454,8 @@ FIRST = ["test_paper_example.py", "test_metrics.py", "test_swf.py", "test_profil
 #: Test files that pin the rules of a module (by path prefix): run before the others for a
 #: mutant of that module. Again only the time changes, never the verdict.
 RELATED = {
-    "bbopt/resources.py": ["test_profile.py", "test_paper_example.py",
-                           "test_policy_properties.py"],
+    "bbopt/planner": ["planner/test_profile.py", "planner/test_plan.py",
+                      "test_paper_example.py", "test_policy_properties.py"],
     "bbopt/policies/queue.py": ["test_paper_example.py", "test_policy_properties.py"],
     "bbopt/policies/window": ["test_window_policies.py", "test_objectives.py",
                               "test_io_window.py"],

@@ -35,7 +35,7 @@ from _data import data_path  # noqa: E402
 from bbopt import Platform, simulate  # noqa: E402
 from bbopt.core import Status  # noqa: E402
 from bbopt.models.plan import PlanModel  # noqa: E402
-from bbopt.resources import Profile  # noqa: E402
+from bbopt.planner import Profile  # noqa: E402
 from bbopt.solvers import Budget, solve  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402

@@ -15,7 +15,7 @@ bounds, answer), and then, on the recorded profiles:
 
 - counts the segments the scan visits (first segment with room, then the window check) and
   what a bucketed walk would visit instead (edge segments + whole buckets), per width;
-- times the scan as it is (:func:`bbopt.profile_scans.earlier_fit2`) against the same scan
+- times the scan as it is (:func:`bbopt.planner.scans.earlier_fit2`) against the same scan
   whose window checks walk the buckets, the buckets built beforehand and not timed (the
   upkeep on every reserve, release and move is left out: an upper bound on the gain), after
   checking that both give the recorded answer.
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bbopt.policies.conservative as conservative  # noqa: E402
-from bbopt.profile_scans import earlier_fit2  # noqa: E402
+from bbopt.planner.scans import earlier_fit2  # noqa: E402
 
 
 def record(k: int, every: int) -> list[tuple]:

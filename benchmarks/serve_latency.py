@@ -9,7 +9,10 @@ the next 1,000 or 5,000 waiting. Each policy decides it REPEATS times in each wa
 memory kept as a session keeps it. Columns: the in-process decide; serve's round trip seen by
 the client without the service's JSON parsing of the state (reported apart: its parse); serve's
 whole round trip; `bbopt decide` per process (wall time of the process, a few runs). p50/p99 in
-milliseconds. The first serve request of each policy is reported apart (cold or warm start).
+milliseconds. The first serve request of each policy (a new connection: its session reads
+every job) is reported apart, and its decision time beside the later ones' (a warm start
+decides as fast as any later request).
+Requests are --gap seconds apart (the service's clean-up after a reply runs in that gap).
 """
 
 from __future__ import annotations
@@ -73,9 +76,10 @@ def in_process(state: ClusterState, policy: str, repeats: int) -> list[float]:
     return out
 
 
-def through_serve(client: ServiceClient, line: bytes, repeats: int):
-    rtt, parse, first = [], [], None
+def through_serve(client: ServiceClient, line: bytes, repeats: int, gap: float):
+    rtt, parse, decide, first = [], [], [], None
     for k in range(repeats + 1):
+        time.sleep(gap)
         t0 = time.perf_counter()
         client.file.write(line)
         client.file.flush()
@@ -83,11 +87,12 @@ def through_serve(client: ServiceClient, line: bytes, repeats: int):
         dt = time.perf_counter() - t0
         assert reply["ok"], reply
         if k == 0:
-            first = (dt, reply["budget"]["cold"])
+            first = (dt, reply["budget"]["cold"], reply["timing"]["decide"])
             continue
         rtt.append(dt)
         parse.append(reply["timing"]["parse"])
-    return rtt, parse, first
+        decide.append(reply["timing"]["decide"])
+    return rtt, parse, decide, first
 
 
 def per_process(path: str, policy: str, runs: int) -> list[float]:
@@ -106,6 +111,10 @@ def main() -> None:
     p.add_argument("--policies", default=",".join(POLICIES))
     p.add_argument("--repeats", type=int, default=100)
     p.add_argument("--process-runs", type=int, default=3)
+    p.add_argument("--gap", type=float, default=0.1,
+                   help="seconds between two requests (default 0.1: a resource manager asks "
+                   "at scheduling events, and the service frees the last request's state and "
+                   "collects garbage after its reply, in that gap)")
     args = p.parse_args()
     policies = args.policies.split(",")
     tmp = tempfile.mkdtemp(prefix="bbsl")
@@ -117,8 +126,9 @@ def main() -> None:
     start = time.perf_counter() - t0
     print(f"service up in {start:.2f} s: {announce}\n")
     print("| waiting | policy | in-process p50 / p99 | serve without parse p50 / p99 | "
-          "serve p50 / p99 | parse p50 | first serve request | `bbopt decide` per process |")
-    print("|---|---|---|---|---|---|---|---|")
+          "serve p50 / p99 | parse p50 | serve's decide p50 / first | first serve request | "
+          "`bbopt decide` per process |")
+    print("|---|---|---|---|---|---|---|---|---|")
     try:
         for waiting in (int(x) for x in args.waiting.split(",")):
             state = kth_state(waiting)
@@ -131,12 +141,14 @@ def main() -> None:
                 local = in_process(state, policy, reps)
                 with ServiceClient.unix(sock, timeout=600) as client:
                     line = json.dumps({"policy": policy, "state": body}).encode() + b"\n"
-                    rtt, parse, (first, cold) = through_serve(client, line, reps)
+                    rtt, parse, decide, (first, cold, first_decide) = through_serve(
+                        client, line, reps, args.gap)
                 bare = [r - q for r, q in zip(rtt, parse, strict=True)]
                 proc = per_process(path, policy, args.process_runs)
                 print(f"| {waiting} | {policy} | {pct(local, .5):.2f} / {pct(local, .99):.2f} | "
                       f"{pct(bare, .5):.2f} / {pct(bare, .99):.2f} | "
                       f"{pct(rtt, .5):.2f} / {pct(rtt, .99):.2f} | {pct(parse, .5):.1f} | "
+                      f"{pct(decide, .5):.2f} / {first_decide * 1e3:.2f} | "
                       f"{first * 1e3:.1f}{' (cold)' if cold else ''} | "
                       f"{statistics.median(proc) * 1e3:.0f} |", flush=True)
     finally:

@@ -8,7 +8,7 @@ import pytest
 from bbopt import Decision, Job, Platform, Start, simulate
 from bbopt.errors import InputError
 from bbopt.loading import load_platform
-from bbopt.simulation.ledger import BBNodeLedger
+from bbopt.planner import bb_placement
 
 POOL = Platform(nodes=4, bb=20.0)
 NAMED = Platform(nodes=4, bb=20.0, bb_nodes=(10.0, 10.0))
@@ -55,7 +55,7 @@ def test_fits_both_starts_at_once():
 
 
 def test_first_fit_placement_and_release():
-    ledger = BBNodeLedger(NAMED)
+    ledger = bb_placement(NAMED)
     a = Job("a", 0, 10, 10, nodes=1, bb=6.0)
     assert ledger.charge(a, (0,)) is None
     assert ledger.free == [4.0, 10.0]

@@ -186,7 +186,7 @@ def test_the_array_profile_answers_as_the_list_profile(held, asked, advance_to):
     both, then ask each of ``asked``: the same earliest start, the same fit on every start
     from the origin to past the last breakpoint, the same reservation (or overbooking), the
     same breakpoints and rows after each."""
-    from bbopt.resources import OverbookedError, Profile
+    from bbopt.planner import OverbookedError, Profile
 
     fast = kernels(conservative.import_kernels)
     listed = Profile(0.0, (8, 100.0))

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from bbopt import ClusterState, Job, Platform, Reservation, simulate
 from bbopt.core import RunningJob, RunningJobs
+from bbopt.planner import Profile, profile_of
 from bbopt.policies import make_policy
-from bbopt.resources import Profile, profile_of
 from tests._random_workloads import workloads as random_workloads
 
 PLATFORM = Platform(nodes=8, bb=100.0)

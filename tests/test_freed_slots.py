@@ -12,8 +12,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bbopt.planner import Profile
 from bbopt.policies.freed_slots import Freed, _take, freed, give_back, log_slot, move, reach
-from bbopt.resources import Profile
 
 CAPACITY = (8, 100.0)
 

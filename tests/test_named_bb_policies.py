@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from bbopt import decide
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
 from bbopt.models.bb_nodes import bb_node_space, first_fit_pieces
+from bbopt.planner import bb_placement
 from bbopt.simulation import simulate
-from bbopt.simulation.ledger import BBNodeLedger
 
 BB_POLICIES = ("fcfs-bb", "sjf-bb", "conservative-bb", "plan-2")
 ALL_POLICIES = (*BB_POLICIES, "fcfs", "filler", "fcfs-easy")
@@ -37,7 +37,7 @@ def test_first_fit_is_the_ledgers_rule():
     assert first_fit_pieces([5 * GB, 10 * GB], 3, 12 * GB, 0.0) == (
         (0, 4 * GB), (1, 4 * GB), (1, 4 * GB))
     assert first_fit_pieces([5 * GB, 5 * GB], 3, 12 * GB, 0.0) is None  # 12 GB free in all
-    ledger = BBNodeLedger(_named())
+    ledger = bb_placement(_named())
     job = _job("a", 0, 2, 12 * GB, 10)
     assert ledger.placement(job) == list(first_fit_pieces(ledger.free, 2, 12 * GB, ledger.tol))
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
 from bbopt.models.plan import CANDIDATE_ORDERS, Plan, PlanModel
-from bbopt.resources import Profile
+from bbopt.planner import Profile
 
 
 def _job(i, submit=0.0, walltime=10.0, nodes=1, bb=0.0):

@@ -74,9 +74,9 @@ def test_the_model_places_a_start_now_by_proximity_on_the_filters_nodes():
 
 def test_the_engine_would_have_refused_the_first_fit_plan():
     # The same two starts without named compute nodes, a first: the engine refuses b.
-    from bbopt.simulation.ledger import BBNodeLedger
+    from bbopt.planner import bb_placement
 
-    ledger = BBNodeLedger(PROX)
+    ledger = bb_placement(PROX)
     assert ledger.charge(_jobs()[0], (0, 1, 2, 3, 4, 5)) is None
     assert ledger.charge(_jobs()[1], (6,)) is None
     reason = ledger.charge(_jobs()[2], (7,))
@@ -117,9 +117,9 @@ def _state(running, queue) -> ClusterState | None:
 def _engine_starts(state: ClusterState, model: PlanModel, order) -> list[str]:
     """The jobs the plan of ``order`` starts now that the engine's placement admits, started
     in plan order on the compute nodes the engine picks."""
-    from bbopt.simulation.ledger import BBNodeLedger
+    from bbopt.planner import bb_placement
 
-    ledger = BBNodeLedger(PROX)
+    ledger = bb_placement(PROX)
     for r in state.running:
         ledger.charge(r.job, r.allocation)
     free = [x for x in range(PROX.nodes) if all(x not in r.allocation for r in state.running)]

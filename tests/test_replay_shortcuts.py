@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bbopt import Decision, Job, Platform, Start, make_policy, simulate
+from bbopt import Job, Platform, make_policy, simulate
 from bbopt.core import GB, slack
 from bbopt.workloads.bb import KOPANSKI_RULES, KopanskiRules, with_lognormal_bb
 from bbopt.workloads.columns import with_bbs
@@ -114,62 +113,3 @@ def test_integer_fast_path_reads_what_float_reads(tmp_path):
     neg.write_text("\n".join(rows[:2]) + "\n")
     submit = read_swf(neg).jobs[1].submit
     assert submit == 0.0 and str(submit) == "-0.0"  # as float("-0") reads it
-
-
-class _CycleMaker:
-    """fcfs-bb that leaves a reference cycle behind at every decision."""
-
-    name = "cycles"
-    io_aware = False
-
-    def __init__(self) -> None:
-        self.inner = make_policy("fcfs-bb")
-        self.collector_on: list[bool] = []
-
-    def decide(self, state):
-        import gc
-
-        self.collector_on.append(gc.isenabled())
-        loop: list = []
-        loop.append(loop)  # garbage only the cyclic collector frees
-        return self.inner.decide(state)
-
-
-def test_the_paused_collector_still_collects_and_comes_back(monkeypatch):
-    """The replay pauses the automatic garbage collection, collects itself once enough objects
-    piled up (every FULL_EVERY-th pass a full one) and turns it back on, also after an error."""
-    import gc
-
-    from bbopt import gc_pause
-    from bbopt.errors import InvalidDecision
-
-    monkeypatch.setattr(gc_pause, "YOUNG_LIMIT", 50)
-    generations: list[int] = []
-
-    def seen(phase, info):
-        if phase == "start":
-            generations.append(info["generation"])
-
-    jobs = [Job(str(k), float(k), walltime=5.0, runtime=5.0, nodes=1 + k % 3) for k in range(400)]
-    assert gc.isenabled()
-    gc.callbacks.append(seen)
-    try:
-        plain = simulate(jobs, Platform(4, 0.0), "fcfs-bb")
-        policy = _CycleMaker()
-        res = simulate(jobs, Platform(4, 0.0), policy)
-    finally:
-        gc.callbacks.remove(seen)
-    assert gc.isenabled()
-    assert res.start == plain.start
-    assert policy.collector_on and not any(policy.collector_on)  # paused while it decides
-    assert generations.count(1) >= 5 and 2 in generations  # its own passes, one of them full
-
-    class Bad:
-        name, io_aware = "bad", False
-
-        def decide(self, state):
-            return Decision(start=(Start("nobody"),))
-
-    with pytest.raises(InvalidDecision):
-        simulate(jobs, Platform(4, 0.0), Bad())
-    assert gc.isenabled()

@@ -1,6 +1,6 @@
 """EASY's shadow time over the engine's sorted running jobs (``RunningJobs``: a scan that stops
 at the shadow time) equals the generic one over an unordered tuple (every release sorted and
-given by :func:`bbopt.resources.first_fit_time`), with many running jobs ending together."""
+given by :func:`bbopt.planner.first_fit_time`), with many running jobs ending together."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st

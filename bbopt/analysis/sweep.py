@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bbopt.analysis.store import Store, canonical, gzip_csv, run_hash
+from bbopt.analysis.store import Store, canonical, check_name, gzip_csv, run_hash
 from bbopt.analysis.sweep_inputs import (
     _file_sha,
     _measured_shares,
@@ -62,7 +62,9 @@ from bbopt.analysis.sweep_schedule import (
     write_prepared,
 )
 from bbopt.analysis.sweep_spec import Cell, SweepSpec
+from bbopt.analysis.workers import remove_orphan_worker_inputs, worker_inputs_prefix
 from bbopt.errors import InputError
+from bbopt.runs import measurement_interval, with_budget_mode
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,8 @@ class RunTask:
     cost: float = 0.0
     #: a directory where the driver left the prepared workload (``<workload_sha>.pickle``)
     prepared: str | None = None
+    #: plug-in modules the worker imports first (the spec's ``plugins``)
+    plugins: tuple[str, ...] = ()
 
 
 @dataclass
@@ -126,7 +130,9 @@ def plan(spec: SweepSpec) -> list[RunTask]:
             platforms[pkey] = platform_fingerprint(
                 resolve_platform(spec, cell.platform, cell.seed), spec.base)
         accepted = policy_options(cell.policy.name)
-        options = {**cell.policy.options, **cell.budget_options}
+        options = with_budget_mode(cell.policy.name,
+                                   {**cell.policy.options, **cell.budget_options},
+                                   spec.budget_mode)
         if "seed" in accepted and "seed" not in options:
             options["seed"] = cell.seed
         shares = _shares(wjson, wseed)
@@ -154,12 +160,19 @@ def plan(spec: SweepSpec) -> list[RunTask]:
                              "first": wspec.get("first"), "seed": wseed,
                              "content_sha256": wsha, "jobs": len(jobs),
                              "split": wspec.get("split"), "part": cell.part}}
+        part = _part(wjson, wseed, cell.part)
+        try:  # an empty measurement interval is refused before the sweep starts
+            measurement_interval(part, spec.warmup, spec.cooldown)
+        except InputError as exc:
+            where = cell.workload if cell.part is None else f"{cell.workload} part {cell.part}"
+            raise InputError(f"{exc.reason} in workload {where}", source=spec.source,
+                             field="warmup") from None
         tasks.append(RunTask(h, wjson, wseed, wsha, cell.part, pjson, cell.policy.name,
                              options, spec.executions[cell.execution], spec.tick,
                              spec.warmup, spec.cooldown, cell.params(), prov,
                              shares=_measured_shares(options, shares),
-                             cost=estimate(len(_part(wjson, wseed, cell.part)),
-                                           cell.policy.name, accepted)))
+                             cost=estimate(len(part), cell.policy.name, accepted),
+                             plugins=tuple(spec.plugins)))
     seen: dict[str, Cell] = {}
     unique = []
     for t in tasks:  # two cells that are the same run (e.g. equal labels of one policy)
@@ -178,49 +191,23 @@ def run_task(task: RunTask) -> dict[str, Any]:
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0, c0 = time.perf_counter(), time.process_time()
     try:
-        from bbopt.analysis.metrics import summarize
-        from bbopt.simulation import simulate
+        from bbopt.registry import load_plugins
+        from bbopt.runs import RunSpec, run
         from bbopt.simulation.result import BATSIM_COLUMNS, BBOPT_COLUMNS
 
+        load_plugins(task.plugins, "plugins")
         jobs = list(worker_part(task.workload_sha, task.prepared, task.part,
                                 lambda: _workload(task.workload_spec, task.workload_seed),
                                 lambda whole: split_parts(task.workload_spec, whole)))
         if not jobs:
             raise InputError(f"part {task.part} of the workload is empty", field="split")
-        from bbopt.simulation.execution import EXECUTION_MODELS
-        from bbopt.simulation.io_model import FluidIO
-
-        platform = build_platform(task.platform_spec)
         ex = dict(task.execution)
-        model = EXECUTION_MODELS[ex.pop("name")](**ex)
-        result = simulate(jobs, platform, task.policy, options=task.options, tick=task.tick,
-                          execution=model,
-                          workload_name=str(task.params.get("workload", "workload")))
-        metrics = summarize(result)
-        if isinstance(model, FluidIO):  # the I/O side: efficiency, interference (Herbein)
-            from bbopt.analysis.io_metrics import io_summary
-
-            for key, value in io_summary(result, model).items():
-                metrics.setdefault(key, value)
-        if getattr(model, "name", None) == "exclusive-io":  # Jeannot et al.'s metrics
-            from bbopt.analysis.packs import pack_metrics
-
-            for key, value in pack_metrics(result, model).items():
-                metrics[f"xio_{key}"] = value
-        if task.warmup > 0 or task.cooldown > 0:
-            submits = [j.submit for j in jobs]
-            a, b = min(submits) + task.warmup, max(submits) - task.cooldown
-            if task.cooldown <= 0:
-                b = max(submits) + 1.0
-            if not b > a:  # too short a part for the interval: measure it whole
-                a, b = min(submits), max(submits) + 1.0
-            metrics.update(summarize(result, interval=(a, b)))
-            metrics["measured_from"], metrics["measured_to"] = a, b
-        if task.shares:  # entitlement satisfaction, preemption costs (OMFS), over the whole run
-            from bbopt.analysis.table import fairshare_metrics
-
-            metrics.update(fairshare_metrics(result, task.shares,
-                                             float(task.options.get("quantum", 1800.0))))
+        record = run(RunSpec(workload=jobs, platform=build_platform(task.platform_spec),
+                             policy=task.policy, options=task.options, execution=ex.pop("name"),
+                             execution_options=ex, tick=task.tick, warmup=task.warmup,
+                             cooldown=task.cooldown, shares=task.shares,
+                             name=str(task.params.get("workload", "workload"))))
+        result, metrics = record.result, record.metrics
         csv = gzip_csv(result.rows(), BATSIM_COLUMNS + BBOPT_COLUMNS)
         return {"hash": task.hash, "metrics": metrics, "jobs_csv_gz": csv,
                 "started_at": started, "wall_time": time.perf_counter() - t0,
@@ -294,6 +281,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     plain lines every that many seconds (:class:`ProgressLog`, for batch jobs' logs).
     """
     t_start = time.perf_counter()
+    check_name(spec.name)  # (before anything is written: the name names files in the store)
     store = Store(out)
     store.root.mkdir(parents=True, exist_ok=True)
     store.clean_temporaries()
@@ -333,7 +321,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
                            or dask == "local") as shipped:
             if dask is not None:
                 _run_dask(shipped, dask, workers, batch, receive)
-            elif executor == "serial":
+            elif executor == "serial" or not shipped:  # (nothing to hand out: no pool)
                 for t in todo:
                     receive(run_task(t))
             else:
@@ -356,7 +344,8 @@ def _prepared_for(todo: list[RunTask], local: bool):
     import tempfile
     from dataclasses import replace
 
-    with tempfile.TemporaryDirectory(prefix="bbopt-sweep-") as tmp:
+    remove_orphan_worker_inputs()  # (left by a driver killed with SIGKILL)
+    with tempfile.TemporaryDirectory(prefix=worker_inputs_prefix()) as tmp:
         first = {t.workload_sha: t for t in reversed(todo)}  # one task per workload
         for sha, t in first.items():
             write_prepared(Path(tmp), sha, _workload(t.workload_spec, t.workload_seed)[0])

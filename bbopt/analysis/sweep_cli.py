@@ -7,6 +7,7 @@ processes or Dask) and the report and figure modules of :mod:`bbopt.analysis`.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +22,9 @@ def add_parsers(sub) -> None:
                         "of the grid (an interrupted sweep resumes); bbopt sweep collect DIR "
                         "[--out FILE.csv|.parquet] prints or writes one row per run.")
     sw.add_argument("spec", metavar="SPEC|collect", help="the sweep YAML, or 'collect'")
+    sw.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                    help="import MODULE first (its policies, backends, execution models), as "
+                         "the spec's 'plugins:' list does (repeatable)")
     sw.add_argument("dir", nargs="?", metavar="DIR", help="with collect: the results directory")
     sw.add_argument("--out", "-O", metavar="DIR|FILE",
                     help="results directory (sweep; default results/NAME), or the table file "
@@ -89,6 +93,7 @@ def _cmd_sweep(args) -> int:
         raise InputError(f"unexpected argument {args.dir!r} (the results go to --out DIR)",
                          field="DIR")
     spec = load_spec(args.spec, quick=args.quick)
+    spec.plugins = list(dict.fromkeys([*args.plugin, *spec.plugins]))  # (workers import them)
     out = Path(args.out or Path("results") / (spec.name + ("-quick" if args.quick else "")))
     if args.dry_run:
         from bbopt.analysis.store import Store
@@ -135,7 +140,10 @@ def _cmd_generate(args) -> int:
                                                            if params else ""))
         return 0 if args.list else 2
     gen = generator(args.name)
-    params = parse_options(args.params, field="params")
+    from bbopt.units import check_options
+
+    params = check_options(gen.fn, parse_options(args.params, field="params"),
+                           what=f"generator {gen.name!r}", fixed={"jobs": None})
     jobs = None
     if gen.kind == "transform":
         if not args.workload:
@@ -148,6 +156,12 @@ def _cmd_generate(args) -> int:
     if not args.out:
         raise InputError("give --out FILE.swf or FILE.json", field="--out")
     path = Path(args.out)
+    if args.workload and path.exists():  # (a transform never overwrites what it reads)
+        from bbopt.loading import find_workload
+
+        if os.path.samefile(path, find_workload(args.workload)):
+            raise InputError("is the input workload: write the generated one elsewhere",
+                             source=str(path), field="--out")
     nodes = args.nodes or max(j.nodes for j in out)
     note = (f"bbopt generate {gen.name} " + " ".join(args.params) + f" --seed {args.seed}"
             ).strip()

@@ -3,6 +3,24 @@
 Importing this package registers ``bbopt/PickJob-v0`` and ``bbopt/Window-v0`` with Gymnasium
 (``gymnasium.make("bbopt/PickJob-v0", workload="KTH-SP2-1996-2.1-cln.swf")``) and the
 RLScheduler-shaped adapter ``bbopt/RLScheduler-v0``. See docs/gym.md.
+
+Example: six 2-node jobs arriving every 10 s on 4 nodes; the agent always takes the first slot.
+
+>>> import gymnasium as gym
+>>> from bbopt import Job, Platform
+>>> jobs = [Job(str(k), 10 * k, walltime=100, runtime=50, nodes=2) for k in range(6)]
+>>> env = gym.make("bbopt/PickJob-v0", workload=jobs, platform=Platform(nodes=4),
+...                episode_jobs=6, window=4)
+>>> obs, info = env.reset(seed=0)
+>>> info["action_mask"].tolist()  # slot 0 holds job 0, which fits; the last action waits
+[True, False, False, False, True]
+>>> terminated = False
+>>> while not terminated:
+...     obs, reward, terminated, truncated, info = env.step(0)
+>>> env.unwrapped.episode.engine.result.start
+[0, 10, 50, 60, 100, 110]
+>>> reward  # minus the mean bounded slowdown, at the end of the episode
+-1.0
 """
 
 from __future__ import annotations

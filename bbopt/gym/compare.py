@@ -70,10 +70,9 @@ def agreement(env: Any, agent: Agent, references: Sequence[str] = DEFAULT_REFERE
 
 
 def _picked(u: Any, slots: list, action: Any) -> list[str]:
-    """The ids of the jobs ``action`` starts (those the mask allows)."""
-    mask = u.mask
-    a = np.asarray(action)
-    if a.ndim == 0:  # PickJob
-        k = int(a)
-        return [slots[k].id] if k < len(slots) and mask[k] else []
-    return [j.id for j, pick, ok in zip(slots, a.ravel(), mask, strict=False) if pick and ok]
+    """The ids of the jobs ``action`` starts: PickJob's slot if the mask allows it, Window's
+    subset as the environment takes it (:meth:`~bbopt.gym.envs.WindowEnv.subset`)."""
+    if hasattr(u, "subset"):
+        return [j.id for j in u.subset(action)[0]]
+    k = int(np.asarray(action))
+    return [slots[k].id] if k < len(slots) and u.mask[k] else []

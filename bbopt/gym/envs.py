@@ -30,6 +30,7 @@ from bbopt.gym.episode import (
     keeps_reservation,
     may_wait,
     pick_mask,
+    refuse_proximity,
 )
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.loading import load_platform, load_workload
@@ -65,6 +66,7 @@ class _TraceEnv(gym.Env):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"must be a positive integer, got {value!r}", field=name)
         self.platform = platform if isinstance(platform, Platform) else load_platform(platform)
+        refuse_proximity(self.platform)
         if workload is None or isinstance(workload, str | Path):
             jobs, _ = load_workload(workload, seed=workload_seed, bb=bb, platform=self.platform)
         else:
@@ -125,7 +127,7 @@ class _TraceEnv(gym.Env):
             if any(self.mask):
                 return
             ep.close()
-            ep.state = None  # (the next instant)
+            ep.state = None  # (the next instant; the loop goes on)
 
     def _fit_mask(self) -> list[bool]:
         """Which window slots the agent may start now."""
@@ -154,14 +156,27 @@ class _TraceEnv(gym.Env):
         self._potential = potential
         return reward
 
-    def _end_step(self):
+    def _live(self) -> Episode:
+        """The episode a step acts on (refused once it has ended)."""
+        ep = self.episode
+        if ep is None or ep.done:
+            raise InputError("step after the episode ended: call reset()", field="action")
+        return ep
+
+    def _close_instant(self) -> None:
+        """Let the backfill policy close the instant and go on to the agent's next choice."""
+        self.episode.close()
+        self.episode.state = None
+        self._next_choice()
+
+    def _end_step(self, **info: Any):
         ep = self.episode
         started = ep.take_started()
         terminated = ep.done
         reward = self._reward(started, terminated)
-        info = self._info()
-        info["started"] = [j.id for j, _ in started]
-        return self._observe(), reward, terminated, False, info
+        out = self._info() | info
+        out["started"] = [j.id for j, _ in started]
+        return self._observe(), reward, terminated, False, out
 
     def action_masks(self) -> np.ndarray:  # (the name sb3-contrib's MaskablePPO asks for)
         raise NotImplementedError
@@ -185,7 +200,9 @@ class PickJobEnv(_TraceEnv):
 
     def _fit_mask(self) -> list[bool]:
         mask = room_mask(self.room, self.slots)
-        return keeps_reservation(self.state, self.slots, mask) if self.reservation else mask
+        if not self.reservation:
+            return mask
+        return keeps_reservation(self.state, self.room, self.slots, mask)
 
     def action_masks(self) -> np.ndarray:
         ep = self.episode
@@ -193,9 +210,7 @@ class PickJobEnv(_TraceEnv):
                                                                      self.mask))
 
     def step(self, action: int):
-        ep = self.episode
-        if ep is None or ep.done:
-            raise InputError("step after the episode ended: call reset()", field="action")
+        ep = self._live()
         a = int(action)
         mask = self.action_masks()
         invalid = not (0 <= a <= self.window and mask[a])
@@ -205,16 +220,10 @@ class PickJobEnv(_TraceEnv):
             self.room = Room(ep.state)
             self.mask = self._fit_mask()
             if not any(self.mask):
-                ep.close()
-                ep.state = None
-                self._next_choice()
+                self._close_instant()
         else:
-            ep.close()
-            ep.state = None
-            self._next_choice()
-        out = self._end_step()
-        out[4]["invalid"] = invalid
-        return out
+            self._close_instant()
+        return self._end_step(invalid=invalid)
 
 
 class WindowEnv(_TraceEnv):
@@ -234,14 +243,12 @@ class WindowEnv(_TraceEnv):
         out[:len(self.mask), 1] = self.mask
         return out.ravel()
 
-    def step(self, action):
-        ep = self.episode
-        if ep is None or ep.done:
-            raise InputError("step after the episode ended: call reset()", field="action")
-        chosen = np.asarray(action).astype(bool).ravel()
-        room = Room(ep.state)
+    def subset(self, action) -> tuple[list[Job], int]:
+        """The jobs ``action`` starts now (the chosen slots in window order, each while it
+        still fits) and how many chosen ones are dropped."""
+        room = Room(self.episode.state)
         starts, dropped = [], 0
-        for job, pick in zip(self.slots, chosen, strict=False):
+        for job, pick in zip(self.slots, np.asarray(action).astype(bool).ravel(), strict=False):
             if not pick:
                 continue
             if room.fits(job):
@@ -249,10 +256,11 @@ class WindowEnv(_TraceEnv):
                 starts.append(job)
             else:
                 dropped += 1
+        return starts, dropped
+
+    def step(self, action):
+        ep = self._live()
+        starts, dropped = self.subset(action)
         ep.start(starts)
-        ep.close()
-        ep.state = None
-        self._next_choice()
-        out = self._end_step()
-        out[4]["dropped"] = dropped
-        return out
+        self._close_instant()
+        return self._end_step(dropped=dropped)

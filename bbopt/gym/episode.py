@@ -56,13 +56,15 @@ class Room:
     environments (nodes, pooled BB with :func:`bbopt.core.fits`, per-node pieces on named BB
     nodes, nodes with enough local SSD): a start that fits here is one the engine admits."""
 
-    __slots__ = ("platform", "free_n", "free_b", "space", "ssd_nodes")
+    __slots__ = ("platform", "free_n", "free_b", "held", "space", "ssd_nodes")
 
     def __init__(self, state: ClusterState) -> None:
         platform = state.platform
         self.platform = platform
         self.free_n, self.free_b = state.free()
-        self.space: BBNodeSpace | None = bb_node_space(state)
+        #: the running jobs' pieces on the named BB nodes (empty without them)
+        self.held: dict[str, Pieces] = running_pieces(state)
+        self.space: BBNodeSpace | None = bb_node_space(state, self.held)
         self.ssd_nodes: list[int] | None = None
         if platform.node_ssd is not None:
             self.ssd_nodes = free_compute_nodes(state)
@@ -118,18 +120,11 @@ class Episode:
     started: list[tuple[Job, float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.platform.bb_proximity is not None:
-            raise InputError("a platform with proximity BB placement needs node sets per start, "
-                             "which the environments do not choose", field="platform")
         self.closer = make_policy(self.backfill) if self.backfill is not None else None
         # (instants where nothing fits are skipped only if the backfill policy allows it)
         idle = not self.every_event and getattr(self.closer, "idle_unless_fits", True)
         self.engine = stepwise(self.jobs, self.platform, _Driver(idle), tick=self.tick)
         self._instants = self.engine.instants()
-
-    @property
-    def queue(self) -> Sequence[Job]:
-        return self.state.queue if self.state is not None else ()
 
     def window(self, size: int) -> list[Job]:
         """The first ``size`` waiting jobs, in arrival order."""
@@ -150,14 +145,16 @@ class Episode:
         """Start ``jobs`` now (each must fit: :class:`Room`), checked by the engine."""
         if not jobs:
             return
-        self._apply(Decision(start=tuple(Start(j.id) for j in jobs)))
+        self.apply(Decision(start=tuple(Start(j.id) for j in jobs)))
 
     def close(self) -> None:
         """End the instant: the backfill policy decides on what is left (if there is one)."""
         if self.closer is not None and self.state.queue:
-            self._apply(self.closer.decide(self.state))
+            self.apply(self.closer.decide(self.state))
 
-    def _apply(self, decision: Decision) -> None:
+    def apply(self, decision: Decision) -> None:
+        """Apply a decision at this instant through the engine's checks; its starts are
+        recorded for the rewards."""
         before = self.engine.queue
         ids = [s.job_id for s in decision.start]
         waiting = [before[i] for i in ids if i in before]
@@ -203,14 +200,22 @@ def job_value(metric: str, job: Job, start: float) -> float:
     return max((wait + run) / max(run, BSLD_BOUND), 1.0)
 
 
-def keeps_reservation(state: ClusterState, slots: Sequence[Job], mask: Sequence[bool]
-                      ) -> list[bool]:
+def refuse_proximity(platform: Platform) -> None:
+    """The environments' starts name no nodes: refuse a platform whose BB placement needs
+    them (proximity placement on named BB nodes)."""
+    if platform.bb_proximity is not None:
+        raise InputError("a platform with proximity BB placement needs node sets per start, "
+                         "which the environments do not choose", field="platform")
+
+
+def keeps_reservation(state: ClusterState, room: Room, slots: Sequence[Job],
+                      mask: Sequence[bool]) -> list[bool]:
     """``mask`` (jobs that fit now) narrowed to the starts that keep EASY's reservation for the
     oldest waiting job, nodes and BB (``fcfs-bb``'s, Kopanski & Rzadca, Algorithm 1): that job
     itself, and the jobs EASY's backfill pass would let start now, one at a time. Whatever the
     agent picks, the oldest job then starts no later than EASY plans at this instant, so no job
     starves (as RLBackfilling, Lamichhane et al. 2023, lets the agent choose the backfilled
-    jobs only)."""
+    jobs only). ``room``: what is free at ``state`` (before any take)."""
     queue = state.queue
     if not queue or not any(mask):
         return list(mask)
@@ -220,10 +225,9 @@ def keeps_reservation(state: ClusterState, slots: Sequence[Job], mask: Sequence[
     if state.platform.bb_nodes is None:
         shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
     else:
-        held = running_pieces(state)
-        space = bb_node_space(state, held)
+        space = room.space
         shadow, extra_n, extra_b, at_shadow = named_head_reservation(
-            state, [], head, free_n, free_b, space, held)
+            state, [], head, free_n, free_b, space, room.held)
     out = []
     for job, ok in zip(slots, mask, strict=False):
         if ok and job is not head:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from bbopt.core import ClusterState, Decision, Job, RunningJob, RunningJobs, Start
-from bbopt.gym.episode import Room, keeps_reservation, may_wait, pick_mask
+from bbopt.gym.episode import Room, keeps_reservation, may_wait, pick_mask, refuse_proximity
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.policies.registry import Policy, make_policy
 
@@ -57,13 +57,13 @@ class AgentPolicy:
     def decide(self, state: ClusterState) -> Decision:
         obs = self._observer
         if obs is None or obs.platform is not state.platform:
+            refuse_proximity(state.platform)
             s = self.settings
             obs = self._observer = Observer(
                 state.platform, self.window, int(s["running_slots"]),
                 walltime_scale=s["walltime_scale"], bandwidth_scale=s["bandwidth_scale"],
                 wait_scale=s["wait_scale"])
         t, platform = state.time, state.platform
-        room = Room(state)
         running = list(state.running) if type(state.running) is RunningJobs else \
             sorted(state.running, key=lambda r: r.start + r.job.walltime)
         keys = [r.start + r.job.walltime for r in running]
@@ -73,13 +73,13 @@ class AgentPolicy:
         now = state
         while True:
             slots = list(islice(queue, self.window))
+            room = Room(now)  # (what is free, as the engine's state after the picks shows it)
             mask = room_mask(room, slots)
             if self.reservation:
-                mask = keeps_reservation(now, slots, mask)
+                mask = keeps_reservation(now, room, slots, mask)
             if not any(mask):
                 break
-            seen = room if now is state else Room(now)  # (the free space as the engine's
-            action = int(self.predict(obs(now, slots, mask, seen),  # state would show it)
+            action = int(self.predict(obs(now, slots, mask, room),
                                       pick_mask(mask, self.window,
                                                 may_wait(now, self.closer, mask))))
             if not (0 <= action < len(slots) and mask[action]):

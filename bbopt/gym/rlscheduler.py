@@ -22,6 +22,8 @@ where bbopt's metric uses 600 s).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -101,9 +103,7 @@ class RLSchedulerEnv(_TraceEnv):
         return out
 
     def step(self, action: int):
-        ep = self.episode
-        if ep is None or ep.done:
-            raise InputError("step after the episode ended: call reset()", field="action")
+        ep = self._live()
         a = int(action)
         invalid = not 0 <= a < len(self.slots)
         job = self.slots[0 if invalid else a]
@@ -111,16 +111,44 @@ class RLSchedulerEnv(_TraceEnv):
             if self.pivot_policy is not None:
                 rest = tuple(j for j in ep.state.queue if j.id != job.id)
                 s = ep.state
-                ep._apply(self.pivot_policy.decide(
+                ep.apply(self.pivot_policy.decide(
                     ClusterState(s.time, s.platform, s.running, (job, *rest), s.memory)))
             ep.state = None
             if not ep.advance():  # (cannot happen: the job fits the empty machine)
                 raise InputError(f"job {job.id} never fits", field="action")
         ep.start([job])
         self._next_choice()
-        out = self._end_step()
-        out[4]["invalid"] = invalid
-        return out
+        return self._end_step(invalid=invalid)
+
+
+#: The priority functions RLScheduler compares with (Zhang et al., SC'20, Section 5.1; lower
+#: first): ``job, now -> key``. WFP3 and UNICEP are Tang et al.'s (IPDPS 2009), F1 is
+#: Carastan-Santos & de Camargo's (SC'17); times in seconds, walltime is the request. UNICEP
+#: counts a one-node job as two nodes (its log2 would be 0).
+SCORES: dict[str, Callable[[Job, float], float]] = {
+    "fcfs": lambda j, now: j.submit,
+    "sjf": lambda j, now: j.walltime,
+    "wfp3": lambda j, now: -((now - j.submit) / j.walltime) ** 3 * j.nodes,
+    "unicep": lambda j, now: -(now - j.submit) / (math.log2(max(j.nodes, 2)) * j.walltime),
+    "f1": lambda j, now: (math.log10(max(j.walltime, 0.1)) * j.nodes
+                          + 870 * math.log10(max(j.submit, 0.1))),
+}
+
+
+def score_agent(env: Any, score: str) -> Callable[[np.ndarray, dict[str, Any]], int]:
+    """An agent for ``bbopt/RLScheduler-v0`` that picks the waiting job of least ``score``
+    (a name of :data:`SCORES`; ties to the earlier slot): RLScheduler's heuristic baselines,
+    ``agent(observation, info) -> slot``."""
+    if score not in SCORES:
+        raise InputError(f"unknown score {score!r}; known: {', '.join(SCORES)}", field="score")
+    key, u = SCORES[score], env.unwrapped
+
+    def agent(obs: np.ndarray, info: dict[str, Any]) -> int:
+        now = u.episode.t
+        slots = u.slots
+        return min(range(len(slots)), key=lambda k: key(slots[k], now)) if slots else 0
+
+    return agent
 
 
 def _number(value: Any) -> float:

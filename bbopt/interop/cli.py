@@ -74,12 +74,12 @@ def _cmd_serve(args) -> int:
 
 
 def _cmd_scheduler(args) -> int:
-    from bbopt.cli import _options
     from bbopt.interop.batsim.scheduler import run_scheduler
     from bbopt.loading import load_platform
+    from bbopt.units import parse_options
 
     platform = load_platform(args.platform) if args.platform is not None else None
-    s = run_scheduler(args.socket, args.policy, _options(args.option), platform, args.tick,
+    s = run_scheduler(args.socket, args.policy, parse_options(args.option), platform, args.tick,
                       args.timeout)
     print(f"bbopt batsim scheduler: {s.decisions} decisions, simulation ended at "
           f"t={s.now:g}s", file=sys.stderr)
@@ -87,19 +87,20 @@ def _cmd_scheduler(args) -> int:
 
 
 def _cmd_server(args) -> int:
-    import argparse
     import json
 
-    from bbopt.analysis.table import run_metrics
-    from bbopt.cli import _load
+    from bbopt.analysis.metrics import summarize
+    from bbopt.errors import InputError
     from bbopt.interop.batsim.server import serve_batsim
+    from bbopt.loading import read_workload_and_platform
     from bbopt.outputs import check_out_dir, streamed_csv, write_json
 
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"must be >= 1, got {args.jobs}", field="--jobs")
     out = check_out_dir(args.out, ["batsim_jobs.csv", "summary.json"], args.force) \
         if args.out else None
-    w, platform = _load(argparse.Namespace(
-        **vars(args), warmup="0", cooldown="0", no_bb_rules=False, preemptable=None,
-        checkpointable=None))
+    w, platform = read_workload_and_platform(args.workload, args.platform, n_jobs=args.jobs,
+                                             seed=args.seed, bb=args.bb)
 
     def run(on_job_end=None):
         return serve_batsim(w.jobs, platform, args.socket, workload_name=w.name,
@@ -107,7 +108,7 @@ def _cmd_server(args) -> int:
                             on_job_end=on_job_end)
 
     result = run() if out is None else streamed_csv(out / "batsim_jobs.csv", run)
-    metrics = run_metrics(result)
+    metrics = summarize(result)
     if out is not None:
         write_json(out / "summary.json", {"workload": str(args.workload), "jobs": len(w.jobs),
                                           "platform": platform.name, "scheduler": args.socket,

@@ -16,7 +16,7 @@ greedy placement would not): :meth:`PlanModel.evaluate` scores any :class:`Plan`
 Speed. Evaluating a permutation is the inner loop of every search (9 candidate orders plus 180
 annealing steps per decision, tens of thousands of decisions on KTH), so the evaluator is a
 specialised pure-Python scan over three plain lists (breakpoints, free nodes, free BB) rather than
-the general numpy :class:`~bbopt.resources.Profile`, whose per-call overhead dominates for the
+the general numpy :class:`~bbopt.planner.Profile`, whose per-call overhead dominates for the
 profiles of 10-300 breakpoints met here (see ``benchmarks/plan_quality.py``). Boundaries are exact:
 a job that ends at ``t`` frees its resources for one that starts at ``t`` (segments are half-open).
 An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing
@@ -76,7 +76,7 @@ from bbopt.models.bb_nodes import (
     running_pieces,
 )
 from bbopt.models.plan_named import place as place_named
-from bbopt.resources import Profile
+from bbopt.planner import Profile
 
 
 def kernels():

@@ -7,9 +7,9 @@ code it translates, so the same answers and starts, bit for bit.
 Kopanski & Rzadca, Euro-Par 2021, Section 3.2 (a job starts where its processors *and* its burst
 buffer are free for its whole walltime; a reservation holds both) and Mu'alem & Feitelson's
 compression: after something came free, every reservation, earliest first, moves to its
-earliest start that delays no other. Translated one for one: :class:`bbopt.resources.Profile`'s
+earliest start that delays no other. Translated one for one: :class:`bbopt.planner.Profile`'s
 ``_split``, ``_merge``, ``advance``, ``fits`` and ``reserve`` on two dimensions, the scans of
-:mod:`bbopt.profile_scans` (``earliest_fit2``, ``earlier_fit2``), and
+:mod:`bbopt.planner.scans` (``earliest_fit2``, ``earlier_fit2``), and
 :mod:`bbopt.policies.freed_slots` (``reach``: where a scan can stop; ``move`` with ``give_back``
 and ``_take``; ``log_slot``: the log of freed slots). On KTH x 2 a compression walks 41
 reservations of a 40-breakpoint profile on average, 202,000 moves in a replay; in Python the

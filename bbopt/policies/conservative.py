@@ -34,7 +34,7 @@ the two interpreted tree descents of a query (about 20 nodes, lazy tags on each)
 the scan they replace, and every breakpoint inserted would rebalance the tree.
 A column layout (free nodes and BB as two lists, runs of segments tested by ``min``/``max`` over
 slices in C) answered the same scans in 14.9 us against 15.4 us per call and slowed reserving,
-so it was dropped too; the scans kept are :mod:`bbopt.profile_scans`. What grows faster than
+so it was dropped too; the scans kept are :mod:`bbopt.planner.scans`. What grows faster than
 the machine is the work an exact compression must do: 56 k moves at k = 1 and 202 k at k = 2
 (3.6x), 356 k and 1.38 M reservations looked at (3.9x). Slurm's ``bf_window``,
 ``bf_resolution`` and ``bf_max_job_test`` bound that work by changing the schedule (a horizon,
@@ -56,13 +56,12 @@ from typing import NamedTuple
 
 from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
 from bbopt.jit import kernels as load_kernels
+from bbopt.planner import Profile, earlier_fit2, profile_of
 from bbopt.policies.booked import sorted_reservations, updated_reservations
 from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
 from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
-from bbopt.profile_scans import earlier_fit2
-from bbopt.resources import Profile, profile_of
 
 _job_id = attrgetter("job.id")
 _first = itemgetter(0)
@@ -119,6 +118,7 @@ class ConservativeBackfilling:
     """
 
     io_aware = False
+    promise = "reservations-never-delayed"  # (bbopt.policies.promises.Promise)
 
     def __init__(self, name: str = "conservative-bb",
                  depth: int | None = DEFAULT_DEPTH, compiled: bool | None = None) -> None:

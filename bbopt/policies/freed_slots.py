@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import NamedTuple
 
-from bbopt.resources import Profile
+from bbopt.planner import Profile
 
 
 class Freed(NamedTuple):

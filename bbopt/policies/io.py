@@ -24,9 +24,9 @@ import math
 import time as _time
 
 from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, slack
+from bbopt.planner import Release, first_fit_time
 from bbopt.policies.registry import register
-from bbopt.policies.window_common import tree_of
-from bbopt.resources import Release, first_fit_time
+from bbopt.policies.window_common import tree_of, without_tree
 from bbopt.topology import AllocState
 
 
@@ -41,6 +41,7 @@ class IOAwareQueue:
 
     #: The engine checks the bandwidth this policy allocates on every link.
     io_aware = True
+    unsuited = staticmethod(without_tree)
 
     def __init__(self, name: str = "io-easy", backfill: bool = True) -> None:
         self.name = name

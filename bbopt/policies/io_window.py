@@ -38,6 +38,7 @@ import numpy as np
 from bbopt.core import ClusterState, Decision, Job, Reservation, Start, Status, slack
 from bbopt.errors import InputError
 from bbopt.models.io_window import IOWindowModel
+from bbopt.planner import Release
 from bbopt.policies.io import easy_backfill
 from bbopt.policies.registry import register
 from bbopt.policies.window_common import (
@@ -50,8 +51,8 @@ from bbopt.policies.window_common import (
     rounds,
     rule_of,
     tree_of,
+    without_tree,
 )
-from bbopt.resources import Release
 from bbopt.solvers.base import Budget, Result, Solution, solve
 from bbopt.solvers.io_window.forms import candidates
 from bbopt.topology import AllocState
@@ -63,6 +64,7 @@ class IOWindowPolicy:
 
     #: The engine checks the bandwidth this policy allocates on every link.
     io_aware = True
+    unsuited = staticmethod(without_tree)
 
     def __init__(self, name: str = "io-window", window: int = 20, starvation: int | None = 50,
                  backend: str = "cpsat", budget: float = 2.0,

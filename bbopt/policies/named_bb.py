@@ -26,7 +26,7 @@ from bbopt.models.bb_nodes import (
     first_fit_pieces,
     running_pieces,
 )
-from bbopt.resources import Profile, Release, first_fit_time
+from bbopt.planner import Profile, Release, first_fit_time
 
 _release_time = attrgetter("time")
 

@@ -73,6 +73,7 @@ from bbopt.core import (
     ClusterState,
     Decision,
     Job,
+    Platform,
     Reservation,
     RunningJob,
     SolveStats,
@@ -87,6 +88,10 @@ from bbopt.policies.registry import register
 from bbopt.solvers.base import Budget, solve
 
 _EPS = 1e-9
+#: The share of an exact pack builder's wall budget kept for what follows the solve (reading
+#: the answer, the decision) and what came before the policy (the state's check), so that the
+#: whole decision stays within its budget on a long queue.
+TAIL_SHARE = 0.1
 
 
 def io_bandwidth(jobs: Iterable[Job], given: float | None) -> float:
@@ -100,6 +105,15 @@ def io_bandwidth(jobs: Iterable[Job], given: float | None) -> float:
     raise InputError("an I/O-aware list or pack policy needs the I/O node's bandwidth: pass "
                      "the 'bandwidth' option or give the jobs extra['io']['io_bandwidth']",
                      field="bandwidth")
+
+
+def without_bb(platform: Platform) -> str | None:
+    """Why a list or pack policy does not apply to ``platform``, or ``None``: it plans nodes
+    and the I/O node's bandwidth only (Jeannot et al.'s model has no burst buffer and no
+    node-local storage)."""
+    if platform.bb > 0 or platform.node_ssd is not None:
+        return "plans nodes and the I/O node's bandwidth; it knows no burst buffer or local SSD"
+    return None
 
 
 def time_and_io(job: Job, b: float) -> tuple[float, float]:
@@ -184,6 +198,7 @@ class IOList:
     #: Its bandwidth is the exclusive I/O node's (strict constraint), not the links of the
     #: platform's I/O tree: starts name no nodes and the engine checks nodes only.
     io_aware = False
+    unsuited = staticmethod(without_bb)
 
     def __init__(self, name: str = "io-list", bandwidth: float | None = None,
                  backfill: bool | str = "easy", racks: int | list[int] = 1) -> None:
@@ -282,6 +297,7 @@ class PackScheduling:
 
     #: The average constraint is on the exclusive I/O node, not on the I/O tree's links.
     io_aware = False
+    unsuited = staticmethod(without_bb)
 
     def __init__(self, name: str = "pack-max", builder: str = "greedy", order: str = "max",
                  backend: str = "cpsat", objective: str = "work", tiebreak: str | None = None,
@@ -344,7 +360,8 @@ class PackScheduling:
             stats = SolveStats(backend=f"greedy-{self.order}", status=Status.FEASIBLE,
                                objective=model.evaluate(x)[0])
         else:
-            budget = self.budget.less(_time.perf_counter() - t0)  # building counts
+            budget = self.budget.less(_time.perf_counter() - t0  # building counts, and a tail
+                                      + TAIL_SHARE * self.budget_seconds)
             res = solve(model, self.backend, budget, seed=self.seed)
             x = np.asarray(res.solution, dtype=bool)
             stats = SolveStats(backend=self.backend, status=res.status,

@@ -90,11 +90,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from bbopt.core import ClusterState, Decision, Reservation, SolveStats, Start, Status
+from bbopt.core import ClusterState, Decision, Platform, Reservation, SolveStats, Start, Status
 from bbopt.errors import InputError
 from bbopt.models.bb_nodes import contiguous_nodes
 from bbopt.models.plan import PlanModel
 from bbopt.policies.named_bb import plan_on_named_nodes
+from bbopt.policies.promises import Promise
 from bbopt.policies.registry import register
 from bbopt.solvers.base import Budget, backends_for, solve
 
@@ -125,6 +126,12 @@ class PlanBased:
     """Plan-based scheduling: the best permutation's execution plan, by sum of wait**alpha."""
 
     io_aware = False
+    promise = Promise.STARTS_AS_PLANNED
+
+    @staticmethod
+    def unsuited(platform: Platform) -> str | None:
+        """The plan holds nodes and BB only: node-local SSDs are not planned."""
+        return None if platform.node_ssd is None else "plans nodes and BB, not local SSDs"
 
     def __init__(self, name: str = "plan-2", alpha: float = 2, backend: str = "annealing",
                  budget: float = 5.0, seed: int = 0, max_exact_jobs: int | None = None,

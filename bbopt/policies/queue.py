@@ -50,26 +50,26 @@ from bbopt.core import (
     slack,
 )
 from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pieces
+from bbopt.planner import Planner, Release, first_fit_time
 from bbopt.policies import proximity_bb
 from bbopt.policies.named_bb import named_head_reservation
+from bbopt.policies.promises import Promise
 from bbopt.policies.registry import register
 from bbopt.queue_view import QueueView
-from bbopt.resources import Release, first_fit_time
-
-#: Relative slack when comparing byte sums.
 
 
-def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...], space: BBNodeSpace | None = None,
-               pieces: dict[str, Pieces] | None = None):
+def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...],
+               place_bb: Callable[[Job], bool] | None = None):
     """Start jobs in order while they fit now. Returns (started jobs, index of the first that
-    does not fit, free nodes, free bb). With named BB nodes (``space``) a job fits only if its
-    pieces can be placed; they are taken from ``space`` and recorded in ``pieces``."""
+    does not fit, free nodes, free bb). ``place_bb(job)``: places and takes the job's BB where
+    the engine will (:meth:`bbopt.planner.Planner.take_bb`), false when it cannot."""
     free_n, free_b = state.free()
     tol = slack(state.platform.bb)
     started: list[Job] = []
     i = 0
     for job in queue:
-        if job.nodes <= free_n and job.bb <= free_b + tol and _place(space, job, pieces):
+        if job.nodes <= free_n and job.bb <= free_b + tol and (
+                place_bb is None or place_bb(job)):
             started.append(job)
             free_n -= job.nodes
             free_b -= job.bb
@@ -79,24 +79,26 @@ def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...], space: BBNodeSpace |
     return started, i, free_n, free_b
 
 
-def _place(space: BBNodeSpace | None, job: Job, pieces: dict[str, Pieces] | None) -> bool:
-    """Take ``job``'s first-fit pieces from ``space`` (always true without named BB nodes)."""
-    if space is None:
-        return True
+def _place(space: BBNodeSpace, job: Job, pieces: dict[str, Pieces]) -> bool:
+    """Take ``job``'s first-fit pieces from ``space`` and record them in ``pieces``."""
     got = space.take(job)
     if got is None:
         return False
-    if pieces is not None:
-        pieces[job.id] = got
+    pieces[job.id] = got
     return True
 
 
 _FEASIBLE = Status.FEASIBLE  # (an enum member looked up once: this runs at every decision)
 
 
-def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None) -> Decision:
+def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None,
+              nodes: dict[str, tuple[int, ...]] | None = None) -> Decision:
     # A queue rule solves no optimisation model: its answer is feasible, with no optimality claim.
     # (Every field given, in order, to ``of_fields``: the cheapest construction on this hot path.)
+    # ``nodes``: the compute nodes of the starts whose nodes the BB placement chose.
+    if nodes:
+        return Decision.of_fields(tuple([_start(j.id, nodes.get(j.id)) for j in started]),
+                                  tuple(reservations), (), (), _rule_stats(t0), memory)
     return Decision.of_fields(
         tuple([_start(j.id, None) for j in started]) if started else (),
         tuple(reservations), (), (), _rule_stats(t0), memory,
@@ -129,10 +131,9 @@ class FCFS:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        if state.platform.bb_proximity is not None:
-            return _named_decision(proximity_bb.decide_fcfs(state), t0=t0)
-        started, _, _, _ = _fcfs_pass(state, state.queue, bb_node_space(state))
-        return _decision(started, t0=t0)
+        planner = Planner.placing(state)
+        started, _, _, _ = _fcfs_pass(state, state.queue, planner and planner.take_bb)
+        return _decision(started, t0=t0, nodes=planner and planner.chosen)
 
 
 @register("filler")
@@ -147,20 +148,19 @@ class Filler:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        if state.platform.bb_proximity is not None:
-            return _named_decision(proximity_bb.decide_fcfs(state, backfill_all=True), t0=t0)
         free_n, free_b = state.free()
         tol = slack(state.platform.bb)
-        space = bb_node_space(state)
+        planner = Planner.placing(state)
         started = []
         for job in state.queue:
-            if job.nodes <= free_n and job.bb <= free_b + tol and _place(space, job, None):
+            if job.nodes <= free_n and job.bb <= free_b + tol and (
+                    planner is None or planner.take_bb(job)):
                 started.append(job)
                 free_n -= job.nodes
                 free_b -= job.bb
                 if free_n == 0:
                     break
-        return _decision(started, t0=t0)
+        return _decision(started, t0=t0, nodes=planner and planner.chosen)
 
 
 @register("fcfs-easy",
@@ -189,6 +189,8 @@ class EasyBackfilling:
         self.name = name
         self.reserve_bb = reserve_bb
         self.order = order
+        # (a reservation of processors only can be delayed when BB is short: fcfs-easy)
+        self.promise = Promise.HEAD_NEVER_DELAYED if reserve_bb else Promise.NONE
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
@@ -239,7 +241,8 @@ class EasyBackfilling:
         held = running_pieces(state)
         space = bb_node_space(state, held)
         pieces: dict[str, Pieces] = {}
-        started, i, free_n, free_b = _fcfs_pass(state, queue, space, pieces)
+        started, i, free_n, free_b = _fcfs_pass(state, queue,
+                                                lambda job: _place(space, job, pieces))
         if i == len(queue):
             return _decision(started, t0=t0)
         head = queue[i]
@@ -291,7 +294,7 @@ def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n:
 def _pooled_shadow(now: float, running: RunningJobs, started: list[Job], free_n: float,
                    free_b: float, need_n: float, need_b: float,
                    tol: float) -> tuple[float, float, float]:
-    """:func:`~bbopt.resources.first_fit_time` written out for pooled nodes and BB over the
+    """:func:`~bbopt.planner.first_fit_time` written out for pooled nodes and BB over the
     engine's running jobs, which come sorted by expected end: they are merged on the fly with
     the (few) jobs started now, those of one instant given together (running ones first, as a
     stable sort of both would), and the scan stops at the shadow time -- no record per running

@@ -52,6 +52,7 @@ import numpy as np
 from bbopt.core import ClusterState, Decision, Job, Reservation, Start, Status, fits, slack
 from bbopt.errors import InputError, UnknownNameError
 from bbopt.models.window import WindowModel
+from bbopt.planner import Planner
 from bbopt.policies.queue import backfill, head_reservation
 from bbopt.policies.registry import register
 from bbopt.policies.window_common import (  # noqa: F401  (rules and orders: re-exported)
@@ -169,6 +170,10 @@ class WindowPolicy:
             selected = [window[i] for i in np.flatnonzero(x)]
         else:
             selected = [w for w in window if w.id in forced]
+        # The window counts pooled BB; on named BB nodes a start must also be placeable where
+        # the engine will place it, in the order of the starts.
+        planner = Planner.of(state)
+        selected = [j for j in selected if planner.take_bb(j)]
 
         started, nodes_of, explicit = self._place(selected, model, free_nodes_ids, node_ssd)
         free_n -= sum(j.nodes for j in started)
@@ -188,6 +193,8 @@ class WindowPolicy:
 
             def place_on_ssd(job: Job) -> bool:
                 """Take the smallest admissible SSD nodes for ``job``, if there are enough."""
+                if not planner.bb_fits(job):
+                    return False
                 got = _smallest_admissible(job, remaining_ids, remaining_ssd)
                 if got is None:
                     return False
@@ -197,12 +204,13 @@ class WindowPolicy:
                     del remaining_ssd[k]
                 nodes_of.update(dict.fromkeys(got, job.id))
                 explicit[job.id] = got
-                return True
+                return planner.take_bb(job)
 
             started += backfill(state, [j for j in rest if j is not head], shadow,
                                 (free_n, free_b), (extra_n, extra_b),
                                 reserve_bb=self.reserve_bb,
-                                accept=place_on_ssd if remaining_ssd is not None else None)
+                                accept=place_on_ssd if remaining_ssd is not None
+                                else planner.take_bb)
 
         # Starvation counters: every job of the window not started spent one more round there.
         memory = {"rounds": rounds(window, prev, {j.id for j in started})}

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.core import ClusterState, Job, SolveStats, Status
+from bbopt.core import ClusterState, Job, Platform, SolveStats, Status
 from bbopt.errors import InputError, UnknownNameError
 from bbopt.models.window import OBJECTIVES, WindowModel
 from bbopt.solvers.base import Result, Solution
@@ -99,12 +99,20 @@ def rounds(window: Iterable[Job], prev: dict[str, int], started: set[str]) -> di
     return {j.id: prev.get(j.id, 0) + 1 for j in window if j.id not in started}
 
 
+def without_tree(platform: Platform) -> str | None:
+    """Why an I/O-aware policy does not apply to ``platform`` (it has no I/O tree), or
+    ``None``: the ``unsuited`` of those policies (:mod:`bbopt.policies.promises`)."""
+    if isinstance(platform.topology, IOTree):
+        return None
+    return "needs a platform with an I/O topology (e.g. bbopt.topology.cts1())"
+
+
 def tree_of(state: ClusterState, policy: str) -> IOTree:
     """The platform's I/O tree, or a clear error naming ``policy`` when it has none."""
     tree = state.platform.topology
-    if not isinstance(tree, IOTree):
-        raise InputError(f"policy {policy!r} needs a platform with an I/O topology "
-                         "(e.g. bbopt.topology.cts1())", field="topology")
+    why = without_tree(state.platform)
+    if why is not None:
+        raise InputError(f"policy {policy!r} {why}", field="topology")
     if tree.nodes != state.platform.nodes:
         raise InputError(f"the I/O topology has {tree.nodes} compute nodes, the platform "
                          f"{state.platform.nodes}", field="topology")

@@ -14,7 +14,7 @@ than a link of the platform's I/O tree has) and applies it. An invalid decision 
 policy and raises :class:`~bbopt.errors.InvalidDecision` naming the job. On a platform with
 named BB nodes (:attr:`~bbopt.core.Platform.bb_nodes`) a start whose per-node BB pieces cannot
 be placed is not an error: it is refused and the job keeps waiting
-(:class:`~bbopt.simulation.ledger.BBNodeLedger`).
+(:class:`~bbopt.planner.bb.FirstFitBB`).
 
 A policy that declares ``idle_unless_fits`` (the queue rules of :mod:`bbopt.policies.queue`:
 their decision starts nothing, preempts nothing and remembers nothing when no waiting job fits
@@ -59,11 +59,17 @@ from bbopt.core import (
     Platform,
     RunningJob,
     RunningJobs,
+    decide_planned,
 )
 from bbopt.errors import InputError, InvalidDecision
-from bbopt.gc_pause import collect_if_due, gc_paused
+from bbopt.limits import check_tick
 from bbopt.policies.registry import Policy, make_policy
-from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
+from bbopt.simulation.execution import (
+    REQUEUE_ENDS,
+    Evicting,
+    ExecutionModel,
+    make_execution_model,
+)
 from bbopt.simulation.ledger import Ledger, StartRefused
 from bbopt.simulation.queue_blocks import BlockQueue
 from bbopt.simulation.result import SimulationResult
@@ -153,8 +159,7 @@ def _build(jobs, platform, policy, options, tick, progress, on_decision, workloa
     index = {job.id: k for k, job in enumerate(jobs)}
     if len(index) != len(jobs):
         _refuse_duplicates(jobs)
-    if tick is not None and not (tick > 0 and math.isfinite(tick)):
-        raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
+    tick = check_tick(tick)  # a microsecond tick would never finish: bbopt.limits
     # by submission, ties in job order (a stable sort: the order of the keys (submit, k))
     submits = [job.submit for job in jobs]
     order = sorted(range(len(jobs)), key=submits.__getitem__)
@@ -207,20 +212,14 @@ class _Engine:
         self.rank: list[int] | None = None  # each job's submission rank (when blocks exist)
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
+        self.overran = False  # a job past its walltime since the last decision (_decide)
         self.running_view: RunningJobs | None = None  # the policies' view of self.running
         self.live: dict[int, RunningJob] = {}  # the running entry of each running job
         self.changed = False  # a segment ended since the last decision
         self.memory: Any = {}
         self.on_job_end: Callable[[SimulationResult, int], None] | None = None
-        self.gc_paused = False
 
     def run(self) -> SimulationResult:
-        """Replay every job with the automatic garbage collection paused
-        (:mod:`bbopt.gc_pause`; the decisions collect when enough objects piled up)."""
-        with gc_paused() as self.gc_paused:
-            return self._replay()
-
-    def _replay(self) -> SimulationResult:
         """Replay every job, asking the policy at each decision instant."""
         apply, decide = self._apply, self._decide
         for t in self.instants():
@@ -240,7 +239,7 @@ class _Engine:
         t = 0.0
         gated = bool(getattr(self.policy, "idle_unless_fits", False))
         # A model that ends jobs only at its next_time() is not asked at other instants.
-        lazy = bool(getattr(model, "ends_only_at_next_time", False))
+        lazy = model.ends_only_at_next_time
         inf = math.inf
         submits = [jobs[k].submit for k in order]
         submits.append(inf)  # (after the last submission: no test of ptr < n)
@@ -278,9 +277,7 @@ class _Engine:
             raise InvalidDecision(f"the policy left {len(queue)} jobs waiting on an idle machine",
                                   job_id=next(iter(queue)), time=t)
         res.wall_time = perf_counter() - wall0
-        record = getattr(model, "record", None)
-        if record is not None:
-            record(res)
+        model.record(res)
 
     def _finish(self, t: float) -> int:
         """Record the jobs the execution model ends at ``t`` and free what they held; a job
@@ -296,6 +293,8 @@ class _Engine:
         for k, why in ended:
             rj = remove(k)
             job = jobs[k]
+            if t > rj.start + job.walltime:  # it ended later than any plan could know
+                self.overran = True
             release(job, res.allocation[k])
             segments.append((job.id, rj.start, t, str(why)))
             if why in REQUEUE_ENDS:
@@ -332,10 +331,14 @@ class _Engine:
         """Ask the policy, exactly as :func:`bbopt.decide` would, and record how long it took."""
         state = self.state(t)
         res = self.result
-        if self.gc_paused and not len(res.decision_times) & 15:
-            collect_if_due()  # (asked every 16th decision: asking costs a small decision's tenth)
         c0 = perf_counter()
-        decision = self.policy.decide(state)
+        # a job at or past its walltime (an execution model that does not kill at walltime):
+        # planned as still holding its resources, as bbopt.decide plans it
+        overran, self.overran = self.overran, bool(self.running_keys) and self.running_keys[0] <= t
+        # (overran: the memory was planned while a job ran past its walltime, or one has ended
+        # past it since: kept plans may no longer fit)
+        decision = decide_planned(self.policy, state, overran) if overran or self.overran else \
+            self.policy.decide(state)
         res.decision_times.append(perf_counter() - c0)
         res.decision_stats.append(decision.stats)
         if self.on_decision is not None:
@@ -433,11 +436,10 @@ class _Engine:
         if t - rj.start < quantum:
             raise InvalidDecision(f"has run {t - rj.start:g} s, less than the policy's quantum "
                                   f"of {quantum:g} s", job_id=job_id, time=t)
-        evict = getattr(self.model, "evict", None)
-        if evict is None:
+        if not isinstance(self.model, Evicting):
             raise InvalidDecision("the execution model cannot preempt jobs", job_id=job_id,
                                   time=t)
-        back = evict(k, t)
+        back = self.model.evict(k, t)
         self._remove_running(k)
         job = rj.job
         view = replace(job, walltime=max(back - rj.start, 1e-9),

@@ -6,10 +6,11 @@ platform's I/O tree (:class:`~bbopt.topology.alloc.BandwidthLedger`). :meth:`Led
 checks one start and takes its resources, raising :class:`~bbopt.errors.InvalidDecision` with the
 reason when it does not fit; :meth:`Ledger.release` gives them back when a job ends or is evicted.
 
-Named burst-buffer nodes (:class:`BBNodeLedger`), when the platform has them
-(:attr:`bbopt.core.Platform.bb_nodes`): after the pool check, a start whose per-node pieces
-cannot be placed raises :class:`StartRefused`, which is not an error of the policy: the engine
-puts the job back in the queue and counts the refusal.
+Burst buffer is placed by the platform's strategy (:func:`bbopt.planner.bb_placement`: one
+pool, named BB nodes first fit, or the authors' proximity placement), the same object a policy's
+planner takes its starts from: after the pool check, a start whose per-node pieces cannot be
+placed raises :class:`StartRefused`, which is not an error of the policy: the engine puts the job
+back in the queue and counts the refusal.
 
 
 The ledger is at least as lenient as every policy: policies and models test fits with
@@ -21,11 +22,11 @@ rounding.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Sequence
 
 from bbopt.core import ENGINE_REL_TOL, Job, Platform
 from bbopt.errors import InvalidDecision
-from bbopt.models.bb_nodes import bb_node_tolerance, contiguous_nodes, place_pieces
+from bbopt.planner.bb import PooledBB, bb_placement
+from bbopt.planner.plan import choose_nodes
 
 #: Up to this many nodes go back into the free list one insertion at a time; more are merged.
 _FEW_NODES = 16
@@ -39,7 +40,7 @@ class Ledger:
     """Nodes, BB, local SSD and (optionally) link bandwidth held by running jobs."""
 
     __slots__ = ("platform", "free_nodes", "used_nodes", "used_bb", "bb_tol", "bandwidth",
-                 "bb_nodes")
+                 "bb", "plain")
 
     def __init__(self, platform: Platform, enforce_bandwidth: bool = False) -> None:
         self.platform = platform
@@ -53,7 +54,15 @@ class Ledger:
             from bbopt.topology.alloc import BandwidthLedger
 
             self.bandwidth = BandwidthLedger(topology)
-        self.bb_nodes = BBNodeLedger(platform) if platform.bb_nodes is not None else None
+        self.bb: PooledBB = bb_placement(platform)
+        # (no piece to place, no bandwidth to charge: a start without SSD or named nodes takes
+        # the lowest-numbered free nodes)
+        self.plain = not self.bb.named and self.bandwidth is None
+
+    @property
+    def bb_nodes(self) -> PooledBB | None:
+        """The named BB nodes as they are now (``None`` when the BB is one pool)."""
+        return self.bb if self.bb.named else None
 
     @property
     def free_nodes_count(self) -> int:
@@ -82,21 +91,21 @@ class Ledger:
         if job.bb - free_b > self.bb_tol:
             raise InvalidDecision(f"needs {job.bb:.6g} B of burst buffer, {free_b:.6g} B free",
                                   job_id=job.id, time=t)
-        if asked is None and self.bb_nodes is None and self.bandwidth is None and job.ssd <= 0:
+        if asked is None and self.plain and job.ssd <= 0:
             free_nodes = self.free_nodes  # (the plain case: the lowest-numbered free nodes)
             nodes = tuple(free_nodes[:job.nodes])
             del free_nodes[:job.nodes]
             self.used_nodes += job.nodes
             self.used_bb += job.bb
             return nodes
-        proximity = self.bb_nodes is not None and self.bb_nodes.proximity is not None
-        if self.bb_nodes is not None and not proximity:
-            why = self.bb_nodes.why_not_now(job)
+        bb = self.bb
+        if not bb.chooses_nodes:  # (pieces that do not depend on the compute nodes)
+            why = bb.why_not_now(job)
             if why is not None:
                 raise StartRefused(why)
         nodes = self._nodes(job, asked, t)
-        if proximity:  # the pieces depend on the compute nodes
-            why = self.bb_nodes.why_not_now(job, nodes)
+        if bb.chooses_nodes:  # the pieces depend on the compute nodes
+            why = bb.why_not_now(job, nodes)
             if why is not None:
                 self._give_back(nodes)
                 raise StartRefused(why)
@@ -105,8 +114,7 @@ class Ledger:
             if why is not None:
                 self._give_back(nodes)
                 raise InvalidDecision(why, job_id=job.id, time=t)
-        if self.bb_nodes is not None:
-            self.bb_nodes.charge(job, nodes)
+        bb.charge(job, nodes)
         self.used_nodes += job.nodes
         self.used_bb += job.bb
         return nodes
@@ -114,9 +122,7 @@ class Ledger:
     def pieces_of(self, job: Job) -> tuple[tuple[int, float], ...] | None:
         """The ``(BB node, bytes)`` pieces ``job`` holds on the named BB nodes (``None`` on a
         platform without them)."""
-        if self.bb_nodes is None:
-            return None
-        return tuple(self.bb_nodes.held.get(job.id, ()))
+        return self.bb.pieces_of(job)
 
     def release(self, job: Job, nodes: tuple[int, ...]) -> None:
         """Give back what ``job`` held on ``nodes`` (it ended or was evicted)."""
@@ -125,8 +131,7 @@ class Ledger:
         self._give_back(nodes)
         if self.bandwidth is not None:
             self.bandwidth.release(job, nodes)
-        if self.bb_nodes is not None:
-            self.bb_nodes.release(job)
+        self.bb.release(job)
 
     def _give_back(self, nodes: tuple[int, ...]) -> None:
         """Put ``nodes`` back into the sorted free list: one insertion each for a few nodes, a
@@ -147,22 +152,13 @@ class Ledger:
         free_nodes = self.free_nodes
         node_ssd = self.platform.node_ssd
         if asked is None:
-            if self.bb_nodes is not None and self.bb_nodes.proximity is not None \
-                    and job.ssd <= 0:  # the authors' Dragonfly filter: consecutive runs
-                asked = contiguous_nodes(free_nodes, job.nodes)
-                if asked is None:
-                    raise InvalidDecision(f"needs {job.nodes} nodes, {len(free_nodes)} free",
-                                          job_id=job.id, time=t)
-            elif job.ssd <= 0 or node_ssd is None:  # the lowest-numbered free nodes
+            if job.ssd <= 0 and not self.bb.chooses_nodes:  # the lowest-numbered free nodes
                 taken = tuple(free_nodes[:job.nodes])
                 del free_nodes[:job.nodes]
                 return taken
-            else:
-                fit = sorted((node_ssd[x], x) for x in free_nodes if node_ssd[x] >= job.ssd)
-                if len(fit) < job.nodes:
-                    raise InvalidDecision(f"needs {job.nodes} nodes with {job.ssd:.4g} B of "
-                                          f"local SSD, {len(fit)} free", job_id=job.id, time=t)
-                asked = tuple(x for _, x in fit[:job.nodes])
+            asked = choose_nodes(free_nodes, job, self.platform, self.bb)
+            if isinstance(asked, str):
+                raise InvalidDecision(asked, job_id=job.id, time=t)
         if len(asked) != job.nodes or len(set(asked)) != len(asked):
             raise InvalidDecision(f"node set {asked} is not {job.nodes} distinct nodes",
                                   job_id=job.id, time=t)
@@ -179,77 +175,3 @@ class Ledger:
         taken = set(asked)
         free_nodes[:] = [x for x in free_nodes if x not in taken]
         return tuple(asked)
-
-
-class BBNodeLedger:
-    """Named burst-buffer nodes: free space on each, and the pieces every running job holds.
-
-    Kopanski & Rzadca's platform (Section 4.1) has 12 BB nodes of 40 GB, one per chassis, not
-    one 480 GB pool: in the authors' scheduler every compute node of a job gets its own piece of
-    the job's burst buffer (the request divided by its node count) on a single BB node. A start
-    the pool would accept can therefore be impossible: the free space may be scattered over BB
-    nodes in fragments smaller than one piece.
-
-    bbopt's default placement is **first fit**: each piece goes on the lowest-numbered BB node
-    with room for it (first fit in one global order packs small pieces on the first BB nodes and
-    keeps the last ones free for large pieces, which refused fewer starts in bbopt's runs). With
-    the platform's ``bb_proximity`` it is the authors' **proximity** placement instead (the
-    chassis' BB node, then the group's, then any: :func:`bbopt.models.bb_nodes.place_pieces`),
-    which depends on the job's compute nodes: they are taken first (when the policy does not
-    name them, as the authors' filter takes them,
-    :func:`bbopt.models.bb_nodes.contiguous_nodes`), and a start whose pieces cannot be placed
-    gives them back. When some piece has no room the
-    start is refused: the engine leaves the job waiting and counts the refusal
-    (:attr:`bbopt.simulation.result.SimulationResult.refused_starts`). This is the engine's only
-    check of the named nodes; the policies check the same rule
-    (:func:`bbopt.models.bb_nodes.first_fit_pieces`) before they start or reserve a job, so a
-    refusal means a policy that does not know the named nodes: the job waits until the next
-    event.
-
-    On an empty machine first fit places ``sum(floor(C_b / piece))`` pieces, the most any
-    placement can, so :meth:`bbopt.core.Platform.why_never_fits` rejects exactly the jobs that
-    can never be placed, and with the fit-in-platform rule of :mod:`bbopt.workloads.bb` every
-    job fits.
-    """
-
-    def __init__(self, platform: Platform) -> None:
-        if platform.bb_nodes is None:
-            raise ValueError("platform has no named BB nodes")
-        self.capacity = tuple(float(c) for c in platform.bb_nodes)
-        self.free = list(self.capacity)
-        self.held: dict[str, list[tuple[int, float]]] = {}
-        self.tol = bb_node_tolerance(self.capacity)
-        self.proximity = platform.bb_proximity
-        self.refused = 0
-
-    def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
-        """The (BB node, bytes) pieces of ``job`` now, one per compute node, or ``None`` if some
-        piece has no room. Nothing is changed. (``nodes``, the compute nodes, do not change the
-        first-fit placement; the proximity placement needs them.)"""
-        if job.bb <= 0:
-            return []
-        pieces = place_pieces(self.free, job.nodes, job.bb, self.tol, self.proximity, nodes)
-        return None if pieces is None else list(pieces)
-
-    def why_not_now(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
-        """Why ``job``'s pieces cannot be placed now, or ``None`` (nothing changes)."""
-        if self.placement(job, nodes) is not None:
-            return None
-        return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "
-                f"nodes (free: {', '.join(f'{f:.3g}' for f in self.free)} B)")
-
-    def charge(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
-        """Place ``job``'s pieces; the reason when they cannot be placed (nothing changes)."""
-        pieces = self.placement(job, nodes)
-        if pieces is None:
-            self.refused += 1
-            return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "
-                    f"nodes (free: {', '.join(f'{f:.3g}' for f in self.free)} B)")
-        for b, size in pieces:
-            self.free[b] -= size
-        self.held[job.id] = pieces
-        return None
-
-    def release(self, job: Job) -> None:
-        for b, size in self.held.pop(job.id, ()):
-            self.free[b] = min(self.capacity[b], self.free[b] + size)

@@ -80,7 +80,7 @@ class SimulationResult:
     #: node-seconds).
     preemption: dict[str, dict[str, float]] = field(default_factory=dict)
     #: Starts the engine refused because the job's burst buffer could not be placed on the
-    #: platform's named BB nodes (:class:`bbopt.simulation.ledger.BBNodeLedger`); the job kept
+    #: platform's named BB nodes (:class:`bbopt.planner.bb.FirstFitBB`); the job kept
     #: waiting.
     refused_starts: int = 0
 

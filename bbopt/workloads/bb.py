@@ -37,7 +37,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from bbopt.core import GB, MB, Job
-from bbopt.gc_pause import pausing_gc
 from bbopt.workloads.columns import with_bbs
 
 LOGNORM_S = 1.0972516604
@@ -103,7 +102,6 @@ def lognormal_bb_column(nodes: np.ndarray, walltime: np.ndarray,
     return per_proc * nodes
 
 
-@pausing_gc  # (a copy of every job: bbopt.gc_pause)
 def with_lognormal_bb(jobs: Sequence[Job], seed: int | np.random.Generator = 0, *,
                       rules: KopanskiRules | bool | None = None) -> list[Job]:
     """Copies of ``jobs`` with ``bb`` drawn from the log-normal model (seeded).

@@ -70,7 +70,7 @@ import numpy as np
 
 from bbopt.core import GB, Job
 from bbopt.errors import InputError
-from bbopt.gc_pause import pausing_gc
+from bbopt.limits import MAX_NODES, count_from_text
 from bbopt.workloads.columns import trusted_job, valid_columns
 from bbopt.workloads.swf_files import (
     BBSIM_FIELDS,
@@ -119,11 +119,11 @@ class SwfTrace:
         for key in ("MaxNodes", "MaxProcs"):
             value = self.header.get(key)
             if value is not None and value.strip().lstrip("-").isdigit():
-                return int(value)
+                return count_from_text(value, key, high=MAX_NODES, source=self.path or None,
+                                       line="header")
         return None
 
 
-@pausing_gc  # (hundreds of thousands of acyclic objects: bbopt.gc_pause)
 def read_swf(
     path: str | Path,
     *,

@@ -205,10 +205,9 @@ def test_reset_start_out_of_range(kth):
 
 
 def test_proximity_platform_is_refused(kth):
-    env = PickJobEnv(kth[:50], "kopanski:named", episode_jobs=10)
-    env.platform = Platform.kopanski(named_bb=True, bb_placement="proximity")
-    with pytest.raises(InputError):
-        env.reset(seed=0)
+    with pytest.raises(InputError) as err:
+        PickJobEnv(kth[:50], "kopanski:proximity", episode_jobs=10)
+    assert err.value.field == "platform"
 
 
 def test_observation_layout(kth):
@@ -253,3 +252,16 @@ def test_reservation_mask_never_delays_the_oldest_job(kth):
 
     assert late_heads(True) == 0
     assert late_heads(False) > 0
+
+
+def test_window_subset_starts_in_window_order_while_it_fits():
+    """4 free nodes, a window of 3 jobs of 3, 2 and 1 nodes, all chosen: the 3-node job starts,
+    the 2-node one no longer fits and is dropped, the 1-node one starts."""
+    jobs = [Job("a", 0, walltime=100, runtime=100, nodes=3),
+            Job("b", 0, walltime=100, runtime=100, nodes=2),
+            Job("c", 0, walltime=100, runtime=100, nodes=1)]
+    env = WindowEnv(jobs, Platform(nodes=4), episode_jobs=3, window=3, backfill=None)
+    _, info = env.reset(options={"start": 0})
+    assert info["action_mask"].reshape(-1, 2)[:, 1].tolist() == [True, True, True]
+    _, _, _, _, info = env.step(np.ones(3, dtype=np.int8))
+    assert info["started"] == ["a", "c"] and info["dropped"] == 1

@@ -100,3 +100,36 @@ def test_make_vec_by_id(kth):
                        workload=kth, episode_jobs=30)
     obs, info = vec.reset(seed=0)
     assert obs.shape[0] == 2 and info["action_mask"].shape == (2, 32)
+
+
+def test_the_state_goes_to_bbopt_decide(kth):
+    """Mid-episode (named BB nodes, jobs running and waiting), the environment's state is a
+    valid input of bbopt.decide for EASY, plan-2 and the exact window policy."""
+    from bbopt import decide
+
+    env = PickJobEnv(kth, "kopanski:named", episode_jobs=200, window=8)
+    _, info = env.reset(options={"start": 7000})
+    for _ in range(40):
+        _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+    state = env.state
+    assert state.queue and state.running
+    for name in ("fcfs-bb", "plan-2", "bbsched"):
+        d = decide(state, name)
+        assert {s.job_id for s in d.start} <= {j.id for j in state.queue}
+
+
+def test_agreement_on_window_subsets(kth):
+    """Window-v0: the agent choosing every fitting slot starts them in window order while they
+    fit, which EASY's FCFS pass does for the fitting prefix; filler, which starts every job that
+    fits in queue order, starts each of them (the window is the queue's front)."""
+    from bbopt.gym.envs import WindowEnv
+
+    env = WindowEnv(kth, episode_jobs=80, window=4, backfill=None)
+
+    def all_fitting(obs, info):
+        return info["action_mask"].reshape(-1, 2)[:, 1].astype(np.int8)
+
+    out = agreement(env, all_fitting, ["filler", "fcfs"], reset_options={"start": 100})
+    assert out["filler"]["picks"] > 0
+    assert out["filler"]["agree"] == 1.0
+    assert out["fcfs"]["agree"] < 1.0

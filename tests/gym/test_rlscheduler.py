@@ -66,3 +66,46 @@ def test_observation_is_8_by_128(kth):
     env = gym.make("bbopt/RLScheduler-v0", workload=kth, episode_jobs=50)
     obs, _ = env.reset(seed=0)
     assert obs.shape == (1024,) and obs.dtype == np.float32
+
+
+def test_scores_order_jobs_as_their_formulas():
+    """At t=30: jobs of 2, 1 and 3 nodes asking 1000, 300 and 600 s, submitted at 0, 10, 20 s.
+    WFP3 ranks by (wait / walltime)^3 x nodes: 0.03^3 x 2 = 5.4e-5, (20/300)^3 = 2.96e-4,
+    (10/600)^3 x 3 = 1.39e-5, so b first, then a, then c; UNICEP by wait / (log2(nodes) x
+    walltime): 0.03, 0.0667 (log2 of 1 taken as 1), 0.0105; F1 by log10(walltime) x nodes +
+    870 log10(submit), the earliest submission first at these sizes."""
+    from bbopt.gym.rlscheduler import SCORES
+
+    jobs = [Job("a", 0, walltime=1000, nodes=2), Job("b", 10, walltime=300, nodes=1),
+            Job("c", 20, walltime=600, nodes=3)]
+
+    def order(name):
+        return [j.id for j in sorted(jobs, key=lambda j: SCORES[name](j, 30.0))]
+
+    assert order("fcfs") == ["a", "b", "c"]
+    assert order("sjf") == ["b", "c", "a"]
+    assert order("wfp3") == ["b", "a", "c"]
+    assert order("unicep") == ["b", "a", "c"]
+    assert SCORES["wfp3"](jobs[0], 30.0) == pytest.approx(-(30 / 1000) ** 3 * 2)
+    assert SCORES["f1"](jobs[1], 30.0) == pytest.approx(np.log10(300) + 870 * np.log10(10))
+    assert order("f1") == ["a", "b", "c"]
+
+
+def test_score_agent_picks_the_least_score_of_the_window(kth):
+    from bbopt.gym.rlscheduler import SCORES, score_agent
+
+    env = RLSchedulerEnv(kth, episode_jobs=200)
+    obs, info = env.reset(options={"start": 900})
+    agent = score_agent(env, "sjf")
+    picks = 0
+    while True:
+        k = agent(obs, info)
+        assert env.slots[k].walltime == min(j.walltime for j in env.slots)
+        picks += len(env.slots) > 1
+        obs, _, terminated, _, info = env.step(k)
+        if terminated:
+            break
+    assert picks > 0
+    assert set(SCORES) == {"fcfs", "sjf", "wfp3", "unicep", "f1"}
+    with pytest.raises(InputError):
+        score_agent(env, "ljf")

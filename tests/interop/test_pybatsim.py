@@ -64,10 +64,11 @@ def test_pybatsim_scheduler_on_bbopt(scheduler, policy, same, part, tmp_path):
 
 def test_pybatsim_filler_on_bbopt(part, tmp_path):
     """fillerSched keeps its open jobs in a set: which of two waiting jobs that both fit goes
-    first depends on the jobs' hashes (memory addresses), not on their arrival; the first
-    disagreement comes when two jobs compete."""
+    first depends on the jobs' hashes (memory addresses), not on their arrival, so its schedule
+    varies from run to run; it cannot differ before t=8003, the first instant at which two
+    waiting jobs compete for the free nodes (in arrival order it agrees throughout: below)."""
     a, _ = _run("fillerSched", "filler", part, tmp_path)
-    assert a.same < N
+    assert a.first_difference >= 8003.0
 
 
 @pytest.mark.parametrize(("variant", "policy"), [

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -241,3 +242,33 @@ def test_socket_service_stops_on_sigterm(tmp_path):
             proc.kill()
             proc.wait(10)
     assert not path.exists()
+
+
+def test_a_resent_queue_is_read_again_only_where_it_changed():
+    """The session keeps the jobs of the last request: an unchanged job is not read again, a
+    changed one is (its new walltime decides), a bad one is refused with its path."""
+    service = DecisionService(warm=())
+    body = state_to_dict(wide_state())
+    del body["memory"]
+    r1 = service.handle({"policy": "conservative-bb", "session": "q", "state": body})
+    kept = dict(service.sessions["q"].jobs)
+    r2 = service.handle({"policy": "conservative-bb", "session": "q", "state": body})
+    assert r2["decision"]["reservations"] == r1["decision"]["reservations"]
+    assert all(service.sessions["q"].jobs[k][1] is kept[k][1] for k in kept)  # not re-read
+    longer = json.loads(json.dumps(body))
+    longer["queue"][2]["walltime"] = 5000.0  # b: 4 nodes, 300 s -> 5000 s
+    memory = service.sessions["q"].memory["conservative-bb"]
+    r3 = service.handle({"policy": "conservative-bb", "session": "q", "state": longer})
+    expected = decide(replace(loads_state(json.dumps(longer)), memory=memory), "conservative-bb")
+    assert loads_decision(json.dumps(r3["decision"])).reservations == expected.reservations
+    b = service.sessions["q"].jobs["b"][1]
+    assert b.walltime == 5000.0 and b is not kept["b"][1]
+    assert service.sessions["q"].jobs["a"][1] is kept["a"][1]
+    longer = json.loads(json.dumps(longer))  # (the service keeps the objects it was sent)
+    longer["queue"][1]["nodes"] = "many"
+    r4 = service.handle({"policy": "conservative-bb", "session": "q", "state": longer})
+    assert (r4["error"]["path"], r4["error"]["field"]) == ("$.state.queue[1]", "nodes")
+    longer["queue"][1] = dict(longer["queue"][0])  # a duplicate id: the whole state's check
+    r5 = service.handle({"policy": "conservative-bb", "session": "q", "state": longer})
+    assert r5["ok"] is False and "twice" in r5["error"]["message"]
+    assert r3["ok"]

@@ -44,13 +44,16 @@ def run_pybatsim(scheduler: str, jobs: Sequence[Job], platform: Platform, *,
                  timeout: float = 60.0, log: str | Path | None = None) -> SimulationResult:
     """Replay ``jobs`` in bbopt's engine scheduled by pybatsim's ``scheduler`` (a name of its
     ``schedulers`` package, or a path to a scheduler file). pybatsim's output goes to ``log``
-    (default: discarded); every wait is bounded by ``timeout`` seconds."""
+    (default: discarded); every wait is bounded by ``timeout`` seconds. pybatsim runs in a
+    temporary folder, where it writes its own event log, removed afterwards."""
+    if Path(scheduler).exists():  # a scheduler file, found from the caller's folder
+        scheduler = str(Path(scheduler).resolve())
     d = tempfile.mkdtemp(prefix="bbpy")  # (an ipc path is at most ~100 characters)
     endpoint = f"ipc://{d}/s"
     out = open(log, "w") if log is not None else subprocess.DEVNULL  # noqa: SIM115
     proc = subprocess.Popen([sys.executable, "-m", "batsim.cmds.launcher", scheduler, "-s",
                              endpoint, "-t", str(int(timeout * 1000))],
-                            stdout=out, stderr=subprocess.STDOUT)
+                            stdout=out, stderr=subprocess.STDOUT, cwd=d)
     try:
         result = serve_batsim(jobs, platform, endpoint, timeout=timeout)
         proc.wait(timeout)

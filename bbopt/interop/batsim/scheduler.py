@@ -44,9 +44,9 @@ from bbopt.interop.batsim.protocol import (
     field,
     intervals,
 )
+from bbopt.loading import batsim_jobs
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.ledger import Ledger
-from bbopt.workloads.batsim import parse_batsim
 
 
 class PolicyScheduler:
@@ -161,8 +161,8 @@ class PolicyScheduler:
             raise ProtocolError(f"{where}: job {job_id!r} has profile {pname!r}, which "
                                 f"SIMULATION_BEGINS did not give (nor the event)")
         try:
-            return parse_batsim({"jobs": [{**raw, "id": job_id}], "profiles": {pname: profile}},
-                                source=f"JOB_SUBMITTED {job_id}", io_aware="plain").jobs[0]
+            return batsim_jobs({"jobs": [{**raw, "id": job_id}], "profiles": {pname: profile}},
+                               source=f"JOB_SUBMITTED {job_id}")[0]
         except InputError as exc:
             raise ProtocolError(f"{where}: {exc}") from None
 

@@ -22,7 +22,7 @@ every decision. What differs from Batsim itself (docs/interop.md):
 SIMULATION_BEGINS announces the platform's nodes as compute resources ``0..n-1`` and its BB pool
 as one storage resource with the property ``bb_capacity`` (bytes), and every job's profile (a
 ``delay`` profile with the runtime and Kopanski's per-node ``bb``, bbopt's own fields in
-``extra_data``: :func:`bbopt.workloads.batsim.to_batsim`). Every wait for the scheduler is
+``extra_data``: :func:`bbopt.loading.batsim_document`). Every wait for the scheduler is
 bounded; a protocol error ends the run with SIMULATION_ENDS (the scheduler exits) and is raised.
 """
 
@@ -48,9 +48,9 @@ from bbopt.interop.batsim.protocol import (
     intervals,
     parse_intervals,
 )
+from bbopt.loading import batsim_document
 from bbopt.simulation.engine import simulate
 from bbopt.simulation.result import SimulationResult
-from bbopt.workloads.batsim import to_batsim
 
 #: The workload id of the jobs in the protocol (``w0!12``), as Batsim numbers its workloads.
 WORKLOAD = "w0"
@@ -105,7 +105,7 @@ class RemoteScheduler:
     def begin(self) -> None:
         """SIMULATION_BEGINS: the platform, the workload and every profile."""
         n = self.platform.nodes
-        doc = to_batsim(self.jobs, nb_res=n, profile_type="delay")
+        doc = batsim_document(self.jobs, n)
         self.job_records = {self.pid[r["id"]]: {**r, "id": self.pid[r["id"]]}
                             for r in doc["jobs"]}
         storage = []

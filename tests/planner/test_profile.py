@@ -5,7 +5,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.resources import OverbookedError, Profile
+from bbopt.planner import OverbookedError, Profile
 
 
 def test_end_at_t_frees_for_start_at_t():

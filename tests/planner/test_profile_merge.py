@@ -1,9 +1,9 @@
 """Breakpoints where the free capacity no longer steps are dropped by the two-dimensional
-reserve, release and give-back (:meth:`bbopt.resources.Profile._merge`): on KTH x 2 nine in ten
+reserve, release and give-back (:meth:`bbopt.planner.Profile._merge`): on KTH x 2 nine in ten
 of conservative-bb's breakpoints were such. Checked here: the free function is the one of a
 profile that keeps every breakpoint (a third dimension never asked for sends it down the
 general path), at every half second; a reservation given back leaves the breakpoints it found;
-and the scans answer alike (also ``tests/test_profile_scans.py`` on the same pairs).
+and the scans answer alike (also ``tests/planner/test_profile_scans.py`` on the same pairs).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bbopt.planner import Profile
 from bbopt.policies.freed_slots import give_back
-from bbopt.resources import Profile
 
 CAP = (8, 100.0)
 ops = st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12), st.integers(1, 8),

@@ -1,7 +1,7 @@
 """A reservation's own hold, given back, always admits it unless the profile was ever
 overbooked by more than half the fit tolerance (``Profile._low``): the earlier-start scan of
 conservative backfilling's compression then skips the segments of the hold
-(:func:`bbopt.profile_scans.earlier_fit2`, ``own_fits``). Checked here: the flag bounds every
+(:func:`bbopt.planner.scans.earlier_fit2`, ``own_fits``). Checked here: the flag bounds every
 row, on random reservations that use up to all of the tolerance; the scan answers the same with
 and without the skip, and as the general n-dimensional scan; an overbooked hold is still walked.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.profile_scans import earlier_fit2
-from bbopt.resources import OverbookedError, Profile
+from bbopt.planner import OverbookedError, Profile
+from bbopt.planner.scans import earlier_fit2
 
 CAP = (8, 100.0)
 

@@ -3,11 +3,11 @@ path of every earliest start and of conservative backfilling's compression (Kopa
 Section 3.2: a job starts where its processors *and* its burst buffer are free for its whole
 walltime; Mu'alem & Feitelson's compression moves a reservation to the earliest such start).
 
-They take :class:`bbopt.resources.Profile`'s ``times`` and ``free`` rows and answer exactly as
-its general n-dimensional scan does (``tests/test_profile_scans.py``). What makes them faster:
-the segments a candidate start must hold are found by bisection, split where the job's own hold
-begins and ends, and each stretch is walked by ``enumerate`` over a slice, with no bound test,
-index arithmetic or own-hold test per segment.
+They take :class:`bbopt.planner.Profile`'s ``times`` and ``free`` rows and answer exactly as
+its general n-dimensional scan does (``tests/planner/test_profile_scans.py``). What makes them
+faster: the segments a candidate start must hold are found by bisection, split where the job's
+own hold begins and ends, and each stretch is walked by ``enumerate`` over a slice, with no bound
+test, index arithmetic or own-hold test per segment.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 def earliest_fit2(times: list[float], free: list[list[float]], now: float, duration: float,
                   need0: float, need1: float, i: int) -> float:
-    """:meth:`bbopt.resources.Profile.earliest_fit` for two dimensions (nodes, BB), from
+    """:meth:`bbopt.planner.Profile.earliest_fit` for two dimensions (nodes, BB), from
     segment ``i``, with ``need0`` and ``need1`` the demand less the fit tolerance."""
     k = len(times)
     while i < k:
@@ -44,7 +44,7 @@ def earliest_fit2(times: list[float], free: list[list[float]], now: float, durat
 def earlier_fit2(times: list[float], free: list[list[float]], tol: Sequence[float], now: float,
                  duration: float, demand: Sequence[float], held_from: float, limit: float,
                  i: int, own_fits: bool = False) -> float:
-    """:meth:`bbopt.resources.Profile.earlier_fit` for two dimensions (nodes, BB), from
+    """:meth:`bbopt.planner.Profile.earlier_fit` for two dimensions (nodes, BB), from
     segment ``i`` for starts before ``limit``: the hot path of conservative backfilling's
     compression.
     The stretches a candidate start must hold (before its own hold, in it, after it) are

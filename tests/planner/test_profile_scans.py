@@ -2,7 +2,7 @@
 compression and every earliest start) against the general n-dimensional scan and a brute force,
 on random sequences of reservations, releases and advances of the origin: the same answers.
 
-The scans (:mod:`bbopt.profile_scans`) bound each stretch a candidate start must hold by
+The scans (:mod:`bbopt.planner.scans`) bound each stretch a candidate start must hold by
 bisection (before the job's own hold, in it, after it) and walk it by ``enumerate`` over a
 slice; the general path tests every segment against the same rule one by one, and the brute
 force tries every candidate start.
@@ -15,7 +15,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.resources import Profile
+from bbopt.planner import Profile
 
 CAP = (8, 100.0)
 

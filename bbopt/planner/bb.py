@@ -1,0 +1,167 @@
+"""How burst buffer is placed: the BB dimension of the planner, one strategy per platform kind.
+
+Kopanski & Rzadca, Euro-Par 2021, Section 4.1: the KTH machine has 12 BB nodes of 40 GB, one
+per chassis, not one 480 GB pool; in the authors' scheduler every compute node of a job gets its
+own piece of the job's burst buffer (the request divided by its node count) on a single BB node.
+A start the pool would accept can then be impossible: the free space may be scattered over BB
+nodes in fragments smaller than one piece. Three strategies, chosen once from the platform by
+:func:`bb_placement`:
+
+- :class:`PooledBB`: one pool; the pooled bytes (a dimension of the profile) are all there is.
+- :class:`FirstFitBB` (``Platform.bb_nodes``): each piece on the lowest-numbered BB node with
+  room for it (first fit in one global order packs small pieces on the first BB nodes and keeps
+  the last ones free for large pieces, which refused fewer starts in bbopt's runs).
+- :class:`ProximityBB` (``Platform.bb_proximity``): the authors' placement, the chassis' BB node,
+  then the group's, then any (:func:`bbopt.models.bb_nodes.place_pieces`); it depends on the
+  job's compute nodes, which it chooses as the authors' filter does
+  (:func:`bbopt.models.bb_nodes.contiguous_nodes`: consecutive runs).
+
+Each strategy object holds the BB nodes as they are now (free bytes per BB node and the pieces
+every running job holds): the engine's ledger charges and releases starts through it, and a
+policy's planner takes its starts from it, so both apply the same rule with the same tolerance.
+On an empty machine first fit places ``sum(floor(C_b / piece))`` pieces, the most any placement
+can, so :meth:`bbopt.core.Platform.why_never_fits` rejects exactly the jobs that can never be
+placed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bbopt.core import Job, Platform
+from bbopt.models.bb_nodes import bb_node_tolerance, contiguous_nodes, place_pieces
+
+
+class PooledBB:
+    """One BB pool: no piece to place, every start the pooled bytes admit is placed. It holds
+    no state, so every pooled platform shares one (:data:`POOLED`)."""
+
+    kind = "pool"
+    #: Whether the BB is split over named BB nodes (pieces to place and to record).
+    named = False
+    #: Whether the placement chooses a start's compute nodes (else: the lowest-numbered free).
+    chooses_nodes = False
+
+    def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
+        """The ``(BB node, bytes)`` pieces of ``job`` now, or ``None`` if some piece has no
+        room (nothing changes)."""
+        return []
+
+    def why_not_now(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
+        """Why ``job``'s BB cannot be placed now, or ``None`` (nothing changes)."""
+        return None
+
+    def charge(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
+        """Place ``job``'s BB now; the reason when it cannot be placed (nothing changes)."""
+        return None
+
+    def release(self, job: Job) -> None:
+        """Give back what ``job`` holds."""
+
+    def pieces_of(self, job: Job) -> tuple[tuple[int, float], ...] | None:
+        """The pieces ``job`` holds (``None`` on a pool, where there are none to name)."""
+        return None
+
+    def take(self, job: Job, pieces: Sequence[tuple[int, float]]) -> None:
+        """Hold ``pieces`` for ``job`` (placed already, e.g. a running job's)."""
+
+    def snapshot(self) -> tuple:
+        """The state :meth:`restore` brings back."""
+        return ()
+
+    def restore(self, snap: tuple) -> None:
+        """Back to :meth:`snapshot`'s state."""
+
+    def choose_nodes(self, free_nodes: Sequence[int], n: int) -> tuple[int, ...] | None:
+        """The compute nodes this placement wants for a job of ``n`` nodes (``None``: any,
+        the lowest-numbered free ones)."""
+        return None
+
+
+class FirstFitBB(PooledBB):
+    """Named BB nodes, each piece on the lowest-numbered BB node with room (see the module
+    docstring). A start whose pieces cannot be placed is refused (counted in ``refused``)."""
+
+    kind = "first-fit"
+    named = True
+    proximity = None
+
+    def __init__(self, platform: Platform) -> None:
+        if platform.bb_nodes is None:
+            raise ValueError("platform has no named BB nodes")
+        self.refused = 0
+        self.held: dict[str, list[tuple[int, float]]] = {}
+        self.capacity = tuple(float(c) for c in platform.bb_nodes)
+        self.free = list(self.capacity)
+        self.tol = bb_node_tolerance(self.capacity)
+
+    def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
+        if job.bb <= 0:
+            return []
+        pieces = place_pieces(self.free, job.nodes, job.bb, self.tol, self.proximity, nodes)
+        return None if pieces is None else list(pieces)
+
+    def _why(self, job: Job) -> str:
+        return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "
+                f"nodes (free: {', '.join(f'{f:.3g}' for f in self.free)} B)")
+
+    def why_not_now(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
+        return None if self.placement(job, nodes) is not None else self._why(job)
+
+    def charge(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
+        pieces = self.placement(job, nodes)
+        if pieces is None:
+            self.refused += 1
+            return self._why(job)
+        self.take(job, pieces)
+        return None
+
+    def release(self, job: Job) -> None:
+        for b, size in self.held.pop(job.id, ()):
+            self.free[b] = min(self.capacity[b], self.free[b] + size)
+
+    def pieces_of(self, job: Job) -> tuple[tuple[int, float], ...] | None:
+        return tuple(self.held.get(job.id, ()))
+
+    def take(self, job: Job, pieces: Sequence[tuple[int, float]]) -> None:
+        for b, size in pieces:
+            self.free[b] -= size
+        self.held[job.id] = list(pieces)
+
+    def snapshot(self) -> tuple:
+        return list(self.free), dict(self.held)
+
+    def restore(self, snap: tuple) -> None:
+        free, held = snap
+        self.free, self.held = list(free), dict(held)
+
+
+class ProximityBB(FirstFitBB):
+    """Named BB nodes with the authors' proximity placement: pieces follow the job's compute
+    nodes, chosen as consecutive runs."""
+
+    kind = "proximity"
+    chooses_nodes = True
+
+    def __init__(self, platform: Platform) -> None:
+        super().__init__(platform)
+        self.proximity = platform.bb_proximity
+
+    def choose_nodes(self, free_nodes: Sequence[int], n: int) -> tuple[int, ...] | None:
+        return contiguous_nodes(free_nodes, n)
+
+
+#: What every placement strategy is (the pool's interface).
+BBPlacement = PooledBB
+#: The placement of every platform whose BB is one pool.
+POOLED = PooledBB()
+
+
+def bb_placement(platform: Platform) -> PooledBB:
+    """The BB placement of ``platform``, chosen once: proximity, first fit or one pool (a
+    fresh object holding the BB nodes empty, or the shared stateless pool)."""
+    if platform.bb_nodes is None:
+        return POOLED
+    if platform.bb_proximity is not None:
+        return ProximityBB(platform)
+    return FirstFitBB(platform)

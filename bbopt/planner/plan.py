@@ -1,0 +1,283 @@
+"""The planner: a platform's nodes, burst buffer, node-local SSD and node ids from now on, as a
+policy plans on them -- when is there room for a job, and take it.
+
+Kopanski & Rzadca, Euro-Par 2021, Section 3.2: a job is placed at the earliest time at which its
+processors *and* its burst buffer are free for its whole walltime; on named BB nodes its
+per-node pieces must be placeable there too (Section 4.1). The planner keeps an availability
+profile (:class:`~bbopt.planner.profile.Profile`) whose dimensions are the nodes, the pooled BB
+bytes and, on named BB nodes, the bytes of each BB node; running jobs free what they hold at
+their expected ends. Starts now are taken exactly as the engine's ledger admits them (the same
+placement object, :func:`~bbopt.planner.bb.bb_placement`, and the same node choice,
+:func:`choose_nodes`), so a start the planner grants is never refused; reservations later hold
+the job's pieces placed first fit on the least free space of each BB node over its interval.
+
+Example: two nodes busy until 10, a job of three nodes fits at 10.
+
+>>> from bbopt.core import ClusterState, Job, Platform, RunningJob
+>>> state = ClusterState(0.0, Platform(4, 10.0), (RunningJob(Job("r", 0, 10.0, nodes=2), 0.0),))
+>>> p = Planner.of(state)
+>>> big = Job("big", 0, 5.0, nodes=3)
+>>> p.start(big), p.earliest(big)
+(None, 10.0)
+>>> p.reserve(big, 10.0)
+>>> p.earliest(Job("next", 0, 20.0, nodes=2))
+15.0
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+
+from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
+from bbopt.models.bb_nodes import first_fit_pieces, running_pieces
+from bbopt.planner.bb import PooledBB, bb_placement
+from bbopt.planner.profile import Profile
+
+
+def choose_nodes(free_nodes: Sequence[int], job: Job, platform: Platform,
+                 bb: PooledBB) -> tuple[int, ...] | str:
+    """The compute nodes ``job`` gets from the sorted free node ids when the policy names none
+    (the engine's rule): for a local-SSD request the free nodes with the smallest admissible
+    SSDs (least waste), else those the BB placement chooses (the authors' consecutive runs),
+    else the lowest-numbered free ones. The reason as text when too few are free."""
+    node_ssd = platform.node_ssd
+    if job.ssd > 0 and node_ssd is not None:
+        fit = sorted((node_ssd[x], x) for x in free_nodes if node_ssd[x] >= job.ssd)
+        if len(fit) < job.nodes:
+            return f"needs {job.nodes} nodes with {job.ssd:.4g} B of local SSD, {len(fit)} free"
+        return tuple(x for _, x in fit[:job.nodes])
+    if len(free_nodes) < job.nodes:
+        return f"needs {job.nodes} nodes, {len(free_nodes)} free"
+    if bb.chooses_nodes:
+        nodes = bb.choose_nodes(free_nodes, job.nodes)
+        if nodes is not None:
+            return nodes
+    return tuple(free_nodes[:job.nodes])
+
+
+class Planner:
+    """Free nodes, BB and BB-node space over time from ``now`` on (module docstring)."""
+
+    __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
+                 "holds", "chosen")
+
+    def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
+                 pieces: dict[str, tuple[tuple[int, float], ...]] | None = None) -> None:
+        """``running``: the jobs holding resources now, freed at their expected ends;
+        ``pieces``: the ``(BB node, bytes)`` pieces each holds on named BB nodes. The free node
+        ids and the profile are built when first needed (a decision that only starts jobs now
+        on a BB pool needs neither)."""
+        self.platform = platform
+        self.now = now
+        self.bb = bb = bb_placement(platform)
+        self.running = running if isinstance(running, tuple) else tuple(running)
+        self.pieces = pieces or {}
+        if bb.named:
+            self.k = len(platform.bb_nodes)
+            for r in self.running:
+                bb.take(r.job, self.pieces.get(r.job.id, ()))
+        else:
+            self.k = 0
+        self._free_nodes: list[int] | None = None
+        self._profile: Profile | None = None
+        self.holds: dict[str, tuple[float, float, tuple[float, ...]]] = {}
+        #: The compute nodes the BB placement chose for the jobs :meth:`take_bb` took, by id.
+        self.chosen: dict[str, tuple[int, ...]] = {}
+
+    @property
+    def free_nodes(self) -> list[int]:
+        """The free compute node ids now, sorted (running jobs without a known allocation are
+        given the lowest free ones)."""
+        if self._free_nodes is None:
+            busy: set[int] = set()
+            unknown = 0
+            for r in self.running:
+                if r.allocation is None:
+                    unknown += r.job.nodes
+                else:
+                    busy.update(r.allocation)
+            self._free_nodes = [x for x in range(self.platform.nodes) if x not in busy][unknown:]
+        return self._free_nodes
+
+    @free_nodes.setter
+    def free_nodes(self, nodes: list[int]) -> None:
+        self._free_nodes = nodes
+
+    @property
+    def profile(self) -> Profile:
+        """Free nodes, pooled BB and bytes on each named BB node over time."""
+        if self._profile is None:
+            platform, pieces = self.platform, self.pieces
+            releases = [(r.expected_end, self._demand(r.job, pieces.get(r.job.id, ())))
+                        for r in self.running]
+            self._profile = Profile(self.now, (platform.nodes, platform.bb,
+                                               *(platform.bb_nodes or ())), releases)
+        return self._profile
+
+    @profile.setter
+    def profile(self, profile: Profile) -> None:
+        self._profile = profile
+
+    @classmethod
+    def of(cls, state: ClusterState) -> Planner:
+        """The planner of a :class:`~bbopt.core.ClusterState` at its time."""
+        return cls(state.platform, state.time, state.running,
+                   running_pieces(state) if state.platform.bb_nodes is not None else None)
+
+    @classmethod
+    def placing(cls, state: ClusterState) -> Planner | None:
+        """The planner of ``state`` when its starts have burst buffer to place (named BB
+        nodes, by first fit or proximity); ``None`` when the BB is one pool, where a policy's
+        own count of free nodes and pooled bytes is the whole rule. For the queue rules, which
+        decide tens of thousands of times per trace and start jobs now only."""
+        return None if state.platform.bb_nodes is None else cls.of(state)
+
+    def _demand(self, job: Job, pieces: Sequence[tuple[int, float]]) -> tuple[float, ...]:
+        if not self.k:
+            return (job.nodes, job.bb)
+        vec = [0.0] * self.k
+        for b, size in pieces:
+            vec[b] += size
+        return (job.nodes, job.bb, *vec)
+
+    # ------------------------------------------------------------------ now
+    def placement_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
+        """The compute nodes and BB pieces ``job`` would get if it started now, or ``None``
+        when it cannot start now (nothing changes)."""
+        nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
+        if isinstance(nodes, str):
+            return None
+        got = self.bb.placement(job, nodes)
+        if got is None or not self.profile.fits(self.now, job.walltime,
+                                                 self._demand(job, got)):
+            return None
+        return nodes, got
+
+    def fits_now(self, job: Job) -> bool:
+        """Whether ``job`` can start now without delaying any reservation."""
+        return self.placement_now(job) is not None
+
+    def start(self, job: Job) -> Start | None:
+        """Start ``job`` now if it fits (taking its resources until its walltime ends) and
+        return its :class:`~bbopt.core.Start` (naming its compute nodes when the BB placement
+        chooses them, as the engine would); ``None`` if it does not fit now."""
+        placed = self.placement_now(job)
+        if placed is None:
+            return None
+        nodes, got = placed
+        self.bb.take(job, got)
+        taken = set(nodes)
+        self.free_nodes = [x for x in self.free_nodes if x not in taken]
+        self._hold(job, self.now, self._demand(job, got))
+        return Start(job.id, nodes if self.bb.chooses_nodes else None)
+
+    def _bb_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
+        nodes: tuple[int, ...] | None = ()
+        if self.bb.chooses_nodes:
+            nodes = self.bb.choose_nodes(self.free_nodes, job.nodes)
+            if nodes is None:
+                return None
+        got = self.bb.placement(job, nodes)
+        return None if got is None else (nodes, got)
+
+    def bb_fits(self, job: Job) -> bool:
+        """Whether ``job``'s burst buffer can be placed now where the engine will place it
+        (always on a pool; nodes and pooled bytes are the caller's to count)."""
+        return self._bb_now(job) is not None
+
+    def take_bb(self, job: Job) -> bool:
+        """Place ``job``'s burst buffer now (with the compute nodes, when the placement chooses
+        them) and take it; ``False``, nothing taken, when it cannot be placed. For a policy
+        that counts nodes and pooled bytes itself and starts jobs in this order."""
+        if not self.bb.named:  # (one pool: the caller's count of pooled bytes is all)
+            return True
+        placed = self._bb_now(job)
+        if placed is None:
+            return False
+        nodes, got = placed
+        self.bb.take(job, got)
+        if nodes:
+            taken = set(nodes)
+            self.free_nodes = [x for x in self.free_nodes if x not in taken]
+            self.chosen[job.id] = nodes
+        return True
+
+    # ------------------------------------------------------------------ later
+    def _pieces_over(self, job: Job, start: float) -> tuple[float, ...] | None:
+        """The demand of ``job`` held on ``[start, start + walltime)`` if it fits there: on
+        named BB nodes, its pieces placed first fit on the least free space of each BB node
+        over the interval."""
+        p = self.profile
+        if not self.k:
+            demand = (job.nodes, job.bb)
+            return demand if p.fits(start, job.walltime, demand) else None
+        times, rows = p.times, p.free
+        i = max(bisect_right(times, start) - 1, 0)
+        end = start + job.walltime
+        low = list(rows[i])
+        i += 1
+        while i < len(times) and times[i] < end:
+            low = [a if a < c else c for a, c in zip(low, rows[i], strict=True)]
+            i += 1
+        if not p.fits(start, job.walltime, (job.nodes, job.bb) + (0.0,) * self.k):
+            return None
+        got = first_fit_pieces(low[2:], job.nodes, job.bb, self.bb.tol)
+        return None if got is None else self._demand(job, got)
+
+    def fits(self, job: Job, start: float) -> bool:
+        """Whether ``job`` fits on ``[start, start + walltime)`` (``start`` >= now)."""
+        if start <= self.now:
+            return self.fits_now(job)
+        return self._pieces_over(job, start) is not None
+
+    def earliest(self, job: Job, limit: float = math.inf) -> float:
+        """The earliest start (now, or a later breakpoint of the profile) where ``job`` fits for
+        its whole walltime, not searched beyond ``limit``; ``inf`` if none."""
+        if self.fits_now(job):
+            return self.now
+        p = self.profile
+        first = p.earliest_fit(self.now, job.walltime, (job.nodes, job.bb) + (0.0,) * self.k)
+        for t in list(p.times):
+            if t <= self.now or t < first:
+                continue
+            if t > limit:
+                break
+            if self._pieces_over(job, t) is not None:
+                return t
+        return math.inf
+
+    def reserve(self, job: Job, start: float) -> None:
+        """Hold ``job``'s resources on ``[start, start + walltime)`` for a later start (raise
+        :class:`~bbopt.planner.profile.OverbookedError` if they are not free there)."""
+        start = max(float(start), self.now)
+        demand = self._pieces_over(job, start)
+        if demand is None:
+            demand = self._demand(job, ())  # (raises below: the nodes or the pool lack room)
+        self._hold(job, start, demand)
+
+    def _hold(self, job: Job, start: float, demand: tuple[float, ...]) -> None:
+        end = start + job.walltime
+        self.profile.reserve(start, end, demand)
+        self.holds[job.id] = (start, end, demand)
+
+    def release(self, job: Job) -> None:
+        """Drop the reservation of ``job`` (not a start taken now)."""
+        start, end, demand = self.holds.pop(job.id)
+        self.profile.release(start, end, demand)
+
+    # ------------------------------------------------------------------ search
+    def snapshot(self) -> tuple:
+        """What :meth:`rollback` restores: a copy of the profile, the BB nodes now, the free
+        node ids and the holds."""
+        return (self.profile.copy(), self.bb.snapshot(), list(self.free_nodes),
+                dict(self.holds))
+
+    def rollback(self, snap: tuple) -> None:
+        """Back to the state of :meth:`snapshot` ``snap`` (which stays usable)."""
+        profile, bb, free_nodes, holds = snap
+        self.profile = profile.copy()
+        self.bb.restore(bb)
+        self.free_nodes = list(free_nodes)
+        self.holds = dict(holds)

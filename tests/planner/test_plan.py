@@ -1,0 +1,152 @@
+"""The planner against the engine's ledger: a start the planner grants now is one the ledger
+admits, on every BB placement (pool, named first fit, proximity) and with local SSDs; a job the
+planner refuses now (with nothing reserved) the ledger refuses too; earliest starts, reserves
+and snapshots agree with each other."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bbopt.core import ClusterState, Job, Platform, RunningJob, dragonfly_proximity
+from bbopt.errors import InvalidDecision
+from bbopt.planner import OverbookedError, Planner, bb_placement
+from bbopt.planner.bb import FirstFitBB, PooledBB, ProximityBB
+from bbopt.simulation.ledger import Ledger, StartRefused
+
+GB = 1e9
+PLATFORMS = {
+    "pool": Platform(8, 100 * GB),
+    "named": Platform(8, 100 * GB, bb_nodes=(25 * GB,) * 4),
+    "proximity": Platform(8, 100 * GB, bb_nodes=(25 * GB,) * 4,
+                          bb_proximity=dragonfly_proximity(8, 2, 2)),
+    "ssd": Platform(8, 100 * GB, node_ssd=(50 * GB,) * 4 + (100 * GB,) * 4),
+}
+
+_job = st.tuples(st.integers(1, 8), st.integers(0, 100), st.integers(1, 20),
+                 st.sampled_from([0, 0, 50, 100]))
+
+
+def _state(kind, running, now=5.0):
+    """The state after the engine's ledger admitted ``running`` (those it admits), in order."""
+    platform = PLATFORMS[kind]
+    ledger = Ledger(platform)
+    held = []
+    for k, (n, b, w, ssd) in enumerate(running):
+        job = Job(f"r{k}", 0.0, float(w) + now, nodes=n, bb=b * GB,
+                  ssd=ssd * GB if kind == "ssd" else 0.0)
+        try:
+            nodes = ledger.admit(job, None, 0.0)
+        except (InvalidDecision, StartRefused):
+            continue
+        held.append(RunningJob(job, 0.0, nodes, ledger.pieces_of(job)))
+    return ClusterState(now, platform, tuple(held)), ledger
+
+
+def _queue(kind, queue):
+    return [Job(f"q{k}", 0.0, float(w), nodes=n, bb=b * GB,
+                ssd=ssd * GB if kind == "ssd" else 0.0) for k, (n, b, w, ssd) in enumerate(queue)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(sorted(PLATFORMS)), st.lists(_job, max_size=5),
+       st.lists(_job, min_size=1, max_size=6))
+def test_starts_now_are_exactly_the_ledgers(kind, running, queue):
+    state, ledger = _state(kind, running)
+    planner = Planner.of(state)
+    for job in _queue(kind, queue):
+        granted = planner.start(job)
+        try:
+            ledger.admit(job, None, state.time)
+            admitted = True
+        except (InvalidDecision, StartRefused):
+            admitted = False
+        assert admitted == (granted is not None), job
+        assert granted is None or granted.job_id == job.id
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(sorted(PLATFORMS)), st.lists(_job, max_size=5),
+       st.lists(_job, min_size=1, max_size=5))
+def test_earliest_is_the_first_start_that_fits_and_reserve_takes_it(kind, running, queue):
+    state, _ = _state(kind, running)
+    planner = Planner.of(state)
+    for job in _queue(kind, queue):
+        if state.platform.why_never_fits(job) is not None:
+            continue
+        t = planner.earliest(job)
+        assert t < math.inf
+        assert planner.fits(job, t)
+        for earlier in planner.profile.times:  # no earlier candidate fits
+            if state.time <= earlier < t:
+                assert not planner.fits(job, earlier), (job, earlier, t)
+        if t > state.time:
+            assert not planner.fits_now(job)
+        snap = planner.snapshot()
+        planner.reserve(job, t)
+        assert job.id in planner.holds
+        planner.rollback(snap)
+        assert job.id not in planner.holds
+        assert planner.earliest(job) == t  # the rollback gave everything back
+        planner.reserve(job, t)
+
+
+def test_a_reservation_holds_its_pieces_on_the_named_nodes():
+    """Four BB nodes of 25 GB. A running job holds 20 GB on BB node 0 until 10; job a, two
+    20 GB pieces reserved at 10, takes BB nodes 0 and 1 from 10 to 20. A job of two 10 GB
+    pieces started now goes where the engine's first fit puts it, BB node 1 (node 0 has 5 GB):
+    it fits if it ends by 10, not if it runs past 10 (a holds node 1 then); placed later, its
+    pieces go on BB node 2, from 10 on."""
+    platform = PLATFORMS["named"]
+    r = RunningJob(Job("r", 0.0, 10.0, nodes=1, bb=20 * GB), 0.0, (0,), ((0, 20 * GB),))
+    planner = Planner.of(ClusterState(0.0, platform, (r,)))
+    planner.reserve(Job("a", 0.0, 10.0, nodes=2, bb=40 * GB), 10.0)
+    assert planner.holds["a"][2] == (2, 40 * GB, 20 * GB, 20 * GB, 0.0, 0.0)
+    assert planner.fits_now(Job("b", 0.0, 10.0, nodes=2, bb=20 * GB))
+    long = Job("b", 0.0, 10.0 + 1e-6, nodes=2, bb=20 * GB)
+    assert not planner.fits_now(long)
+    assert planner.earliest(long) == 10.0
+    planner.reserve(long, 10.0)
+    assert planner.holds["b"][2] == (2, 20 * GB, 0.0, 0.0, 20 * GB, 0.0)
+    with pytest.raises(OverbookedError):
+        planner.reserve(Job("d", 0.0, 5.0, nodes=5), 12.0)
+
+
+def test_the_bb_placement_is_chosen_once_from_the_platform():
+    assert type(bb_placement(PLATFORMS["pool"])) is PooledBB
+    assert type(bb_placement(PLATFORMS["ssd"])) is PooledBB
+    assert type(bb_placement(PLATFORMS["named"])) is FirstFitBB
+    assert type(bb_placement(PLATFORMS["proximity"])) is ProximityBB
+    prox = bb_placement(PLATFORMS["proximity"])
+    assert prox.chooses_nodes and prox.choose_nodes([0, 1, 2, 5, 6, 9], 2) == (5, 6)
+    assert bb_placement(PLATFORMS["named"]).choose_nodes([0, 1, 2, 5, 6, 9], 2) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(sorted(PLATFORMS)), st.lists(_job, max_size=5),
+       st.lists(_job, min_size=1, max_size=6))
+def test_take_bb_with_counted_nodes_and_pool_is_exactly_the_ledgers(kind, running, queue):
+    """A policy that counts nodes and pooled bytes itself and takes BB with take_bb (fcfs,
+    filler, the window and fair-share rules) starts exactly what the ledger admits, in order,
+    on the nodes the placement chose (proximity) or the ledger's own."""
+    state, ledger = _state(kind, running)
+    planner = Planner.of(state)
+    free_n, free_b = state.free()
+    for job in _queue(kind, queue):
+        if job.ssd > 0:
+            continue  # (SSD nodes are the caller's to choose)
+        counted = job.nodes <= free_n and job.bb <= free_b + state.platform.bb * 1e-9
+        granted = counted and planner.take_bb(job)
+        try:
+            ledger.admit(job, planner.chosen.get(job.id), state.time)
+            admitted = True
+        except (InvalidDecision, StartRefused):
+            admitted = False
+        assert admitted == granted, job
+        if granted:
+            free_n -= job.nodes
+            free_b -= job.bb
+    assert (Planner.placing(state) is None) == (state.platform.bb_nodes is None)
