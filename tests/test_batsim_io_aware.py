@@ -123,3 +123,18 @@ def test_sweep_spec_reads_a_part_phased(tmp_path):
     # the phased replay's jobs take their staging on top of the plain compute
     row = rows.iloc[0]
     assert row["finished"] == 12 and row["makespan"] > float(max(plain.end))
+
+
+def test_the_dragonfly_with_the_authors_bb_placement():
+    from bbopt.loading import load_platform
+
+    pool, prox = load_platform("kopanski-dragonfly"), load_platform("kopanski-dragonfly:proximity")
+    named = load_platform("kopanski-dragonfly:named")
+    assert pool.bb_nodes is None and prox.bb_nodes == named.bb_nodes == (40e9,) * 12
+    assert prox.bb_proximity == load_platform("kopanski:proximity").bb_proximity
+    assert named.bb_proximity is None and prox.topology is not None
+    with pytest.raises(InputError, match="pool, named or proximity"):
+        load_platform("kopanski-dragonfly:near")
+    jobs = parse_batsim(_doc(True), io_aware="phased", checkpoint_factor=0.5).jobs
+    res = simulate(jobs, prox, "sjf-bb", execution="phased-io")
+    assert list(res.state).count("finished") == 12
