@@ -17,7 +17,9 @@ import os
 import sys
 from pathlib import Path
 
+from bbopt import __version__
 from bbopt.errors import BboptError
+from bbopt.option_help import Parser  # every option's help names its default
 from bbopt.signals import interrupted, terminate_as_interrupt
 
 DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
@@ -78,9 +80,10 @@ def _flagged(exc: BboptError) -> BboptError:
 
 
 def _parser(full: bool = True) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="bbopt", description=(
+    p = Parser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
         "decision for a cluster state."))
+    p.add_argument("--version", action="version", version=f"bbopt {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def workload_args(sp: argparse.ArgumentParser) -> None:
@@ -121,7 +124,7 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                              "the first submission + DURATION, e.g. 15d (default 0)")
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
-        sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--no-progress", action="store_true", help="no progress bar or log lines")
         sp.add_argument("--budget-mode", choices=("deterministic", "wall"),
                         default="deterministic",
                         help="how solver budgets are counted: deterministic (default) caps "
@@ -145,8 +148,8 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                         help="checkpoint model option: memory_per_node, pfs_bandwidth, "
                              "bb_bandwidth (bytes, bytes/s per node), target=pfs|bb, "
                              "on_kill=drop|requeue (repeatable)")
-        sp.add_argument("--out", metavar="DIR", help="write per-job CSVs, the summary (with "
-                        "provenance) and skipped.csv here; checked before any work starts")
+        sp.add_argument("--out", metavar="DIR", help="write DIR/<policy>_jobs.csv, summary.json "
+                        "(metrics, provenance) and skipped.csv; checked before any work starts")
         sp.add_argument("--force", action="store_true",
                         help="overwrite existing result files in --out (and --plot)")
         plugin_arg(sp)
@@ -166,10 +169,11 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     workload_args(c)
     c.add_argument("--policies", default=DEFAULT_POLICIES,
                    help=f"comma-separated policy names (default {DEFAULT_POLICIES})")
-    c.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown; with "
-                   "--split, the forest plot of the normalised metrics "
-                   "(needs matplotlib: pip install 'bbopt[plot]')")
+    c.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                   help="how the metrics are printed: a table, CSV or JSON")
+    c.add_argument("--plot", metavar="FILE.png", help="mean wait and bounded slowdown per "
+                   "policy with 95 %% intervals, the longest waits; with --split, the forest "
+                   "plot of the normalised metrics (needs matplotlib: pip install 'bbopt[plot]')")
     c.add_argument("--split", type=int, metavar="N", help="split the trace into N parts of "
                    "equal duration, run every policy on each, normalise by --reference and "
                    "print mean, 95%% CI and per-part values (Kopanski & Rzadca, Section 4.2)")
@@ -202,15 +206,18 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     ls.set_defaults(func=_cmd_policies)
     if not full:
         return p
-    # `bbopt sweep`, `report`, `generate` (bbopt.analysis.sweep_cli); `bbopt slurm ...`
-    # (bbopt.slurm); `bbopt serve`, `bbopt batsim ...`: decisions for other tools (bbopt.interop)
+    # `bbopt sweep`, `report`, `generate` (bbopt.analysis.sweep_cli); `slurm` (bbopt.slurm);
+    # `serve`, `batsim`: decisions for other tools (bbopt.interop); `bench` (bbopt.bench);
+    # `data` (bbopt.workloads.archive)
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
+    from bbopt.bench.cli import add_parser as add_bench_parser
     from bbopt.interop.cli import add_parser as add_interop_parser
     from bbopt.slurm.cli import add_parser as add_slurm_parser
+    from bbopt.workloads.archive import add_parser as add_data_parser
 
-    add_experiment_parsers(sub)
-    add_slurm_parser(sub)
-    add_interop_parser(sub)
+    for add in (add_experiment_parsers, add_slurm_parser, add_interop_parser, add_bench_parser,
+                add_data_parser):
+        add(sub)
     return p
 
 
@@ -253,8 +260,7 @@ def _cmd_decide(args) -> int:
 
 
 def _cmd_policies(args) -> int:
-    import inspect
-
+    from bbopt.option_help import describe  # meanings, units, defaults as the commands apply
     from bbopt.outputs import echo
     from bbopt.policies import available_policies, policy_options
 
@@ -262,9 +268,7 @@ def _cmd_policies(args) -> int:
         echo(f"{name:18s} {summary}")
         if args.verbose:
             for key, default in policy_options(name).items():
-                shown = "any keyword" if key == "**" else (
-                    "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
-                echo(f"{'':18s}   -o {key} {shown}")
+                echo(f"{'':18s}   -o {describe(key, default)}")
     return 0
 
 

@@ -16,7 +16,6 @@ or a topology file (Flux JGF ``{"graph": ...}`` or the nested description of
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,15 +187,11 @@ class LoadedWorkload:
 
 
 def find_workload(path: str | Path) -> Path:
-    """The file ``path`` names: as given, else under ``$BBOPT_DATA`` (where the traces live)."""
-    p = Path(path)
-    if p.exists() or p.is_absolute():
-        return p
-    data = os.environ.get("BBOPT_DATA")
-    if data and (Path(data) / p).exists():
-        return Path(data) / p
-    hint = "" if data else " (a bare trace name is also looked up in $BBOPT_DATA, not set)"
-    raise InputError(f"no such file{hint}", source=str(path))
+    """The file ``path`` names, by the one lookup rule (:func:`bbopt.workloads.archive.find_trace`:
+    as given, then under ``$BBOPT_DATA``, then in the per-user data directory)."""
+    from bbopt.workloads.archive import find_trace
+
+    return find_trace(path)
 
 
 def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: int = 0,

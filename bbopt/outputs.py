@@ -135,6 +135,19 @@ def check_plot_path(plot: str | Path, force: bool) -> Path:
     return plot
 
 
+def check_out_file(path: str | Path, force: bool, flag: str = "--out") -> Path:
+    """Make sure a result file can be written before any work: not a directory, a writable
+    place and (without ``force``) no existing file of that name."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError("is a directory", source=str(path), field=flag)
+    if path.exists() and not force:
+        raise InputError("exists; choose another name or add --force", source=str(path),
+                         field=flag)
+    _check_writable(path.parent, flag)
+    return path
+
+
 def _check_writable(path: Path, flag: str) -> None:
     """The nearest existing ancestor of ``path`` must be a writable directory."""
     probe = path

@@ -85,6 +85,10 @@ class Registry:
 
         return wrap
 
+    def remove(self, name: str) -> None:
+        """Forget the registered entry ``name`` (a declared one is found again on use)."""
+        self._entries.pop(name, None)
+
     def declare(self, where: dict[str, str | tuple[str, ...]]) -> None:
         """Declare names found on first use: ``{"module": ("name", ...)}`` (the module registers
         them when imported) or ``{"name": "module:attribute"}`` (the attribute is the entry)."""

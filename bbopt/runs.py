@@ -209,8 +209,10 @@ def measure(result: Any, model: Any, spec: RunSpec) -> dict[str, float]:
 
 
 def run(spec: RunSpec, *, progress: bool = False,
-        on_job_end: Callable[[Any, int], None] | None = None) -> RunRecord:
-    """Load, replay and measure ``spec`` (see :class:`RunSpec`).
+        on_job_end: Callable[[Any, int], None] | None = None,
+        on_decision: Callable[[Any, Any], None] | None = None) -> RunRecord:
+    """Load, replay and measure ``spec`` (see :class:`RunSpec`); ``on_decision(state,
+    decision)`` observes every decision (the sweep keeps a window policy's Pareto set).
 
     >>> r = run(RunSpec(first=50, policy="sjf-bb"))
     >>> r.metrics["finished"] + r.metrics["killed"] + r.metrics["rejected"]
@@ -229,7 +231,7 @@ def run(spec: RunSpec, *, progress: bool = False,
     model = execution_model(spec)
     result = simulate(spec.workload, spec.platform, spec.policy, options=options,
                       tick=spec.tick, progress=progress, workload_name=spec.name or "workload",
-                      execution=model, on_job_end=on_job_end)
+                      execution=model, on_job_end=on_job_end, on_decision=on_decision)
     return RunRecord(spec, result, model, measure(result, model, spec))
 
 

@@ -163,7 +163,7 @@ def cmd_compare(args) -> int:
     results, metrics = {}, {}
     runs = compare_policies(spec, policies, workers_=args.workers)
     try:
-        for pol, result, m in _progress(runs, not args.no_progress and sys.stderr.isatty()):
+        for pol, result, m in _progress(runs, len(policies), not args.no_progress):
             results[pol], metrics[pol] = result, m
             if out is not None:  # each policy's results as soon as it finishes
                 write_run(out, pol, result)
@@ -183,9 +183,9 @@ def cmd_compare(args) -> int:
     if out is not None:
         print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
     if args.plot:
-        from bbopt.analysis.plots import plot_comparison
+        from bbopt.analysis.figures import comparison_plot
 
-        _plot(args.plot, plot_comparison, results, title=_title(spec))
+        _plot(args.plot, comparison_plot, results, title=_title(spec))
     return 0
 
 
@@ -231,9 +231,13 @@ def _plot(path: str, draw, *data, **options) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
-def _progress(items, show):
-    if not show:
-        return items
-    from tqdm import tqdm
+def _progress(items, total: int, enabled: bool):
+    """Policies as they finish: a bar on a terminal, a line a minute in a log once the
+    comparison has lasted a minute (:mod:`bbopt.progress`)."""
+    from bbopt.progress import progress
 
-    return tqdm(items, unit="policy", leave=False)
+    bar = progress(total, unit="policy", desc="compare", enabled=enabled, quiet=True)
+    for item in items:
+        bar.update(1)
+        yield item
+    bar.close()

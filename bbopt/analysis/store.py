@@ -301,6 +301,9 @@ def _summary_shape(s: Any, h: str) -> str | None:
     if not isinstance(s, dict) or s.get("hash") != h:
         return "summary does not name its run"
     params, metrics, prov = s.get("params"), s.get("metrics"), s.get("provenance")
+    if s.get("kind") == "solver-run":  # a backend on one instance (bbopt.bench.run)
+        ok = isinstance(params, dict) and isinstance(metrics, dict) and "status" in metrics
+        return None if ok else "summary holds no solver metrics"
     if not isinstance(params, dict) or not isinstance(params.get("policy"), str):
         return "summary names no policy"
     if not isinstance(metrics, dict) or any(isinstance(v, dict | list)

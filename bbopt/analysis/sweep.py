@@ -28,6 +28,7 @@ quarter of a worker's share) so the scheduling overhead stays small.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import platform as _platform
 import socket
@@ -202,14 +203,17 @@ def run_task(task: RunTask) -> dict[str, Any]:
         if not jobs:
             raise InputError(f"part {task.part} of the workload is empty", field="split")
         ex = dict(task.execution)
+        widest: list[dict[str, Any]] = []  # the run's largest Pareto set, for the report
         record = run(RunSpec(workload=jobs, platform=build_platform(task.platform_spec),
                              policy=task.policy, options=task.options, execution=ex.pop("name"),
                              execution_options=ex, tick=task.tick, warmup=task.warmup,
                              cooldown=task.cooldown, shares=task.shares,
-                             name=str(task.params.get("workload", "workload"))))
+                             name=str(task.params.get("workload", "workload"))),
+                     on_decision=lambda s, d: _keep_widest(widest, s, d))
         result, metrics = record.result, record.metrics
         csv = gzip_csv(result.rows(), BATSIM_COLUMNS + BBOPT_COLUMNS)
         return {"hash": task.hash, "metrics": metrics, "jobs_csv_gz": csv,
+                "pareto": widest[0] if widest else None,
                 "started_at": started, "wall_time": time.perf_counter() - t0,
                 "cpu_time": time.process_time() - c0,
                 "host": socket.gethostname(), "part_jobs": len(jobs)}
@@ -217,6 +221,15 @@ def run_task(task: RunTask) -> dict[str, Any]:
         return {"hash": task.hash, "error": f"{type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc(), "started_at": started,
                 "wall_time": time.perf_counter() - t0, "host": socket.gethostname()}
+
+
+def _keep_widest(widest: list[dict[str, Any]], state: Any, decision: Any) -> None:
+    """Keep the decision with the most alternatives (a window policy's Pareto set), as JSON
+    values, with its time: ``bbopt report`` draws it."""
+    alts = decision.alternatives
+    if len(alts) > 1 and (not widest or len(alts) > len(widest[0]["alternatives"])):
+        widest[:] = [{"time": float(state.time),
+                      "alternatives": json.loads(json.dumps(list(alts), default=float))}]
 
 
 def run_batch(tasks: list[RunTask]) -> list[dict[str, Any]]:
@@ -252,7 +265,7 @@ def _summary(task: RunTask, out: Mapping[str, Any], spec: SweepSpec,
     return {"hash": task.hash, "sweep": spec.name, "params": task.params,
             "policy": task.policy, "options": task.options, "metrics": out["metrics"],
             "reference": spec.reference, "report_metrics": list(spec.metrics),
-            "provenance": prov}
+            "provenance": prov, **({"pareto": out["pareto"]} if out.get("pareto") else {})}
 
 
 def batches(tasks: list[RunTask], size: int) -> list[list[RunTask]]:
@@ -278,7 +291,8 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     (overrides ``executor``). ``batch``:
     runs per task (default 1 for processes; for Dask, about a second of estimated work).
     ``progress``: a bar with the time left (``True``), nothing (``False``), or a number:
-    plain lines every that many seconds (:class:`ProgressLog`, for batch jobs' logs).
+    plain lines every that many seconds (:class:`bbopt.progress.ProgressLog`, for batch jobs'
+    logs).
     """
     t_start = time.perf_counter()
     check_name(spec.name)  # (before anything is written: the name names files in the store)
@@ -353,56 +367,15 @@ def _prepared_for(todo: list[RunTask], local: bool):
 
 
 def _bar(n: int, skipped: int, show: bool | float):
+    """The sweep's progress (:mod:`bbopt.progress`): ``True`` a bar on a terminal (else log
+    lines), a number: log lines that many seconds apart, ``False``: nothing."""
+    from bbopt.progress import ProgressLog, progress
+
     if show is False or show is None or n == 0:
         return None
     if show is not True:  # seconds between plain log lines (batch jobs: no terminal)
         return ProgressLog(n, skipped, float(show))
-    from tqdm import tqdm
-
-    return tqdm(total=n, unit="run", desc=f"sweep ({skipped} done before)" if skipped else
-                "sweep", file=sys.stderr, smoothing=0.1, dynamic_ncols=True)
-
-
-class ProgressLog:
-    """Progress as plain lines on stderr every ``every`` seconds (and at the end): runs done,
-    failures, time elapsed and an estimate of the time left from the mean pace so far."""
-
-    def __init__(self, total: int, skipped: int, every: float, stream=None) -> None:
-        self.total, self.skipped, self.every = total, skipped, every
-        self.stream = stream or sys.stderr
-        self.done = 0
-        self.failed = 0
-        self.t0 = self.last = time.monotonic()
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        now = time.monotonic()
-        if now - self.last >= self.every or self.done == self.total:
-            self.last = now
-            self._line(now)
-
-    def set_postfix(self, failed: int = 0, **_: Any) -> None:
-        self.failed = failed
-
-    def close(self) -> None:
-        if self.done < self.total:
-            self._line(time.monotonic())
-
-    def _line(self, now: float) -> None:
-        elapsed = now - self.t0
-        left = (elapsed / self.done * (self.total - self.done)) if self.done else float("nan")
-        before = f" ({self.skipped} done before)" if self.skipped else ""
-        print(f"sweep: {self.done}/{self.total} runs{before}, {self.failed} failed, "
-              f"{_hms(elapsed)} elapsed, about {_hms(left)} left", file=self.stream,
-              flush=True)
-
-
-def _hms(seconds: float) -> str:
-    if seconds != seconds:  # nan: no pace yet
-        return "?"
-    s = round(seconds)
-    return f"{s // 3600}h{s // 60 % 60:02d}m{s % 60:02d}s" if s >= 3600 else \
-        f"{s // 60}m{s % 60:02d}s"
+    return progress(n, unit="run", desc="sweep", skipped=skipped, count_failed=True)
 
 
 def _chunks(todo: list[RunTask], batch: int | None, n_workers: int) -> list[list[RunTask]]:

@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -532,14 +531,15 @@ def _named(f: Fields, item: Any, where: str) -> dict[str, Any]:
 
 
 def resolve_file(name: str, base: Path | None, source: str, where: str) -> Path:
-    """A workload file: as given, beside the spec, or in ``$BBOPT_DATA``."""
-    candidates = [Path(name)]
-    if base is not None:
-        candidates.append(base / name)
-    if os.environ.get("BBOPT_DATA"):
-        candidates.append(Path(os.environ["BBOPT_DATA"]) / name)
-    for c in candidates:
-        if c.exists():
-            return c.resolve()
-    raise InputError(f"workload file {name!r} not found (looked beside the spec and in "
-                     "$BBOPT_DATA)", source=source, field=where)
+    """A workload file: as given, beside the spec, then by the rest of the one lookup rule
+    (``$BBOPT_DATA``, the per-user data directory: :func:`bbopt.workloads.archive.find_trace`).
+    """
+    from bbopt.workloads.archive import find_trace
+
+    if base is not None and not Path(name).exists() and (base / name).exists():
+        return (base / name).resolve()
+    try:
+        return find_trace(name).resolve()
+    except InputError as exc:
+        raise InputError(f"workload file {name!r} not found beside the spec; {exc.reason}",
+                         source=source, field=where) from None

@@ -59,6 +59,7 @@ TABLE_ROWS = (
     ("decision_gap_p95", "audited: p95 gap [%]", 100, "{:.2f}"),
     ("decision_time_p50", "decision p50 [ms]", 1000, "{:.3f}"),
     ("decision_time_p95", "decision p95 [ms]", 1000, "{:.3f}"),
+    ("audit_time_total", "audit time, apart [s]", 1, "{:.2f}"),
     ("simulation_wall_time", "simulation [s]", 1, "{:.2f}"),
 )
 

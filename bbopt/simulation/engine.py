@@ -234,7 +234,7 @@ class _Engine:
         order, n = self.order, len(self.order)
         model.reset(jobs, self.platform)
         tick, next_tick = self.tick, math.inf
-        bar = _progress(n, self.progress)
+        bar = _progress(n, self.progress, res.policy)
         done = ptr = 0
         t = 0.0
         gated = bool(getattr(self.policy, "idle_unless_fits", False))
@@ -530,9 +530,11 @@ class _Engine:
         return True
 
 
-def _progress(total: int, enabled: bool):
+def _progress(total: int, enabled: bool, policy: str):
+    """A bar after a second on a terminal; in a log, a line a minute once the run has lasted
+    one (:mod:`bbopt.progress`)."""
     if not enabled:
         return None
-    from tqdm import tqdm
+    from bbopt.progress import progress
 
-    return tqdm(total=total, unit="job", delay=1.0, mininterval=0.25, leave=False)
+    return progress(total, unit="job", desc=policy, leave=False, quiet=True)

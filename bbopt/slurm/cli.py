@@ -77,12 +77,15 @@ def add_parser(sub) -> None:
     p.add_argument("--nodes", type=int, default=16, help="emulated nodes (default 16)")
     p.add_argument("--bb-pool", default=None, help="BB pool (default 5GB per node)")
     p.add_argument("--bb-unit", default="1GB", help="bytes per bb license (default 1GB)")
-    p.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto",
+                   help="BB requests: auto draws Kopanski's log-normal model when the trace has "
+                   "none")
+    p.add_argument("--seed", type=int, default=0, help="seed of the BB draw")
     p.add_argument("--scheduler", choices=("slurm", "bridge"), default="slurm",
                    help="Slurm's own backfill, or the bridge with --policy (default slurm)")
-    p.add_argument("--policy", default="fcfs-bb")
-    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--policy", default="fcfs-bb", help="the bridge's policy (--scheduler bridge)")
+    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="policy option, e.g. -o budget=0.2 (repeatable)")
     p.add_argument("--interval", default="1s", help="bridge polling interval (default 1s)")
     p.add_argument("--tick", default=None, help="bridge decides only every TICK")
     p.add_argument("--out", default="slurm_jobs.csv", help="jobs.csv to write")

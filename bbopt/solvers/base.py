@@ -156,6 +156,7 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     WindowModel: {
         "cpsat": "bbopt.solvers.window.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.window.milp:solve_milp",
+        "scip": "bbopt.solvers.window.scip:solve_scip",
         "highs": "bbopt.solvers.window.highs:solve_highs",
         "nsga2": "bbopt.solvers.window.nsga2:solve_nsga2",
         "exhaustive": "bbopt.solvers.window.exhaustive:solve_exhaustive",
@@ -163,6 +164,7 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     },
     IOWindowModel: {
         "cpsat": "bbopt.solvers.io_window.cpsat:solve_cpsat",
+        "scip": "bbopt.solvers.io_window.scip:solve_scip",
         "exhaustive": "bbopt.solvers.io_window.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.window.greedy:solve_greedy",  # the model's own greedy rule
     },
@@ -175,12 +177,14 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     PackModel: {
         "cpsat": "bbopt.solvers.packs.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.packs.milp:solve_milp",
+        "scip": "bbopt.solvers.packs.scip:solve_scip",
         "exhaustive": "bbopt.solvers.packs.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.packs.greedy:solve_greedy",
     },
     PreemptionModel: {
         "cpsat": "bbopt.solvers.preemption.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.preemption.milp:solve_milp",
+        "scip": "bbopt.solvers.preemption.scip:solve_scip",
         "exhaustive": "bbopt.solvers.preemption.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.preemption.greedy:solve_greedy",
     },
@@ -209,6 +213,12 @@ def register_backend(model_type: type, name: str) -> Callable[[Backend], Backend
     (your own models and backends, or a new backend of bbopt's models; bbopt's are listed in
     :data:`BUILTIN_BACKENDS`)."""
     return _registry(model_type).register(name)
+
+
+def unregister_backend(model_type: type, name: str) -> None:
+    """Remove a backend :func:`register_backend` registered (nothing if there is none)."""
+    if model_type in _BACKENDS:
+        _BACKENDS[model_type].remove(name)
 
 
 _PLUGINS_LOADED = False

@@ -69,6 +69,7 @@ from typing import Any
 from bbopt.core import Job
 from bbopt.errors import InputError, UniqueKeys
 from bbopt.limits import MAX_NODES, check_count, magnitude
+from bbopt.workloads.archive import find_trace
 
 #: Batsim v5 profile type names -> the v4 names bbopt works with.
 V5_TO_V4 = {
@@ -119,10 +120,8 @@ def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
     - ``checkpoint_factor``: with ``io_aware="phased"``, each checkpoint writes this many times
       the job's BB request (1.0, the paper's text; 0.5 in the authors' code).
     """
-    path = Path(path)
+    path = find_trace(path)  # as given, else in $BBOPT_DATA, else the per-user data directory
     src = str(path)
-    if not path.exists():
-        raise InputError("no such file", source=src)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
