@@ -32,13 +32,15 @@ def add_parser(sub) -> None:
     c.set_defaults(func=_cmd_capture)
 
     e = bs.add_parser("export", help="write the integer forms of a tier as MPS and LP files")
-    e.add_argument("--tier", default="small", choices=("small", "medium", "large"))
+    e.add_argument("--tier", default="small", choices=("small", "medium", "large"),
+                   help="the tier to export (default: small)")
     e.add_argument("--instances", help="instance directory (default: the library's tier)")
     e.add_argument("--out", required=True, help="directory for the .mps / .lp files")
     e.set_defaults(func=_cmd_export)
 
     r = bs.add_parser("run", help="every applicable backend x budget x seed on a tier")
-    r.add_argument("--tier", default="small", choices=("small", "medium", "large"))
+    r.add_argument("--tier", default="small", choices=("small", "medium", "large"),
+                   help="the tier to run (default: small)")
     r.add_argument("--instances", help="instance directory (default: the library's tier)")
     r.add_argument("--out", default="results/bench", help="results store (resumable; default "
                    "results/bench)")
