@@ -34,7 +34,25 @@ def _spec(args, policy: str):
                    checkpointable=args.checkpointable, tick=args.tick,
                    budget_mode=args.budget_mode,
                    warmup=parse_seconds(args.warmup, "--warmup"),
-                   cooldown=parse_seconds(args.cooldown, "--cooldown"))
+                   cooldown=parse_seconds(args.cooldown, "--cooldown"),
+                   reader=_io_aware(args))
+
+
+def _io_aware(args) -> dict[str, Any]:
+    """The Batsim reader's options for Kopanski's I/O-aware parts (``--io-aware``,
+    ``--checkpoint-factor``); only Batsim JSON workloads take them."""
+    from bbopt.errors import InputError
+
+    io_aware, factor = getattr(args, "io_aware", None), getattr(args, "checkpoint_factor", None)
+    if factor is not None and io_aware != "phased":
+        raise InputError("--checkpoint-factor needs --io-aware phased",
+                         field="--checkpoint-factor")
+    if io_aware is None:
+        return {}
+    if not str(args.workload or "").endswith(".json"):
+        raise InputError("--io-aware applies to Batsim JSON workloads (Kopanski's parts)",
+                         source=str(args.workload), field="--io-aware")
+    return {"io_aware": io_aware} | ({} if factor is None else {"checkpoint_factor": factor})
 
 
 def _load(args, spec, policies: list[str]):
