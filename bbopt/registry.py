@@ -91,7 +91,8 @@ class Registry:
 
     def declare(self, where: dict[str, str | tuple[str, ...]]) -> None:
         """Declare names found on first use: ``{"module": ("name", ...)}`` (the module registers
-        them when imported) or ``{"name": "module:attribute"}`` (the attribute is the entry)."""
+        them when imported) or ``{"name": "module:attribute"}`` (the attribute, or the package's
+        submodule of that name, is the entry)."""
         for key, value in where.items():
             if isinstance(value, str):
                 self._declared[key] = value
@@ -149,6 +150,8 @@ class Registry:
         module, _, attribute = where.partition(":")
         loaded = importlib.import_module(module)
         if attribute and name not in self._entries:
+            if not hasattr(loaded, attribute):  # (a submodule of a package, not yet imported)
+                importlib.import_module(f"{module}.{attribute}")
             self.add(name, getattr(loaded, attribute))
 
     def _entry_points(self) -> dict[str, Any]:
