@@ -232,10 +232,30 @@ def run(spec: RunSpec, *, progress: bool = False,
     return RunRecord(spec, result, model, measure(result, model, spec))
 
 
-def run_detached(spec: RunSpec) -> tuple[Any, dict[str, float]]:
+#: A run reports its progress (:func:`run_detached`) this many times at most, plus its end.
+REPORTS_PER_RUN = 200
+
+
+def run_detached(spec: RunSpec, report: Callable[[Any], None] | None = None
+                 ) -> tuple[Any, dict[str, float]]:
     """:func:`run` for a worker process: the result without its jobs (the caller has them;
-    sending them back cost as much as sending them there) and the metrics."""
-    record = run(spec)
+    sending them back cost as much as sending them there) and the metrics. ``report``
+    receives ``(policy, finished, total)`` as jobs' records become final: every
+    ``total / REPORTS_PER_RUN`` jobs and at the last one (a worker's messages are few)."""
+    on_job_end = None
+    if report is not None:
+        spec, _ = load(spec)  # (its jobs, to count them)
+        total = len(spec.workload)
+        step = max(1, total // REPORTS_PER_RUN)
+        finished = 0
+
+        def on_job_end(_result: Any, _k: int) -> None:
+            nonlocal finished
+            finished += 1
+            if finished % step == 0 or finished == total:
+                report((str(spec.policy), finished, total))
+
+    record = run(spec, on_job_end=on_job_end)
     record.result.jobs = []
     return record.result, record.metrics
 

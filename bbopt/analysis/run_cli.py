@@ -121,6 +121,7 @@ def cmd_compare(args) -> int:
     from bbopt.analysis.workers import compare_policies
     from bbopt.errors import InputError
     from bbopt.outputs import run_file, write_json, write_run
+    from bbopt.progress import Within
     from bbopt.runs import check_policies
 
     policies = list(dict.fromkeys(p.strip() for p in args.policies.split(",") if p.strip()))
@@ -143,9 +144,11 @@ def cmd_compare(args) -> int:
     _write_skipped(out, w)
     prov = _provenance(args, w, spec, policies)
     results, metrics = {}, {}
-    runs = compare_policies(spec, policies, workers_=args.workers)
+    within = Within(unit="job", enabled=not args.no_progress)
+    runs = compare_policies(spec, policies, workers_=args.workers, on_jobs=within.report)
     try:
         for pol, result, m in _progress(runs, len(policies), not args.no_progress):
+            within.end(pol)
             results[pol], metrics[pol] = result, m
             if out is not None:  # each policy's results as soon as it finishes
                 write_run(out, pol, result)
@@ -155,6 +158,7 @@ def cmd_compare(args) -> int:
     except KeyboardInterrupt as exc:
         from bbopt.signals import interrupted
 
+        within.close()
         left = ", ".join(p for p in policies if p not in metrics)
         kept = f"; their results are in {out}" if out is not None and metrics else ""
         return interrupted(exc, f"finished {', '.join(metrics) or 'none'}; not finished "

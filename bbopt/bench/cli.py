@@ -32,13 +32,15 @@ def add_parser(sub) -> None:
     c.set_defaults(func=_cmd_capture)
 
     e = bs.add_parser("export", help="write the integer forms of a tier as MPS and LP files")
-    e.add_argument("--tier", default="small", choices=("small", "medium", "large"))
+    e.add_argument("--tier", default="small", choices=("small", "medium", "large"),
+                   help="the tier to export (default: small)")
     e.add_argument("--instances", help="instance directory (default: the library's tier)")
     e.add_argument("--out", required=True, help="directory for the .mps / .lp files")
     e.set_defaults(func=_cmd_export)
 
     r = bs.add_parser("run", help="every applicable backend x budget x seed on a tier")
-    r.add_argument("--tier", default="small", choices=("small", "medium", "large"))
+    r.add_argument("--tier", default="small", choices=("small", "medium", "large"),
+                   help="the tier to run (default: small)")
     r.add_argument("--instances", help="instance directory (default: the library's tier)")
     r.add_argument("--out", default="results/bench", help="results store (resumable; default "
                    "results/bench)")
@@ -49,6 +51,9 @@ def add_parser(sub) -> None:
     r.add_argument("--backends", help="comma-separated backend names (default: all "
                    "applicable)")
     r.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    r.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (terminal) or lines every $BBOPT_PROGRESS_EVERY "
+                        "seconds, default 60 (log) of the runs done")
     r.set_defaults(func=_cmd_run)
 
     p = bs.add_parser("report", help="performance profiles, shifted geometric means, primal "
@@ -90,7 +95,8 @@ def _cmd_run(args) -> int:
     backends = None if args.backends is None else args.backends.split(",")
     summary = run_tier(_instances_dir(args), args.out, tier=args.tier, budgets=budgets,
                        seeds=args.seeds, backends=backends, workers=args.workers,
-                       log=lambda s: print(s, file=sys.stderr))
+                       log=lambda s: print(s, file=sys.stderr),
+                       progress=not args.no_progress)
     print(summary)
     return 0
 
