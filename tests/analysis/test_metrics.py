@@ -177,15 +177,24 @@ def test_decision_gap_rows_tell_the_optimal_share_at_its_tolerance():
 
 def test_ssd_usage_and_waste_on_small_numbers():
     # node SSDs 3, 5 and 8 B; a (2 nodes x 2 B, on nodes 0 and 1, 10-20 s) and b (1 node x 8 B on
-    # node 2, 10-30 s), after a rejected job listed first; span: submissions at 0, last end 30
+    # node 2, 10-30 s), after a rejected job listed first; span: first submission at 5, last end
+    # at 30
     platform = Platform(3, 0.0, node_ssd=(3.0, 5.0, 8.0))
-    res = _result([(0, 0, 0, R, 1, 0.0, 9.0), (0, 10, 20, F, 2, 0.0, 2.0),
-                   (0, 10, 30, F, 1, 0.0, 8.0)], platform=platform,
+    res = _result([(5, 5, 5, R, 1, 0.0, 9.0), (5, 10, 20, F, 2, 0.0, 2.0),
+                   (6, 10, 30, F, 1, 0.0, 8.0)], platform=platform,
                   allocation=[(), (0, 1), (2,)])
     s = summarize(res)
-    total = 16.0 * 30
+    total = 16.0 * 25
     assert s["ssd_utilization"] == (2 * 2 * 10 + 8 * 1 * 20) / total
     assert s["ssd_waste"] == ((3 + 5 - 2 * 2) * 10 + 0.0) / total
+
+
+def test_ssd_usage_over_a_run_shorter_than_a_second():
+    res = _result([(0, 0, 0.5, F, 1, 0.0, 1.0)], platform=Platform(2, 0.0, node_ssd=(1.0, 1.0)),
+                  allocation=[(0,)])
+    s = summarize(res)
+    assert s["ssd_utilization"] == 1.0 * 0.5 / (2.0 * 0.5)
+    assert s["ssd_waste"] == 0.0
 
 
 @pytest.mark.parametrize("ssd", [(0.0, 0.0), (0.25, 0.25)])
