@@ -9,7 +9,7 @@ survivors argued equivalent.
 
     nice python tools/mutation.py bbopt/analysis/metrics.py
     nice python tools/mutation.py            # the changed modules
-    python tools/mutation.py --list          # the modules and their tests
+    python tools/mutation.py --list [MODULE...]  # the modules and their tests
 
 mutmut works in ``mutants/`` (a mutated copy of the package; not versioned).
 """
@@ -19,14 +19,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: module -> the tests that check its rules (the fast ones; every mutant runs the subset of these
-#: that reaches the mutated function).
+#: module -> the tests that check its rules, beyond those found by :func:`tests_for` (every
+#: mutant runs the subset of them that reaches the mutated function).
 TESTS: dict[str, list[str]] = {
     "bbopt/analysis/metrics.py": [
         "tests/test_metrics.py",
@@ -35,7 +36,7 @@ TESTS: dict[str, list[str]] = {
         "tests/test_summary_counts.py",
         "tests/analysis/test_metrics.py",
     ],
-    "bbopt/validation.py": ["tests/test_audit.py", "tests/test_validation.py"],
+    "bbopt/validation.py": ["tests/test_validation.py"],
     "bbopt/simulation/ledger.py": [
         "tests/test_ledger_nodes.py",
         "tests/test_ledger_plain_starts.py",
@@ -57,28 +58,43 @@ TESTS: dict[str, list[str]] = {
 }
 
 
-def _existing(paths: list[str]) -> list[str]:
-    return [p for p in paths if (ROOT / p).exists()]
+def tests_for(module: str) -> list[str]:
+    """The test files of ``module`` (``bbopt/x/y.py``): those mapped in :data:`TESTS` that exist,
+    and every test file that names the module (``bbopt.x.y`` or ``from bbopt.x import y``)."""
+    dotted = module.removesuffix(".py").replace("/", ".")
+    parent, _, name = dotted.rpartition(".")
+    found = {p for p in TESTS.get(module, []) if (ROOT / p).exists()}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        text = path.read_text(encoding="utf-8")
+        if re.search(rf"\b{re.escape(dotted)}\b", text) or re.search(
+                rf"from {re.escape(parent)} import [^\n]*\b{name}\b", text):
+            found.add(str(path.relative_to(ROOT)))
+    return sorted(found)
 
 
 def changed_modules(base: str = "main") -> list[str]:
-    """The mapped modules changed since the merge base with ``base``."""
+    """The package's modules changed since the merge base with ``base``."""
     out = subprocess.run(
         ["git", "diff", "--name-only", f"{base}..."],
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout.split()
-    return [m for m in TESTS if m in out]
+    return [m for m in out if m.startswith("bbopt/") and m.endswith(".py")
+            and (ROOT / m).exists() and tests_for(m)]
 
 
 def run(module: str, max_children: int) -> dict[str, int]:
     """Score one module; returns the count of mutants per mutmut status."""
     from mutmut import configuration
 
-    if module not in TESTS:
-        raise SystemExit(f"{module}: no tests mapped in tools/mutation.py (TESTS)")
+    tests = tests_for(module)
+    if not tests:
+        raise SystemExit(f"{module}: no test names it; map its tests in tools/mutation.py (TESTS)")
+    copy = ROOT / "mutants" / module
+    if copy.exists() and not copy.with_name(copy.name + ".meta").exists():
+        copy.unlink()  # copied unmutated by a run on another module: have mutmut mutate it
     cfg = configuration._load_config()
     cfg.only_mutate = [module]
-    cfg.pytest_add_cli_args_test_selection = _existing(TESTS[module])
+    cfg.pytest_add_cli_args_test_selection = tests
     configuration._config = cfg
     from mutmut.__main__ import cli
 
@@ -113,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args(argv)
     if args.list:
-        for module, tests in TESTS.items():
-            print(module, " ".join(_existing(tests)))
+        for module in args.modules or sorted(TESTS):
+            print(module, " ".join(tests_for(module)))
         return 0
     modules = args.modules or changed_modules(args.base)
     for module in modules:
