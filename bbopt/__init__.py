@@ -6,6 +6,8 @@ The public face::
     import bbopt
     decision = bbopt.decide(state, policy="sjf-bb")
     result = bbopt.simulate(jobs, bbopt.Platform.kopanski(), policy="fcfs-bb")
+    record = bbopt.run(bbopt.RunSpec(workload="KTH-SP2-1996-2.1-cln.swf", policy="sjf-bb"))
+    print(record.metrics["mean_wait"])   # what ``bbopt simulate`` prints, with its defaults
     print(bbopt.summarize(result))        # run metrics (bbopt.analysis.metrics)
     frame = result.to_pandas()            # one row per job (also bbopt.to_pandas(result))
     runs = bbopt.metrics_frame({"a": result})  # one row of summarize() per run
@@ -43,6 +45,7 @@ __version__ = "0.1.0"
 
 _LAZY = {"metrics_frame": "bbopt.analysis.frames", "to_pandas": "bbopt.analysis.frames",
          "summarize": "bbopt.analysis.metrics",
+         **dict.fromkeys(("run", "RunSpec", "RunRecord"), "bbopt.runs"),
          **dict.fromkeys(("Budget", "Result", "backends_for", "solve"), "bbopt.solvers")}
 
 
@@ -66,6 +69,8 @@ __all__ = [
     "Platform",
     "Reservation",
     "Result",
+    "RunRecord",
+    "RunSpec",
     "RunningJob",
     "SimulationResult",
     "SolveStats",
@@ -78,6 +83,7 @@ __all__ = [
     "make_policy",
     "metrics_frame",
     "register",
+    "run",
     "simulate",
     "solve",
     "summarize",

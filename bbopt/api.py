@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bbopt.core import ClusterState, Decision
+from bbopt.core import ClusterState, Decision, decide_planned
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.validation import validate_state
 
@@ -38,4 +38,4 @@ def decide(state: ClusterState, policy: str | Policy = "fcfs-bb", **options: Any
     (['a'], [('b', 600.0)])
     """
     validate_state(state)
-    return make_policy(policy, **options).decide(state)
+    return decide_planned(make_policy(policy, **options), state)

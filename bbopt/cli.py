@@ -4,8 +4,10 @@
 prints the run metrics of each policy side by side. Bad input prints one line naming what to
 fix (file, line or JSON path, field) and exits with status 2; no traceback.
 
-Length: one parser and a short function per subcommand, with the checks that must run before
-any simulation starts (options, output paths); outputs are written by :mod:`bbopt.outputs`.
+This module parses the arguments and prints errors: ``simulate`` and ``compare`` run in
+:mod:`bbopt.analysis.run_cli` (through :mod:`bbopt.runs`), the experiment commands in
+:mod:`bbopt.analysis.sweep_cli`, the Slurm and interoperability commands in their packages, each
+adding its parsers with an ``add_parser(sub)`` function.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
+from bbopt import __version__
 from bbopt.errors import BboptError
+from bbopt.option_help import Parser  # every option's help names its default
+from bbopt.signals import interrupted, terminate_as_interrupt
 
 DEFAULT_POLICIES = "fcfs,fcfs-easy,filler,fcfs-bb,sjf-bb,conservative-bb"
 
@@ -35,14 +39,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from datetime import UTC, datetime
 
+    terminate_as_interrupt()  # SIGTERM (batch systems, kill) cleans up as Ctrl-C does
     args.started = datetime.now(UTC)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if getattr(args, "shares", None):  # fair-share entitlements: the policies' shares option
         args.option.append(f"shares={args.shares}")
     try:
+        if getattr(args, "plugin", None):
+            from bbopt.registry import load_plugins
+
+            load_plugins(args.plugin)
         return args.func(args)
     except BboptError as exc:
-        print(f"bbopt: error: {exc}", file=sys.stderr)
+        print(f"bbopt: error: {_flagged(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # the reader of our output went away (``bbopt policies | head -1``): stop quietly
@@ -52,25 +61,29 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"bbopt: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("bbopt: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
 
 
-def _echo(text: str = "", end: str = "\n") -> None:
-    """Print to stdout. A reader that went away (``bbopt ... | head``) never stops the work: the
-    rest of the output goes to /dev/null and result files are still written."""
-    try:
-        sys.stdout.write(text + end)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+#: A run's fields (:class:`bbopt.runs.RunSpec`) as the command line names them.
+_FLAGS = {"seed": "--seed", "warmup": "--warmup", "cooldown": "--cooldown", "first": "--jobs",
+          "jobs": "--jobs", "execution": "--execution", "tick": "--tick"}
+
+
+def _flagged(exc: BboptError) -> BboptError:
+    """An error about a run's field, named by its command-line flag."""
+    from bbopt.errors import InputError
+
+    if isinstance(exc, InputError) and exc.source is None and exc.field in _FLAGS:
+        return InputError(exc.reason, line=exc.line, field=_FLAGS[exc.field])
+    return exc
 
 
 def _parser(full: bool = True) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="bbopt", description=(
+    p = Parser(prog="bbopt", description=(
         "Schedule HPC jobs with burst buffers: simulate policies, compare them, or take one "
         "decision for a cluster state."))
+    p.add_argument("--version", action="version", version=f"bbopt {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def workload_args(sp: argparse.ArgumentParser) -> None:
@@ -103,7 +116,7 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                              "the first submission + DURATION, e.g. 15d (default 0)")
         sp.add_argument("--cooldown", default="0", metavar="DURATION",
                         help="... and after the last submission - DURATION (default 0)")
-        sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        sp.add_argument("--no-progress", action="store_true", help="no progress bar or log lines")
         sp.add_argument("--budget-mode", choices=("deterministic", "wall"),
                         default="deterministic",
                         help="how solver budgets are counted: deterministic (default) caps "
@@ -127,24 +140,32 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                         help="checkpoint model option: memory_per_node, pfs_bandwidth, "
                              "bb_bandwidth (bytes, bytes/s per node), target=pfs|bb, "
                              "on_kill=drop|requeue (repeatable)")
-        sp.add_argument("--out", metavar="DIR", help="write per-job CSVs, the summary (with "
-                        "provenance) and skipped.csv here; checked before any work starts")
+        sp.add_argument("--out", metavar="DIR", help="write DIR/<policy>_jobs.csv, summary.json "
+                        "(metrics, provenance) and skipped.csv; checked before any work starts")
         sp.add_argument("--force", action="store_true",
                         help="overwrite existing result files in --out (and --plot)")
+        plugin_arg(sp)
+
+    def plugin_arg(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first: the policies, backends and execution "
+                             "models it registers can then be named (repeatable; installed "
+                             "plug-ins are found without it, through their entry points)")
 
     s = sub.add_parser("simulate", help="simulate one policy")
     workload_args(s)
     s.add_argument("--policy", default="fcfs-bb", help="policy name (see `bbopt policies`)")
-    s.set_defaults(func=_cmd_simulate)
+    s.set_defaults(func=_run_command("simulate"))
 
     c = sub.add_parser("compare", help="simulate several policies and compare their metrics")
     workload_args(c)
     c.add_argument("--policies", default=DEFAULT_POLICIES,
                    help=f"comma-separated policy names (default {DEFAULT_POLICIES})")
-    c.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    c.add_argument("--plot", metavar="FILE.png", help="bar charts of wait and slowdown; with "
-                   "--split, the forest plot of the normalised metrics "
-                   "(needs matplotlib: pip install 'bbopt[plot]')")
+    c.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                   help="how the metrics are printed: a table, CSV or JSON")
+    c.add_argument("--plot", metavar="FILE.png", help="mean wait and bounded slowdown per "
+                   "policy with 95 %% intervals, the longest waits; with --split, the forest "
+                   "plot of the normalised metrics (needs matplotlib: pip install 'bbopt[plot]')")
     c.add_argument("--split", type=int, metavar="N", help="split the trace into N parts of "
                    "equal duration, run every policy on each, normalise by --reference and "
                    "print mean, 95%% CI and per-part values (Kopanski & Rzadca, Section 4.2)")
@@ -155,7 +176,7 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
     c.add_argument("--workers", type=int, default=None, metavar="N",
                    help="run the policies (and parts) in N processes (default: every core, "
                    "or 1 for runs too small to gain; 1 runs them here); the output is the same")
-    c.set_defaults(func=_cmd_compare)
+    c.set_defaults(func=_run_command("compare"))
 
     d = sub.add_parser("decide", help="one decision: read a state JSON, print a decision JSON")
     d.add_argument("state", nargs="?", default="-", help="state JSON file, or - for stdin")
@@ -167,391 +188,46 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                    help="wall (default here: the decision is back within its budget) or "
                         "deterministic (capped by work: the same state gives the same decision "
                         "on any load)")
+    plugin_arg(d)
     d.set_defaults(func=_cmd_decide)
 
     ls = sub.add_parser("policies", help="list the registered policies")
     ls.add_argument("-v", "--verbose", action="store_true",
                     help="also list each policy's options (-o KEY=VALUE) and their defaults")
+    plugin_arg(ls)
     ls.set_defaults(func=_cmd_policies)
     if not full:
         return p
-    # `bbopt sweep`, `report`, `generate` (bbopt.analysis.sweep_cli); `bbopt slurm ...`
-    # (bbopt.slurm); `bbopt serve`, `bbopt batsim ...`: decisions for other tools (bbopt.interop)
+    # `bbopt sweep`, `report`, `generate` (bbopt.analysis.sweep_cli); `slurm` (bbopt.slurm);
+    # `serve`, `batsim`: decisions for other tools (bbopt.interop); `bench` (bbopt.bench);
+    # `data` (bbopt.workloads.archive)
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
+    from bbopt.bench.cli import add_parser as add_bench_parser
     from bbopt.interop.cli import add_parser as add_interop_parser
     from bbopt.slurm.cli import add_parser as add_slurm_parser
+    from bbopt.workloads.archive import add_parser as add_data_parser
 
-    add_experiment_parsers(sub)
-    add_slurm_parser(sub)
-    add_interop_parser(sub)
+    for add in (add_experiment_parsers, add_slurm_parser, add_interop_parser, add_bench_parser,
+                add_data_parser):
+        add(sub)
     return p
 
 
-def _options(pairs: list[str]) -> dict[str, Any]:
-    from bbopt.units import parse_options
+def _run_command(name: str):
+    """The function of a run command (``simulate``, ``compare``), imported when it runs."""
 
-    return parse_options(pairs)
+    def command(args) -> int:
+        from bbopt.analysis import run_cli
 
+        return getattr(run_cli, f"cmd_{name}")(args)
 
-def _load(args):
-    """The workload (with what was skipped and its digest), the platform and its name; prints
-    one line about skipped records."""
-    from bbopt.errors import InputError
-    from bbopt.loading import read_workload_and_platform
-
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError(f"must be >= 1, got {args.jobs}", field="--jobs")
-    if args.seed < 0:
-        raise InputError(f"a seed must be an integer >= 0, got {args.seed}", field="--seed")
-    from bbopt.units import parse_seconds
-
-    for flag, value in (("--warmup", args.warmup), ("--cooldown", args.cooldown)):
-        if parse_seconds(value, flag) < 0:
-            raise InputError(f"must be >= 0, got {value!r}", field=flag)
-    w, platform = read_workload_and_platform(args.workload, args.platform, n_jobs=args.jobs,
-                                             seed=args.seed, bb=args.bb,
-                                             bb_rules=not args.no_bb_rules)
-    if args.preemptable is not None or args.checkpointable is not None:
-        from bbopt.workloads.generators.omfs import with_preemption_flags
-
-        ckpt = args.checkpointable or 0.0
-        pre = max(args.preemptable if args.preemptable is not None else 0.0, ckpt)
-        w.jobs = with_preemption_flags(w.jobs, preemptable=pre, checkpointable=ckpt,
-                                       seed=args.seed)
-    note = w.skipped_summary()
-    if note:
-        where = f"; see {Path(args.out) / 'skipped.csv'}" if args.out else \
-            "; --out DIR lists them in DIR/skipped.csv"
-        print(f"bbopt: {note}{where}", file=sys.stderr)
-    return w, platform
-
-
-def _entitlements(args, w, policies: list[str]) -> dict[str, Any]:
-    """The ``-o`` options, with the workload's own entitlements when a policy takes shares and
-    no --shares is given (:mod:`bbopt.analysis.entitlements`; an error with neither)."""
-    from bbopt.analysis.entitlements import describe, workload_entitlements
-
-    own = workload_entitlements(policies, _options(args.option), w.jobs)
-    if own is not None:
-        import json
-        print(f"bbopt: {describe(policies, own)}", file=sys.stderr)
-        args.option.append("shares=" + json.dumps(own))
-    return _options(args.option)
-
-
-def _prepare_out(args, names: list[str]) -> Path | None:
-    """Check --out and --plot before any work (exit 2 at once on a bad path)."""
-    from bbopt.outputs import check_out_dir, check_plot_path
-
-    if getattr(args, "plot", None):
-        check_plot_path(args.plot, args.force)
-    if not args.out:
-        return None
-    return check_out_dir(args.out, [*names, "summary.json", "skipped.csv"], args.force)
-
-
-def _provenance(args, w, platform, policies, options) -> dict[str, Any]:
-    from bbopt.outputs import provenance
-
-    return provenance(workload=w, seed=args.seed, platform=platform, policies=policies,
-                      options=options, started=args.started, command=args.argv,
-                      budget_mode=options.get("budget_mode", getattr(args, "budget_mode", None)))
-
-
-def _write_skipped(out: Path | None, w) -> None:
-    if out is not None and w.skipped:
-        from bbopt.outputs import write_skipped
-
-        write_skipped(out / "skipped.csv", w.skipped)
-
-
-def _run(jobs, platform, name, policy, args, model=None, on_job_end=None):
-    from bbopt.simulation import simulate
-
-    return simulate(jobs, platform, policy,
-                    options=_with_mode(policy, _options(args.option), args), tick=args.tick,
-                    progress=not args.no_progress, workload_name=name,
-                    execution=model if model is not None else _execution(args),
-                    on_job_end=on_job_end)
-
-
-def _execution(args):
-    """The execution model of ``--execution`` with its ``--checkpoint`` options (a name or a
-    model object); periodic applications (``jeannot:...``) run under exclusive I/O."""
-    from bbopt.errors import InputError
-
-    name = getattr(args, "execution", None)
-    extra = _options(getattr(args, "checkpoint", []))
-    if name is None and extra:
-        name = "checkpoint"
-    if name is None and str(getattr(args, "workload", None) or "").startswith("jeannot:"):
-        name = "exclusive-io"
-    if name != "checkpoint":
-        if extra:
-            raise InputError("--checkpoint options need --execution checkpoint",
-                             field="--checkpoint")
-        return name
-    from bbopt.resources import parse_bandwidth, parse_bytes
-    from bbopt.simulation.checkpoint import CheckpointRestart
-
-    for key, parse in (("memory_per_node", parse_bytes), ("pfs_bandwidth", parse_bandwidth),
-                       ("bb_bandwidth", parse_bandwidth)):
-        if key in extra:
-            extra[key] = parse(extra[key], f"--checkpoint {key}")
-    try:
-        return CheckpointRestart(**extra)
-    except TypeError as exc:
-        raise InputError(f"--checkpoint: {exc}", field="--checkpoint") from None
-
-
-def _with_mode(policy: str, options: dict[str, Any], args) -> dict[str, Any]:
-    """``options`` plus ``budget_mode`` from ``--budget-mode`` for a policy that has budgets
-    (an explicit ``-o budget_mode=...`` wins)."""
-    from bbopt.policies import policy_options
-
-    if "budget_mode" in policy_options(policy) and "budget_mode" not in options:
-        return {**options, "budget_mode": args.budget_mode}
-    return options
-
-
-def _metrics(result, args) -> dict[str, float]:
-    """The run metrics of the table: with --warmup/--cooldown, the job and utilisation metrics
-    over the measurement interval; with a ``shares`` option, entitlement satisfaction."""
-    from bbopt.analysis.table import run_metrics
-    from bbopt.units import parse_seconds
-
-    options = _options(args.option)
-    return run_metrics(result, warmup=parse_seconds(args.warmup, "--warmup"),
-                       cooldown=parse_seconds(args.cooldown, "--cooldown"),
-                       shares=options.get("shares"),
-                       quantum=float(options.get("quantum", 1800.0)))
-
-
-def _cmd_simulate(args) -> int:
-    from bbopt.analysis.table import metrics_table, model_metrics, rejections
-    from bbopt.outputs import atomic_path, streamed_csv, write_json
-    from bbopt.policies import make_policy
-    options = _options(args.option)
-    make_policy(args.policy, **options)  # a bad name or option fails before any work
-    out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
-    w, platform = _load(args)
-    options = _entitlements(args, w, [args.policy])
-    _write_skipped(out, w)
-    from bbopt.simulation.execution import make_execution_model
-    model = make_execution_model(_execution(args))
-    result = _run(w.jobs, platform, w.name, args.policy, args, model) if out is None else \
-        streamed_csv(out / f"{args.policy}_jobs.csv",  # written as jobs end
-                     lambda end: _run(w.jobs, platform, w.name, args.policy, args, model, end))
-    metrics = _metrics(result, args) | model_metrics(result, model)
-    _echo(metrics_table({args.policy: metrics}, f"{w.name}: {len(w.jobs)} jobs on {platform.name} "
-                 f"({platform.nodes} nodes, {platform.bb / 1e9:g} GB BB)"))
-    print(rejections({args.policy: result}), end="")
-    if out is not None:
-        if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
-            with atomic_path(out / f"{args.policy}_segments.csv") as tmp:
-                result.segments_to_csv(tmp)  # jobs were preempted: every run segment
-        write_json(out / "summary.json", {
-            "provenance": _provenance(args, w, platform, [args.policy], options),
-            "metrics": {args.policy: metrics}, "unfinished": []})
-        _echo(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
-    return 0
-
-
-def _cmd_compare(args) -> int:
-    from bbopt.analysis.table import metrics_table, rejections
-    from bbopt.errors import InputError
-    from bbopt.outputs import atomic_path, write_json
-    from bbopt.policies import make_policy
-
-    policies = list(dict.fromkeys(p.strip() for p in args.policies.split(",") if p.strip()))
-    if not policies:
-        raise InputError("no policy given", field="--policies")
-    options = _options(args.option)
-    for name in policies:  # fail before the first run on an unknown name or option
-        make_policy(name, **_applicable(name, options))
-    _check_options(list(dict.fromkeys([*policies, args.reference])) if args.split is not None
-                   else policies, options)
-    if args.split is not None:
-        if args.warmup not in ("0", 0) or args.cooldown not in ("0", 0):
-            raise InputError("--warmup/--cooldown do not apply to --split (each part is "
-                             "measured whole)", field="--split")
-        out = _prepare_out(args, ["split_summary.csv", "split_parts.csv"])
-        w, platform = _load(args)
-        options = _entitlements(args, w, list(dict.fromkeys([*policies, args.reference])))
-        _write_skipped(out, w)
-        return _compare_split(args, w, platform, policies, options, out)
-    out = _prepare_out(args, [f"{p}_jobs.csv" for p in policies])
-    w, platform = _load(args)
-    options = _entitlements(args, w, policies)
-    _write_skipped(out, w)
-    prov = _provenance(args, w, platform, policies, options)
-    results = {}
-    metrics: dict[str, dict[str, float]] = {}
-    show = not args.no_progress and sys.stderr.isatty()
-    from bbopt.analysis.workers import run_each
-
-    runs = run_each(_simulate_measured, [(w.jobs, platform, pol, _with_mode(
-        pol, _applicable(pol, options), args), args.tick, w.name, _execution(args))
-        for pol in policies], _workers(args, len(w.jobs), policies))
-    try:
-        for pol, (r, extra) in zip(_progress(policies, show), runs, strict=True):
-            r.jobs = w.jobs
-            results[pol] = r
-            metrics[pol] = _metrics(r, args) | extra
-            if out is not None:  # each policy's results as soon as it finishes
-                with atomic_path(out / f"{pol}_jobs.csv") as tmp:
-                    r.to_csv(tmp)
-                write_json(out / "summary.json", {
-                    "provenance": prov, "metrics": metrics,
-                    "unfinished": [p for p in policies if p not in metrics]})
-    except KeyboardInterrupt:
-        done = ", ".join(metrics) or "none"
-        left = ", ".join(p for p in policies if p not in metrics)
-        kept = f"; their results are in {out}" if out is not None and metrics else ""
-        print(f"bbopt: interrupted: finished {done}; not finished {left}{kept}",
-              file=sys.stderr)
-        return 130
-    title = (f"{w.name}: {len(w.jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
-             f"{platform.bb / 1e9:g} GB BB)")
-    if args.format == "table":
-        _echo(metrics_table(metrics, title))
-        print(rejections(results), end="")
-    elif args.format == "csv":
-        keys = list(next(iter(metrics.values())))
-        _echo("metric," + ",".join(metrics))
-        for k in keys:
-            _echo(k + "," + ",".join(repr(metrics[p][k]) for p in metrics))
-    else:
-        import json
-        _echo(json.dumps(metrics, indent=2))
-    if out is not None:
-        print(f"wrote {len(results)} job CSVs and summary.json to {out}", file=sys.stderr)
-    if args.plot:
-        from bbopt.analysis.plots import plot_comparison
-
-        with atomic_path(args.plot) as tmp:
-            plot_comparison(results, tmp, title=title)
-        print(f"wrote {args.plot}", file=sys.stderr)
-    return 0
-
-
-def _compare_split(args, w, platform, policies, options, out) -> int:
-    """``bbopt compare --split N``: the normalised per-part comparison."""
-    import json
-
-    from bbopt.analysis.experiments import compare_split, format_table
-    from bbopt.policies import make_policy
-
-    make_policy(args.reference, **_applicable(args.reference, options))
-    names = list(dict.fromkeys([args.reference, *policies]))
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    show = not args.no_progress and sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if show:
-            print(f"\r{done}/{total} runs", end="" if done < total else "\n", file=sys.stderr)
-
-    jobs, name = w.jobs, w.name
-    table = compare_split(jobs, platform, names, n_parts=args.split, reference=args.reference,
-                          metrics=metrics, tick=args.tick, progress=progress,
-                          options={p: _with_mode(p, _applicable(p, options), args)
-                                   for p in names}, workers=_workers(args, len(jobs), names))
-    title = (f"{name}: {len(jobs)} jobs on {platform.name} ({platform.nodes} nodes, "
-             f"{platform.bb / 1e9:g} GB BB), {args.split} parts")
-    if args.format == "table":
-        _echo(format_table(table, title))
-    elif args.format == "csv":
-        _echo(table.to_csv(index=False), end="")
-    else:
-        _echo(table.to_json(orient="records", indent=2))
-    if out is not None:
-        from bbopt.outputs import write_json, write_text
-
-        write_text(out / "split_summary.csv", table.to_csv(index=False))
-        write_text(out / "split_parts.csv", table.attrs["raw"].to_csv(index=False))
-        write_json(out / "summary.json", {"provenance": _provenance(args, w, platform, names,
-                                                                    options),
-                                          "split": json.loads(table.to_json(orient="records"))})
-        print(f"wrote split_summary.csv, split_parts.csv and summary.json to {out}",
-              file=sys.stderr)
-    if args.plot:  # the forest plot of the normalised metrics
-        from bbopt.analysis.figures import forest_plot
-        from bbopt.analysis.intervals import interval_table
-        from bbopt.outputs import atomic_path
-
-        with atomic_path(args.plot) as tmp:
-            forest_plot(interval_table(table.attrs["raw"]), reference=args.reference,
-                        title=title, path=tmp)
-        print(f"wrote {args.plot}", file=sys.stderr)
-    return 0
-
-
-def _applicable(policy: str, options: dict[str, Any]) -> dict[str, Any]:
-    """The subset of ``options`` that ``policy`` accepts (compare runs different policies)."""
-    from bbopt.policies import policy_options
-
-    accepted = policy_options(policy)
-    if "**" in accepted:
-        return options
-    return {k: v for k, v in options.items() if k in accepted}
-
-
-def _check_options(policies: list[str], options: dict[str, Any]) -> None:
-    """Every ``-o`` option must be accepted by at least one of ``policies`` (a typo is an error,
-    not a silently ignored option)."""
-    from bbopt.errors import InputError
-    from bbopt.policies import policy_options
-
-    accepted: set[str] = set()
-    for name in policies:
-        accepted |= set(policy_options(name))
-    if "**" in accepted:
-        return
-    unknown = sorted(set(options) - accepted)
-    if unknown:
-        raise InputError(f"no policy among {', '.join(policies)} accepts {', '.join(unknown)}; "
-                         f"their options: {', '.join(sorted(accepted)) or 'none'}",
-                         field=f"-o {unknown[0]}")
-
-
-def _simulate_measured(jobs, platform, policy, options, tick, name, execution=None):
-    """One policy's replay (in a worker process of ``compare``) and the metrics its execution
-    model adds (the model's record of the run, e.g. the exclusive-I/O transfers, stays where it
-    ran). The result comes back without its jobs, the caller's list in its order: sending them
-    back from a worker cost as much as sending them there."""
-    from bbopt.analysis.table import model_metrics
-    from bbopt.simulation import simulate
-    from bbopt.simulation.execution import make_execution_model
-
-    model = make_execution_model(execution)
-    result = simulate(jobs, platform, policy, options=options, tick=tick, workload_name=name,
-                      execution=model)
-    extra = model_metrics(result, model)
-    result.jobs = []
-    return result, extra
-
-
-def _workers(args, runs: int, policies) -> int:
-    """--workers, or every core unless the runs (``runs`` jobs per policy) are small."""
-    from bbopt.analysis.workers import workers_for
-    from bbopt.errors import InputError
-
-    if args.workers is not None and args.workers < 1:
-        raise InputError(f"--workers must be >= 1, got {args.workers}", field="--workers")
-    return args.workers or workers_for(runs, policies)
-
-
-def _progress(items, show):
-    if not show:
-        return items
-    from tqdm import tqdm
-
-    return tqdm(items, unit="policy", leave=False)
+    return command
 
 
 def _cmd_decide(args) -> int:
     from bbopt.api import decide
     from bbopt.errors import InputError
+    from bbopt.outputs import echo
     from bbopt.schema import dumps, loads_state
 
     if args.state == "-":
@@ -563,27 +239,28 @@ def _cmd_decide(args) -> int:
         if path.is_dir():
             raise InputError("is a directory, not a state file", source=args.state)
         text, source = path.read_bytes(), args.state
-    options = _with_mode(args.policy, _options(args.option), args)
     from bbopt.policies import make_policy
+    from bbopt.runs import with_budget_mode
+    from bbopt.units import parse_options
+
+    options = with_budget_mode(args.policy, parse_options(args.option), args.budget_mode)
 
     policy = make_policy(args.policy, **options)  # a bad name or option before the state
     state = loads_state(text, source)
-    _echo(dumps(decide(state, policy)))
+    echo(dumps(decide(state, policy)))
     return 0
 
 
 def _cmd_policies(args) -> int:
-    import inspect
-
+    from bbopt.option_help import describe  # meanings, units, defaults as the commands apply
+    from bbopt.outputs import echo
     from bbopt.policies import available_policies, policy_options
 
     for name, summary in available_policies().items():
-        _echo(f"{name:18s} {summary}")
+        echo(f"{name:18s} {summary}")
         if args.verbose:
             for key, default in policy_options(name).items():
-                shown = "any keyword" if key == "**" else (
-                    "(required)" if default is inspect.Parameter.empty else f"= {default!r}")
-                _echo(f"{'':18s}   -o {key} {shown}")
+                echo(f"{'':18s}   -o {describe(key, default)}")
     return 0
 
 

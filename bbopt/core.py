@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bbopt.errors import InputError
+from bbopt.limits import MAX_BANDWIDTH, MAX_BYTES, MAX_NODES, MAX_SECONDS, magnitude
 from bbopt.quick_init import quick_init
 
 if TYPE_CHECKING:  # a type-only edge: the tree knows nothing of the core
@@ -66,9 +67,10 @@ class Job:
         if type(self.nodes) is not int and isinstance(self.nodes, numbers.Integral) \
                 and not isinstance(self.nodes, bool | int):
             object.__setattr__(self, "nodes", int(self.nodes))  # numpy integers are integers
-        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
-            raise InputError(f"job {self.id}: nodes must be a positive integer, got {self.nodes!r}",
-                             field="nodes")
+        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) \
+                or not 1 <= self.nodes <= MAX_NODES:
+            raise InputError(f"job {self.id}: nodes must be an integer in [1, {MAX_NODES:,}], "
+                             f"got {magnitude(self.nodes)}", field="nodes")
         for name in ("submit", "walltime", "bb", "ssd", "bandwidth", "priority", "runtime"):
             value = getattr(self, name)
             if type(value) is float or type(value) is int:
@@ -77,19 +79,20 @@ class Job:
                     isinstance(value, bool) or not isinstance(value, numbers.Real)):
                 raise InputError(f"job {self.id}: {name} must be a number, got {value!r}",
                                  field=name)
-        if not (self.walltime > 0 and math.isfinite(self.walltime)):
-            raise InputError(f"job {self.id}: walltime must be positive and finite, "
+        if not 0 < self.walltime <= MAX_SECONDS:  # (also refuses nan and inf)
+            raise InputError(f"job {self.id}: walltime must be in (0, {MAX_SECONDS:g}] s, "
                              f"got {self.walltime!r}", field="walltime")
-        if not (self.submit >= 0 and math.isfinite(self.submit)):
-            raise InputError(f"job {self.id}: submit time must be >= 0, got {self.submit!r}",
-                             field="submit")
-        if self.runtime is not None and not (self.runtime >= 0 and math.isfinite(self.runtime)):
-            raise InputError(f"job {self.id}: runtime must be >= 0, got {self.runtime!r}",
-                             field="runtime")
-        for name in ("bb", "ssd", "bandwidth"):
+        if not 0 <= self.submit <= MAX_SECONDS:
+            raise InputError(f"job {self.id}: submit time must be in [0, {MAX_SECONDS:g}] s, "
+                             f"got {self.submit!r}", field="submit")
+        if self.runtime is not None and not 0 <= self.runtime <= MAX_SECONDS:
+            raise InputError(f"job {self.id}: runtime must be in [0, {MAX_SECONDS:g}] s, "
+                             f"got {self.runtime!r}", field="runtime")
+        for name, high in (("bb", MAX_BYTES), ("ssd", MAX_BYTES), ("bandwidth", MAX_BANDWIDTH)):
             value = getattr(self, name)
-            if not (value >= 0 and math.isfinite(value)):
-                raise InputError(f"job {self.id}: {name} must be >= 0, got {value!r}", field=name)
+            if not 0 <= value <= high:
+                raise InputError(f"job {self.id}: {name} must be in [0, {high:g}], got {value!r}",
+                                 field=name)
 
     @property
     def demand(self) -> tuple[float, float]:
@@ -191,11 +194,13 @@ class Platform:
     def __post_init__(self) -> None:
         if isinstance(self.nodes, numbers.Integral) and not isinstance(self.nodes, bool | int):
             object.__setattr__(self, "nodes", int(self.nodes))
-        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) or self.nodes < 1:
-            raise InputError(f"platform nodes must be a positive integer, got {self.nodes!r}",
-                             field="nodes")
-        if not (self.bb >= 0 and math.isfinite(self.bb)):
-            raise InputError(f"platform bb must be >= 0 bytes, got {self.bb!r}", field="bb")
+        if isinstance(self.nodes, bool) or not isinstance(self.nodes, int) \
+                or not 1 <= self.nodes <= MAX_NODES:
+            raise InputError(f"platform nodes must be an integer in [1, {MAX_NODES:,}], got "
+                             f"{magnitude(self.nodes)}", field="nodes")
+        if not 0 <= self.bb <= MAX_BYTES:
+            raise InputError(f"platform bb must be in [0, {MAX_BYTES:g}] bytes, got "
+                             f"{self.bb!r}", field="bb")
         if self.node_ssd is not None and len(self.node_ssd) != self.nodes:
             raise InputError(f"node_ssd has {len(self.node_ssd)} entries for {self.nodes} nodes",
                              field="node_ssd")
@@ -349,6 +354,55 @@ class ClusterState:
         """Resources free now, ``(nodes, bb)``."""
         nodes, bb = self.used()
         return (self.platform.nodes - nodes, self.platform.bb - bb)
+
+
+#: How long after ``now`` a planner takes a running job at or past its walltime to end
+#: (:func:`planning_state`).
+OVERDUE_GRACE = 1.0
+
+
+def planning_state(state: ClusterState, grace: float = OVERDUE_GRACE) -> ClusterState:
+    """``state`` as every policy plans on it: no running job ends at or before ``now``.
+
+    A job at or past its walltime still holds its nodes and BB (a resource manager kills it
+    with a grace period: Slurm's KillWait, then the epilogue); planned from ``start +
+    walltime``, its resources would look free now and a policy would start a job on them. Such
+    a job is taken to end ``grace`` seconds from now (its walltime stretched to that), and the
+    running jobs keep the engine's order by expected end. The state is returned as is when no
+    job is overdue (the usual case, checked in one pass).
+    """
+    now = state.time
+    running = state.running
+    if all(r.start + r.job.walltime > now for r in running):
+        return state
+    from dataclasses import replace
+
+    out = [r if r.start + r.job.walltime > now else
+           replace(r, job=replace(r.job, walltime=now + grace - r.start)) for r in running]
+    if type(running) is RunningJobs:
+        out.sort(key=lambda r: r.start + r.job.walltime)
+        out = RunningJobs.of(out, running.held)
+    return replace(state, running=tuple(out) if type(out) is list else out)
+
+
+def decide_planned(policy: Any, state: ClusterState, overran: bool = False) -> Decision:
+    """``policy.decide`` on :func:`planning_state` of ``state``: how :func:`bbopt.decide` and the
+    engine ask every policy.
+
+    When a running job overran its walltime (now, or at the decision that made the memory:
+    ``overran``), what the policy remembered (conservative reservations, a kept plan) was
+    planned for a past that did not happen; if the policy cannot decide with it, it decides
+    again without memory, as on its first call.
+    """
+    planned = planning_state(state)
+    if (planned is state and not overran) or not planned.memory:
+        return policy.decide(planned)
+    try:
+        return policy.decide(planned)
+    except Exception:  # noqa: BLE001 - any failure of a stale plan: plan afresh (a real
+        from dataclasses import replace  # error of the policy raises again just below)
+
+        return policy.decide(replace(planned, memory={}))
 
 
 class JobState(StrEnum):

@@ -5,7 +5,8 @@ fix (the file, line or JSON path, and the field). The CLI prints such errors on 
 a traceback, and exits non-zero. An :class:`InvalidDecision` is different: it is raised by the
 simulation engine when a policy returns a decision that breaks the platform's limits, and means a
 bug in the policy, not in the input. :func:`check_acyclic` is the check every reader of parsed
-documents shares (file readers and in-memory topology descriptions alike).
+documents shares (file readers and in-memory topology descriptions alike), :func:`check_keys` the
+check of their keys, :class:`UniqueKeys` the refusal of a JSON object that repeats one.
 """
 
 from __future__ import annotations
@@ -77,6 +78,83 @@ class InvalidDecision(BboptError, RuntimeError):
         if job_id is not None:
             where = f"{where}, job {job_id}" if where else f"job {job_id}"
         super().__init__(f"invalid decision ({where}): {message}" if where else message)
+
+
+def check_keys(data: Any, known: frozenset[str] | set[str], *, source: str | None = None,
+               line: int | str | None = None) -> None:
+    """Refuse a key of mapping ``data`` that is not in ``known``, naming it (a misspelt
+    ``node_ssd`` must not silently give a platform without SSD), with the nearest known key."""
+    unknown = sorted((k for k in data if k not in known), key=str)
+    if not unknown:
+        return
+    import difflib
+
+    near = difflib.get_close_matches(str(unknown[0]), sorted(known), n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(sorted(known))}"
+    raise InputError(f"unknown key{hint}", source=source, line=line, field=str(unknown[0]))
+
+
+class UniqueKeys:
+    """``object_pairs_hook`` for :func:`json.loads` that notes objects repeating a key (JSON
+    allows it; Python keeps the last value silently); :meth:`check` then names the first such
+    key and its JSON path. Usage: ``hook = UniqueKeys(); data = json.loads(text,
+    object_pairs_hook=hook); hook.check(data, source)``.
+    """
+
+    def __init__(self) -> None:
+        self.repeated: dict[int, str] = {}  # id of an object -> the key it repeats
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            seen: set[str] = set()
+            self.repeated[id(d)] = next(k for k, _ in pairs if k in seen or seen.add(k))
+        return d
+
+    def check(self, data: Any, source: str | None = None) -> None:
+        if not self.repeated:
+            return
+        stack: list[tuple[Any, str]] = [(data, "$")]
+        while stack:  # (depth first, in document order: the first repeated key is named)
+            node, where = stack.pop()
+            if isinstance(node, dict):
+                if id(node) in self.repeated:
+                    key = self.repeated[id(node)]
+                    raise InputError(f"key {key!r} appears twice (JSON keeps only the last)",
+                                     source=source, line=where, field=key)
+                stack.extend((v, f"{where}.{k}") for k, v in reversed(node.items()))
+            elif isinstance(node, list):
+                stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node))))
+
+
+_YAML_LOADER: Any = None
+
+
+def unique_key_yaml_loader() -> Any:
+    """A ``yaml.SafeLoader`` that refuses a mapping repeating a key (PyYAML keeps the last
+    silently), with the line of the repeat; keys merged in with ``<<`` may be overridden."""
+    global _YAML_LOADER
+    if _YAML_LOADER is None:
+        import yaml
+
+        class UniqueKeyLoader(yaml.SafeLoader):
+            def construct_mapping(self, node, deep=False):
+                if isinstance(node, yaml.MappingNode):
+                    seen: set[Any] = set()
+                    for key_node, _ in node.value:
+                        if key_node.tag == "tag:yaml.org,2002:merge" \
+                                or not isinstance(key_node, yaml.ScalarNode):
+                            continue
+                        key = self.construct_object(key_node)
+                        if key in seen:
+                            raise yaml.constructor.ConstructorError(
+                                None, None, f"key {key!r} appears twice (YAML keeps only the "
+                                "last)", key_node.start_mark)
+                        seen.add(key)
+                return super().construct_mapping(node, deep=deep)
+
+        _YAML_LOADER = UniqueKeyLoader
+    return _YAML_LOADER
 
 
 #: Nesting deeper than this in a document is refused (no description of a machine needs it).

@@ -15,15 +15,15 @@ description of :mod:`bbopt.topology` with a ``tree``).
 
 from __future__ import annotations
 
-import os
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bbopt.core import Job, Platform
-from bbopt.errors import InputError, UnknownNameError
+from bbopt.errors import InputError, UnknownNameError, check_keys
+from bbopt.limits import MAX_JOBS, MAX_NODES, check_count
+from bbopt.registry import Registry
 from bbopt.resources import parse_bytes
 from bbopt.units import read_document
 
@@ -73,15 +73,23 @@ def _kopanski(arg: str | None) -> Platform:
                              bb_placement="proximity" if arg == "proximity" else "first-fit")
 
 
-PLATFORMS: dict[str, Callable[[str | None], Platform]] = {
-    "kopanski": _kopanski,
-    "kopanski-dragonfly": _dragonfly,
-    "cts1": _cts1,
-}
+#: Named platforms: ``NAME[:ARG]`` -> ``factory(ARG or None)``; plug-ins through the entry
+#: points of the group ``bbopt.platforms``.
+PLATFORMS = Registry("platform", group="bbopt.platforms")
+PLATFORMS.add("kopanski", _kopanski, "Kopanski & Rzadca's machine: 96 nodes, 480 GB of BB "
+              "(kopanski:named, kopanski:proximity: 12 named 40 GB BB nodes)")
+PLATFORMS.add("kopanski-dragonfly", _dragonfly, "Kopanski's machine with its Dragonfly I/O tree")
+PLATFORMS.add("cts1", _cts1, "LLNL's CTS-1 I/O tree (Herbein et al.); cts1:0.3 underprovisions "
+              "the PFS by 30 %")
+
+
+#: The keys of a platform file (any other is refused, naming it).
+PLATFORM_FILE_KEYS = frozenset({"nodes", "bb", "name", "node_ssd"})
 
 
 def load_platform(spec: str | Path | None) -> Platform:
-    """A named platform or a JSON/YAML file with ``nodes`` and ``bb`` (bytes or ``"480GB"``)."""
+    """A named platform or a JSON/YAML file with ``nodes`` and ``bb`` (bytes or ``"480GB"``),
+    optionally ``name`` and ``node_ssd`` (one size for every node, or a list of one per node)."""
     if spec is None:
         return Platform.kopanski()
     name = str(spec)
@@ -98,16 +106,20 @@ def load_platform(spec: str | Path | None) -> Platform:
         from bbopt.topology.formats import platform_from_topology, topology_from_data
 
         return platform_from_topology(topology_from_data(data, name))
+    check_keys(data, PLATFORM_FILE_KEYS, source=name)
     if "nodes" not in data:
         raise InputError("is missing", source=name, field="nodes")
-    nodes = data["nodes"]
-    if isinstance(nodes, bool) or not isinstance(nodes, int):
-        raise InputError(f"must be an integer, got {nodes!r}", source=name, field="nodes")
+    nodes = check_count(data["nodes"], "nodes", high=MAX_NODES, source=name)
     try:
         bb = parse_bytes(data.get("bb", 0), "bb")
-        return Platform(nodes=nodes, bb=bb, name=str(data.get("name", path.stem)))
+        ssd = data.get("node_ssd")
+        if ssd is not None:  # one size for every node, or a list of one per node
+            ssd = tuple(parse_bytes(x, "node_ssd") for x in ssd) if isinstance(ssd, list) \
+                else (parse_bytes(ssd, "node_ssd"),) * nodes
+        return Platform(nodes=nodes, bb=bb, name=str(data.get("name", path.stem)),
+                        node_ssd=ssd)
     except InputError as exc:
-        raise InputError(str(exc).split(": ", 1)[-1], source=name, field=exc.field) from None
+        raise InputError(exc.reason, source=name, field=exc.field) from None
 
 
 def bb_rules_for(platform: Platform | None):
@@ -161,15 +173,11 @@ class LoadedWorkload:
 
 
 def find_workload(path: str | Path) -> Path:
-    """The file ``path`` names: as given, else under ``$BBOPT_DATA`` (where the traces live)."""
-    p = Path(path)
-    if p.exists() or p.is_absolute():
-        return p
-    data = os.environ.get("BBOPT_DATA")
-    if data and (Path(data) / p).exists():
-        return Path(data) / p
-    hint = "" if data else " (a bare trace name is also looked up in $BBOPT_DATA, not set)"
-    raise InputError(f"no such file{hint}", source=str(path))
+    """The file ``path`` names, by the one lookup rule (:func:`bbopt.workloads.archive.find_trace`:
+    as given, then under ``$BBOPT_DATA``, then in the per-user data directory)."""
+    from bbopt.workloads.archive import find_trace
+
+    return find_trace(path)
 
 
 def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: int = 0,
@@ -184,9 +192,8 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
 
     if bb not in ("auto", "lognormal", "none"):
         raise InputError(f"bb model must be auto, lognormal or none, got {bb!r}", field="bb")
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)
-                               or n_jobs < 1):
-        raise InputError(f"must be a positive integer, got {n_jobs!r}", field="jobs")
+    if n_jobs is not None:  # (before anything is drawn: 10^12 jobs would fill the memory)
+        n_jobs = check_count(n_jobs, "jobs", high=MAX_JOBS)
     if path is None:  # drawn for Kopanski's platform (the default one): the generator's rules
         from bbopt.workloads.synthetic import kth_like
 
@@ -226,10 +233,10 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
         w = read_batsim(p, **reader_options)
         out.jobs, out.nb_res = w.jobs, w.nb_res
     else:
-        readers = _extra_readers()
-        reader = next((fn for suf, fn in readers.items() if p.name.endswith(suf)), None)
+        readers = READERS.names()
+        reader = next((READERS[suf] for suf in readers if p.name.endswith(suf)), None)
         if reader is None:
-            known = [".swf", ".swf.gz", ".swf.bb", *readers]
+            known = [".swf", ".swf.gz", ".swf.bb", ".json", *readers]
             raise InputError(f"unknown workload format; known: {', '.join(known)}",
                              source=str(p))
         out.jobs = reader(p)
@@ -338,7 +345,7 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
 
         opener = gzip.open
     try:
-        with opener(p, "rt", encoding="utf-8", errors="replace") as fh:
+        with opener(p, "rt", encoding="utf-8-sig", errors="replace") as fh:
             for line in fh:
                 text = line.strip()
                 if text and not text.startswith(";"):
@@ -362,17 +369,14 @@ def declared_platform(path: str | Path | None, bb_unit: float = 1e9) -> Platform
         raise InputError("declares a burst buffer but no MaxNodes/MaxProcs", source=str(p),
                          field="MaxNodes")
     name = p.name.removesuffix(".gz").removesuffix(".swf")
-    return Platform(nodes=n, bb=bb, name=name)
+    try:  # (the platform checks the magnitudes: bbopt.limits)
+        return Platform(nodes=n, bb=bb, name=name)
+    except InputError as exc:
+        raise InputError(exc.reason, source=str(p), field="MaxNodes" if exc.field == "nodes"
+                         else "BurstBuffer") from None
 
 
-def _extra_readers() -> dict[str, Callable[[Path], list[Job]]]:
-    """Readers of other formats, registered by the workload modules that provide them."""
-    import importlib
-
-    readers: dict[str, Callable[[Path], list[Job]]] = {}
-    try:
-        mod = importlib.import_module("bbopt.workloads.batsim")
-    except ImportError:
-        return readers
-    readers.update(getattr(mod, "READERS", {}))
-    return readers
+#: Readers of other workload formats by file-name suffix (``reader(path) -> [Job]``), found
+#: through the entry points of the group ``bbopt.workload_readers`` or registered with
+#: ``READERS.add(".suffix", reader)``.
+READERS = Registry("workload reader", group="bbopt.workload_readers")

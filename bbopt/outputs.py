@@ -69,6 +69,16 @@ def _umask() -> int:
     return mask
 
 
+def echo(text: str = "", end: str = "\n") -> None:
+    """Print to stdout. A reader that went away (``bbopt ... | head``) never stops the work: the
+    rest of the output goes to /dev/null and result files are still written."""
+    try:
+        sys.stdout.write(text + end)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def write_text(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically."""
     with atomic_path(path) as tmp:
@@ -125,6 +135,19 @@ def check_plot_path(plot: str | Path, force: bool) -> Path:
     return plot
 
 
+def check_out_file(path: str | Path, force: bool, flag: str = "--out") -> Path:
+    """Make sure a result file can be written before any work: not a directory, a writable
+    place and (without ``force``) no existing file of that name."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError("is a directory", source=str(path), field=flag)
+    if path.exists() and not force:
+        raise InputError("exists; choose another name or add --force", source=str(path),
+                         field=flag)
+    _check_writable(path.parent, flag)
+    return path
+
+
 def _check_writable(path: Path, flag: str) -> None:
     """The nearest existing ancestor of ``path`` must be a writable directory."""
     probe = path
@@ -170,6 +193,27 @@ def provenance(*, workload: Any, seed: int, platform: Any, policies: Iterable[st
         "budget_mode": budget_mode,
         "budgets": budgets,
     }
+
+
+def write_run(out: Path, name: str, result: Any, jobs_csv: bool = True) -> None:
+    """``out/NAME_jobs.csv`` (unless streamed already) and, when jobs were preempted, every run
+    segment in ``out/NAME_segments.csv``."""
+    if jobs_csv:
+        with atomic_path(out / f"{name}_jobs.csv") as tmp:
+            result.to_csv(tmp)
+    if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
+        with atomic_path(out / f"{name}_segments.csv") as tmp:
+            result.segments_to_csv(tmp)
+
+
+def write_split(out: Path, table: Any, prov: dict[str, Any]) -> None:
+    """A split comparison's files: the summary, the per-part values and ``summary.json``."""
+    import json
+
+    write_text(out / "split_summary.csv", table.to_csv(index=False))
+    write_text(out / "split_parts.csv", table.attrs["raw"].to_csv(index=False))
+    write_json(out / "summary.json", {"provenance": prov,
+                                      "split": json.loads(table.to_json(orient="records"))})
 
 
 def write_skipped(path: str | Path, skipped: list[tuple[int, str, str]]) -> Path:

@@ -57,7 +57,8 @@ from bbopt.core import (
     Start,
     Status,
 )
-from bbopt.errors import InputError
+from bbopt.errors import InputError, UniqueKeys, check_keys
+from bbopt.limits import magnitude
 from bbopt.validation import validate_state
 
 VERSION = 1
@@ -177,14 +178,7 @@ class _Reader:
         if not isinstance(value, dict):
             raise self.fail(path, None, f"must be an object, got {type(value).__name__}")
         if keys is not None:
-            unknown = sorted(set(value) - keys, key=str)
-            if unknown:
-                import difflib
-
-                near = difflib.get_close_matches(str(unknown[0]), sorted(keys), n=1)
-                hint = f"; did you mean {near[0]!r}?" if near else \
-                    f"; known: {', '.join(sorted(keys))}"
-                raise self.fail(path, str(unknown[0]), f"unknown key{hint}")
+            check_keys(value, keys, source=self.source, line=path)
         return value
 
     def integers(self, d: dict, key: str, path: str) -> tuple[int, ...] | None:
@@ -209,8 +203,9 @@ class _Reader:
         if not isinstance(value, list):
             raise self.fail(path, key, f"must be a list of numbers, got {value!r}")
         for i, x in enumerate(value):
-            if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
-                raise self.fail(path, f"{key}[{i}]", f"must be a finite number, got {x!r}")
+            if not _finite(x):
+                raise self.fail(path, f"{key}[{i}]",
+                                f"must be a finite number, got {magnitude(x)}")
         return tuple(float(x) for x in value)
 
     def list(self, d: dict, key: str, path: str, default: Any = ()) -> list:
@@ -226,9 +221,8 @@ class _Reader:
                 return None if key in d else default
             raise self.fail(path, key, "is missing")
         value = d[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-                value):
-            raise self.fail(path, key, f"must be a finite number, got {value!r}")
+        if not _finite(value):
+            raise self.fail(path, key, f"must be a finite number, got {magnitude(value)}")
         return float(value)
 
     def integer(self, d: dict, key: str, path: str, default: Any = ...) -> int:
@@ -270,6 +264,13 @@ class _Reader:
             if exc.source is not None:
                 raise
             raise exc.at(source=self.source, line=path) from None
+
+
+def _finite(x: Any) -> bool:
+    """A JSON number that is a finite float (an integer of 400 digits is not: it overflows)."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return False
+    return math.isfinite(x) if isinstance(x, float) else abs(x) < 1e308
 
 
 def job_from_dict(d: Any, path: str = "$", source: str = "<json>") -> Job:
@@ -377,11 +378,13 @@ def _tuple_or_scalar(x: Any) -> Any:
 def _parse(text: str | bytes, source: str) -> Any:
     if isinstance(text, bytes):
         try:
-            text = text.decode("utf-8")
+            text = text.decode("utf-8-sig")  # (a byte-order mark is no part of the document)
         except UnicodeDecodeError as exc:
             raise InputError(f"not UTF-8 text (byte {exc.start})", source=source) from None
+    hook = UniqueKeys()
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text.removeprefix("\ufeff"), parse_constant=_no_constant,
+                          object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", source=source,
                          line=exc.lineno) from None
@@ -389,6 +392,9 @@ def _parse(text: str | bytes, source: str) -> Any:
         raise InputError("not valid JSON: nested too deeply", source=source) from None
     except InputError as exc:
         raise exc.at(source=source) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise InputError(f"not valid JSON: {exc}", source=source) from None
+    hook.check(data, source)
     return data
 
 

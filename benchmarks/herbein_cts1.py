@@ -101,8 +101,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bbopt import simulate  # noqa: E402
-from bbopt.analysis.io_metrics import io_summary, per_job_io  # noqa: E402
 from bbopt.core import MB  # noqa: E402
+from bbopt.simulation.io_metrics import io_summary, per_job_io  # noqa: E402
 from bbopt.simulation.io_model import IOContention  # noqa: E402
 from bbopt.topology import cts1  # noqa: E402
 from bbopt.workloads.generators.herbein import HerbeinModel  # noqa: E402

@@ -96,9 +96,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bbopt import Platform, simulate  # noqa: E402
-from bbopt.analysis.packs import pack_metrics, usage_over_time, usage_trend  # noqa: E402
 from bbopt.errors import InputError  # noqa: E402
 from bbopt.simulation.exclusive_io import ExclusiveIO  # noqa: E402
+from bbopt.simulation.pack_metrics import pack_metrics, usage_over_time, usage_trend  # noqa: E402
 from bbopt.workloads.generators.jeannot import generate  # noqa: E402
 
 FAMILIES = {"M-BN": ("mira", "binormal"), "M-No": ("mira", "normal"),

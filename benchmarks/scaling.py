@@ -184,11 +184,9 @@ def main() -> None:
             print(f"{policy}: about {per_job:.0f} bytes of peak memory per job "
                   f"(k = {pts[0][0]} to {pts[-1][0]})")
     if args.plot:
-        import matplotlib
+        from bbopt.analysis.plots import log_ticks, pyplot
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()  # the figures' one style
         fig, ax = plt.subplots(figsize=(6, 4.5))
         for policy, pts in rows.items():
             ax.loglog([m["jobs"] for _, m in pts], [m["cpu"] for _, m in pts], "o-",
@@ -198,7 +196,9 @@ def main() -> None:
         ax.loglog(xs, first * xs / xs[0], "k:", label="linear")
         ax.set_xlabel("jobs (KTH x k on k x 96 nodes)")
         ax.set_ylabel("replay CPU time [s]")
-        ax.legend(fontsize=8)
+        log_ticks(ax.xaxis)  # plain numbers: the default labels of a short log axis overlap
+        log_ticks(ax.yaxis)
+        ax.legend(fontsize=8, frameon=False)
         fig.tight_layout()
         fig.savefig(args.plot, dpi=120)
         print(f"wrote {args.plot}")

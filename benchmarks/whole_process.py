@@ -145,7 +145,7 @@ def breakdown(path: str, policy: str, tree: str) -> dict[str, float]:
     if "OPENBLAS_NUM_THREADS" in (Path(tree) / "bbopt" / "cli.py").read_text():
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # (as that tree's main() does)
     import bbopt.cli
-    from bbopt.analysis.table import run_metrics
+    from bbopt.analysis.metrics import summarize
     from bbopt.core import Platform
     from bbopt.loading import read_workload
     from bbopt.policies import make_policy
@@ -160,7 +160,7 @@ def breakdown(path: str, policy: str, tree: str) -> dict[str, float]:
     t.append(clock())
     result = simulate(jobs, platform, policy)
     t.append(clock())
-    run_metrics(result)
+    summarize(result)
     t.append(clock())
     return dict(zip(PHASES, [t[0], *(b - a for a, b in zip(t, t[1:], strict=False))],
                     strict=True))

@@ -129,7 +129,7 @@ def test_warmup_and_cooldown_measure_the_middle_of_the_trace(tmp_path, capsys):
     assert 0 < mid["jobs"] < whole["jobs"] == 400
     assert mid["decisions"] == whole["decisions"]  # decision statistics: the whole run
     r = run("simulate", "--jobs", "50", "--warmup", "400d")
-    assert r.returncode == 2 and "--warmup" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "warmup" in r.stderr and "Traceback" not in r.stderr
 
 
 def _without_timings(summary: dict) -> dict:

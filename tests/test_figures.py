@@ -134,8 +134,11 @@ def test_pareto_plot_marks_the_chosen_alternative():
     chosen = [a for a in d.alternatives if a["chosen"]]
     assert len(chosen) == 1
     names = list(chosen[0]["objectives"])
-    assert star.get_offsets().tolist() == [[chosen[0]["objectives"][names[0]],
-                                            chosen[0]["objectives"][names[1]]]]
+    assert names[:2] == ["nodes", "bb"]  # drawn in nodes and GB, on axes from zero
+    assert star.get_offsets().tolist() == [[chosen[0]["objectives"]["nodes"],
+                                            chosen[0]["objectives"]["bb"] / 1e9]]
+    assert ax.get_xlim()[0] == 0 and ax.get_ylim()[0] == 0
+    assert ax.get_ylabel() == "BB started [GB]" and ax.get_xlabel() == "nodes started"
     assert len(front.get_offsets()) == len(d.alternatives) - 1
     figures.close(fig)
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bbopt import ClusterState, Decision, InvalidDecision, Job, RunningJob, Start, decide, simulate
-from bbopt.analysis.io_metrics import io_summary
 from bbopt.core import GB, MB
 from bbopt.loading import load_topology
 from bbopt.policies.registry import register
+from bbopt.simulation.io_metrics import io_summary
 from bbopt.simulation.io_model import Flow, IOContention, PhasedIO, contention, sorted_shares
 from bbopt.topology import (
     AllocState,

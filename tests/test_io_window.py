@@ -67,17 +67,18 @@ def _overallocated(tree, alloc: AllocState, jobs, placement) -> bool:
     return bool(np.any(avail[fin] < -tree.capacity[fin] * 1e-9))
 
 
-def test_cpsat_equals_exhaustive_on_small_trees():
+@pytest.mark.parametrize("backend", ["cpsat", "scip"])
+def test_exact_backends_equal_exhaustive_on_small_trees(backend):
     for seed in range(12):
         _, _, _, model = _case(seed)
         ex = solve(model, "exhaustive", Budget(30), 0)
-        cp = solve(model, "cpsat", Budget(30), 0)
+        cp = solve(model, backend, Budget(30), 0)
         assert cp.status is Status.OPTIMAL and ex.status is Status.OPTIMAL
         assert [s.objectives for s in cp.pareto] == [s.objectives for s in ex.pareto], seed
         for s in cp.pareto:
             assert model.feasible(s.x)
         wx = solve(model, "exhaustive", Budget(30), 0, form="weighted")
-        wc = solve(model, "cpsat", Budget(30), 0, form="weighted")
+        wc = solve(model, backend, Budget(30), 0, form="weighted")
         assert wc.objective == pytest.approx(wx.objective), seed
         assert model.feasible(wc.solution)
 

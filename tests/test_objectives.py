@@ -92,7 +92,7 @@ def test_tie_break_prefers_the_window_front_in_every_form():
     """Jobs 0 and 1 are interchangeable; every backend and form must start job 0."""
     m = WindowModel(nodes=[2, 2, 1], bb=[0.0, 0.0, 5 * GB], free_nodes=2, free_bb=5 * GB)
     budget = Budget.of(10.0, mode="deterministic")  # work limits: the same answer under any load
-    for backend in ("exhaustive", "cpsat", "milp"):
+    for backend in ("exhaustive", "cpsat", "milp", "scip"):
         for form in ("weighted", "lexicographic"):
             r = solve(m, backend, budget, form=form, priority=("nodes",), weights=(1.0, 0.0))
             assert list(np.flatnonzero(r.solution)) == [0], (backend, form)

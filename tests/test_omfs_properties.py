@@ -177,7 +177,7 @@ def victim_models(draw):
 def test_exact_victim_choice_equals_exhaustive_and_never_costs_more_than_greedy(model):
     ref = solve(model, "exhaustive", Budget(10.0))
     greedy = model.greedy()
-    for backend in ("cpsat", "milp"):
+    for backend in ("cpsat", "milp", "scip"):
         res = solve(model, backend, Budget(10.0))
         assert res.status == ref.status, backend
         if ref.solution is None:
@@ -207,7 +207,7 @@ def test_exact_victim_choice_takes_bb_that_exactly_covers_the_deficit():
                             bb=np.array([0.0, 10.0, 20.0]), cost=np.array([0.0, 0.0, 0.0]),
                             entity=np.array([0, 0, 0]), slack=np.array([2]), need_nodes=1,
                             need_bb=30.0, order=(0, 1, 2), penalty=0.0, bb_capacity=100.0)
-    for backend in ("exhaustive", "cpsat", "milp"):
+    for backend in ("exhaustive", "cpsat", "milp", "scip"):
         res = solve(model, backend, Budget(10.0))
         assert res.status is Status.OPTIMAL, backend
         assert model.victims(res.solution) == ["v1", "v2"], backend

@@ -56,7 +56,7 @@ def test_exact_builders_agree_with_exhaustive_on_periodic_applications(model):
     top = _best_first_stage(model)
     # the first stage is optimal up to the tolerance the later stages may spend
     assert ref.objective >= (1 - model.tolerance) * top - 1e-6 * top
-    for backend in ("cpsat", "milp"):
+    for backend in ("cpsat", "milp", "scip"):
         r = solve(model, backend, Budget(20.0))
         assert r.status is Status.OPTIMAL, backend
         assert model.feasible(r.solution), backend
@@ -82,7 +82,7 @@ def test_exact_beats_every_paper_order_on_a_generated_workload():
     wl = generate(30, alpha=0.5, protocol="mira", io_profile="binormal", seed=4)
     model = PackModel.from_jobs(wl.jobs, wl.nodes, wl.bandwidth)
     greedy = {o: model.evaluate(model.greedy(o))[0] for o in ORDERS}
-    for backend in ("cpsat", "milp"):
+    for backend in ("cpsat", "milp", "scip"):
         r = solve(model, backend, Budget(30.0))
         assert r.status is Status.OPTIMAL
         assert model.feasible(r.solution)
@@ -101,7 +101,7 @@ def test_milp_proves_a_tie_break_stage_that_cbc_preprocessing_called_infeasible(
     model = PackModel(tuple(f"a{i}" for i in range(6)), q, t, u, char, 10,
                       (q * t, np.array([6.0, 5.0, 3.0, 4.0, 1.0, 2.0])), 0.0)
     ref = solve(model, "exhaustive", Budget(10.0))
-    for backend in ("cpsat", "milp"):
+    for backend in ("cpsat", "milp", "scip"):
         r = solve(model, backend, Budget(20.0))
         assert r.status is Status.OPTIMAL, backend
         assert r.solution.tolist() == ref.solution.tolist(), backend

@@ -119,7 +119,7 @@ def test_exact_backends_equal_exhaustive_and_greedy_is_never_better(model):
     top = max(model.evaluate(x)[0] for x in
               (np.array([(mask >> i) & 1 for i in range(m)], bool) for mask in range(1 << m))
               if model.feasible(x))
-    for backend in ("cpsat", "milp"):
+    for backend in ("cpsat", "milp", "scip"):
         r = solve(model, backend, Budget(10.0))
         assert r.status is Status.OPTIMAL, backend
         assert model.feasible(r.solution), backend
@@ -142,7 +142,7 @@ def test_exact_backends_equal_exhaustive_and_greedy_is_never_better(model):
 
 def test_backends_are_registered():
     m = model_of([1], [1], [0], cap=1)
-    assert backends_for(m) == ["cpsat", "exhaustive", "greedy", "milp"]
+    assert backends_for(m) == ["cpsat", "exhaustive", "greedy", "milp", "scip"]
 
 
 def test_fallback_on_a_tiny_budget_and_on_a_large_enumeration():

@@ -31,8 +31,8 @@ def test_compare_pack_and_list_from_the_command_line(tmp_path, capsys):
     assert set(metrics) == {"io-list", "pack-max", "pack-opt"}
     for m in metrics.values():
         assert m["finished"] == 30
-        assert m["io_max_stretch"] >= 1.0
-        assert 0.0 <= m["io_idle_ratio"] <= 1.0
+        assert m["xio_max_stretch"] >= 1.0
+        assert 0.0 <= m["xio_idle_ratio"] <= 1.0
     # under the rigid model (no I/O simulated) the exclusive-I/O metrics are not reported
     assert main(["simulate", "--workload", "jeannot:U-No:0.4:30", "--policy", "pack-max",
                  "--execution", "rigid", "--no-progress"]) == 0

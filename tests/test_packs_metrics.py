@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from bbopt import Job, Platform, simulate
-from bbopt.analysis.packs import pack_metrics, usage_over_time, usage_trend
 from bbopt.simulation.exclusive_io import ExclusiveIO
+from bbopt.simulation.pack_metrics import pack_metrics, usage_over_time, usage_trend
 
 B = 1e9
 

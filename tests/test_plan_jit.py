@@ -132,15 +132,13 @@ def test_the_annealing_finds_the_same_plans_compiled_and_in_python(alpha, monkey
 
 
 def test_the_switch_between_compiled_and_python(monkeypatch):
-    """Pool models with alpha 1-3 get the compiled walk; named BB nodes, other alphas and
-    BBOPT_NO_JIT=1 the Python one."""
+    """Pool models with alpha 1-3 get the compiled walk; other alphas and BBOPT_NO_JIT=1 the
+    Python one (named BB nodes have their own compiled walk: tests/planner/test_named_jit.py)."""
     jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(4)]
     pool = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2)
     assert isinstance(swap_walk(pool, [0, 1, 2, 3]), CompiledWalk)
     odd = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=1.5)
     assert type(swap_walk(odd, [0, 1, 2, 3])) is SwapWalk
-    named = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, bb_nodes=[2 * GB, 2 * GB])
-    assert type(swap_walk(named, [0, 1, 2, 3])) is SwapWalk
     monkeypatch.setenv("BBOPT_NO_JIT", "1")
     assert kernels() is None
     assert type(swap_walk(pool, [0, 1, 2, 3])) is SwapWalk

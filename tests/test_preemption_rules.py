@@ -48,7 +48,7 @@ def test_no_victim_entity_drops_below_its_entitlement():
     assert m.evaluate(np.array([True, False, True])) == 6.0
 
 
-@pytest.mark.parametrize("backend", ["exhaustive", "cpsat", "milp", "greedy"])
+@pytest.mark.parametrize("backend", ["exhaustive", "cpsat", "milp", "scip", "greedy"])
 def test_every_victim_backend_keeps_entities_at_their_entitlement(backend):
     m = _victims_model()
     r = solve(m, backend, Budget(10.0))
@@ -57,7 +57,7 @@ def test_every_victim_backend_keeps_entities_at_their_entitlement(backend):
     assert "c1" in victims and len(victims) == 2, (backend, victims)  # one of B's jobs, and C's
 
 
-@pytest.mark.parametrize("backend", ["exhaustive", "cpsat", "milp"])
+@pytest.mark.parametrize("backend", ["exhaustive", "cpsat", "milp", "scip"])
 def test_exact_victim_backends_find_the_free_victim_set(backend):
     """Nodes 2, 2, 1, 4 costing 0, 0, 7, 0; 7 nodes needed, 8 of slack: {v0, v1, v3} costs
     nothing (CBC with its preprocessing answered {v0, v2, v3}, cost 7, as optimal)."""

@@ -58,14 +58,16 @@ def test_the_lazy_names_still_resolve():
 
 
 def test_every_builtin_policy_is_declared_with_its_module():
-    from bbopt.policies import available_policies, registry
+    from bbopt.policies import available_policies
+    from bbopt.policies.registry import POLICIES
 
     names = available_policies()  # imports every declared module
-    declared = {n: m for m, ns in registry._BUILTIN.items() for n in ns}
-    builtin = {n for n in names if registry._REGISTRY[n][0].__module__ in registry._BUILTIN}
+    declared = dict(POLICIES._declared)
+    modules = set(declared.values())
+    builtin = {n for n in names if POLICIES.get(n).obj.__module__ in modules}
     assert set(declared) == builtin  # (other tests may register policies of their own)
     for name, module in declared.items():
-        assert registry._REGISTRY[name][0].__module__ == module, name
+        assert POLICIES.get(name).obj.__module__ == module, name
 
 
 def test_a_policy_by_name_imports_its_module_alone():

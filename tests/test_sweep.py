@@ -318,11 +318,19 @@ def test_cli_sweep_and_collect(tmp_path, capsys):
     assert main(["sweep", str(bad), "--out", str(tmp_path / "x")]) == 2
 
 
-def test_a_failing_run_is_recorded_retried_and_reported(tmp_path):
+def test_a_failing_run_is_recorded_retried_and_reported(tmp_path, monkeypatch):
+    import bbopt.runs
     from bbopt.cli import main
 
+    def run(spec, **kw):  # conservative-bb breaks while it runs (a bad option fails earlier)
+        if spec.policy == "conservative-bb":
+            raise RuntimeError("conservative-bb broke at depth 3")
+        return real(spec, **kw)
+
+    real = bbopt.runs.run
+    monkeypatch.setattr(bbopt.runs, "run", run)
     doc = {"name": "f", "workloads": {"syn": {"generator": {"name": "kth-like", "n_jobs": 60}}},
-           "policies": ["fcfs-bb", {"name": "conservative-bb", "options": {"depth": -1}}],
+           "policies": ["fcfs-bb", {"name": "conservative-bb", "options": {"depth": 3}}],
            "seeds": [0]}
     out = tmp_path / "r"
     first = run_sweep(spec_of(doc), out, executor="serial", progress=False)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bbopt import Job, simulate
-from bbopt.analysis.io_metrics import io_summary
 from bbopt.core import MB
+from bbopt.simulation.io_metrics import io_summary
 from bbopt.simulation.io_model import Flow, IOContention, contention
 from bbopt.topology import from_description, herbein_example_topology, platform_from_topology
 

@@ -60,7 +60,7 @@ def window(seed: int, w: int) -> WindowModel:
 def test_sequential_and_disjunctive_fronts_equal_enumeration(seed):
     m = window(seed, 11)
     ref = front(solve(m, "exhaustive", Budget(30.0)))
-    for backend in ("cpsat", "milp"):
+    for backend in ("cpsat", "milp", "scip"):
         for method in ("sequential", "disjunctive"):
             r = solve(m, backend, Budget(30.0), method=method)
             assert r.status is Status.OPTIMAL

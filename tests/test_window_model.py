@@ -61,7 +61,7 @@ def test_exact_backends_agree_with_enumeration(case):
     m = random_model(rng, w, objectives, scarce=case % 4 < 2)
     ref = solve(m, "exhaustive", Budget(30.0))
     assert ref.status is Status.OPTIMAL
-    for backend in ("cpsat", "milp", "highs"):
+    for backend in ("cpsat", "milp", "highs", "scip"):
         r = solve(m, backend, Budget(30.0), seed=0)
         assert r.status is Status.OPTIMAL, backend
         assert front(r) == front(ref), backend
@@ -97,7 +97,7 @@ def test_single_objective_forms_match_enumeration():
                          ("weighted", {"weights": (0.2, 0.8)}),
                          ("lexicographic", {"priority": ("bb", "nodes")})):
             ref = solve(m, "exhaustive", Budget(30.0), form=form, **kw)
-            for backend in ("cpsat", "milp", "highs"):
+            for backend in ("cpsat", "milp", "highs", "scip"):
                 r = solve(m, backend, Budget(30.0), form=form, **kw)
                 assert r.status is Status.OPTIMAL
                 assert r.objective == pytest.approx(ref.objective, rel=1e-9), (backend, form)

@@ -1,6 +1,6 @@
-"""Reading simulation records: run metrics (:mod:`~bbopt.analysis.metrics`), I/O metrics
-(:mod:`~bbopt.analysis.io_metrics`), split-trace comparisons (:mod:`~bbopt.analysis.experiments`)
-and plots (:mod:`~bbopt.analysis.plots`).
+"""Reading simulation records: run metrics (:mod:`~bbopt.analysis.metrics`; an execution
+model's own metrics come from its ``metrics`` method), split-trace comparisons
+(:mod:`~bbopt.analysis.experiments`) and plots (:mod:`~bbopt.analysis.plots`).
 
 This package sits above :mod:`bbopt.simulation`: it reads
 :class:`~bbopt.simulation.SimulationResult` and is never imported by it, so the engine records

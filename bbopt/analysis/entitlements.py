@@ -27,10 +27,13 @@ def workload_entitlements(policies: Sequence[str], options: Mapping[str, Any],
     """The workload's own entitlements when some of ``policies`` take ``shares`` and
     ``options`` has none; ``None`` when no policy takes shares or ``options`` gives them.
     Raises :class:`InputError` when a policy takes shares and neither source has any."""
-    from bbopt.workloads.shares import workload_shares
+    from bbopt.workloads.shares import check_entities, parse_shares, workload_shares
 
     takers = share_takers(policies)
-    if not takers or options.get("shares") is not None:
+    if not takers:
+        return None
+    if options.get("shares") is not None:  # given: they must entitle someone of the workload
+        check_entities(parse_shares(options["shares"]), jobs, "--shares")
         return None
     own = workload_shares(jobs)
     if own is None:

@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bbopt.analysis.metrics import summarize
 from bbopt.analysis.workers import run_all
 from bbopt.core import Job, Platform
 from bbopt.errors import InputError
+from bbopt.runs import RunSpec, run
 
 DEFAULT_METRICS = ("mean_wait", "mean_bounded_slowdown")
 
@@ -76,14 +76,17 @@ def run_parts(parts: Sequence[Sequence[Job]], platform: Platform, policies: Sequ
               metrics: Sequence[str] = DEFAULT_METRICS,
               options: dict[str, dict[str, Any]] | None = None, tick: float | None = None,
               progress: Callable[[int, int], None] | None = None,
-              workers: int | None = 1) -> pd.DataFrame:
+              workers: int | None = 1, base: RunSpec | None = None) -> pd.DataFrame:
     """Simulate every policy on every non-empty part: a long DataFrame with columns
     ``part, policy, metric, value`` (``options`` maps a policy name to its options).
-    ``workers``: processes to run the parts on (``None``: every core); the table is the same."""
+    ``workers``: processes to run the parts on (``None``: every core); the table is the same.
+    ``base``: what the runs share besides (execution model, budget mode, seed)."""
+    base = base or RunSpec()
     todo = [(k, p) for k, part in enumerate(parts) if part for p in policies]
-    summaries = run_all(_part_summary, [(parts[k], platform, policy,
-                                         (options or {}).get(policy), tick, f"part{k}")
-                                        for k, policy in todo], workers, progress)
+    specs = [(replace(base, workload=parts[k], platform=platform, policy=policy,
+                      options=(options or {}).get(policy) or {}, tick=tick,
+                      name=f"part{k}"),) for k, policy in todo]
+    summaries = run_all(_part_summary, specs, workers, progress)
     rows = []
     for (k, policy), summary in zip(todo, summaries, strict=True):
         for m in metrics:
@@ -94,13 +97,8 @@ def run_parts(parts: Sequence[Sequence[Job]], platform: Platform, policies: Sequ
     return pd.DataFrame(rows, columns=["part", "policy", "metric", "value"])
 
 
-def _part_summary(jobs: Sequence[Job], platform: Platform, policy: str,
-                  options: dict[str, Any] | None, tick: float | None,
-                  name: str) -> dict[str, float]:
-    from bbopt.simulation import simulate
-
-    return summarize(simulate(jobs, platform, policy, options=options, tick=tick,
-                              workload_name=name))
+def _part_summary(spec: RunSpec) -> dict[str, float]:
+    return run(spec).metrics
 
 
 def normalise(raw: pd.DataFrame, reference: str) -> pd.DataFrame:
@@ -159,7 +157,7 @@ def compare_split(jobs: Sequence[Job], platform: Platform, policies: Sequence[st
                   metrics: Sequence[str] = DEFAULT_METRICS, level: float = 0.95,
                   options: dict[str, dict[str, Any]] | None = None, tick: float | None = None,
                   progress: Callable[[int, int], None] | None = None,
-                  workers: int | None = 1) -> pd.DataFrame:
+                  workers: int | None = 1, base: RunSpec | None = None) -> pd.DataFrame:
     """Kopanski's split comparison: the :func:`summarise` table of the normalised metrics.
 
     The reference policy is run even if it is not in ``policies`` (and listed first). The raw
@@ -169,12 +167,22 @@ def compare_split(jobs: Sequence[Job], platform: Platform, policies: Sequence[st
     policies = list(dict.fromkeys([reference, *policies]))
     parts = split_trace(jobs, n_parts)
     raw = normalise(run_parts(parts, platform, policies, metrics=metrics, options=options,
-                              tick=tick, progress=progress, workers=workers), reference)
+                              tick=tick, progress=progress, workers=workers, base=base),
+                   reference)
     table = summarise(raw, level=level)
     table.attrs["raw"] = raw
     table.attrs["reference"] = reference
     table.attrs["part_sizes"] = [len(p) for p in parts]
     return table
+
+
+def format_split(table: pd.DataFrame, fmt: str, title: str = "") -> str:
+    """A split comparison as ``fmt``: ``table`` (:func:`format_table`), ``csv`` or ``json``."""
+    if fmt == "table":
+        return format_table(table, title) + "\n"
+    if fmt == "csv":
+        return table.to_csv(index=False)
+    return table.to_json(orient="records", indent=2) + "\n"
 
 
 def format_table(table: pd.DataFrame, title: str = "") -> str:

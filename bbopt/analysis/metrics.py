@@ -106,6 +106,10 @@ def summarize(result: SimulationResult,
         out["node_utilization"] = float("nan")
         out["bb_utilization"] = float("nan")
     times = np.asarray(result.decision_times, dtype=float)
+    audit = audit_times(result)
+    if audit is not None:  # the decisions' own time; the audit's reported apart
+        times = times - audit
+        out["audit_time_total"] = float(audit.sum())
     out["decisions"] = float(times.size)
     if times.size:
         out["decision_time_mean"] = float(np.mean(times))
@@ -193,6 +197,24 @@ def _percentile(values: np.ndarray, q: float) -> float:
     a, b = float(part[lo]), float(part[hi])
     diff = b - a
     return b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma
+
+
+def audit_times(result: SimulationResult) -> np.ndarray | None:
+    """Per decision, the seconds an audit spent solving it again exactly (``None`` when no
+    decision was audited).
+
+    The engine times the whole ``decide`` call; an audited policy's ``SolveStats.wall_time``
+    stops before its audit (``bbopt.policies.plan``), so the rest of the call is the audit's.
+    Decision-time metrics subtract it: they describe what a caller of the policy waits for
+    without an audit, and ``audit_time_total`` reports the audit's own cost.
+    """
+    stats = result.decision_stats
+    if len(stats) != len(result.decision_times) or not any(map(_audited, stats)):
+        return None
+    whole = np.asarray(result.decision_times, dtype=float)
+    own = np.asarray([s.wall_time if s.audited else w for s, w in zip(stats, whole,
+                                                                       strict=True)])
+    return np.clip(whole - own, 0.0, None)
 
 
 def decision_quality(result: SimulationResult) -> dict[str, float]:

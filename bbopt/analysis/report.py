@@ -22,6 +22,7 @@ import pandas as pd
 from bbopt.analysis import figures
 from bbopt.analysis.frames import from_jobs_csv
 from bbopt.analysis.intervals import interval_table, normalise_runs
+from bbopt.analysis.plots import MIN_N, axis_label, metric_label, run_title
 from bbopt.analysis.store import Store, collect
 from bbopt.errors import InputError
 
@@ -56,7 +57,7 @@ def write_report(root: str | Path, out: str | Path, *, reference: str | None = N
     keys = [k for k in SCENARIO if k in table]
     for n, (scenario, sel) in enumerate(table.groupby(keys, sort=False, dropna=False)):
         scenario = scenario if isinstance(scenario, tuple) else (scenario,)
-        name = ", ".join(f"{k}={v}" for k, v in zip(keys, scenario, strict=True))
+        name = run_title(dict(zip(keys, scenario, strict=True)))
         tag = f"s{n}"
         md += [f"## {name}", ""]
         md += _means(sel, metrics)
@@ -84,17 +85,19 @@ def write_report(root: str | Path, out: str | Path, *, reference: str | None = N
         h0 = sel["run"].iloc[0]
         ident = summaries[h0]["provenance"]["hash_inputs"]["platform"]
         unit = {k: sel.iloc[0][k] for k in ("part", "seed") if k in sel}
+        shown = run_title({"workload": name, **unit})
+        if len(units):
+            shown += f" (one of the {len(units)} units)"
         fig = figures.utilisation_plot(first, int(ident["nodes"]), float(ident["bb"]),
-                                       title=f"{name}, " + ", ".join(
-                                           f"{k}={v}" for k, v in unit.items()),
-                                       path=out / f"{tag}_utilisation.{fmt}")
+                                       title=shown, path=out / f"{tag}_utilisation.{fmt}")
         figures.close(fig)
         md += [f"![utilisation and queue]({tag}_utilisation.{fmt})", ""]
         gpol = reference if reference in first else next(iter(first))
         fig = figures.gantt(first[gpol], int(ident["nodes"]),
-                            title=f"{gpol}: {name}", path=out / f"{tag}_gantt.{fmt}")
+                            title=f"{gpol}, {shown}", path=out / f"{tag}_gantt.{fmt}")
         figures.close(fig)
         md += [f"![Gantt chart of {gpol}]({tag}_gantt.{fmt})", ""]
+        md += _pareto(sel, summaries, shown, out, tag, fmt)
     md += ["## Provenance", "",
            f"bbopt {', '.join(sorted(set(map(str, table['bbopt_version']))))}; hosts "
            f"{', '.join(sorted(set(map(str, table['host']))))}; results table: "
@@ -104,6 +107,23 @@ def write_report(root: str | Path, out: str | Path, *, reference: str | None = N
     page = out / "index.html"
     page.write_text(_html(text))
     return page
+
+
+def _pareto(sel: pd.DataFrame, summaries: dict, shown: str, out: Path, tag: str,
+            fmt: str) -> list[str]:
+    """The largest Pareto set a window policy met in the scenario's first run that has one
+    (nodes and GB, the chosen selection starred), or nothing."""
+    for h in sel["run"]:
+        pareto = summaries.get(h, {}).get("pareto")
+        if pareto:
+            pol = summaries[h]["policy"]
+            fig = figures.pareto_plot(pareto["alternatives"], path=out / f"{tag}_pareto.{fmt}",
+                                      title=f"{pol}, day {pareto['time'] / 86400:.1f}: "
+                                            f"{len(pareto['alternatives'])} selections")
+            figures.close(fig)
+            return [f"The largest Pareto set {pol} chose from ({shown}):", "",
+                    f"![Pareto front of a {pol} decision]({tag}_pareto.{fmt})", ""]
+    return []
 
 
 def _most_common(values):
@@ -118,27 +138,40 @@ def _fmt(v: float) -> str:
 
 
 def _means(sel: pd.DataFrame, metrics: Sequence[str]) -> list[str]:
+    """Per policy, the mean over its runs of each metric, in the metric's unit (h, %, ...)."""
     cols = [m for m in metrics if m in sel] + [m for m in ("node_utilization",
                                                            "bb_utilization") if m in sel
                                                and m not in metrics]
-    lines = ["| policy | runs | " + " | ".join(f"mean {c}" for c in cols) + " |",
+    lines = ["| policy | runs | " + " | ".join(axis_label(c) for c in cols) + " |",
              "|---|---|" + "---|" * len(cols)]
     for pol, rows in sel.groupby("policy", sort=False):
-        lines.append(f"| {pol} | {len(rows)} | " +
-                     " | ".join(_fmt(float(rows[c].mean())) for c in cols) + " |")
-    return [*lines, ""]
+        lines.append(f"| {pol} | {len(rows)} | " + " | ".join(
+            _fmt(float(rows[c].mean()) * metric_label(c)[2]) for c in cols) + " |")
+    return [*lines, "", "(means over the runs of each policy)", ""]
 
 
 def _interval_md(stats: pd.DataFrame, reference: str) -> list[str]:
-    lines = [f"Normalised by {reference} in each unit (95 % intervals: Student t of the mean "
-             "ratio; log-ratio interval of the geometric mean; percentile bootstrap):", "",
-             "| metric | policy | n | mean | t-CI | geo. mean | log-ratio CI | bootstrap CI |",
-             "|---|---|---|---|---|---|---|---|"]
+    """The ratios to the reference with intervals that stay above zero: the percentile
+    bootstrap of the mean ratio and the log-ratio interval of the geometric mean (a Student t
+    interval of a ratio can reach below zero on few skewed units, and is left out)."""
+    lines = [f"Ratio to {reference} in each unit (part x seed), with 95 % intervals: percentile "
+             "bootstrap of the mean ratio, log-ratio interval of the geometric mean; n units.",
+             "", "| metric | policy | n | mean ratio | bootstrap interval | geometric mean | "
+             "log-ratio interval |", "|---|---|---|---|---|---|---|"]
+    few = False
     for _, r in stats.iterrows():
-        lines.append(f"| {r['metric']} | {r['policy']} | {r['n']} | {_fmt(r['mean'])} | "
-                     f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}] | {_fmt(r['gmean'])} | "
-                     f"[{_fmt(r['log_ci_low'])}, {_fmt(r['log_ci_high'])}] | "
-                     f"[{_fmt(r['boot_low'])}, {_fmt(r['boot_high'])}] |")
+        enough = r["n"] >= MIN_N
+        few |= not enough
+
+        def ci(lo, hi, enough=enough):
+            return f"[{_fmt(lo)}, {_fmt(hi)}]" if enough else "n < 3"
+
+        lines.append(f"| {metric_label(r['metric'])[0]} | {r['policy']} | {r['n']} | "
+                     f"{_fmt(r['mean'])} | {ci(r['boot_low'], r['boot_high'])} | "
+                     f"{_fmt(r['gmean'])} | {ci(r['log_ci_low'], r['log_ci_high'])} |")
+    if few:
+        lines += ["", f"**Warning:** some policies have fewer than {MIN_N} units: their "
+                  "intervals are not shown, and their ratios are single observations."]
     return [*lines, ""]
 
 

@@ -28,6 +28,7 @@ quarter of a worker's share) so the scheduling overhead stays small.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import platform as _platform
 import socket
@@ -40,7 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bbopt.analysis.store import Store, canonical, gzip_csv, run_hash
+from bbopt.analysis.store import Store, canonical, check_name, gzip_csv, run_hash
 from bbopt.analysis.sweep_inputs import (
     _file_sha,
     _measured_shares,
@@ -62,7 +63,9 @@ from bbopt.analysis.sweep_schedule import (
     write_prepared,
 )
 from bbopt.analysis.sweep_spec import Cell, SweepSpec
+from bbopt.analysis.workers import remove_orphan_worker_inputs, worker_inputs_prefix
 from bbopt.errors import InputError
+from bbopt.runs import measurement_interval, with_budget_mode
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ class RunTask:
     cost: float = 0.0
     #: a directory where the driver left the prepared workload (``<workload_sha>.pickle``)
     prepared: str | None = None
+    #: plug-in modules the worker imports first (the spec's ``plugins``)
+    plugins: tuple[str, ...] = ()
 
 
 @dataclass
@@ -126,7 +131,9 @@ def plan(spec: SweepSpec) -> list[RunTask]:
             platforms[pkey] = platform_fingerprint(
                 resolve_platform(spec, cell.platform, cell.seed), spec.base)
         accepted = policy_options(cell.policy.name)
-        options = {**cell.policy.options, **cell.budget_options}
+        options = with_budget_mode(cell.policy.name,
+                                   {**cell.policy.options, **cell.budget_options},
+                                   spec.budget_mode)
         if "seed" in accepted and "seed" not in options:
             options["seed"] = cell.seed
         shares = _shares(wjson, wseed)
@@ -154,12 +161,19 @@ def plan(spec: SweepSpec) -> list[RunTask]:
                              "first": wspec.get("first"), "seed": wseed,
                              "content_sha256": wsha, "jobs": len(jobs),
                              "split": wspec.get("split"), "part": cell.part}}
+        part = _part(wjson, wseed, cell.part)
+        try:  # an empty measurement interval is refused before the sweep starts
+            measurement_interval(part, spec.warmup, spec.cooldown)
+        except InputError as exc:
+            where = cell.workload if cell.part is None else f"{cell.workload} part {cell.part}"
+            raise InputError(f"{exc.reason} in workload {where}", source=spec.source,
+                             field="warmup") from None
         tasks.append(RunTask(h, wjson, wseed, wsha, cell.part, pjson, cell.policy.name,
                              options, spec.executions[cell.execution], spec.tick,
                              spec.warmup, spec.cooldown, cell.params(), prov,
                              shares=_measured_shares(options, shares),
-                             cost=estimate(len(_part(wjson, wseed, cell.part)),
-                                           cell.policy.name, accepted)))
+                             cost=estimate(len(part), cell.policy.name, accepted),
+                             plugins=tuple(spec.plugins)))
     seen: dict[str, Cell] = {}
     unique = []
     for t in tasks:  # two cells that are the same run (e.g. equal labels of one policy)
@@ -178,51 +192,28 @@ def run_task(task: RunTask) -> dict[str, Any]:
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0, c0 = time.perf_counter(), time.process_time()
     try:
-        from bbopt.analysis.metrics import summarize
-        from bbopt.simulation import simulate
+        from bbopt.registry import load_plugins
+        from bbopt.runs import RunSpec, run
         from bbopt.simulation.result import BATSIM_COLUMNS, BBOPT_COLUMNS
 
+        load_plugins(task.plugins, "plugins")
         jobs = list(worker_part(task.workload_sha, task.prepared, task.part,
                                 lambda: _workload(task.workload_spec, task.workload_seed),
                                 lambda whole: split_parts(task.workload_spec, whole)))
         if not jobs:
             raise InputError(f"part {task.part} of the workload is empty", field="split")
-        from bbopt.simulation.execution import EXECUTION_MODELS
-        from bbopt.simulation.io_model import FluidIO
-
-        platform = build_platform(task.platform_spec)
         ex = dict(task.execution)
-        model = EXECUTION_MODELS[ex.pop("name")](**ex)
-        result = simulate(jobs, platform, task.policy, options=task.options, tick=task.tick,
-                          execution=model,
-                          workload_name=str(task.params.get("workload", "workload")))
-        metrics = summarize(result)
-        if isinstance(model, FluidIO):  # the I/O side: efficiency, interference (Herbein)
-            from bbopt.analysis.io_metrics import io_summary
-
-            for key, value in io_summary(result, model).items():
-                metrics.setdefault(key, value)
-        if getattr(model, "name", None) == "exclusive-io":  # Jeannot et al.'s metrics
-            from bbopt.analysis.packs import pack_metrics
-
-            for key, value in pack_metrics(result, model).items():
-                metrics[f"xio_{key}"] = value
-        if task.warmup > 0 or task.cooldown > 0:
-            submits = [j.submit for j in jobs]
-            a, b = min(submits) + task.warmup, max(submits) - task.cooldown
-            if task.cooldown <= 0:
-                b = max(submits) + 1.0
-            if not b > a:  # too short a part for the interval: measure it whole
-                a, b = min(submits), max(submits) + 1.0
-            metrics.update(summarize(result, interval=(a, b)))
-            metrics["measured_from"], metrics["measured_to"] = a, b
-        if task.shares:  # entitlement satisfaction, preemption costs (OMFS), over the whole run
-            from bbopt.analysis.table import fairshare_metrics
-
-            metrics.update(fairshare_metrics(result, task.shares,
-                                             float(task.options.get("quantum", 1800.0))))
+        widest: list[dict[str, Any]] = []  # the run's largest Pareto set, for the report
+        record = run(RunSpec(workload=jobs, platform=build_platform(task.platform_spec),
+                             policy=task.policy, options=task.options, execution=ex.pop("name"),
+                             execution_options=ex, tick=task.tick, warmup=task.warmup,
+                             cooldown=task.cooldown, shares=task.shares,
+                             name=str(task.params.get("workload", "workload"))),
+                     on_decision=lambda s, d: _keep_widest(widest, s, d))
+        result, metrics = record.result, record.metrics
         csv = gzip_csv(result.rows(), BATSIM_COLUMNS + BBOPT_COLUMNS)
         return {"hash": task.hash, "metrics": metrics, "jobs_csv_gz": csv,
+                "pareto": widest[0] if widest else None,
                 "started_at": started, "wall_time": time.perf_counter() - t0,
                 "cpu_time": time.process_time() - c0,
                 "host": socket.gethostname(), "part_jobs": len(jobs)}
@@ -230,6 +221,15 @@ def run_task(task: RunTask) -> dict[str, Any]:
         return {"hash": task.hash, "error": f"{type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc(), "started_at": started,
                 "wall_time": time.perf_counter() - t0, "host": socket.gethostname()}
+
+
+def _keep_widest(widest: list[dict[str, Any]], state: Any, decision: Any) -> None:
+    """Keep the decision with the most alternatives (a window policy's Pareto set), as JSON
+    values, with its time: ``bbopt report`` draws it."""
+    alts = decision.alternatives
+    if len(alts) > 1 and (not widest or len(alts) > len(widest[0]["alternatives"])):
+        widest[:] = [{"time": float(state.time),
+                      "alternatives": json.loads(json.dumps(list(alts), default=float))}]
 
 
 def run_batch(tasks: list[RunTask]) -> list[dict[str, Any]]:
@@ -265,7 +265,7 @@ def _summary(task: RunTask, out: Mapping[str, Any], spec: SweepSpec,
     return {"hash": task.hash, "sweep": spec.name, "params": task.params,
             "policy": task.policy, "options": task.options, "metrics": out["metrics"],
             "reference": spec.reference, "report_metrics": list(spec.metrics),
-            "provenance": prov}
+            "provenance": prov, **({"pareto": out["pareto"]} if out.get("pareto") else {})}
 
 
 def batches(tasks: list[RunTask], size: int) -> list[list[RunTask]]:
@@ -291,9 +291,11 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
     (overrides ``executor``). ``batch``:
     runs per task (default 1 for processes; for Dask, about a second of estimated work).
     ``progress``: a bar with the time left (``True``), nothing (``False``), or a number:
-    plain lines every that many seconds (:class:`ProgressLog`, for batch jobs' logs).
+    plain lines every that many seconds (:class:`bbopt.progress.ProgressLog`, for batch jobs'
+    logs).
     """
     t_start = time.perf_counter()
+    check_name(spec.name)  # (before anything is written: the name names files in the store)
     store = Store(out)
     store.root.mkdir(parents=True, exist_ok=True)
     store.clean_temporaries()
@@ -333,7 +335,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, executor: str = "processes",
                            or dask == "local") as shipped:
             if dask is not None:
                 _run_dask(shipped, dask, workers, batch, receive)
-            elif executor == "serial":
+            elif executor == "serial" or not shipped:  # (nothing to hand out: no pool)
                 for t in todo:
                     receive(run_task(t))
             else:
@@ -356,7 +358,8 @@ def _prepared_for(todo: list[RunTask], local: bool):
     import tempfile
     from dataclasses import replace
 
-    with tempfile.TemporaryDirectory(prefix="bbopt-sweep-") as tmp:
+    remove_orphan_worker_inputs()  # (left by a driver killed with SIGKILL)
+    with tempfile.TemporaryDirectory(prefix=worker_inputs_prefix()) as tmp:
         first = {t.workload_sha: t for t in reversed(todo)}  # one task per workload
         for sha, t in first.items():
             write_prepared(Path(tmp), sha, _workload(t.workload_spec, t.workload_seed)[0])
@@ -364,56 +367,15 @@ def _prepared_for(todo: list[RunTask], local: bool):
 
 
 def _bar(n: int, skipped: int, show: bool | float):
+    """The sweep's progress (:mod:`bbopt.progress`): ``True`` a bar on a terminal (else log
+    lines), a number: log lines that many seconds apart, ``False``: nothing."""
+    from bbopt.progress import ProgressLog, progress
+
     if show is False or show is None or n == 0:
         return None
     if show is not True:  # seconds between plain log lines (batch jobs: no terminal)
         return ProgressLog(n, skipped, float(show))
-    from tqdm import tqdm
-
-    return tqdm(total=n, unit="run", desc=f"sweep ({skipped} done before)" if skipped else
-                "sweep", file=sys.stderr, smoothing=0.1, dynamic_ncols=True)
-
-
-class ProgressLog:
-    """Progress as plain lines on stderr every ``every`` seconds (and at the end): runs done,
-    failures, time elapsed and an estimate of the time left from the mean pace so far."""
-
-    def __init__(self, total: int, skipped: int, every: float, stream=None) -> None:
-        self.total, self.skipped, self.every = total, skipped, every
-        self.stream = stream or sys.stderr
-        self.done = 0
-        self.failed = 0
-        self.t0 = self.last = time.monotonic()
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        now = time.monotonic()
-        if now - self.last >= self.every or self.done == self.total:
-            self.last = now
-            self._line(now)
-
-    def set_postfix(self, failed: int = 0, **_: Any) -> None:
-        self.failed = failed
-
-    def close(self) -> None:
-        if self.done < self.total:
-            self._line(time.monotonic())
-
-    def _line(self, now: float) -> None:
-        elapsed = now - self.t0
-        left = (elapsed / self.done * (self.total - self.done)) if self.done else float("nan")
-        before = f" ({self.skipped} done before)" if self.skipped else ""
-        print(f"sweep: {self.done}/{self.total} runs{before}, {self.failed} failed, "
-              f"{_hms(elapsed)} elapsed, about {_hms(left)} left", file=self.stream,
-              flush=True)
-
-
-def _hms(seconds: float) -> str:
-    if seconds != seconds:  # nan: no pace yet
-        return "?"
-    s = round(seconds)
-    return f"{s // 3600}h{s // 60 % 60:02d}m{s % 60:02d}s" if s >= 3600 else \
-        f"{s // 60}m{s % 60:02d}s"
+    return progress(n, unit="run", desc="sweep", skipped=skipped, count_failed=True)
 
 
 def _chunks(todo: list[RunTask], batch: int | None, n_workers: int) -> list[list[RunTask]]:

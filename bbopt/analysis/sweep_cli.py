@@ -7,6 +7,7 @@ processes or Dask) and the report and figure modules of :mod:`bbopt.analysis`.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +22,9 @@ def add_parsers(sub) -> None:
                         "of the grid (an interrupted sweep resumes); bbopt sweep collect DIR "
                         "[--out FILE.csv|.parquet] prints or writes one row per run.")
     sw.add_argument("spec", metavar="SPEC|collect", help="the sweep YAML, or 'collect'")
+    sw.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                    help="import MODULE first (its policies, backends, execution models), as "
+                         "the spec's 'plugins:' list does (repeatable)")
     sw.add_argument("dir", nargs="?", metavar="DIR", help="with collect: the results directory")
     sw.add_argument("--out", "-O", metavar="DIR|FILE",
                     help="results directory (sweep; default results/NAME), or the table file "
@@ -41,6 +45,9 @@ def add_parsers(sub) -> None:
                          "(default 60)")
     sw.add_argument("--no-timing", action="store_true",
                     help="collect: leave out wall/decision times, host and dates")
+    sw.add_argument("--force", action="store_true",
+                    help="collect: overwrite an existing table file (a sweep never overwrites "
+                    "its runs: it resumes)")
     sw.set_defaults(func=_cmd_sweep)
 
     rp = sub.add_parser("report", help="figures and a summary page from a results store")
@@ -51,7 +58,9 @@ def add_parsers(sub) -> None:
                     "the spec's reference, else the first policy)")
     rp.add_argument("--metrics", default=None, help="comma-separated metrics of the forest "
                     "plot (default: the spec's)")
-    rp.add_argument("--format", choices=("png", "svg", "pdf"), default="png")
+    rp.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
+                    help="file format of the figures")
+    rp.add_argument("--force", action="store_true", help="overwrite an existing report")
     rp.set_defaults(func=_cmd_report)
 
     gen = sub.add_parser("generate", help="write a workload made by one of the papers' "
@@ -59,22 +68,26 @@ def add_parsers(sub) -> None:
     gen.add_argument("name", nargs="?", help="generator name (--list shows them)")
     gen.add_argument("params", nargs="*", metavar="KEY=VALUE", help="generator parameters")
     gen.add_argument("--workload", "-w", metavar="FILE", help="input workload of a transform")
-    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--seed", type=int, default=0, help="seed of the generator's draws")
     gen.add_argument("--out", "-O", metavar="FILE", help=".swf or .json (Batsim)")
     gen.add_argument("--nodes", type=int, default=None,
                      help="machine size written in the header (SWF MaxNodes / Batsim nb_res)")
     gen.add_argument("--list", action="store_true", help="list the generators and parameters")
+    gen.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     gen.set_defaults(func=_cmd_generate)
 
 
 def _cmd_sweep(args) -> int:
     from bbopt.analysis.store import collect, write_table
     from bbopt.errors import InputError
+    from bbopt.outputs import check_out_file
 
     if args.spec == "collect":
         if not args.dir:
             raise InputError("give the results directory: bbopt sweep collect DIR",
                              field="DIR")
+        if args.out:
+            check_out_file(args.out, args.force)
         frame = collect(args.dir, include_timing=not args.no_timing)
         if args.out:
             write_table(frame, args.out)
@@ -89,6 +102,7 @@ def _cmd_sweep(args) -> int:
         raise InputError(f"unexpected argument {args.dir!r} (the results go to --out DIR)",
                          field="DIR")
     spec = load_spec(args.spec, quick=args.quick)
+    spec.plugins = list(dict.fromkeys([*args.plugin, *spec.plugins]))  # (workers import them)
     out = Path(args.out or Path("results") / (spec.name + ("-quick" if args.quick else "")))
     if args.dry_run:
         from bbopt.analysis.store import Store
@@ -116,8 +130,11 @@ def _cmd_sweep(args) -> int:
 
 def _cmd_report(args) -> int:
     from bbopt.analysis.report import write_report
+    from bbopt.outputs import check_out_dir
 
     metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    check_out_dir(args.out or Path(args.dir) / "report", ["index.html", "index.md",
+                                                          "results.csv"], args.force)
     page = write_report(args.dir, args.out or Path(args.dir) / "report",
                         reference=args.reference, metrics=metrics, fmt=args.format)
     print(f"wrote {page}", file=sys.stderr)
@@ -126,6 +143,7 @@ def _cmd_report(args) -> int:
 
 def _cmd_generate(args) -> int:
     from bbopt.errors import InputError
+    from bbopt.outputs import check_out_file
     from bbopt.workloads.generators.catalog import GENERATORS, apply, generator
 
     if args.list or not args.name:
@@ -135,7 +153,10 @@ def _cmd_generate(args) -> int:
                                                            if params else ""))
         return 0 if args.list else 2
     gen = generator(args.name)
-    params = parse_options(args.params, field="params")
+    from bbopt.units import check_options
+
+    params = check_options(gen.fn, parse_options(args.params, field="params"),
+                           what=f"generator {gen.name!r}", fixed={"jobs": None})
     jobs = None
     if gen.kind == "transform":
         if not args.workload:
@@ -148,6 +169,13 @@ def _cmd_generate(args) -> int:
     if not args.out:
         raise InputError("give --out FILE.swf or FILE.json", field="--out")
     path = Path(args.out)
+    if args.workload and path.exists():  # (a transform never overwrites what it reads)
+        from bbopt.loading import find_workload
+
+        if os.path.samefile(path, find_workload(args.workload)):
+            raise InputError("is the input workload: write the generated one elsewhere",
+                             source=str(path), field="--out")
+    check_out_file(path, args.force)  # any other existing file: only with --force
     nodes = args.nodes or max(j.nodes for j in out)
     note = (f"bbopt generate {gen.name} " + " ".join(args.params) + f" --seed {args.seed}"
             ).strip()

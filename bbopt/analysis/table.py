@@ -1,22 +1,18 @@
 """The comparison table of ``bbopt simulate`` and ``bbopt compare``: which run metrics it shows,
-how they are labelled, scaled and formatted, and the metrics a run adds when it has entitlements
-(Zvi & Oren, OMFS) or runs under exclusive I/O (Jeannot, Pallez & Vidal, Section 6).
+how they are labelled, scaled and formatted, including those a run adds when it has entitlements
+(Zvi & Oren, OMFS: :func:`fairshare_metrics`) or runs under exclusive I/O (Jeannot, Pallez &
+Vidal, Section 6) or I/O contention (Herbein et al., Section 5).
 
-:func:`run_metrics` gathers a run's metrics (over a measurement interval with a warm-up and a
-cool-down, as BBSched's evaluation leaves out the first and last half month), and
-:func:`metrics_table` lays out several runs side by side; a row no run has is left out;
-:func:`rejections` lists the jobs that could never run, grouped by reason.
+A run's metrics are gathered by :func:`bbopt.runs.measure`; :func:`metrics_table` lays out
+several runs side by side (a row no run has is left out); :func:`rejections` lists the jobs that
+could never run, grouped by reason.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import sys
 from typing import Any
-
-from bbopt.analysis.metrics import summarize
-from bbopt.errors import InputError
 
 #: Rows of the comparison table: (metric key, label, scale, format).
 TABLE_ROWS = (
@@ -30,12 +26,16 @@ TABLE_ROWS = (
     ("node_utilization", "node utilisation [%]", 100, "{:.1f}"),
     ("bb_utilization", "BB utilisation [%]", 100, "{:.1f}"),
     # exclusive I/O (Jeannot et al.): work not lost waiting for the I/O node, time-alone stretch
-    ("io_utilisation", "useful utilisation [%]", 100, "{:.1f}"),
-    ("io_utilisation_steady", "  steady state [%]", 100, "{:.1f}"),
-    ("io_utilisation_tail", "  tail [%]", 100, "{:.1f}"),
-    ("io_idle_ratio", "idle ratio [%]", 100, "{:.1f}"),
-    ("io_max_stretch", "max stretch (eq. 1)", 1, "{:.3f}"),
-    ("io_mean_stretch", "mean stretch (eq. 1)", 1, "{:.3f}"),
+    ("xio_utilisation", "useful utilisation [%]", 100, "{:.1f}"),
+    ("xio_utilisation_steady", "  steady state [%]", 100, "{:.1f}"),
+    ("xio_utilisation_tail", "  tail [%]", 100, "{:.1f}"),
+    ("xio_idle_ratio", "idle ratio [%]", 100, "{:.1f}"),
+    ("xio_max_stretch", "max stretch (eq. 1)", 1, "{:.3f}"),
+    ("xio_mean_stretch", "mean stretch (eq. 1)", 1, "{:.3f}"),
+    # I/O contention (Herbein et al.): node-time computing, per-job compute share, interference
+    ("system_efficiency", "system efficiency [%]", 100, "{:.1f}"),
+    ("compute_share_min", "min compute share [%]", 100, "{:.1f}"),
+    ("interfered_node_time_share", "interfered node-time [%]", 100, "{:.1f}"),
     ("makespan", "makespan [d]", 1 / 86400, "{:.2f}"),
     ("finished", "finished", 1, "{:.0f}"),
     ("killed", "killed at walltime", 1, "{:.0f}"),
@@ -59,32 +59,9 @@ TABLE_ROWS = (
     ("decision_gap_p95", "audited: p95 gap [%]", 100, "{:.2f}"),
     ("decision_time_p50", "decision p50 [ms]", 1000, "{:.3f}"),
     ("decision_time_p95", "decision p95 [ms]", 1000, "{:.3f}"),
+    ("audit_time_total", "audit time, apart [s]", 1, "{:.2f}"),
     ("simulation_wall_time", "simulation [s]", 1, "{:.2f}"),
 )
-
-
-def run_metrics(result: Any, *, warmup: float = 0.0, cooldown: float = 0.0,
-                shares: Any = None, quantum: float = 1800.0) -> dict[str, float]:
-    """The table's metrics of a run. With ``warmup``/``cooldown`` seconds, the job and
-    utilisation metrics are those of the jobs submitted between the first submission plus
-    ``warmup`` and the last minus ``cooldown`` (decision statistics stay those of the whole run);
-    with ``shares`` (entity -> share, or anything :func:`bbopt.workloads.shares.parse_shares`
-    reads), entitlement satisfaction and preemption costs are added."""
-    metrics = summarize(result)
-    if shares is not None:
-        metrics.update(fairshare_metrics(result, shares, quantum))
-    if warmup <= 0 and cooldown <= 0:
-        return metrics
-    submits = [j.submit for j in result.jobs]
-    t0, t1 = min(submits) + warmup, max(submits) - cooldown
-    if cooldown <= 0:
-        t1 = max(submits) + 1.0
-    if not t1 > t0:
-        raise InputError(f"a warm-up of {warmup:g} s and a cool-down of {cooldown:g} s leave no "
-                         f"submission to measure (the trace spans {max(submits) - min(submits):g}"
-                         " s)", field="--warmup")
-    metrics.update(summarize(result, interval=(t0, t1)))
-    return metrics
 
 
 def fairshare_metrics(result: Any, shares: Any, quantum: float = 1800.0) -> dict[str, float]:
@@ -102,15 +79,20 @@ def fairshare_metrics(result: Any, shares: Any, quantum: float = 1800.0) -> dict
     return out
 
 
-def model_metrics(result: Any, model: Any) -> dict[str, float]:
-    """Metrics the execution model adds (exclusive I/O: Jeannot et al.'s stretch, idle ratio,
-    steady-state and tail utilisation)."""
-    exclusive = sys.modules.get("bbopt.simulation.exclusive_io")  # (not imported: no such model)
-    if exclusive is None or not isinstance(model, exclusive.ExclusiveIO):
-        return {}
-    from bbopt.analysis.packs import pack_metrics
+def render(metrics: dict[str, dict[str, float]], fmt: str, title: str) -> str:
+    """Runs side by side as ``fmt``: ``table`` (:func:`metrics_table`), ``csv`` (one row per
+    metric, one column per run) or ``json``."""
+    if fmt == "table":
+        return metrics_table(metrics, title)
+    if fmt == "json":
+        import json
 
-    return {f"io_{k}": float(v) for k, v in pack_metrics(result, model).items()}
+        return json.dumps(metrics, indent=2)
+    keys = list(dict.fromkeys(k for m in metrics.values() for k in m))
+    lines = ["metric," + ",".join(metrics)]
+    lines += [k + "," + ",".join(repr(metrics[p].get(k, math.nan)) for p in metrics)
+              for k in keys]
+    return "\n".join(lines)
 
 
 def metrics_table(metrics: dict[str, dict[str, float]], title: str) -> str:

@@ -6,7 +6,8 @@ and collected **in submission order**: the output is the serial run's (only the 
 and decision times differ, as they do between two serial runs). With one worker, or one task,
 everything runs in this process. Workers are spawned fresh interpreters (a forked copy of a
 process with solver threads can deadlock). Stopping early (an interrupt, an error) terminates
-the workers at once.
+the workers at once. A sweep's local workers read their prepared workloads from a temporary
+folder named by the driver's pid, so a later sweep removes the folders of a killed driver.
 """
 
 from __future__ import annotations
@@ -15,6 +16,47 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from bbopt.errors import InputError
+
+#: The name of a temporary folder of prepared workloads for a sweep's local workers is this,
+#: the driver's pid and a random part (:func:`worker_inputs_prefix`).
+WORKER_INPUTS = "bbopt-sweep-"
+
+
+def worker_inputs_prefix() -> str:
+    return f"{WORKER_INPUTS}{os.getpid()}-"
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (one we may not signal counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def remove_orphan_worker_inputs(directory: str | None = None) -> int:
+    """Remove this user's worker-input folders whose sweep driver no longer runs (killed by
+    SIGKILL, which allows no clean-up); returns how many. Those of running sweeps are kept."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    n = 0
+    for d in Path(directory or tempfile.gettempdir()).glob(WORKER_INPUTS + "*"):
+        pid = d.name[len(WORKER_INPUTS):].split("-", 1)[0]
+        try:
+            mine = d.is_dir() and d.stat().st_uid == os.getuid()
+        except OSError:
+            continue
+        if mine and pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
+            shutil.rmtree(d, ignore_errors=True)
+            n += 1
+    return n
 
 
 def default_workers() -> int:
@@ -78,3 +120,25 @@ def run_all(fn: Callable[..., Any], tasks: Sequence[tuple], workers: int | None 
 def _call(item: tuple[Callable[..., Any], tuple]) -> Any:
     fn, task = item
     return fn(*task)
+
+
+def workers(requested: int | None, n_jobs: int, policies: Sequence[str]) -> int:
+    """``requested`` processes (>= 1), or every core unless the runs (``n_jobs`` jobs per
+    policy) are too small to gain (:func:`~bbopt.analysis.workers.workers_for`)."""
+    if requested is not None and requested < 1:
+        raise InputError(f"must be >= 1, got {requested}", field="--workers")
+    return requested or workers_for(n_jobs, policies)
+
+
+def compare_policies(spec: Any, policies: Sequence[str], *,
+                     workers_: int | None = None) -> Iterator[tuple[str, Any, dict[str, float]]]:
+    """``spec`` run under each policy (its options those ``spec`` has that the policy takes),
+    on ``workers_`` processes (:func:`workers`): ``(policy, result, metrics)`` in the order of
+    ``policies``, each as soon as it is done; the results hold ``spec``'s jobs."""
+    from bbopt.runs import for_policy, run_detached
+
+    n = workers(workers_, len(spec.workload), policies)
+    runs = run_each(run_detached, [(for_policy(spec, p),) for p in policies], n)
+    for policy, (result, metrics) in zip(policies, runs, strict=True):
+        result.jobs = spec.workload
+        yield policy, result, metrics

@@ -89,7 +89,7 @@ def _cmd_scheduler(args) -> int:
 def _cmd_server(args) -> int:
     import json
 
-    from bbopt.analysis.table import run_metrics
+    from bbopt.analysis.metrics import summarize
     from bbopt.errors import InputError
     from bbopt.interop.batsim.server import serve_batsim
     from bbopt.loading import read_workload_and_platform
@@ -108,7 +108,7 @@ def _cmd_server(args) -> int:
                             on_job_end=on_job_end)
 
     result = run() if out is None else streamed_csv(out / "batsim_jobs.csv", run)
-    metrics = run_metrics(result)
+    metrics = summarize(result)
     if out is not None:
         write_json(out / "summary.json", {"workload": str(args.workload), "jobs": len(w.jobs),
                                           "platform": platform.name, "scheduler": args.socket,

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from bbopt.core import ClusterState
+from bbopt.core import ClusterState, decide_planned
 from bbopt.errors import BboptError, InputError
 from bbopt.gc_pause import collect_if_due, gc_paused
 from bbopt.policies.registry import Policy, make_policy, policy_options
@@ -193,7 +193,7 @@ class DecisionService:
             keep.append(state)
         t1 = time.perf_counter()
         cold = name not in self.decided
-        decision = policy.decide(state)
+        decision = decide_planned(policy, state)  # (a job past its walltime still holds)
         t2 = time.perf_counter()
         self.decided.add(name)
         if decision.memory is not None:

@@ -77,6 +77,8 @@ from bbopt.models.bb_nodes import (
 )
 from bbopt.models.plan_named import place as place_named
 from bbopt.planner import Profile
+from bbopt.planner.named import NamedArrays
+from bbopt.planner.named import kernels as named_kernels
 
 
 def kernels():
@@ -208,6 +210,9 @@ class PlanModel:
         #: The compiled pool loop's arrays (:meth:`compiled_arrays`) once made; ``False``:
         #: this model is scored by the Python loops.
         self._jit: tuple | bool | None = None
+        #: On named BB nodes, the compiled loops' arrays (:meth:`named_arrays`) once made;
+        #: ``False``: the Python loops.
+        self._njit: NamedArrays | bool | None = None
         if self.named is not None:
             self._init_named(running)
 
@@ -436,8 +441,24 @@ class PlanModel:
     #: a start now on a proximity platform: ``(now, (compute nodes, runs))``.
     place = place_named
 
+    def named_arrays(self) -> NamedArrays | None:
+        """This model on named BB nodes as the compiled loops read it (made at the first
+        score), or ``None`` when its plans are scored by the Python loops (no numba, or
+        ``BBOPT_NO_JIT=1``, or an alpha other than 1, 2, 3)."""
+        if self._njit is None:
+            self._njit = (self.alpha in (1, 2, 3) and named_kernels() is not None
+                          and NamedArrays(
+                              (self._n, self._b, self._w, self._t0, self._sub, self._lb),
+                              self._Tz, self._FNz, self._FBz, self._FKz, self._SN, self._NOW,
+                              self.proximity, self._ktol, self._ftol, self.tol,
+                              int(self.alpha)))
+        return self._njit or None
+
     def _run_named(self, order: Sequence[int], threshold: float,
                    starts: list[float] | None) -> float:
+        arrays = self.named_arrays()
+        if arrays is not None:  # the compiled twin of the loop below: the same floats
+            return arrays.score(order, threshold, starts)
         prof = self.named_profile()
         place = self.place
         S, LB = self._sub, self._lb

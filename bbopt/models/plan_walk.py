@@ -18,6 +18,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from bbopt.models.plan import PlanModel, kernels
+from bbopt.planner.named import NamedWalk
 
 #: Default positions between two profile snapshots of a :class:`SwapWalk` (1 to 4 measure
 #: within 2 % of each other on KTH's queues; 3 is the least work).
@@ -334,12 +335,16 @@ class CompiledWalk:
 
 
 def swap_walk(model: PlanModel, order: Sequence[int], stride: int | None = None
-              ) -> SwapWalk | CompiledWalk:
+              ) -> SwapWalk | CompiledWalk | NamedWalk:
     """The incremental walk of ``model`` from ``order``: on the BB pool with alpha 1, 2 or 3
     and numba installed, its compiled twin (:class:`CompiledWalk`, the same answers), else a
     :class:`SwapWalk`."""
     if model.named is None and model.alpha in (1, 2, 3) and kernels() is not None:
         return CompiledWalk(model, order, stride)
+    if model.named is not None:
+        arrays = model.named_arrays()
+        if arrays is not None:
+            return NamedWalk(arrays, order, stride if stride is not None else STRIDE)
     return SwapWalk(model, order, stride)
 
 

@@ -57,6 +57,7 @@ from typing import NamedTuple
 from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
 from bbopt.jit import kernels as load_kernels
 from bbopt.planner import Profile, earlier_fit2, profile_of
+from bbopt.planner.named import conservative_named
 from bbopt.policies.booked import sorted_reservations, updated_reservations
 from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
 from bbopt.policies.named_bb import NamedProfile
@@ -390,36 +391,26 @@ class ConservativeBackfilling:
         previous: dict[str, float] = dict(state.memory.get("reservations", {}))
         plan = NamedProfile(state)
         position = {job.id: k for k, job in enumerate(queue)}
-        kept = []
-        for job in sorted((j for j in queue if j.id in previous),
-                          key=lambda j: (max(previous[j.id], now), position[j.id])):
-            if plan.hold(job, max(previous[job.id], now)):
-                kept.append(job)
-        planned: dict[str, float] = {}
-        for job in kept:  # compression, earliest first: never later than before
-            old = max(previous[job.id], now)
-            plan.drop(job)
-            start = plan.earliest(job, limit=old)
-            if start == math.inf or not plan.hold(job, start):
-                start = old
-                plan.hold(job, old)  # the slot it held a moment ago
-            planned[job.id] = start
+        order = sorted((j for j in queue if j.id in previous),
+                       key=lambda j: (max(previous[j.id], now), position[j.id]))
         depth = math.inf if self.depth is None else self.depth
-        for job in queue:
-            if job.id in planned:
-                continue
-            if len(planned) < depth:
-                start = plan.earliest(job)
-                if start < math.inf and plan.hold(job, start):
-                    planned[job.id] = start
-            elif plan.hold(job, now):
-                planned[job.id] = now
+        compiled = None
+        if self.compiled is not False:  # the same decision, compiled (bbopt.planner.named)
+            p = plan.profile
+            compiled = conservative_named(
+                now, p.times, p.free, p._tol, plan.bb_tol, plan.tol, plan.space.free,
+                [(j.nodes, j.bb, j.walltime) for j in queue],
+                [previous.get(j.id, math.nan) for j in queue],
+                [position[j.id] for j in order], depth)
+        if compiled is not None:
+            planned = {queue[q].id: t for q, t in compiled}
+        else:
+            planned = plan.conservative(order, previous, depth, queue)
         started = [job for job in queue if planned.get(job.id) == now]
         future = {jid: t for jid, t in planned.items() if t > now}
         reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
                                                                  key=lambda x: (x[1], x[0]))]
         return _decision(started, reservations, t0=t0, memory={"reservations": future})
-
 
 class _Kept(NamedTuple):
     """What :class:`ConservativeBackfilling` keeps from one decision to the next: the memory it

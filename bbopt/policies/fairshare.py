@@ -55,7 +55,7 @@ import math
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 from bbopt.core import (
     GB,
@@ -72,14 +72,20 @@ from bbopt.core import (
 )
 from bbopt.models.preemption import PreemptionModel
 from bbopt.planner import Planner
+from bbopt.policies.eviction_candidates import EvictionCandidates
 from bbopt.policies.queue import head_reservation
 from bbopt.policies.registry import register
+from bbopt.units import Bandwidth, Bytes, Seconds
 from bbopt.workloads.shares import entitled_nodes, parse_shares
 
 MINUTES = 60.0
 #: ``omfs-opt`` with ``backend="auto"``: exhaustive enumeration up to this many candidates,
 #: CP-SAT above (both exact).
 AUTO_EXHAUSTIVE = 12
+#: The share of ``omfs-opt``'s decision budget kept for the rest of the decision (the jobs after
+#: the last victim choice, the answer): with less left, the remaining jobs that need evictions
+#: wait until the next decision; also the least a victim choice is given.
+MIN_SOLVE_SHARE = 0.2
 
 
 def entity_of(job: Job) -> str:
@@ -183,20 +189,25 @@ class MemorylessFairShare:
     Options: ``shares`` (entitlements); ``quantum`` (seconds a job runs before it may be
     evicted, default 1800); ``memory_per_node`` and ``checkpoint_bandwidth`` (bytes, bytes/s per
     node) to estimate a checkpoint's cost for the victim choice; ``penalty`` (node-seconds per
-    eviction); ``budget`` (seconds per victim choice of ``omfs-opt``); ``audit`` (``omfs-opt``:
-    also compute Algorithm 1's greedy victims, default on); ``protect``: ``"strict"`` (default:
-    no victim entity drops below its entitlement) or ``"over"`` (``omfs`` only: a victim's entity
-    need only hold more than its entitlement before each eviction -- the paper's "evicting jobs
-    of entities utilizing more than their allotment" -- so it may end below it by less than one
-    job; the quantum then limits the ping-pong).
+    eviction); ``budget`` (seconds per decision of ``omfs-opt``, its victim choices share it)
+    counted as ``budget_mode`` says (``"wall"``, or ``"deterministic"``: CP-SAT's deterministic
+    time, the same victims on any load, the wall clock only a safety net); ``audit``
+    (``omfs-opt``: also compute Algorithm 1's greedy victims, default on); ``protect``:
+    ``"strict"`` (default: no victim entity drops below its entitlement) or ``"over"`` (``omfs``
+    only: a victim's entity need only hold more than its entitlement before each eviction -- the
+    paper's "evicting jobs of entities utilizing more than their allotment" -- so it may end
+    below it by less than one job; the quantum then limits the ping-pong).
     """
 
     io_aware = False
 
-    def __init__(self, name: str = "omfs", shares: Any = None, quantum: float = 30 * MINUTES,
-                 backend: str = "greedy", memory_per_node: float = 64 * GB,
-                 checkpoint_bandwidth: float = 1 * GB, penalty: float = 0.0,
-                 budget: float = 0.05, audit: bool = True, protect: str = "strict") -> None:
+    def __init__(self, name: str = "omfs", shares: Any = None,
+                 quantum: Annotated[float, Seconds] = 30 * MINUTES, backend: str = "greedy",
+                 memory_per_node: Annotated[float, Bytes] = 64 * GB,
+                 checkpoint_bandwidth: Annotated[float, Bandwidth] = 1 * GB,
+                 penalty: float = 0.0, budget: Annotated[float, Seconds] = 0.05,
+                 audit: bool = True, protect: str = "strict",
+                 budget_mode: str = "wall") -> None:
         if not (quantum >= 0 and math.isfinite(quantum)):
             raise ValueError(f"quantum must be >= 0 seconds, got {quantum!r}")
         if protect not in ("strict", "over"):
@@ -213,6 +224,7 @@ class MemorylessFairShare:
         self.checkpoint_bandwidth = float(checkpoint_bandwidth)
         self.penalty = float(penalty)
         self.budget = float(budget)
+        self.budget_mode = budget_mode
         self.audit = bool(audit) and backend != "greedy"
 
     # -- the eviction cost the victim choice minimises ------------------------------------------
@@ -227,6 +239,13 @@ class MemorylessFairShare:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
+        # omfs-opt's victim choices share the decision's budget: past it, the jobs that would
+        # need evictions wait (a FALLBACK decision), so no decision overruns its budget
+        from bbopt.solvers.base import Budget
+
+        # (deterministic mode: the work limits decide, its wall clock is only a safety net)
+        deadline = (t0 + Budget.of(self.budget, mode=self.budget_mode).seconds
+                    if self.backend != "greedy" else math.inf)
         platform = state.platform
         entitled = entitled_nodes(self.shares, platform.nodes)
         held: dict[str, int] = {}  # nodes held per entity (running, claimed, started now)
@@ -268,6 +287,8 @@ class MemorylessFairShare:
         victims_taken: set[str] = set()
         last_stats: SolveStats | None = None
         done = {j.id for j in started}
+        over = EvictionCandidates(self.pool(state), entitled, held, victims_taken, entity_of)
+        out_of_time = False
         for job in _priority_order(state.queue):
             if job.id in claims or job.id in done:
                 continue
@@ -292,8 +313,18 @@ class MemorylessFairShare:
                     self._hold(job, held, held_np)
                 continue
             # lines 34-39: evict over-entitled entities' jobs to make room for J
+            if out_of_time or _time.perf_counter() > deadline - MIN_SOLVE_SHARE * self.budget:
+                out_of_time = True  # no time left to look for victims: J waits
+                easy.offer(job)
+                if easy.head is not None and free.nodes < 1:
+                    break  # nothing fits and nobody may be evicted: the rest all wait
+                continue
+            cands = over.candidates(u, (len(started), len(victims_taken)))
+            if not cands:  # no cover: J waits
+                easy.offer(job)
+                continue
             chosen, info, stats = self._victims(state, job, free, entitled, held,
-                                                victims_taken)
+                                                victims_taken, cands, deadline)
             if stats is not None:
                 last_stats = stats
             if chosen is None:
@@ -313,7 +344,9 @@ class MemorylessFairShare:
             free.nodes -= max(job.nodes - freed_n, 0)
             free.bb -= max(job.bb - freed_b, 0.0)
         stats = last_stats if last_stats is not None else _stats(t0)
-        stats = SolveStats(backend=stats.backend, status=stats.status, objective=stats.objective,
+        stats = SolveStats(backend=stats.backend,
+                           status=Status.FALLBACK if out_of_time else stats.status,
+                           objective=stats.objective,
                            bound=stats.bound, gap=stats.gap,
                            wall_time=_time.perf_counter() - t0, budget=stats.budget)
         return Decision(start=tuple(Start(j.id) for j in started),
@@ -328,26 +361,31 @@ class MemorylessFairShare:
         if not _preemptable(job):
             held_np[u] = held_np.get(u, 0) + sign * job.nodes
 
-    def candidates(self, state: ClusterState, job: Job, entitled: Mapping[str, int],
-                   held: Mapping[str, int], taken: set[str] = frozenset()) -> list[RunningJob]:
-        """Running jobs that may be evicted for ``job``: preemptable, past the quantum, not being
-        evicted, of another entity that holds more than its entitlement; least prioritised
-        first (lowest priority, then youngest segment, then id)."""
-        u = entity_of(job)
+    def pool(self, state: ClusterState) -> list[RunningJob]:
+        """Running jobs that may ever be evicted in this decision: preemptable, past the
+        quantum, not being evicted; least prioritised first (lowest priority, then youngest
+        segment, then id)."""
         now = state.time
         out = [r for r in state.running
                if _preemptable(r.job) and not r.job.extra.get("evicting")
-               and r.job.id not in taken and now - r.start >= self.quantum
-               and entity_of(r.job) != u
-               and held.get(entity_of(r.job), 0) > entitled.get(entity_of(r.job), 0)]
+               and now - r.start >= self.quantum]
         out.sort(key=lambda r: (r.job.priority, -r.start, r.job.id))
         return out
 
+    def candidates(self, state: ClusterState, job: Job, entitled: Mapping[str, int],
+                   held: Mapping[str, int], taken: set[str] = frozenset()) -> list[RunningJob]:
+        """Running jobs that may be evicted for ``job``: those of :meth:`pool` not taken, of
+        another entity that holds more than its entitlement, in the pool's order."""
+        return EvictionCandidates(self.pool(state), entitled, held, taken,
+                                  entity_of).candidates(entity_of(job))
+
     def model_for(self, state: ClusterState, job: Job, free: _Free,
                   entitled: Mapping[str, int], held: Mapping[str, int],
-                  taken: set[str] = frozenset()) -> tuple[PreemptionModel, list[RunningJob]]:
+                  taken: set[str] = frozenset(), cands: list[RunningJob] | None = None
+                  ) -> tuple[PreemptionModel, list[RunningJob]]:
         """The victim-choice model of ``job``'s deficit (candidates in Algorithm 1's order)."""
-        cands = self.candidates(state, job, entitled, held, taken)
+        if cands is None:
+            cands = self.candidates(state, job, entitled, held, taken)
         ents = [entity_of(r.job) for r in cands]
         slack_of = {e: held.get(e, 0) - entitled.get(e, 0) for e in set(ents)}
         model = PreemptionModel.build(
@@ -360,8 +398,8 @@ class MemorylessFairShare:
             model = replace(model, over_only=True)
         return model, cands
 
-    def _victims(self, state, job, free, entitled, held, taken):
-        model, cands = self.model_for(state, job, free, entitled, held, taken)
+    def _victims(self, state, job, free, entitled, held, taken, cands, deadline):
+        model, cands = self.model_for(state, job, free, entitled, held, taken, cands)
         if model.size == 0 or model.surely_infeasible():
             return None, None, None
         if self.backend == "greedy":
@@ -374,7 +412,11 @@ class MemorylessFairShare:
         backend = self.backend
         if backend == "auto":  # enumeration is faster than a solver's set-up on small states
             backend = "exhaustive" if model.size <= AUTO_EXHAUSTIVE else "cpsat"
-        result = solve(model, backend, Budget(self.budget), seed=0)
+        budget = Budget.of(self.budget, mode=self.budget_mode)
+        if budget.mode == "wall":  # the decision's victim choices share its budget
+            left = deadline - MIN_SOLVE_SHARE * self.budget - _time.perf_counter()
+            budget = Budget(max(min(left, self.budget), 0.1 * MIN_SOLVE_SHARE * self.budget))
+        result = solve(model, backend, budget, seed=0)
         stats = SolveStats(backend=result.backend, status=result.status,
                            objective=result.objective, bound=result.bound,
                            wall_time=result.wall_time, budget=self.budget)

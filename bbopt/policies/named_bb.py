@@ -159,6 +159,37 @@ class NamedProfile:
         return math.inf
 
 
+    def conservative(self, order: list[Job], previous: dict[str, float], depth: float,
+                     queue) -> dict[str, float]:
+        """Conservative backfilling's plan on this profile (``ConservativeBackfilling.
+        _decide_named``; its compiled twin is :func:`bbopt.planner.named.
+        conservative_named`): the kept reservations (``previous``) held again in ``order``,
+        compressed earliest first (never later than before), then the other jobs of
+        ``queue`` in queue order, up to ``depth`` reservations (beyond: a start now if
+        possible). The starts by job id, in the order they were planned."""
+        now = self.now
+        kept = [job for job in order if self.hold(job, max(previous[job.id], now))]
+        planned: dict[str, float] = {}
+        for job in kept:  # compression, earliest first: never later than before
+            old = max(previous[job.id], now)
+            self.drop(job)
+            start = self.earliest(job, limit=old)
+            if start == math.inf or not self.hold(job, start):
+                start = old
+                self.hold(job, old)  # the slot it held a moment ago
+            planned[job.id] = start
+        for job in queue:
+            if job.id in planned:
+                continue
+            if len(planned) < depth:
+                start = self.earliest(job)
+                if start < math.inf and self.hold(job, start):
+                    planned[job.id] = start
+            elif self.hold(job, now):
+                planned[job.id] = now
+        return planned
+
+
 def plan_on_named_nodes(state: ClusterState, jobs: list[Job]) -> list[tuple[Job, float]]:
     """List scheduling of ``jobs`` in this order on named BB nodes: each at the earliest time
     at which its nodes, its pool BB and its first-fit pieces on the BB nodes are free for its

@@ -88,6 +88,10 @@ from bbopt.policies.registry import register
 from bbopt.solvers.base import Budget, solve
 
 _EPS = 1e-9
+#: The share of an exact pack builder's wall budget kept for what follows the solve (reading
+#: the answer, the decision) and what came before the policy (the state's check), so that the
+#: whole decision stays within its budget on a long queue.
+TAIL_SHARE = 0.1
 
 
 def io_bandwidth(jobs: Iterable[Job], given: float | None) -> float:
@@ -356,7 +360,8 @@ class PackScheduling:
             stats = SolveStats(backend=f"greedy-{self.order}", status=Status.FEASIBLE,
                                objective=model.evaluate(x)[0])
         else:
-            budget = self.budget.less(_time.perf_counter() - t0)  # building counts
+            budget = self.budget.less(_time.perf_counter() - t0  # building counts, and a tail
+                                      + TAIL_SHARE * self.budget_seconds)
             res = solve(model, self.backend, budget, seed=self.seed)
             x = np.asarray(res.solution, dtype=bool)
             stats = SolveStats(backend=self.backend, status=res.status,

@@ -9,14 +9,13 @@ bbopt's own are imported, and so registered, by :mod:`bbopt.policies` (its expli
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import math
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from bbopt.core import ClusterState, Decision
-from bbopt.errors import InputError, UnknownNameError
+from bbopt.errors import InputError
+from bbopt.registry import Registry
+from bbopt.units import check_options
 
 
 @runtime_checkable
@@ -36,30 +35,31 @@ class Policy(Protocol):
     def decide(self, state: ClusterState) -> Decision: ...
 
 
-_REGISTRY: dict[str, tuple[Callable[..., Policy], dict[str, Any], str]] = {}
-#: The built-in policy modules and the names each registers (:mod:`bbopt.policies` declares
-#: them); a module is imported when one of its names is first asked for.
-_BUILTIN: dict[str, tuple[str, ...]] = {}
+def _complete(name: str, cls: Any) -> None:
+    """Refuse a policy class that lacks what the engine and :func:`bbopt.decide` use."""
+    missing = []
+    if not callable(getattr(cls, "decide", None)):
+        missing.append("decide(state) -> Decision")
+    if not isinstance(getattr(cls, "io_aware", None), bool):
+        missing.append("io_aware (a class attribute, True or False: whether its starts keep "
+                       "every link of the I/O tree within its bandwidth)")
+    if not callable(cls):
+        missing.append("a constructor taking the options")
+    if missing:
+        where = f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', cls)}"
+        raise InputError(f"policy {name!r} ({where}) is missing " + "; ".join(missing),
+                         field="policy")
+
+
+#: Every policy by name: bbopt's own (declared by :mod:`bbopt.policies`, imported on first use)
+#: and plug-ins (entry points of the group ``bbopt.policies``, or a module that registers).
+POLICIES = Registry("policy", group="bbopt.policies", check=_complete)
 
 
 def declare_builtin(modules: dict[str, tuple[str, ...]]) -> None:
     """Declare policy modules (module name -> the policy names it registers), imported on the
     first use of one of their names."""
-    _BUILTIN.update(modules)
-
-
-def _load(name: str | None = None) -> None:
-    """Import the module that registers ``name`` (every declared module when ``name`` is None
-    or is not declared), unless it is registered already."""
-    if name is not None and name in _REGISTRY:
-        return
-    for module, names in _BUILTIN.items():
-        if name is not None and name in names:
-            importlib.import_module(module)
-            if name in _REGISTRY:
-                return
-    for module in _BUILTIN:
-        importlib.import_module(module)
+    POLICIES.declare(modules)
 
 
 def register(name: str, about: str | None = None, **defaults: Any) -> Callable:
@@ -67,22 +67,15 @@ def register(name: str, about: str | None = None, **defaults: Any) -> Callable:
 
     The same class can be registered under several names with different defaults (``fcfs-bb``
     and ``sjf-bb`` are one EASY class); ``about`` says in one line what the name does (default:
-    the first line of the class docstring).
+    the first line of the class docstring). A class without ``decide`` or a boolean
+    ``io_aware`` is refused here, with a message naming what is missing.
     """
-
-    def wrap(cls: Callable[..., Policy]) -> Callable[..., Policy]:
-        doc = inspect.getdoc(cls) or ""
-        summary = about or (doc.splitlines()[0] if doc else "")
-        _REGISTRY[name] = (cls, dict(defaults), summary)
-        return cls
-
-    return wrap
+    return POLICIES.register(name, about, **defaults)
 
 
 def available_policies() -> dict[str, str]:
     """Registered policy names with a one-line description each."""
-    _load()
-    return {name: summary for name, (_, _, summary) in sorted(_REGISTRY.items())}
+    return {name: POLICIES.get(name).about for name in POLICIES.names()}
 
 
 def policy_options(name: str) -> dict[str, Any]:
@@ -93,17 +86,7 @@ def policy_options(name: str) -> dict[str, Any]:
     >>> sorted(policy_options("conservative-bb"))
     ['compiled', 'depth']
     """
-    _load(name)
-    if name not in _REGISTRY:
-        raise UnknownNameError("policy", name, list(_REGISTRY))
-    cls, fixed, _ = _REGISTRY[name]
-    out: dict[str, Any] = {}
-    for key, param in inspect.signature(cls).parameters.items():
-        if param.kind is param.VAR_KEYWORD:
-            out["**"] = param.empty
-        elif key != "name" and key not in fixed and param.kind is not param.VAR_POSITIONAL:
-            out[key] = param.default
-    return out
+    return POLICIES.get(name).options()
 
 
 def make_policy(name: str | Policy, **options: Any) -> Policy:
@@ -115,21 +98,10 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
             raise InputError(f"{type(name).__name__} is not a policy: it needs a name, an "
                              "io_aware flag and decide(state)", field="policy")
         return name
-    _load(name)
-    if name not in _REGISTRY:
-        raise UnknownNameError("policy", name, list(_REGISTRY))
-    cls, defaults, _ = _REGISTRY[name]
-    params = inspect.signature(cls).parameters
-    accepts_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
-    for key in options:
-        if key not in params and not accepts_any:
-            allowed = sorted(k for k in params if k not in defaults and k != "name")
-            raise InputError(f"policy {name!r} has no option {key!r}; its options: "
-                             f"{', '.join(allowed) or 'none'}", field=key)
-        if key in defaults:
-            raise InputError(f"option {key!r} is fixed by the policy name {name!r}", field=key)
-        if key in params:
-            _check_type(name, key, options[key], params[key])
+    entry = POLICIES.get(name)
+    cls, defaults = entry.obj, entry.fixed
+    options = check_options(cls, options, what=f"policy {name!r}", fixed=defaults, prefix="-o ",
+                            name_prefix="")
     try:
         return cls(name=name, **defaults, **options)
     except (TypeError, ValueError) as exc:  # the constructor's own checks of option values
@@ -141,32 +113,3 @@ def make_policy(name: str | Policy, **options: Any) -> Policy:
         first = next(iter(options), None)
         raise InputError(f"policy {name!r}: {exc}",
                          field=f"-o {first}" if first else None) from None
-
-
-_TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float), "bool": (bool,),
-                                       "str": (str,), "None": (type(None),)}
-
-
-def _check_type(policy: str, key: str, value: Any, param: inspect.Parameter) -> None:
-    """Refuse an option value of the wrong kind (``-o depth=abc``), judged from the
-    constructor's annotation (``int | None``) or, without one, the default's type."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"policy {policy!r} needs a finite number, got {value!r}",
-                         field=f"-o {key}")
-    if key == "seed" and isinstance(value, int) and value < 0:
-        raise InputError(f"a seed must be an integer >= 0, got {value}", field=f"-o {key}")
-    ann = param.annotation
-    names = [t.strip() for t in ann.split("|")] if isinstance(ann, str) else []
-    if any(t not in _TYPES for t in names):
-        return  # a type this check does not know (a callable, a sequence): the policy checks
-    if not names:
-        d = param.default
-        if d is param.empty or d is None or not isinstance(d, bool | int | float | str):
-            return
-        names = ["bool" if isinstance(d, bool) else "float" if isinstance(d, int | float)
-                 else "str"]
-    allowed = tuple(t for n in names for t in _TYPES[n])
-    if (isinstance(value, bool) and "bool" not in names) or not isinstance(value, allowed):
-        want = " or ".join({"int": "an integer", "float": "a number", "bool": "true/false",
-                            "str": "text", "None": "null"}[n] for n in names)
-        raise InputError(f"policy {policy!r} needs {want}, got {value!r}", field=f"-o {key}")

@@ -43,12 +43,15 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Annotated
 
 from bbopt.core import GB, Job, JobState, Platform
 from bbopt.errors import InputError
+from bbopt.simulation.execution import ExecutionModelBase
+from bbopt.units import Bandwidth, Bytes
 
 
-class CheckpointRestart:
+class CheckpointRestart(ExecutionModelBase):
     """Rigid execution plus eviction by checkpoint (or kill) and restart.
 
     ``memory_per_node`` (bytes) is the default image size per node; ``pfs_bandwidth`` and
@@ -58,8 +61,9 @@ class CheckpointRestart:
 
     name = "checkpoint"
 
-    def __init__(self, memory_per_node: float = 64 * GB, pfs_bandwidth: float = 1 * GB,
-                 bb_bandwidth: float = 8 * GB, target: str = "pfs",
+    def __init__(self, memory_per_node: Annotated[float, Bytes] = 64 * GB,
+                 pfs_bandwidth: Annotated[float, Bandwidth] = 1 * GB,
+                 bb_bandwidth: Annotated[float, Bandwidth] = 8 * GB, target: str = "pfs",
                  on_kill: str = "drop") -> None:
         if target not in ("pfs", "bb"):
             raise InputError(f"checkpoint target must be 'pfs' or 'bb', got {target!r}",

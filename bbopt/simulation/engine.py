@@ -59,10 +59,17 @@ from bbopt.core import (
     Platform,
     RunningJob,
     RunningJobs,
+    decide_planned,
 )
 from bbopt.errors import InputError, InvalidDecision
+from bbopt.limits import check_tick
 from bbopt.policies.registry import Policy, make_policy
-from bbopt.simulation.execution import REQUEUE_ENDS, ExecutionModel, make_execution_model
+from bbopt.simulation.execution import (
+    REQUEUE_ENDS,
+    Evicting,
+    ExecutionModel,
+    make_execution_model,
+)
 from bbopt.simulation.ledger import Ledger, StartRefused
 from bbopt.simulation.queue_blocks import BlockQueue
 from bbopt.simulation.result import SimulationResult
@@ -152,8 +159,7 @@ def _build(jobs, platform, policy, options, tick, progress, on_decision, workloa
     index = {job.id: k for k, job in enumerate(jobs)}
     if len(index) != len(jobs):
         _refuse_duplicates(jobs)
-    if tick is not None and not (tick > 0 and math.isfinite(tick)):
-        raise InputError(f"tick must be a positive number of seconds, got {tick!r}", field="tick")
+    tick = check_tick(tick)  # a microsecond tick would never finish: bbopt.limits
     # by submission, ties in job order (a stable sort: the order of the keys (submit, k))
     submits = [job.submit for job in jobs]
     order = sorted(range(len(jobs)), key=submits.__getitem__)
@@ -206,6 +212,7 @@ class _Engine:
         self.rank: list[int] | None = None  # each job's submission rank (when blocks exist)
         self.running: list[RunningJob] = []  # sorted by expected end
         self.running_keys: list[float] = []
+        self.overran = False  # a job past its walltime since the last decision (_decide)
         self.running_view: RunningJobs | None = None  # the policies' view of self.running
         self.live: dict[int, RunningJob] = {}  # the running entry of each running job
         self.changed = False  # a segment ended since the last decision
@@ -227,12 +234,12 @@ class _Engine:
         order, n = self.order, len(self.order)
         model.reset(jobs, self.platform)
         tick, next_tick = self.tick, math.inf
-        bar = _progress(n, self.progress)
+        bar = _progress(n, self.progress, res.policy)
         done = ptr = 0
         t = 0.0
         gated = bool(getattr(self.policy, "idle_unless_fits", False))
         # A model that ends jobs only at its next_time() is not asked at other instants.
-        lazy = bool(getattr(model, "ends_only_at_next_time", False))
+        lazy = model.ends_only_at_next_time
         inf = math.inf
         submits = [jobs[k].submit for k in order]
         submits.append(inf)  # (after the last submission: no test of ptr < n)
@@ -270,9 +277,7 @@ class _Engine:
             raise InvalidDecision(f"the policy left {len(queue)} jobs waiting on an idle machine",
                                   job_id=next(iter(queue)), time=t)
         res.wall_time = perf_counter() - wall0
-        record = getattr(model, "record", None)
-        if record is not None:
-            record(res)
+        model.record(res)
 
     def _finish(self, t: float) -> int:
         """Record the jobs the execution model ends at ``t`` and free what they held; a job
@@ -288,6 +293,8 @@ class _Engine:
         for k, why in ended:
             rj = remove(k)
             job = jobs[k]
+            if t > rj.start + job.walltime:  # it ended later than any plan could know
+                self.overran = True
             release(job, res.allocation[k])
             segments.append((job.id, rj.start, t, str(why)))
             if why in REQUEUE_ENDS:
@@ -325,7 +332,13 @@ class _Engine:
         state = self.state(t)
         res = self.result
         c0 = perf_counter()
-        decision = self.policy.decide(state)
+        # a job at or past its walltime (an execution model that does not kill at walltime):
+        # planned as still holding its resources, as bbopt.decide plans it
+        overran, self.overran = self.overran, bool(self.running_keys) and self.running_keys[0] <= t
+        # (overran: the memory was planned while a job ran past its walltime, or one has ended
+        # past it since: kept plans may no longer fit)
+        decision = decide_planned(self.policy, state, overran) if overran or self.overran else \
+            self.policy.decide(state)
         res.decision_times.append(perf_counter() - c0)
         res.decision_stats.append(decision.stats)
         if self.on_decision is not None:
@@ -423,11 +436,10 @@ class _Engine:
         if t - rj.start < quantum:
             raise InvalidDecision(f"has run {t - rj.start:g} s, less than the policy's quantum "
                                   f"of {quantum:g} s", job_id=job_id, time=t)
-        evict = getattr(self.model, "evict", None)
-        if evict is None:
+        if not isinstance(self.model, Evicting):
             raise InvalidDecision("the execution model cannot preempt jobs", job_id=job_id,
                                   time=t)
-        back = evict(k, t)
+        back = self.model.evict(k, t)
         self._remove_running(k)
         job = rj.job
         view = replace(job, walltime=max(back - rj.start, 1e-9),
@@ -518,9 +530,11 @@ class _Engine:
         return True
 
 
-def _progress(total: int, enabled: bool):
+def _progress(total: int, enabled: bool, policy: str):
+    """A bar after a second on a terminal; in a log, a line a minute once the run has lasted
+    one (:mod:`bbopt.progress`)."""
     if not enabled:
         return None
-    from tqdm import tqdm
+    from bbopt.progress import progress
 
-    return tqdm(total=total, unit="job", delay=1.0, mininterval=0.25, leave=False)
+    return progress(total, unit="job", desc=policy, leave=False, quiet=True)

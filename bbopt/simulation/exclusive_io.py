@@ -23,7 +23,7 @@ job was generated for. A job without ``extra["io"]`` computes for its runtime (w
 unknown) and does no I/O. Jobs run to completion (``kill_at_walltime=False``, as in the paper,
 where walltime is the time alone); with ``True`` a job is killed at ``start + walltime``.
 
-Recorded for the metrics (:mod:`bbopt.analysis.packs`): every transfer as ``(job index,
+Recorded for the metrics (:mod:`bbopt.simulation.pack_metrics`): every transfer as ``(job index,
 I/O node, start, end)`` in :attr:`ExclusiveIO.transfers` (requested at :attr:`ExclusiveIO.due`),
 and per job the time its I/O phases waited in a FIFO (:meth:`ExclusiveIO.job_stats`).
 """
@@ -34,11 +34,13 @@ import heapq
 import math
 from collections import deque
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from bbopt.core import Job, JobState, Platform, periodic_spec, rack_sizes, time_alone
 from bbopt.errors import InputError
+from bbopt.simulation.execution import ExecutionModelBase
 
 INF = math.inf
 _IO_END, _COMPUTE_END, _KILL = 0, 1, 2
@@ -46,7 +48,7 @@ _IO_END, _COMPUTE_END, _KILL = 0, 1, 2
 __all__ = ["ExclusiveIO", "io_node_usage", "periodic_spec", "time_alone"]
 
 
-class ExclusiveIO:
+class ExclusiveIO(ExecutionModelBase):
     """Periodic jobs, one transfer at a time per I/O node, FIFO, never preempted."""
 
     name = "exclusive-io"
@@ -192,6 +194,13 @@ class ExclusiveIO:
                           "io_node": float(rack if rack is not None else -1)}
         del self._left[k]
         self._rack.pop(k, None)
+
+    def metrics(self, result: Any) -> dict[str, float]:
+        """Jeannot et al.'s run metrics (:func:`~bbopt.simulation.pack_metrics.pack_metrics`),
+        each named ``xio_<metric>``."""
+        from bbopt.simulation.pack_metrics import pack_metrics
+
+        return {f"xio_{k}": float(v) for k, v in pack_metrics(result, self).items()}
 
     def job_stats(self) -> dict[int, dict[str, float]]:
         """Per ended job: seconds its I/O phases waited (``io_wait``), its elapsed time and the

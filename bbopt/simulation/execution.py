@@ -23,6 +23,13 @@ contention and phased models do):
 - ``resubmit(k) -> Job``: the job as the queue sees it again (e.g. its remaining walltime);
 - ``record(result)``: write the model's per-job accounting into the result after the run.
 
+Metrics: ``metrics(result) -> dict[str, float]`` gives the metrics the model adds to a run's
+job metrics, under the same names wherever a run is measured (:func:`bbopt.runs.run`):
+Herbein et al.'s I/O metrics for the fluid models, Jeannot et al.'s ``xio_*`` for exclusive I/O.
+
+:class:`ExecutionModelBase` declares the optional hooks with their defaults (no metrics, no
+accounting, every instant may end a job); the built-in models derive from it.
+
 :class:`Rigid` is the default (Kopanski & Rzadca, Section 4.1, without I/O side effects): a job
 runs ``min(runtime, walltime)`` and is killed at its walltime when its runtime exceeds it.
 """
@@ -30,14 +37,14 @@ runs ``min(runtime, walltime)`` and is killed at its walltime when its runtime e
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping, Sequence
-from importlib import import_module
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from bbopt.core import Job, JobState, Platform
-from bbopt.errors import UnknownNameError
+from bbopt.errors import InputError
+from bbopt.registry import Registry
 
-__all__ = ["EXECUTION_MODELS", "REQUEUE_ENDS", "ExecutionModel", "Rigid",
+__all__ = ["EXECUTION_MODELS", "REQUEUE_ENDS", "ExecutionModel", "ExecutionModelBase", "Rigid",
            "make_execution_model"]
 
 
@@ -55,7 +62,35 @@ class ExecutionModel(Protocol):
     def finish(self, t: float) -> list[tuple[int, str]]: ...
 
 
-class Rigid:
+@runtime_checkable
+class Evicting(Protocol):
+    """The preemption hooks (see the module docstring): a model without them refuses every
+    eviction."""
+
+    def evict(self, k: int, t: float) -> float: ...
+
+    def resubmit(self, k: int) -> Job: ...
+
+
+class ExecutionModelBase:
+    """The optional side of the protocol, with its defaults: derive a model from this class
+    and override what it needs."""
+
+    name = "model"
+    #: True when jobs end only at :meth:`next_time` and ``finish`` changes nothing at other
+    #: instants (the engine then calls it only then).
+    ends_only_at_next_time = False
+
+    def record(self, result: Any) -> None:
+        """Write the model's per-job accounting into ``result`` after the run (default:
+        nothing)."""
+
+    def metrics(self, result: Any) -> dict[str, float]:
+        """The metrics this model adds to the run's job metrics (default: none)."""
+        return {}
+
+
+class Rigid(ExecutionModelBase):
     """Each job runs for its trace runtime (its walltime when none is known), cut at walltime."""
 
     name = "rigid"
@@ -91,39 +126,59 @@ class Rigid:
         return done
 
 
-class _Models(Mapping):
-    """Execution model classes by name, each module imported when its model is first asked
-    for: a replay under the rigid model imports neither the I/O models nor numpy."""
-
-    _WHERE = {"rigid": None, "io-contention": "bbopt.simulation.io_model:IOContention",
-              "phased-io": "bbopt.simulation.io_model:PhasedIO",
-              "checkpoint": "bbopt.simulation.checkpoint:CheckpointRestart",
-              "exclusive-io": "bbopt.simulation.exclusive_io:ExclusiveIO"}
-
-    def __getitem__(self, name: str) -> Any:
-        where = self._WHERE[name]
-        if where is None:
-            return Rigid
-        module, cls = where.split(":")
-        return getattr(import_module(module), cls)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._WHERE)
-
-    def __len__(self) -> int:
-        return len(self._WHERE)
+def _complete(name: str, cls: Any) -> None:
+    """Refuse an execution model class without the protocol's methods."""
+    missing = [m for m in ("reset", "start", "next_time", "finish")
+               if not callable(getattr(cls, m, None))]
+    if missing:
+        raise InputError(f"execution model {name!r} ({getattr(cls, '__qualname__', cls)}) is "
+                         f"missing {', '.join(missing)} (see bbopt.simulation.execution)",
+                         field="execution")
 
 
-#: Execution models by name (a read-only mapping of classes, imported on first use).
-EXECUTION_MODELS: Mapping[str, Any] = _Models()
+#: Execution models by name (classes; each module imported when its model is first asked for,
+#: so a replay under the rigid model imports neither the I/O models nor numpy), and plug-ins of
+#: the entry-point group ``bbopt.execution_models``.
+EXECUTION_MODELS = Registry("execution model", group="bbopt.execution_models", check=_complete)
+EXECUTION_MODELS.add("rigid", Rigid)
+EXECUTION_MODELS.declare({"io-contention": "bbopt.simulation.io_model:IOContention",
+                          "phased-io": "bbopt.simulation.io_model:PhasedIO",
+                          "checkpoint": "bbopt.simulation.checkpoint:CheckpointRestart",
+                          "exclusive-io": "bbopt.simulation.exclusive_io:ExclusiveIO"})
 
 
-def make_execution_model(model: str | ExecutionModel | None) -> ExecutionModel:
-    """An execution model by name (``"rigid"``) or the object itself."""
+def make_execution_model(model: str | ExecutionModel | None, **options: Any) -> ExecutionModel:
+    """An execution model by name (``"rigid"``) with its constructor's ``options``, or the
+    object itself."""
     if model is None:
-        return Rigid()
+        model = "rigid"
     if isinstance(model, str):
-        if model not in EXECUTION_MODELS:
-            raise UnknownNameError("execution model", model, list(EXECUTION_MODELS))
-        return EXECUTION_MODELS[model]()
-    return model
+        cls = EXECUTION_MODELS[model]
+        try:
+            return cls(**options)
+        except TypeError as exc:  # an option the constructor does not take
+            raise InputError(f"execution model {model!r}: {exc}", field="execution") from None
+    if options:
+        raise InputError("execution options go with an execution model's name",
+                         field="execution")
+    if isinstance(model, ExecutionModelBase):
+        return model
+    _complete(getattr(model, "name", type(model).__name__), model)
+    return _Adapted(model)
+
+
+class _Adapted(ExecutionModelBase):
+    """A model object that follows the protocol without deriving from
+    :class:`ExecutionModelBase`: its own methods, and the base's defaults for the optional
+    hooks it does not define (the only place they are looked up by name)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.name = getattr(inner, "name", type(inner).__name__)
+        self.ends_only_at_next_time = bool(getattr(inner, "ends_only_at_next_time", False))
+        for hook in ("record", "metrics"):
+            if callable(getattr(inner, hook, None)):
+                setattr(self, hook, getattr(inner, hook))
+
+    def __getattr__(self, name: str) -> Any:  # reset, start, next_time, finish, evict, ...
+        return getattr(self._inner, name)

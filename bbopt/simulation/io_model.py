@@ -69,7 +69,7 @@ pays for contention in efficiency, not in turnaround -- the reading under which 
 turnaround ratio (I/O-aware over I/O-ignorant, up to 1.52) is an "upper bound".
 
 Both models keep per-job statistics (:meth:`FluidIO.job_stats`) read by
-:func:`bbopt.analysis.io_metrics.io_summary`.
+:func:`bbopt.simulation.io_metrics.io_summary`.
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ import numpy as np
 
 from bbopt.core import HOUR, Job, JobState, Platform
 from bbopt.errors import InputError
+from bbopt.simulation.execution import ExecutionModelBase
 
 INF = math.inf
 _REL = 1e-12
@@ -241,12 +242,14 @@ class _Run:
         self.stats = dict.fromkeys(("computed", "blocked", "interfered", *PHASES, DRAIN), 0.0)
 
 
-class FluidIO:
+class FluidIO(ExecutionModelBase):
     """The fluid I/O execution model (see the module docstring); use :class:`IOContention` or
     :class:`PhasedIO`."""
 
     name = "fluid-io"
     phased = False
+    #: The phases whose mean time per job the I/O metrics report.
+    PHASE_NAMES = (*PHASES, DRAIN)
 
     def __init__(self, kill_at_walltime: bool = True, checkpoint_interval: float = HOUR,
                  max_phases: int = 10, local_bb_bandwidth: float = INF,
@@ -498,6 +501,13 @@ class FluidIO:
         self._t = t
 
     # ------------------------------------------------------------------ results
+    def metrics(self, result: Any) -> dict[str, float]:
+        """Herbein et al.'s I/O metrics of the run
+        (:func:`~bbopt.simulation.io_metrics.io_summary`)."""
+        from bbopt.simulation.io_metrics import io_summary
+
+        return io_summary(result, self)
+
     def job_stats(self) -> dict[int, dict[str, float]]:
         """Per job index: ``computed`` (s of computation done), ``blocked`` (s blocked on I/O
         during compute phases), ``interfered`` (s with I < 1), ``elapsed``, and the wall time

@@ -28,8 +28,8 @@ A released job is planned from its release time (the instant the bridge decided)
 Slurm's start time, which comes about a second later (slurmctld's scheduling loop) and is
 truncated to whole seconds; a job the bridge did not release is planned from Slurm's start.
 Two more readings the simulator does not need: a job released but not yet running holds its
-resources from its release time on (on its requested nodes), and a job running past its
-walltime (Slurm kills at whole minutes) is planned to end one polling interval from now.
+resources from its release time on (on its requested nodes); a job running past its walltime
+(Slurm kills at whole minutes) still holds its own, as :func:`bbopt.decide` plans every state.
 A policy whose kept memory no longer fits what really happened (``conservative-bb``'s
 reservations once a job ran past its walltime) raises; the bridge then decides again with an
 empty memory and says so in the log (``memory_reset``).
@@ -51,6 +51,7 @@ from typing import Any
 
 import bbopt
 from bbopt.core import RunningJob
+from bbopt.limits import MAX_TICK, MIN_POLL, check_number, check_tick
 from bbopt.schema import decision_to_dict
 from bbopt.slurm.cluster import SlurmError
 from bbopt.slurm.commands import SlurmCommands, SlurmJob
@@ -115,8 +116,8 @@ class Bridge:
                  options: Mapping[str, Any] | None = None, *, state_dir: str | os.PathLike,
                  interval: float = 1.0, tick: float | None = None, bb_unit: float = DEFAULT_UNIT,
                  partition: str | None = None, clock: Callable[[], float] = time.time) -> None:
-        if not interval > 0:
-            raise bbopt.InputError(f"interval must be > 0 s, got {interval!r}", field="interval")
+        interval = check_number(interval, "interval", low=MIN_POLL, high=MAX_TICK)
+        tick = check_tick(tick)  # (a microsecond tick would poll slurmctld without pause)
         self.commands = commands
         self.policy = policy
         self.policy_name = policy if isinstance(policy, str) else getattr(policy, "name", "?")
@@ -202,9 +203,8 @@ class Bridge:
                 alloc = tuple(index[n] for n in sj.req_nodes if n in index)
             else:
                 continue  # finished, or held by an administrator
-            job = job_from_slurm(sj, origin, self.bb_unit)
-            if start + job.walltime <= now:  # still holding at or past its walltime
-                job = _with_walltime(job, now - start + self.interval)
+            job = job_from_slurm(sj, origin, self.bb_unit)  # (past its walltime: decide plans
+            # it as holding its resources, bbopt.core.planning_state)
             held_by_jobs.update(alloc)
             running.append(RunningJob(job, start, alloc or None))
             by_id[sj.id] = sj
@@ -351,10 +351,6 @@ class Bridge:
         except SlurmError as exc:
             self._log_error(exc)
             return False
-
-
-def _with_walltime(job: bbopt.Job, walltime: float) -> bbopt.Job:
-    return dataclasses.replace(job, walltime=max(walltime, _EPS))
 
 
 def _id_key(job_id: str) -> tuple:

@@ -8,6 +8,7 @@ under Slurm's backfill or the bridge (:mod:`bbopt.slurm.replay`) and writes bbop
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -43,6 +44,7 @@ def add_parser(sub) -> None:
                    help="also let Slurm's own backfill reserve bb licenses")
     g.add_argument("--lua", default=None, metavar="PATH",
                    help="write job_submit.lua here (beside slurm.conf); default: do not hold")
+    g.add_argument("--force", action="store_true", help="replace an existing --lua file")
     g.set_defaults(func=_cmd_site_config)
 
     r = ss.add_parser("run", help="schedule a Slurm partition's held jobs with a bbopt policy")
@@ -60,6 +62,11 @@ def add_parser(sub) -> None:
     r.add_argument("--until-idle", action="store_true",
                    help="exit when no job waits, is released or runs")
     r.add_argument("--max-time", default=None, help="exit after this long")
+    r.add_argument("--progress-every", default="60s", metavar="DURATION",
+                   help="a progress line on stderr this often (default 60s; 0: never)")
+    r.add_argument("--connect-timeout", default="10s", metavar="DURATION",
+                   help="give up at start if slurmctld does not answer within this (default "
+                        "10s)")
     r.set_defaults(func=_cmd_run)
 
     p = ss.add_parser("replay", help="replay a trace through a fresh local Slurm")
@@ -70,12 +77,15 @@ def add_parser(sub) -> None:
     p.add_argument("--nodes", type=int, default=16, help="emulated nodes (default 16)")
     p.add_argument("--bb-pool", default=None, help="BB pool (default 5GB per node)")
     p.add_argument("--bb-unit", default="1GB", help="bytes per bb license (default 1GB)")
-    p.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto",
+                   help="BB requests: auto draws Kopanski's log-normal model when the trace has "
+                   "none")
+    p.add_argument("--seed", type=int, default=0, help="seed of the BB draw")
     p.add_argument("--scheduler", choices=("slurm", "bridge"), default="slurm",
                    help="Slurm's own backfill, or the bridge with --policy (default slurm)")
-    p.add_argument("--policy", default="fcfs-bb")
-    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--policy", default="fcfs-bb", help="the bridge's policy (--scheduler bridge)")
+    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="policy option, e.g. -o budget=0.2 (repeatable)")
     p.add_argument("--interval", default="1s", help="bridge polling interval (default 1s)")
     p.add_argument("--tick", default=None, help="bridge decides only every TICK")
     p.add_argument("--out", default="slurm_jobs.csv", help="jobs.csv to write")
@@ -123,15 +133,22 @@ def _cmd_cluster(args) -> int:
 
 
 def _cmd_site_config(args) -> int:
+    from bbopt.errors import InputError
+    from bbopt.outputs import atomic_path
     from bbopt.resources import parse_bytes
     from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
 
     bb, unit = parse_bytes(args.bb, "--bb"), parse_bytes(args.bb_unit, "--bb-unit")
-    for line in slurm_conf_lines(bb, unit, bf_licenses=args.bf_licenses, lua=bool(args.lua)):
+    lines = slurm_conf_lines(bb, unit, bf_licenses=args.bf_licenses, lua=bool(args.lua))
+    text = job_submit_lua(args.partition, hold_default=not args.not_default) \
+        if args.lua else None  # (checked before anything is printed or written)
+    if args.lua and os.path.lexists(args.lua) and not args.force:
+        raise InputError("exists; give --force to replace it", source=args.lua)
+    for line in lines:
         print(line)
-    if args.lua:
-        Path(args.lua).write_text(job_submit_lua(args.partition,
-                                                 hold_default=not args.not_default))
+    if text is not None:
+        with atomic_path(args.lua) as tmp:  # slurmctld never reads a half-written script
+            tmp.write_text(text)
         print(f"# wrote {args.lua}; then: scontrol reconfigure", file=sys.stderr)
     return 0
 
@@ -140,17 +157,84 @@ def _cmd_run(args) -> int:
     from bbopt.resources import parse_bytes
     from bbopt.slurm.bridge import Bridge
     from bbopt.slurm.commands import SlurmCommands
+    from bbopt.slurm.site import check_partition
     from bbopt.units import parse_seconds
 
-    bridge = Bridge(SlurmCommands(conf=args.conf), args.policy, _options(args.option),
+    if args.partition is not None:
+        check_partition(args.partition)
+    unit = parse_bytes(args.bb_unit, "--bb-unit")
+    if not unit >= 1:
+        from bbopt.errors import InputError
+
+        raise InputError(f"must be at least 1 byte per license, got {unit!r}",
+                         field="--bb-unit")
+    every = parse_seconds(args.progress_every, "--progress-every")
+    commands = SlurmCommands(conf=args.conf)
+    bridge = Bridge(commands, args.policy, _options(args.option),
                     state_dir=args.state_dir, interval=parse_seconds(args.interval, "--interval"),
                     tick=parse_seconds(args.tick, "--tick") if args.tick else None,
-                    bb_unit=parse_bytes(args.bb_unit, "--bb-unit"), partition=args.partition)
+                    bb_unit=unit, partition=args.partition)  # (checks the policy and options)
+    commands.check_reachable(parse_seconds(args.connect_timeout, "--connect-timeout"))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     max_time = parse_seconds(args.max_time, "--max-time") if args.max_time else None
-    bridge.run(until_idle=args.until_idle, max_seconds=max_time, stop=stop.is_set)
+    progress = RunProgress(bridge, every)
+    print(f"bbopt slurm run: {args.policy} schedules "
+          f"{args.partition or 'every partition'}; log in {bridge.log_file}", file=sys.stderr,
+          flush=True)
+    bridge.run(until_idle=args.until_idle, max_seconds=max_time,
+               stop=lambda: progress.tick() or stop.is_set(), on_step=progress.step)
+    progress.line()
     return 0
+
+
+class RunProgress:
+    """What ``bbopt slurm run`` says while it runs: a line every ``every`` seconds (decisions,
+    jobs started, failed polls), and at once when polls start failing or recover."""
+
+    def __init__(self, bridge, every: float, stream=None) -> None:
+        import time
+
+        self.bridge, self.every, self.stream = bridge, every, stream or sys.stderr
+        self.clock = time.monotonic
+        self.t0 = self.last = self.clock()
+        self.decisions = self.started = 0
+        self.errors_seen = 0
+        self.failing = False
+
+    def step(self, record) -> None:
+        self.decisions += 1
+        self.started += len(record.started)
+
+    def tick(self) -> None:
+        """Called after every poll."""
+        errors = self.bridge.errors
+        if errors > self.errors_seen and not self.failing:
+            self.failing = True
+            last = _last_error(self.bridge.error_file)
+            print(f"bbopt slurm run: a Slurm command failed ({last}); retrying every poll, "
+                  f"errors in {self.bridge.error_file}", file=self.stream, flush=True)
+        elif errors == self.errors_seen and self.failing:
+            self.failing = False
+            print("bbopt slurm run: Slurm answers again", file=self.stream, flush=True)
+        self.errors_seen = errors
+        if self.every > 0 and self.clock() - self.last >= self.every:
+            self.line()
+
+    def line(self) -> None:
+        self.last = self.clock()
+        print(f"bbopt slurm run: {self.last - self.t0:.0f} s, {self.decisions} decisions, "
+              f"{self.started} jobs started, {self.errors_seen} failed polls",
+              file=self.stream, flush=True)
+
+
+def _last_error(path: Path) -> str:
+    import json
+
+    try:
+        return json.loads(path.read_text().splitlines()[-1])["error"]
+    except (OSError, IndexError, ValueError, KeyError, TypeError):
+        return "see the error log"
 
 
 def _cmd_replay(args) -> int:

@@ -259,6 +259,23 @@ class SlurmCommands:
                              f"{(r.stderr or r.stdout).strip()}")
         return r.stdout
 
+    def check_reachable(self, timeout: float = 10.0) -> None:
+        """Fail fast, within ``timeout`` seconds, with a message saying what to check, when no
+        Slurm controller answers (``scontrol ping``): programs missing, a wrong ``SLURM_CONF``
+        or slurmctld down. Raises :class:`~bbopt.slurm.cluster.SlurmError` (a bbopt error)."""
+        conf = self.env.get("SLURM_CONF", "the default slurm.conf")
+        saved, self.timeout = self.timeout, timeout
+        try:
+            out = self.run(["scontrol", "ping"])
+        except SlurmError as exc:
+            raise SlurmError(f"cannot reach Slurm ({exc}); check --conf / SLURM_CONF ({conf}) "
+                             "and that slurmctld runs") from None
+        finally:
+            self.timeout = saved
+        if "UP" not in out:
+            raise SlurmError(f"Slurm's controller is not up ({' '.join(out.split())[:200]}); "
+                             f"SLURM_CONF: {conf}")
+
     # reading
     def jobs(self, partition: str | None = None) -> list[SlurmJob]:
         argv = ["squeue", "-h", "-a", "-t", "all", "-o", SQUEUE_FORMAT]

@@ -24,7 +24,6 @@ When a backend cannot produce a feasible answer in time (it returns no solution,
 
 from __future__ import annotations
 
-import importlib
 import math
 import time as _time
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from bbopt.models.packs import PackModel
 from bbopt.models.plan import PlanModel
 from bbopt.models.preemption import PreemptionModel
 from bbopt.models.window import WindowModel
+from bbopt.registry import Registry
 
 #: Budget modes: ``wall`` caps each decision's wall-clock time (the answer depends on how fast
 #: the machine is at that moment); ``deterministic`` caps the work instead (CP-SAT deterministic
@@ -156,6 +156,7 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     WindowModel: {
         "cpsat": "bbopt.solvers.window.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.window.milp:solve_milp",
+        "scip": "bbopt.solvers.window.scip:solve_scip",
         "highs": "bbopt.solvers.window.highs:solve_highs",
         "nsga2": "bbopt.solvers.window.nsga2:solve_nsga2",
         "exhaustive": "bbopt.solvers.window.exhaustive:solve_exhaustive",
@@ -163,6 +164,7 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     },
     IOWindowModel: {
         "cpsat": "bbopt.solvers.io_window.cpsat:solve_cpsat",
+        "scip": "bbopt.solvers.io_window.scip:solve_scip",
         "exhaustive": "bbopt.solvers.io_window.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.window.greedy:solve_greedy",  # the model's own greedy rule
     },
@@ -175,49 +177,83 @@ BUILTIN_BACKENDS: dict[type, dict[str, str]] = {
     PackModel: {
         "cpsat": "bbopt.solvers.packs.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.packs.milp:solve_milp",
+        "scip": "bbopt.solvers.packs.scip:solve_scip",
         "exhaustive": "bbopt.solvers.packs.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.packs.greedy:solve_greedy",
     },
     PreemptionModel: {
         "cpsat": "bbopt.solvers.preemption.cpsat:solve_cpsat",
         "milp": "bbopt.solvers.preemption.milp:solve_milp",
+        "scip": "bbopt.solvers.preemption.scip:solve_scip",
         "exhaustive": "bbopt.solvers.preemption.exhaustive:solve_exhaustive",
         "greedy": "bbopt.solvers.preemption.greedy:solve_greedy",
     },
 }
-#: Backends registered at run time (:func:`register_backend`), for models outside bbopt.
-_REGISTERED: dict[type, dict[str, Backend]] = {}
+#: The backends of each model type, one registry per type (bbopt's from :data:`BUILTIN_BACKENDS`,
+#: imported on first use; others by :func:`register_backend` and the ``bbopt.backends`` plug-ins).
+_BACKENDS: dict[type, Registry] = {}
+
+
+def _complete(name: str, fn: Any) -> None:
+    if not callable(fn):
+        raise InputError(f"backend {name!r} must be a function fn(model, budget, seed, "
+                         f"**options) -> Result, got {type(fn).__name__}", field="backend")
+
+
+def _registry(model_type: type) -> Registry:
+    if model_type not in _BACKENDS:
+        reg = Registry(f"backend for {model_type.__name__}", check=_complete)
+        reg.declare(BUILTIN_BACKENDS.get(model_type, {}))
+        _BACKENDS[model_type] = reg
+    return _BACKENDS[model_type]
 
 
 def register_backend(model_type: type, name: str) -> Callable[[Backend], Backend]:
     """Decorator: register ``fn(model, budget, seed, **options) -> Result`` for ``model_type``
-    (your own models and backends; bbopt's are listed in :data:`BUILTIN_BACKENDS`)."""
-
-    def wrap(fn: Backend) -> Backend:
-        _REGISTERED.setdefault(model_type, {})[name] = fn
-        return fn
-
-    return wrap
+    (your own models and backends, or a new backend of bbopt's models; bbopt's are listed in
+    :data:`BUILTIN_BACKENDS`)."""
+    return _registry(model_type).register(name)
 
 
-def _table(model: Any) -> dict[str, Backend | str] | None:
-    """Backend names -> functions (or ``"module:function"`` not yet imported) for ``model``."""
+def unregister_backend(model_type: type, name: str) -> None:
+    """Remove a backend :func:`register_backend` registered (nothing if there is none)."""
+    if model_type in _BACKENDS:
+        _BACKENDS[model_type].remove(name)
+
+
+_PLUGINS_LOADED = False
+
+
+def _load_plugins() -> None:
+    """Import the backend plug-ins (entry points of the group ``bbopt.backends``: each names a
+    module, or a function, whose import registers it with :func:`register_backend`)."""
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="bbopt.backends"):
+        try:
+            ep.load()
+        except Exception as exc:  # a broken plug-in: say which
+            raise InputError(f"the backend plug-in {ep.name!r} ({ep.value}) does not load: "
+                             f"{type(exc).__name__}: {exc}", field="bbopt.backends") from None
+
+
+def _table(model: Any) -> Registry | None:
+    """The backends of ``model``'s type (or of its nearest base type that has some)."""
     for cls in type(model).__mro__:
-        if cls in _REGISTERED or cls in BUILTIN_BACKENDS:
-            return {**BUILTIN_BACKENDS.get(cls, {}), **_REGISTERED.get(cls, {})}
+        if cls in _BACKENDS or cls in BUILTIN_BACKENDS:
+            return _registry(cls)
     return None
 
 
-def _backend(entry: Backend | str) -> Backend:
-    if not isinstance(entry, str):
-        return entry
-    module, _, function = entry.partition(":")
-    return getattr(importlib.import_module(module), function)
-
-
 def backends_for(model: Any) -> list[str]:
-    """Names of the backends available for ``model``'s type."""
-    return sorted(_table(model) or ())
+    """Names of the backends available for ``model``'s type (plug-ins included)."""
+    _load_plugins()
+    table = _table(model)
+    return [] if table is None else table.known()
 
 
 def solve(model: Any, backend: str, budget: Budget | None = None, seed: int = 0,
@@ -247,10 +283,14 @@ def solve(model: Any, backend: str, budget: Budget | None = None, seed: int = 0,
     if table is None:
         raise InputError(f"no backend is registered for {type(model).__name__}")
     if backend not in table:
-        raise UnknownNameError(f"backend for {type(model).__name__}", backend, list(table))
+        _load_plugins()
+        table = _table(model)
+    if backend not in table:
+        raise UnknownNameError(f"backend for {type(model).__name__}", backend,
+                               backends_for(model))
     t0 = _time.perf_counter()
     try:
-        result = _backend(table[backend])(model, budget, seed, **options)
+        result = table[backend](model, budget, seed, **options)
     except BudgetExceeded:
         result = None
     elapsed = _time.perf_counter() - t0

@@ -38,11 +38,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from bbopt.core import Platform
-from bbopt.errors import InputError, check_acyclic
+from bbopt.errors import InputError, check_acyclic, check_keys
 from bbopt.resources import RATE_UNITS, parse_bandwidth, parse_bytes
 from bbopt.topology.tree import BB_TYPES, INF, NODE, IOTree
 
 BW_TYPES = frozenset({"bandwidth", "bw"})
+#: The keys of a nested description and of each of its vertices (any other is refused).
+DESCRIPTION_KEYS = frozenset({"name", "tree"})
+VERTEX_KEYS = frozenset({"type", "name", "bandwidth", "capacity", "count", "children"})
 #: A description that expands (``count``, shared aliases) beyond this many vertices is refused.
 MAX_VERTICES = 1_000_000
 
@@ -53,6 +56,7 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
         raise InputError("an I/O topology description needs a 'tree' mapping", source=source,
                          field="tree")
     check_acyclic(data, source)  # an alias cycle would make the walk below endless
+    check_keys(data, DESCRIPTION_KEYS, source=source, line="$")
     _check_size(data["tree"], source)
     import networkx as nx  # here, not at module level: only building a tree needs it
 
@@ -62,6 +66,7 @@ def from_description(data: Mapping[str, Any], source: str = "<description>") -> 
     def add(spec: Any, parent: Any, where: str) -> None:
         if not isinstance(spec, Mapping):
             raise InputError("must be a mapping", source=source, line=where)
+        check_keys(spec, VERTEX_KEYS, source=source, line=where)
         kind = str(spec.get("type", "switch"))
         count = spec.get("count", 1)
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:

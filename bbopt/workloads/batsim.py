@@ -61,13 +61,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bbopt.core import Job
-from bbopt.errors import InputError
+from bbopt.errors import InputError, UniqueKeys
+from bbopt.limits import MAX_NODES, check_count, magnitude
+from bbopt.workloads.archive import find_trace
 
 #: Batsim v5 profile type names -> the v4 names bbopt works with.
 V5_TO_V4 = {
@@ -116,19 +118,21 @@ def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
     - ``io_aware``: what to do with Kopanski's I/O-aware parts (module docstring):
       ``"refuse"``, ``"phased"`` or ``"plain"``.
     """
-    path = Path(path)
+    path = find_trace(path)  # as given, else in $BBOPT_DATA, else the per-user data directory
     src = str(path)
-    if not path.exists():
-        raise InputError("no such file", source=src)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read: {exc}", source=src) from None
+    hook = UniqueKeys()
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=src,
                          line=exc.lineno) from None
+    except (ValueError, RecursionError) as exc:  # 4,300-digit integers, deep nesting
+        raise InputError(f"invalid JSON: {exc}", source=src) from None
+    hook.check(doc, src)
     return parse_batsim(doc, source=src, speed=speed, missing_walltime=missing_walltime,
                         io_aware=io_aware)
 
@@ -136,10 +140,6 @@ def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
 def read_batsim_jobs(path: str | Path, **options: Any) -> list[Job]:
     """The jobs of a Batsim JSON workload (see :func:`read_batsim`)."""
     return read_batsim(path, **options).jobs
-
-
-#: Workload readers by filename suffix, picked up by :func:`bbopt.loading.load_workload`.
-READERS: dict[str, Callable[[Path], list[Job]]] = {".json": read_batsim_jobs}
 
 
 def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPEED,
@@ -160,9 +160,8 @@ def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPE
     if not isinstance(doc, dict):
         raise err("the workload must be a JSON object with 'jobs' and 'profiles'", "$")
     nb_res = doc.get("nb_res")
-    if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int)
-                               or nb_res < 1):
-        raise err(f"must be a positive integer, got {nb_res!r}", "nb_res", "nb_res")
+    if nb_res is not None:
+        nb_res = check_count(nb_res, "nb_res", high=MAX_NODES, source=source, line="nb_res")
     if "jobs" not in doc:
         raise err("is missing", "$", "jobs")
     raw_jobs = doc["jobs"]
@@ -195,9 +194,8 @@ def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPE
         submit = _number(raw["subtime"], f"{where}.subtime", "subtime", err)
         if submit < 0:
             raise err(f"must be >= 0, got {raw['subtime']!r}", f"{where}.subtime", "subtime")
-        res = raw["res"]
-        if isinstance(res, bool) or not isinstance(res, int) or res < 1:
-            raise err(f"must be a positive integer, got {res!r}", f"{where}.res", "res")
+        res = check_count(raw["res"], "res", high=MAX_NODES, source=source,
+                          line=f"{where}.res")
         pname = raw["profile"]
         if not isinstance(pname, str):
             raise err(f"must be a profile name (string), got {pname!r}", f"{where}.profile",
@@ -298,10 +296,13 @@ def _io_aware_job(job: Job, phased: bool) -> Job:
 def _number(value: Any, where: str, fld: str, err) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise err(f"must be a number, got {value!r}", where, fld)
-    value = float(value)
-    if not math.isfinite(value):
-        raise err(f"must be finite, got {value!r}", where, fld)
-    return value
+    try:
+        x = float(value)
+    except OverflowError:  # an integer of 400 digits
+        x = math.inf
+    if not math.isfinite(x):
+        raise err(f"must be finite, got {magnitude(value)}", where, fld)
+    return x
 
 
 class _ProfileRuntimes:

@@ -29,6 +29,7 @@ from typing import Any
 
 from bbopt.core import Job
 from bbopt.errors import InputError
+from bbopt.limits import MAX_ENTITIES
 from bbopt.units import read_document
 
 
@@ -72,7 +73,24 @@ def parse_shares(spec: Any, field: str = "shares") -> dict[str, float]:
         total /= 100.0
     if total > 1 + 1e-9:
         raise InputError(f"shares sum to {total:.4g} > 1 (100 %)", source=source, field=field)
+    if total <= 0:
+        raise InputError("shares are all zero: nobody would be entitled to anything",
+                         source=source, field=field)
+    if len(out) > MAX_ENTITIES:
+        raise InputError(f"{len(out):,} entities; at most {MAX_ENTITIES:,}", source=source,
+                         field=field)
     return out
+
+
+def check_entities(shares: Mapping[str, float], jobs: Iterable[Job],
+                   field: str = "shares") -> None:
+    """Refuse entitlements that name no entity (``Job.user``) of the workload: every job
+    would then belong to an entity entitled to nothing (a misspelt file, another trace's)."""
+    entities = {j.user if j.user is not None else "unknown" for j in jobs}
+    if entities and not entities & {e for e, s in shares.items() if s > 0}:
+        some = ", ".join(sorted(entities)[:5]) + (", ..." if len(entities) > 5 else "")
+        raise InputError(f"the shares entitle none of the workload's {len(entities)} entities "
+                         f"({some}); entities are the jobs' users", field=field)
 
 
 def entitled_nodes(shares: Mapping[str, float], nodes: int) -> dict[str, int]:

@@ -70,6 +70,8 @@ import numpy as np
 
 from bbopt.core import GB, Job
 from bbopt.errors import InputError
+from bbopt.limits import MAX_NODES, count_from_text
+from bbopt.workloads.archive import find_trace
 from bbopt.workloads.columns import trusted_job, valid_columns
 from bbopt.workloads.swf_files import (
     BBSIM_FIELDS,
@@ -118,7 +120,8 @@ class SwfTrace:
         for key in ("MaxNodes", "MaxProcs"):
             value = self.header.get(key)
             if value is not None and value.strip().lstrip("-").isdigit():
-                return int(value)
+                return count_from_text(value, key, high=MAX_NODES, source=self.path or None,
+                                       line="header")
         return None
 
 
@@ -193,8 +196,7 @@ def read_swf(
         raise InputError("procs_per_node must be >= 1")
     if not (bb_unit > 0 and math.isfinite(bb_unit)):
         raise InputError(f"bb_unit must be a positive number of bytes, got {bb_unit!r}")
-    if not path.exists():
-        raise InputError("no such file", source=str(path))
+    path = find_trace(path)  # as given, else in $BBOPT_DATA, else the per-user data directory
     if path.is_dir():
         raise InputError("is a directory, not an SWF file", source=str(path))
     src = str(path)

@@ -31,8 +31,8 @@ def _open_text(path: Path):
     if path.suffix == ".gz":
         import gzip  # (only for a gzipped file)
 
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+        return gzip.open(path, "rt", encoding="utf-8-sig", errors="replace")
+    return open(path, encoding="utf-8-sig", errors="replace")
 
 
 def _cannot_read(path: Path, exc: BaseException) -> InputError:

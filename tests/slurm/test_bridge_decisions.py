@@ -114,23 +114,20 @@ def test_a_node_down_is_a_running_pseudo_job_and_is_never_given(tmp_path):
     assert record.started == ["1"] and record.nodes == {"1": ["n2", "n3", "n4"]}
 
 
-def test_a_job_past_its_walltime_is_planned_to_end_one_interval_from_now(tmp_path):
-    slurm = _slurm()
-    slurm.add(FakeJob("r", state="RUNNING", reason="None", start=NOW - 700, time_limit=600,
-                      submit=NOW - 700, node_list=("n1",)))
-    slurm.add(FakeJob("w", state="RUNNING", reason="None", start=NOW - 599, time_limit=600,
-                      submit=NOW - 700, node_list=("n2",)))
-    obs = _bridge(slurm, tmp_path, interval=5.0).observe()
-    ends = {r.job.id: r.expected_end - obs.state.time for r in obs.state.running}
-    assert ends == {"w": 1.0, "r": 5.0}  # w within its walltime keeps it
-
-
-def test_a_job_exactly_at_its_walltime_is_planned_past_it(tmp_path):
-    slurm = _slurm()
-    slurm.add(FakeJob("r", state="RUNNING", reason="None", start=NOW - 600, time_limit=600,
-                      submit=NOW - 600, node_list=("n1",)))
-    obs = _bridge(slurm, tmp_path, interval=5.0).observe()
-    assert obs.state.running[0].expected_end == obs.state.time + 5.0
+@pytest.mark.parametrize("ran", [599.0, 600.0, 700.0])
+def test_a_job_at_or_past_its_walltime_still_holds_its_node(tmp_path, ran):
+    # one node; r has run 599 s (inside its 600 s walltime), exactly 600 s or 700 s (Slurm kills
+    # at whole minutes): it is seen with Slurm's walltime, and w never gets its node
+    slurm = _slurm(node_names=("n1",))
+    slurm.add(FakeJob("r", state="RUNNING", reason="None", start=NOW - ran, time_limit=600,
+                      submit=NOW - ran, node_list=("n1",)))
+    slurm.add(FakeJob("w", submit=NOW - 1))
+    bridge = _bridge(slurm, tmp_path, policy="fcfs", interval=5.0)
+    obs = bridge.observe()
+    (r,) = obs.state.running
+    assert r.job.walltime == 600.0 and obs.state.time - r.start == ran
+    assert obs.free_nodes == []
+    assert bridge.step(force=True).started == [] and _released(slurm) == []
 
 
 def test_a_released_job_not_yet_running_holds_its_nodes_from_its_release(tmp_path):
@@ -213,7 +210,7 @@ def test_a_periodic_bridge_decides_at_every_tick_and_states_the_nominal_time(tmp
 def test_a_failed_poll_is_logged_and_the_next_poll_goes_on(tmp_path):
     slurm = _slurm(failing={"squeue": "slurm_load_jobs error: Socket timed out"})
     slurm.add(FakeJob("1", submit=NOW))
-    bridge = _bridge(slurm, tmp_path, policy="fcfs", interval=0.001)
+    bridge = _bridge(slurm, tmp_path, policy="fcfs", interval=0.01)
     bridge.run(stop=lambda: bool(_released(slurm)))
     assert bridge.errors == 1
     assert "Socket timed out" in (tmp_path / "bridge" / "errors.jsonl").read_text()

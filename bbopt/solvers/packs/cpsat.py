@@ -6,11 +6,16 @@ Pack-Scheduling", solved exactly; stages in :mod:`bbopt.solvers.packs._stages`).
 One worker, ``random_seed = seed``, the wall-clock budget left as ``max_time_in_seconds`` and
 ``max_deterministic_time`` when the budget gives one; the greedy pack (the model's fallback
 order) is the first hint. Coefficients are the model's integer form (durations rounded down, I/O
-times up: every answer is truly feasible).
+times up: every answer is truly feasible). Option ``trace`` (default false): the incumbents of
+the first stage, through a solution callback, as ``(seconds since the backend started,
+selection over all applications)`` pairs in ``Result.info["trace"]`` (for the solver
+benchmark).
 """
 
 from __future__ import annotations
 
+import time as _time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +26,19 @@ from bbopt.solvers.base import Budget, Result
 from bbopt.solvers.packs._stages import solve_stages
 
 
-def _maker(budget: Budget, seed: int):
+class _Incumbents(cp_model.CpSolverSolutionCallback):
+    def __init__(self, x: list, keep: np.ndarray, size: int, t0: float, out: list) -> None:
+        super().__init__()
+        self.x, self.keep, self.size, self.t0, self.out = x, keep, size, t0, out
+
+    def on_solution_callback(self) -> None:
+        full = np.zeros(self.size, dtype=int)
+        full[self.keep] = [int(self.boolean_value(v)) for v in self.x]
+        self.out.append((_time.perf_counter() - self.t0, full.tolist()))
+
+
+def _maker(budget: Budget, seed: int, trace: list | None = None, size: int = 0,
+           t0: float = 0.0):
     def make(keep, t_int, u_int, q, capacity):
         m = cp_model.CpModel()
         n = len(keep)
@@ -49,7 +66,10 @@ def _maker(budget: Budget, seed: int):
             p.max_time_in_seconds = max(float(seconds), 1e-4)
             if budget.deterministic is not None:
                 p.max_deterministic_time = max(budget.deterministic - det[0], 1e-4)
-            status = solver.solve(m)
+            if trace is not None and not fixed:  # the first stage's incumbents
+                status = solver.solve(m, _Incumbents(x, keep, size, t0, trace))
+            else:
+                status = solver.solve(m)
             det[0] += solver.deterministic_time
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 return "none", None, None
@@ -62,6 +82,12 @@ def _maker(budget: Budget, seed: int):
     return make
 
 
-def solve_cpsat(model: PackModel, budget: Budget, seed: int, **_: Any) -> Result:
+def solve_cpsat(model: PackModel, budget: Budget, seed: int, trace: bool = False,
+                **_: Any) -> Result:
     """Solve the pack model with CP-SAT (see the module docstring)."""
-    return solve_stages(model, budget, "cpsat", _maker(budget, seed))
+    if not trace:
+        return solve_stages(model, budget, "cpsat", _maker(budget, seed))
+    out: list = []
+    result = solve_stages(model, budget, "cpsat",
+                          _maker(budget, seed, out, model.size, _time.perf_counter()))
+    return replace(result, info={**result.info, "trace": out})

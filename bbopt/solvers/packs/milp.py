@@ -27,36 +27,52 @@ from bbopt.solvers.packs._stages import solve_stages
 MIN_SOLVE_SECONDS = 0.05
 
 
+def pack_problem(t_int: np.ndarray, u_int: np.ndarray, q: np.ndarray, capacity: int
+                 ) -> tuple[pulp.LpProblem, list[pulp.LpVariable]]:
+    """The pack program over the kept applications (no objective yet) and its ``x``."""
+    n = len(t_int)
+    order = np.lexsort((np.arange(n), -t_int))
+    scale = float(t_int.max())
+    prob = pulp.LpProblem("pack", pulp.LpMaximize)
+    x = [pulp.LpVariable(f"x{i}", cat="Binary") for i in range(n)]
+    y = [pulp.LpVariable(f"y{i}", cat="Binary") for i in range(n)]
+    z = [pulp.LpVariable(f"z{r}", 0, 1) for r in range(n)]
+    for r, i in enumerate(order):
+        prob += (z[r] == (z[r - 1] if r else 0) + y[i]), f"cum{r}"
+        prob += x[i] <= z[r], f"thr{r}"
+        prob += y[i] <= x[i], f"lng{r}"
+    prob += pulp.lpSum(int(q[i]) * x[i] for i in range(n)) <= int(capacity), "nodes"
+    prob += (pulp.lpSum(float(u_int[i]) / scale * x[i] for i in range(n))
+             <= pulp.lpSum(float(t_int[i]) / scale * y[i] for i in range(n))), "avg_bw"
+    return prob, x
+
+
+def set_stage(prob: pulp.LpProblem, x: list[pulp.LpVariable], c: np.ndarray,
+              fixed: list[tuple[np.ndarray, int]], added: int) -> int:
+    """Add the rows keeping the stages ``fixed[added:]`` and set stage ``c`` as the objective;
+    returns how many stage rows the program now has."""
+    n = len(x)
+    cmax = float(max(np.abs(c).max(), 1))
+    for coef, rhs in fixed[added:]:
+        # integer coefficients as they are: the row is >= rhs exactly for binaries,
+        # half a unit of slack, and CBC's 1e-7 tolerance is far below one unit (a row
+        # scaled to 1 let CBC give up ~1e-7 of an earlier stage to a later one)
+        prob.addConstraint(pulp.lpSum(int(coef[i]) * x[i] for i in range(n))
+                           >= int(rhs) - 0.5, f"keep{added}")
+        added += 1
+    prob.setObjective(pulp.lpSum(float(c[i]) / cmax * x[i] for i in range(n)))
+    return added
+
+
 def _maker(seed: int):
     def make(keep, t_int, u_int, q, capacity):
-        n = len(keep)
-        order = np.lexsort((np.arange(n), -t_int))
-        scale = float(t_int.max())
-        prob = pulp.LpProblem("pack", pulp.LpMaximize)
-        x = [pulp.LpVariable(f"x{i}", cat="Binary") for i in range(n)]
-        y = [pulp.LpVariable(f"y{i}", cat="Binary") for i in range(n)]
-        z = [pulp.LpVariable(f"z{r}", 0, 1) for r in range(n)]
-        for r, i in enumerate(order):
-            prob += (z[r] == (z[r - 1] if r else 0) + y[i]), f"cum{r}"
-            prob += x[i] <= z[r], f"thr{r}"
-            prob += y[i] <= x[i], f"lng{r}"
-        prob += pulp.lpSum(int(q[i]) * x[i] for i in range(n)) <= int(capacity), "nodes"
-        prob += (pulp.lpSum(float(u_int[i]) / scale * x[i] for i in range(n))
-                 <= pulp.lpSum(float(t_int[i]) / scale * y[i] for i in range(n))), "avg_bw"
+        prob, x = pack_problem(t_int, u_int, q, capacity)
         k = [0]
 
         def solve(c, fixed, seconds, hint):
             if seconds < MIN_SOLVE_SECONDS:
                 return "none", None, None
-            cmax = float(max(np.abs(c).max(), 1))
-            for coef, rhs in fixed[k[0]:]:
-                # integer coefficients as they are: the row is >= rhs exactly for binaries,
-                # half a unit of slack, and CBC's 1e-7 tolerance is far below one unit (a row
-                # scaled to 1 let CBC give up ~1e-7 of an earlier stage to a later one)
-                prob.addConstraint(pulp.lpSum(int(coef[i]) * x[i] for i in range(n))
-                                   >= int(rhs) - 0.5, f"keep{k[0]}")
-                k[0] += 1
-            prob.setObjective(pulp.lpSum(float(c[i]) / cmax * x[i] for i in range(n)))
+            k[0] = set_stage(prob, x, c, fixed, k[0])
             seeds = [f"randomSeed {seed + 1}", f"randomCbcSeed {seed + 1}"]
 
             def run(options: list[str]) -> None:

@@ -106,10 +106,10 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
     temperature = worst - best
     steps = cooling_steps * steps_per_temperature
     rng = np.random.default_rng(seed)
-    first = rng.integers(0, n, size=steps).tolist()
-    second = rng.integers(0, n, size=steps).tolist()
-    # -ln(u) for u uniform on (0, 1]: the Metropolis slack in units of the temperature.
-    slack = (-np.log1p(-rng.random(steps))).tolist()
+    draws = (rng.integers(0, n, size=steps), rng.integers(0, n, size=steps),
+             # -ln(u) for u uniform on (0, 1]: the Metropolis slack in units of the temperature.
+             -np.log1p(-rng.random(steps)))
+    first, second, slack = (d.tolist() for d in draws)
     current = best
     # The current order and its plan, position by position: a swap is scored from its first
     # swapped position on (same scores as model.score; see SwapWalk). ``incremental=False``
@@ -119,7 +119,23 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
     accepted = improved = aborted = 0
     step = 0
     out_of_time = False
+    # A walk that runs a temperature's moves in one compiled call (named BB nodes): the same
+    # moves, scores and decisions; the wall clock is then asked once per temperature.
+    batch = getattr(walk, "moves", None)
+    counts = [accepted, improved, aborted, evaluations]
+    best_array = np.array(best_order, dtype=np.int64)
     for _ in range(cooling_steps):
+        if batch is not None:
+            if _time.perf_counter() + 3 * cost > deadline:
+                out_of_time = True
+                break
+            before = counts[1]
+            step, current, best = batch(*draws, step, steps_per_temperature, current,
+                                        temperature, best, counts, best_array)
+            if counts[1] != before:
+                best_order = tuple(best_array.tolist())
+            temperature = max(temperature * cooling, min_temperature)
+            continue
         for _ in range(steps_per_temperature):
             a, b = first[step], second[step]
             u = slack[step]
@@ -153,6 +169,8 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
         if out_of_time:
             break
         temperature = max(temperature * cooling, min_temperature)
+    if batch is not None:
+        accepted, improved, aborted, evaluations = counts
     plan = model.plan(best_order)
     info.update(method="annealing", evaluations=evaluations, steps=step, accepted=accepted,
                 improved=improved, aborted=aborted, out_of_time=out_of_time)

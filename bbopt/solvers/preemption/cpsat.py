@@ -3,10 +3,13 @@
 Costs are scaled to integers (node-seconds, rounded to a millisecond) and BB to a fraction of the
 model's BB tolerance, as CP-SAT needs (so no set the model accepts is lost to rounding); the
 answer is evaluated by the model in exact floats. OPTIMAL when CP-SAT proves it, FEASIBLE when
-the budget ends first, INFEASIBLE when no victim set covers the deficit."""
+the budget ends first, INFEASIBLE when no victim set covers the deficit. Option ``trace`` (default
+false): the incumbents, through a solution callback, as ``(seconds since the backend started,
+victim set)`` pairs in ``Result.info["trace"]`` (for the solver benchmark)."""
 
 from __future__ import annotations
 
+import time as _time
 from typing import Any
 
 import numpy as np
@@ -19,8 +22,10 @@ _SCALE = 1000.0
 
 
 def solve_cpsat(model: PreemptionModel, budget: Budget, seed: int, workers: int = 1,
-                **_: Any) -> Result:
+                trace: bool = False, **_: Any) -> Result:
     from ortools.sat.python import cp_model
+
+    t0 = _time.perf_counter()
 
     m = model.size
     cp = cp_model.CpModel()
@@ -49,7 +54,16 @@ def solve_cpsat(model: PreemptionModel, budget: Budget, seed: int, workers: int 
         solver.parameters.max_deterministic_time = budget.deterministic
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
-    status = solver.Solve(cp)
+    incumbents: list = []
+    if trace:
+        class Incumbents(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self) -> None:
+                incumbents.append((_time.perf_counter() - t0,
+                                   [int(self.boolean_value(v)) for v in x]))
+
+        status = solver.Solve(cp, Incumbents())
+    else:
+        status = solver.Solve(cp)
     if status == cp_model.INFEASIBLE:
         return Result(Status.INFEASIBLE, None, backend="cpsat")
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -60,4 +74,4 @@ def solve_cpsat(model: PreemptionModel, budget: Budget, seed: int, workers: int 
         return Result(Status.FALLBACK, None, backend="cpsat")
     st = Status.OPTIMAL if status == cp_model.OPTIMAL else Status.FEASIBLE
     return Result(st, sol, value, bound=solver.BestObjectiveBound() / _SCALE / (m + 1),
-                  backend="cpsat")
+                  backend="cpsat", info={"trace": incumbents} if trace else {})

@@ -13,7 +13,9 @@ from bbopt.models.preemption import PreemptionModel
 from bbopt.solvers.base import Budget, Result
 
 
-def solve_milp(model: PreemptionModel, budget: Budget, seed: int, **_: Any) -> Result:
+def victims_problem(model: PreemptionModel):
+    """The 0-1 program of ``model`` for PuLP and its variables (the ``milp`` and ``scip``
+    backends and the MPS / LP export share it)."""
     import pulp
 
     m = model.size
@@ -23,12 +25,24 @@ def solve_milp(model: PreemptionModel, budget: Budget, seed: int, **_: Any) -> R
     prob += pulp.lpSum((float(model.cost[i]) + model.penalty + tie) * x[i] for i in range(m))
     prob += pulp.lpSum(int(model.nodes[i]) * x[i] for i in range(m)) >= model.need_nodes
     if model.need_bb > model.bb_tol:
-        prob += (pulp.lpSum(float(model.bb[i]) * x[i] for i in range(m))
-                 >= model.need_bb - model.bb_tol)
+        # BB in units of a thousandth of the largest amount: byte counts (1e11) as
+        # coefficients made CBC answer a fractional set as optimal, or call a feasible
+        # program infeasible; the answer is checked in exact bytes by the model
+        unit = max(float(model.bb.max(initial=0.0)), model.need_bb) / 1000.0
+        prob += (pulp.lpSum(float(model.bb[i]) / unit * x[i] for i in range(m))
+                 >= (model.need_bb - model.bb_tol) / unit)
     for e, slack in enumerate(model.slack.tolist()):
         members = [i for i in range(m) if model.entity[i] == e]
         if members:
             prob += pulp.lpSum(int(model.nodes[i]) * x[i] for i in members) <= int(slack)
+    return prob, x
+
+
+def solve_milp(model: PreemptionModel, budget: Budget, seed: int, **_: Any) -> Result:
+    import pulp
+
+    prob, x = victims_problem(model)
+
     # CBC's preprocessing returns a non-optimal set as optimal on some of these covering rows
     # (nodes 2, 2, 1, 4 of cost 0, 0, 7, 0, need 7, slack 8: it answers cost 7), so it is off;
     # without it CBC fails outright on some infeasible programs, which it then solves as usual.
@@ -40,12 +54,21 @@ def solve_milp(model: PreemptionModel, budget: Budget, seed: int, **_: Any) -> R
         status = run(["preprocess off"])
     except pulp.PulpSolverError:
         status = run([])
+    return read_answer(model, prob, x, status, "milp")
+
+
+def read_answer(model: PreemptionModel, prob, x, status: int, backend: str) -> Result:
+    """The Result of a solved victims program (the model's own evaluation of the answer)."""
+    import pulp
+
     if pulp.LpStatus[status] == "Infeasible":
-        return Result(Status.INFEASIBLE, None, backend="milp")
-    if pulp.LpStatus[status] != "Optimal":
-        return Result(Status.FALLBACK, None, backend="milp")
+        return Result(Status.INFEASIBLE, None, backend=backend)
+    if pulp.LpStatus[status] != "Optimal" or prob.sol_status not in (1, 2):
+        return Result(Status.FALLBACK, None, backend=backend)
     sol = np.array([(v.value() or 0.0) > 0.5 for v in x], dtype=bool)
     value = model.evaluate(sol)
     if not np.isfinite(value):
-        return Result(Status.FALLBACK, None, backend="milp")
-    return Result(Status.OPTIMAL, sol, value, bound=value, backend="milp")
+        return Result(Status.FALLBACK, None, backend=backend)
+    if prob.sol_status == 2:  # stopped by the time limit with a solution
+        return Result(Status.FEASIBLE, sol, value, backend=backend)
+    return Result(Status.OPTIMAL, sol, value, bound=value, backend=backend)

@@ -14,11 +14,15 @@ Options: ``form`` ("pareto" | "weighted" | "lexicographic"), ``weights``, ``prio
 "solver" adds a work-limited solve per front point), ``max_points`` (stop the front after so
 many points), ``method`` (front: "auto", "sequential" for two objectives, "disjunctive"),
 ``two_list`` (list the nodes/BB front by enumeration before solving, default true; see
-:mod:`bbopt.solvers.window.subset_sums`).
+:mod:`bbopt.solvers.window.subset_sums`), ``trace`` (default false: record the incumbents of
+the first solve, through a CP-SAT solution callback, as ``(seconds since the backend started,
+selection)`` pairs in ``Result.info["trace"]``; for the solver benchmark).
 """
 
 from __future__ import annotations
 
+import time as _time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,6 +53,17 @@ class _Model(cp_model.CpModel):
         pass
 
 
+class _Incumbents(cp_model.CpSolverSolutionCallback):
+    """Appends ``(seconds since t0, values of x)`` at every solution CP-SAT finds."""
+
+    def __init__(self, x: list, t0: float, out: list) -> None:
+        super().__init__()
+        self.x, self.t0, self.out = x, t0, out
+
+    def on_solution_callback(self) -> None:
+        self.out.append((_time.perf_counter() - self.t0, [int(self.value(v)) for v in self.x]))
+
+
 class _CpSat:
     """One CP-SAT model of a window's integer program, solved repeatedly by the drivers.
 
@@ -66,6 +81,10 @@ class _CpSat:
         self.budget = budget
         self.seed = seed
         self.det_used = 0.0
+        self.trace: list | None = None  # a list: record the first solve's incumbents
+        self.traced = False
+        self.trace_counts = False  # trace the auxiliaries (the I/O window's counts), not x
+        self.t0 = 0.0
 
     @property
     def model(self) -> cp_model.CpModel:
@@ -115,7 +134,12 @@ class _CpSat:
             limit = left if limit is None else min(limit, left)
         if limit is not None:
             p.max_deterministic_time = limit
-        status = solver.solve(self.model)
+        if self.trace is not None and not self.traced:
+            self.traced = True
+            watched = self.a if self.trace_counts else self.x
+            status = solver.solve(self.model, _Incumbents(watched, self.t0, self.trace))
+        else:
+            status = solver.solve(self.model)
         self.det_used += solver.deterministic_time
         if status == cp_model.INFEASIBLE:
             return Status.INFEASIBLE, None, None, None
@@ -143,6 +167,26 @@ class _CpSat:
         self.model.add_bool_or(lits)
 
 
-def solve_cpsat(model: WindowModel, budget: Budget, seed: int, **options: Any) -> Result:
+def solve_cpsat(model: WindowModel, budget: Budget, seed: int, trace: bool = False,
+                **options: Any) -> Result:
     """Solve the window model with CP-SAT (see the module docstring for options)."""
-    return solve_window(model, budget, lambda lf: _CpSat(lf, budget, seed), "cpsat", **options)
+    if not trace:
+        return solve_window(model, budget, lambda lf: _CpSat(lf, budget, seed), "cpsat",
+                            **options)
+    made: list[_CpSat] = []
+    result = solve_window(model, budget, traced(budget, seed, made), "cpsat", **options)
+    return replace(result, info={**result.info, "trace": made[0].trace if made else []})
+
+
+def traced(budget: Budget, seed: int, made: list, counts: bool = False):
+    """A ``make_solver`` for the drivers whose solver records the first solve's incumbents
+    (of the auxiliary integers when ``counts``); the solvers made are appended to ``made``."""
+    t0 = _time.perf_counter()
+
+    def make(lf: LinearForm) -> _CpSat:
+        solver = _CpSat(lf, budget, seed)
+        solver.trace, solver.t0, solver.trace_counts = [], t0, counts
+        made.append(solver)
+        return solver
+
+    return make

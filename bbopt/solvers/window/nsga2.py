@@ -45,6 +45,9 @@ The ``fast`` engine removes those costs (about 5x faster at w = 50; see
 ``benchmarks/window_quality.py``); the remaining time is the repair and the survival sort
 (about 1 ms a generation at w = 50). Duplicates are found with a set of packed bit strings.
 The ``pymoo`` engines ignore ``stall``.
+- *Anytime trace* (``trace=True``, ``fast`` engine): the population's first front at the start
+  and at every generation that changes its objective values, as ``(seconds since the backend
+  started, selections)`` pairs in ``Result.info["front_trace"]`` (for the solver benchmark).
 
 Status is FEASIBLE (an approximation of the front; no optimality is claimed).
 """
@@ -252,7 +255,7 @@ def _keys(X: np.ndarray) -> np.ndarray:
 
 def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray, fill: bool,
                 pop_size: int, generations: int, mutation: float, deadline: float,
-                stall: int | None = None) -> tuple[np.ndarray, int, str]:
+                stall: int | None = None, on_front=None) -> tuple[np.ndarray, int, str]:
     """NSGA-II on numpy arrays with pymoo's non-dominated sorting and crowding distance.
 
     The same algorithm as pymoo's ``NSGA2`` with the operators above (binary tournament on rank
@@ -277,6 +280,8 @@ def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray,
     seen = {x.tobytes() for x in np.packbits(X, axis=1)}
     quiet = 0
     front_values = {f.tobytes() for f in F[rank == 0]}
+    if on_front is not None:  # the first front, at the start and whenever its values change
+        on_front(X[rank == 0])
     ar = np.arange(w)[None, :]
     while gen < generations:
         if _time.perf_counter() >= deadline:
@@ -318,6 +323,8 @@ def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray,
         values = {f.tobytes() for f in F[rank == 0]}
         if values != front_values:
             front_values, quiet = values, 0
+            if on_front is not None:
+                on_front(X[rank == 0])
         seen = {x.tobytes() for x in np.packbits(X, axis=1)}
     return X, gen, "generations"
 
@@ -334,9 +341,14 @@ def solve_nsga2(model: WindowModel, budget: Budget, seed: int, *,
                 pop_size: int = DEFAULT_POP_SIZE, generations: int = DEFAULT_GENERATIONS,
                 mutation: float = DEFAULT_MUTATION, seed_greedy: bool = True,
                 fill: bool | None = None, engine: str = "fast", mating_retries: int = 3,
-                form: str = "pareto", stall: int | None = DEFAULT_STALL, **_: Any) -> Result:
+                form: str = "pareto", stall: int | None = DEFAULT_STALL, trace: bool = False,
+                **_: Any) -> Result:
     """Approximate the Pareto front with NSGA-II (see the module docstring)."""
     t0 = _time.perf_counter()
+    fronts: list = []
+
+    def on_front(X: np.ndarray) -> None:
+        fronts.append((_time.perf_counter() - t0, X.astype(int).tolist()))
     deadline = t0 + budget.seconds
     if model.size == 0:
         x = np.zeros(0, dtype=bool)
@@ -349,13 +361,15 @@ def solve_nsga2(model: WindowModel, budget: Budget, seed: int, *,
     if engine == "fast":
         rng = np.random.default_rng(seed)
         X, gens, stopped = _fast_nsga2(model, rng, seeds, fill, pop_size, generations, mutation,
-                                       deadline, stall)
+                                       deadline, stall, on_front if trace else None)
         if stopped == "time" and gens <= 1:  # not one generation in the budget: the fallback
             raise BudgetExceeded
         X = X[model.feasible_many(X)]
         if len(X) == 0:
             raise BudgetExceeded
         info = {"generations": gens, "stopped_by": stopped, "engine": engine}
+        if trace:
+            info["front_trace"] = fronts
         return pareto_result(Candidates(model), list(X), Status.FEASIBLE, "nsga2", info)
     if engine not in ("pymoo", "pymoo-plain"):
         raise InputError(f"unknown engine {engine!r}; known: fast, pymoo, pymoo-plain",

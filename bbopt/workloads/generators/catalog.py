@@ -23,6 +23,15 @@ import numpy as np
 
 from bbopt.core import GB, TB, Job
 from bbopt.errors import InputError, UnknownNameError
+from bbopt.limits import (
+    MAX_BANDWIDTH,
+    MAX_ENTITIES,
+    MAX_JOBS,
+    MAX_NODES,
+    MAX_SECONDS,
+    check_count,
+    check_number,
+)
 
 
 @dataclass(frozen=True)
@@ -191,6 +200,59 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
 )}
 
 
+#: The sane range of each numeric parameter (:mod:`bbopt.limits`), checked before a generator
+#: runs: integers as ``("count", low, high)``, numbers as ``("number", low, high, low_open)``.
+PARAMETER_RANGES: dict[str, tuple] = {
+    "n_jobs": ("count", 1, MAX_JOBS), "n_apps": ("count", 1, MAX_JOBS),
+    "n": ("count", 1, MAX_JOBS), "n_entities": ("count", 1, MAX_ENTITIES),
+    "nodes": ("count", 1, MAX_NODES), "max_nodes": ("count", 1, MAX_NODES),
+    "min_nodes": ("count", 1, MAX_NODES), "factor": ("count", 1, MAX_NODES),
+    "cores_per_node": ("count", 1, 10**4),
+    "duration": ("number", 0.0, MAX_SECONDS, True), "load": ("number", 0.0, 100.0, True),
+    "alpha": ("number", 0.0, 1e3, True), "scale": ("number", 0.0, 1e6, True),
+    "long_log_scale": ("number", 0.0, 10.0, True),
+    "share": ("number", 0.0, 1.0, False), "small_share": ("number", 0.0, 1.0, False),
+    "preemptable": ("number", 0.0, 1.0, False), "checkpointable": ("number", 0.0, 1.0, False),
+    "per_node": ("number", 0.0, MAX_BANDWIDTH, False),
+}
+
+
+def check_parameters(name: str, params: dict[str, Any],
+                     defaults: dict[str, Any] | None = None,
+                     nullable: frozenset[str] = frozenset()) -> None:
+    """Refuse a numeric parameter outside its range (``first n=-1``, ``kth-like n_jobs=1e12``)
+    before anything is drawn or allocated, and one of the wrong kind where the default says
+    it (a flag, a name); ``None`` only where the parameter may be ``None`` (``nullable``)."""
+    defaults = defaults or {}
+    for key, value in params.items():
+        default = defaults.get(key)
+        if value is None:
+            if key in defaults and key not in nullable:
+                raise InputError(f"generator {name!r}: {key} cannot be null (default "
+                                 f"{default!r})", field=key)
+            continue
+        for kind, what in ((bool, "true or false"), (str, "a name")):
+            if isinstance(default, kind) and not isinstance(value, kind):
+                raise InputError(f"generator {name!r}: {key} must be {what}, got {value!r}",
+                                 field=key)
+        rule = PARAMETER_RANGES.get(key)
+        if rule is None:
+            continue
+        if isinstance(value, str):  # (YAML reads 18e6 as text; the generators convert it)
+            try:
+                value = int(value) if rule[0] == "count" else float(value)
+            except ValueError:
+                raise InputError(f"generator {name!r}: {key} must be a number, got {value!r}",
+                                 field=key) from None
+        try:
+            if rule[0] == "count":
+                check_count(value, key, low=rule[1], high=rule[2])
+            else:
+                check_number(value, key, low=rule[1], high=rule[2], low_open=rule[3])
+        except InputError as exc:
+            raise InputError(f"generator {name!r}: {exc.reason}", field=key) from None
+
+
 def generator(name: str) -> Generator:
     if name not in GENERATORS:
         raise UnknownNameError("generator", name, list(GENERATORS))
@@ -210,4 +272,10 @@ def apply(name: str, jobs: Sequence[Job] | None, seed: int, **params: Any) -> li
     if gen.kind == "transform" and jobs is None:
         raise InputError(f"{name!r} transforms a workload; give it one (a file or a source)",
                          field=name)
-    return list(gen.fn(None if jobs is None else list(jobs), int(seed), **params))
+    nullable = frozenset(k for k, p in inspect.signature(gen.fn).parameters.items()
+                         if "None" in str(p.annotation))
+    check_parameters(name, params, known, nullable)
+    out = list(gen.fn(None if jobs is None else list(jobs), int(seed), **params))
+    if not out:
+        raise InputError(f"generator {name!r} left no jobs", field=name)
+    return out

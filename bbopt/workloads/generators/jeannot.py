@@ -63,6 +63,7 @@ from scipy import optimize, special, stats
 
 from bbopt.core import GB, HOUR, MINUTE, Job
 from bbopt.errors import InputError
+from bbopt.limits import MAX_JOBS, check_count
 from bbopt.workloads.generators import rng_of
 
 MIRA_NODES = 49152
@@ -136,8 +137,7 @@ def generate(n_apps: int = 1000, *, alpha: float = 0.5, protocol: str = "mira",
     only). With ``strict``, a realised alpha further than ``tolerance`` (relative) from the target
     raises :class:`~bbopt.errors.InputError` saying which range is reachable.
     """
-    if n_apps < 1:
-        raise InputError(f"n_apps must be >= 1, got {n_apps!r}", field="n_apps")
+    n_apps = check_count(n_apps, "n_apps", high=MAX_JOBS)
     if not (alpha > 0 and math.isfinite(alpha)):
         raise InputError(f"alpha must be > 0, got {alpha!r}", field="alpha")
     if protocol not in ("mira", "uniform"):

@@ -25,11 +25,10 @@ from typing import Any
 import numpy as np
 
 from bbopt.core import JobState
-from bbopt.simulation.io_model import DRAIN, PHASES, FluidIO
 from bbopt.simulation.result import SimulationResult
 
 
-def io_summary(result: SimulationResult, model: FluidIO) -> dict[str, float]:
+def io_summary(result: SimulationResult, model: Any) -> dict[str, float]:
     """I/O metrics of one run as a flat dict of floats (see the module docstring)."""
     stats = model.job_stats()
     ran = (JobState.FINISHED, JobState.KILLED)
@@ -55,7 +54,7 @@ def io_summary(result: SimulationResult, model: FluidIO) -> dict[str, float]:
         out["overran_walltime"] = float(np.sum(elapsed > walltimes * (1 + 1e-9)))
         turnaround = np.array([result.end[k] - result.jobs[k].submit for k in ks])
         out["mean_turnaround"] = float(np.mean(turnaround))
-        for phase in (*PHASES, DRAIN):
+        for phase in model.PHASE_NAMES:
             out[f"mean_{phase}_time"] = float(np.mean([stats[k][phase] for k in ks]))
     contended, busy = model.contended_time()
     out["interfered_wall_share"] = contended / busy if busy > 0 else 0.0
@@ -67,7 +66,7 @@ def io_summary(result: SimulationResult, model: FluidIO) -> dict[str, float]:
     return out
 
 
-def per_job_io(result: SimulationResult, model: FluidIO) -> list[dict[str, Any]]:
+def per_job_io(result: SimulationResult, model: Any) -> list[dict[str, Any]]:
     """One record per job that ran: id, nodes, elapsed, computed, compute share and phase
     times (for a DataFrame)."""
     stats = model.job_stats()

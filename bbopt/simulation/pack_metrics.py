@@ -25,11 +25,10 @@ from typing import Any
 import numpy as np
 
 from bbopt.core import periodic_spec
-from bbopt.simulation.exclusive_io import ExclusiveIO
 from bbopt.simulation.result import SimulationResult
 
 
-def _times_alone(result: SimulationResult, model: ExclusiveIO) -> np.ndarray:
+def _times_alone(result: SimulationResult, model: Any) -> np.ndarray:
     out = np.empty(len(result.jobs))
     bws = model.bandwidth
     for k, job in enumerate(result.jobs):
@@ -58,7 +57,7 @@ def _integral(starts: np.ndarray, ends: np.ndarray, weights: np.ndarray,
     return np.interp(at, times, area, left=0.0, right=area[-1])
 
 
-def _waits(model: ExclusiveIO, result: SimulationResult) -> tuple[np.ndarray, ...]:
+def _waits(model: Any, result: SimulationResult) -> tuple[np.ndarray, ...]:
     """FIFO waiting intervals with the nodes of the waiting job."""
     tr = model.transfers
     if not tr:
@@ -71,7 +70,7 @@ def _waits(model: ExclusiveIO, result: SimulationResult) -> tuple[np.ndarray, ..
     return due[keep], start[keep], q[keep]
 
 
-def usage_over_time(result: SimulationResult, model: ExclusiveIO, bins: int = 100,
+def usage_over_time(result: SimulationResult, model: Any, bins: int = 100,
                     horizon: float | None = None) -> dict[str, np.ndarray]:
     """Time-binned means over ``[0, horizon]`` (default: the makespan): ``t`` (bin centres,
     seconds), ``utilisation`` (useful node fraction), ``nodes`` (allocated fraction),
@@ -111,7 +110,7 @@ def usage_over_time(result: SimulationResult, model: ExclusiveIO, bins: int = 10
             "running": running, "io_busy": io_busy, "io_planned": planned}
 
 
-def pack_metrics(result: SimulationResult, model: ExclusiveIO) -> dict[str, Any]:
+def pack_metrics(result: SimulationResult, model: Any) -> dict[str, Any]:
     """The paper's run metrics (see the module docstring) as one flat dict."""
     start = np.asarray(result.start, dtype=float)
     end = np.asarray(result.end, dtype=float)

@@ -1,0 +1,75 @@
+"""``bbopt bench run`` and ``report`` on a few small instances: the grid, the store (resumed
+runs are skipped), the recorded values, and the report's tables and figures."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from bbopt.bench.instances import LIBRARY, read_instance
+from bbopt.bench.report import load_runs, report
+from bbopt.bench.run import run_tier, tasks
+from bbopt.cli import main
+
+_NAMES = sorted(p.stem for p in (LIBRARY / "small").glob("*.json"))
+_WINDOW = next(n for n in _NAMES if n.startswith("window-kth") and n.endswith("weighted"))
+#: a weighted window, the Pareto instance of the same state, a victim choice
+PICKS = [_WINDOW, _WINDOW.replace("weighted", "pareto"),
+         next(n for n in _NAMES if n.startswith("victims"))]
+
+
+@pytest.fixture(scope="module")
+def tier(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tier")
+    for name in PICKS:
+        shutil.copy(LIBRARY / "small" / f"{name}.json", d)
+    return d
+
+
+def test_the_grid_runs_seeded_backends_per_seed_and_the_others_once(tier):
+    grid = tasks(tier, budgets=[0.5], seeds=2, backend_names=["cpsat", "greedy", "scip"])
+    per = {}
+    for path, _, backend, _, seed in grid:
+        per.setdefault((path.rsplit("/", 1)[1], backend), []).append(seed)
+    assert per[(f"{PICKS[2]}.json", "cpsat")] == [0, 1]
+    assert per[(f"{PICKS[2]}.json", "greedy")] == [0]
+    assert len(grid) == 3 * (2 + 1 + 2)
+
+
+def test_run_resume_and_report(tier, tmp_path):
+    store = tmp_path / "store"
+    every = ["cpsat", "greedy", "milp", "scip", "highs", "nsga2"]
+    summary = run_tier(tier, store, budgets=[0.5], seeds=1, backends=every, workers=1)
+    assert summary.startswith("16 runs") and "error" not in summary  # 6 + 6 + 4
+    assert run_tier(tier, store, budgets=[0.5], seeds=1, backends=every,
+                    workers=1).startswith("0 runs")
+    runs = {(r["instance"], r["backend"]): r for r in load_runs(store)}
+    for name in PICKS:
+        inst = read_instance(tier / f"{name}.json")
+        r = runs[(name, "cpsat")]
+        assert r["status"] == "OPTIMAL"
+        if inst.problem == "window":
+            assert runs[(name, "nsga2")]["status"] == "FEASIBLE"
+        if inst.kind == "pareto":
+            assert r["hv_ratio"] == pytest.approx(1.0)
+            assert r["front"] == inst.known["front"]
+        else:
+            assert r["objective"] == pytest.approx(inst.known["objective"])
+            assert r["gap"] == 0.0 and r["trace"][-1][1] == pytest.approx(r["objective"])
+    greedy = runs[(PICKS[2], "greedy")]
+    known = read_instance(tier / f"{PICKS[2]}.json").known["objective"]
+    assert greedy["objective"] >= known
+    files = report(store, tmp_path / "report")
+    names = {p.name for p in files}
+    assert {"profiles-small.png", "gap-small.png", "hv-ecdf-small.png", "tables.md"} <= names
+    md = (tmp_path / "report" / "tables.md").read_text()
+    assert "| window-weighted | cpsat | 1 | 1 | 1 | 0 | 0 |" in md
+    assert "agree on 3 of 3 instances" in md  # cpsat, milp, highs, scip: one value each
+    assert "| victims-min-cost | greedy | 0/" in md  # the rule proves nothing
+
+
+def test_the_cli_reports_a_missing_store_without_a_traceback(tmp_path, capsys):
+    code = main(["bench", "report", str(tmp_path / "nothing")])
+    assert code != 0
+    assert "no such results directory" in capsys.readouterr().err

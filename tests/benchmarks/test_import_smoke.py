@@ -1,0 +1,25 @@
+"""Every benchmark script still imports against the package: a renamed or removed name that a
+benchmark imports at module level fails here, not the next time someone runs it. (The first
+step of the smoke tests; running each on a tiny input is the next.)"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+SCRIPTS = sorted(p for p in BENCHMARKS.rglob("*.py") if "results" not in p.parts)
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: str(p.relative_to(BENCHMARKS)))
+def test_benchmark_imports(path, monkeypatch):
+    monkeypatch.syspath_prepend(str(path.parent))
+    name = f"_benchmark_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    assert module.__doc__, f"{path.name} says what it measures in its docstring"

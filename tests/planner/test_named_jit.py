@@ -1,0 +1,258 @@
+"""The compiled plan loops on named BB nodes (bbopt.planner.named_jit) against the pure-Python
+ones (bbopt.models.plan_named.place, PlanModel._run_named, SwapWalk._walk_named): one contract.
+
+Kopanski & Rzadca, Sections 3.3 and 4.1: the compiled score and walk must return, bit for bit,
+what the Python ones return (scores, starts, early rejections, move after move), on first-fit
+and proximity platforms, with BB requests that fill a BB node exactly (pieces at the boundary
+of the first-fit rule) and fractional ones (float sums), and the annealing must find the same
+plans either way."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("numba")
+
+from bbopt.core import GB, ClusterState, Job, Platform, RunningJob, dragonfly_proximity  # noqa: E402,E501
+from bbopt.models.bb_nodes import contiguous_nodes, first_fit_pieces, proximity_pieces  # noqa: E402,E501
+from bbopt.models.plan import PlanModel  # noqa: E402
+from bbopt.models.plan_walk import SwapWalk, swap_walk  # noqa: E402
+from bbopt.planner.named import NamedWalk, kernels  # noqa: E402
+from bbopt.solvers import Budget  # noqa: E402
+from bbopt.solvers.plan.annealing import solve_annealing  # noqa: E402
+
+PROXIMITY = dragonfly_proximity(8, 2, 2)  # 8 compute nodes, 4 BB nodes in 2 groups
+
+
+def _state(rnd: random.Random, proximity: bool, n: int) -> ClusterState | None:
+    """A random scheduling point at t=50 on 4 BB nodes: running jobs placed as the engine
+    places them (first fit, or the resource filter and proximity), ``n`` waiting jobs whose BB
+    is whole GB (pieces that fill a node exactly), fractional GB, or none."""
+    caps = ((10 * GB,) * 4 if proximity else
+            tuple(rnd.choice([6, 7, 10, 12.5]) * GB for _ in range(4)))
+    extra = {"bb_proximity": PROXIMITY} if proximity else {}
+    platform = Platform(nodes=8, bb=sum(caps), bb_nodes=caps, **extra)
+    free, space, tol = list(range(8)), list(caps), 1e-12 * max(caps)
+    held = []
+    for k in range(rnd.randint(0, 4)):
+        nodes_n, bb, w = rnd.randint(1, 3), rnd.choice([0, 4, 8, 6.3]) * GB, rnd.randint(51, 200)
+        nodes = contiguous_nodes(free, nodes_n)
+        if nodes is None:
+            return None
+        pieces = (proximity_pieces(space, nodes, bb, tol, PROXIMITY) if proximity
+                  else first_fit_pieces(space, nodes_n, bb, tol)) if bb else ()
+        if pieces is None:
+            return None
+        for node, size in pieces:
+            space[node] -= size
+        free = [x for x in free if x not in nodes]
+        held.append(RunningJob(Job(f"r{k}", 0, walltime=w, runtime=w, nodes=nodes_n, bb=bb),
+                               0.0, nodes, pieces))
+    queue = tuple(Job(f"q{k}", float(rnd.randint(0, 50)),
+                      walltime=float(rnd.choice([10, 50, 100, rnd.randint(1, 150)])),
+                      nodes=rnd.randint(1, 4),
+                      bb=rnd.choice([0.0, 4 * GB, 8 * GB, 12 * GB, rnd.uniform(0, 20) * GB]))
+                  for k in range(n))
+    return ClusterState(50.0, platform, tuple(held), queue)
+
+
+def _models(state: ClusterState, alpha: int = 2) -> tuple[PlanModel, PlanModel]:
+    """The same scheduling point twice: scored by the Python loops, and compiled."""
+    python = PlanModel.from_state(state, alpha)
+    python._njit = False
+    compiled = PlanModel.from_state(state, alpha)
+    assert compiled.named_arrays() is not None
+    return python, compiled
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 10**9), proximity=st.booleans(), n=st.integers(1, 12),
+       alpha=st.sampled_from([1, 2, 3]))
+def test_the_compiled_score_is_the_python_one(seed, proximity, n, alpha):
+    """Scores and plans of random orders, and the early rejection at the score itself (kept)
+    and one float below it (rejected), as the Python loop gives them."""
+    rnd = random.Random(seed)
+    state = _state(rnd, proximity, n)
+    if state is None:
+        return
+    py, jit = _models(state, alpha)
+    for _ in range(4):
+        order = list(range(py.n))
+        rnd.shuffle(order)
+        score = py.score(order)
+        assert jit.score(order) == score
+        assert jit.plan(order) == py.plan(order)
+        for threshold in (score, math.nextafter(score, -math.inf), score / 2):
+            assert jit.score(order, threshold) == py.score(order, threshold)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**9), proximity=st.booleans(), n=st.integers(2, 14),
+       stride=st.integers(1, 4), moves=st.integers(1, 40))
+def test_the_compiled_walk_is_the_python_walk(seed, proximity, n, stride, moves):
+    """Move by move, the compiled walk's try_swap equals the Python walk's and a fresh score
+    for the same threshold (none, the fresh score, one float below); accepted moves (some
+    acceptable ones are forgotten instead) leave both walks on the same order and starts."""
+    rnd = random.Random(seed)
+    state = _state(rnd, proximity, n)
+    if state is None:
+        return
+    py, jit = _models(state)
+    if py.n < 2:
+        return
+    order = list(range(py.n))
+    rnd.shuffle(order)
+    slow, fast = SwapWalk(py, order, stride), swap_walk(jit, order, stride)
+    assert isinstance(fast, NamedWalk)
+    assert fast.score == slow.score == py.score(order)
+    for _ in range(moves):
+        a, b = rnd.randrange(py.n), rnd.randrange(py.n)
+        if a == b:
+            continue
+        swapped = slow.order[:]
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+        fresh = py.score(swapped)
+        threshold = rnd.choice([math.inf, fresh, math.nextafter(fresh, -math.inf)])
+        got = fast.try_swap(a, b, threshold)
+        assert got == slow.try_swap(a, b, threshold) == py.score(swapped, threshold)
+        if got != math.inf and rnd.random() < 0.7:
+            fast.accept()
+            slow.accept()
+            assert fast.order == slow.order == swapped
+            assert fast.start == slow.start == list(py.plan(swapped).starts)
+            assert fast.score == slow.score
+
+
+@pytest.mark.parametrize("proximity", [False, True])
+def test_the_annealing_finds_the_same_plans_compiled_and_in_python(proximity, monkeypatch):
+    """solve_annealing with the compiled loops and with BBOPT_NO_JIT=1 (the Python loops):
+    the same plan, score and search statistics, on queues of 6 to 30 jobs."""
+    rnd = random.Random(7 + proximity)
+    tried = 0
+    while tried < 12:
+        state = _state(rnd, proximity, rnd.randint(6, 30))
+        if state is None:
+            continue
+        tried += 1
+        seed = rnd.randrange(2**32)
+        with monkeypatch.context() as env:
+            env.setenv("BBOPT_NO_JIT", "1")
+            python = PlanModel.from_state(state, 2)
+            ref = solve_annealing(python, Budget(60.0), seed)
+            assert python.named_arrays() is None
+        compiled = PlanModel.from_state(state, 2)
+        got = solve_annealing(compiled, Budget(60.0), seed)
+        assert compiled.named_arrays() is not None
+        assert got.solution == ref.solution
+        assert got.objective == ref.objective
+        assert got.info == ref.info
+
+
+def test_a_start_now_takes_the_engines_pieces_and_nodes():
+    """A worked case: a running job holds 8 GB of BB node 0 until t=100 (2 GB left, the
+    other BB nodes 10 GB). Job a (2 nodes, 8 GB: pieces of 4 GB) starts now on BB node 1
+    either way (first fit; proximity gives it compute nodes 2, 3 of chassis 1). Job b (2 GB)
+    then fills BB node 0 exactly by first fit, and jobs c and d (10 GB each) take BB nodes 2
+    and 3: all start now. By proximity b goes on compute node 4, whose BB node is 2 (8 GB
+    left), c (compute node 5) on BB node 3, and d (compute node 6) finds no BB node with
+    10 GB until the running job ends."""
+    running = RunningJob(Job("r", 0, walltime=100, runtime=100, nodes=2, bb=8 * GB), 0.0,
+                         (0, 1), ((0, 4 * GB), (0, 4 * GB)))
+    queue = (Job("a", 0, walltime=200, nodes=2, bb=8 * GB),
+             Job("b", 0, walltime=200, nodes=1, bb=2 * GB),
+             Job("c", 0, walltime=200, nodes=1, bb=10 * GB),
+             Job("d", 0, walltime=200, nodes=1, bb=10 * GB))
+    caps = (10 * GB,) * 4
+    first_fit = Platform(nodes=8, bb=40 * GB, bb_nodes=caps)
+    near = Platform(nodes=8, bb=40 * GB, bb_nodes=caps, bb_proximity=PROXIMITY)
+    for platform, d_start in ((first_fit, 0.0), (near, 100.0)):
+        state = ClusterState(0.0, platform, (running,), queue)
+        py, jit = _models(state)
+        assert jit.plan([0, 1, 2, 3]) == py.plan([0, 1, 2, 3])
+        assert jit.plan([0, 1, 2, 3]).starts == (0.0, 0.0, 0.0, d_start)
+
+
+def test_the_switch_between_compiled_and_python(monkeypatch):
+    """Named models with alpha 1-3 get the compiled loops, other alphas and BBOPT_NO_JIT=1
+    the Python ones, with the same scores."""
+    jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(4)]
+    named = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, bb_nodes=[2 * GB, 2 * GB])
+    assert isinstance(swap_walk(named, [0, 1, 2, 3]), NamedWalk)
+    odd = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=1.5, bb_nodes=[2 * GB, 2 * GB])
+    assert type(swap_walk(odd, [0, 1, 2, 3])) is SwapWalk
+    monkeypatch.setenv("BBOPT_NO_JIT", "1")
+    assert kernels() is None
+    fresh = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, bb_nodes=[2 * GB, 2 * GB])
+    assert type(swap_walk(fresh, [0, 1, 2, 3])) is SwapWalk
+    assert fresh.score([3, 2, 1, 0]) == named.score([3, 2, 1, 0])
+    assert fresh.named_arrays() is None and named.named_arrays() is not None
+
+
+# Conservative backfilling on named BB nodes: the compiled decision against the Python one.
+_NAMED = Platform(nodes=8, bb=100.0, bb_nodes=(25.0, 25.0, 30.0, 20.0))
+_NEAR = Platform(nodes=8, bb=40 * GB, bb_nodes=(10 * GB,) * 4, bb_proximity=PROXIMITY)
+
+
+@st.composite
+def _crowded(draw, bb_unit: float):
+    """Up to 30 jobs arriving together (long queues, many kept reservations), BB in whole
+    and fractional units (pieces that fill a BB node exactly, and float sums), runtimes that
+    end early (reservations compressed) or at their walltime."""
+    jobs = []
+    for k in range(draw(st.integers(1, 30))):
+        walltime = draw(st.integers(1, 20))
+        bb = draw(st.one_of(st.integers(0, 40).map(float), st.floats(0.25, 40)))
+        jobs.append(Job(str(k), float(draw(st.integers(0, 15))), walltime=float(walltime),
+                        runtime=float(draw(st.integers(0, walltime))),
+                        nodes=draw(st.integers(1, 8)), bb=bb * bb_unit))
+    return jobs
+
+
+@settings(max_examples=60, deadline=None)
+@given(jobs=_crowded(1.0), depth=st.sampled_from([None, 1, 3]))
+def test_the_compiled_conservative_decision_is_the_python_one(jobs, depth):
+    """Whole replays on four named BB nodes of unequal sizes: every start the same, as
+    conservative-bb plans them in Python (``compiled=false``)."""
+    from bbopt.simulation import simulate
+
+    options = {} if depth is None else {"depth": depth}
+    ref = simulate(jobs, _NAMED, "conservative-bb", options={**options, "compiled": False})
+    got = simulate(jobs, _NAMED, "conservative-bb", options=options)
+    assert got.start == ref.start
+    assert got.refused_starts == ref.refused_starts
+
+
+@settings(max_examples=30, deadline=None)
+@given(jobs=_crowded(GB / 4))
+def test_the_compiled_conservative_decision_is_the_python_one_by_proximity(jobs):
+    """The same on a proximity platform (the policy plans first-fit pieces; the engine
+    places them by proximity)."""
+    from bbopt.simulation import simulate
+
+    ref = simulate(jobs, _NEAR, "conservative-bb", options={"compiled": False})
+    got = simulate(jobs, _NEAR, "conservative-bb")
+    assert got.start == ref.start
+
+
+def test_a_kept_reservation_is_compressed_before_new_jobs_are_planned():
+    """A worked decision: BB node 0 (10 GB) is held until t=100 by a running job, node 1
+    (10 GB) is free. Job b (1 node, 10 GB, 50 s) kept a reservation at t=300: it is compressed
+    first, to now on node 1; the new job a (10 GB) then finds node 1 held until t=50 and node
+    0 until t=100, and is reserved at t=50."""
+    from bbopt.policies.conservative import ConservativeBackfilling
+
+    platform = Platform(nodes=4, bb=20 * GB, bb_nodes=(10 * GB, 10 * GB))
+    running = RunningJob(Job("r", 0, walltime=100, runtime=100, nodes=1, bb=10 * GB), 0.0,
+                         None, ((0, 10 * GB),))
+    queue = (Job("a", 0, walltime=200, nodes=1, bb=10 * GB),
+             Job("b", 0, walltime=50, nodes=1, bb=10 * GB))
+    state = ClusterState(0.0, platform, (running,), queue, memory={"reservations": {"b": 300.0}})
+    for compiled in (False, None):
+        decision = ConservativeBackfilling(compiled=compiled).decide(state)
+        assert [s.job_id for s in decision.start] == ["b"]
+        assert [(r.job_id, r.start) for r in decision.reservations] == [("a", 50.0)]

@@ -1,0 +1,56 @@
+"""omfs-opt's victim choices share the decision's budget: with no time left the jobs that need
+evictions wait (status FALLBACK) and nothing is evicted; the eviction candidates kept between
+jobs give the decisions of a fresh list per job."""
+
+from __future__ import annotations
+
+import pytest
+
+from bbopt import Job, Platform, decide
+from bbopt.core import ClusterState, RunningJob, Status
+from bbopt.policies.fairshare import MemorylessFairShare
+
+
+def _state(n_queue: int = 200) -> ClusterState:
+    """Entity b fills the machine with preemptable jobs running for 2 h; entity a, entitled to
+    half of it, waits with many jobs."""
+    p = Platform(nodes=16)
+    running = tuple(RunningJob(Job(f"b{k}", 0.0, 10_000.0, nodes=2, user="b",
+                                   preemptable=True, checkpointable=k % 2 == 0), 0.0)
+                    for k in range(8))
+    queue = tuple(Job(f"a{k}", 100.0 + k, 3600.0, nodes=1 + k % 3, user="a")
+                  for k in range(n_queue))
+    return ClusterState(7200.0, p, running, queue)
+
+
+SHARES = {"a": 0.5, "b": 0.5}
+
+
+def test_no_time_left_means_no_eviction_and_a_fallback():
+    d = decide(_state(), "omfs-opt", shares=SHARES, budget=1e-9)
+    assert d.stats.status is Status.FALLBACK
+    assert d.preempt == () and d.start == ()
+
+
+def test_with_time_it_evicts_up_to_the_entitlement():
+    d = decide(_state(), "omfs-opt", shares=SHARES, budget=5.0)
+    assert d.stats.status is not Status.FALLBACK
+    evicted = [j for j in d.preempt]
+    assert 0 < len(evicted) <= 4  # b keeps its 8 entitled nodes (4 jobs of 2)
+
+
+@pytest.mark.parametrize("backend", ["greedy", "auto"])
+def test_kept_candidates_give_the_decisions_of_fresh_lists(backend, monkeypatch):
+    state = _state(60)
+    pol = MemorylessFairShare(shares=SHARES, backend=backend, budget=5.0)
+    kept = pol.decide(state)
+    from bbopt.policies import fairshare
+
+    class Fresh(fairshare.EvictionCandidates):
+        def candidates(self, entity, version=None):
+            return super().candidates(entity, None)  # rebuilt for every job
+
+    monkeypatch.setattr(fairshare, "EvictionCandidates", Fresh)
+    fresh = pol.decide(state)
+    assert (kept.start, kept.preempt, kept.reservations) == \
+        (fresh.start, fresh.preempt, fresh.reservations)

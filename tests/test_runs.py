@@ -1,0 +1,116 @@
+"""One way to run: a cell gives the same metrics, under the same names, through ``bbopt compare``,
+a sweep (in this process, in worker processes and on Dask) and the Python ``run``; the
+measurement interval and the execution models' metrics are the same everywhere."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bbopt.analysis.sweep import plan, run_sweep
+from bbopt.analysis.sweep_spec import parse_spec
+from bbopt.cli import main
+from bbopt.core import Platform
+from bbopt.errors import InputError
+from bbopt.runs import RunSpec, measurement_interval, run
+from bbopt.workloads.swf_writer import write_swf
+from bbopt.workloads.synthetic import kth_like
+
+#: Metrics that measure this machine's speed, not the schedule.
+TIMINGS = ("decision_time", "simulation_wall_time")
+POLICIES = ("fcfs-bb", "conservative-bb")
+
+
+def _schedule_metrics(metrics: dict) -> dict:
+    return {k: v for k, v in metrics.items() if not k.startswith(TIMINGS)}
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory) -> Path:
+    """180 KTH-like jobs with their BB requests written into the trace (read back as they
+    are, so every path reads the same jobs)."""
+    path = tmp_path_factory.mktemp("trace") / "cell.swf"
+    write_swf(kth_like(180, seed=3), path, bb_columns="cqsim")
+    return path
+
+
+def _same(a: dict, b: dict) -> None:
+    a, b = _schedule_metrics(a), _schedule_metrics(b)
+    assert sorted(a) == sorted(b)
+    for k in a:
+        assert a[k] == pytest.approx(b[k], nan_ok=True), k
+
+
+@pytest.mark.parametrize("execution", ["rigid", "io-contention"])
+def test_one_cell_gives_the_same_metrics_through_every_path(trace, tmp_path, capsys, execution):
+    cli = ["compare", "--workload", str(trace), "--bb", "none", "--platform", "kopanski",
+           "--policies", ",".join(POLICIES), "--warmup", "6h", "--cooldown", "6h",
+           "--execution", execution, "--format", "json", "--no-progress", "--workers", "1"]
+    assert main(cli) == 0
+    compared = json.loads(capsys.readouterr().out)
+
+    spec = RunSpec(workload=str(trace), bb="none", platform="kopanski", warmup=6 * 3600.0,
+                   cooldown=6 * 3600.0, execution=execution)
+    for policy in POLICIES:
+        _same(compared[policy], run(replace(spec, policy=policy)).metrics)
+
+    doc = {"name": "cell", "workloads": {"w": {"file": str(trace), "bb": "none"}},
+           "platforms": ["kopanski"], "policies": list(POLICIES), "seeds": [0],
+           "executions": [execution], "warmup": "6h", "cooldown": "6h"}
+    executors = [{"executor": "serial"}]
+    if execution == "rigid":  # (the worker pools once: their runs are the same code)
+        executors += [{"executor": "processes", "workers": 2}, {"dask": "local", "workers": 1}]
+    for k, how in enumerate(executors):
+        got: dict[str, dict] = {}
+
+        def keep(task, out, got=got):
+            got[task.policy] = out["metrics"]
+
+        report = run_sweep(parse_spec(doc, source="<test>", base=tmp_path),
+                           tmp_path / f"store{k}", progress=False, on_result=keep, **how)
+        assert report.failed == 0, report.failures
+        assert sorted(got) == sorted(POLICIES)
+        for policy in POLICIES:
+            _same(compared[policy], got[policy])
+    if execution == "io-contention":  # Herbein's I/O metrics, in compare as in the sweep
+        assert 0 < compared["fcfs-bb"]["system_efficiency"] <= 1
+
+
+def test_exclusive_io_metrics_have_one_name(tmp_path, capsys):
+    assert main(["compare", "--workload", "jeannot:U-No:0.4:20", "--policies", "io-list",
+                 "--format", "json", "--no-progress"]) == 0
+    compared = json.loads(capsys.readouterr().out)["io-list"]
+    assert "xio_max_stretch" in compared and "io_max_stretch" not in compared
+    record = run(RunSpec(workload="jeannot:U-No:0.4:20", policy="io-list"))
+    _same(compared, record.metrics)
+
+
+def test_an_empty_measurement_interval_is_an_error_everywhere(trace, tmp_path):
+    jobs = kth_like(30, seed=1)
+    span = max(j.submit for j in jobs) - min(j.submit for j in jobs)
+    # at, just inside and past the span
+    assert measurement_interval(jobs, span / 2 - 1, span / 2 - 1) is not None
+    with pytest.raises(InputError, match="no submission"):
+        measurement_interval(jobs, span / 2, span / 2)
+    with pytest.raises(InputError, match="no submission"):
+        measurement_interval(jobs, span + 1, 0)
+    assert measurement_interval(jobs, span - 1, 0) == (min(j.submit for j in jobs) + span - 1,
+                                                       max(j.submit for j in jobs) + 1.0)
+    with pytest.raises(InputError, match="warmup"):
+        run(RunSpec(workload=jobs, platform=Platform.kopanski(), warmup=span + 1))
+    doc = {"name": "short", "workloads": {"w": {"file": str(trace), "bb": "none"}},
+           "policies": ["fcfs-bb"], "warmup": "400d"}
+    with pytest.raises(InputError, match="warmup") as err:  # before the sweep starts
+        plan(parse_spec(doc, source="<test>", base=tmp_path))
+    assert "workload w" in str(err.value)
+
+
+def test_measured_interval_is_recorded_under_one_name(trace):
+    record = run(RunSpec(workload=str(trace), bb="none", platform="kopanski", warmup=3600.0))
+    first = min(j.submit for j in record.result.jobs)
+    assert record.metrics["measured_from"] == first + 3600.0
+    assert math.isfinite(record.metrics["measured_to"])

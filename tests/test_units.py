@@ -1,0 +1,85 @@
+"""The one option vocabulary: options declared by a constructor's signature, read and checked by
+:func:`bbopt.units.check_options` for policies (``-o``, ``decide``), execution models
+(``--execution NAME:KEY=VALUE``, ``--checkpoint``) and sweep specifications, with units."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bbopt.cli import main
+from bbopt.errors import InputError
+from bbopt.policies import make_policy
+from bbopt.units import Bandwidth, Bytes, Seconds, check_options
+
+
+def _target(size: Annotated[float, Bytes] = 1.0, rate: Annotated[float, Bandwidth] = 1.0,
+            period: Annotated[float, Seconds] = 60.0, depth: int = 3,
+            cap: float | None = None, flag: bool = True, mode: str = "a") -> None:
+    """A constructor-like signature with every kind of option."""
+
+
+def test_quantities_are_read_in_si_units():
+    got = check_options(_target, {"size": "64GB", "rate": "10MB/s", "period": "2h"},
+                        what="t")
+    assert got == {"size": 64e9, "rate": 10e6, "period": 7200.0}
+    assert check_options(_target, {"size": "1KiB"}, what="t") == {"size": 1024.0}
+    assert check_options(_target, {"size": 5, "cap": None}, what="t") == {"size": 5,
+                                                                          "cap": None}
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"size": "64 parsecs"}, "size"),
+    ({"depth": 2.5}, "an integer"),
+    ({"depth": True}, "an integer"),
+    ({"cap": "x"}, "a number or null"),
+    ({"flag": 1}, "true/false"),
+    ({"mode": 3}, "text"),
+    ({"period": float("nan")}, "finite"),
+    ({"nope": 1}, "no option 'nope'"),
+])
+def test_wrong_kinds_are_refused_naming_the_field(options, message):
+    with pytest.raises(InputError, match=message) as err:
+        check_options(_target, options, what="policy 't'", prefix="-o ")
+    assert err.value.field == f"-o {next(iter(options))}"
+
+
+@given(st.floats(min_value=1e-6, max_value=1e6, allow_nan=False))
+def test_a_size_with_a_unit_is_the_number_times_the_unit(x):
+    got = check_options(_target, {"size": f"{x!r}GB", "rate": f"{x!r}GiB/s"}, what="t")
+    assert got["size"] == pytest.approx(x * 1e9)
+    assert got["rate"] == pytest.approx(x * 1024**3)
+
+
+def test_policy_options_take_units_on_every_surface():
+    # -o memory_per_node=64GB was refused ("needs a number") while --checkpoint took it
+    p = make_policy("omfs", memory_per_node="64GB", checkpoint_bandwidth="2GB/s",
+                    quantum="30min")
+    assert (p.memory_per_node, p.checkpoint_bandwidth, p.quantum) == (64e9, 2e9, 1800.0)
+    with pytest.raises(InputError, match="memory_per_node"):
+        make_policy("omfs", memory_per_node="lots")
+
+
+def test_the_command_line_reads_units_in_o_and_execution_options(capsys):
+    args = ["compare", "--jobs", "40", "--policies", "fcfs-bb", "--no-progress",
+            "--format", "json", "--execution", "checkpoint:memory_per_node=1GB,target=bb"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["fcfs-bb"]["finished"] == 40
+    assert main([*args[:-1], "checkpoint:memory_per_node=1 parsec"]) == 2
+    err = capsys.readouterr().err
+    assert "memory_per_node" in err and "Traceback" not in err
+    assert main(["simulate", "--jobs", "30", "--policy", "fcfs-bb", "--no-progress",
+                 "--execution", "rigid:speed=2"]) == 2
+    assert "no option 'speed'" in capsys.readouterr().err
+
+
+def test_generator_parameters_go_through_the_same_checks(tmp_path, capsys):
+    out = str(tmp_path / "w.swf")
+    assert main(["generate", "kth-like", "n_jobs=abc", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert "n_jobs" in err and "an integer" in err and "Traceback" not in err
+    assert main(["generate", "kth-like", "n_jobs=20", "--out", out]) == 0
