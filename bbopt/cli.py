@@ -106,6 +106,14 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
                              "two rules of Kopanski's generator (per-node request capped to fit "
                              "the 12 x 40 GB BB nodes; jobs of walltime <= 120 s ask 10 MB per "
                              "node), which are on by default")
+        sp.add_argument("--io-aware", choices=("phased", "plain"), default=None,
+                        help="a Kopanski I/O-aware Batsim part (compute without its I/O): "
+                             "phased adds the I/O back as stage-in, checkpoints and stage-out "
+                             "(run with --execution phased-io -p kopanski-dragonfly), plain "
+                             "reads the compute as runtimes; refused without it")
+        sp.add_argument("--checkpoint-factor", type=float, default=None, metavar="X",
+                        help="with --io-aware phased: each checkpoint writes X times the BB "
+                             "request (default 1.0, the paper's text; the authors' code: 0.5)")
         sp.add_argument("--seed", type=int, default=0, help="seed of every random draw")
         sp.add_argument("--tick", type=float, default=None, metavar="SECONDS",
                         help="also schedule every SECONDS while jobs wait")

@@ -8,9 +8,10 @@ embedded default (``None``: the seeded KTH-like synthetic trace of
 ``jeannot:FAMILY:ALPHA[:APPS]`` (which brings its machine along). A platform is a name
 (``kopanski``, ``kopanski:named`` with 12 named 40 GB BB nodes placed first fit,
 ``kopanski:proximity`` placed as the authors' Dragonfly scheduler does; with an I/O tree:
-``kopanski-dragonfly``, ``cts1`` or ``cts1:0.3`` for 30 % PFS underprovisioning), a JSON/YAML
-file ``{nodes: 96, bb: "480 GB"}``, or a topology file (Flux JGF ``{"graph": ...}`` or the nested
-description of :mod:`bbopt.topology` with a ``tree``).
+``kopanski-dragonfly`` (``:named``, ``:proximity`` as for ``kopanski``), ``cts1`` or
+``cts1:0.3`` for 30 % PFS underprovisioning), a JSON/YAML file ``{nodes: 96, bb: "480 GB"}``,
+or a topology file (Flux JGF ``{"graph": ...}`` or the nested description of
+:mod:`bbopt.topology` with a ``tree``).
 """
 
 from __future__ import annotations
@@ -59,9 +60,22 @@ def _cts1(arg: str | None) -> Platform:
 
 
 def _dragonfly(arg: str | None) -> Platform:
+    """Kopanski's Dragonfly with its I/O tree: BB as one pool (no argument), or on the 12 named
+    BB nodes placed first fit (``named``) or near the job's compute nodes (``proximity``, the
+    authors' placement)."""
+    from dataclasses import replace
+
     from bbopt.topology.machines import kopanski_dragonfly
 
-    return kopanski_dragonfly()
+    if arg not in (None, "pool", "named", "proximity"):
+        raise InputError(f"kopanski-dragonfly takes pool, named or proximity, got {arg!r}",
+                         field="platform")
+    tree = kopanski_dragonfly()
+    if arg in (None, "pool"):
+        return tree
+    named = _kopanski(arg)
+    return replace(tree, name=f"{tree.name}-{arg}", bb_nodes=named.bb_nodes,
+                   bb_proximity=named.bb_proximity)
 
 
 def _kopanski(arg: str | None) -> Platform:

@@ -1,11 +1,11 @@
 """Progress of long commands: a bar on a terminal, a plain line every N seconds in a log.
 
-One rule for every long command (``simulate``, ``compare`` per policy and within a long
-policy, ``sweep``): :func:`progress` gives a tqdm bar when the stream is a terminal, and a
-:class:`ProgressLog` otherwise (a batch job's log, a pipe), which prints one line every
-``every`` seconds and one at the end, with the time elapsed and an estimate of the time left; a
-bar written into a log is thousands of carriage returns. Both have tqdm's ``update``,
-``set_postfix`` and ``close``.
+One rule for every long command (``simulate``, ``compare`` per policy and within each policy
+(:class:`Within`, fed by the workers), ``sweep``, ``bench run``, ``slurm replay`` and ``run``):
+:func:`progress` gives a tqdm bar when the stream is a terminal, and a :class:`ProgressLog`
+otherwise (a batch job's log, a pipe), which prints one line every ``every`` seconds and one at
+the end, with the time elapsed and an estimate of the time left; a bar written into a log is
+thousands of carriage returns. Both have tqdm's ``update``, ``set_postfix`` and ``close``.
 
 ``$BBOPT_PROGRESS_EVERY`` sets the default seconds between log lines (:data:`EVERY`).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-import time
+from time import monotonic  # (a module attribute: tests replace the clock)
 from typing import Any, TextIO
 
 #: Seconds between two progress lines in a log (``$BBOPT_PROGRESS_EVERY`` overrides it).
@@ -72,6 +72,44 @@ class Silent:
         pass
 
 
+class Within:
+    """Progress of several runs at once, each by name (``compare``'s policies, each in its
+    own worker): ``report(name, done, total)`` sets run ``name``'s count; each run gets its own
+    :func:`progress` display (a bar on a terminal, log lines every ``every`` seconds, nothing
+    for a run that ends quickly), closed when ``done`` reaches ``total`` or by :meth:`close`.
+    """
+
+    def __init__(self, *, unit: str, enabled: bool = True, every: float | None = None,
+                 stream: TextIO | None = None) -> None:
+        self.unit, self.enabled, self.every, self.stream = unit, enabled, every, stream
+        self.shown: dict[str, Any] = {}
+        self.ended: set[str] = set()
+
+    def report(self, name: str, done: int, total: int) -> None:
+        if name in self.ended:
+            return
+        if name not in self.shown:
+            self.shown[name] = progress(total, unit=self.unit, desc=name,
+                                        enabled=self.enabled, every=self.every,
+                                        stream=self.stream, leave=False, quiet=True)
+        shown = self.shown[name]
+        if done > shown.n:
+            shown.update(done - shown.n)
+        if done >= total:
+            self.end(name)
+
+    def end(self, name: str) -> None:
+        """Run ``name`` is over: its display closes (nothing more is shown for it)."""
+        self.ended.add(name)
+        shown = self.shown.pop(name, None)
+        if shown is not None:
+            shown.close()
+
+    def close(self) -> None:
+        for name in list(self.shown):
+            self.end(name)
+
+
 def _is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()
@@ -93,11 +131,11 @@ class ProgressLog:
         self.unit, self.desc, self.count_failed = unit, desc, count_failed
         self.n = 0
         self.failed = 0
-        self.t0 = self.last = time.monotonic()
+        self.t0 = self.last = monotonic()
 
     def update(self, n: int = 1) -> None:
         self.n += n
-        now = time.monotonic()
+        now = monotonic()
         if now - self.t0 < self.delay:
             return
         if now - self.last >= self.every or self.n >= self.total:
@@ -108,7 +146,7 @@ class ProgressLog:
         self.failed = failed
 
     def close(self) -> None:
-        now = time.monotonic()
+        now = monotonic()
         if self.n < self.total and now - self.t0 >= self.delay:
             self._line(now)
 

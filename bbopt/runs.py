@@ -38,7 +38,9 @@ class RunSpec:
     workload; ``first`` keeps its first jobs; ``bb`` (``auto``, ``lognormal``, ``none``) and
     ``bb_rules`` say how BB requests are drawn when the trace has none (Kopanski's log-normal
     model with his generator's two rules on Kopanski's platforms); ``preemptable`` and
-    ``checkpointable`` mark fractions of the jobs (seeded).
+    ``checkpointable`` mark fractions of the jobs (seeded); ``reader``: options of the file's
+    reader (a Kopanski I/O-aware Batsim part's ``io_aware`` and ``checkpoint_factor``,
+    :func:`bbopt.workloads.batsim.read_batsim`).
     ``platform``: a name, a file or a :class:`Platform`; ``None`` takes the trace's own (an SWF
     ``BurstBuffer`` header, a Batsim ``nb_res`` with Kopanski's BB per node), else Kopanski's.
     ``policy`` and ``options``: a registered policy and its options, checked before the run;
@@ -66,6 +68,7 @@ class RunSpec:
     cooldown: float = 0.0
     shares: Any = None
     name: str | None = None
+    reader: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -94,12 +97,12 @@ def load(spec: RunSpec) -> tuple[RunSpec, Any]:
                        name=spec.name or "workload"), None
     if isinstance(spec.platform, Platform):
         w = read_workload(spec.workload, n_jobs=spec.first, seed=spec.seed, bb=spec.bb,
-                          platform=spec.platform, bb_rules=spec.bb_rules)
+                          platform=spec.platform, bb_rules=spec.bb_rules, **spec.reader)
         platform = spec.platform
     else:  # the named one, else the one the trace declares (SWF header, Batsim nb_res)
         w, platform = read_workload_and_platform(spec.workload, spec.platform, n_jobs=spec.first,
                                                  seed=spec.seed, bb=spec.bb,
-                                                 bb_rules=spec.bb_rules)
+                                                 bb_rules=spec.bb_rules, **spec.reader)
     if spec.preemptable is not None or spec.checkpointable is not None:
         from bbopt.workloads.generators.omfs import with_preemption_flags
 
@@ -232,10 +235,30 @@ def run(spec: RunSpec, *, progress: bool = False,
     return RunRecord(spec, result, model, measure(result, model, spec))
 
 
-def run_detached(spec: RunSpec) -> tuple[Any, dict[str, float]]:
+#: A run reports its progress (:func:`run_detached`) this many times at most, plus its end.
+REPORTS_PER_RUN = 200
+
+
+def run_detached(spec: RunSpec, report: Callable[[Any], None] | None = None
+                 ) -> tuple[Any, dict[str, float]]:
     """:func:`run` for a worker process: the result without its jobs (the caller has them;
-    sending them back cost as much as sending them there) and the metrics."""
-    record = run(spec)
+    sending them back cost as much as sending them there) and the metrics. ``report``
+    receives ``(policy, finished, total)`` as jobs' records become final: every
+    ``total / REPORTS_PER_RUN`` jobs and at the last one (a worker's messages are few)."""
+    on_job_end = None
+    if report is not None:
+        spec, _ = load(spec)  # (its jobs, to count them)
+        total = len(spec.workload)
+        step = max(1, total // REPORTS_PER_RUN)
+        finished = 0
+
+        def on_job_end(_result: Any, _k: int) -> None:
+            nonlocal finished
+            finished += 1
+            if finished % step == 0 or finished == total:
+                report((str(spec.policy), finished, total))
+
+    record = run(spec, on_job_end=on_job_end)
     record.result.jobs = []
     return record.result, record.metrics
 

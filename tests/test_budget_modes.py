@@ -135,8 +135,8 @@ def test_conservative_reserves_only_depth_jobs_by_default():
 
 @pytest.mark.slow
 def test_twenty_thousand_waiting_jobs_within_budget():
-    """A loose check of benchmarks/budget_20k.py: p100 of a few decisions within the budget plus a
-    generous margin (the benchmark holds the tight figures)."""
+    """A loose check of benchmarks/speed/budget_20k.py: p100 of a few decisions within the
+    budget plus a generous margin (the benchmark holds the tight figures)."""
     state = _state(20000)
     decide(replace(state, queue=state.queue[:20]), "bbsched")  # imports OR-Tools once
     for name, budget in (("plan-2", 1.0), ("bbsched", 1.0), ("plan-2", 0.2)):

@@ -119,3 +119,22 @@ def test_compare_without_arguments_rejects_nothing(capsys):
     rejected = next(line for line in out.splitlines() if line.startswith("rejected"))
     assert rejected.split()[-1] == "0"
     assert "requests more burst buffer" not in out
+
+
+def test_sweep_transforms_take_the_rules_and_the_checkpoint_size():
+    from bbopt.workloads.generators.catalog import apply
+
+    jobs = [Job(str(i), 0, walltime=60 if i % 2 else 4 * 3600,
+                runtime=50 if i % 2 else 3 * 3600, nodes=96) for i in range(40)]
+    plain = apply("lognormal-bb", jobs, 3)
+    ruled = apply("lognormal-bb", jobs, 3, rules=True)
+    assert [j.bb for j in ruled] == [j.bb for j in with_lognormal_bb(jobs, 3, rules=True)]
+    assert [j.bb for j in plain] == [j.bb for j in with_lognormal_bb(jobs, 3)]
+    # walltime 60 s: 10 MB per node; 96 nodes: at most 5 GB per node
+    assert all(j.bb == 96 * 10 * MB for j in ruled[1::2])
+    assert all(j.bb <= 96 * 5 * GB for j in ruled) and ruled != plain
+    half = apply("kopanski", jobs, 3, rules=True, checkpoint_factor=0.5)
+    assert [j.bb for j in half] == [j.bb for j in ruled]
+    ph = half[0].extra["phases"]
+    assert ph["checkpoints"] == 2 and ph["checkpoint_bytes"] == 0.5 * half[0].bb
+    assert apply("kopanski", jobs, 3)[0].extra["phases"]["checkpoint_bytes"] == plain[0].bb

@@ -34,7 +34,25 @@ def _spec(args, policy: str):
                    checkpointable=args.checkpointable, tick=args.tick,
                    budget_mode=args.budget_mode,
                    warmup=parse_seconds(args.warmup, "--warmup"),
-                   cooldown=parse_seconds(args.cooldown, "--cooldown"))
+                   cooldown=parse_seconds(args.cooldown, "--cooldown"),
+                   reader=_io_aware(args))
+
+
+def _io_aware(args) -> dict[str, Any]:
+    """The Batsim reader's options for Kopanski's I/O-aware parts (``--io-aware``,
+    ``--checkpoint-factor``); only Batsim JSON workloads take them."""
+    from bbopt.errors import InputError
+
+    io_aware, factor = getattr(args, "io_aware", None), getattr(args, "checkpoint_factor", None)
+    if factor is not None and io_aware != "phased":
+        raise InputError("--checkpoint-factor needs --io-aware phased",
+                         field="--checkpoint-factor")
+    if io_aware is None:
+        return {}
+    if not str(args.workload or "").endswith(".json"):
+        raise InputError("--io-aware applies to Batsim JSON workloads (Kopanski's parts)",
+                         source=str(args.workload), field="--io-aware")
+    return {"io_aware": io_aware} | ({} if factor is None else {"checkpoint_factor": factor})
 
 
 def _load(args, spec, policies: list[str]):
@@ -121,6 +139,7 @@ def cmd_compare(args) -> int:
     from bbopt.analysis.workers import compare_policies
     from bbopt.errors import InputError
     from bbopt.outputs import write_json, write_run
+    from bbopt.progress import Within
     from bbopt.runs import check_policies
 
     policies = list(dict.fromkeys(p.strip() for p in args.policies.split(",") if p.strip()))
@@ -143,9 +162,11 @@ def cmd_compare(args) -> int:
     _write_skipped(out, w)
     prov = _provenance(args, w, spec, policies)
     results, metrics = {}, {}
-    runs = compare_policies(spec, policies, workers_=args.workers)
+    within = Within(unit="job", enabled=not args.no_progress)
+    runs = compare_policies(spec, policies, workers_=args.workers, on_jobs=within.report)
     try:
         for pol, result, m in _progress(runs, len(policies), not args.no_progress):
+            within.end(pol)
             results[pol], metrics[pol] = result, m
             if out is not None:  # each policy's results as soon as it finishes
                 write_run(out, pol, result)
@@ -155,6 +176,7 @@ def cmd_compare(args) -> int:
     except KeyboardInterrupt as exc:
         from bbopt.signals import interrupted
 
+        within.close()
         left = ", ".join(p for p in policies if p not in metrics)
         kept = f"; their results are in {out}" if out is not None and metrics else ""
         return interrupted(exc, f"finished {', '.join(metrics) or 'none'}; not finished "

@@ -35,7 +35,7 @@ import socket
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -64,6 +64,7 @@ from bbopt.analysis.sweep_schedule import (
 )
 from bbopt.analysis.sweep_spec import Cell, SweepSpec
 from bbopt.analysis.workers import remove_orphan_worker_inputs, worker_inputs_prefix
+from bbopt.core import Job
 from bbopt.errors import InputError
 from bbopt.runs import measurement_interval, with_budget_mode
 
@@ -121,6 +122,7 @@ def plan(spec: SweepSpec) -> list[RunTask]:
 
     platforms: dict[tuple[str, int | None], tuple[str, dict[str, Any]]] = {}
     tasks = []
+    checked: set[tuple[str, str]] = set()  # (policy label, workload hash) whose shares passed
     for cell in spec.cells():
         wspec = spec.workloads[cell.workload]
         wjson = canonical(wspec)
@@ -136,6 +138,9 @@ def plan(spec: SweepSpec) -> list[RunTask]:
                                    spec.budget_mode)
         if "seed" in accepted and "seed" not in options:
             options["seed"] = cell.seed
+        if "shares" in options and (cell.policy.label, wsha) not in checked:
+            _check_shares(spec, cell.policy.label, options["shares"], jobs)
+            checked.add((cell.policy.label, wsha))
         shares = _shares(wjson, wseed)
         if shares is not None and "shares" in accepted and "shares" not in options:
             options["shares"] = shares  # the workload's entitlements (Zvi & Oren)
@@ -181,6 +186,19 @@ def plan(spec: SweepSpec) -> list[RunTask]:
             seen[t.hash] = t
             unique.append(t)
     return unique
+
+
+def _check_shares(spec: SweepSpec, label: str, shares: Any, jobs: Sequence[Job]) -> None:
+    """Refuse a policy's ``shares`` that entitle no entity of the workload, as ``simulate`` and
+    ``compare`` refuse such a ``--shares`` file (:func:`bbopt.workloads.shares.check_entities`),
+    naming the policy's field in the spec."""
+    from bbopt.workloads.shares import check_entities, parse_shares
+
+    where = f"policies[label={label}].options.shares"
+    try:
+        check_entities(parse_shares(shares), jobs, where)
+    except InputError as exc:
+        raise InputError(exc.reason, source=spec.source, field=where) from None
 
 
 # --------------------------------------------------------------------------------------------

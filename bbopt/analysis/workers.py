@@ -85,24 +85,72 @@ def workers_for(n_jobs: int, policies: Sequence[str]) -> int:
     return 1 if cost < MIN_PARALLEL_CPU else default_workers()
 
 
-def run_each(fn: Callable[..., Any], tasks: Sequence[tuple],
-             workers: int | None = None) -> Iterator[Any]:
+def run_each(fn: Callable[..., Any], tasks: Sequence[tuple], workers: int | None = None, *,
+             on_report: Callable[[Any], None] | None = None) -> Iterator[Any]:
     """``fn(*task)`` for every task, yielded in task order as soon as each is done (so a
     caller can write each result while later ones still run), on up to ``workers`` processes
     (default: every core). ``fn`` must be a module-level function and its arguments and result
-    picklable. Closing the iterator early terminates the workers."""
+    picklable. Closing the iterator early terminates the workers.
+
+    ``on_report``: ``fn`` is called as ``fn(*task, report=send)``; whatever it ``send``s (a
+    picklable message, e.g. how many jobs of its run have finished) reaches ``on_report`` in
+    this process -- directly when the task runs here, through a queue from a worker, read at
+    least every :data:`REPORT_POLL` seconds while the results are awaited."""
     workers = default_workers() if workers is None else workers
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     if workers == 1 or len(tasks) <= 1:
         for task in tasks:
-            yield fn(*task)
+            yield fn(*task) if on_report is None else fn(*task, report=on_report)
         return
     # Spawned, not forked: a fork copies whatever lock a solver or BLAS thread of this process
     # holds at that instant, and the child can wait on it forever.
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(min(workers, len(tasks))) as pool:  # exit: terminate()
-        yield from pool.imap(_call, [(fn, task) for task in tasks])
+    if on_report is None:
+        with ctx.Pool(min(workers, len(tasks))) as pool:  # exit: terminate()
+            yield from pool.imap(_call, [(fn, task) for task in tasks])
+        return
+    reports = ctx.Queue()
+    with ctx.Pool(min(workers, len(tasks)), initializer=_set_reports,
+                  initargs=(reports,)) as pool:
+        results = pool.imap(_call_reporting, [(fn, task) for task in tasks])
+        for _ in tasks:
+            while True:
+                _drain(reports, on_report)
+                try:
+                    result = results.next(timeout=REPORT_POLL)
+                    break
+                except multiprocessing.TimeoutError:
+                    continue
+            _drain(reports, on_report)
+            yield result
+
+
+#: Seconds between two reads of the workers' reports while their results are awaited.
+REPORT_POLL = 0.2
+
+_REPORTS: Any = None  # a worker's queue to the parent (set by the pool's initializer)
+
+
+def _set_reports(reports: Any) -> None:
+    global _REPORTS
+    _REPORTS = reports
+
+
+def _call_reporting(item: tuple[Callable[..., Any], tuple]) -> Any:
+    fn, task = item
+    return fn(*task, report=_REPORTS.put)
+
+
+def _drain(reports: Any, on_report: Callable[[Any], None]) -> None:
+    import queue
+
+    while True:
+        try:
+            message = reports.get_nowait()
+        except queue.Empty:
+            return
+        on_report(message)
 
 
 def run_all(fn: Callable[..., Any], tasks: Sequence[tuple], workers: int | None = None,
@@ -130,15 +178,20 @@ def workers(requested: int | None, n_jobs: int, policies: Sequence[str]) -> int:
     return requested or workers_for(n_jobs, policies)
 
 
-def compare_policies(spec: Any, policies: Sequence[str], *,
-                     workers_: int | None = None) -> Iterator[tuple[str, Any, dict[str, float]]]:
+def compare_policies(spec: Any, policies: Sequence[str], *, workers_: int | None = None,
+                     on_jobs: Callable[[str, int, int], None] | None = None
+                     ) -> Iterator[tuple[str, Any, dict[str, float]]]:
     """``spec`` run under each policy (its options those ``spec`` has that the policy takes),
     on ``workers_`` processes (:func:`workers`): ``(policy, result, metrics)`` in the order of
-    ``policies``, each as soon as it is done; the results hold ``spec``'s jobs."""
+    ``policies``, each as soon as it is done; the results hold ``spec``'s jobs.
+    ``on_jobs(policy, finished, total)``: how far each run is, in jobs whose record is final
+    (:func:`bbopt.runs.run_detached`'s reports), from whichever process runs it."""
     from bbopt.runs import for_policy, run_detached
 
     n = workers(workers_, len(spec.workload), policies)
-    runs = run_each(run_detached, [(for_policy(spec, p),) for p in policies], n)
+    on_report = None if on_jobs is None else (lambda message: on_jobs(*message))
+    runs = run_each(run_detached, [(for_policy(spec, p),) for p in policies], n,
+                    on_report=on_report)
     for policy, (result, metrics) in zip(policies, runs, strict=True):
         result.jobs = spec.workload
         yield policy, result, metrics

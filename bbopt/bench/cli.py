@@ -51,6 +51,9 @@ def add_parser(sub) -> None:
     r.add_argument("--backends", help="comma-separated backend names (default: all "
                    "applicable)")
     r.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    r.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (terminal) or lines every $BBOPT_PROGRESS_EVERY "
+                        "seconds, default 60 (log) of the runs done")
     r.set_defaults(func=_cmd_run)
 
     p = bs.add_parser("report", help="performance profiles, shifted geometric means, primal "
@@ -92,7 +95,8 @@ def _cmd_run(args) -> int:
     backends = None if args.backends is None else args.backends.split(",")
     summary = run_tier(_instances_dir(args), args.out, tier=args.tier, budgets=budgets,
                        seeds=args.seeds, backends=backends, workers=args.workers,
-                       log=lambda s: print(s, file=sys.stderr))
+                       log=lambda s: print(s, file=sys.stderr),
+                       progress=not args.no_progress)
     print(summary)
     return 0
 

@@ -270,9 +270,12 @@ def _all_backends() -> set[str]:
 def run_tier(directory: str | Path, out: str | Path, *, tier: str = "small",
              budgets: Sequence[float] | None = None, seeds: int | None = None,
              backends: Sequence[str] | None = None, workers: int = 2,
-             log: Callable[[str], None] = lambda s: None) -> str:
-    """Run the grid of a tier into the store ``out``; returns a one-line summary."""
+             log: Callable[[str], None] = lambda s: None, progress: bool = False) -> str:
+    """Run the grid of a tier into the store ``out``; returns a one-line summary.
+    ``progress``: the runs done and failed, as a bar on a terminal or a line every N seconds
+    in a log (:mod:`bbopt.progress`)."""
     from bbopt.analysis.workers import run_each
+    from bbopt.progress import progress as display
 
     grid = tasks(directory, tier=tier, budgets=budgets, seeds=seeds, backend_names=backends)
     store = Store(out)
@@ -282,10 +285,15 @@ def run_tier(directory: str | Path, out: str | Path, *, tier: str = "small",
     log(f"{len(grid)} runs in the grid, {len(grid) - len(todo)} already in {out}")
     t0 = _time.perf_counter()
     counts: dict[str, int] = {}
-    for k, (_, status) in enumerate(run_each(_task, todo, workers), 1):
-        counts[status] = counts.get(status, 0) + 1
-        if k % 100 == 0 or k == len(todo):
-            log(f"  {k}/{len(todo)} runs ({_time.perf_counter() - t0:.0f} s)")
+    bar = display(len(todo), unit="run", desc="bench", enabled=progress,
+                  skipped=len(grid) - len(todo), count_failed=True)
+    try:
+        for _, status in run_each(_task, todo, workers):
+            counts[status] = counts.get(status, 0) + 1
+            bar.set_postfix(failed=counts.get("failed", 0))
+            bar.update(1)
+    finally:
+        bar.close()
     took = _time.perf_counter() - t0
     told = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
     return f"{len(todo)} runs in {took:.1f} s ({told or 'nothing to do'}); store {out}"

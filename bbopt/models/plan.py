@@ -17,7 +17,8 @@ Speed. Evaluating a permutation is the inner loop of every search (9 candidate o
 annealing steps per decision, tens of thousands of decisions on KTH), so the evaluator is a
 specialised pure-Python scan over three plain lists (breakpoints, free nodes, free BB) rather than
 the general numpy :class:`~bbopt.planner.Profile`, whose per-call overhead dominates for the
-profiles of 10-300 breakpoints met here (see ``benchmarks/plan_quality.py``). Boundaries are exact:
+profiles of 10-300 breakpoints met here (see ``benchmarks/quality/plan_quality.py``).
+Boundaries are exact:
 a job that ends at ``t`` frees its resources for one that starts at ``t`` (segments are half-open).
 An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing
 reject a move without finishing its plan (the Metropolis decision is unchanged). Each job's
@@ -25,7 +26,7 @@ earliest start in the base profile bounds its start in every plan, so the earlie
 begins there, and on the pool the early rejection bounds the rest of a plan by those starts'
 terms (the same decisions as the plain bound ``now``, sooner); :class:`~bbopt.models.plan_walk.
 SwapWalk` scores a swap of two positions from the
-first one on (``benchmarks/optimising_policies.py`` times plan-2 on the whole KTH trace). With
+first one on (``benchmarks/speed/optimising_policies.py`` times plan-2 on the whole KTH trace). With
 numba installed (the extra ``fast``), the pool loops run compiled (:mod:`bbopt.models.plan_jit`,
 chosen at a model's first score by :func:`kernels`): the same operations in the same order, so
 the same scores and plans, about 3x faster on KTH.

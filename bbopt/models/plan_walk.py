@@ -359,7 +359,7 @@ def rejected_early(order: Sequence[int], parts: Sequence[float], bounds: Sequenc
     The pool walk places every position and asks this once at the end instead of testing the
     bound at every position: on KTH's queues a rejected move is told apart only at its last
     positions (8.6 of its 9.9 placements were made before), so the per-position test cost more
-    than the placements it saved (``benchmarks/optimising_policies.py``). A plan whose score
+    than the placements it saved (``benchmarks/speed/optimising_policies.py``). A plan whose score
     is clearly below (above) ``threshold`` is accepted (rejected) at once: every term is at
     least its bound, so each partial score plus bounds is at most the score, up to rounding
     errors of a few units in the last place of the sums, far below ``slack``; only a score

@@ -13,7 +13,7 @@ Representation: sorted breakpoints ``times`` (``times[0]`` is the profile's orig
 ``free[i]`` holding the free capacity of each dimension on ``[times[i], times[i+1])``; the last
 row extends to infinity. Plain Python lists with bisection: for the few hundred breakpoints a
 scheduling point has, they beat numpy, whose per-call overhead dominates at that size (measured
-in ``benchmarks/simulate_kth.py``: conservative backfilling ran 4x slower on numpy arrays).
+in ``benchmarks/speed/simulate_kth.py``: conservative backfilling ran 4x slower on numpy arrays).
 """
 
 from __future__ import annotations

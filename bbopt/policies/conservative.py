@@ -42,7 +42,7 @@ coarser times, fewer jobs); only ``depth`` (``bf_max_job_test``) is kept here. I
 numba installed, the profile and the compression run compiled, with the same decisions
 (:mod:`bbopt.policies.compression_jit`), once the run has compressed enough in Python to pay for
 loading them (:data:`SWITCH_AFTER`): KTH x 2 then takes 0.82x the CPU time of the Python replay
-and 2.26x KTH x 1's instead of 2.77x (benchmarks/SPEED.md, section 3).
+and 2.26x KTH x 1's instead of 2.77x (benchmarks/speed/SPEED.md, section 3).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ Options:
   result on a loaded machine (see :class:`~bbopt.solvers.base.Budget`);
 - ``max_queue``: plan only the first ``max_queue`` waiting jobs in queue order (default 500;
   ``None``: all). Later jobs are neither started nor reserved at this decision until they move
-  up. This bounds a decision's work on very long queues (``benchmarks/budget_20k.py``);
+  up. This bounds a decision's work on very long queues (``benchmarks/speed/budget_20k.py``);
 - ``seed``: the search's seed; each decision draws from ``(seed, time, queue length)``, so a run
   is reproducible and a decision is a pure function of its state;
 - ``max_exact_jobs``: ``exhaustive`` and ``cpsat`` are used up to this queue length (default 8
@@ -31,7 +31,7 @@ Options:
   faster so that the last is the paper's. ``temperatures=10`` halves plan-2's CPU time on the
   KTH trace; its mean wait and bounded slowdown, on the whole trace and its 16 three-week
   parts, move by about as much as another seed of the paper's search moves them
-  (``benchmarks/plan_warm_start.py``, table in the README);
+  (``benchmarks/speed/plan_warm_start.py``, table in the README);
 - ``warm_start`` (default ``False``): the previous decision's plan order (carried in
   :attr:`~bbopt.core.Decision.memory`; its jobs still waiting in that order, the newcomers
   after them in queue order) is scored as a 10th candidate order, so the annealing may start
@@ -102,7 +102,7 @@ from bbopt.solvers.base import Budget, backends_for, solve
 #: Default number of waiting jobs planned at a decision (the first ones in queue order). One plan
 #: evaluation costs O(n x breakpoints); at 500 jobs the 189 evaluations of a decision take about
 #: a second, so a 20,000-job queue stays within the 5 s budget even in the deterministic mode
-#: (see benchmarks/budget_20k.py). Production backfillers cap the same way (Slurm's
+#: (see benchmarks/speed/budget_20k.py). Production backfillers cap the same way (Slurm's
 #: bf_max_job_test).
 DEFAULT_MAX_QUEUE = 500
 #: Default largest queue handed to an exact backend before switching to annealing.

@@ -62,8 +62,9 @@ def add_parser(sub) -> None:
     r.add_argument("--until-idle", action="store_true",
                    help="exit when no job waits, is released or runs")
     r.add_argument("--max-time", default=None, help="exit after this long")
-    r.add_argument("--progress-every", default="60s", metavar="DURATION",
-                   help="a progress line on stderr this often (default 60s; 0: never)")
+    r.add_argument("--progress-every", default=None, metavar="DURATION",
+                   help="a progress line on stderr this often (default "
+                        "$BBOPT_PROGRESS_EVERY seconds, else 60s; 0: never)")
     r.add_argument("--connect-timeout", default="10s", metavar="DURATION",
                    help="give up at start if slurmctld does not answer within this (default "
                         "10s)")
@@ -89,6 +90,9 @@ def add_parser(sub) -> None:
     p.add_argument("--interval", default="1s", help="bridge polling interval (default 1s)")
     p.add_argument("--tick", default=None, help="bridge decides only every TICK")
     p.add_argument("--out", default="slurm_jobs.csv", help="jobs.csv to write")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (terminal) or lines every $BBOPT_PROGRESS_EVERY "
+                        "seconds, default 60 (log) of the jobs ended")
     p.set_defaults(func=_cmd_replay)
 
 
@@ -154,6 +158,7 @@ def _cmd_site_config(args) -> int:
 
 
 def _cmd_run(args) -> int:
+    from bbopt.progress import default_every
     from bbopt.resources import parse_bytes
     from bbopt.slurm.bridge import Bridge
     from bbopt.slurm.commands import SlurmCommands
@@ -168,7 +173,8 @@ def _cmd_run(args) -> int:
 
         raise InputError(f"must be at least 1 byte per license, got {unit!r}",
                          field="--bb-unit")
-    every = parse_seconds(args.progress_every, "--progress-every")
+    every = default_every() if args.progress_every is None else \
+        parse_seconds(args.progress_every, "--progress-every")
     commands = SlurmCommands(conf=args.conf)
     bridge = Bridge(commands, args.policy, _options(args.option),
                     state_dir=args.state_dir, interval=parse_seconds(args.interval, "--interval"),
@@ -190,13 +196,15 @@ def _cmd_run(args) -> int:
 
 class RunProgress:
     """What ``bbopt slurm run`` says while it runs: a line every ``every`` seconds (decisions,
-    jobs started, failed polls), and at once when polls start failing or recover."""
+    jobs started, failed polls), and at once when polls start failing or recover. A service
+    has no total, so no bar: on a terminal as in a log, lines on the clock and with the elapsed
+    time of :mod:`bbopt.progress`."""
 
     def __init__(self, bridge, every: float, stream=None) -> None:
-        import time
+        from bbopt import progress
 
         self.bridge, self.every, self.stream = bridge, every, stream or sys.stderr
-        self.clock = time.monotonic
+        self.clock = lambda: progress.monotonic()
         self.t0 = self.last = self.clock()
         self.decisions = self.started = 0
         self.errors_seen = 0
@@ -222,8 +230,10 @@ class RunProgress:
             self.line()
 
     def line(self) -> None:
+        from bbopt.progress import hms
+
         self.last = self.clock()
-        print(f"bbopt slurm run: {self.last - self.t0:.0f} s, {self.decisions} decisions, "
+        print(f"bbopt slurm run: {hms(self.last - self.t0)} elapsed, {self.decisions} decisions, "
               f"{self.started} jobs started, {self.errors_seen} failed polls",
               file=self.stream, flush=True)
 
@@ -253,8 +263,7 @@ def _cmd_replay(args) -> int:
                     options=_options(args.option), bb_unit=parse_bytes(args.bb_unit, "--bb-unit"),
                     interval=parse_seconds(args.interval, "--interval"),
                     tick=parse_seconds(args.tick, "--tick") if args.tick else None,
-                    workload_name=name,
-                    progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+                    workload_name=name, progress=not args.no_progress)
     out = result.to_csv(Path(args.out))
     m = summarize(result)
     print(f"{name}: {len(jobs)} jobs on {platform.nodes} nodes under "

@@ -16,7 +16,7 @@ import dataclasses
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from bbopt.errors import InputError
 from bbopt.simulation.result import SimulationResult
 from bbopt.slurm.bridge import Bridge
 from bbopt.slurm.cluster import LocalSlurm, SlurmError
-from bbopt.slurm.commands import SlurmCommands, parse_time
+from bbopt.slurm.commands import SlurmCommands, SlurmJob, parse_time
 from bbopt.slurm.pool import BB_LICENSE, DEFAULT_UNIT, comment_for, licenses_for, quantize
 
 SCHEDULERS = ("slurm", "bridge")
@@ -124,15 +124,19 @@ def replay(jobs: Sequence[Job], platform: Platform, *, scheduler: str = "slurm",
            bb_unit: float = DEFAULT_UNIT, interval: float = 1.0, tick: float | None = None,
            directory: str | Path | None = None, scheduler_parameters: dict | None = None,
            timeout: float | None = None, workload_name: str = "slurm",
-           progress: Callable[[str], None] | None = None) -> SimulationResult:
+           progress: bool = False) -> SimulationResult:
     """Run the (already scaled) ``jobs`` on a fresh local Slurm shaped like ``platform``.
 
     ``scheduler="slurm"``: Slurm's own backfill; ``"bridge"``: the bridge with ``policy``
     (polling every ``interval`` seconds; with ``tick``, deciding every ``tick`` seconds).
     Jobs that can never fit ``platform`` are left out (Slurm would refuse them). BB requests
     are rounded up to whole licenses of ``bb_unit`` bytes; the returned result holds the jobs
-    as Slurm saw them (see :func:`bbopt.slurm.pool.quantize`).
+    as Slurm saw them (see :func:`bbopt.slurm.pool.quantize`). ``progress``: the jobs ended
+    so far, read every poll (:func:`ended`), as a bar on a terminal or a line every N seconds
+    in a log (:mod:`bbopt.progress`).
     """
+    from bbopt.progress import progress as display
+
     if scheduler not in SCHEDULERS:
         raise InputError(f"scheduler must be one of {', '.join(SCHEDULERS)}, got {scheduler!r}",
                          field="scheduler")
@@ -161,6 +165,7 @@ def replay(jobs: Sequence[Job], platform: Platform, *, scheduler: str = "slurm",
         thread = threading.Thread(target=submitter, daemon=True)
         thread.start()
         began = time.monotonic()
+        bar = display(len(jobs), unit="job", desc="replay", enabled=progress)
         try:
             if scheduler == "bridge":
                 bridge = Bridge(commands, policy, options, state_dir=cluster.directory / "bridge",
@@ -168,6 +173,8 @@ def replay(jobs: Sequence[Job], platform: Platform, *, scheduler: str = "slurm",
                 bridge.origin = origin
 
                 def finished() -> bool:
+                    if progress:
+                        ended(bar, commands.jobs(), len(ids))
                     return bool(errors) or time.monotonic() - began > timeout or (
                         not thread.is_alive() and bridge.observe().active == 0)
 
@@ -175,17 +182,14 @@ def replay(jobs: Sequence[Job], platform: Platform, *, scheduler: str = "slurm",
             else:
                 while True:
                     time.sleep(interval)
-                    if not thread.is_alive() and not errors:
-                        active = [j for j in commands.jobs() if j.state in
-                                  ("PENDING", "RUNNING", "COMPLETING", "CONFIGURING")]
-                        if not active:
+                    if progress or not thread.is_alive():
+                        active = ended(bar, commands.jobs(), len(ids))
+                        if not thread.is_alive() and not errors and not active:
                             break
                     if errors or time.monotonic() - began > timeout:
                         break
-            if progress is not None:
-                progress(f"{len(ids)} jobs submitted, done after "
-                         f"{time.monotonic() - began:.0f} s")
         finally:
+            bar.close()
             stop.set()
             thread.join(timeout=30)
         if errors:
@@ -195,6 +199,20 @@ def replay(jobs: Sequence[Job], platform: Platform, *, scheduler: str = "slurm",
         name = policy if scheduler == "bridge" else "slurm-backfill"
         return collect(jobs, ids, jobcomp, origin=origin, platform=platform, policy=name,
                        node_names=node_names, workload_name=workload_name)
+
+
+#: The ``squeue`` states of a job that has not ended.
+ACTIVE = ("PENDING", "RUNNING", "COMPLETING", "CONFIGURING")
+
+
+def ended(bar: Any, squeue: Sequence[SlurmJob], submitted: int) -> int:
+    """Advance ``bar`` to the jobs ended so far (those ``submitted`` less those ``squeue``
+    shows waiting, held or running) and return how many have not ended."""
+    active = sum(j.state in ACTIVE for j in squeue)
+    done = max(0, submitted - active)
+    if done > bar.n:
+        bar.update(done - bar.n)
+    return active
 
 
 def prepare_trace(path: str | Path | None, *, n_jobs: int = 300, nodes: int = 16,

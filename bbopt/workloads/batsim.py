@@ -109,7 +109,7 @@ class BatsimWorkload:
 
 def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
                 missing_walltime: str | float = "runtime",
-                io_aware: str = "refuse") -> BatsimWorkload:
+                io_aware: str = "refuse", checkpoint_factor: float = 1.0) -> BatsimWorkload:
     """Read a Batsim JSON workload (v4 or v5 profile names).
 
     - ``speed``: flop/s of one node, to turn ``cpu`` amounts into seconds.
@@ -117,6 +117,8 @@ def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
       runtime, a number uses that many seconds, ``"error"`` raises.
     - ``io_aware``: what to do with Kopanski's I/O-aware parts (module docstring):
       ``"refuse"``, ``"phased"`` or ``"plain"``.
+    - ``checkpoint_factor``: with ``io_aware="phased"``, each checkpoint writes this many times
+      the job's BB request (1.0, the paper's text; 0.5 in the authors' code).
     """
     path = find_trace(path)  # as given, else in $BBOPT_DATA, else the per-user data directory
     src = str(path)
@@ -134,7 +136,7 @@ def read_batsim(path: str | Path, *, speed: float = DEFAULT_SPEED,
         raise InputError(f"invalid JSON: {exc}", source=src) from None
     hook.check(doc, src)
     return parse_batsim(doc, source=src, speed=speed, missing_walltime=missing_walltime,
-                        io_aware=io_aware)
+                        io_aware=io_aware, checkpoint_factor=checkpoint_factor)
 
 
 def read_batsim_jobs(path: str | Path, **options: Any) -> list[Job]:
@@ -144,7 +146,8 @@ def read_batsim_jobs(path: str | Path, **options: Any) -> list[Job]:
 
 def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPEED,
                  missing_walltime: str | float = "runtime",
-                 io_aware: str = "refuse") -> BatsimWorkload:
+                 io_aware: str = "refuse",
+                 checkpoint_factor: float = 1.0) -> BatsimWorkload:
     """Jobs from an already parsed Batsim document (see :func:`read_batsim`)."""
     if io_aware not in ("refuse", "phased", "plain"):
         raise InputError(f"io_aware must be 'refuse', 'phased' or 'plain', got {io_aware!r}",
@@ -254,10 +257,11 @@ def parse_batsim(doc: Any, *, source: str = "<json>", speed: float = DEFAULT_SPE
                 f"looks like one of Kopanski's I/O-aware workloads: {frac:.0%} of its {n_bb} "
                 f"burst-buffer profiles have compute amounts that are not whole seconds at "
                 f"{speed:g} flop/s (the I/O time was taken out); read as plain runtimes its jobs "
-                f"would be too short. Pass io_aware='phased' to replay them with the phased I/O "
+                f"would be too short. Pass io_aware='phased' (command line: --io-aware phased; "
+                f"sweep spec: reader: {{io_aware: phased}}) to replay them with the phased I/O "
                 f"model (execution 'phased-io'), or io_aware='plain' to read them as runtimes",
                 source=source, field="io_aware")
-        jobs = [_io_aware_job(job, phased=io_aware == "phased") for job in jobs]
+        jobs = [_io_aware_job(job, io_aware == "phased", checkpoint_factor) for job in jobs]
     meta = {k: v for k, v in doc.items() if k not in ("jobs", "profiles", "nb_res")}
     return BatsimWorkload(jobs, nb_res, profiles, meta, source)
 
@@ -280,7 +284,7 @@ def _fractional_compute(profiles: Mapping[str, Any], speed: float) -> tuple[floa
     return (frac / n if n else 0.0), n
 
 
-def _io_aware_job(job: Job, phased: bool) -> Job:
+def _io_aware_job(job: Job, phased: bool, checkpoint_factor: float) -> Job:
     """A job of an I/O-aware part: flagged, and with Kopanski's phases when ``phased``."""
     from dataclasses import replace
 
@@ -289,7 +293,7 @@ def _io_aware_job(job: Job, phased: bool) -> Job:
     if phased:
         from bbopt.workloads.generators.kopanski import with_phases
 
-        out = with_phases([out])[0]
+        out = with_phases([out], checkpoint_factor=checkpoint_factor)[0]
     return out
 
 

@@ -1,6 +1,6 @@
 """pybatsim's fillerSched with its set of open jobs replaced by the arrival-ordered queue and
 one scheduling pass per Batsim message (after all of its events), as bbopt's filler decides
-(benchmarks/batsim_agreement.py)."""
+(benchmarks/speed/batsim_agreement.py)."""
 
 from itertools import islice
 

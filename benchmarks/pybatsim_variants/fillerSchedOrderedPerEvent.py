@@ -1,5 +1,6 @@
 """pybatsim's fillerSched with its set of open jobs replaced by the arrival-ordered queue, still
-scheduling after every event (benchmarks/batsim_agreement.py: what per-event passes change)."""
+scheduling after every event (benchmarks/speed/batsim_agreement.py: what per-event passes
+change)."""
 
 from itertools import islice
 

@@ -1,5 +1,5 @@
 """pybatsim's schedEasySjfBackfill without its consecutive-resources filter (EASY with
-shortest-first backfilling on any free nodes; benchmarks/batsim_agreement.py)."""
+shortest-first backfilling on any free nodes; benchmarks/speed/batsim_agreement.py)."""
 
 from batsim.sched.algorithms.backfilling import backfilling_sched
 

@@ -1,5 +1,5 @@
 """pybatsim's schedFcfs without its consecutive-resources filter: FCFS on any free nodes
-(benchmarks/batsim_agreement.py: the one difference between schedFcfs and bbopt's fcfs)."""
+(benchmarks/speed/batsim_agreement.py: the one difference between schedFcfs and bbopt's fcfs)."""
 
 from batsim.sched.algorithms.filling import filler_sched
 

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-SCRIPTS = sorted(p for p in BENCHMARKS.rglob("*.py") if "results" not in p.parts)
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = sorted(p for folder in ("benchmarks", "tools") for p in (ROOT / folder).rglob("*.py")
+                 if "results" not in p.parts and p.name != "__init__.py")
 
 
-@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: str(p.relative_to(BENCHMARKS)))
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_benchmark_imports(path, monkeypatch):
     monkeypatch.syspath_prepend(str(path.parent))
     name = f"_benchmark_{path.stem}"

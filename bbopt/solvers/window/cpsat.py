@@ -34,7 +34,7 @@ from bbopt.solvers.base import Budget, Result
 from bbopt.solvers.window.forms import LinearForm, solve_window
 
 #: CP-SAT ``linearization_level``: 2 linearises the enforced epsilon-constraint rows, which
-#: turns some w = 50 fronts from tens of seconds into 0.1 s (benchmarks/window_quality.py).
+#: turns some w = 50 fronts from tens of seconds into 0.1 s (window instances, docs/bench.md).
 LINEARIZATION: int | None = 2
 #: CP-SAT's presolve (``cp_model_presolve``). The model is two or three knapsack rows over at
 #: most a few hundred Booleans, already reduced (``tighten_rows``); each solve of a front would

@@ -25,7 +25,7 @@ Where the paper is silent or where we depart from it:
   (default 150; ``stall=None`` runs all G generations), or when the wall-clock budget is
   spent, whichever comes first; only the first two are reproducible (``info["stopped_by"]``:
   "generations", "stall" or "time"). With the paper's tiny mutation rate the population
-  settles within a few dozen generations; on the windows of ``benchmarks/window_quality.py``
+  settles within a few dozen generations; on random scarce windows
   (w = 50) ``stall=150`` gives the same hypervolume as all 500 generations in about half the
   time (``stall=100``: a third of the time, worst-case HV ratio 0.9985 instead of 0.9997).
   If not one generation fits in the budget the contract's greedy FALLBACK answers.
@@ -41,8 +41,8 @@ Where the time goes in plain pymoo (P = 20, G = 500, w = 50; profiled): not in t
 above all the mating loop that repeats selection, crossover, mutation and repair until it has P
 offspring that are not duplicates: once the population has converged on a small front most
 offspring are duplicates and pymoo repeats mating several times per generation (up to 100).
-The ``fast`` engine removes those costs (about 5x faster at w = 50; see
-``benchmarks/window_quality.py``); the remaining time is the repair and the survival sort
+The ``fast`` engine removes those costs (about 5x faster at w = 50 on
+random scarce windows); the remaining time is the repair and the survival sort
 (about 1 ms a generation at w = 50). Duplicates are found with a set of packed bit strings.
 The ``pymoo`` engines ignore ``stall``.
 - *Anytime trace* (``trace=True``, ``fast`` engine): the population's first front at the start

@@ -89,16 +89,18 @@ def _capability(jobs: None, seed: int, *, n_jobs: int = 8000, load: float = 0.85
     return model.generate(int(n_jobs), seed)
 
 
-def _lognormal_bb(jobs: list[Job], seed: int) -> list[Job]:
+def _lognormal_bb(jobs: list[Job], seed: int, *, rules: bool = False) -> list[Job]:
     from bbopt.workloads.bb import with_lognormal_bb
 
-    return with_lognormal_bb(jobs, seed)
+    return with_lognormal_bb(jobs, seed, rules=bool(rules))
 
 
-def _kopanski(jobs: list[Job], seed: int, *, phases: bool = True) -> list[Job]:
+def _kopanski(jobs: list[Job], seed: int, *, phases: bool = True, rules: bool = False,
+              checkpoint_factor: float = 1.0) -> list[Job]:
     from bbopt.workloads.generators.kopanski import kopanski_workload
 
-    return kopanski_workload(jobs, seed, phases=phases)
+    return kopanski_workload(jobs, seed, phases=phases, rules=bool(rules),
+                             checkpoint_factor=float(checkpoint_factor))
 
 
 #: Theta's share of jobs with more than 1 GB of I/O, and the range of those requests (Fan et
@@ -180,9 +182,11 @@ GENERATORS: dict[str, Generator] = {g.name: g for g in (
     Generator("capability", "source", _capability,
               "Theta-like capability jobs (128+ nodes of 4,392; Fan et al.'s Original BB)"),
     Generator("lognormal-bb", "transform", _lognormal_bb,
-              "Kopanski's log-normal BB request per processor"),
+              "Kopanski's log-normal BB request per processor (rules: the authors' generator's "
+              "cap to 12 x 40 GB BB nodes and 10 MB per node for jobs of walltime <= 120 s)"),
     Generator("kopanski", "transform", _kopanski,
-              "Kopanski's workload: log-normal BB and (optionally) the phased job model"),
+              "Kopanski's workload: log-normal BB (rules as lognormal-bb) and (optionally) the "
+              "phased job model (checkpoint_factor: checkpoint size / BB request)"),
     Generator("theta-original", "transform", _theta_original,
               "Fan et al.'s Original BB requests (Theta's share and range, scaled)"),
     Generator("bbsched", "transform", _bbsched,

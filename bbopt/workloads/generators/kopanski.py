@@ -77,7 +77,10 @@ def with_phases(jobs: Sequence[Job], *, phase_length: float = HOUR,
 
 
 def kopanski_workload(jobs: Sequence[Job], seed: int | np.random.Generator = 0, *,
-                      phases: bool = True, **phase_options: float) -> list[Job]:
-    """Kopanski's KTH workload: log-normal BB per processor, and optionally the phases."""
-    out = with_lognormal_bb(jobs, seed)
+                      phases: bool = True, rules: bool = False,
+                      **phase_options: float) -> list[Job]:
+    """Kopanski's KTH workload: log-normal BB per processor (``rules``: with the two rules of
+    the authors' generator, :data:`bbopt.workloads.bb.KOPANSKI_RULES`), and optionally the
+    phases."""
+    out = with_lognormal_bb(jobs, seed, rules=rules)
     return with_phases(out, **phase_options) if phases else out

@@ -1,0 +1,108 @@
+"""Kopanski & Rzadca (Euro-Par 2021), Section 4, like for like: bbopt's policies on the authors'
+own burst-buffer draw, in both of their simulation models, against the figures of their code.
+
+The authors publish their workloads as 16 Batsim parts per model
+(``workloads/KTH-split/{alloc-only,io-aware}/part-N.json`` in jankopanski/Burst-Buffer-Scheduling);
+together the parts hold every one of the 28,467 KTH jobs bbopt reads, by SWF job number. This
+script takes ``--parts DIR`` (a copy of ``KTH-split``) and builds, per model, the whole trace:
+
+- allocation-only: the SWF jobs (submit, nodes, walltime, runtime) with the authors' BB request
+  per node x nodes, run rigid on ``kopanski:named`` (first fit) and ``kopanski:proximity`` (the
+  authors' placement: the chassis' BB node, then the group's, then any);
+- I/O-aware: the authors' I/O-aware parts (compute with the I/O time taken out) read with
+  ``io_aware="phased"`` and the checkpoint size of their scheduler (0.5 x the BB request,
+  ``--checkpoint-factor``), submit times from the SWF, run ``phased-io`` on
+  ``kopanski-dragonfly`` (pool) and ``kopanski-dragonfly:proximity``.
+
+The authors' figures (mean wait over the 28,453 finished jobs; their notebooks
+``analysis/ScheduleComparison-*.ipynb`` and ``BestScheduleComparison-*.ipynb``; their config
+names in brackets): allocation-only fcfs 5,764,506 s [fcfs], filler 23,564 s [filler],
+fcfs-easy 5,509,821 s [no-future-1], fcfs-bb 14,791 s [backfill-1], sjf-bb 16,030 s
+[backfill-sjf-1], plan-2 11,059 s [plan-opt-square-0]; I/O-aware fcfs 5,634,667 s, filler
+20,841 s, fcfs-easy 1,552,292 s, fcfs-bb 14,561 s, sjf-bb 13,909 s, plan-2 11,064 s.
+
+Run: ``BBOPT_DATA=... python benchmarks/kopanski_authors_draw.py --parts DIR [--models
+alloc,io] [--policies a,b] [--checkpoint-factor 0.5]`` (CPU seconds per run: 2-5 rigid, 9-14
+phased for the EASY policies; fcfs-easy 25; plan-2 on named BB nodes several minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _data import data_path  # noqa: E402
+
+from bbopt import simulate  # noqa: E402
+from bbopt.analysis.metrics import summarize  # noqa: E402
+from bbopt.loading import load_platform  # noqa: E402
+from bbopt.workloads.batsim import read_batsim  # noqa: E402
+from bbopt.workloads.swf import read_swf  # noqa: E402
+
+KTH = "KTH-SP2-1996-2.1-cln.swf"
+PARTS = 16
+THEIRS = {
+    "alloc": {"fcfs": 5764506.0, "filler": 23564.0, "fcfs-easy": 5509821.0, "fcfs-bb": 14791.0,
+              "sjf-bb": 16030.0, "plan-2": 11059.0},
+    "io": {"fcfs": 5634667.0, "filler": 20841.0, "fcfs-easy": 1552292.0, "fcfs-bb": 14561.0,
+           "sjf-bb": 13909.0, "plan-2": 11064.0},
+}
+PLATFORMS = {"alloc": ("kopanski:named", "kopanski:proximity"),
+             "io": ("kopanski-dragonfly", "kopanski-dragonfly:proximity")}
+
+
+def alloc_only(parts: Path, swf_jobs):
+    """The SWF jobs with the authors' allocation-only BB requests (per node x nodes)."""
+    bb = {}
+    for k in range(PARTS):
+        doc = json.loads((parts / "alloc-only" / f"part-{k}.json").read_text())
+        for job in doc["jobs"]:
+            bb[str(job["id"])] = doc["profiles"][job["profile"]]["bb"] * job["res"]
+    return [replace(j, bb=float(bb[str(j.id)])) for j in swf_jobs]
+
+
+def io_aware(parts: Path, swf_jobs, checkpoint_factor: float):
+    """The authors' I/O-aware jobs replayed phased, at the SWF's submit times."""
+    submit = {str(j.id): j.submit for j in swf_jobs}
+    jobs = {}
+    for k in range(PARTS):
+        for j in read_batsim(parts / "io-aware" / f"part-{k}.json", io_aware="phased",
+                             checkpoint_factor=checkpoint_factor).jobs:
+            jobs[str(j.id)] = replace(j, submit=submit[str(j.id)])
+    return sorted(jobs.values(), key=lambda j: (j.submit, int(j.id)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--parts", required=True, help="a copy of the authors' KTH-split folder")
+    ap.add_argument("--models", default="alloc,io")
+    ap.add_argument("--policies", default="fcfs,filler,fcfs-easy,fcfs-bb,sjf-bb")
+    ap.add_argument("--checkpoint-factor", type=float, default=0.5)
+    args = ap.parse_args()
+    swf_jobs = read_swf(data_path(KTH)).jobs
+    print(f"{'model':<7}{'platform':<31}{'policy':<11}{'mean wait':>12}{'theirs':>12}"
+          f"{'ratio':>7}{'bsld':>8}{'killed':>8}{'cpu s':>7}")
+    for model in args.models.split(","):
+        jobs = alloc_only(Path(args.parts), swf_jobs) if model == "alloc" else \
+            io_aware(Path(args.parts), swf_jobs, args.checkpoint_factor)
+        execution = "rigid" if model == "alloc" else "phased-io"
+        for name in PLATFORMS[model]:
+            platform = load_platform(name)
+            for pol in args.policies.split(","):
+                t0 = time.process_time()
+                m = summarize(simulate(jobs, platform, pol, execution=execution))
+                theirs = THEIRS[model].get(pol)
+                ratio = f"{m['mean_wait'] / theirs:7.3f}" if theirs else f"{'-':>7}"
+                print(f"{model:<7}{name:<31}{pol:<11}{m['mean_wait']:>12,.0f}"
+                      f"{theirs or 0:>12,.0f}{ratio}{m['mean_bounded_slowdown']:>8.2f}"
+                      f"{m['killed']:>8.0f}{time.process_time() - t0:>7.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
