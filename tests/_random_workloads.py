@@ -24,3 +24,21 @@ def workloads(draw, min_jobs: int = 1, overrun: int = 2, max_nodes: int = 9,
             runtime=float(draw(st.integers(0, walltime + overrun))),
             nodes=draw(st.integers(1, max_nodes)), bb=float(draw(st.integers(0, max_bb)))))
     return jobs
+
+
+@st.composite
+def crowded_workloads(draw, nodes: int = 8, bb: float = 100.0):
+    """Up to 20 jobs built to meet the rare events of a replay: sizes that fill the platform
+    exactly (nodes and BB that divide its capacity), submissions and walltimes on a coarse grid
+    so that ends and arrivals coincide, zero-length runs, and runtimes at, just under and just
+    over the walltime (the kill threshold)."""
+    jobs = []
+    for k in range(draw(st.integers(1, 20))):
+        walltime = float(draw(st.sampled_from([1, 2, 4])))
+        runtime = draw(st.sampled_from([0.0, walltime - 1e-6, walltime, walltime + 1e-6,
+                                        walltime / 2]))
+        jobs.append(Job(
+            id=str(k), submit=float(draw(st.sampled_from([0, 1, 2, 4]))), walltime=walltime,
+            runtime=runtime, nodes=draw(st.sampled_from([1, 2, 4, nodes])),
+            bb=draw(st.sampled_from([0.0, bb / 4, bb / 2, bb]))))
+    return jobs

@@ -1,14 +1,31 @@
-"""Shared fixtures: the real traces in ../shared/data (never copied into the project)."""
+"""Shared fixtures: the real traces in ../shared/data (never copied into the project), and the
+seed of the property tests.
+
+Property tests explore, reproducibly: every run draws its examples from one seed, taken from
+``BBOPT_HYPOTHESIS_SEED`` when it is set, else from the commit checked out (so each commit's
+run searches new examples, and the same commit always gives the same verdict). The seed is
+printed in pytest's header; ``BBOPT_HYPOTHESIS_SEED=<seed> pytest ...`` repeats a run. No
+example database is read or written under this profile: a run depends on its seed only. A
+failure found this way is kept as an explicit ``@example`` on its property.
+
+Other profiles: ``HYPOTHESIS_PROFILE=deterministic`` (the same fixed examples on every run and
+commit), ``explore`` (fresh random examples, with the local database), ``slow`` (more examples:
+property tests that size their example count as ``max(N, settings.default.max_examples)``, see
+:data:`tests._properties.CHEAP`, search far longer).
+"""
 
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import core, settings
 
 from tests._workload_data import KTH_SWF, data_file
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
@@ -16,16 +33,43 @@ def kth_swf() -> Path:
     return data_file(KTH_SWF)
 
 
-# Property tests draw the same examples on every run (``derandomize``), so the suite gives the same
-# verdict on every machine and at every load (no per-example deadline either). To search afresh:
-# ``HYPOTHESIS_PROFILE=explore pytest`` (random examples), or ``--hypothesis-profile=slow``:
-# property tests that size their example count from the active profile
-# (``max(N, settings.default.max_examples)``) search far longer for rare violations.
+settings.register_profile("seeded", derandomize=False, database=None, deadline=None)
 settings.register_profile("deterministic", derandomize=True, deadline=None)
 settings.register_profile("explore", deadline=None)
 settings.register_profile("slow", max_examples=3000, deadline=None)
 
 
+def property_seed() -> int:
+    """The seed of this run's property tests: ``BBOPT_HYPOTHESIS_SEED``, else the first 32 bits
+    of the commit checked out, else 0 (no git)."""
+    value = os.environ.get("BBOPT_HYPOTHESIS_SEED", "").strip()
+    if value:
+        return int(value, 0)
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip()
+        return int(head[:8], 16)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return 0
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("hypothesis_profile", None) is None:
-        settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+        settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
+    if config.getoption("hypothesis_seed", None) is None:
+        config._bbopt_property_seed = property_seed()  # type: ignore[attr-defined]
+        core.global_force_seed = config._bbopt_property_seed  # type: ignore[attr-defined]
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    seed = getattr(config, "_bbopt_property_seed", config.getoption("hypothesis_seed", None))
+    return (f"property tests: profile {settings.get_current_profile_name()}, seed {seed} "
+            f"(repeat with BBOPT_HYPOTHESIS_SEED={seed})")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks the property tests ``property``: ``pytest -m property`` runs them alone (e.g. under
+    several seeds in a row)."""
+    for item in items:
+        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.property)

@@ -2,7 +2,7 @@
 ``numpy.ma``) are numpy's, bit for bit."""
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bbopt.analysis.metrics import _median, _percentile
@@ -13,6 +13,7 @@ samples = st.lists(st.one_of(st.floats(-1e12, 1e12, allow_nan=False),
 
 @settings(max_examples=500, deadline=None)
 @given(samples, st.sampled_from([0, 1, 5, 25, 50, 95, 99, 99.9, 100]))
+@example([0.0, -0.0, 0.0, 0.0, -0.0], 95)  # which zero lands at an index: numpy's partition
 def test_percentile_is_numpys(values, q):
     v = np.array(values)
     assert _percentile(v, q) == float(np.percentile(v, q))
@@ -21,9 +22,12 @@ def test_percentile_is_numpys(values, q):
 
 @settings(max_examples=300, deadline=None)
 @given(samples)
+@example([0.0, -0.0, 0.0, 0.0, -0.0, -0.0])
+@example([-0.0, 0.0, -0.0])
 def test_median_is_numpys(values):
     v = np.array(values)
     assert _median(v) == float(np.median(v))
+    assert np.signbit(_median(v)) == np.signbit(np.median(v))
 
 
 def test_large_arrays():

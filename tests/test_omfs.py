@@ -70,6 +70,15 @@ def test_a_job_younger_than_the_quantum_is_never_evicted():
     assert d0.preempt == ("b2", "c1")
 
 
+@pytest.mark.parametrize("t,preempt", [(2299.0, ()), (2300.0, ("b2", "c1")),
+                                       (2301.0, ("b2", "c1"))])
+def test_a_job_may_be_evicted_from_exactly_one_quantum_of_running(t, preempt):
+    # b2 started at 500: at 2300 it has run exactly the 1800 s quantum and may be evicted; one
+    # second earlier it may not, and c1 alone cannot cover a1's 4 nodes
+    d = make_policy("omfs", shares=THIRDS, quantum=1800).decide(_three_entity_state(t))
+    assert d.preempt == preempt
+
+
 def test_non_preemptable_job_beyond_the_entitlement_waits_unless_it_drains_an_idle_machine():
     pol = make_policy("omfs", shares=THIRDS)
     big = _job("a1", "A", 5, pre=False, ckpt=False)  # A is entitled to 4 of 12 nodes

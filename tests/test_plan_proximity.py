@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bbopt import Job, Platform, simulate
@@ -148,6 +149,8 @@ def test_every_start_the_model_plans_now_is_admitted_by_the_engine(running, queu
 
 @settings(max_examples=40, deadline=None)
 @given(_running, _queue, st.randoms(use_true_random=False), st.integers(1, 3))
+# two queued jobs whose 20 GB on one node no 10 GB BB node can hold: the model has no job
+@example([], [(0, 1, 20, 100), (0, 1, 20, 100)], random.Random(0), 1)
 def test_swaps_on_proximity_nodes_score_as_fresh_plans(running, queue, rnd, stride):
     state = _state(running, queue)
     if state is None or len(state.queue) < 2:

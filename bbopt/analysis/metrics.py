@@ -164,30 +164,36 @@ def _job_stats(m: dict[str, np.ndarray], keep: np.ndarray, out: dict[str, float]
 
 
 def _median(values: np.ndarray) -> float:
-    """``np.median`` of NaN-free ``values`` (the same partition and mean of the middle one or
-    two), without its NaN check, which imports ``numpy.ma`` (about 10 ms)."""
+    """``np.median`` of NaN-free ``values`` (the same partition points, the last included, and
+    mean of the middle one or two: equal values such as 0.0 and -0.0 land where numpy's put
+    them), without its NaN check, which imports ``numpy.ma`` (about 10 ms)."""
     n = values.size
     if n == 0:
         return float("nan")
     half = n // 2
     middle = slice(half, half + 1) if n % 2 else slice(half - 1, half + 1)
-    return float(np.mean(np.partition(values, [half - 1, half] if n % 2 == 0 else [half])[middle]))
+    kth = [half - 1, half, -1] if n % 2 == 0 else [half, -1]
+    return float(np.mean(np.partition(values, kth)[middle]))
 
 
 def _percentile(values: np.ndarray, q: float) -> float:
     """``np.percentile(values, q)`` (linear method) of NaN-free, non-empty ``values``: the same
-    index, weight and interpolation, in the same float operations, without the ``np.unique``
-    of its partition points, which imports ``numpy.ma``."""
+    index, weight and interpolation, in the same float operations, on the same partition
+    points (the first and last included, sorted as ``np.unique`` sorts them, so that equal
+    values such as 0.0 and -0.0 land where numpy's put them), without the ``np.unique``, which
+    imports ``numpy.ma``."""
     n = values.size
     virtual = (n - 1) * (q / 100)
     if virtual >= n - 1:  # (numpy's index -1, and its weight from it)
         lo = hi = n - 1
         gamma = virtual + 1
+        kth = [-1, 0]
     else:
         lo = math.floor(virtual)
         hi = lo + 1
         gamma = virtual - lo
-    part = np.partition(values, [lo] if lo == hi else [lo, hi])
+        kth = sorted({0, -1, lo, hi})
+    part = np.partition(values, kth)
     a, b = float(part[lo]), float(part[hi])
     diff = b - a
     return b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma

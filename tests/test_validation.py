@@ -1,0 +1,222 @@
+"""The limits of a possible cluster state (bbopt.validation), each checked at the limit, just
+inside it and just outside it: a running job may start at the state's time but not after it, the
+running jobs may fill the platform's nodes and burst buffer exactly but not more, an allocation
+index may be the last node but not one past it, a queued job may be submitted at the state's
+time but not after it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bbopt.core import ClusterState, Job, Platform, RunningJob
+from bbopt.errors import InputError
+from bbopt.validation import validate_state
+
+GB = 1e9
+
+
+def _job(jid: str = "a", submit: float = 0.0, nodes: int = 1, bb: float = 0.0,
+         ssd: float = 0.0) -> Job:
+    return Job(jid, submit, 100.0, 100.0, nodes=nodes, bb=bb, ssd=ssd)
+
+
+def _state(time: float = 10.0, running=(), queue=(), memory=None, nodes: int = 4,
+           bb: float = 10 * GB, node_ssd=None) -> ClusterState:
+    return ClusterState(time, Platform(nodes, bb, node_ssd=node_ssd), tuple(running),
+                        tuple(queue), memory or {})
+
+
+def _fails(state: ClusterState, path: str, field: str, says: str = "") -> InputError:
+    with pytest.raises(InputError) as err:
+        validate_state(state, source="state.json")
+    assert err.value.line == path and err.value.field == field
+    assert "state.json" in str(err.value) and says in str(err.value)
+    assert len(str(err.value)) > len("state.json") + len(path) + len(field) + 10
+    return err.value
+
+
+@pytest.mark.parametrize("time", [0.0, 1e-300, 5.0])
+def test_time_zero_and_above_is_a_state(time):
+    validate_state(_state(time=time))
+
+
+@pytest.mark.parametrize("time", [-1e-9, math.inf, math.nan])
+def test_time_below_zero_or_not_finite_is_refused(time):
+    _fails(_state(time=time), "$", "time", f"must be a finite number >= 0, got {time!r}")
+
+
+@pytest.mark.parametrize("start", [0.0, 9.0, 10.0])
+def test_a_running_job_may_start_up_to_the_state_time(start):
+    validate_state(_state(running=[RunningJob(_job(), start)]))
+
+
+def test_a_running_job_starting_just_after_the_state_time_is_refused():
+    _fails(_state(running=[RunningJob(_job(), 10.000001)]), "$.running[0]", "start",
+           "job a starts at 10, after the state's time 10: a running job cannot start in the "
+           "future")
+
+
+def test_a_running_job_starting_before_zero_is_refused():
+    _fails(_state(running=[RunningJob(_job(), -1e-9)]), "$.running[0]", "start",
+           "must be a finite number >= 0, got -1e-09")
+
+
+def test_a_job_submitted_at_its_start_runs_one_submitted_after_it_does_not():
+    validate_state(_state(running=[RunningJob(_job(submit=5.0), 5.0)]))
+    _fails(_state(running=[RunningJob(_job(submit=5.000001), 5.0)]), "$.running[0].job",
+           "submit", "job a was submitted at 5, after its start 5")
+
+
+@pytest.mark.parametrize("nodes,ok", [(3, True), (4, True), (5, False)])
+def test_running_jobs_fill_the_nodes_exactly_but_not_more(nodes, ok):
+    running = [RunningJob(_job("a", nodes=2), 0.0), RunningJob(_job("b", nodes=nodes - 2), 0.0)]
+    state = _state(running=running)
+    if ok:
+        validate_state(state)
+    else:
+        err = _fails(state, "$.running[1]", "job")
+        assert "5 nodes" in str(err) and "has 4" in str(err)
+
+
+@pytest.mark.parametrize("over,ok", [(0.0, True), (10.0, True), (11.0, False)])
+def test_running_jobs_fill_the_burst_buffer_within_its_rounding_slack(over, ok):
+    # the slack is 1e-9 relative plus 1e-6 B: 10 B over on 10 GB is a rounding of byte sums,
+    # 11 B is not
+    running = [RunningJob(_job("a", bb=4 * GB), 0.0), RunningJob(_job("b", bb=6 * GB + over), 0.0)]
+    state = _state(running=running, bb=10 * GB)
+    if ok:
+        validate_state(state)
+    else:
+        _fails(state, "$.running[1]", "job")
+
+
+def test_the_burst_buffer_slack_is_relative_and_small():
+    running = [RunningJob(_job("a", bb=1000.0), 0.0)]
+    validate_state(_state(running=running, bb=1000.0))
+    _fails(_state(running=running, bb=999.0), "$.running[0]", "job")
+
+
+@pytest.mark.parametrize("index,ok", [(0, True), (3, True), (4, False), (-1, False)])
+def test_allocation_indices_run_from_zero_to_the_last_node(index, ok):
+    state = _state(running=[RunningJob(_job(), 0.0, allocation=(index,))])
+    if ok:
+        validate_state(state)
+    else:
+        _fails(state, "$.running[0]", "allocation", f"node {index!r} is not an index in 0..3")
+
+
+@pytest.mark.parametrize("index", [True, 1.0, "1"])
+def test_allocation_indices_are_integers(index):
+    _fails(_state(running=[RunningJob(_job(), 0.0, allocation=(index,))]), "$.running[0]",
+           "allocation", f"node {index!r} is not an index")
+
+
+def test_an_allocation_lists_exactly_the_job_nodes():
+    validate_state(_state(running=[RunningJob(_job(nodes=2), 0.0, allocation=(0, 1))]))
+    _fails(_state(running=[RunningJob(_job(nodes=2), 0.0, allocation=(0,))]),
+           "$.running[0]", "allocation", "lists 1 nodes for a job of 2")
+    _fails(_state(running=[RunningJob(_job(nodes=2), 0.0, allocation=(0, 1, 2))]),
+           "$.running[0]", "allocation")
+
+
+def test_a_node_held_twice_is_named_with_its_other_holder():
+    twice = _fails(_state(running=[RunningJob(_job(nodes=2), 0.0, allocation=(1, 1))]),
+                   "$.running[0]", "allocation", "node 1 is")
+    assert str(twice).endswith("node 1 is twice in this allocation")
+    shared = _fails(_state(running=[RunningJob(_job("a"), 0.0, allocation=(2,)),
+                                    RunningJob(_job("b"), 0.0, allocation=(2,))]),
+                    "$.running[1]", "allocation")
+    assert str(shared).endswith("node 2 is also in $.running[0].allocation")
+
+
+@pytest.mark.parametrize("have,ok", [(2 * GB, True), (2 * GB - 1, False), (3 * GB, True)])
+def test_a_node_needs_at_least_the_job_ssd_per_node(have, ok):
+    state = _state(running=[RunningJob(_job(ssd=2 * GB), 0.0, allocation=(1,))],
+                   node_ssd=(0.0, have, 0.0, 0.0))
+    if ok:
+        validate_state(state)
+    else:
+        _fails(state, "$.running[0]", "allocation")
+
+
+@pytest.mark.parametrize("submit,ok", [(9.0, True), (10.0, True), (10.000001, False)])
+def test_a_queued_job_may_be_submitted_up_to_the_state_time(submit, ok):
+    state = _state(queue=[_job("early", submit=1.0), _job("q", submit=submit)])
+    if ok:
+        validate_state(state)
+    else:
+        _fails(state, "$.queue[1]", "submit", "job q is submitted at 10, after the state's "
+               "time 10: a queued job cannot come from the future")
+
+
+def test_a_job_id_repeated_among_running_jobs_is_named():
+    _fails(_state(running=[RunningJob(_job("x"), 0.0), RunningJob(_job("x"), 0.0)]),
+           "$.running[1].job", "id", "job id 'x' appears twice (also at $.running[0].job)")
+
+
+def test_a_queued_job_from_the_future_is_named_not_an_earlier_one_at_the_time():
+    _fails(_state(queue=[_job("now", submit=10.0), _job("late", submit=11.0)]), "$.queue[1]",
+           "submit", "job late is submitted at 11")
+
+
+def test_a_burst_buffer_of_zero_bytes_admits_only_the_absolute_rounding():
+    validate_state(_state(running=[RunningJob(_job(bb=1e-6), 0.0)], bb=0.0))
+    _fails(_state(running=[RunningJob(_job(bb=2e-6), 0.0)], bb=0.0), "$.running[0]", "job",
+           "running jobs use 2e-06 B of burst buffer up to here; the platform has 0 B")
+
+
+def test_running_jobs_over_the_nodes_are_named_with_the_count():
+    _fails(_state(running=[RunningJob(_job(nodes=5), 0.0)]), "$.running[0]", "job",
+           "running jobs use 5 nodes up to here; the platform has 4")
+
+
+@pytest.mark.parametrize("node_ssd,says", [(None, "node 1 has 0 B of SSD, job a holds 0.5 B"),
+                                           ((0.0, 0.25, 0.0, 0.0),
+                                            "node 1 has 0.25 B of SSD, job a holds 0.5 B")])
+def test_a_fraction_of_a_byte_of_ssd_needs_a_node_that_has_it(node_ssd, says):
+    _fails(_state(running=[RunningJob(_job(ssd=0.5), 0.0, allocation=(1,))], node_ssd=node_ssd),
+           "$.running[0]", "allocation", says)
+
+
+def test_a_repeated_job_id_is_named_at_its_second_place():
+    err = _fails(_state(running=[RunningJob(_job("x"), 0.0)], queue=[_job("x")]),
+                 "$.queue[0]", "id")
+    assert "$.running[0].job" in str(err)
+
+
+@pytest.mark.parametrize("ssd", [-1.0, math.inf, math.nan])
+def test_platform_ssd_sizes_are_finite_bytes_at_or_above_zero(ssd):
+    _fails(_state(node_ssd=(0.0, ssd, 0.0, 0.0)), "$.platform", "node_ssd[1]",
+           f"must be a finite number of bytes >= 0, got {ssd!r}")
+
+
+@pytest.mark.parametrize("value,ok", [(0, True), (3, True), (3.0, True), (-1, False),
+                                      (1.5, False), (True, False), (math.inf, False)])
+def test_rounds_are_whole_counts_from_zero(value, ok):
+    state = _state(memory={"rounds": {"a": value}})
+    if ok:
+        validate_state(state)
+    else:
+        _fails(state, "$.memory.rounds", "a", f"must be an integer >= 0, got {value!r}")
+
+
+@pytest.mark.parametrize("value,ok", [(0.0, True), (-5.0, True), (math.inf, True),
+                                      (-math.inf, False), (math.nan, False), ("1", False)])
+def test_reservations_are_finite_times_or_never(value, ok):
+    state = _state(memory={"reservations": {"a": value}})
+    if ok:
+        validate_state(state)
+    else:
+        _fails(state, "$.memory.reservations", "a", f"must be a finite time or +inf, got {value!r}")
+
+
+@pytest.mark.parametrize("memory,path,field,says", [
+    ([], "$", "memory", "must be an object, got list"),
+    ({"rounds": []}, "$.memory", "rounds", "must be an object {job id: count}, got list"),
+    ({"reservations": 3}, "$.memory", "reservations", "must be an object {job id: time}, got int"),
+])
+def test_memory_shapes_are_objects(memory, path, field, says):
+    state = ClusterState(0.0, Platform(1), (), (), memory)
+    _fails(state, path, field, says)

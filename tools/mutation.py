@@ -1,0 +1,145 @@
+"""Mutation testing of the modules that hold promised scheduling rules, one module at a time.
+
+Runs mutmut 3 on one module with only the tests that check that module's rules (the map below),
+so a change to the ledger or the metrics is scored in seconds to minutes, not with the whole
+suite. With no module named, the modules changed since ``main`` (``git diff --name-only
+main...``) that have an entry below are scored. Each run prints killed/total per module and the
+surviving mutants (``mutmut show NAME`` prints one); see docs/testing.md for the scores and the
+survivors argued equivalent.
+
+    nice python tools/mutation.py bbopt/analysis/metrics.py
+    nice python tools/mutation.py            # the changed modules
+    python tools/mutation.py --list [MODULE...]  # the modules and their tests
+
+mutmut works in ``mutants/`` (a mutated copy of the package; not versioned).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: module -> the tests that check its rules, beyond those found by :func:`tests_for` (every
+#: mutant runs the subset of them that reaches the mutated function).
+TESTS: dict[str, list[str]] = {
+    "bbopt/analysis/metrics.py": [
+        "tests/test_metrics.py",
+        "tests/test_metrics_quantiles.py",
+        "tests/test_decision_quality.py",
+        "tests/test_summary_counts.py",
+        "tests/analysis/test_metrics.py",
+    ],
+    "bbopt/validation.py": ["tests/test_validation.py"],
+    "bbopt/simulation/ledger.py": [
+        "tests/test_ledger_nodes.py",
+        "tests/test_ledger_plain_starts.py",
+        "tests/simulation/test_ledger.py",
+    ],
+    "bbopt/workloads/swf.py": [
+        "tests/test_swf.py",
+        "tests/test_swf_bb.py",
+        "tests/test_swf_ints.py",
+        "tests/test_swf_header_scan.py",
+        "tests/workloads/test_swf.py",
+    ],
+    "bbopt/solvers/base.py": [
+        "tests/test_budget_modes.py",
+        "tests/test_deterministic_budget.py",
+        "tests/solvers/test_base.py",
+    ],
+    "bbopt/analysis/store.py": ["tests/test_sweep.py", "tests/analysis/test_store.py"],
+}
+
+
+def tests_for(module: str) -> list[str]:
+    """The test files of ``module`` (``bbopt/x/y.py``): those mapped in :data:`TESTS` that exist,
+    and every test file that names the module (``bbopt.x.y`` or ``from bbopt.x import y``)."""
+    dotted = module.removesuffix(".py").replace("/", ".")
+    parent, _, name = dotted.rpartition(".")
+    found = {p for p in TESTS.get(module, []) if (ROOT / p).exists()}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        text = path.read_text(encoding="utf-8")
+        if re.search(rf"\b{re.escape(dotted)}\b", text) or re.search(
+                rf"from {re.escape(parent)} import [^\n]*\b{name}\b", text):
+            found.add(str(path.relative_to(ROOT)))
+    return sorted(found)
+
+
+def changed_modules(base: str = "main") -> list[str]:
+    """The package's modules changed since the merge base with ``base``."""
+    out = subprocess.run(
+        ["git", "diff", "--name-only", f"{base}..."],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split()
+    return [m for m in out if m.startswith("bbopt/") and m.endswith(".py")
+            and (ROOT / m).exists() and tests_for(m)]
+
+
+def run(module: str, max_children: int) -> dict[str, int]:
+    """Score one module; returns the count of mutants per mutmut status."""
+    from mutmut import configuration
+
+    tests = tests_for(module)
+    if not tests:
+        raise SystemExit(f"{module}: no test names it; map its tests in tools/mutation.py (TESTS)")
+    copy = ROOT / "mutants" / module
+    if copy.exists() and not copy.with_name(copy.name + ".meta").exists():
+        copy.unlink()  # copied unmutated by a run on another module: have mutmut mutate it
+    cfg = configuration._load_config()
+    cfg.only_mutate = [module]
+    cfg.pytest_add_cli_args_test_selection = tests
+    configuration._config = cfg
+    from mutmut.__main__ import cli
+
+    prefix = module.removesuffix(".py").replace("/", ".")
+    with contextlib.suppress(SystemExit):
+        cli.main(["run", "--max-children", str(max_children), f"{prefix}*"],
+                 standalone_mode=False)
+    return _score(prefix)
+
+
+def _score(prefix: str) -> dict[str, int]:
+    from mutmut.stats import status_by_exit_code
+
+    counts: dict[str, int] = {}
+    for meta in (ROOT / "mutants").rglob("*.meta"):
+        data = json.loads(meta.read_text())
+        for name, code in data.get("exit_code_by_key", {}).items():
+            if not name.startswith(prefix):
+                continue
+            status = status_by_exit_code[code]
+            counts[status] = counts.get(status, 0) + 1
+            if status in ("survived", "no tests"):
+                print(f"  {status}: {name}")
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help="e.g. bbopt/analysis/metrics.py")
+    parser.add_argument("--base", default="main", help="branch the changes are taken against")
+    parser.add_argument("--max-children", type=int, default=1)
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args(argv)
+    if args.list:
+        for module in args.modules or sorted(TESTS):
+            print(module, " ".join(tests_for(module)))
+        return 0
+    modules = args.modules or changed_modules(args.base)
+    for module in modules:
+        counts = run(module, args.max_children)
+        total = sum(counts.values())
+        killed = counts.get("killed", 0) + counts.get("timeout", 0)
+        print(f"{module}: {killed}/{total} killed ({counts})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
