@@ -31,7 +31,6 @@ STUDIES = [
      "fig8_usage.png"),
     ("omfs_study.py", ["--jobs", "200", "--workloads", "kth-users", "--out", "{tmp}"],
      "verdict"),
-    ("mutation.py", ["--list"], "entitlements-ignore-workload"),
 ]
 
 
