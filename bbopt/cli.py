@@ -269,6 +269,10 @@ def _cmd_policies(args) -> int:
         if args.verbose:
             for key, default in policy_options(name).items():
                 echo(f"{'':18s}   -o {describe(key, default)}")
+    if args.verbose:
+        from bbopt.jit import kernels_note
+
+        echo(kernels_note())
     return 0
 
 

@@ -195,14 +195,20 @@ def provenance(*, workload: Any, seed: int, platform: Any, policies: Iterable[st
     }
 
 
+def run_file(name: str, kind: str = "jobs") -> str:
+    """The file of policy ``name``'s ``kind`` (``jobs``, ``segments``) in an output folder:
+    ``NAME_jobs.csv``, a path in the name (``rl:models/a.zip``) flattened (``rl:models_a.zip``)."""
+    return f"{name.replace('/', '_').replace(chr(92), '_')}_{kind}.csv"
+
+
 def write_run(out: Path, name: str, result: Any, jobs_csv: bool = True) -> None:
     """``out/NAME_jobs.csv`` (unless streamed already) and, when jobs were preempted, every run
-    segment in ``out/NAME_segments.csv``."""
+    segment in ``out/NAME_segments.csv`` (:func:`run_file`)."""
     if jobs_csv:
-        with atomic_path(out / f"{name}_jobs.csv") as tmp:
+        with atomic_path(out / run_file(name)) as tmp:
             result.to_csv(tmp)
     if len(result.segments) > len(result.jobs) - result.state.count("rejected"):
-        with atomic_path(out / f"{name}_segments.csv") as tmp:
+        with atomic_path(out / run_file(name, "segments")) as tmp:
             result.segments_to_csv(tmp)
 
 

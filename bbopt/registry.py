@@ -10,6 +10,9 @@ point of the registry's group (``[project.entry-points."bbopt.policies"]``: ``na
 ``plugins:`` in a sweep specification), whose registrations then run. What a registry needs of
 an entry is checked when it is registered, with a message naming what is missing, so an
 incomplete plug-in is refused at once rather than failing inside a run.
+
+A name ending in ``:`` registers a family: ``"rl:"`` answers ``"rl:path/model.zip"``, whose
+object is given the whole name (a trained agent read from that file).
 """
 
 from __future__ import annotations
@@ -91,7 +94,8 @@ class Registry:
 
     def declare(self, where: dict[str, str | tuple[str, ...]]) -> None:
         """Declare names found on first use: ``{"module": ("name", ...)}`` (the module registers
-        them when imported) or ``{"name": "module:attribute"}`` (the attribute is the entry)."""
+        them when imported) or ``{"name": "module:attribute"}`` (the attribute, or the package's
+        submodule of that name, is the entry)."""
         for key, value in where.items():
             if isinstance(value, str):
                 self._declared[key] = value
@@ -109,14 +113,31 @@ class Registry:
         elif name in self._entry_points():
             self._load_entry_point(name)
         if name not in self._entries:
+            family = self._family(name)
+            if family is not None:
+                return family
             self.load_all()  # (a name declared in the wrong module's list is still found)
         if name not in self._entries:
             raise UnknownNameError(self.kind, name, list(self._entries))
         return self._entries[name]
 
+    def _family(self, name: str) -> Entry | None:
+        """A name of a family (``"rl:model.zip"``, whose entry is registered as ``"rl:"``): the
+        family's entry under the whole name (its object reads the rest of the name), or
+        ``None``."""
+        prefix, colon, rest = name.partition(":")
+        if not colon or not rest or f"{prefix}:" not in self:
+            return None
+        entry = self.get(f"{prefix}:")
+        return Entry(name, entry.obj, entry.about, entry.fixed)
+
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and (name in self._entries or name in self._declared
-                                          or name in self._entry_points())
+        if not isinstance(name, str):
+            return False
+        if name in self._entries or name in self._declared or name in self._entry_points():
+            return True
+        prefix, colon, rest = name.partition(":")
+        return bool(colon and rest) and f"{prefix}:" in self
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
@@ -149,6 +170,8 @@ class Registry:
         module, _, attribute = where.partition(":")
         loaded = importlib.import_module(module)
         if attribute and name not in self._entries:
+            if not hasattr(loaded, attribute):  # (a submodule of a package, not yet imported)
+                importlib.import_module(f"{module}.{attribute}")
             self.add(name, getattr(loaded, attribute))
 
     def _entry_points(self) -> dict[str, Any]:

@@ -33,7 +33,7 @@ SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 @pytest.fixture
 def every_compression_compiled(monkeypatch):
     """Counts the compiled compressions and the reservations they moved."""
-    fast = kernels(conservative.import_kernels)
+    fast = kernels("compression")
     assert fast is not None
     seen = {"calls": 0, "moved": 0}
     inner = fast.ArrayProfile.compress
@@ -132,7 +132,7 @@ def test_kth_replays_the_same_across_the_switch(every_compression_compiled, monk
 def test_unset_the_policy_switches_to_the_compiled_loop_after_enough_work(monkeypatch):
     """Automatic: compressions run in Python until they looked at SWITCH_AFTER reservations,
     then compiled (at once when the kernels are loaded already)."""
-    assert kernels(conservative.import_kernels) is not None  # loaded: unset means compiled
+    assert kernels("compression") is not None  # loaded: unset means compiled
     assert make_policy("conservative-bb")._kernels() is not None
     assert make_policy("conservative-bb", compiled=False)._kernels() is None
     monkeypatch.setattr(conservative, "_loaded", lambda: False)  # as in a fresh process
@@ -188,7 +188,7 @@ def test_the_array_profile_answers_as_the_list_profile(held, asked, advance_to):
     same breakpoints and rows after each."""
     from bbopt.planner import OverbookedError, Profile
 
-    fast = kernels(conservative.import_kernels)
+    fast = kernels("compression")
     listed = Profile(0.0, (8, 100.0))
     for a, d, n, b in held:
         if listed.fits(float(a), float(d), (n, b + 5e-8)):

@@ -6,7 +6,7 @@ import pytest
 
 from bbopt.cli import main
 from bbopt.loading import load_workload
-from bbopt.workloads.generators.catalog import GENERATORS, apply
+from bbopt.workloads.generators.catalog import GENERATORS, apply, generator
 
 SOURCE_PARAMS = {"kth-like": ["n_jobs=60"], "herbein": ["n_jobs=80"],
                  "jeannot": ["n_apps=30", "alpha=0.3"], "capability": ["n_jobs=50"]}
@@ -15,7 +15,7 @@ TRANSFORM_PARAMS = {"bbsched": ["scenario=S2", "scale=0.01"], "first": ["n=20"],
 
 
 def test_every_source_is_covered():
-    assert {n for n, g in GENERATORS.items() if g.kind == "source"} == set(SOURCE_PARAMS)
+    assert {n for n in GENERATORS if generator(n).kind == "source"} == set(SOURCE_PARAMS)
 
 
 @pytest.mark.parametrize("name", sorted(SOURCE_PARAMS))
@@ -32,8 +32,8 @@ def test_sources_write_swf_and_batsim(name, suffix, tmp_path):
     assert [j.submit for j in jobs] == pytest.approx([j.submit for j in expected], abs=1)
 
 
-@pytest.mark.parametrize("name", sorted(n for n, g in GENERATORS.items()
-                                        if g.kind == "transform"))
+@pytest.mark.parametrize("name", sorted(n for n in GENERATORS
+                                        if generator(n).kind == "transform"))
 def test_transforms_rewrite_a_workload(name, tmp_path):
     base = tmp_path / "base.swf"
     assert main(["generate", "kth-like", "n_jobs=80", "--out", str(base)]) == 0

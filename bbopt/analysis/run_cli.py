@@ -107,12 +107,12 @@ def _title(spec, extra: str = "") -> str:
 
 def cmd_simulate(args) -> int:
     from bbopt.analysis.table import metrics_table, rejections
-    from bbopt.outputs import streamed_csv, write_json, write_run
+    from bbopt.outputs import run_file, streamed_csv, write_json, write_run
     from bbopt.runs import check_policies, run
 
     spec = _spec(args, args.policy)
     check_policies(spec, [args.policy])  # a bad name or option fails before any work
-    out = _prepare_out(args, [f"{args.policy}_jobs.csv", f"{args.policy}_segments.csv"])
+    out = _prepare_out(args, [run_file(args.policy), run_file(args.policy, "segments")])
     spec, w = _load(args, spec, [args.policy])
     _write_skipped(out, w)
     records = []
@@ -121,7 +121,7 @@ def cmd_simulate(args) -> int:
         records.append(run(spec, progress=not args.no_progress, on_job_end=on_job_end))
         return records[-1].result
 
-    replay() if out is None else streamed_csv(out / f"{args.policy}_jobs.csv", replay)
+    replay() if out is None else streamed_csv(out / run_file(args.policy), replay)
     result, metrics = records[0].result, records[0].metrics
     _echo(metrics_table({args.policy: metrics}, _title(spec)))
     print(rejections({args.policy: result}), end="")
@@ -130,7 +130,7 @@ def cmd_simulate(args) -> int:
         write_json(out / "summary.json", {
             "provenance": _provenance(args, w, spec, [args.policy]),
             "metrics": {args.policy: metrics}, "unfinished": []})
-        _echo(f"wrote {out / f'{args.policy}_jobs.csv'} and {out / 'summary.json'}")
+        _echo(f"wrote {out / run_file(args.policy)} and {out / 'summary.json'}")
     return 0
 
 
@@ -138,7 +138,7 @@ def cmd_compare(args) -> int:
     from bbopt.analysis.table import rejections, render
     from bbopt.analysis.workers import compare_policies
     from bbopt.errors import InputError
-    from bbopt.outputs import write_json, write_run
+    from bbopt.outputs import run_file, write_json, write_run
     from bbopt.progress import Within
     from bbopt.runs import check_policies
 
@@ -157,7 +157,7 @@ def cmd_compare(args) -> int:
         spec, w = _load(args, spec, names)
         _write_skipped(out, w)
         return _compare_split(args, w, spec, names, out)
-    out = _prepare_out(args, [f"{p}_{k}.csv" for p in policies for k in ("jobs", "segments")])
+    out = _prepare_out(args, [run_file(p, k) for p in policies for k in ("jobs", "segments")])
     spec, w = _load(args, spec, policies)
     _write_skipped(out, w)
     prov = _provenance(args, w, spec, policies)

@@ -147,7 +147,7 @@ def _cmd_generate(args) -> int:
     from bbopt.workloads.generators.catalog import GENERATORS, apply, generator
 
     if args.list or not args.name:
-        for g in GENERATORS.values():
+        for g in map(generator, GENERATORS.names()):
             params = ", ".join(f"{k}={v!r}" for k, v in g.parameters().items())
             print(f"{g.name:16s} {g.kind:9s} {g.about}" + (f"\n{'':27s}{params}"
                                                            if params else ""))

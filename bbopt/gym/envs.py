@@ -27,13 +27,13 @@ from bbopt.gym.episode import (
     Room,
     check_reward,
     job_value,
-    keeps_reservation,
     may_wait,
     pick_mask,
     refuse_proximity,
 )
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.loading import load_platform, load_workload
+from bbopt.policies.queue import keeps_reservation
 from bbopt.policies.registry import Policy
 
 
@@ -190,7 +190,7 @@ class PickJobEnv(_TraceEnv):
     window still fits. Waiting is masked out when nothing runs and no backfill policy is set
     (the machine would stay idle). An action that is masked out is taken as a wait (counted in
     ``info["invalid"]``). ``reservation`` (default): only starts that keep EASY's reservation
-    for the oldest waiting job are allowed (:func:`~bbopt.gym.episode.keeps_reservation`), so
+    for the oldest waiting job are allowed (:func:`~bbopt.policies.queue.keeps_reservation`), so
     the agent cannot starve it; ``False``: every job that fits now."""
 
     def __init__(self, *args: Any, reservation: bool = True, **kwargs: Any) -> None:
@@ -202,7 +202,7 @@ class PickJobEnv(_TraceEnv):
         mask = room_mask(self.room, self.slots)
         if not self.reservation:
             return mask
-        return keeps_reservation(self.state, self.room, self.slots, mask)
+        return keeps_reservation(self.state, self.slots, mask)
 
     def action_masks(self) -> np.ndarray:
         ep = self.episode

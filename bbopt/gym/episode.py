@@ -19,15 +19,7 @@ import numpy as np
 from bbopt.analysis.metrics import summarize
 from bbopt.core import ClusterState, Decision, Job, Platform, Start, fits
 from bbopt.errors import InputError
-from bbopt.models.bb_nodes import (
-    BBNodeSpace,
-    Pieces,
-    bb_node_space,
-    free_compute_nodes,
-    running_pieces,
-)
-from bbopt.policies.named_bb import named_head_reservation
-from bbopt.policies.queue import backfill, head_reservation
+from bbopt.planner import Planner
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.engine import stepwise
 from bbopt.simulation.result import BSLD_BOUND
@@ -54,39 +46,47 @@ class _Driver:
 class Room:
     """What is free at one decision point, and the one "does this job fit now" rule of the
     environments (nodes, pooled BB with :func:`bbopt.core.fits`, per-node pieces on named BB
-    nodes, nodes with enough local SSD): a start that fits here is one the engine admits."""
+    nodes placed by the planner's BB placement as the engine places them, nodes with enough
+    local SSD): a start that fits here is one the engine admits."""
 
-    __slots__ = ("platform", "free_n", "free_b", "held", "space", "ssd_nodes")
+    __slots__ = ("platform", "free_n", "free_b", "planner", "ssd_nodes")
 
     def __init__(self, state: ClusterState) -> None:
         platform = state.platform
         self.platform = platform
         self.free_n, self.free_b = state.free()
-        #: the running jobs' pieces on the named BB nodes (empty without them)
-        self.held: dict[str, Pieces] = running_pieces(state)
-        self.space: BBNodeSpace | None = bb_node_space(state, self.held)
+        #: the named BB nodes as they are now (:meth:`bbopt.planner.Planner.placing`; ``None``
+        #: on a BB pool)
+        self.planner: Planner | None = Planner.placing(state)
         self.ssd_nodes: list[int] | None = None
         if platform.node_ssd is not None:
-            self.ssd_nodes = free_compute_nodes(state)
+            self.ssd_nodes = (self.planner or Planner.of(state)).free_nodes
+
+    @property
+    def bb_free(self) -> list[float] | None:
+        """The free bytes of each named BB node (``None`` on a BB pool)."""
+        return None if self.planner is None else self.planner.bb.free
 
     def fits(self, job: Job) -> bool:
         if job.nodes > self.free_n or not fits(job.bb, self.free_b, self.platform.bb):
             return False
-        if self.space is not None and not self.space.fits(job):
+        if self.planner is not None and job.bb > 0 and not self.planner.bb_fits(job):
             return False
         if job.ssd > 0 and self.ssd_nodes is not None:
             ssd = self.platform.node_ssd
             return sum(1 for x in self.ssd_nodes if ssd[x] >= job.ssd) >= job.nodes
         return True
 
-    def take(self, job: Job) -> Pieces | None:
+    def take(self, job: Job) -> tuple[tuple[int, float], ...] | None:
         """Hold ``job``'s resources as the engine will when it starts (smallest admissible
         SSDs first, first-fit BB pieces); its pieces on the named BB nodes (``None`` without)."""
         self.free_n -= job.nodes
         self.free_b -= job.bb
         pieces = None
-        if self.space is not None:
-            pieces = self.space.take(job) if job.bb > 0 else ()
+        if self.planner is not None:
+            pieces = ()
+            if job.bb > 0 and self.planner.take_bb(job):
+                pieces = self.planner.bb.pieces_of(job)
         if job.ssd > 0 and self.ssd_nodes is not None:
             ssd = self.platform.node_ssd
             chosen = sorted((ssd[x], x) for x in self.ssd_nodes if ssd[x] >= job.ssd)
@@ -206,38 +206,6 @@ def refuse_proximity(platform: Platform) -> None:
     if platform.bb_proximity is not None:
         raise InputError("a platform with proximity BB placement needs node sets per start, "
                          "which the environments do not choose", field="platform")
-
-
-def keeps_reservation(state: ClusterState, room: Room, slots: Sequence[Job],
-                      mask: Sequence[bool]) -> list[bool]:
-    """``mask`` (jobs that fit now) narrowed to the starts that keep EASY's reservation for the
-    oldest waiting job, nodes and BB (``fcfs-bb``'s, Kopanski & Rzadca, Algorithm 1): that job
-    itself, and the jobs EASY's backfill pass would let start now, one at a time. Whatever the
-    agent picks, the oldest job then starts no later than EASY plans at this instant, so no job
-    starves (as RLBackfilling, Lamichhane et al. 2023, lets the agent choose the backfilled
-    jobs only). ``room``: what is free at ``state`` (before any take)."""
-    queue = state.queue
-    if not queue or not any(mask):
-        return list(mask)
-    head = queue[0]
-    free_n, free_b = state.free()
-    named = None
-    if state.platform.bb_nodes is None:
-        shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
-    else:
-        space = room.space
-        shadow, extra_n, extra_b, at_shadow = named_head_reservation(
-            state, [], head, free_n, free_b, space, room.held)
-    out = []
-    for job, ok in zip(slots, mask, strict=False):
-        if ok and job is not head:
-            if state.platform.bb_nodes is not None:  # (the pass takes from the spaces)
-                named = (space.copy(), at_shadow.copy() if at_shadow is not None else None,
-                         head)
-            ok = bool(backfill(state, (job,), shadow, (free_n, free_b), (extra_n, extra_b),
-                               named=named))
-        out.append(ok)
-    return out
 
 
 def may_wait(state: ClusterState, closer: Policy | None, mask: Sequence[bool]) -> bool:

@@ -93,7 +93,7 @@ class Observer:
                         len(state.queue) / 256)
         i += 5
         if self.bb_nodes:
-            out[i:i + self.bb_nodes] = np.asarray(room.space.free) / np.asarray(p.bb_nodes)
+            out[i:i + self.bb_nodes] = np.asarray(room.bb_free) / np.asarray(p.bb_nodes)
             i += self.bb_nodes
         run = state.running
         if type(run) is RunningJobs:  # (the engine's view comes sorted by expected end)

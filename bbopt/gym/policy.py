@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from bbopt.core import ClusterState, Decision, Job, RunningJob, RunningJobs, Start
-from bbopt.gym.episode import Room, keeps_reservation, may_wait, pick_mask, refuse_proximity
+from bbopt.gym.episode import Room, may_wait, pick_mask, refuse_proximity
 from bbopt.gym.observe import Observer, room_mask
+from bbopt.policies.queue import keeps_reservation
 from bbopt.policies.registry import Policy, make_policy
 
 #: ``predict(observation, action_mask) -> action``: an action of ``bbopt/PickJob-v0``.
@@ -76,7 +77,7 @@ class AgentPolicy:
             room = Room(now)  # (what is free, as the engine's state after the picks shows it)
             mask = room_mask(room, slots)
             if self.reservation:
-                mask = keeps_reservation(now, room, slots, mask)
+                mask = keeps_reservation(now, slots, mask)
             if not any(mask):
                 break
             action = int(self.predict(obs(now, slots, mask, room),

@@ -68,6 +68,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bbopt.core import ClusterState, Job, Proximity, slack
+from bbopt.jit import KERNELS
 from bbopt.jit import kernels as compiled
 from bbopt.models.bb_nodes import (
     bb_node_space,
@@ -81,19 +82,15 @@ from bbopt.planner import Profile
 from bbopt.planner.named import NamedArrays
 from bbopt.planner.named import kernels as named_kernels
 
+KERNELS.declare({"plan-pool": "bbopt.models:plan_jit"})
+
 
 def kernels():
     """The compiled pool kernels (the module :mod:`bbopt.models.plan_jit`, imported on the first
     call, which imports numba), or ``None`` when numba is not installed or the environment
     variable ``BBOPT_NO_JIT`` is set to anything but ``0`` (the pure-Python loops then run,
     with the same answers): :func:`bbopt.jit.kernels`."""
-    return compiled(_import_kernels)
-
-
-def _import_kernels():
-    from bbopt.models import plan_jit
-
-    return plan_jit
+    return compiled("plan-pool")
 
 
 #: Names of the 9 candidate initial orders of Section 3.3, in the order they are tried.

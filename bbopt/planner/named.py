@@ -20,20 +20,17 @@ from types import ModuleType
 import numpy as np
 
 from bbopt.core import Proximity
+from bbopt.jit import KERNELS
 from bbopt.jit import kernels as compiled
 from bbopt.planner.profile import OverbookedError
+
+KERNELS.declare({"named-bb": "bbopt.planner:named_jit"})
 
 
 def kernels() -> ModuleType | None:
     """The compiled named-BB kernels (:mod:`bbopt.planner.named_jit`), or ``None``
     (:func:`bbopt.jit.kernels`)."""
-    return compiled(_import_kernels)
-
-
-def _import_kernels() -> ModuleType:
-    from bbopt.planner import named_jit
-
-    return named_jit
+    return compiled("named-bb")
 
 
 class NamedArrays:

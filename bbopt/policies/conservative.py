@@ -55,6 +55,7 @@ from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
+from bbopt.jit import KERNELS
 from bbopt.jit import kernels as load_kernels
 from bbopt.planner import Profile, earlier_fit2, profile_of
 from bbopt.planner.named import conservative_named
@@ -79,12 +80,9 @@ _STUCK = 8
 SWITCH_AFTER = 400_000
 
 
-def import_kernels():
-    """The profile in arrays and the compiled compression: :mod:`bbopt.policies.array_profile`
-    (whose kernels are :mod:`bbopt.policies.compression_jit`); it imports numba."""
-    from bbopt.policies import array_profile
-
-    return array_profile
+#: The profile in arrays and the compiled compression: :mod:`bbopt.policies.array_profile`
+#: (whose kernels are :mod:`bbopt.policies.compression_jit`); importing it imports numba.
+KERNELS.declare({"compression": "bbopt.policies:array_profile"})
 
 
 def _loaded() -> bool:
@@ -319,7 +317,7 @@ class ConservativeBackfilling:
         if self.compiled is False or (
                 self.compiled is None and self._interpreted < SWITCH_AFTER and not _loaded()):
             return None
-        return load_kernels(import_kernels)
+        return load_kernels("compression")
 
     def _reuse(self, cache: _Kept | None, state: ClusterState, previous: dict[str, float],
                n_kept: int, horizon: float, fast) -> tuple[Profile, dict, list] | None:

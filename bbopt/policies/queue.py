@@ -481,3 +481,36 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
         free_n -= n
         free_b -= b
     return out
+
+
+def keeps_reservation(state: ClusterState, slots: Sequence[Job],
+                      mask: Sequence[bool]) -> list[bool]:
+    """``mask`` (jobs that fit now) narrowed to the starts that keep EASY's reservation for the
+    oldest waiting job, nodes and BB (``fcfs-bb``'s, Kopanski & Rzadca, Algorithm 1): that job
+    itself, and the jobs EASY's backfill pass would let start now, one at a time. Whatever the
+    agent picks, the oldest job then starts no later than EASY plans at this instant, so no job
+    starves (as RLBackfilling, Lamichhane et al. 2023, lets the agent choose the backfilled
+    jobs only). For learned schedulers (:mod:`bbopt.gym`): the starts they may pick."""
+    queue = state.queue
+    if not queue or not any(mask):
+        return list(mask)
+    head = queue[0]
+    free_n, free_b = state.free()
+    named = None
+    if state.platform.bb_nodes is None:
+        shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
+    else:
+        held = running_pieces(state)
+        space = bb_node_space(state, held)
+        shadow, extra_n, extra_b, at_shadow = named_head_reservation(
+            state, [], head, free_n, free_b, space, held)
+    out = []
+    for job, ok in zip(slots, mask, strict=False):
+        if ok and job is not head:
+            if state.platform.bb_nodes is not None:  # (the pass takes from the spaces)
+                named = (space.copy(), at_shadow.copy() if at_shadow is not None else None,
+                         head)
+            ok = bool(backfill(state, (job,), shadow, (free_n, free_b), (extra_n, extra_b),
+                               named=named))
+        out.append(ok)
+    return out

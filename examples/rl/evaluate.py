@@ -5,50 +5,33 @@ also make at the same decision points.
 
     BBOPT_DATA=/path/to/traces python examples/rl/evaluate.py [--episodes 4]
 
-The policy is registered under the name ``rl:model.zip`` with bbopt's policy registry
-(``bbopt.policies.register``), so ``bbopt compare --policies sjf-bb,plan-2,rl:model.zip`` runs
-it like any other policy: its decisions are :class:`bbopt.gym.policy.AgentPolicy`'s, the agent's
-picks then EASY with BB (``fcfs-bb``) closing each decision, as in training.
+The agent is the policy plug-in of ``rl_policy.py`` (``--plugin rl_policy``), named
+``rl:`` and the model's path, so ``bbopt compare --plugin rl_policy --policies
+sjf-bb,plan-2,rl:examples/rl/model.zip`` runs it like any other policy: its decisions are
+:class:`bbopt.gym.policy.AgentPolicy`'s, the agent's picks then EASY with BB (``fcfs-bb``)
+closing each decision, as in training.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 
-import numpy as np
-import torch
-from common import ENV, EVAL_JOBS, HERE, TRACE, evaluation_jobs, load_settings
-from sb3_contrib import MaskablePPO
+from common import ENV, EVAL_JOBS, HERE, TRACE, evaluation_jobs
+from rl_policy import TrainedAgent
 
 from bbopt.cli import main
 from bbopt.gym.compare import agreement
 from bbopt.gym.envs import PickJobEnv
-from bbopt.gym.policy import AgentPolicy
-from bbopt.policies import register
 
 REFERENCES = ("fcfs-bb", "sjf-bb", "plan-2", "bbsched")
-
-
-@register("rl:model.zip", about="the MaskablePPO agent of examples/rl (picks, then fcfs-bb)",
-          model="model.zip")
-class TrainedAgent(AgentPolicy):
-    """A MaskablePPO model as a bbopt policy (deterministic actions)."""
-
-    def __init__(self, name: str = "rl:model.zip", model: str = "model.zip") -> None:
-        torch.set_num_threads(1)
-        ppo = MaskablePPO.load(HERE / model, device="cpu")
-        settings = load_settings(HERE / model.replace(".zip", ".json"))
-
-        def predict(obs: np.ndarray, mask: np.ndarray) -> int:
-            return int(ppo.predict(obs, action_masks=mask, deterministic=True)[0])
-
-        super().__init__(predict, settings, settings["backfill"], name)
+MODEL = f"rl:{os.path.relpath(HERE / 'model.zip')}"  # rl:examples/rl/model.zip from the top
 
 
 def agreement_table(episodes: int) -> None:
     """The agent's picks against the references' starts, on 256-job windows of the evaluation
     jobs (one every 600 jobs)."""
-    agent = TrainedAgent()
+    agent = TrainedAgent(MODEL)
     env = PickJobEnv(evaluation_jobs(), **(ENV | {"episode_jobs": 256}))
     totals = {name: [0.0, 0.0] for name in REFERENCES}
     for k in range(episodes):
@@ -69,8 +52,8 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=4)
     args = ap.parse_args()
-    code = main(["compare", "--workload", TRACE, "--jobs", str(EVAL_JOBS),
-                 "--policies", "fcfs-bb,sjf-bb,plan-2,rl:model.zip", "--workers", "1",
+    code = main(["compare", "--plugin", "rl_policy", "--workload", TRACE, "--jobs",
+                 str(EVAL_JOBS), "--policies", f"fcfs-bb,sjf-bb,plan-2,{MODEL}", "--workers", "1",
                  "--no-progress"])
     if code == 0:
         agreement_table(args.episodes)

@@ -119,8 +119,8 @@ def test_masked_in_starts_are_admitted_and_masked_out_do_not_fit(kth):
         for job, ok in zip(slots, mask, strict=False):
             if not ok:
                 checked += 1
-                assert job.nodes > free_n or job.bb > free_b or room.space.place(
-                    job.nodes, job.bb) is None
+                assert job.nodes > free_n or job.bb > free_b or room.planner.bb.placement(
+                    job) is None
         action = int(rng.choice(np.flatnonzero(mask)))
         if action < env.window:
             job = slots[action]

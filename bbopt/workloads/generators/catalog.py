@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from bbopt.core import GB, TB, Job
-from bbopt.errors import InputError, UnknownNameError
+from bbopt.errors import InputError
 from bbopt.limits import (
     MAX_BANDWIDTH,
     MAX_ENTITIES,
@@ -32,12 +32,32 @@ from bbopt.limits import (
     check_count,
     check_number,
 )
+from bbopt.registry import Registry
+
+
+def _complete(name: str, fn: Any) -> None:
+    """A generator is ``fn(jobs, seed, *, param=default, ...)``: refuse anything else at
+    registration, naming what is missing."""
+    if not callable(fn):
+        raise InputError(f"generator {name!r} is not callable: {fn!r}", field=name)
+    params = list(inspect.signature(fn).parameters.values())
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                       p.POSITIONAL_OR_KEYWORD)]
+    if positional != ["jobs", "seed"]:
+        raise InputError(f"generator {name!r} must take (jobs, seed, *, options...), takes "
+                         f"({', '.join(positional)})", field=name)
+
+
+#: The generators by name: built-in ones are registered below, a plug-in's through the entry
+#: point group ``bbopt.generators`` or its module (``--plugin``). A *source* annotates ``jobs``
+#: as ``None`` (it makes a workload); any other generator is a *transform*.
+GENERATORS = Registry("generator", group="bbopt.generators", check=_complete)
 
 
 @dataclass(frozen=True)
 class Generator:
     """One named generator: ``fn(jobs, seed, **params) -> jobs`` (``jobs`` is ``None`` for a
-    source)."""
+    source), as :func:`generator` reads it from :data:`GENERATORS`."""
 
     name: str
     kind: str  # "source" or "transform"
@@ -51,6 +71,8 @@ class Generator:
                 if p.kind is p.KEYWORD_ONLY}
 
 
+@GENERATORS.register("kth-like",
+                     about="KTH-like synthetic jobs at a given offered load (no download)")
 def _kth_like(jobs: None, seed: int, *, n_jobs: int = 3000, nodes: int = 96,
               load: float = 0.9, bb: bool = True) -> list[Job]:
     from bbopt.workloads.synthetic import kth_like
@@ -59,6 +81,8 @@ def _kth_like(jobs: None, seed: int, *, n_jobs: int = 3000, nodes: int = 96,
                     bb=bool(bb))
 
 
+@GENERATORS.register("herbein",
+                     about="Herbein et al.'s user-arrival model, Section 4.2 (CTS-1 sized)")
 def _herbein(jobs: None, seed: int, *, n_jobs: int | None = 2000,
              duration: float | None = None, max_nodes: int | None = None,
              cores_per_node: int = 36) -> list[Job]:
@@ -69,6 +93,8 @@ def _herbein(jobs: None, seed: int, *, n_jobs: int | None = 2000,
                                            seed=seed)
 
 
+@GENERATORS.register("jeannot",
+                     about="Jeannot et al.'s periodic applications, Mira/Uniform x BiNormal/Normal")
 def _jeannot(jobs: None, seed: int, *, n_apps: int = 1000, alpha: float = 0.5,
              protocol: str = "mira", io_profile: str = "binormal", nodes: int | None = None,
              strict: bool = True) -> list[Job]:
@@ -78,6 +104,9 @@ def _jeannot(jobs: None, seed: int, *, n_apps: int = 1000, alpha: float = 0.5,
                     nodes=nodes, strict=strict, seed=seed).jobs
 
 
+@GENERATORS.register("capability",
+                     about="Theta-like capability jobs (128+ nodes of 4,392; Fan et al.'s "
+                           "Original BB)")
 def _capability(jobs: None, seed: int, *, n_jobs: int = 8000, load: float = 0.85,
                 min_nodes: int = 128, long_log_scale: float = 0.03) -> list[Job]:
     """``long_log_scale``: the scale of the long branch's Gamma of ``ln(runtime)`` (0.03, about
@@ -89,12 +118,20 @@ def _capability(jobs: None, seed: int, *, n_jobs: int = 8000, load: float = 0.85
     return model.generate(int(n_jobs), seed)
 
 
+@GENERATORS.register("lognormal-bb",
+                     about="Kopanski's log-normal BB request per processor (rules: the authors' "
+                           "generator's cap to 12 x 40 GB BB nodes and 10 MB per node for jobs "
+                           "of walltime <= 120 s)")
 def _lognormal_bb(jobs: list[Job], seed: int, *, rules: bool = False) -> list[Job]:
     from bbopt.workloads.bb import with_lognormal_bb
 
     return with_lognormal_bb(jobs, seed, rules=bool(rules))
 
 
+@GENERATORS.register("kopanski",
+                     about="Kopanski's workload: log-normal BB (rules as lognormal-bb) and "
+                           "(optionally) the phased job model (checkpoint_factor: checkpoint "
+                           "size / BB request)")
 def _kopanski(jobs: list[Job], seed: int, *, phases: bool = True, rules: bool = False,
               checkpoint_factor: float = 1.0) -> list[Job]:
     from bbopt.workloads.generators.kopanski import kopanski_workload
@@ -110,6 +147,8 @@ THETA_SHARE = 0.1718
 THETA_RANGE = (1 * GB, 285 * TB)
 
 
+@GENERATORS.register("theta-original",
+                     about="Fan et al.'s Original BB requests (Theta's share and range, scaled)")
 def _theta_original(jobs: list[Job], seed: int, *, nodes: int = 100,
                     share: float = THETA_SHARE) -> list[Job]:
     """Fan et al.'s "Original" requests scaled to ``nodes``: ``share`` of the jobs ask a BB
@@ -123,6 +162,7 @@ def _theta_original(jobs: list[Job], seed: int, *, nodes: int = 100,
             for j, a, b in zip(jobs, asks, size, strict=True)]
 
 
+@GENERATORS.register("bbsched", about="Fan et al.'s scenario S1-S4 (BB) or S5-S7 (S2 + local SSD)")
 def _bbsched(jobs: list[Job], seed: int, *, scenario: str = "S4",
              scale: float = 1.0) -> list[Job]:
     from bbopt.workloads.generators.bbsched import bbsched_scenario
@@ -130,12 +170,14 @@ def _bbsched(jobs: list[Job], seed: int, *, scenario: str = "S4",
     return bbsched_scenario(jobs, str(scenario), seed, scale=float(scale))
 
 
+@GENERATORS.register("ssd", about="per-node local SSD requests (Fan et al., Section 5)")
 def _ssd(jobs: list[Job], seed: int, *, small_share: float = 0.5) -> list[Job]:
     from bbopt.workloads.generators.bbsched import with_ssd_requests
 
     return with_ssd_requests(jobs, float(small_share), seed)
 
 
+@GENERATORS.register("omfs-entities", about="OMFS entities with entitlement shares (Zvi & Oren)")
 def _omfs_entities(jobs: list[Job], seed: int, *, by: str = "user",
                    n_entities: int | None = None, shares: str = "usage") -> list[Job]:
     from bbopt.workloads.generators.omfs import assign_entities
@@ -145,6 +187,8 @@ def _omfs_entities(jobs: list[Job], seed: int, *, by: str = "user",
     return with_shares(out, entitled)  # the workload carries its entitlements
 
 
+@GENERATORS.register("omfs-preemption",
+                     about="OMFS preemptable / checkpointable flags (Zvi & Oren)")
 def _omfs_preemption(jobs: list[Job], seed: int, *, preemptable: float = 0.5,
                      checkpointable: float = 0.5) -> list[Job]:
     from bbopt.workloads.generators.omfs import with_preemption_flags
@@ -153,55 +197,29 @@ def _omfs_preemption(jobs: list[Job], seed: int, *, preemptable: float = 0.5,
                                  checkpointable=float(checkpointable), seed=seed)
 
 
+@GENERATORS.register("max-nodes", about="leave out jobs wider than the machine")
 def _max_nodes(jobs: list[Job], seed: int, *, nodes: int = 100) -> list[Job]:
     """Leave out the jobs wider than ``nodes`` (a trace from a larger machine)."""
     return [j for j in jobs if j.nodes <= int(nodes)]
 
 
+@GENERATORS.register("scale-nodes", about="multiply every job's node count")
 def _scale_nodes(jobs: list[Job], seed: int, *, factor: int = 32) -> list[Job]:
     """Every job's node count times ``factor`` (a small machine's trace on a large one)."""
     return [replace(j, nodes=j.nodes * int(factor)) for j in jobs]
 
 
+@GENERATORS.register("io-rate", about="set every job's PFS bandwidth per node (bytes/s)")
 def _io_rate(jobs: list[Job], seed: int, *, per_node: float = 18e6) -> list[Job]:
     """Every job's PFS bandwidth per node, in bytes/s (Herbein et al., Section 4.2: 18 MB/s)."""
     return [replace(j, bandwidth=float(per_node)) for j in jobs]
 
 
+@GENERATORS.register("first", about="keep the first n jobs")
 def _first(jobs: list[Job], seed: int, *, n: int = 1000) -> list[Job]:
     return list(jobs[:int(n)])
 
 
-GENERATORS: dict[str, Generator] = {g.name: g for g in (
-    Generator("kth-like", "source", _kth_like,
-              "KTH-like synthetic jobs at a given offered load (no download)"),
-    Generator("herbein", "source", _herbein,
-              "Herbein et al.'s user-arrival model, Section 4.2 (CTS-1 sized)"),
-    Generator("jeannot", "source", _jeannot,
-              "Jeannot et al.'s periodic applications, Mira/Uniform x BiNormal/Normal"),
-    Generator("capability", "source", _capability,
-              "Theta-like capability jobs (128+ nodes of 4,392; Fan et al.'s Original BB)"),
-    Generator("lognormal-bb", "transform", _lognormal_bb,
-              "Kopanski's log-normal BB request per processor (rules: the authors' generator's "
-              "cap to 12 x 40 GB BB nodes and 10 MB per node for jobs of walltime <= 120 s)"),
-    Generator("kopanski", "transform", _kopanski,
-              "Kopanski's workload: log-normal BB (rules as lognormal-bb) and (optionally) the "
-              "phased job model (checkpoint_factor: checkpoint size / BB request)"),
-    Generator("theta-original", "transform", _theta_original,
-              "Fan et al.'s Original BB requests (Theta's share and range, scaled)"),
-    Generator("bbsched", "transform", _bbsched,
-              "Fan et al.'s scenario S1-S4 (BB) or S5-S7 (S2 + local SSD)"),
-    Generator("ssd", "transform", _ssd, "per-node local SSD requests (Fan et al., Section 5)"),
-    Generator("omfs-entities", "transform", _omfs_entities,
-              "OMFS entities with entitlement shares (Zvi & Oren)"),
-    Generator("omfs-preemption", "transform", _omfs_preemption,
-              "OMFS preemptable / checkpointable flags (Zvi & Oren)"),
-    Generator("scale-nodes", "transform", _scale_nodes, "multiply every job's node count"),
-    Generator("io-rate", "transform", _io_rate,
-              "set every job's PFS bandwidth per node (bytes/s)"),
-    Generator("max-nodes", "transform", _max_nodes, "leave out jobs wider than the machine"),
-    Generator("first", "transform", _first, "keep the first n jobs"),
-)}
 
 
 #: The sane range of each numeric parameter (:mod:`bbopt.limits`), checked before a generator
@@ -258,9 +276,12 @@ def check_parameters(name: str, params: dict[str, Any],
 
 
 def generator(name: str) -> Generator:
-    if name not in GENERATORS:
-        raise UnknownNameError("generator", name, list(GENERATORS))
-    return GENERATORS[name]
+    """The generator registered as ``name`` (an :class:`~bbopt.errors.UnknownNameError`
+    listing the others when there is none)."""
+    entry = GENERATORS.get(name)
+    jobs = inspect.signature(entry.obj).parameters["jobs"].annotation
+    kind = "source" if jobs is None or jobs == "None" else "transform"
+    return Generator(entry.name, kind, entry.obj, entry.about)
 
 
 def apply(name: str, jobs: Sequence[Job] | None, seed: int, **params: Any) -> list[Job]:
