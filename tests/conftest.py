@@ -33,6 +33,22 @@ def kth_swf() -> Path:
     return data_file(KTH_SWF)
 
 
+@pytest.fixture
+def kopanski_platform():
+    """Kopanski & Rzadca's Section 3.1 platform: 4 nodes, 10 TB of burst buffer."""
+    from tests._paper_examples import KOPANSKI_PLATFORM
+
+    return KOPANSKI_PLATFORM
+
+
+@pytest.fixture
+def kopanski_jobs():
+    """Kopanski & Rzadca's eight jobs of Section 3.1 (minutes of 60 s)."""
+    from tests._paper_examples import kopanski_jobs as jobs
+
+    return jobs()
+
+
 settings.register_profile("seeded", derandomize=False, database=None, deadline=None)
 settings.register_profile("deterministic", derandomize=True, deadline=None)
 settings.register_profile("explore", deadline=None)

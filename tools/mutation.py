@@ -30,31 +30,29 @@ ROOT = Path(__file__).resolve().parent.parent
 #: mutant runs the subset of them that reaches the mutated function).
 TESTS: dict[str, list[str]] = {
     "bbopt/analysis/metrics.py": [
-        "tests/test_metrics.py",
-        "tests/test_metrics_quantiles.py",
-        "tests/test_decision_quality.py",
-        "tests/test_summary_counts.py",
         "tests/analysis/test_metrics.py",
+        "tests/analysis/test_metrics_quantiles.py",
+        "tests/analysis/test_metrics_decision_quality.py",
+        "tests/analysis/test_metrics_counts.py",
     ],
     "bbopt/validation.py": ["tests/test_validation.py"],
     "bbopt/simulation/ledger.py": [
-        "tests/test_ledger_nodes.py",
-        "tests/test_ledger_plain_starts.py",
+        "tests/simulation/test_ledger_nodes.py",
+        "tests/simulation/test_ledger_plain_starts.py",
         "tests/simulation/test_ledger.py",
     ],
     "bbopt/workloads/swf.py": [
-        "tests/test_swf.py",
-        "tests/test_swf_bb.py",
-        "tests/test_swf_ints.py",
-        "tests/test_swf_header_scan.py",
         "tests/workloads/test_swf.py",
+        "tests/workloads/test_swf_bb.py",
+        "tests/workloads/test_swf_ints.py",
+        "tests/workloads/test_swf_files.py",
     ],
     "bbopt/solvers/base.py": [
-        "tests/test_budget_modes.py",
-        "tests/test_deterministic_budget.py",
+        "tests/solvers/test_base_budget_modes.py",
+        "tests/solvers/test_base_deterministic_budget.py",
         "tests/solvers/test_base.py",
     ],
-    "bbopt/analysis/store.py": ["tests/test_sweep.py", "tests/analysis/test_store.py"],
+    "bbopt/analysis/store.py": ["tests/analysis/test_sweep.py", "tests/analysis/test_store.py"],
 }
 
 

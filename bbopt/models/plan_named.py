@@ -48,7 +48,7 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
     each BB node over the window is inlined (the loop of :func:`first_fit_runs`, the same
     floats), a job's per-node amounts are the model's cumulative sums of its pieces
     (:func:`cumulative_pieces`), and the reservation is made in place;
-    ``tests/test_plan_fast_paths.py`` compares it with the general first-fit function."""
+    ``tests/models/test_plan_fast_paths.py`` compares it with the general first-fit function."""
     T, FN, FB, FK, SN, NOW = prof
     n, b, w = model._n[p], model._b[p], model._w[p]
     tol = model.tol

@@ -53,7 +53,7 @@ class SwapWalk:
     the swapped order, which can differ in the last bit of a float. A job's fit could then differ
     only if a segment's free BB were within that bit of its request less the fit rule's slack
     (:func:`bbopt.core.slack`); the plans are compared with fresh evaluations in
-    ``tests/test_plan_model.py``.
+    ``tests/models/test_plan.py``.
 
     >>> from bbopt import Job
     >>> jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2) for i in range(4)]
@@ -258,7 +258,7 @@ class CompiledWalk:
     (:func:`bbopt.models.plan_jit.walk_pool`): the same methods, the same scores and early
     rejections, the same orders. Its state lives in numpy arrays of two buffers, the current
     plan and the last move's (see :func:`~bbopt.models.plan_jit.walk_pool`); :meth:`accept`
-    makes the last move's the current one. ``tests/test_plan_jit.py`` checks it against
+    makes the last move's the current one. ``tests/models/test_plan_jit.py`` checks it against
     :class:`SwapWalk` and :meth:`PlanModel.score`.
     """
 

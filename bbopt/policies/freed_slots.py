@@ -109,7 +109,7 @@ def _take(profile: Profile, start: float, end: float, demand: tuple[float, float
     record of a row left below minus half the fit tolerance, without the overbooking check
     and the general method's dispatch. A move takes 2 to 3 segments on KTH x 2, so the calls
     around the work were most of its cost; with :func:`freed`'s construction, a move costs
-    about 15 % less (tests/test_freed_slots.py checks it against ``Profile.reserve``)."""
+    about 15 % less (tests/policies/test_freed_slots.py checks it against ``Profile.reserve``)."""
     if end <= start:
         return
     i = profile._split(start)

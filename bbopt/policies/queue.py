@@ -355,7 +355,7 @@ def backfill_blocks(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int,
     and BB: a block whose least job fails the test (compared as the pass compares a job's:
     ``now + walltime`` is at least the least one's) holds no job that passes, and is skipped
     whole. A deliberately inlined copy of the pass (checked against it by
-    ``tests/test_long_queue_blocks.py``)."""
+    ``tests/simulation/test_queue_blocks.py``)."""
     free_n, free_b = free
     extra_n, extra_b = extra
     out: list[Job] = []
@@ -391,7 +391,7 @@ def shortest_first(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int, 
     test with what is still free, then the next, until none does. Resources only shrink during
     the pass, so a job that failed the test never passes later: the same jobs in the same
     order. A deliberately inlined copy of the pass's test (checked against the sorted pass by
-    ``tests/test_long_queue_blocks.py``); a block is skipped when its least job fails it or
+    ``tests/simulation/test_queue_blocks.py``); a block is skipped when its least job fails it or
     is no shorter than the best found."""
     blocks = list(blocks)
     free_n, free_b = free

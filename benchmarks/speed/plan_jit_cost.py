@@ -7,7 +7,8 @@ walk of plan-1/2/3 (Kopanski & Rzadca, Euro-Par 2021, Section 3.3).
 Each line is a fresh child process timed with ``time.process_time`` around each step: first
 with an empty numba cache (``NUMBA_CACHE_DIR`` a new directory: the kernels are compiled and
 written there), then ``--repeat`` times with that cache filled (the usual case: the kernels are
-loaded). Processes that never score a plan model import no numba (``tests/test_plan_jit.py``).
+loaded). Processes that never score a plan model import no numba
+(``tests/models/test_plan_jit.py``).
 
 One run, load average about 7 (CPU s; filled: the least and largest of 3):
 

@@ -1,7 +1,9 @@
 """The engine's promises at their edges: a job is killed at its walltime exactly when it would
 run longer (not at equality), and on crowded workloads (exact capacity, coinciding ends and
 arrivals, zero-length runs) no instant holds more nodes or BB than the platform has, every job
-ends at start + min(runtime, walltime) and none starts before its submission."""
+ends at start + min(runtime, walltime) and none starts before its submission.
+
+The engine validates decisions, records every outcome, and is deterministic."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bbopt import Job, Platform, simulate
+from bbopt import Decision, InvalidDecision, Job, Platform, Start, make_policy, simulate
+from bbopt.analysis.metrics import summarize
 from bbopt.core import JobState
+from bbopt.workloads.synthetic import kth_like
 from tests._random_workloads import crowded_workloads
 
 
@@ -44,3 +48,200 @@ def test_crowded_workloads_keep_capacity_and_walltimes(jobs, policy):
         nodes += dn
         bb += dbb
         assert nodes <= platform.nodes and bb <= platform.bb + 1e-9
+
+
+PLATFORM = Platform(nodes=4, bb=10.0)
+
+
+class Greedy:
+    """Starts whatever it is told to, to test the engine's checks."""
+
+    name = "test"
+
+    io_aware = False
+
+    def __init__(self, pick):
+        self.pick = pick
+
+    def decide(self, state):
+        return Decision(start=tuple(Start(i) for i in self.pick(state)))
+
+
+def test_over_capacity_decision_is_refused_naming_the_job():
+    jobs = [Job("a", 0, 10, 10, 3), Job("b", 0, 10, 10, 3)]
+    bad = Greedy(lambda s: [j.id for j in s.queue])
+    with pytest.raises(InvalidDecision, match="job b"):
+        simulate(jobs, PLATFORM, bad)
+
+
+def test_bb_over_capacity_is_refused():
+    jobs = [Job("a", 0, 10, 10, 1, 6.0), Job("b", 0, 10, 10, 1, 6.0)]
+    with pytest.raises(InvalidDecision, match="burst buffer"):
+        simulate(jobs, PLATFORM, Greedy(lambda s: [j.id for j in s.queue]))
+
+
+def test_starting_an_unknown_or_running_job_is_refused():
+    jobs = [Job("a", 0, 10, 10, 1)]
+    with pytest.raises(InvalidDecision, match="job zzz"):
+        simulate(jobs, PLATFORM, Greedy(lambda s: ["zzz"]))
+    with pytest.raises(InvalidDecision, match="started twice"):
+        simulate(jobs, PLATFORM, Greedy(lambda s: ["a", "a"]))
+
+
+def test_busy_node_set_is_refused():
+    jobs = [Job("a", 0, 10, 10, 2), Job("b", 0, 10, 10, 2)]
+
+    class Pin:
+        name = "pin"
+        io_aware = False
+
+        def decide(self, state):
+            return Decision(start=tuple(Start(j.id, (0, 1)) for j in state.queue))
+
+    with pytest.raises(InvalidDecision, match="busy"):
+        simulate(jobs, PLATFORM, Pin())
+
+
+def test_local_ssd_requests_are_enforced_per_node():
+    # Nodes 0, 1 have 100 B of SSD, nodes 2, 3 have 200 B; a asks 150 B on each of 2 nodes.
+    ssd = Platform(nodes=4, bb=10.0, node_ssd=(100.0, 100.0, 200.0, 200.0))
+    a = Job("a", 0, 10, 10, 2, ssd=150.0)
+
+    class Pin:
+        name = "pin"
+        io_aware = False
+
+        def __init__(self, nodes):
+            self.nodes = nodes
+
+        def decide(self, state):
+            return Decision(start=tuple(Start(j.id, self.nodes) for j in state.queue))
+
+    with pytest.raises(InvalidDecision, match="less than the 150 B of local SSD"):
+        simulate([a], ssd, Pin((1, 2)))
+    # Without a node set the engine takes admissible nodes, least SSD first.
+    small = Job("s", 0, 10, 10, 1, ssd=50.0)
+    res = simulate([a, small], ssd, Pin(None))
+    assert res.allocation == [(2, 3), (0,)]
+    # ... and refuses when too few free nodes have enough SSD.
+    b = Job("b", 0, 10, 10, 1, ssd=150.0)
+    with pytest.raises(InvalidDecision, match="job b"):
+        simulate([a, b], ssd, Greedy(lambda s: [j.id for j in s.queue]))
+
+
+def test_policy_that_starves_an_idle_machine_is_caught():
+    jobs = [Job("a", 0, 10, 10, 1)]
+    with pytest.raises(InvalidDecision, match="idle machine"):
+        simulate(jobs, PLATFORM, Greedy(lambda s: []))
+
+
+def test_kill_at_walltime_and_reject_with_reason():
+    jobs = [Job("long", 0, walltime=5, runtime=50), Job("huge", 0, 5, 5, nodes=5),
+            Job("fat", 0, 5, 5, bb=11.0)]
+    res = simulate(jobs, PLATFORM, "fcfs-bb")
+    assert res.state == ["killed", "rejected", "rejected"]
+    assert res.end[0] == 5
+    assert "nodes" in res.reasons["huge"] and "burst buffer" in res.reasons["fat"]
+    m = summarize(res)
+    assert (m["finished"], m["killed"], m["rejected"]) == (0, 1, 2)
+
+
+def test_memory_travels_between_decisions():
+    seen = []
+
+    class Counter:
+        name = "counter"
+        io_aware = False
+
+        def decide(self, state):
+            seen.append(state.memory.get("n", 0))
+            return Decision(start=tuple(Start(j.id) for j in state.queue[:1]),
+                            memory={"n": state.memory.get("n", 0) + 1})
+
+    simulate([Job(str(k), k, 1, 1) for k in range(4)], PLATFORM, Counter())
+    assert seen == [0, 1, 2, 3]
+
+
+def test_same_seed_same_csv(tmp_path):
+    for name in ("a", "b"):
+        jobs = kth_like(400, seed=7)
+        simulate(jobs, Platform.kopanski(), "sjf-bb").to_csv(tmp_path / f"{name}.csv")
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+    other = kth_like(400, seed=8)
+    simulate(other, Platform.kopanski(), "sjf-bb").to_csv(tmp_path / "c.csv")
+    assert (tmp_path / "a.csv").read_bytes() != (tmp_path / "c.csv").read_bytes()
+
+
+def test_jobs_csv_has_batsim_columns(tmp_path):
+    import csv
+
+    from bbopt.simulation.result import BATSIM_COLUMNS
+
+    res = simulate(kth_like(50, seed=1), Platform.kopanski(), "fcfs-bb")
+    path = res.to_csv(tmp_path / "jobs.csv")
+    rows = list(csv.DictReader(path.open()))
+    assert tuple(rows[0])[: len(BATSIM_COLUMNS)] == BATSIM_COLUMNS
+    for row in rows:
+        if row["final_state"] == "REJECTED":
+            continue
+        assert float(row["finish_time"]) == pytest.approx(
+            float(row["starting_time"]) + float(row["execution_time"]))
+        assert float(row["waiting_time"]) == pytest.approx(
+            float(row["starting_time"]) - float(row["submission_time"]))
+        # evalys' interval set ("0-3 7"): as many nodes as the job asked for
+        held = sum(int(b) - int(a) + 1 for a, _, b in
+                   (part.partition("-") if "-" in part else (part, "-", part)
+                    for part in row["allocated_resources"].split()))
+        assert held == int(row["requested_number_of_resources"])
+
+
+def test_duplicate_ids_are_an_input_error():
+    from bbopt import InputError
+
+    with pytest.raises(InputError, match="duplicate"):
+        simulate([Job("a", 0, 1), Job("a", 1, 1)], PLATFORM)
+
+
+def test_execution_model_is_pluggable():
+    """A model that runs every job at half its trace runtime decides the end times."""
+    import heapq
+
+    class HalfTime:
+        def reset(self, jobs, platform):
+            self.jobs, self.heap = jobs, []
+
+        def start(self, k, t, allocation):
+            heapq.heappush(self.heap, (t + self.jobs[k].runtime / 2, k))
+
+        def next_time(self):
+            return self.heap[0][0] if self.heap else float("inf")
+
+        def finish(self, t):
+            out = []
+            while self.heap and self.heap[0][0] == t:
+                out.append((heapq.heappop(self.heap)[1], "finished"))
+            return out
+
+    jobs = [Job("a", 0, 100, 40, 4), Job("b", 0, 100, 40, 4)]
+    res = simulate(jobs, PLATFORM, "fcfs", execution=HalfTime())
+    assert res.start == [0, 20] and res.end == [20, 40]
+    with pytest.raises(Exception, match="execution model"):
+        simulate(jobs, PLATFORM, "fcfs", execution="quantum")
+
+
+def test_tick_schedules_periodically_while_jobs_wait():
+    """With ``tick=60`` the engine decides at every event and at each multiple of 60 s while a
+    job waits: r holds the machine 0-300, w waits from 10 to 300; after w starts, nothing waits
+    and the ticks stop (w ends at 400 without a decision)."""
+    jobs = [Job("r", 0, 300, 300, 2), Job("w", 10, 100, 100, 2)]
+    fcfs = make_policy("fcfs")
+    # asked even when nothing fits (tests/simulation/test_replay_shortcuts)
+    fcfs.idle_unless_fits = False
+    times = []
+    res = simulate(jobs, Platform(2, 0.0), fcfs, tick=60,
+                   on_decision=lambda state, decision: times.append(state.time))
+    assert times == [0, 10, 60, 120, 180, 240, 300]
+    assert res.start == [0, 300]
+    times.clear()
+    simulate(jobs, Platform(2, 0.0), fcfs, on_decision=lambda s, d: times.append(s.time))
+    assert times == [0, 10, 300]

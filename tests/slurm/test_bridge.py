@@ -12,23 +12,21 @@ import time
 
 import pytest
 
-from bbopt import Decision, Job, Platform, simulate, summarize
+from bbopt import Decision, Job, simulate, summarize
 from bbopt.core import TB, Start
 from bbopt.slurm.bridge import Bridge
 from bbopt.slurm.commands import SlurmCommands
 from bbopt.slurm.replay import read_jobcomp, replay, submit_workload
+from tests._paper_examples import KOPANSKI_PLATFORM, kopanski_jobs
 from tests.slurm.conftest import require_slurm
 
 pytestmark = pytest.mark.slurm
 
-# Kopanski & Rzadca, Section 3.1: job, submit [min], runtime [min], CPUs, BB [TB]
-TABLE = [(1, 0, 10, 1, 4), (2, 0, 4, 1, 2), (3, 1, 1, 3, 8), (4, 2, 3, 2, 4),
-         (5, 3, 1, 3, 4), (6, 3, 1, 2, 2), (7, 4, 5, 1, 2), (8, 4, 3, 2, 4)]
-PLATFORM = Platform(4, 10 * TB)
+PLATFORM = KOPANSKI_PLATFORM
 
 
 def example(minute: float) -> list[Job]:
-    return [Job(str(j), s * minute, r * minute, r * minute, c, b * TB) for j, s, r, c, b in TABLE]
+    return kopanski_jobs(minute)
 
 
 @pytest.mark.slow

@@ -2,15 +2,13 @@
 runtime, scheduler every minute)."""
 
 
-from bbopt import Job, Platform, simulate
+from bbopt import simulate
 from bbopt.analysis.metrics import summarize
-from bbopt.core import MINUTE, TB
+from bbopt.core import MINUTE
+from tests._paper_examples import KOPANSKI_PLATFORM as PLATFORM
+from tests._paper_examples import kopanski_jobs
 
-# job, submit [min], runtime [min], CPUs, BB [TB]
-TABLE = [(1, 0, 10, 1, 4), (2, 0, 4, 1, 2), (3, 1, 1, 3, 8), (4, 2, 3, 2, 4),
-         (5, 3, 1, 3, 4), (6, 3, 1, 2, 2), (7, 4, 5, 1, 2), (8, 4, 3, 2, 4)]
-JOBS = [Job(str(j), s * MINUTE, r * MINUTE, r * MINUTE, c, b * TB) for j, s, r, c, b in TABLE]
-PLATFORM = Platform(4, 10 * TB)
+JOBS = kopanski_jobs()
 
 
 def starts(policy):
@@ -41,9 +39,9 @@ def test_fcfs_bb_starts_job4_when_submitted():
     assert all(s[j] < 10 for j in ("5", "6", "7", "8"))
 
 
-def test_bb_reservation_shortens_the_schedule():
-    easy = summarize(simulate(JOBS, PLATFORM, "fcfs-easy", tick=MINUTE))
-    bb = summarize(simulate(JOBS, PLATFORM, "fcfs-bb", tick=MINUTE))
+def test_bb_reservation_shortens_the_schedule(kopanski_jobs, kopanski_platform):
+    easy = summarize(simulate(kopanski_jobs, kopanski_platform, "fcfs-easy", tick=MINUTE))
+    bb = summarize(simulate(kopanski_jobs, kopanski_platform, "fcfs-bb", tick=MINUTE))
     assert bb["mean_wait"] < easy["mean_wait"]
     assert bb["makespan"] < easy["makespan"]
 

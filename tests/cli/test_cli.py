@@ -8,7 +8,7 @@ import pytest
 
 from bbopt.cli import main
 from bbopt.core import GB
-from tests.test_schema_and_decide import state
+from tests.test_schema import state
 
 
 def run(*args, stdin=None):

@@ -98,7 +98,7 @@ def test_budget_entries_set_policy_options_as_scenarios():
 def _wrapper():
     import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bbsched_reproduction.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bbsched_reproduction.py"
     spec = importlib.util.spec_from_file_location("bbsched_reproduction", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -9,7 +9,7 @@ from bbopt import decide
 from bbopt.cli import main
 from bbopt.schema import loads_state
 
-STATE = Path(__file__).resolve().parents[1] / "examples" / "state.json"
+STATE = Path(__file__).resolve().parents[2] / "examples" / "state.json"
 
 
 def test_example_state_decides_as_the_readme_says(capsys):

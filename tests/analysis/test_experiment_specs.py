@@ -12,7 +12,7 @@ from bbopt.analysis.sweep import run_sweep
 from bbopt.analysis.sweep_spec import load_spec
 from tests._workload_data import KTH_SWF, data_file
 
-EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 SPECS = sorted(EXPERIMENTS.glob("*.yaml"))
 
 
