@@ -20,9 +20,11 @@ Exit codes (:data:`EXIT_CODES`, documented in docs/threat-model.md):
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 
 #: What each exit status of ``bbopt`` means.
 EXIT_CODES = {0: "done", 1: "done, some sweep runs failed", 2: "bad input or unreachable service",
@@ -50,6 +52,35 @@ def terminate_as_interrupt() -> None:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, _raise)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP while worker processes start, and act on the first one
+    held when the block ends. A start cut short leaves a spawned interpreter reading its
+    instructions from a pipe its parent has closed (it prints a traceback) and a worker its pool
+    does not know of, so cannot stop. Handlers, unlike a blocked signal mask, are not inherited
+    by the spawned interpreters, which can still be stopped at once."""
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    old = {s: signal.getsignal(s) for s in sigs}
+    mine = [s for s in sigs if old[s] not in (signal.SIG_IGN, None)]
+    for s in mine:
+        signal.signal(s, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        for s in mine:
+            signal.signal(s, old[s])
+    if held:
+        handler = old[held[0]]
+        if callable(handler):  # Ctrl-C's KeyboardInterrupt, or Terminated
+            handler(held[0], None)
+        else:  # the default action: stop as the signal would have
+            signal.raise_signal(held[0])
 
 
 def exit_status(exc: BaseException) -> int:

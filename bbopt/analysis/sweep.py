@@ -409,13 +409,16 @@ def _run_processes(todo: list[RunTask], workers: int | None, batch: int | None,
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+    from bbopt.signals import deferred
+
     workers = workers or os.cpu_count() or 1
     chunks = _chunks(todo, batch or 1, workers)  # a pool's task costs well under 1 ms
     ctx = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx)
     finished = False
     try:
-        order = {pool.submit(run_batch, c): k for k, c in enumerate(chunks)}
+        with deferred():  # (each submit may start a worker: never cut one short)
+            order = {pool.submit(run_batch, c): k for k, c in enumerate(chunks)}
         pending = set(order)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)

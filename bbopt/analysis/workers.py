@@ -106,13 +106,18 @@ def run_each(fn: Callable[..., Any], tasks: Sequence[tuple], workers: int | None
     # Spawned, not forked: a fork copies whatever lock a solver or BLAS thread of this process
     # holds at that instant, and the child can wait on it forever.
     ctx = multiprocessing.get_context("spawn")
+    from bbopt.signals import deferred
+
     if on_report is None:
-        with ctx.Pool(min(workers, len(tasks))) as pool:  # exit: terminate()
+        with deferred():  # (the workers start whole, so that terminate() stops them all)
+            pool = ctx.Pool(min(workers, len(tasks)))
+        with pool:  # exit: terminate()
             yield from pool.imap(_call, [(fn, task) for task in tasks])
         return
     reports = ctx.Queue()
-    with ctx.Pool(min(workers, len(tasks)), initializer=_set_reports,
-                  initargs=(reports,)) as pool:
+    with deferred():
+        pool = ctx.Pool(min(workers, len(tasks)), initializer=_set_reports, initargs=(reports,))
+    with pool:
         results = pool.imap(_call_reporting, [(fn, task) for task in tasks])
         for _ in tasks:
             while True:
