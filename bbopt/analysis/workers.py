@@ -118,16 +118,20 @@ def run_each(fn: Callable[..., Any], tasks: Sequence[tuple], workers: int | None
     with deferred():
         pool = ctx.Pool(min(workers, len(tasks)), initializer=_set_reports, initargs=(reports,))
     with pool:
-        results = pool.imap(_call_reporting, [(fn, task) for task in tasks])
-        for _ in tasks:
+        results = pool.imap(_call_reporting, [(fn, task, i) for i, task in enumerate(tasks)])
+        ended: set[int] = set()
+        for i in range(len(tasks)):
             while True:
-                _drain(reports, on_report)
+                _drain(reports, on_report, ended)
                 try:
                     result = results.next(timeout=REPORT_POLL)
                     break
                 except multiprocessing.TimeoutError:
                     continue
-            _drain(reports, on_report)
+            # A worker's reports travel through a queue, its result through the pool: the
+            # result can overtake the last reports. Each task's reports end with its marker.
+            while i not in ended:
+                _drain(reports, on_report, ended, block=True)
             yield result
 
 
@@ -137,25 +141,39 @@ REPORT_POLL = 0.2
 _REPORTS: Any = None  # a worker's queue to the parent (set by the pool's initializer)
 
 
+class _Ended(int):
+    """The marker a worker sends after the last report of task number ``self``."""
+
+
 def _set_reports(reports: Any) -> None:
     global _REPORTS
     _REPORTS = reports
 
 
-def _call_reporting(item: tuple[Callable[..., Any], tuple]) -> Any:
-    fn, task = item
-    return fn(*task, report=_REPORTS.put)
+def _call_reporting(item: tuple[Callable[..., Any], tuple, int]) -> Any:
+    fn, task, i = item
+    try:
+        return fn(*task, report=_REPORTS.put)
+    finally:
+        _REPORTS.put(_Ended(i))
 
 
-def _drain(reports: Any, on_report: Callable[[Any], None]) -> None:
+def _drain(reports: Any, on_report: Callable[[Any], None], ended: set[int], *,
+           block: bool = False) -> None:
+    """Hand every report waiting in ``reports`` to ``on_report`` and note the ended tasks;
+    ``block``: wait for at least one message."""
     import queue
 
     while True:
         try:
-            message = reports.get_nowait()
+            message = reports.get(timeout=REPORT_POLL) if block else reports.get_nowait()
         except queue.Empty:
             return
-        on_report(message)
+        block = False
+        if isinstance(message, _Ended):
+            ended.add(int(message))
+        else:
+            on_report(message)
 
 
 def run_all(fn: Callable[..., Any], tasks: Sequence[tuple], workers: int | None = None,
