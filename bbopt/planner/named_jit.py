@@ -598,3 +598,52 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
                 seq[planned_n] = q
                 planned_n += 1
     return planned_n
+
+
+@njit(cache=True)
+def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: float,
+                         ftol: float, ends: np.ndarray, held: np.ndarray, jobs: np.ndarray,
+                         previous: np.ndarray, depth: float, planned: np.ndarray,
+                         seq: np.ndarray) -> int:
+    """:func:`conservative_named` from the running jobs themselves, so that a decision hands
+    over arrays only: ``ends[R]`` their expected ends, ``held[R, 2 + K]`` what each holds
+    (nodes, pool BB, bytes per BB node). The profile is built as ``Profile`` builds it
+    (releases sorted by ``max(end, now)``, stable; held sums in that order; equal times merged),
+    the BB nodes now are the capacities less each running job's bytes (in the order given) and
+    the kept reservations (``previous`` not ``nan``) are held again by ``(max(start, now),
+    queue position)``, as ``ConservativeBackfilling`` orders them."""
+    count, dims = jobs.shape[1], caps.shape[0]
+    k = dims - 2
+    order = np.argsort(np.maximum(ends, now), kind="mergesort")
+    total = np.zeros(dims)
+    for r in order:
+        for d in range(dims):
+            total[d] += held[r, d]
+    prof = np.empty((1 + dims, ends.shape[0] + 1 + 6 * count + 4))
+    prof[0, 0] = now
+    for d in range(dims):
+        prof[1 + d, 0] = caps[d] - total[d]
+    length = 1
+    cur = prof[1:, 0].copy()
+    for r in order:
+        t = max(ends[r], now)
+        for d in range(dims):
+            cur[d] = cur[d] + held[r, d]
+        if t != prof[0, length - 1]:
+            prof[0, length] = t
+            length += 1
+        prof[1:, length - 1] = cur
+    space = caps[2:].copy()
+    for r in range(ends.shape[0]):
+        for b in range(k):
+            if held[r, 2 + b] != 0.0:
+                space[b] -= held[r, 2 + b]
+    keys = np.full(count, math.inf)
+    kept = 0
+    for q in range(count):
+        if not math.isnan(previous[q]):
+            keys[q] = max(previous[q], now)
+            kept += 1
+    kept_order = np.argsort(keys, kind="mergesort")[:kept]
+    return conservative_named(now, tol, bb_tol, ftol, prof, length, space, jobs, previous,
+                              kept_order, depth, planned, seq)
