@@ -1,7 +1,7 @@
 """Named burst-buffer nodes compiled with numba (Kopanski & Rzadca, Euro-Par 2021, Sections
 3.2, 3.3, 4.1): the plan model's placement and annealing walk (:mod:`bbopt.models.plan_named`,
 ``PlanModel._run_named``, ``SwapWalk._walk_named``) and conservative-bb's decision
-(:meth:`bbopt.policies.named_bb.NamedProfile.conservative`), with the same floating-point
+(:func:`bbopt.policies.conservative._replan`), with the same floating-point
 operations in the same order as those Python loops, the reference: the same starts, pieces and
 scores, bit for bit (``tests/planner/test_named_jit.py``). Imported on first use
 (:func:`bbopt.planner.named.kernels`; ``BBOPT_NO_JIT=1`` or no numba: the Python loops).
@@ -485,7 +485,7 @@ def _earliest_fit(prof, length, now, duration, tol, demand):
 
 @njit(cache=True)
 def _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
-    """``NamedProfile._pieces_over``: whether the pieces (``cnt``) and the pool fit there."""
+    """``Planner._pieces_over``: whether the pieces (``cnt``) and the pool fit there."""
     i = _segment(prof[0], start, length)
     j = i + 1
     while j < length and prof[0, j] < start + w:
@@ -501,7 +501,7 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
                        prof: np.ndarray, length: int, space: np.ndarray, jobs: np.ndarray,
                        previous: np.ndarray, kept_order: np.ndarray, depth: float,
                        planned: np.ndarray, seq: np.ndarray) -> int:
-    """``NamedProfile.conservative`` on the running jobs' profile and ``space`` (the BB nodes
+    """conservative-bb's ``_replan`` on the running jobs' profile and ``space`` (the BB nodes
     now); ``jobs[3, Q]``: nodes, BB, walltime; ``previous[q]``: ``nan`` or a kept start.
     ``planned[q]``: starts (``nan``: none), ``seq``: the planned jobs in order; their count.
     Raises ``ValueError`` where the Python profile raises ``OverbookedError``."""
@@ -514,7 +514,7 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
     demand, low, pool_only = np.zeros(dims), np.zeros(dims), np.zeros(dims)
     planned[:] = math.nan
 
-    def hold(q: int, start: float, length: int) -> int:  # NamedProfile.hold; -1: no room
+    def hold(q: int, start: float, length: int) -> int:  # Planner.hold; -1: no room
         n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
         taken = start <= now
         if taken:
@@ -541,14 +541,14 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
             now_cnt[q] = cnt
         return length
 
-    def drop(q: int, length: int) -> int:  # NamedProfile.drop
+    def drop(q: int, length: int) -> int:  # Planner.release
         length = _change(prof, length, span[q, 0], span[q, 1], held[q], 1.0, tol)
         for node in range(k):
             for _ in range(now_cnt[q, node]):
                 space[node] += jobs[1, q] / jobs[0, q]
         return length
 
-    def earliest(q: int, limit: float, length: int) -> float:  # NamedProfile.earliest
+    def earliest(q: int, limit: float, length: int) -> float:  # Planner.earliest
         n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
         if _first_fit(space, int(n), bb, ftol, cnt) == 0:
             _demand(n, bb, cnt, demand)

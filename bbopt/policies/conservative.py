@@ -10,7 +10,7 @@ walltimes, never with the (unknown) runtimes.
 
 On named BB nodes (:attr:`bbopt.core.Platform.bb_nodes`) the profile keeps one dimension per
 BB node and each job is reserved with its first-fit pieces on the least free space over its
-reserved interval (:class:`~bbopt.policies.named_bb.NamedProfile`), planned from scratch at
+reserved interval (:meth:`bbopt.planner.Planner.reserve`), planned from scratch at
 every decision: the kept reservations are held again earliest first, then compressed. There
 the promise is weaker: the engine gives a job that starts the first-fit pieces of what is free
 then, which can differ from the pieces planned for it (an early end freed a lower BB node),
@@ -60,12 +60,11 @@ from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs, sl
 from bbopt.jit import KERNELS
 from bbopt.jit import kernels as load_kernels
 from bbopt.models.bb_nodes import bb_node_tolerance
-from bbopt.planner import Profile, earlier_fit2, profile_of
+from bbopt.planner import Planner, Profile, earlier_fit2, profile_of
 from bbopt.planner.named import kernels as named_kernels
 from bbopt.planner.profile import OverbookedError
 from bbopt.policies.booked import sorted_reservations, updated_reservations
 from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
-from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
 
@@ -136,6 +135,7 @@ class ConservativeBackfilling:
         # On named BB nodes: the platform, its capacities and slacks as arrays, and what each
         # running job holds (by id), for the compiled decision
         self._named_consts: tuple | None = None
+        self._named_booked: dict[str, Reservation] = {}  # (reused while their start stays)
         self._interpreted = 0  # reservations looked at by compressions run in Python
 
     def decide(self, state: ClusterState) -> Decision:
@@ -389,8 +389,9 @@ class ConservativeBackfilling:
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
         """:meth:`decide` on named BB nodes: the profile has one more dimension per BB node,
-        and every reservation holds the job's first-fit pieces (see
-        :class:`~bbopt.policies.named_bb.NamedProfile`), planned again at every decision from
+        and every reservation holds the job's first-fit pieces (:class:`~bbopt.planner.Planner`
+        with ``first_fit``: the engine names the started jobs' nodes), planned again at every
+        decision from
         the running jobs and the kept reservations -- compiled when the kernels load
         (:meth:`_named_compiled`), else in Python."""
         now = state.time
@@ -401,15 +402,16 @@ class ConservativeBackfilling:
         if self.compiled is not False:
             planned = self._named_compiled(state, previous, depth)
         if planned is None:
-            plan = NamedProfile(state)
             position = {job.id: k for k, job in enumerate(queue)}
             order = sorted((j for j in queue if j.id in previous),
                            key=lambda j: (max(previous[j.id], now), position[j.id]))
-            planned = plan.conservative(order, previous, depth, queue)
+            planned = _replan(Planner.of(state, first_fit=True), order, previous, depth, queue)
         started = [job for job in queue if planned.get(job.id) == now]
         future = {jid: t for jid, t in planned.items() if t > now}
-        reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
-                                                                 key=_start_then_id)]
+        booked = self._named_booked
+        reservations = sorted_reservations(future, booked)
+        if len(booked) > 2 * len(reservations) + 64:
+            self._named_booked = {r.job_id: r for r in reservations}
         return _decision(started, reservations, t0=t0, memory={"reservations": future})
 
     def _named_compiled(self, state: ClusterState, previous: dict[str, float],
@@ -474,8 +476,34 @@ class ConservativeBackfilling:
         return dict(zip([queue[q].id for q in order], starts[order].tolist(), strict=True))
 
 
-def _start_then_id(item: tuple[str, float]) -> tuple[float, str]:
-    return item[1], item[0]
+def _replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,
+            queue) -> dict[str, float]:
+    """Conservative backfilling planned again on ``planner`` (the reference of the compiled
+    decision, :func:`bbopt.planner.named_jit.conservative_named`): the kept reservations
+    (``previous``) held again in ``order``, compressed earliest first (never later than
+    before), then the other jobs of ``queue`` in queue order, up to ``depth`` reservations
+    (beyond: a start now if possible). The starts by job id, in the order they were planned."""
+    now = planner.now
+    kept = [job for job in order if planner.hold(job, max(previous[job.id], now))]
+    planned: dict[str, float] = {}
+    for job in kept:  # compression, earliest first: never later than before
+        old = max(previous[job.id], now)
+        planner.release(job)
+        start = planner.earliest(job, limit=old)
+        if start == math.inf or not planner.hold(job, start):
+            start = old
+            planner.hold(job, old)  # the slot it held a moment ago
+        planned[job.id] = start
+    for job in queue:
+        if job.id in planned:
+            continue
+        if len(planned) < depth:
+            start = planner.earliest(job)
+            if start < math.inf and planner.hold(job, start):
+                planned[job.id] = start
+        elif planner.hold(job, now):
+            planned[job.id] = now
+    return planned
 
 
 class _Kept(NamedTuple):
