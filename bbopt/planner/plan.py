@@ -159,8 +159,9 @@ class Planner:
         when it cannot start now (nothing changes)."""
         profile = self.profile
         row, tol = profile.free[0], profile._tol  # (now: the profile's first segment)
-        if job.nodes > row[0] + tol[0] or job.bb > row[1] + tol[1]:
-            return None  # (the cheap test first: most jobs of a long queue fail it)
+        if job.nodes > row[0] + tol[0] or job.bb > row[1] + tol[1] or (
+                self.k and not profile.fits(self.now, job.walltime, (job.nodes, job.bb))):
+            return None  # (the cheap tests first: most jobs of a long queue fail them)
         nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
         if isinstance(nodes, str):
             return None
@@ -191,6 +192,23 @@ class Planner:
         self._hold(job, self.now, self._demand(job, got))
         self.started[job.id] = nodes
         return Start(job.id, nodes if self.bb.chooses_nodes else None)
+
+    def start_each(self, jobs: Iterable[Job]) -> list[Job]:
+        """:meth:`start` every job of ``jobs`` that fits now, in this order (a backfill pass
+        over a long queue: the free nodes and BB now are compared before anything is placed);
+        the jobs started."""
+        out: list[Job] = []
+        profile = self.profile
+        tol0, tol1 = profile._tol[0], profile._tol[1]
+        for job in jobs:
+            row = profile.free[0]
+            if row[0] + tol0 < 1:
+                break  # (no node left now)
+            if job.nodes > row[0] + tol0 or job.bb > row[1] + tol1:
+                continue
+            if self.start(job) is not None:
+                out.append(job)
+        return out
 
     def _bb_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         nodes: tuple[int, ...] | None = ()

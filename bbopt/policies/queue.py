@@ -246,11 +246,7 @@ class EasyBackfilling:
         rest = islice(queue, i + 1, None)
         if self.order == "sjf":
             rest = sorted(rest, key=_walltime)
-        for job in rest:
-            if not planner.free_nodes:
-                break
-            if planner.start(job) is not None:
-                started.append(job)
+        started += planner.start_each(rest)
         return _decision(started, [Reservation(head.id, shadow)], t0=t0)
 
 
