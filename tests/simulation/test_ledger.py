@@ -195,3 +195,22 @@ def test_bandwidth_is_charged_refused_with_the_job_and_time_and_given_back():
     assert Ledger(platform).why_never_fits(wide) is None
     assert ledger.why_never_fits(Job("x", 0.0, 1.0, nodes=5)) == (
         "requests 5 nodes, platform has 4")
+
+
+def test_an_ssd_request_of_half_a_byte_is_still_an_ssd_request():
+    # no named BB, no bandwidth (the ledger's plain case) but node SSDs: 0.5 B must not take
+    # node 0, which has none
+    ledger = Ledger(Platform(4, 0.0, node_ssd=(0.0, 2.0, 1.0, 2.0)))
+    assert ledger.plain
+    job = Job("s", 0.0, 10.0, ssd=0.5)
+    assert ledger.admit(job, None, 0.0) == (2,)  # the smallest admissible SSD
+    assert "nodes [0] have less than the 0.5 B" in str(_refusal(ledger, job, (0,)))
+
+
+def test_proximity_takes_a_consecutive_run_even_for_a_job_without_bb():
+    platform = Platform(4, 20.0, bb_nodes=(10.0, 10.0),
+                        bb_proximity=((0, 1), (0, 1), (1, 0), (1, 0)))
+    ledger = Ledger(platform)
+    ledger.admit(Job("x", 0.0, 10.0), (1,), 0.0)
+    assert ledger.admit(Job("y", 0.0, 10.0, nodes=2), None, 0.0) == (2, 3)  # not (0, 2)
+    assert ledger.free_nodes == [0]
