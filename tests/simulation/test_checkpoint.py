@@ -122,22 +122,61 @@ def test_checkpoints_and_restarts_keep_the_work_and_charge_their_time():
     assert again.extra["work_done"] == 400.0 and again.extra["restarts"] == 1
     model.start(0, 600.0, (2, 3))
     assert model.next_time() == 1300.0  # 600 + 100 restart + 600 left
-    # evicted 50 s into its 100 s restart: 50 s of restart spent, no work done
-    assert model.evict(0, 650.0) == 750.0
-    assert model.finish(750.0) == [(0, "checkpointed")]
-    assert model.resubmit(0).extra["restarts"] == 2
-    model.start(0, 800.0, (0, 1))
-    assert model.next_time() == 1500.0  # (the engine asks for it before every finish)
-    assert model.finish(1500.0) == [(0, "finished")]
+    assert model.evict(0, 800.0) == 900.0  # 100 s of work after its restart
+    assert model.finish(900.0) == [(0, "checkpointed")]
+    assert model.resubmit(0).extra["work_done"] == 500.0
+    model.start(0, 1000.0, (0, 1))
+    # evicted half a second before its restart is read: 99.5 s of that restart spent, no work
+    assert model.evict(0, 1099.5) == 1199.5
+    assert model.finish(1199.5) == [(0, "checkpointed")]
+    assert model.resubmit(0).extra["restarts"] == 3
+    model.start(0, 1200.0, (0, 1))
+    assert model.next_time() == 1800.0  # (the engine asks for it before every finish)
+    assert model.finish(1800.0) == [(0, "finished")]
     result = _Result()
     model.record(result)
     p = result.preemption["a"]
-    assert p == {"evictions": 2, "checkpoints": 2, "restarts": 2, "kills": 0,
-                 "checkpoint_time": 200.0, "restart_time": 150.0, "work_done": 1000.0,
+    assert p == {"evictions": 3, "checkpoints": 3, "restarts": 3, "kills": 0,
+                 "checkpoint_time": 300.0, "restart_time": 299.5, "work_done": 1000.0,
                  "lost_work": 0.0}
-    # segments [0, 500], [600, 750], [800, 1500]: 1350 s = work + lost + checkpoint + restart
+    # segments [0, 500], [600, 900], [1000, 1199.5], [1200, 1800]: run time = work + lost +
+    # checkpoint + restart
     assert sum(p[x] for x in ("work_done", "lost_work", "checkpoint_time", "restart_time")) \
-        == 500.0 + 150.0 + 700.0
+        == 500.0 + 300.0 + 199.5 + 600.0
+
+
+def test_half_a_second_of_work_left_after_a_restart():
+    job = Job("a", 0.0, 1000.0, checkpointable=True, extra={"site": "x"})  # runtime: walltime
+    model = _run(_model(), job)
+    model.start(0, 0.0, (0,))
+    model.evict(0, 999.5)
+    model.finish(1099.5)
+    again = model.resubmit(0)
+    assert (again.walltime, again.runtime) == (100.5, 100.5)
+    assert again.extra == {"site": "x", "work_done": 999.5, "restarts": 1}
+    model.start(0, 1200.0, (0,))
+    assert model.next_time() == 1300.5
+
+
+def test_jobs_ending_together_are_all_reported_past_a_stale_end():
+    jobs = [Job(k, 0.0, 2000.0, 1000.0, checkpointable=True) for k in "abc"]
+    model = _run(_model(), *jobs)
+    for k in range(3):
+        model.start(k, 0.0, (k,))
+    model.evict(1, 400.0)  # b's end at 1000 is stale, between a's and c's
+    assert model.finish(500.0) == [(1, "checkpointed")]
+    assert model.next_time() == 1000.0
+    assert model.finish(1000.0) == [(0, "finished"), (2, "finished")]
+
+
+def test_a_model_never_reset_records_nothing():
+    result = _Result()
+    CheckpointRestart().record(result)
+    assert result.preemption == {}
+
+
+def test_a_bandwidth_under_one_byte_per_second_is_still_positive():
+    assert _model(pfs_bandwidth=0.5).checkpoint_time(Job("a", 0.0, 1.0)) == 2e9
 
 
 def test_the_walltime_bounds_the_useful_work_across_a_restart():
