@@ -133,3 +133,19 @@ def test_a_refused_model_object_is_named_with_every_missing_method():
                        r"object at 0x\w+>\) is missing start, next_time, finish \(see "
                        r"bbopt\.simulation\.execution\)$"):
         make_execution_model(Half())
+    Half.name = "halfway"
+    with pytest.raises(InputError, match=r"execution model 'halfway' \("):
+        make_execution_model(Half())
+
+
+def test_a_model_class_missing_a_method_is_not_registered():
+    from bbopt.simulation.execution import EXECUTION_MODELS
+
+    class Half:
+        def reset(self, jobs, platform): ...
+
+    with pytest.raises(InputError, match=r"^field 'execution': execution model 'half' \(test_a_"
+                       r"model_class_missing_a_method_is_not_registered\.<locals>\.Half\) is "
+                       r"missing start, next_time, finish"):
+        EXECUTION_MODELS.add("half", Half)
+    assert "half" not in EXECUTION_MODELS
