@@ -449,3 +449,34 @@ def test_given_phases_with_a_checkpoint_per_gap_and_zero_volumes_skipped():
     assert PhasedIO()._steps(gen) == [("stage_in", 8.0), ("compute", 30.0), ("checkpoint", 8.0),
                                       ("compute", 30.0), ("checkpoint", 8.0), ("compute", 30.0),
                                       ("stage_out", 8.0)]
+
+
+@pytest.mark.parametrize("options,end,state,computed", [
+    ({}, 150.0, "killed", 75.0),  # I = 1/2: 100 s of work would take 200 s, killed at 150
+    ({"kill_at_walltime": False}, 200.0, "finished", 100.0),  # Herbein's: runs to completion
+    ({"stretch": False}, 100.0, "finished", 50.0),  # the emulator's: runtime kept, work lost
+])
+def test_half_the_bandwidth_halves_the_computation(options, end, state, computed):
+    # two nodes of one 256 MB/s switch, each streaming 256 MB/s: each gets 128, I = 1/2
+    job = Job("a", 0, walltime=150, runtime=100, nodes=2, bandwidth=256 * MB)
+    model = IOContention(**options)
+    res = simulate([job], _example(), "fcfs", execution=model)
+    assert res.end == [end] and res.state == [state]
+    st_ = model.job_stats()[0]
+    assert (st_["computed"], st_["blocked"], st_["interfered"], st_["compute"]) == (
+        computed, end - computed, end, end)
+    assert st_["elapsed"] == end and model.contended_time() == (end, end)
+
+
+def test_a_checkpoint_to_the_nodes_own_bb_takes_volume_over_the_local_bandwidth():
+    # the example tree has no BB node: a checkpoint stays on the node (200 B per node)
+    from bbopt import Platform
+
+    platform = Platform(4, 1000.0, topology=herbein_example_topology())
+    job = Job("b", 0, walltime=1000, runtime=20, nodes=2, bb=400.0,
+              extra={"phases": {"compute": [10.0, 10.0], "stage_in": 0.0, "stage_out": 0.0}})
+    for bandwidth, end in ((float("inf"), 20.0), (100.0, 22.0)):
+        model = PhasedIO(local_bb_bandwidth=bandwidth)
+        res = simulate([job], platform, "fcfs", execution=model)
+        assert res.end[0] == pytest.approx(end, abs=1e-5)
+        assert model.job_stats()[0]["checkpoint"] == pytest.approx(end - 20.0, abs=1e-12)
