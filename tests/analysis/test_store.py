@@ -494,3 +494,23 @@ def test_a_table_is_written_as_csv(tmp_path):
 
     path = write_table(pd.DataFrame({"a": [1, 2]}), tmp_path / "t.csv")
     assert path.read_text() == "a\n1\n2\n"
+
+
+def test_on_this_host_a_temporary_is_kept_while_its_writer_lives(tmp_path):
+    store = Store(tmp_path / "s")
+    host = socket.gethostname()
+    live, dead = os.getppid(), 99_999_999  # (beyond any pid_max: no such process)
+    made = {store.runs / f".tmp-h-{live}-abcd1234-{host}": True,
+            store.runs / f".tmp-h-{dead}-abcd1234-{host}": False,
+            store.root / "failed" / f"..tmp-h-{live}-abcd1234-{host}.json": True,
+            store.root / "failed" / f"..tmp-h-{dead}-abcd1234-{host}.json": False,
+            store.root / "specs" / f"..tmp-spec-{live}-abcd1234-{host}.yaml": True,
+            store.root / "specs" / f"..tmp-spec-{dead}-abcd1234-{host}.yaml": False}
+    for path, _ in made.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix:
+            path.write_text("{}")
+        else:
+            path.mkdir()
+    assert store.clean_temporaries() == 3
+    assert {p: p.exists() for p in made} == made
