@@ -5,11 +5,12 @@ Costs are scaled to integers (node-seconds, rounded to a millisecond). BB is sca
 row relaxes the model's (no set the model accepts is lost to rounding) while its coefficients
 stay small: CP-SAT's presolve answered a costlier set as optimal on BB rows of ~4e9 units per
 victim (ten candidates, two of them alike; the exhaustive optimum was lost). A set the relaxed
-row admits but the model, in exact floats, does not is cut off (a no-good) and CP-SAT solves
-again, so the first set that passes is the model's optimum. OPTIMAL when CP-SAT proves it,
-FEASIBLE when the budget ends first, INFEASIBLE when no victim set covers the deficit. Option
-``trace`` (default false): the incumbents, through a solution callback, as ``(seconds since the
-backend started, victim set)`` pairs in ``Result.info["trace"]`` (for the solver benchmark)."""
+row admits but the model, in exact floats, does not is cut off with every set whose BB victims
+are among its own (a cover cut) and CP-SAT solves again, so the first set that passes is the
+model's optimum. OPTIMAL when CP-SAT proves it, FEASIBLE when the budget ends first,
+INFEASIBLE when no victim set covers the deficit. Option ``trace`` (default false): the
+incumbents, through a solution callback, as ``(seconds since the backend started, victim set)``
+pairs in ``Result.info["trace"]`` (for the solver benchmark)."""
 
 from __future__ import annotations
 
@@ -89,7 +90,9 @@ def solve_cpsat(model: PreemptionModel, budget: Budget, seed: int, workers: int 
             if used >= budget.deterministic:
                 return Result(Status.FALLBACK, None, backend="cpsat")
             solver.parameters.max_deterministic_time = budget.deterministic - used
-        cp.AddBoolOr([v.Not() if chosen else v for v, chosen in zip(x, sol, strict=True)])
+        # a set short of BB needs a victim with BB outside it: every set whose BB victims are
+        # among these is short too
+        cp.AddBoolOr([x[i] for i in range(m) if not sol[i] and model.bb[i] > 0])
     st = Status.OPTIMAL if status == cp_model.OPTIMAL else Status.FEASIBLE
     return Result(st, sol, value, bound=solver.BestObjectiveBound() / _SCALE / (m + 1),
                   backend="cpsat", info={"trace": incumbents} if trace else {})
