@@ -154,16 +154,11 @@ def execution_model(spec: RunSpec) -> Any:
     """The execution model of ``spec``: a model object as it is, else built by name with its
     options (``rigid`` by default, ``checkpoint`` when only options are given; :func:`load`
     sets ``exclusive-io`` for ``jeannot:...`` workloads)."""
-    from bbopt.simulation.execution import EXECUTION_MODELS, make_execution_model
-    from bbopt.units import check_options
+    from bbopt.simulation.execution import make_execution_model
 
     model = spec.execution
     if model is None and spec.execution_options:
         model = "checkpoint"
-    if isinstance(model, str) and model in EXECUTION_MODELS:
-        options = check_options(EXECUTION_MODELS[model], spec.execution_options,
-                                what=f"execution model {model!r}", prefix="execution ")
-        return make_execution_model(model, **options)
     return make_execution_model(model, **dict(spec.execution_options))
 
 

@@ -543,7 +543,7 @@ class ClassicFairShare:
     io_aware = False
 
     def __init__(self, name: str = "fair-share", shares: Any = None,
-                 half_life: float = 7 * 86400.0) -> None:
+                 half_life: Annotated[float, Seconds] = 7 * 86400.0) -> None:
         if not half_life > 0:
             raise ValueError(f"half_life must be positive, got {half_life!r}")
         self.name = name

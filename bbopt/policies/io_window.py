@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time as _time
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -56,6 +56,7 @@ from bbopt.policies.window_common import (
 from bbopt.solvers.base import Budget, Result, Solution, solve
 from bbopt.solvers.io_window.forms import candidates
 from bbopt.topology import AllocState
+from bbopt.units import Seconds
 
 
 @register("io-window")
@@ -67,7 +68,7 @@ class IOWindowPolicy:
     unsuited = staticmethod(without_tree)
 
     def __init__(self, name: str = "io-window", window: int = 20, starvation: int | None = 50,
-                 backend: str = "cpsat", budget: float = 2.0,
+                 backend: str = "cpsat", budget: Annotated[float, Seconds] = 2.0,
                  deterministic: float | None = None, seed: int = 0,
                  objectives: Sequence[str] | None = None,
                  decision_rule: str | DecisionRule = "bbsched",

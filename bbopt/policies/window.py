@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import time as _time
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -72,6 +72,7 @@ from bbopt.policies.window_common import (  # noqa: F401  (rules and orders: re-
 )
 from bbopt.solvers.base import Budget, Result, solve
 from bbopt.solvers.scalarize import Candidates, Form
+from bbopt.units import Seconds
 
 
 @register("bbsched",
@@ -118,7 +119,8 @@ class WindowPolicy:
     io_aware = False
 
     def __init__(self, name: str = "bbsched", method: str = "pareto", window: int = 20,
-                 starvation: int | None = 50, backend: str = "cpsat", budget: float = 2.0,
+                 starvation: int | None = 50, backend: str = "cpsat",
+                 budget: Annotated[float, Seconds] = 2.0,
                  deterministic: float | None = None, seed: int = 0,
                  objectives: Sequence[str] | None = None,
                  decision_rule: str | DecisionRule = "bbsched",
