@@ -185,6 +185,7 @@ def measure(result: Any, model: Any, spec: RunSpec) -> dict[str, float]:
     the execution model's own (``model.metrics``; a name the job metrics have is theirs)."""
     from bbopt.analysis.metrics import summarize
     from bbopt.analysis.table import fairshare_metrics
+    from bbopt.units import parse_seconds
     from bbopt.workloads.shares import workload_shares
 
     metrics = summarize(result)
@@ -198,8 +199,9 @@ def measure(result: Any, model: Any, spec: RunSpec) -> dict[str, float]:
     if shares is None:
         shares = workload_shares(result.jobs)
     if shares is not None:
-        metrics.update(fairshare_metrics(result, shares,
-                                         float(spec.options.get("quantum", 1800.0))))
+        quantum = spec.options.get("quantum")  # (None, seconds, or text with a unit: "30min")
+        metrics.update(fairshare_metrics(
+            result, shares, 1800.0 if quantum is None else parse_seconds(quantum, "quantum")))
     return metrics
 
 
