@@ -401,7 +401,8 @@ _ASKED: ContextVar[float | None] = ContextVar("bbopt_decision_asked", default=No
 
 @contextmanager
 def decision_asked(at: float) -> Iterator[None]:
-    """Within this block, a decision's wall budget runs from ``at`` (:func:`decision_started`)."""
+    """Within this block, a decision's wall budget runs from ``at`` (a ``time.perf_counter``
+    moment; :func:`decision_elapsed`)."""
     token = _ASKED.set(at)
     try:
         yield
@@ -409,13 +410,14 @@ def decision_asked(at: float) -> Iterator[None]:
         _ASKED.reset(token)
 
 
-def decision_started() -> float:
-    """The ``time.perf_counter`` moment a policy's wall budget and its reported wall time run
-    from: when the caller asked (:func:`decision_asked`; :func:`bbopt.decide` asks before it
-    checks the state, which on a 20,000-job queue takes a quarter of a 10 ms budget), else now
-    (the simulator's own decisions, whose states need no check)."""
+def decision_elapsed() -> float:
+    """Seconds of the current decision's wall budget spent before the policy was asked: since
+    the caller asked (:func:`decision_asked`; :func:`bbopt.decide` asks before it checks the
+    state, which on a 20,000-job queue takes a quarter of a 10 ms budget), else 0 (the
+    simulator's own decisions, whose states need no check). A policy starts its clock at
+    ``perf_counter() - decision_elapsed()``."""
     asked = _ASKED.get()
-    return _time.perf_counter() if asked is None else asked
+    return 0.0 if asked is None else max(0.0, _time.perf_counter() - asked)
 
 
 def decide_planned(policy: Any, state: ClusterState, overran: bool = False) -> Decision:

@@ -68,7 +68,7 @@ from bbopt.core import (
     SolveStats,
     Start,
     Status,
-    decision_started,
+    decision_elapsed,
     slack,
 )
 from bbopt.models.preemption import PreemptionModel
@@ -239,7 +239,7 @@ class MemorylessFairShare:
         return job.nodes * (now - r.start + float(job.extra.get("work_done", 0.0)))
 
     def decide(self, state: ClusterState) -> Decision:
-        t0 = decision_started()  # (bbopt.decide's state check counts)
+        t0 = _time.perf_counter() - decision_elapsed()  # (bbopt.decide's check counts)
         # omfs-opt's victim choices share the decision's budget: past it, the jobs that would
         # need evictions wait (a FALLBACK decision), so no decision overruns its budget
         from bbopt.solvers.base import Budget
