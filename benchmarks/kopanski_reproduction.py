@@ -33,9 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _data import data_path  # noqa: E402
 
-from bbopt import Platform, simulate  # noqa: E402
+from bbopt import Platform, runs  # noqa: E402
 from bbopt.analysis.intervals import normalise_runs  # noqa: E402
-from bbopt.analysis.metrics import summarize  # noqa: E402
 from bbopt.analysis.store import collect  # noqa: E402
 from bbopt.analysis.sweep import run_sweep  # noqa: E402
 from bbopt.analysis.sweep_spec import parse_spec  # noqa: E402
@@ -69,9 +68,10 @@ def whole_trace(jobs, platform, policies: list[str], csv: str | None = None) -> 
     results = {}
     for pol in policies:
         t0 = time.perf_counter()
-        res = simulate(jobs, platform, pol)
+        record = runs.run(runs.RunSpec(workload=jobs, platform=platform, policy=pol,
+                                       budget_mode="wall"))  # (as bbopt.simulate decides)
         wall = time.perf_counter() - t0
-        m = summarize(res)
+        res, m = record.result, record.metrics
         results[pol] = (m, wall)
         if csv:
             Path(csv).mkdir(parents=True, exist_ok=True)
