@@ -43,6 +43,7 @@ TINY: dict[str, list[str]] = {
     "omfs_speed": ["--jobs", "300"],
     "optimising_policies": ["--jobs", "100"],
     "plan_decisions": ["--jobs", "100", "--repeat", "1"],
+    "plan_evaluator": ["--queues", "1,5", "--reps", "20"],
     "plan_jit_cost": ["--repeat", "1"],
     "plan_warm_start": ["--jobs", "100", "--no-parts"],
     "read_workloads": ["--repeat", "1"],
