@@ -20,8 +20,6 @@ STUDIES = [
                          "--policies", "fcfs-easy,io-easy"], "efficiency ratio"),
     ("kopanski_parts.py", ["--policies", "fcfs"], "alloc+io"),
     ("kopanski_seeds.py", ["--jobs", "300", "--policies", "fcfs,sjf-bb"], "Whole trace"),
-    ("kopanski_reproduction.py", ["--no-parts", "--policies", "fcfs,sjf-bb",
-                                  "--store", "{tmp}"], "Whole trace"),
     ("bbsched_reproduction.py", ["--jobs", "3000", "--no-ssd", "--workloads", "S4",
                                  "--orders", "wfp", "--policies", "naive", "--serial",
                                  "--out", "{tmp}"], "vs naive"),
