@@ -41,6 +41,7 @@ TINY: dict[str, list[str]] = {
     "gym_steps": ["--steps", "50", "--envs", "2", "--episode-jobs", "16"],
     "named_plan": ["--jobs", "30", "--only", "conservative"],
     "omfs_speed": ["--jobs", "300"],
+    "pack_builders": ["--repeats", "1", "--sizes", "20", "--apps", "100"],
     "optimising_policies": ["--jobs", "100"],
     "plan_decisions": ["--jobs", "100", "--repeat", "1"],
     "plan_evaluator": ["--queues", "1,5", "--reps", "20"],
