@@ -73,7 +73,7 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
   (:func:`bbopt.policies.named_bb.plan_on_named_nodes`, first fit) in the order of their starts;
 - the first ``max_queue`` (500) waiting jobs are planned at every scheduling point: the list-based
   evaluator and the exact early rejection of annealing moves keep plan-2 on the whole KTH trace
-  within minutes (``benchmarks/kopanski_reproduction.py``), where the authors' runs took days;
+  within minutes (``benchmarks/kopanski_seeds.py``), where the authors' runs took days;
 - scores are not rounded to integers (the authors round them; irrelevant at these magnitudes);
 - the paper's skip rule (best == worst candidate) is followed; one intermediate version of the
   authors' code instead annealed from ``0.1 * best`` with 40 cooling steps;
