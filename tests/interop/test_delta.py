@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from bbopt import ClusterState, Job, Platform, RunningJob
 from bbopt.api import decide
 from bbopt.core import GB
+from bbopt.errors import InputError
 from bbopt.interop.delta import apply_delta
 from bbopt.interop.serve import DecisionService
 from bbopt.schema import job_to_dict, loads_decision, state_to_dict
@@ -184,12 +185,28 @@ def test_deltas_keep_the_state_the_whole_states_describe(events):
         assert by_delta["decision"] == whole["decision"]
         kept = s.sessions["delta"].state
         assert (kept.time, kept.running, kept.queue) == (state.time, state.running, state.queue)
+        assert list(s.sessions["delta"].jobs) == [j.id for j in state.queue]
 
 
-def test_apply_delta_leaves_its_inputs_as_they_were():
+def test_a_refused_delta_changes_nothing_an_applied_one_updates_the_queue():
     s0 = start_state()
     queue = {j.id: (job_to_dict(j), j) for j in s0.queue}
     copy = dict(queue)
-    s1, q1 = apply_delta(s0, queue, {"time": 20, "started": [{"id": "a"}], "ended": ["b"]})
-    assert queue == copy and s0 == start_state()
-    assert ([r.job.id for r in s1.running], list(q1)) == (["r", "a"], [])
+    with pytest.raises(InputError):
+        apply_delta(s0, queue, {"time": 20, "started": [{"id": "a"}], "ended": ["zz"]})
+    assert queue == copy and list(queue) == ["a", "b"] and s0 == start_state()
+    s1 = apply_delta(s0, queue, {"time": 20, "started": [{"id": "a"}], "ended": ["b"],
+                                 "submitted": [{"id": "c", "walltime": 9}]})
+    assert ([r.job.id for r in s1.running], list(queue)) == (["r", "a"], ["c"])
+    assert s0 == start_state() and s1.queue == (queue["c"][1],)
+
+
+@pytest.mark.parametrize("gone", [(), (0,), (0, 9), (3, 4, 5), tuple(range(0, 30, 3))])
+def test_jobs_leave_the_queue_wherever_they_are(gone):
+    """A few waiting jobs cut out, many filtered: the same queue, in arrival order."""
+    jobs = tuple(Job(f"j{k}", 0, walltime=60) for k in range(30))
+    s0 = ClusterState(100.0, PLATFORM, queue=jobs)
+    queue = {j.id: (None, j) for j in jobs}
+    s1 = apply_delta(s0, queue, {"ended": [f"j{k}" for k in gone]})
+    assert s1.queue == tuple(j for k, j in enumerate(jobs) if k not in gone)
+    assert list(queue) == [j.id for j in s1.queue]
