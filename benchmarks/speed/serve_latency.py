@@ -125,9 +125,10 @@ def pcts(xs: list[float]) -> str:
     return " / ".join(f"{pct(xs, q):.2f}" for q in (.5, .95, .99))
 
 
-def stream(state: ClusterState, pool: list, policy: str, steps: int):
+def stream(state: ClusterState, pool: list, policy: str, steps: int, gap: float = 0.0):
     """The states of ``steps`` scheduling events after ``state`` and the delta of each, with
-    the in-process decision of each state (the starts, wall and CPU seconds of each)."""
+    the in-process decision of each state (the starts, wall and CPU seconds of each), ``gap``
+    seconds apart as the service's requests are (caches cool between events alike)."""
     p = make_policy(policy)
     decide_planned(p, state)  # (warm, as the service is)
     states, deltas, starts, wall, cpu = [state], [None], [], [], []
@@ -135,6 +136,7 @@ def stream(state: ClusterState, pool: list, policy: str, steps: int):
     p_next = 0  # the next job of the pool to submit
     for k in range(steps + 1):
         s = replace(states[-1], memory=memory)
+        time.sleep(gap)
         t0, c0 = time.perf_counter(), time.thread_time()
         d = decide_planned(p, s)  # (bbopt.decide with the policy kept, as the service does)
         wall.append(time.perf_counter() - t0)
@@ -204,7 +206,7 @@ def stream_table(sock: str, pid: int, waiting: list[int], policies: list[str], s
         state = kth_state(n)
         pool = kth_pool(n, steps)
         for policy in policies:
-            states, deltas, starts, wall, cpu = stream(state, pool, policy, steps)
+            states, deltas, starts, wall, cpu = stream(state, pool, policy, steps, gap)
             whole_lines, delta_lines = [], []
             for k, (s, d) in enumerate(zip(states, deltas, strict=True)):
                 b = state_to_dict(s)
