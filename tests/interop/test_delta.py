@@ -210,3 +210,37 @@ def test_jobs_leave_the_queue_wherever_they_are(gone):
     s1 = apply_delta(s0, queue, {"ended": [f"j{k}" for k in gone]})
     assert s1.queue == tuple(j for k, j in enumerate(jobs) if k not in gone)
     assert list(queue) == [j.id for j in s1.queue]
+
+
+def test_the_client_sends_changes_over_a_socket(tmp_path):
+    """ServiceClient.decide_changes with bbopt's own objects: the decision is bbopt.decide's
+    on the state the changes make."""
+    import threading
+
+    from bbopt.interop.client import ServiceClient, ServiceError
+    from bbopt.interop.serve import open_servers, serve_sockets
+
+    service = DecisionService(warm=())
+    servers = open_servers(service, unix=str(tmp_path / "s.sock"))
+    thread = threading.Thread(target=serve_sockets, args=(service, servers), daemon=True)
+    thread.start()
+    try:
+        with ServiceClient.unix(str(tmp_path / "s.sock"), timeout=30) as client:
+            with pytest.raises(ServiceError) as err:
+                client.decide_changes("sjf-bb", time=20)
+            assert (err.value.path, err.value.field) == ("$", "delta")
+            s0 = start_state()
+            assert [s.job_id for s in client.decide(s0, "sjf-bb").decision.start] == ["a"]
+            a, b = s0.queue
+            c = Job("c", 15, walltime=50, nodes=1)
+            reply = client.decide_changes("sjf-bb", time=20, submitted=[c],
+                                          started=[RunningJob(a, 12.0, (2,))], ended=["r"])
+            whole = ClusterState(20.0, PLATFORM, (RunningJob(a, 12.0, (2,)),), (b, c))
+            assert reply.decision.start == decide(whole, "sjf-bb").start
+            assert [s.job_id for s in reply.decision.start] == ["c"]
+            with pytest.raises(ServiceError) as err:
+                client.decide_changes("sjf-bb", started=[{"id": "a"}])
+            assert (err.value.path, err.value.field) == ("$.delta.started[0]", "id")
+    finally:
+        service.stopping.set()
+        thread.join(10)
