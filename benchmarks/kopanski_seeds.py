@@ -377,9 +377,10 @@ def whole_trace(jobs, platform, policies: list[str], csv: str | None = None) -> 
     results = {}
     for pol in policies:
         t0 = time.perf_counter()
-        res = simulate(jobs, platform, pol)
+        record = runs.run(runs.RunSpec(workload=jobs, platform=platform, policy=pol,
+                                       budget_mode="wall"))  # (as bbopt.simulate decides)
         wall = time.perf_counter() - t0
-        m = summarize(res)
+        res, m = record.result, record.metrics
         results[pol] = (m, wall)
         if csv:
             Path(csv).mkdir(parents=True, exist_ok=True)
