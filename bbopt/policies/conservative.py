@@ -59,8 +59,7 @@ import numpy as np
 from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs, slack
 from bbopt.jit import KERNELS
 from bbopt.jit import kernels as load_kernels
-from bbopt.models.bb_nodes import bb_node_tolerance
-from bbopt.planner import Planner, Profile, earlier_fit2, profile_of
+from bbopt.planner import Planner, Profile, bb_placement, earlier_fit2, profile_of
 from bbopt.planner.named import kernels as named_kernels
 from bbopt.planner.profile import OverbookedError
 from bbopt.policies.booked import sorted_reservations, updated_reservations
@@ -140,7 +139,7 @@ class ConservativeBackfilling:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        if state.platform.bb_nodes is not None:
+        if bb_placement(state.platform).named:  # (BB pieces to place on named BB nodes)
             return self._decide_named(state, t0)
         now = state.time
         queue = state.queue
@@ -427,11 +426,11 @@ class ConservativeBackfilling:
         platform = state.platform
         consts = self._named_consts
         if consts is None or consts[0] is not platform:
-            caps = (float(platform.nodes), float(platform.bb),
-                    *(float(c) for c in platform.bb_nodes))
+            bb = bb_placement(platform)
+            caps = (float(platform.nodes), float(platform.bb), *bb.capacity)
             consts = self._named_consts = (
                 platform, np.array(caps), np.array([slack(c) for c in caps]),
-                slack(platform.bb), bb_node_tolerance(platform.bb_nodes), {})
+                slack(platform.bb), bb.tol, {})
         _, caps, tol, bb_tol, ftol, rows = consts
         running = state.running
         ends = []
