@@ -143,10 +143,23 @@ def test_execution_model_quantities_accept_units():
 def test_the_command_line_takes_a_budget_with_a_unit(capsys):
     args = ["compare", "--jobs", "30", "--policies", "plan-2", "--no-progress",
             "--format", "json"]
-    assert main([*args, "-o", "budget=50ms"]) == 2
+    assert main([*args, "-o", "budget=50 parsecs"]) == 2
     assert "budget" in capsys.readouterr().err
-    assert main([*args, "-o", "budget=0.05s"]) == 0
-    assert json.loads(capsys.readouterr().out)["plan-2"]["finished"] == 30
+    outs = []
+    for budget in ("0.05s", "50ms"):
+        assert main([*args, "-o", f"budget={budget}"]) == 0
+        outs.append(json.loads(capsys.readouterr().out)["plan-2"])
+    assert outs[0]["finished"] == outs[1]["finished"] == 30
+    assert outs[0]["mean_wait"] == outs[1]["mean_wait"]  # (deterministic: the same budget)
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("250ms", 0.25), ("1.5s", 1.5), ("2m", 120.0),
+                                               ("2min", 120.0), ("1h", 3600.0), ("1d", 86400.0),
+                                               ("90", 90.0)])
+def test_durations_in_every_unit(text, seconds):
+    from bbopt.units import parse_seconds
+
+    assert parse_seconds(text) == pytest.approx(seconds)
 
 
 def test_generator_quantities_accept_units(tmp_path, capsys):
