@@ -4,6 +4,7 @@ replays a trace or a generated batch in a child process (10-60 s under load): ``
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -41,3 +42,28 @@ def test_study_runs_tiny(script, args, expected, tmp_path):
                           env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert expected in proc.stdout
+
+
+@pytest.mark.slow
+def test_kopanski_authors_draw_runs_on_tiny_parts(tmp_path):
+    """The like-for-like study on 16 parts in the authors' Batsim layout holding the first 40
+    KTH jobs (their real parts are not in the data folder)."""
+    from bbopt.workloads.swf import read_swf
+
+    jobs = read_swf(data_file(KTH_SWF)).jobs[:40]
+    folder = tmp_path / "parts" / "alloc-only"
+    folder.mkdir(parents=True)
+    for k in range(16):
+        mine = jobs[k::16]
+        doc = {"nb_res": 96, "jobs": [{"id": j.id, "subtime": j.submit, "res": j.nodes,
+                                       "profile": f"p{j.id}"} for j in mine],
+               "profiles": {f"p{j.id}": {"type": "delay", "delay": j.runtime, "bb": 1e9}
+                            for j in mine}}
+        (folder / f"part-{k}.json").write_text(json.dumps(doc))
+    env = {**os.environ, "BBOPT_DATA": str(data_file(KTH_SWF).parent)}
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "kopanski_authors_draw.py"),
+                           "--parts", str(tmp_path / "parts"), "--models", "alloc",
+                           "--policies", "fcfs,sjf-bb", "--jobs", "40"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "kopanski:proximity" in proc.stdout and "sjf-bb" in proc.stdout
