@@ -346,9 +346,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _data import data_path  # noqa: E402
 
-from bbopt import Platform, simulate  # noqa: E402
+from bbopt import Platform, runs  # noqa: E402
 from bbopt.analysis.experiments import split_trace  # noqa: E402
-from bbopt.analysis.metrics import summarize  # noqa: E402
 from bbopt.core import DAY  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
@@ -378,9 +377,10 @@ def whole_trace(jobs, platform, policies: list[str], csv: str | None = None) -> 
     results = {}
     for pol in policies:
         t0 = time.perf_counter()
-        res = simulate(jobs, platform, pol)
+        record = runs.run(runs.RunSpec(workload=jobs, platform=platform, policy=pol,
+                                       budget_mode="wall"))  # (as bbopt.simulate decides)
         wall = time.perf_counter() - t0
-        m = summarize(res)
+        res, m = record.result, record.metrics
         results[pol] = (m, wall)
         if csv:
             Path(csv).mkdir(parents=True, exist_ok=True)
@@ -481,8 +481,9 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool,
                 if seed not in seeds and seed not in more_seeds.get(pol, ()):
                     continue
                 t0, c0 = time.perf_counter(), time.process_time()
-                res = simulate(jobs, platform, pol)
-                m = summarize(res)
+                record = runs.run(runs.RunSpec(workload=jobs, platform=platform, policy=pol,
+                                               budget_mode="wall"))
+                res, m = record.result, record.metrics
                 per.setdefault((mode, pol), []).append(
                     (m["mean_wait"], m["mean_bounded_slowdown"], res.refused_starts,
                      m["rejected"], seed))
@@ -579,9 +580,10 @@ def main() -> None:
         row = []
         for pol in policies:
             c0 = time.process_time()
-            res = simulate(part, platform, pol)
+            record = runs.run(runs.RunSpec(workload=part, platform=platform, policy=pol,
+                                           budget_mode="wall"))
+            res, m = record.result, record.metrics
             cpu[pol] += time.process_time() - c0
-            m = summarize(res)
             per[pol].append((m["mean_wait"], m["mean_bounded_slowdown"]))
             row.append(f"{pol} {m['mean_wait']:>10,.0f}")
             refused = res.refused_starts

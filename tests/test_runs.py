@@ -128,3 +128,20 @@ def test_measured_interval_is_recorded_under_one_name(trace):
     first = min(j.submit for j in record.result.jobs)
     assert record.metrics["measured_from"] == first + 3600.0
     assert math.isfinite(record.metrics["measured_to"])
+
+
+def test_a_quantum_with_a_unit_is_measured_as_its_seconds():
+    """``-o quantum=30min`` reaches the policy in seconds and the entitlement metrics too
+    (they were computed from ``float("30min")``)."""
+    from bbopt.loading import load_workload
+    from bbopt.workloads.generators.omfs import assign_entities
+
+    jobs, _ = load_workload(None, n_jobs=60)
+    jobs, usage = assign_entities(jobs, n_entities=3, shares="usage", seed=0)
+    text = run(RunSpec(workload=jobs, policy="omfs",
+                       options={"shares": usage, "quantum": "30min"})).metrics
+    number = run(RunSpec(workload=jobs, policy="omfs",
+                         options={"shares": usage, "quantum": 1800})).metrics
+    timing = {k for k in text if k.startswith(("decision_time", "simulation_wall"))}
+    assert {k: v for k, v in text.items() if k not in timing} == \
+        {k: v for k, v in number.items() if k not in timing}
