@@ -76,17 +76,15 @@ def test_slurm_validation_tables_a_saved_run(tmp_path, capsys, monkeypatch):
     import argparse
     import importlib.util
 
-    from bbopt import simulate
-
     monkeypatch.setenv("BBOPT_DATA", str(data_file(KTH_SWF).parent))
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     spec = importlib.util.spec_from_file_location("_slurm_validation",
                                                   ROOT / "benchmarks" / "slurm_validation.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    jobs, platform, _ = mod.workload(argparse.Namespace(jobs=30, nodes=16, speedup=300.0,
-                                                        seed=0))
-    sim = simulate(jobs, platform, "fcfs-bb")
+    spec = mod.workload(argparse.Namespace(jobs=30, nodes=16, speedup=300.0, seed=0))
+    jobs, platform = spec.workload, spec.platform
+    sim = mod.simulated(spec, "fcfs-bb")
     rows = [{"id": j.id, "submit": j.submit, "walltime": j.walltime, "runtime": j.runtime,
              "nodes": j.nodes, "bb": j.bb, "real": sim.start[k] + 0.2, "sim": sim.start[k]}
             for k, j in enumerate(jobs)]
