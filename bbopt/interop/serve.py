@@ -207,13 +207,17 @@ class DecisionService:
                              "'state' first", line="$", field="delta")
         else:
             state = session.state = apply_delta(session.state, session.jobs, delta)
-        if raw is None or "memory" not in raw:
+        kept = raw is None or "memory" not in raw
+        if kept:
             state = replace(state, memory=session.memory.get(name, {}))
         if keep is not None:
             keep.append(state)
         t1 = time.perf_counter()
         cold = name not in self.decided
-        decision = decide_planned(policy, state)  # (a job past its walltime still holds)
+        # (a job past its walltime still holds; a memory the session kept was planned for the
+        # decisions the policy took, which the resource manager may not have carried out: if
+        # the policy cannot decide with it, it decides afresh, as after an overrun)
+        decision = decide_planned(policy, state, overran=kept)
         t2 = time.perf_counter()
         self.decided.add(name)
         if decision.memory is not None:
