@@ -166,8 +166,17 @@ class ConservativeBackfilling:
             profile = profile_of(state)
             # Hold every kept reservation, then compress them one at a time, earliest first:
             # each job's old slot stays free while the others move, so no job ever moves later.
-            for start, _, job in kept:
-                profile.reserve(start, start + job.walltime, job.demand)
+            # A reservation this state no longer leaves room for (the resource manager started
+            # other jobs than those advised, or on another platform) is planned again with the
+            # jobs that have none.
+            displaced: list[tuple[int, Job]] = []
+            for start, pos, job in kept:
+                try:
+                    profile.reserve(start, start + job.walltime, job.demand)
+                except OverbookedError:
+                    displaced.append((pos, job))
+            if displaced:
+                kept, new, horizon = _displace(kept, new, displaced, now)
             if fast is not None:
                 profile = fast.ArrayProfile(profile)
             holders = None
@@ -473,6 +482,18 @@ class ConservativeBackfilling:
             raise OverbookedError(str(exc)) from None
         order = seq[:got].tolist()
         return dict(zip([queue[q].id for q in order], starts[order].tolist(), strict=True))
+
+
+def _displace(kept: list[tuple[float, int, Job]], new: list[tuple[int, Job]],
+              displaced: list[tuple[int, Job]], now: float
+              ) -> tuple[list[tuple[float, int, Job]], list[tuple[int, Job]], float]:
+    """The kept reservations less ``displaced`` (queue position, job: those the state has no
+    room for), the jobs to plan afresh with them in queue order, and the latest kept start
+    (the compression's horizon)."""
+    gone = {pos for pos, _ in displaced}
+    kept = [k for k in kept if k[1] not in gone]
+    new = sorted(new + displaced, key=_first)
+    return kept, new, kept[-1][0] if kept else now
 
 
 def _replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,
