@@ -22,6 +22,8 @@ from bbopt.policies import make_policy
 
 POOLED = Platform(nodes=6, bb=100.0)
 NAMED = Platform(nodes=6, bb=100.0, bb_nodes=(40.0, 30.0, 30.0))
+#: Pack scheduling plans nodes and the I/O node's bandwidth only: a platform without BB.
+NO_BB = Platform(nodes=6, bb=0.0)
 #: The policies that keep memory between decisions, with the options of a quick decision.
 KEEPERS = {
     "conservative-bb": {},
@@ -30,6 +32,8 @@ KEEPERS = {
     "omfs": {},
     "naive": {},
     "weighted": {},
+    "pack-char": {"bandwidth": 1e9},
+    "pack-opt": {"bandwidth": 1e9, "budget": 0.02},
 }
 
 
@@ -138,10 +142,12 @@ def _queues(draw):
 
 
 def _setting(policy: str, named: bool) -> tuple[Platform, dict]:
+    if policy.startswith("pack-"):
+        return NO_BB, dict(KEEPERS[policy])
     return (NAMED if named and policy == "conservative-bb" else POOLED), dict(KEEPERS[policy])
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(KEEPERS)), _queues(), st.booleans(), st.booleans(),
        st.randoms(use_true_random=False), st.lists(st.sampled_from([0.0, 1.0, 7.0, 30.0]),
                                                    min_size=1, max_size=4))
@@ -150,6 +156,8 @@ def test_memory_on_a_state_an_outside_manager_perturbed(policy, queue, named, ke
     policy each time, as ``bbopt.decide``, or one kept policy, as a ``bbopt serve`` session):
     never an error, and every start fits."""
     platform, options = _setting(policy, named)
+    if platform is NO_BB:
+        queue = tuple(Job(j.id, 0.0, j.walltime, nodes=j.nodes) for j in queue)
     state = ClusterState(0.0, platform, (), queue)
     one = make_policy(policy, **options) if kept else None
     for step in steps:
