@@ -109,7 +109,9 @@ class ConservativeBackfilling:
     only when something came free, and looks for an earlier start of a reservation only where
     a start could overlap a freed slot (elsewhere nothing has more room than at its last
     check). The decisions are those of the from-scratch form: rebuild the profile, hold every
-    reservation, compress them all.
+    reservation, compress them all. A caller need not have carried out the previous decision
+    (a resource manager started other jobs, or later): a kept reservation the state leaves no
+    room for is planned again with the jobs that have none, the others are kept.
 
     ``compiled``: whether the profile and the compression run compiled on the BB pool
     (:mod:`bbopt.policies.compression_jit`; numba, the extra ``fast``, must be installed, else
