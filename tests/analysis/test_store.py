@@ -514,3 +514,73 @@ def test_on_this_host_a_temporary_is_kept_while_its_writer_lives(tmp_path):
             path.mkdir()
     assert store.clean_temporaries() == 3
     assert {p: p.exists() for p in made} == made
+
+
+def test_a_hostname_with_dashes_still_names_the_writer(tmp_path, monkeypatch):
+    from bbopt.analysis import store as store_module
+
+    monkeypatch.setattr(store_module.socket, "gethostname", lambda: "node-7")
+    store = Store(tmp_path / "s")
+    store.runs.mkdir(parents=True)
+    live, dead = os.getppid(), 99_999_999
+    kept = store.runs / f".tmp-h-{live}-abcd1234-node-7"
+    gone = store.runs / f".tmp-h-{dead}-abcd1234-node-7"
+    old = time.time() - 2 * 86400.0
+    far = store.runs / ".tmp-h-1-abcd1234-other-host"  # another host, two days old
+    for d in (kept, gone, far):
+        d.mkdir()
+    os.utime(far, (old, old))
+    assert store.clean_temporaries() == 2
+    assert [p.name for p in store.runs.iterdir()] == [kept.name]
+
+
+@pytest.mark.parametrize("write", ["spec", "failure"])
+def test_a_writer_killed_before_its_rename_leaves_a_temporary_the_cleaning_finds(
+        tmp_path, monkeypatch, write):
+    from bbopt.analysis import store as store_module
+
+    store = Store(tmp_path / "s")
+
+    def killed(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store_module.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        if write == "spec":
+            store.save_spec("grid", "a: 1\n")
+        else:
+            store.write_failure("h", {"error": "boom"})
+    monkeypatch.undo()
+    folder = store.root / ("specs" if write == "spec" else "failed")
+    assert len(list(folder.iterdir())) == 1
+    assert store.clean_temporaries() == 1  # (this process's own: no writer left)
+    assert list(folder.iterdir()) == []
+
+
+def test_a_failure_record_is_indented_json_with_plain_values(tmp_path):
+    path = Store(tmp_path / "s").write_failure("h", {"error": "boom", "file": Path("a/b")})
+    assert path == tmp_path / "s" / "failed" / "h.json"
+    assert path.read_text() == '{\n "error": "boom",\n "file": "a/b"\n}'
+
+
+def test_the_content_hash_of_jobs_is_the_sha256_of_one_canonical_line_per_job():
+    import hashlib
+
+    from bbopt import Job
+    from bbopt.analysis.store import canonical, jobs_sha256
+
+    jobs = [Job("a", 0.0, 10.0, 5.0, nodes=2, bb=1.0, extra={"k": 1}), Job("b", 1.0, 20.0)]
+    lines = [canonical(["a", 0.0, 10.0, 5.0, 2, 1.0, 0.0, 0.0, None, 0.0, False, False,
+                        {"k": 1}]),
+             canonical(["b", 1.0, 20.0, None, 1, 0.0, 0.0, 0.0, None, 0.0, False, False, {}])]
+    want = hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+    assert jobs_sha256(jobs) == want
+
+
+def test_a_bad_name_is_refused_with_the_rule_under_the_field_name():
+    with pytest.raises(InputError) as info:
+        check_name("../x")
+    assert info.value.field == "name"
+    assert str(info.value) == (
+        "field 'name': '../x' is not a plain name: use letters, digits and _ . + = - (at most "
+        "128, not starting with a dot or a dash), no '/' or '..'")
