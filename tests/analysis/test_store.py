@@ -584,3 +584,60 @@ def test_a_bad_name_is_refused_with_the_rule_under_the_field_name():
     assert str(info.value) == (
         "field 'name': '../x' is not a plain name: use letters, digits and _ . + = - (at most "
         "128, not starting with a dot or a dash), no '/' or '..'")
+
+
+def test_a_temporary_is_stale_from_exactly_a_day_and_a_writer_without_host_is_local(
+        tmp_path, monkeypatch):
+    from bbopt.analysis import store as store_module
+    from bbopt.analysis.store import STALE_SECONDS
+
+    now = 2_000_000_000.0
+    store = Store(tmp_path / "s")
+    store.runs.mkdir(parents=True)
+    gone = [store.runs / ".tmp-odd", store.runs / ".tmp-h-1-abcd1234-elsewhere",
+            store.runs / ".tmp-h-99999999-abcd1234"]  # (no host: a writer of this host)
+    kept = [store.runs / ".tmp-odd2", store.runs / ".tmp-h2-1-abcd1234-elsewhere",
+            store.runs / f".tmp-h3-{os.getppid()}-abcd1234"]
+    for d in gone[:2]:
+        d.mkdir()
+        os.utime(d, (now - STALE_SECONDS, now - STALE_SECONDS))  # exactly a day: stale
+    for d in (*kept[:2], gone[2], kept[2]):
+        d.mkdir()
+        os.utime(d, (now - STALE_SECONDS + 1, now - STALE_SECONDS + 1))
+    monkeypatch.setattr(store_module.time, "time", lambda: now)
+    assert store.clean_temporaries() == 3
+    monkeypatch.undo()
+    assert sorted(p.name for p in store.runs.iterdir()) == sorted(p.name for p in kept)
+    assert store.unreadable_runs() == {}  # temporaries are not runs
+
+
+def test_jobs_files_are_gzip_level_6():
+    import gzip
+
+    assert gzip_csv([["1"]], ["job_id"]) == gzip.compress(b"job_id\n1\n", compresslevel=6,
+                                                          mtime=0)
+
+
+def test_parquet_without_pyarrow_names_the_extra(tmp_path, monkeypatch):
+    import sys
+
+    import pandas as pd
+
+    from bbopt.analysis.store import write_table
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as without the parquet extra
+    with pytest.raises(InputError) as info:
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / "u.parquet")
+    assert str(info.value) == (f"{tmp_path / 'u.parquet'}: Parquet needs pyarrow: pip install "
+                               "'bbopt[parquet]'")
+
+
+def test_a_table_is_written_as_parquet_without_its_index(tmp_path):
+    import pandas as pd
+
+    pq = pytest.importorskip("pyarrow.parquet", reason="the parquet extra is not installed")
+    from bbopt.analysis.store import write_table
+
+    path = write_table(pd.DataFrame({"a": [1, 2]}, index=[5, 6]), tmp_path / "t.parquet")
+    assert path == tmp_path / "t.parquet" and pq.read_schema(path).names == ["a"]
+    assert list(pd.read_parquet(path)["a"]) == [1, 2]
