@@ -542,3 +542,19 @@ def test_the_models_metrics_are_herbeins():
     assert got == io_summary(res, model)
     assert (got["system_efficiency"], got["compute_share_min"], got["mean_turnaround"]) == (
         0.5, 0.5, 200.0)
+
+
+def test_a_synchronous_job_cut_at_the_top_runs_at_its_slowest_flow():
+    # PFS 100 over two unlimited switches. J streams 100 from one node under each switch, K 100
+    # from a node under the first: the PFS gives each switch 50, the first splits it 25 / 25, so
+    # J's flow under the second switch (50 there) runs at J's rate, 25
+    tree = from_description({"name": "t", "tree": {"type": "pfs", "bandwidth": 100.0,
+                                                   "children": [{"type": "switch", "count": 2,
+                                                                 "children": [{"type": "node",
+                                                                               "count": 2}]}]}})
+    nodes = [int(v) for v in tree.node_vertex]
+    flows = [Flow(100.0, 1, tree.finite_path(nodes[0])),
+             Flow(100.0, 1, tree.finite_path(nodes[2])),
+             Flow(100.0, 1, tree.finite_path(nodes[1]))]
+    assert contention(tree, flows, jobs=["J", "J", "K"]) == [25.0, 25.0, 25.0]
+    assert contention(tree, flows) == [25.0, 50.0, 25.0]
