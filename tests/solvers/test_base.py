@@ -279,3 +279,21 @@ def test_a_fallbacks_time_is_the_backends_plus_its_own(monkeypatch):
         monkeypatch.undo()
         unregister_backend(Bare, "overrun")
     assert wall == 4.5
+
+
+def test_a_new_model_types_registry_checks_its_backends_and_builtins_declare_theirs(
+        monkeypatch):
+    from bbopt.errors import UnknownNameError
+    from bbopt.models.window import WindowModel
+    from bbopt.solvers import base
+
+    monkeypatch.setattr(base, "_BACKENDS", {})  # every registry made afresh
+    assert "cpsat" in base.backends_for(WindowModel.__new__(WindowModel))
+
+    class Fresh:
+        pass
+
+    with pytest.raises(InputError, match="got int"):
+        register_backend(Fresh, "x")(3)
+    with pytest.raises(UnknownNameError, match="^unknown backend for Fresh 'x'; known: $"):
+        solve(Fresh(), "x")
