@@ -297,3 +297,5 @@ def test_a_new_model_types_registry_checks_its_backends_and_builtins_declare_the
         register_backend(Fresh, "x")(3)
     with pytest.raises(UnknownNameError, match="^unknown backend for Fresh 'x'; known: $"):
         solve(Fresh(), "x")
+    with pytest.raises(InputError, match="^a backend for Fresh name must be non-empty text"):
+        register_backend(Fresh, "")(solve)
