@@ -131,12 +131,13 @@ def _lognormal_bb(jobs: list[Job], seed: int, *, rules: bool = False) -> list[Jo
 @GENERATORS.register("kopanski",
                      about="Kopanski's workload: log-normal BB (rules as lognormal-bb) and "
                            "(optionally) the phased job model (checkpoint_factor: checkpoint "
-                           "size / BB request)")
+                           "size / BB request; io_out: the I/O time taken out of the runtimes "
+                           "as in the authors' I/O-aware workloads)")
 def _kopanski(jobs: list[Job], seed: int, *, phases: bool = True, rules: bool = False,
-              checkpoint_factor: float = 1.0) -> list[Job]:
+              checkpoint_factor: float = 1.0, io_out: bool = False) -> list[Job]:
     from bbopt.workloads.generators.kopanski import kopanski_workload
 
-    return kopanski_workload(jobs, seed, phases=phases, rules=bool(rules),
+    return kopanski_workload(jobs, seed, phases=phases, rules=bool(rules), io_out=bool(io_out),
                              checkpoint_factor=float(checkpoint_factor))
 
 
