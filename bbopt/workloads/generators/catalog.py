@@ -216,6 +216,16 @@ def _io_rate(jobs: list[Job], seed: int, *, per_node: float = 18e6) -> list[Job]
     return [replace(j, bandwidth=float(per_node)) for j in jobs]
 
 
+@GENERATORS.register("exact-walltime",
+                     about="every job's walltime set to its runtime (exact runtime estimates)")
+def _exact_walltime(jobs: list[Job], seed: int) -> list[Job]:
+    """Every job's walltime is its runtime, so that reservations and backfilling plan with the
+    real durations, as a simulator that backfills with the runtimes does (CQSim's BBSched
+    branch reserves queued jobs for their runtimes, ``Backfill.py``)."""
+    return [replace(j, walltime=float(j.runtime)) if j.runtime is not None and j.runtime > 0
+            else j for j in jobs]
+
+
 @GENERATORS.register("first", about="keep the first n jobs")
 def _first(jobs: list[Job], seed: int, *, n: int = 1000) -> list[Job]:
     return list(jobs[:int(n)])
