@@ -137,6 +137,14 @@ def _max_nodes_index(front: Sequence[Solution], model: WindowModel) -> int:
     return max(range(len(front)), key=key)
 
 
+def _base_and_gains(front: Sequence[Solution], model: WindowModel) -> tuple[int, list[str]]:
+    """The max-node solution of a non-empty front and the objectives that count as gains."""
+    if not front:
+        raise InputError("empty Pareto set")
+    gains = [n for n, obj in OBJECTIVES.items() if obj.gain and n in model.objectives]
+    return _max_nodes_index(front, model), gains
+
+
 def bbsched_rule(front: Sequence[Solution], model: WindowModel, factor: float | None = None
                  ) -> int:
     """The paper's decision maker (Sections 3.2.4 and 5): take the max-node solution (ties: the
@@ -144,10 +152,7 @@ def bbsched_rule(front: Sequence[Solution], model: WindowModel, factor: float | 
     exceeds ``factor`` times its node loss (utilisation fractions), the largest such gain. The
     gain sums the objectives the objectives table marks ``gain`` (BB; with SSDs also SSD use and
     the reduction of wasted SSD); ``factor`` is 2 with one gain, 4 with more."""
-    if not front:
-        raise InputError("empty Pareto set")
-    base = _max_nodes_index(front, model)
-    gains = [n for n, obj in OBJECTIVES.items() if obj.gain and n in model.objectives]
+    base, gains = _base_and_gains(front, model)
     if not gains:
         return base
     if factor is None:
@@ -181,10 +186,7 @@ def cqsim_rule(front: Sequence[Solution], model: WindowModel) -> int:
     text: gain > 2 x node loss) the threshold is relative to the BB already in use, so on a
     busy BB a switch needs a large gain, and a node loss up to 0.1 is accepted whatever the
     gain."""
-    if not front:
-        raise InputError("empty Pareto set")
-    base = _max_nodes_index(front, model)
-    gains = [n for n, obj in OBJECTIVES.items() if obj.gain and n in model.objectives]
+    base, gains = _base_and_gains(front, model)
     if not gains:
         return base
     used = {"bb": max(float(model.total_bb) - float(model.free_bb), 0.0) / model.scales()[
