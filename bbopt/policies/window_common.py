@@ -189,8 +189,11 @@ def cqsim_rule(front: Sequence[Solution], model: WindowModel) -> int:
     base, gains = _base_and_gains(front, model)
     if not gains:
         return base
-    used = {"bb": max(float(model.total_bb) - float(model.free_bb), 0.0) / model.scales()[
-        model.objectives.index("bb")]} if "bb" in gains else {}
+    # The BB in use now, as a fraction of the BB objective's scale (0 for a model without one).
+    total, free = getattr(model, "total_bb", None), getattr(model, "free_bb", None)
+    used = {"bb": max(float(total) - float(free), 0.0) / model.scales()[
+        model.objectives.index("bb")]} if "bb" in gains and total is not None \
+        and free is not None else {}
 
     def system(sol: Solution) -> tuple[float, float]:
         f = frac(model, sol)
