@@ -218,7 +218,7 @@ def test_the_client_sends_changes_over_a_socket(tmp_path):
     import threading
 
     from bbopt.interop.client import ServiceClient, ServiceError
-    from bbopt.interop.serve import open_servers, serve_sockets
+    from bbopt.interop.transport import open_servers, serve_sockets
 
     service = DecisionService(warm=())
     servers = open_servers(service, unix=str(tmp_path / "s.sock"))

@@ -93,6 +93,7 @@ def test_a_model_by_name_with_its_options_or_the_object_itself():
     assert (ckpt.pfs_bandwidth, ckpt.on_kill) == (5.0, "requeue")
     rigid = Rigid()
     assert make_execution_model(rigid) is rigid
+    # (options are checked against the model's signature, as everywhere: units read)
     with pytest.raises(InputError, match=r"^field 'execution speed': execution model 'rigid' "
                                          r"has no option 'speed'; its options: none$"):
         make_execution_model("rigid", speed=2)
