@@ -52,3 +52,17 @@ def test_the_answer_is_the_count_of_whole_pieces(nodes, bb, caps):
     room = sum(min(nodes, math.floor(c / piece * (1 + 1e-12))) if c / piece < 1e300 else nodes
                for c in caps)
     assert (reason is None) == (room >= nodes)
+
+
+def test_a_nodes_local_ssd_is_refused_below_zero_above_the_limit_and_when_not_a_number():
+    import pytest
+
+    from bbopt.errors import InputError
+    from bbopt.limits import MAX_BYTES
+
+    for ok in (0.0, 1.0, float(MAX_BYTES)):
+        assert Platform(nodes=2, bb=0.0, node_ssd=(ok, 1e12)).node_ssd[0] == ok
+    for bad in (-1.0, -0.5, MAX_BYTES * 1.01, math.nan, math.inf):
+        with pytest.raises(InputError, match=r"node 1's local SSD must be in \[0, ") as err:
+            Platform(nodes=2, bb=0.0, node_ssd=(1e12, bad))
+        assert err.value.field == "node_ssd"
