@@ -31,9 +31,13 @@ numba installed (the extra ``fast``), the pool loops run compiled (:mod:`bbopt.m
 chosen at a model's first score by :func:`kernels`): the same operations in the same order, so
 the same scores and plans, about 3x faster on KTH.
 
-Named BB nodes (``bb_nodes``: the authors' 12 x 40 GB, Section 4.1). The burst buffer is then not
-one pool: each compute node of a job takes a piece ``bb / nodes`` on one BB node, placed by the
-one first-fit rule of :func:`bbopt.models.bb_nodes.first_fit_pieces`. The evaluator keeps one
+Named BB nodes (the authors' 12 x 40 GB, Section 4.1). The burst buffer is then not one pool:
+each compute node of a job takes a piece ``bb / nodes`` on one BB node, placed by the one
+first-fit rule of :func:`bbopt.planner.pieces.first_fit_pieces`. The model does not look at the
+platform: it is given the planner's BB placement strategy (:func:`bbopt.planner.bb_placement`,
+chosen once from the platform) and asks it for the BB node capacities, the tolerance of a
+piece, the free space now, whether a request can ever be placed and, with proximity, the
+compute nodes' preferences. The evaluator keeps one
 profile column per BB node besides the pool, and places each job as conservative backfilling does
 on named nodes (:class:`bbopt.policies.named_bb.NamedProfile`, which
 :func:`~bbopt.policies.named_bb.plan_on_named_nodes` uses): a job started now takes the pieces the
@@ -46,14 +50,14 @@ held now can push a later one's pieces onto a BB node that stays free, letting i
 its earliest start in the base profile bounds it only through the pool (nodes and pool BB, which
 every placement needs); and two orders that give the same starts may give different pieces (the
 incremental walk compares both). On a platform that places pieces by proximity
-(``bb_proximity``, the authors' Dragonfly rule) a job started now is placed as the engine will
-place it: compute nodes by the authors' resource filter
-(:func:`~bbopt.models.bb_nodes.contiguous_nodes`) on the compute node ids free now, in plan
-order, and pieces by proximity on them; jobs started later keep the first-fit columns (their
-compute nodes are counted, not named, so their proximity placement is not known). Without
-``bb_nodes`` nothing of this runs: the pool evaluator and
-its schedules are unchanged. The placement on the BB nodes lives in :mod:`bbopt.models.plan_named`
-(first fit on the window inlined, a job's per-node amounts summed once per job).
+(:class:`~bbopt.planner.bb.ProximityBB`, the authors' Dragonfly rule) a job started now is
+placed as the engine will place it: compute nodes by the placement's choice (the authors'
+resource filter) on the compute node ids free now, in plan order, and pieces by proximity on
+them; jobs started later keep the first-fit columns (their compute nodes are counted, not named,
+so their proximity placement is not known). On a pool placement nothing of this runs: the pool
+evaluator and its schedules are unchanged. The placement on the BB nodes lives in
+:mod:`bbopt.models.plan_named` (first fit on the window inlined, a job's per-node amounts summed
+once per job).
 
 Length: the pool and named-BB evaluators share the model's lists, bounds and score terms, and
 both are the inner loop of every plan search (the incremental walk lives in
@@ -67,20 +71,15 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bbopt.core import ClusterState, Job, Proximity, slack
+from bbopt.core import ClusterState, Job, slack
 from bbopt.jit import KERNELS
 from bbopt.jit import kernels as compiled
-from bbopt.models.bb_nodes import (
-    bb_node_space,
-    bb_node_tolerance,
-    first_fit_runs,
-    free_compute_nodes,
-    running_pieces,
-)
 from bbopt.models.plan_named import place as place_named
-from bbopt.planner import Profile
+from bbopt.planner import Planner, Profile
+from bbopt.planner.bb import POOLED, BBPlacement
 from bbopt.planner.named import NamedArrays
 from bbopt.planner.named import kernels as named_kernels
+from bbopt.planner.pieces import first_fit_runs
 
 KERNELS.declare({"plan-pool": "bbopt.models:plan_jit"})
 
@@ -124,9 +123,10 @@ class Plan:
 class PlanModel:
     """The plan-ordering problem of one scheduling point.
 
-    ``running`` holds ``(expected_end, nodes, bb)`` of the jobs that hold resources now (with
-    ``bb_nodes``, the BB node capacities, ``(expected_end, nodes, bb, pieces)``: the ``(BB node,
-    bytes)`` pieces each holds; see the module docstring); ``jobs`` the waiting jobs (their
+    ``running`` holds ``(expected_end, nodes, bb)`` of the jobs that hold resources now (on a
+    ``placement`` with named BB nodes, :class:`~bbopt.planner.bb.FirstFitBB` or
+    :class:`~bbopt.planner.bb.ProximityBB`, ``(expected_end, nodes, bb, pieces)``: the ``(BB
+    node, bytes)`` pieces each holds; see the module docstring); ``jobs`` the waiting jobs (their
     order is the submission order and index every answer). A solution is a permutation of
     ``range(len(jobs))`` (or a :class:`Plan`); :meth:`evaluate` gives its score.
     Jobs that can never fit the platform are not part of the model (see :attr:`excluded`).
@@ -146,29 +146,29 @@ class PlanModel:
 
     def __init__(self, now: float, capacity: Sequence[float],
                  running: Iterable[tuple[float, float, float]], jobs: Sequence[Job],
-                 alpha: float = 2, bb_nodes: Sequence[float] | None = None,
-                 proximity: Proximity | None = None, free_ids: Sequence[int] | None = None
-                 ) -> None:
+                 alpha: float = 2, placement: BBPlacement = POOLED,
+                 free_ids: Sequence[int] | None = None) -> None:
         self.now = float(now)
-        if proximity is not None and (bb_nodes is None or free_ids is None):
-            raise ValueError("proximity placement needs named BB nodes and the free compute "
-                             "node ids now")
-        #: The platform's BB proximity (its rows: each compute node's BB nodes by preference)
-        #: and the compute node ids free now, when the engine places by proximity.
+        #: How the BB is placed (the planner's strategy): its capacities, tolerance, rule.
+        self.placement = placement
+        proximity = placement.proximity
+        if proximity is not None and free_ids is None:
+            raise ValueError("proximity placement needs the free compute node ids now")
+        #: The BB nodes each compute node prefers (proximity placement) and the compute node
+        #: ids free now, when the engine places by proximity.
         self.proximity = proximity
         self._NOW = sorted(int(x) for x in free_ids) if proximity is not None else None
         running = list(running)
-        self.named: tuple[float, ...] | None = (tuple(float(c) for c in bb_nodes)
-                                                if bb_nodes is not None else None)
+        #: The BB node capacities, ``None`` on a pool.
+        self.named: tuple[float, ...] | None = placement.capacity if placement.named else None
         self.capacity = (int(capacity[0]), float(capacity[1]))
         self.alpha = alpha
         cap_n, cap_b = self.capacity
         self.tol = slack(cap_b)  # the one fit rule of bbopt.core.fits
-        fits = [j.nodes <= cap_n and j.bb <= cap_b + self.tol for j in jobs]
-        if self.named is not None:
-            self._ftol = bb_node_tolerance(self.named)
-            fits = [f and first_fit_runs(self.named, j.nodes, j.bb, self._ftol) is not None
-                    for j, f in zip(jobs, fits, strict=True)]
+        never = placement.never_placed
+        fits = [j.nodes <= cap_n and j.bb <= cap_b + self.tol and not never(j.nodes, j.bb)
+                for j in jobs]
+        self._ftol = placement.tol
         self.excluded: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if not f)
         self.jobs: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if f)
         self.running = tuple(sorted((float(r[0]), int(r[1]), float(r[2])) for r in running))
@@ -204,7 +204,7 @@ class PlanModel:
         # ``_lb``; the decisions are the same, only sooner). Not on named BB nodes, where a job
         # that fits nowhere scores ``_lb``.
         self._lbr = ([self._term(t - s) for t, s in zip(self._t0, self._sub, strict=True)]
-                     if bb_nodes is None else self._lb)
+                     if self.named is None else self._lb)
         #: The compiled pool loop's arrays (:meth:`compiled_arrays`) once made; ``False``:
         #: this model is scored by the Python loops.
         self._jit: tuple | bool | None = None
@@ -256,20 +256,22 @@ class PlanModel:
     @classmethod
     def from_state(cls, state: ClusterState, alpha: float = 2) -> PlanModel:
         """The model of a :class:`~bbopt.core.ClusterState`: running jobs hold their resources
-        until their expected ends (start + walltime), the queue is taken in arrival order."""
-        caps = state.platform.bb_nodes
-        if caps is None:
+        until their expected ends (start + walltime), the queue is taken in arrival order. The
+        BB placement is the one the planner chose for the platform, holding the running jobs'
+        pieces as the engine does."""
+        planner = Planner.of(state)
+        bb = planner.bb
+        if not bb.named:
             running = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
             return cls(state.time, state.platform.capacity, running, state.queue, alpha)
-        held = running_pieces(state)
+        held = planner.pieces
         running = [(r.start + r.job.walltime, r.job.nodes, r.job.bb, held.get(r.job.id, ()))
                    for r in state.running]
-        proximity = state.platform.bb_proximity
         model = cls(state.time, state.platform.capacity, running, state.queue, alpha,
-                    bb_nodes=caps, proximity=proximity,
-                    free_ids=free_compute_nodes(state) if proximity is not None else None)
-        # The engine's free space on the BB nodes now (the same sums as the policies').
-        model._SN = list(bb_node_space(state, held).free)
+                    placement=bb,
+                    free_ids=planner.free_nodes if bb.proximity is not None else None)
+        # The engine's free space on the BB nodes now (the placement's, holding the pieces).
+        model._SN = list(bb.free)
         return model
 
     @property

@@ -3,7 +3,7 @@
 
 Kopanski & Rzadca, Euro-Par 2021, Sections 3.3 and 4.1 (12 BB nodes of 40 GB): each compute node
 of a job takes a piece ``bb / nodes`` on one BB node, placed by the one first-fit rule of
-:func:`bbopt.models.bb_nodes.first_fit_runs`, as conservative backfilling places jobs on named
+:func:`bbopt.planner.pieces.first_fit_runs`, as conservative backfilling places jobs on named
 nodes (:class:`bbopt.policies.named_bb.NamedProfile`). The profile is ``[T, FN, FB, FK, SN,
 NOW]``: breakpoints with a sentinel at infinity, free nodes, free pool BB, the free space of
 the BB nodes on each segment (a tuple per segment: a breakpoint inserts one shared tuple, not
@@ -21,7 +21,7 @@ import math
 from bisect import bisect_left
 from typing import Any
 
-from bbopt.models.bb_nodes import contiguous_nodes, first_fit_runs, proximity_pieces
+from bbopt.planner.pieces import first_fit_runs, proximity_pieces
 
 
 def cumulative_pieces(piece: float, count: int) -> list[float]:
@@ -41,7 +41,7 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
     named BB nodes) in the named-BB profile ``prof`` (changed in place) at its earliest
     start, as :class:`~bbopt.policies.named_bb.NamedProfile` does (module docstring):
     ``(start, runs)`` with the first-fit runs ``(BB node, pieces)`` of
-    :func:`~bbopt.models.bb_nodes.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
+    :func:`~bbopt.planner.pieces.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
     (only possible when a running job outlives its expected end).
 
     The hot path of every search on named BB nodes: first fit on the least free space of
@@ -61,7 +61,7 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
         i, j = window
         reserve(prof, i, j, T[i] + w, n, b, [])
         if i == 0 and NOW is not None:  # the compute nodes the engine will give it now
-            return T[0], (_take_nodes(NOW, n), ())
+            return T[0], (_take_nodes(model, NOW, n), ())
         return T[i], ()
     piece = b / n
     short = piece - model._ftol
@@ -141,11 +141,11 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
         return start, tuple(runs)
 
 
-def _take_nodes(NOW: list, n: int) -> tuple[int, ...]:
+def _take_nodes(model: Any, NOW: list, n: int) -> tuple[int, ...]:
     """Take from the free compute node ids ``NOW`` (changed in place) the ``n`` nodes the
-    authors' resource filter gives a job now (:func:`~bbopt.models.bb_nodes.contiguous_nodes`),
+    authors' resource filter gives a job now (:func:`~bbopt.planner.pieces.contiguous_nodes`),
     as the engine does for a start that names none."""
-    nodes = contiguous_nodes(NOW, n) or ()
+    nodes = model.placement.choose_nodes(NOW, n) or ()
     _drop_ids(NOW, nodes)
     return nodes
 
@@ -174,12 +174,12 @@ def _proximity_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
                    piece: float, acc: list[float]):
     """Start a job of ``n`` nodes and ``b`` bytes now on a proximity platform, as the engine
     will: its compute nodes from the free ids now by the resource filter, its pieces by
-    proximity on the BB nodes' free space now (:func:`~bbopt.models.bb_nodes.
+    proximity on the BB nodes' free space now (:func:`~bbopt.planner.pieces.
     proximity_pieces`, the same floats), if they stay free on segments ``0 .. j - 1``. Returns
     ``(compute nodes, runs)`` (runs: ``(BB node, pieces)`` in BB node order) and reserves it
     in ``prof``, or ``None`` with nothing changed."""
     SN, NOW = prof[4], prof[5]
-    nodes = contiguous_nodes(NOW, n)
+    nodes = model.placement.choose_nodes(NOW, n)
     if nodes is None:
         return None
     pieces = proximity_pieces(SN, nodes, b, model._ftol, model.proximity)

@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 pytest.importorskip("numba")
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob, dragonfly_proximity  # noqa: E402,E501
-from bbopt.models.bb_nodes import contiguous_nodes, first_fit_pieces, proximity_pieces  # noqa: E402,E501
 from bbopt.models.plan import PlanModel  # noqa: E402
 from bbopt.models.plan_walk import SwapWalk, swap_walk  # noqa: E402
+from bbopt.planner.bb import FirstFitBB  # noqa: E402
 from bbopt.planner.named import NamedWalk, kernels  # noqa: E402
+from bbopt.planner.pieces import contiguous_nodes, first_fit_pieces, proximity_pieces  # noqa: E402,E501
 from bbopt.solvers import Budget  # noqa: E402
 from bbopt.solvers.plan.annealing import solve_annealing  # noqa: E402
 
@@ -181,13 +182,14 @@ def test_the_switch_between_compiled_and_python(monkeypatch):
     """Named models with alpha 1-3 get the compiled loops, other alphas and BBOPT_NO_JIT=1
     the Python ones, with the same scores."""
     jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(4)]
-    named = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, bb_nodes=[2 * GB, 2 * GB])
+    TWO_NODES = FirstFitBB(Platform(2, 4 * GB, bb_nodes=(2 * GB, 2 * GB)))  # noqa: N806
+    named = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, placement=TWO_NODES)
     assert isinstance(swap_walk(named, [0, 1, 2, 3]), NamedWalk)
-    odd = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=1.5, bb_nodes=[2 * GB, 2 * GB])
+    odd = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=1.5, placement=TWO_NODES)
     assert type(swap_walk(odd, [0, 1, 2, 3])) is SwapWalk
     monkeypatch.setenv("BBOPT_NO_JIT", "1")
     assert kernels() is None
-    fresh = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, bb_nodes=[2 * GB, 2 * GB])
+    fresh = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, placement=TWO_NODES)
     assert type(swap_walk(fresh, [0, 1, 2, 3])) is SwapWalk
     assert fresh.score([3, 2, 1, 0]) == named.score([3, 2, 1, 0])
     assert fresh.named_arrays() is None and named.named_arrays() is not None
