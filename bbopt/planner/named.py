@@ -115,6 +115,25 @@ class NamedArrays:
             starts[:] = self._vals[1, 0, :count].tolist()
         return score
 
+    def exhaustive(self, best: float, order: Sequence[int]) -> tuple[float, list[int], int]:
+        """The exhaustive search over the orders of this model's jobs, compiled
+        (:func:`~bbopt.planner.named_jit.exhaustive_named`): from the incumbent ``order`` of
+        score ``best``, the best score, its order and the number of prefixes visited. For
+        short queues (the annealing's ``exhaustive_up_to``, 5 jobs: at most 206 prefixes), run
+        to the end."""
+        count = self.jobs.shape[1]
+        shape = self.base.shape
+        length = int(np.searchsorted(self.base[0], math.inf)) + 1  # up to the sentinel
+        out = np.array(order, dtype=np.int64)
+        visits = np.zeros(1, dtype=np.int64)
+        best = self.kernels.exhaustive_named(
+            self.jobs, self.base, length, self.base_now.copy(), np.arange(count),
+            0, 0.0, float(best), np.zeros(count, dtype=np.int64), out, self.alpha, self.prox,
+            self.consts, *self._scratch, np.empty((count, count) + shape),
+            np.empty((count, count) + self.base_now.shape), np.empty((count, 3, count)),
+            np.empty((count, 2, count), dtype=np.int64), visits)
+        return best, out.tolist(), int(visits[0])
+
 
 class NamedWalk:
     """The annealing's incremental walk on named BB nodes with its loop compiled

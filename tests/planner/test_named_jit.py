@@ -26,6 +26,7 @@ from bbopt.planner.named import NamedWalk, kernels  # noqa: E402
 from bbopt.planner.pieces import contiguous_nodes, first_fit_pieces, proximity_pieces  # noqa: E402,E501
 from bbopt.solvers import Budget  # noqa: E402
 from bbopt.solvers.plan.annealing import solve_annealing  # noqa: E402
+from bbopt.solvers.plan.exhaustive import solve_exhaustive  # noqa: E402
 
 PROXIMITY = dragonfly_proximity(8, 2, 2)  # 8 compute nodes, 4 BB nodes in 2 groups
 
@@ -258,3 +259,26 @@ def test_a_kept_reservation_is_compressed_before_new_jobs_are_planned():
         decision = ConservativeBackfilling(compiled=compiled).decide(state)
         assert [s.job_id for s in decision.start] == ["b"]
         assert [(r.job_id, r.start) for r in decision.reservations] == [("a", 50.0)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10**9), proximity=st.booleans(), n=st.integers(2, 5),
+       alpha=st.sampled_from([1, 2, 3]))
+def test_the_compiled_exhaustive_search_is_the_python_one(seed, proximity, n, alpha):
+    """Queues of 2 to 5 jobs: the compiled exhaustive search (no memo) returns the plan, the
+    score and the status of the Python one (with its memo), and its plan is the best order's
+    fresh plan; the number of prefixes visited is at most the 206 of a 5-job tree."""
+    rnd = random.Random(seed)
+    state = _state(rnd, proximity, n)
+    if state is None:
+        return
+    py, jit = _models(state, alpha)
+    if py.n < 2:
+        return
+    slow = solve_exhaustive(py, Budget(60.0))
+    fast = solve_exhaustive(jit, Budget(60.0))
+    assert fast.solution == slow.solution
+    assert fast.objective == slow.objective and fast.status is slow.status
+    assert fast.objective == py.score(fast.solution.order)
+    assert 1 <= fast.info["nodes"] <= 206
+    assert fast.info["memo"] == 0 < slow.info["memo"]
