@@ -177,6 +177,20 @@ class PlanModel:
         self._b = [float(j.bb) for j in self.jobs]
         self._sub = [float(j.submit) for j in self.jobs]
         self._bneed = [b - self.tol for b in self._b]  # BB a segment must have free (fit rule)
+        # Lower bound of each job's score term: it cannot start before now.
+        self._lb = [self._term(self.now - s) for s in self._sub]
+        #: The compiled pool loop's arrays (:meth:`compiled_arrays`) once made; ``False``:
+        #: this model is scored by the Python loops.
+        self._jit: tuple | bool | None = None
+        #: On named BB nodes, the compiled loops' arrays (:meth:`named_arrays`) once made;
+        #: ``False``: the Python loops.
+        self._njit: NamedArrays | bool | None = None
+        if self.named is not None:
+            # The profile has a column per BB node; a job that fits nowhere scores ``_lb``,
+            # which is then also the bound of the early rejection.
+            self._lbr = self._lb
+            self._init_named(running)
+            return
         # Base profile: free capacity on [T[i], T[i+1]) from now on, the last segment unbounded.
         used_n = sum(n for _, n, _ in self.running)
         used_b = sum(b for _, _, b in self.running)
@@ -197,22 +211,10 @@ class PlanModel:
         # The lists the inner loops copy: the base profile and a sentinel breakpoint at
         # infinity (no window reaches it, no job fits it), so that they never test the length.
         self._Tz, self._FNz, self._FBz = T + [math.inf], FN + [-1], FB + [-math.inf]
-        # Lower bound of each job's score term: it cannot start before now.
-        self._lb = [self._term(self.now - s) for s in self._sub]
         # The bound of the early rejection on the pool: a job cannot start before its earliest
         # start in the base profile either, so its term is at least that start's (tighter than
-        # ``_lb``; the decisions are the same, only sooner). Not on named BB nodes, where a job
-        # that fits nowhere scores ``_lb``.
-        self._lbr = ([self._term(t - s) for t, s in zip(self._t0, self._sub, strict=True)]
-                     if self.named is None else self._lb)
-        #: The compiled pool loop's arrays (:meth:`compiled_arrays`) once made; ``False``:
-        #: this model is scored by the Python loops.
-        self._jit: tuple | bool | None = None
-        #: On named BB nodes, the compiled loops' arrays (:meth:`named_arrays`) once made;
-        #: ``False``: the Python loops.
-        self._njit: NamedArrays | bool | None = None
-        if self.named is not None:
-            self._init_named(running)
+        # ``_lb``; the decisions are the same, only sooner).
+        self._lbr = [self._term(t - s) for t, s in zip(self._t0, self._sub, strict=True)]
 
     def _init_named(self, running: list) -> None:
         """The named-BB profile: the pool dimensions and one column per BB node, built as
@@ -238,7 +240,7 @@ class PlanModel:
         self._FB = [r[1] for r in rows]
         # The BB nodes' free space, one tuple per segment (a new breakpoint shares its
         # neighbour's tuple; a reservation replaces the tuples of its segments).
-        self._FK = [tuple(r[2 + b] for b in range(k)) for r in rows]
+        self._FK = [tuple(r[2:]) for r in rows]
         self._SN = space
         # Each job's cumulative piece sums (plan_named.cumulative_pieces), made when needed.
         self._acc: list[list[float] | None] = [None] * len(self.jobs)

@@ -32,7 +32,7 @@ from bbopt.core import Job, Platform
 from bbopt.planner.pieces import (
     bb_node_tolerance,
     contiguous_nodes,
-    first_fit_runs,
+    never_placed,
     place_pieces,
 )
 
@@ -153,13 +153,8 @@ class FirstFitBB(PooledBB):
 
     def never_placed(self, nodes: int, bb: float) -> bool:
         # First fit on empty BB nodes places the most pieces any placement can (module
-        # docstring); answers are kept per request shape, a queue asks again every decision.
-        known = self.__dict__.setdefault("_never", {})
-        got = known.get((nodes, bb))
-        if got is None:
-            got = known[(nodes, bb)] = first_fit_runs(self.capacity, nodes, bb,
-                                                      self.tol) is None
-        return got
+        # docstring).
+        return never_placed(self.capacity, nodes, bb, self.tol)
 
 
 class ProximityBB(FirstFitBB):

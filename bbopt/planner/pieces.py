@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from bbopt.core import Proximity
 
@@ -83,6 +84,18 @@ def first_fit_runs(free: Sequence[float], nodes: int, bb: float, tol: float
         out.append((b, k))
         todo -= k
     return None
+@lru_cache(maxsize=1 << 16)
+def never_placed(capacity: tuple[float, ...], nodes: int, bb: float, tol: float) -> bool:
+    """Whether a job of ``nodes`` nodes and ``bb`` bytes can never be placed on BB nodes of
+    ``capacity``, not even empty ones (first fit there places the most pieces any placement
+    can). Kept per request: a waiting job is asked about at every decision.
+
+    >>> never_placed((5.0, 10.0), 3, 12.0, 0.0), never_placed((5.0, 5.0), 3, 12.0, 0.0)
+    (False, True)
+    """
+    return first_fit_runs(capacity, nodes, bb, tol) is None
+
+
 def first_fit_pieces(free: Sequence[float], nodes: int, bb: float, tol: float) -> Pieces | None:
     """The ``(BB node, bytes)`` pieces of a job of ``nodes`` nodes and ``bb`` bytes placed on BB
     nodes with ``free`` bytes free: one piece of ``bb / nodes`` per compute node, each on the
