@@ -14,10 +14,11 @@ greedy placement would not): :meth:`PlanModel.evaluate` scores any :class:`Plan`
 :meth:`PlanModel.check` verifies that it respects the capacities at every instant.
 
 Speed. Evaluating a permutation is the inner loop of every search (9 candidate orders plus 180
-annealing steps per decision, tens of thousands of decisions on KTH), so the evaluator is a
-specialised pure-Python scan over three plain lists (breakpoints, free nodes, free BB) rather than
-the general numpy :class:`~bbopt.planner.Profile`, whose per-call overhead dominates for the
-profiles of 10-300 breakpoints met here (see ``benchmarks/quality/plan_quality.py``).
+annealing steps per decision, tens of thousands of decisions on KTH), so the evaluator keeps
+its profile as three plain lists (breakpoints, free nodes, free BB) and places jobs with the
+planner's list primitives (:mod:`bbopt.planner.lists`) rather than the general numpy
+:class:`~bbopt.planner.Profile`, whose per-call overhead dominates for the profiles of 10-300
+breakpoints met here (see ``benchmarks/quality/plan_quality.py``).
 Boundaries are exact:
 a job that ends at ``t`` frees its resources for one that starts at ``t`` (segments are half-open).
 An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing
@@ -56,8 +57,8 @@ resource filter) on the compute node ids free now, in plan order, and pieces by 
 them; jobs started later keep the first-fit columns (their compute nodes are counted, not named,
 so their proximity placement is not known). On a pool placement nothing of this runs: the pool
 evaluator and its schedules are unchanged. The placement on the BB nodes lives in
-:mod:`bbopt.models.plan_named` (first fit on the window inlined, a job's per-node amounts summed
-once per job).
+:mod:`bbopt.models.plan_named` (a job's per-node amounts summed once per job); every earliest
+start and reservation on the model's lists is the planner's (:mod:`bbopt.planner.lists`).
 
 Length: the pool and named-BB evaluators share the model's lists, bounds and score terms, and
 both are the inner loop of every plan search (the incremental walk lives in
@@ -77,6 +78,7 @@ from bbopt.jit import kernels as compiled
 from bbopt.models.plan_named import place as place_named
 from bbopt.planner import Planner, Profile
 from bbopt.planner.bb import POOLED, BBPlacement
+from bbopt.planner.lists import earliest, reserve
 from bbopt.planner.named import NamedArrays
 from bbopt.planner.named import kernels as named_kernels
 from bbopt.planner.pieces import first_fit_runs
@@ -326,8 +328,8 @@ class PlanModel:
                 self._compiled_arrays())
         if self._jit:
             return self._run_compiled(order, threshold, starts)
-        # The placement of earliest() and reserve() inlined, per job: the hot path of every
-        # search (no call, no tuple, the profile's length kept in a local).
+        # The Python reference of the compiled loop: each job at its earliest start from its
+        # start in the base profile on (a breakpoint of every profile), reserved there.
         T, FN, FB = self._Tz[:], self._FNz[:], self._FBz[:]
         W, N, B, BN, T0 = self._w, self._n, self._b, self._bneed, self._t0
         first = bisect_left
@@ -336,32 +338,8 @@ class PlanModel:
         rest = sum(map(LB.__getitem__, order)) if check else 0.0
         score = 0.0
         for p in order:
-            n, bneed, w = N[p], BN[p], W[p]
-            # Earliest start: the first segment i from which [T[i], T[i] + w) is free, from
-            # the job's start in the base profile on (a breakpoint of every profile).
-            i = first(T, T0[p])
-            while True:
-                while FN[i] < n or FB[i] < bneed:
-                    i += 1
-                start = T[i]
-                end = start + w
-                j = i + 1
-                while T[j] < end:
-                    if FN[j] < n or FB[j] < bneed:
-                        break
-                    j += 1
-                else:
-                    break
-                i = j + 1
-            # Reserve [start, end) on segments i .. j-1.
-            if T[j] != end:
-                T.insert(j, end)
-                FN.insert(j, FN[j - 1])
-                FB.insert(j, FB[j - 1])
-            breq = B[p]
-            for q in range(i, j):
-                FN[q] -= n
-                FB[q] -= breq
+            start, i, j = earliest(T, FN, FB, first(T, T0[p]), N[p], BN[p], W[p])
+            reserve(T, FN, FB, i, j, start + W[p], N[p], B[p])
             wait = start - S[p]
             if wait < 0.0:
                 wait = 0.0
@@ -493,36 +471,13 @@ class PlanModel:
     def _earliest_pool(self, profile: tuple[list[float], list[int], list[float]], p: int
                        ) -> tuple[float, int, int]:
         T, FN, FB = profile
-        w, n, b = self._w[p], self._n[p], self._bneed[p]
-        k = len(T)
-        i = 0
-        while True:
-            while FN[i] < n or FB[i] < b:
-                i += 1
-            start = T[i]
-            end = start + w
-            j = i + 1
-            while j < k and T[j] < end:
-                if FN[j] < n or FB[j] < b:
-                    break
-                j += 1
-            else:
-                return start, i, j
-            i = j + 1
+        return earliest(T, FN, FB, 0, self._n[p], self._bneed[p], self._w[p])
 
     def reserve(self, profile: tuple[list[float], list[int], list[float]], p: int,
                 start: float, i: int, j: int) -> None:
         """Reserve job ``p`` at ``start`` over segments i..j-1 (as found by :meth:`earliest`)."""
         T, FN, FB = profile
-        end = start + self._w[p]
-        if j == len(T) or T[j] != end:
-            T.insert(j, end)
-            FN.insert(j, FN[j - 1])
-            FB.insert(j, FB[j - 1])
-        n, b = self._n[p], self._b[p]
-        for q in range(i, j):
-            FN[q] -= n
-            FB[q] -= b
+        reserve(T, FN, FB, i, j, start + self._w[p], self._n[p], self._b[p])
 
     def term(self, p: int, start: float) -> float:
         """Score term of job ``p`` started at ``start``."""

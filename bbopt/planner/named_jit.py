@@ -147,7 +147,7 @@ def _copy(src, dst, src_now, dst_now):
 
 @njit(cache=True, inline="always")
 def _pool_window(prof, length, i, n, b, w, tol):
-    """``plan_named._pool_window``: ``(i, j)``; ``(-1, -1)`` when only the sentinel is left."""
+    """``planner.lists.pool_window``: ``(i, j)``; ``(-1, -1)`` when only the sentinel is left."""
     T, FN, FB = prof[0], prof[1], prof[2]
     last = length - 1
     while True:
@@ -166,7 +166,7 @@ def _pool_window(prof, length, i, n, b, w, tol):
 
 @njit(cache=True, inline="always")
 def _reserve(prof, length, i, j, end, demand):
-    """``plan_named.reserve``: take ``demand`` on ``i .. j - 1``; the new length."""
+    """``planner.lists.reserve_named``: take ``demand`` on ``i .. j - 1``; the new length."""
     if prof[0, j] != end:
         length = _insert(prof, length, j, end)
     _add(prof, i, j, demand, -1.0)
