@@ -1,5 +1,5 @@
-"""Shared fixtures: the real traces in ../shared/data (never copied into the project), and the
-seed of the property tests.
+"""Shared fixtures: the real traces in ../shared/data (never copied into the project), one
+platform of each kind (tests/_platforms.py), and the seed of the property tests.
 
 Property tests explore, reproducibly: every run draws its examples from one seed, taken from
 ``BBOPT_HYPOTHESIS_SEED`` when it is set, else from the commit checked out (so each commit's
@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from hypothesis import core, settings
 
+from bbopt import Platform
+from tests import _platforms
 from tests._workload_data import KTH_SWF, data_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,6 +49,43 @@ def kopanski_jobs():
     from tests._paper_examples import kopanski_jobs as jobs
 
     return jobs()
+
+
+@pytest.fixture
+def pool_platform() -> Platform:
+    """8 nodes, 100 GB of burst buffer in one pool."""
+    return _platforms.POOL
+
+
+@pytest.fixture
+def named_platform() -> Platform:
+    """8 nodes, the burst buffer on four named BB nodes of 25 GB (first fit)."""
+    return _platforms.NAMED
+
+
+@pytest.fixture
+def proximity_platform() -> Platform:
+    """The named BB nodes placed by proximity (2 compute nodes per chassis, 2 per group)."""
+    return _platforms.PROXIMITY
+
+
+@pytest.fixture
+def ssd_platform() -> Platform:
+    """8 nodes with local SSDs (four of 50 GB, four of 100 GB) beside a 100 GB pool."""
+    return _platforms.SSD
+
+
+@pytest.fixture
+def io_tree_platform() -> Platform:
+    """Herbein et al.'s Figure 2-3 I/O tree: 4 nodes, two 256 MB/s switches of two nodes under
+    a 384 MB/s network switch, PFS 1 GB/s."""
+    return _platforms.IO_TREE
+
+
+@pytest.fixture(params=sorted(_platforms.PLATFORMS))
+def any_platform(request: pytest.FixtureRequest) -> Platform:
+    """Each platform kind in turn (pool, named, proximity, SSD, I/O tree)."""
+    return _platforms.PLATFORMS[request.param]
 
 
 settings.register_profile("seeded", derandomize=False, database=None, deadline=None)

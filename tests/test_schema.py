@@ -77,10 +77,8 @@ def test_decision_status_checked():
         decision_from_dict({"stats": {"status": "GREAT"}})
 
 
-def test_state_with_io_tree_round_trips_and_decides():
-    from bbopt.topology import herbein_example_topology, platform_from_topology
-
-    platform = platform_from_topology(herbein_example_topology())
+def test_state_with_io_tree_round_trips_and_decides(io_tree_platform):
+    platform = io_tree_platform
     s = ClusterState(0.0, platform, (), (Job("a", 0, 100, None, 1, bandwidth=64e6),))
     back = loads_state(dumps(s))
     assert back.platform.nodes == platform.nodes

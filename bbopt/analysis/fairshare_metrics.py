@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from bbopt.workloads.shares import entitled_nodes
+
 THRASHING_EVICTIONS = 3
 
 
@@ -84,7 +86,7 @@ def fairshare_summary(result, shares: Mapping[str, float], quantum: float | None
                       ) -> dict[str, Any]:
     """Utilisation, per-entity service and entitlement satisfaction of one run."""
     nodes = result.platform.nodes
-    entitled = {e: int(math.floor(s * nodes + 1e-9)) for e, s in shares.items()}
+    entitled = entitled_nodes(shares, nodes)
     by_id = {j.id: j for j in result.jobs}
     seg_len: dict[str, float] = defaultdict(float)
     for jid, t0, t1, _ in result.segments:

@@ -18,7 +18,7 @@ annealing steps per decision, tens of thousands of decisions on KTH), so the eva
 its profile as three plain lists (breakpoints, free nodes, free BB) and places jobs with the
 planner's list primitives (:mod:`bbopt.planner.lists`) rather than the general numpy
 :class:`~bbopt.planner.Profile`, whose per-call overhead dominates for the profiles of 10-300
-breakpoints met here (see ``benchmarks/quality/plan_quality.py``).
+breakpoints met here (see ``benchmarks/speed/plan_evaluator.py``).
 Boundaries are exact:
 a job that ends at ``t`` frees its resources for one that starts at ``t`` (segments are half-open).
 An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing

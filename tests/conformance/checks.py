@@ -8,23 +8,15 @@ import random
 from dataclasses import dataclass, field
 
 from bbopt import Job, Platform, simulate
-from bbopt.core import ClusterState, Decision, JobState, dragonfly_proximity
+from bbopt.core import ClusterState, Decision, JobState
 from bbopt.policies.promises import Promise, promise_of
-from bbopt.topology import herbein_example_topology, platform_from_topology
 from bbopt.topology.alloc import BandwidthLedger
+from tests import _platforms
 
 GB = 1e9
 
-#: One small platform of each kind the engine knows: BB in one pool, BB on four named nodes
-#: (first fit), the same with the authors' proximity placement, node-local SSDs, an I/O tree.
-PLATFORMS: dict[str, Platform] = {
-    "pool": Platform(8, 100 * GB, name="pool"),
-    "named": Platform(8, 100 * GB, name="named", bb_nodes=(25 * GB,) * 4),
-    "proximity": Platform(8, 100 * GB, name="proximity", bb_nodes=(25 * GB,) * 4,
-                          bb_proximity=dragonfly_proximity(8, 2, 2)),
-    "ssd": Platform(8, 100 * GB, name="ssd", node_ssd=(50 * GB,) * 4 + (100 * GB,) * 4),
-    "io-tree": platform_from_topology(herbein_example_topology(), name="io-tree"),
-}
+#: One small platform of each kind the engine knows (tests/_platforms.py).
+PLATFORMS: dict[str, Platform] = _platforms.PLATFORMS
 
 SEEDS = (0, 1)
 

@@ -206,8 +206,8 @@ def test_one_millisecond_budget_falls_back_to_a_feasible_placement():
     assert not _overallocated(tree, alloc, jobs, placement)
 
 
-def test_starvation_bound_forces_or_blocks():
-    platform = platform_from_topology(herbein_example_topology())
+def test_starvation_bound_forces_or_blocks(io_tree_platform):
+    platform = io_tree_platform
     x = Job("X", 0, 100, nodes=2, bandwidth=10 * MB)
     y = Job("Y", 0, 100, nodes=3, bandwidth=10 * MB)
     state = ClusterState(0.0, platform, queue=(x, y))
@@ -225,10 +225,10 @@ def test_starvation_bound_forces_or_blocks():
     assert d.reservations[0].start == 50.0 and d.stats.backend == "starvation"
 
 
-def test_starving_jobs_that_fit_start_beside_a_blocked_one():
+def test_starving_jobs_that_fit_start_beside_a_blocked_one(io_tree_platform):
     """Two starving 3-node jobs on an idle 4-node machine: the first starts, the second holds
     the reservation (the machine never idles with jobs waiting)."""
-    platform = platform_from_topology(herbein_example_topology())
+    platform = io_tree_platform
     x = Job("X", 0, 100, nodes=3, bandwidth=10 * MB)
     y = Job("Y", 0, 100, nodes=3, bandwidth=10 * MB)
     state = ClusterState(0.0, platform, queue=(x, y), memory={"rounds": {"X": 60, "Y": 55}})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bbopt.core import Job, Status
@@ -48,6 +48,20 @@ def _best_first_stage(model):
     return max(model.evaluate(x)[0] for x in xs if model.feasible(x))
 
 
+def _two_node_apps(longest: float) -> PackModel:
+    """Four 2-node applications on 3 free nodes (a pack of one), objective work then the Char
+    order within 5 %: the longest alone is the pack."""
+    q, d = np.array([2, 2, 2, 2]), np.array([1.0, 1.0, 1.0, longest])
+    return PackModel(("a0", "a1", "a2", "a3"), q, d, np.zeros(4), np.array([1.0, 1.0, 1.0, 2.0]),
+                     3, (q * d, np.array([4.0, 3.0, 2.0, 1.0])), 0.05, seed=0,
+                     fallback_order="max", names=("work", "char-order"))
+
+
+# The second stage's row keeping the work within 5 % had coefficients of 1e9: CBC without
+# preprocessing answered a fractional point (the pack read as empty) as optimal, or called the
+# stage infeasible although the first stage's pack satisfies it.
+@example(model=_two_node_apps(2.0))
+@example(model=_two_node_apps(102.0))
 @settings(max_examples=40, deadline=None)
 @given(model=pack_models())
 def test_exact_builders_agree_with_exhaustive_on_periodic_applications(model):

@@ -369,3 +369,20 @@ def test_cli_compare_passes_the_checkpoint_model_to_every_policy(tmp_path, capsy
     # job 2 wait for the oversize job 1 to end at 5000
     assert (m["omfs"]["checkpoints"], m["omfs"]["entitlement_p50"]) == (1.0, 100.0)
     assert (m["partition"]["checkpoints"], m["partition"]["entitlement_p50"]) == (0.0, 3000.0)
+
+
+def test_eviction_cost_is_wasted_node_time():
+    """The victim choice's cost: a checkpointable job wastes ``nodes x (checkpoint + restart)``
+    = 4 x 2 x 8 GB / 2 GB/s = 32 node-seconds (not 16 without the restart, nor 8 per node);
+    a killed one ``nodes x`` the work since its segment started: 4 x (1000 - 400) = 2400 (not
+    600 unweighted, nor 4000 from its submission)."""
+    p = make_policy("omfs", shares={"a": 1.0}, memory_per_node=8e9, checkpoint_bandwidth=2e9)
+    ckpt = RunningJob(Job("c", 0.0, 3600.0, nodes=4, preemptable=True, checkpointable=True),
+                      400.0)
+    killed = RunningJob(Job("k", 0.0, 3600.0, nodes=4, preemptable=True), 400.0)
+    assert p.eviction_cost(ckpt, 1000.0) == 32.0
+    assert p.eviction_cost(killed, 1000.0) == 2400.0
+    # the trace's image per node wins over the default: 4 x 2 x 1 GB / 2 GB/s
+    img = RunningJob(Job("i", 0.0, 3600.0, nodes=4, preemptable=True, checkpointable=True,
+                         extra={"memory_per_node": 1e9}), 400.0)
+    assert p.eviction_cost(img, 1000.0) == 4.0

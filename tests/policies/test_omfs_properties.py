@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bbopt.core import Job, JobState, Platform, Status
@@ -172,6 +172,15 @@ def victim_models(draw):
                                  penalty=float(draw(st.integers(0, 3)) * 5), bb_capacity=100.0)
 
 
+# Ten candidates of one entity (slack 3 nodes), a deficit of 1 node and 40 B of BB that v7 (2
+# nodes, 40 B, cost 0) covers alone, v8 and v9 alike: with the BB row scaled to ~4e9 units per
+# victim CP-SAT's presolve answered {v1, v8, v9} (cost 7) as optimal.
+@example(model=PreemptionModel(
+    ids=tuple(f"v{i}" for i in range(10)), nodes=np.array([1, 1, 1, 1, 1, 1, 1, 2, 1, 1]),
+    bb=np.array([0.0, 20.0, 0.0, 0.0, 0.0, 30.0, 0.0, 40.0, 10.0, 10.0]),
+    cost=np.array([0.0, 7.0, 0.0, 0.0, 0.0, 14.0, 0.0, 0.0, 0.0, 0.0]),
+    entity=np.zeros(10, dtype=np.int64), slack=np.array([3]), need_nodes=1, need_bb=40.0,
+    order=tuple(range(10)), penalty=0.0, bb_capacity=100.0))
 @settings(max_examples=60, deadline=None)
 @given(model=victim_models())
 def test_exact_victim_choice_equals_exhaustive_and_never_costs_more_than_greedy(model):

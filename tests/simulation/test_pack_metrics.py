@@ -63,3 +63,36 @@ def test_usage_trend_sees_a_drift():
     t = np.linspace(0.5, 99.5, 100)
     assert usage_trend({"t": t, "x": 1 - t / 100}, "x") == pytest.approx(-1.0, abs=0.02)
     assert usage_trend({"t": t, "x": np.full(100, 0.7)}, "x") == pytest.approx(0.0, abs=1e-9)
+
+
+def test_figure2_metrics_count_from_the_first_submission():
+    """Figure 2's run submitted at t = 5 (A: 5-14, B: 5-15, B waits 7-8 for the I/O node):
+    utilisation is useful node-time over P x (makespan - first submission) = 18 / 40, not over
+    P x makespan (18 / 60); stretch is actual over minimal execution time, 10 / 9 (>= 1, not
+    9 / 10), and the flow stretch counts the wait from submission."""
+    model = ExclusiveIO()
+    jobs = [periodic("A", 3, 2.0, 1.0, submit=5.0), periodic("B", 3, 2.0, 1.0, submit=5.0)]
+    res = simulate(jobs, Platform(nodes=4), "fcfs", execution=model)
+    m = pack_metrics(res, model)
+    assert m["makespan"] == 15.0
+    assert m["utilisation"] == pytest.approx(18 / 40)
+    assert m["allocated"] == pytest.approx(19 / 40)
+    assert m["idle_ratio"] == pytest.approx(1 - 19 / 40)
+    assert m["max_stretch"] == pytest.approx(10 / 9)
+    assert m["max_flow_stretch"] == pytest.approx(10 / 9)
+    assert m["steady_fraction"] == 0.0  # both start at the first submission
+
+
+def test_flow_stretch_counts_the_wait_and_stretch_does_not():
+    """One node, A (T = 4) then B (T = 2, submitted at 1, starts at 4): B's stretch is
+    2 / 2 = 1, its flow stretch (6 - 1) / 2 = 2.5 (from submission, not from 0: 3)."""
+    model = ExclusiveIO()
+    jobs = [periodic("A", 2, 1.0, 1.0), periodic("B", 1, 1.0, 1.0, submit=1.0)]
+    res = simulate(jobs, Platform(nodes=1), "fcfs", execution=model)
+    m = pack_metrics(res, model)
+    assert res.start == [0.0, 4.0]
+    assert m["max_stretch"] == pytest.approx(1.0)
+    assert m["max_flow_stretch"] == pytest.approx(2.5)
+    assert m["mean_flow_stretch"] == pytest.approx((1 + 2.5) / 2)
+    # utilisation from the first submission (0) to the makespan (6): 6 node-seconds of 6
+    assert m["utilisation"] == pytest.approx(1.0)

@@ -13,7 +13,7 @@ from bbopt import Job
 from bbopt.analysis.entitlements import workload_entitlements
 from bbopt.cli import main
 from bbopt.errors import InputError
-from bbopt.workloads.shares import check_entities, parse_shares
+from bbopt.workloads.shares import check_entities, entitled_nodes, parse_shares
 
 
 @pytest.mark.parametrize("spec", ["a:0,b:0", {"a": 0, "b": 0.0}, {"a": 0}])
@@ -78,3 +78,18 @@ def test_shares_of_another_trace_through_the_cli(tmp_path, capsys):
                  "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "entitle none of the workload's" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("share", "nodes", "entitled"), [
+    (0.25, 10, 2),   # floor(2.5): rounding gives 2 or 3, ceil 3
+    (0.5, 7, 3),     # floor(3.5): round-half-up and ceil give 4
+    (0.39, 10, 3),   # floor(3.9): any rounding gives 4
+    (0.29, 100, 29),  # 0.29 x 100 is 28.999999999999996 in floats: a bare floor gives 28
+    (0.57, 100, 57),  # 56.99999999999999 likewise
+    (1.0, 96, 96),
+    (0.01, 96, 0),   # floor(0.96): an entity may be entitled to no node
+])
+def test_entitlement_is_the_floor_of_share_times_nodes(share, nodes, entitled):
+    # Zvi & Oren, Algorithm 1 line 25: floor((percent / 100) x CPU_total); shares are the
+    # fractions percent / 100, not percents
+    assert entitled_nodes({"u": share}, nodes) == {"u": entitled}

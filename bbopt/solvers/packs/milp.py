@@ -25,6 +25,8 @@ from bbopt.solvers.base import Budget, Result
 from bbopt.solvers.packs._stages import solve_stages
 
 MIN_SOLVE_SECONDS = 0.05
+#: The largest coefficient of a row keeping an earlier stage (see :func:`set_stage`).
+KEEP_ROW_MAX = 1e6
 
 
 def pack_problem(t_int: np.ndarray, u_int: np.ndarray, q: np.ndarray, capacity: int
@@ -54,11 +56,15 @@ def set_stage(prob: pulp.LpProblem, x: list[pulp.LpVariable], c: np.ndarray,
     n = len(x)
     cmax = float(max(np.abs(c).max(), 1))
     for coef, rhs in fixed[added:]:
-        # integer coefficients as they are: the row is >= rhs exactly for binaries,
-        # half a unit of slack, and CBC's 1e-7 tolerance is far below one unit (a row
-        # scaled to 1 let CBC give up ~1e-7 of an earlier stage to a later one)
-        prob.addConstraint(pulp.lpSum(int(coef[i]) * x[i] for i in range(n))
-                           >= int(rhs) - 0.5, f"keep{added}")
+        # the integer coefficients divided by a unit that brings the largest to KEEP_ROW_MAX:
+        # for binaries the row is >= rhs exactly with half a unit of slack, which stays far
+        # above CBC's 1e-7 tolerance (a row scaled to 1 let CBC give up ~1e-7 of an earlier
+        # stage to a later one), while coefficients of ~1e9 as they are made CBC without
+        # preprocessing answer a fractional point as optimal, or call the stage infeasible
+        # although the earlier stage's pack satisfies it
+        unit = max(float(np.abs(coef).max()) / KEEP_ROW_MAX, 1.0)
+        prob.addConstraint(pulp.lpSum(float(coef[i]) / unit * x[i] for i in range(n))
+                           >= (int(rhs) - 0.5) / unit, f"keep{added}")
         added += 1
     prob.setObjective(pulp.lpSum(float(c[i]) / cmax * x[i] for i in range(n)))
     return added
