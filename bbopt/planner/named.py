@@ -143,7 +143,8 @@ class NamedWalk:
     makes the last move's the current one."""
 
     __slots__ = ("arrays", "stride", "score", "_orders", "_vals", "_sigs", "_pool",
-                 "_pool_now", "_side", "_dirty", "_scratch", "_cur", "_pending")
+                 "_pool_now", "_side", "_dirty", "_scratch", "_state", "_fstate", "_cur",
+                 "_pending")
 
     def __init__(self, arrays: NamedArrays, order: Sequence[int], stride: int) -> None:
         self.arrays = a = arrays
@@ -164,6 +165,8 @@ class NamedWalk:
         self._side = np.zeros((2, snaps), dtype=np.int64)
         self._dirty = np.full(n + 4, -1, dtype=np.int64)  # (walk_named: copy everything)
         self._scratch = a.scratch()
+        self._state = np.zeros(7, dtype=np.int64)  # moves' counters and scores
+        self._fstate = np.zeros(3)
         self._cur = 0
         self.score = self._move(0, 0, True, math.inf)
         self._cur = 1
@@ -203,17 +206,21 @@ class NamedWalk:
         ``counts`` (accepted, improved, aborted, evaluations) is updated in place and
         ``best_order`` takes each improvement's order; returns ``(step, current, best)``."""
         a = self.arrays
-        state = np.array([self._cur, step, count, *counts], dtype=np.int64)
-        fstate = np.array([current, temperature, best])
+        state, fstate = self._state, self._fstate  # (kept: a search calls this 30 times)
+        state[0], state[1], state[2] = self._cur, step, count
+        state[3:] = counts
+        fstate[0], fstate[1], fstate[2] = current, temperature, best
         a.kernels.anneal_named(a.jobs, self._orders, self._vals, self._sigs, self._pool,
                                self._pool_now, self._side, self._dirty, a.alpha, self.stride,
                                a.prox, a.consts, *self._scratch, first, second, slack, state,
                                fstate, best_order)
-        self._cur = int(state[0])
+        got = state.tolist()
+        self._cur = got[0]
         self._pending = None
-        counts[:] = state[3:].tolist()
-        self.score = float(fstate[0])
-        return int(state[1]), float(fstate[0]), float(fstate[2])
+        counts[:] = got[3:]
+        current, _, best = fstate.tolist()
+        self.score = current
+        return got[1], current, best
 
     def accept(self) -> None:
         """Make the order of the last :meth:`try_swap` (not rejected) the current one."""
