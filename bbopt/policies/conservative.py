@@ -43,6 +43,9 @@ numba installed, the profile and the compression run compiled, with the same dec
 (:mod:`bbopt.policies.compression_jit`), once the run has compressed enough in Python to pay for
 loading them (:data:`SWITCH_AFTER`): KTH x 2 then takes 0.82x the CPU time of the Python replay
 and 2.26x KTH x 1's instead of 2.77x (benchmarks/speed/SPEED.md, section 3).
+
+Length: one decision loop, one memory check and one reservation table serve the kept pooled
+profile, the named replan and their compiled twins; split, each half would repeat them.
 """
 
 from __future__ import annotations
