@@ -208,17 +208,67 @@ def _parser(full: bool = True) -> argparse.ArgumentParser:
         return p
     # `bbopt sweep`, `report`, `generate` (bbopt.analysis.sweep_cli); `slurm` (bbopt.slurm);
     # `serve`, `batsim`: decisions for other tools (bbopt.interop); `bench` (bbopt.bench);
-    # `data` (bbopt.workloads.archive)
+    # `data`: the public traces (below)
     from bbopt.analysis.sweep_cli import add_parsers as add_experiment_parsers
     from bbopt.bench.cli import add_parser as add_bench_parser
     from bbopt.interop.cli import add_parser as add_interop_parser
     from bbopt.slurm.cli import add_parser as add_slurm_parser
-    from bbopt.workloads.archive import add_parser as add_data_parser
 
     for add in (add_experiment_parsers, add_slurm_parser, add_interop_parser, add_bench_parser,
-                add_data_parser):
+                _data_parser):
         add(sub)
     return p
+
+
+def _data_parser(sub) -> None:
+    """``bbopt data list`` and ``bbopt data fetch NAME`` (:mod:`bbopt.workloads.archive`)."""
+    from bbopt.workloads.archive import TRACES, user_data_dir
+
+    d = sub.add_parser("data", help="public workload traces: where they come from, fetch them")
+    dsub = d.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+    ls = dsub.add_parser("list", help="the catalogued traces, their archive and where each is "
+                         "found by the lookup rule")
+    ls.set_defaults(func=_cmd_data_list)
+    f = dsub.add_parser("fetch", help="download a catalogued trace into the per-user data "
+                        "directory (or --dir), unless it is already found")
+    f.add_argument("name", help=f"trace name: {', '.join(TRACES)} (or its file name)")
+    f.add_argument("--dir", metavar="DIR", default=None,
+                   help=f"where to put it (default: {user_data_dir()}, searched by every "
+                   "command)")
+    f.add_argument("--url", metavar="URL", default=None,
+                   help="download from this address instead of the archive (a mirror, file://)")
+    f.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                   help="give up a network wait after this many seconds (default: 20)")
+    f.add_argument("--force", action="store_true",
+                   help="download even when the trace is already found (over a file in the "
+                        "target directory)")
+    f.set_defaults(func=_cmd_data_fetch)
+
+
+def _cmd_data_list(args) -> int:
+    from bbopt.workloads.archive import TRACES, found_trace, user_data_dir
+
+    for t in TRACES.values():
+        path = found_trace(t)
+        where = str(path) if path is not None else f"not found (bbopt data fetch {t.name})"
+        print(f"{t.name:10s} {t.file}\n    {t.what}\n    from {t.url}\n    here: {where}")
+    print(f"lookup order: current directory, $BBOPT_DATA, {user_data_dir()}")
+    return 0
+
+
+def _cmd_data_fetch(args) -> int:
+    from bbopt.workloads.archive import fetch_trace, found_trace, lookup
+
+    trace = lookup(args.name)
+    found = found_trace(trace, args.dir)
+    if found is not None and not args.force:
+        print(f"{trace.name} is already here: {found} (--force downloads it again)")
+        return 0
+    print(f"downloading {trace.url if args.url is None else args.url} ...", flush=True)
+    path = fetch_trace(trace.name, args.dir, url=args.url, timeout=args.timeout,
+                       force=args.force)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    return 0
 
 
 def _run_command(name: str):

@@ -167,6 +167,8 @@ class LoadedWorkload:
     skipped: list[tuple[int, str, str]] = field(default_factory=list)
     nb_res: int | None = None
     total: int = 0
+    #: The machine size an SWF header declares (``MaxNodes``, else ``MaxProcs``).
+    max_nodes: int | None = None
 
     @property
     def sha256(self) -> str | None:
@@ -241,6 +243,7 @@ def read_workload(path: str | Path | None, *, n_jobs: int | None = None, seed: i
 
         trace = read_swf(p, draw_bb=draw, **reader_options)
         out.jobs, out.skipped, drawn = trace.jobs, trace.skipped_records, trace.bb_drawn
+        out.max_nodes = trace.max_nodes
     elif p.name.endswith(".json"):
         from bbopt.workloads.batsim import read_batsim
 

@@ -154,16 +154,11 @@ def execution_model(spec: RunSpec) -> Any:
     """The execution model of ``spec``: a model object as it is, else built by name with its
     options (``rigid`` by default, ``checkpoint`` when only options are given; :func:`load`
     sets ``exclusive-io`` for ``jeannot:...`` workloads)."""
-    from bbopt.simulation.execution import EXECUTION_MODELS, make_execution_model
-    from bbopt.units import check_options
+    from bbopt.simulation.execution import make_execution_model
 
     model = spec.execution
     if model is None and spec.execution_options:
         model = "checkpoint"
-    if isinstance(model, str) and model in EXECUTION_MODELS:
-        options = check_options(EXECUTION_MODELS[model], spec.execution_options,
-                                what=f"execution model {model!r}", prefix="execution ")
-        return make_execution_model(model, **options)
     return make_execution_model(model, **dict(spec.execution_options))
 
 
@@ -190,6 +185,7 @@ def measure(result: Any, model: Any, spec: RunSpec) -> dict[str, float]:
     the execution model's own (``model.metrics``; a name the job metrics have is theirs)."""
     from bbopt.analysis.metrics import summarize
     from bbopt.analysis.table import fairshare_metrics
+    from bbopt.units import parse_seconds
     from bbopt.workloads.shares import workload_shares
 
     metrics = summarize(result)
@@ -203,8 +199,9 @@ def measure(result: Any, model: Any, spec: RunSpec) -> dict[str, float]:
     if shares is None:
         shares = workload_shares(result.jobs)
     if shares is not None:
-        metrics.update(fairshare_metrics(result, shares,
-                                         float(spec.options.get("quantum", 1800.0))))
+        quantum = spec.options.get("quantum")  # (None, seconds, or text with a unit: "30min")
+        metrics.update(fairshare_metrics(
+            result, shares, 1800.0 if quantum is None else parse_seconds(quantum, "quantum")))
     return metrics
 
 

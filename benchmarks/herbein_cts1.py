@@ -100,7 +100,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bbopt import simulate  # noqa: E402
+from bbopt import runs as run_path  # noqa: E402
 from bbopt.core import MB  # noqa: E402
 from bbopt.simulation.io_metrics import io_summary, per_job_io  # noqa: E402
 from bbopt.simulation.io_model import IOContention  # noqa: E402
@@ -151,7 +151,9 @@ def run(jobs: list, level: int, policy: str, duration: str, options: dict | None
     """One simulation and its metrics (io_summary plus variability, calibration and cost)."""
     model = IOContention(kill_at_walltime=False, stretch=duration == "stretch")
     t0, c0 = time.perf_counter(), time.process_time()
-    res = simulate(jobs, cts1(level / 100), policy, execution=model, options=options)
+    res = run_path.run(run_path.RunSpec(workload=jobs, platform=cts1(level / 100),
+                                        policy=policy, execution=model, options=options or {},
+                                        budget_mode="wall")).result  # (as bbopt.simulate decides)
     s = io_summary(res, model)
     s["wall"], s["cpu"] = time.perf_counter() - t0, time.process_time() - c0
     share = np.array([r["compute_share"] for r in per_job_io(res, model)])

@@ -10,7 +10,8 @@ median and the geometric mean of the per-job ratios; the ratio of median turnaro
 ratio of means within classes (jobs at most / above the median node count; at most / above the
 median runtime). Printed: mean over seeds +- the 95 % t-interval half-width, and each seed's.
 
-Run: ``python benchmarks/herbein_turnaround.py [--levels 10,20,30] [--seeds 0,...,9]``
+Run: ``python benchmarks/herbein_turnaround.py [--levels 10,20,30] [--seeds 0,...,9]
+[--jobs 2500]``
 (about 12 CPU s per seed and level).
 """
 
@@ -52,12 +53,13 @@ def main() -> None:
     ap.add_argument("--levels", default="30")
     ap.add_argument("--seeds", default="0,1,2,3,4,5,6,7,8,9")
     ap.add_argument("--load", type=float, default=0.9)
+    ap.add_argument("--jobs", type=int, default=2500, help="jobs per workload")
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     for level in (int(x) for x in args.levels.split(",")):
         per: dict[str, list[float]] = defaultdict(list)
         for seed in seeds:
-            jobs = workload("cts1", 2500, seed, args.load)
+            jobs = workload("cts1", args.jobs, seed, args.load)
             aware = run(jobs, level, "io-easy", "fixed", None)["turnarounds"]
             ignorant = run(jobs, level, "fcfs-easy", "fixed", None)["turnarounds"]
             nodes = np.array([j.nodes for j in jobs], dtype=float)

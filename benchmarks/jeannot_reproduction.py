@@ -17,11 +17,11 @@ applications, allocated nodes and I/O-node busy time over time on M-BN and M-No;
 ``fig9_stretch_idle.png`` (mean stretch vs idle ratio on M-BN; Figure 9); ``--results DIR`` also
 writes ``results.md`` (the means and the finding-by-finding check) and the figures at dpi 80
 (``benchmarks/results/jeannot`` holds the 10-seed grid's). Prints the summary table, a
-finding-by-finding check of the paper's Table 1, per-run times, and the per-decision time of
-the exact pack builder at 50, 200 and 1,000 remaining applications.
+finding-by-finding check of the paper's Table 1 and per-run times; the per-decision time of
+the exact pack builders is the speed script ``benchmarks/speed/pack_builders.py``.
 
 Run: ``python benchmarks/jeannot_reproduction.py [--apps 200] [--seeds 10] [--alphas
-0.2,...,0.8] [--families M-BN,M-No,U-BN,U-No] [--workers 2] [--results DIR] [--timing-only]``.
+0.2,...,0.8] [--families M-BN,M-No,U-BN,U-No] [--workers 2] [--results DIR]``.
 
 What the grid of 200 applications x 10 seeds per cell found (``benchmarks/results/jeannot``;
 1,020 runs), against the paper's Table 1:
@@ -164,15 +164,10 @@ def main() -> None:
     ap.add_argument("--results", default=None, metavar="DIR",
                     help="also write results.md (summary table and findings) and the figures "
                          "at a small size (dpi 80) into DIR, e.g. benchmarks/results/jeannot")
-    ap.add_argument("--timing-only", action="store_true")
-    ap.add_argument("--no-timing", action="store_true")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    if not args.timing_only:
-        grid(args, out)
-    if not args.no_timing:
-        timing()
+    grid(args, out)
 
 
 def grid(args, out: Path) -> None:
@@ -512,44 +507,6 @@ def figures(rows, curves, summary, out: Path, dpi: int = 110) -> None:
     fig.tight_layout()
     fig.savefig(out / "fig9_stretch_idle.png", dpi=dpi)
     plt.close(fig)
-
-
-def timing(repeats: int = 20) -> None:
-    """Per-decision time of the exact pack builder (the policy's budget: 1 s wall, CP-SAT
-    deterministic limit 2) against the greedy builder, at 50, 200 and 1,000 remaining
-    applications drawn from 1,000-application workloads."""
-    from bbopt.models.packs import PackModel
-    from bbopt.solvers import Budget, solve
-
-    print("\nexact pack builder, CPU time per decision (remaining applications drawn from a "
-          "1,000-application workload, all nodes free; the 1 s budget is wall time)")
-    print(f"{'family':>6} {'apps':>5} {'backend':>7} {'p50 ms':>8} {'p95 ms':>8} "
-          f"{'x greedy p50':>12} {'OPTIMAL':>8} {'FEAS':>5} {'FALLB':>5} {'wall p50':>8}")
-    for family, alpha in (("M-BN", 0.5), ("U-No", 0.4)):
-        protocol, profile = FAMILIES[family]
-        wl = generate(1000, alpha=alpha, protocol=protocol, io_profile=profile, seed=0)
-        rng = np.random.default_rng(0)
-        for m in (50, 200, 1000):
-            for backend in ("greedy", "cpsat", "milp"):
-                if backend == "milp" and m > 200:
-                    continue
-                times, walls, statuses = [], [], []
-                for r in range(repeats if m < 1000 else max(repeats // 2, 3)):
-                    pick = rng.choice(1000, size=m, replace=False)
-                    model = PackModel.from_jobs([wl.jobs[i] for i in pick], wl.nodes,
-                                                wl.bandwidth)
-                    t0, w0 = cpu_time(), time.perf_counter()
-                    res = solve(model, backend, Budget(1.0, 2.0), seed=r, order="max")
-                    times.append(cpu_time() - t0)
-                    walls.append(time.perf_counter() - w0)
-                    statuses.append(res.status.value)
-                p50 = float(np.median(times))
-                if backend == "greedy":
-                    ref = p50
-                print(f"{family:>6} {m:>5} {backend:>7} {1e3 * p50:>8.2f} "
-                      f"{1e3 * np.percentile(times, 95):>8.2f} {p50 / max(ref, 1e-9):>12.1f} "
-                      f"{statuses.count('OPTIMAL'):>8} {statuses.count('FEASIBLE'):>5} "
-                      f"{statuses.count('FALLBACK'):>5} {1e3 * np.median(walls):>8.1f}")
 
 
 if __name__ == "__main__":

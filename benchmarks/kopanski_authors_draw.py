@@ -39,8 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _data import data_path  # noqa: E402
 
-from bbopt import simulate  # noqa: E402
-from bbopt.analysis.metrics import summarize  # noqa: E402
+from bbopt import runs  # noqa: E402
 from bbopt.loading import load_platform  # noqa: E402
 from bbopt.workloads.batsim import read_batsim  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
@@ -96,7 +95,9 @@ def main() -> None:
             platform = load_platform(name)
             for pol in args.policies.split(","):
                 t0 = time.process_time()
-                m = summarize(simulate(jobs, platform, pol, execution=execution))
+                m = runs.run(runs.RunSpec(workload=jobs, platform=platform, policy=pol,
+                                          execution=execution,
+                                          budget_mode="wall")).metrics
                 theirs = THEIRS[model].get(pol)
                 ratio = f"{m['mean_wait'] / theirs:7.3f}" if theirs else f"{'-':>7}"
                 print(f"{model:<7}{name:<31}{pol:<11}{m['mean_wait']:>12,.0f}"

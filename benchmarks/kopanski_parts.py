@@ -30,8 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _data import data_path  # noqa: E402
 
-from bbopt import Platform, simulate  # noqa: E402
-from bbopt.analysis.metrics import summarize  # noqa: E402
+from bbopt import Platform, runs  # noqa: E402
 from bbopt.topology import kopanski_dragonfly  # noqa: E402
 from bbopt.workloads.batsim import read_batsim  # noqa: E402
 from bbopt.workloads.generators.kopanski import with_phases  # noqa: E402
@@ -41,8 +40,8 @@ PART_1 = "KTH-split-alloc-only-part-1.batsim.json"
 
 def row(label: str, part: str, pol: str, jobs, platform, execution: str) -> None:
     t0 = time.perf_counter()
-    res = simulate(jobs, platform, pol, execution=execution)
-    m = summarize(res)
+    m = runs.run(runs.RunSpec(workload=jobs, platform=platform, policy=pol,
+                              execution=execution, budget_mode="wall")).metrics
     print(f"{part:<28}{label:<10}{pol:<11}{m['mean_wait']:>11,.0f}"
           f"{m['mean_bounded_slowdown']:>10.2f}{m['rejected']:>6.0f}"
           f"{time.perf_counter() - t0:>7.0f}s", flush=True)

@@ -323,9 +323,14 @@ took 890 CPU s (785 s in first-fit named mode, measured in another run: not a si
 ratio). If the whole-trace plan-2 moves as the parts do (1.04 x), seed 0's fcfs-easy / plan-2
 in proximity mode is about 295, still within a factor 2 of 498; seed 4's about 81 is not.
 
-Run: ``python benchmarks/kopanski_reproduction.py [--policies a,b] [--no-parts] [--csv DIR]``
-(the full run takes tens of minutes on 2 cores; plan-2 on the whole trace 20-40 minutes per
-seed on a busy machine: run seeds as separate processes).
+The 16-part analysis on the authors' platform, three seeds, resumable, is the sweep
+``experiments/kopanski.yaml`` (``bbopt sweep`` then ``bbopt report``); this script adds the
+whole-trace table against the authors' figures and the BB modes side by side.
+
+Run: ``python benchmarks/kopanski_seeds.py [--policies a,b] [--no-parts] [--csv DIR]
+[--seeds 0-4] [--bb-mode pool|named|proximity|both|all]`` (the full run takes tens of minutes
+on 2 cores; plan-2 on the whole trace 20-40 minutes per seed on a busy machine: run seeds as
+separate processes).
 """
 
 from __future__ import annotations
@@ -339,17 +344,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kopanski_reproduction import (  # noqa: E402
-    THEIRS_WAIT_ALLOC,
-    THEIRS_WAIT_IO,
-    data_dir,
-    fmt,
-    whole_trace,
-)
+from _data import data_path  # noqa: E402
 
-from bbopt import Platform, simulate  # noqa: E402
+from bbopt import Platform, runs  # noqa: E402
 from bbopt.analysis.experiments import split_trace  # noqa: E402
-from bbopt.analysis.metrics import summarize  # noqa: E402
 from bbopt.core import DAY  # noqa: E402
 from bbopt.workloads.bb import with_lognormal_bb  # noqa: E402
 from bbopt.workloads.swf import read_swf  # noqa: E402
@@ -357,6 +355,71 @@ from bbopt.workloads.swf import read_swf  # noqa: E402
 KTH = "KTH-SP2-1996-2.1-cln.swf"
 POLICIES = ("fcfs", "fcfs-easy", "filler", "fcfs-bb", "sjf-bb", "plan-1", "plan-2", "plan-3")
 #: Mean waiting time (s) reported by the authors' code: allocation-only / with I/O.
+THEIRS_WAIT_ALLOC = {"fcfs-easy": 5.51e6, "fcfs-bb": 14791.0, "sjf-bb": 16030.0,
+                     "plan-2": 11059.0}
+THEIRS_WAIT_IO = {"fcfs-bb": 14561.0, "sjf-bb": 13909.0, "plan-2": 11065.0}
+THEIRS_BSLD_IO = {"sjf-bb": 9.69, "plan-2": 7.06}
+
+
+def data_dir() -> Path:
+    return data_path(KTH).parent
+
+
+def fmt(x: float | None, digits: int = 0) -> str:
+    if x is None:
+        return "-"
+    return f"{x:,.{digits}f}"
+
+
+def whole_trace(jobs, platform, policies: list[str], csv: str | None = None) -> dict:
+    """Replay the whole trace under each policy and print the table against the paper's figures;
+    returns ``{policy: (metrics, wall seconds)}``."""
+    results = {}
+    for pol in policies:
+        t0 = time.perf_counter()
+        record = runs.run(runs.RunSpec(workload=jobs, platform=platform, policy=pol,
+                                       budget_mode="wall"))  # (as bbopt.simulate decides)
+        wall = time.perf_counter() - t0
+        res, m = record.result, record.metrics
+        results[pol] = (m, wall)
+        if csv:
+            Path(csv).mkdir(parents=True, exist_ok=True)
+            res.to_csv(Path(csv) / f"kth-{pol}.csv")
+        print(f"  {pol:<10} done in {wall:7.1f} s: mean wait {m['mean_wait']:,.0f} s, "
+              f"mean bsld {m['mean_bounded_slowdown']:.2f}", flush=True)
+    print()
+    print("Whole trace (rejected jobs, which can never fit the platform, excluded from means)")
+    head = (f"{'policy':<10}{'mean wait':>11}{'p95 wait':>11}{'max wait':>11}{'mean bsld':>10}"
+            f"{'node util':>10}{'bb util':>9}{'dec p95':>9}{'dec max':>9}{'wall':>8}"
+            f"{'| theirs: wait alloc':>22}{'wait I/O':>10}{'bsld I/O':>9}")
+    print(head)
+    print("-" * len(head))
+    for pol in policies:
+        m, wall = results[pol]
+        print(f"{pol:<10}{m['mean_wait']:>11,.0f}{m['p95_wait']:>11,.0f}{m['max_wait']:>11,.0f}"
+              f"{m['mean_bounded_slowdown']:>10.2f}{m['node_utilization']:>10.3f}"
+              f"{m['bb_utilization']:>9.3f}{m['decision_time_p95'] * 1e3:>7.2f}ms"
+              f"{m['decision_time_max'] * 1e3:>7.0f}ms{wall:>7.0f}s"
+              f"{fmt(THEIRS_WAIT_ALLOC.get(pol)):>22}{fmt(THEIRS_WAIT_IO.get(pol)):>10}"
+              f"{fmt(THEIRS_BSLD_IO.get(pol), 2):>9}")
+    if "plan-2" in results and "sjf-bb" in results:
+        p2, sj = results["plan-2"][0], results["sjf-bb"][0]
+        dw = 1 - p2["mean_wait"] / sj["mean_wait"]
+        db = 1 - p2["mean_bounded_slowdown"] / sj["mean_bounded_slowdown"]
+        print(f"\nplan-2 vs sjf-bb: mean wait {dw:+.1%} lower, mean bounded slowdown {db:+.1%} "
+              f"lower (theirs with I/O: {1 - 11065 / 13909:+.1%}, {1 - 7.06 / 9.69:+.1%}; "
+              f"allocation-only wait: {1 - 11059 / 16030:+.1%})")
+    if "fcfs-easy" in results:
+        easy = results["fcfs-easy"][0]["mean_wait"]
+        others = [results[p][0]["mean_wait"] for p in ("fcfs-bb", "sjf-bb", "plan-2")
+                  if p in results]
+        if others:
+            print(f"fcfs-easy mean wait / best of fcfs-bb, sjf-bb, plan-2: "
+                  f"{easy / min(others):.1f}x (theirs: two orders of magnitude)")
+    if "plan-2" in results:
+        print(f"plan-2 over the whole trace: {results['plan-2'][1]:.0f} s wall "
+              f"(target <= 600 s; the authors' code: up to 4 days)")
+    return results
 
 
 def _platform(mode: str) -> Platform:
@@ -418,8 +481,9 @@ def multi_seed(trace_jobs, policies, seeds, modes, rules: bool,
                 if seed not in seeds and seed not in more_seeds.get(pol, ()):
                     continue
                 t0, c0 = time.perf_counter(), time.process_time()
-                res = simulate(jobs, platform, pol)
-                m = summarize(res)
+                record = runs.run(runs.RunSpec(workload=jobs, platform=platform, policy=pol,
+                                               budget_mode="wall"))
+                res, m = record.result, record.metrics
                 per.setdefault((mode, pol), []).append(
                     (m["mean_wait"], m["mean_bounded_slowdown"], res.refused_starts,
                      m["rejected"], seed))
@@ -516,9 +580,10 @@ def main() -> None:
         row = []
         for pol in policies:
             c0 = time.process_time()
-            res = simulate(part, platform, pol)
+            record = runs.run(runs.RunSpec(workload=part, platform=platform, policy=pol,
+                                           budget_mode="wall"))
+            res, m = record.result, record.metrics
             cpu[pol] += time.process_time() - c0
-            m = summarize(res)
             per[pol].append((m["mean_wait"], m["mean_bounded_slowdown"]))
             row.append(f"{pol} {m['mean_wait']:>10,.0f}")
             refused = res.refused_starts

@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _data import data_path  # noqa: E402
 
-from bbopt import Platform, simulate  # noqa: E402
+from bbopt import Platform, runs  # noqa: E402
 from bbopt.analysis.fairshare_metrics import (  # noqa: E402
     fairshare_summary,
     satisfaction_episodes,
@@ -169,9 +169,10 @@ def run(jobs, shares, policy, *, quantum=None, cost="mid", tick=None, protect="s
     model = CheckpointRestart(memory_per_node=mem, pfs_bandwidth=bw)
     t0 = time.perf_counter()
     why = DeprivationCauses(shares, quantum) if causes else None
-    res = simulate(jobs, Platform.kopanski(), policy, options=options, execution=model,
-                   tick=tick if policy.startswith("omfs") else None,
-                   on_decision=watch if policy == "omfs-opt" else why)
+    spec = runs.RunSpec(workload=jobs, platform=Platform.kopanski(), policy=policy,
+                        options=options, execution=model, budget_mode="wall",
+                        tick=tick if policy.startswith("omfs") else None, shares=shares)
+    res = runs.run(spec, on_decision=watch if policy == "omfs-opt" else why).result
     wall = time.perf_counter() - t0
     q = quantum if quantum is not None else 30 * MINUTE
     m = fairshare_summary(res, shares, quantum=q)

@@ -33,17 +33,20 @@ import math
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _data import data_path  # noqa: E402
 
-from bbopt import Job, Platform, simulate  # noqa: E402
+from bbopt import Job, Platform  # noqa: E402
 from bbopt.core import GB  # noqa: E402
+from bbopt.runs import RunSpec  # noqa: E402
+from bbopt.runs import run as run_spec  # noqa: E402
 from bbopt.slurm.cluster import why_unavailable  # noqa: E402
 from bbopt.slurm.pool import quantize  # noqa: E402
-from bbopt.slurm.replay import prepare_trace, replay  # noqa: E402
+from bbopt.slurm.replay import replay_spec, run_replay  # noqa: E402
 
 RUNS = ("slurm", "slurm-bf-licenses", "fcfs-bb", "sjf-bb", "plan-2")
 #: The simulated counterpart of each run.
@@ -53,14 +56,25 @@ SIMULATED = {"slurm": "fcfs-easy", "slurm-bf-licenses": "conservative-bb", "fcfs
 OPTIONS = {"plan-2": {"budget": 0.2}}
 
 
-def workload(args):
-    jobs, platform, name = prepare_trace(data_path("KTH-SP2-1996-2.1-cln.swf"),
-                                         n_jobs=args.jobs, nodes=args.nodes,
-                                         speedup=args.speedup, seed=args.seed)
-    jobs = [quantize(j, GB) for j in jobs if platform.why_never_fits(j) is None]
+def workload(args, policy: str = "fcfs-bb") -> RunSpec:
+    """The replay's run (scaled, its options checked) with the jobs as Slurm runs them."""
+    spec = replay_spec(RunSpec(workload=data_path("KTH-SP2-1996-2.1-cln.swf"), policy=policy,
+                               options=OPTIONS.get(policy, {}), first=args.jobs,
+                               seed=args.seed),
+                       nodes=args.nodes, speedup=args.speedup)
+    platform = spec.platform
+    jobs = [quantize(j, GB) for j in spec.workload if platform.why_never_fits(j) is None]
     jobs = [j if j.runtime is None or j.runtime <= j.walltime
             else j.__class__(**{**_fields(j), "runtime": j.walltime}) for j in jobs]
-    return jobs, platform, name
+    return replace(spec, workload=jobs)
+
+
+def simulated(spec: RunSpec, policy: str, jobs=None, platform=None):
+    """bbopt's simulation of ``spec``'s jobs (or ``jobs`` on ``platform``) under ``policy``."""
+    return run_spec(RunSpec(workload=spec.workload if jobs is None else jobs,
+                            platform=spec.platform if platform is None else platform,
+                            policy=policy, options=OPTIONS.get(policy, {}), seed=spec.seed,
+                            budget_mode=spec.budget_mode)).result
 
 
 def _fields(job):
@@ -68,18 +82,18 @@ def _fields(job):
 
 
 def run_one(run: str, args, out: Path) -> dict:
-    jobs, platform, name = workload(args)
+    spec = workload(args, "fcfs-bb" if run.startswith("slurm") else run)
+    jobs, platform = spec.workload, spec.platform
     t0 = time.monotonic()
     if run.startswith("slurm"):
         params = {"bf_licenses": None} if run == "slurm-bf-licenses" else None
-        real = replay(jobs, platform, scheduler="slurm", interval=args.interval,
-                      workload_name=name, scheduler_parameters=params)
+        real = run_replay(spec, scheduler="slurm", interval=args.interval,
+                          scheduler_parameters=params).result
     else:
-        real = replay(jobs, platform, scheduler="bridge", policy=run,
-                      options=OPTIONS.get(run), interval=args.interval, workload_name=name)
+        real = run_replay(spec, scheduler="bridge", interval=args.interval).result
     wall = time.monotonic() - t0
     real.to_csv(out / f"{run}_real_jobs.csv")
-    sim = simulate(jobs, platform, SIMULATED[run], options=OPTIONS.get(SIMULATED[run]))
+    sim = simulated(spec, SIMULATED[run])
     sim.to_csv(out / f"{run}_sim_jobs.csv")
     rows = []
     for k, j in enumerate(jobs):
@@ -129,7 +143,7 @@ def slurm_view(res: dict) -> tuple[str, list[float]]:
                         r["bb"]))
     platform = Platform(res.get("nodes", 16), res.get("bb_pool", 80 * GB))
     policy = "conservative-bb" if own else res["simulated"]
-    sim = simulate(jobs, platform, policy, options=OPTIONS.get(policy))
+    sim = simulated(RunSpec(), policy, jobs, platform)
     what = "walltime in minutes, >= 1 s" if own else ">= 1 s"
     return f"{policy}, {what}", list(sim.start)
 

@@ -45,39 +45,53 @@ def _same(a: dict, b: dict) -> None:
         assert a[k] == pytest.approx(b[k], nan_ok=True), k
 
 
-@pytest.mark.parametrize("execution", ["rigid", "io-contention"])
-def test_one_cell_gives_the_same_metrics_through_every_path(trace, tmp_path, capsys, execution):
+def _cell(trace, capsys, execution: str) -> tuple[dict, dict]:
+    """The cell's metrics per policy from ``bbopt compare``, and its sweep specification."""
     cli = ["compare", "--workload", str(trace), "--bb", "none", "--platform", "kopanski",
            "--policies", ",".join(POLICIES), "--warmup", "6h", "--cooldown", "6h",
            "--execution", execution, "--format", "json", "--no-progress", "--workers", "1"]
     assert main(cli) == 0
-    compared = json.loads(capsys.readouterr().out)
+    doc = {"name": "cell", "workloads": {"w": {"file": str(trace), "bb": "none"}},
+           "platforms": ["kopanski"], "policies": list(POLICIES), "seeds": [0],
+           "executions": [execution], "warmup": "6h", "cooldown": "6h"}
+    return json.loads(capsys.readouterr().out), doc
 
+
+def _same_in_sweep(compared: dict, doc: dict, store: Path, **how) -> None:
+    got: dict[str, dict] = {}
+
+    def keep(task, out):
+        got[task.policy] = out["metrics"]
+
+    report = run_sweep(parse_spec(doc, source="<test>", base=store.parent), store,
+                       progress=False, on_result=keep, **how)
+    assert report.failed == 0, report.failures
+    assert sorted(got) == sorted(POLICIES)
+    for policy in POLICIES:
+        _same(compared[policy], got[policy])
+
+
+@pytest.mark.parametrize("execution", ["rigid", "io-contention"])
+def test_one_cell_gives_the_same_metrics_through_every_path(trace, tmp_path, capsys, execution):
+    compared, doc = _cell(trace, capsys, execution)
     spec = RunSpec(workload=str(trace), bb="none", platform="kopanski", warmup=6 * 3600.0,
                    cooldown=6 * 3600.0, execution=execution)
     for policy in POLICIES:
         _same(compared[policy], run(replace(spec, policy=policy)).metrics)
 
-    doc = {"name": "cell", "workloads": {"w": {"file": str(trace), "bb": "none"}},
-           "platforms": ["kopanski"], "policies": list(POLICIES), "seeds": [0],
-           "executions": [execution], "warmup": "6h", "cooldown": "6h"}
     executors = [{"executor": "serial"}]
-    if execution == "rigid":  # (the worker pools once: their runs are the same code)
-        executors += [{"executor": "processes", "workers": 2}, {"dask": "local", "workers": 1}]
+    if execution == "rigid":  # (the worker pool once: its runs are the same code)
+        executors.append({"executor": "processes", "workers": 2})
     for k, how in enumerate(executors):
-        got: dict[str, dict] = {}
-
-        def keep(task, out, got=got):
-            got[task.policy] = out["metrics"]
-
-        report = run_sweep(parse_spec(doc, source="<test>", base=tmp_path),
-                           tmp_path / f"store{k}", progress=False, on_result=keep, **how)
-        assert report.failed == 0, report.failures
-        assert sorted(got) == sorted(POLICIES)
-        for policy in POLICIES:
-            _same(compared[policy], got[policy])
+        _same_in_sweep(compared, doc, tmp_path / f"store{k}", **how)
     if execution == "io-contention":  # Herbein's I/O metrics, in compare as in the sweep
         assert 0 < compared["fcfs-bb"]["system_efficiency"] <= 1
+
+
+def test_one_cell_gives_the_same_metrics_on_dask(trace, tmp_path, capsys):
+    pytest.importorskip("distributed", reason="Dask sweeps need the cluster extra")
+    compared, doc = _cell(trace, capsys, "rigid")
+    _same_in_sweep(compared, doc, tmp_path / "store", dask="local", workers=1)
 
 
 def test_exclusive_io_metrics_have_one_name(tmp_path, capsys):
@@ -114,3 +128,20 @@ def test_measured_interval_is_recorded_under_one_name(trace):
     first = min(j.submit for j in record.result.jobs)
     assert record.metrics["measured_from"] == first + 3600.0
     assert math.isfinite(record.metrics["measured_to"])
+
+
+def test_a_quantum_with_a_unit_is_measured_as_its_seconds():
+    """``-o quantum=30min`` reaches the policy in seconds and the entitlement metrics too
+    (they were computed from ``float("30min")``)."""
+    from bbopt.loading import load_workload
+    from bbopt.workloads.generators.omfs import assign_entities
+
+    jobs, _ = load_workload(None, n_jobs=60)
+    jobs, usage = assign_entities(jobs, n_entities=3, shares="usage", seed=0)
+    text = run(RunSpec(workload=jobs, policy="omfs",
+                       options={"shares": usage, "quantum": "30min"})).metrics
+    number = run(RunSpec(workload=jobs, policy="omfs",
+                         options={"shares": usage, "quantum": 1800})).metrics
+    timing = {k for k in text if k.startswith(("decision_time", "simulation_wall"))}
+    assert {k: v for k, v in text.items() if k not in timing} == \
+        {k: v for k, v in number.items() if k not in timing}

@@ -83,3 +83,67 @@ def test_generator_parameters_go_through_the_same_checks(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "n_jobs" in err and "an integer" in err and "Traceback" not in err
     assert main(["generate", "kth-like", "n_jobs=20", "--out", out]) == 0
+
+
+#: Option names that are quantities, with the unit they must declare.
+QUANTITY_NAMES = {"budget": "seconds", "audit_budget": "seconds", "quantum": "seconds",
+                  "half_life": "seconds", "checkpoint_interval": "seconds",
+                  "memory_per_node": "bytes", "bandwidth": "bytes/s",
+                  "checkpoint_bandwidth": "bytes/s", "pfs_bandwidth": "bytes/s",
+                  "bb_bandwidth": "bytes/s", "local_bb_bandwidth": "bytes/s"}
+
+
+def _declared_units(registry):
+    from bbopt.units import _kinds, option_parameters
+
+    out = {}
+    for name in registry.names():
+        for key, param in option_parameters(registry.get(name).obj).items():
+            if key in QUANTITY_NAMES:
+                out[(name, key)] = getattr(_kinds(param.annotation)[1], "name", None)
+    return out
+
+
+def test_every_quantity_option_of_a_policy_or_execution_model_declares_its_unit():
+    from bbopt.policies.registry import POLICIES
+    from bbopt.simulation.execution import EXECUTION_MODELS
+
+    declared = {**_declared_units(POLICIES), **_declared_units(EXECUTION_MODELS)}
+    assert ("plan-2", "budget") in declared and ("exclusive-io", "bandwidth") in declared
+    wrong = {k: unit for k, unit in declared.items() if unit != QUANTITY_NAMES[k[1]]}
+    assert wrong == {}
+
+
+@pytest.mark.parametrize(("policy", "options", "attribute", "si"), [
+    ("plan-2", {"budget": "2min"}, "budget", 120.0),
+    ("plan-2", {"audit_budget": "1h"}, "audit_budget", 3600.0),
+    ("bbsched", {"budget": "90s"}, "budget", 90.0),
+    ("io-window", {"budget": "0.5s"}, "budget", 0.5),
+    ("pack-opt", {"budget": "2m"}, "budget", 120.0),
+    ("pack-opt", {"bandwidth": "18MB/s"}, "bandwidth", 18e6),
+    ("io-list", {"bandwidth": "1GB/s"}, "bandwidth", 1e9),
+    ("fair-share", {"half_life": "1d"}, "half_life", 86400.0),
+])
+def test_policy_quantities_accept_units(policy, options, attribute, si):
+    value = getattr(make_policy(policy, **options), attribute)
+    assert getattr(value, "seconds", value) == pytest.approx(si)
+    with pytest.raises(InputError, match=attribute):
+        make_policy(policy, **{next(iter(options)): "3 parsecs"})
+
+
+def test_execution_model_quantities_accept_units():
+    from bbopt.simulation.execution import make_execution_model
+
+    m = make_execution_model("io-contention", checkpoint_interval="30min",
+                             local_bb_bandwidth="2GB/s")
+    assert (m.checkpoint_interval, m.local_bb_bandwidth) == (1800.0, 2e9)
+    assert make_execution_model("exclusive-io", bandwidth="18MB/s").bandwidth == (18e6,)
+
+
+def test_the_command_line_takes_a_budget_with_a_unit(capsys):
+    args = ["compare", "--jobs", "30", "--policies", "plan-2", "--no-progress",
+            "--format", "json"]
+    assert main([*args, "-o", "budget=50ms"]) == 2
+    assert "budget" in capsys.readouterr().err
+    assert main([*args, "-o", "budget=0.05s"]) == 0
+    assert json.loads(capsys.readouterr().out)["plan-2"]["finished"] == 30

@@ -9,7 +9,7 @@ to the byte. Each policy runs on the workload its reproduction benchmark uses:
   ``simulate_kth.py`` reads it (jobs over 96 nodes dropped), Kopanski's log-normal BB requests
   (seed 0), on ``Platform.kopanski()`` (Kopanski & Rzadca, Euro-Par 2021, Section 4);
 - plan-2: the first 3,000 jobs of that workload (the whole trace takes minutes);
-- bbsched, naive: ``bbsched_reproduction.py``'s S4 scenario on its first 5,000 KTH jobs (100
+- bbsched, naive: ``experiments/bbsched.yaml``'s S4 scenario on its first 5,000 KTH jobs (100
   nodes, BB capacity sized so that S4's BB demand equals its node demand), WFP base order,
   window 20, EASY backfilling with BB reserved (Fan et al., HPDC 2019, Section 4);
 - io-easy: ``experiments/herbein.yaml``'s stand-in workload (2,000 KTH-like jobs, seed 0, nodes
@@ -77,7 +77,8 @@ def kth_kopanski(n_jobs: int | None = None) -> tuple[list[Job], Platform]:
 
 
 def bbsched_s4(n_jobs: int = 5000, seed: int = 0) -> tuple[list[Job], Platform]:
-    """bbsched_reproduction.py's S4 workload and its platform (``build(n_jobs, 0, 1.0)``)."""
+    """BBSched's S4 workload on KTH-SP2 and its platform, as experiments/bbsched.yaml builds
+    them."""
     nodes, theta_nodes = 100, 4392
     scale = nodes / theta_nodes
     lo, hi = 1 * GB, 285e12  # Theta's requests with more than 1 GB moved

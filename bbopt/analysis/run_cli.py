@@ -197,19 +197,26 @@ def _compare_split(args, w, spec, names, out) -> int:
     """``bbopt compare --split N``: the normalised per-part comparison."""
     from bbopt.analysis.experiments import compare_split, format_split
     from bbopt.analysis.workers import workers
+    from bbopt.progress import progress as display
     from bbopt.runs import for_policy
 
-    show = not args.no_progress and sys.stderr.isatty()
+    bars: list[Any] = []  # (the runs are counted by compare_split: the bar at its first report)
 
     def progress(done: int, total: int) -> None:
-        if show:
-            print(f"\r{done}/{total} runs", end="" if done < total else "\n", file=sys.stderr)
+        if not bars:
+            bars.append(display(total, unit="run", desc="compare --split",
+                                enabled=not args.no_progress, quiet=True))
+        bars[0].update(done - bars[0].n)
 
-    table = compare_split(spec.workload, spec.platform, names, n_parts=args.split,
-                          reference=args.reference, tick=spec.tick, progress=progress,
-                          metrics=[m.strip() for m in args.metrics.split(",") if m.strip()],
-                          base=spec, options={p: for_policy(spec, p).options for p in names},
-                          workers=workers(args.workers, len(spec.workload), names))
+    try:
+        table = compare_split(spec.workload, spec.platform, names, n_parts=args.split,
+                              reference=args.reference, tick=spec.tick, progress=progress,
+                              metrics=[m.strip() for m in args.metrics.split(",") if m.strip()],
+                              base=spec, options={p: for_policy(spec, p).options for p in names},
+                              workers=workers(args.workers, len(spec.workload), names))
+    finally:
+        for bar in bars:
+            bar.close()
     title = _title(spec, f", {args.split} parts")
     _echo(format_split(table, args.format, title), end="")
     if out is not None:

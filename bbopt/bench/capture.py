@@ -18,18 +18,26 @@ budget, so a capture is reproducible. The families (papers' sections in brackets
 - ``pack-jeannot``: the optimal pack (Jeannot, Pallez & Vidal, Section 4) of a batch of
   Uniform-protocol applications with normal I/O (alpha 0.4) on 2,048 nodes behind one
   exclusive I/O node;
+- ``plan-kth`` and ``plan-kth-named``: the plan order of Kopanski & Rzadca (Euro-Par 2021,
+  Section 3.3; plan-2, sum of squared waits) on the first 1,500 jobs of KTH-SP2 with their
+  log-normal BB on 96 nodes, the BB one pool of 480 GB or the authors' 12 named BB nodes of
+  40 GB (Section 4.1); the decisions are taken by the paper's annealing;
 - ``victims-omfs``: the victim choice of OMFS (Zvi & Oren, Algorithm 1), every job
   checkpointable: KTH-SP2 with four entities for the small tier (a 96-node machine never offers
   more than about 18 candidates), KTH-like jobs on 1,024 nodes with eight entities beyond.
 
-Tiers (:data:`WINDOW`, :data:`APPS`, :data:`CANDIDATES`): windows of 20 / 50 / 120 jobs (the
-medium and large ones under twice the trace's load, submit times halved: KTH's queue on 96
-nodes never holds 50 jobs at its own), batches of 20 / 60 / 200 applications, 3-16 / 17-40 /
-41+ victim candidates. The window policy runs without its starvation bound (a window whose
-forced jobs do not fit together is decided without a model). Of all recorded models a family
-keeps the non-trivial ones (not everything fits; at least two window jobs fit on their own),
-spread evenly over the run, and solves each with CP-SAT under :data:`REFERENCE_SECONDS` to
-record the proven optimum or front (none when it is not proven in time).
+Tiers (:data:`WINDOW`, :data:`APPS`, :data:`CANDIDATES`, :data:`QUEUE`): windows of 20 / 50 /
+120 jobs (the medium and large ones under twice the trace's load, submit times halved: KTH's
+queue on 96 nodes never holds 50 jobs at its own), batches of 20 / 60 / 200 applications,
+3-16 / 17-40 / 41+ victim candidates, plan queues of 6-10 / 11-16 / 24-60 jobs (exhaustive
+search over permutations stops at 16). The window policy runs without its starvation bound (a
+window whose forced jobs do not fit together is decided without a model). Of all recorded
+models a family keeps the non-trivial ones (not everything fits; at least two window jobs fit
+on their own; a plan queue with a job that can start now and candidate orders of different
+scores), spread evenly over the run, and solves each with CP-SAT under
+:data:`REFERENCE_SECONDS` to record the proven optimum or front (none when it is not proven in
+time); a plan on named BB nodes, which CP-SAT's plan model does not place, by the exhaustive
+search over permutations.
 """
 
 from __future__ import annotations
@@ -88,6 +96,7 @@ WINDOW = {"small": 20, "medium": 50, "large": 120}
 LOAD = {"small": 1.0, "medium": 2.0, "large": 2.0}
 APPS = {"small": 20, "medium": 60, "large": 200}
 CANDIDATES = {"small": (3, 16), "medium": (17, 40), "large": (41, 10 ** 9)}
+QUEUE = {"small": (6, 10), "medium": (11, 16), "large": (24, 60)}
 
 
 def _loaded(jobs: list, tier: str) -> list:
@@ -172,6 +181,27 @@ def _io_window_cts1(tier: str, seed: int):
         "load_factor": LOAD[tier], "platform": "cts1:0.2 (20 % PFS underprovisioning)"}
 
 
+def _plan(named: bool):
+    def setup(tier: str, seed: int):
+        platform = Platform.kopanski(named_bb=named)
+        jobs, prov = _kth(1500, seed, platform)
+        options = {"budget": 1.0, "budget_mode": "deterministic", "seed": seed}
+        return _loaded(jobs, tier), platform, {"policy": "plan-2", "options": options}, {
+            **prov, "load_factor": LOAD[tier], "platform": "kopanski (96 nodes, 480 GB BB"
+            + (" on 12 named BB nodes of 40 GB)" if named else ")")}
+    return setup
+
+
+def _plan_keep(model, tier: str) -> bool:
+    """A queue of the tier's length with a job that can start now, whose candidate orders
+    do not all score alike (the annealing would not search)."""
+    lo, hi = QUEUE[tier]
+    if not lo <= model.n <= hi or not model.startable_now():
+        return False
+    scores = {model.score(order) for _, order in model.candidates()}
+    return len(scores) > 1
+
+
 def _io_window_keep(model, tier: str) -> bool:
     return _window_keep(model.window, tier)
 
@@ -207,6 +237,12 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("pack-jeannot", "pack", "optimal packs of Jeannot's Uniform/Normal applications",
            _pack_jeannot, ({"kind": "stages"},), {"small": 8, "medium": 5, "large": 3},
            _pack_keep),
+    Family("plan-kth", "plan", "Kopanski's plan order (plan-2) on KTH-SP2, pooled BB",
+           _plan(False), ({"kind": "min-score"},), {"small": 8, "medium": 6, "large": 4},
+           _plan_keep),
+    Family("plan-kth-named", "plan", "Kopanski's plan order (plan-2) on KTH-SP2, 12 named "
+           "BB nodes", _plan(True), ({"kind": "min-score"},),
+           {"small": 6, "medium": 4, "large": 3}, _plan_keep),
     Family("victims-omfs", "victims", "OMFS victim choice (KTH-SP2; KTH-like on 1,024 nodes "
            "beyond the small tier)", _victims_omfs, ({"kind": "min-cost"},),
            {"small": 10, "medium": 8, "large": 6}, _victims_keep),
@@ -215,21 +251,25 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 
 def _decision_backend(model: Any) -> str:
     from bbopt.models.io_window import IOWindowModel
+    from bbopt.models.plan import PlanModel
 
+    if isinstance(model, PlanModel):  # the paper's search, as the policy takes it
+        return "annealing"
     if isinstance(model, IOWindowModel):  # enumerating placements costs far more
         return "cpsat"
     return "exhaustive" if model.size <= EXHAUSTIVE_UP_TO else "cpsat"
 
 
 def record_models(family: Family, tier: str, seed: int = 0
-                  ) -> tuple[list[tuple[Any, float, int, int]], dict[str, Any]]:
+                  ) -> tuple[list[tuple[Any, float, int, int, dict | None]], dict[str, Any]]:
     """Run the family's simulation and return every model its policy solved, with the
-    simulated time, the decision's index and the model's index within the decision, and the
-    provenance."""
+    simulated time, the decision's index, the model's index within the decision and the
+    model's JSON when the model does not keep all of it (a plan on named BB nodes: the running
+    jobs' pieces), and the provenance."""
     from bbopt.simulation.engine import simulate
 
     jobs, platform, run, prov = family.setup(tier, seed)
-    seen: list[tuple[Any, float, int, int]] = []
+    seen: list[tuple[Any, float, int, int, dict | None]] = []
     pending: list[Any] = []
     decisions = [0]
     budget = Budget.of(DECISION_WORK, mode="deterministic")
@@ -240,7 +280,7 @@ def record_models(family: Family, tier: str, seed: int = 0
 
     def on_decision(state, _decision):
         for k, m in enumerate(pending):  # a decision may solve several models (one per job)
-            seen.append((m, float(state.time), decisions[0], k))
+            seen.append((m, float(state.time), decisions[0], k, model_source(m, state)))
         pending.clear()
         decisions[0] += 1
 
@@ -261,20 +301,44 @@ def record_models(family: Family, tier: str, seed: int = 0
     return seen, prov
 
 
+def model_source(model: Any, state: Any) -> dict[str, Any] | None:
+    """The JSON of a plan model on named BB nodes (its running jobs' pieces come from the
+    state, as :meth:`PlanModel.from_state` takes them); ``None`` for the others."""
+    from bbopt.bench.instances import plan_to_json
+    from bbopt.models.bb_nodes import running_pieces
+    from bbopt.models.plan import PlanModel
+
+    if not isinstance(model, PlanModel) or model.named is None:
+        return None
+    held = running_pieces(state)
+    return plan_to_json(model, [(r.start + r.job.walltime, r.job.nodes, r.job.bb,
+                                 held.get(r.job.id, ())) for r in state.running])
+
+
 def reference(instance: Instance, seconds: float = REFERENCE_SECONDS) -> dict[str, Any]:
     """The proven optimum (scalar forms) or exact front (Pareto form) of ``instance``, by
-    CP-SAT under ``seconds``; empty when it is not proven in time."""
+    CP-SAT under ``seconds`` (a plan on named BB nodes by the exhaustive search over
+    permutations); empty when it is not proven in time."""
     budget = Budget(seconds)
+    exact = "exhaustive" if getattr(instance.model, "named", None) is not None else "cpsat"
     t0 = _time.perf_counter()
-    res = solve(instance.model, "cpsat", budget, 0, **instance.solve_options())
+    try:
+        res = solve(instance.model, exact, budget, 0, **instance.solve_options())
+    except Exception:  # noqa: BLE001 - beyond the exact backend's reach: no proven optimum
+        return {}
     took = _time.perf_counter() - t0
     if res.status is not Status.OPTIMAL:
         return {}
-    known: dict[str, Any] = {"status": "optimal", "by": "cpsat", "seconds": round(took, 3)}
+    known: dict[str, Any] = {"status": "optimal", "by": exact, "seconds": round(took, 3)}
     if instance.kind == "pareto":
         known["front"] = [list(s.objectives) for s in res.pareto]
         return known
     known["objective"] = instance.score(res.solution)
+    if instance.problem == "plan":  # the plan's starts, and its order when it has one
+        known["starts"] = list(res.solution.starts)
+        if res.solution.order is not None:
+            known["x"] = list(res.solution.order)
+        return known
     x = np.asarray(res.solution)  # a selection, or the I/O window's count matrix
     known["x"] = (x.astype(int) if x.dtype == bool else x).tolist()
     return known
@@ -303,15 +367,15 @@ def capture(family_names: list[str] | None = None, tiers: tuple[str, ...] = ("sm
             log(f"{name} [{tier}]: {len(seen)} models, {len(kept)} kept, {len(picks)} picked "
                 f"({_time.perf_counter() - t0:.1f} s)")
             for k in picks:
-                model, when, decision, nth = kept[k]
+                model, when, decision, nth, source = kept[k]
                 for form in fam.forms:
                     iid = f"{name}-{tier}-d{decision:05d}-{nth}-{form['kind']}"
                     inst = Instance(iid, fam.problem, model, dict(form), tier,
                                     {**prov, "time": when, "decision": decision,
-                                     "model_of_decision": nth})
+                                     "model_of_decision": nth}, source=source)
                     if solve_known:
                         inst.known = reference(inst)
                     written.append(write_instance(inst, directory))
-                    log(f"  {iid}: size {model.size}, "
+                    log(f"  {iid}: size {inst.size}, "
                         f"{'optimum ' + inst.kind if inst.known else 'no proven optimum'}")
     return written

@@ -14,6 +14,9 @@ Any MILP solver can then be run on bbopt's decision problems. The programs are t
 - pack (Jeannot, Pallez & Vidal): the duration-threshold program, objective the first stage;
 - victims (Zvi & Oren, OMFS): the covering 0-1 program.
 
+Plan orders (Kopanski & Rzadca) have no integer program: their exact form is a CP-SAT model
+with squared waits, so plan instances are not exported.
+
 ``manifest.json`` beside the files maps each file to its instance, step, the variables that are
 the decision (``x`` names, in the model's index order) and the value bbopt's evaluator gives the
 recorded optimum. :func:`read_solution` reads a solution file (HiGHS's, or ``name value``
@@ -36,7 +39,9 @@ MANIFEST = "manifest.json"
 
 def programs(inst: Instance) -> list[tuple[str, Any, list[str | None], float | None]]:
     """The PuLP programs of ``inst``: (file stem, problem, decision variable name per model
-    index (``None``: fixed out), value of the recorded optimum)."""
+    index (``None``: fixed out), value of the recorded optimum); none for a plan order."""
+    if inst.problem == "plan":
+        return []
     if inst.problem in ("window", "io-window"):
         return _window(inst)
     if inst.problem == "pack":

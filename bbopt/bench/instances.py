@@ -3,7 +3,8 @@
 The instance library follows MIPLIB's practice (tiers, a recorded optimum where one is proven,
 provenance for every instance) for bbopt's decision models: window selection (Fan et al.,
 BBSched, Section 3.2.1), the select-and-place I/O window (Herbein et al., HPDC 2016), pack
-building (Jeannot, Pallez & Vidal, Section 4) and victim choice (Zvi & Oren, OMFS, Algorithm 1).
+building (Jeannot, Pallez & Vidal, Section 4), victim choice (Zvi & Oren, OMFS, Algorithm 1)
+and plan orders (Kopanski & Rzadca, Euro-Par 2021, Section 3.3).
 ``docs/bench.md`` documents the schema; in short::
 
     {"schema": "bbopt-bench-instance", "version": 1, "id": "...", "problem": "window",
@@ -12,8 +13,12 @@ building (Jeannot, Pallez & Vidal, Section 4) and victim choice (Zvi & Oren, OMF
      "model": {<the model's fields, SI units>},
      "known": {"status": "optimal", "objective": ..., "x": [...], "front": [[...], ...]}}
 
-``model`` holds the constructor fields of the model class (numpy arrays as lists); reading
-rebuilds the very model (floats round-trip exactly through JSON). ``known`` is empty when no
+``model`` holds the constructor fields of the model class (numpy arrays as lists); a plan model
+(not a dataclass) holds its scheduling point instead: ``now``, ``capacity``, ``alpha``, the
+running jobs' ``[expected end, nodes, bb]`` (with named BB nodes also their ``[BB node, bytes]``
+pieces, the nodes' capacities ``bb_nodes`` and their free space now ``bb_free``) and the
+waiting jobs (``id``, ``submit``, ``walltime``, ``nodes``, ``bb``). Reading rebuilds the very
+model (floats round-trip exactly through JSON). ``known`` is empty when no
 optimum is proven. Bad documents raise :class:`~bbopt.errors.InputError` naming the file and
 the JSON path of the field.
 """
@@ -32,6 +37,7 @@ import numpy as np
 from bbopt.errors import InputError
 from bbopt.models.io_window import IOWindowModel
 from bbopt.models.packs import PackModel
+from bbopt.models.plan import Plan, PlanModel
 from bbopt.models.preemption import PreemptionModel
 from bbopt.models.window import WindowModel
 
@@ -45,10 +51,12 @@ PROBLEMS: dict[str, tuple[type, str]] = {
     "pack": (PackModel, "max"),
     "victims": (PreemptionModel, "min"),
     "io-window": (IOWindowModel, "max"),
+    "plan": (PlanModel, "min"),
 }
 #: The forms an instance may ask for, per problem.
 FORMS = {"window": ("weighted", "lexicographic", "pareto"), "pack": ("stages",),
-         "victims": ("min-cost",), "io-window": ("weighted", "lexicographic", "pareto")}
+         "victims": ("min-cost",), "io-window": ("weighted", "lexicographic", "pareto"),
+         "plan": ("min-score",)}
 
 
 @dataclass
@@ -62,6 +70,9 @@ class Instance:
     tier: str = "small"
     provenance: dict[str, Any] = field(default_factory=dict)
     known: dict[str, Any] = field(default_factory=dict)
+    #: The model's JSON when the model object does not keep all of it (a plan model on named
+    #: BB nodes keeps no pieces of the running jobs): written as is instead of the model's.
+    source: dict[str, Any] | None = None
 
     @property
     def sense(self) -> str:
@@ -73,7 +84,8 @@ class Instance:
 
     @property
     def size(self) -> int:
-        return int(self.model.size)
+        """Variables of the decision: window jobs, applications, candidates, queued jobs."""
+        return int(self.model.n if self.problem == "plan" else self.model.size)
 
     def solve_options(self) -> dict[str, Any]:
         """The keyword options :func:`bbopt.solvers.solve` needs for this instance's form."""
@@ -114,13 +126,21 @@ class Instance:
         if self.problem == "pack":
             x = np.asarray(x, dtype=bool)
             return float(m.evaluate(x)[0]) if m.feasible(x) else None
+        if self.problem == "plan":  # a plan (any starts) or a permutation (its greedy plan)
+            if not isinstance(x, Plan):
+                order = [int(p) for p in x]
+                if sorted(order) != list(range(m.n)):
+                    return None
+                return float(m.evaluate(order))
+            return None if m.check(x) is not None else float(m.evaluate(x))
         value = m.evaluate(np.asarray(x, dtype=bool))
         return float(value) if np.isfinite(value) else None
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": SCHEMA, "version": VERSION, "id": self.id, "problem": self.problem,
                 "tier": self.tier, "form": _plain(self.form), "provenance": _plain(self.provenance),
-                "model": model_to_json(self.model), "known": _plain(self.known)}
+                "model": self.source or model_to_json(self.model),
+                "known": _plain(self.known)}
 
     @classmethod
     def from_json(cls, doc: Any, source: str = "<instance>") -> Instance:
@@ -149,12 +169,16 @@ class Instance:
                              source=source, line="$.tier")
         model = model_from_json(PROBLEMS[problem][0], doc["model"], source)
         return cls(str(doc["id"]), problem, model, dict(form), tier,
-                   dict(doc.get("provenance") or {}), dict(doc.get("known") or {}))
+                   dict(doc.get("provenance") or {}), dict(doc.get("known") or {}),
+                   doc["model"] if problem == "plan" else None)
 
 
 def model_to_json(model: Any) -> dict[str, Any]:
     """The constructor fields of a model dataclass as plain JSON values (a model inside a
-    model, as the I/O window's selection part, as a nested object)."""
+    model, as the I/O window's selection part, as a nested object); a plan model's scheduling
+    point (:func:`plan_to_json`)."""
+    if isinstance(model, PlanModel):
+        return plan_to_json(model)
     out = {}
     for f in dataclasses.fields(model):
         if f.init and not f.name.startswith("_"):
@@ -168,6 +192,8 @@ def model_from_json(cls: type, data: Any, source: str) -> Any:
     """The model of class ``cls`` from :func:`model_to_json`'s output."""
     if not isinstance(data, dict):
         raise InputError("the model is a JSON object", source=source, line="$.model")
+    if cls is PlanModel:
+        return plan_from_json(data, source)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_")}
     unknown = sorted(set(data) - set(fields))
     if unknown:
@@ -200,6 +226,66 @@ def model_from_json(cls: type, data: Any, source: str) -> Any:
     except (TypeError, ValueError) as exc:
         raise InputError(f"not a {cls.__name__}: {exc}", source=source,
                          line="$.model") from None
+
+
+#: The fields of a waiting job a plan model uses.
+PLAN_JOB = ("id", "submit", "walltime", "nodes", "bb")
+
+
+def plan_to_json(model: PlanModel, running: list | None = None) -> dict[str, Any]:
+    """A plan model's scheduling point as JSON. On named BB nodes the model keeps no pieces of
+    the running jobs: ``running`` gives them, ``(expected end, nodes, bb, pieces)`` as
+    :meth:`PlanModel.from_state` builds them. Proximity placement is not represented."""
+    if model.proximity is not None:
+        raise InputError("a plan model placing BB by proximity cannot be written as an "
+                         "instance", field="bb_proximity")
+    out: dict[str, Any] = {"now": model.now, "capacity": list(model.capacity),
+                           "alpha": model.alpha, "running": [list(r) for r in model.running],
+                           "jobs": [{k: getattr(j, k) for k in PLAN_JOB} for j in model.jobs]}
+    if model.named is not None:
+        if running is None:
+            raise InputError("a plan model on named BB nodes needs its running jobs' pieces",
+                             field="running")
+        out["running"] = [[float(e), int(n), float(b), [[int(k), float(v)] for k, v in pieces]]
+                          for e, n, b, pieces in running]
+        out["bb_nodes"] = list(model.named)
+        out["bb_free"] = [float(v) for v in model._SN]
+    return out
+
+
+def plan_from_json(data: dict[str, Any], source: str) -> PlanModel:
+    """The plan model of :func:`plan_to_json`'s output."""
+    from bbopt.core import Job
+
+    unknown = sorted(set(data) - {"now", "capacity", "alpha", "running", "jobs", "bb_nodes",
+                                  "bb_free"})
+    if unknown:
+        raise InputError(f"unknown field(s) {', '.join(unknown)} of a plan model",
+                         source=source, line=f"$.model.{unknown[0]}")
+    for key in ("now", "capacity", "alpha", "running", "jobs"):
+        if key not in data:
+            raise InputError("is missing", source=source, line=f"$.model.{key}")
+    jobs = []
+    for k, j in enumerate(data["jobs"]):
+        try:
+            jobs.append(Job(**{f: j[f] for f in PLAN_JOB}))
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"a job needs {', '.join(PLAN_JOB)}: {exc}", source=source,
+                             line=f"$.model.jobs[{k}]") from None
+        except InputError as exc:
+            raise InputError(exc.reason, source=source,
+                             line=f"$.model.jobs[{k}].{exc.field or ''}") from None
+    named = data.get("bb_nodes")
+    try:
+        running = [(r[0], r[1], r[2], [tuple(p) for p in r[3]]) if named is not None
+                   else tuple(r) for r in data["running"]]
+        model = PlanModel(data["now"], data["capacity"], running, jobs, data["alpha"],
+                          bb_nodes=named)
+    except (TypeError, ValueError, IndexError) as exc:
+        raise InputError(f"not a plan model: {exc}", source=source, line="$.model") from None
+    if named is not None and data.get("bb_free") is not None:
+        model._SN = [float(v) for v in data["bb_free"]]  # the engine's sums, as from_state
+    return model
 
 
 def _plain(x: Any) -> Any:

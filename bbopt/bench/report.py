@@ -1,7 +1,7 @@
 """``bbopt bench report``: the field's measures of a ``bbopt bench run`` store, as figures and
 tables (definitions in :mod:`bbopt.bench.measures`).
 
-Per tier and per model (window weighted, window Pareto, pack, victims):
+Per tier and per model (window weighted, window Pareto, pack, victims, plan orders):
 
 - ``profiles-<tier>.png``: Dolan-More performance profiles of the time to reach the best known
   value (scalar forms) or the exact front (hypervolume ratio 1), at the largest budget, one
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from bbopt.analysis.store import Store
+from bbopt.bench.instances import PROBLEMS
 from bbopt.bench.measures import (
     gap_at,
     performance_profile,
@@ -48,8 +49,8 @@ SHIFT = {"small": 0.001, "medium": 0.01, "large": 0.1}
 #: Hypervolume-ratio targets of the Pareto ECDFs.
 HV_TARGETS = (0.9, 0.99, 0.999, 0.9999, 1.0 - 1e-9)
 MODELS = (("window", "weighted"), ("window", "lexicographic"), ("window", "pareto"),
-          ("io-window", "weighted"), ("pack", "stages"), ("victims", "min-cost"))
-SENSE = {"window": "max", "io-window": "max", "pack": "max", "victims": "min"}
+          ("io-window", "weighted"), ("pack", "stages"), ("victims", "min-cost"),
+          ("plan", "min-score"))
 #: One colour per backend in every figure.
 COLOURS = {b: f"C{k}" for k, b in enumerate(
     ("cpsat", "exhaustive", "greedy", "highs", "milp", "nsga2", "scip", "annealing"))}
@@ -74,7 +75,7 @@ def _best_known(runs: list[dict[str, Any]], known: dict[str, float]) -> dict[str
         if r["form"] == "pareto" or r.get("objective") is None:
             continue
         v, i = float(r["objective"]), r["instance"]
-        better = max if SENSE[r["problem"]] == "max" else min
+        better = max if PROBLEMS[r["problem"]][1] == "max" else min
         best[i] = v if i not in best else better(best[i], v)
     best.update({i: v for i, v in known.items() if v is not None})
     return best

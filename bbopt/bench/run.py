@@ -9,7 +9,8 @@ to the best known value (Berthold: ``|best - v| / max(|best|, |v|)``, 1 without 
 for a Pareto instance, the hypervolume ratio of its front to the exact one (utilisation
 fractions, reference point the origin), and its anytime trace: ``(seconds, value)`` of each
 incumbent from the backends that report them (asked with ``trace=True``: CP-SAT's solution
-callbacks and SCIP's event handler in ``Result.info["trace"]``, NSGA-II's first front per
+callbacks, SCIP's event handler and the plan annealing's best order so far in
+``Result.info["trace"]``, NSGA-II's first front per
 generation in ``Result.info["front_trace"]``), for the others their answer at the end (the
 report turns values into gaps to the best known value; a front's value is its hypervolume
 ratio).
@@ -46,18 +47,24 @@ SEEDLESS = ("exhaustive", "greedy", "highs")
 FRONT_OPTIONS = ("method", "two_list")
 EXACT = ("cpsat", "milp", "highs", "scip")
 #: Backends that report their incumbents over time when asked (``trace=True``).
-TRACED = ("cpsat", "scip", "nsga2")
+TRACED = ("cpsat", "scip", "nsga2", "annealing")
 #: A value within this relative distance of the best known counts as reaching it.
 TOL = 1e-6
 
 
 def backends(inst: Instance) -> list[str]:
     """The backends applicable to ``inst``: every one registered for its model type, but
-    enumeration only up to the size its backend accepts."""
+    enumeration only up to the size its backend accepts, and no CP-SAT on a plan over named BB
+    nodes."""
     from bbopt.solvers.base import backends_for
 
     limit = _enumeration_limit(inst.problem)
-    return [b for b in backends_for(inst.model) if b != "exhaustive" or inst.size <= limit]
+    names = [b for b in backends_for(inst.model) if b != "exhaustive" or inst.size <= limit]
+    if inst.problem == "plan" and inst.model.named is not None:
+        # CP-SAT's plan model holds the pooled BB only: on named BB nodes its "optimum" is
+        # another problem's (it may place pieces the nodes cannot hold)
+        names = [b for b in names if b != "cpsat"]
+    return names
 
 
 def _enumeration_limit(problem: str) -> int:
@@ -77,6 +84,10 @@ def _enumeration_limit(problem: str) -> int:
         from bbopt.solvers.preemption.exhaustive import MAX_CANDIDATES
 
         return MAX_CANDIDATES
+    if problem == "plan":
+        from bbopt.solvers.plan.exhaustive import MAX_JOBS
+
+        return MAX_JOBS
     from bbopt.solvers.packs.exhaustive import solve_exhaustive
 
     return int(inspect.signature(solve_exhaustive).parameters["max_items"].default)

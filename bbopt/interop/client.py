@@ -7,9 +7,10 @@
 
 ``decide`` sends a :class:`~bbopt.core.ClusterState` (or its JSON form) and returns a
 :class:`Reply` with the parsed :class:`~bbopt.core.Decision`; the service keeps the policy's
-memory for the connection, so the state's memory is not sent. A request the service refuses
-raises :class:`ServiceError` with the JSON path and field it names. Every wait is bounded by
-``timeout`` seconds.
+memory for the connection, so the state's memory is not sent, and the state itself, so
+``decide_changes`` sends only what changed since (jobs submitted, started, ended; the
+clock). A request the service refuses raises :class:`ServiceError` with the JSON path and
+field it names. Every wait is bounded by ``timeout`` seconds.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from bbopt.core import ClusterState, Decision
+from bbopt.core import ClusterState, Decision, Job, RunningJob
 from bbopt.errors import BboptError
-from bbopt.schema import decision_from_dict, state_to_dict
+from bbopt.schema import decision_from_dict, job_to_dict, state_to_dict
 
 
 class ServiceError(BboptError):
@@ -92,7 +94,30 @@ class ServiceClient:
         d = state_to_dict(state) if isinstance(state, ClusterState) else dict(state)
         if not send_memory:
             d.pop("memory", None)
-        request: dict[str, Any] = {"policy": policy, "state": d}
+        return self._decide({"policy": policy, "state": d}, options, budget)
+
+    def decide_changes(self, policy: str = "fcfs-bb", *, time: float | None = None,
+                       submitted: Iterable[Job | dict[str, Any]] = (),
+                       started: Iterable[RunningJob | dict[str, Any]] = (),
+                       ended: Iterable[str] = (), options: dict[str, Any] | None = None,
+                       budget: float | None = None) -> Reply:
+        """One decision on the session's state changed by what happened since the last
+        request (:mod:`bbopt.interop.delta`): jobs ``submitted``, ``started`` (a
+        :class:`~bbopt.core.RunningJob` or ``{"id", "start", "allocation"}``) and ``ended``
+        (ids), and the clock ``time``. The session must have had a whole state first."""
+        delta: dict[str, Any] = {}
+        if time is not None:
+            delta["time"] = time
+        if subs := [job_to_dict(j) if isinstance(j, Job) else j for j in submitted]:
+            delta["submitted"] = subs
+        if runs := [_started(r) for r in started]:
+            delta["started"] = runs
+        if ends := list(ended):
+            delta["ended"] = ends
+        return self._decide({"policy": policy, "delta": delta}, options, budget)
+
+    def _decide(self, request: dict[str, Any], options: dict[str, Any] | None,
+                budget: float | None) -> Reply:
         if options:
             request["options"] = options
         if budget is not None:
@@ -114,6 +139,15 @@ class ServiceClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _started(r: RunningJob | dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(r, RunningJob):
+        return r
+    d: dict[str, Any] = {"id": r.job.id, "start": r.start}
+    if r.allocation is not None:
+        d["allocation"] = list(r.allocation)
+    return d
 
 
 def _refuse(name: str) -> Any:

@@ -17,7 +17,7 @@ Speed. Evaluating a permutation is the inner loop of every search (9 candidate o
 annealing steps per decision, tens of thousands of decisions on KTH), so the evaluator is a
 specialised pure-Python scan over three plain lists (breakpoints, free nodes, free BB) rather than
 the general numpy :class:`~bbopt.planner.Profile`, whose per-call overhead dominates for the
-profiles of 10-300 breakpoints met here (see ``benchmarks/quality/plan_quality.py``).
+profiles of 10-300 breakpoints met here (see ``benchmarks/speed/plan_evaluator.py``).
 Boundaries are exact:
 a job that ends at ``t`` frees its resources for one that starts at ``t`` (segments are half-open).
 An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing

@@ -68,6 +68,7 @@ from bbopt.core import (
     SolveStats,
     Start,
     Status,
+    decision_elapsed,
     slack,
 )
 from bbopt.models.preemption import PreemptionModel
@@ -238,7 +239,7 @@ class MemorylessFairShare:
         return job.nodes * (now - r.start + float(job.extra.get("work_done", 0.0)))
 
     def decide(self, state: ClusterState) -> Decision:
-        t0 = _time.perf_counter()
+        t0 = _time.perf_counter() - decision_elapsed()  # (bbopt.decide's check counts)
         # omfs-opt's victim choices share the decision's budget: past it, the jobs that would
         # need evictions wait (a FALLBACK decision), so no decision overruns its budget
         from bbopt.solvers.base import Budget
@@ -543,7 +544,7 @@ class ClassicFairShare:
     io_aware = False
 
     def __init__(self, name: str = "fair-share", shares: Any = None,
-                 half_life: float = 7 * 86400.0) -> None:
+                 half_life: Annotated[float, Seconds] = 7 * 86400.0) -> None:
         if not half_life > 0:
             raise ValueError(f"half_life must be positive, got {half_life!r}")
         self.name = name

@@ -65,7 +65,7 @@ from __future__ import annotations
 import time as _time
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -86,6 +86,7 @@ from bbopt.errors import InputError
 from bbopt.models.packs import OBJECTIVES, ORDERS, PackModel, order_keys
 from bbopt.policies.registry import register
 from bbopt.solvers.base import Budget, solve
+from bbopt.units import Bandwidth, Seconds
 
 _EPS = 1e-9
 #: The share of an exact pack builder's wall budget kept for what follows the solve (reading
@@ -200,7 +201,8 @@ class IOList:
     io_aware = False
     unsuited = staticmethod(without_bb)
 
-    def __init__(self, name: str = "io-list", bandwidth: float | None = None,
+    def __init__(self, name: str = "io-list",
+                 bandwidth: Annotated[float, Bandwidth] | None = None,
                  backfill: bool | str = "easy", racks: int | list[int] = 1) -> None:
         self.name = name
         self.bandwidth = bandwidth
@@ -301,8 +303,9 @@ class PackScheduling:
 
     def __init__(self, name: str = "pack-max", builder: str = "greedy", order: str = "max",
                  backend: str = "cpsat", objective: str = "work", tiebreak: str | None = None,
-                 tolerance: float | None = None, budget: float = 1.0,
-                 deterministic: float | None = 2.0, bandwidth: float | None = None,
+                 tolerance: float | None = None, budget: Annotated[float, Seconds] = 1.0,
+                 deterministic: float | None = 2.0,
+                 bandwidth: Annotated[float, Bandwidth] | None = None,
                  backfill: bool = True, seed: int = 0, budget_mode: str = "wall",
                  racks: int | list[int] = 1) -> None:
         if builder not in ("greedy", "exact"):

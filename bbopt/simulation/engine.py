@@ -21,6 +21,11 @@ their decision starts nothing, preempts nothing and remembers nothing when no wa
 the free nodes and BB) is not asked at an event where no waiting job fits: the schedule is the
 same, a third fewer decisions on KTH (``on_decision`` sees only the decisions taken).
 
+A policy with a ``next_call()`` method (the scheduler of Batsim's protocol behind
+:mod:`bbopt.interop.batsim.server`, whose CALL_ME_LATER names a time) is also asked at the
+instant it returns, and at every instant where it returns a time not after it, whether jobs
+wait or not, until the last job ends (Batsim drops the calls still pending then).
+
 When started jobs end is the business of the execution model (:mod:`bbopt.simulation.execution`):
 under the default rigid model jobs run for ``min(runtime, walltime)`` and a job whose runtime
 exceeds its walltime is killed at the walltime. A job that can never fit the platform is
@@ -238,6 +243,7 @@ class _Engine:
         done = ptr = 0
         t = 0.0
         gated = bool(getattr(self.policy, "idle_unless_fits", False))
+        wake = getattr(self.policy, "next_call", None)  # (None for every policy of bbopt's)
         # A model that ends jobs only at its next_time() is not asked at other instants.
         lazy = model.ends_only_at_next_time
         inf = math.inf
@@ -250,6 +256,8 @@ class _Engine:
                 t = submits[ptr]
             if next_tick < t and queue:  # (next_tick stays inf without ticks)
                 t = next_tick
+            if wake is not None and done < n and wake() < t:
+                t = wake()
             if t == inf:
                 break
             ticked = t == next_tick
@@ -269,6 +277,8 @@ class _Engine:
                     and not (gated and self._nothing_fits()):
                 # (otherwise nothing the policy could see has changed, e.g. an I/O phase change,
                 # or the policy declares that it starts nothing when no waiting job fits)
+                yield t
+            elif wake is not None and done < n and wake() <= t:
                 yield t
         if bar is not None:
             bar.update(done - bar.n)

@@ -34,13 +34,14 @@ import heapq
 import math
 from collections import deque
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
 from bbopt.core import Job, JobState, Platform, periodic_spec, rack_sizes, time_alone
 from bbopt.errors import InputError
 from bbopt.simulation.execution import ExecutionModelBase
+from bbopt.units import Bandwidth
 
 INF = math.inf
 _IO_END, _COMPUTE_END, _KILL = 0, 1, 2
@@ -54,7 +55,7 @@ class ExclusiveIO(ExecutionModelBase):
     name = "exclusive-io"
 
     def __init__(self, racks: int | Sequence[int] = 1,
-                 bandwidth: float | Sequence[float] | None = None,
+                 bandwidth: Annotated[float, Bandwidth] | Sequence[float] | None = None,
                  kill_at_walltime: bool = False) -> None:
         if isinstance(racks, int):
             if racks < 1:

@@ -148,12 +148,17 @@ EXECUTION_MODELS.declare({"io-contention": "bbopt.simulation.io_model:IOContenti
 
 
 def make_execution_model(model: str | ExecutionModel | None, **options: Any) -> ExecutionModel:
-    """An execution model by name (``"rigid"``) with its constructor's ``options``, or the
-    object itself."""
+    """An execution model by name (``"rigid"``) with its constructor's ``options`` (checked
+    and quantities with units read into SI: :func:`bbopt.units.check_options`), or the object
+    itself."""
     if model is None:
         model = "rigid"
     if isinstance(model, str):
+        from bbopt.units import check_options
+
         cls = EXECUTION_MODELS[model]
+        options = check_options(cls, options, what=f"execution model {model!r}",
+                                prefix="execution ")
         try:
             return cls(**options)
         except TypeError as exc:  # an option the constructor does not take

@@ -76,13 +76,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
 from bbopt.core import HOUR, Job, JobState, Platform
 from bbopt.errors import InputError
 from bbopt.simulation.execution import ExecutionModelBase
+from bbopt.units import Bandwidth, Seconds
 
 INF = math.inf
 _REL = 1e-12
@@ -251,8 +252,9 @@ class FluidIO(ExecutionModelBase):
     #: The phases whose mean time per job the I/O metrics report.
     PHASE_NAMES = (*PHASES, DRAIN)
 
-    def __init__(self, kill_at_walltime: bool = True, checkpoint_interval: float = HOUR,
-                 max_phases: int = 10, local_bb_bandwidth: float = INF,
+    def __init__(self, kill_at_walltime: bool = True,
+                 checkpoint_interval: Annotated[float, Seconds] = HOUR,
+                 max_phases: int = 10, local_bb_bandwidth: Annotated[float, Bandwidth] = INF,
                  synchronous: bool = True, stretch: bool = True) -> None:
         if not checkpoint_interval > 0:
             raise InputError("checkpoint_interval must be positive", field="checkpoint_interval")

@@ -81,14 +81,23 @@ def add_parser(sub) -> None:
     p.add_argument("--bb", choices=("auto", "lognormal", "none"), default="auto",
                    help="BB requests: auto draws Kopanski's log-normal model when the trace has "
                    "none")
-    p.add_argument("--seed", type=int, default=0, help="seed of the BB draw")
+    p.add_argument("--seed", type=int, default=0, help="seed of the BB draw and the policy")
     p.add_argument("--scheduler", choices=("slurm", "bridge"), default="slurm",
                    help="Slurm's own backfill, or the bridge with --policy (default slurm)")
     p.add_argument("--policy", default="fcfs-bb", help="the bridge's policy (--scheduler bridge)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                    help="policy option, e.g. -o budget=0.2 (repeatable)")
+    p.add_argument("--budget-mode", choices=("deterministic", "wall"), default="deterministic",
+                   help="how the bridge's solver budgets are counted, as in simulate: "
+                        "deterministic (default) caps work, so the bridge decides as the "
+                        "simulation of the same trace does; wall caps each decision's time")
     p.add_argument("--interval", default="1s", help="bridge polling interval (default 1s)")
     p.add_argument("--tick", default=None, help="bridge decides only every TICK")
+    p.add_argument("--warmup", default="0", metavar="DURATION",
+                   help="leave out of the metrics what happens before the first submission "
+                        "+ DURATION (scaled time; default 0)")
+    p.add_argument("--cooldown", default="0", metavar="DURATION",
+                   help="... and after the last submission - DURATION (default 0)")
     p.add_argument("--out", default="slurm_jobs.csv", help="jobs.csv to write")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (terminal) or lines every $BBOPT_PROGRESS_EVERY "
@@ -157,9 +166,21 @@ def _cmd_site_config(args) -> int:
     return 0
 
 
+def _bb_unit(args) -> float:
+    """``--bb-unit`` in bytes: at least one byte per license."""
+    from bbopt.resources import parse_bytes
+
+    unit = parse_bytes(args.bb_unit, "--bb-unit")
+    if not unit >= 1:
+        from bbopt.errors import InputError
+
+        raise InputError(f"must be at least 1 byte per license, got {unit!r}",
+                         field="--bb-unit")
+    return unit
+
+
 def _cmd_run(args) -> int:
     from bbopt.progress import default_every
-    from bbopt.resources import parse_bytes
     from bbopt.slurm.bridge import Bridge
     from bbopt.slurm.commands import SlurmCommands
     from bbopt.slurm.site import check_partition
@@ -167,12 +188,7 @@ def _cmd_run(args) -> int:
 
     if args.partition is not None:
         check_partition(args.partition)
-    unit = parse_bytes(args.bb_unit, "--bb-unit")
-    if not unit >= 1:
-        from bbopt.errors import InputError
-
-        raise InputError(f"must be at least 1 byte per license, got {unit!r}",
-                         field="--bb-unit")
+    unit = _bb_unit(args)
     every = default_every() if args.progress_every is None else \
         parse_seconds(args.progress_every, "--progress-every")
     commands = SlurmCommands(conf=args.conf)
@@ -248,25 +264,28 @@ def _last_error(path: Path) -> str:
 
 
 def _cmd_replay(args) -> int:
-    from bbopt.analysis.metrics import summarize
     from bbopt.resources import parse_bytes
-    from bbopt.slurm.replay import prepare_trace, replay
+    from bbopt.runs import RunSpec
+    from bbopt.slurm.replay import replay_spec, run_replay
     from bbopt.units import parse_seconds
 
-    _available()
-    _exit_on_sigterm()
     pool = parse_bytes(args.bb_pool, "--bb-pool") if args.bb_pool else None
-    jobs, platform, name = prepare_trace(args.trace, n_jobs=args.jobs, nodes=args.nodes,
-                                         speedup=args.speedup, bb_pool=pool, bb=args.bb,
-                                         seed=args.seed)
-    result = replay(jobs, platform, scheduler=args.scheduler, policy=args.policy,
-                    options=_options(args.option), bb_unit=parse_bytes(args.bb_unit, "--bb-unit"),
-                    interval=parse_seconds(args.interval, "--interval"),
-                    tick=parse_seconds(args.tick, "--tick") if args.tick else None,
-                    workload_name=name, progress=not args.no_progress)
-    out = result.to_csv(Path(args.out))
-    m = summarize(result)
-    print(f"{name}: {len(jobs)} jobs on {platform.nodes} nodes under "
+    spec = RunSpec(workload=args.trace, policy=args.policy, options=_options(args.option),
+                   seed=args.seed, first=args.jobs, bb=args.bb,
+                   tick=parse_seconds(args.tick, "--tick") if args.tick else None,
+                   budget_mode=args.budget_mode,
+                   warmup=parse_seconds(args.warmup, "--warmup"),
+                   cooldown=parse_seconds(args.cooldown, "--cooldown"))
+    spec = replay_spec(spec, nodes=args.nodes, speedup=args.speedup, bb_pool=pool)
+    bb_unit = _bb_unit(args)
+    interval = parse_seconds(args.interval, "--interval")
+    _available()  # (bad input is refused first, with or without Slurm)
+    _exit_on_sigterm()
+    record = run_replay(spec, scheduler=args.scheduler, bb_unit=bb_unit, interval=interval,
+                        progress=not args.no_progress)
+    out = record.result.to_csv(Path(args.out))
+    m = record.metrics
+    print(f"{spec.name}: {len(spec.workload)} jobs on {spec.platform.nodes} nodes under "
           f"{'slurm backfill' if args.scheduler == 'slurm' else args.policy}: "
           f"mean wait {m['mean_wait']:.2f} s, finished {m['finished']:.0f}; wrote {out}")
     return 0

@@ -7,7 +7,9 @@ scheduler starts the jobs (``sched/backfill`` with the license pool), or they ar
 and the bridge (:mod:`bbopt.slurm.bridge`) starts them with a bbopt policy. The real schedule,
 read back from Slurm's job completion records, comes out as a
 :class:`~bbopt.SimulationResult` (so as bbopt's ``jobs.csv`` and its metrics), with times in
-scaled seconds from the replay's origin and the trace's job ids.
+scaled seconds from the replay's origin and the trace's job ids. A replay is described by a
+:class:`~bbopt.runs.RunSpec` like any run (:func:`replay_spec`, :func:`run_replay`): the same
+workload, option, unit and budget-mode vocabulary, and the same metric names.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ import math
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bbopt.core import Job, JobState, Platform
 from bbopt.errors import InputError
+from bbopt.runs import RunRecord, RunSpec
 from bbopt.simulation.result import SimulationResult
 from bbopt.slurm.bridge import Bridge
 from bbopt.slurm.cluster import LocalSlurm, SlurmError
@@ -215,32 +219,50 @@ def ended(bar: Any, squeue: Sequence[SlurmJob], submitted: int) -> int:
     return active
 
 
-def prepare_trace(path: str | Path | None, *, n_jobs: int = 300, nodes: int = 16,
-                  speedup: float = 1.0, bb_pool: float | None = None, bb: str = "auto",
-                  seed: int = 0, trace_nodes: int | None = None) -> tuple[list[Job], Platform, str]:
-    """The first ``n_jobs`` of a trace, scaled to ``nodes`` nodes and sped up ``speedup`` times.
+def replay_spec(spec: RunSpec, *, nodes: int = 16, speedup: float = 1.0,
+                bb_pool: float | None = None, trace_nodes: int | None = None) -> RunSpec:
+    """``spec`` as a replay runs it: its first jobs (``spec.first``, in submission order) read
+    with :func:`bbopt.runs.load`, node counts scaled to ``nodes`` and times sped up
+    ``speedup`` times (:func:`scale_workload`), on a ``nodes``-node platform.
 
     Node counts scale by ``nodes / trace_nodes`` (the SWF header's MaxNodes/MaxProcs unless
-    given). BB: with ``bb="auto"`` a trace without BB requests gets Kopanski & Rzadca's
-    log-normal per-processor model (Section 4.1), drawn on the scaled node counts; the pool
-    (``bb_pool`` bytes) defaults to theirs per node, 480 GB / 96 nodes = 5 GB per node.
+    given, else the widest job). BB: ``spec.bb="auto"`` gives a trace without BB requests
+    Kopanski & Rzadca's log-normal per-processor model (Section 4.1), drawn with ``spec.seed``
+    on the scaled node counts; the pool (``bb_pool`` bytes) defaults to theirs per node, 480
+    GB / 96 nodes = 5 GB per node. The policy and its options are checked here (units,
+    budget mode), before any cluster starts.
     """
-    from bbopt.loading import load_workload
+    from bbopt.runs import check_policies, load, with_budget_mode
     from bbopt.workloads.bb import with_lognormal_bb
-    from bbopt.workloads.swf import read_swf
 
-    if n_jobs < 1:
-        raise InputError(f"--jobs must be >= 1, got {n_jobs}", field="jobs")
-    if path is not None and str(path).endswith((".swf", ".swf.gz")):
-        trace = read_swf(path)
-        raw, trace_nodes = trace.jobs, trace_nodes or trace.max_nodes
-        name = Path(path).name.removesuffix(".gz").removesuffix(".swf")
-    else:
-        raw, name = load_workload(path, n_jobs=n_jobs, seed=seed, bb="none")
-    raw = sorted(raw, key=lambda j: j.submit)[:n_jobs]
-    trace_nodes = trace_nodes or max(j.nodes for j in raw)
+    check_policies(spec, [spec.policy])
+    loaded, w = load(replace(spec, bb="none", platform=None))
+    raw = sorted(loaded.workload, key=lambda j: j.submit)
+    trace_nodes = trace_nodes or (w.max_nodes if w is not None else None) or \
+        max((j.nodes for j in raw), default=1)
     jobs = scale_workload(raw, speedup, nodes=nodes, trace_nodes=trace_nodes)
-    if bb == "lognormal" or (bb == "auto" and not any(j.bb > 0 for j in jobs)):
-        jobs = with_lognormal_bb(jobs, seed)
+    if spec.bb == "lognormal" or (spec.bb == "auto" and not any(j.bb > 0 for j in jobs)):
+        jobs = with_lognormal_bb(jobs, spec.seed)
     pool = bb_pool if bb_pool is not None else 5e9 * nodes
-    return jobs, Platform(nodes=nodes, bb=pool, name=f"slurm-{nodes}"), name
+    return replace(loaded, workload=jobs, platform=Platform(nodes=nodes, bb=pool,
+                                                            name=f"slurm-{nodes}"),
+                   options=with_budget_mode(spec.policy, spec.options, spec.budget_mode),
+                   execution=None, execution_options={})
+
+
+def run_replay(spec: RunSpec, *, scheduler: str = "slurm", bb_unit: float = DEFAULT_UNIT,
+               interval: float = 1.0, directory: str | Path | None = None,
+               scheduler_parameters: dict | None = None, timeout: float | None = None,
+               progress: bool = False) -> RunRecord:
+    """:func:`replay` of ``spec`` (:func:`replay_spec`: its jobs already scaled, its options
+    checked) and the run's metrics as :func:`bbopt.run` names them (:func:`bbopt.runs.measure`:
+    the job metrics, over ``spec``'s measurement interval when it has one)."""
+    from bbopt.runs import execution_model, measure
+
+    result = replay(spec.workload, spec.platform, scheduler=scheduler, policy=spec.policy,
+                    options=dict(spec.options), bb_unit=bb_unit, interval=interval,
+                    tick=spec.tick, directory=directory,
+                    scheduler_parameters=scheduler_parameters, timeout=timeout,
+                    workload_name=spec.name or "slurm", progress=progress)
+    model = execution_model(spec)  # (Slurm runs each job for its runtime: the rigid model)
+    return RunRecord(spec, result, model, measure(result, model, spec))

@@ -10,7 +10,9 @@ directory (:func:`user_data_dir`, ``$XDG_DATA_HOME/bbopt`` or ``~/.local/share/b
 :data:`TRACES` lists the public traces the papers bbopt follows use (Kopanski & Rzadca, Section
 4.1, and Fan et al., Section 5, run the KTH-SP2 log of the Parallel Workloads Archive) with the
 archive's address; :func:`fetch_trace` downloads one, decompresses it and writes it atomically,
-or raises :class:`TraceUnavailable` saying where to put a copy fetched by hand.
+or raises :class:`TraceUnavailable` saying where to put a copy fetched by hand;
+:func:`found_trace` says where a catalogued trace already is (``bbopt data``, in
+:mod:`bbopt.cli`, prints these).
 """
 
 from __future__ import annotations
@@ -91,6 +93,21 @@ def find_trace(path: str | Path) -> Path:
     raise InputError(f"no such file (looked in {', '.join(looked)}){hint}", source=str(path))
 
 
+def found_trace(trace: Trace, directory: str | Path | None = None) -> Path | None:
+    """Where the catalogued ``trace`` already is, plain or gzipped: in ``directory`` when
+    given, else by the one lookup rule (module docstring); ``None`` when nowhere."""
+    for file in (trace.file, trace.file + ".gz"):
+        if directory is not None:
+            if (Path(directory) / file).is_file():
+                return Path(directory) / file
+            continue
+        try:
+            return find_trace(file)
+        except InputError:
+            pass
+    return None
+
+
 def lookup(name: str) -> Trace:
     """The catalogued trace ``name`` (its short name, e.g. ``KTH-SP2``, or its file name)."""
     for t in TRACES.values():
@@ -145,48 +162,3 @@ def fetch_trace(name: str, directory: str | Path | None = None, *, url: str | No
         if os.path.exists(tmp):
             os.unlink(tmp)
     return dest
-
-
-def add_parser(sub) -> None:
-    """``bbopt data list`` and ``bbopt data fetch NAME`` (the CLI's hook)."""
-    d = sub.add_parser("data", help="public workload traces: where they come from, fetch them")
-    dsub = d.add_subparsers(dest="data_command", metavar="ACTION", required=True)
-    ls = dsub.add_parser("list", help="the catalogued traces, their archive and where each is "
-                         "found by the lookup rule")
-    ls.set_defaults(func=_cmd_list)
-    f = dsub.add_parser("fetch", help="download a catalogued trace into the per-user data "
-                        "directory (or --dir)")
-    f.add_argument("name", help=f"trace name: {', '.join(TRACES)} (or its file name)")
-    f.add_argument("--dir", metavar="DIR", default=None,
-                   help=f"where to put it (default: {user_data_dir()}, searched by every "
-                   "command)")
-    f.add_argument("--url", metavar="URL", default=None,
-                   help="download from this address instead of the archive (a mirror, file://)")
-    f.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
-                   help="give up a network wait after this many seconds (default: 20)")
-    f.add_argument("--force", action="store_true", help="download again over an existing file")
-    f.set_defaults(func=_cmd_fetch)
-
-
-def _cmd_list(args) -> int:
-    for t in TRACES.values():
-        try:
-            where = str(find_trace(t.file))
-        except InputError:
-            where = f"not found (bbopt data fetch {t.name})"
-        print(f"{t.name:10s} {t.file}\n    {t.what}\n    from {t.url}\n    here: {where}")
-    print(f"lookup order: current directory, $BBOPT_DATA, {user_data_dir()}")
-    return 0
-
-
-def _cmd_fetch(args) -> int:
-    trace = lookup(args.name)
-    dest = Path(args.dir or user_data_dir()) / trace.file
-    if dest.exists() and not args.force:
-        print(f"{dest} exists (--force downloads it again)")
-        return 0
-    print(f"downloading {trace.url if args.url is None else args.url} ...", flush=True)
-    path = fetch_trace(trace.name, args.dir, url=args.url, timeout=args.timeout,
-                       force=args.force)
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
-    return 0

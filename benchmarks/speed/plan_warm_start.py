@@ -13,7 +13,7 @@ Configurations (``--configs``, comma-separated; the first is the reference of th
 
 Workload: the KTH-SP2 trace with Kopanski's log-normal BB requests (seed 0) on
 ``Platform.kopanski()`` (``--named``: its 12 named BB nodes), as
-``benchmarks/kopanski_reproduction.py`` reads it: the whole trace and (unless ``--no-parts``)
+``benchmarks/kopanski_seeds.py`` reads it: the whole trace and (unless ``--no-parts``)
 its 16 three-week parts (``experiments/kopanski.yaml``'s split), each simulated alone. Printed
 per configuration: CPU seconds (this process, user + system) of the whole trace and of the
 16 parts, mean wait and mean bounded slowdown (10-minute bound) of the whole trace, and over

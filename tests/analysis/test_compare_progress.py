@@ -96,3 +96,34 @@ def test_a_run_of_fewer_jobs_than_reports_reports_every_job():
     seen = []
     list(compare_policies(spec, ["fcfs"], workers_=1, on_jobs=lambda *m: seen.append(m)))
     assert seen == [("fcfs", k, 30) for k in range(1, 31)]
+
+
+def test_compare_split_counts_its_runs_on_the_common_display(monkeypatch, capsys):
+    """``compare --split`` shows its runs through :func:`bbopt.progress.progress` (a bar on a
+    terminal, lines in a log), not a counter of its own."""
+    from bbopt.cli import main
+
+    shown = []
+
+    class Display:
+        def __init__(self, total, **kw):
+            self.n, self.total, self.kw, self.closed = 0, total, kw, False
+            shown.append(self)
+
+        def update(self, n=1):
+            self.n += n
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(progress_module, "progress", Display)
+    assert main(["compare", "--jobs", "60", "--policies", "fcfs-bb", "--split", "2",
+                 "--workers", "1", "--format", "csv"]) == 0
+    assert "runs" not in capsys.readouterr().err
+    [bar] = shown
+    # 2 parts x (the reference sjf-bb and fcfs-bb)
+    assert (bar.n, bar.total, bar.closed) == (4, 4, True)
+    assert bar.kw["unit"] == "run" and bar.kw["enabled"]
+    assert main(["compare", "--jobs", "60", "--policies", "fcfs-bb", "--split", "2",
+                 "--workers", "1", "--format", "csv", "--no-progress"]) == 0
+    assert not shown[-1].kw["enabled"]

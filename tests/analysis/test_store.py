@@ -159,9 +159,10 @@ def test_plain_names_are_kept(tmp_path, name):
     assert path.parent == tmp_path / "specs" and path.read_text() == "spec text"
 
 
-def _summary(h: str) -> dict:
+def _summary(h: str, **over) -> dict:
+    """A whole run's summary (``over`` replaces its top-level keys)."""
     return {"hash": h, "params": {"policy": "p"}, "metrics": {"mean_wait": 1.0},
-            "provenance": {"hash_inputs": {"platform": {"nodes": 4, "bb": 0.0}}}}
+            "provenance": {"hash_inputs": {"platform": {"nodes": 4, "bb": 0.0}}}} | over
 
 
 def test_concurrent_writers_of_one_run_all_succeed(tmp_path):
@@ -298,3 +299,218 @@ def test_report_leaves_out_a_summary_missing_what_it_reads(finished, tmp_path, c
                                             "provenance": {}}))
     assert main(["report", str(root), "--out", str(tmp_path / "rep")]) == 0
     assert (tmp_path / "rep" / "results.csv").read_text().count("\n") == 3  # header + 2 runs
+
+
+# ---------------------------------------------------------------- what names a run
+def test_canonical_json_is_sorted_compact_and_plain():
+    import dataclasses
+
+    import numpy as np
+
+    from bbopt.analysis.store import canonical
+
+    @dataclasses.dataclass
+    class Opt:
+        depth: int = 2
+
+    doc = {"b": np.arange(2), "a": np.float64(1.5), "c": {3, 1}, "d": Path("x/y"),
+           "e": Opt(), "f": float("nan"), "g": frozenset({"z", "y"})}
+    assert canonical(doc) == (
+        '{"a":1.5,"b":[0,1],"c":[1,3],"d":"x/y","e":{"depth":2},"f":NaN,"g":["y","z"]}')
+    assert canonical({"o": object}) == '{"o":"<class \'object\'>"}'
+
+
+def test_a_run_is_named_by_24_hex_of_the_sha256_of_its_canonical_inputs():
+    import hashlib
+
+    from bbopt.analysis.store import run_hash, sha256
+
+    want = hashlib.sha256(b'{"a":1,"b":[2,3]}').hexdigest()
+    assert run_hash({"b": (2, 3), "a": 1}) == want[:24]
+    assert sha256("x") == sha256(b"x") == hashlib.sha256(b"x").hexdigest()
+
+
+def test_a_files_hash_reads_it_whole(tmp_path):
+    import hashlib
+
+    from bbopt.analysis.store import file_sha256
+
+    data = bytes(range(256)) * 8193  # over two blocks of 1 MiB
+    (tmp_path / "f").write_bytes(data)
+    assert file_sha256(tmp_path / "f") == hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("name,ok", [("a" * 128, True), ("a" * 129, False), ("_x", True),
+                                     ("9.x+y=z-w", True), (".x", False), ("-x", False),
+                                     ("a/b", False), ("", False), (3, False)])
+def test_a_sweep_name_is_one_plain_component_of_at_most_128_characters(name, ok):
+    if ok:
+        assert check_name(name) == name
+    else:
+        with pytest.raises(InputError) as info:
+            check_name(name, field="sweep")
+        assert info.value.field == "sweep" and "is not a plain name" in str(info.value)
+
+
+# ---------------------------------------------------------------- writing
+def test_a_run_is_written_whole_with_the_size_of_its_jobs_file(tmp_path):
+    store = Store(tmp_path / "s")
+    assert not store.is_store() and store.summaries() == [] and store.unreadable_runs() == {}
+    failed = store.write_failure("h1", {"error": "boom"})
+    assert json.loads(failed.read_text()) == {"error": "boom"}
+    assert store.is_store()
+    jobs = gzip_csv([["1", "2"]], ["job_id", "x"])
+    d = store.write_run("h1", _summary("h1"), jobs)
+    assert d == store.runs / "h1" and not failed.exists()  # a failure retried and done
+    assert json.loads((d / SUMMARY).read_text())["jobs_bytes"] == len(jobs)
+    assert (d / JOBS).read_bytes() == jobs
+    assert store.done("h1") and not store.done("h2")
+    assert [p.name for p in store.runs.iterdir()] == ["h1"]  # no temporary left
+    store.write_run("h2", _summary("h2"), None)
+    assert "jobs_bytes" not in json.loads((store.runs / "h2" / SUMMARY).read_text())
+    assert [s["hash"] for s in store.summaries()] == ["h1", "h2"]
+    assert list(store.jobs_frame("h1")["job_id"]) == ["1"]
+    with pytest.raises(InputError, match="has no per-job outcomes"):
+        store.jobs_frame("h2")
+
+
+def test_gzip_csv_is_byte_identical_across_calls():
+    import gzip
+
+    a = gzip_csv([["1", "x,y"]], ["job_id", "v"])
+    assert a == gzip_csv([["1", "x,y"]], ["job_id", "v"])
+    assert gzip.decompress(a) == b'job_id,v\n1,"x,y"\n'
+    assert a[4:8] == b"\0\0\0\0"  # no timestamp in the gzip header
+
+
+def test_a_spec_is_saved_once_under_its_name_and_content_hash(tmp_path):
+    from bbopt.analysis.store import sha256
+
+    store = Store(tmp_path / "s")
+    path = store.save_spec("grid", "a: 1\n")
+    assert path == tmp_path / "s" / "specs" / f"grid-{sha256('a: 1' + chr(10))[:8]}.yaml"
+    assert path.read_text() == "a: 1\n"
+    path.write_text("kept")
+    assert store.save_spec("grid", "a: 1\n") == path and path.read_text() == "kept"
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+@pytest.mark.parametrize("doc,why", [
+    ([], "summary does not name its run"),
+    ({"hash": "other"}, "summary does not name its run"),
+    ({"params": {}}, "summary names no policy"),
+    ({"params": {"policy": 3}}, "summary names no policy"),
+    ({"metrics": {"m": [1]}}, "summary holds no metrics"),
+    ({"metrics": {"m": {"a": 1}}}, "summary holds no metrics"),
+    ({"metrics": None}, "summary holds no metrics"),
+    ({"provenance": {}}, "summary lacks the provenance of its platform"),
+    ({"provenance": {"hash_inputs": []}}, "summary lacks the provenance of its platform"),
+    ({"provenance": {"hash_inputs": {"platform": {"nodes": True, "bb": 0}}}},
+     "summary lacks the provenance of its platform"),
+    ({"provenance": {"hash_inputs": {"platform": {"nodes": 4}}}},
+     "summary lacks the provenance of its platform"),
+    ({"kind": "solver-run", "metrics": {"x": 1}}, "summary holds no solver metrics"),
+    ({"kind": "solver-run", "params": [], "metrics": {"status": "OPTIMAL"}},
+     "summary holds no solver metrics"),
+    ({"kind": "solver-run", "metrics": {"status": "OPTIMAL"}}, None),
+    ({"metrics": {"m": None, "n": "x"}}, None),
+])
+def test_a_summary_is_trusted_only_with_what_collect_reads(tmp_path, doc, why):
+    store = Store(tmp_path / "s")
+    d = store.runs / "h"
+    d.mkdir(parents=True)
+    s = doc if isinstance(doc, list) else _summary("h", **doc)
+    (d / SUMMARY).write_text(json.dumps(s))
+    assert store.problem(d) == why
+    assert store.unreadable_runs() == ({} if why is None else {"h": why})
+
+
+def test_a_jobs_file_of_another_size_than_recorded_is_truncated(tmp_path):
+    store = Store(tmp_path / "s")
+    d = store.write_run("h", _summary("h"), gzip_csv([["1"]], ["job_id"]))
+    size = (d / JOBS).stat().st_size
+    (d / JOBS).write_bytes((d / JOBS).read_bytes() + b"x")
+    assert store.problem(d) == f"jobs file truncated ({size + 1} of {size} bytes)"
+    (d / JOBS).unlink()
+    assert store.problem(d) == "jobs file missing"
+    (d / SUMMARY).write_text("  \n")
+    assert store.problem(d) == "summary empty"
+    (d / SUMMARY).unlink()
+    assert store.problem(d) == "no summary"
+
+
+# ---------------------------------------------------------------- temporaries
+def test_the_temporaries_of_dead_or_stale_writers_are_removed(tmp_path):
+    from bbopt.analysis.store import STALE_SECONDS, _temporary_name
+
+    assert STALE_SECONDS == 86400.0
+    store = Store(tmp_path / "s")
+    store.runs.mkdir(parents=True)
+    mine = _temporary_name("h")
+    assert mine.startswith(f".tmp-h-{os.getpid()}-") and mine.endswith(socket.gethostname())
+    old = time.time() - STALE_SECONDS - 60
+    young = time.time() - STALE_SECONDS + 60
+    far_old = store.runs / ".tmp-h-1-abcd1234-elsewhere"
+    far_young = store.runs / ".tmp-h2-1-abcd1234-elsewhere"
+    odd_old = store.runs / ".tmp-odd"
+    odd_young = store.runs / ".tmp-odd2"
+    for d, t in ((far_old, old), (far_young, young), (odd_old, old), (odd_young, young)):
+        d.mkdir()
+        os.utime(d, (t, t))
+    (store.runs / mine).mkdir()  # this process's own: it writes nothing while it cleans
+    assert store.clean_temporaries() == 3
+    assert sorted(p.name for p in store.runs.iterdir()) == [".tmp-h2-1-abcd1234-elsewhere",
+                                                            ".tmp-odd2"]
+
+
+# ---------------------------------------------------------------- collecting
+def test_collect_sorts_the_runs_flattens_options_and_can_leave_timing_out(tmp_path):
+    store = Store(tmp_path / "s")
+    for h, policy, seed in (("h1", "sjf", 1), ("h2", "fcfs", 2), ("h3", "fcfs", 1)):
+        s = _summary(h, params={"policy": policy, "seed": seed},
+                     options={"b": [1, 2], "a": 3}, sweep="g",
+                     metrics={"wait": 1.0, "gap": None})
+        s["provenance"] |= {"host": "n1", "wall_time": 2.0, "cpu_time": 1.5,
+                            "bbopt_version": "9", "workload": {"content_sha256": "ab",
+                                                               "part_jobs": 7}}
+        store.write_run(h, s, None)
+    frame = collect(store.root)
+    assert list(frame["run"]) == ["h3", "h2", "h1"]
+    assert list(frame.columns[:6]) == ["run", "sweep", "policy", "seed", "opt.a", "opt.b"]
+    assert frame["opt.b"][0] == "[1, 2]" and frame["opt.a"][0] == 3
+    assert frame["gap"].isna().all() and list(frame["part_jobs"]) == [7, 7, 7]
+    assert (frame["host"][0], frame["cpu_time"][0], frame["workload_sha256"][0]) == (
+        "n1", 1.5, "ab")
+    assert {"host", "wall_time", "cpu_time", "started_at", "finished_at"} <= set(frame)
+    untimed = collect(store.root, include_timing=False)
+    assert not {"host", "wall_time", "cpu_time", "started_at", "finished_at"} & set(untimed)
+    assert "wait" in untimed
+
+
+def test_a_table_is_written_as_csv(tmp_path):
+    import pandas as pd
+
+    from bbopt.analysis.store import write_table
+
+    path = write_table(pd.DataFrame({"a": [1, 2]}), tmp_path / "t.csv")
+    assert path.read_text() == "a\n1\n2\n"
+
+
+def test_on_this_host_a_temporary_is_kept_while_its_writer_lives(tmp_path):
+    store = Store(tmp_path / "s")
+    host = socket.gethostname()
+    live, dead = os.getppid(), 99_999_999  # (beyond any pid_max: no such process)
+    made = {store.runs / f".tmp-h-{live}-abcd1234-{host}": True,
+            store.runs / f".tmp-h-{dead}-abcd1234-{host}": False,
+            store.root / "failed" / f"..tmp-h-{live}-abcd1234-{host}.json": True,
+            store.root / "failed" / f"..tmp-h-{dead}-abcd1234-{host}.json": False,
+            store.root / "specs" / f"..tmp-spec-{live}-abcd1234-{host}.yaml": True,
+            store.root / "specs" / f"..tmp-spec-{dead}-abcd1234-{host}.yaml": False}
+    for path, _ in made.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix:
+            path.write_text("{}")
+        else:
+            path.mkdir()
+    assert store.clean_temporaries() == 3
+    assert {p: p.exists() for p in made} == made

@@ -95,37 +95,22 @@ def test_budget_entries_set_policy_options_as_scenarios():
                                            {"name": "x", "window": 6}])
 
 
-def _wrapper():
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bbsched_reproduction.py"
-    spec = importlib.util.spec_from_file_location("bbsched_reproduction", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_bbsched_benchmark_runs_the_spec_itself(monkeypatch):
-    """The benchmark's options rewrite experiments/bbsched.yaml: with none, its runs are the
-    spec's own (same hashes, so one results store serves both)."""
+def test_bbsched_on_theta_is_a_spec_of_its_own():
+    """experiments/bbsched-theta.yaml holds the Theta-like variants: Theta's 1.26 PB and a BB
+    sized from S4's demand, processor-only backfilling on the sized one only."""
     from bbopt.analysis.sweep_spec import load_spec
-    from bbopt.units import read_document
-    from tests._workload_data import KTH_SWF, data_file
 
-    monkeypatch.setenv("BBOPT_DATA", str(data_file(KTH_SWF).parent))
-    mod = _wrapper()
-
-    def tasks(argv):
-        doc = mod.rewrite(read_document(mod.SPEC), mod.parser().parse_args(argv))
-        return plan(parse_spec(doc, source=str(mod.SPEC), base=mod.SPEC.parent))
-
-    own = plan(load_spec(mod.SPEC, quick=True))
-    assert [t.hash for t in tasks(["--quick"])] == [t.hash for t in own]
-    cpu = tasks(["--quick", "--backfill", "cpu", "--policies", "naive,bbsched",
-                 "--no-ssd"])
-    assert {t.policy for t in cpu} == {"naive", "bbsched"}
-    assert {t.params["workload"] for t in cpu} == {"S4"}
-    assert all(t.options["reserve_bb"] is False and t.options["order"] == "wfp" for t in cpu)
-    halved = tasks(["--quick", "--bb-demand", "0.5", "--no-ssd"])
-    bb = {json.loads(t.platform_spec)["bb"] for t in halved}
-    assert len(bb) == 1 and bb.pop() > json.loads(own[0].platform_spec)["bb"]
+    path = Path(__file__).resolve().parents[2] / "experiments" / "bbsched-theta.yaml"
+    tasks = plan(load_spec(path))
+    assert len(tasks) == 5 * 8 * 3 * 5
+    assert {t.params["workload"] for t in tasks} == {"Original", "S1", "S2", "S3", "S4"}
+    cpu = [t for t in tasks if t.options.get("reserve_bb") is False]
+    assert len(cpu) == 5 * 8 * 5 and all(t.options["order"] == "wfp" for t in cpu)
+    bb = {json.loads(t.platform_spec)["nodes"]: set() for t in tasks}
+    for t in tasks:
+        bb[json.loads(t.platform_spec)["nodes"]].add(json.loads(t.platform_spec)["bb"])
+    sizes = bb[4392]
+    assert 1.26e15 in sizes and len(sizes) > 2  # one sized BB per seed's S4, below Theta's
+    assert all(b < 1.26e15 for b in sizes - {1.26e15})
+    quick = plan(load_spec(path, quick=True))
+    assert len(quick) == 4 and {t.params["workload"] for t in quick} == {"S4"}

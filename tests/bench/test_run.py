@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
 import pytest
 
 from bbopt.bench.instances import LIBRARY, read_instance
 from bbopt.bench.report import load_runs, report
-from bbopt.bench.run import run_tier, tasks
+from bbopt.bench.run import run_tier, solve_one, tasks
 from bbopt.cli import main
 
 _NAMES = sorted(p.stem for p in (LIBRARY / "small").glob("*.json"))
@@ -67,6 +68,38 @@ def test_run_resume_and_report(tier, tmp_path):
     assert "| window-weighted | cpsat | 1 | 1 | 1 | 0 | 0 |" in md
     assert "agree on 3 of 3 instances" in md  # cpsat, milp, highs, scip: one value each
     assert "| victims-min-cost | greedy | 0/" in md  # the rule proves nothing
+
+
+def test_annealing_on_a_plan_order_traces_its_best_so_far_down_to_its_answer():
+    inst = max((read_instance(LIBRARY / "small" / f"{n}.json") for n in _NAMES
+                if n.startswith("plan-kth-small")), key=lambda i: i.size)
+    assert inst.size > 5  # beyond the annealing's own exhaustive search
+    r = solve_one(inst, "annealing", 5.0, 0)
+    values = [v for _, v in r["trace"]]
+    times = [t for t, _ in r["trace"]]
+    assert r["status"] == "FEASIBLE" and values[-1] == r["objective"]
+    assert times == sorted(times) and all(np.diff(values) < 0)  # each entry an improvement
+    assert values[0] == min(inst.score(o) for _, o in inst.model.candidates())  # best candidate
+    assert r["objective"] >= inst.known["objective"]
+    exact = solve_one(inst, "exhaustive", 5.0, 0)
+    assert exact["status"] == "OPTIMAL" and exact["gap"] == 0.0
+    assert exact["objective"] == pytest.approx(inst.known["objective"], rel=1e-12)
+
+
+def test_the_plan_grid_runs_annealing_per_seed_and_exhaustive_once(tmp_path):
+    pooled = next(n for n in _NAMES if n.startswith("plan-kth-small"))
+    shutil.copy(LIBRARY / "small" / f"{pooled}.json", tmp_path)
+    assert {b for _, _, b, _, _ in tasks(tmp_path, budgets=[1.0], seeds=1)} == {
+        "annealing", "cpsat", "exhaustive", "greedy"}
+    (tmp_path / f"{pooled}.json").unlink()
+    name = next(n for n in _NAMES if n.startswith("plan-kth-named"))
+    shutil.copy(LIBRARY / "small" / f"{name}.json", tmp_path)
+    grid = tasks(tmp_path, budgets=[0.1, 1.0], seeds=3)
+    per = {}
+    for _, _, backend, budget, seed in grid:
+        per.setdefault(backend, set()).add((budget, seed))
+    assert set(per) == {"annealing", "exhaustive", "greedy"}  # CP-SAT plans the BB pool only
+    assert len(per["annealing"]) == 6 and len(per["exhaustive"]) == 2
 
 
 def test_the_cli_reports_a_missing_store_without_a_traceback(tmp_path, capsys):

@@ -1,6 +1,8 @@
 """Every speed script runs through the suite's entry point on a tiny input and leaves its record
 in the JSON file: an API change that breaks a benchmark fails here, not when it is next run for
-its figures."""
+its figures. The scripts whose tiny run takes about a CPU second (:data:`QUICK`) run in the fast
+suite, two side by side; the others, whose tiny run still replays a trace or starts child
+processes (2-11 CPU s each), run in the ``slow`` suite."""
 
 from __future__ import annotations
 
@@ -17,19 +19,35 @@ SCRIPT_KEYS = {"name", "command", "returncode", "wall_s", "cpu_s", "load_average
                "load_average_after", "stdout", "stderr"}
 
 
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    """The whole speed suite on tiny inputs, two scripts side by side: (exit code, record)."""
+#: Scripts whose tiny run takes about a CPU second (measured: 0.6-1.5 CPU s each, children
+#: included); the fast suite runs these.
+QUICK = ("big_swf", "compare_workers", "omfs_speed", "plan_evaluator", "scaling",
+         "whole_process")
+
+
+def _tiny(tmp_path_factory, names: list[str]) -> tuple[int, dict]:
+    """``names`` on tiny inputs, two scripts side by side: (exit code, record)."""
     data = data_file(KTH_SWF).parent
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("BBOPT_DATA", str(data))
         out = tmp_path_factory.mktemp("speed") / "speed.json"
-        code = main(["--tiny", "-j", "2", "--json", str(out)])
+        code = main([*names, "--tiny", "-j", "2", "--json", str(out)])
     return code, json.loads(out.read_text())
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    return _tiny(tmp_path_factory, list(QUICK))
+
+
+@pytest.fixture(scope="module")
+def tiny_run_slow(tmp_path_factory):
+    return _tiny(tmp_path_factory, [n for n in scripts() if n not in QUICK])
 
 
 def test_every_speed_script_has_a_tiny_input():
     assert sorted(TINY) == scripts()
+    assert set(QUICK) <= set(scripts())
     assert "named_plan" in scripts() and "__main__" not in scripts()
 
 
@@ -39,13 +57,14 @@ def test_the_record_describes_the_machine(tiny_run):
     assert set(record["machine"]) == MACHINE_KEYS
     assert len(record["machine"]["load_average"]) == 3
     assert record["machine"]["packages"]["bbopt"] and record["machine"]["cpus"] >= 1
-    assert [r["name"] for r in record["scripts"]] == scripts()
+    assert [r["name"] for r in record["scripts"]] == list(QUICK)
     assert code == (0 if all(r["returncode"] == 0 for r in record["scripts"]) else 1)
 
 
-@pytest.mark.parametrize("name", scripts())
-def test_speed_script_runs_tiny(name, tiny_run):
-    _, record = tiny_run
+@pytest.mark.parametrize("name", [n if n in QUICK else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in scripts()])
+def test_speed_script_runs_tiny(name, request):
+    _, record = request.getfixturevalue("tiny_run" if name in QUICK else "tiny_run_slow")
     (run,) = [r for r in record["scripts"] if r["name"] == name]
     assert run["returncode"] == 0, run["stderr"]
     assert set(run) == SCRIPT_KEYS

@@ -274,16 +274,58 @@ def test_simulator_gives_up_when_no_scheduler_answers(endpoint):
         serve_batsim(JOBS, Platform(nodes=8), endpoint, timeout=0.2)
 
 
-def test_requested_call_reaches_the_scheduler(endpoint):
-    """A CALL_ME_LATER is answered with REQUESTED_CALL at the first scheduling point at or
-    after its time, stamped with the time asked."""
+def test_messages_come_when_batsim_sends_them(endpoint):
+    """Batsim's own message sequence: a CALL_ME_LATER is answered with a REQUESTED_CALL at the
+    time asked, in a message of its own (t=5; t=55, with no job waiting), every completion in
+    a message at its time (a at t=50, on an empty queue), the last completion with
+    SIMULATION_ENDS, and a call still pending then (t=1000) dropped."""
+    import json
+
+    calls = {"SIMULATION_BEGINS": 5, "REQUESTED_CALL": 55, "NOTIFY": 1000}
+
+    def answers(msg):
+        events = []
+        for e in msg["events"]:
+            if e["type"] == "JOB_SUBMITTED":
+                n = e["data"]["job"]["res"]
+                events.append(_ex(e["data"]["job_id"], "0-1" if n == 2 else "2-5",
+                                  t=msg["now"]))
+            at = calls.pop(e["type"], None)
+            if at is not None:
+                events.append({"timestamp": msg["now"], "type": "CALL_ME_LATER",
+                               "data": {"timestamp": at}})
+        return json.dumps({"now": msg["now"], "events": events}).encode()
+
+    box: dict = {}
+    thread = threading.Thread(target=_fake_scheduler, args=(endpoint, answers, box), daemon=True)
+    thread.start()
+    res = serve_batsim(JOBS, Platform(nodes=8), endpoint, timeout=10)
+    thread.join(15)
+    assert list(res.start) == [0.0, 10.0] and list(res.end) == [50.0, 60.0]
+    seen = [(m["now"], [(e["type"], e["timestamp"]) for e in m["events"]]) for m in box["got"]]
+    assert seen == [
+        (0.0, [("SIMULATION_BEGINS", 0.0)]),
+        (0.0, [("JOB_SUBMITTED", 0.0)]),
+        (5.0, [("REQUESTED_CALL", 5.0)]),
+        (10.0, [("JOB_SUBMITTED", 10.0), ("NOTIFY", 10.0)]),
+        (50.0, [("JOB_COMPLETED", 50.0)]),
+        (55.0, [("REQUESTED_CALL", 55.0)]),
+        (60.0, [("JOB_COMPLETED", 60.0), ("SIMULATION_ENDS", 60.0)]),
+    ]
+    assert not calls  # (every call was asked)
+
+
+@pytest.mark.parametrize(("at", "refused"), [(9.999, True), (10.0, True), (10.001, False)])
+def test_a_call_must_be_after_now(endpoint, at, refused):
+    """Batsim refuses a CALL_ME_LATER not after its clock: so does bbopt's simulator, and both
+    sides exit; just after now, the call comes at its time."""
     import json
 
     def answers(msg):
-        kinds = [e["type"] for e in msg["events"]]
         events = []
-        if "SIMULATION_BEGINS" in kinds:
-            events = [{"timestamp": 0, "type": "CALL_ME_LATER", "data": {"timestamp": 5}}]
+        if any(e["type"] == "JOB_SUBMITTED" and e["data"]["job_id"] == "w0!b"
+               for e in msg["events"]):
+            events.append({"timestamp": 10, "type": "CALL_ME_LATER", "data": {"timestamp": at}})
         for e in msg["events"]:
             if e["type"] == "JOB_SUBMITTED":
                 n = e["data"]["job"]["res"]
@@ -294,10 +336,14 @@ def test_requested_call_reaches_the_scheduler(endpoint):
     box: dict = {}
     thread = threading.Thread(target=_fake_scheduler, args=(endpoint, answers, box), daemon=True)
     thread.start()
-    res = serve_batsim(JOBS, Platform(nodes=8), endpoint, timeout=10)
+    if refused:
+        with pytest.raises(ProtocolError, match="is not after now"):
+            serve_batsim(JOBS, Platform(nodes=8), endpoint, timeout=10)
+    else:
+        serve_batsim(JOBS, Platform(nodes=8), endpoint, timeout=10)
     thread.join(15)
-    assert list(res.start) == [0.0, 10.0]
-    seen = [(m["now"], [(e["type"], e["timestamp"]) for e in m["events"]]) for m in box["got"]]
-    assert seen[2] == (10.0, [("REQUESTED_CALL", 5.0), ("JOB_SUBMITTED", 10.0),
-                              ("NOTIFY", 10.0)])
-    assert seen[-1] == (60.0, [("SIMULATION_ENDS", 60.0)])
+    assert not thread.is_alive()
+    calls = [(m["now"], e["timestamp"]) for m in box["got"] for e in m["events"]
+             if e["type"] == "REQUESTED_CALL"]
+    assert calls == ([] if refused else [(at, at)])
+    assert box["got"][-1]["events"][-1]["type"] == "SIMULATION_ENDS"

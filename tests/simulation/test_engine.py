@@ -245,3 +245,35 @@ def test_tick_schedules_periodically_while_jobs_wait():
     times.clear()
     simulate(jobs, Platform(2, 0.0), fcfs, on_decision=lambda s, d: times.append(s.time))
     assert times == [0, 10, 300]
+
+
+class _Caller:
+    """FCFS that asks to be called at fixed times (as a Batsim scheduler's CALL_ME_LATER)."""
+
+    name = "caller"
+    io_aware = False
+
+    def __init__(self, calls):
+        self.calls = sorted(calls)
+        self.asked: list[tuple[float, int]] = []
+
+    def next_call(self) -> float:
+        return self.calls[0] if self.calls else float("inf")
+
+    def decide(self, state):
+        self.asked.append((state.time, len(state.queue)))
+        while self.calls and self.calls[0] <= state.time:
+            self.calls.pop(0)
+        return make_policy("fcfs").decide(state)
+
+
+def test_a_policy_is_asked_at_the_times_it_asked_for_until_the_last_job_ends():
+    """a runs 0-50 alone, b waits from 10 to 50; calls at 5 and 70 (nothing waiting: asked all
+    the same), 30 (b waiting), 100 (after the last end, at 90: dropped)."""
+    jobs = [Job("a", 0, walltime=50, runtime=50, nodes=4),
+            Job("b", 10, walltime=40, runtime=40, nodes=4)]
+    policy = _Caller([5.0, 30.0, 70.0, 100.0])
+    res = simulate(jobs, Platform(nodes=4), policy)
+    assert list(res.start) == [0.0, 50.0] and list(res.end) == [50.0, 90.0]
+    assert policy.asked == [(0.0, 1), (5.0, 0), (10.0, 1), (30.0, 1), (50.0, 1), (70.0, 0)]
+    assert policy.calls == [100.0]

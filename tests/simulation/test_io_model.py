@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from bbopt import ClusterState, Decision, InvalidDecision, Job, RunningJob, Start, decide, simulate
 from bbopt.core import GB, MB
+from bbopt.errors import InputError
 from bbopt.loading import load_topology
 from bbopt.policies.registry import register
 from bbopt.simulation.io_metrics import io_summary
@@ -389,3 +390,93 @@ def test_fixed_duration_accounting_keeps_runtime_and_loses_computation():
         assert s["computed"] == pytest.approx(100.0 if stretch else 200 / 3)
         assert s["blocked"] == pytest.approx(50.0 if stretch else 100 / 3)
         assert io_summary(res, model)["compute_share_min"] == pytest.approx(2 / 3)
+
+
+# --------------------------------------------------------------------------- edges of the models
+def test_sorted_shares_counts_weigh_what_is_taken_and_what_is_left():
+    # 3 children of 10 and one of 100 under 100: the three take 30, the last gets 70 (not 90)
+    assert sorted_shares([100.0, 10.0], 100.0, [1, 3]) == [70.0, 10.0]
+    # a request equal to the share is served in full; nothing under a peak of 0
+    assert sorted_shares([50.0, 50.0], 100.0) == [50.0, 50.0]
+    assert sorted_shares([5.0, 1.0], 0.0) == [0.0, 0.0]
+    assert sorted_shares([5.0], 10.0, [0.0]) == [0.0]  # no child left to share among
+
+
+@pytest.mark.parametrize("runtime,phases", [(100.0, 1), (5399.0, 1), (5401.0, 2),
+                                            (3 * 3600.0, 3), (9000.0, 2), (12 * 3600.0, 10),
+                                            (11 * 3600.0, 10)])
+def test_a_phased_job_without_phases_computes_one_phase_an_hour_at_most_ten(runtime, phases):
+    job = Job("a", 0, walltime=runtime, runtime=runtime, nodes=2, bb=10.0)
+    steps = PhasedIO()._steps(job)
+    compute = [v for k, v in steps if k == "compute"]
+    assert compute == pytest.approx([runtime / phases] * phases, rel=1e-15)
+    assert [v for k, v in steps if k == "checkpoint"] == [10.0] * (phases - 1)
+    assert steps[0] == ("stage_in", 10.0) and steps[-1] == ("stage_out", 10.0)
+
+
+def test_phase_options_and_their_refusals():
+    job = Job("a", 0, walltime=7200, runtime=7200, nodes=1, bb=0.0)
+    assert PhasedIO(checkpoint_interval=1800)._steps(job) == [("compute", 1800.0)] * 4
+    assert PhasedIO(max_phases=1)._steps(job) == [("compute", 7200.0)]
+    assert IOContention()._steps(job) == [("compute", 7200.0)]
+    assert IOContention()._steps(Job("w", 0, walltime=50.0)) == [("compute", 50.0)]
+    with pytest.raises(InputError, match="checkpoint_interval must be positive") as info:
+        PhasedIO(checkpoint_interval=0)
+    assert info.value.field == "checkpoint_interval"
+    with pytest.raises(InputError, match="max_phases must be >= 1"):
+        PhasedIO(max_phases=0)
+
+
+@pytest.mark.parametrize("phases,message", [
+    ([1.0], "extra\\['phases'\\] must be a mapping"),
+    ({"compute": []}, "phases.compute must be non-negative seconds"),
+    ({"compute": [1.0, -0.5]}, "phases.compute must be non-negative seconds"),
+    ({"compute": [1.0, 2.0, 3.0], "checkpoint": [4.0]}, "1 checkpoints for 3 compute phases"),
+])
+def test_bad_phases_are_refused_naming_the_job(phases, message):
+    job = Job("j7", 0, walltime=10, runtime=10, bb=1.0, extra={"phases": phases})
+    with pytest.raises(InputError, match=f"^field 'phases': job j7: {message}"):
+        PhasedIO()._steps(job)
+
+
+def test_given_phases_with_a_checkpoint_per_gap_and_zero_volumes_skipped():
+    job = Job("a", 0, walltime=100, runtime=30, bb=8.0, extra={"phases": {
+        "compute": [10, 0, 20], "checkpoint": [3.0, 0.0], "stage_in": 0.0}})
+    assert PhasedIO()._steps(job) == [("compute", 10.0), ("checkpoint", 3.0), ("compute", 0.0),
+                                      ("compute", 20.0), ("stage_out", 8.0)]
+    gen = Job("g", 0, walltime=100, runtime=90, bb=8.0,
+              extra={"phases": {"compute_phases": 3}})  # the generator's layout, defaults
+    assert PhasedIO()._steps(gen) == [("stage_in", 8.0), ("compute", 30.0), ("checkpoint", 8.0),
+                                      ("compute", 30.0), ("checkpoint", 8.0), ("compute", 30.0),
+                                      ("stage_out", 8.0)]
+
+
+@pytest.mark.parametrize("options,end,state,computed", [
+    ({}, 150.0, "killed", 75.0),  # I = 1/2: 100 s of work would take 200 s, killed at 150
+    ({"kill_at_walltime": False}, 200.0, "finished", 100.0),  # Herbein's: runs to completion
+    ({"stretch": False}, 100.0, "finished", 50.0),  # the emulator's: runtime kept, work lost
+])
+def test_half_the_bandwidth_halves_the_computation(options, end, state, computed):
+    # two nodes of one 256 MB/s switch, each streaming 256 MB/s: each gets 128, I = 1/2
+    job = Job("a", 0, walltime=150, runtime=100, nodes=2, bandwidth=256 * MB)
+    model = IOContention(**options)
+    res = simulate([job], _example(), "fcfs", execution=model)
+    assert res.end == [end] and res.state == [state]
+    st_ = model.job_stats()[0]
+    assert (st_["computed"], st_["blocked"], st_["interfered"], st_["compute"]) == (
+        computed, end - computed, end, end)
+    assert st_["elapsed"] == end and model.contended_time() == (end, end)
+
+
+def test_a_checkpoint_to_the_nodes_own_bb_takes_volume_over_the_local_bandwidth():
+    # the example tree has no BB node: a checkpoint stays on the node (200 B per node)
+    from bbopt import Platform
+
+    platform = Platform(4, 1000.0, topology=herbein_example_topology())
+    job = Job("b", 0, walltime=1000, runtime=20, nodes=2, bb=400.0,
+              extra={"phases": {"compute": [10.0, 10.0], "stage_in": 0.0, "stage_out": 0.0}})
+    for bandwidth, end in ((float("inf"), 20.0), (100.0, 22.0)):
+        model = PhasedIO(local_bb_bandwidth=bandwidth)
+        res = simulate([job], platform, "fcfs", execution=model)
+        assert res.end[0] == pytest.approx(end, abs=1e-5)
+        assert model.job_stats()[0]["checkpoint"] == pytest.approx(end - 20.0, abs=1e-12)

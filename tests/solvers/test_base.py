@@ -127,3 +127,63 @@ def test_the_gap_is_relative_to_the_bound(objective, bound, gap):
 def test_no_gap_without_scalar_objective_and_bound():
     assert Result(Status.FEASIBLE, [0], (1.0, 2.0), bound=(1.0, 2.0)).gap is None
     assert Result(Status.FEASIBLE, [0], 1.0).gap is None
+
+
+def test_the_backends_of_a_model_type_serve_its_subclasses_and_say_their_names(toy_backends):
+    from bbopt.errors import UnknownNameError
+    from bbopt.solvers.base import backends_for
+
+    class SubToy(Toy):
+        pass
+
+    assert backends_for(SubToy()) == ["empty", "exact", "infeasible", "overrun"]
+    assert solve(SubToy(), "exact").solution == [1]
+    with pytest.raises(UnknownNameError) as info:
+        solve(Toy(), "nope")
+    assert str(info.value) == ("unknown backend for Toy 'nope'; known: empty, exact, "
+                               "infeasible, overrun")
+    with pytest.raises(InputError, match=r"^no backend is registered for object$"):
+        solve(object(), "exact")
+    assert backends_for(object()) == []
+
+
+def test_a_backend_must_be_a_function():
+    with pytest.raises(InputError, match=r"backend 'x' must be a function fn\(model, budget, "
+                                         r"seed, \*\*options\) -> Result, got int"):
+        register_backend(Toy, "x")(3)
+    unregister_backend(Toy, "x")
+    unregister_backend(type("Never", (), {}), "x")  # nothing registered: nothing to remove
+
+
+def test_the_wall_time_is_the_contracts_own_and_a_backends_name_is_kept():
+    @register_backend(Toy, "named")
+    def named(model, budget, seed, **options):
+        return Result(Status.FEASIBLE, [seed, options["k"]], 1.0, wall_time=-5.0,
+                      backend="named-inner")
+
+    try:
+        r = solve(Toy(), "named", seed=4, k=9)
+    finally:
+        unregister_backend(Toy, "named")
+    assert r.solution == [4, 9] and r.backend == "named-inner"
+    assert 0.0 <= r.wall_time < 5.0
+
+
+def test_a_fallback_without_an_evaluation_has_no_objective():
+    class Bare:
+        def fallback(self):
+            return "greedy answer"
+
+    @register_backend(Bare, "overrun")
+    def overrun(model, budget, seed, **options):
+        raise BudgetExceeded
+
+    r = solve(Bare(), "overrun")
+    assert (r.status, r.solution, r.objective, r.backend) == (
+        Status.FALLBACK, "greedy answer", None, "overrun")
+    assert r.wall_time >= 0.0 and r.info == {"fallback": "greedy"}
+
+
+def test_a_default_budget_is_one_wall_second(toy_backends):
+    assert Budget() == Budget(1.0, None, "wall")
+    assert solve(Toy(), "exact").info == {"budget": 1.0}

@@ -13,7 +13,9 @@ from bbopt.solvers import Budget, solve
 
 pytest.importorskip("pyscipopt")
 
-SCALAR = [i for i in iter_instances(LIBRARY / "small") if i.kind != "pareto"]
+# (plan orders have no SCIP form and CP-SAT traces no plan)
+SCALAR = [i for i in iter_instances(LIBRARY / "small") if i.kind != "pareto"
+          and i.problem != "plan"]
 
 
 @pytest.mark.parametrize("inst", SCALAR[::3], ids=lambda i: i.id)

@@ -200,3 +200,23 @@ def test_cli_fetch_and_list(tmp_path, monkeypatch, capsys):
                  "--timeout", "0.5", "--dir", str(tmp_path / "other")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("bbopt: error: could not download KTH-SP2") and "Traceback" not in err
+
+
+def test_fetch_says_where_a_trace_already_is_and_downloads_nothing(places, tmp_path, capsys):
+    cwd, env, home = places
+    (env / "KTH-SP2-1996-2.1-cln.swf.gz").write_bytes(gzip.compress(SWF.encode()))
+    unreachable = ["--url", "http://127.0.0.1:9/x.gz", "--timeout", "0.5"]
+    assert main(["data", "fetch", "KTH-SP2", *unreachable]) == 0
+    out = capsys.readouterr().out
+    assert out == (f"KTH-SP2 is already here: {env / 'KTH-SP2-1996-2.1-cln.swf.gz'} "
+                   "(--force downloads it again)\n")
+    assert not (home / "KTH-SP2-1996-2.1-cln.swf").exists()
+    # --force downloads (here: tries, and says why it could not)
+    assert main(["data", "fetch", "KTH-SP2", *unreachable, "--force"]) == 2
+    assert "could not download KTH-SP2" in capsys.readouterr().err
+    # --dir asks for a copy there: a trace found elsewhere does not count
+    src = _gz(tmp_path / "k.swf.gz", SWF)
+    assert main(["data", "fetch", "KTH-SP2", "--url", src.as_uri(), "--dir", "mine"]) == 0
+    assert (cwd / "mine" / "KTH-SP2-1996-2.1-cln.swf").read_text() == SWF
+    assert main(["data", "fetch", "KTH-SP2", *unreachable, "--dir", "mine"]) == 0
+    assert "already here: mine/KTH-SP2-1996-2.1-cln.swf" in capsys.readouterr().out

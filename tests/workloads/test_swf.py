@@ -143,3 +143,66 @@ def test_duplicate_job_numbers_across_chunks(tmp_path, monkeypatch, chunk):
     assert err.value.line == 7
     rows = [row(id=k, submit=abs(k)) for k in (1, 2, 3, 4, -1, 7)]
     assert [j.id for j in read_swf(write(tmp_path, rows)).jobs] == ["1", "2", "3", "4", "6", "7"]
+
+
+@pytest.mark.parametrize("procs,nodes", [(1, 1), (3, 1), (4, 1), (5, 2), (8, 2), (9, 3)])
+def test_processors_round_up_to_whole_nodes(tmp_path, procs, nodes):
+    p = write(tmp_path, [row(req=procs, alloc=procs)])
+    assert read_swf(p, procs_per_node=4).jobs[0].nodes == nodes
+
+
+@pytest.mark.parametrize("nodes,kept", [(7, True), (8, True), (9, False)])
+def test_oversize_jobs_are_those_over_the_platforms_nodes(tmp_path, nodes, kept):
+    p = write(tmp_path, [row(id=1, req=1), row(id=2, req=nodes)])
+    t = read_swf(p, max_nodes=8, oversize="drop")
+    assert [j.id for j in t.jobs] == (["1", "2"] if kept else ["1"])
+    assert t.skipped == ({} if kept else {"oversize": 1})
+    assert [j.nodes for j in read_swf(p, max_nodes=8).jobs] == [1, nodes]  # kept by default
+    if not kept:
+        with pytest.raises(InputError, match="line 3, field 'requested_processors': 9 nodes "
+                                             "exceed the platform's 8"):
+            read_swf(p, max_nodes=8, oversize="error")
+
+
+def test_a_missing_walltime_is_the_runtime_at_least_one_second_or_the_given_seconds(tmp_path):
+    p = write(tmp_path, [row(id=1, run=0.25, wall=-1), row(id=2, run=30, wall=0),
+                         row(id=3, run=30, wall=1)])
+    assert [j.walltime for j in read_swf(p).jobs] == [1.0, 30.0, 1.0]
+    assert [j.walltime for j in read_swf(p, missing_walltime=7.5).jobs] == [7.5, 7.5, 1.0]
+    with pytest.raises(InputError, match="line 2, field 'requested_time': requested time is "
+                                         "missing"):
+        read_swf(p, missing_walltime="error")
+
+
+def test_rebase_shifts_every_submission_by_the_first(tmp_path):
+    p = write(tmp_path, [row(id=1, submit=100), row(id=2, submit=250)])
+    assert [j.submit for j in read_swf(p, rebase=True).jobs] == [0.0, 150.0]
+    assert [j.submit for j in read_swf(p).jobs] == [100.0, 250.0]
+
+
+@pytest.mark.parametrize("option,message", [
+    ({"on_bad": "drop"}, "on_bad must be 'skip' or 'raise', got 'drop'"),
+    ({"processors": "used"}, "processors must be 'requested' or 'allocated', got 'used'"),
+    ({"nonpositive_runtime": "zero"}, "nonpositive_runtime must be one of"),
+    ({"oversize": "clip"}, "oversize must be one of"),
+    ({"missing_processors": "keep"}, "missing_processors must be one of"),
+    ({"bb_columns": "x"}, "bb_columns must be one of"),
+    ({"missing_walltime": "wall"}, "missing_walltime must be 'runtime', 'error' or a number"),
+    ({"procs_per_node": 0}, "procs_per_node must be >= 1"),
+    ({"bb_unit": 0.0}, "bb_unit must be a positive number of bytes, got 0.0"),
+    ({"bb_unit": float("inf")}, "bb_unit must be a positive number of bytes, got inf"),
+])
+def test_bad_options_are_refused_with_their_name(tmp_path, option, message):
+    p = write(tmp_path, [row()])
+    with pytest.raises(InputError, match=f"^{message}"):
+        read_swf(p, **option)
+
+
+def test_on_bad_overrides_the_two_choices_it_stands_for(tmp_path):
+    p = write(tmp_path, [row(id=1), row(id=2, run=-1), row(id=3, req=-1, alloc=-1)])
+    t = read_swf(p, on_bad="skip", nonpositive_runtime="keep")
+    assert [j.id for j in t.jobs] == ["1"]
+    assert t.skipped == {"nonpositive_runtime": 1, "missing_processors": 1}
+    with pytest.raises(InputError, match="line 3, field 'run_time': run time is -1"):
+        read_swf(p, on_bad="raise")
+    assert [j.runtime for j in read_swf(p, nonpositive_runtime="keep").jobs] == [10.0, 0.0]

@@ -4,15 +4,16 @@ schedules a workload in bbopt's engine, and bbopt writes its usual outputs.
 
 The scheduler is a policy like any other to the engine (:mod:`bbopt.simulation.engine`): at each
 scheduling point the engine asks :class:`RemoteScheduler` for a decision; it tells the scheduler
-what happened since its last message (JOB_COMPLETED and JOB_KILLED with their own timestamps,
-JOB_SUBMITTED in the engine's arrival order, NOTIFY ``no_more_static_job_to_submit`` with the
-last submission, REQUESTED_CALL for a CALL_ME_LATER whose time has come) and turns the answer's
-EXECUTE_JOBs into starts on the named nodes, which the engine checks and applies as it checks
-every decision. What differs from Batsim itself (docs/interop.md):
+what happened since its last message (JOB_COMPLETED, JOB_SUBMITTED in the engine's arrival
+order, NOTIFY ``no_more_static_job_to_submit`` with the last submission, REQUESTED_CALL) and
+turns the answer's EXECUTE_JOBs into starts on the named nodes, which the engine checks and
+applies as it checks every decision. Messages come when Batsim sends them: at every submission
+and every completion (queue empty or not: :meth:`RemoteScheduler.next_call` asks the engine for
+the instant) and at the time a CALL_ME_LATER asked, in a message of its own when nothing else
+happens then (a CALL_ME_LATER not after the current time is refused, as Batsim refuses it); the
+last completion comes with SIMULATION_ENDS, and calls still pending then are dropped, as Batsim
+drops them. What differs from Batsim itself (docs/interop.md):
 
-- the engine asks only when jobs wait, so a completion on a machine with an empty queue reaches
-  the scheduler with the next message (with its own timestamp), and a CALL_ME_LATER is answered
-  at the first scheduling point at or after its time;
 - decisions apply at the instant of the message they answer (a scheduler that advances its
   clock, as pybatsim's ``consume_time``, does not delay its jobs);
 - jobs run as bbopt's rigid model runs them (the profile's runtime, killed at the walltime) and a
@@ -75,6 +76,7 @@ class RemoteScheduler:
         self.rejected: set[int] = set()
         self.ended: list[dict[str, Any]] = []  # JOB_COMPLETED events not yet sent
         self.calls: list[float] = []  # CALL_ME_LATER times (a heap)
+        self.ended_at = math.inf  # the earliest completion not yet told
         self.all_submitted_said = False
         self.can_send = True  # (a REQ socket alternates: send, then receive)
         self.now = 0.0
@@ -144,6 +146,7 @@ class RemoteScheduler:
         batsim_state = {"finished": "COMPLETED_SUCCESSFULLY",
                         "killed": "COMPLETED_WALLTIME_REACHED"}.get(str(state),
                                                                      "COMPLETED_KILLED")
+        self.ended_at = min(self.ended_at, float(result.end[k]))
         self.ended.append(event(float(result.end[k]), "JOB_COMPLETED", job_id=self.pid[job.id],
                                 job_state=batsim_state,
                                 return_code=0 if state == "finished" else 1,
@@ -151,7 +154,7 @@ class RemoteScheduler:
 
     def _news(self, now: float) -> list[dict[str, Any]]:
         """What happened up to ``now`` that the scheduler was not told, in time order."""
-        events, self.ended = self.ended, []
+        events, self.ended, self.ended_at = self.ended, [], math.inf
         jobs, order = self.jobs, self.order
         while self.ptr < len(order) and jobs[order[self.ptr]].submit <= now:
             k = order[self.ptr]
@@ -196,6 +199,9 @@ class RemoteScheduler:
                 at = field(data, "timestamp", where, int | float)
                 if not math.isfinite(at):
                     raise ProtocolError(f"{where}, field 'timestamp': not a finite time")
+                if at <= now:
+                    raise ProtocolError(f"{where}, field 'timestamp': a call at {at:g} is not "
+                                        f"after now ({now:g})")
                 heapq.heappush(self.calls, float(at))
             elif kind in ("SET_JOB_METADATA", "ANSWER") or kind == "NOTIFY" and data.get(
                     "type") in ("registration_finished", "continue_registration"):
@@ -206,6 +212,11 @@ class RemoteScheduler:
             else:
                 raise ProtocolError(f"{where}: bbopt's simulator does not do {kind}")
         return starts
+
+    def next_call(self) -> float:
+        """The engine asks again at this instant (inf: only when jobs wait): the earliest
+        CALL_ME_LATER, or now when a completion is not yet told."""
+        return min(self.calls[0] if self.calls else math.inf, self.ended_at)
 
     def decide(self, state) -> Decision:
         """A scheduling point of the engine: one message to the scheduler and its answer."""
@@ -218,14 +229,14 @@ class RemoteScheduler:
         return Decision(start=tuple(starts), stats=stats)
 
     def finish(self, now: float) -> None:
-        """The last completions (if any), then SIMULATION_ENDS."""
+        """The last completions (if any) with SIMULATION_ENDS, in one message as Batsim sends
+        them."""
+        self.calls.clear()  # (pending calls are dropped)
         news = self._news(now)
-        if news:
-            now = max(now, news[-1]["timestamp"])
-            reply = self.exchange(now, news)
-            if self._apply(reply, now, {}):
-                raise ProtocolError("the scheduler started a job after the last one ended")
-        self.exchange(now, [event(now, "SIMULATION_ENDS")])
+        now = max([now] + [e["timestamp"] for e in news])
+        reply = self.exchange(now, [*news, event(now, "SIMULATION_ENDS")])
+        if any(ev["type"] == "EXECUTE_JOB" for ev in reply["events"]):
+            raise ProtocolError("the scheduler started a job after the last one ended")
 
     def abort(self) -> None:
         """After an error: tell the scheduler the simulation is over (if the socket can still

@@ -26,7 +26,9 @@ a third fewer placements on KTH's queues. A swap of a
 position with itself is the identity and is accepted without evaluation, as in the authors' code.
 An ``initial`` order (the plan policies' ``warm_start``: the previous decision's plan order) is
 scored as a 10th candidate; fewer ``cooling_steps`` with a faster ``cooling`` shorten the search
-(the policies' ``temperatures``). Both are off by default: the paper's search.
+(the policies' ``temperatures``). Both are off by default: the paper's search. ``trace=True``
+records the best order so far over time, ``(seconds, order)`` at the best candidate and at each
+improvement, in ``Result.info["trace"]`` (for the solver benchmark; the search is unchanged).
 The wall-clock cap of the :class:`~bbopt.solvers.base.Budget` stops the search early with the best
 plan so far (FEASIBLE): a move is not started when it and the final plan (three evaluations, timed
 as the slowest candidate's) would end past the cap. Only when not even one candidate was scored
@@ -54,7 +56,8 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
                     exhaustive_up_to: int = 5, cooling_steps: int = 30,
                     steps_per_temperature: int = 6, cooling: float = 0.9,
                     min_temperature: float = 1.0, incremental: bool = True,
-                    initial: Sequence[int] | None = None, **options) -> Result:
+                    initial: Sequence[int] | None = None, trace: bool = False,
+                    **options) -> Result:
     """Kopanski's simulated annealing over permutations (see the module docstring).
 
     ``initial``: one more candidate order, scored after the nine of the paper (e.g. the
@@ -66,6 +69,8 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
     if n <= exhaustive_up_to:
         res = solve_exhaustive(model, budget, seed)
         info = dict(res.info, method="exhaustive")
+        if trace:
+            info["trace"] = [(_time.perf_counter() - t0, res.solution.order)]
         return Result(res.status, res.solution, res.objective, bound=res.bound,
                       backend="annealing", info=info)
     # Candidate initial orders. ``cost``: the longest evaluation so far. The search stops when the
@@ -97,6 +102,9 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
     evaluations = len(scored)
     info = {"best_candidate": candidates[min(scored)[1]][0],
             "candidate_best": best, "candidate_worst": worst}
+    incumbents = [(_time.perf_counter() - t0, best_order)] if trace else None
+    if trace:
+        info["trace"] = incumbents
     if best == worst or len(scored) < len(candidates):
         plan = model.plan(best_order)
         info.update(method="candidates", evaluations=evaluations,
@@ -134,6 +142,8 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
                                         temperature, best, counts, best_array)
             if counts[1] != before:
                 best_order = tuple(best_array.tolist())
+                if incumbents is not None:
+                    incumbents.append((_time.perf_counter() - t0, best_order))
             temperature = max(temperature * cooling, min_temperature)
             continue
         for _ in range(steps_per_temperature):
@@ -164,6 +174,8 @@ def solve_annealing(model: PlanModel, budget: Budget, seed: int = 0, *,
                     best = score
                     best_order = tuple(walk.order if walk is not None else perm)
                     improved += 1
+                    if incumbents is not None:
+                        incumbents.append((_time.perf_counter() - t0, best_order))
             elif walk is None:
                 perm[a], perm[b] = perm[b], perm[a]
         if out_of_time:
