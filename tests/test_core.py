@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bbopt.core import Job, Platform
@@ -36,6 +36,9 @@ def test_pieces_per_bb_node_at_just_below_and_above_the_threshold():
         "requests 5 pieces of 4 B of burst buffer, the 3 BB nodes hold 4 such pieces")
 
 
+# 5e-324 B over two nodes: the piece underflows to 0 B, which every BB node takes whole (the
+# reference below divided by it)
+@example(nodes=2, bb=5e-324, caps=[1.0])
 @given(nodes=st.integers(1, 8), bb=st.floats(0.0, 20.0, allow_subnormal=True),
        caps=st.lists(st.floats(1e-3, 1e3), min_size=1, max_size=4))
 def test_the_answer_is_the_count_of_whole_pieces(nodes, bb, caps):
@@ -49,6 +52,6 @@ def test_the_answer_is_the_count_of_whole_pieces(nodes, bb, caps):
         assert reason is None
         return
     piece = bb / nodes
-    room = sum(min(nodes, math.floor(c / piece * (1 + 1e-12))) if c / piece < 1e300 else nodes
-               for c in caps)
+    room = sum(nodes if piece == 0 or c / piece >= 1e300
+               else min(nodes, math.floor(c / piece * (1 + 1e-12))) for c in caps)
     assert (reason is None) == (room >= nodes)
