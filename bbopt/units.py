@@ -31,7 +31,7 @@ from bbopt.errors import (
 )
 from bbopt.resources import parse_bandwidth, parse_bytes, parse_quantity
 
-_TIME_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+_TIME_UNITS = {"": 1.0, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
 
 
 def parse_seconds(value: str | float, field: str = "seconds") -> float:

@@ -95,7 +95,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bbopt import Platform, simulate  # noqa: E402
+from bbopt import Platform, runs  # noqa: E402
 from bbopt.errors import InputError  # noqa: E402
 from bbopt.simulation.exclusive_io import ExclusiveIO  # noqa: E402
 from bbopt.simulation.pack_metrics import pack_metrics, usage_over_time, usage_trend  # noqa: E402
@@ -134,8 +134,9 @@ def run_cell(family: str, alpha: float, seed: int, apps: int, strategies: tuple[
         model = ExclusiveIO()
         policy, options = VARIANTS.get(strategy, (strategy, None))
         t0, c0 = time.perf_counter(), cpu_time()
-        res = simulate(wl.jobs, Platform(nodes=wl.nodes), policy, options=options,
-                       execution=model)
+        res = runs.run(runs.RunSpec(workload=wl.jobs, platform=Platform(nodes=wl.nodes),
+                                    policy=policy, options=options or {}, execution=model,
+                                    budget_mode="wall")).result  # (as bbopt.simulate decides)
         wall, cpu = time.perf_counter() - t0, cpu_time() - c0
         m = pack_metrics(res, model)
         u = usage_over_time(res, model, bins=BINS)

@@ -83,8 +83,10 @@ def main() -> None:
     ap.add_argument("--models", default="alloc,io")
     ap.add_argument("--policies", default="fcfs,filler,fcfs-easy,fcfs-bb,sjf-bb")
     ap.add_argument("--checkpoint-factor", type=float, default=0.5)
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="only the first N jobs of the trace (the parts may hold only those)")
     args = ap.parse_args()
-    swf_jobs = read_swf(data_path(KTH)).jobs
+    swf_jobs = read_swf(data_path(KTH)).jobs[:args.jobs]
     print(f"{'model':<7}{'platform':<31}{'policy':<11}{'mean wait':>12}{'theirs':>12}"
           f"{'ratio':>7}{'bsld':>8}{'killed':>8}{'cpu s':>7}")
     for model in args.models.split(","):

@@ -58,7 +58,7 @@ OPTIONS = {"plan-2": {"budget": 0.2}}
 
 def workload(args, policy: str = "fcfs-bb") -> RunSpec:
     """The replay's run (scaled, its options checked) with the jobs as Slurm runs them."""
-    spec = replay_spec(RunSpec(workload=data_path("KTH-SP2-1996-2.1-cln.swf"), policy=policy,
+    spec = replay_spec(RunSpec(workload=str(data_path("KTH-SP2-1996-2.1-cln.swf")), policy=policy,
                                options=OPTIONS.get(policy, {}), first=args.jobs,
                                seed=args.seed),
                        nodes=args.nodes, speedup=args.speedup)

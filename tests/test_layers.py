@@ -90,6 +90,7 @@ def test_no_two_modules_import_each_other():
     assert pairs == []
 
 
+@pytest.mark.slow  # (about 7 s of CPU: every module's imports again, 180 times)
 def test_every_module_imports_alone():
     """Each module in a fresh state of ``sys.modules``: an import circle shows as an
     ImportError for the module that starts it."""

@@ -66,7 +66,7 @@ def _sweep_spec(tmp_path: Path) -> Path:
     spec = tmp_path / "sig.yaml"
     spec.write_text(yaml.safe_dump({
         "name": "sig", "policies": ["fcfs-bb", "sjf-bb", "conservative-bb", "filler"],
-        "workloads": {"syn": {"generator": {"name": "kth-like", "n_jobs": 1500}}},
+        "workloads": {"syn": {"generator": {"name": "kth-like", "n_jobs": 800}}},
         "seeds": [0, 1, 2, 3]}))
     return spec
 

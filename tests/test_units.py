@@ -143,7 +143,42 @@ def test_execution_model_quantities_accept_units():
 def test_the_command_line_takes_a_budget_with_a_unit(capsys):
     args = ["compare", "--jobs", "30", "--policies", "plan-2", "--no-progress",
             "--format", "json"]
-    assert main([*args, "-o", "budget=50ms"]) == 2
+    assert main([*args, "-o", "budget=50 parsecs"]) == 2
     assert "budget" in capsys.readouterr().err
-    assert main([*args, "-o", "budget=0.05s"]) == 0
-    assert json.loads(capsys.readouterr().out)["plan-2"]["finished"] == 30
+    outs = []
+    for budget in ("0.05s", "50ms"):
+        assert main([*args, "-o", f"budget={budget}"]) == 0
+        outs.append(json.loads(capsys.readouterr().out)["plan-2"])
+    assert outs[0]["finished"] == outs[1]["finished"] == 30
+    assert outs[0]["mean_wait"] == outs[1]["mean_wait"]  # (deterministic: the same budget)
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("250ms", 0.25), ("1.5s", 1.5), ("2m", 120.0),
+                                               ("2min", 120.0), ("1h", 3600.0), ("1d", 86400.0),
+                                               ("90", 90.0)])
+def test_durations_in_every_unit(text, seconds):
+    from bbopt.units import parse_seconds
+
+    assert parse_seconds(text) == pytest.approx(seconds)
+
+
+def test_generator_quantities_accept_units(tmp_path, capsys):
+    from bbopt.units import _kinds, option_parameters
+    from bbopt.workloads.generators.catalog import GENERATORS
+    from bbopt.workloads.swf import read_swf
+
+    for name, key, unit in (("herbein", "duration", "seconds"), ("io-rate", "per_node", "bytes/s")):
+        ann = option_parameters(GENERATORS.get(name).obj)[key].annotation
+        assert _kinds(ann)[1].name == unit
+    jobs = {}
+    for text in ("2d", "172800"):
+        out = tmp_path / f"{text}.swf"
+        assert main(["generate", "herbein", "n_jobs=30", f"duration={text}", "--out",
+                     str(out)]) == 0
+        jobs[text] = [(j.submit, j.walltime, j.nodes) for j in read_swf(out).jobs]
+    assert jobs["2d"] == jobs["172800"] and max(s for s, _, _ in jobs["2d"]) <= 172800
+    assert main(["generate", "io-rate", "per_node=18MB/s", "--workload", str(tmp_path / "2d.swf"),
+                 "--out", str(tmp_path / "io.swf")]) == 0
+    assert main(["generate", "io-rate", "per_node=fast", "--workload", str(tmp_path / "2d.swf"),
+                 "--out", str(tmp_path / "bad.swf")]) == 2
+    assert "per_node" in capsys.readouterr().err

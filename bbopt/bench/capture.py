@@ -26,9 +26,10 @@ budget, so a capture is reproducible. The families (papers' sections in brackets
   checkpointable: KTH-SP2 with four entities for the small tier (a 96-node machine never offers
   more than about 18 candidates), KTH-like jobs on 1,024 nodes with eight entities beyond.
 
-Tiers (:data:`WINDOW`, :data:`APPS`, :data:`CANDIDATES`, :data:`QUEUE`): windows of 20 / 50 /
-120 jobs (the medium and large ones under twice the trace's load, submit times halved: KTH's
-queue on 96 nodes never holds 50 jobs at its own), batches of 20 / 60 / 200 applications,
+Tiers (:data:`WINDOW`, :data:`IO_WINDOW`, :data:`APPS`, :data:`CANDIDATES`, :data:`QUEUE`):
+windows of 20 / 50 / 120 jobs (the medium and large ones under twice the trace's load, submit
+times halved: KTH's queue on 96 nodes never holds 50 jobs at its own; I/O windows of 20 / 30 /
+50 on 400 / 1,200 / 1,200 jobs), batches of 20 / 60 / 200 applications,
 3-16 / 17-40 / 41+ victim candidates, plan queues of 6-10 / 11-16 / 24-60 jobs (exhaustive
 search over permutations stops at 16). The window policy runs without its starvation bound (a
 window whose forced jobs do not fit together is decided without a model). Of all recorded
@@ -97,6 +98,10 @@ LOAD = {"small": 1.0, "medium": 2.0, "large": 2.0}
 APPS = {"small": 20, "medium": 60, "large": 200}
 CANDIDATES = {"small": (3, 16), "medium": (17, 40), "large": (41, 10 ** 9)}
 QUEUE = {"small": (6, 10), "medium": (11, 16), "large": (24, 60)}
+#: The I/O window's sizes and jobs per tier: CTS-1's queue under twice the load holds about 50
+#: jobs of 1,200, never 120 (the placement counts make each job several variables).
+IO_WINDOW = {"small": 20, "medium": 30, "large": 50}
+IO_JOBS = {"small": 400, "medium": 1200, "large": 1200}
 
 
 def _loaded(jobs: list, tier: str) -> list:
@@ -172,12 +177,13 @@ def _io_window_cts1(tier: str, seed: int):
     from bbopt.loading import load_platform
     from bbopt.workloads.generators.catalog import apply
 
-    jobs = apply("kth-like", None, seed, n_jobs=400, nodes=121, load=0.95, bb=False)
+    n = IO_JOBS[tier]
+    jobs = apply("kth-like", None, seed, n_jobs=n, nodes=121, load=0.95, bb=False)
     jobs = apply("io-rate", apply("scale-nodes", jobs, seed, factor=32), seed, per_node=18e6)
+    options = {**_window_options(tier), "window": IO_WINDOW[tier]}
     return _loaded(jobs, tier), load_platform("cts1:0.2"), {
-        "policy": "io-window", "options": _window_options(tier),
-        "execution": "io-contention"}, {
-        "trace": "kth-like (400 jobs, 121 nodes x 32, 18 MB/s per node)",
+        "policy": "io-window", "options": options, "execution": "io-contention"}, {
+        "trace": f"kth-like ({n} jobs, 121 nodes x 32, 18 MB/s per node)",
         "load_factor": LOAD[tier], "platform": "cts1:0.2 (20 % PFS underprovisioning)"}
 
 
@@ -203,12 +209,13 @@ def _plan_keep(model, tier: str) -> bool:
 
 
 def _io_window_keep(model, tier: str) -> bool:
-    return _window_keep(model.window, tier)
+    return _window_keep(model.window, tier, IO_WINDOW[tier])
 
 
-def _window_keep(model, tier: str) -> bool:
-    """A full window where not everything fits and at least two jobs fit on their own."""
-    if model.size != WINDOW[tier] or model.feasible(np.ones(model.size, dtype=bool)):
+def _window_keep(model, tier: str, size: int | None = None) -> bool:
+    """A full window (``size``, default the tier's) where not everything fits and at least two
+    jobs fit on their own."""
+    if model.size != (size or WINDOW[tier]) or model.feasible(np.ones(model.size, dtype=bool)):
         return False
     return int(np.sum(model.feasible_many(np.eye(model.size, dtype=bool), False))) >= 2
 

@@ -256,7 +256,7 @@ def gap_figure(runs: list[dict[str, Any]], best: dict[str, float], path: Path | 
     from bbopt.analysis.figures import _done, _plt
 
     plt = _plt()
-    models = _models(runs, ("weighted", "lexicographic", "stages", "min-cost"))
+    models = _models(runs, tuple(form for _, form in MODELS if form != "pareto"))
     fig, axes = _panels(plt, max(len(models), 1))
     for ax, (name, sel) in zip(axes, models, strict=False):
         limit = max(r["budget"] for r in sel)

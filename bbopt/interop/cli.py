@@ -65,7 +65,8 @@ def add_parser(sub) -> None:
 
 
 def _cmd_serve(args) -> int:
-    from bbopt.interop.serve import WARM_POLICIES, run
+    from bbopt.interop.serve import WARM_POLICIES
+    from bbopt.interop.transport import run
 
     warm = WARM_POLICIES if args.warm is None else tuple(
         p.strip() for p in args.warm.split(",") if p.strip())

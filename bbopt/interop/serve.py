@@ -31,31 +31,24 @@ FEASIBLE. A bad request gets ``{"id": ..., "ok": false, "error": {"message", "pa
 naming the JSON path and field (the checks are those of ``bbopt decide``: :mod:`bbopt.schema`),
 and the service stays up. SIGTERM ends the service after the request in progress.
 
-Transports: stdin/stdout (one session), a Unix domain socket and TCP on 127.0.0.1 (one session
-per connection), served by threads that take decisions one at a time.
+Transports (:mod:`bbopt.interop.transport`): stdin/stdout (one session), a Unix domain socket and
+TCP on 127.0.0.1 (one session per connection), served by threads that take decisions one at a
+time.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import signal
-import socket
-import socketserver
-import stat
-import sys
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from bbopt.core import ClusterState, decide_planned
 from bbopt.errors import BboptError, InputError
-from bbopt.gc_pause import collect_if_due, gc_paused
+from bbopt.gc_pause import gc_paused
 from bbopt.interop.delta import Queue, apply_delta
 from bbopt.policies.registry import Policy, make_policy, policy_options
 from bbopt.schema import _parse, decision_to_dict, job_from_dict, state_from_dict
@@ -131,7 +124,8 @@ class DecisionService:
                     keep: list | None = None) -> str:
         """The reply line (without the newline) to one request line.
 
-        Off the reply's path (the transport calls :func:`after_reply` once the reply is sent):
+        Off the reply's path (the transport calls
+        :func:`bbopt.interop.transport.after_reply` once the reply is sent):
         the automatic garbage collection (:mod:`bbopt.gc_pause`: a state's jobs form no
         cycles; a pass in the middle of a decision cost 15 ms against 0.5 ms for sjf-bb at
         5,000 waiting jobs), and freeing the request and its state (given ``keep``, they are
@@ -141,10 +135,10 @@ class DecisionService:
             try:
                 request = _parse(line, "request")
             except InputError as exc:
-                return _dumps(_error(None, exc))
+                return dumps_reply(error_reply(None, exc))
             if keep is not None:
                 keep.append(request)
-            return _dumps(self.handle(request, default_session, t0, keep, c0))
+            return dumps_reply(self.handle(request, default_session, t0, keep, c0))
 
     def handle(self, request: Any, default_session: str = "default",
                t0: float | None = None, keep: list | None = None,
@@ -159,9 +153,9 @@ class DecisionService:
             with self.lock:
                 return self._decide(request, default_session, t0, keep, c0)
         except BboptError as exc:
-            return _error(rid, exc)
+            return error_reply(rid, exc)
         except Exception as exc:  # a bug of a policy: said, and the service stays up
-            return _error(rid, exc, internal=True)
+            return error_reply(rid, exc, internal=True)
 
     def _decide(self, request: Any, default_session: str, t0: float,
                 keep: list | None, c0: float) -> dict[str, Any]:
@@ -207,13 +201,17 @@ class DecisionService:
                              "'state' first", line="$", field="delta")
         else:
             state = session.state = apply_delta(session.state, session.jobs, delta)
-        if raw is None or "memory" not in raw:
+        kept = raw is None or "memory" not in raw
+        if kept:
             state = replace(state, memory=session.memory.get(name, {}))
         if keep is not None:
             keep.append(state)
         t1 = time.perf_counter()
         cold = name not in self.decided
-        decision = decide_planned(policy, state)  # (a job past its walltime still holds)
+        # (a job past its walltime still holds; a memory the session kept was planned for the
+        # decisions the policy took, which the resource manager may not have carried out: if
+        # the policy cannot decide with it, it decides afresh, as after an overrun)
+        decision = decide_planned(policy, state, overran=kept)
         t2 = time.perf_counter()
         self.decided.add(name)
         if decision.memory is not None:
@@ -287,7 +285,7 @@ def _under_state(exc: InputError) -> InputError:
     return InputError(exc.reason, line="$.state" + line[1:], field=exc.field)
 
 
-def _error(rid: Any, exc: BaseException, internal: bool = False) -> dict[str, Any]:
+def error_reply(rid: Any, exc: BaseException, internal: bool = False) -> dict[str, Any]:
     if isinstance(exc, InputError):
         path = exc.line if isinstance(exc.line, str) else None
         return {"id": rid, "ok": False, "error": {"message": str(exc), "path": path,
@@ -296,7 +294,7 @@ def _error(rid: Any, exc: BaseException, internal: bool = False) -> dict[str, An
     return {"id": rid, "ok": False, "error": {"message": message, "path": None, "field": None}}
 
 
-def _dumps(reply: dict[str, Any]) -> str:
+def dumps_reply(reply: dict[str, Any]) -> str:
     if not _plain_id(reply.get("id")):
         reply["id"] = None
     return json.dumps(reply, allow_nan=False, separators=(",", ":"))
@@ -305,152 +303,3 @@ def _dumps(reply: dict[str, Any]) -> str:
 def _plain_id(rid: Any) -> bool:
     return rid is None or isinstance(rid, str | int | bool) or (
         isinstance(rid, float) and math.isfinite(rid))
-
-
-# -- transports --------------------------------------------------------------------------------
-
-
-def serve_stdio(service: DecisionService, stdin: IO[bytes], stdout: IO[bytes]) -> int:
-    """Answer request lines from ``stdin`` on ``stdout`` until end of input or SIGTERM."""
-    keep: list = []
-    while True:
-        service.reading = True
-        try:
-            line = stdin.readline(MAX_LINE + 1)
-        finally:
-            service.reading = False
-        if not line:
-            break
-        if line.strip():
-            reply = (_dumps(_error(None, InputError(f"longer than {MAX_LINE} bytes",
-                                                    source="request")))
-                     if len(line) > MAX_LINE else service.handle_line(line, "stdio", keep))
-            stdout.write(reply.encode() + b"\n")
-            stdout.flush()
-            after_reply(keep)
-        if service.stopping.is_set():
-            break
-    return 0
-
-
-def after_reply(keep: list) -> None:
-    """Once a reply is sent: free what its request kept, and collect if due."""
-    keep.clear()
-    collect_if_due()
-
-
-class _Connection(socketserver.StreamRequestHandler):
-    """One client: its own session, request lines answered in order. (A connection waiting
-    for its next line when the service stops is closed by the process's exit.)"""
-
-    rbufsize = 1 << 20  # (a state of 5,000 jobs is a line of 1.1 MB: read in large pieces)
-
-    def setup(self) -> None:
-        with contextlib.suppress(OSError):  # (the kernel caps it; fewer hand-overs per line)
-            self.request.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SOCKET_BUFFER)
-        super().setup()
-
-    def handle(self) -> None:
-        service = self.server.service  # type: ignore[attr-defined]
-        session = f"connection-{id(self)}"
-        keep: list = []
-        try:
-            while True:
-                line = self.rfile.readline(MAX_LINE + 1)
-                if not line:
-                    return
-                if not line.strip():
-                    continue
-                if service.stopping.is_set():
-                    reply = _dumps(_error(None, BboptError("the service is stopping")))
-                elif len(line) > MAX_LINE:
-                    reply = _dumps(_error(None, InputError(f"longer than {MAX_LINE} bytes",
-                                                           source="request")))
-                else:
-                    reply = service.handle_line(line, session, keep)
-                self.wfile.write(reply.encode() + b"\n")
-                self.wfile.flush()
-                del line
-                after_reply(keep)
-        except OSError:
-            return
-        finally:
-            service.sessions.pop(session, None)
-
-
-class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-
-
-class _TCPServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-def open_servers(service: DecisionService, unix: str | None = None,
-                 port: int | None = None) -> list[socketserver.BaseServer]:
-    """Listening servers on a Unix socket path and/or 127.0.0.1:``port`` (0: any free port)."""
-    servers: list[socketserver.BaseServer] = []
-    if unix is not None:
-        path = Path(unix)
-        if path.exists() or path.is_symlink():
-            if not stat.S_ISSOCK(path.lstat().st_mode):
-                raise InputError("exists and is not a socket", source=unix, field="--socket")
-            path.unlink()  # a socket left by a service that did not stop cleanly
-        servers.append(_UnixServer(str(path), _Connection))
-    if port is not None:
-        servers.append(_TCPServer(("127.0.0.1", port), _Connection))
-    for server in servers:
-        server.service = service  # type: ignore[attr-defined]
-    return servers
-
-
-def serve_sockets(service: DecisionService, servers: list[socketserver.BaseServer]) -> int:
-    """Serve until SIGTERM or SIGINT; then finish the requests in progress and remove the Unix
-    socket."""
-    threads = [threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.2},
-                                daemon=True) for s in servers]
-    for t in threads:
-        t.start()
-    try:
-        while not service.stopping.wait(0.5):
-            pass
-    finally:
-        service.stopping.set()
-        for s in servers:
-            s.shutdown()
-        with service.lock:  # the decision in progress ends before the sockets close
-            for s in servers:
-                s.server_close()
-                if isinstance(s, _UnixServer):
-                    with contextlib.suppress(OSError):
-                        os.unlink(s.server_address)  # type: ignore[arg-type]
-    return 0
-
-
-def run(unix: str | None = None, port: int | None = None,
-        warm: Iterable[str] = WARM_POLICIES, announce: IO[str] | None = None) -> int:
-    """``bbopt serve``: warm the policies, then serve stdin/stdout (no socket given) or the
-    sockets until SIGTERM."""
-    service = DecisionService(warm)
-    previous = signal.signal(signal.SIGTERM, lambda *_: _stop(service))
-    try:
-        if unix is None and port is None:
-            return serve_stdio(service, sys.stdin.buffer, sys.stdout.buffer)
-        servers = open_servers(service, unix, port)
-        if announce is not None:
-            where = [f"unix:{unix}"] if unix is not None else []
-            where += [f"tcp:127.0.0.1:{s.server_address[1]}" for s in servers
-                      if isinstance(s, _TCPServer)]
-            warmed = ", ".join(f"{k} {v:.2f}s" for k, v in service.warm_times.items())
-            print(f"bbopt serve: listening on {' '.join(where)} (warmed: {warmed or 'none'})",
-                  file=announce, flush=True)
-        return serve_sockets(service, servers)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _stop(service: DecisionService) -> None:
-    service.stopping.set()
-    if service.reading:  # (stdio: the wait for a line ends; a request in progress finishes)
-        raise SystemExit(0)

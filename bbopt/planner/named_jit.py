@@ -1,7 +1,7 @@
 """Named burst-buffer nodes compiled with numba (Kopanski & Rzadca, Euro-Par 2021, Sections
 3.2, 3.3, 4.1): the plan model's placement and annealing walk (:mod:`bbopt.models.plan_named`,
 ``PlanModel._run_named``, ``SwapWalk._walk_named``) and conservative-bb's decision
-(:meth:`bbopt.policies.named_bb.NamedProfile.conservative`), with the same floating-point
+(:func:`bbopt.policies.conservative._replan`), with the same floating-point
 operations in the same order as those Python loops, the reference: the same starts, pieces and
 scores, bit for bit (``tests/planner/test_named_jit.py``). Imported on first use
 (:func:`bbopt.planner.named.kernels`; ``BBOPT_NO_JIT=1`` or no numba: the Python loops).
@@ -485,7 +485,7 @@ def _earliest_fit(prof, length, now, duration, tol, demand):
 
 @njit(cache=True)
 def _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
-    """``NamedProfile._pieces_over``: whether the pieces (``cnt``) and the pool fit there."""
+    """``Planner._pieces_over``: whether the pieces (``cnt``) and the pool fit there."""
     i = _segment(prof[0], start, length)
     j = i + 1
     while j < length and prof[0, j] < start + w:
@@ -501,7 +501,7 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
                        prof: np.ndarray, length: int, space: np.ndarray, jobs: np.ndarray,
                        previous: np.ndarray, kept_order: np.ndarray, depth: float,
                        planned: np.ndarray, seq: np.ndarray) -> int:
-    """``NamedProfile.conservative`` on the running jobs' profile and ``space`` (the BB nodes
+    """conservative-bb's ``_replan`` on the running jobs' profile and ``space`` (the BB nodes
     now); ``jobs[3, Q]``: nodes, BB, walltime; ``previous[q]``: ``nan`` or a kept start.
     ``planned[q]``: starts (``nan``: none), ``seq``: the planned jobs in order; their count.
     Raises ``ValueError`` where the Python profile raises ``OverbookedError``."""
@@ -514,7 +514,7 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
     demand, low, pool_only = np.zeros(dims), np.zeros(dims), np.zeros(dims)
     planned[:] = math.nan
 
-    def hold(q: int, start: float, length: int) -> int:  # NamedProfile.hold; -1: no room
+    def hold(q: int, start: float, length: int) -> int:  # Planner.hold; -1: no room
         n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
         taken = start <= now
         if taken:
@@ -541,14 +541,14 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
             now_cnt[q] = cnt
         return length
 
-    def drop(q: int, length: int) -> int:  # NamedProfile.drop
+    def drop(q: int, length: int) -> int:  # Planner.release
         length = _change(prof, length, span[q, 0], span[q, 1], held[q], 1.0, tol)
         for node in range(k):
             for _ in range(now_cnt[q, node]):
                 space[node] += jobs[1, q] / jobs[0, q]
         return length
 
-    def earliest(q: int, limit: float, length: int) -> float:  # NamedProfile.earliest
+    def earliest(q: int, limit: float, length: int) -> float:  # Planner.earliest
         n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
         if _first_fit(space, int(n), bb, ftol, cnt) == 0:
             _demand(n, bb, cnt, demand)
@@ -598,3 +598,52 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
                 seq[planned_n] = q
                 planned_n += 1
     return planned_n
+
+
+@njit(cache=True)
+def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: float,
+                         ftol: float, ends: np.ndarray, held: np.ndarray, jobs: np.ndarray,
+                         previous: np.ndarray, depth: float, planned: np.ndarray,
+                         seq: np.ndarray) -> int:
+    """:func:`conservative_named` from the running jobs themselves, so that a decision hands
+    over arrays only: ``ends[R]`` their expected ends, ``held[R, 2 + K]`` what each holds
+    (nodes, pool BB, bytes per BB node). The profile is built as ``Profile`` builds it
+    (releases sorted by ``max(end, now)``, stable; held sums in that order; equal times merged),
+    the BB nodes now are the capacities less each running job's bytes (in the order given) and
+    the kept reservations (``previous`` not ``nan``) are held again by ``(max(start, now),
+    queue position)``, as ``ConservativeBackfilling`` orders them."""
+    count, dims = jobs.shape[1], caps.shape[0]
+    k = dims - 2
+    order = np.argsort(np.maximum(ends, now), kind="mergesort")
+    total = np.zeros(dims)
+    for r in order:
+        for d in range(dims):
+            total[d] += held[r, d]
+    prof = np.empty((1 + dims, ends.shape[0] + 1 + 6 * count + 4))
+    prof[0, 0] = now
+    for d in range(dims):
+        prof[1 + d, 0] = caps[d] - total[d]
+    length = 1
+    cur = prof[1:, 0].copy()
+    for r in order:
+        t = max(ends[r], now)
+        for d in range(dims):
+            cur[d] = cur[d] + held[r, d]
+        if t != prof[0, length - 1]:
+            prof[0, length] = t
+            length += 1
+        prof[1:, length - 1] = cur
+    space = caps[2:].copy()
+    for r in range(ends.shape[0]):
+        for b in range(k):
+            if held[r, 2 + b] != 0.0:
+                space[b] -= held[r, 2 + b]
+    keys = np.full(count, math.inf)
+    kept = 0
+    for q in range(count):
+        if not math.isnan(previous[q]):
+            keys[q] = max(previous[q], now)
+            kept += 1
+    kept_order = np.argsort(keys, kind="mergesort")[:kept]
+    return conservative_named(now, tol, bb_tol, ftol, prof, length, space, jobs, previous,
+                              kept_order, depth, planned, seq)

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 
 from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
 from bbopt.models.bb_nodes import first_fit_pieces, running_pieces
-from bbopt.planner.bb import PooledBB, bb_placement
+from bbopt.planner.bb import FirstFitBB, PooledBB, bb_placement
 from bbopt.planner.profile import Profile
 
 
@@ -61,17 +61,21 @@ class Planner:
     """Free nodes, BB and BB-node space over time from ``now`` on (module docstring)."""
 
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
-                 "holds", "chosen")
+                 "holds", "chosen", "floating", "started")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
-                 pieces: dict[str, tuple[tuple[int, float], ...]] | None = None) -> None:
+                 pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
+                 first_fit: bool = False) -> None:
         """``running``: the jobs holding resources now, freed at their expected ends;
         ``pieces``: the ``(BB node, bytes)`` pieces each holds on named BB nodes. The free node
         ids and the profile are built when first needed (a decision that only starts jobs now
-        on a BB pool needs neither)."""
+        on a BB pool needs neither). ``first_fit``: named BB placed first fit whatever the
+        platform's placement, for a policy whose starts leave the compute nodes to the
+        engine."""
         self.platform = platform
         self.now = now
-        self.bb = bb = bb_placement(platform)
+        self.bb = bb = (FirstFitBB(platform) if first_fit and platform.bb_nodes is not None
+                        else bb_placement(platform))
         self.running = running if isinstance(running, tuple) else tuple(running)
         self.pieces = pieces or {}
         if bb.named:
@@ -83,6 +87,11 @@ class Planner:
         self._free_nodes: list[int] | None = None
         self._profile: Profile | None = None
         self.holds: dict[str, tuple[float, float, tuple[float, ...]]] = {}
+        #: The re-placeable reservations on named BB nodes, by id: ``(job, start)``
+        #: (:meth:`reserve` with ``replace``).
+        self.floating: dict[str, tuple[Job, float]] = {}
+        #: The compute nodes of the jobs :meth:`start` started now, by id.
+        self.started: dict[str, tuple[int, ...]] = {}
         #: The compute nodes the BB placement chose for the jobs :meth:`take_bb` took, by id.
         self.chosen: dict[str, tuple[int, ...]] = {}
 
@@ -121,10 +130,12 @@ class Planner:
         self._profile = profile
 
     @classmethod
-    def of(cls, state: ClusterState) -> Planner:
-        """The planner of a :class:`~bbopt.core.ClusterState` at its time."""
+    def of(cls, state: ClusterState, *, first_fit: bool = False) -> Planner:
+        """The planner of a :class:`~bbopt.core.ClusterState` at its time (``first_fit``: see
+        the constructor)."""
         return cls(state.platform, state.time, state.running,
-                   running_pieces(state) if state.platform.bb_nodes is not None else None)
+                   running_pieces(state) if state.platform.bb_nodes is not None else None,
+                   first_fit=first_fit)
 
     @classmethod
     def placing(cls, state: ClusterState) -> Planner | None:
@@ -146,12 +157,20 @@ class Planner:
     def placement_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         """The compute nodes and BB pieces ``job`` would get if it started now, or ``None``
         when it cannot start now (nothing changes)."""
+        profile = self.profile
+        row, tol = profile.free[0], profile._tol  # (now: the profile's first segment)
+        if job.nodes > row[0] + tol[0] or job.bb > row[1] + tol[1] or (
+                self.k and not profile.fits(self.now, job.walltime, (job.nodes, job.bb))):
+            return None  # (the cheap tests first: most jobs of a long queue fail them)
         nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
         if isinstance(nodes, str):
             return None
         got = self.bb.placement(job, nodes)
-        if got is None or not self.profile.fits(self.now, job.walltime,
-                                                 self._demand(job, got)):
+        if got is None:
+            return None
+        demand = self._demand(job, got)
+        if not self.profile.fits(self.now, job.walltime, demand) or (
+                self.floating and not self._leaves_floating(self.now, job.walltime, demand)):
             return None
         return nodes, got
 
@@ -171,7 +190,25 @@ class Planner:
         taken = set(nodes)
         self.free_nodes = [x for x in self.free_nodes if x not in taken]
         self._hold(job, self.now, self._demand(job, got))
+        self.started[job.id] = nodes
         return Start(job.id, nodes if self.bb.chooses_nodes else None)
+
+    def start_each(self, jobs: Iterable[Job]) -> list[Job]:
+        """:meth:`start` every job of ``jobs`` that fits now, in this order (a backfill pass
+        over a long queue: the free nodes and BB now are compared before anything is placed);
+        the jobs started."""
+        out: list[Job] = []
+        profile = self.profile
+        tol0, tol1 = profile._tol[0], profile._tol[1]
+        for job in jobs:
+            row = profile.free[0]
+            if row[0] + tol0 < 1:
+                break  # (no node left now)
+            if job.nodes > row[0] + tol0 or job.bb > row[1] + tol1:
+                continue
+            if self.start(job) is not None:
+                out.append(job)
+        return out
 
     def _bb_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         nodes: tuple[int, ...] | None = ()
@@ -224,7 +261,39 @@ class Planner:
         if not p.fits(start, job.walltime, (job.nodes, job.bb) + (0.0,) * self.k):
             return None
         got = first_fit_pieces(low[2:], job.nodes, job.bb, self.bb.tol)
-        return None if got is None else self._demand(job, got)
+        if got is None:
+            return None
+        demand = self._demand(job, got)
+        if self.floating and not self._leaves_floating(start, job.walltime, demand):
+            return None
+        return demand
+
+    def _leaves_floating(self, start: float, walltime: float,
+                         demand: Sequence[float]) -> bool:
+        """Whether every re-placeable reservation still has its pieces placeable (first fit
+        on the least free space of each BB node over its interval) once ``demand`` is held on
+        ``[start, start + walltime)`` too."""
+        times, rows = self.profile.times, self.profile.free
+        end = start + walltime
+        last = len(times) - 1
+        for job, at in self.floating.values():
+            until = at + job.walltime
+            if job.bb <= 0 or until <= start or end <= at:
+                continue  # (no overlap: its pieces are as placeable as before)
+            i = max(bisect_right(times, at) - 1, 0)
+            low: list[float] | None = None
+            while i <= last and times[i] < until:
+                row = rows[i][2:]
+                if (times[i] if times[i] > at else at) < end and start < (
+                        times[i + 1] if i < last else math.inf):
+                    row = [f - d for f, d in zip(row, demand[2:], strict=True)]
+                low = row if low is None else [a if a < c else c
+                                               for a, c in zip(low, row, strict=True)]
+                i += 1
+            if low is not None and first_fit_pieces(low, job.nodes, job.bb,
+                                                    self.bb.tol) is None:
+                return False
+        return True
 
     def fits(self, job: Job, start: float) -> bool:
         """Whether ``job`` fits on ``[start, start + walltime)`` (``start`` >= now)."""
@@ -248,10 +317,20 @@ class Planner:
                 return t
         return math.inf
 
-    def reserve(self, job: Job, start: float) -> None:
+    def reserve(self, job: Job, start: float, *, replace: bool = False) -> None:
         """Hold ``job``'s resources on ``[start, start + walltime)`` for a later start (raise
-        :class:`~bbopt.planner.profile.OverbookedError` if they are not free there)."""
+        :class:`~bbopt.planner.profile.OverbookedError` if they are not free there).
+
+        ``replace``: a re-placeable reservation on named BB nodes (Kopanski & Rzadca's EASY,
+        Section 3.2, as the authors' code keeps its head reservation): its nodes and pooled BB
+        are held, its pieces are not fixed but chosen again whenever the profile changes;
+        later holds and starts are admitted only while its pieces stay placeable on the least
+        free space of the BB nodes over its interval."""
         start = max(float(start), self.now)
+        if replace and self.k:
+            self._hold(job, start, (job.nodes, job.bb) + (0.0,) * self.k)
+            self.floating[job.id] = (job, start)
+            return
         demand = self._pieces_over(job, start)
         if demand is None:
             demand = self._demand(job, ())  # (raises below: the nodes or the pool lack room)
@@ -263,21 +342,51 @@ class Planner:
         self.holds[job.id] = (start, end, demand)
 
     def release(self, job: Job) -> None:
-        """Drop the reservation of ``job`` (not a start taken now)."""
+        """Drop the reservation of ``job``, or undo its :meth:`start` now (its compute nodes
+        and BB pieces given back)."""
         start, end, demand = self.holds.pop(job.id)
+        self.floating.pop(job.id, None)
         self.profile.release(start, end, demand)
+        nodes = self.started.pop(job.id, None)
+        if nodes is not None:
+            self.bb.release(job)
+            self.free_nodes = sorted((*self.free_nodes, *nodes))
+
+    def hold(self, job: Job, start: float) -> bool:
+        """Start ``job`` now (``start`` <= now) or reserve it from ``start`` if it fits there;
+        whether it did (nothing changes when not)."""
+        if start <= self.now:
+            return self.start(job) is not None
+        demand = self._pieces_over(job, start)
+        if demand is None:
+            return False
+        self._hold(job, start, demand)
+        return True
+
+    def list_schedule(self, jobs: Iterable[Job]) -> list[tuple[Job, float]]:
+        """List scheduling of ``jobs`` in this order: each held at its :meth:`earliest` start.
+        Returns ``(job, start)`` in that order (a job that cannot be placed is left out); the
+        jobs starting now are started in this order, the order the engine must place them."""
+        out = []
+        for job in jobs:
+            start = self.earliest(job)
+            if start < math.inf and self.hold(job, start):
+                out.append((job, start))
+        return out
 
     # ------------------------------------------------------------------ search
     def snapshot(self) -> tuple:
         """What :meth:`rollback` restores: a copy of the profile, the BB nodes now, the free
-        node ids and the holds."""
+        node ids and the holds (re-placeable ones too)."""
         return (self.profile.copy(), self.bb.snapshot(), list(self.free_nodes),
-                dict(self.holds))
+                dict(self.holds), dict(self.floating), dict(self.started))
 
     def rollback(self, snap: tuple) -> None:
         """Back to the state of :meth:`snapshot` ``snap`` (which stays usable)."""
-        profile, bb, free_nodes, holds = snap
+        profile, bb, free_nodes, holds, floating, started = snap
+        self.started = dict(started)
         self.profile = profile.copy()
         self.bb.restore(bb)
         self.free_nodes = list(free_nodes)
         self.holds = dict(holds)
+        self.floating = dict(floating)

@@ -10,7 +10,7 @@ walltimes, never with the (unknown) runtimes.
 
 On named BB nodes (:attr:`bbopt.core.Platform.bb_nodes`) the profile keeps one dimension per
 BB node and each job is reserved with its first-fit pieces on the least free space over its
-reserved interval (:class:`~bbopt.policies.named_bb.NamedProfile`), planned from scratch at
+reserved interval (:meth:`bbopt.planner.Planner.reserve`), planned from scratch at
 every decision: the kept reservations are held again earliest first, then compressed. There
 the promise is weaker: the engine gives a job that starts the first-fit pieces of what is free
 then, which can differ from the pieces planned for it (an early end freed a lower BB node),
@@ -54,14 +54,16 @@ from bisect import bisect_right, insort
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
-from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
+import numpy as np
+
+from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs, slack
 from bbopt.jit import KERNELS
 from bbopt.jit import kernels as load_kernels
-from bbopt.planner import Profile, earlier_fit2, profile_of
-from bbopt.planner.named import conservative_named
+from bbopt.planner import Planner, Profile, bb_placement, earlier_fit2, profile_of
+from bbopt.planner.named import kernels as named_kernels
+from bbopt.planner.profile import OverbookedError
 from bbopt.policies.booked import sorted_reservations, updated_reservations
 from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
-from bbopt.policies.named_bb import NamedProfile
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
 
@@ -129,11 +131,15 @@ class ConservativeBackfilling:
         self.depth = depth
         self.compiled = compiled
         self._cache: _Kept | None = None
+        # On named BB nodes: the platform, its capacities and slacks as arrays, and what each
+        # running job holds (by id), for the compiled decision
+        self._named_consts: tuple | None = None
+        self._named_booked: dict[str, Reservation] = {}  # (reused while their start stays)
         self._interpreted = 0  # reservations looked at by compressions run in Python
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        if state.platform.bb_nodes is not None:
+        if bb_placement(state.platform).named:  # (BB pieces to place on named BB nodes)
             return self._decide_named(state, t0)
         now = state.time
         queue = state.queue
@@ -382,33 +388,122 @@ class ConservativeBackfilling:
 
     def _decide_named(self, state: ClusterState, t0: float) -> Decision:
         """:meth:`decide` on named BB nodes: the profile has one more dimension per BB node,
-        and every reservation holds the job's first-fit pieces (see
-        :class:`~bbopt.policies.named_bb.NamedProfile`)."""
+        and every reservation holds the job's first-fit pieces (:class:`~bbopt.planner.Planner`
+        with ``first_fit``: the engine names the started jobs' nodes), planned again at every
+        decision from
+        the running jobs and the kept reservations -- compiled when the kernels load
+        (:meth:`_named_compiled`), else in Python."""
         now = state.time
         queue = state.queue
-        previous: dict[str, float] = dict(state.memory.get("reservations", {}))
-        plan = NamedProfile(state)
-        position = {job.id: k for k, job in enumerate(queue)}
-        order = sorted((j for j in queue if j.id in previous),
-                       key=lambda j: (max(previous[j.id], now), position[j.id]))
+        previous: dict[str, float] = state.memory.get("reservations", {})
         depth = math.inf if self.depth is None else self.depth
-        compiled = None
-        if self.compiled is not False:  # the same decision, compiled (bbopt.planner.named)
-            p = plan.profile
-            compiled = conservative_named(
-                now, p.times, p.free, p._tol, plan.bb_tol, plan.tol, plan.space.free,
-                [(j.nodes, j.bb, j.walltime) for j in queue],
-                [previous.get(j.id, math.nan) for j in queue],
-                [position[j.id] for j in order], depth)
-        if compiled is not None:
-            planned = {queue[q].id: t for q, t in compiled}
-        else:
-            planned = plan.conservative(order, previous, depth, queue)
+        planned = None
+        if self.compiled is not False:
+            planned = self._named_compiled(state, previous, depth)
+        if planned is None:
+            position = {job.id: k for k, job in enumerate(queue)}
+            order = sorted((j for j in queue if j.id in previous),
+                           key=lambda j: (max(previous[j.id], now), position[j.id]))
+            planned = _replan(Planner.of(state, first_fit=True), order, previous, depth, queue)
         started = [job for job in queue if planned.get(job.id) == now]
         future = {jid: t for jid, t in planned.items() if t > now}
-        reservations = [Reservation(jid, t) for jid, t in sorted(future.items(),
-                                                                 key=lambda x: (x[1], x[0]))]
+        booked = self._named_booked
+        reservations = sorted_reservations(future, booked)
+        if len(booked) > 2 * len(reservations) + 64:
+            self._named_booked = {r.job_id: r for r in reservations}
         return _decision(started, reservations, t0=t0, memory={"reservations": future})
+
+    def _named_compiled(self, state: ClusterState, previous: dict[str, float],
+                        depth: float) -> dict[str, float] | None:
+        """The starts of :meth:`_decide_named` by job id, computed by the compiled kernel
+        from arrays (:func:`bbopt.planner.named_jit.conservative_running`): what each running
+        job holds (nodes, pool BB, bytes per BB node) is worked out once per job and kept
+        while it runs. ``None`` without the kernels, or when some running job's pieces are not
+        known (then they are placed again in Python)."""
+        loaded = named_kernels()
+        if loaded is None:
+            return None
+        platform = state.platform
+        consts = self._named_consts
+        if consts is None or consts[0] is not platform:
+            bb = bb_placement(platform)
+            caps = (float(platform.nodes), float(platform.bb), *bb.capacity)
+            consts = self._named_consts = (
+                platform, np.array(caps), np.array([slack(c) for c in caps]),
+                slack(platform.bb), bb.tol, {})
+        _, caps, tol, bb_tol, ftol, rows = consts
+        running = state.running
+        ends = []
+        held = []
+        for r in running:
+            job = r.job
+            row = rows.get(job.id)
+            if row is None:
+                pieces = r.bb_pieces
+                if pieces is None:
+                    if job.bb > 0:
+                        return None
+                    pieces = ()
+                vec = [0.0] * (len(caps) - 2)
+                for b, size in pieces:
+                    vec[b] += size
+                row = rows[job.id] = (job.nodes, job.bb, *vec)
+            ends.append(r.start + job.walltime)
+            held.append(row)
+        if len(rows) > 2 * len(running) + 256:  # (forget the jobs that ended)
+            ids = {r.job.id for r in running}
+            for jid in [jid for jid in rows if jid not in ids]:
+                del rows[jid]
+        queue = state.queue
+        count = len(queue)
+        get = previous.get
+        nan = math.nan
+        jobs = np.array([(j.nodes, j.bb, j.walltime) for j in queue],
+                        dtype=np.float64).reshape(count, 3).T.copy()
+        prev = np.array([get(j.id, nan) for j in queue], dtype=np.float64)
+        starts = np.empty(count)
+        seq = np.empty(count, dtype=np.int64)
+        try:
+            got = loaded.conservative_running(
+                float(state.time), caps, tol, bb_tol, ftol,
+                np.array(ends, dtype=np.float64),
+                np.array(held, dtype=np.float64).reshape(len(ends), len(caps)), jobs, prev,
+                float(depth), starts, seq)
+        except ValueError as exc:
+            raise OverbookedError(str(exc)) from None
+        order = seq[:got].tolist()
+        return dict(zip([queue[q].id for q in order], starts[order].tolist(), strict=True))
+
+
+def _replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,
+            queue) -> dict[str, float]:
+    """Conservative backfilling planned again on ``planner`` (the reference of the compiled
+    decision, :func:`bbopt.planner.named_jit.conservative_named`): the kept reservations
+    (``previous``) held again in ``order``, compressed earliest first (never later than
+    before), then the other jobs of ``queue`` in queue order, up to ``depth`` reservations
+    (beyond: a start now if possible). The starts by job id, in the order they were planned."""
+    now = planner.now
+    kept = [job for job in order if planner.hold(job, max(previous[job.id], now))]
+    planned: dict[str, float] = {}
+    for job in kept:  # compression, earliest first: never later than before
+        old = max(previous[job.id], now)
+        planner.release(job)
+        start = planner.earliest(job, limit=old)
+        if start == math.inf or not planner.hold(job, start):
+            start = old
+            planner.hold(job, old)  # the slot it held a moment ago
+        planned[job.id] = start
+    for job in queue:
+        if job.id in planned:
+            continue
+        if len(planned) < depth:
+            start = planner.earliest(job)
+            if start < math.inf and planner.hold(job, start):
+                planned[job.id] = start
+        elif planner.hold(job, now):
+            planned[job.id] = now
+    return planned
+
 
 class _Kept(NamedTuple):
     """What :class:`ConservativeBackfilling` keeps from one decision to the next: the memory it

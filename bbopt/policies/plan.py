@@ -70,7 +70,7 @@ Differences from the paper and the authors' code (jankopanski/Burst-Buffer-Sched
   (``benchmarks/kopanski_seeds.py`` has the breakdown). Only
   CP-SAT's plans (which model
   the pool) are built again on the BB nodes
-  (:func:`bbopt.policies.named_bb.plan_on_named_nodes`, first fit) in the order of their starts;
+  (:meth:`bbopt.planner.Planner.list_schedule`, first fit) in the order of their starts;
 - the first ``max_queue`` (500) waiting jobs are planned at every scheduling point: the list-based
   evaluator and the exact early rejection of annealing moves keep plan-2 on the whole KTH trace
   within minutes (``benchmarks/kopanski_seeds.py``), where the authors' runs took days;
@@ -104,7 +104,7 @@ from bbopt.core import (
 from bbopt.errors import InputError
 from bbopt.models.bb_nodes import contiguous_nodes
 from bbopt.models.plan import PlanModel
-from bbopt.policies.named_bb import plan_on_named_nodes
+from bbopt.planner import Planner
 from bbopt.policies.promises import Promise
 from bbopt.policies.registry import register
 from bbopt.solvers.base import Budget, backends_for, solve
@@ -262,12 +262,13 @@ class PlanBased:
     def _named_decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats
                         ) -> Decision:
         """On named BB nodes: the chosen permutation's plan built again with each job's
-        per-node pieces placed first fit on the BB nodes (:func:`plan_on_named_nodes`): the
+        per-node pieces placed first fit on the BB nodes (:meth:`Planner.list_schedule`): the
         jobs it starts now are placeable, in the order given, and the others hold reservations
         on the BB nodes as the authors' plan does."""
         order = plan.order if plan.order is not None else sorted(
             range(model.n), key=lambda p: (plan.starts[p], p))
-        placed = plan_on_named_nodes(state, [model.jobs[p] for p in order])
+        placed = Planner.of(state, first_fit=True).list_schedule(
+            [model.jobs[p] for p in order])
         now = model.now
         return Decision(
             start=tuple(Start(job.id) for job, s in placed if s <= now),

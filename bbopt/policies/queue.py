@@ -32,6 +32,7 @@ Length: the EASY variants share their reservation and backfill passes.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time as _time
 from collections.abc import Callable, Iterable, Sequence
@@ -49,10 +50,8 @@ from bbopt.core import (
     Status,
     slack,
 )
-from bbopt.models.bb_nodes import BBNodeSpace, Pieces, bb_node_space, running_pieces
 from bbopt.planner import Planner, Release, first_fit_time
 from bbopt.policies import proximity_bb
-from bbopt.policies.named_bb import named_head_reservation
 from bbopt.policies.promises import Promise
 from bbopt.policies.registry import register
 from bbopt.queue_view import QueueView
@@ -77,15 +76,6 @@ def _fcfs_pass(state: ClusterState, queue: tuple[Job, ...],
         else:
             break
     return started, i, free_n, free_b
-
-
-def _place(space: BBNodeSpace, job: Job, pieces: dict[str, Pieces]) -> bool:
-    """Take ``job``'s first-fit pieces from ``space`` and record them in ``pieces``."""
-    got = space.take(job)
-    if got is None:
-        return False
-    pieces[job.id] = got
-    return True
 
 
 _FEASIBLE = Status.FEASIBLE  # (an enum member looked up once: this runs at every decision)
@@ -198,8 +188,9 @@ class EasyBackfilling:
             starts, reservations = proximity_bb.decide_easy(state, reserve_bb=self.reserve_bb,
                                                             order=self.order)
             return _named_decision(starts, reservations, t0=t0)
-        if state.platform.bb_nodes is not None:
-            return self._decide_named(state, t0)
+        planner = Planner.placing(state)
+        if planner is not None:
+            return self._decide_named(state, planner, t0)
         queue = state.queue
         started, i, free_n, free_b = _fcfs_pass(state, queue)
         if i == len(queue):
@@ -234,28 +225,39 @@ class EasyBackfilling:
                                 reserve_bb=self.reserve_bb)
         return _decision(started, (Reservation.of_fields(head.id, shadow),), t0=t0)
 
-    def _decide_named(self, state: ClusterState, t0: float) -> Decision:
-        """:meth:`decide` on named BB nodes: starts placed now, the head's reservation (with
-        ``reserve_bb``) placed on the BB nodes at the shadow time."""
+    def _decide_named(self, state: ClusterState, planner: Planner, t0: float) -> Decision:
+        """:meth:`decide` when the BB placement has pieces to place (named BB nodes): every
+        start and the head's reservation asked of the ``planner`` -- starts placed now as the
+        engine places them, the head held from its shadow time (with ``reserve_bb`` its BB
+        too, re-placeable: a backfilled job still running then must leave its pieces
+        placeable there)."""
         queue = state.queue
-        held = running_pieces(state)
-        space = bb_node_space(state, held)
-        pieces: dict[str, Pieces] = {}
-        started, i, free_n, free_b = _fcfs_pass(state, queue,
-                                                lambda job: _place(space, job, pieces))
+        started: list[Job] = []
+        i = 0
+        for job in queue:
+            if planner.start(job) is None:
+                break
+            started.append(job)
+            i += 1
         if i == len(queue):
             return _decision(started, t0=t0)
         head = queue[i]
-        shadow, extra_n, extra_b, at_shadow = named_head_reservation(
-            state, started, head, free_n, free_b, space, {**held, **pieces},
-            reserve_bb=self.reserve_bb)
+        shadow = _shadow(planner, head, self.reserve_bb)
         rest = islice(queue, i + 1, None)
         if self.order == "sjf":
             rest = sorted(rest, key=_walltime)
-        started += backfill(state, rest, shadow, (free_n, free_b), (extra_n, extra_b),
-                            reserve_bb=self.reserve_bb,
-                            named=(space, at_shadow, head))
+        started += planner.start_each(rest)
         return _decision(started, [Reservation(head.id, shadow)], t0=t0)
+
+
+def _shadow(planner: Planner, head: Job, reserve_bb: bool) -> float:
+    """EASY's shadow time for ``head`` on the ``planner`` (its processors, and with
+    ``reserve_bb`` its BB, whose pieces stay re-placeable), held there from then on."""
+    probe = head if reserve_bb else dataclasses.replace(head, bb=0.0)
+    shadow = planner.earliest(probe)
+    if shadow < math.inf:
+        planner.reserve(probe, shadow, replace=True)
+    return shadow
 
 
 def head_reservation(state: ClusterState, started: list[Job], head: Job, free_n: float,
@@ -431,18 +433,14 @@ def shortest_first(now: float, blocks: Iterable[tuple[Sequence[Job], tuple[int, 
 
 def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, float],
              extra: tuple[float, float], *, reserve_bb: bool = True,
-             accept: Callable[[Job], bool] | None = None,
-             named: tuple[BBNodeSpace, BBNodeSpace | None, Job] | None = None) -> list[Job]:
+             accept: Callable[[Job], bool] | None = None) -> list[Job]:
     """EASY's backfill pass: the ``candidates`` (in the order given) that start now.
 
     A candidate needs the nodes and BB free now; if it would still run at the ``shadow`` time
     it may only use the ``extra`` resources the head's reservation leaves there (BB counted only
     with ``reserve_bb``). ``accept(job)`` can veto a candidate that passes these checks (e.g. no
-    nodes with enough local SSD); a vetoed job takes nothing.
-
-    ``named``: on named BB nodes, ``(space now, space at the shadow time or None, head)``: a
-    candidate's pieces must be placeable now, and one still running at the shadow time must
-    leave the head's pieces placeable on the space there (both spaces are updated).
+    nodes with enough local SSD); a vetoed job takes nothing. (On named BB nodes EASY asks
+    the planner instead: :meth:`EasyBackfilling._decide_named`.)
     """
     now = state.time
     tol = slack(state.platform.bb)
@@ -461,18 +459,6 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
             continue
         if accept is not None and not accept(job):
             continue
-        if named is not None:
-            space, at_shadow, head = named
-            got = space.place(n, b) if b > 0 else ()
-            if got is None:
-                continue
-            if late and at_shadow is not None and got:
-                trial = at_shadow.copy()
-                trial.take_pieces(got)
-                if not trial.fits(head):
-                    continue
-                named = (space, trial, head)
-            space.take_pieces(got)
         if late:
             extra_n -= n
             if reserve_bb:
@@ -495,22 +481,13 @@ def keeps_reservation(state: ClusterState, slots: Sequence[Job],
     if not queue or not any(mask):
         return list(mask)
     head = queue[0]
+    planner = Planner.placing(state)
+    if planner is not None:
+        _shadow(planner, head, True)
+        return [ok and (job is head or planner.fits_now(job))
+                for job, ok in zip(slots, mask, strict=False)]
     free_n, free_b = state.free()
-    named = None
-    if state.platform.bb_nodes is None:
-        shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
-    else:
-        held = running_pieces(state)
-        space = bb_node_space(state, held)
-        shadow, extra_n, extra_b, at_shadow = named_head_reservation(
-            state, [], head, free_n, free_b, space, held)
-    out = []
-    for job, ok in zip(slots, mask, strict=False):
-        if ok and job is not head:
-            if state.platform.bb_nodes is not None:  # (the pass takes from the spaces)
-                named = (space.copy(), at_shadow.copy() if at_shadow is not None else None,
-                         head)
-            ok = bool(backfill(state, (job,), shadow, (free_n, free_b), (extra_n, extra_b),
-                               named=named))
-        out.append(ok)
-    return out
+    shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
+    return [ok and (job is head or bool(backfill(state, (job,), shadow, (free_n, free_b),
+                                                 (extra_n, extra_b))))
+            for job, ok in zip(slots, mask, strict=False)]

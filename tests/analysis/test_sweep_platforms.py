@@ -95,6 +95,7 @@ def test_budget_entries_set_policy_options_as_scenarios():
                                            {"name": "x", "window": 6}])
 
 
+@pytest.mark.slow  # (about 5 s of CPU: the 600 tasks' workloads and sized BBs are drawn)
 def test_bbsched_on_theta_is_a_spec_of_its_own():
     """experiments/bbsched-theta.yaml holds the Theta-like variants: Theta's 1.26 PB and a BB
     sized from S4's demand, processor-only backfilling on the sized one only."""

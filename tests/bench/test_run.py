@@ -86,6 +86,25 @@ def test_annealing_on_a_plan_order_traces_its_best_so_far_down_to_its_answer():
     assert exact["objective"] == pytest.approx(inst.known["objective"], rel=1e-12)
 
 
+def test_the_gap_figure_has_a_panel_for_plan_orders(tmp_path, monkeypatch):
+    from bbopt.bench import report as rep
+
+    drawn = []
+    panels = rep._panels
+
+    def counted(plt, n):
+        drawn.append(n)
+        return panels(plt, n)
+
+    monkeypatch.setattr(rep, "_panels", counted)
+    runs = [{"problem": p, "form": f, "instance": f"{p}-i", "backend": "greedy", "budget": 1.0,
+             "seed": 0, "trace": [[0.1, 1.0]], "objective": 1.0, "status": "FEASIBLE",
+             "wall_time": 0.1} for p, f in (("plan", "min-score"), ("window", "pareto"),
+                                            ("victims", "min-cost"))]
+    rep.gap_figure(runs, {"plan-i": 1.0, "victims-i": 1.0}, None)
+    assert drawn == [2]  # plan orders and victims: the scalar models, not the Pareto one
+
+
 def test_the_plan_grid_runs_annealing_per_seed_and_exhaustive_once(tmp_path):
     pooled = next(n for n in _NAMES if n.startswith("plan-kth-small"))
     shutil.copy(LIBRARY / "small" / f"{pooled}.json", tmp_path)

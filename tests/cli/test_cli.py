@@ -142,7 +142,7 @@ def test_compare_in_workers_matches_the_serial_run(tmp_path, capsys):
     outs = {}
     for workers in ("1", "2"):
         out = tmp_path / workers
-        assert main(["compare", "--jobs", "400", "--policies", "fcfs,sjf-bb,conservative-bb",
+        assert main(["compare", "--jobs", "200", "--policies", "fcfs,sjf-bb,conservative-bb",
                      "--no-progress", "--workers", workers, "--out", str(out)]) == 0
         outs[workers] = out
     for pol in ("fcfs", "sjf-bb", "conservative-bb"):
@@ -155,7 +155,7 @@ def test_compare_in_workers_matches_the_serial_run(tmp_path, capsys):
     split = []
     for workers in ("1", "2"):
         capsys.readouterr()
-        assert main(["compare", "--jobs", "300", "--split", "3", "--policies", "fcfs,fcfs-bb",
+        assert main(["compare", "--jobs", "150", "--split", "3", "--policies", "fcfs,fcfs-bb",
                      "--no-progress", "--workers", workers, "--format", "csv"]) == 0
         split.append(capsys.readouterr().out)
     assert split[0] == split[1] and "fcfs-bb" in split[0]

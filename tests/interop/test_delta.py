@@ -218,7 +218,7 @@ def test_the_client_sends_changes_over_a_socket(tmp_path):
     import threading
 
     from bbopt.interop.client import ServiceClient, ServiceError
-    from bbopt.interop.serve import open_servers, serve_sockets
+    from bbopt.interop.transport import open_servers, serve_sockets
 
     service = DecisionService(warm=())
     servers = open_servers(service, unix=str(tmp_path / "s.sock"))
@@ -244,3 +244,22 @@ def test_the_client_sends_changes_over_a_socket(tmp_path):
     finally:
         service.stopping.set()
         thread.join(10)
+
+
+def test_a_kept_plan_the_resource_manager_did_not_follow_is_planned_afresh():
+    """conservative-bb reserves j1..j9 behind the jobs it starts; the resource manager starts
+    j0 an instant later instead, so the kept reservations overbook: the session's policy
+    decides again without them (as bbopt.decide on the state without memory) instead of
+    failing."""
+    s = DecisionService(warm=())
+    platform = {"nodes": 4, "bb": 1e11}
+    assert s.handle({"policy": "conservative-bb", "state": {"time": 0, "platform": platform}})
+    for k in range(10):
+        r = s.handle({"policy": "conservative-bb", "delta": {
+            "submitted": [{"id": f"j{k}", "walltime": 100, "nodes": 1}]}})
+        assert r["ok"], r
+    r = s.handle({"policy": "conservative-bb", "delta": {"time": 1, "started": [{"id": "j0"}]}})
+    assert r["ok"], r
+    state = s.sessions["default"].state
+    assert decision(r).start == decide(state, "conservative-bb").start
+    assert [x.job_id for x in decision(r).start] == ["j1", "j2", "j3"]

@@ -19,7 +19,8 @@ from bbopt import ClusterState, Job, Platform, RunningJob
 from bbopt.api import decide
 from bbopt.core import GB
 from bbopt.interop.client import ServiceClient, ServiceError
-from bbopt.interop.serve import DecisionService, open_servers, serve_sockets
+from bbopt.interop.serve import DecisionService
+from bbopt.interop.transport import open_servers, serve_sockets
 from bbopt.policies import available_policies
 from bbopt.schema import dumps, loads_decision, loads_state, state_to_dict
 

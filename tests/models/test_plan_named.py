@@ -1,7 +1,7 @@
 """The plan model on named BB nodes (Kopanski & Rzadca, Sections 3.3 and 4.1): every plan the
 search scores places each job's per-node pieces on the BB nodes by the engine's first-fit rule,
 so the plan that is chosen is the plan that runs. The reference is conservative backfilling's
-named profile (:func:`bbopt.policies.named_bb.plan_on_named_nodes`); the exact backend is
+named profile (:meth:`bbopt.planner.Planner.list_schedule`); the exact backend is
 checked against all permutations and annealing against the exact backend."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from bbopt import decide
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob, Status
 from bbopt.models.plan import PlanModel
 from bbopt.models.plan_walk import SwapWalk
-from bbopt.policies.named_bb import plan_on_named_nodes
+from bbopt.planner import Planner
 from bbopt.simulation import simulate
 from bbopt.solvers.base import Budget, solve
 from bbopt.solvers.plan.annealing import solve_annealing
@@ -95,7 +95,8 @@ def test_the_model_places_jobs_as_the_named_profile_does(caps, running, queue, r
         order = list(range(model.n))
         rnd.shuffle(order)
         starts = model.plan(order).starts
-        ref = {j.id: s for j, s in plan_on_named_nodes(state, [model.jobs[p] for p in order])}
+        planner = Planner.of(state, first_fit=True)
+        ref = {j.id: s for j, s in planner.list_schedule([model.jobs[p] for p in order])}
         assert starts == tuple(ref[j.id] for j in model.jobs)
         assert model.score(order) == model.evaluate(model.plan(order))
 
@@ -199,4 +200,5 @@ def test_a_job_started_now_takes_the_engines_pieces():
     state = ClusterState(50.0, platform, running, queue)
     model = PlanModel.from_state(state, 2)
     assert model.plan([0, 1, 2, 3]).starts == (121.0, 133.0, 50.0, 57.0)
-    assert [s for _, s in plan_on_named_nodes(state, list(queue))] == [121.0, 133.0, 50.0, 57.0]
+    planned = Planner.of(state, first_fit=True).list_schedule(list(queue))
+    assert [s for _, s in planned] == [121.0, 133.0, 50.0, 57.0]

@@ -150,3 +150,59 @@ def test_take_bb_with_counted_nodes_and_pool_is_exactly_the_ledgers(kind, runnin
             free_n -= job.nodes
             free_b -= job.bb
     assert (Planner.placing(state) is None) == (state.platform.bb_nodes is None)
+
+
+def _shadow_case() -> Planner:
+    """Six nodes, two BB nodes of 10 GB (20 GB pooled); four nodes busy until 10: a head of 4
+    nodes and 12 GB (four pieces of 3 GB) can start at 10 at the earliest."""
+    platform = Platform(6, 20 * GB, bb_nodes=(10 * GB, 10 * GB))
+    running = (RunningJob(Job("r", 0, 10.0, nodes=4), 0.0, (0, 1, 2, 3)),)
+    return Planner.of(ClusterState(0.0, platform, running))
+
+
+HEAD = Job("head", 0, 50.0, nodes=4, bb=12 * GB)
+
+
+def test_a_replaceable_reservation_chooses_its_pieces_again():
+    """The head's pieces fixed first fit at 10 (three on BB node 0, one on node 1) leave 1 GB
+    on node 0, so a late job whose 6 GB piece goes on node 0 now would not fit; re-placeable,
+    the head moves to one piece on node 0 (4 GB left) and three on node 1, and the job starts.
+    A second late job taking 2 GB more of node 0 leaves the head 2 GB there (no piece) and 10
+    GB on node 1 (three pieces): four pieces do not fit, it is refused."""
+    fixed = _shadow_case()
+    assert fixed.earliest(HEAD) == 10.0
+    fixed.reserve(HEAD, 10.0)
+    late = Job("late", 0, 100.0, nodes=1, bb=6 * GB)
+    assert not fixed.fits_now(late)
+    planner = _shadow_case()
+    planner.reserve(HEAD, 10.0, replace=True)
+    assert planner.start(late) is not None
+    assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
+    # ending before the shadow time, it leaves the head untouched: it starts
+    assert planner.fits_now(Job("short", 0, 10.0, nodes=1, bb=2 * GB))
+    # (just after the shadow time it overlaps the head again)
+    assert not planner.fits_now(Job("short", 0, 10.5, nodes=1, bb=2 * GB))
+
+
+def test_a_replaceable_reservation_is_released_and_rolled_back():
+    planner = _shadow_case()
+    snap = planner.snapshot()
+    planner.reserve(HEAD, 10.0, replace=True)
+    late = Job("late", 0, 100.0, nodes=1, bb=6 * GB)
+    assert planner.start(late) is not None
+    planner.release(late)  # a start now undone: its node and pieces come back
+    assert planner.free_nodes == [4, 5]
+    assert planner.bb.free == [10 * GB, 10 * GB]
+    planner.release(HEAD)
+    assert not planner.floating
+    assert planner.fits_now(Job("wide", 0, 100.0, nodes=2, bb=20 * GB))
+    planner.reserve(HEAD, 10.0, replace=True)
+    planner.rollback(snap)
+    assert not planner.floating and not planner.holds
+
+
+def test_list_schedule_places_each_job_at_its_earliest_start():
+    planner = _shadow_case()
+    got = planner.list_schedule([HEAD, Job("a", 0, 5.0, nodes=2, bb=20 * GB),
+                                 Job("b", 0, 5.0, nodes=3)])
+    assert [(j.id, s) for j, s in got] == [("head", 10.0), ("a", 0.0), ("b", 60.0)]

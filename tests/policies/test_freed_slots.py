@@ -123,7 +123,7 @@ def _reach(log: list[Freed], old: float, nodes: int, bb: int) -> float | None:
     return max(min(s.end, old) for s in admitted)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=max(400, settings.default.max_examples), deadline=None)  # slow: 3000
 @given(st.lists(slots_logged, max_size=8), st.integers(0, 10), st.integers(0, 20),
        st.integers(1, 25), st.integers(0, 8), st.integers(0, 100))
 def test_reach_is_the_latest_admitting_end(log, now, rise, old, nodes, bb):

@@ -93,8 +93,9 @@ def test_a_model_by_name_with_its_options_or_the_object_itself():
     assert (ckpt.pfs_bandwidth, ckpt.on_kill) == (5.0, "requeue")
     rigid = Rigid()
     assert make_execution_model(rigid) is rigid
-    with pytest.raises(InputError, match=r"^field 'execution': execution model 'rigid': .*"
-                                         r"unexpected keyword argument 'speed'"):
+    # (options are checked against the model's signature, as everywhere: units read)
+    with pytest.raises(InputError, match=r"^field 'execution speed': execution model 'rigid' "
+                                         r"has no option 'speed'; its options: none$"):
         make_execution_model("rigid", speed=2)
     with pytest.raises(InputError, match=r"^field 'execution': execution options go with an "
                                          r"execution model's name$"):

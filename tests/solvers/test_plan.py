@@ -218,3 +218,22 @@ def test_annealing_returns_the_best_plan_it_saw():
         assert res.objective <= best + 1e-9
         improved += res.objective < best - 1e-9
     assert improved > 0
+
+
+def test_cpsat_on_named_bb_nodes_hands_out_a_plan_the_nodes_hold_never_optimal():
+    """CP-SAT holds the BB as one pool: on the authors' 12 named BB nodes its relaxed optimum
+    (105,229,246,002) is below the best plan the nodes hold (106,400,141,234, exhaustive), so
+    the relaxed plan is not handed out; its bound is."""
+    from bbopt.bench.instances import LIBRARY, read_instance
+
+    m = read_instance(LIBRARY / "small" / "plan-kth-named-small-d00499-0-min-score.json").model
+    assert m.named is not None
+    ex = solve(m, "exhaustive", Budget(30))
+    cp = solve(m, "cpsat", Budget(30))
+    assert ex.status is Status.OPTIMAL and ex.objective == 106_400_141_234
+    assert cp.status is Status.FEASIBLE and cp.info["relaxed"]
+    assert cp.objective == ex.objective == m.score(cp.solution.order)
+    assert m.evaluate(cp.solution) == cp.objective
+    assert cp.bound == 105_229_246_002 < ex.objective
+    pooled = read_instance(LIBRARY / "small" / "plan-kth-small-d00455-0-min-score.json").model
+    assert solve(pooled, "cpsat", Budget(30)).status is Status.OPTIMAL

@@ -17,6 +17,10 @@ tests check this equality on random queues. What CP-SAT adds is an independent c
 when it stops early, a proven lower bound (``Result.bound``) that bounds every permutation search
 too: the distance of annealing to the optimum for queues too long for ``exhaustive``.
 
+On named BB nodes (Kopanski Section 4.1) the program holds the BB as one pool, a relaxation: its
+bound holds, but its plan may not fit the nodes. The plan handed out is then the greedy placement
+of the relaxed plan's order (or of the best candidate order), with status FEASIBLE.
+
 Exactness: times are whole seconds relative to now and BB whole bytes. When the data is not
 integral (fractional times or bytes) durations and demands are rounded up and capacities down,
 the plan stays feasible and the status is at most FEASIBLE. Each job's start is bounded by the
@@ -153,6 +157,8 @@ def solve_cpsat(model: PlanModel, budget: Budget, seed: int = 0, *, workers: int
             "incumbent": upper, "conflicts": solver.NumConflicts()}
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return Result(Status.FALLBACK, None, backend="cpsat", info=info)
+    if model.named is not None:
+        return _on_named_nodes(model, solver, starts, best_order, upper, exact, info)
     plan = Plan(tuple(now + solver.Value(s) for s in starts), None)
     why = model.check(plan)
     if why is not None:  # only possible if rounding went wrong: never hand out such a plan
@@ -162,3 +168,21 @@ def solve_cpsat(model: PlanModel, budget: Budget, seed: int = 0, *, workers: int
     bound = solver.BestObjectiveBound() if exact else None
     status = Status.OPTIMAL if code == cp_model.OPTIMAL and exact else Status.FEASIBLE
     return Result(status, plan, objective, bound=bound, backend="cpsat", info=info)
+
+
+def _on_named_nodes(model: PlanModel, solver: cp_model.CpSolver, starts: list,
+                    best_order: tuple[int, ...], upper: float, exact: bool,
+                    info: dict) -> Result:
+    """The answer on named BB nodes, where the program above holds the BB as one pool: a
+    relaxation (every plan that fits the nodes fits the pool), so its plan may not fit the
+    nodes while its bound holds. The plan handed out is the greedy placement of the order of
+    the relaxed starts, or of the best candidate order if that scores better: FEASIBLE, never
+    OPTIMAL, with the relaxation's bound."""
+    order = tuple(sorted(range(model.n), key=lambda i: (solver.Value(starts[i]), i)))
+    score = model.score(order)
+    if not score < upper:
+        order, score = best_order, upper
+    info["relaxed"] = "burst buffer as one pool"
+    bound = solver.BestObjectiveBound() if exact else None
+    return Result(Status.FEASIBLE, model.plan(order), score, bound=bound, backend="cpsat",
+                  info=info)

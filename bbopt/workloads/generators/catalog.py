@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from bbopt.limits import (
     check_number,
 )
 from bbopt.registry import Registry
+from bbopt.units import Bandwidth, Seconds
 
 
 def _complete(name: str, fn: Any) -> None:
@@ -84,7 +85,7 @@ def _kth_like(jobs: None, seed: int, *, n_jobs: int = 3000, nodes: int = 96,
 @GENERATORS.register("herbein",
                      about="Herbein et al.'s user-arrival model, Section 4.2 (CTS-1 sized)")
 def _herbein(jobs: None, seed: int, *, n_jobs: int | None = 2000,
-             duration: float | None = None, max_nodes: int | None = None,
+             duration: Annotated[float, Seconds] | None = None, max_nodes: int | None = None,
              cores_per_node: int = 36) -> list[Job]:
     from bbopt.workloads.generators.herbein import HerbeinModel
 
@@ -131,12 +132,13 @@ def _lognormal_bb(jobs: list[Job], seed: int, *, rules: bool = False) -> list[Jo
 @GENERATORS.register("kopanski",
                      about="Kopanski's workload: log-normal BB (rules as lognormal-bb) and "
                            "(optionally) the phased job model (checkpoint_factor: checkpoint "
-                           "size / BB request)")
+                           "size / BB request; io_out: the I/O time taken out of the runtimes "
+                           "as in the authors' I/O-aware workloads)")
 def _kopanski(jobs: list[Job], seed: int, *, phases: bool = True, rules: bool = False,
-              checkpoint_factor: float = 1.0) -> list[Job]:
+              checkpoint_factor: float = 1.0, io_out: bool = False) -> list[Job]:
     from bbopt.workloads.generators.kopanski import kopanski_workload
 
-    return kopanski_workload(jobs, seed, phases=phases, rules=bool(rules),
+    return kopanski_workload(jobs, seed, phases=phases, rules=bool(rules), io_out=bool(io_out),
                              checkpoint_factor=float(checkpoint_factor))
 
 
@@ -210,9 +212,20 @@ def _scale_nodes(jobs: list[Job], seed: int, *, factor: int = 32) -> list[Job]:
 
 
 @GENERATORS.register("io-rate", about="set every job's PFS bandwidth per node (bytes/s)")
-def _io_rate(jobs: list[Job], seed: int, *, per_node: float = 18e6) -> list[Job]:
+def _io_rate(jobs: list[Job], seed: int, *,
+             per_node: Annotated[float, Bandwidth] = 18e6) -> list[Job]:
     """Every job's PFS bandwidth per node, in bytes/s (Herbein et al., Section 4.2: 18 MB/s)."""
     return [replace(j, bandwidth=float(per_node)) for j in jobs]
+
+
+@GENERATORS.register("exact-walltime",
+                     about="every job's walltime set to its runtime (exact runtime estimates)")
+def _exact_walltime(jobs: list[Job], seed: int) -> list[Job]:
+    """Every job's walltime is its runtime, so that reservations and backfilling plan with the
+    real durations, as a simulator that backfills with the runtimes does (CQSim's BBSched
+    branch reserves queued jobs for their runtimes, ``Backfill.py``)."""
+    return [replace(j, walltime=float(j.runtime)) if j.runtime is not None and j.runtime > 0
+            else j for j in jobs]
 
 
 @GENERATORS.register("first", about="keep the first n jobs")
