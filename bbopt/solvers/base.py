@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from bbopt.core import Status
 from bbopt.errors import InputError, UnknownNameError
 from bbopt.models.io_window import IOWindowModel
@@ -53,6 +55,18 @@ SAFETY_FLOOR = 30.0
 DET_PER_SECOND = 0.5
 #: The least wall time a backend is handed once model building has used the rest.
 MIN_SECONDS = 1e-3
+#: How far from 0 or 1 a MILP solver's value may be and still be read as a 0-1 choice (CBC's and
+#: SCIP's integer tolerance is 1e-6).
+INTEGRALITY = 1e-5
+
+
+def binary_answer(values: Any) -> np.ndarray | None:
+    """A MILP solver's values of 0-1 variables as booleans (``None`` read as 0), or ``None`` when
+    one is fractional: such a point is no answer, whatever status the solver gives it."""
+    v = np.array([0.0 if a is None else float(a) for a in values])
+    if np.any(np.minimum(np.abs(v), np.abs(1.0 - v)) > INTEGRALITY):
+        return None
+    return v > 0.5
 
 
 @dataclass(frozen=True, slots=True)

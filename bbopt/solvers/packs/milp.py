@@ -21,7 +21,7 @@ import numpy as np
 import pulp
 
 from bbopt.models.packs import PackModel
-from bbopt.solvers.base import Budget, Result
+from bbopt.solvers.base import Budget, Result, binary_answer
 from bbopt.solvers.packs._stages import solve_stages
 
 MIN_SOLVE_SECONDS = 0.05
@@ -95,7 +95,9 @@ def _maker(seed: int):
                 run([])
             if prob.sol_status not in (1, 2):
                 return "none", None, None
-            xs = np.array([(v.value() or 0) > 0.5 for v in x], dtype=bool)
+            xs = binary_answer(v.value() for v in x)
+            if xs is None:
+                return "none", None, None
             outcome = "optimal" if prob.sol_status == 1 else "feasible"
             return outcome, xs, None
 

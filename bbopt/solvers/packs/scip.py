@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from bbopt.models.packs import PackModel
-from bbopt.solvers.base import Budget, Result
+from bbopt.solvers.base import Budget, Result, binary_answer
 from bbopt.solvers.packs._stages import solve_stages
 from bbopt.solvers.packs.milp import MIN_SOLVE_SECONDS, pack_problem, set_stage
 from bbopt.solvers.scip import ScipCommand
@@ -45,7 +45,9 @@ def solve_scip(model: PackModel, budget: Budget, seed: int, trace: bool = True,
             prob.solve(ScipCommand(seconds, seed, x, seen if first else None))
             if prob.sol_status not in (1, 2):
                 return "none", None, None
-            xs = np.array([(v.value() or 0) > 0.5 for v in x], dtype=bool)
+            xs = binary_answer(v.value() for v in x)
+            if xs is None:
+                return "none", None, None
             return ("optimal" if prob.sol_status == 1 else "feasible"), xs, None
 
         return solve

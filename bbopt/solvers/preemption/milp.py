@@ -10,7 +10,7 @@ import numpy as np
 
 from bbopt.core import Status
 from bbopt.models.preemption import PreemptionModel
-from bbopt.solvers.base import Budget, Result
+from bbopt.solvers.base import Budget, Result, binary_answer
 
 
 def victims_problem(model: PreemptionModel):
@@ -65,8 +65,8 @@ def read_answer(model: PreemptionModel, prob, x, status: int, backend: str) -> R
         return Result(Status.INFEASIBLE, None, backend=backend)
     if pulp.LpStatus[status] != "Optimal" or prob.sol_status not in (1, 2):
         return Result(Status.FALLBACK, None, backend=backend)
-    sol = np.array([(v.value() or 0.0) > 0.5 for v in x], dtype=bool)
-    value = model.evaluate(sol)
+    sol = binary_answer(v.value() for v in x)
+    value = model.evaluate(sol)  # inf for no answer (a fractional point)
     if not np.isfinite(value):
         return Result(Status.FALLBACK, None, backend=backend)
     if prob.sol_status == 2:  # stopped by the time limit with a solution
