@@ -2,7 +2,7 @@
 OMFS, Algorithm 1 lines 35-39): its options, the walltime bounding useful work across restarts,
 an eviction during a restart charging only the restart time spent, and ``work + lost +
 checkpoint + restart = run time`` for every job. (The checkpoint and restart times themselves
-are pinned in ``test_checkpoint_costs.py``.)
+are pinned at the end of this file.)
 
 Times are chosen so that every formula's plausible variant gives another value: images of 1 GB,
 PFS 10 MB/s (100 s), BB 100 MB/s (10 s)."""
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bbopt.core import Job, Platform
+from bbopt.core import GB, Job, Platform
 from bbopt.errors import InputError
 from bbopt.simulation.checkpoint import CheckpointRestart
 
@@ -195,3 +195,35 @@ def test_a_job_that_cannot_checkpoint_is_killed_and_loses_its_work(on_kill, why)
     assert result.preemption["a"] == {
         "evictions": 2, "checkpoints": 0, "restarts": 0, "kills": 2, "checkpoint_time": 0.0,
         "restart_time": 0.0, "work_done": 0.0, "lost_work": 350.0}
+
+
+# ---- the costs pinned against their variants: an image per node written in parallel
+# (memory / bandwidth, not nodes x memory / bandwidth), restarts read from the PFS, the burst
+# buffer used only when the own allocation holds the whole image (at, below and above)
+def _costly_job(nodes: int, bb: float = 0.0, **extra) -> Job:
+    return Job("j", 0.0, 3600.0, 3600.0, nodes, bb, preemptable=True, checkpointable=True,
+               extra=extra)
+
+
+def test_checkpoint_and_restart_take_memory_per_node_over_bandwidth_per_node():
+    model = CheckpointRestart(memory_per_node=8 * GB, pfs_bandwidth=2 * GB, bb_bandwidth=16 * GB)
+    for nodes in (1, 4):  # the nodes write their images in parallel: 4 s whatever the size
+        assert model.checkpoint_time(_costly_job(nodes)) == 4.0
+        assert model.restart_time(_costly_job(nodes)) == 4.0
+    # the trace's image size per node wins over the default
+    assert model.checkpoint_time(_costly_job(4, memory_per_node=1 * GB)) == 0.5
+
+
+@pytest.mark.parametrize(("bb", "seconds"), [
+    (4 * 8 * GB, 0.5),        # the own allocation holds the 4 images exactly: BB, 8 / 16 s
+    (4 * 8 * GB + 1, 0.5),    # room to spare
+    (4 * 8 * GB - 1, 4.0),    # one byte short: the PFS, 8 / 2 s
+])
+def test_burst_buffer_target_only_when_the_own_allocation_holds_the_image(bb, seconds):
+    model = CheckpointRestart(memory_per_node=8 * GB, pfs_bandwidth=2 * GB,
+                              bb_bandwidth=16 * GB, target="bb")
+    job = _costly_job(4, bb)
+    assert model.checkpoint_time(job) == seconds
+    assert model.restart_time(job) == 4.0  # read back from the PFS in every case
+    assert CheckpointRestart(memory_per_node=8 * GB, pfs_bandwidth=2 * GB,
+                             bb_bandwidth=16 * GB).checkpoint_time(job) == 4.0  # target pfs
