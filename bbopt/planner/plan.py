@@ -66,7 +66,7 @@ class Planner:
 
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
                  "holds", "chosen", "floating", "started", "_two", "_later", "_ends", "_bb_rows",
-                 "_log")
+                 "_log", "_run_pieces", "_run_rel")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
@@ -92,13 +92,16 @@ class Planner:
         self._free_nodes: list[int] | None = None
         self._profile: Profile | None = None
         # The two-dimension fast path on named BB nodes (see :meth:`_split`): the profile of
-        # the nodes and pooled BB alone, whether a hold starts after now, each job's expected
-        # end (running and started now) and the BB nodes' free bytes at a time, by time.
+        # the nodes and pooled BB alone, the earliest start of a hold after now, the expected
+        # end of each job started now and the BB nodes' free bytes at a time, by time.
         self._two: Profile | None = None
         self._later = math.inf  # (the earliest start of a hold after now)
         self._ends: dict[str, float] = {}
         self._bb_rows: dict[float, list[float]] = {}
         self._log: list[tuple[float, float, tuple[float, ...]]] = []  # (its holds, in order)
+        # (the running jobs' expected ends and pieces, and the bytes they give back by a time)
+        self._run_pieces: list[tuple[float, Sequence[tuple[int, float]]]] = []
+        self._run_rel: dict[float, list[float]] = {}
         self.holds: dict[str, tuple[float, float, tuple[float, ...]]] = {}
         #: The re-placeable reservations on named BB nodes, by id: ``(job, start)``
         #: (:meth:`reserve` with ``replace``).
@@ -160,12 +163,14 @@ class Planner:
             return None
         two = self._two
         if two is None:
-            platform = self.platform
-            ends = self._ends
+            platform, pieces = self.platform, self.pieces
+            run_pieces = self._run_pieces
             releases = []
             for r in self.running:
                 job = r.job
-                ends[job.id] = end = r.expected_end
+                end = r.expected_end
+                if job.id in pieces:
+                    run_pieces.append((end, pieces[job.id]))
                 releases.append((end, (job.nodes, job.bb)))
             self._two = two = Profile(self.now, (platform.nodes, platform.bb), releases)
         return two
@@ -176,7 +181,15 @@ class Planner:
         change the list)."""
         row = self._bb_rows.get(t)
         if row is None:
-            row = list(self.bb.free)
+            given = self._run_rel.get(t)
+            if given is None:  # (what running jobs give back by t: the same all decision)
+                given = [0.0] * self.k
+                for end, pieces in self._run_pieces:
+                    if end <= t:
+                        for b, size in pieces:
+                            given[b] += size
+                self._run_rel[t] = given
+            row = [f + g for f, g in zip(self.bb.free, given, strict=True)]
             held = self.bb.held
             for jid, end in self._ends.items():
                 if end <= t:
@@ -188,13 +201,24 @@ class Planner:
     def _placement_now_split(self, two: Profile,
                              job: Job) -> tuple[tuple[int, ...], list] | None:
         """:meth:`placement_now` on the fast path."""
-        row, tol = two.free[0], two._tol
-        # (before the first hold after now, nodes and pooled BB only come free: the first row
-        # decides)
-        if job.nodes > row[0] + tol[0] or job.bb > row[1] + tol[1] or (
-                self.now + job.walltime > self._later
-                and not two.fits(self.now, job.walltime, (job.nodes, job.bb))):
+        times, rows = two.times, two.free
+        row, tol = rows[0], two._tol
+        n, b = job.nodes, job.bb
+        if n > row[0] + tol[0] or b > row[1] + tol[1]:
             return None
+        end = self.now + job.walltime
+        if end > self._later:
+            # (before the first hold after now, nodes and pooled BB only come free: the rows
+            # from that hold's on decide, as Profile.fits tests them)
+            t0, t1 = tol
+            i, last = bisect_right(times, self._later) - 1, len(times)
+            while True:
+                row = rows[i]
+                if row[0] + t0 < n or row[1] + t1 < b:
+                    return None
+                i += 1
+                if i == last or times[i] >= end:
+                    break
         nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
         if isinstance(nodes, str):
             return None
@@ -271,7 +295,7 @@ class Planner:
     def placement_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         """The compute nodes and BB pieces ``job`` would get if it started now, or ``None``
         when it cannot start now (nothing changes)."""
-        two = self._split()
+        two = self._two if self._two is not None else self._split()
         if two is not None:
             return self._placement_now_split(two, job)
         profile = self.profile
