@@ -483,6 +483,8 @@ class Planner:
             self._hold(job, start, (job.nodes, job.bb) + (0.0,) * self.k)
             self.floating[job.id] = (job, start)
             return
+        if self.k:
+            self.profile  # noqa: B018 (pieces held from now on that no start took: the full profile)
         demand = self._pieces_over(job, start)
         if demand is None:
             demand = self._demand(job, ())  # (raises below: the nodes or the pool lack room)
@@ -497,7 +499,11 @@ class Planner:
             self._log.append((start, end, demand))
             if not later:
                 self._ends[job.id] = end
-                self._bb_rows.clear()
+                pieces = self.bb.held.get(job.id, ())
+                for t, row in self._bb_rows.items():  # (its pieces taken now, back at its end)
+                    if end > t:
+                        for b, size in pieces:
+                            row[b] -= size
         else:
             self.profile.reserve(start, end, demand)
         if later and start < self._later:

@@ -110,3 +110,17 @@ def test_easy_schedules_are_the_references(policy, monkeypatch):
     ref = simulate(jobs, platform, policy)
     assert list(fast.start) == list(ref.start)
     assert len(set(fast.start)) > 100  # (a busy machine: many distinct start times)
+
+
+def test_a_fixed_reservation_now_holds_its_pieces_as_the_reference_does():
+    """A reservation from now whose pieces no start took (``reserve``, not ``start``) ends the
+    fast path: a later job is refused there exactly as on the profile of every dimension."""
+    fast, ref = _shadow_case(), _shadow_case()
+    ref.__class__ = _Reference
+    wide = Job("wide", 0, 100.0, nodes=2, bb=20 * GB)
+    for planner in (fast, ref):
+        planner.reserve(wide, 0.0)
+    jobs = [Job(f"j{k}", 0, 30.0 * k, nodes=1 + k % 2, bb=k * GB) for k in range(1, 8)]
+    assert [fast.fits_now(j) for j in jobs] == [ref.fits_now(j) for j in jobs]
+    assert [fast.earliest(j) for j in jobs] == [ref.earliest(j) for j in jobs]
+    assert fast._profile is not None
