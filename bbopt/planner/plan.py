@@ -271,9 +271,15 @@ class Planner:
     def of(cls, state: ClusterState, *, first_fit: bool = False) -> Planner:
         """The planner of a :class:`~bbopt.core.ClusterState` at its time (``first_fit``: see
         the constructor)."""
-        return cls(state.platform, state.time, state.running,
-                   running_pieces(state) if state.platform.bb_nodes is not None else None,
-                   first_fit=first_fit)
+        pieces = None
+        if state.platform.bb_nodes is not None:
+            # (the engine's states name every running job's pieces: read them as they are;
+            # running_pieces places again those a state built by hand lacks)
+            pieces = {r.job.id: r.bb_pieces for r in state.running if r.bb_pieces is not None}
+            if len(pieces) < len(state.running) and any(
+                    r.bb_pieces is None and r.job.bb > 0 for r in state.running):
+                pieces = running_pieces(state)
+        return cls(state.platform, state.time, state.running, pieces, first_fit=first_fit)
 
     @classmethod
     def placing(cls, state: ClusterState) -> Planner | None:
