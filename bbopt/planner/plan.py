@@ -344,20 +344,42 @@ class Planner:
         """:meth:`start` every job of ``jobs`` that fits now, in this order (a backfill pass
         over a long queue: the free nodes and BB now are compared before anything is placed);
         the jobs started."""
+        return self.start_each_block(((jobs, None),))
+
+    def start_each_block(self, blocks: Iterable[tuple[Iterable[Job], Sequence[float] | None]]
+                         ) -> list[Job]:
+        """:meth:`start_each` over the jobs of ``blocks``, ``(jobs, least)`` in order, where
+        ``least`` (or ``None``) bounds every job's nodes and BB from below (a long queue's
+        :meth:`~bbopt.queue_view.QueueView.blocks_from`): a block whose least nodes or BB are
+        not free now holds no job that starts, and is skipped whole."""
         out: list[Job] = []
         profile = self._split() or self.profile
         tol0, tol1 = profile._tol[0], profile._tol[1]
-        for job in jobs:
-            if self._profile is not None:  # (the fast path may have ended)
-                profile = self._profile
-            row = profile.free[0]
+        row = profile.free[0]  # (the first row, changed in place by each start now)
+        for jobs, least in blocks:
             if row[0] + tol0 < 1:
                 break  # (no node left now)
-            if job.nodes > row[0] + tol0 or job.bb > row[1] + tol1:
+            if least is not None and (least[0] > row[0] + tol0 or least[1] > row[1] + tol1):
                 continue
-            if self.start(job) is not None:
-                out.append(job)
+            for job in jobs:
+                if row[0] + tol0 < 1:
+                    break
+                if job.nodes > row[0] + tol0 or job.bb > row[1] + tol1:
+                    continue
+                if self.start(job) is not None:
+                    out.append(job)
+                    if self._profile is not None:  # (the fast path may have ended)
+                        row = self._profile.free[0]
         return out
+
+    def may_start_now(self, jobs: Iterable[Job]) -> list[Job]:
+        """The jobs of ``jobs`` whose nodes and pooled BB are free now, in order: those of
+        them a pass of :meth:`start_each` could start (what is free only shrinks during it),
+        e.g. to sort just those."""
+        profile = self._split() or self.profile
+        row, tol = profile.free[0], profile._tol
+        n, b = row[0] + tol[0], row[1] + tol[1]
+        return [job for job in jobs if job.nodes <= n and job.bb <= b] if n >= 1 else []
 
     def _bb_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         nodes: tuple[int, ...] | None = ()

@@ -124,3 +124,23 @@ def test_a_fixed_reservation_now_holds_its_pieces_as_the_reference_does():
     assert [fast.fits_now(j) for j in jobs] == [ref.fits_now(j) for j in jobs]
     assert [fast.earliest(j) for j in jobs] == [ref.earliest(j) for j in jobs]
     assert fast._profile is not None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["named", "proximity"]), st.lists(_job, max_size=6),
+       st.lists(_job, min_size=1, max_size=12), st.integers(1, 4))
+def test_a_pass_over_blocks_starts_what_a_pass_over_the_jobs_does(kind, running, queue, size):
+    """``start_each_block`` skips a block whose least nodes or BB are not free now: the same
+    starts as ``start_each`` over its jobs; ``may_start_now`` keeps every job either starts."""
+    state, _ = _state(kind, running)
+    jobs = _queue(kind, queue)
+    blocks = [(jobs[i:i + size], (min(j.nodes for j in jobs[i:i + size]),
+                                  min(j.bb for j in jobs[i:i + size])))
+              for i in range(0, len(jobs), size)]
+    flat, by_block, kept = Planner.of(state), Planner.of(state), Planner.of(state)
+    started = flat.start_each(jobs)
+    assert by_block.start_each_block(blocks) == started
+    assert by_block.bb.free == flat.bb.free
+    candidates = kept.may_start_now(jobs)
+    assert set(map(id, started)) <= set(map(id, candidates))
+    assert kept.start_each(candidates) == started
