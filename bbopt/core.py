@@ -207,6 +207,10 @@ class Platform:
         if self.node_ssd is not None and len(self.node_ssd) != self.nodes:
             raise InputError(f"node_ssd has {len(self.node_ssd)} entries for {self.nodes} nodes",
                              field="node_ssd")
+        for i, c in enumerate(self.node_ssd or ()):
+            if not 0 <= c <= MAX_BYTES:
+                raise InputError(f"must be a finite number of bytes >= 0 and <= {MAX_BYTES:g}, "
+                                 f"got {c!r}", field=f"node_ssd[{i}]")
         if self.bb_nodes is not None:
             if not self.bb_nodes or any(not (c > 0 and math.isfinite(c)) for c in self.bb_nodes):
                 raise InputError("bb_nodes must be positive capacities in bytes",

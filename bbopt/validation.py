@@ -43,11 +43,7 @@ def validate_state(state: ClusterState, source: str | None = None) -> None:
     if not (isinstance(state.time, int | float) and math.isfinite(state.time)
             and state.time >= 0):
         raise fail("$", "time", f"must be a finite number >= 0, got {state.time!r}")
-    if p.node_ssd is not None:
-        for i, s in enumerate(p.node_ssd):
-            if not (math.isfinite(s) and s >= 0):
-                raise fail("$.platform", f"node_ssd[{i}]",
-                           f"must be a finite number of bytes >= 0, got {s!r}")
+    # (a node's SSD size is checked where a Platform is made: bbopt.core.Platform)
     ids = {r.job.id for r in state.running} | {j.id for j in state.queue}
     if len(ids) != len(state.running) + len(state.queue):  # find the first repeat
         seen: dict[str, str] = {}

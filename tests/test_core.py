@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bbopt.core import Job, Platform
@@ -38,6 +38,7 @@ def test_pieces_per_bb_node_at_just_below_and_above_the_threshold():
 
 @given(nodes=st.integers(1, 8), bb=st.floats(0.0, 20.0, allow_subnormal=True),
        caps=st.lists(st.floats(1e-3, 1e3), min_size=1, max_size=4))
+@example(nodes=2, bb=5e-324, caps=[1.0])
 def test_the_answer_is_the_count_of_whole_pieces(nodes, bb, caps):
     platform = Platform(nodes=8, bb=sum(caps), bb_nodes=tuple(caps))
     job = _job(nodes, bb)
@@ -48,7 +49,22 @@ def test_the_answer_is_the_count_of_whole_pieces(nodes, bb, caps):
     if bb == 0:
         assert reason is None
         return
-    piece = bb / nodes
-    room = sum(min(nodes, math.floor(c / piece * (1 + 1e-12))) if c / piece < 1e300 else nodes
-               for c in caps)
+    piece = bb / nodes  # (0 when a subnormal request is split: every node then takes all)
+    room = sum(nodes if piece == 0 or c / piece >= 1e300
+               else min(nodes, math.floor(c / piece * (1 + 1e-12))) for c in caps)
     assert (reason is None) == (room >= nodes)
+
+
+def test_a_nodes_local_ssd_is_refused_below_zero_above_the_limit_and_when_not_a_number():
+    import pytest
+
+    from bbopt.errors import InputError
+    from bbopt.limits import MAX_BYTES
+
+    for ok in (0.0, 1.0, float(MAX_BYTES)):
+        assert Platform(nodes=2, bb=0.0, node_ssd=(ok, 1e12)).node_ssd[0] == ok
+    for bad in (-1.0, -0.5, MAX_BYTES * 1.01, math.nan, math.inf):
+        with pytest.raises(InputError, match=r"must be a finite number of bytes >= 0 and <= ") \
+                as err:
+            Platform(nodes=2, bb=0.0, node_ssd=(1e12, bad))
+        assert err.value.field == "node_ssd[1]"

@@ -133,7 +133,9 @@ def test_a_sigkilled_sweep_leaves_its_inputs_to_the_next_one(tmp_path):
     tmp = tmp_path / "tmp"
     _wait_for(lambda: any(p.name.startswith("bbopt-sweep-") for p in tmp.iterdir()), proc)
     proc.kill()  # SIGKILL: no clean-up possible
-    proc.communicate(timeout=60)
+    proc.wait(timeout=60)  # (not for its pipes: a worker holds them until its task is done)
+    proc.stdout.close()
+    proc.stderr.close()
     assert any(p.name.startswith(f"bbopt-sweep-{proc.pid}-") for p in tmp.iterdir())
     time.sleep(1)  # (its workers notice their parent's death and exit)
     proc = _popen(args, tmp_path)

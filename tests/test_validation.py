@@ -188,8 +188,14 @@ def test_a_repeated_job_id_is_named_at_its_second_place():
 
 @pytest.mark.parametrize("ssd", [-1.0, math.inf, math.nan])
 def test_platform_ssd_sizes_are_finite_bytes_at_or_above_zero(ssd):
-    _fails(_state(node_ssd=(0.0, ssd, 0.0, 0.0)), "$.platform", "node_ssd[1]",
-           f"must be a finite number of bytes >= 0, got {ssd!r}")
+    from bbopt.schema import state_from_dict
+
+    doc = {"time": 0, "platform": {"nodes": 4, "bb": 0, "node_ssd": [0.0, ssd, 0.0, 0.0]},
+           "running": [], "queue": []}
+    with pytest.raises(InputError) as err:
+        state_from_dict(doc, source="state.json")
+    assert (err.value.line, err.value.field) == ("$.platform", "node_ssd[1]")
+    assert "state.json" in str(err.value) and f"got {ssd!r}" in str(err.value)
 
 
 @pytest.mark.parametrize("value,ok", [(0, True), (3, True), (3.0, True), (-1, False),

@@ -312,8 +312,8 @@ def model_source(model: Any, state: Any) -> dict[str, Any] | None:
     """The JSON of a plan model on named BB nodes (its running jobs' pieces come from the
     state, as :meth:`PlanModel.from_state` takes them); ``None`` for the others."""
     from bbopt.bench.instances import plan_to_json
-    from bbopt.models.bb_nodes import running_pieces
     from bbopt.models.plan import PlanModel
+    from bbopt.planner.pieces import running_pieces
 
     if not isinstance(model, PlanModel) or model.named is None:
         return None

@@ -255,7 +255,8 @@ def plan_to_json(model: PlanModel, running: list | None = None) -> dict[str, Any
 
 def plan_from_json(data: dict[str, Any], source: str) -> PlanModel:
     """The plan model of :func:`plan_to_json`'s output."""
-    from bbopt.core import Job
+    from bbopt.core import Job, Platform
+    from bbopt.planner.bb import POOLED, bb_placement
 
     unknown = sorted(set(data) - {"now", "capacity", "alpha", "running", "jobs", "bb_nodes",
                                   "bb_free"})
@@ -279,8 +280,10 @@ def plan_from_json(data: dict[str, Any], source: str) -> PlanModel:
     try:
         running = [(r[0], r[1], r[2], [tuple(p) for p in r[3]]) if named is not None
                    else tuple(r) for r in data["running"]]
+        placement = POOLED if named is None else bb_placement(Platform(
+            int(data["capacity"][0]), float(data["capacity"][1]), bb_nodes=tuple(named)))
         model = PlanModel(data["now"], data["capacity"], running, jobs, data["alpha"],
-                          bb_nodes=named)
+                          placement=placement)
     except (TypeError, ValueError, IndexError) as exc:
         raise InputError(f"not a plan model: {exc}", source=source, line="$.model") from None
     if named is not None and data.get("bb_free") is not None:

@@ -209,9 +209,9 @@ class DecisionService:
         t1 = time.perf_counter()
         cold = name not in self.decided
         # (a job past its walltime still holds; a memory the session kept was planned for the
-        # decisions the policy took, which the resource manager may not have carried out: if
-        # the policy cannot decide with it, it decides afresh, as after an overrun)
-        decision = decide_planned(policy, state, overran=kept)
+        # decisions the policy took, which the resource manager may not have carried out: the
+        # policy checks it against this state and plans again what no longer holds)
+        decision = decide_planned(policy, state)
         t2 = time.perf_counter()
         self.decided.add(name)
         if decision.memory is not None:

@@ -14,10 +14,11 @@ greedy placement would not): :meth:`PlanModel.evaluate` scores any :class:`Plan`
 :meth:`PlanModel.check` verifies that it respects the capacities at every instant.
 
 Speed. Evaluating a permutation is the inner loop of every search (9 candidate orders plus 180
-annealing steps per decision, tens of thousands of decisions on KTH), so the evaluator is a
-specialised pure-Python scan over three plain lists (breakpoints, free nodes, free BB) rather than
-the general numpy :class:`~bbopt.planner.Profile`, whose per-call overhead dominates for the
-profiles of 10-300 breakpoints met here (see ``benchmarks/speed/plan_evaluator.py``).
+annealing steps per decision, tens of thousands of decisions on KTH), so the evaluator keeps
+its profile as three plain lists (breakpoints, free nodes, free BB) and places jobs with the
+planner's list primitives (:mod:`bbopt.planner.lists`) rather than the general numpy
+:class:`~bbopt.planner.Profile`, whose per-call overhead dominates for the profiles of 10-300
+breakpoints met here (see ``benchmarks/speed/plan_evaluator.py``).
 Boundaries are exact:
 a job that ends at ``t`` frees its resources for one that starts at ``t`` (segments are half-open).
 An evaluation can stop as soon as its partial score exceeds a threshold, which lets the annealing
@@ -31,9 +32,13 @@ numba installed (the extra ``fast``), the pool loops run compiled (:mod:`bbopt.m
 chosen at a model's first score by :func:`kernels`): the same operations in the same order, so
 the same scores and plans, about 3x faster on KTH.
 
-Named BB nodes (``bb_nodes``: the authors' 12 x 40 GB, Section 4.1). The burst buffer is then not
-one pool: each compute node of a job takes a piece ``bb / nodes`` on one BB node, placed by the
-one first-fit rule of :func:`bbopt.models.bb_nodes.first_fit_pieces`. The evaluator keeps one
+Named BB nodes (the authors' 12 x 40 GB, Section 4.1). The burst buffer is then not one pool:
+each compute node of a job takes a piece ``bb / nodes`` on one BB node, placed by the one
+first-fit rule of :func:`bbopt.planner.pieces.first_fit_pieces`. The model does not look at the
+platform: it is given the planner's BB placement strategy (:func:`bbopt.planner.bb_placement`,
+chosen once from the platform) and asks it for the BB node capacities, the tolerance of a
+piece, the free space now, whether a request can ever be placed and, with proximity, the
+compute nodes' preferences. The evaluator keeps one
 profile column per BB node besides the pool, and places each job as conservative backfilling does
 on named nodes (:class:`bbopt.policies.named_bb.NamedProfile`, which
 :func:`~bbopt.policies.named_bb.plan_on_named_nodes` uses): a job started now takes the pieces the
@@ -46,14 +51,14 @@ held now can push a later one's pieces onto a BB node that stays free, letting i
 its earliest start in the base profile bounds it only through the pool (nodes and pool BB, which
 every placement needs); and two orders that give the same starts may give different pieces (the
 incremental walk compares both). On a platform that places pieces by proximity
-(``bb_proximity``, the authors' Dragonfly rule) a job started now is placed as the engine will
-place it: compute nodes by the authors' resource filter
-(:func:`~bbopt.models.bb_nodes.contiguous_nodes`) on the compute node ids free now, in plan
-order, and pieces by proximity on them; jobs started later keep the first-fit columns (their
-compute nodes are counted, not named, so their proximity placement is not known). Without
-``bb_nodes`` nothing of this runs: the pool evaluator and
-its schedules are unchanged. The placement on the BB nodes lives in :mod:`bbopt.models.plan_named`
-(first fit on the window inlined, a job's per-node amounts summed once per job).
+(:class:`~bbopt.planner.bb.ProximityBB`, the authors' Dragonfly rule) a job started now is
+placed as the engine will place it: compute nodes by the placement's choice (the authors'
+resource filter) on the compute node ids free now, in plan order, and pieces by proximity on
+them; jobs started later keep the first-fit columns (their compute nodes are counted, not named,
+so their proximity placement is not known). On a pool placement nothing of this runs: the pool
+evaluator and its schedules are unchanged. The placement on the BB nodes lives in
+:mod:`bbopt.models.plan_named` (a job's per-node amounts summed once per job); every earliest
+start and reservation on the model's lists is the planner's (:mod:`bbopt.planner.lists`).
 
 Length: the pool and named-BB evaluators share the model's lists, bounds and score terms, and
 both are the inner loop of every plan search (the incremental walk lives in
@@ -67,20 +72,16 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bbopt.core import ClusterState, Job, Proximity, slack
+from bbopt.core import ClusterState, Job, slack
 from bbopt.jit import KERNELS
 from bbopt.jit import kernels as compiled
-from bbopt.models.bb_nodes import (
-    bb_node_space,
-    bb_node_tolerance,
-    first_fit_runs,
-    free_compute_nodes,
-    running_pieces,
-)
 from bbopt.models.plan_named import place as place_named
-from bbopt.planner import Profile
+from bbopt.planner import Planner, Profile
+from bbopt.planner.bb import POOLED, BBPlacement
+from bbopt.planner.lists import earliest, reserve
 from bbopt.planner.named import NamedArrays
 from bbopt.planner.named import kernels as named_kernels
+from bbopt.planner.pieces import first_fit_runs
 
 KERNELS.declare({"plan-pool": "bbopt.models:plan_jit"})
 
@@ -124,9 +125,10 @@ class Plan:
 class PlanModel:
     """The plan-ordering problem of one scheduling point.
 
-    ``running`` holds ``(expected_end, nodes, bb)`` of the jobs that hold resources now (with
-    ``bb_nodes``, the BB node capacities, ``(expected_end, nodes, bb, pieces)``: the ``(BB node,
-    bytes)`` pieces each holds; see the module docstring); ``jobs`` the waiting jobs (their
+    ``running`` holds ``(expected_end, nodes, bb)`` of the jobs that hold resources now (on a
+    ``placement`` with named BB nodes, :class:`~bbopt.planner.bb.FirstFitBB` or
+    :class:`~bbopt.planner.bb.ProximityBB`, ``(expected_end, nodes, bb, pieces)``: the ``(BB
+    node, bytes)`` pieces each holds; see the module docstring); ``jobs`` the waiting jobs (their
     order is the submission order and index every answer). A solution is a permutation of
     ``range(len(jobs))`` (or a :class:`Plan`); :meth:`evaluate` gives its score.
     Jobs that can never fit the platform are not part of the model (see :attr:`excluded`).
@@ -146,29 +148,29 @@ class PlanModel:
 
     def __init__(self, now: float, capacity: Sequence[float],
                  running: Iterable[tuple[float, float, float]], jobs: Sequence[Job],
-                 alpha: float = 2, bb_nodes: Sequence[float] | None = None,
-                 proximity: Proximity | None = None, free_ids: Sequence[int] | None = None
-                 ) -> None:
+                 alpha: float = 2, placement: BBPlacement = POOLED,
+                 free_ids: Sequence[int] | None = None) -> None:
         self.now = float(now)
-        if proximity is not None and (bb_nodes is None or free_ids is None):
-            raise ValueError("proximity placement needs named BB nodes and the free compute "
-                             "node ids now")
-        #: The platform's BB proximity (its rows: each compute node's BB nodes by preference)
-        #: and the compute node ids free now, when the engine places by proximity.
+        #: How the BB is placed (the planner's strategy): its capacities, tolerance, rule.
+        self.placement = placement
+        proximity = placement.proximity
+        if proximity is not None and free_ids is None:
+            raise ValueError("proximity placement needs the free compute node ids now")
+        #: The BB nodes each compute node prefers (proximity placement) and the compute node
+        #: ids free now, when the engine places by proximity.
         self.proximity = proximity
         self._NOW = sorted(int(x) for x in free_ids) if proximity is not None else None
         running = list(running)
-        self.named: tuple[float, ...] | None = (tuple(float(c) for c in bb_nodes)
-                                                if bb_nodes is not None else None)
+        #: The BB node capacities, ``None`` on a pool.
+        self.named: tuple[float, ...] | None = placement.capacity if placement.named else None
         self.capacity = (int(capacity[0]), float(capacity[1]))
         self.alpha = alpha
         cap_n, cap_b = self.capacity
         self.tol = slack(cap_b)  # the one fit rule of bbopt.core.fits
-        fits = [j.nodes <= cap_n and j.bb <= cap_b + self.tol for j in jobs]
-        if self.named is not None:
-            self._ftol = bb_node_tolerance(self.named)
-            fits = [f and first_fit_runs(self.named, j.nodes, j.bb, self._ftol) is not None
-                    for j, f in zip(jobs, fits, strict=True)]
+        never = placement.never_placed
+        fits = [j.nodes <= cap_n and j.bb <= cap_b + self.tol and not never(j.nodes, j.bb)
+                for j in jobs]
+        self._ftol = placement.tol
         self.excluded: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if not f)
         self.jobs: tuple[Job, ...] = tuple(j for j, f in zip(jobs, fits, strict=True) if f)
         self.running = tuple(sorted((float(r[0]), int(r[1]), float(r[2])) for r in running))
@@ -177,6 +179,20 @@ class PlanModel:
         self._b = [float(j.bb) for j in self.jobs]
         self._sub = [float(j.submit) for j in self.jobs]
         self._bneed = [b - self.tol for b in self._b]  # BB a segment must have free (fit rule)
+        # Lower bound of each job's score term: it cannot start before now.
+        self._lb = [self._term(self.now - s) for s in self._sub]
+        #: The compiled pool loop's arrays (:meth:`compiled_arrays`) once made; ``False``:
+        #: this model is scored by the Python loops.
+        self._jit: tuple | bool | None = None
+        #: On named BB nodes, the compiled loops' arrays (:meth:`named_arrays`) once made;
+        #: ``False``: the Python loops.
+        self._njit: NamedArrays | bool | None = None
+        if self.named is not None:
+            # The profile has a column per BB node; a job that fits nowhere scores ``_lb``,
+            # which is then also the bound of the early rejection.
+            self._lbr = self._lb
+            self._init_named(running)
+            return
         # Base profile: free capacity on [T[i], T[i+1]) from now on, the last segment unbounded.
         used_n = sum(n for _, n, _ in self.running)
         used_b = sum(b for _, _, b in self.running)
@@ -197,22 +213,10 @@ class PlanModel:
         # The lists the inner loops copy: the base profile and a sentinel breakpoint at
         # infinity (no window reaches it, no job fits it), so that they never test the length.
         self._Tz, self._FNz, self._FBz = T + [math.inf], FN + [-1], FB + [-math.inf]
-        # Lower bound of each job's score term: it cannot start before now.
-        self._lb = [self._term(self.now - s) for s in self._sub]
         # The bound of the early rejection on the pool: a job cannot start before its earliest
         # start in the base profile either, so its term is at least that start's (tighter than
-        # ``_lb``; the decisions are the same, only sooner). Not on named BB nodes, where a job
-        # that fits nowhere scores ``_lb``.
-        self._lbr = ([self._term(t - s) for t, s in zip(self._t0, self._sub, strict=True)]
-                     if bb_nodes is None else self._lb)
-        #: The compiled pool loop's arrays (:meth:`compiled_arrays`) once made; ``False``:
-        #: this model is scored by the Python loops.
-        self._jit: tuple | bool | None = None
-        #: On named BB nodes, the compiled loops' arrays (:meth:`named_arrays`) once made;
-        #: ``False``: the Python loops.
-        self._njit: NamedArrays | bool | None = None
-        if self.named is not None:
-            self._init_named(running)
+        # ``_lb``; the decisions are the same, only sooner).
+        self._lbr = [self._term(t - s) for t, s in zip(self._t0, self._sub, strict=True)]
 
     def _init_named(self, running: list) -> None:
         """The named-BB profile: the pool dimensions and one column per BB node, built as
@@ -238,7 +242,7 @@ class PlanModel:
         self._FB = [r[1] for r in rows]
         # The BB nodes' free space, one tuple per segment (a new breakpoint shares its
         # neighbour's tuple; a reservation replaces the tuples of its segments).
-        self._FK = [tuple(r[2 + b] for b in range(k)) for r in rows]
+        self._FK = [tuple(r[2:]) for r in rows]
         self._SN = space
         # Each job's cumulative piece sums (plan_named.cumulative_pieces), made when needed.
         self._acc: list[list[float] | None] = [None] * len(self.jobs)
@@ -256,20 +260,22 @@ class PlanModel:
     @classmethod
     def from_state(cls, state: ClusterState, alpha: float = 2) -> PlanModel:
         """The model of a :class:`~bbopt.core.ClusterState`: running jobs hold their resources
-        until their expected ends (start + walltime), the queue is taken in arrival order."""
-        caps = state.platform.bb_nodes
-        if caps is None:
+        until their expected ends (start + walltime), the queue is taken in arrival order. The
+        BB placement is the one the planner chose for the platform, holding the running jobs'
+        pieces as the engine does."""
+        planner = Planner.of(state)
+        bb = planner.bb
+        if not bb.named:
             running = [(r.start + r.job.walltime, r.job.nodes, r.job.bb) for r in state.running]
             return cls(state.time, state.platform.capacity, running, state.queue, alpha)
-        held = running_pieces(state)
+        held = planner.pieces
         running = [(r.start + r.job.walltime, r.job.nodes, r.job.bb, held.get(r.job.id, ()))
                    for r in state.running]
-        proximity = state.platform.bb_proximity
         model = cls(state.time, state.platform.capacity, running, state.queue, alpha,
-                    bb_nodes=caps, proximity=proximity,
-                    free_ids=free_compute_nodes(state) if proximity is not None else None)
-        # The engine's free space on the BB nodes now (the same sums as the policies').
-        model._SN = list(bb_node_space(state, held).free)
+                    placement=bb,
+                    free_ids=planner.free_nodes if bb.proximity is not None else None)
+        # The engine's free space on the BB nodes now (the placement's, holding the pieces).
+        model._SN = list(bb.free)
         return model
 
     @property
@@ -322,8 +328,8 @@ class PlanModel:
                 self._compiled_arrays())
         if self._jit:
             return self._run_compiled(order, threshold, starts)
-        # The placement of earliest() and reserve() inlined, per job: the hot path of every
-        # search (no call, no tuple, the profile's length kept in a local).
+        # The Python reference of the compiled loop: each job at its earliest start from its
+        # start in the base profile on (a breakpoint of every profile), reserved there.
         T, FN, FB = self._Tz[:], self._FNz[:], self._FBz[:]
         W, N, B, BN, T0 = self._w, self._n, self._b, self._bneed, self._t0
         first = bisect_left
@@ -332,32 +338,8 @@ class PlanModel:
         rest = sum(map(LB.__getitem__, order)) if check else 0.0
         score = 0.0
         for p in order:
-            n, bneed, w = N[p], BN[p], W[p]
-            # Earliest start: the first segment i from which [T[i], T[i] + w) is free, from
-            # the job's start in the base profile on (a breakpoint of every profile).
-            i = first(T, T0[p])
-            while True:
-                while FN[i] < n or FB[i] < bneed:
-                    i += 1
-                start = T[i]
-                end = start + w
-                j = i + 1
-                while T[j] < end:
-                    if FN[j] < n or FB[j] < bneed:
-                        break
-                    j += 1
-                else:
-                    break
-                i = j + 1
-            # Reserve [start, end) on segments i .. j-1.
-            if T[j] != end:
-                T.insert(j, end)
-                FN.insert(j, FN[j - 1])
-                FB.insert(j, FB[j - 1])
-            breq = B[p]
-            for q in range(i, j):
-                FN[q] -= n
-                FB[q] -= breq
+            start, i, j = earliest(T, FN, FB, first(T, T0[p]), N[p], BN[p], W[p])
+            reserve(T, FN, FB, i, j, start + W[p], N[p], B[p])
             wait = start - S[p]
             if wait < 0.0:
                 wait = 0.0
@@ -489,36 +471,13 @@ class PlanModel:
     def _earliest_pool(self, profile: tuple[list[float], list[int], list[float]], p: int
                        ) -> tuple[float, int, int]:
         T, FN, FB = profile
-        w, n, b = self._w[p], self._n[p], self._bneed[p]
-        k = len(T)
-        i = 0
-        while True:
-            while FN[i] < n or FB[i] < b:
-                i += 1
-            start = T[i]
-            end = start + w
-            j = i + 1
-            while j < k and T[j] < end:
-                if FN[j] < n or FB[j] < b:
-                    break
-                j += 1
-            else:
-                return start, i, j
-            i = j + 1
+        return earliest(T, FN, FB, 0, self._n[p], self._bneed[p], self._w[p])
 
     def reserve(self, profile: tuple[list[float], list[int], list[float]], p: int,
                 start: float, i: int, j: int) -> None:
         """Reserve job ``p`` at ``start`` over segments i..j-1 (as found by :meth:`earliest`)."""
         T, FN, FB = profile
-        end = start + self._w[p]
-        if j == len(T) or T[j] != end:
-            T.insert(j, end)
-            FN.insert(j, FN[j - 1])
-            FB.insert(j, FB[j - 1])
-        n, b = self._n[p], self._b[p]
-        for q in range(i, j):
-            FN[q] -= n
-            FB[q] -= b
+        reserve(T, FN, FB, i, j, start + self._w[p], self._n[p], self._b[p])
 
     def term(self, p: int, start: float) -> float:
         """Score term of job ``p`` started at ``start``."""

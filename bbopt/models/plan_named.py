@@ -3,7 +3,7 @@
 
 Kopanski & Rzadca, Euro-Par 2021, Sections 3.3 and 4.1 (12 BB nodes of 40 GB): each compute node
 of a job takes a piece ``bb / nodes`` on one BB node, placed by the one first-fit rule of
-:func:`bbopt.models.bb_nodes.first_fit_runs`, as conservative backfilling places jobs on named
+:func:`bbopt.planner.pieces.first_fit_runs`, as conservative backfilling places jobs on named
 nodes (:class:`bbopt.policies.named_bb.NamedProfile`). The profile is ``[T, FN, FB, FK, SN,
 NOW]``: breakpoints with a sentinel at infinity, free nodes, free pool BB, the free space of
 the BB nodes on each segment (a tuple per segment: a breakpoint inserts one shared tuple, not
@@ -11,8 +11,9 @@ one value per BB node), the BB nodes' free space now and, on a platform placing 
 the compute node ids free now (a start now then takes its nodes by the authors' resource filter
 and its pieces by proximity, as the engine does; else ``None``) (see :meth:`PlanModel.named_profile
 <bbopt.models.plan.PlanModel.named_profile>`). :func:`place` is :meth:`PlanModel.place
-<bbopt.models.plan.PlanModel.place>`; it reads the model's private per-job lists. Pure
-evaluation, no solver.
+<bbopt.models.plan.PlanModel.place>`; it reads the model's private per-job lists and finds
+windows and reserves them with the planner's list primitives (:mod:`bbopt.planner.lists`).
+Pure evaluation, no solver.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import math
 from bisect import bisect_left
 from typing import Any
 
-from bbopt.models.bb_nodes import contiguous_nodes, first_fit_runs, proximity_pieces
+from bbopt.planner.lists import pool_window, reserve_named
+from bbopt.planner.pieces import first_fit_runs, proximity_pieces
 
 
 def cumulative_pieces(piece: float, count: int) -> list[float]:
@@ -41,39 +43,35 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
     named BB nodes) in the named-BB profile ``prof`` (changed in place) at its earliest
     start, as :class:`~bbopt.policies.named_bb.NamedProfile` does (module docstring):
     ``(start, runs)`` with the first-fit runs ``(BB node, pieces)`` of
-    :func:`~bbopt.models.bb_nodes.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
+    :func:`~bbopt.planner.pieces.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
     (only possible when a running job outlives its expected end).
 
-    The hot path of every search on named BB nodes: first fit on the least free space of
-    each BB node over the window is inlined (the loop of :func:`first_fit_runs`, the same
-    floats), a job's per-node amounts are the model's cumulative sums of its pieces
-    (:func:`cumulative_pieces`), and the reservation is made in place;
-    ``tests/models/test_plan_fast_paths.py`` compares it with the general first-fit function."""
+    The reference of the compiled placement (:func:`bbopt.planner.named_jit.place`): the
+    window on the nodes and the pool and the reservation are the planner's
+    (:func:`~bbopt.planner.lists.pool_window`, :func:`~bbopt.planner.lists.reserve_named`),
+    the pieces are first fit on the least free space of each BB node over the window
+    (:func:`first_fit_runs`), a job's per-node amounts the model's cumulative sums of its
+    pieces (:func:`cumulative_pieces`)."""
     T, FN, FB, FK, SN, NOW = prof
     n, b, w = model._n[p], model._b[p], model._w[p]
     tol = model.tol
     i = bisect_left(T, model._t0[p])
     if b <= 0:
         # No burst buffer: no pieces, only the nodes (and the pool's rounding rule).
-        window = _pool_window(T, FN, FB, i, n, b, w, tol)
+        window = pool_window(T, FN, FB, i, n, b, w, tol)
         if window is None:
             return math.inf, None
         i, j = window
-        reserve(prof, i, j, T[i] + w, n, b, [])
+        reserve_named(prof, i, j, T[i] + w, n, b, [])
         if i == 0 and NOW is not None:  # the compute nodes the engine will give it now
-            return T[0], (_take_nodes(NOW, n), ())
+            return T[0], (_take_nodes(model, NOW, n), ())
         return T[i], ()
     piece = b / n
-    short = piece - model._ftol
-    guard = 1e-9 * piece
-    limit = piece - guard
     acc = model._acc[p]
     if acc is None:
         acc = model._acc[p] = cumulative_pieces(piece, n)
-    floor = math.floor
-    nodes_k = len(SN)
     while True:
-        window = _pool_window(T, FN, FB, i, n, b, w, tol)
+        window = pool_window(T, FN, FB, i, n, b, w, tol)
         if window is None:
             return math.inf, None
         i, j = window
@@ -98,54 +96,21 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
                 return start, runs
             i = 1
             continue
-        # First fit (first_fit_runs' loop) on each BB node's least free space in the window.
-        runs = []
-        todo = n
-        one = j == i + 1
-        least = FK[i] if one else tuple(map(min, *FK[i:j]))
-        for node in range(nodes_k):
-            f = least[node]
-            if f < short:
-                continue
-            x = f - short
-            k = floor(x / piece) + 1
-            m = x - (k - 1) * piece
-            if not (guard < m < limit and k <= 1000):
-                k = 0
-                left = f
-                while left >= short and k < todo:
-                    left -= piece
-                    k += 1
-            if k >= todo:
-                runs.append((node, todo))
-                todo = 0
-                break
-            runs.append((node, k))
-            todo -= k
-        if todo:
+        # First fit on each BB node's least free space in the window.
+        runs = first_fit_runs(FK[i] if j == i + 1 else tuple(map(min, *FK[i:j])), n, b,
+                              model._ftol)
+        if runs is None:
             i += 1
             continue
-        # Reserve [start, end) on segments i .. j-1 (as :func:`reserve`).
-        if T[j] != end:
-            T.insert(j, end)
-            FN.insert(j, FN[j - 1])
-            FB.insert(j, FB[j - 1])
-            FK.insert(j, FK[j - 1])
-        for q in range(i, j):
-            FN[q] -= n
-            FB[q] -= b
-            row = list(FK[q])
-            for node, count in runs:
-                row[node] -= acc[count]
-            FK[q] = tuple(row)
-        return start, tuple(runs)
+        reserve_named(prof, i, j, end, n, b, [(node, acc[count]) for node, count in runs])
+        return start, runs
 
 
-def _take_nodes(NOW: list, n: int) -> tuple[int, ...]:
+def _take_nodes(model: Any, NOW: list, n: int) -> tuple[int, ...]:
     """Take from the free compute node ids ``NOW`` (changed in place) the ``n`` nodes the
-    authors' resource filter gives a job now (:func:`~bbopt.models.bb_nodes.contiguous_nodes`),
+    authors' resource filter gives a job now (:func:`~bbopt.planner.pieces.contiguous_nodes`),
     as the engine does for a start that names none."""
-    nodes = contiguous_nodes(NOW, n) or ()
+    nodes = model.placement.choose_nodes(NOW, n) or ()
     _drop_ids(NOW, nodes)
     return nodes
 
@@ -166,7 +131,7 @@ def _reserve_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
     for node, count in runs:
         if least[node] + ktol[node] < acc[count]:
             return False
-    reserve(prof, 0, j, end, n, b, [(node, acc[count]) for node, count in runs])
+    reserve_named(prof, 0, j, end, n, b, [(node, acc[count]) for node, count in runs])
     return True
 
 
@@ -174,12 +139,12 @@ def _proximity_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
                    piece: float, acc: list[float]):
     """Start a job of ``n`` nodes and ``b`` bytes now on a proximity platform, as the engine
     will: its compute nodes from the free ids now by the resource filter, its pieces by
-    proximity on the BB nodes' free space now (:func:`~bbopt.models.bb_nodes.
+    proximity on the BB nodes' free space now (:func:`~bbopt.planner.pieces.
     proximity_pieces`, the same floats), if they stay free on segments ``0 .. j - 1``. Returns
     ``(compute nodes, runs)`` (runs: ``(BB node, pieces)`` in BB node order) and reserves it
     in ``prof``, or ``None`` with nothing changed."""
     SN, NOW = prof[4], prof[5]
-    nodes = contiguous_nodes(NOW, n)
+    nodes = model.placement.choose_nodes(NOW, n)
     if nodes is None:
         return None
     pieces = proximity_pieces(SN, nodes, b, model._ftol, model.proximity)
@@ -195,46 +160,3 @@ def _proximity_now(model: Any, prof: list, j: int, end: float, n: int, b: float,
         SN[node] -= size
     _drop_ids(NOW, nodes)
     return nodes, runs
-
-
-def _pool_window(T: list, FN: list, FB: list, i: int, n: int, b: float, w: float, tol: float
-                 ) -> tuple[int, int] | None:
-    """The first segment ``i`` on or after the given one where ``n`` nodes and ``b`` pool
-    bytes stay free for ``w`` seconds, with the segment ``j`` where that window ends;
-    ``None`` when only the sentinel is left. Every placement needs the nodes and the pool, so
-    a window with a short segment is skipped along with every later start that would still
-    hold that segment."""
-    last = len(T) - 1  # the sentinel
-    while True:
-        while FN[i] < n or FB[i] + tol < b:
-            i += 1
-        if i == last:
-            return None
-        j = bisect_left(T, T[i] + w, i + 1)
-        if j > i + 1 and (min(FN[i + 1:j]) < n or min(FB[i + 1:j]) + tol < b):
-            q = i + 1
-            while FN[q] >= n and FB[q] + tol >= b:
-                q += 1
-            i = q + 1
-            continue
-        return i, j
-
-
-def reserve(prof: list, i: int, j: int, end: float, n: int, b: float,
-            need: list[tuple[int, float]]) -> None:
-    """Take ``n`` nodes, ``b`` pool bytes and each ``(BB node, bytes)`` of ``need`` from the
-    profile's segments ``i`` to ``j - 1``, splitting the segment that ``end`` falls in."""
-    T, FN, FB, FK = prof[:4]
-    if T[j] != end:
-        T.insert(j, end)
-        FN.insert(j, FN[j - 1])
-        FB.insert(j, FB[j - 1])
-        FK.insert(j, FK[j - 1])
-    for q in range(i, j):
-        FN[q] -= n
-        FB[q] -= b
-        if need:
-            row = list(FK[q])
-            for node, size in need:
-                row[node] -= size
-            FK[q] = tuple(row)

@@ -5,10 +5,11 @@ from a permutation of the waiting queue to the same permutation with two positio
 scores each by the greedy plan of :class:`~bbopt.models.plan.PlanModel`. :class:`SwapWalk`
 keeps the plan of the current permutation position by position, so that a swap costs only the
 placements from its first swapped position on, and often fewer; its scores are those of
-:meth:`PlanModel.score <bbopt.models.plan.PlanModel.score>`. It shares the model's inner loop
-(the earliest-fit scan and the reservation, inlined for speed) and reads the model's private
-lists. :class:`CompiledWalk` is the same walk on the BB pool with its loop compiled by numba
-(:mod:`bbopt.models.plan_jit`), used when numba is installed (:func:`swap_walk` chooses).
+:meth:`PlanModel.score <bbopt.models.plan.PlanModel.score>`. It places jobs as the model does (the
+planner's earliest start and reservation on lists, :mod:`bbopt.planner.lists`) and reads the
+model's private lists. :class:`CompiledWalk` is the same walk on the BB pool with its loop
+compiled by numba (:mod:`bbopt.models.plan_jit`), used when numba is installed
+(:func:`swap_walk` chooses).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from bbopt.models.plan import PlanModel, kernels
+from bbopt.planner.lists import earliest, reserve
 from bbopt.planner.named import NamedWalk
 
 #: Default positions between two profile snapshots of a :class:`SwapWalk` (1 to 4 measure
@@ -146,31 +148,8 @@ class SwapWalk:
                 snaps[k // stride] = (T[:], FN[:], FB[:])
                 snap_at += stride
             n, bneed, w, early, breq, submit = JOBS[p]
-            i = first(T, early)
-            while True:
-                while FN[i] < n or FB[i] < bneed:
-                    i += 1
-                start = T[i]
-                end = start + w
-                j = i + 1
-                while T[j] < end:
-                    if FN[j] < n or FB[j] < bneed:
-                        break
-                    j += 1
-                else:
-                    break
-                i = j + 1
-            if T[j] != end:
-                T.insert(j, end)
-                FN.insert(j, FN[j - 1])
-                FB.insert(j, FB[j - 1])
-            if j == i + 1:
-                FN[i] -= n
-                FB[i] -= breq
-            else:
-                for q in range(i, j):
-                    FN[q] -= n
-                    FB[q] -= breq
+            start, i, j = earliest(T, FN, FB, first(T, early), n, bneed, w)
+            reserve(T, FN, FB, i, j, start + w, n, breq)
             wait = start - submit
             if wait < 0.0:
                 wait = 0.0

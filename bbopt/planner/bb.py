@@ -12,9 +12,9 @@ nodes in fragments smaller than one piece. Three strategies, chosen once from th
   room for it (first fit in one global order packs small pieces on the first BB nodes and keeps
   the last ones free for large pieces, which refused fewer starts in bbopt's runs).
 - :class:`ProximityBB` (``Platform.bb_proximity``): the authors' placement, the chassis' BB node,
-  then the group's, then any (:func:`bbopt.models.bb_nodes.place_pieces`); it depends on the
+  then the group's, then any (:func:`bbopt.planner.pieces.place_pieces`); it depends on the
   job's compute nodes, which it chooses as the authors' filter does
-  (:func:`bbopt.models.bb_nodes.contiguous_nodes`: consecutive runs).
+  (:func:`bbopt.planner.pieces.contiguous_nodes`: consecutive runs).
 
 Each strategy object holds the BB nodes as they are now (free bytes per BB node and the pieces
 every running job holds): the engine's ledger charges and releases starts through it, and a
@@ -29,7 +29,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bbopt.core import Job, Platform
-from bbopt.models.bb_nodes import bb_node_tolerance, contiguous_nodes, place_pieces
+from bbopt.planner.pieces import (
+    bb_node_tolerance,
+    contiguous_nodes,
+    never_placed,
+    place_pieces,
+)
 
 
 class PooledBB:
@@ -76,6 +81,17 @@ class PooledBB:
         """The compute nodes this placement wants for a job of ``n`` nodes (``None``: any,
         the lowest-numbered free ones)."""
         return None
+
+    #: The BB node capacities (empty on a pool) and a piece's rounding tolerance.
+    capacity: tuple[float, ...] = ()
+    tol = 0.0
+    #: The BB nodes each compute node prefers, in order (proximity placement only).
+    proximity = None
+
+    def never_placed(self, nodes: int, bb: float) -> bool:
+        """Whether a job of ``nodes`` nodes and ``bb`` bytes can never be placed, not even on
+        empty BB nodes (a pool places any request its bytes hold)."""
+        return False
 
 
 class FirstFitBB(PooledBB):
@@ -134,6 +150,11 @@ class FirstFitBB(PooledBB):
     def restore(self, snap: tuple) -> None:
         free, held = snap
         self.free, self.held = list(free), dict(held)
+
+    def never_placed(self, nodes: int, bb: float) -> bool:
+        # First fit on empty BB nodes places the most pieces any placement can (module
+        # docstring).
+        return never_placed(self.capacity, nodes, bb, self.tol)
 
 
 class ProximityBB(FirstFitBB):

@@ -115,6 +115,25 @@ class NamedArrays:
             starts[:] = self._vals[1, 0, :count].tolist()
         return score
 
+    def exhaustive(self, best: float, order: Sequence[int]) -> tuple[float, list[int], int]:
+        """The exhaustive search over the orders of this model's jobs, compiled
+        (:func:`~bbopt.planner.named_jit.exhaustive_named`): from the incumbent ``order`` of
+        score ``best``, the best score, its order and the number of prefixes visited. For
+        short queues (the annealing's ``exhaustive_up_to``, 5 jobs: at most 206 prefixes), run
+        to the end."""
+        count = self.jobs.shape[1]
+        shape = self.base.shape
+        length = int(np.searchsorted(self.base[0], math.inf)) + 1  # up to the sentinel
+        out = np.array(order, dtype=np.int64)
+        visits = np.zeros(1, dtype=np.int64)
+        best = self.kernels.exhaustive_named(
+            self.jobs, self.base, length, self.base_now.copy(), np.arange(count),
+            0, 0.0, float(best), np.zeros(count, dtype=np.int64), out, self.alpha, self.prox,
+            self.consts, *self._scratch, np.empty((count, count) + shape),
+            np.empty((count, count) + self.base_now.shape), np.empty((count, 3, count)),
+            np.empty((count, 2, count), dtype=np.int64), visits)
+        return best, out.tolist(), int(visits[0])
+
 
 class NamedWalk:
     """The annealing's incremental walk on named BB nodes with its loop compiled
@@ -124,7 +143,8 @@ class NamedWalk:
     makes the last move's the current one."""
 
     __slots__ = ("arrays", "stride", "score", "_orders", "_vals", "_sigs", "_pool",
-                 "_pool_now", "_side", "_dirty", "_scratch", "_cur", "_pending")
+                 "_pool_now", "_side", "_dirty", "_scratch", "_state", "_fstate", "_cur",
+                 "_pending")
 
     def __init__(self, arrays: NamedArrays, order: Sequence[int], stride: int) -> None:
         self.arrays = a = arrays
@@ -145,6 +165,8 @@ class NamedWalk:
         self._side = np.zeros((2, snaps), dtype=np.int64)
         self._dirty = np.full(n + 4, -1, dtype=np.int64)  # (walk_named: copy everything)
         self._scratch = a.scratch()
+        self._state = np.zeros(7, dtype=np.int64)  # moves' counters and scores
+        self._fstate = np.zeros(3)
         self._cur = 0
         self.score = self._move(0, 0, True, math.inf)
         self._cur = 1
@@ -184,17 +206,21 @@ class NamedWalk:
         ``counts`` (accepted, improved, aborted, evaluations) is updated in place and
         ``best_order`` takes each improvement's order; returns ``(step, current, best)``."""
         a = self.arrays
-        state = np.array([self._cur, step, count, *counts], dtype=np.int64)
-        fstate = np.array([current, temperature, best])
+        state, fstate = self._state, self._fstate  # (kept: a search calls this 30 times)
+        state[0], state[1], state[2] = self._cur, step, count
+        state[3:] = counts
+        fstate[0], fstate[1], fstate[2] = current, temperature, best
         a.kernels.anneal_named(a.jobs, self._orders, self._vals, self._sigs, self._pool,
                                self._pool_now, self._side, self._dirty, a.alpha, self.stride,
                                a.prox, a.consts, *self._scratch, first, second, slack, state,
                                fstate, best_order)
-        self._cur = int(state[0])
+        got = state.tolist()
+        self._cur = got[0]
         self._pending = None
-        counts[:] = state[3:].tolist()
-        self.score = float(fstate[0])
-        return int(state[1]), float(fstate[0]), float(fstate[2])
+        counts[:] = got[3:]
+        current, _, best = fstate.tolist()
+        self.score = current
+        return got[1], current, best
 
     def accept(self) -> None:
         """Make the order of the last :meth:`try_swap` (not rejected) the current one."""

@@ -147,7 +147,7 @@ def _copy(src, dst, src_now, dst_now):
 
 @njit(cache=True, inline="always")
 def _pool_window(prof, length, i, n, b, w, tol):
-    """``plan_named._pool_window``: ``(i, j)``; ``(-1, -1)`` when only the sentinel is left."""
+    """``planner.lists.pool_window``: ``(i, j)``; ``(-1, -1)`` when only the sentinel is left."""
     T, FN, FB = prof[0], prof[1], prof[2]
     last = length - 1
     while True:
@@ -166,7 +166,7 @@ def _pool_window(prof, length, i, n, b, w, tol):
 
 @njit(cache=True, inline="always")
 def _reserve(prof, length, i, j, end, demand):
-    """``plan_named.reserve``: take ``demand`` on ``i .. j - 1``; the new length."""
+    """``planner.lists.reserve_named``: take ``demand`` on ``i .. j - 1``; the new length."""
     if prof[0, j] != end:
         length = _insert(prof, length, j, end)
     _add(prof, i, j, demand, -1.0)
@@ -421,6 +421,96 @@ def anneal_named(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, sigs: n
     state[0], state[1] = cur, step
     state[3], state[4], state[5], state[6] = accepted, improved, aborted, evaluations
     fstate[0], fstate[2] = current, best
+
+
+# ------------------------------------------ the exhaustive search of short queues
+@njit(cache=True, inline="always")
+def _earliest_pool(prof, length, n, bneed, w):
+    """``PlanModel._earliest_pool`` on the nodes and pool BB (the BB a segment must have free:
+    ``bneed``), from the first segment: the earliest start."""
+    T, FN, FB = prof[0], prof[1], prof[2]
+    i = 0
+    while True:
+        while FN[i] < n or FB[i] < bneed:
+            i += 1
+        start = T[i]
+        end = start + w
+        j = i + 1
+        while j < length and T[j] < end:
+            if FN[j] < n or FB[j] < bneed:
+                break
+            j += 1
+        else:
+            return start
+        i = j + 1
+
+
+@njit(cache=True)
+def exhaustive_named(jobs: np.ndarray, prof: np.ndarray, length: int, now: np.ndarray,
+                     rem: np.ndarray, depth: int, partial: float, best: float,
+                     prefix: np.ndarray, order_out: np.ndarray, alpha: int, prox: np.ndarray,
+                     consts: np.ndarray, sig: np.ndarray, fwork: np.ndarray,
+                     iwork: np.ndarray, profs: np.ndarray, nows: np.ndarray,
+                     work: np.ndarray, ints: np.ndarray, visits: np.ndarray) -> float:
+    """``visit_named`` of :func:`bbopt.solvers.plan.exhaustive.solve_exhaustive` without its
+    memo (which only skips prefixes whose completions cannot beat the best plan, so the same
+    plan is found): the node of the prefix ``prefix[:depth]`` with the jobs ``rem`` still to
+    place on ``prof`` / ``now``; returns the best score, ``order_out`` takes each better
+    plan's order. Per depth ``d``: ``profs[d, c]`` / ``nows[d, c]`` the children's profiles,
+    ``work[d]`` their lower bounds, terms and lengths, ``ints[d]`` the jobs in visit order
+    and the remaining jobs handed down."""
+    visits[0] += 1
+    count = rem.shape[0]
+    lbs, terms, lens = work[depth, 0], work[depth, 1], work[depth, 2]
+    kids, down = ints[depth, 0], ints[depth, 1]
+    total = 0.0
+    for c in range(count):
+        p = rem[c]
+        start = _earliest_pool(prof, length, jobs[NODES, p], jobs[BB, p] - consts[0],
+                               jobs[WALL, p])
+        lbs[c] = _term(start - jobs[SUBMIT, p], alpha)
+        total += lbs[c]
+    if partial + total >= best:
+        return best
+    for c in range(count):
+        p = rem[c]
+        child, child_now = profs[depth, c], nows[depth, c]
+        size = _copy(prof, child, now, child_now)
+        start, size = place(child, size, child_now, jobs, p, prox, consts, sig, fwork, iwork)
+        terms[c] = (_term(start - jobs[SUBMIT, p], alpha) if start != math.inf
+                    else jobs[BOUND, p])
+        lens[c] = size
+    if count == 1:
+        score = partial + terms[0]
+        if score < best:
+            best = score
+            order_out[:depth] = prefix[:depth]
+            order_out[depth] = rem[0]
+        return best
+    for c in range(count):  # children by (own term, job), insertion sort
+        kids[c] = c
+        q = c
+        while q > 0 and (terms[kids[q - 1]] > terms[c] or (
+                terms[kids[q - 1]] == terms[c] and rem[kids[q - 1]] > rem[c])):
+            kids[q] = kids[q - 1]
+            q -= 1
+        kids[q] = c
+    for r in range(count):
+        c = kids[r]
+        p = rem[c]
+        if partial + terms[c] + total - lbs[c] >= best:
+            continue
+        prefix[depth] = p
+        m = 0
+        for q in range(count):
+            if rem[q] != p:
+                down[m] = rem[q]
+                m += 1
+        best = exhaustive_named(jobs, profs[depth, c], int(lens[c]), nows[depth, c],
+                                down[:m].copy(), depth + 1, partial + terms[c], best, prefix,
+                                order_out, alpha, prox, consts, sig, fwork, iwork, profs, nows,
+                                work, ints, visits)
+    return best
 
 
 # ------------------------------------------ conservative backfilling (profiles: no sentinel)

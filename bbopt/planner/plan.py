@@ -31,8 +31,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
 from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
-from bbopt.models.bb_nodes import first_fit_pieces, running_pieces
 from bbopt.planner.bb import FirstFitBB, PooledBB, bb_placement
+from bbopt.planner.pieces import first_fit_pieces, running_pieces
 from bbopt.planner.profile import Profile
 
 

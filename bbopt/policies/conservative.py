@@ -43,6 +43,9 @@ numba installed, the profile and the compression run compiled, with the same dec
 (:mod:`bbopt.policies.compression_jit`), once the run has compressed enough in Python to pay for
 loading them (:data:`SWITCH_AFTER`): KTH x 2 then takes 0.82x the CPU time of the Python replay
 and 2.26x KTH x 1's instead of 2.77x (benchmarks/speed/SPEED.md, section 3).
+
+Length: one decision loop, one memory check and one reservation table serve the kept pooled
+profile, the named replan and their compiled twins; split, each half would repeat them.
 """
 
 from __future__ import annotations
@@ -109,7 +112,9 @@ class ConservativeBackfilling:
     only when something came free, and looks for an earlier start of a reservation only where
     a start could overlap a freed slot (elsewhere nothing has more room than at its last
     check). The decisions are those of the from-scratch form: rebuild the profile, hold every
-    reservation, compress them all.
+    reservation, compress them all. A caller need not have carried out the previous decision
+    (a resource manager started other jobs, or later): a kept reservation the state leaves no
+    room for is planned again with the jobs that have none, the others are kept.
 
     ``compiled``: whether the profile and the compression run compiled on the BB pool
     (:mod:`bbopt.policies.compression_jit`; numba, the extra ``fast``, must be installed, else
@@ -166,8 +171,17 @@ class ConservativeBackfilling:
             profile = profile_of(state)
             # Hold every kept reservation, then compress them one at a time, earliest first:
             # each job's old slot stays free while the others move, so no job ever moves later.
-            for start, _, job in kept:
-                profile.reserve(start, start + job.walltime, job.demand)
+            # A reservation this state no longer leaves room for (the resource manager started
+            # other jobs than those advised, or on another platform) is planned again with the
+            # jobs that have none.
+            displaced: list[tuple[int, Job]] = []
+            for start, pos, job in kept:
+                try:
+                    profile.reserve(start, start + job.walltime, job.demand)
+                except OverbookedError:
+                    displaced.append((pos, job))
+            if displaced:
+                kept, new, horizon = _displace(kept, new, displaced, now)
             if fast is not None:
                 profile = fast.ArrayProfile(profile)
             holders = None
@@ -473,6 +487,18 @@ class ConservativeBackfilling:
             raise OverbookedError(str(exc)) from None
         order = seq[:got].tolist()
         return dict(zip([queue[q].id for q in order], starts[order].tolist(), strict=True))
+
+
+def _displace(kept: list[tuple[float, int, Job]], new: list[tuple[int, Job]],
+              displaced: list[tuple[int, Job]], now: float
+              ) -> tuple[list[tuple[float, int, Job]], list[tuple[int, Job]], float]:
+    """The kept reservations less ``displaced`` (queue position, job: those the state has no
+    room for), the jobs to plan afresh with them in queue order, and the latest kept start
+    (the compression's horizon)."""
+    gone = {pos for pos, _ in displaced}
+    kept = [k for k in kept if k[1] not in gone]
+    new = sorted(new + displaced, key=_first)
+    return kept, new, kept[-1][0] if kept else now
 
 
 def _replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,

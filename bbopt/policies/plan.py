@@ -102,7 +102,6 @@ from bbopt.core import (
     decision_elapsed,
 )
 from bbopt.errors import InputError
-from bbopt.models.bb_nodes import contiguous_nodes
 from bbopt.models.plan import PlanModel
 from bbopt.planner import Planner
 from bbopt.policies.promises import Promise
@@ -282,7 +281,7 @@ class PlanBased:
     def _decision(state: ClusterState, model: PlanModel, plan, stats: SolveStats,
                   memory: dict | None = None) -> Decision:
         now = model.now
-        if state.platform.bb_nodes is not None and plan.order is None:
+        if model.named is not None and plan.order is None:
             # A plan that no permutation produced (CP-SAT's, on the pool): rebuilt on the nodes.
             return PlanBased._named_decision(state, model, plan, stats)
         # On named BB nodes the plan is the model's own (each job's pieces placed on the BB
@@ -308,7 +307,7 @@ def _starts(model: PlanModel, started: list[int]) -> tuple[Start, ...]:
     out = []
     for p in started:
         job = model.jobs[p]
-        nodes = contiguous_nodes(free, job.nodes)
+        nodes = model.placement.choose_nodes(free, job.nodes)
         taken = set(nodes)
         free = [x for x in free if x not in taken]
         out.append(Start(job.id, nodes))

@@ -28,6 +28,19 @@ pool run side by side by ``optimising_policies.py --policies plan-2 --against``)
 | conservative-bb, named BB nodes, replay jobs/s | about 260 | 2,855 | 11 | yes |
 | conservative-bb, BB pool, replay jobs/s (reference) | | 2,215 | | |
 
+Then the plan models on the planner (compiled exhaustive search of queues of up to 5 jobs on
+named BB nodes, the model built once per decision, the BB placement asked once per request):
+``python benchmarks/speed/named_plan.py --only plan --proximity --against DIR`` with DIR the
+code before them, load average 5-19 on 2 shared cores, whole trace, identical jobs.csv:
+
+| whole KTH trace, plan-2, process CPU s | before | now | speed-up | same schedule |
+|---|---:|---:|---:|---|
+| BB pool | 27.65 | 25.81 | 1.07 | yes |
+| 12 named BB nodes | 64.09 | 60.58 | 1.06 | yes |
+| named, proximity placement | 87.23 | 76.07 | 1.15 | yes |
+
+(named alone again after the last change, same hour: 60.4 now against 71.9 before.)
+
 The named replay now runs faster than the pool's in the same invocation (1.29x); the pool's
 figure is 10-16 k jobs/s on a quiet machine (``benchmarks/speed/SPEED.md``), so the named one's
 would be above 10 k there. plan-2 on the named nodes was 66.4 s in that invocation; 63.6 s is

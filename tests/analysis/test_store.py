@@ -514,3 +514,130 @@ def test_on_this_host_a_temporary_is_kept_while_its_writer_lives(tmp_path):
             path.mkdir()
     assert store.clean_temporaries() == 3
     assert {p: p.exists() for p in made} == made
+
+
+def test_a_hostname_with_dashes_still_names_the_writer(tmp_path, monkeypatch):
+    from bbopt.analysis import store as store_module
+
+    monkeypatch.setattr(store_module.socket, "gethostname", lambda: "node-7")
+    store = Store(tmp_path / "s")
+    store.runs.mkdir(parents=True)
+    live, dead = os.getppid(), 99_999_999
+    kept = store.runs / f".tmp-h-{live}-abcd1234-node-7"
+    gone = store.runs / f".tmp-h-{dead}-abcd1234-node-7"
+    old = time.time() - 2 * 86400.0
+    far = store.runs / ".tmp-h-1-abcd1234-other-host"  # another host, two days old
+    for d in (kept, gone, far):
+        d.mkdir()
+    os.utime(far, (old, old))
+    assert store.clean_temporaries() == 2
+    assert [p.name for p in store.runs.iterdir()] == [kept.name]
+
+
+@pytest.mark.parametrize("write", ["spec", "failure"])
+def test_a_writer_killed_before_its_rename_leaves_a_temporary_the_cleaning_finds(
+        tmp_path, monkeypatch, write):
+    from bbopt.analysis import store as store_module
+
+    store = Store(tmp_path / "s")
+
+    def killed(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store_module.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        if write == "spec":
+            store.save_spec("grid", "a: 1\n")
+        else:
+            store.write_failure("h", {"error": "boom"})
+    monkeypatch.undo()
+    folder = store.root / ("specs" if write == "spec" else "failed")
+    assert len(list(folder.iterdir())) == 1
+    assert store.clean_temporaries() == 1  # (this process's own: no writer left)
+    assert list(folder.iterdir()) == []
+
+
+def test_a_failure_record_is_indented_json_with_plain_values(tmp_path):
+    path = Store(tmp_path / "s").write_failure("h", {"error": "boom", "file": Path("a/b")})
+    assert path == tmp_path / "s" / "failed" / "h.json"
+    assert path.read_text() == '{\n "error": "boom",\n "file": "a/b"\n}'
+
+
+def test_the_content_hash_of_jobs_is_the_sha256_of_one_canonical_line_per_job():
+    import hashlib
+
+    from bbopt import Job
+    from bbopt.analysis.store import canonical, jobs_sha256
+
+    jobs = [Job("a", 0.0, 10.0, 5.0, nodes=2, bb=1.0, extra={"k": 1}), Job("b", 1.0, 20.0)]
+    lines = [canonical(["a", 0.0, 10.0, 5.0, 2, 1.0, 0.0, 0.0, None, 0.0, False, False,
+                        {"k": 1}]),
+             canonical(["b", 1.0, 20.0, None, 1, 0.0, 0.0, 0.0, None, 0.0, False, False, {}])]
+    want = hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+    assert jobs_sha256(jobs) == want
+
+
+def test_a_bad_name_is_refused_with_the_rule_under_the_field_name():
+    with pytest.raises(InputError) as info:
+        check_name("../x")
+    assert info.value.field == "name"
+    assert str(info.value) == (
+        "field 'name': '../x' is not a plain name: use letters, digits and _ . + = - (at most "
+        "128, not starting with a dot or a dash), no '/' or '..'")
+
+
+def test_a_temporary_is_stale_from_exactly_a_day_and_a_writer_without_host_is_local(
+        tmp_path, monkeypatch):
+    from bbopt.analysis import store as store_module
+    from bbopt.analysis.store import STALE_SECONDS
+
+    now = 2_000_000_000.0
+    store = Store(tmp_path / "s")
+    store.runs.mkdir(parents=True)
+    gone = [store.runs / ".tmp-odd", store.runs / ".tmp-h-1-abcd1234-elsewhere",
+            store.runs / ".tmp-h-99999999-abcd1234"]  # (no host: a writer of this host)
+    kept = [store.runs / ".tmp-odd2", store.runs / ".tmp-h2-1-abcd1234-elsewhere",
+            store.runs / f".tmp-h3-{os.getppid()}-abcd1234"]
+    for d in gone[:2]:
+        d.mkdir()
+        os.utime(d, (now - STALE_SECONDS, now - STALE_SECONDS))  # exactly a day: stale
+    for d in (*kept[:2], gone[2], kept[2]):
+        d.mkdir()
+        os.utime(d, (now - STALE_SECONDS + 1, now - STALE_SECONDS + 1))
+    monkeypatch.setattr(store_module.time, "time", lambda: now)
+    assert store.clean_temporaries() == 3
+    monkeypatch.undo()
+    assert sorted(p.name for p in store.runs.iterdir()) == sorted(p.name for p in kept)
+    assert store.unreadable_runs() == {}  # temporaries are not runs
+
+
+def test_jobs_files_are_gzip_level_6():
+    import gzip
+
+    assert gzip_csv([["1"]], ["job_id"]) == gzip.compress(b"job_id\n1\n", compresslevel=6,
+                                                          mtime=0)
+
+
+def test_parquet_without_pyarrow_names_the_extra(tmp_path, monkeypatch):
+    import sys
+
+    import pandas as pd
+
+    from bbopt.analysis.store import write_table
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as without the parquet extra
+    with pytest.raises(InputError) as info:
+        write_table(pd.DataFrame({"a": [1]}), tmp_path / "u.parquet")
+    assert str(info.value) == (f"{tmp_path / 'u.parquet'}: Parquet needs pyarrow: pip install "
+                               "'bbopt[parquet]'")
+
+
+def test_a_table_is_written_as_parquet_without_its_index(tmp_path):
+    import pandas as pd
+
+    pq = pytest.importorskip("pyarrow.parquet", reason="the parquet extra is not installed")
+    from bbopt.analysis.store import write_table
+
+    path = write_table(pd.DataFrame({"a": [1, 2]}, index=[5, 6]), tmp_path / "t.parquet")
+    assert path == tmp_path / "t.parquet" and pq.read_schema(path).names == ["a"]
+    assert list(pd.read_parquet(path)["a"]) == [1, 2]

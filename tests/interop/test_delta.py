@@ -5,6 +5,7 @@ not apply is refused naming its JSON path and field, leaving the session's state
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -246,11 +247,14 @@ def test_the_client_sends_changes_over_a_socket(tmp_path):
         thread.join(10)
 
 
-def test_a_kept_plan_the_resource_manager_did_not_follow_is_planned_afresh():
-    """conservative-bb reserves j1..j9 behind the jobs it starts; the resource manager starts
-    j0 an instant later instead, so the kept reservations overbook: the session's policy
-    decides again without them (as bbopt.decide on the state without memory) instead of
-    failing."""
+def test_a_kept_plan_the_resource_manager_did_not_follow_keeps_what_still_holds():
+    """conservative-bb reserves the jobs behind those it advises to start, but the resource
+    manager starts none of them until it starts j0 an instant later (at 1 s, on one of the 4
+    nodes): the session's policy checks its kept reservations against that state instead of
+    failing. j1, j3 and j5 were held at 100 s before j8 (also at 100 s), and j0 now holds a
+    node until 101 s, so j8's slot no longer holds: it is planned again with the jobs that
+    have no reservation, and j1, j3 and j5 move up to the three free nodes -- as the
+    in-process decision fed the same memory."""
     s = DecisionService(warm=())
     platform = {"nodes": 4, "bb": 1e11}
     assert s.handle({"policy": "conservative-bb", "state": {"time": 0, "platform": platform}})
@@ -258,8 +262,11 @@ def test_a_kept_plan_the_resource_manager_did_not_follow_is_planned_afresh():
         r = s.handle({"policy": "conservative-bb", "delta": {
             "submitted": [{"id": f"j{k}", "walltime": 100, "nodes": 1}]}})
         assert r["ok"], r
+    memory = s.sessions["default"].memory["conservative-bb"]
+    assert memory == {"reservations": {"j1": 100.0, "j3": 100.0, "j5": 100.0, "j8": 100.0,
+                                       "j7": 200.0, "j9": 200.0}}
     r = s.handle({"policy": "conservative-bb", "delta": {"time": 1, "started": [{"id": "j0"}]}})
     assert r["ok"], r
-    state = s.sessions["default"].state
+    state = replace(s.sessions["default"].state, memory=memory)
     assert decision(r).start == decide(state, "conservative-bb").start
-    assert [x.job_id for x in decision(r).start] == ["j1", "j2", "j3"]
+    assert [x.job_id for x in decision(r).start] == ["j1", "j3", "j5"]

@@ -138,6 +138,28 @@ def test_bad_lines_get_error_lines(service):
         assert reply["ok"] is False and reply["error"]["message"]
 
 
+def test_session_memory_on_starts_the_resource_manager_chose(service):
+    """The session keeps conservative-bb's reservations for j4-j7 at 100 s; the resource
+    manager starts j0 alone, at 1 s, so the kept memory meets a state it did not decide: the
+    service answers as the in-process decision fed that memory does, reservations that still
+    hold kept (three of j4-j7 move up to now), the one that does not planned again."""
+    jobs = tuple(Job(f"j{i}", 0.0, 100.0, nodes=1) for i in range(10))
+    s0 = ClusterState(0.0, Platform(nodes=4, bb=0.0), (), jobs)
+    later = ClusterState(1.0, s0.platform, (RunningJob(jobs[0], 1.0),), jobs[1:])
+    expected = decide(replace(later, memory=decide(s0, "conservative-bb").memory),
+                      "conservative-bb")
+    assert expected.started_ids == ["j4", "j5", "j6"]
+    assert service.handle({"policy": "conservative-bb", "session": "rm",
+                           "state": state_to_dict(s0)})["ok"]
+    body = state_to_dict(later)
+    del body["memory"]
+    reply = service.handle({"policy": "conservative-bb", "session": "rm", "state": body})
+    assert reply["ok"], reply
+    got = loads_decision(json.dumps(reply["decision"]))
+    assert got.started_ids == expected.started_ids
+    assert got.reservations == expected.reservations
+
+
 def test_session_keeps_the_memory_so_the_client_sends_only_the_state(service):
     """conservative-bb's second decision with the memory left to the session equals the
     in-process decision fed its memory by hand; another session starts empty."""

@@ -1,6 +1,6 @@
 """The plan model's fast paths against plain from-scratch references (Kopanski & Rzadca,
 Euro-Par 2021, Section 3.3): the inlined first fit of :meth:`PlanModel.place` on named BB nodes
-against the general :func:`~bbopt.models.bb_nodes.first_fit_runs` on each BB node's least free
+against the general :func:`~bbopt.planner.pieces.first_fit_runs` on each BB node's least free
 space, the early rejection of :meth:`PlanModel.score` against the full score, and the
 annealing's scoring of coinciding candidate orders against fresh scores."""
 
@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
-from bbopt.models.bb_nodes import first_fit_runs
 from bbopt.models.plan import PlanModel
+from bbopt.planner.pieces import first_fit_runs
 from bbopt.solvers import Budget
 from bbopt.solvers.plan.annealing import solve_annealing
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from bbopt import Job, Platform, simulate
 from bbopt.core import GB, ClusterState, RunningJob, dragonfly_proximity
-from bbopt.models.bb_nodes import contiguous_nodes, proximity_pieces
 from bbopt.models.plan import PlanModel
+from bbopt.planner.pieces import contiguous_nodes, proximity_pieces
 from bbopt.solvers import Budget
 from bbopt.solvers.base import solve
 from bbopt.solvers.plan.annealing import solve_annealing

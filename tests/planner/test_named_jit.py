@@ -19,12 +19,14 @@ from hypothesis import strategies as st
 pytest.importorskip("numba")
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob, dragonfly_proximity  # noqa: E402,E501
-from bbopt.models.bb_nodes import contiguous_nodes, first_fit_pieces, proximity_pieces  # noqa: E402,E501
 from bbopt.models.plan import PlanModel  # noqa: E402
 from bbopt.models.plan_walk import SwapWalk, swap_walk  # noqa: E402
+from bbopt.planner.bb import FirstFitBB  # noqa: E402
 from bbopt.planner.named import NamedWalk, kernels  # noqa: E402
+from bbopt.planner.pieces import contiguous_nodes, first_fit_pieces, proximity_pieces  # noqa: E402,E501
 from bbopt.solvers import Budget  # noqa: E402
 from bbopt.solvers.plan.annealing import solve_annealing  # noqa: E402
+from bbopt.solvers.plan.exhaustive import solve_exhaustive  # noqa: E402
 
 PROXIMITY = dragonfly_proximity(8, 2, 2)  # 8 compute nodes, 4 BB nodes in 2 groups
 
@@ -131,7 +133,9 @@ def test_the_compiled_walk_is_the_python_walk(seed, proximity, n, stride, moves)
 @pytest.mark.parametrize("proximity", [False, True])
 def test_the_annealing_finds_the_same_plans_compiled_and_in_python(proximity, monkeypatch):
     """solve_annealing with the compiled loops and with BBOPT_NO_JIT=1 (the Python loops):
-    the same plan, score and search statistics, on queues of 6 to 30 jobs."""
+    the same plan, score and search statistics, on queues of 6 to 30 jobs (some shorter once
+    the jobs that never fit are left out: searched exhaustively, where the compiled search
+    visits at least as many prefixes, having no memo)."""
     rnd = random.Random(7 + proximity)
     tried = 0
     while tried < 12:
@@ -150,6 +154,9 @@ def test_the_annealing_finds_the_same_plans_compiled_and_in_python(proximity, mo
         assert compiled.named_arrays() is not None
         assert got.solution == ref.solution
         assert got.objective == ref.objective
+        if got.info["method"] == "exhaustive":  # (short queues: the compiled search keeps no
+            for key in ("nodes", "memo"):       # memo, so it visits more prefixes)
+                assert got.info.pop(key) >= ref.info.pop(key) * (key == "nodes")
         assert got.info == ref.info
 
 
@@ -181,13 +188,14 @@ def test_the_switch_between_compiled_and_python(monkeypatch):
     """Named models with alpha 1-3 get the compiled loops, other alphas and BBOPT_NO_JIT=1
     the Python ones, with the same scores."""
     jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(4)]
-    named = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, bb_nodes=[2 * GB, 2 * GB])
+    TWO_NODES = FirstFitBB(Platform(2, 4 * GB, bb_nodes=(2 * GB, 2 * GB)))  # noqa: N806
+    named = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, placement=TWO_NODES)
     assert isinstance(swap_walk(named, [0, 1, 2, 3]), NamedWalk)
-    odd = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=1.5, bb_nodes=[2 * GB, 2 * GB])
+    odd = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=1.5, placement=TWO_NODES)
     assert type(swap_walk(odd, [0, 1, 2, 3])) is SwapWalk
     monkeypatch.setenv("BBOPT_NO_JIT", "1")
     assert kernels() is None
-    fresh = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, bb_nodes=[2 * GB, 2 * GB])
+    fresh = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, placement=TWO_NODES)
     assert type(swap_walk(fresh, [0, 1, 2, 3])) is SwapWalk
     assert fresh.score([3, 2, 1, 0]) == named.score([3, 2, 1, 0])
     assert fresh.named_arrays() is None and named.named_arrays() is not None
@@ -256,3 +264,26 @@ def test_a_kept_reservation_is_compressed_before_new_jobs_are_planned():
         decision = ConservativeBackfilling(compiled=compiled).decide(state)
         assert [s.job_id for s in decision.start] == ["b"]
         assert [(r.job_id, r.start) for r in decision.reservations] == [("a", 50.0)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10**9), proximity=st.booleans(), n=st.integers(2, 5),
+       alpha=st.sampled_from([1, 2, 3]))
+def test_the_compiled_exhaustive_search_is_the_python_one(seed, proximity, n, alpha):
+    """Queues of 2 to 5 jobs: the compiled exhaustive search (no memo) returns the plan, the
+    score and the status of the Python one (with its memo), and its plan is the best order's
+    fresh plan; the number of prefixes visited is at most the 206 of a 5-job tree."""
+    rnd = random.Random(seed)
+    state = _state(rnd, proximity, n)
+    if state is None:
+        return
+    py, jit = _models(state, alpha)
+    if py.n < 2:
+        return
+    slow = solve_exhaustive(py, Budget(60.0))
+    fast = solve_exhaustive(jit, Budget(60.0))
+    assert fast.solution == slow.solution
+    assert fast.objective == slow.objective and fast.status is slow.status
+    assert fast.objective == py.score(fast.solution.order)
+    assert 1 <= fast.info["nodes"] <= 206
+    assert fast.info["memo"] == 0 < slow.info["memo"]

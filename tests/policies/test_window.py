@@ -110,6 +110,34 @@ def test_decision_rule_factor_is_two():
         f, m, factor=1.0)).started_ids == ["J2"]
 
 
+def test_cqsim_decision_rule_is_relative_to_the_bb_in_use():
+    """The rule of the authors' simulator (CQSim, branch BBSched, ``best_from_ga``): leave the
+    max-node solution for one whose system BB utilisation is more than 30 % above it, with a
+    node loss below 0.1. Window {J1 (80 nodes, 10 TB), J2 (n nodes, x TB)} on 100 nodes, 100 TB.
+    """
+    def state(n, x, running_bb=0.0):
+        jobs = (Job("J1", 0.0, 3600.0, nodes=80, bb=10 * TB),
+                Job("J2", 0.0, 3600.0, nodes=n, bb=x * TB))
+        running = (RunningJob(Job("R", 0.0, 7200.0, nodes=1, bb=running_bb * TB), 0.0),) \
+            if running_bb else ()
+        return ClusterState(0.0, Platform(100, 100 * TB), running, jobs)
+
+    def started(*args):
+        return bbopt.decide(state(*args), "bbsched", decision_rule="cqsim").started_ids
+
+    # loss 0.09; BB 0.10 -> 0.13 is a gain of exactly 30 %: kept; 0.14 switches
+    assert started(71, 13) == ["J1"]
+    assert started(71, 14) == ["J2"]
+    # the paper's rule (gain > 2 x loss = 0.18) keeps J1 on the same window
+    assert bbopt.decide(state(71, 14), "bbsched").started_ids == ["J1"]
+    # a node loss of 0.1 is never accepted, whatever the gain (the paper's rule switches)
+    assert started(70, 50) == ["J1"]
+    assert bbopt.decide(state(70, 50), "bbsched").started_ids == ["J2"]
+    # 50 TB already in use: 0.60 -> 0.64 is below 30 %, 0.60 -> 0.79 above
+    assert started(71, 14, 50.0) == ["J1"]
+    assert started(71, 29, 50.0) == ["J2"]
+
+
 @pytest.mark.parametrize("policy", ["bbsched", "constrained-cpu"])
 def test_starvation_counter_grows_across_rounds_and_forces_the_job(policy):
     """X (6 of 10 nodes) waits while every round a fresh pair of 5-node jobs fills the machine

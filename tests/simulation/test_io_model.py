@@ -480,3 +480,81 @@ def test_a_checkpoint_to_the_nodes_own_bb_takes_volume_over_the_local_bandwidth(
         res = simulate([job], platform, "fcfs", execution=model)
         assert res.end[0] == pytest.approx(end, abs=1e-5)
         assert model.job_stats()[0]["checkpoint"] == pytest.approx(end - 20.0, abs=1e-12)
+
+
+def test_a_checkpoint_goes_to_the_nearest_bb_node_not_through_the_pfs():
+    # PFS at 0.5 GB/s: a checkpoint of 1.25 GB over the node's 1.25 GB/s link to its BB node
+    # takes 1 s; only its drain to the PFS takes 2.5 s
+    job = Job("p", 0, walltime=100, runtime=20, nodes=1, bb=1.25 * GB,
+              extra={"phases": {"compute": [10.0, 10.0], "stage_in": 0.0, "stage_out": 0.0}})
+    model = PhasedIO()
+    res = simulate([job], kopanski_dragonfly(pfs=0.5 * GB), "fcfs-bb", execution=model)
+    assert res.end == [21.0]
+    assert (model.job_stats()[0]["checkpoint"], model.job_stats()[0]["drain"]) == (1.0, 2.5)
+
+
+def test_the_nodes_of_one_job_share_their_bb_nodes_link():
+    # nodes 0 and 1, one chassis: 1.25 GB each over one 1.25 GB/s BB link, 0.625 GB/s each
+    job = Job("q", 0, walltime=100, runtime=10, nodes=2, bb=2.5 * GB,
+              extra={"phases": {"compute": [10.0], "stage_out": 0.0}})
+    model = PhasedIO()
+    res = simulate([job], kopanski_dragonfly(), "fcfs-bb", execution=model)
+    assert res.end == [12.0] and model.job_stats()[0]["stage_in"] == 2.0
+
+
+def test_without_an_io_tree_transfers_run_at_the_local_bb_bandwidth():
+    from bbopt import Platform
+
+    job = Job("b", 0, walltime=1000, runtime=20, nodes=2, bb=400.0,
+              extra={"phases": {"compute": [10.0, 10.0]}})
+    for bandwidth, end in ((float("inf"), 20.0), (100.0, 26.0)):  # 200 B per node
+        model = PhasedIO(local_bb_bandwidth=bandwidth)
+        res = simulate([job], Platform(4, 1000.0), "fcfs", execution=model)
+        assert res.end == [end]
+        st_ = model.job_stats()[0]
+        assert [st_[k] for k in ("stage_in", "checkpoint", "stage_out", "drain")] == [
+            (end - 20.0) / 3] * 4
+
+
+def test_the_local_bb_bandwidth_does_not_bound_transfers_through_the_tree():
+    from bbopt import Platform
+
+    platform = Platform(4, 1000.0, topology=herbein_example_topology())
+    job = Job("b", 0, walltime=1000, runtime=20, nodes=2, bb=400.0,
+              extra={"phases": {"compute": [20.0], "stage_out": 0.0}})
+    model = PhasedIO(local_bb_bandwidth=100.0)
+    simulate([job], platform, "fcfs", execution=model)
+    assert model.job_stats()[0]["stage_in"] < 1e-5  # 200 B per node from the PFS, not 2 s
+
+
+def test_a_synchronous_group_runs_at_its_smallest_demand():
+    tree = herbein_example_topology()  # no link is a bottleneck for these
+    flows = [Flow(50.0, 1, tree.finite_path(3)), Flow(100.0, 1, tree.finite_path(6))]
+    assert contention(tree, flows, jobs=["j", "j"]) == [50.0, 50.0]
+    assert contention(tree, flows) == [50.0, 100.0]
+
+
+def test_the_models_metrics_are_herbeins():
+    job = Job("a", 0, walltime=150, runtime=100, nodes=2, bandwidth=256 * MB)
+    model = IOContention(kill_at_walltime=False)
+    res = simulate([job], _example(), "fcfs", execution=model)
+    got = model.metrics(res)
+    assert got == io_summary(res, model)
+    assert (got["system_efficiency"], got["compute_share_min"], got["mean_turnaround"]) == (
+        0.5, 0.5, 200.0)
+
+
+def test_a_synchronous_job_cut_at_the_top_runs_at_its_slowest_flow():
+    # PFS 100 over two unlimited switches. J streams 100 from one node under each switch, K 100
+    # from a node under the first: the PFS gives each switch 50, the first splits it 25 / 25, so
+    # J's flow under the second switch (50 there) runs at J's rate, 25
+    tree = from_description({"name": "t", "tree": {"type": "pfs", "bandwidth": 100.0,
+                                                   "children": [{"type": "switch", "count": 2,
+                                                                 "children": [{"type": "node",
+                                                                               "count": 2}]}]}})
+    nodes = [int(v) for v in tree.node_vertex]
+    flows = [Flow(100.0, 1, tree.finite_path(nodes[0])),
+             Flow(100.0, 1, tree.finite_path(nodes[2])),
+             Flow(100.0, 1, tree.finite_path(nodes[1]))]
+    assert contention(tree, flows, jobs=["J", "J", "K"]) == [25.0, 25.0, 25.0]
+    assert contention(tree, flows) == [25.0, 50.0, 25.0]

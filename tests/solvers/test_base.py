@@ -187,3 +187,115 @@ def test_a_fallback_without_an_evaluation_has_no_objective():
 def test_a_default_budget_is_one_wall_second(toy_backends):
     assert Budget() == Budget(1.0, None, "wall")
     assert solve(Toy(), "exact").info == {"budget": 1.0}
+
+
+def test_a_wall_budget_keeps_its_work_limit_and_a_bad_mode_is_named_as_its_option():
+    assert Budget.of(2.0, 0.3) == Budget(2.0, 0.3, "wall")
+    with pytest.raises(InputError) as err:
+        Budget.of(1.0, mode="cpu")
+    assert err.value.field == "budget_mode"
+
+
+def test_a_backend_that_is_not_a_function_is_refused_as_the_backend_field():
+    with pytest.raises(InputError) as err:
+        register_backend(Toy, "x")("not a function")
+    assert err.value.field == "backend" and "got str" in str(err.value)
+
+
+def test_an_unregistered_backend_is_gone_and_the_default_seed_is_0(toy_backends):
+    from bbopt.solvers.base import backends_for
+
+    @register_backend(Toy, "seeded")
+    def seeded(model, budget, seed, **options):
+        return Result(Status.FEASIBLE, [seed], 1.0)
+
+    assert solve(Toy(), "seeded").solution == [0]
+    unregister_backend(Toy, "seeded")
+    assert "seeded" not in backends_for(Toy())
+
+
+class _EntryPoint:
+    def __init__(self, name, value, load):
+        self.name, self.value, self.load = name, value, load
+
+
+def _plugins(monkeypatch, *eps):
+    import importlib.metadata
+
+    from bbopt.solvers import base
+
+    monkeypatch.setattr(base, "_PLUGINS_LOADED", False)
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group: list(eps) if group == "bbopt.backends" else [])
+
+
+def test_a_backend_plugin_is_loaded_when_a_name_is_not_known(toy_backends, monkeypatch):
+    def load():
+        @register_backend(Toy, "plugged")
+        def plugged(model, budget, seed, **options):
+            return Result(Status.OPTIMAL, ["plugged"], 0.0)
+
+    _plugins(monkeypatch, _EntryPoint("plug", "plugmod", load))
+    try:
+        assert solve(Toy(), "plugged").solution == ["plugged"]
+    finally:
+        unregister_backend(Toy, "plugged")
+
+
+def test_a_broken_backend_plugin_is_named_with_its_error(monkeypatch):
+    from bbopt.solvers.base import backends_for
+
+    def load():
+        raise ImportError("no module named plugmod")
+
+    _plugins(monkeypatch, _EntryPoint("plug", "plugmod:fn", load))
+    with pytest.raises(InputError) as err:
+        backends_for(Toy())
+    assert err.value.field == "bbopt.backends"
+    assert str(err.value) == ("field 'bbopt.backends': the backend plug-in 'plug' (plugmod:fn) "
+                              "does not load: ImportError: no module named plugmod")
+
+
+def test_a_fallbacks_time_is_the_backends_plus_its_own(monkeypatch):
+    from bbopt.solvers import base
+
+    class Bare:
+        def fallback(self):
+            return "greedy answer"
+
+    @register_backend(Bare, "overrun")
+    def overrun(model, budget, seed, **options):
+        raise BudgetExceeded
+
+    clock = [10.0, 13.0, 20.0, 21.5]  # the backend 3 s, the fallback 1.5 s
+
+    def perf_counter():
+        return clock.pop(0) if len(clock) > 1 else clock[0]
+
+    monkeypatch.setattr(base._time, "perf_counter", perf_counter)
+    try:
+        wall = solve(Bare(), "overrun").wall_time
+    finally:
+        monkeypatch.undo()
+        unregister_backend(Bare, "overrun")
+    assert wall == 4.5
+
+
+def test_a_new_model_types_registry_checks_its_backends_and_builtins_declare_theirs(
+        monkeypatch):
+    from bbopt.errors import UnknownNameError
+    from bbopt.models.window import WindowModel
+    from bbopt.solvers import base
+
+    monkeypatch.setattr(base, "_BACKENDS", {})  # every registry made afresh
+    assert "cpsat" in base.backends_for(WindowModel.__new__(WindowModel))
+
+    class Fresh:
+        pass
+
+    with pytest.raises(InputError, match="got int"):
+        register_backend(Fresh, "x")(3)
+    with pytest.raises(UnknownNameError, match="^unknown backend for Fresh 'x'; known: $"):
+        solve(Fresh(), "x")
+    with pytest.raises(InputError, match="^a backend for Fresh name must be non-empty text"):
+        register_backend(Fresh, "")(solve)

@@ -60,3 +60,13 @@ def test_an_incomplete_generator_is_refused(fn, missing):
     with pytest.raises(InputError, match=missing.replace("(", r"\(").replace(")", r"\)")):
         GENERATORS.add("broken", fn)
     assert "broken" not in GENERATORS
+
+
+def test_exact_walltime_sets_each_walltime_to_the_runtime():
+    jobs = [Job("a", 0, walltime=3600, runtime=600, nodes=2),
+            Job("b", 5, walltime=100, runtime=100),
+            Job("c", 9, walltime=50)]  # no runtime: kept
+    out = apply("exact-walltime", jobs, 0)
+    assert [(j.id, j.walltime, j.runtime) for j in out] == [
+        ("a", 600.0, 600), ("b", 100.0, 100), ("c", 50, None)]
+    assert generator("exact-walltime").kind == "transform"

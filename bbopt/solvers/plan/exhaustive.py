@@ -14,7 +14,8 @@ On named BB nodes (:attr:`PlanModel.named`) a job's start is not monotone in the
 before it (see :mod:`bbopt.models.plan`), so the bound of a job still to place is its earliest
 start on the pool dimensions (nodes and pool BB), which only grows as reservations are added;
 each child is placed by :meth:`PlanModel.place`, the evaluator's own rule, and the memo key holds
-the BB-node columns and the BB nodes' free space now.
+the BB-node columns and the BB nodes' free space now. Queues of up to 5 jobs on named BB nodes
+(those the annealing hands over) are searched by the compiled twin of that search.
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ from bbopt.solvers.base import Budget, BudgetExceeded, Result
 
 #: Queues longer than this are refused (``n!`` grows too fast for any pruning).
 MAX_JOBS = 16
+#: On named BB nodes, queues up to this long are searched by the compiled twin of
+#: ``visit_named`` (:meth:`bbopt.planner.named.NamedArrays.exhaustive`) when numba is there: at
+#: most 206 prefixes, fewer than the 256 between two looks at the clock, so it runs to the end
+#: as the Python search does and finds the same plan. Its memo is left out: it only skips
+#: prefixes that cannot beat the best plan.
+COMPILED_UP_TO = 5
 
 
 class _OutOfTime(Exception):
@@ -134,8 +141,12 @@ def solve_exhaustive(model: PlanModel, budget: Budget, seed: int = 0,
             prefix.pop()
 
     status = Status.OPTIMAL
+    arrays = model.named_arrays() if model.named is not None and n <= COMPILED_UP_TO else None
     try:
-        if model.named is not None:
+        if arrays is not None:  # the same search compiled: the same plan
+            state["best"], state["order"], state["nodes"] = arrays.exhaustive(
+                state["best"], state["order"])
+        elif model.named is not None:
             visit_named(model.named_profile(), list(range(n)), 0.0)
         else:
             visit(model.base_profile(), list(range(n)), 0.0)

@@ -132,12 +132,13 @@ def _lognormal_bb(jobs: list[Job], seed: int, *, rules: bool = False) -> list[Jo
 @GENERATORS.register("kopanski",
                      about="Kopanski's workload: log-normal BB (rules as lognormal-bb) and "
                            "(optionally) the phased job model (checkpoint_factor: checkpoint "
-                           "size / BB request)")
+                           "size / BB request; io_out: the I/O time taken out of the runtimes "
+                           "as in the authors' I/O-aware workloads)")
 def _kopanski(jobs: list[Job], seed: int, *, phases: bool = True, rules: bool = False,
-              checkpoint_factor: float = 1.0) -> list[Job]:
+              checkpoint_factor: float = 1.0, io_out: bool = False) -> list[Job]:
     from bbopt.workloads.generators.kopanski import kopanski_workload
 
-    return kopanski_workload(jobs, seed, phases=phases, rules=bool(rules),
+    return kopanski_workload(jobs, seed, phases=phases, rules=bool(rules), io_out=bool(io_out),
                              checkpoint_factor=float(checkpoint_factor))
 
 
@@ -215,6 +216,16 @@ def _io_rate(jobs: list[Job], seed: int, *,
              per_node: Annotated[float, Bandwidth] = 18e6) -> list[Job]:
     """Every job's PFS bandwidth per node, in bytes/s (Herbein et al., Section 4.2: 18 MB/s)."""
     return [replace(j, bandwidth=float(per_node)) for j in jobs]
+
+
+@GENERATORS.register("exact-walltime",
+                     about="every job's walltime set to its runtime (exact runtime estimates)")
+def _exact_walltime(jobs: list[Job], seed: int) -> list[Job]:
+    """Every job's walltime is its runtime, so that reservations and backfilling plan with the
+    real durations, as a simulator that backfills with the runtimes does (CQSim's BBSched
+    branch reserves queued jobs for their runtimes, ``Backfill.py``)."""
+    return [replace(j, walltime=float(j.runtime)) if j.runtime is not None and j.runtime > 0
+            else j for j in jobs]
 
 
 @GENERATORS.register("first", about="keep the first n jobs")

@@ -62,6 +62,41 @@ def test_phases_layout_and_bounds():
     assert kopanski.phases_of(Job("y", 0, 60, 1.0))["compute_phases"] == 1
 
 
+def test_io_taken_out_as_the_authors_generator():
+    # KTH job 15 in the authors' I/O-aware part 0: 4 nodes, walltime 53,940 s, runtime 3,477 s,
+    # 4,548,221,140 B per node -> computation 3,331,456,923,520 flop at 1 Gflop/s
+    bb = 4 * 4_548_221_140.0
+    job = Job("15", 0, walltime=53_940, runtime=3_477, nodes=4, bb=bb)
+    (out,) = kopanski.with_io_taken_out([job])
+    assert out.runtime == pytest.approx(3_331.45692352, abs=1e-6)
+    assert (out.walltime, out.nodes, out.bb) == (53_940, 4, bb)
+    # the floor: at least 5 % of the runtime (not 0, not the runtime)
+    big = Job("b", 0, walltime=3_600, runtime=100, nodes=1, bb=40 * GB)
+    assert kopanski.with_io_taken_out([big])[0].runtime == pytest.approx(5.0)
+    # walltime 120 s keeps its runtime, 121 s does not
+    short = Job("s", 0, walltime=120, runtime=100, nodes=1, bb=1 * GB)
+    assert kopanski.with_io_taken_out([short])[0].runtime == 100
+    longer = Job("l", 0, walltime=121, runtime=100, nodes=1, bb=1 * GB)
+    assert kopanski.with_io_taken_out([longer])[0].runtime == pytest.approx(100 - 32.0)
+    # per node, not total: 2 nodes of 1 GB each take out 32 s as 1 node of 1 GB does
+    two = Job("t", 0, walltime=3_600, runtime=1_000, nodes=2, bb=2 * GB)
+    assert kopanski.with_io_taken_out([two])[0].runtime == pytest.approx(968.0)
+
+
+def test_kopanski_workload_io_out_feeds_the_phases():
+    jobs = _jobs(300)
+    plain = kopanski.kopanski_workload(jobs, seed=3, rules=True)
+    out = kopanski.kopanski_workload(jobs, seed=3, rules=True, io_out=True)
+    assert [j.bb for j in out] == [j.bb for j in plain]  # the same draw
+    shorter = 0
+    for p, o in zip(plain, out, strict=True):
+        assert o.runtime <= p.runtime
+        shorter += o.runtime < p.runtime
+        ph = o.extra["phases"]
+        assert ph["compute_phases"] * ph["compute_seconds"] == pytest.approx(o.runtime)
+    assert shorter > 0
+
+
 # -- BBSched ----------------------------------------------------------------------------------
 
 def _trace_with_few_bb(n=4000, seed=0):

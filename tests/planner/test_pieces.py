@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from bbopt import Job, Platform, simulate
 from bbopt.core import GB, dragonfly_proximity
 from bbopt.errors import InputError
-from bbopt.models.bb_nodes import contiguous_nodes, proximity_pieces
+from bbopt.planner.pieces import contiguous_nodes, proximity_pieces
 from bbopt.simulation.ledger import Ledger
 
 PROX = Platform.kopanski(named_bb=True, bb_placement="proximity")
@@ -99,7 +99,7 @@ def test_the_engine_takes_consecutive_runs_when_the_policy_names_none():
 def test_proximity_places_exactly_when_first_fit_does(free, nodes, piece_gb):
     # Equal pieces: one job is placeable on a given space by either order exactly when the
     # BB nodes hold `nodes` such pieces; only where they go differs.
-    from bbopt.models.bb_nodes import first_fit_pieces
+    from bbopt.planner.pieces import first_fit_pieces
 
     free = [f * GB for f in free]
     bb = nodes * piece_gb * GB
@@ -201,7 +201,7 @@ def test_a_hand_built_state_replays_running_pieces_by_proximity():
     # A running job on chassis 5 whose pieces are not given is placed again on its own
     # nodes' BB node, as the engine placed it; fcfs then places a job of chassis 0 beside it.
     from bbopt.core import ClusterState, RunningJob
-    from bbopt.models.bb_nodes import running_pieces
+    from bbopt.planner.pieces import running_pieces
 
     r = RunningJob(Job("r", 0, 100, 100, nodes=2, bb=8 * GB), 0.0, CHASSIS5[:2])
     state = ClusterState(10.0, PROX, (r,), (Job("q", 10, 50, 50, nodes=2, bb=8 * GB),))
