@@ -60,8 +60,13 @@ def choose_nodes(free_nodes: Sequence[int], job: Job, platform: Platform,
 class Planner:
     """Free nodes, BB and BB-node space over time from ``now`` on (module docstring)."""
 
+    #: Whether the two-dimension fast path on named BB nodes may be taken (:meth:`_split`;
+    #: ``False``: the profile of every dimension always, the reference it is tested against).
+    fast_path: bool = True
+
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
-                 "holds", "chosen", "floating", "started")
+                 "holds", "chosen", "floating", "started", "_two", "_later", "_ends", "_bb_rows",
+                 "_log", "_run_pieces", "_run_rel")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
@@ -86,6 +91,17 @@ class Planner:
             self.k = 0
         self._free_nodes: list[int] | None = None
         self._profile: Profile | None = None
+        # The two-dimension fast path on named BB nodes (see :meth:`_split`): the profile of
+        # the nodes and pooled BB alone, the earliest start of a hold after now, the expected
+        # end of each job started now and the BB nodes' free bytes at a time, by time.
+        self._two: Profile | None = None
+        self._later = math.inf  # (the earliest start of a hold after now)
+        self._ends: dict[str, float] = {}
+        self._bb_rows: dict[float, list[float]] = {}
+        self._log: list[tuple[float, float, tuple[float, ...]]] = []  # (its holds, in order)
+        # (the running jobs' expected ends and pieces, and the bytes they give back by a time)
+        self._run_pieces: list[tuple[float, Sequence[tuple[int, float]]]] = []
+        self._run_rel: dict[float, list[float]] = {}
         self.holds: dict[str, tuple[float, float, tuple[float, ...]]] = {}
         #: The re-placeable reservations on named BB nodes, by id: ``(job, start)``
         #: (:meth:`reserve` with ``replace``).
@@ -121,9 +137,131 @@ class Planner:
             platform, pieces = self.platform, self.pieces
             releases = [(r.expected_end, self._demand(r.job, pieces.get(r.job.id, ())))
                         for r in self.running]
-            self._profile = Profile(self.now, (platform.nodes, platform.bb,
-                                               *(platform.bb_nodes or ())), releases)
+            profile = Profile(self.now, (platform.nodes, platform.bb,
+                                         *(platform.bb_nodes or ())), releases)
+            for start, end, demand in self._log:  # (the fast path's holds, in order)
+                profile.reserve(start, end, demand)
+            self._profile, self._two, self._log = profile, None, []
         return self._profile
+
+    # ------------------------------------------------------------------ fast path
+    # On named BB nodes, as long as every hold on the BB nodes starts now (EASY: the jobs it
+    # starts; its head's re-placeable reservation holds nodes and pooled bytes only), the free
+    # bytes of each BB node never fall after now: running and started jobs only give pieces
+    # back. Then the least free space of a BB node over an interval is its free space at the
+    # interval's start, and a start now whose pieces the placement finds on the BB nodes now
+    # fits the profile's BB-node dimensions (whose tolerance is wider). The planner then keeps
+    # a profile of two dimensions (nodes, pooled BB) and computes the BB nodes' free bytes at
+    # a time from the pieces held and the expected ends: the same answers as the profile of
+    # every dimension, which is built (the holds made so far replayed in order) as soon as a
+    # hold on the BB nodes starts later or anything else is asked. Measured in
+    # ``benchmarks/speed/easy_named.py``.
+
+    def _split(self) -> Profile | None:
+        """The two-dimension profile while the fast path holds, else ``None``."""
+        if self._profile is not None or not self.k or not self.fast_path:
+            return None
+        two = self._two
+        if two is None:
+            platform, pieces = self.platform, self.pieces
+            run_pieces = self._run_pieces
+            releases = []
+            for r in self.running:
+                job = r.job
+                end = r.expected_end
+                if job.id in pieces:
+                    run_pieces.append((end, pieces[job.id]))
+                releases.append((end, (job.nodes, job.bb)))
+            self._two = two = Profile(self.now, (platform.nodes, platform.bb), releases)
+        return two
+
+    def _bb_at(self, t: float) -> list[float]:
+        """The free bytes of each BB node at ``t`` (>= now) on the fast path: free now, plus
+        the pieces of the jobs whose expected end is ``t`` or earlier (the caller must not
+        change the list)."""
+        row = self._bb_rows.get(t)
+        if row is None:
+            given = self._run_rel.get(t)
+            if given is None:  # (what running jobs give back by t: the same all decision)
+                given = [0.0] * self.k
+                for end, pieces in self._run_pieces:
+                    if end <= t:
+                        for b, size in pieces:
+                            given[b] += size
+                self._run_rel[t] = given
+            row = [f + g for f, g in zip(self.bb.free, given, strict=True)]
+            held = self.bb.held
+            for jid, end in self._ends.items():
+                if end <= t:
+                    for b, size in held.get(jid, ()):
+                        row[b] += size
+            self._bb_rows[t] = row
+        return row
+
+    def _placement_now_split(self, two: Profile,
+                             job: Job) -> tuple[tuple[int, ...], list] | None:
+        """:meth:`placement_now` on the fast path."""
+        times, rows = two.times, two.free
+        row, tol = rows[0], two._tol
+        n, b = job.nodes, job.bb
+        if n > row[0] + tol[0] or b > row[1] + tol[1]:
+            return None
+        end = self.now + job.walltime
+        if end > self._later:
+            # (before the first hold after now, nodes and pooled BB only come free: the rows
+            # from that hold's on decide, as Profile.fits tests them)
+            t0, t1 = tol
+            i, last = bisect_right(times, self._later) - 1, len(times)
+            while True:
+                row = rows[i]
+                if row[0] + t0 < n or row[1] + t1 < b:
+                    return None
+                i += 1
+                if i == last or times[i] >= end:
+                    break
+        nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
+        if isinstance(nodes, str):
+            return None
+        got = self.bb.placement(job, nodes)
+        if got is None:
+            return None
+        if self.floating and not self._leaves_floating_split(
+                self.now, job.walltime, self._demand(job, got)):
+            return None
+        return nodes, got
+
+    def _pieces_over_split(self, two: Profile, job: Job,
+                           start: float) -> tuple[float, ...] | None:
+        """:meth:`_pieces_over` on the fast path."""
+        if not two.fits(start, job.walltime, (job.nodes, job.bb)):
+            return None
+        got = first_fit_pieces(self._bb_at(start), job.nodes, job.bb, self.bb.tol)
+        if got is None:
+            return None
+        demand = self._demand(job, got)
+        if self.floating and not self._leaves_floating_split(start, job.walltime, demand):
+            return None
+        return demand
+
+    def _leaves_floating_split(self, start: float, walltime: float,
+                               demand: Sequence[float]) -> bool:
+        """:meth:`_leaves_floating` on the fast path: over a re-placeable reservation's
+        interval the least free space is at its start, or where ``demand`` begins to be held
+        less ``demand``, whichever is less."""
+        end = start + walltime
+        dk = demand[2:]
+        for job, at in self.floating.values():
+            until = at + job.walltime
+            if job.bb <= 0 or until <= start or end <= at:
+                continue
+            if start <= at:
+                low = [f - d for f, d in zip(self._bb_at(at), dk, strict=True)]
+            else:
+                low = [a if a < c - d else c - d for a, c, d in
+                       zip(self._bb_at(at), self._bb_at(start), dk, strict=True)]
+            if first_fit_pieces(low, job.nodes, job.bb, self.bb.tol) is None:
+                return False
+        return True
 
     @profile.setter
     def profile(self, profile: Profile) -> None:
@@ -133,9 +271,15 @@ class Planner:
     def of(cls, state: ClusterState, *, first_fit: bool = False) -> Planner:
         """The planner of a :class:`~bbopt.core.ClusterState` at its time (``first_fit``: see
         the constructor)."""
-        return cls(state.platform, state.time, state.running,
-                   running_pieces(state) if state.platform.bb_nodes is not None else None,
-                   first_fit=first_fit)
+        pieces = None
+        if state.platform.bb_nodes is not None:
+            # (the engine's states name every running job's pieces: read them as they are;
+            # running_pieces places again those a state built by hand lacks)
+            pieces = {r.job.id: r.bb_pieces for r in state.running if r.bb_pieces is not None}
+            if len(pieces) < len(state.running) and any(
+                    r.bb_pieces is None and r.job.bb > 0 for r in state.running):
+                pieces = running_pieces(state)
+        return cls(state.platform, state.time, state.running, pieces, first_fit=first_fit)
 
     @classmethod
     def placing(cls, state: ClusterState) -> Planner | None:
@@ -157,6 +301,9 @@ class Planner:
     def placement_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         """The compute nodes and BB pieces ``job`` would get if it started now, or ``None``
         when it cannot start now (nothing changes)."""
+        two = self._two if self._two is not None else self._split()
+        if two is not None:
+            return self._placement_now_split(two, job)
         profile = self.profile
         row, tol = profile.free[0], profile._tol  # (now: the profile's first segment)
         if job.nodes > row[0] + tol[0] or job.bb > row[1] + tol[1] or (
@@ -197,18 +344,42 @@ class Planner:
         """:meth:`start` every job of ``jobs`` that fits now, in this order (a backfill pass
         over a long queue: the free nodes and BB now are compared before anything is placed);
         the jobs started."""
+        return self.start_each_block(((jobs, None),))
+
+    def start_each_block(self, blocks: Iterable[tuple[Iterable[Job], Sequence[float] | None]]
+                         ) -> list[Job]:
+        """:meth:`start_each` over the jobs of ``blocks``, ``(jobs, least)`` in order, where
+        ``least`` (or ``None``) bounds every job's nodes and BB from below (a long queue's
+        :meth:`~bbopt.queue_view.QueueView.blocks_from`): a block whose least nodes or BB are
+        not free now holds no job that starts, and is skipped whole."""
         out: list[Job] = []
-        profile = self.profile
+        profile = self._split() or self.profile
         tol0, tol1 = profile._tol[0], profile._tol[1]
-        for job in jobs:
-            row = profile.free[0]
+        row = profile.free[0]  # (the first row, changed in place by each start now)
+        for jobs, least in blocks:
             if row[0] + tol0 < 1:
                 break  # (no node left now)
-            if job.nodes > row[0] + tol0 or job.bb > row[1] + tol1:
+            if least is not None and (least[0] > row[0] + tol0 or least[1] > row[1] + tol1):
                 continue
-            if self.start(job) is not None:
-                out.append(job)
+            for job in jobs:
+                if row[0] + tol0 < 1:
+                    break
+                if job.nodes > row[0] + tol0 or job.bb > row[1] + tol1:
+                    continue
+                if self.start(job) is not None:
+                    out.append(job)
+                    if self._profile is not None:  # (the fast path may have ended)
+                        row = self._profile.free[0]
         return out
+
+    def may_start_now(self, jobs: Iterable[Job]) -> list[Job]:
+        """The jobs of ``jobs`` whose nodes and pooled BB are free now, in order: those of
+        them a pass of :meth:`start_each` could start (what is free only shrinks during it),
+        e.g. to sort just those."""
+        profile = self._split() or self.profile
+        row, tol = profile.free[0], profile._tol
+        n, b = row[0] + tol[0], row[1] + tol[1]
+        return [job for job in jobs if job.nodes <= n and job.bb <= b] if n >= 1 else []
 
     def _bb_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         nodes: tuple[int, ...] | None = ()
@@ -235,6 +406,7 @@ class Planner:
             return False
         nodes, got = placed
         self.bb.take(job, got)
+        self._bb_rows.clear()
         if nodes:
             taken = set(nodes)
             self.free_nodes = [x for x in self.free_nodes if x not in taken]
@@ -246,6 +418,9 @@ class Planner:
         """The demand of ``job`` held on ``[start, start + walltime)`` if it fits there: on
         named BB nodes, its pieces placed first fit on the least free space of each BB node
         over the interval."""
+        two = self._split()
+        if two is not None:
+            return self._pieces_over_split(two, job, start)
         p = self.profile
         if not self.k:
             demand = (job.nodes, job.bb)
@@ -306,8 +481,13 @@ class Planner:
         its whole walltime, not searched beyond ``limit``; ``inf`` if none."""
         if self.fits_now(job):
             return self.now
-        p = self.profile
-        first = p.earliest_fit(self.now, job.walltime, (job.nodes, job.bb) + (0.0,) * self.k)
+        two = None if self._later < math.inf else self._split()
+        if two is not None:  # (no hold after now: the two profiles have the same breakpoints)
+            p, first = two, two.earliest_fit(self.now, job.walltime, (job.nodes, job.bb))
+        else:
+            p = self.profile
+            first = p.earliest_fit(self.now, job.walltime,
+                                   (job.nodes, job.bb) + (0.0,) * self.k)
         for t in list(p.times):
             if t <= self.now or t < first:
                 continue
@@ -331,6 +511,8 @@ class Planner:
             self._hold(job, start, (job.nodes, job.bb) + (0.0,) * self.k)
             self.floating[job.id] = (job, start)
             return
+        if self.k:
+            self.profile  # noqa: B018 (pieces held from now on that no start took: the full profile)
         demand = self._pieces_over(job, start)
         if demand is None:
             demand = self._demand(job, ())  # (raises below: the nodes or the pool lack room)
@@ -338,15 +520,31 @@ class Planner:
 
     def _hold(self, job: Job, start: float, demand: tuple[float, ...]) -> None:
         end = start + job.walltime
-        self.profile.reserve(start, end, demand)
+        later = start > self.now
+        two = self._split()
+        if two is not None and not (later and any(demand[2:])):
+            two.reserve(start, end, demand[:2])
+            self._log.append((start, end, demand))
+            if not later:
+                self._ends[job.id] = end
+                pieces = self.bb.held.get(job.id, ())
+                for t, row in self._bb_rows.items():  # (its pieces taken now, back at its end)
+                    if end > t:
+                        for b, size in pieces:
+                            row[b] -= size
+        else:
+            self.profile.reserve(start, end, demand)
+        if later and start < self._later:
+            self._later = start
         self.holds[job.id] = (start, end, demand)
 
     def release(self, job: Job) -> None:
         """Drop the reservation of ``job``, or undo its :meth:`start` now (its compute nodes
         and BB pieces given back)."""
+        profile = self.profile  # (the fast path ends: holds are no longer only added)
         start, end, demand = self.holds.pop(job.id)
         self.floating.pop(job.id, None)
-        self.profile.release(start, end, demand)
+        profile.release(start, end, demand)
         nodes = self.started.pop(job.id, None)
         if nodes is not None:
             self.bb.release(job)

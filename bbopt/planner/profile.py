@@ -103,23 +103,26 @@ class Profile:
         cap = [float(c) for c in capacity]
         dims = range(len(cap))
         rel = sorted(((max(float(t), origin), a) for t, a in releases), key=lambda x: x[0])
-        if used is None:
-            held = [0.0] * len(cap)
-            for _, amount in rel:
-                for d in dims:
-                    held[d] += amount[d]
+        if len(cap) == 2:  # nodes and BB: the same additions, unrolled (built per decision)
+            times, rows = self._build2(origin, cap, rel, used)
         else:
-            held = [float(u) for u in used]
-        current = [cap[d] - held[d] for d in dims]
-        times = [origin]
-        rows = [current]
-        for t, amount in rel:
-            current = [current[d] + amount[d] for d in dims]
-            if t == times[-1]:
-                rows[-1] = current
+            if used is None:
+                held = [0.0] * len(cap)
+                for _, amount in rel:
+                    for d in dims:
+                        held[d] += amount[d]
             else:
-                times.append(t)
-                rows.append(current)
+                held = [float(u) for u in used]
+            current = [cap[d] - held[d] for d in dims]
+            times = [origin]
+            rows = [current]
+            for t, amount in rel:
+                current = [current[d] + amount[d] for d in dims]
+                if t == times[-1]:
+                    rows[-1] = current
+                else:
+                    times.append(t)
+                    rows.append(current)
         self.times = times
         self.free = rows
         self._tol = [slack(c) for c in cap]  # the one fit rule of bbopt.core.fits
@@ -132,6 +135,32 @@ class Profile:
             self._low = any(row[0] < h0 or row[1] < h1 for row in rows)
         else:
             self._low = True
+
+    @staticmethod
+    def _build2(origin: float, cap: list[float], rel: list,
+                used: Sequence[float] | None) -> tuple[list[float], list[list[float]]]:
+        """The breakpoints and rows of a two-dimension profile (``__init__``'s loops)."""
+        if used is None:
+            h0 = h1 = 0.0
+            for _, a in rel:
+                h0 += a[0]
+                h1 += a[1]
+        else:
+            h0, h1 = float(used[0]), float(used[1])
+        c0, c1 = cap[0] - h0, cap[1] - h1
+        times = [origin]
+        rows = [[c0, c1]]
+        last = origin
+        for t, a in rel:
+            c0 += a[0]
+            c1 += a[1]
+            if t == last:
+                rows[-1] = [c0, c1]
+            else:
+                times.append(t)
+                rows.append([c0, c1])
+                last = t
+        return times, rows
 
     @property
     def origin(self) -> float:

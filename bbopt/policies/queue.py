@@ -243,10 +243,13 @@ class EasyBackfilling:
             return _decision(started, t0=t0)
         head = queue[i]
         shadow = _shadow(planner, head, self.reserve_bb)
-        rest = islice(queue, i + 1, None)
         if self.order == "sjf":
-            rest = sorted(rest, key=_walltime)
-        started += planner.start_each(rest)
+            started += planner.start_each(sorted(
+                planner.may_start_now(islice(queue, i + 1, None)), key=_walltime))
+        elif type(queue) is QueueView:  # (a long queue's blocks, skipped whole when none fits)
+            started += planner.start_each_block(queue.blocks_from(i + 1))
+        else:
+            started += planner.start_each(islice(queue, i + 1, None))
         return _decision(started, [Reservation(head.id, shadow)], t0=t0)
 
 

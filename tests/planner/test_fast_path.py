@@ -1,0 +1,146 @@
+"""The planner's two-dimension fast path on named BB nodes (``Planner.fast_path``) against the
+profile of every dimension, the reference: the same EASY decisions (starts now, the head's
+shadow time, its re-placeable reservation, the backfilled jobs), the same answers to later
+fits, and, once the full profile is built from the fast path's holds, the same profile."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bbopt import simulate
+from bbopt.core import Job, Platform
+from bbopt.planner import Planner
+from tests.planner.test_plan import GB, HEAD, _job, _queue, _shadow_case, _state
+
+
+def _easy(planner: Planner, queue: list[Job]) -> tuple:
+    """EASY's use of the planner (bbopt.policies.queue), every answer recorded."""
+    out = []
+    i = 0
+    for job in queue:
+        start = planner.start(job)
+        if start is None:
+            break
+        out.append(start)
+        i += 1
+    if i == len(queue):
+        return tuple(out), None, (), ()
+    head = queue[i]
+    shadow = planner.earliest(head)
+    if shadow < math.inf:
+        planner.reserve(head, shadow, replace=True)
+    rest = queue[i + 1:]
+    later = tuple(planner.fits(job, shadow + 1.0) for job in rest) if shadow < math.inf else ()
+    return tuple(out), shadow, tuple(j.id for j in planner.start_each(rest)), later
+
+
+class _Reference(Planner):
+    """The planner on the profile of every dimension only."""
+
+    __slots__ = ()
+    fast_path = False
+
+
+def _both(state):
+    return Planner.of(state), _Reference.of(state)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["named", "proximity"]), st.lists(_job, max_size=6),
+       st.lists(_job, min_size=1, max_size=8))
+def test_easy_on_the_fast_path_is_the_reference(kind, running, queue):
+    state, _ = _state(kind, running)
+    fast, ref = _both(state)
+    assert _easy(fast, _queue(kind, queue)) == _easy(ref, _queue(kind, queue))
+    assert fast.bb.free == ref.bb.free and fast.free_nodes == ref.free_nodes
+    assert fast.profile.times == ref.profile.times
+    assert fast.profile.free == ref.profile.free
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_job, max_size=6), st.lists(_job, min_size=1, max_size=6),
+       st.floats(5.0, 40.0))
+def test_a_later_fixed_hold_leaves_the_fast_path_with_the_same_answers(running, queue, t):
+    """A reservation whose pieces are fixed later ends the fast path: the profile of every
+    dimension is built with the holds so far, and the answers stay the reference's."""
+    state, _ = _state("named", running)
+    fast, ref = _both(state)
+    jobs = _queue("named", queue)
+    for planner in (fast, ref):
+        planner.start(jobs[0])
+    assert fast.hold(jobs[-1], t) == ref.hold(jobs[-1], t)
+    assert [fast.earliest(j) for j in jobs] == [ref.earliest(j) for j in jobs]
+    assert fast.profile.free == ref.profile.free
+
+
+def test_the_head_keeps_its_pieces_placeable_on_the_fast_path():
+    """The re-placeable reservation's case (tests/planner/test_plan.py) on the fast path: a
+    late job moves the head's pieces, a second one would leave them unplaceable; a job that
+    ends at the shadow time leaves the head untouched, one just after does not."""
+    planner = _shadow_case()
+    assert planner.earliest(HEAD) == 10.0
+    planner.reserve(HEAD, 10.0, replace=True)
+    assert planner._profile is None  # (still on the fast path)
+    assert planner.start(Job("late", 0, 100.0, nodes=1, bb=6 * GB)) is not None
+    assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
+    assert planner.fits_now(Job("short", 0, 10.0, nodes=1, bb=2 * GB))
+    assert not planner.fits_now(Job("short", 0, 10.5, nodes=1, bb=2 * GB))
+
+
+@pytest.mark.parametrize("policy", ["fcfs-bb", "sjf-bb", "fcfs-easy"])
+def test_easy_schedules_are_the_references(policy, monkeypatch):
+    """Whole replays of EASY on named BB nodes, with and without the fast path: every job
+    starts at the same time."""
+    rnd = random.Random(7)
+    platform = Platform(16, 120 * GB, bb_nodes=(30 * GB,) * 4)
+    jobs, t = [], 0.0
+    for k in range(400):
+        t += rnd.expovariate(1 / 30.0)
+        n = rnd.choice([1, 1, 2, 4, 8, 16])
+        walltime = rnd.uniform(10.0, 600.0)
+        jobs.append(Job(f"j{k}", t, walltime, runtime=walltime * rnd.uniform(0.2, 1.0),
+                        nodes=n, bb=rnd.choice([0.0, 1.0, 5.0, 20.0, 60.0]) * GB))
+    fast = simulate(jobs, platform, policy)
+    monkeypatch.setattr(Planner, "fast_path", False)
+    ref = simulate(jobs, platform, policy)
+    assert list(fast.start) == list(ref.start)
+    assert len(set(fast.start)) > 100  # (a busy machine: many distinct start times)
+
+
+def test_a_fixed_reservation_now_holds_its_pieces_as_the_reference_does():
+    """A reservation from now whose pieces no start took (``reserve``, not ``start``) ends the
+    fast path: a later job is refused there exactly as on the profile of every dimension."""
+    fast, ref = _shadow_case(), _shadow_case()
+    ref.__class__ = _Reference
+    wide = Job("wide", 0, 100.0, nodes=2, bb=20 * GB)
+    for planner in (fast, ref):
+        planner.reserve(wide, 0.0)
+    jobs = [Job(f"j{k}", 0, 30.0 * k, nodes=1 + k % 2, bb=k * GB) for k in range(1, 8)]
+    assert [fast.fits_now(j) for j in jobs] == [ref.fits_now(j) for j in jobs]
+    assert [fast.earliest(j) for j in jobs] == [ref.earliest(j) for j in jobs]
+    assert fast._profile is not None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["named", "proximity"]), st.lists(_job, max_size=6),
+       st.lists(_job, min_size=1, max_size=12), st.integers(1, 4))
+def test_a_pass_over_blocks_starts_what_a_pass_over_the_jobs_does(kind, running, queue, size):
+    """``start_each_block`` skips a block whose least nodes or BB are not free now: the same
+    starts as ``start_each`` over its jobs; ``may_start_now`` keeps every job either starts."""
+    state, _ = _state(kind, running)
+    jobs = _queue(kind, queue)
+    blocks = [(jobs[i:i + size], (min(j.nodes for j in jobs[i:i + size]),
+                                  min(j.bb for j in jobs[i:i + size])))
+              for i in range(0, len(jobs), size)]
+    flat, by_block, kept = Planner.of(state), Planner.of(state), Planner.of(state)
+    started = flat.start_each(jobs)
+    assert by_block.start_each_block(blocks) == started
+    assert by_block.bb.free == flat.bb.free
+    candidates = kept.may_start_now(jobs)
+    assert set(map(id, started)) <= set(map(id, candidates))
+    assert kept.start_each(candidates) == started
