@@ -186,3 +186,24 @@ def bb_placement(platform: Platform) -> PooledBB:
     if platform.bb_proximity is not None:
         return ProximityBB(platform)
     return FirstFitBB(platform)
+
+
+def choose_nodes(free_nodes: Sequence[int], job: Job, platform: Platform,
+                 bb: PooledBB) -> tuple[int, ...] | str:
+    """The compute nodes ``job`` gets from the sorted free node ids when the policy names none
+    (the engine's rule): for a local-SSD request the free nodes with the smallest admissible
+    SSDs (least waste), else those the BB placement chooses (the authors' consecutive runs),
+    else the lowest-numbered free ones. The reason as text when too few are free."""
+    node_ssd = platform.node_ssd
+    if job.ssd > 0 and node_ssd is not None:
+        fit = sorted((node_ssd[x], x) for x in free_nodes if node_ssd[x] >= job.ssd)
+        if len(fit) < job.nodes:
+            return f"needs {job.nodes} nodes with {job.ssd:.4g} B of local SSD, {len(fit)} free"
+        return tuple(x for _, x in fit[:job.nodes])
+    if len(free_nodes) < job.nodes:
+        return f"needs {job.nodes} nodes, {len(free_nodes)} free"
+    if bb.chooses_nodes:
+        nodes = bb.choose_nodes(free_nodes, job.nodes)
+        if nodes is not None:
+            return nodes
+    return tuple(free_nodes[:job.nodes])

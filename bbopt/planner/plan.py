@@ -7,9 +7,10 @@ per-node pieces must be placeable there too (Section 4.1). The planner keeps an 
 profile (:class:`~bbopt.planner.profile.Profile`) whose dimensions are the nodes, the pooled BB
 bytes and, on named BB nodes, the bytes of each BB node; running jobs free what they hold at
 their expected ends. Starts now are taken exactly as the engine's ledger admits them (the same
-placement object, :func:`~bbopt.planner.bb.bb_placement`, and the same node choice,
-:func:`choose_nodes`), so a start the planner grants is never refused; reservations later hold
-the job's pieces placed first fit on the least free space of each BB node over its interval.
+placement object and node choice, :func:`~bbopt.planner.bb.bb_placement` and
+:func:`~bbopt.planner.bb.choose_nodes`), so a start the planner grants is never refused;
+reservations later hold the job's pieces placed first fit on the least free space of each BB
+node over its interval (the fast path on named BB nodes: :mod:`bbopt.planner.fast_path`).
 
 Example: two nodes busy until 10, a job of three nodes fits at 10.
 
@@ -31,37 +32,16 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
 from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
-from bbopt.planner.bb import FirstFitBB, PooledBB, bb_placement
+from bbopt.planner.bb import FirstFitBB, bb_placement, choose_nodes
+from bbopt.planner.fast_path import TwoDimensions
 from bbopt.planner.pieces import first_fit_pieces, running_pieces
 from bbopt.planner.profile import Profile
 
 
-def choose_nodes(free_nodes: Sequence[int], job: Job, platform: Platform,
-                 bb: PooledBB) -> tuple[int, ...] | str:
-    """The compute nodes ``job`` gets from the sorted free node ids when the policy names none
-    (the engine's rule): for a local-SSD request the free nodes with the smallest admissible
-    SSDs (least waste), else those the BB placement chooses (the authors' consecutive runs),
-    else the lowest-numbered free ones. The reason as text when too few are free."""
-    node_ssd = platform.node_ssd
-    if job.ssd > 0 and node_ssd is not None:
-        fit = sorted((node_ssd[x], x) for x in free_nodes if node_ssd[x] >= job.ssd)
-        if len(fit) < job.nodes:
-            return f"needs {job.nodes} nodes with {job.ssd:.4g} B of local SSD, {len(fit)} free"
-        return tuple(x for _, x in fit[:job.nodes])
-    if len(free_nodes) < job.nodes:
-        return f"needs {job.nodes} nodes, {len(free_nodes)} free"
-    if bb.chooses_nodes:
-        nodes = bb.choose_nodes(free_nodes, job.nodes)
-        if nodes is not None:
-            return nodes
-    return tuple(free_nodes[:job.nodes])
-
-
-class Planner:
+class Planner(TwoDimensions):
     """Free nodes, BB and BB-node space over time from ``now`` on (module docstring)."""
 
-    #: Whether the two-dimension fast path on named BB nodes may be taken (:meth:`_split`;
-    #: ``False``: the profile of every dimension always, the reference it is tested against).
+    #: Whether the fast path on named BB nodes may be taken (``False``: the reference profile).
     fast_path: bool = True
 
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
@@ -91,9 +71,8 @@ class Planner:
             self.k = 0
         self._free_nodes: list[int] | None = None
         self._profile: Profile | None = None
-        # The two-dimension fast path on named BB nodes (see :meth:`_split`): the profile of
-        # the nodes and pooled BB alone, the earliest start of a hold after now, the expected
-        # end of each job started now and the BB nodes' free bytes at a time, by time.
+        # The fast path on named BB nodes (bbopt.planner.fast_path): a profile of nodes and
+        # pooled BB, the first hold after now, ends of jobs started now, BB-node bytes by time.
         self._two: Profile | None = None
         self._later = math.inf  # (the earliest start of a hold after now)
         self._ends: dict[str, float] = {}
@@ -143,125 +122,6 @@ class Planner:
                 profile.reserve(start, end, demand)
             self._profile, self._two, self._log = profile, None, []
         return self._profile
-
-    # ------------------------------------------------------------------ fast path
-    # On named BB nodes, as long as every hold on the BB nodes starts now (EASY: the jobs it
-    # starts; its head's re-placeable reservation holds nodes and pooled bytes only), the free
-    # bytes of each BB node never fall after now: running and started jobs only give pieces
-    # back. Then the least free space of a BB node over an interval is its free space at the
-    # interval's start, and a start now whose pieces the placement finds on the BB nodes now
-    # fits the profile's BB-node dimensions (whose tolerance is wider). The planner then keeps
-    # a profile of two dimensions (nodes, pooled BB) and computes the BB nodes' free bytes at
-    # a time from the pieces held and the expected ends: the same answers as the profile of
-    # every dimension, which is built (the holds made so far replayed in order) as soon as a
-    # hold on the BB nodes starts later or anything else is asked. Measured in
-    # ``benchmarks/speed/easy_named.py``.
-
-    def _split(self) -> Profile | None:
-        """The two-dimension profile while the fast path holds, else ``None``."""
-        if self._profile is not None or not self.k or not self.fast_path:
-            return None
-        two = self._two
-        if two is None:
-            platform, pieces = self.platform, self.pieces
-            run_pieces = self._run_pieces
-            releases = []
-            for r in self.running:
-                job = r.job
-                end = r.expected_end
-                if job.id in pieces:
-                    run_pieces.append((end, pieces[job.id]))
-                releases.append((end, (job.nodes, job.bb)))
-            self._two = two = Profile(self.now, (platform.nodes, platform.bb), releases)
-        return two
-
-    def _bb_at(self, t: float) -> list[float]:
-        """The free bytes of each BB node at ``t`` (>= now) on the fast path: free now, plus
-        the pieces of the jobs whose expected end is ``t`` or earlier (the caller must not
-        change the list)."""
-        row = self._bb_rows.get(t)
-        if row is None:
-            given = self._run_rel.get(t)
-            if given is None:  # (what running jobs give back by t: the same all decision)
-                given = [0.0] * self.k
-                for end, pieces in self._run_pieces:
-                    if end <= t:
-                        for b, size in pieces:
-                            given[b] += size
-                self._run_rel[t] = given
-            row = [f + g for f, g in zip(self.bb.free, given, strict=True)]
-            held = self.bb.held
-            for jid, end in self._ends.items():
-                if end <= t:
-                    for b, size in held.get(jid, ()):
-                        row[b] += size
-            self._bb_rows[t] = row
-        return row
-
-    def _placement_now_split(self, two: Profile,
-                             job: Job) -> tuple[tuple[int, ...], list] | None:
-        """:meth:`placement_now` on the fast path."""
-        times, rows = two.times, two.free
-        row, tol = rows[0], two._tol
-        n, b = job.nodes, job.bb
-        if n > row[0] + tol[0] or b > row[1] + tol[1]:
-            return None
-        end = self.now + job.walltime
-        if end > self._later:
-            # (before the first hold after now, nodes and pooled BB only come free: the rows
-            # from that hold's on decide, as Profile.fits tests them)
-            t0, t1 = tol
-            i, last = bisect_right(times, self._later) - 1, len(times)
-            while True:
-                row = rows[i]
-                if row[0] + t0 < n or row[1] + t1 < b:
-                    return None
-                i += 1
-                if i == last or times[i] >= end:
-                    break
-        nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
-        if isinstance(nodes, str):
-            return None
-        got = self.bb.placement(job, nodes)
-        if got is None:
-            return None
-        if self.floating and not self._leaves_floating_split(
-                self.now, job.walltime, self._demand(job, got)):
-            return None
-        return nodes, got
-
-    def _pieces_over_split(self, two: Profile, job: Job,
-                           start: float) -> tuple[float, ...] | None:
-        """:meth:`_pieces_over` on the fast path."""
-        if not two.fits(start, job.walltime, (job.nodes, job.bb)):
-            return None
-        got = first_fit_pieces(self._bb_at(start), job.nodes, job.bb, self.bb.tol)
-        if got is None:
-            return None
-        demand = self._demand(job, got)
-        if self.floating and not self._leaves_floating_split(start, job.walltime, demand):
-            return None
-        return demand
-
-    def _leaves_floating_split(self, start: float, walltime: float,
-                               demand: Sequence[float]) -> bool:
-        """:meth:`_leaves_floating` on the fast path: over a re-placeable reservation's
-        interval the least free space is at its start, or where ``demand`` begins to be held
-        less ``demand``, whichever is less."""
-        end = start + walltime
-        dk = demand[2:]
-        for job, at in self.floating.values():
-            until = at + job.walltime
-            if job.bb <= 0 or until <= start or end <= at:
-                continue
-            if start <= at:
-                low = [f - d for f, d in zip(self._bb_at(at), dk, strict=True)]
-            else:
-                low = [a if a < c - d else c - d for a, c, d in
-                       zip(self._bb_at(at), self._bb_at(start), dk, strict=True)]
-            if first_fit_pieces(low, job.nodes, job.bb, self.bb.tol) is None:
-                return False
-        return True
 
     @profile.setter
     def profile(self, profile: Profile) -> None:

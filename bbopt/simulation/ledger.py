@@ -25,8 +25,7 @@ from bisect import insort
 
 from bbopt.core import ENGINE_REL_TOL, Job, Platform
 from bbopt.errors import InvalidDecision
-from bbopt.planner.bb import PooledBB, bb_placement
-from bbopt.planner.plan import choose_nodes
+from bbopt.planner.bb import PooledBB, bb_placement, choose_nodes
 
 #: Up to this many nodes go back into the free list one insertion at a time; more are merged.
 _FEW_NODES = 16
