@@ -183,7 +183,7 @@ class Platform:
     must fit on one BB node (see :class:`bbopt.planner.bb.FirstFitBB`); without it the
     burst buffer is one pool. ``bb_proximity`` (with ``bb_nodes``): each compute node's order of
     preference over the BB nodes; pieces then go by proximity instead of first fit, and compute
-    nodes are chosen as consecutive runs (:mod:`bbopt.models.bb_nodes`).
+    nodes are chosen as consecutive runs (:mod:`bbopt.planner.pieces`).
     """
 
     nodes: int
@@ -290,7 +290,7 @@ class RunningJob:
     start: float
     allocation: tuple[int, ...] | None = None
     #: On a platform with named BB nodes: the ``(BB node, bytes)`` pieces the job holds
-    #: (``None``: not known; :func:`bbopt.models.bb_nodes.running_pieces` places them again).
+    #: (``None``: not known; :func:`bbopt.planner.pieces.running_pieces` places them again).
     bb_pieces: tuple[tuple[int, float], ...] | None = None
 
     @property

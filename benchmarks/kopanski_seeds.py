@@ -145,7 +145,7 @@ filler and their other schedulers (maxutil, moo's placement) use the same two he
 version of their code holding the plan-based scheduler was not readable here, so whether it
 places by proximity too is inferred, not read. bbopt: ``Platform.kopanski(named_bb=True,
 bb_placement="proximity")`` (CLI ``kopanski:proximity``), one placement rule in
-:mod:`bbopt.models.bb_nodes` (first fit is the same rule with one order for every compute
+:mod:`bbopt.planner.pieces` (first fit is the same rule with one order for every compute
 node), used by the ledger and by fcfs, filler, fcfs-easy, fcfs-bb and sjf-bb
 (:mod:`bbopt.policies.proximity_bb`: named compute nodes in every start, EASY's head reserved
 on named compute nodes). Their code (as read) places by proximity wherever it places BB; first fit

@@ -8,9 +8,9 @@ Used by :mod:`bbopt.policies.queue` when the platform has ``bb_proximity``
 (``Platform.kopanski(named_bb=True, bb_placement="proximity")``):
 
 - a job's compute nodes are named: the shortest run of consecutive free nodes that holds it,
-  else the longest runs (:func:`bbopt.models.bb_nodes.contiguous_nodes`), and its per-node BB
+  else the longest runs (:func:`bbopt.planner.pieces.contiguous_nodes`), and its per-node BB
   pieces go on the chassis' BB node, then the group's, then any
-  (:func:`bbopt.models.bb_nodes.place_pieces`). Every start names its nodes, so the engine
+  (:func:`bbopt.planner.pieces.place_pieces`). Every start names its nodes, so the engine
   places the same pieces.
 - EASY's head reservation holds **named compute nodes**: at the shadow time (the first
   expected end, or now, at which enough nodes are free -- and with ``reserve_bb`` the head's
@@ -34,7 +34,7 @@ from itertools import islice
 from operator import attrgetter
 
 from bbopt.core import ClusterState, Job, Reservation, Start, slack
-from bbopt.models.bb_nodes import (
+from bbopt.planner.pieces import (
     BBNodeSpace,
     Pieces,
     bb_node_space,
@@ -139,7 +139,7 @@ def decide_easy(state: ClusterState, *, reserve_bb: bool, order: str
         if n > len(pools[late]) or b > now.free_b + now.tol:
             continue
         # One job on the space as it is: placeable by proximity exactly when by first fit
-        # (module docstring of bbopt.models.bb_nodes), whose closed form is the cheap test.
+        # (module docstring of bbopt.planner.pieces), whose closed form is the cheap test.
         if b > 0 and first_fit_runs(space.free, n, b, space.tol) is None:
             continue
         key = (late, n)

@@ -17,7 +17,7 @@ All of them plan with walltimes, never with the (unknown) runtimes.
 
 Named BB nodes (:attr:`bbopt.core.Platform.bb_nodes`, the authors' 12 x 40 GB): every policy
 here starts a job only when its per-node pieces can be placed now by the engine's own rule
-(:func:`bbopt.models.bb_nodes.first_fit_pieces`, in the order of the decision's starts), so no start
+(:func:`bbopt.planner.pieces.first_fit_pieces`, in the order of the decision's starts), so no start
 is refused. The BB-aware reservations are made on the named nodes too: EASY's shadow time is
 the first expected end at which the head's pieces can be placed on the BB nodes as they will be
 then (running jobs' pieces given back at their expected ends), and a backfilled job still

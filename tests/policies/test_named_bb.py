@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from bbopt import decide
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
-from bbopt.models.bb_nodes import bb_node_space, first_fit_pieces
 from bbopt.planner import bb_placement
+from bbopt.planner.pieces import bb_node_space, first_fit_pieces
 from bbopt.simulation import simulate
 
 BB_POLICIES = ("fcfs-bb", "sjf-bb", "conservative-bb", "plan-2")
