@@ -40,6 +40,9 @@ MAX_TICK = 1e7
 #: The shortest polling interval of a resource manager (a Slurm command takes ~10 ms).
 MIN_POLL = 0.01
 MAX_ENTITIES = 10**6
+#: Parts a sweep may cut a workload into, and runs its grid may hold (beyond: a typo).
+MAX_PARTS = 10**5
+MAX_CELLS = 10**6
 
 
 def check_count(value: Any, field: str, *, low: int = 1, high: int = MAX_NODES,

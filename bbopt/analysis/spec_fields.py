@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bbopt.errors import InputError
+from bbopt.limits import magnitude
 from bbopt.units import parse_seconds
 
 
@@ -58,11 +59,14 @@ class Fields:
             raise self.error(f"must be text, got {_kind(value)}", where)
         return str(value)
 
-    def integer(self, value: Any, where: str, *, least: int = 0) -> int:
+    def integer(self, value: Any, where: str, *, least: int = 0,
+                most: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(f"must be an integer, got {_kind(value)}", where)
         if value < least:
             raise self.error(f"must be >= {least}, got {value}", where)
+        if most is not None and value > most:
+            raise self.error(f"must be <= {most:,}, got {magnitude(value)}", where)
         return value
 
     def number(self, value: Any, where: str, *, positive: bool = False) -> float:

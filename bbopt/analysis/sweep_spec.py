@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,7 @@ from typing import Any
 
 from bbopt.analysis.spec_fields import Fields
 from bbopt.errors import InputError, UnknownNameError
+from bbopt.limits import MAX_CELLS, MAX_PARTS
 from bbopt.units import read_document
 
 AXES = ("workloads", "platforms", "policies", "seeds", "budgets", "executions")
@@ -148,6 +150,10 @@ class SweepSpec:
                                  source=self.source, field="zip")
             groups.append(list(z))
         groups += [[a] for a in AXES if a not in zipped]
+        size = math.prod(len(axes[g[0]]) for g in groups)
+        if size > MAX_CELLS:
+            raise InputError(f"the grid has {size:,} runs, more than {MAX_CELLS:,}",
+                             source=self.source, field="grid")
         out: list[Cell] = []
         first_budget = next(iter(self.budgets))
         for combo in itertools.product(*(list(zip(*(axes[a] for a in g), strict=True))
@@ -301,7 +307,8 @@ def _workloads(f: Fields, raw: Any, base: Path | None) -> dict[str, dict[str, An
             split = spec["split"]
             split = f.mapping({"parts": split} if not isinstance(split, Mapping) else split,
                               f"{where}.split", keys={"parts", "length"})
-            split["parts"] = f.integer(split.get("parts"), f"{where}.split.parts", least=1)
+            split["parts"] = f.integer(split.get("parts"), f"{where}.split.parts", least=1,
+                                       most=MAX_PARTS)
             if split.get("length") is not None:
                 split["length"] = f.seconds(split["length"], f"{where}.split.length",
                                             positive=True)

@@ -9,7 +9,7 @@ import copy
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bbopt.analysis.sweep_spec import load_spec, parse_spec
@@ -142,6 +142,7 @@ PATHS = [p for p in _paths(BASE) if p]
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(PATHS), VALUES)
+@example(("workloads", "syn", "split", "parts"), 10**30)  # (was a grid enumerated forever)
 def test_any_value_anywhere_is_valid_or_an_input_error(path, value):
     try:
         spec = parse(_with(path, value))
@@ -177,3 +178,28 @@ def test_an_alias_bomb_in_a_free_text_field_is_refused_at_once(tmp_path, line):
         import yaml
 
         parse(yaml.safe_load(BOMB + line + "\n"))
+
+
+def test_a_workload_is_cut_into_at_most_max_parts():
+    from bbopt.limits import MAX_PARTS
+
+    doc = _with(("workloads", "syn", "split"), {"parts": MAX_PARTS + 1})
+    with pytest.raises(InputError, match=f"must be <= {MAX_PARTS:,}") as err:
+        parse(doc)
+    assert err.value.field == "workloads.syn.split.parts"
+
+
+@pytest.mark.parametrize("limit, ok", [(63, False), (64, True), (65, True)])
+def test_a_grid_holds_at_most_max_cells_runs_counted_before_it_is_drawn(monkeypatch, limit, ok):
+    import bbopt.analysis.sweep_spec as sweep_spec
+
+    monkeypatch.setattr(sweep_spec, "MAX_CELLS", limit)
+    # 2 parts x 2 platforms x 4 policies x 2 seeds x 2 budgets x 2 executions = 128 drawn,
+    # 64 once the zip of seeds with executions pairs them
+    doc = _with(("zip",), [["seeds", "executions"]])
+    if ok:
+        assert len(parse(doc).cells()) == 64 - 2 * 2 * 2 * 2
+    else:
+        with pytest.raises(InputError, match="the grid has 64 runs, more than 63") as err:
+            parse(doc)
+        assert err.value.field == "grid"
