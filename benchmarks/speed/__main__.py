@@ -38,6 +38,7 @@ TINY: dict[str, list[str]] = {
     "big_swf": ["--copies", "1", "--repeat", "1"],
     "budget_20k": ["--jobs", "300", "--repeat", "1"],
     "compare_workers": ["--embedded", "--policies", "fcfs,fcfs-easy", "--repeat", "1"],
+    "easy_named": ["--jobs", "200", "--policies", "fcfs-bb", "--platforms", "kopanski:named"],
     "gym_steps": ["--steps", "50", "--envs", "2", "--episode-jobs", "16"],
     "named_plan": ["--jobs", "30", "--only", "conservative"],
     "omfs_speed": ["--jobs", "300"],
