@@ -111,7 +111,8 @@ def test_bbsched_on_theta_is_a_spec_of_its_own():
     for t in tasks:
         bb[json.loads(t.platform_spec)["nodes"]].add(json.loads(t.platform_spec)["bb"])
     sizes = bb[4392]
-    assert 1.26e15 in sizes and len(sizes) > 2  # one sized BB per seed's S4, below Theta's
-    assert all(b < 1.26e15 for b in sizes - {1.26e15})
+    # Theta's 1.26 PB and one BB sized from each of the five seeds' S4 demand, all below it
+    assert sorted(sizes) == [300.923e12, 308.084e12, 311.891e12, 312.255e12, 314.617e12,
+                             1.26e15]
     quick = plan(load_spec(path, quick=True))
     assert len(quick) == 4 and {t.params["workload"] for t in quick} == {"S4"}

@@ -285,5 +285,7 @@ def test_the_compiled_exhaustive_search_is_the_python_one(seed, proximity, n, al
     assert fast.solution == slow.solution
     assert fast.objective == slow.objective and fast.status is slow.status
     assert fast.objective == py.score(fast.solution.order)
-    assert 1 <= fast.info["nodes"] <= 206
+    # (at most every prefix short of a whole order: 3, 10, 41, 206 for 2 to 5 jobs)
+    tree = sum(math.perm(py.n, k) for k in range(py.n))
+    assert 1 <= fast.info["nodes"] <= tree
     assert fast.info["memo"] == 0 < slow.info["memo"]
