@@ -10,6 +10,7 @@ survivors argued equivalent.
     nice python tools/mutation.py bbopt/analysis/metrics.py
     nice python tools/mutation.py            # the changed modules
     python tools/mutation.py --list [MODULE...]  # the modules and their tests
+    nice python tools/mutation.py bbopt/analysis/store.py --tests tests/analysis/test_store.py
 
 mutmut works in ``mutants/`` (a mutated copy of the package; not versioned).
 """
@@ -89,11 +90,12 @@ def changed_modules(base: str = "main") -> list[str]:
             and (ROOT / m).exists() and tests_for(m)]
 
 
-def run(module: str, max_children: int) -> dict[str, int]:
-    """Score one module; returns the count of mutants per mutmut status."""
+def run(module: str, max_children: int, tests: list[str] | None = None) -> dict[str, int]:
+    """Score one module with ``tests`` (default: :func:`tests_for`); returns the count of
+    mutants per mutmut status."""
     from mutmut import configuration
 
-    tests = tests_for(module)
+    tests = tests or tests_for(module)
     if not tests:
         raise SystemExit(f"{module}: no test names it; map its tests in tools/mutation.py (TESTS)")
     copy = ROOT / "mutants" / module
@@ -134,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", default="main", help="branch the changes are taken against")
     parser.add_argument("--max-children", type=int, default=1)
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--tests", nargs="+", metavar="FILE",
+                        help="score with only these test files (e.g. a module's own fast "
+                             "tests, when those naming it take long)")
     args = parser.parse_args(argv)
     if args.list:
         for module in args.modules or sorted(TESTS):
@@ -141,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     modules = args.modules or changed_modules(args.base)
     for module in modules:
-        counts = run(module, args.max_children)
+        counts = run(module, args.max_children, args.tests)
         total = sum(counts.values())
         killed = counts.get("killed", 0) + counts.get("timeout", 0)
         print(f"{module}: {killed}/{total} killed ({counts})")

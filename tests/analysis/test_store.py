@@ -374,6 +374,58 @@ def test_a_run_is_written_whole_with_the_size_of_its_jobs_file(tmp_path):
         store.jobs_frame("h2")
 
 
+def test_a_summary_is_indented_json_in_its_own_key_order_with_plain_values(tmp_path):
+    store = Store(tmp_path / "s")
+    summary = _summary("h1", metrics={"mean_wait": float("nan")})
+    summary["spec"] = Path("w/grid.yaml")
+    d = store.write_run("h1", summary, None)
+    assert (d / SUMMARY).read_text() == (
+        '{\n "hash": "h1",\n "params": {\n  "policy": "p"\n },\n "metrics": {\n'
+        '  "mean_wait": NaN\n },\n "provenance": {\n  "hash_inputs": {\n   "platform": {\n'
+        '    "nodes": 4,\n    "bb": 0.0\n   }\n  }\n },\n "spec": "w/grid.yaml"\n}')
+    assert store.done("h1") and collect(store.root)["mean_wait"].isna().all()
+
+
+def test_a_run_whose_writing_fails_leaves_nothing_behind(tmp_path):
+    store = Store(tmp_path / "s")
+    with pytest.raises(TypeError):
+        store.write_run("h1", _summary("h1"), "not bytes")  # type: ignore[arg-type]
+    assert list(store.runs.iterdir()) == [] and not store.done("h1")
+
+
+@pytest.mark.parametrize("whole_at", [None, 3])
+def test_a_run_replaced_by_another_writer_is_tried_three_times(tmp_path, monkeypatch, whole_at):
+    """Another writer's run lands at ``runs/<h>`` just before each rename: broken every time,
+    the writer gives up after its third try; whole at the third, that run is kept."""
+    import bbopt.analysis.store as store_module
+
+    store = Store(tmp_path / "s")
+    h = "ef" * 12
+    final = store.runs / h
+    real = os.rename
+    tries = []
+
+    def rename(src, dst):
+        if Path(dst) != final:
+            return real(src, dst)
+        tries.append(src)
+        final.mkdir()
+        theirs = _summary(h, metrics={"mean_wait": 9.0})
+        (final / SUMMARY).write_text(json.dumps(theirs) if len(tries) == whole_at else "{")
+        raise FileExistsError(dst)
+
+    monkeypatch.setattr(store_module.os, "rename", rename)
+    if whole_at is None:
+        with pytest.raises(InputError, match="another writer keeps replacing this run") as info:
+            store.write_run(h, _summary(h), None)
+        assert info.value.source == str(final) and not store.done(h)
+    else:
+        assert store.write_run(h, _summary(h), None) == final
+        assert json.loads((final / SUMMARY).read_text())["metrics"] == {"mean_wait": 9.0}
+    assert len(tries) == 3
+    assert [p.name for p in store.runs.iterdir()] == [h]  # no temporary left, nothing aside
+
+
 def test_gzip_csv_is_byte_identical_across_calls():
     import gzip
 
@@ -561,6 +613,12 @@ def test_a_failure_record_is_indented_json_with_plain_values(tmp_path):
     path = Store(tmp_path / "s").write_failure("h", {"error": "boom", "file": Path("a/b")})
     assert path == tmp_path / "s" / "failed" / "h.json"
     assert path.read_text() == '{\n "error": "boom",\n "file": "a/b"\n}'
+    # the run failing again on its retry, and another run failing, in the existing folder
+    store = Store(tmp_path / "s")
+    assert store.write_failure("h", {"error": "again"}) == path
+    assert json.loads(path.read_text()) == {"error": "again"}
+    store.write_failure("h2", {"error": "other"})
+    assert sorted(p.name for p in path.parent.iterdir()) == ["h.json", "h2.json"]
 
 
 def test_the_content_hash_of_jobs_is_the_sha256_of_one_canonical_line_per_job():
@@ -616,6 +674,13 @@ def test_jobs_files_are_gzip_level_6():
 
     assert gzip_csv([["1"]], ["job_id"]) == gzip.compress(b"job_id\n1\n", compresslevel=6,
                                                           mtime=0)
+    # rows on which every level from 1 to 9 compresses differently
+    rows = [[str(i), str(i * 7919 % 1000), str(i * i % 97), f"x{i % 13}"] for i in range(3000)]
+    data = ("job_id,a,b,c\n" + "".join(",".join(r) + "\n" for r in rows)).encode()
+    assert gzip_csv(rows, ["job_id", "a", "b", "c"]) == gzip.compress(data, compresslevel=6,
+                                                                      mtime=0)
+    assert gzip.compress(data, compresslevel=7, mtime=0) != gzip.compress(data, compresslevel=6,
+                                                                           mtime=0)
 
 
 def test_parquet_without_pyarrow_names_the_extra(tmp_path, monkeypatch):
