@@ -388,14 +388,15 @@ def collect(root: str | Path, *, include_timing: bool = True):
     for s in store.summaries():
         row: dict[str, Any] = {"run": s["hash"], "sweep": s.get("sweep", "")}
         row.update(s["params"])
-        for k, v in sorted(s.get("options", {}).items()):
+        for k, v in sorted(_object(s, "options").items()):
             row[f"opt.{k}"] = v if isinstance(v, (int, float, str, bool)) or v is None \
                 else json.dumps(v, default=_plain)
         row.update({k: (math.nan if v is None else v) for k, v in s["metrics"].items()})
-        prov = s.get("provenance", {})
+        prov = _object(s, "provenance")
+        workload = _object(prov, "workload")
         row["bbopt_version"] = prov.get("bbopt_version")
-        row["workload_sha256"] = prov.get("workload", {}).get("content_sha256")
-        row["part_jobs"] = prov.get("workload", {}).get("part_jobs")
+        row["workload_sha256"] = workload.get("content_sha256")
+        row["part_jobs"] = workload.get("part_jobs")
         row["host"] = prov.get("host")
         row["started_at"] = prov.get("started_at")
         row["finished_at"] = prov.get("finished_at")
@@ -411,6 +412,13 @@ def collect(root: str | Path, *, include_timing: bool = True):
     if not include_timing:
         frame = frame[[c for c in frame.columns if not c.startswith(TIMING_PREFIXES)]]
     return frame
+
+
+def _object(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """``doc[key]`` when it is a JSON object, else an empty one: a summary's optional parts
+    that are not what bbopt writes (a file edited by hand) read as absent, never a crash."""
+    value = doc.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def write_table(frame, path: str | Path) -> Path:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bbopt.analysis.store import JOBS, SUMMARY, Store, check_name, collect, gzip_csv
@@ -82,8 +82,11 @@ def test_a_damaged_run_is_reported_left_out_and_run_again(store, file, how, capl
 def test_a_damaged_jobs_file_read_directly_is_one_input_error(store):
     bad = _runs(store)[0]
     _damage(bad / JOBS, "half")
-    with pytest.raises(InputError, match="truncated or corrupt"):
+    with pytest.raises(InputError) as info:
         store.jobs_frame(bad.name)
+    assert info.value.source == str(bad / JOBS)
+    assert str(info.value) == (f"{bad / JOBS}: truncated or corrupt (EOFError); run the sweep "
+                               "again to re-run it")
 
 
 @settings(max_examples=40, deadline=None,
@@ -267,15 +270,26 @@ summary_like = st.fixed_dictionaries({}, optional={
     "metrics": st.one_of(st.dictionaries(st.text(max_size=3), st.one_of(
         st.floats(), st.none(), st.text(max_size=2), st.lists(st.integers(), max_size=1)),
         max_size=3), st.none()),
-    "provenance": st.one_of(st.just({"hash_inputs": {"platform": {"nodes": 4, "bb": 1.0}}}),
-                            st.dictionaries(st.sampled_from(["hash_inputs", "host"]),
-                                            st.one_of(st.none(), st.integers(), st.just({})),
-                                            max_size=2))})
+    "options": st.one_of(st.dictionaries(st.text(max_size=2), st.one_of(
+        st.integers(), st.none(), st.lists(st.integers(), max_size=1)), max_size=2),
+        st.integers(), st.text(max_size=2)),
+    "provenance": st.one_of(
+        st.builds(lambda workload: {"hash_inputs": {"platform": {"nodes": 4, "bb": 1.0}},
+                                    **workload},
+                  st.fixed_dictionaries({}, optional={"workload": st.one_of(
+                      st.text(max_size=2), st.none(), st.just({"part_jobs": 3}))})),
+        st.dictionaries(st.sampled_from(["hash_inputs", "host"]),
+                        st.one_of(st.none(), st.integers(), st.just({})), max_size=2))})
 
 
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(summary_like)
+# options and the workload's provenance that are not objects: read as absent (collect took
+# them for objects and raised AttributeError)
+@example({"hash": "RUN", "params": {"policy": "p"}, "metrics": {}, "options": 3,
+          "provenance": {"hash_inputs": {"platform": {"nodes": 4, "bb": 1.0}},
+                         "workload": "w.swf"}})
 def test_any_parsable_summary_is_a_run_or_left_out_never_a_crash(finished, tmp_path, doc):
     root = tmp_path / "shape"
     shutil.rmtree(root, ignore_errors=True)
@@ -288,6 +302,14 @@ def test_any_parsable_summary_is_a_run_or_left_out_never_a_crash(finished, tmp_p
     assert len(frame) in (1, 2)
     if len(frame) == 2:  # accepted: it has what collect and report read
         assert isinstance(doc["params"]["policy"], str)
+        import pandas as pd
+
+        row = frame[frame["run"] == run.name].iloc[0]
+        workload = doc["provenance"].get("workload")
+        want = workload.get("part_jobs") if isinstance(workload, dict) else None
+        assert row["part_jobs"] == want or (want is None and pd.isna(row["part_jobs"]))
+        if isinstance(doc.get("options"), dict):
+            assert {f"opt.{k}" for k in doc["options"]} <= set(frame.columns)
 
 
 def test_report_leaves_out_a_summary_missing_what_it_reads(finished, tmp_path, capsys):
@@ -370,8 +392,31 @@ def test_a_run_is_written_whole_with_the_size_of_its_jobs_file(tmp_path):
     assert "jobs_bytes" not in json.loads((store.runs / "h2" / SUMMARY).read_text())
     assert [s["hash"] for s in store.summaries()] == ["h1", "h2"]
     assert list(store.jobs_frame("h1")["job_id"]) == ["1"]
-    with pytest.raises(InputError, match="has no per-job outcomes"):
+    with pytest.raises(InputError) as info:
         store.jobs_frame("h2")
+    assert str(info.value) == f"{store.runs / 'h2'}: has no per-job outcomes"
+    assert info.value.source == str(store.runs / "h2")
+
+
+def test_job_and_user_ids_are_read_back_as_written(tmp_path):
+    """Ids such as ``007`` stay text: read as numbers they would lose their leading zeros."""
+    store = Store(tmp_path / "s")
+    jobs = gzip_csv([["007", "010", "3"], ["8", "9", "4"]], ["job_id", "user", "nodes"])
+    store.write_run("h1", _summary("h1"), jobs)
+    frame = store.jobs_frame("h1")
+    assert list(frame["job_id"]) == ["007", "8"] and list(frame["user"]) == ["010", "9"]
+    assert list(frame["nodes"]) == [3, 4]
+
+
+def test_a_temporary_is_named_after_its_run_writer_and_host():
+    import re
+
+    from bbopt.analysis.store import _temporary_name
+
+    name = _temporary_name("h1")
+    pattern = rf"\.tmp-h1-{os.getpid()}-[0-9a-f]{{8}}-{re.escape(socket.gethostname())}"
+    assert re.fullmatch(pattern, name)
+    assert _temporary_name("h1") != name  # two temporaries of one writer differ
 
 
 def test_a_summary_is_indented_json_in_its_own_key_order_with_plain_values(tmp_path):
