@@ -1,13 +1,12 @@
 """The results store does not trust its own files: a run whose summary or jobs file is
-truncated, empty or corrupt is reported, left out of ``collect`` and ``report``, and run again
-by the next sweep; a folder that is not a store is an error; two writers of one store tolerate
-each other; a sweep's name cannot reach outside the store; re-running a finished sweep on a
-process pool does nothing and succeeds."""
+truncated, empty or corrupt is reported and left out of ``collect``; a folder that is not a
+store is an error; two writers of one store tolerate each other; a sweep's name cannot reach
+outside the store; what names a run, how runs, failures and specifications are written, and
+the temporaries a dead writer leaves. (Sweeps run again on a store: ``test_store_sweeps.py``.)"""
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import socket
@@ -18,70 +17,19 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bbopt.analysis.store import JOBS, SUMMARY, Store, check_name, collect, gzip_csv
 from bbopt.analysis.sweep import run_sweep
-from bbopt.analysis.sweep_spec import parse_spec
 from bbopt.cli import main
 from bbopt.errors import InputError
-
-SPEC = {"name": "st", "workloads": {"syn": {"generator": {"name": "kth-like", "n_jobs": 30}}},
-        "policies": ["fcfs-bb", "sjf-bb"], "seeds": [0]}
-
-
-def _spec(**over):
-    return parse_spec({**SPEC, **over}, source="<test>", base=Path.cwd())
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("store") / "res"
-    report = run_sweep(_spec(), root, executor="serial", progress=False)
-    assert report.ran == 2 and report.failed == 0
-    return root
-
-
-@pytest.fixture
-def store(finished, tmp_path) -> Store:
-    root = tmp_path / "res"
-    shutil.copytree(finished, root)
-    return Store(root)
-
-
-def _runs(store: Store) -> list[Path]:
-    return sorted(d for d in store.runs.iterdir() if not d.name.startswith("."))
-
-
-def _damage(path: Path, how: str) -> None:
-    data = path.read_bytes()
-    path.write_bytes({"empty": b"", "half": data[:len(data) // 2], "one-short": data[:-1],
-                      "garbage": b"\x00\xff not json", "list": b"[1, 2]"}[how])
-
-
-@pytest.mark.parametrize("file, how", [(SUMMARY, "empty"), (SUMMARY, "half"),
-                                       (SUMMARY, "garbage"), (SUMMARY, "list"),
-                                       (JOBS, "empty"), (JOBS, "half"), (JOBS, "one-short")])
-def test_a_damaged_run_is_reported_left_out_and_run_again(store, file, how, caplog):
-    bad = _runs(store)[0]
-    _damage(bad / file, how)
-    assert not store.done(bad.name)
-    assert bad.name in store.unreadable_runs()
-    with caplog.at_level(logging.WARNING, logger="bbopt.store"):
-        frame = collect(store.root)
-    assert len(frame) == 1 and bad.name not in set(frame["run"])
-    assert any(bad.name in r.message and "runs it again" in r.message for r in caplog.records)
-    report = run_sweep(_spec(), store.root, executor="serial", progress=False)
-    assert (report.skipped, report.ran) == (1, 1)
-    assert store.done(bad.name) and store.unreadable_runs() == {}
-    assert len(collect(store.root)) == 2
+from tests._store_data import damage, run_dirs, sweep_spec
 
 
 def test_a_damaged_jobs_file_read_directly_is_one_input_error(store):
-    bad = _runs(store)[0]
-    _damage(bad / JOBS, "half")
+    bad = run_dirs(store)[0]
+    damage(bad / JOBS, "half")
     with pytest.raises(InputError) as info:
         store.jobs_frame(bad.name)
     assert info.value.source == str(bad / JOBS)
@@ -97,7 +45,7 @@ def test_any_summary_bytes_never_crash_collect(finished, tmp_path, data):
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(finished, root)
     s = Store(root)
-    run = _runs(s)[0]
+    run = run_dirs(s)[0]
     (run / SUMMARY).write_bytes(data)
     frame = collect(root)
     assert len(frame) == 1 and not s.done(run.name)  # no 300 bytes make a whole summary
@@ -111,7 +59,7 @@ def test_a_jobs_file_is_done_only_whole(finished, tmp_path, data):
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(finished, root)
     s = Store(root)
-    run = _runs(s)[0]
+    run = run_dirs(s)[0]
     whole = (run / JOBS).read_bytes()
     keep = data.draw(st.integers(0, len(whole)))
     (run / JOBS).write_bytes(whole[:keep])
@@ -119,12 +67,12 @@ def test_a_jobs_file_is_done_only_whole(finished, tmp_path, data):
 
 
 def test_a_run_written_before_sizes_were_recorded_is_checked_by_reading(store):
-    run = _runs(store)[0]
+    run = run_dirs(store)[0]
     summary = json.loads((run / SUMMARY).read_text())
     del summary["jobs_bytes"]
     (run / SUMMARY).write_text(json.dumps(summary))
     assert store.done(run.name)
-    _damage(run / JOBS, "one-short")
+    damage(run / JOBS, "one-short")
     assert not store.done(run.name)
 
 
@@ -149,7 +97,7 @@ def test_names_outside_the_store_are_refused(tmp_path, name):
     with pytest.raises(InputError, match="not a plain name"):
         check_name(name)
     with pytest.raises(InputError, match="not a plain name"):
-        run_sweep(_spec(name=name), tmp_path / "res", executor="serial", progress=False,
+        run_sweep(sweep_spec(name=name), tmp_path / "res", executor="serial", progress=False,
                   spec_text="x")
     assert not (tmp_path / "res").exists() and list(tmp_path.iterdir()) == []
     with pytest.raises(InputError):
@@ -223,46 +171,6 @@ def test_cleaning_keeps_the_temporaries_of_live_writers(tmp_path):
     assert s.clean_temporaries() == 1 and not live.exists()
 
 
-def test_rerunning_a_finished_sweep_on_two_workers_does_nothing(finished, tmp_path):
-    root = tmp_path / "res"
-    shutil.copytree(finished, root)
-    before = {p: p.stat().st_mtime_ns for p in root.rglob("*")}
-    report = run_sweep(_spec(), root, executor="processes", workers=2, progress=False)
-    assert (report.total, report.skipped, report.ran, report.failed) == (2, 2, 0, 0)
-    assert {p: p.stat().st_mtime_ns for p in root.rglob("*")} == before
-
-
-def test_rerunning_a_finished_sweep_through_the_cli_exits_0(finished, tmp_path):
-    root = tmp_path / "res"
-    shutil.copytree(finished, root)
-    spec = tmp_path / "st.yaml"
-    spec.write_text(yaml.safe_dump(SPEC))
-    proc = subprocess.run([sys.executable, "-m", "bbopt", "sweep", str(spec), "--out", str(root),
-                           "--workers", "2", "--no-progress"], capture_output=True, text=True,
-                          timeout=300, cwd=Path(__file__).resolve().parents[2])
-    assert proc.returncode == 0, proc.stderr
-    assert "2 runs, 2 already done, 0 run, 0 failed" in proc.stderr
-
-
-def test_two_sweeps_on_one_store_both_finish_and_write_each_run_once(tmp_path):
-    spec = tmp_path / "st.yaml"
-    spec.write_text(yaml.safe_dump({**SPEC, "seeds": [0, 1, 2]}))
-    root = tmp_path / "res"
-    cmd = [sys.executable, "-m", "bbopt", "sweep", str(spec), "--out", str(root), "--serial",
-           "--no-progress"]
-    cwd = Path(__file__).resolve().parents[2]
-    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd=cwd) for _ in range(2)]
-    for p in procs:
-        _, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err
-        assert "Traceback" not in err
-    s = Store(root)
-    assert s.unreadable_runs() == {}
-    assert len(collect(root)) == 6
-    assert not [d for d in s.runs.iterdir() if d.name.startswith(".")]
-
-
 summary_like = st.fixed_dictionaries({}, optional={
     "hash": st.just("RUN"), "params": st.one_of(st.dictionaries(
         st.sampled_from(["policy", "workload", "seed"]),
@@ -295,7 +203,7 @@ def test_any_parsable_summary_is_a_run_or_left_out_never_a_crash(finished, tmp_p
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(finished, root)
     s = Store(root)
-    run = _runs(s)[0]
+    run = run_dirs(s)[0]
     doc = {k: (run.name if v == "RUN" else v) for k, v in doc.items()}
     (run / SUMMARY).write_text(json.dumps(doc))
     frame = collect(root)
@@ -310,17 +218,6 @@ def test_any_parsable_summary_is_a_run_or_left_out_never_a_crash(finished, tmp_p
         assert row["part_jobs"] == want or (want is None and pd.isna(row["part_jobs"]))
         if isinstance(doc.get("options"), dict):
             assert {f"opt.{k}" for k in doc["options"]} <= set(frame.columns)
-
-
-def test_report_leaves_out_a_summary_missing_what_it_reads(finished, tmp_path, capsys):
-    root = tmp_path / "res"
-    shutil.copytree(finished, root)
-    fake = root / "runs" / "abc"
-    fake.mkdir()
-    (fake / SUMMARY).write_text(json.dumps({"hash": "abc", "params": {}, "metrics": {},
-                                            "provenance": {}}))
-    assert main(["report", str(root), "--out", str(tmp_path / "rep")]) == 0
-    assert (tmp_path / "rep" / "results.csv").read_text().count("\n") == 3  # header + 2 runs
 
 
 # ---------------------------------------------------------------- what names a run
