@@ -206,3 +206,114 @@ def test_on_bad_overrides_the_two_choices_it_stands_for(tmp_path):
     with pytest.raises(InputError, match="line 3, field 'run_time': run time is -1"):
         read_swf(p, on_bad="raise")
     assert [j.runtime for j in read_swf(p, nonpositive_runtime="keep").jobs] == [10.0, 0.0]
+
+
+def _record(extra: str = "", **fields) -> str:
+    """One SWF record: job 1 submitted at 0, run 10 s on 2 requested processors with 60 s
+    requested, every other field -1 (missing), but those given as ``f<number>=value`` (the
+    archive's 1-based field numbers); ``extra`` is appended (burst-buffer columns)."""
+    values = {1: 1, 2: 0, 4: 10, 8: 2, 9: 60}
+    values.update({int(k[1:]): v for k, v in fields.items()})
+    return " ".join(str(values.get(i, -1)) for i in range(1, 19)) + extra + "\n"
+
+
+# the fast path builds trusted jobs; with staging columns every job is built and checked
+PATHS = pytest.mark.parametrize("extra", ["", " 0 0 0"], ids=["plain", "staging"])
+
+
+@PATHS
+@pytest.mark.parametrize("kb, procs_per_node, want", [
+    (-1, 1, None), (0, 1, None), (1, 1, 1024.0), (1, 4, 4096.0), (2.5, 2, 5120.0)])
+def test_used_memory_is_kilobytes_per_processor_read_as_bytes_per_node(
+        tmp_path, extra, kb, procs_per_node, want):
+    p = tmp_path / "m.swf"
+    p.write_text(_record(extra, f7=kb))
+    (job,) = read_swf(p, procs_per_node=procs_per_node).jobs
+    assert job.extra.get("memory_per_node") == want
+
+
+@PATHS
+@pytest.mark.parametrize("user, group, want_user, want_group", [
+    (-1, -1, None, None), (0, 0, "0", "0"), (7, 12, "7", "12")])
+def test_user_and_group_ids_missing_at_minus_one(tmp_path, extra, user, group, want_user,
+                                                 want_group):
+    p = tmp_path / "u.swf"
+    p.write_text(_record(extra, f12=user, f13=group))
+    (job,) = read_swf(p, groups=True).jobs
+    assert job.user == want_user and job.extra.get("group") == want_group
+    (job,) = read_swf(p).jobs
+    assert job.user == want_user and "group" not in job.extra  # groups only when asked
+
+
+@pytest.mark.parametrize("fields, columns", [(18, "none"), (19, "cqsim"), (20, "none"),
+                                             (21, "bbsim"), (22, "bbsim")])
+def test_burst_buffer_columns_are_told_by_the_record_width(tmp_path, fields, columns):
+    p = tmp_path / "w.swf"
+    p.write_text(_record(" 4" * (fields - 18)) + _record(" 4" * (fields - 18), f1=2))
+    trace = read_swf(p)
+    assert trace.bb_columns == columns
+    assert [j.bb for j in trace.jobs] == [0.0 if columns == "none" else 4e9] * 2
+
+
+@pytest.mark.parametrize("status", [0, 1, 5])
+def test_the_status_field_does_not_decide_what_is_replayed(tmp_path, status):
+    """Failed (0), completed (1) and cancelled (5) jobs that ran are replayed; a job that never
+    ran (run time -1) is skipped, whatever its status."""
+    p = tmp_path / "s.swf"
+    p.write_text(_record(f11=status) + _record(f1=2, f2=5, f4=-1, f11=status))
+    trace = read_swf(p)
+    assert [j.id for j in trace.jobs] == ["1"] and trace.skipped == {"nonpositive_runtime": 1}
+    assert trace.skipped_records == [(2, "runtime <= 0", _record(f1=2, f2=5, f4=-1,
+                                                                 f11=status).strip())]
+
+
+@pytest.mark.parametrize("header, nodes", [
+    ("; MaxNodes: 64\n; MaxProcs: 128\n", 64), ("; MaxProcs: 128\n", 128),
+    ("; MaxNodes: unknown\n; MaxProcs: 128\n", 128), ("; MaxNodes: 1\n", 1),
+    ("; Note: no size\n", None)])
+def test_the_machine_size_is_max_nodes_else_max_procs(tmp_path, header, nodes):
+    p = tmp_path / "h.swf"
+    p.write_text(header + _record())
+    assert read_swf(p).max_nodes == nodes
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_a_machine_of_no_nodes_is_refused_naming_the_header_field(tmp_path, value):
+    p = tmp_path / "h.swf"
+    p.write_text(f"; MaxNodes: {value}\n" + _record())
+    with pytest.raises(InputError) as info:
+        read_swf(p).max_nodes  # noqa: B018
+    assert info.value.field == "MaxNodes" and info.value.line == "header"
+    assert info.value.source == str(p)
+
+
+@pytest.mark.parametrize("procs, nodes", [(-1, None), (1, 256), (255, 256), (256, 256),
+                                          (257, 257)])
+def test_bbsimulator_raises_jobs_to_256_processors(tmp_path, procs, nodes):
+    p = tmp_path / "b.swf.bb"
+    p.write_text(_record(" 0 0 0", f5=procs, f8=procs))
+    if nodes is None:
+        with pytest.raises(InputError, match="no job records"):
+            read_swf(p)
+        return
+    assert [j.nodes for j in read_swf(p).jobs] == [nodes]
+    assert [j.nodes for j in read_swf(p, bbsimulator_min_processors=255).jobs] == [
+        max(procs, 255)]
+
+
+@pytest.mark.parametrize("value, bb", [(-1, 0.0), (0, 0.0), (1, 1e9), (2.5, 2.5e9)])
+def test_a_cqsim_request_is_in_units_and_missing_at_minus_one(tmp_path, value, bb):
+    p = tmp_path / "c.swf"
+    p.write_text("; BurstBuffer: 10\n" + _record(f" {value}"))
+    trace = read_swf(p)
+    assert [j.bb for j in trace.jobs] == [bb] and trace.bb_capacity == 10e9
+    assert [j.bb for j in read_swf(p, bb_unit=1e6).jobs] == [bb / 1000]
+
+
+def test_an_unreadable_burst_buffer_capacity_is_refused_by_name(tmp_path):
+    p = tmp_path / "c.swf"
+    p.write_text("; BurstBuffer: lots\n" + _record(" 1"))
+    with pytest.raises(InputError) as info:
+        read_swf(p)
+    assert info.value.field == "BurstBuffer" and "cannot read the capacity 'lots'" in str(
+        info.value)
