@@ -186,3 +186,176 @@ def test_swf_to_batsim_to_jobs_round_trip(tmp_path: Path):
     assert doc["profiles"][swf[0].id]["type"] == "parallel_homogeneous"
     v5 = to_batsim(swf[:3], profile_type="parallel_homogeneous", version=5)
     assert {p["type"] for p in v5["profiles"].values()} == {"ptask_homogeneous"}
+
+
+def _bb_part(seconds: list[float], ptype: str = "parallel_homogeneous") -> dict:
+    """One job per compute time, each on a profile of 1 GB of BB per node."""
+    profiles = {f"p{i}": {"type": ptype, "cpu": s * 1e9, "com": 0, "bb": 1e9}
+                for i, s in enumerate(seconds)}
+    jobs = [{"id": i, "subtime": 0, "res": 1, "walltime": 1e6, "profile": f"p{i}"}
+            for i in range(len(seconds))]
+    return _doc(profiles, jobs)
+
+
+@pytest.mark.parametrize("seconds, io_aware", [
+    ([100.5] * 3 + [100] * 7, True),        # 30 % of 10 BB profiles fractional
+    ([100.5] * 2 + [100] * 8, False),       # 20 %: not more than the share
+    ([100.5] * 9, False),                   # every one, but only 9 profiles
+    ([100.5] * 10, True),
+    ([0.5] * 10, True),                     # under 1 s: half a second is a fraction
+    ([1 + 2e-6] * 10, True),                # 2 us over a whole second
+    ([1 + 5e-7] * 10, False),               # within the 1e-6 s of rounding
+    ([2e6 + 0.5] * 10, False),              # within 1e-6 relative of 2e6 s
+])
+def test_an_io_aware_part_is_over_a_fifth_of_at_least_ten_bb_profiles(seconds, io_aware):
+    doc = _bb_part(seconds)
+    if io_aware:
+        with pytest.raises(InputError, match=f"of its {len(seconds)} burst-buffer profiles"):
+            parse_batsim(doc)
+        jobs = parse_batsim(doc, io_aware="plain").jobs
+        assert all(j.extra["batsim"]["io_aware"] for j in jobs)
+    else:
+        jobs = parse_batsim(doc).jobs
+        assert not any("io_aware" in j.extra["batsim"] for j in jobs)
+    assert [j.runtime for j in jobs] == pytest.approx(seconds, rel=1e-15)
+
+
+def test_only_homogeneous_bb_profiles_with_a_numeric_amount_count_as_io_aware():
+    doc = _bb_part([100.5] * 10, ptype="ptask_homogeneous")  # (Batsim 5's name)
+    with pytest.raises(InputError, match="of its 10 burst-buffer profiles"):
+        parse_batsim(doc)
+    delays = _doc({f"p{i}": {"type": "delay", "delay": 100.5, "bb": 1e9} for i in range(10)},
+                  [{"id": i, "subtime": 0, "res": 1, "profile": f"p{i}"} for i in range(10)])
+    assert len(parse_batsim(delays).jobs) == 10
+    no_bb = _bb_part([100.5] * 10)
+    for prof in no_bb["profiles"].values():
+        del prof["bb"]
+    assert len(parse_batsim(no_bb).jobs) == 10
+
+
+@pytest.mark.parametrize("walltime, runtime, want", [
+    (None, 7.0, 7.0), (-1, 7.0, 7.0), (-1, 0.5, 1.0), (0.5, 7.0, 0.5), (3600, 7.0, 3600.0)])
+def test_a_walltime_of_minus_one_is_the_runtime_at_least_one_second(walltime, runtime, want):
+    job = {"id": 1, "subtime": 0, "res": 1, "profile": "p"}
+    if walltime is not None:
+        job["walltime"] = walltime
+    doc = _doc({"p": {"type": "delay", "delay": runtime}}, [job])
+    (out,) = parse_batsim(doc).jobs
+    assert out.walltime == want and out.runtime == runtime
+    if walltime in (None, -1):
+        assert parse_batsim(doc, missing_walltime=30).jobs[0].walltime == 30.0
+        with pytest.raises(InputError) as info:
+            parse_batsim(doc, missing_walltime="error")
+        assert info.value.field == "walltime" and info.value.line == "jobs[0]"
+
+
+@pytest.mark.parametrize("walltime", [0, -2])
+def test_a_walltime_of_zero_or_below_is_refused(walltime):
+    doc = _doc({"p": {"type": "delay", "delay": 1}},
+               [{"id": 1, "subtime": 0, "res": 1, "profile": "p", "walltime": walltime}])
+    with pytest.raises(InputError) as info:
+        parse_batsim(doc, source="w.json")
+    assert str(info.value) == (f"w.json, jobs[0].walltime, field 'walltime': must be > 0 "
+                               f"(or -1 for none), got {walltime}")
+
+
+@pytest.mark.parametrize("subtime, ok", [(0, True), (0.001, True), (-0.001, False)])
+def test_a_submission_time_is_from_zero(subtime, ok):
+    doc = _doc({"p": {"type": "delay", "delay": 1}},
+               [{"id": 1, "subtime": subtime, "res": 1, "profile": "p", "walltime": 5}])
+    if ok:
+        assert parse_batsim(doc).jobs[0].submit == subtime
+    else:
+        with pytest.raises(InputError, match=r"must be >= 0, got -0.001"):
+            parse_batsim(doc)
+
+
+@pytest.mark.parametrize("repeat, ok", [(1, True), (2, True), (0, False), (True, False),
+                                        (2.0, False)])
+def test_a_composed_profile_repeats_a_positive_integer_number_of_times(repeat, ok):
+    profiles = {"a": {"type": "delay", "delay": 10},
+                "p": {"type": "composed", "repeat": repeat, "seq": ["a", "a"]}}
+    if ok:
+        assert parse_batsim(_doc(profiles)).jobs[0].runtime == 20 * repeat
+    else:
+        with pytest.raises(InputError) as info:
+            parse_batsim(_doc(profiles))
+        assert info.value.field == "repeat" and info.value.line == "profiles.p.repeat"
+        assert f"must be a positive integer, got {repeat!r}" in str(info.value)
+
+
+@pytest.mark.parametrize("profile, message", [
+    ({"type": "parallel", "cpu": []}, "must be a non-empty list of flop amounts"),
+    ({"type": "parallel", "cpu": [1e9, -1]}, "amounts must be >= 0"),
+    ({"type": "composed", "seq": []}, "must be a non-empty list of profile names"),
+    ({"type": "composed", "seq": ["p"]}, "profile 'p' contains itself"),
+    ({"type": "parallel_homogeneous"}, "is missing"),
+])
+def test_bad_profiles_are_refused_naming_what_is_wrong(profile, message):
+    with pytest.raises(InputError, match=message) as info:
+        parse_batsim(_doc({"p": profile}))
+    assert info.value.line.startswith("profiles.p")
+
+
+def test_a_parallel_profile_lasts_its_largest_amount_and_zero_is_allowed():
+    (job,) = parse_batsim(_doc({"p": {"type": "parallel", "cpu": [0, 3e9, 2e9]}})).jobs
+    assert job.runtime == 3.0
+
+
+@pytest.mark.parametrize("speed, runtime", [(1e9, 30.0), (2e9, 15.0), (0.5e9, 60.0)])
+def test_compute_amounts_are_seconds_at_the_nodes_speed(speed, runtime):
+    profiles = {"p": {"type": "parallel_homogeneous", "cpu": 3e10},
+                "t": {"type": "parallel_homogeneous_total", "cpu": 6e10}}
+    jobs = [{"id": 1, "subtime": 0, "res": 2, "walltime": 100, "profile": "p"},
+            {"id": 2, "subtime": 0, "res": 2, "walltime": 100, "profile": "t"}]
+    assert [j.runtime for j in parse_batsim(_doc(profiles, jobs), speed=speed).jobs] == [
+        runtime, runtime]
+
+
+@pytest.mark.parametrize("option, message", [
+    ({"speed": 0.0}, "speed must be a positive number of flop/s, got 0.0"),
+    ({"speed": float("inf")}, "speed must be a positive number of flop/s, got inf"),
+    ({"io_aware": "maybe"}, "io_aware must be 'refuse', 'phased' or 'plain', got 'maybe'"),
+    ({"missing_walltime": "runtime!"}, "missing_walltime must be 'runtime', 'error' or a "),
+])
+def test_bad_reader_options_are_refused_with_their_name(option, message):
+    with pytest.raises(InputError) as info:
+        parse_batsim(_doc({"p": {"type": "delay", "delay": 1}}), **option)
+    assert info.value.reason.startswith(message)
+
+
+def test_bb_per_node_times_nodes_and_the_rest_of_the_document_kept():
+    doc = _doc({"p": {"type": "delay", "delay": 1, "bb": 2e9}, "q": {"type": "delay", "delay": 1}},
+               [{"id": 1, "subtime": 0, "res": 3, "profile": "p", "walltime": 5,
+                 "extra_data": {"queue": "x", "bbopt": {"user": 7, "priority": 2}}},
+                {"id": "b", "subtime": 0, "res": 1, "profile": "q", "walltime": 5}],
+               name="w", description="two jobs")
+    w = parse_batsim(doc)
+    assert [j.bb for j in w.jobs] == [6e9, 0.0] and w.nb_res == 4
+    assert w.meta == {"name": "w", "description": "two jobs"}
+    assert w.jobs[0].extra["batsim"] == {"profile": "p", "extra_data": {"queue": "x"}}
+    assert w.jobs[1].extra["batsim"] == {"profile": "q"}
+    assert (w.jobs[0].user, w.jobs[0].priority, w.jobs[1].user) == ("7", 2.0, None)
+    assert parse_batsim({k: v for k, v in doc.items() if k != "nb_res"}).nb_res is None
+
+
+@pytest.mark.parametrize("job_id", [True, "", 1.5, None])
+def test_a_job_id_is_a_nonempty_string_or_an_integer(job_id):
+    doc = _doc({"p": {"type": "delay", "delay": 1}},
+               [{"id": job_id, "subtime": 0, "res": 1, "profile": "p"}])
+    with pytest.raises(InputError) as info:
+        parse_batsim(doc)
+    assert info.value.field == "id" and info.value.line == "jobs[0].id"
+
+
+def test_the_writer_sizes_the_machine_by_its_largest_job_and_names_v5_types():
+    jobs = [Job(id="a", submit=0, walltime=10, runtime=5, nodes=3, bb=3e9),
+            Job(id="b", submit=1, walltime=10, runtime=None, nodes=5)]
+    doc = to_batsim(jobs)
+    assert doc["nb_res"] == 5 and to_batsim(jobs, nb_res=8)["nb_res"] == 8
+    assert doc["profiles"]["a"] == {"type": "delay", "delay": 5, "bb": 1e9}
+    assert doc["profiles"]["b"] == {"type": "delay", "delay": 10}
+    assert doc["jobs"][1]["extra_data"] == {"bbopt": {"runtime_unknown": True}}
+    v5 = to_batsim(jobs, profile_type="parallel_homogeneous", version=5, speed=2e9)
+    assert v5["profiles"]["a"] == {"type": "ptask_homogeneous", "cpu": 1e10, "com": 0,
+                                   "bb": 1e9}
