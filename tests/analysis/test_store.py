@@ -7,6 +7,7 @@ the temporaries a dead writer leaves. (Sweeps run again on a store: ``test_store
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import socket
@@ -84,6 +85,29 @@ def test_collect_refuses_a_folder_that_is_not_a_store(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "not a results store" in err and len(err.strip().splitlines()) == 1
     assert main(["sweep", "collect", str(tmp_path / "missing")]) == 2
+    with pytest.raises(InputError) as info:
+        collect(tmp_path)
+    assert info.value.source == str(tmp_path) and str(info.value) == (
+        f"{tmp_path}: not a results store (no runs/, specs/, failed/ folder: bbopt sweep SPEC "
+        "--out DIR writes one)")
+    with pytest.raises(InputError) as info:
+        collect(tmp_path / "missing")
+    assert str(info.value) == f"{tmp_path / 'missing'}: no such results directory"
+    assert info.value.source == str(tmp_path / "missing")
+
+
+def test_the_summaries_are_the_whole_runs_the_others_logged_once_each(tmp_path, caplog):
+    store = Store(tmp_path / "s")
+    for h in ("b1", "c1"):
+        store.write_run(h, _summary(h), None)
+    (store.runs / ".a-temporary").mkdir()  # sorts first: a temporary, not a run
+    (store.runs / "a-file").write_text("x")  # not a directory
+    (store.runs / "b0").mkdir()  # a run directory without its summary
+    with caplog.at_level(logging.WARNING, logger="bbopt.store"):
+        assert [s["hash"] for s in store.summaries()] == ["b1", "c1"]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{store.runs / 'b0'}: no summary; left out (the next sweep runs it again)"]
+    assert store.unreadable_runs() == {"b0": "no summary"}
 
 
 def test_an_empty_store_collects_to_nothing(tmp_path):
