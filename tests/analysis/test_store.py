@@ -484,21 +484,27 @@ def test_the_temporaries_of_dead_or_stale_writers_are_removed(tmp_path):
 # ---------------------------------------------------------------- collecting
 def test_collect_sorts_the_runs_flattens_options_and_can_leave_timing_out(tmp_path):
     store = Store(tmp_path / "s")
-    for h, policy, seed in (("h1", "sjf", 1), ("h2", "fcfs", 2), ("h3", "fcfs", 1)):
-        s = _summary(h, params={"policy": policy, "seed": seed},
+    for h, workload, policy, seed in (("h0", "b", "fcfs", 1), ("h1", "a", "sjf", 1),
+                                      ("h2", "a", "fcfs", 2), ("h3", "a", "fcfs", 1)):
+        s = _summary(h, params={"workload": workload, "policy": policy, "seed": seed},
                      options={"b": [1, 2], "a": 3}, sweep="g",
                      metrics={"wait": 1.0, "gap": None})
         s["provenance"] |= {"host": "n1", "wall_time": 2.0, "cpu_time": 1.5,
+                            "started_at": "t0", "finished_at": "t1",
                             "bbopt_version": "9", "workload": {"content_sha256": "ab",
                                                                "part_jobs": 7}}
         store.write_run(h, s, None)
     frame = collect(store.root)
-    assert list(frame["run"]) == ["h3", "h2", "h1"]
-    assert list(frame.columns[:6]) == ["run", "sweep", "policy", "seed", "opt.a", "opt.b"]
+    assert list(frame["run"]) == ["h3", "h2", "h1", "h0"]  # workload, then policy, then seed
+    assert list(frame.columns[:7]) == ["run", "sweep", "workload", "policy", "seed", "opt.a",
+                                       "opt.b"]
     assert frame["opt.b"][0] == "[1, 2]" and frame["opt.a"][0] == 3
-    assert frame["gap"].isna().all() and list(frame["part_jobs"]) == [7, 7, 7]
+    assert frame["gap"].isna().all() and list(frame["part_jobs"]) == [7, 7, 7, 7]
+    assert frame["gap"].dtype == float and frame["wait"].dtype == float  # None read as NaN
     assert (frame["host"][0], frame["cpu_time"][0], frame["workload_sha256"][0]) == (
         "n1", 1.5, "ab")
+    assert (frame["bbopt_version"][0], frame["wall_time"][0], frame["started_at"][0],
+            frame["finished_at"][0], frame["sweep"][0]) == ("9", 2.0, "t0", "t1", "g")
     assert {"host", "wall_time", "cpu_time", "started_at", "finished_at"} <= set(frame)
     untimed = collect(store.root, include_timing=False)
     assert not {"host", "wall_time", "cpu_time", "started_at", "finished_at"} & set(untimed)
