@@ -443,6 +443,23 @@ def test_a_summary_is_trusted_only_with_what_collect_reads(tmp_path, doc, why):
     assert store.unreadable_runs() == ({} if why is None else {"h": why})
 
 
+@pytest.mark.parametrize("write, why", [
+    (lambda f: f.mkdir(), "summary unreadable (Is a directory)"),
+    (lambda f: f.write_text(" \n\t"), "summary empty"),
+    (lambda f: f.write_text('{"hash":  \n\n  '),
+     "summary truncated or corrupt (Expecting value: line 3 column 3 (char 14))"),
+    # the reason is one line of at most 80 characters of the parser's message
+    (lambda f: f.write_text("[" * 100_000), "summary truncated or corrupt (maximum recursion "
+                                            "depth exceeded while decoding a JSON array from a "
+                                            "unicode stri)"),
+])
+def test_why_a_summary_cannot_be_read(tmp_path, write, why):
+    store = Store(tmp_path / "s")
+    (store.runs / "h").mkdir(parents=True)
+    write(store.runs / "h" / SUMMARY)
+    assert store.unreadable_runs() == {"h": why} and not store.done("h")
+
+
 def test_a_jobs_file_of_another_size_than_recorded_is_truncated(tmp_path):
     store = Store(tmp_path / "s")
     d = store.write_run("h", _summary("h"), gzip_csv([["1"]], ["job_id"]))
