@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -517,6 +518,7 @@ def test_collect_sorts_the_runs_flattens_options_and_can_leave_timing_out(tmp_pa
                                        "opt.b"]
     assert frame["opt.b"][0] == "[1, 2]" and frame["opt.a"][0] == 3
     assert frame["gap"].isna().all() and list(frame["part_jobs"]) == [7, 7, 7, 7]
+    assert list(frame["wait"]) == [1.0] * 4
     assert frame["gap"].dtype == float and frame["wait"].dtype == float  # None read as NaN
     assert (frame["host"][0], frame["cpu_time"][0], frame["workload_sha256"][0]) == (
         "n1", 1.5, "ab")
@@ -526,6 +528,40 @@ def test_collect_sorts_the_runs_flattens_options_and_can_leave_timing_out(tmp_pa
     untimed = collect(store.root, include_timing=False)
     assert not {"host", "wall_time", "cpu_time", "started_at", "finished_at"} & set(untimed)
     assert "wait" in untimed
+
+
+KEYS = ("workload", "part", "platform", "policy", "seed", "budget", "execution")
+
+
+def test_collect_sorts_by_each_grid_coordinate_in_turn_missing_ones_first(tmp_path):
+    """For each coordinate, two runs equal in the coordinates before it: the one lower in it
+    first, although every coordinate after it says the opposite (and the store's order too)."""
+    low = ("a", 0, "a", "a", 0, 1.0, "a")
+    high = ("b", 1, "b", "b", 1, 2.0, "b")
+    runs = []
+    for i in range(len(KEYS)):
+        runs.append(low[:i] + low[i:i + 1] + high[i + 1:])
+        runs.append(low[:i] + high[i:i + 1] + low[i + 1:])
+    runs.append(low[:5] + (None, "a"))  # no budget: before the budget of 1 s
+    store = Store(tmp_path / "s")
+    for k, coords in enumerate(runs):
+        h = f"h{len(runs) - k:02d}"  # the store lists them in the opposite order
+        params = {key: v for key, v in zip(KEYS, coords, strict=True) if v is not None}
+        store.write_run(h, _summary(h, params={**params, "policy": coords[3]}), None)
+    frame = collect(store.root)
+    got = [tuple(None if pd.isna(v) else v for v in row) for row in frame[list(KEYS)].values]
+    want = sorted(runs, key=lambda c: tuple((v is not None, v or 0) for v in c))
+    assert got == want and frame["sweep"].eq("").all()  # (no sweep named: "")
+
+
+def test_runs_equal_in_every_coordinate_keep_the_stores_order(tmp_path):
+    store = Store(tmp_path / "s")
+    for k in range(40):
+        h = f"h{k:02d}"
+        store.write_run(h, _summary(h, params={"policy": "pq"[k % 2]}), None)
+    frame = collect(store.root)
+    assert list(frame["run"]) == [f"h{k:02d}" for k in range(0, 40, 2)] + [
+        f"h{k:02d}" for k in range(1, 40, 2)]
 
 
 def test_a_table_is_written_as_csv(tmp_path):
