@@ -76,6 +76,7 @@ def test_a_run_written_before_sizes_were_recorded_is_checked_by_reading(store):
     assert store.done(run.name)
     damage(run / JOBS, "one-short")
     assert not store.done(run.name)
+    assert store.unreadable_runs() == {run.name: "jobs file truncated or corrupt"}
 
 
 def test_collect_refuses_a_folder_that_is_not_a_store(tmp_path, capsys):
@@ -383,8 +384,9 @@ def test_a_run_replaced_by_another_writer_is_tried_three_times(tmp_path, monkeyp
 
     monkeypatch.setattr(store_module.os, "rename", rename)
     if whole_at is None:
-        with pytest.raises(InputError, match="another writer keeps replacing this run") as info:
+        with pytest.raises(InputError) as info:
             store.write_run(h, _summary(h), None)
+        assert str(info.value) == f"{final}: another writer keeps replacing this run"
         assert info.value.source == str(final) and not store.done(h)
     else:
         assert store.write_run(h, _summary(h), None) == final
