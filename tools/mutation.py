@@ -11,6 +11,7 @@ survivors argued equivalent.
     nice python tools/mutation.py            # the changed modules
     python tools/mutation.py --list [MODULE...]  # the modules and their tests
     nice python tools/mutation.py bbopt/analysis/store.py --tests tests/analysis/test_store.py
+    nice python tools/mutation.py MODULE --tests FILE... --mutants NAME...  # survivors again
 
 mutmut works in ``mutants/`` (a mutated copy of the package; not versioned).
 """
@@ -90,9 +91,10 @@ def changed_modules(base: str = "main") -> list[str]:
             and (ROOT / m).exists() and tests_for(m)]
 
 
-def run(module: str, max_children: int, tests: list[str] | None = None) -> dict[str, int]:
-    """Score one module with ``tests`` (default: :func:`tests_for`); returns the count of
-    mutants per mutmut status."""
+def run(module: str, max_children: int, tests: list[str] | None = None,
+        mutants: list[str] | None = None) -> dict[str, int]:
+    """Score one module with ``tests`` (default: :func:`tests_for`), all its mutants or only
+    ``mutants`` (names); returns the count of mutants per mutmut status."""
     from mutmut import configuration
 
     tests = tests or tests_for(module)
@@ -109,7 +111,7 @@ def run(module: str, max_children: int, tests: list[str] | None = None) -> dict[
 
     prefix = module.removesuffix(".py").replace("/", ".")
     with contextlib.suppress(SystemExit):
-        cli.main(["run", "--max-children", str(max_children), f"{prefix}*"],
+        cli.main(["run", "--max-children", str(max_children), *(mutants or [f"{prefix}*"])],
                  standalone_mode=False)
     return _score(prefix)
 
@@ -139,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tests", nargs="+", metavar="FILE",
                         help="score with only these test files (e.g. a module's own fast "
                              "tests, when those naming it take long)")
+    parser.add_argument("--mutants", nargs="+", metavar="NAME",
+                        help="run only these mutants again (e.g. the survivors, with more tests)")
     args = parser.parse_args(argv)
     if args.list:
         for module in args.modules or sorted(TESTS):
@@ -146,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     modules = args.modules or changed_modules(args.base)
     for module in modules:
-        counts = run(module, args.max_children, args.tests)
+        counts = run(module, args.max_children, args.tests, args.mutants)
         total = sum(counts.values())
         killed = counts.get("killed", 0) + counts.get("timeout", 0)
         print(f"{module}: {killed}/{total} killed ({counts})")
