@@ -223,13 +223,35 @@ PATHS = pytest.mark.parametrize("extra", ["", " 0 0 0"], ids=["plain", "staging"
 
 @PATHS
 @pytest.mark.parametrize("kb, procs_per_node, want", [
-    (-1, 1, None), (0, 1, None), (1, 1, 1024.0), (1, 4, 4096.0), (2.5, 2, 5120.0)])
+    (-1, 1, None), (0, 1, None), (0.0005, 1, 0.0005 * 1024), (1, 1, 1024.0), (1, 4, 4096.0),
+    (2.5, 2, 5120.0)])
 def test_used_memory_is_kilobytes_per_processor_read_as_bytes_per_node(
         tmp_path, extra, kb, procs_per_node, want):
     p = tmp_path / "m.swf"
     p.write_text(_record(extra, f7=kb))
     (job,) = read_swf(p, procs_per_node=procs_per_node).jobs
     assert job.extra.get("memory_per_node") == want
+    assert (job.id, job.submit, job.runtime, job.walltime, job.nodes) == (
+        "1", 0.0, 10.0, 60.0, -(-2 // procs_per_node))
+
+
+@PATHS
+@pytest.mark.parametrize("kb, groups, want", [
+    (1, False, {"memory_per_node": 1024.0}), (1, True, {"memory_per_node": 1024.0, "group": "5"}),
+    (0, True, {"group": "5"}), (0, False, {})])
+def test_a_group_only_when_asked_beside_a_memory_size(tmp_path, extra, kb, groups, want):
+    p = tmp_path / "g.swf"
+    p.write_text(_record(extra, f7=kb, f13=5))
+    (job,) = read_swf(p, groups=groups).jobs
+    assert {k: v for k, v in job.extra.items() if k != "staging"} == want
+
+
+@PATHS
+@pytest.mark.parametrize("number, job_id", [(0, "0"), (1, "1"), (-1, "2")])
+def test_a_record_without_a_job_number_is_named_by_its_line(tmp_path, extra, number, job_id):
+    p = tmp_path / "n.swf"
+    p.write_text("; a header line\n" + _record(extra, f1=number))
+    assert [j.id for j in read_swf(p).jobs] == [job_id]
 
 
 @PATHS
