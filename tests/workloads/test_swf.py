@@ -339,3 +339,31 @@ def test_an_unreadable_burst_buffer_capacity_is_refused_by_name(tmp_path):
         read_swf(p)
     assert info.value.field == "BurstBuffer" and "cannot read the capacity 'lots'" in str(
         info.value)
+
+
+def test_ids_that_are_not_whole_numbers_are_kept_as_written(tmp_path):
+    """Job and user ids are text: ``1.5`` stays ``1.5``, ``3.0`` is ``3``."""
+    p = tmp_path / "ids.swf"
+    p.write_text(_record(f1=1.5, f12=7.5) + _record(f1=2, f2=1, f12="3.0")
+                 + _record(f1=3, f2=2, f12=3))
+    assert [(j.id, j.user) for j in read_swf(p).jobs] == [("1.5", "7.5"), ("2", "3"),
+                                                           ("3", "3")]
+
+
+@pytest.mark.parametrize("token, what", [
+    ("nan", "not a finite number"), ("inf", "not a finite number"),
+    ("-inf", "not a finite number"), ("1.0000001e15", "out of range (magnitude over 1e+15)"),
+    ("-2e15", "out of range (magnitude over 1e+15)")])
+def test_a_value_not_finite_or_over_1e15_is_refused_naming_line_and_field(tmp_path, token,
+                                                                          what):
+    p = tmp_path / "v.swf"
+    p.write_text(_record() + _record(f1=2, f9=token) + _record(f1=3, f4=token))
+    with pytest.raises(InputError) as info:
+        read_swf(p)
+    assert str(info.value) == f"{p}, line 2, field 'requested_time': {token} is {what}"
+
+
+def test_a_value_of_1e15_is_read(tmp_path):
+    p = tmp_path / "v.swf"
+    p.write_text(_record(f2="1e15") + _record(f1=2, f2=-0.0))
+    assert [j.submit for j in read_swf(p).jobs] == [1e15, 0.0]
