@@ -367,3 +367,15 @@ def test_a_value_of_1e15_is_read(tmp_path):
     p = tmp_path / "v.swf"
     p.write_text(_record(f2="1e15") + _record(f1=2, f2=-0.0))
     assert [j.submit for j in read_swf(p).jobs] == [1e15, 0.0]
+
+
+def test_a_job_refused_by_its_own_checks_is_named_by_file_and_line(tmp_path):
+    """With staging columns every job is built through ``Job``'s checks: more than 10^7 nodes
+    is refused there, and the reader says which record it was."""
+    p = tmp_path / "big.swf"
+    p.write_text("; a header line\n" + _record(" 0 0 0") + _record(" 0 0 0", f1=2, f8=10**8))
+    with pytest.raises(InputError) as info:
+        read_swf(p)
+    assert info.value.source == str(p) and info.value.line == 3
+    assert str(info.value).startswith(f"{p}, line 3")
+    assert "job 2: nodes must be an integer in [1, 10,000,000]" in str(info.value)
