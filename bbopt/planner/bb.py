@@ -52,6 +52,13 @@ class PooledBB:
         room (nothing changes)."""
         return []
 
+    def place_on(self, free: Sequence[float], job: Job, nodes: Sequence[int] = ()
+                 ) -> list[tuple[int, float]] | None:
+        """The ``(BB node, bytes)`` pieces of ``job`` on its compute nodes ``nodes`` if the BB
+        nodes had ``free`` bytes free (e.g. the least free space over a later interval), or
+        ``None`` if some piece has no room."""
+        return []
+
     def why_not_now(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
         """Why ``job``'s BB cannot be placed now, or ``None`` (nothing changes)."""
         return None
@@ -112,9 +119,13 @@ class FirstFitBB(PooledBB):
         self.tol = bb_node_tolerance(self.capacity)
 
     def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
+        return self.place_on(self.free, job, nodes)
+
+    def place_on(self, free: Sequence[float], job: Job, nodes: Sequence[int] = ()
+                 ) -> list[tuple[int, float]] | None:
         if job.bb <= 0:
             return []
-        pieces = place_pieces(self.free, job.nodes, job.bb, self.tol, self.proximity, nodes)
+        pieces = place_pieces(free, job.nodes, job.bb, self.tol, self.proximity, nodes)
         return None if pieces is None else list(pieces)
 
     def _why(self, job: Job) -> str:
@@ -159,7 +170,9 @@ class FirstFitBB(PooledBB):
 
 class ProximityBB(FirstFitBB):
     """Named BB nodes with the authors' proximity placement: pieces follow the job's compute
-    nodes, chosen as consecutive runs."""
+    nodes, chosen as consecutive runs. A later start's pieces then depend on the compute nodes
+    free at that time, which the planner knows (:meth:`bbopt.planner.Planner.earliest` and its
+    reservations name the nodes they hold)."""
 
     kind = "proximity"
     chooses_nodes = True
