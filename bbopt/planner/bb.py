@@ -32,6 +32,7 @@ from bbopt.core import Job, Platform
 from bbopt.planner.pieces import (
     bb_node_tolerance,
     contiguous_nodes,
+    first_fit_runs,
     never_placed,
     place_pieces,
 )
@@ -58,6 +59,13 @@ class PooledBB:
         nodes had ``free`` bytes free (e.g. the least free space over a later interval), or
         ``None`` if some piece has no room."""
         return []
+
+    def placeable(self, job: Job, free: Sequence[float] | None = None) -> bool:
+        """Whether ``job``'s pieces can be placed on some compute nodes, on BB nodes with
+        ``free`` bytes free (by default: now). Pieces of one job are equal, so whether they fit
+        does not depend on the order they are placed in (:mod:`bbopt.planner.pieces`): the
+        cheap test before the compute nodes are chosen."""
+        return True
 
     def why_not_now(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
         """Why ``job``'s BB cannot be placed now, or ``None`` (nothing changes)."""
@@ -127,6 +135,10 @@ class FirstFitBB(PooledBB):
             return []
         pieces = place_pieces(free, job.nodes, job.bb, self.tol, self.proximity, nodes)
         return None if pieces is None else list(pieces)
+
+    def placeable(self, job: Job, free: Sequence[float] | None = None) -> bool:
+        return job.bb <= 0 or first_fit_runs(self.free if free is None else free, job.nodes,
+                                             job.bb, self.tol) is not None
 
     def _why(self, job: Job) -> str:
         return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "

@@ -91,6 +91,8 @@ class TwoDimensions:
                 i += 1
                 if i == last or times[i] >= end:
                     break
+        if self.bb.chooses_nodes and not self.bb.placeable(job):
+            return None
         nodes = self._choose(job, self.now)
         if nodes is None:
             return None
@@ -132,6 +134,6 @@ class TwoDimensions:
             else:
                 low = [a if a < c - d else c - d for a, c, d in
                        zip(self._bb_at(at), self._bb_at(start), dk, strict=True)]
-            if not self._placeable(job, low):
+            if not self.bb.placeable(job, low):
                 return False
         return True

@@ -54,7 +54,7 @@ class Planner(TwoDimensions):
 
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
                  "holds", "chosen", "floating", "started", "named", "_two", "_later", "_ends",
-                 "_bb_rows", "_log", "_run_pieces", "_run_rel")
+                 "_bb_rows", "_log", "_run_pieces", "_run_rel", "_ids", "_ids_n")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
@@ -102,6 +102,9 @@ class Planner(TwoDimensions):
         #: The compute nodes each reservation holds, ``(start, end, nodes)`` by id (when the
         #: placement chooses them: module docstring).
         self.named: dict[str, tuple[float, float, tuple[int, ...]]] = {}
+        # (free_ids and the nodes chosen from them, kept until the node ids change)
+        self._ids: dict[tuple, list[int]] = {}
+        self._ids_n: dict[tuple, tuple[int, ...] | None] = {}
 
     @property
     def free_nodes(self) -> list[int]:
@@ -121,6 +124,8 @@ class Planner(TwoDimensions):
     @free_nodes.setter
     def free_nodes(self, nodes: list[int]) -> None:
         self._free_nodes = nodes
+        self._ids.clear()
+        self._ids_n.clear()
 
     @property
     def profile(self) -> Profile:
@@ -174,29 +179,53 @@ class Planner(TwoDimensions):
     def free_ids(self, start: float, end: float) -> list[int]:
         """The compute node ids a job held on ``[start, end)`` may take, sorted: those free at
         ``start`` (free now, plus those of the running and started jobs whose expected end is
-        ``start`` or earlier) less those named by a reservation overlapping the interval."""
-        ids = self.free_nodes
-        if start > self.now:
-            back = [x for r in self.running if r.allocation is not None
-                    and r.expected_end <= start for x in r.allocation]
-            holds = self.holds
-            back += [x for jid, nodes in self.started.items() if holds[jid][1] <= start
-                     for x in nodes]
-            if back:
-                ids = sorted(ids + back)
-        if self.named:
-            busy = {x for s, e, nodes in self.named.values() if s < end and start < e
-                    for x in nodes}
-            if busy:
+        ``start`` or earlier) less those named by a reservation overlapping the interval. (The
+        caller must not change the list.)"""
+        return self._free_ids(start, end)[1]
+
+    def _free_ids(self, start: float, end: float) -> tuple[tuple, list[int]]:
+        """:meth:`free_ids` and the key it is kept under until the node ids change (a
+        decision asks again for every candidate)."""
+        named = self.named
+        over = tuple([jid for jid, (s, e, _) in named.items() if s < end and start < e]
+                     ) if named else ()
+        later = start > self.now
+        key = (start if later else None, over)
+        ids = self._ids.get(key)
+        if ids is None:
+            ids = self.free_nodes
+            if later:
+                back = [x for r in self.running if r.allocation is not None
+                        and r.expected_end <= start for x in r.allocation]
+                holds = self.holds
+                back += [x for jid, nodes in self.started.items() if holds[jid][1] <= start
+                         for x in nodes]
+                if back:
+                    ids = sorted(ids + back)
+            if over:
+                busy = {x for jid in over for x in named[jid][2]}
                 ids = [x for x in ids if x not in busy]
-        return ids
+            self._ids[key] = ids
+        return key, ids
 
     def _choose(self, job: Job, start: float) -> tuple[int, ...] | None:
         """The compute nodes ``job`` gets if it starts at ``start`` (the engine's rule,
-        :func:`~bbopt.planner.bb.choose_nodes`, on :meth:`free_ids`); ``None`` if too few."""
-        nodes = choose_nodes(self.free_ids(start, start + job.walltime), job, self.platform,
-                             self.bb)
-        return None if isinstance(nodes, str) else nodes
+        :func:`~bbopt.planner.bb.choose_nodes`, on :meth:`free_ids`); ``None`` if too few.
+        Kept per node count until the node ids change (a local-SSD request is not kept: its
+        choice depends on the request)."""
+        if not self.bb.chooses_nodes:  # (no reservation names nodes: those free now)
+            nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
+            return None if isinstance(nodes, str) else nodes
+        key, ids = self._free_ids(start, start + job.walltime)
+        if job.ssd > 0:
+            nodes = choose_nodes(ids, job, self.platform, self.bb)
+            return None if isinstance(nodes, str) else nodes
+        key = (key, job.nodes)
+        got = self._ids_n.get(key, False)
+        if got is False:
+            nodes = choose_nodes(ids, job, self.platform, self.bb)
+            got = self._ids_n[key] = None if isinstance(nodes, str) else nodes
+        return got
 
     def _place_over(self, job: Job, start: float, free: Sequence[float]
                     ) -> tuple[tuple[int, ...], list] | None:
@@ -204,6 +233,8 @@ class Planner(TwoDimensions):
         at ``start`` on BB nodes with ``free`` bytes free, or ``None``."""
         nodes: tuple[int, ...] | None = ()
         if self.bb.chooses_nodes:
+            if not self.bb.placeable(job, free):  # (the cheap test first)
+                return None
             nodes = self._choose(job, start)
             if nodes is None:
                 return None
@@ -222,6 +253,8 @@ class Planner(TwoDimensions):
         if job.nodes > row[0] + tol[0] or job.bb > row[1] + tol[1] or (
                 self.k and not profile.fits(self.now, job.walltime, (job.nodes, job.bb))):
             return None  # (the cheap tests first: most jobs of a long queue fail them)
+        if self.bb.chooses_nodes and not self.bb.placeable(job):
+            return None
         nodes = self._choose(job, self.now)
         if nodes is None:
             return None
@@ -363,9 +396,10 @@ class Planner(TwoDimensions):
 
     def _leaves_floating(self, start: float, walltime: float,
                          demand: Sequence[float]) -> bool:
-        """Whether every re-placeable reservation still has its pieces placeable (on its named
-        nodes when the placement chooses them, on the least free space of each BB node over
-        its interval) once ``demand`` is held on ``[start, start + walltime)`` too."""
+        """Whether every re-placeable reservation still has its pieces placeable (on the least
+        free space of each BB node over its interval; with proximity placement on the nodes it
+        names, which is the same answer: :meth:`~bbopt.planner.bb.PooledBB.placeable`) once
+        ``demand`` is held on ``[start, start + walltime)`` too."""
         times, rows = self.profile.times, self.profile.free
         end = start + walltime
         last = len(times) - 1
@@ -383,15 +417,9 @@ class Planner(TwoDimensions):
                 low = row if low is None else [a if a < c else c
                                                for a, c in zip(low, row, strict=True)]
                 i += 1
-            if low is not None and not self._placeable(job, low):
+            if low is not None and not self.bb.placeable(job, low):
                 return False
         return True
-
-    def _placeable(self, job: Job, free: Sequence[float]) -> bool:
-        """Whether the pieces of the reservation of ``job`` can be placed on BB nodes with
-        ``free`` bytes free (on the nodes it names, when the placement chooses them)."""
-        named = self.named.get(job.id)
-        return self.bb.place_on(free, job, named[2] if named is not None else ()) is not None
 
     def fits(self, job: Job, start: float) -> bool:
         """Whether ``job`` fits on ``[start, start + walltime)`` (``start`` >= now)."""
@@ -454,6 +482,8 @@ class Planner(TwoDimensions):
         end = start + job.walltime
         if nodes:
             self.named[job.id] = (start, end, tuple(nodes))
+            self._ids.clear()
+            self._ids_n.clear()
         later = start > self.now
         two = self._split()
         if two is not None and not (later and any(demand[2:])):
@@ -478,7 +508,9 @@ class Planner(TwoDimensions):
         profile = self.profile  # (the fast path ends: holds are no longer only added)
         start, end, demand = self.holds.pop(job.id)
         self.floating.pop(job.id, None)
-        self.named.pop(job.id, None)
+        if self.named.pop(job.id, None) is not None:
+            self._ids.clear()
+            self._ids_n.clear()
         profile.release(start, end, demand)
         nodes = self.started.pop(job.id, None)
         if nodes is not None:
@@ -518,6 +550,8 @@ class Planner(TwoDimensions):
         """Back to the state of :meth:`snapshot` ``snap`` (which stays usable)."""
         profile, bb, free_nodes, holds, floating, started, named = snap
         self.named = dict(named)
+        self._ids.clear()
+        self._ids_n.clear()
         self.started = dict(started)
         self.profile = profile.copy()
         self.bb.restore(bb)
