@@ -104,15 +104,17 @@ class TwoDimensions:
             return None
         return nodes, got
 
-    def _pieces_over_split(self, two: Profile, job: Job, start: float
-                           ) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
+    def _pieces_over_split(self, two: Profile, job: Job, start: float, pieces: bool = True
+                           ) -> tuple[tuple[int, ...], tuple[float, ...] | None] | None:
         """:meth:`_pieces_over` on the fast path."""
         if not two.fits(start, job.walltime, (job.nodes, job.bb)):
             return None
-        placed = self._place_over(job, start, self._bb_at(start))
+        placed = self._place_over(job, start, self._bb_at(start), pieces or bool(self.floating))
         if placed is None:
             return None
         nodes, got = placed
+        if got is None:
+            return nodes, None
         demand = self._demand(job, got)
         if self.floating and not self._leaves_floating_split(start, job.walltime, demand):
             return None

@@ -227,17 +227,21 @@ class Planner(TwoDimensions):
             got = self._ids_n[key] = None if isinstance(nodes, str) else nodes
         return got
 
-    def _place_over(self, job: Job, start: float, free: Sequence[float]
-                    ) -> tuple[tuple[int, ...], list] | None:
+    def _place_over(self, job: Job, start: float, free: Sequence[float], pieces: bool = True
+                    ) -> tuple[tuple[int, ...], list | None] | None:
         """The compute nodes (when the placement chooses them) and BB pieces of ``job`` started
-        at ``start`` on BB nodes with ``free`` bytes free, or ``None``."""
+        at ``start`` on BB nodes with ``free`` bytes free, or ``None``. Without ``pieces`` only
+        whether they can be placed (the pieces ``None``): a question of earliest start."""
         nodes: tuple[int, ...] | None = ()
-        if self.bb.chooses_nodes:
+        if self.bb.chooses_nodes or not pieces:
             if not self.bb.placeable(job, free):  # (the cheap test first)
                 return None
-            nodes = self._choose(job, start)
-            if nodes is None:
-                return None
+            if self.bb.chooses_nodes:
+                nodes = self._choose(job, start)
+                if nodes is None:
+                    return None
+            if not pieces:
+                return nodes, None
         got = self.bb.place_on(free, job, nodes)
         return None if got is None else (nodes, got)
 
@@ -363,14 +367,15 @@ class Planner(TwoDimensions):
         return True
 
     # ------------------------------------------------------------------ later
-    def _pieces_over(self, job: Job, start: float
-                     ) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
+    def _pieces_over(self, job: Job, start: float, pieces: bool = True
+                     ) -> tuple[tuple[int, ...], tuple[float, ...] | None] | None:
         """The compute nodes (when the placement chooses them) and the demand of ``job`` held
         on ``[start, start + walltime)`` if it fits there: on named BB nodes, its pieces placed
-        on the least free space of each BB node over the interval."""
+        on the least free space of each BB node over the interval. Without ``pieces``, the
+        demand is ``None`` when no re-placeable reservation needs it (whether it fits only)."""
         two = self._split()
         if two is not None:
-            return self._pieces_over_split(two, job, start)
+            return self._pieces_over_split(two, job, start, pieces)
         p = self.profile
         if not self.k:
             demand = (job.nodes, job.bb)
@@ -385,10 +390,12 @@ class Planner(TwoDimensions):
             i += 1
         if not p.fits(start, job.walltime, (job.nodes, job.bb) + (0.0,) * self.k):
             return None
-        placed = self._place_over(job, start, low[2:])
+        placed = self._place_over(job, start, low[2:], pieces or bool(self.floating))
         if placed is None:
             return None
         nodes, got = placed
+        if got is None:
+            return nodes, None
         demand = self._demand(job, got)
         if self.floating and not self._leaves_floating(start, job.walltime, demand):
             return None
@@ -425,7 +432,7 @@ class Planner(TwoDimensions):
         """Whether ``job`` fits on ``[start, start + walltime)`` (``start`` >= now)."""
         if start <= self.now:
             return self.fits_now(job)
-        return self._pieces_over(job, start) is not None
+        return self._pieces_over(job, start, pieces=False) is not None
 
     def earliest(self, job: Job, limit: float = math.inf) -> float:
         """The earliest start (now, or a later breakpoint of the profile) where ``job`` fits for
@@ -444,7 +451,7 @@ class Planner(TwoDimensions):
                 continue
             if t > limit:
                 break
-            if self._pieces_over(job, t) is not None:
+            if self._pieces_over(job, t, pieces=False) is not None:
                 return t
         return math.inf
 
