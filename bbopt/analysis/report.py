@@ -179,7 +179,8 @@ def _interval_md(stats: pd.DataFrame, reference: str) -> list[str]:
 
 
 def _html(md: str) -> str:
-    """A minimal rendering of the report's markdown (headings, tables, images, text)."""
+    """A minimal rendering of the report's markdown (headings, tables, images, ``` blocks,
+    text)."""
     body: list[str] = []
     table: list[str] = []
 
@@ -194,7 +195,19 @@ def _html(md: str) -> str:
             body.append("</table>")
             table.clear()
 
+    pre: list[str] | None = None  # the lines of an open ``` block
     for line in md.splitlines():
+        if line.startswith("```"):
+            flush()
+            if pre is None:
+                pre = []
+            else:
+                body.append("<pre>" + html.escape("\n".join(pre)) + "</pre>")
+                pre = None
+            continue
+        if pre is not None:
+            pre.append(line)
+            continue
         if line.startswith("|"):
             table.append(line)
             continue

@@ -136,3 +136,11 @@ def test_a_sweep_of_the_generator_reports_figures_4_to_9(tmp_path):
         assert (tmp_path / "report" / f"{name}.png").stat().st_size > 5_000
     md = (tmp_path / "report" / "jeannot.md").read_text()
     assert "| M-No | 0.5 | io-list |" in md and "| M-No | 0.5 | pack-char |" in md
+
+
+def test_the_html_page_keeps_the_findings_as_one_preformatted_block():
+    from bbopt.analysis.report import _html
+
+    page = _html("## Findings\n\n```\n(1) io-list: 0/4 cells | a < b\n(2) x\n```\n\nafter\n")
+    assert "<pre>(1) io-list: 0/4 cells | a &lt; b\n(2) x</pre>" in page
+    assert "<table>" not in page and "```" not in page and "<p>after</p>" in page
