@@ -144,3 +144,21 @@ def test_the_html_page_keeps_the_findings_as_one_preformatted_block():
     page = _html("## Findings\n\n```\n(1) io-list: 0/4 cells | a < b\n(2) x\n```\n\nafter\n")
     assert "<pre>(1) io-list: 0/4 cells | a &lt; b\n(2) x</pre>" in page
     assert "<table>" not in page and "```" not in page and "<p>after</p>" in page
+
+
+def test_an_exclusive_io_run_keeps_its_usage_curves_and_other_models_none():
+    from bbopt import Platform, runs
+    from bbopt.simulation.exclusive_io import ExclusiveIO
+    from bbopt.simulation.execution import Rigid
+    from bbopt.simulation.pack_metrics import USAGE_BINS, usage_over_time
+    from bbopt.workloads.generators.jeannot import generate
+
+    wl = generate(20, alpha=0.5, protocol="mira", io_profile="normal", seed=0)
+    record = runs.run(runs.RunSpec(workload=wl.jobs, platform=Platform(nodes=wl.nodes),
+                                   policy="pack-max", execution=ExclusiveIO()))
+    curves = record.model.curves(record.result)
+    direct = usage_over_time(record.result, record.model, bins=USAGE_BINS)
+    assert set(curves) == set(direct)
+    for key, values in curves.items():
+        assert values == [float(x) for x in direct[key]] and len(values) == USAGE_BINS
+    assert Rigid().curves(record.result) == {}
