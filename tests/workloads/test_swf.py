@@ -379,3 +379,17 @@ def test_a_job_refused_by_its_own_checks_is_named_by_file_and_line(tmp_path):
     assert info.value.source == str(p) and info.value.line == 3
     assert str(info.value).startswith(f"{p}, line 3")
     assert "job 2: nodes must be an integer in [1, 10,000,000]" in str(info.value)
+
+
+@pytest.mark.parametrize("header, columns, field", [
+    ("; BurstBuffer: 10\n", "auto", "burst_buffer"), ("", "cqsim", "burst_buffer"),
+    ("", "bbsim", "data_in"), ("", "bbsimulator", "data_in")])
+def test_a_record_short_of_its_bb_columns_names_the_first_missing_one(tmp_path, header,
+                                                                      columns, field):
+    p = tmp_path / "short.swf"
+    p.write_text(header + _record())
+    width = 19 if field == "burst_buffer" else 21
+    with pytest.raises(InputError) as info:
+        read_swf(p, bb_columns=columns)
+    assert str(info.value) == (f"{p}, line {1 + header.count(chr(10))}, field {field!r}: "
+                               f"expected {width} fields, found 18")
