@@ -393,3 +393,25 @@ def test_a_record_short_of_its_bb_columns_names_the_first_missing_one(tmp_path, 
         read_swf(p, bb_columns=columns)
     assert str(info.value) == (f"{p}, line {1 + header.count(chr(10))}, field {field!r}: "
                                f"expected {width} fields, found 18")
+
+
+@pytest.mark.parametrize("fields, field", [(17, "think_time"),
+                                           (25, "field 26")])
+def test_a_record_of_another_width_than_the_first_names_its_extra_or_missing_field(
+        tmp_path, fields, field):
+    p = tmp_path / "w.swf"
+    line = _record(f1=3, f2=2).split()
+    line = (line + ["7"] * 8)[:fields]
+    p.write_text(_record() + _record(f1=2, f2=1) + " ".join(line) + "\n")
+    with pytest.raises(InputError) as info:
+        read_swf(p, bb_columns="none")
+    assert str(info.value) == (f"{p}, line 3, field {field!r}: expected 18 fields (as on line "
+                               f"1), found {fields}")
+
+
+def test_a_field_that_is_not_a_number_is_named_with_its_text(tmp_path):
+    p = tmp_path / "x.swf"
+    p.write_text(_record() + _record(f1=2, f2=1, f9="1h"))
+    with pytest.raises(InputError) as info:
+        read_swf(p)
+    assert str(info.value) == f"{p}, line 2, field 'requested_time': not a number: '1h'"
