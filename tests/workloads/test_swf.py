@@ -415,3 +415,43 @@ def test_a_field_that_is_not_a_number_is_named_with_its_text(tmp_path):
     with pytest.raises(InputError) as info:
         read_swf(p)
     assert str(info.value) == f"{p}, line 2, field 'requested_time': not a number: '1h'"
+
+
+def test_a_bb_unit_below_one_byte_is_a_unit(tmp_path):
+    p = tmp_path / "c.swf"
+    p.write_text(_record(" 4"))
+    assert [j.bb for j in read_swf(p, bb_unit=0.5).jobs] == [2.0]
+
+
+def test_a_directory_is_refused_by_name(tmp_path):
+    with pytest.raises(InputError) as info:
+        read_swf(tmp_path)
+    assert str(info.value) == f"{tmp_path}: is a directory, not an SWF file"
+
+
+def test_a_compressed_bbsimulator_trace_is_one(tmp_path):
+    p = tmp_path / "t.swf.bb.gz"
+    with gzip.open(p, "wt") as fh:
+        fh.write(_record(" 2000 3 4", f8=300))
+    (job,) = read_swf(p).jobs
+    assert job.extra["staging"] == {"in": 2e9, "run": 3e9, "out": 4e9} and job.nodes == 300
+
+
+def test_the_companion_of_a_compressed_trace_drops_the_gz(tmp_path):
+    p = tmp_path / "t.swf.gz"
+    with gzip.open(p, "wt") as fh:
+        fh.write(_record())
+    (tmp_path / "t.swf.bb").write_text("1 2 8 1\n")
+    (job,) = read_swf(p).jobs
+    assert job.bb == 8e9 and job.extra["staging"] == {"in": 2e9, "run": 8e9, "out": 1e9}
+
+
+def test_a_companion_is_read_only_for_staging_columns_and_never_over_a_given_file(tmp_path):
+    p = tmp_path / "t.swf"
+    p.write_text(_record())
+    (tmp_path / "t.swf.bb").write_text("1 2 x 1\n")  # unreadable: read, it would be an error
+    assert read_swf(p, bb_columns="none").jobs[0].bb == 0.0
+    given = tmp_path / "given.bb"
+    given.write_text("1 1 5 1\n")
+    (job,) = read_swf(p, bb_file=given).jobs
+    assert job.bb == 5e9
