@@ -22,8 +22,9 @@ fcfs-easy 5,509,821 s [no-future-1], fcfs-bb 14,791 s [backfill-1], sjf-bb 16,03
 20,841 s, fcfs-easy 1,552,292 s, fcfs-bb 14,561 s, sjf-bb 13,909 s, plan-2 11,064 s.
 
 Run: ``BBOPT_DATA=... python benchmarks/kopanski_authors_draw.py --parts DIR [--models
-alloc,io] [--policies a,b] [--checkpoint-factor 0.5]`` (CPU seconds per run: 2-5 rigid, 9-14
-phased for the EASY policies; fcfs-easy 25; plan-2 on named BB nodes several minutes).
+alloc,io] [--policies a,b] [--platforms a,b] [--checkpoint-factor 0.5]`` (CPU seconds per run:
+2-5 rigid, 9-14 phased for the EASY policies; fcfs-easy 25; plan-2 on named BB nodes 1.5-2
+minutes).
 
 ``--split`` runs the paper's robustness analysis instead (Section 4.2, Fig. 12): each of the 16
 parts alone, as the authors ran them (the part's own jobs and submit times), on the authors'
@@ -162,6 +163,9 @@ def main() -> None:
     ap.add_argument("--split", action="store_true",
                     help="the 16 parts alone, normalised by sjf-bb (the paper's Fig. 12)")
     ap.add_argument("--budget-mode", choices=("wall", "deterministic"), default="wall")
+    ap.add_argument("--platforms", default=None,
+                    help="comma-separated platforms of the whole-trace runs (default: a BB "
+                         "pool or first fit and the authors' proximity placement)")
     args = ap.parse_args()
     if args.split:
         for model in args.models.split(","):
@@ -175,7 +179,9 @@ def main() -> None:
         jobs = alloc_only(Path(args.parts), swf_jobs) if model == "alloc" else \
             io_aware(Path(args.parts), swf_jobs, args.checkpoint_factor)
         execution = "rigid" if model == "alloc" else "phased-io"
-        for name in PLATFORMS[model]:
+        names = PLATFORMS[model] if args.platforms is None else [
+            n for n in args.platforms.split(",") if n in PLATFORMS[model]]
+        for name in names:
             platform = load_platform(name)
             for pol in args.policies.split(","):
                 t0 = time.process_time()
