@@ -50,8 +50,8 @@ def _segment(T, t, length):
 @njit(cache=True, inline="always")
 def _insert(prof, length, j, t):
     """A breakpoint ``t`` at index ``j`` with the row of segment ``j - 1``; the new length."""
-    for q in range(length, j, -1):
-        for r in range(prof.shape[0]):
+    for r in range(prof.shape[0]):  # (row by row: each row is contiguous)
+        for q in range(length, j, -1):
             prof[r, q] = prof[r, q - 1]
     prof[0, j] = t
     for r in range(1, prof.shape[0]):
@@ -62,9 +62,10 @@ def _insert(prof, length, j, t):
 @njit(cache=True, inline="always")
 def _add(prof, i, j, amount, sign):
     """Add ``sign * amount`` (``sign`` 1 or -1: exactly a sum or difference) on ``i .. j-1``."""
-    for q in range(i, j):
-        for d in range(amount.shape[0]):
-            prof[1 + d, q] += sign * amount[d]
+    for d in range(amount.shape[0]):  # (row by row: each row is contiguous)
+        a = sign * amount[d]
+        for q in range(i, j):
+            prof[1 + d, q] += a
 
 
 @njit(cache=True, inline="always")

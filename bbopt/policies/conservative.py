@@ -144,6 +144,9 @@ class ConservativeBackfilling:
         # running job holds (by id), for the compiled decision
         self._named_consts: tuple | None = None
         self._named_booked: dict[str, Reservation] = {}  # (reused while their start stays)
+        # (the running jobs last seen with their arrays; the last memory and reservations)
+        self._named_running: tuple | None = None
+        self._named_last: tuple[dict, tuple[Reservation, ...]] | None = None
         self._interpreted = 0  # reservations looked at by compressions run in Python
 
     def decide(self, state: ClusterState) -> Decision:
@@ -423,36 +426,51 @@ class ConservativeBackfilling:
         """:meth:`decide` on named BB nodes: the profile has one more dimension per BB node,
         and every reservation holds the job's first-fit pieces (:class:`~bbopt.planner.Planner`
         with ``first_fit``: the engine names the started jobs' nodes), planned again at every
-        decision from
-        the running jobs and the kept reservations -- compiled when the kernels load
-        (:meth:`_named_compiled`), else in Python."""
+        decision from the running jobs and the kept reservations -- compiled when the kernels
+        load (:meth:`_named_compiled`), else in Python. The reservations returned are those of
+        the previous decision updated where a start changed (given its memory back)."""
         now = state.time
-        queue = state.queue
+        queue = tuple(state.queue)
         previous: dict[str, float] = state.memory.get("reservations", {})
         depth = math.inf if self.depth is None else self.depth
-        planned = None
+        starts = None
         if self.compiled is not False:
-            planned = self._named_compiled(state, previous, depth)
-        if planned is None:
+            starts = self._named_compiled(state, queue, previous, depth)
+        if starts is None:
             position = {job.id: k for k, job in enumerate(queue)}
             order = sorted((j for j in queue if j.id in previous),
                            key=lambda j: (max(previous[j.id], now), position[j.id]))
             planned = _replan(Planner.of(state, first_fit=True), order, previous, depth, queue)
-        started = [job for job in queue if planned.get(job.id) == now]
-        future = {jid: t for jid, t in planned.items() if t > now}
+            get = planned.get
+            starts = [get(job.id, math.nan) for job in queue]
+        started = [job for job, t in zip(queue, starts, strict=True) if t == now]
+        future = {job.id: t for job, t in zip(queue, starts, strict=True) if t > now}
         booked = self._named_booked
-        reservations = sorted_reservations(future, booked)
+        last = self._named_last
+        if last is not None and state.memory is last[0]:
+            # (the previous decision's reservations, sorted, where a few starts changed)
+            pget, fget = previous.get, future.get
+            touched = [jid for jid, t in future.items() if pget(jid) != t]
+            touched.extend(jid for jid in previous if fget(jid) is None)
+            reservations = (updated_reservations(last[1], future, booked, touched) if touched
+                            else last[1])
+        else:
+            reservations = sorted_reservations(future, booked)
         if len(booked) > 2 * len(reservations) + 64:
             self._named_booked = {r.job_id: r for r in reservations}
-        return _decision(started, reservations, t0=t0, memory={"reservations": future})
+        memory = {"reservations": future}
+        self._named_last = (memory, reservations)
+        return _decision(started, reservations, t0=t0, memory=memory)
 
-    def _named_compiled(self, state: ClusterState, previous: dict[str, float],
-                        depth: float) -> dict[str, float] | None:
-        """The starts of :meth:`_decide_named` by job id, computed by the compiled kernel
-        from arrays (:func:`bbopt.planner.named_jit.conservative_running`): what each running
-        job holds (nodes, pool BB, bytes per BB node) is worked out once per job and kept
-        while it runs. ``None`` without the kernels, or when some running job's pieces are not
-        known (then they are placed again in Python)."""
+    def _named_compiled(self, state: ClusterState, queue: tuple[Job, ...],
+                        previous: dict[str, float], depth: float) -> list[float] | None:
+        """The start of each job of ``queue`` in :meth:`_decide_named` (``nan``: none),
+        computed by the compiled kernel from arrays
+        (:func:`bbopt.planner.named_jit.conservative_running`): what each running job holds
+        (nodes, pool BB, bytes per BB node) is worked out once per job and kept while it runs,
+        the arrays of the running jobs while the state hands the same running jobs. ``None``
+        without the kernels, or when some running job's pieces are not known (then they are
+        placed again in Python)."""
         loaded = named_kernels()
         if loaded is None:
             return None
@@ -464,30 +482,37 @@ class ConservativeBackfilling:
             consts = self._named_consts = (
                 platform, np.array(caps), np.array([slack(c) for c in caps]),
                 slack(platform.bb), bb.tol, {})
+            self._named_running = None
         _, caps, tol, bb_tol, ftol, rows = consts
         running = state.running
-        ends = []
-        held = []
-        for r in running:
-            job = r.job
-            row = rows.get(job.id)
-            if row is None:
-                pieces = r.bb_pieces
-                if pieces is None:
-                    if job.bb > 0:
-                        return None
-                    pieces = ()
-                vec = [0.0] * (len(caps) - 2)
-                for b, size in pieces:
-                    vec[b] += size
-                row = rows[job.id] = (job.nodes, job.bb, *vec)
-            ends.append(r.start + job.walltime)
-            held.append(row)
-        if len(rows) > 2 * len(running) + 256:  # (forget the jobs that ended)
-            ids = {r.job.id for r in running}
-            for jid in [jid for jid in rows if jid not in ids]:
-                del rows[jid]
-        queue = state.queue
+        kept = self._named_running
+        if kept is not None and kept[0] is running:
+            ends, held = kept[1], kept[2]
+        else:
+            ends = []
+            held = []
+            for r in running:
+                job = r.job
+                row = rows.get(job.id)
+                if row is None:
+                    pieces = r.bb_pieces
+                    if pieces is None:
+                        if job.bb > 0:
+                            return None
+                        pieces = ()
+                    vec = [0.0] * (len(caps) - 2)
+                    for b, size in pieces:
+                        vec[b] += size
+                    row = rows[job.id] = (job.nodes, job.bb, *vec)
+                ends.append(r.start + job.walltime)
+                held.append(row)
+            if len(rows) > 2 * len(running) + 256:  # (forget the jobs that ended)
+                ids = {r.job.id for r in running}
+                for jid in [jid for jid in rows if jid not in ids]:
+                    del rows[jid]
+            ends = np.array(ends, dtype=np.float64)
+            held = np.array(held, dtype=np.float64).reshape(len(ends), len(caps))
+            self._named_running = (running, ends, held)
         count = len(queue)
         get = previous.get
         nan = math.nan
@@ -495,17 +520,13 @@ class ConservativeBackfilling:
                         dtype=np.float64).reshape(count, 3).T.copy()
         prev = np.array([get(j.id, nan) for j in queue], dtype=np.float64)
         starts = np.empty(count)
-        seq = np.empty(count, dtype=np.int64)
         try:
-            got = loaded.conservative_running(
-                float(state.time), caps, tol, bb_tol, ftol,
-                np.array(ends, dtype=np.float64),
-                np.array(held, dtype=np.float64).reshape(len(ends), len(caps)), jobs, prev,
-                float(depth), starts, seq)
+            loaded.conservative_running(
+                float(state.time), caps, tol, bb_tol, ftol, ends, held, jobs, prev,
+                float(depth), starts, np.empty(count, dtype=np.int64))
         except ValueError as exc:
             raise OverbookedError(str(exc)) from None
-        order = seq[:got].tolist()
-        return dict(zip([queue[q].id for q in order], starts[order].tolist(), strict=True))
+        return starts.tolist()
 
 
 def _displace(kept: list[tuple[float, int, Job]], new: list[tuple[int, Job]],
