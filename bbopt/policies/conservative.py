@@ -148,10 +148,14 @@ class ConservativeBackfilling:
         self._named_running: tuple | None = None
         self._named_last: tuple[dict, tuple[Reservation, ...]] | None = None
         self._interpreted = 0  # reservations looked at by compressions run in Python
+        self._kind: tuple | None = None  # (the platform last seen, whether BB nodes are named)
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        if bb_placement(state.platform).named:  # (BB pieces to place on named BB nodes)
+        kind = self._kind
+        if kind is None or kind[0] is not state.platform:
+            kind = self._kind = (state.platform, bb_placement(state.platform).named)
+        if kind[1]:  # (BB pieces to place on named BB nodes)
             return self._decide_named(state, t0)
         now = state.time
         queue = state.queue
@@ -516,9 +520,10 @@ class ConservativeBackfilling:
         count = len(queue)
         get = previous.get
         nan = math.nan
-        jobs = np.array([(j.nodes, j.bb, j.walltime) for j in queue],
-                        dtype=np.float64).reshape(count, 3).T.copy()
-        prev = np.array([get(j.id, nan) for j in queue], dtype=np.float64)
+        table = np.array([(j.nodes, j.bb, j.walltime, get(j.id, nan)) for j in queue],
+                         dtype=np.float64).reshape(count, 4).T
+        jobs = table[:3].copy()
+        prev = table[3].copy()
         starts = np.empty(count)
         try:
             loaded.conservative_running(
