@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from bbopt.errors import InputError
+from bbopt.errors import InputError, OverbookedError
 from bbopt.limits import MAX_BANDWIDTH, MAX_BYTES, MAX_NODES, MAX_SECONDS, magnitude
 from bbopt.quick_init import quick_init
 
@@ -430,16 +430,18 @@ def decide_planned(policy: Any, state: ClusterState, overran: bool = False) -> D
 
     When a running job overran its walltime (now, or at the decision that made the memory:
     ``overran``), what the policy remembered (conservative reservations, a kept plan) was
-    planned for a past that did not happen; if the policy cannot decide with it, it decides
-    again without memory, as on its first call.
+    planned for a past that did not happen: holding it again may overbook the planner's
+    profile (:class:`~bbopt.errors.OverbookedError`). Then, and only then, the policy decides
+    again without memory, as on its first call; any other error is the policy's own and
+    propagates.
     """
     planned = planning_state(state)
     if (planned is state and not overran) or not planned.memory:
         return policy.decide(planned)
     try:
         return policy.decide(planned)
-    except Exception:  # noqa: BLE001 - any failure of a stale plan: plan afresh (a real
-        from dataclasses import replace  # error of the policy raises again just below)
+    except OverbookedError:  # a stale plan the state has no room for: plan afresh
+        from dataclasses import replace
 
         return policy.decide(replace(planned, memory={}))
 
