@@ -95,14 +95,14 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
         last = s == len(stages) - 1
         slack = 0 if last else int(np.floor(model.tolerance * abs(value)))
         fixed.append((c[keep], value - slack))
-    if best is None:
-        return Result(Status.FEASIBLE, None, backend=backend, info=info)
+    if best is None:  # out of time before any answer: the fallback's pack, already built
+        return _fallback(model, fallback, backend, info)
     if len(fixed) < len(stages) and status is Status.OPTIMAL:
         status = Status.FEASIBLE  # out of time before the last stage
     x = np.zeros(m, dtype=bool)
     x[keep[best]] = True
     if not model.feasible(x):  # a solver tolerance let a row slip: not an answer
-        return Result(Status.FEASIBLE, None, backend=backend, info=info)
+        return _fallback(model, fallback, backend, info)
     vals = model.evaluate(x)
     scale0 = float(np.abs(model.stages[0]).max()) / float(max(np.abs(stages[0]).max(), 1))
     bound_f = float(bound) * scale0 if bound is not None else None
@@ -110,3 +110,10 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
         bound_f = vals[0]
     return Result(status, x, vals[0], bound=bound_f, backend=backend,
                   info={"stages": vals, **info})
+
+
+def _fallback(model: PackModel, x: np.ndarray, backend: str, info: dict[str, Any]) -> Result:
+    """The contract's FALLBACK answer (:func:`bbopt.solvers.base.solve`) with the fallback's
+    pack the stages started from, so that it is not built twice."""
+    return Result(Status.FALLBACK, x, model.evaluate(x), backend=backend,
+                  info={**info, "fallback": "greedy"})
