@@ -87,6 +87,9 @@ AUTO_EXHAUSTIVE = 12
 #: the last victim choice, the answer): with less left, the remaining jobs that need evictions
 #: wait until the next decision; also the least a victim choice is given.
 MIN_SOLVE_SHARE = 0.2
+#: ``omfs-opt`` looks at its clock once per this many waiting jobs (a power of two): past its
+#: budget, the jobs not yet offered wait for the next decision (FALLBACK).
+LOOK_EVERY = 256
 
 
 def entity_of(job: Job) -> str:
@@ -290,7 +293,10 @@ class MemorylessFairShare:
         done = {j.id for j in started}
         over = EvictionCandidates(self.pool(state), entitled, held, victims_taken, entity_of)
         out_of_time = False
-        for job in _priority_order(state.queue):
+        for k, job in enumerate(_priority_order(state.queue)):
+            if not k & (LOOK_EVERY - 1) and _time.perf_counter() > deadline:
+                out_of_time = True  # the budget is spent: the jobs not yet offered wait
+                break
             if job.id in claims or job.id in done:
                 continue
             u = entity_of(job)
