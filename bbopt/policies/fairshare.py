@@ -88,7 +88,8 @@ AUTO_EXHAUSTIVE = 12
 #: wait until the next decision; also the least a victim choice is given.
 MIN_SOLVE_SHARE = 0.2
 #: ``omfs-opt`` looks at its clock once per this many waiting jobs (a power of two): past its
-#: budget, the jobs not yet offered wait for the next decision (FALLBACK).
+#: budget less the decision's tail (``TAIL_SHARE``), the jobs not yet offered wait for the next
+#: decision (FALLBACK).
 LOOK_EVERY = 256
 
 
@@ -245,11 +246,12 @@ class MemorylessFairShare:
         t0 = _time.perf_counter() - decision_elapsed()  # (bbopt.decide's check counts)
         # omfs-opt's victim choices share the decision's budget: past it, the jobs that would
         # need evictions wait (a FALLBACK decision), so no decision overruns its budget
-        from bbopt.solvers.base import Budget
+        from bbopt.solvers.base import TAIL_SHARE, Budget
 
         # (deterministic mode: the work limits decide, its wall clock is only a safety net)
         deadline = (t0 + Budget.of(self.budget, mode=self.budget_mode).seconds
                     if self.backend != "greedy" else math.inf)
+        stop = deadline - TAIL_SHARE * self.budget  # (the jobs offered; then the decision)
         platform = state.platform
         entitled = entitled_nodes(self.shares, platform.nodes)
         held: dict[str, int] = {}  # nodes held per entity (running, claimed, started now)
@@ -294,7 +296,7 @@ class MemorylessFairShare:
         over = EvictionCandidates(self.pool(state), entitled, held, victims_taken, entity_of)
         out_of_time = False
         for k, job in enumerate(_priority_order(state.queue)):
-            if not k & (LOOK_EVERY - 1) and _time.perf_counter() > deadline:
+            if not k & (LOOK_EVERY - 1) and _time.perf_counter() > stop:
                 out_of_time = True  # the budget is spent: the jobs not yet offered wait
                 break
             if job.id in claims or job.id in done:

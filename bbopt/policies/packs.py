@@ -86,14 +86,10 @@ from bbopt.core import (
 from bbopt.errors import InputError
 from bbopt.models.packs import OBJECTIVES, ORDERS, PackModel, order_keys
 from bbopt.policies.registry import register
-from bbopt.solvers.base import Budget, solve
+from bbopt.solvers.base import TAIL_SHARE, Budget, solve
 from bbopt.units import Bandwidth, Seconds
 
 _EPS = 1e-9
-#: The share of an exact pack builder's wall budget kept for what follows the solve (reading
-#: the answer, the decision) and what came before the policy (the state's check), so that the
-#: whole decision stays within its budget on a long queue.
-TAIL_SHARE = 0.1
 
 
 def io_bandwidth(jobs: Iterable[Job], given: float | None) -> float:
@@ -358,9 +354,10 @@ class PackScheduling:
         if not queue:
             return Decision(memory=mem)
         # a wall budget bounds the exact builder's whole decision, from bbopt.decide's call
-        # (its check of the state counts): the model is read until the budget less its tail
+        # (its check of the state counts): the model is read until the budget less two tails,
+        # the fallback's (first fit over what was read) and the decision's
         wall = self.builder == "exact" and self.budget.mode == "wall"
-        deadline = t0 + (1 - TAIL_SHARE) * self.budget_seconds if wall else None
+        deadline = t0 + (1 - 2 * TAIL_SHARE) * self.budget_seconds if wall else None
         model = PackModel.from_jobs(queue, free_n, b, now=now, objective=self.objective,
                                     tiebreak=self.tiebreak, tolerance=self.tolerance,
                                     seed=self.seed, fallback_order=self.order,
@@ -377,8 +374,7 @@ class PackScheduling:
             stats = SolveStats(backend=self.backend, status=Status.FALLBACK,
                                objective=model.evaluate(x), budget=self.budget_seconds)
         else:
-            budget = self.budget.less(_time.perf_counter() - t0  # building counts, and a tail
-                                      + TAIL_SHARE * self.budget_seconds)
+            budget = self.budget.less(_time.perf_counter() - t0, TAIL_SHARE)  # (building counts)
             res = solve(model, self.backend, budget, seed=self.seed)
             x = np.asarray(res.solution, dtype=bool)
             stats = SolveStats(backend=self.backend, status=res.status,
