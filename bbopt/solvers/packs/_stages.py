@@ -39,13 +39,16 @@ APPS_PER_SECOND = 8000
 MIN_OFFERED = 64
 
 
-def offered(model: PackModel, keep: np.ndarray, hint: np.ndarray, budget: Budget) -> np.ndarray:
+def offered(model: PackModel, keep: np.ndarray, hint: np.ndarray, budget: Budget,
+            slowdown: float = 1.0) -> np.ndarray:
     """The applications of ``keep`` the backend is given under ``budget``: all when they are
     few; else the fallback's picks (``hint``, over all applications) and then the most valuable
-    in the first stage, ties in queue order, as increasing indices."""
+    in the first stage, ties in queue order, as increasing indices. ``slowdown``: wall seconds
+    per CPU second measured so far (a wall budget on a loaded machine offers that many times
+    fewer applications: building them costs wall time in proportion)."""
     nominal = budget.seconds if budget.mode != "deterministic" or budget.deterministic is None \
         else budget.deterministic / DET_PER_SECOND
-    cap = max(MIN_OFFERED, int(nominal * APPS_PER_SECOND))
+    cap = max(MIN_OFFERED, int(nominal * APPS_PER_SECOND / max(slowdown, 1.0)))
     if len(keep) <= cap:
         return keep
     picked = keep[hint[keep]]
@@ -60,7 +63,7 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
     """Run the stages with ``make(keep, T_int, u_int, q, capacity)`` building the backend's
     stage solver over the kept applications (integer durations and I/O times, see
     :func:`bbopt.models.packs.integer_form`)."""
-    t0 = _time.perf_counter()
+    t0, c0 = _time.perf_counter(), _time.thread_time()
     keep = reduced(model)
     m = model.size
     if len(keep) == 0:
@@ -70,7 +73,8 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
                       info={"stages": vals, **info})
     t_int, u_int, stages, _ = integer_form(model)
     fallback = model.fallback()
-    keep = offered(model, keep, fallback, budget)
+    keep = offered(model, keep, fallback, budget,
+                   _slowdown(t0, c0) if budget.mode == "wall" else 1.0)
     solve = make(keep, t_int[keep], u_int[keep], model.nodes[keep], model.capacity)
     hint = fallback[keep]
     fixed: list[tuple[np.ndarray, int]] = []
@@ -117,3 +121,13 @@ def _fallback(model: PackModel, x: np.ndarray, backend: str, info: dict[str, Any
     pack the stages started from, so that it is not built twice."""
     return Result(Status.FALLBACK, x, model.evaluate(x), backend=backend,
                   info={**info, "fallback": "greedy"})
+
+
+def _slowdown(t0: float, c0: float) -> float:
+    """Wall seconds per CPU second of this thread since ``(t0, c0)`` (``perf_counter``,
+    ``thread_time``): 1 on an idle core, about the runnable processes per core on a loaded one;
+    1 when too little CPU time was spent to tell (under a millisecond), at most 50."""
+    cpu = _time.thread_time() - c0
+    if cpu < 1e-3:
+        return 1.0
+    return min(max((_time.perf_counter() - t0) / cpu, 1.0), 50.0)
