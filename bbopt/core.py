@@ -401,17 +401,35 @@ def planning_state(state: ClusterState, grace: float = OVERDUE_GRACE) -> Cluster
 #: :func:`bbopt.decide` makes it: its check of the state comes before the policy and belongs to
 #: the same budget. Context-local, and reset when the call returns.
 _ASKED: ContextVar[float | None] = ContextVar("bbopt_decision_asked", default=None)
+#: This thread's CPU time (``time.thread_time``) when the caller asked (:func:`decision_asked`).
+_ASKED_CPU: ContextVar[float | None] = ContextVar("bbopt_decision_asked_cpu", default=None)
 
 
 @contextmanager
 def decision_asked(at: float) -> Iterator[None]:
     """Within this block, a decision's wall budget runs from ``at`` (a ``time.perf_counter``
-    moment; :func:`decision_elapsed`)."""
+    moment; :func:`decision_elapsed`), and its CPU time from now (:func:`decision_slowdown`)."""
     token = _ASKED.set(at)
+    cpu = _ASKED_CPU.set(_time.thread_time())
     try:
         yield
     finally:
+        _ASKED_CPU.reset(cpu)
         _ASKED.reset(token)
+
+
+def decision_slowdown() -> float:
+    """Wall seconds per CPU second of the current decision so far (:func:`decision_asked`): 1
+    on an idle core, about the runnable threads per core on a loaded machine, which a policy
+    under a wall budget divides the work it plans by. 1 outside a call, or when under a
+    millisecond of CPU time was spent (too little to tell); at most 50."""
+    asked, cpu_at = _ASKED.get(), _ASKED_CPU.get()
+    if asked is None or cpu_at is None:
+        return 1.0
+    cpu = _time.thread_time() - cpu_at
+    if cpu < 1e-3:
+        return 1.0
+    return min(max((_time.perf_counter() - asked) / cpu, 1.0), 50.0)
 
 
 def decision_elapsed() -> float:

@@ -4,7 +4,6 @@ loaded that a wall budget runs out wherever it is checked."""
 from __future__ import annotations
 
 import itertools
-import time
 
 
 class SlowClock:
@@ -16,8 +15,3 @@ class SlowClock:
 
     def perf_counter(self) -> float:
         return next(self.t) * self.step
-
-    @staticmethod
-    def thread_time() -> float:
-        """The real CPU time: on such a machine the wall clock runs far ahead of it."""
-        return time.thread_time()

@@ -48,3 +48,33 @@ def test_a_caller_that_paused_the_collector_keeps_it_paused():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+class _Clock:
+    """Stands in for core's ``time``: wall and CPU clocks set by hand."""
+
+    wall, cpu = 100.0, 20.0
+
+    def perf_counter(self) -> float:
+        return self.wall
+
+    def thread_time(self) -> float:
+        return self.cpu
+
+
+def test_the_slowdown_is_wall_over_cpu_time_of_the_decision(monkeypatch):
+    import bbopt.core as core
+
+    clock = _Clock()
+    monkeypatch.setattr(core, "_time", clock)
+    assert core.decision_slowdown() == 1.0  # outside a decision
+    with core.decision_asked(100.0):
+        clock.wall, clock.cpu = 100.012, 20.003  # 12 ms of wall for 3 ms of CPU
+        assert core.decision_slowdown() == pytest.approx(4.0)
+        clock.cpu = 20.0009  # under a millisecond of CPU: too little to tell
+        assert core.decision_slowdown() == 1.0
+        clock.wall, clock.cpu = 100.002, 20.004  # (a measuring artefact: no speed-up)
+        assert core.decision_slowdown() == 1.0
+        clock.wall, clock.cpu = 110.0, 20.002
+        assert core.decision_slowdown() == 50.0
+    assert core.decision_slowdown() == 1.0

@@ -110,7 +110,7 @@ def timed(state: ClusterState, name: str, repeat: int, **options
     # one untimed decision on the state itself: a resource manager hands over a state it has
     # just parsed, hot in the caches (the first look at 20,000 jobs built long before cost
     # 0.2 s of CPU time, whatever the policy)
-    decide(replace(state, time=state.time - 1), name, **options)
+    decide(replace(state, time=state.time + repeat), name, **options)
     for k in range(repeat):
         s = replace(state, time=state.time + k)
         c0, t0 = time.process_time(), time.perf_counter()

@@ -68,26 +68,3 @@ def test_a_loaded_machine_offers_fewer_in_proportion(slowdown, cap):
     got = offered(model, keep, model.fallback(), Budget(0.1), slowdown)
     assert len(got) == min(cap, len(keep))
 
-
-def test_the_slowdown_is_wall_over_cpu_time_once_a_millisecond_was_spent(monkeypatch):
-    import bbopt.solvers.packs._stages as stages
-
-    class Clock:
-        wall, cpu = 10.0, 2.0
-
-        def perf_counter(self):
-            return self.wall
-
-        def thread_time(self):
-            return self.cpu
-
-    clock = Clock()
-    monkeypatch.setattr(stages, "_time", clock)
-    clock.wall, clock.cpu = 10.012, 2.003  # 12 ms of wall for 3 ms of CPU
-    assert stages._slowdown(10.0, 2.0) == pytest.approx(4.0)
-    clock.wall, clock.cpu = 10.012, 2.0009  # under 1 ms of CPU: too little to tell
-    assert stages._slowdown(10.0, 2.0) == 1.0
-    clock.wall, clock.cpu = 10.002, 2.004  # (faster than the CPU: a measuring artefact)
-    assert stages._slowdown(10.0, 2.0) == 1.0
-    clock.wall, clock.cpu = 20.0, 2.002
-    assert stages._slowdown(10.0, 2.0) == 50.0

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.core import Status
+from bbopt.core import Status, decision_slowdown
 from bbopt.models.packs import PackModel, integer_form
 from bbopt.solvers.base import DET_PER_SECOND, Budget, Result
 
@@ -44,8 +44,9 @@ def offered(model: PackModel, keep: np.ndarray, hint: np.ndarray, budget: Budget
     """The applications of ``keep`` the backend is given under ``budget``: all when they are
     few; else the fallback's picks (``hint``, over all applications) and then the most valuable
     in the first stage, ties in queue order, as increasing indices. ``slowdown``: wall seconds
-    per CPU second measured so far (a wall budget on a loaded machine offers that many times
-    fewer applications: building them costs wall time in proportion)."""
+    per CPU second of the decision so far (:func:`bbopt.core.decision_slowdown`): a wall budget
+    on a loaded machine offers that many times fewer applications, since building them costs
+    wall time in that proportion."""
     nominal = budget.seconds if budget.mode != "deterministic" or budget.deterministic is None \
         else budget.deterministic / DET_PER_SECOND
     cap = max(MIN_OFFERED, int(nominal * APPS_PER_SECOND / max(slowdown, 1.0)))
@@ -63,7 +64,7 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
     """Run the stages with ``make(keep, T_int, u_int, q, capacity)`` building the backend's
     stage solver over the kept applications (integer durations and I/O times, see
     :func:`bbopt.models.packs.integer_form`)."""
-    t0, c0 = _time.perf_counter(), _time.thread_time()
+    t0 = _time.perf_counter()
     keep = reduced(model)
     m = model.size
     if len(keep) == 0:
@@ -74,7 +75,7 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
     t_int, u_int, stages, _ = integer_form(model)
     fallback = model.fallback()
     keep = offered(model, keep, fallback, budget,
-                   _slowdown(t0, c0) if budget.mode == "wall" else 1.0)
+                   decision_slowdown() if budget.mode == "wall" else 1.0)
     solve = make(keep, t_int[keep], u_int[keep], model.nodes[keep], model.capacity)
     hint = fallback[keep]
     fixed: list[tuple[np.ndarray, int]] = []
@@ -121,13 +122,3 @@ def _fallback(model: PackModel, x: np.ndarray, backend: str, info: dict[str, Any
     pack the stages started from, so that it is not built twice."""
     return Result(Status.FALLBACK, x, model.evaluate(x), backend=backend,
                   info={**info, "fallback": "greedy"})
-
-
-def _slowdown(t0: float, c0: float) -> float:
-    """Wall seconds per CPU second of this thread since ``(t0, c0)`` (``perf_counter``,
-    ``thread_time``): 1 on an idle core, about the runnable processes per core on a loaded one;
-    1 when too little CPU time was spent to tell (under a millisecond), at most 50."""
-    cpu = _time.thread_time() - c0
-    if cpu < 1e-3:
-        return 1.0
-    return min(max((_time.perf_counter() - t0) / cpu, 1.0), 50.0)
