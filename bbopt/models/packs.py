@@ -233,7 +233,7 @@ def order_keys(order: str, ids: Sequence[str], duration: np.ndarray, char: np.nd
     non-decreasing (the paper says "sorting applications by" it, no direction, where it says
     "non-increasing" for Max: bbopt reads a plain sort; this reading is also the one that shows
     the paper's Char results, lower stretch for more idle time, see
-    ``benchmarks/jeannot_reproduction.py``); ``"char-desc"``: non-increasing characteristic time;
+    ``experiments/jeannot.yaml``); ``"char-desc"``: non-increasing characteristic time;
     ``"random"``: a seeded pseudo-random order that depends only on ``seed`` and each job's id
     (so the remaining applications keep their relative order from one pack to the next). Ties
     keep the input order.
