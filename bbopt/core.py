@@ -419,15 +419,12 @@ def decision_asked(at: float) -> Iterator[None]:
 
 
 def decision_slowdown() -> float:
-    """Wall seconds per CPU second of the current decision so far (:func:`decision_asked`): 1
-    on an idle core, about the runnable threads per core on a loaded machine, which a policy
-    under a wall budget divides the work it plans by. 1 outside a call, or when under a
-    millisecond of CPU time was spent (too little to tell); at most 50."""
+    """Wall seconds per CPU second of the current decision so far (:func:`decision_asked`),
+    what a policy under a wall budget divides its planned work by: 1 on an idle core, outside
+    a call or under 1 ms of CPU time (too little to tell); at most 50."""
     asked, cpu_at = _ASKED.get(), _ASKED_CPU.get()
-    if asked is None or cpu_at is None:
-        return 1.0
-    cpu = _time.thread_time() - cpu_at
-    if cpu < 1e-3:
+    cpu = 0.0 if cpu_at is None else _time.thread_time() - cpu_at
+    if asked is None or cpu < 1e-3:
         return 1.0
     return min(max((_time.perf_counter() - asked) / cpu, 1.0), 50.0)
 
@@ -450,8 +447,7 @@ def decide_planned(policy: Any, state: ClusterState, overran: bool = False) -> D
     ``overran``), what the policy remembered (conservative reservations, a kept plan) was
     planned for a past that did not happen: holding it again may overbook the planner's
     profile (:class:`~bbopt.errors.OverbookedError`). Then, and only then, the policy decides
-    again without memory, as on its first call; any other error is the policy's own and
-    propagates.
+    again without memory, as on its first call; any other error is the policy's and propagates.
     """
     planned = planning_state(state)
     if (planned is state and not overran) or not planned.memory:
