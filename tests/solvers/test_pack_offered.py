@@ -68,3 +68,38 @@ def test_a_loaded_machine_offers_fewer_in_proportion(slowdown, cap):
     got = offered(model, keep, model.fallback(), Budget(0.1), slowdown)
     assert len(got) == min(cap, len(keep))
 
+
+
+@pytest.mark.parametrize(("first", "second_runs"), [(0.4, True), (0.5, True), (0.6, False)])
+def test_a_later_stage_given_less_than_the_last_one_took_is_not_started(monkeypatch, first,
+                                                                        second_runs):
+    """Two stages under a 1 s wall budget: the first takes ``first`` s; the second starts only
+    if what is left (1 - first) is at least that (0.5 left after 0.5: it runs)."""
+    import bbopt.solvers.packs._stages as stages
+    from bbopt.core import Status
+
+    class Clock:
+        now = 0.0
+
+        def perf_counter(self):
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(stages, "_time", clock)
+    model = PackModel.from_jobs([Job(str(k), 0.0, 100.0 + k, nodes=1) for k in range(6)], 4,
+                                1e9, objective="lexicographic", tolerance=0.1)
+    calls = []
+
+    def make(keep, t_int, u_int, q, capacity):
+        def solve(c, fixed, seconds, hint):
+            calls.append(seconds)
+            clock.now += first
+            x = np.zeros(len(keep), dtype=bool)
+            x[:4] = True
+            return "optimal", x, None
+        return solve
+
+    result = stages.solve_stages(model, Budget(1.0), "fake", make)
+    assert len(calls) == (2 if second_runs else 1)
+    assert result.status is (Status.OPTIMAL if second_runs else Status.FEASIBLE)
+    assert result.solution.sum() == 4

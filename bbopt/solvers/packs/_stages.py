@@ -82,11 +82,14 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
     status = Status.OPTIMAL
     best: np.ndarray | None = None
     bound = None
+    took = 0.0  # the wall time of the last stage: a later one given less is not started
     for s, c in enumerate(stages):
-        left = budget.seconds - (_time.perf_counter() - t0)
-        if left <= 0:
+        started = _time.perf_counter()
+        left = budget.seconds - (started - t0)
+        if left <= 0 or (s and budget.mode == "wall" and left < took):
             break
         outcome, xs, b = solve(c[keep], fixed, left, hint)
+        took = _time.perf_counter() - started
         if xs is None:
             break
         best = xs
