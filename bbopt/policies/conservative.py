@@ -8,7 +8,7 @@ decisions and only ever moved earlier (compression in reservation order), so no 
 ever delayed. This is Slurm's default backfilling, absent from the paper's code. It plans with
 walltimes, never with the (unknown) runtimes.
 
-On named BB nodes (:attr:`bbopt.core.Platform.bb_nodes`) the profile keeps one dimension per
+On named BB nodes (first fit, :mod:`bbopt.planner.bb`) the profile keeps one dimension per
 BB node and each job is reserved with its first-fit pieces on the least free space over its
 reserved interval (:meth:`bbopt.planner.Planner.reserve`), planned from scratch at
 every decision: the kept reservations are held again earliest first, then compressed. There
