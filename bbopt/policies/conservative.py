@@ -57,15 +57,13 @@ from bisect import bisect_right, insort
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
-import numpy as np
-
-from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs, slack
+from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
 from bbopt.jit import KERNELS
 from bbopt.jit import kernels as load_kernels
 from bbopt.planner import Planner, Profile, bb_placement, earlier_fit2, profile_of
-from bbopt.planner.named import kernels as named_kernels
 from bbopt.planner.profile import OverbookedError
 from bbopt.policies.booked import sorted_reservations, updated_reservations
+from bbopt.policies.conservative_named import NamedArrays, replan
 from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
@@ -141,12 +139,9 @@ class ConservativeBackfilling:
         self.depth = depth
         self.compiled = compiled
         self._cache: _Kept | None = None
-        # On named BB nodes: the platform, its capacities and slacks as arrays, and what each
-        # running job holds (by id), for the compiled decision
-        self._named_consts: tuple | None = None
+        self._named = NamedArrays()  # (on named BB nodes: the compiled decision's arrays)
         self._named_booked: dict[str, Reservation] = {}  # (reused while their start stays)
-        # (the running jobs last seen with their arrays; the last memory and reservations)
-        self._named_running: tuple | None = None
+        # (the last memory and reservations on named BB nodes)
         self._named_last: tuple[dict, tuple[Reservation, ...]] | None = None
         self._interpreted = 0  # reservations looked at by compressions run in Python
         self._kind: tuple | None = None  # (the platform last seen, whether BB nodes are named)
@@ -435,7 +430,8 @@ class ConservativeBackfilling:
         and every reservation holds the job's first-fit pieces (:class:`~bbopt.planner.Planner`
         with ``first_fit``: the engine names the started jobs' nodes), planned again at every
         decision from the running jobs and the kept reservations -- compiled when the kernels
-        load (:meth:`_named_compiled`), else in Python. The reservations returned are those of
+        load (:class:`~bbopt.policies.conservative_named.NamedArrays`), else in Python
+        (:func:`~bbopt.policies.conservative_named.replan`). The reservations returned are those of
         the previous decision updated where a start changed (given its memory back)."""
         now = state.time
         queue = tuple(state.queue)
@@ -443,12 +439,12 @@ class ConservativeBackfilling:
         depth = math.inf if self.depth is None else self.depth
         starts = None
         if self.compiled is not False:
-            starts = self._named_compiled(state, queue, previous, depth)
+            starts = self._named.starts(state, queue, previous, depth)
         if starts is None:
             position = {job.id: k for k, job in enumerate(queue)}
             order = sorted((j for j in queue if j.id in previous),
                            key=lambda j: (max(previous[j.id], now), position[j.id]))
-            planned = _replan(Planner.of(state, first_fit=True), order, previous, depth, queue)
+            planned = replan(Planner.of(state, first_fit=True), order, previous, depth, queue)
             get = planned.get
             starts = [get(job.id, math.nan) for job in queue]
         started = [job for job, t in zip(queue, starts, strict=True) if t == now]
@@ -470,73 +466,6 @@ class ConservativeBackfilling:
         self._named_last = (memory, reservations)
         return _decision(started, reservations, t0=t0, memory=memory)
 
-    def _named_compiled(self, state: ClusterState, queue: tuple[Job, ...],
-                        previous: dict[str, float], depth: float) -> list[float] | None:
-        """The start of each job of ``queue`` in :meth:`_decide_named` (``nan``: none),
-        computed by the compiled kernel from arrays
-        (:func:`bbopt.planner.named_jit.conservative_running`): what each running job holds
-        (nodes, pool BB, bytes per BB node) is worked out once per job and kept while it runs,
-        the arrays of the running jobs while the state hands the same running jobs. ``None``
-        without the kernels, or when some running job's pieces are not known (then they are
-        placed again in Python)."""
-        loaded = named_kernels()
-        if loaded is None:
-            return None
-        platform = state.platform
-        consts = self._named_consts
-        if consts is None or consts[0] is not platform:
-            bb = bb_placement(platform)
-            caps = (float(platform.nodes), float(platform.bb), *bb.capacity)
-            consts = self._named_consts = (
-                platform, np.array(caps), np.array([slack(c) for c in caps]),
-                slack(platform.bb), bb.tol, {})
-            self._named_running = None
-        _, caps, tol, bb_tol, ftol, rows = consts
-        running = state.running
-        kept = self._named_running
-        if kept is not None and kept[0] is running:
-            ends, held = kept[1], kept[2]
-        else:
-            ends = []
-            held = []
-            for r in running:
-                job = r.job
-                row = rows.get(job.id)
-                if row is None:
-                    pieces = r.bb_pieces
-                    if pieces is None:
-                        if job.bb > 0:
-                            return None
-                        pieces = ()
-                    vec = [0.0] * (len(caps) - 2)
-                    for b, size in pieces:
-                        vec[b] += size
-                    row = rows[job.id] = (job.nodes, job.bb, *vec)
-                ends.append(r.start + job.walltime)
-                held.append(row)
-            if len(rows) > 2 * len(running) + 256:  # (forget the jobs that ended)
-                ids = {r.job.id for r in running}
-                for jid in [jid for jid in rows if jid not in ids]:
-                    del rows[jid]
-            ends = np.array(ends, dtype=np.float64)
-            held = np.array(held, dtype=np.float64).reshape(len(ends), len(caps))
-            self._named_running = (running, ends, held)
-        count = len(queue)
-        get = previous.get
-        nan = math.nan
-        table = np.array([(j.nodes, j.bb, j.walltime, get(j.id, nan)) for j in queue],
-                         dtype=np.float64).reshape(count, 4).T
-        jobs = table[:3].copy()
-        prev = table[3].copy()
-        starts = np.empty(count)
-        try:
-            loaded.conservative_running(
-                float(state.time), caps, tol, bb_tol, ftol, ends, held, jobs, prev,
-                float(depth), starts, np.empty(count, dtype=np.int64))
-        except ValueError as exc:
-            raise OverbookedError(str(exc)) from None
-        return starts.tolist()
-
 
 def _displace(kept: list[tuple[float, int, Job]], new: list[tuple[int, Job]],
               displaced: list[tuple[int, Job]], now: float
@@ -548,36 +477,6 @@ def _displace(kept: list[tuple[float, int, Job]], new: list[tuple[int, Job]],
     kept = [k for k in kept if k[1] not in gone]
     new = sorted(new + displaced, key=_first)
     return kept, new, kept[-1][0] if kept else now
-
-
-def _replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,
-            queue) -> dict[str, float]:
-    """Conservative backfilling planned again on ``planner`` (the reference of the compiled
-    decision, :func:`bbopt.planner.named_jit.conservative_named`): the kept reservations
-    (``previous``) held again in ``order``, compressed earliest first (never later than
-    before), then the other jobs of ``queue`` in queue order, up to ``depth`` reservations
-    (beyond: a start now if possible). The starts by job id, in the order they were planned."""
-    now = planner.now
-    kept = [job for job in order if planner.hold(job, max(previous[job.id], now))]
-    planned: dict[str, float] = {}
-    for job in kept:  # compression, earliest first: never later than before
-        old = max(previous[job.id], now)
-        planner.release(job)
-        start = planner.earliest(job, limit=old)
-        if start == math.inf or not planner.hold(job, start):
-            start = old
-            planner.hold(job, old)  # the slot it held a moment ago
-        planned[job.id] = start
-    for job in queue:
-        if job.id in planned:
-            continue
-        if len(planned) < depth:
-            start = planner.earliest(job)
-            if start < math.inf and planner.hold(job, start):
-                planned[job.id] = start
-        elif planner.hold(job, now):
-            planned[job.id] = now
-    return planned
 
 
 class _Kept(NamedTuple):
