@@ -20,6 +20,9 @@ the nodes it holds. A job started now avoids the nodes of the reservations it wo
 over (EASY's head holds named compute nodes from its shadow time on, as in the authors'
 scheduler), and a re-placeable reservation must stay placeable on its own nodes.
 
+Length: one class, the planner's whole public surface (starts now, earliest starts, holds,
+releases, node ids over time, snapshots); its scans and placements live in their own modules.
+
 Example: two nodes busy until 10, a job of three nodes fits at 10.
 
 >>> from bbopt.core import ClusterState, Job, Platform, RunningJob
