@@ -5,7 +5,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.planner import OverbookedError, Profile
+from bbopt.core import ClusterState, Job, Platform, RunningJob
+from bbopt.planner import OverbookedError, Profile, Release, first_fit_time, profile_of
 
 
 def test_end_at_t_frees_for_start_at_t():
@@ -82,3 +83,97 @@ def test_earliest_fit_matches_brute_force(raw, now, dur, n, b):
     assert p.earliest_fit(float(now), float(dur), (n, b)) == expected
     if math.isfinite(expected):
         assert p.fits(expected, float(dur), (n, b))
+
+
+# -- the shadow-time scan, releases and the profile of a cluster state -----------------------------
+
+def _counting(releases, need, start_free=1):
+    """first_fit_time over ``releases`` of nodes; notes how many releases were given at each
+    ``fits()`` call."""
+    free, given, calls = [start_free], [], []
+
+    def fits():
+        calls.append(len(given))
+        return free[0] >= need
+
+    def give(r):
+        given.append(r)
+        free[0] += r.nodes
+
+    return fits, give, given, calls
+
+
+def test_first_fit_time_gives_the_releases_of_one_instant_together():
+    rel = [Release(5.0, 1, 0.0), Release(5.0, 1, 0.0), Release(9.0, 2, 0.0)]
+    fits, give, given, calls = _counting(rel, need=3)
+    assert first_fit_time(0.0, rel, fits, give) == 5.0
+    assert calls == [0, 2]  # asked before any release, then after both releases at 5
+    fits, give, given, calls = _counting(rel, need=4)
+    assert first_fit_time(0.0, rel, fits, give) == 9.0
+    assert calls == [0, 2, 3]
+
+
+def test_first_fit_time_is_now_when_it_fits_and_takes_no_release():
+    def releases():
+        raise AssertionError("no release should be read")
+        yield  # pragma: no cover
+
+    assert first_fit_time(7.0, releases(), lambda: True, lambda r: None) == 7.0
+
+
+def test_first_fit_time_never_starts_before_now_and_reads_releases_lazily():
+    taken = []
+
+    def releases():
+        for r in (Release(2.0, 2, 0.0), Release(12.0, 5, 0.0)):
+            taken.append(r.time)
+            yield r
+
+    fits, give, _, _ = _counting(releases(), need=3)
+    # an end expected before now (an overdue job) frees its nodes now, not in the past
+    assert first_fit_time(6.0, releases(), fits, give) == 6.0
+    # the first release is read, and the second one only to find where the first instant ends
+    assert taken == [2.0, 12.0]
+
+
+def test_first_fit_time_is_inf_when_the_releases_never_make_room():
+    fits, give, given, _ = _counting([Release(1.0, 1, 0.0)], need=5)
+    assert first_fit_time(0.0, [Release(1.0, 1, 0.0)], fits, give) == math.inf
+    assert len(given) == 1
+    assert first_fit_time(0.0, [], lambda: False, lambda r: None) == math.inf
+
+
+def test_a_release_holds_nodes_bb_and_optionally_its_node_set_and_bandwidth():
+    r = Release(5.0, 2, 3.0)
+    assert (r.time, r.nodes, r.bb, r.allocation, r.bandwidth) == (5.0, 2, 3.0, None, 0.0)
+    assert Release(5.0, 2, 3.0, (0, 1), 1e9).allocation == (0, 1)
+
+
+def test_the_profile_of_a_state_frees_running_jobs_at_start_plus_walltime():
+    platform = Platform(nodes=4, bb=10.0)
+    running = (RunningJob(Job("a", 0.0, walltime=30.0, nodes=1, bb=2.0), start=10.0),
+               RunningJob(Job("b", 0.0, walltime=20.0, nodes=2, bb=5.0), start=5.0))
+    state = ClusterState(12.0, platform, running, ())
+    p = profile_of(state)
+    assert p.origin == 12.0
+    assert p.times == [12.0, 25.0, 40.0]
+    assert p.free == [[1.0, 3.0], [3.0, 8.0], [4.0, 10.0]]
+    # a start just decided holds its demand until its end
+    q = profile_of(state, [(50.0, (1, 1.0))])
+    assert q.times == [12.0, 25.0, 40.0, 50.0]
+    assert q.free_at(45.0) == [3.0, 9.0] and q.free_at(50.0) == [4.0, 10.0]
+
+
+def test_the_profile_s_origin_and_a_release_before_it():
+    # a release expected before the origin (an overdue job) frees at the origin: its row has it
+    # back, and no breakpoint lies before the origin
+    p = Profile(10.0, (4, 10.0), releases=[(3.0, (2, 1.0)), (15.0, (1, 0.0))])
+    assert p.times == [10.0, 15.0] and p.free == [[3.0, 10.0], [4.0, 10.0]]
+    assert p.free_at(9.0) == [3.0, 10.0]  # before the origin: the origin's row
+    three = Profile(10.0, (4, 10.0, 1.0), releases=[(3.0, (2, 1.0, 0.0)), (15.0, (1, 0.0, 0.0))])
+    assert three.times == [10.0, 15.0] and three.free == [[3.0, 10.0, 1.0], [4.0, 10.0, 1.0]]
+    # what is held now, when given, is not the sum of the releases
+    held = Profile(0.0, (4, 10.0), releases=[(5.0, (1, 2.0))], used=(3, 4.0))
+    assert held.free == [[1.0, 6.0], [2.0, 8.0]]
+    held3 = Profile(0.0, (4, 10.0, 1.0), releases=[(5.0, (1, 2.0, 0.0))], used=(3, 4.0, 0.5))
+    assert held3.free == [[1.0, 6.0, 0.5], [2.0, 8.0, 0.5]]

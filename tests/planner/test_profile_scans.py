@@ -15,7 +15,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.planner import Profile
+from bbopt.planner import Profile, earliest_fit2
 
 CAP = (8, 100.0)
 
@@ -122,3 +122,38 @@ def test_earlier_fit_stretch_ends_with_the_walltime():
     p.reserve(7.0, 9.0, (4, 0.0))  # full on [7, 9): a 5 s job fits on [2, 7)
     p.reserve(20.0, 25.0, (1, 0.0))  # its own hold
     assert p.earlier_fit(2.0, 5.0, (1, 0.0), 20.0, 2.0, 3.0) == 2.0
+
+
+def test_earliest_fit2_on_a_hand_profile():
+    """Free (nodes, BB) of [1, 5] on [0, 10), [4, 10] on [10, 20), [2, 10] from 20 on; the
+    needs are the demand less the fit tolerance."""
+    times = [0.0, 10.0, 20.0]
+    free = [[1.0, 5.0], [4.0, 10.0], [2.0, 10.0]]
+    # two nodes: not before 10; a 5 s run ends before the next breakpoint, a 15 s one crosses it
+    assert earliest_fit2(times, free, 0.0, 5.0, 2.0, 0.0, 0) == 10.0
+    assert earliest_fit2(times, free, 0.0, 15.0, 2.0, 0.0, 0) == 10.0
+    # three nodes: [10, 20) has them, but a run longer than 10 s reaches the 2 of [20, inf)
+    assert earliest_fit2(times, free, 0.0, 10.0, 3.0, 0.0, 0) == 10.0
+    assert earliest_fit2(times, free, 0.0, 10.5, 3.0, 0.0, 0) == math.inf
+    # from inside a segment the start is now, not the segment's breakpoint
+    assert earliest_fit2(times, free, 12.0, 5.0, 2.0, 0.0, 1) == 12.0
+    # BB alone decides: 6 B is not free before 10; exactly the free amount fits
+    assert earliest_fit2(times, free, 0.0, 1.0, 1.0, 6.0, 0) == 10.0
+    assert earliest_fit2(times, free, 0.0, 1.0, 1.0, 5.0, 0) == 0.0
+    assert earliest_fit2(times, free, 0.0, 1.0, 1.0, 10.0 + 1e-9, 0) == math.inf
+    # the last row extends to infinity
+    assert earliest_fit2(times, free, 30.0, 1e9, 2.0, 10.0, 2) == 30.0
+
+
+def test_a_full_segment_moves_the_candidate_past_it():
+    """A run from 0 that meets a full segment at [10, 20) starts again after it, at 20, not
+    at 10 (the full segment) nor at the next fitting breakpoint after 20."""
+    times = [0.0, 10.0, 20.0, 30.0]
+    free = [[4.0, 0.0], [0.0, 0.0], [4.0, 0.0], [4.0, 0.0]]
+    assert earliest_fit2(times, free, 0.0, 15.0, 4.0, 0.0, 0) == 20.0
+    assert earliest_fit2(times, free, 0.0, 10.0, 4.0, 0.0, 0) == 0.0  # ends at the full one
+    p = Profile(0.0, (4, 1.0))
+    p.reserve(10.0, 20.0, (4, 0.0))
+    assert p.earliest_fit(0.0, 15.0, (4, 0.0)) == 20.0
+    assert p.earlier_fit(0.0, 15.0, (4, 0.0), 30.0) == 20.0
+    assert p.earlier_fit(0.0, 10.0, (4, 0.0), 30.0) == 0.0
