@@ -1,6 +1,5 @@
-"""The I/O tree (Herbein et al., Section 3.4) and the engine's bandwidth check on it: vertex
-order, paths, common ancestors, what an empty machine can ever give, and a charge refused
-without changing what is charged."""
+"""The I/O tree (Herbein et al., Section 3.4): vertex order, paths, common ancestors, and what
+an empty machine can ever give."""
 
 from __future__ import annotations
 
@@ -8,9 +7,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from bbopt.core import Job
 from bbopt.errors import InputError
-from bbopt.topology import BandwidthLedger, IOTree, herbein_example_topology
+from bbopt.topology import IOTree
 
 MB = 1e6
 
@@ -63,23 +61,3 @@ def test_a_tree_needs_one_root_and_compute_nodes():
         IOTree(g)
     with pytest.raises(InputError, match="non-empty"):
         IOTree(nx.DiGraph())
-
-
-def test_the_ledger_charges_up_to_each_vertex_and_refuses_beyond_unchanged():
-    tree = herbein_example_topology()  # two 256 MB/s switches of two nodes under 384 MB/s
-    ledger = BandwidthLedger(tree)
-    lls0 = tree.vertex_of["lls0"]
-    assert ledger.charge(Job("a", 0.0, walltime=1.0, nodes=2, bandwidth=100 * MB), [0, 1]) is None
-    assert ledger.avail[lls0] == 56 * MB and ledger.avail[0] == 800 * MB
-    before = ledger.avail.copy()
-    why = ledger.charge(Job("b", 0.0, walltime=1.0, nodes=1, bandwidth=100 * MB), [0])
-    assert why == "over-allocates switch 'lls0': 300 MB/s would be charged on 256 MB/s"
-    assert np.array_equal(ledger.avail, before)  # a refused charge takes nothing
-    # a job without bandwidth is never refused; a release gives the bandwidth back
-    assert ledger.charge(Job("c", 0.0, walltime=1.0, nodes=1), [0]) is None
-    ledger.release(Job("a", 0.0, walltime=1.0, nodes=2, bandwidth=100 * MB), [0, 1])
-    assert ledger.avail[lls0] == 256 * MB and ledger.avail[0] == 1000 * MB
-    # the 384 MB/s network switch: four nodes of 96 MB/s exactly, not of 97
-    assert ledger.why_never_fits(Job("d", 0.0, walltime=1.0, nodes=4, bandwidth=96 * MB)) is None
-    assert "at most 3 such nodes" in ledger.why_never_fits(
-        Job("e", 0.0, walltime=1.0, nodes=4, bandwidth=97 * MB))
