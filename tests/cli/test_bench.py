@@ -63,3 +63,23 @@ def test_run_solves_the_grid_into_a_resumable_store(one_instance, tmp_path, caps
     # run again: everything is in the store already
     assert main(args) == 0
     assert capsys.readouterr().out.startswith("0 runs")
+
+
+def test_report_tables_the_store_s_runs(one_instance, tmp_path, capsys):
+    store, out = tmp_path / "store", tmp_path / "report"
+    assert main(["bench", "run", "--instances", str(one_instance), "--out", str(store),
+                 "--budgets", "5", "--seeds", "1", "--backends", "greedy", "--workers", "1",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["bench", "report", str(store), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [str(out / name) for name in ("profiles-small.png", "gap-small.png",
+                                                    "tables.md", "tables.csv")]
+    md = (out / "tables.md").read_text()
+    # one greedy run: not proven optimal, reaching the known optimum, no fallback, no error
+    # (then its times, which depend on the machine, and its largest gap: 0)
+    row = next(line for line in md.splitlines() if line.startswith("| pack-stages | greedy | 1"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[:7] == ["pack-stages", "greedy", "1", "0", "1", "0", "0"]
+    assert cells[-1] == "0.00e+00"
+    assert "| pack-stages | greedy | 0/1 of 1 |" in md

@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,12 +30,15 @@ def test_reserve_and_release_round_trip():
 def test_overbooking_raises():
     p = Profile(0.0, (4, 10.0))
     p.reserve(0.0, 5.0, (3, 0.0))
-    try:
+    with pytest.raises(OverbookedError, match=r"reserving \(2, 0.0\) on \[1.0, 2.0\) overbooks"):
         p.reserve(1.0, 2.0, (2, 0.0))
-    except OverbookedError:
-        pass
-    else:
-        raise AssertionError("expected OverbookedError")
+    assert p.free_at(1.5) == [1.0, 10.0]  # nothing taken
+    # the general path (a third dimension) refuses alike
+    q = Profile(0.0, (4, 10.0, 1.0))
+    q.reserve(0.0, 5.0, (3, 0.0, 0.0))
+    with pytest.raises(OverbookedError, match="overbooks"):
+        q.reserve(1.0, 2.0, (2, 0.0, 0.0))
+    assert q.free_at(1.5) == [1.0, 10.0, 1.0]
 
 
 def test_never_fits_is_inf():

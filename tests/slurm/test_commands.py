@@ -109,6 +109,7 @@ def test_the_command_layer_reads_and_acts_on_the_recorded_fake():
     slurm = FakeSlurm(node_names=("n1", "n2", "n10"), bb_licenses=8,
                       node_states={"n2": "drained"})
     slurm.add(FakeJob("7", nodes=2, licenses=3, time_limit=3600.0, submit=slurm.now - 60))
+    assert isinstance(slurm, SlurmCommands)  # only its command line is replaced
     (job,) = slurm.jobs()
     assert (job.id, job.nodes, job.held) == ("7", 2, True)
     assert [(n.name, n.usable) for n in slurm.nodes()] == [("n1", True), ("n2", False),
