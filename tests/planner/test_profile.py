@@ -181,3 +181,124 @@ def test_the_profile_s_origin_and_a_release_before_it():
     assert held.free == [[1.0, 6.0], [2.0, 8.0]]
     held3 = Profile(0.0, (4, 10.0, 1.0), releases=[(5.0, (1, 2.0, 0.0))], used=(3, 4.0, 0.5))
     assert held3.free == [[1.0, 6.0, 0.5], [2.0, 8.0, 0.5]]
+
+
+# -- hand profiles: boundaries of the fit rule, the scans' candidates, the origin ---------------
+
+TB = 1e12  # a BB capacity whose fit tolerance (REL_TOL x capacity) is 1000 B
+
+
+def _both(capacity=(4, 10.0)):
+    """The same machine on the 2-D path (nodes, BB) and on the general path (a third
+    dimension, never asked for)."""
+    return Profile(0.0, capacity), Profile(0.0, (*capacity, 1.0))
+
+
+def _d(p, demand):
+    return demand if len(p._tol) == 2 else (*demand, 0.0)
+
+
+def test_a_profile_prints_its_breakpoints_and_rows():
+    p = Profile(0.0, (4, 10.0), releases=[(5.0, (1, 2.0))], used=(3, 4.0))
+    assert repr(p) == "Profile(0:(1.0, 6.0), 5:(2.0, 8.0))"
+
+
+def test_a_copy_is_apart_and_keeps_the_flag():
+    p = Profile(0.0, (4, TB))
+    p.reserve(0.0, 5.0, (1, TB + 600.0))  # within the tolerance, more than half of it
+    q = p.copy()
+    assert q._low and q.times == p.times and q.free == p.free
+    q.reserve(0.0, 2.0, (1, 0.0))
+    assert p.free_at(1.0)[0] == 3.0 and q.free_at(1.0)[0] == 2.0
+
+
+def test_the_fit_tolerance_is_one_billionth_of_the_capacity():
+    for p in _both((4, TB)):
+        assert p.fits(0.0, 1.0, _d(p, (4, TB + 1000.0)))
+        assert not p.fits(0.0, 1.0, _d(p, (4, TB + 1001.0)))
+        assert p.earliest_fit(0.0, 1.0, _d(p, (4, TB + 1000.0))) == 0.0
+        assert p.earliest_fit(0.0, 1.0, _d(p, (4, TB + 1001.0))) == math.inf
+        p.reserve(0.0, 5.0, _d(p, (1, TB + 1000.0)))  # taken: the row is 1000 B below 0
+        assert p.free_at(0.0)[:2] == [3.0, -1000.0]
+        with pytest.raises(OverbookedError):
+            p.reserve(6.0, 7.0, _d(p, (1, TB + 1001.0)))
+
+
+def test_the_flag_is_raised_below_half_the_tolerance_only():
+    p = Profile(0.0, (4, TB))
+    p.reserve(0.0, 5.0, (1, TB + 500.0))  # a row of -500 B: exactly half the tolerance
+    assert not p._low
+    p.reserve(5.0, 6.0, (1, TB + 501.0))
+    assert p._low
+
+
+def test_a_run_may_end_where_the_machine_fills():
+    for p in _both():
+        p.reserve(5.0, 10.0, _d(p, (4, 0.0)))
+        assert p.fits(0.0, 5.0, _d(p, (1, 0.0)))
+        assert not p.fits(0.0, 5.5, _d(p, (1, 0.0)))
+        assert p.fits(10.0, 3.0, _d(p, (4, 0.0)))  # and start where it empties
+        assert not p.fits(9.5, 3.0, _d(p, (4, 0.0)))
+        assert p.earliest_fit(0.0, 5.0, _d(p, (1, 0.0))) == 0.0
+        assert p.earliest_fit(0.0, 6.0, _d(p, (1, 0.0))) == 10.0
+        assert p.earliest_fit(2.0, 3.0, _d(p, (1, 0.0))) == 2.0  # from inside a segment
+        assert p.earliest_fit(2.0, 3.5, _d(p, (1, 0.0))) == 10.0
+        assert p.free_at(-1.0)[:2] == [4.0, 10.0] and p.free_at(5.0)[:2] == [0.0, 10.0]
+
+
+def test_the_general_scan_skips_past_a_full_segment():
+    for p in _both():
+        p.reserve(10.0, 20.0, _d(p, (4, 0.0)))
+        p.reserve(30.0, 40.0, _d(p, (2, 0.0)))
+        assert p.earliest_fit(0.0, 15.0, _d(p, (3, 0.0))) == 40.0
+        assert p.earliest_fit(0.0, 15.0, _d(p, (2, 0.0))) == 20.0
+        assert p.earliest_fit(0.0, 10.0, _d(p, (3, 0.0))) == 0.0
+        assert p.earliest_fit(0.0, 1.0, _d(p, (5, 0.0))) == math.inf
+
+
+def test_an_earlier_start_within_a_window():
+    """A job holding 2 nodes on [30, 40) looks for an earlier start; the machine is full on
+    [10, 20). Without a window it goes back to 0; a window narrows where it may start."""
+    for p in _both():
+        p.reserve(10.0, 20.0, _d(p, (4, 0.0)))
+        p.reserve(30.0, 40.0, _d(p, (2, 0.0)))
+        demand = _d(p, (2, 0.0))
+        assert p.earlier_fit(0.0, 10.0, demand, 30.0) == 0.0
+        assert p.earlier_fit(0.0, 15.0, demand, 30.0) == 20.0  # across its own hold
+        assert p.earlier_fit(5.0, 10.0, demand, 30.0) == 20.0
+        assert p.earlier_fit(0.0, 10.0, demand, 30.0, lo=3.0) == 20.0  # 3 + 10 meets the full
+        assert p.earlier_fit(0.0, 10.0, demand, 30.0, lo=-5.0) == 0.0
+        assert p.earlier_fit(0.0, 15.0, demand, 30.0, hi=20.0) == 30.0  # no start before 20
+        assert p.earlier_fit(0.0, 15.0, demand, 30.0, hi=20.5) == 20.0
+        assert p.earlier_fit(0.0, 15.0, demand, 30.0, hi=45.0) == 20.0
+        assert p.earlier_fit(30.0, 15.0, demand, 30.0) == 30.0  # no time left before it
+        assert p.earlier_fit(0.0, 10.0, demand, 30.0, lo=30.0) == 30.0
+
+
+def test_advancing_forgets_the_past_only():
+    for p in _both():
+        p.reserve(5.0, 10.0, _d(p, (1, 2.0)))
+        p.reserve(10.0, 20.0, _d(p, (2, 1.0)))
+        p.advance(-3.0)
+        assert p.origin == 0.0 and p.times == [0.0, 5.0, 10.0, 20.0]
+        p.advance(7.0)  # inside [5, 10): its row from 7 on
+        assert p.times == [7.0, 10.0, 20.0] and p.free[0][:2] == [3.0, 8.0]
+        p.advance(10.0)  # exactly at a breakpoint
+        assert p.times == [10.0, 20.0] and p.free[0][:2] == [2.0, 9.0]
+        p.advance(25.0)
+        assert p.times == [25.0] and p.free[0][:2] == [4.0, 10.0]
+
+
+def test_a_hold_to_infinity_and_one_before_the_origin():
+    for p in _both():
+        p.reserve(5.0, math.inf, _d(p, (1, 0.0)))
+        assert p.free_at(1e12)[0] == 3.0 and p.times == [0.0, 5.0]
+        p.release(5.0, math.inf, _d(p, (1, 0.0)))
+        assert p.free_at(1e12)[0] == 4.0
+        p.reserve(-5.0, 2.0, _d(p, (1, 0.0)))  # clamped to the origin
+        assert p.free_at(0.0)[0] == 3.0 and p.free_at(2.0)[0] == 4.0
+        with pytest.raises(ValueError, match="before the profile's origin"):
+            p.reserve(-5.0, -1.0, _d(p, (1, 0.0)))
+        p.reserve(3.0, 3.0, _d(p, (4, 0.0)))  # nothing to hold
+        p.release(3.0, 3.0, _d(p, (4, 0.0)))
+        assert p.free_at(3.0)[0] == 4.0

@@ -15,7 +15,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.planner import Profile, earliest_fit2
+from bbopt.planner import Profile, earlier_fit2, earliest_fit2
 
 CAP = (8, 100.0)
 
@@ -143,6 +143,12 @@ def test_earliest_fit2_on_a_hand_profile():
     assert earliest_fit2(times, free, 0.0, 1.0, 1.0, 10.0 + 1e-9, 0) == math.inf
     # the last row extends to infinity
     assert earliest_fit2(times, free, 30.0, 1e9, 2.0, 10.0, 2) == 30.0
+    # exactly the free amount fits, in the first segment a run holds and in the later ones
+    assert earliest_fit2(times, free, 0.0, 5.0, 4.0, 0.0, 0) == 10.0
+    assert earliest_fit2(times, free, 0.0, 5.0, 4.0 + 1e-9, 0.0, 0) == math.inf
+    assert earliest_fit2(times, free, 10.0, 15.0, 2.0, 10.0, 1) == 10.0
+    assert earliest_fit2(times, free, 10.0, 15.0, 2.0 + 1e-9, 10.0, 1) == math.inf
+    assert earliest_fit2(times, free, 10.0, 15.0, 2.0, 10.0 + 1e-9, 1) == math.inf
 
 
 def test_a_full_segment_moves_the_candidate_past_it():
@@ -157,3 +163,36 @@ def test_a_full_segment_moves_the_candidate_past_it():
     assert p.earliest_fit(0.0, 15.0, (4, 0.0)) == 20.0
     assert p.earlier_fit(0.0, 15.0, (4, 0.0), 30.0) == 20.0
     assert p.earlier_fit(0.0, 10.0, (4, 0.0), 30.0) == 0.0
+
+
+def test_earlier_fit2_at_exactly_the_free_amount_in_every_stretch():
+    """A job of ``duration`` holding 2 nodes from 30 on (its own rows are net of them), with no
+    fit tolerance: every stretch a candidate start from 0 must hold (before its own hold, in it,
+    and the stretch every start in a short window holds) admits exactly 2 free nodes, and
+    refuses a hair less. (A candidate starts before the hold, so its run ends before the hold
+    does: the stretch after the hold is never reached.)"""
+    times = [0.0, 10.0, 20.0, 30.0, 40.0]
+    tol, demand = (0.0, 0.0), (2.0, 0.0)
+
+    def scan(free, duration, limit=30.0, own_fits=False):
+        return earlier_fit2(times, free, tol, 0.0, duration, demand, 30.0, limit, 0, own_fits)
+
+    exact = [[2.0, 0.0], [2.0, 0.0], [2.0, 0.0], [0.0, 0.0], [2.0, 0.0]]
+    for duration in (5.0, 15.0, 35.0):
+        assert scan(exact, duration) == 0.0
+        assert scan(exact, duration, own_fits=True) == 0.0
+    assert scan(exact, 15.0, limit=5.0) == 0.0  # [5, 15) is held by every start before 5
+    short = 2.0 - 1e-9
+    # a row a hair short: the first start after it (20 reaches its own hold, which admits
+    # it), else the hold itself
+    for row, duration, later in ((0, 5.0, 10.0), (1, 15.0, 20.0), (2, 35.0, 30.0)):
+        free = [list(r) for r in exact]
+        free[row][0] = short
+        assert scan(free, duration) == later, (row, duration)
+    free = [list(r) for r in exact]
+    free[3][0] = -1e-9  # its own hold, given back, is a hair short
+    assert scan(free, 35.0) == 30.0
+    assert scan(free, 35.0, own_fits=True) == 0.0  # (the caller vouched for the hold)
+    free = [list(r) for r in exact]
+    free[1][0] = short
+    assert scan(free, 15.0, limit=5.0) == 30.0  # the common stretch [5, 15) lacks room
