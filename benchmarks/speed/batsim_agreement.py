@@ -3,14 +3,15 @@
 Batsim's protocol against the in-process replay.
 
     BBOPT_DATA=/work/shared/data python benchmarks/speed/batsim_agreement.py [--jobs N]
-        [--skip-slow]
+        [--skip-slow] [--only agreement|overhead] [--whole-trace]
 
 Jobs ask no BB (pybatsim's schedulers know none) on the 96 nodes of the KTH part. Each row is
 pybatsim's scheduler on bbopt's engine (bbopt batsim server) and the bbopt policy in-process;
 the variants in benchmarks/pybatsim_variants/ remove one difference each, to show which
 difference explains the disagreement. The overhead rows time (CPU of this process and of the
 scheduler's, both measured) the loop-back replay (bbopt batsim server + bbopt batsim scheduler)
-against simulate().
+against simulate(), on the KTH part (96 nodes, 5 GB of BB per node) or, with --whole-trace,
+on the whole KTH-SP2 trace with Kopanski's log-normal BB requests (seed 0) on his platform.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import sys
 import threading
 import time
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,12 +62,28 @@ def agreement_table(n: int | None, skip_slow: bool) -> None:
               f"{a.first_difference:g} | {a.mean_abs_difference:.0f} | {wall:.1f} |", flush=True)
 
 
-def overhead(n: int | None, repeats: int = 3) -> None:
+def whole_kth(n: int | None):
+    """The whole KTH-SP2 trace as the reference digests read it, Kopanski's BB drawn (seed 0)."""
+    from bbopt.workloads.bb import with_lognormal_bb
+    from bbopt.workloads.swf import read_swf
+
+    data = Path(os.environ.get("BBOPT_DATA", "/work/shared/data"))
+    trace = read_swf(data / "KTH-SP2-1996-2.1-cln.swf", max_nodes=96, oversize="drop")
+    jobs = with_lognormal_bb(trace.jobs, seed=0)
+    workload = types.SimpleNamespace(jobs=jobs[:n] if n else jobs, name="KTH-SP2-1996-2.1-cln")
+    return workload, Platform.kopanski()
+
+
+def overhead(n: int | None, repeats: int = 3, whole: bool = False) -> None:
     from bbopt.interop.batsim.scheduler import run_scheduler
     from bbopt.interop.batsim.server import serve_batsim
 
-    w = kth(n)
-    platform = Platform(nodes=96, bb=96 * 5 * GB)
+    if whole:
+        w, platform = whole_kth(n)
+        repeats, timeout = 1, 3600
+    else:
+        w, platform, timeout = kth(n), Platform(nodes=96, bb=96 * 5 * GB), 60
+    print(f"\n{len(w.jobs)} jobs")
     print("\n| policy | in-process CPU (s) | through the protocol: server CPU + scheduler CPU "
           "(s) | ratio |\n|---|---|---|---|")
     for policy in ("fcfs-bb", "sjf-bb", "conservative-bb"):
@@ -79,13 +97,13 @@ def overhead(n: int | None, repeats: int = 3) -> None:
 
             def sched(endpoint=endpoint, box=box, policy=policy):
                 t = time.thread_time()
-                run_scheduler(endpoint, policy, timeout=60)
+                run_scheduler(endpoint, policy, timeout=timeout)
                 box["cpu"] = time.thread_time() - t
 
             th = threading.Thread(target=sched)
             th.start()
             t0 = time.thread_time()
-            serve_batsim(w.jobs, platform, endpoint, workload_name=w.name, timeout=60)
+            serve_batsim(w.jobs, platform, endpoint, workload_name=w.name, timeout=timeout)
             server = time.thread_time() - t0
             th.join()
             best_pr = min(best_pr, server + box["cpu"])
@@ -99,11 +117,13 @@ def main() -> None:
     p.add_argument("--skip-slow", action="store_true",
                    help="leave out pybatsim's EASY-SJF (its scheduler takes minutes)")
     p.add_argument("--only", choices=("agreement", "overhead"), default=None)
+    p.add_argument("--whole-trace", action="store_true",
+                   help="the overhead on the whole KTH-SP2 trace with Kopanski's BB (minutes)")
     args = p.parse_args()
     if args.only in (None, "agreement"):
         agreement_table(args.jobs, args.skip_slow)
     if args.only in (None, "overhead"):
-        overhead(args.jobs)
+        overhead(args.jobs, whole=args.whole_trace)
 
 
 if __name__ == "__main__":
