@@ -193,6 +193,19 @@ def test_earlier_fit2_at_exactly_the_free_amount_in_every_stretch():
     free[3][0] = -1e-9  # its own hold, given back, is a hair short
     assert scan(free, 35.0) == 30.0
     assert scan(free, 35.0, own_fits=True) == 0.0  # (the caller vouched for the hold)
+    # by default the hold is walked
+    assert earlier_fit2(times, free, tol, 0.0, 35.0, demand, 30.0, 30.0, 0) == 30.0
     free = [list(r) for r in exact]
     free[1][0] = short
     assert scan(free, 15.0, limit=5.0) == 30.0  # the common stretch [5, 15) lacks room
+
+
+def test_earlier_fit2_takes_each_dimension_s_own_tolerance():
+    """Nodes with a tolerance of 4e-9 (4 nodes), BB with 1000 B (1 TB): a start short of a
+    node is refused whatever the BB's tolerance; one 1000 B short of BB fits, 1001 B not."""
+    times, tol = [0.0, 10.0], (4e-9, 1000.0)
+    free = [[1.0, 5e11], [4.0, 1e12]]
+    # 2 nodes on [0, 10): one free; its own hold from 10
+    assert earlier_fit2(times, free, tol, 0.0, 5.0, (2.0, 0.0), 10.0, 10.0, 0) == 10.0
+    assert earlier_fit2(times, free, tol, 0.0, 5.0, (1.0, 5e11 + 1000.0), 10.0, 10.0, 0) == 0.0
+    assert earlier_fit2(times, free, tol, 0.0, 5.0, (1.0, 5e11 + 1001.0), 10.0, 10.0, 0) == 10.0
