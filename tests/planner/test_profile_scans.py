@@ -209,3 +209,15 @@ def test_earlier_fit2_takes_each_dimension_s_own_tolerance():
     assert earlier_fit2(times, free, tol, 0.0, 5.0, (2.0, 0.0), 10.0, 10.0, 0) == 10.0
     assert earlier_fit2(times, free, tol, 0.0, 5.0, (1.0, 5e11 + 1000.0), 10.0, 10.0, 0) == 0.0
     assert earlier_fit2(times, free, tol, 0.0, 5.0, (1.0, 5e11 + 1001.0), 10.0, 10.0, 0) == 10.0
+
+
+def test_the_stretch_every_start_holds_ends_a_walltime_after_now():
+    """Breakpoints a tenth of a second apart, a window [0, 0.2) and a 0.25 s walltime: every
+    start holds [0.2, 0.25) and nothing later, so a full segment at [0.5, 0.6) stops none."""
+    times = [k / 10 for k in range(11)]
+    free = [[4.0, 0.0] for _ in times]
+    free[5] = [0.0, 0.0]
+    tol = (0.0, 0.0)
+    assert earlier_fit2(times, free, tol, 0.0, 0.25, (2.0, 0.0), 3.0, 0.2, 0) == 0.0
+    free[2] = [1.0, 0.0]  # [0.2, 0.3) short: every start in the window holds it
+    assert earlier_fit2(times, free, tol, 0.0, 0.25, (2.0, 0.0), 3.0, 0.2, 0) == 3.0
