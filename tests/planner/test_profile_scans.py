@@ -221,3 +221,15 @@ def test_the_stretch_every_start_holds_ends_a_walltime_after_now():
     assert earlier_fit2(times, free, tol, 0.0, 0.25, (2.0, 0.0), 3.0, 0.2, 0) == 0.0
     free[2] = [1.0, 0.0]  # [0.2, 0.3) short: every start in the window holds it
     assert earlier_fit2(times, free, tol, 0.0, 0.25, (2.0, 0.0), 3.0, 0.2, 0) == 3.0
+
+
+def test_only_the_rows_a_run_holds_are_read_in_its_own_hold():
+    """An overbooked profile (rows below zero, e.g. a start the resource manager made) past
+    the end of a candidate's run, inside the job's own hold [30, 45) and after it, does not
+    stop the candidate: only [20, 35) is held by a start at 20."""
+    times = [0.0, 10.0, 20.0, 30.0, 35.0, 45.0, 50.0]
+    free = [[0.0, 0.0], [0.0, 0.0], [2.0, 0.0], [0.0, 0.0], [-1.0, 0.0], [-1.0, 0.0],
+            [2.0, 0.0]]
+    assert earlier_fit2(times, free, (0.0, 0.0), 0.0, 15.0, (2.0, 0.0), 30.0, 30.0, 0) == 20.0
+    free[3] = [-1e-9, 0.0]  # the part of its own hold the run holds, a hair short
+    assert earlier_fit2(times, free, (0.0, 0.0), 0.0, 15.0, (2.0, 0.0), 30.0, 30.0, 0) == 30.0
