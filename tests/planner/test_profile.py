@@ -218,6 +218,9 @@ def test_the_fit_tolerance_is_one_billionth_of_the_capacity():
         assert not p.fits(0.0, 1.0, _d(p, (4, TB + 1001.0)))
         assert p.earliest_fit(0.0, 1.0, _d(p, (4, TB + 1000.0))) == 0.0
         assert p.earliest_fit(0.0, 1.0, _d(p, (4, TB + 1001.0))) == math.inf
+        # each dimension its own tolerance: a node short is not made up by the BB's 1000 B
+        assert p.earliest_fit(0.0, 1.0, _d(p, (5, 0.0))) == math.inf
+        assert p.earlier_fit(0.0, 1.0, _d(p, (5, 0.0)), 3.0) == 3.0
         p.reserve(0.0, 5.0, _d(p, (1, TB + 1000.0)))  # taken: the row is 1000 B below 0
         assert p.free_at(0.0)[:2] == [3.0, -1000.0]
         with pytest.raises(OverbookedError):
