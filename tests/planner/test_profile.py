@@ -233,6 +233,12 @@ def test_the_flag_is_raised_below_half_the_tolerance_only():
     assert not p._low
     p.reserve(5.0, 6.0, (1, TB + 501.0))
     assert p._low
+    # nodes alike: their tolerance on 4 nodes is 4e-9, half of it 2e-9
+    q = Profile(0.0, (4, TB))
+    q.reserve(0.0, 5.0, (4 + 1e-9, 0.0))
+    assert not q._low
+    q.reserve(5.0, 6.0, (4 + 3e-9, 0.0))
+    assert q._low
 
 
 def test_a_run_may_end_where_the_machine_fills():
@@ -300,7 +306,7 @@ def test_a_hold_to_infinity_and_one_before_the_origin():
         assert p.free_at(1e12)[0] == 4.0
         p.reserve(-5.0, 2.0, _d(p, (1, 0.0)))  # clamped to the origin
         assert p.free_at(0.0)[0] == 3.0 and p.free_at(2.0)[0] == 4.0
-        with pytest.raises(ValueError, match="before the profile's origin"):
+        with pytest.raises(ValueError, match=r"^time -1.0 is before the profile's origin 0.0$"):
             p.reserve(-5.0, -1.0, _d(p, (1, 0.0)))
         p.reserve(3.0, 3.0, _d(p, (4, 0.0)))  # nothing to hold
         p.release(3.0, 3.0, _d(p, (4, 0.0)))
