@@ -235,10 +235,22 @@ def test_the_flag_is_raised_below_half_the_tolerance_only():
     assert p._low
     # nodes alike: their tolerance on 4 nodes is 4e-9, half of it 2e-9
     q = Profile(0.0, (4, TB))
-    q.reserve(0.0, 5.0, (4 + 1e-9, 0.0))
+    q.reserve(0.0, 5.0, (4 + 1.5e-9, 0.0))
     assert not q._low
-    q.reserve(5.0, 6.0, (4 + 3e-9, 0.0))
-    assert q._low
+    q.reserve(5.0, 6.0, (4 + 2.5e-9, 0.0))  # within the tolerance: taken, and flagged
+    assert q._low and q.free_at(5.0)[0] < -2e-9
+    # at exactly minus half the tolerance a row is not low, on either dimension
+    for d in (0, 1):
+        r = Profile(0.0, (4, TB))
+        r.reserve(0.0, 5.0, (4, TB))
+        half = [0.0, 0.0]
+        half[d] = r._tol[d] / 2
+        r.reserve(0.0, 5.0, tuple(half))
+        assert r.free_at(0.0)[d] == -r._tol[d] / 2 and not r._low
+    # a demand of exactly the free amount plus the tolerance is taken
+    r = Profile(0.0, (4, TB))
+    r.reserve(0.0, 1.0, (4 + r._tol[0], TB + r._tol[1]))
+    assert r._low and r.free_at(0.0) == [4 - (4 + r._tol[0]), TB - (TB + r._tol[1])]
 
 
 def test_a_run_may_end_where_the_machine_fills():
