@@ -294,6 +294,11 @@ def test_an_earlier_start_within_a_window():
         assert p.earlier_fit(0.0, 15.0, demand, 30.0, hi=45.0) == 20.0
         assert p.earlier_fit(30.0, 15.0, demand, 30.0) == 30.0  # no time left before it
         assert p.earlier_fit(0.0, 10.0, demand, 30.0, lo=30.0) == 30.0
+        # a window that is one instant holds no start, even one that would fit
+        assert p.earlier_fit(0.0, 10.0, demand, 30.0, lo=21.0, hi=21.0) == 30.0
+        assert p.earlier_fit(0.0, 10.0, demand, 30.0, lo=21.0, hi=21.5) == 21.0
+        # a run past the last breakpoint (its own hold runs to 55)
+        assert p.earlier_fit(0.0, 25.0, demand, 30.0) == 20.0
 
 
 def test_advancing_forgets_the_past_only():
