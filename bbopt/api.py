@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from bbopt.core import ClusterState, Decision, decide_planned, decision_asked
+from bbopt.gc_pause import gc_paused
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.validation import validate_state
 
@@ -38,6 +39,8 @@ def decide(state: ClusterState, policy: str | Policy = "fcfs-bb", **options: Any
     >>> [s.job_id for s in decision.start], [(r.job_id, r.start) for r in decision.reservations]
     (['a'], [('b', 600.0)])
     """
-    with decision_asked(time.perf_counter()):  # a wall budget covers the whole call
+    # A wall budget covers the whole call; the cyclic garbage collector waits until it returns
+    # (a full pass over a 20,000-job state took 140 ms in a 50 ms decision)
+    with decision_asked(time.perf_counter()), gc_paused():
         validate_state(state)
         return decide_planned(make_policy(policy, **options), state)

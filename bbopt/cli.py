@@ -304,8 +304,12 @@ def _cmd_decide(args) -> int:
     options = with_budget_mode(args.policy, parse_options(args.option), args.budget_mode)
 
     policy = make_policy(args.policy, **options)  # a bad name or option before the state
-    state = loads_state(text, source)
-    echo(dumps(decide(state, policy)))
+    state = loads_state(text, source, check=False)  # (checked once, by decide: its budget)
+    try:
+        decision = decide(state, policy)
+    except InputError as exc:
+        raise exc.at(source=source) from None
+    echo(dumps(decision))
     return 0
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from bbopt.errors import InputError
+from bbopt.errors import InputError, OverbookedError
 from bbopt.limits import MAX_BANDWIDTH, MAX_BYTES, MAX_NODES, MAX_SECONDS, magnitude
 from bbopt.quick_init import quick_init
 
@@ -401,17 +401,32 @@ def planning_state(state: ClusterState, grace: float = OVERDUE_GRACE) -> Cluster
 #: :func:`bbopt.decide` makes it: its check of the state comes before the policy and belongs to
 #: the same budget. Context-local, and reset when the call returns.
 _ASKED: ContextVar[float | None] = ContextVar("bbopt_decision_asked", default=None)
+#: This thread's CPU time (``time.thread_time``) when the caller asked (:func:`decision_asked`).
+_ASKED_CPU: ContextVar[float | None] = ContextVar("bbopt_decision_asked_cpu", default=None)
 
 
 @contextmanager
 def decision_asked(at: float) -> Iterator[None]:
     """Within this block, a decision's wall budget runs from ``at`` (a ``time.perf_counter``
-    moment; :func:`decision_elapsed`)."""
+    moment; :func:`decision_elapsed`), and its CPU time from now (:func:`decision_slowdown`)."""
     token = _ASKED.set(at)
+    cpu = _ASKED_CPU.set(_time.thread_time())
     try:
         yield
     finally:
+        _ASKED_CPU.reset(cpu)
         _ASKED.reset(token)
+
+
+def decision_slowdown() -> float:
+    """Wall seconds per CPU second of the current decision so far (:func:`decision_asked`),
+    what a policy under a wall budget divides its planned work by: 1 on an idle core, outside
+    a call or under 1 ms of CPU time (too little to tell); at most 50."""
+    asked, cpu_at = _ASKED.get(), _ASKED_CPU.get()
+    cpu = 0.0 if cpu_at is None else _time.thread_time() - cpu_at
+    if asked is None or cpu < 1e-3:
+        return 1.0
+    return min(max((_time.perf_counter() - asked) / cpu, 1.0), 50.0)
 
 
 def decision_elapsed() -> float:
@@ -430,16 +445,17 @@ def decide_planned(policy: Any, state: ClusterState, overran: bool = False) -> D
 
     When a running job overran its walltime (now, or at the decision that made the memory:
     ``overran``), what the policy remembered (conservative reservations, a kept plan) was
-    planned for a past that did not happen; if the policy cannot decide with it, it decides
-    again without memory, as on its first call.
+    planned for a past that did not happen: holding it again may overbook the planner's
+    profile (:class:`~bbopt.errors.OverbookedError`). Then, and only then, the policy decides
+    again without memory, as on its first call; any other error is the policy's and propagates.
     """
     planned = planning_state(state)
     if (planned is state and not overran) or not planned.memory:
         return policy.decide(planned)
     try:
         return policy.decide(planned)
-    except Exception:  # noqa: BLE001 - any failure of a stale plan: plan afresh (a real
-        from dataclasses import replace  # error of the policy raises again just below)
+    except OverbookedError:  # a stale plan the state has no room for: plan afresh
+        from dataclasses import replace
 
         return policy.decide(replace(planned, memory={}))
 

@@ -80,6 +80,11 @@ class InvalidDecision(BboptError, RuntimeError):
         super().__init__(f"invalid decision ({where}): {message}" if where else message)
 
 
+class OverbookedError(RuntimeError):
+    """A reservation that would push some resource below zero (raised by the planner's
+    profile; a policy's kept plan that a changed state no longer has room for)."""
+
+
 def check_keys(data: Any, known: frozenset[str] | set[str], *, source: str | None = None,
                line: int | str | None = None) -> None:
     """Refuse a key of mapping ``data`` that is not in ``known``, naming it (a misspelt

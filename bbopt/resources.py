@@ -27,7 +27,12 @@ def parse_bytes(value: str | float, field: str = "bytes") -> float:
 def parse_quantity(value: str | float, units: dict[str, float], field: str) -> float:
     """``value`` (a number, or a number and one of ``units``) in the base unit of ``units``."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer past any float (10^400): out of every range
+            raise InputError(f"is too large: an integer of about "
+                             f"{int(value.bit_length() * math.log10(2)) + 1} digits",
+                             field=field) from None
     m = _QTY.match(str(value))
     if not m or m.group(2).lower() not in units:
         raise InputError(f"cannot read {value!r}; use a number with a unit among "

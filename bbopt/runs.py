@@ -165,17 +165,20 @@ def execution_model(spec: RunSpec) -> Any:
 def measurement_interval(jobs: Sequence[Job], warmup: float, cooldown: float
                          ) -> tuple[float, float] | None:
     """``(first submission + warmup, last submission - cooldown)`` (the end open without a
-    cool-down), or ``None`` when both are 0; an interval holding no submission is an error."""
+    cool-down), or ``None`` when both are 0; an interval holding no submission is an error
+    (its metrics would all be NaN: a sped-up replay spanning less than its warm-up)."""
     if warmup <= 0 and cooldown <= 0:
         return None
     submits = [j.submit for j in jobs]
-    a, b = min(submits) + warmup, max(submits) - cooldown
+    first, last = min(submits), max(submits)
+    a, b = first + warmup, last - cooldown
     if cooldown <= 0:
-        b = max(submits) + 1.0
-    if not b > a:
+        b = last + 1.0
+    if not any(a <= s < b for s in submits):
         raise InputError(f"a warm-up of {warmup:g} s and a cool-down of {cooldown:g} s leave no "
-                         f"submission to measure (the workload spans "
-                         f"{max(submits) - min(submits):g} s)", field="warmup")
+                         f"submission to measure: the window [{a:g}, {b:g}) s is empty (the "
+                         f"workload's submissions span {first:g} to {last:g} s)",
+                         field="warmup")
     return a, b
 
 

@@ -278,8 +278,10 @@ def job_from_dict(d: Any, path: str = "$", source: str = "<json>") -> Job:
     return _Reader(source).job(d, path)
 
 
-def state_from_dict(d: Any, source: str = "<json>") -> ClusterState:
-    """Parse a state; errors name the JSON path of the problem."""
+def state_from_dict(d: Any, source: str = "<json>", *, check: bool = True) -> ClusterState:
+    """Parse a state; errors name the JSON path of the problem. ``check``: also refuse an
+    impossible state (:func:`~bbopt.validation.validate_state`); a caller that hands the state
+    to :func:`bbopt.decide`, which checks it, passes ``False`` so that it is checked once."""
     r = _Reader(source)
     d = r.obj(d, "$", STATE_KEYS)
     version = d.get("version", VERSION)
@@ -314,7 +316,8 @@ def state_from_dict(d: Any, source: str = "<json>") -> ClusterState:
         queue=tuple(queue),
         memory=_memory_from_json(r.obj(d.get("memory", {}), "$.memory")),
     )
-    validate_state(state, source)
+    if check:
+        validate_state(state, source)
     return state
 
 
@@ -403,9 +406,11 @@ def _no_constant(name: str) -> Any:
     raise InputError(f"{name} is not a JSON number")
 
 
-def loads_state(text: str | bytes, source: str = "<json>") -> ClusterState:
-    """Parse a state from JSON text; errors name ``source``, line or JSON path, and field."""
-    return state_from_dict(_parse(text, source), source)
+def loads_state(text: str | bytes, source: str = "<json>", *, check: bool = True
+                ) -> ClusterState:
+    """Parse a state from JSON text; errors name ``source``, line or JSON path, and field.
+    ``check`` as in :func:`state_from_dict`."""
+    return state_from_dict(_parse(text, source), source, check=check)
 
 
 def loads_decision(text: str, source: str = "<json>") -> Decision:

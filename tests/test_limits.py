@@ -251,3 +251,18 @@ def test_null_is_refused_where_the_default_is_not_null():
     with pytest.raises(InputError, match="cannot be null"):
         apply("kth-like", None, 0, n_jobs=None)
     assert len(apply("herbein", None, 0, n_jobs=None, duration=3600.0)) > 0
+
+
+@pytest.mark.parametrize("value", [10**308, 10**309, 10**400, 10**5000],
+                         ids=["1e308", "1e309", "1e400", "1e5000"])
+def test_an_integer_past_any_float_is_an_input_error_naming_the_field(value):
+    """Python's float() overflows from about 1.8 x 10^308 (a sweep spec's ``bb: 10^400`` was an
+    OverflowError traceback); below that the number is read and the range checks refuse it."""
+    from bbopt.resources import parse_bytes
+
+    if value < 2**1024:
+        assert parse_bytes(value, "bb") == float(value)
+        return
+    with pytest.raises(InputError, match="too large") as err:
+        parse_bytes(value, "platforms[0].bb")
+    assert err.value.field == "platforms[0].bb"

@@ -14,7 +14,7 @@ import pytest
 from bbopt.analysis.sweep import plan, run_sweep
 from bbopt.analysis.sweep_spec import parse_spec
 from bbopt.cli import main
-from bbopt.core import Platform
+from bbopt.core import Job, Platform
 from bbopt.errors import InputError
 from bbopt.runs import RunSpec, measurement_interval, run
 from bbopt.workloads.swf_writer import write_swf
@@ -106,8 +106,12 @@ def test_exclusive_io_metrics_have_one_name(tmp_path, capsys):
 def test_an_empty_measurement_interval_is_an_error_everywhere(trace, tmp_path):
     jobs = kth_like(30, seed=1)
     span = max(j.submit for j in jobs) - min(j.submit for j in jobs)
-    # at, just inside and past the span
-    assert measurement_interval(jobs, span / 2 - 1, span / 2 - 1) is not None
+    first, mid = min(j.submit for j in jobs), sorted(j.submit for j in jobs)[15]
+    # a window of 2 ms around one submission, and one just past it
+    assert measurement_interval(jobs, mid - first - 1e-3, first + span - mid - 1e-3) == \
+        pytest.approx((mid - 1e-3, mid + 1e-3))
+    with pytest.raises(InputError, match="no submission"):
+        measurement_interval(jobs, mid - first + 1e-3, first + span - mid - 2e-3)
     with pytest.raises(InputError, match="no submission"):
         measurement_interval(jobs, span / 2, span / 2)
     with pytest.raises(InputError, match="no submission"):
@@ -121,6 +125,20 @@ def test_an_empty_measurement_interval_is_an_error_everywhere(trace, tmp_path):
     with pytest.raises(InputError, match="warmup") as err:  # before the sweep starts
         plan(parse_spec(doc, source="<test>", base=tmp_path))
     assert "workload w" in str(err.value)
+
+
+def test_a_window_with_no_submission_inside_is_empty_though_it_has_a_length():
+    """Submissions at 0, 0.5 and 10 s: the window [w, b) must hold one of them."""
+    jobs = [Job(str(k), t, 60.0) for k, t in enumerate((0.0, 0.5, 10.0))]
+    assert measurement_interval(jobs, 10.0, 0.0) == (10.0, 11.0)  # at the last submission
+    with pytest.raises(InputError, match=r"window \[10\.0+1, 11\) s is empty"):
+        measurement_interval(jobs, 10.0001, 0.0)  # just past it: [10.0001, 11) holds none
+    assert measurement_interval(jobs, 0.5, 0.0) == (0.5, 11.0)
+    # a warm-up and a cool-down leaving [0.6, 9.9): a second long, no submission inside
+    with pytest.raises(InputError, match="no submission to measure") as err:
+        measurement_interval(jobs, 0.6, 0.1)
+    assert err.value.field == "warmup" and "span 0 to 10 s" in str(err.value)
+    assert measurement_interval(jobs, 0.5, 0.1) == (0.5, 9.9)  # 0.5 is in
 
 
 def test_measured_interval_is_recorded_under_one_name(trace):

@@ -226,3 +226,68 @@ def test_reservations_are_finite_times_or_never(value, ok):
 def test_memory_shapes_are_objects(memory, path, field, says):
     state = ClusterState(0.0, Platform(1), (), (), memory)
     _fails(state, path, field, says)
+
+
+def _counting(monkeypatch) -> list[str | None]:
+    """Every module that checks a state calls :func:`validate_state` through its own name:
+    count the calls (by source) across all of them."""
+    import bbopt.api
+    import bbopt.interop.delta
+    import bbopt.interop.serve
+    import bbopt.schema
+
+    calls: list[str | None] = []
+
+    def counted(state, source=None):
+        calls.append(source)
+        validate_state(state, source)
+
+    for module in (bbopt.api, bbopt.schema, bbopt.interop.serve, bbopt.interop.delta):
+        monkeypatch.setattr(module, "validate_state", counted)
+    return calls
+
+
+def _json_state(**change) -> dict:
+    return {"time": 10.0, "platform": {"nodes": 4, "bb": 1e10},
+            "running": [{"job": {"id": "r", "submit": 0.0, "walltime": 100.0, "nodes": 2},
+                         "start": 0.0, "allocation": [0, 1]}],
+            "queue": [{"id": "q", "submit": 5.0, "walltime": 50.0, "nodes": 2}], **change}
+
+
+def test_decide_checks_a_json_state_once(monkeypatch, tmp_path, capsys):
+    import json
+
+    from bbopt.cli import main
+
+    calls = _counting(monkeypatch)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(_json_state()))
+    assert main(["decide", "--policy", "fcfs-bb", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["start"] == [{"job_id": "q", "nodes": None}]
+    assert len(calls) == 1
+    # an impossible state is still refused, naming the file, the JSON path and the field
+    path.write_text(json.dumps(_json_state(time=-1.0)))
+    calls.clear()
+    assert main(["decide", "--policy", "fcfs-bb", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "state.json" in err and "$" in err and "'time'" in err and "Traceback" not in err
+    assert len(calls) == 1
+
+
+def test_the_service_checks_a_json_state_once(monkeypatch):
+    from bbopt.interop.serve import DecisionService
+
+    calls = _counting(monkeypatch)
+    service = DecisionService(warm=())
+    reply = service.handle({"id": 1, "policy": "fcfs-bb", "state": _json_state()})
+    assert reply["ok"] and [s["job_id"] for s in reply["decision"]["start"]] == ["q"]
+    assert calls == ["request"]
+    calls.clear()  # the same queue again: its jobs are not read again, the state is checked
+    reply = service.handle({"id": 2, "policy": "fcfs-bb", "state": _json_state()})
+    assert reply["ok"] and calls == ["request"]
+    calls.clear()  # a running job past the platform's nodes: refused, one check
+    bad = _json_state()
+    bad["running"][0]["allocation"] = [3, 4]
+    reply = service.handle({"id": 3, "policy": "fcfs-bb", "state": bad})
+    assert not reply["ok"] and reply["error"]["path"].startswith("$.state.running[0]")
+    assert calls == ["request"]

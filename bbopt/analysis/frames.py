@@ -36,8 +36,45 @@ _STATES = {"COMPLETED_SUCCESSFULLY": JobState.FINISHED,
            "COMPLETED_WALLTIME_REACHED": JobState.KILLED, "REJECTED": JobState.REJECTED}
 
 
+#: The columns of a ``jobs.csv`` :func:`from_jobs_csv` reads, and whether each must be a
+#: number in every row (``True``) or a number where given (``False``: the times of a job
+#: that never ran are empty); ``job_id`` and ``final_state`` are text.
+JOBS_CSV_NUMBERS = {"submission_time": True, "requested_number_of_resources": True,
+                    "requested_time": True, "starting_time": False, "finish_time": False}
+JOBS_CSV_OPTIONAL = {"bb": False, "trace_runtime": False}
+
+
+def check_jobs_csv(frame: pd.DataFrame) -> None:
+    """Raise :class:`~bbopt.errors.InputError` naming the column (and the first bad row, 1
+    for the first record) where ``frame`` is not a jobs.csv :func:`from_jobs_csv` can read: a
+    column missing, a number that is not one, a node count that is not a whole number >= 0;
+    and the file, ``frame.attrs["source"]``, when it is known."""
+    from bbopt.errors import InputError
+
+    source = frame.attrs.get("source")
+    for column in ("job_id", "final_state", *JOBS_CSV_NUMBERS):
+        if column not in frame.columns:
+            raise InputError("a jobs.csv column is missing", source=source, field=column)
+    for column, required in {**JOBS_CSV_NUMBERS, **JOBS_CSV_OPTIONAL}.items():
+        if column not in frame.columns:
+            continue
+        raw = frame[column]
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(float)
+        bad = (np.isnan(values) & (raw.notna().to_numpy() | required)) | np.isinf(values)
+        what = "a finite number"
+        if column == "requested_number_of_resources":
+            bad |= (values < 0) | (values != np.floor(values))
+            what = "a whole number >= 0"
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(f"must be {what}, got {raw.iloc[row]!r}", source=source,
+                             line=row + 1, field=column)
+
+
 def from_jobs_csv(frame: pd.DataFrame) -> pd.DataFrame:
-    """The columns of :func:`to_pandas` from a ``jobs.csv`` DataFrame (Batsim's + bbopt's)."""
+    """The columns of :func:`to_pandas` from a ``jobs.csv`` DataFrame (Batsim's + bbopt's;
+    :func:`check_jobs_csv` says what it needs, and refuses what it cannot read)."""
+    check_jobs_csv(frame)
     state = frame["final_state"].map(_STATES).fillna("").astype(str)
     ran = state.isin([JobState.FINISHED, JobState.KILLED]).to_numpy()
     start = np.where(ran, frame["starting_time"].to_numpy(float), np.nan)

@@ -5,8 +5,10 @@ model), the page shows the mean of the chosen metrics per policy, the metrics no
 reference policy unit by unit (part x seed) with three 95 % intervals
 (:mod:`~bbopt.analysis.intervals`) and a forest plot of them, the waiting-time ECDF per policy
 (pooled over the scenario's runs), node/BB utilisation and queue length over time and a Gantt
-chart for the first unit of the scenario. Written as ``index.md`` and ``index.html`` (the same
-content) beside the figures and ``results.csv`` (the collected table).
+chart for the first unit of the scenario. A store of Jeannot et al.'s experiment also gets the
+paper's figures and findings (:mod:`~bbopt.analysis.report_jeannot`). Written as ``index.md``
+and ``index.html`` (the same content) beside the figures and ``results.csv`` (the collected
+table).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bbopt.analysis import figures
+from bbopt.analysis import figures, report_jeannot
 from bbopt.analysis.frames import from_jobs_csv
 from bbopt.analysis.intervals import interval_table, normalise_runs
 from bbopt.analysis.plots import MIN_N, axis_label, metric_label, run_title
@@ -54,6 +56,7 @@ def write_report(root: str | Path, out: str | Path, *, reference: str | None = N
     md: list[str] = [f"# Sweep report: {', '.join(sorted(set(table['sweep'])))}", "",
                      f"{len(table)} runs; policies: {', '.join(dict.fromkeys(table['policy']))};"
                      f" normalised by **{reference}**.", ""]
+    md += report_jeannot.section(list(summaries.values()), out, fmt=fmt)
     keys = [k for k in SCENARIO if k in table]
     for n, (scenario, sel) in enumerate(table.groupby(keys, sort=False, dropna=False)):
         scenario = scenario if isinstance(scenario, tuple) else (scenario,)
@@ -176,7 +179,8 @@ def _interval_md(stats: pd.DataFrame, reference: str) -> list[str]:
 
 
 def _html(md: str) -> str:
-    """A minimal rendering of the report's markdown (headings, tables, images, text)."""
+    """A minimal rendering of the report's markdown (headings, tables, images, ``` blocks,
+    text)."""
     body: list[str] = []
     table: list[str] = []
 
@@ -191,7 +195,19 @@ def _html(md: str) -> str:
             body.append("</table>")
             table.clear()
 
+    pre: list[str] | None = None  # the lines of an open ``` block
     for line in md.splitlines():
+        if line.startswith("```"):
+            flush()
+            if pre is None:
+                pre = []
+            else:
+                body.append("<pre>" + html.escape("\n".join(pre)) + "</pre>")
+                pre = None
+            continue
+        if pre is not None:
+            pre.append(line)
+            continue
         if line.startswith("|"):
             table.append(line)
             continue

@@ -283,17 +283,20 @@ class Store:
         return n
 
     def jobs_frame(self, h: str):
-        """The per-job outcomes of run ``h`` as a DataFrame."""
+        """The per-job outcomes of run ``h`` as a DataFrame (``attrs["source"]``: its file,
+        which :func:`bbopt.analysis.frames.from_jobs_csv` names when a column is wrong)."""
         import pandas as pd
 
         path = self.runs / h / JOBS
         if not path.is_file():
             raise InputError("has no per-job outcomes", source=str(path.parent))
         try:
-            return pd.read_csv(path, compression="gzip", dtype={"job_id": str, "user": str})
+            frame = pd.read_csv(path, compression="gzip", dtype={"job_id": str, "user": str})
         except (EOFError, OSError, zlib.error, ValueError, UnicodeDecodeError) as exc:
             raise InputError(f"truncated or corrupt ({type(exc).__name__}); run the sweep "
                              "again to re-run it", source=str(path)) from None
+        frame.attrs["source"] = str(path)  # (named by the checks of what reads it)
+        return frame
 
 
 def _summary_shape(s: Any, h: str) -> str | None:

@@ -232,6 +232,8 @@ def run_task(task: RunTask) -> dict[str, Any]:
         csv = gzip_csv(result.rows(), BATSIM_COLUMNS + BBOPT_COLUMNS)
         return {"hash": task.hash, "metrics": metrics, "jobs_csv_gz": csv,
                 "pareto": widest[0] if widest else None,
+                "curves": record.model.curves(result) if hasattr(record.model, "curves")
+                else None,
                 "started_at": started, "wall_time": time.perf_counter() - t0,
                 "cpu_time": time.process_time() - c0,
                 "host": socket.gethostname(), "part_jobs": len(jobs)}
@@ -283,7 +285,8 @@ def _summary(task: RunTask, out: Mapping[str, Any], spec: SweepSpec,
     return {"hash": task.hash, "sweep": spec.name, "params": task.params,
             "policy": task.policy, "options": task.options, "metrics": out["metrics"],
             "reference": spec.reference, "report_metrics": list(spec.metrics),
-            "provenance": prov, **({"pareto": out["pareto"]} if out.get("pareto") else {})}
+            "provenance": prov, **({"pareto": out["pareto"]} if out.get("pareto") else {}),
+            **({"curves": out["curves"]} if out.get("curves") else {})}
 
 
 def batches(tasks: list[RunTask], size: int) -> list[list[RunTask]]:

@@ -54,17 +54,13 @@ TOL = 1e-6
 
 def backends(inst: Instance) -> list[str]:
     """The backends applicable to ``inst``: every one registered for its model type, but
-    enumeration only up to the size its backend accepts, and no CP-SAT on a plan over named BB
-    nodes."""
+    enumeration only up to the size its backend accepts. On a plan over named BB nodes CP-SAT
+    solves the BB-pool relaxation and places its order greedily: FEASIBLE with the relaxation's
+    bound, never OPTIMAL."""
     from bbopt.solvers.base import backends_for
 
     limit = _enumeration_limit(inst.problem)
-    names = [b for b in backends_for(inst.model) if b != "exhaustive" or inst.size <= limit]
-    if inst.problem == "plan" and inst.model.named is not None:
-        # CP-SAT's plan model holds the pooled BB only: on named BB nodes its "optimum" is
-        # another problem's (it may place pieces the nodes cannot hold)
-        names = [b for b in names if b != "cpsat"]
-    return names
+    return [b for b in backends_for(inst.model) if b != "exhaustive" or inst.size <= limit]
 
 
 def _enumeration_limit(problem: str) -> int:

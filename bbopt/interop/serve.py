@@ -252,7 +252,7 @@ def read_state(raw: dict[str, Any], session: Session) -> ClusterState:
     queue = raw.get("queue", [])
     if not isinstance(queue, list):
         return state_from_dict(raw, "request")  # (which says what is wrong)
-    base = state_from_dict({**raw, "queue": []}, "request")
+    base = state_from_dict({**raw, "queue": []}, "request", check=False)  # (checked below)
     known, fresh, jobs = session.jobs, {}, []
     for k, item in enumerate(queue):
         hit = known.get(str(item.get("id"))) if isinstance(item, dict) else None

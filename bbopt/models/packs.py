@@ -43,6 +43,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from hashlib import blake2b
+from time import perf_counter as _clock
 
 import numpy as np
 
@@ -50,6 +51,8 @@ from bbopt.core import Job, periodic_spec
 from bbopt.errors import InputError
 
 OBJECTIVES = ("work", "stretch-work", "lexicographic")
+#: Applications :meth:`PackModel.from_jobs` reads between two looks at its ``deadline``.
+BLOCK = 256
 ORDERS = ("random", "max", "char", "char-desc")
 #: Relative slack of the average-bandwidth row in float checks.
 REL = 1e-9
@@ -104,11 +107,16 @@ class PackModel:
     def from_jobs(cls, jobs: Sequence[Job], capacity: int, bandwidth: float, *,
                   now: float = 0.0, objective: str = "work", tiebreak: str | None = None,
                   tolerance: float = 0.0, seed: int = 0,
-                  fallback_order: str = "max") -> PackModel:
+                  fallback_order: str = "max", deadline: float | None = None) -> PackModel:
         """The model of packing ``jobs`` (periodic applications, ``Job.extra["io"]``; a job
         without it is pure compute for its walltime) on ``capacity`` free nodes behind an I/O node
         of ``bandwidth`` bytes/s. ``tiebreak``: ``None`` or an order of :data:`ORDERS` whose
-        rank becomes a last objective stage."""
+        rank becomes a last objective stage.
+
+        ``deadline`` (a ``time.perf_counter`` moment): the applications are read in blocks of
+        :data:`BLOCK`, and once the clock passes it the model holds those read so far -- the
+        head of ``jobs``, in order (``model.size < len(jobs)`` tells a cut model): a decision
+        out of time still packs from the head of its queue instead of running late."""
         if objective not in OBJECTIVES:
             raise InputError(f"pack objective must be one of {', '.join(OBJECTIVES)}, got "
                              f"{objective!r}", field="objective")
@@ -116,11 +124,14 @@ class PackModel:
             raise InputError(f"bandwidth must be > 0 bytes/s, got {bandwidth!r}",
                              field="bandwidth")
         m = len(jobs)
-        q = np.fromiter((j.nodes for j in jobs), dtype=np.int64, count=m)
         t = np.empty(m)
         u = np.empty(m)
         char = np.empty(m)
         for i, job in enumerate(jobs):
+            if deadline is not None and not i % BLOCK and i and _clock() > deadline:
+                m, jobs = i, jobs[:i]
+                t, u, char = t[:i], u[:i], char[:i]
+                break
             spec = periodic_spec(job)
             if spec is None:
                 t[i] = job.walltime
@@ -131,6 +142,7 @@ class PackModel:
                 t[i] = n * (w + v / bandwidth)
                 u[i] = n * v / bandwidth
                 char[i] = w + v / bandwidth
+        q = np.fromiter((j.nodes for j in jobs), dtype=np.int64, count=m)
         t = np.maximum(t, 1e-9)
         work = q * t
         submit = np.fromiter((j.submit for j in jobs), dtype=float, count=m)
@@ -192,7 +204,10 @@ class PackModel:
         longest = 0.0
         cap = self.capacity
         q, t, u = self.nodes, self.duration, self.io_time
+        least = int(q.min()) if self.size else 0
         for i in perm:
+            if cap - used < least:
+                break  # (no application fits the nodes left: the pack is complete)
             qi = int(q[i])
             if used + qi > cap:
                 continue
@@ -218,7 +233,7 @@ def order_keys(order: str, ids: Sequence[str], duration: np.ndarray, char: np.nd
     non-decreasing (the paper says "sorting applications by" it, no direction, where it says
     "non-increasing" for Max: bbopt reads a plain sort; this reading is also the one that shows
     the paper's Char results, lower stretch for more idle time, see
-    ``benchmarks/jeannot_reproduction.py``); ``"char-desc"``: non-increasing characteristic time;
+    ``experiments/jeannot.yaml``); ``"char-desc"``: non-increasing characteristic time;
     ``"random"``: a seeded pseudo-random order that depends only on ``seed`` and each job's id
     (so the remaining applications keep their relative order from one pack to the next). Ties
     keep the input order.

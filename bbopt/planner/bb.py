@@ -32,6 +32,7 @@ from bbopt.core import Job, Platform
 from bbopt.planner.pieces import (
     bb_node_tolerance,
     contiguous_nodes,
+    first_fit_runs,
     never_placed,
     place_pieces,
 )
@@ -51,6 +52,20 @@ class PooledBB:
         """The ``(BB node, bytes)`` pieces of ``job`` now, or ``None`` if some piece has no
         room (nothing changes)."""
         return []
+
+    def place_on(self, free: Sequence[float], job: Job, nodes: Sequence[int] = ()
+                 ) -> list[tuple[int, float]] | None:
+        """The ``(BB node, bytes)`` pieces of ``job`` on its compute nodes ``nodes`` if the BB
+        nodes had ``free`` bytes free (e.g. the least free space over a later interval), or
+        ``None`` if some piece has no room."""
+        return []
+
+    def placeable(self, job: Job, free: Sequence[float] | None = None) -> bool:
+        """Whether ``job``'s pieces can be placed on some compute nodes, on BB nodes with
+        ``free`` bytes free (by default: now). Pieces of one job are equal, so whether they fit
+        does not depend on the order they are placed in (:mod:`bbopt.planner.pieces`): the
+        cheap test before the compute nodes are chosen."""
+        return True
 
     def why_not_now(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
         """Why ``job``'s BB cannot be placed now, or ``None`` (nothing changes)."""
@@ -112,10 +127,18 @@ class FirstFitBB(PooledBB):
         self.tol = bb_node_tolerance(self.capacity)
 
     def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
+        return self.place_on(self.free, job, nodes)
+
+    def place_on(self, free: Sequence[float], job: Job, nodes: Sequence[int] = ()
+                 ) -> list[tuple[int, float]] | None:
         if job.bb <= 0:
             return []
-        pieces = place_pieces(self.free, job.nodes, job.bb, self.tol, self.proximity, nodes)
+        pieces = place_pieces(free, job.nodes, job.bb, self.tol, self.proximity, nodes)
         return None if pieces is None else list(pieces)
+
+    def placeable(self, job: Job, free: Sequence[float] | None = None) -> bool:
+        return job.bb <= 0 or first_fit_runs(self.free if free is None else free, job.nodes,
+                                             job.bb, self.tol) is not None
 
     def _why(self, job: Job) -> str:
         return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "
@@ -159,7 +182,9 @@ class FirstFitBB(PooledBB):
 
 class ProximityBB(FirstFitBB):
     """Named BB nodes with the authors' proximity placement: pieces follow the job's compute
-    nodes, chosen as consecutive runs."""
+    nodes, chosen as consecutive runs. A later start's pieces then depend on the compute nodes
+    free at that time, which the planner knows (:meth:`bbopt.planner.Planner.earliest` and its
+    reservations name the nodes they hold)."""
 
     kind = "proximity"
     chooses_nodes = True

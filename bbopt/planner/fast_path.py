@@ -21,8 +21,6 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from bbopt.core import Job
-from bbopt.planner.bb import choose_nodes
-from bbopt.planner.pieces import first_fit_pieces
 from bbopt.planner.profile import Profile
 
 
@@ -93,8 +91,10 @@ class TwoDimensions:
                 i += 1
                 if i == last or times[i] >= end:
                     break
-        nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
-        if isinstance(nodes, str):
+        if self.bb.chooses_nodes and not self.bb.placeable(job):
+            return None
+        nodes = self._choose(job, self.now)
+        if nodes is None:
             return None
         got = self.bb.placement(job, nodes)
         if got is None:
@@ -104,18 +104,21 @@ class TwoDimensions:
             return None
         return nodes, got
 
-    def _pieces_over_split(self, two: Profile, job: Job,
-                           start: float) -> tuple[float, ...] | None:
+    def _pieces_over_split(self, two: Profile, job: Job, start: float, pieces: bool = True
+                           ) -> tuple[tuple[int, ...], tuple[float, ...] | None] | None:
         """:meth:`_pieces_over` on the fast path."""
         if not two.fits(start, job.walltime, (job.nodes, job.bb)):
             return None
-        got = first_fit_pieces(self._bb_at(start), job.nodes, job.bb, self.bb.tol)
-        if got is None:
+        placed = self._place_over(job, start, self._bb_at(start), pieces or bool(self.floating))
+        if placed is None:
             return None
+        nodes, got = placed
+        if got is None:
+            return nodes, None
         demand = self._demand(job, got)
         if self.floating and not self._leaves_floating_split(start, job.walltime, demand):
             return None
-        return demand
+        return nodes, demand
 
     def _leaves_floating_split(self, start: float, walltime: float,
                                demand: Sequence[float]) -> bool:
@@ -133,6 +136,6 @@ class TwoDimensions:
             else:
                 low = [a if a < c - d else c - d for a, c, d in
                        zip(self._bb_at(at), self._bb_at(start), dk, strict=True)]
-            if first_fit_pieces(low, job.nodes, job.bb, self.bb.tol) is None:
+            if not self.bb.placeable(job, low):
                 return False
         return True

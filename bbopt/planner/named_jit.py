@@ -50,8 +50,8 @@ def _segment(T, t, length):
 @njit(cache=True, inline="always")
 def _insert(prof, length, j, t):
     """A breakpoint ``t`` at index ``j`` with the row of segment ``j - 1``; the new length."""
-    for q in range(length, j, -1):
-        for r in range(prof.shape[0]):
+    for r in range(prof.shape[0]):  # (row by row: each row is contiguous)
+        for q in range(length, j, -1):
             prof[r, q] = prof[r, q - 1]
     prof[0, j] = t
     for r in range(1, prof.shape[0]):
@@ -62,9 +62,10 @@ def _insert(prof, length, j, t):
 @njit(cache=True, inline="always")
 def _add(prof, i, j, amount, sign):
     """Add ``sign * amount`` (``sign`` 1 or -1: exactly a sum or difference) on ``i .. j-1``."""
-    for q in range(i, j):
-        for d in range(amount.shape[0]):
-            prof[1 + d, q] += sign * amount[d]
+    for d in range(amount.shape[0]):  # (row by row: each row is contiguous)
+        a = sign * amount[d]
+        for q in range(i, j):
+            prof[1 + d, q] += a
 
 
 @njit(cache=True, inline="always")
@@ -603,22 +604,29 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
     cnt = np.zeros(k, dtype=np.int64)
     demand, low, pool_only = np.zeros(dims), np.zeros(dims), np.zeros(dims)
     planned[:] = math.nan
+    # found[0] 1: the last ``earliest`` found its start fits and left its pieces in ``cnt``
+    # (and, for a start now, its demand in ``demand``): the next ``hold`` there takes them
+    found = np.zeros(1, dtype=np.int64)
 
     def hold(q: int, start: float, length: int) -> int:  # Planner.hold; -1: no room
         n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
         taken = start <= now
+        ready = found[0] == 1
+        found[0] = 0
         if taken:
             start = now
-            if _first_fit(space, int(n), bb, ftol, cnt):
-                return -1
-            _demand(n, bb, cnt, demand)
-            if not _fits(prof, length, start, w, tol, demand):
-                return -1
+            if not ready:
+                if _first_fit(space, int(n), bb, ftol, cnt):
+                    return -1
+                _demand(n, bb, cnt, demand)
+                if not _fits(prof, length, start, w, tol, demand):
+                    return -1
             for node in range(k):
                 for _ in range(cnt[node]):
                     space[node] -= bb / n
         else:
-            if not _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
+            if not ready and not _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol,
+                                              low, cnt):
                 return -1
             _demand(n, bb, cnt, demand)
         length = _change(prof, length, start, start + w, demand, -1.0, tol)
@@ -640,19 +648,24 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
 
     def earliest(q: int, limit: float, length: int) -> float:  # Planner.earliest
         n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
-        if _first_fit(space, int(n), bb, ftol, cnt) == 0:
+        # (a start now: not when the nodes or the pool are short now, where _fits fails first)
+        i = _segment(prof[0], now, length)
+        if (prof[1, i] + tol[0] >= n and prof[2, i] + tol[1] >= bb
+                and _first_fit(space, int(n), bb, ftol, cnt) == 0):
             _demand(n, bb, cnt, demand)
             if _fits(prof, length, now, w, tol, demand):
+                found[0] = 1
                 return now
         pool_only[0], pool_only[1] = n, bb
         first = _earliest_fit(prof, length, now, w, tol, pool_only)
-        for r in range(length):
+        for r in range(_bisect(prof[0], first, 0, length), length):
             t = prof[0, r]
-            if t <= now or t < first:
+            if t <= now:
                 continue
             if t > limit:
                 break
             if _pieces_over(prof, length, t, n, bb, w, bb_tol, ftol, low, cnt):
+                found[0] = 1
                 return t
         return math.inf
 

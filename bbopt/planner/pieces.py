@@ -159,20 +159,6 @@ def place_pieces(free: Sequence[float], nodes: int, bb: float, tol: float,
     return proximity_pieces(free, compute, bb, tol, proximity)
 
 
-def free_compute_nodes(state) -> list[int]:
-    """The free compute node ids of a :class:`~bbopt.core.ClusterState`, sorted (running jobs
-    without a known allocation are given the lowest free ones)."""
-    used: set[int] = set()
-    unknown = 0
-    for r in state.running:
-        if r.allocation is None:
-            unknown += r.job.nodes
-        else:
-            used.update(r.allocation)
-    free = [x for x in range(state.platform.nodes) if x not in used]
-    return free[unknown:]
-
-
 def contiguous_nodes(free: Sequence[int], n: int) -> tuple[int, ...] | None:
     """The ``n`` compute nodes the authors' resource filter takes from the sorted free node
     ids ``free`` (``None`` if fewer are free): the shortest run of consecutive ids that holds
@@ -211,44 +197,22 @@ def contiguous_nodes(free: Sequence[int], n: int) -> tuple[int, ...] | None:
 
 
 class BBNodeSpace:
-    """Free bytes on each named BB node, as a policy tracks them while it decides: ``take`` a
-    job's pieces (``None``, nothing taken, when they do not fit), ``give`` pieces back. With
-    ``proximity`` the pieces depend on the job's compute nodes, which must then be given."""
+    """Free bytes on each named BB node while pieces are replayed: ``place`` a job's pieces
+    first fit (``None`` when they do not fit; nothing taken), ``take_pieces``."""
 
-    __slots__ = ("free", "tol", "proximity")
+    __slots__ = ("free", "tol")
 
-    def __init__(self, free: Sequence[float], tol: float,
-                 proximity: Proximity | None = None) -> None:
+    def __init__(self, free: Sequence[float], tol: float) -> None:
         self.free = list(free)
         self.tol = tol
-        self.proximity = proximity
 
-    def copy(self) -> BBNodeSpace:
-        return BBNodeSpace(self.free, self.tol, self.proximity)
-
-    def place(self, nodes: int, bb: float, compute: Sequence[int] = ()) -> Pieces | None:
-        if self.proximity is None or bb <= 0:
-            return first_fit_pieces(self.free, nodes, bb, self.tol)
-        return place_pieces(self.free, nodes, bb, self.tol, self.proximity, compute)
-
-    def fits(self, job, compute: Sequence[int] = ()) -> bool:
-        return job.bb <= 0 or self.place(job.nodes, job.bb, compute) is not None
-
-    def take(self, job, compute: Sequence[int] = ()) -> Pieces | None:
-        pieces = self.place(job.nodes, job.bb, compute)
-        if pieces is not None:
-            self.take_pieces(pieces)
-        return pieces
+    def place(self, nodes: int, bb: float) -> Pieces | None:
+        return first_fit_pieces(self.free, nodes, bb, self.tol)
 
     def take_pieces(self, pieces: Pieces) -> None:
         free = self.free
         for b, size in pieces:
             free[b] -= size
-
-    def give(self, pieces: Pieces) -> None:
-        free = self.free
-        for b, size in pieces:
-            free[b] += size
 
 
 def running_pieces(state) -> dict[str, Pieces]:
@@ -278,18 +242,14 @@ def running_pieces(state) -> dict[str, Pieces]:
     return out
 
 
-def bb_node_space(state, held: dict[str, Pieces] | None = None, *,
-                  by_proximity: bool = False) -> BBNodeSpace | None:
+def bb_node_space(state, held: dict[str, Pieces] | None = None) -> BBNodeSpace | None:
     """The named BB nodes of a :class:`~bbopt.core.ClusterState` as they are now (``None`` on a
     platform without them): capacities less the pieces the running jobs hold (``held``, by
-    default :func:`running_pieces`). ``by_proximity``: the space places pieces by the
-    platform's ``bb_proximity`` (when it has one; the caller then gives compute nodes), else
-    first fit."""
+    default :func:`running_pieces`)."""
     caps = state.platform.bb_nodes
     if caps is None:
         return None
-    space = BBNodeSpace(caps, bb_node_tolerance(caps),
-                        state.platform.bb_proximity if by_proximity else None)
+    space = BBNodeSpace(caps, bb_node_tolerance(caps))
     for pieces in (running_pieces(state) if held is None else held).values():
         space.take_pieces(pieces)
     return space

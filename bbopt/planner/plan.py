@@ -9,8 +9,19 @@ bytes and, on named BB nodes, the bytes of each BB node; running jobs free what 
 their expected ends. Starts now are taken exactly as the engine's ledger admits them (the same
 placement object and node choice, :func:`~bbopt.planner.bb.bb_placement` and
 :func:`~bbopt.planner.bb.choose_nodes`), so a start the planner grants is never refused;
-reservations later hold the job's pieces placed first fit on the least free space of each BB
-node over its interval (the fast path on named BB nodes: :mod:`bbopt.planner.fast_path`).
+reservations later hold the job's pieces placed by the same placement on the least free space of
+each BB node over its interval (the fast path on named BB nodes: :mod:`bbopt.planner.fast_path`).
+
+Node ids over time: when the placement chooses a job's compute nodes (the authors' proximity
+placement, Section 4.1, whose pieces follow the nodes), a later start takes its nodes from the
+ids free then -- free now, plus those of the running and started jobs whose expected end is that
+time or earlier -- less the nodes every overlapping reservation names, and its reservation names
+the nodes it holds. A job started now avoids the nodes of the reservations it would still run
+over (EASY's head holds named compute nodes from its shadow time on, as in the authors'
+scheduler), and a re-placeable reservation must stay placeable on its own nodes.
+
+Length: one class, the planner's whole public surface (starts now, earliest starts, holds,
+releases, node ids over time, snapshots); its scans and placements live in their own modules.
 
 Example: two nodes busy until 10, a job of three nodes fits at 10.
 
@@ -34,8 +45,8 @@ from collections.abc import Iterable, Sequence
 from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
 from bbopt.planner.bb import FirstFitBB, bb_placement, choose_nodes
 from bbopt.planner.fast_path import TwoDimensions
-from bbopt.planner.pieces import first_fit_pieces, running_pieces
-from bbopt.planner.profile import Profile
+from bbopt.planner.pieces import running_pieces
+from bbopt.planner.profile import OverbookedError, Profile
 
 
 class Planner(TwoDimensions):
@@ -45,8 +56,8 @@ class Planner(TwoDimensions):
     fast_path: bool = True
 
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
-                 "holds", "chosen", "floating", "started", "_two", "_later", "_ends", "_bb_rows",
-                 "_log", "_run_pieces", "_run_rel")
+                 "holds", "chosen", "floating", "started", "named", "_two", "_later", "_ends",
+                 "_bb_rows", "_log", "_run_pieces", "_run_rel", "_ids", "_ids_n")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
@@ -87,8 +98,16 @@ class Planner(TwoDimensions):
         self.floating: dict[str, tuple[Job, float]] = {}
         #: The compute nodes of the jobs :meth:`start` started now, by id.
         self.started: dict[str, tuple[int, ...]] = {}
-        #: The compute nodes the BB placement chose for the jobs :meth:`take_bb` took, by id.
+        #: The compute nodes the BB placement chose for the jobs :meth:`take_bb` took or
+        #: :meth:`start` started, by id (when the placement chooses them; the engine must then
+        #: be told).
         self.chosen: dict[str, tuple[int, ...]] = {}
+        #: The compute nodes each reservation holds, ``(start, end, nodes)`` by id (when the
+        #: placement chooses them: module docstring).
+        self.named: dict[str, tuple[float, float, tuple[int, ...]]] = {}
+        # (free_ids and the nodes chosen from them, kept until the node ids change)
+        self._ids: dict[tuple, list[int]] = {}
+        self._ids_n: dict[tuple, tuple[int, ...] | None] = {}
 
     @property
     def free_nodes(self) -> list[int]:
@@ -108,6 +127,8 @@ class Planner(TwoDimensions):
     @free_nodes.setter
     def free_nodes(self, nodes: list[int]) -> None:
         self._free_nodes = nodes
+        self._ids.clear()
+        self._ids_n.clear()
 
     @property
     def profile(self) -> Profile:
@@ -157,6 +178,76 @@ class Planner(TwoDimensions):
             vec[b] += size
         return (job.nodes, job.bb, *vec)
 
+    # ------------------------------------------------------------------ node ids
+    def free_ids(self, start: float, end: float) -> list[int]:
+        """The compute node ids a job held on ``[start, end)`` may take, sorted: those free at
+        ``start`` (free now, plus those of the running and started jobs whose expected end is
+        ``start`` or earlier) less those named by a reservation overlapping the interval. (The
+        caller must not change the list.)"""
+        return self._free_ids(start, end)[1]
+
+    def _free_ids(self, start: float, end: float) -> tuple[tuple, list[int]]:
+        """:meth:`free_ids` and the key it is kept under until the node ids change (a
+        decision asks again for every candidate)."""
+        named = self.named
+        over = tuple([jid for jid, (s, e, _) in named.items() if s < end and start < e]
+                     ) if named else ()
+        later = start > self.now
+        key = (start if later else None, over)
+        ids = self._ids.get(key)
+        if ids is None:
+            ids = self.free_nodes
+            if later:
+                back = [x for r in self.running if r.allocation is not None
+                        and r.expected_end <= start for x in r.allocation]
+                holds = self.holds
+                back += [x for jid, nodes in self.started.items() if holds[jid][1] <= start
+                         for x in nodes]
+                if back:
+                    ids = sorted(ids + back)
+            if over:
+                busy = {x for jid in over for x in named[jid][2]}
+                ids = [x for x in ids if x not in busy]
+            self._ids[key] = ids
+        return key, ids
+
+    def _choose(self, job: Job, start: float) -> tuple[int, ...] | None:
+        """The compute nodes ``job`` gets if it starts at ``start`` (the engine's rule,
+        :func:`~bbopt.planner.bb.choose_nodes`, on :meth:`free_ids`); ``None`` if too few.
+        Kept per node count until the node ids change (a local-SSD request is not kept: its
+        choice depends on the request)."""
+        if not self.bb.chooses_nodes:  # (no reservation names nodes: those free now)
+            nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
+            return None if isinstance(nodes, str) else nodes
+        key, ids = self._free_ids(start, start + job.walltime)
+        if job.ssd > 0:
+            nodes = choose_nodes(ids, job, self.platform, self.bb)
+            return None if isinstance(nodes, str) else nodes
+        key = (key, job.nodes)
+        got = self._ids_n.get(key, False)
+        if got is False:
+            nodes = choose_nodes(ids, job, self.platform, self.bb)
+            got = self._ids_n[key] = None if isinstance(nodes, str) else nodes
+        return got
+
+    def _place_over(self, job: Job, start: float, free: Sequence[float], pieces: bool = True
+                    ) -> tuple[tuple[int, ...], list | None] | None:
+        """The compute nodes (when the placement chooses them) and BB pieces of ``job`` started
+        at ``start`` on BB nodes with ``free`` bytes free, or ``None``. Without ``pieces`` only
+        whether they can be placed (the pieces ``None``): a question of earliest start."""
+        nodes: tuple[int, ...] | None = ()
+        if self.bb.chooses_nodes or not pieces:
+            if not self.bb.placeable(job, free):  # (the cheap test first)
+                return None
+            if self.bb.chooses_nodes:
+                nodes = self._choose(job, start)
+                if nodes is None:
+                    return None
+            if not pieces:
+                return nodes, None
+        got = self.bb.place_on(free, job, nodes)
+        return None if got is None else (nodes, got)
+
     # ------------------------------------------------------------------ now
     def placement_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         """The compute nodes and BB pieces ``job`` would get if it started now, or ``None``
@@ -169,8 +260,10 @@ class Planner(TwoDimensions):
         if job.nodes > row[0] + tol[0] or job.bb > row[1] + tol[1] or (
                 self.k and not profile.fits(self.now, job.walltime, (job.nodes, job.bb))):
             return None  # (the cheap tests first: most jobs of a long queue fail them)
-        nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
-        if isinstance(nodes, str):
+        if self.bb.chooses_nodes and not self.bb.placeable(job):
+            return None
+        nodes = self._choose(job, self.now)
+        if nodes is None:
             return None
         got = self.bb.placement(job, nodes)
         if got is None:
@@ -198,7 +291,10 @@ class Planner(TwoDimensions):
         self.free_nodes = [x for x in self.free_nodes if x not in taken]
         self._hold(job, self.now, self._demand(job, got))
         self.started[job.id] = nodes
-        return Start(job.id, nodes if self.bb.chooses_nodes else None)
+        if not self.bb.chooses_nodes:
+            return Start(job.id, None)
+        self.chosen[job.id] = nodes
+        return Start(job.id, nodes)
 
     def start_each(self, jobs: Iterable[Job]) -> list[Job]:
         """:meth:`start` every job of ``jobs`` that fits now, in this order (a backfill pass
@@ -274,17 +370,19 @@ class Planner(TwoDimensions):
         return True
 
     # ------------------------------------------------------------------ later
-    def _pieces_over(self, job: Job, start: float) -> tuple[float, ...] | None:
-        """The demand of ``job`` held on ``[start, start + walltime)`` if it fits there: on
-        named BB nodes, its pieces placed first fit on the least free space of each BB node
-        over the interval."""
+    def _pieces_over(self, job: Job, start: float, pieces: bool = True
+                     ) -> tuple[tuple[int, ...], tuple[float, ...] | None] | None:
+        """The compute nodes (when the placement chooses them) and the demand of ``job`` held
+        on ``[start, start + walltime)`` if it fits there: on named BB nodes, its pieces placed
+        on the least free space of each BB node over the interval. Without ``pieces``, the
+        demand is ``None`` when no re-placeable reservation needs it (whether it fits only)."""
         two = self._split()
         if two is not None:
-            return self._pieces_over_split(two, job, start)
+            return self._pieces_over_split(two, job, start, pieces)
         p = self.profile
         if not self.k:
             demand = (job.nodes, job.bb)
-            return demand if p.fits(start, job.walltime, demand) else None
+            return ((), demand) if p.fits(start, job.walltime, demand) else None
         times, rows = p.times, p.free
         i = max(bisect_right(times, start) - 1, 0)
         end = start + job.walltime
@@ -295,19 +393,23 @@ class Planner(TwoDimensions):
             i += 1
         if not p.fits(start, job.walltime, (job.nodes, job.bb) + (0.0,) * self.k):
             return None
-        got = first_fit_pieces(low[2:], job.nodes, job.bb, self.bb.tol)
-        if got is None:
+        placed = self._place_over(job, start, low[2:], pieces or bool(self.floating))
+        if placed is None:
             return None
+        nodes, got = placed
+        if got is None:
+            return nodes, None
         demand = self._demand(job, got)
         if self.floating and not self._leaves_floating(start, job.walltime, demand):
             return None
-        return demand
+        return nodes, demand
 
     def _leaves_floating(self, start: float, walltime: float,
                          demand: Sequence[float]) -> bool:
-        """Whether every re-placeable reservation still has its pieces placeable (first fit
-        on the least free space of each BB node over its interval) once ``demand`` is held on
-        ``[start, start + walltime)`` too."""
+        """Whether every re-placeable reservation still has its pieces placeable (on the least
+        free space of each BB node over its interval; with proximity placement on the nodes it
+        names, which is the same answer: :meth:`~bbopt.planner.bb.PooledBB.placeable`) once
+        ``demand`` is held on ``[start, start + walltime)`` too."""
         times, rows = self.profile.times, self.profile.free
         end = start + walltime
         last = len(times) - 1
@@ -325,8 +427,7 @@ class Planner(TwoDimensions):
                 low = row if low is None else [a if a < c else c
                                                for a, c in zip(low, row, strict=True)]
                 i += 1
-            if low is not None and first_fit_pieces(low, job.nodes, job.bb,
-                                                    self.bb.tol) is None:
+            if low is not None and not self.bb.placeable(job, low):
                 return False
         return True
 
@@ -334,7 +435,7 @@ class Planner(TwoDimensions):
         """Whether ``job`` fits on ``[start, start + walltime)`` (``start`` >= now)."""
         if start <= self.now:
             return self.fits_now(job)
-        return self._pieces_over(job, start) is not None
+        return self._pieces_over(job, start, pieces=False) is not None
 
     def earliest(self, job: Job, limit: float = math.inf) -> float:
         """The earliest start (now, or a later breakpoint of the profile) where ``job`` fits for
@@ -353,7 +454,7 @@ class Planner(TwoDimensions):
                 continue
             if t > limit:
                 break
-            if self._pieces_over(job, t) is not None:
+            if self._pieces_over(job, t, pieces=False) is not None:
                 return t
         return math.inf
 
@@ -365,21 +466,34 @@ class Planner(TwoDimensions):
         Section 3.2, as the authors' code keeps its head reservation): its nodes and pooled BB
         are held, its pieces are not fixed but chosen again whenever the profile changes;
         later holds and starts are admitted only while its pieces stay placeable on the least
-        free space of the BB nodes over its interval."""
+        free space of the BB nodes over its interval. When the placement chooses compute nodes,
+        the reservation names those it holds (the module docstring)."""
         start = max(float(start), self.now)
         if replace and self.k:
-            self._hold(job, start, (job.nodes, job.bb) + (0.0,) * self.k)
+            nodes: tuple[int, ...] | None = ()
+            if self.bb.chooses_nodes:
+                nodes = self._choose(job, start)
+                if nodes is None:
+                    raise OverbookedError(f"{job.nodes} compute nodes are not free at {start}")
+            self._hold(job, start, (job.nodes, job.bb) + (0.0,) * self.k, nodes)
             self.floating[job.id] = (job, start)
             return
         if self.k:
             self.profile  # noqa: B018 (pieces held from now on that no start took: the full profile)
-        demand = self._pieces_over(job, start)
-        if demand is None:
-            demand = self._demand(job, ())  # (raises below: the nodes or the pool lack room)
-        self._hold(job, start, demand)
+        placed = self._pieces_over(job, start)
+        # (when it fits nowhere, _hold raises: the nodes or the pool lack room)
+        nodes, demand = placed if placed is not None else ((), self._demand(job, ()))
+        self._hold(job, start, demand, nodes)
 
-    def _hold(self, job: Job, start: float, demand: tuple[float, ...]) -> None:
+    def _hold(self, job: Job, start: float, demand: tuple[float, ...],
+              nodes: Sequence[int] = ()) -> None:
+        """Hold ``demand`` for ``job`` on ``[start, start + walltime)``; ``nodes``: the compute
+        nodes a reservation names."""
         end = start + job.walltime
+        if nodes:
+            self.named[job.id] = (start, end, tuple(nodes))
+            self._ids.clear()
+            self._ids_n.clear()
         later = start > self.now
         two = self._split()
         if two is not None and not (later and any(demand[2:])):
@@ -404,6 +518,9 @@ class Planner(TwoDimensions):
         profile = self.profile  # (the fast path ends: holds are no longer only added)
         start, end, demand = self.holds.pop(job.id)
         self.floating.pop(job.id, None)
+        if self.named.pop(job.id, None) is not None:
+            self._ids.clear()
+            self._ids_n.clear()
         profile.release(start, end, demand)
         nodes = self.started.pop(job.id, None)
         if nodes is not None:
@@ -415,10 +532,10 @@ class Planner(TwoDimensions):
         whether it did (nothing changes when not)."""
         if start <= self.now:
             return self.start(job) is not None
-        demand = self._pieces_over(job, start)
-        if demand is None:
+        placed = self._pieces_over(job, start)
+        if placed is None:
             return False
-        self._hold(job, start, demand)
+        self._hold(job, start, placed[1], placed[0])
         return True
 
     def list_schedule(self, jobs: Iterable[Job]) -> list[tuple[Job, float]]:
@@ -435,13 +552,16 @@ class Planner(TwoDimensions):
     # ------------------------------------------------------------------ search
     def snapshot(self) -> tuple:
         """What :meth:`rollback` restores: a copy of the profile, the BB nodes now, the free
-        node ids and the holds (re-placeable ones too)."""
+        node ids and the holds (re-placeable ones and the nodes they name too)."""
         return (self.profile.copy(), self.bb.snapshot(), list(self.free_nodes),
-                dict(self.holds), dict(self.floating), dict(self.started))
+                dict(self.holds), dict(self.floating), dict(self.started), dict(self.named))
 
     def rollback(self, snap: tuple) -> None:
         """Back to the state of :meth:`snapshot` ``snap`` (which stays usable)."""
-        profile, bb, free_nodes, holds, floating, started = snap
+        profile, bb, free_nodes, holds, floating, started, named = snap
+        self.named = dict(named)
+        self._ids.clear()
+        self._ids_n.clear()
         self.started = dict(started)
         self.profile = profile.copy()
         self.bb.restore(bb)

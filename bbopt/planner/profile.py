@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from bbopt.core import slack
+from bbopt.errors import OverbookedError
 from bbopt.planner.scans import earlier_fit2, earliest_fit2
 
 
@@ -70,10 +71,6 @@ def first_fit_time(now: float, releases: Iterable[Release], fits: Callable[[], b
         if fits():
             return max(t, now)
     return math.inf
-
-
-class OverbookedError(RuntimeError):
-    """A reservation that would push some resource below zero."""
 
 
 class Profile:

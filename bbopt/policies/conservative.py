@@ -8,7 +8,7 @@ decisions and only ever moved earlier (compression in reservation order), so no 
 ever delayed. This is Slurm's default backfilling, absent from the paper's code. It plans with
 walltimes, never with the (unknown) runtimes.
 
-On named BB nodes (:attr:`bbopt.core.Platform.bb_nodes`) the profile keeps one dimension per
+On named BB nodes (first fit, :mod:`bbopt.planner.bb`) the profile keeps one dimension per
 BB node and each job is reserved with its first-fit pieces on the least free space over its
 reserved interval (:meth:`bbopt.planner.Planner.reserve`), planned from scratch at
 every decision: the kept reservations are held again earliest first, then compressed. There
@@ -57,15 +57,13 @@ from bisect import bisect_right, insort
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
-import numpy as np
-
-from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs, slack
+from bbopt.core import ClusterState, Decision, Job, Reservation, RunningJobs
 from bbopt.jit import KERNELS
 from bbopt.jit import kernels as load_kernels
 from bbopt.planner import Planner, Profile, bb_placement, earlier_fit2, profile_of
-from bbopt.planner.named import kernels as named_kernels
 from bbopt.planner.profile import OverbookedError
 from bbopt.policies.booked import sorted_reservations, updated_reservations
+from bbopt.policies.conservative_named import NamedArrays, replan
 from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
@@ -73,6 +71,7 @@ from bbopt.policies.registry import register
 _job_id = attrgetter("job.id")
 _first = itemgetter(0)
 
+_NOTHING: dict = {}  # (no job known: every job is taken as the one its reservation was made for)
 #: Reservations made by conservative-bb at one decision unless ``depth`` says otherwise.
 DEFAULT_DEPTH = 1000
 #: How many reservations compressed conservative-bb remembers within one compression (the ones
@@ -114,7 +113,11 @@ class ConservativeBackfilling:
     check). The decisions are those of the from-scratch form: rebuild the profile, hold every
     reservation, compress them all. A caller need not have carried out the previous decision
     (a resource manager started other jobs, or later): a kept reservation the state leaves no
-    room for is planned again with the jobs that have none, the others are kept.
+    room for is planned again with the jobs that have none, the others are kept. A waiting job
+    the resource manager resized under the same id (other nodes, BB or walltime than its
+    reservation was made for) makes the kept profile stale: it is built again from the state,
+    the job held with its new request (planned again with the jobs that have none where that
+    no longer fits), as a fresh policy given the same memory decides.
 
     ``compiled``: whether the profile and the compression run compiled on the BB pool
     (:mod:`bbopt.policies.compression_jit`; numba, the extra ``fast``, must be installed, else
@@ -136,15 +139,19 @@ class ConservativeBackfilling:
         self.depth = depth
         self.compiled = compiled
         self._cache: _Kept | None = None
-        # On named BB nodes: the platform, its capacities and slacks as arrays, and what each
-        # running job holds (by id), for the compiled decision
-        self._named_consts: tuple | None = None
+        self._named = NamedArrays()  # (on named BB nodes: the compiled decision's arrays)
         self._named_booked: dict[str, Reservation] = {}  # (reused while their start stays)
+        # (the last memory and reservations on named BB nodes)
+        self._named_last: tuple[dict, tuple[Reservation, ...]] | None = None
         self._interpreted = 0  # reservations looked at by compressions run in Python
+        self._kind: tuple | None = None  # (the platform last seen, whether BB nodes are named)
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        if bb_placement(state.platform).named:  # (BB pieces to place on named BB nodes)
+        kind = self._kind
+        if kind is None or kind[0] is not state.platform:
+            kind = self._kind = (state.platform, bb_placement(state.platform).named)
+        if kind[1]:  # (BB pieces to place on named BB nodes)
             return self._decide_named(state, t0)
         now = state.time
         queue = state.queue
@@ -154,16 +161,28 @@ class ConservativeBackfilling:
         kept: list[tuple[float, int, Job]] = []
         new: list[tuple[int, Job]] = []
         get = previous.get
+        cache, self._cache = self._cache, None  # (dropped if this decision fails half-way)
+        # The job each kept reservation was made for, when this policy made them: a job the
+        # resource manager resized since (same id, other nodes, BB or walltime) makes the kept
+        # profile stale, so it is built again (below) with the job as it is now.
+        made = cache.made if cache is not None and state.memory is cache.memory else None
+        was = made.get if made is not None else _NOTHING.get  # (the engine's jobs: themselves)
         for pos, job in enumerate(queue):
-            s = get(job.id)
+            jid = job.id
+            s = get(jid)
             if s is None:
                 new.append((pos, job))
             else:
                 kept.append((s if s > now else now, pos, job))
+                if was(jid, job) is not job:
+                    if _resized(made[jid], job):
+                        cache = made = None
+                        was = _NOTHING.get
+                    else:
+                        made[jid] = job
         # By start, ties in queue order: a stable sort on the start alone (it compares floats,
         # not tuples: a third of the time for the 38 reservations of KTH x 2)
         kept.sort(key=_first)
-        cache, self._cache = self._cache, None  # (dropped if this decision fails half-way)
         horizon = kept[-1][0] if kept else now  # no reservation moves from a later start
         fast = self._kernels()
         reused = self._reuse(cache, state, previous, len(kept), horizon, fast)
@@ -324,8 +343,14 @@ class ConservativeBackfilling:
             holders = _holders(state)
         for job in jobs:
             holders[job.id] = (now + job.walltime, job.nodes, job.bb)
+        if made is None or reused is None:
+            made = {job.id: job for _, _, job in kept}
+        for _, job in new:
+            made[job.id] = job
+        if len(made) > 2 * len(future) + 64:
+            made = {jid: made[jid] for jid in future}
         self._cache = _Kept(memory, profile, holders, booked, reservations, state.running,
-                            state.platform.capacity, self.depth)
+                            state.platform.capacity, self.depth, made)
         return _decision(jobs, reservations, t0=t0, memory=memory)
 
     def _kernels(self):
@@ -404,89 +429,42 @@ class ConservativeBackfilling:
         """:meth:`decide` on named BB nodes: the profile has one more dimension per BB node,
         and every reservation holds the job's first-fit pieces (:class:`~bbopt.planner.Planner`
         with ``first_fit``: the engine names the started jobs' nodes), planned again at every
-        decision from
-        the running jobs and the kept reservations -- compiled when the kernels load
-        (:meth:`_named_compiled`), else in Python."""
+        decision from the running jobs and the kept reservations -- compiled when the kernels
+        load (:class:`~bbopt.policies.conservative_named.NamedArrays`), else in Python
+        (:func:`~bbopt.policies.conservative_named.replan`). The reservations returned are those of
+        the previous decision updated where a start changed (given its memory back)."""
         now = state.time
-        queue = state.queue
+        queue = tuple(state.queue)
         previous: dict[str, float] = state.memory.get("reservations", {})
         depth = math.inf if self.depth is None else self.depth
-        planned = None
+        starts = None
         if self.compiled is not False:
-            planned = self._named_compiled(state, previous, depth)
-        if planned is None:
+            starts = self._named.starts(state, queue, previous, depth)
+        if starts is None:
             position = {job.id: k for k, job in enumerate(queue)}
             order = sorted((j for j in queue if j.id in previous),
                            key=lambda j: (max(previous[j.id], now), position[j.id]))
-            planned = _replan(Planner.of(state, first_fit=True), order, previous, depth, queue)
-        started = [job for job in queue if planned.get(job.id) == now]
-        future = {jid: t for jid, t in planned.items() if t > now}
+            planned = replan(Planner.of(state, first_fit=True), order, previous, depth, queue)
+            get = planned.get
+            starts = [get(job.id, math.nan) for job in queue]
+        started = [job for job, t in zip(queue, starts, strict=True) if t == now]
+        future = {job.id: t for job, t in zip(queue, starts, strict=True) if t > now}
         booked = self._named_booked
-        reservations = sorted_reservations(future, booked)
+        last = self._named_last
+        if last is not None and state.memory is last[0]:
+            # (the previous decision's reservations, sorted, where a few starts changed)
+            pget, fget = previous.get, future.get
+            touched = [jid for jid, t in future.items() if pget(jid) != t]
+            touched.extend(jid for jid in previous if fget(jid) is None)
+            reservations = (updated_reservations(last[1], future, booked, touched) if touched
+                            else last[1])
+        else:
+            reservations = sorted_reservations(future, booked)
         if len(booked) > 2 * len(reservations) + 64:
             self._named_booked = {r.job_id: r for r in reservations}
-        return _decision(started, reservations, t0=t0, memory={"reservations": future})
-
-    def _named_compiled(self, state: ClusterState, previous: dict[str, float],
-                        depth: float) -> dict[str, float] | None:
-        """The starts of :meth:`_decide_named` by job id, computed by the compiled kernel
-        from arrays (:func:`bbopt.planner.named_jit.conservative_running`): what each running
-        job holds (nodes, pool BB, bytes per BB node) is worked out once per job and kept
-        while it runs. ``None`` without the kernels, or when some running job's pieces are not
-        known (then they are placed again in Python)."""
-        loaded = named_kernels()
-        if loaded is None:
-            return None
-        platform = state.platform
-        consts = self._named_consts
-        if consts is None or consts[0] is not platform:
-            bb = bb_placement(platform)
-            caps = (float(platform.nodes), float(platform.bb), *bb.capacity)
-            consts = self._named_consts = (
-                platform, np.array(caps), np.array([slack(c) for c in caps]),
-                slack(platform.bb), bb.tol, {})
-        _, caps, tol, bb_tol, ftol, rows = consts
-        running = state.running
-        ends = []
-        held = []
-        for r in running:
-            job = r.job
-            row = rows.get(job.id)
-            if row is None:
-                pieces = r.bb_pieces
-                if pieces is None:
-                    if job.bb > 0:
-                        return None
-                    pieces = ()
-                vec = [0.0] * (len(caps) - 2)
-                for b, size in pieces:
-                    vec[b] += size
-                row = rows[job.id] = (job.nodes, job.bb, *vec)
-            ends.append(r.start + job.walltime)
-            held.append(row)
-        if len(rows) > 2 * len(running) + 256:  # (forget the jobs that ended)
-            ids = {r.job.id for r in running}
-            for jid in [jid for jid in rows if jid not in ids]:
-                del rows[jid]
-        queue = state.queue
-        count = len(queue)
-        get = previous.get
-        nan = math.nan
-        jobs = np.array([(j.nodes, j.bb, j.walltime) for j in queue],
-                        dtype=np.float64).reshape(count, 3).T.copy()
-        prev = np.array([get(j.id, nan) for j in queue], dtype=np.float64)
-        starts = np.empty(count)
-        seq = np.empty(count, dtype=np.int64)
-        try:
-            got = loaded.conservative_running(
-                float(state.time), caps, tol, bb_tol, ftol,
-                np.array(ends, dtype=np.float64),
-                np.array(held, dtype=np.float64).reshape(len(ends), len(caps)), jobs, prev,
-                float(depth), starts, seq)
-        except ValueError as exc:
-            raise OverbookedError(str(exc)) from None
-        order = seq[:got].tolist()
-        return dict(zip([queue[q].id for q in order], starts[order].tolist(), strict=True))
+        memory = {"reservations": future}
+        self._named_last = (memory, reservations)
+        return _decision(started, reservations, t0=t0, memory=memory)
 
 
 def _displace(kept: list[tuple[float, int, Job]], new: list[tuple[int, Job]],
@@ -501,42 +479,13 @@ def _displace(kept: list[tuple[float, int, Job]], new: list[tuple[int, Job]],
     return kept, new, kept[-1][0] if kept else now
 
 
-def _replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,
-            queue) -> dict[str, float]:
-    """Conservative backfilling planned again on ``planner`` (the reference of the compiled
-    decision, :func:`bbopt.planner.named_jit.conservative_named`): the kept reservations
-    (``previous``) held again in ``order``, compressed earliest first (never later than
-    before), then the other jobs of ``queue`` in queue order, up to ``depth`` reservations
-    (beyond: a start now if possible). The starts by job id, in the order they were planned."""
-    now = planner.now
-    kept = [job for job in order if planner.hold(job, max(previous[job.id], now))]
-    planned: dict[str, float] = {}
-    for job in kept:  # compression, earliest first: never later than before
-        old = max(previous[job.id], now)
-        planner.release(job)
-        start = planner.earliest(job, limit=old)
-        if start == math.inf or not planner.hold(job, start):
-            start = old
-            planner.hold(job, old)  # the slot it held a moment ago
-        planned[job.id] = start
-    for job in queue:
-        if job.id in planned:
-            continue
-        if len(planned) < depth:
-            start = planner.earliest(job)
-            if start < math.inf and planner.hold(job, start):
-                planned[job.id] = start
-        elif planner.hold(job, now):
-            planned[job.id] = now
-    return planned
-
-
 class _Kept(NamedTuple):
     """What :class:`ConservativeBackfilling` keeps from one decision to the next: the memory it
     returned (the key to the rest), the profile as that decision left it (running jobs, the
     jobs it started and its reservations), the jobs holding resources in it (id -> expected
     end, nodes, BB), the reservations it returned (by job id, and as it returned them), the
-    running jobs it was given, and the platform and depth."""
+    running jobs it was given, the platform and depth, and the job each reservation was made
+    for."""
 
     memory: dict
     profile: Profile
@@ -546,6 +495,14 @@ class _Kept(NamedTuple):
     running: tuple  # the running jobs it was given
     capacity: tuple[float, float]
     depth: int | None
+    made: dict[str, Job]  # the job each reservation was made for, by id (and some started)
+
+
+def _resized(before: Job, now: Job) -> bool:
+    """Whether a waiting job's request changed since its reservation was made (the nodes, BB
+    or walltime it holds)."""
+    return (before.nodes != now.nodes or before.bb != now.bb
+            or before.walltime != now.walltime)
 
 
 def _holders(state: ClusterState) -> dict[str, tuple[float, int, float]]:

@@ -80,13 +80,12 @@ from bbopt.units import Bandwidth, Bytes, Seconds
 from bbopt.workloads.shares import entitled_nodes, parse_shares
 
 MINUTES = 60.0
-#: ``omfs-opt`` with ``backend="auto"``: exhaustive enumeration up to this many candidates,
-#: CP-SAT above (both exact).
+#: ``omfs-opt`` with ``backend="auto"``: exhaustive up to this many candidates, CP-SAT above.
 AUTO_EXHAUSTIVE = 12
-#: The share of ``omfs-opt``'s decision budget kept for the rest of the decision (the jobs after
-#: the last victim choice, the answer): with less left, the remaining jobs that need evictions
-#: wait until the next decision; also the least a victim choice is given.
+#: The share of omfs-opt's budget kept after its last victim choice (with less left, the jobs
+#: needing evictions wait for the next decision); also the least a victim choice is given.
 MIN_SOLVE_SHARE = 0.2
+LOOK_EVERY = 256  #: omfs-opt's clock is read once per this many waiting jobs (a power of 2)
 
 
 def entity_of(job: Job) -> str:
@@ -240,13 +239,13 @@ class MemorylessFairShare:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter() - decision_elapsed()  # (bbopt.decide's check counts)
-        # omfs-opt's victim choices share the decision's budget: past it, the jobs that would
-        # need evictions wait (a FALLBACK decision), so no decision overruns its budget
-        from bbopt.solvers.base import Budget
-
-        # (deterministic mode: the work limits decide, its wall clock is only a safety net)
+        # omfs-opt's victim choices share the decision's budget (deterministic mode: the work
+        # limits decide, the wall clock is a safety net): past it, the jobs that would need
+        # evictions wait (FALLBACK); past ``stop`` (less the decision's tail) all the others do
+        from bbopt.solvers.base import TAIL_SHARE, Budget
         deadline = (t0 + Budget.of(self.budget, mode=self.budget_mode).seconds
                     if self.backend != "greedy" else math.inf)
+        stop = deadline - TAIL_SHARE * self.budget
         platform = state.platform
         entitled = entitled_nodes(self.shares, platform.nodes)
         held: dict[str, int] = {}  # nodes held per entity (running, claimed, started now)
@@ -290,7 +289,10 @@ class MemorylessFairShare:
         done = {j.id for j in started}
         over = EvictionCandidates(self.pool(state), entitled, held, victims_taken, entity_of)
         out_of_time = False
-        for job in _priority_order(state.queue):
+        for k, job in enumerate(_priority_order(state.queue)):
+            if not k & (LOOK_EVERY - 1) and _time.perf_counter() > stop:
+                out_of_time = True  # (the budget is spent: the jobs not yet offered wait)
+                break
             if job.id in claims or job.id in done:
                 continue
             u = entity_of(job)
@@ -347,8 +349,7 @@ class MemorylessFairShare:
         stats = last_stats if last_stats is not None else _stats(t0)
         stats = SolveStats(backend=stats.backend,
                            status=Status.FALLBACK if out_of_time else stats.status,
-                           objective=stats.objective,
-                           bound=stats.bound, gap=stats.gap,
+                           objective=stats.objective, bound=stats.bound, gap=stats.gap,
                            wall_time=_time.perf_counter() - t0, budget=stats.budget)
         return Decision(start=tuple(Start(j.id) for j in started),
                         reservations=tuple(easy.reservations()), preempt=tuple(preempt),

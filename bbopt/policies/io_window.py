@@ -62,7 +62,7 @@ from bbopt.policies.window_common import (
     tree_of,
     without_tree,
 )
-from bbopt.solvers.base import Budget, Result, Solution, solve
+from bbopt.solvers.base import TAIL_SHARE, Budget, Result, Solution, solve
 from bbopt.solvers.io_window.forms import candidates
 from bbopt.topology import AllocState
 from bbopt.units import Seconds
@@ -172,7 +172,7 @@ class IOWindowPolicy:
             objectives=self.objectives, forced=[j.id in forced for j in window])
 
     def _select(self, model: IOWindowModel, t0: float) -> tuple[Result, np.ndarray, int]:
-        budget = self.budget.less(_time.perf_counter() - t0)  # building the window counts
+        budget = self.budget.less(_time.perf_counter() - t0, TAIL_SHARE)  # (building counts)
         res = solve(model, self.backend, budget, self.seed, form="pareto",
                     **self.backend_options)
         if res.solution is None:  # infeasible: cannot happen (forced jobs fit together)

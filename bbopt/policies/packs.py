@@ -79,20 +79,17 @@ from bbopt.core import (
     SolveStats,
     Start,
     Status,
+    decision_elapsed,
     periodic_spec,
     rack_sizes,
 )
 from bbopt.errors import InputError
 from bbopt.models.packs import OBJECTIVES, ORDERS, PackModel, order_keys
 from bbopt.policies.registry import register
-from bbopt.solvers.base import Budget, solve
+from bbopt.solvers.base import TAIL_SHARE, Budget, solve
 from bbopt.units import Bandwidth, Seconds
 
 _EPS = 1e-9
-#: The share of an exact pack builder's wall budget kept for what follows the solve (reading
-#: the answer, the decision) and what came before the policy (the state's check), so that the
-#: whole decision stays within its budget on a long queue.
-TAIL_SHARE = 0.1
 
 
 def io_bandwidth(jobs: Iterable[Job], given: float | None) -> float:
@@ -133,8 +130,9 @@ def average_bandwidth(job: Job, b: float) -> float:
 
 
 def _rack_decision(policy: Any, state: ClusterState, racks: int | list[int]) -> Decision:
-    """``policy._decide_one`` on every rack in turn (see the module docstring)."""
-    t0 = _time.perf_counter()
+    """``policy._decide_one`` on every rack in turn (see the module docstring); the racks'
+    decisions share one wall budget, counted from :func:`bbopt.decide`'s call."""
+    t0 = _time.perf_counter() - decision_elapsed()
     sizes = rack_sizes(racks, state.platform.nodes)
     first = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     widest = max(sizes)
@@ -340,7 +338,7 @@ class PackScheduling:
         return self._decide_one(state)
 
     def _decide_one(self, state: ClusterState) -> Decision:
-        t0 = _time.perf_counter()
+        t0 = _time.perf_counter() - decision_elapsed()  # (bbopt.decide's check counts)
         now = state.time
         mem = dict(state.memory) if state.memory else {}
         b = io_bandwidth((*state.queue, *(r.job for r in state.running)), self.bandwidth)
@@ -355,16 +353,28 @@ class PackScheduling:
         queue = list(state.queue)
         if not queue:
             return Decision(memory=mem)
+        # a wall budget bounds the exact builder's whole decision, from bbopt.decide's call
+        # (its check of the state counts): the model is read until the budget less two tails,
+        # the fallback's (first fit over what was read) and the decision's
+        wall = self.builder == "exact" and self.budget.mode == "wall"
+        deadline = t0 + (1 - 2 * TAIL_SHARE) * self.budget_seconds if wall else None
         model = PackModel.from_jobs(queue, free_n, b, now=now, objective=self.objective,
                                     tiebreak=self.tiebreak, tolerance=self.tolerance,
-                                    seed=self.seed, fallback_order=self.order)
+                                    seed=self.seed, fallback_order=self.order,
+                                    deadline=deadline)
         if self.builder == "greedy":
             x = model.greedy(self.order)
             stats = SolveStats(backend=f"greedy-{self.order}", status=Status.FEASIBLE,
                                objective=model.evaluate(x)[0])
+        elif model.size < len(queue) or (wall and _time.perf_counter() >= deadline):
+            # out of time before the solver: the contract's fallback on the jobs read (the
+            # head of the queue), first fit in the policy's order
+            queue = queue[:model.size]
+            x = model.fallback()
+            stats = SolveStats(backend=self.backend, status=Status.FALLBACK,
+                               objective=model.evaluate(x), budget=self.budget_seconds)
         else:
-            budget = self.budget.less(_time.perf_counter() - t0  # building counts, and a tail
-                                      + TAIL_SHARE * self.budget_seconds)
+            budget = self.budget.less(_time.perf_counter() - t0, TAIL_SHARE)  # (building counts)
             res = solve(model, self.backend, budget, seed=self.seed)
             x = np.asarray(res.solution, dtype=bool)
             stats = SolveStats(backend=self.backend, status=res.status,

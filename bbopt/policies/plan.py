@@ -106,7 +106,7 @@ from bbopt.models.plan import PlanModel
 from bbopt.planner import Planner
 from bbopt.policies.promises import Promise
 from bbopt.policies.registry import register
-from bbopt.solvers.base import Budget, backends_for, solve
+from bbopt.solvers.base import TAIL_SHARE, Budget, backends_for, solve
 from bbopt.units import Seconds
 
 #: Default number of waiting jobs planned at a decision (the first ones in queue order). One plan
@@ -207,7 +207,7 @@ class PlanBased:
         backend = self.backend
         if self.max_exact_jobs is not None and model.n > self.max_exact_jobs:
             backend = "annealing"
-        budget = self.budget.less(_time.perf_counter() - t0)  # building counts
+        budget = self.budget.less(_time.perf_counter() - t0, TAIL_SHARE)  # (building counts)
         result = solve(model, backend, budget, seed=self._seed(state),
                        **self._annealing_options(model, state) if backend == "annealing" else {})
         bound, gap = result.bound, result.gap

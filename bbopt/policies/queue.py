@@ -15,17 +15,15 @@ Kopanski & Rzadca, Euro-Par 2021, Section 3.2, Algorithm 1 and the policy list o
 
 All of them plan with walltimes, never with the (unknown) runtimes.
 
-Named BB nodes (:attr:`bbopt.core.Platform.bb_nodes`, the authors' 12 x 40 GB): every policy
-here starts a job only when its per-node pieces can be placed now by the engine's own rule
-(:func:`bbopt.planner.pieces.first_fit_pieces`, in the order of the decision's starts), so no start
-is refused. The BB-aware reservations are made on the named nodes too: EASY's shadow time is
-the first expected end at which the head's pieces can be placed on the BB nodes as they will be
-then (running jobs' pieces given back at their expected ends), and a backfilled job still
-running then must leave the head placeable there.
-
-Proximity placement (``Platform.bb_proximity``, the authors' Dragonfly placement): these
-policies name each start's compute nodes and reserve named compute nodes for EASY's head
-(:mod:`bbopt.policies.proximity_bb`).
+Where the burst buffer is placed is the planner's placement strategy
+(:mod:`bbopt.planner.bb`: one pool, BB nodes first fit, or the authors' proximity placement),
+never a branch here. When it has pieces to place, every policy here starts a job only when the
+planner places them now as the engine will (in the order of the decision's starts, naming the
+compute nodes when the strategy chooses them), so no start is refused; EASY's shadow time and
+backfill test are asked of the planner too (:meth:`EasyBackfilling._decide_named`): the head is
+held from the first time its nodes and pieces can be placed (the BB nodes as they will be then,
+and with a strategy that chooses compute nodes, the head's named nodes then), and a backfilled
+job still running then must avoid the nodes it holds and leave its pieces placeable.
 
 Length: the EASY variants share their reservation and backfill passes.
 """
@@ -51,7 +49,6 @@ from bbopt.core import (
     slack,
 )
 from bbopt.planner import Planner, Release, first_fit_time
-from bbopt.policies import proximity_bb
 from bbopt.policies.promises import Promise
 from bbopt.policies.registry import register
 from bbopt.queue_view import QueueView
@@ -102,11 +99,6 @@ def _rule_stats(t0: float) -> SolveStats:
 
 
 _start = Start.of_fields
-
-
-def _named_decision(starts: list[Start], reservations=(), t0: float = 0.0) -> Decision:
-    """:func:`_decision` for starts that name their compute nodes (proximity placement)."""
-    return Decision.of_fields(tuple(starts), tuple(reservations), (), (), _rule_stats(t0), None)
 
 
 @register("fcfs")
@@ -184,10 +176,6 @@ class EasyBackfilling:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter()
-        if state.platform.bb_proximity is not None:
-            starts, reservations = proximity_bb.decide_easy(state, reserve_bb=self.reserve_bb,
-                                                            order=self.order)
-            return _named_decision(starts, reservations, t0=t0)
         planner = Planner.placing(state)
         if planner is not None:
             return self._decide_named(state, planner, t0)
@@ -228,9 +216,9 @@ class EasyBackfilling:
     def _decide_named(self, state: ClusterState, planner: Planner, t0: float) -> Decision:
         """:meth:`decide` when the BB placement has pieces to place (named BB nodes): every
         start and the head's reservation asked of the ``planner`` -- starts placed now as the
-        engine places them, the head held from its shadow time (with ``reserve_bb`` its BB
-        too, re-placeable: a backfilled job still running then must leave its pieces
-        placeable there)."""
+        engine places them (with the compute nodes the placement chose), the head held from its
+        shadow time (with ``reserve_bb`` its BB too, re-placeable: a backfilled job still
+        running then must leave its pieces placeable there)."""
         queue = state.queue
         started: list[Job] = []
         i = 0
@@ -240,7 +228,7 @@ class EasyBackfilling:
             started.append(job)
             i += 1
         if i == len(queue):
-            return _decision(started, t0=t0)
+            return _decision(started, t0=t0, nodes=planner.chosen)
         head = queue[i]
         shadow = _shadow(planner, head, self.reserve_bb)
         if self.order == "sjf":
@@ -250,7 +238,7 @@ class EasyBackfilling:
             started += planner.start_each_block(queue.blocks_from(i + 1))
         else:
             started += planner.start_each(islice(queue, i + 1, None))
-        return _decision(started, [Reservation(head.id, shadow)], t0=t0)
+        return _decision(started, [Reservation(head.id, shadow)], t0=t0, nodes=planner.chosen)
 
 
 def _shadow(planner: Planner, head: Job, reserve_bb: bool) -> float:

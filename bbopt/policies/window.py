@@ -80,7 +80,7 @@ from bbopt.policies.window_common import (  # noqa: F401  (rules and orders: re-
     rule_of,
     wfp_score,
 )
-from bbopt.solvers.base import Budget, Result, solve
+from bbopt.solvers.base import TAIL_SHARE, Budget, Result, solve
 from bbopt.solvers.scalarize import Candidates, Form
 from bbopt.units import Seconds
 
@@ -265,7 +265,7 @@ class WindowPolicy:
             x = np.zeros(0, dtype=bool)
             return Result(Status.OPTIMAL, x, (), backend="none"), x, 0
         opts = dict(self.backend_options)
-        budget = self.budget.less(_time.perf_counter() - t0)  # building the window counts
+        budget = self.budget.less(_time.perf_counter() - t0, TAIL_SHARE)  # (building counts)
         if self.method in ("in-order", "bin-packing"):
             res = solve(model, "greedy", budget, self.seed, rule=self.method)
             return res, np.asarray(res.solution, dtype=bool), 0

@@ -203,6 +203,14 @@ class ExclusiveIO(ExecutionModelBase):
 
         return {f"xio_{k}": float(v) for k, v in pack_metrics(result, self).items()}
 
+    def curves(self, result: Any) -> dict[str, list[float]]:
+        """Jeannot et al.'s usage over time (:func:`~bbopt.simulation.pack_metrics.usage_over_time`
+        in :data:`~bbopt.simulation.pack_metrics.USAGE_BINS` bins of the makespan)."""
+        from bbopt.simulation.pack_metrics import USAGE_BINS, usage_over_time
+
+        return {k: [float(x) for x in v]
+                for k, v in usage_over_time(result, self, bins=USAGE_BINS).items()}
+
     def job_stats(self) -> dict[int, dict[str, float]]:
         """Per ended job: seconds its I/O phases waited (``io_wait``), its elapsed time and the
         I/O node it used."""

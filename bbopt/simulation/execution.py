@@ -25,7 +25,10 @@ contention and phased models do):
 
 Metrics: ``metrics(result) -> dict[str, float]`` gives the metrics the model adds to a run's
 job metrics, under the same names wherever a run is measured (:func:`bbopt.runs.run`):
-Herbein et al.'s I/O metrics for the fluid models, Jeannot et al.'s ``xio_*`` for exclusive I/O.
+Herbein et al.'s I/O metrics for the fluid models, Jeannot et al.'s ``xio_*`` for exclusive I/O;
+``curves(result) -> dict[str, list[float]]`` its quantities over time in equal bins of the run
+(a sweep keeps them in each run's summary for ``bbopt report``: Jeannot et al.'s Figures 4-5
+and 8 for exclusive I/O; default none).
 
 :class:`ExecutionModelBase` declares the optional hooks with their defaults (no metrics, no
 accounting, every instant may end a job); the built-in models derive from it.
@@ -87,6 +90,10 @@ class ExecutionModelBase:
 
     def metrics(self, result: Any) -> dict[str, float]:
         """The metrics this model adds to the run's job metrics (default: none)."""
+        return {}
+
+    def curves(self, result: Any) -> dict[str, list[float]]:
+        """This model's quantities over the run in equal time bins (default: none)."""
         return {}
 
 

@@ -27,6 +27,9 @@ import numpy as np
 from bbopt.core import periodic_spec
 from bbopt.simulation.result import SimulationResult
 
+#: Time bins of the usage curves a run keeps (:meth:`ExclusiveIO.curves`, Figures 4-5 and 8).
+USAGE_BINS = 60
+
 
 def _times_alone(result: SimulationResult, model: Any) -> np.ndarray:
     out = np.empty(len(result.jobs))

@@ -284,8 +284,21 @@ def _cmd_replay(args) -> int:
     record = run_replay(spec, scheduler=args.scheduler, bb_unit=bb_unit, interval=interval,
                         progress=not args.no_progress)
     out = record.result.to_csv(Path(args.out))
-    m = record.metrics
     print(f"{spec.name}: {len(spec.workload)} jobs on {spec.platform.nodes} nodes under "
           f"{'slurm backfill' if args.scheduler == 'slurm' else args.policy}: "
-          f"mean wait {m['mean_wait']:.2f} s, finished {m['finished']:.0f}; wrote {out}")
+          f"{_waited(record.metrics)}; wrote {out}")
     return 0
+
+
+def _waited(m: dict[str, float]) -> str:
+    """The replay's mean wait and finished jobs, or what left the wait unmeasured: no job
+    submitted in the measurement window ran (never a NaN)."""
+    import math
+
+    if not math.isnan(m["mean_wait"]):
+        return f"mean wait {m['mean_wait']:.2f} s, finished {m['finished']:.0f}"
+    window = ""
+    if "measured_from" in m:
+        window = f" in the measurement window [{m['measured_from']:g}, {m['measured_to']:g}) s"
+    return (f"no wait measured: none of the {m['jobs']:.0f} jobs submitted{window} ran "
+            f"(finished {m['finished']:.0f}, rejected {m['rejected']:.0f})")

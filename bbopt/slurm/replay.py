@@ -230,9 +230,10 @@ def replay_spec(spec: RunSpec, *, nodes: int = 16, speedup: float = 1.0,
     Kopanski & Rzadca's log-normal per-processor model (Section 4.1), drawn with ``spec.seed``
     on the scaled node counts; the pool (``bb_pool`` bytes) defaults to theirs per node, 480
     GB / 96 nodes = 5 GB per node. The policy and its options are checked here (units,
-    budget mode), before any cluster starts.
+    budget mode), and the measurement window (``spec.warmup``, ``spec.cooldown``, in scaled
+    time) holds a submission, before any cluster starts.
     """
-    from bbopt.runs import check_policies, load, with_budget_mode
+    from bbopt.runs import check_policies, load, measurement_interval, with_budget_mode
     from bbopt.workloads.bb import with_lognormal_bb
 
     check_policies(spec, [spec.policy])
@@ -241,6 +242,8 @@ def replay_spec(spec: RunSpec, *, nodes: int = 16, speedup: float = 1.0,
     trace_nodes = trace_nodes or (w.max_nodes if w is not None else None) or \
         max((j.nodes for j in raw), default=1)
     jobs = scale_workload(raw, speedup, nodes=nodes, trace_nodes=trace_nodes)
+    # the window measured, in scaled time: one holding no submission is refused here
+    measurement_interval(jobs, spec.warmup, spec.cooldown)
     if spec.bb == "lognormal" or (spec.bb == "auto" and not any(j.bb > 0 for j in jobs)):
         jobs = with_lognormal_bb(jobs, spec.seed)
     pool = bb_pool if bb_pool is not None else 5e9 * nodes

@@ -55,6 +55,10 @@ SAFETY_FLOOR = 30.0
 DET_PER_SECOND = 0.5
 #: The least wall time a backend is handed once model building has used the rest.
 MIN_SECONDS = 1e-3
+#: The share of a decision's wall budget a policy keeps for what follows its backend (reading
+#: the answer, building the decision over a long queue), so that the whole decision, from
+#: :func:`bbopt.decide`'s call, stays within its budget (:meth:`Budget.less`).
+TAIL_SHARE = 0.1
 #: How far from 0 or 1 a MILP solver's value may be and still be read as a 0-1 choice (CBC's and
 #: SCIP's integer tolerance is 1e-6).
 INTEGRALITY = 1e-5
@@ -114,13 +118,15 @@ class Budget:
         det = deterministic if deterministic is not None else DET_PER_SECOND * nominal.seconds
         return cls(max(nominal.seconds * SAFETY, SAFETY_FLOOR), det, mode)
 
-    def less(self, elapsed: float) -> Budget:
+    def less(self, elapsed: float, tail: float = 0.0) -> Budget:
         """What is left for the backend after ``elapsed`` seconds of model building: the wall
-        budget minus ``elapsed`` (a decision's wall time includes building its model); the
+        budget minus ``elapsed`` (a decision's wall time includes building its model) and
+        minus the ``tail`` share of it kept for what follows the backend (reading its answer,
+        building the decision: :data:`TAIL_SHARE` for a policy's whole decision); the
         deterministic mode's work limits do not depend on time and are left whole."""
         if self.mode == "deterministic":
             return self
-        return replace(self, seconds=max(self.seconds - elapsed, MIN_SECONDS))
+        return replace(self, seconds=max(self.seconds * (1 - tail) - elapsed, MIN_SECONDS))
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,14 +31,16 @@ def test_jeannot_grid_runs_each_family_on_its_protocols_platform():
     families on Mira's 49,152 nodes and the Uniform ones on 2,048, under exclusive I/O."""
     spec = load_spec(EXPERIMENTS / "jeannot.yaml")
     cells = spec.cells()
-    assert len(spec.workloads) == 17 and len(cells) == 17 * 5 * 10
+    assert len(spec.workloads) == 17 and len(cells) == 17 * 6 * 10
     nodes = {"mira": 49152, "uniform": 2048}
     for c in cells:
         assert c.platform == {"M": "mira", "U": "uniform"}[c.workload[0]]
         assert spec.platforms[c.platform]["nodes"] == nodes[c.platform]
         assert spec.executions[c.execution]["name"] == "exclusive-io"
-    assert {p.label for p in spec.policies} == {"io-list", "pack-random", "pack-max",
-                                                 "pack-char", "pack-opt"}
+    assert {p.label for p in spec.policies} == {"io-list", "io-list-greedy", "pack-random",
+                                                 "pack-max", "pack-char", "pack-opt"}
+    greedy = next(p for p in spec.policies if p.label == "io-list-greedy")
+    assert (greedy.name, greedy.options) == ("io-list", {"backfill": "greedy"})
     assert all(m.startswith("xio_") for m in spec.metrics)
 
 
@@ -75,7 +77,9 @@ def test_quick_variant_runs_and_reports(path, tmp_path):
     page = write_report(tmp_path / "r", tmp_path / "report")
     assert page.exists() and "<img" in page.read_text()
     pngs = sorted((tmp_path / "report").glob("*.png"))
-    kinds = {p.stem.split("_", 1)[1] for p in pngs}
+    paper = [p for p in pngs if p.stem.startswith("jeannot_")]  # Figures 4-9 of that paper
+    assert len(paper) == (5 if path.stem == "jeannot" else 0)
+    kinds = {p.stem.split("_", 1)[1] for p in pngs if p not in paper}
     # the Pareto front of a window policy's decision, where one ran (BBSched's methods)
     assert kinds - {"pareto"} == {"forest", "wait_ecdf", "utilisation", "gantt"}
     if path.stem == "bbsched":

@@ -117,8 +117,10 @@ def test_the_plan_grid_runs_annealing_per_seed_and_exhaustive_once(tmp_path):
     per = {}
     for _, _, backend, budget, seed in grid:
         per.setdefault(backend, set()).add((budget, seed))
-    assert set(per) == {"annealing", "exhaustive", "greedy"}  # CP-SAT plans the BB pool only
-    assert len(per["annealing"]) == 6 and len(per["exhaustive"]) == 2
+    # CP-SAT too: the BB-pool relaxation's order placed on the nodes, with its bound
+    assert set(per) == {"annealing", "cpsat", "exhaustive", "greedy"}
+    assert len(per["annealing"]) == 6 and len(per["cpsat"]) == 6
+    assert len(per["exhaustive"]) == 2
 
 
 def test_the_cli_reports_a_missing_store_without_a_traceback(tmp_path, capsys):

@@ -25,10 +25,6 @@ STUDIES = [
                          "--policies", "fcfs-easy,io-easy"], "efficiency ratio"),
     ("kopanski_parts.py", ["--policies", "fcfs"], "alloc+io"),
     ("kopanski_seeds.py", ["--jobs", "300", "--policies", "fcfs,sjf-bb"], "Whole trace"),
-    ("jeannot_reproduction.py", ["--apps", "20", "--seeds", "1", "--alphas", "0.5",
-                                 "--families", "M-No", "--strategies", "io-list,pack-max",
-                                 "--workers", "1", "--out", "{tmp}"],
-     "fig8_usage.png"),
     ("omfs_study.py", ["--jobs", "200", "--workloads", "kth-users", "--out", "{tmp}"],
      "verdict"),
 ]

@@ -332,6 +332,15 @@ CASES = [
                                   "nodir/c.png"], ["nodir", "field '--plot'"]),
     Case("plot-exists", {"c.png": "old"}, ["compare", "--no-progress", "--jobs", "5", "--plot",
                                            "c.png"], ["c.png", "--force"]),
+    # ---- a sweep spec's size past any float; a measurement window with no submission in it
+    Case("spec-bb-past-float", {"s.yaml": "name: s\nworkloads: {w: {generator: {name: kth-like,"
+                                          " n_jobs: 5}}}\nplatforms: [{name: p, nodes: 8, bb: 1"
+                                          + "0" * 400 + "}]\npolicies: [fcfs-bb]\n"},
+         ["sweep", "s.yaml", "--dry-run", "--out", "r"], ["s.yaml", "platforms[0].bb",
+                                                          "too large"]),
+    Case("opt-warmup-empty-window", {"t.swf": swf(GOOD)}, [*sim_w("t.swf"), "--warmup",
+                                                          "40.5s"],
+         ["'--warmup'", "[50.5, 51) s is empty"]),
 ]
 
 #: One case of each kind also runs as a real process (exit status, stderr, a wall-clock limit).

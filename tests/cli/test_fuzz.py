@@ -1,6 +1,7 @@
 """Under fuzz, the command line ends in a result or one ``bbopt: error:`` line with status 2:
 no other exception escapes ``bbopt.cli.main``, on every input surface (traces, platform files,
-states, a results store, generator parameters, the Slurm site config). Inputs are drawn near
+states, a results store and its jobs.csv files, generator parameters, sweep specifications,
+entitlement shares, the Slurm site config). Inputs are drawn near
 valid ones (magnitudes, signs, types, missing and unknown fields, a byte-order mark,
 truncations), where the mistakes are."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -158,3 +160,122 @@ def test_batsim_workloads(tmp_path, capsys, top, job, cut, bom):
     path = tmp_path / "w.json"
     path.write_bytes(_cut(text.encode(), cut, bom))
     _run(["simulate", "-w", str(path), "--no-progress", "--policy", "fcfs-bb"], capsys)
+
+
+SPEC = {"name": "fz", "workloads": {"w": {"generator": {"name": "kth-like", "n_jobs": 20}}},
+        "platforms": [{"name": "small", "nodes": 16, "bb": "100GB"}],
+        "policies": ["fcfs-bb", {"name": "plan-2", "options": {"budget": 1}}], "seeds": [0]}
+SPEC_PATHS = [("name",), ("workloads",), ("platforms",), ("policies",), ("seeds",),
+              ("budgets",), ("executions",), ("tick",), ("warmup",), ("cooldown",),
+              ("reference",), ("metrics",), ("exclude",), ("zip",), ("quick",), ("report",),
+              ("budget_mode",), ("description",), ("extra",),
+              ("workloads", "w"), ("workloads", "w", "first"), ("workloads", "w", "split"),
+              ("workloads", "w", "transforms"), ("workloads", "w", "seed"),
+              ("workloads", "w", "generator", "n_jobs"), ("workloads", "w", "generator", "name"),
+              ("platforms", 0), ("platforms", 0, "nodes"), ("platforms", 0, "bb"),
+              ("platforms", 0, "node_sdd"), ("policies", 1), ("policies", 1, "options"),
+              ("policies", 1, "options", "budget"), ("policies", 1, "sweep"), ("seeds", 0)]
+values = numbers | texts | st.lists(numbers | texts, max_size=2) | \
+    st.dictionaries(texts, numbers, max_size=2)
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(SPEC_PATHS), values), max_size=3),
+       st.one_of(st.none(), st.integers(0, 200)), st.booleans())
+def test_sweep_specs(tmp_path, capsys, changes, cut, bom):
+    """A spec's every field, nested ones too, of the wrong kind, shape or range: the sweep is
+    planned (--dry-run: every field and policy option checked, nothing run) or refused."""
+    import copy
+
+    import yaml
+
+    doc = copy.deepcopy(SPEC)
+    for path, value in changes:
+        node = doc
+        for key in path[:-1]:
+            node = node[key] if isinstance(node, dict) and key in node or \
+                isinstance(node, list) and isinstance(key, int) and key < len(node) else None
+            if node is None:
+                break
+        if isinstance(node, dict) or isinstance(node, list) and path[-1] < len(node):
+            node[path[-1]] = value
+    try:
+        text = yaml.safe_dump(doc)
+    except (yaml.YAMLError, ValueError, OverflowError):
+        return
+    spec = tmp_path / "spec.yaml"
+    spec.write_bytes(_cut(text.encode(), cut, bom))
+    _run(["sweep", str(spec), "--dry-run", "--out", str(tmp_path / "store")], capsys)
+
+
+@FUZZ
+@given(st.one_of(st.dictionaries(st.one_of(texts, st.sampled_from(["a", "b", "0"])),
+                                 numbers | texts, max_size=4),
+                 numbers, texts, st.lists(numbers, max_size=3)),
+       st.sampled_from([".yaml", ".json"]), st.one_of(st.none(), st.integers(0, 40)),
+       st.booleans())
+def test_shares_files(tmp_path, capsys, doc, suffix, cut, bom):
+    """Entitlement shares of any kind, sum and entity for a fair-share policy."""
+    try:
+        text = json.dumps(doc)
+    except ValueError:
+        return
+    path = tmp_path / f"shares{suffix}"
+    path.write_bytes(_cut(text.encode(), cut, bom))
+    _run(["simulate", "--jobs", "20", "--policy", "omfs", "--shares", str(path),
+          "--no-progress"], capsys)
+
+
+JOBS_COLUMNS = ["job_id", "submission_time", "requested_number_of_resources",
+                "requested_time", "final_state", "starting_time", "finish_time", "bb",
+                "trace_runtime", "user", "allocated_resources"]
+cells = st.one_of(st.integers(-3, 10**6), st.just(10**30), st.floats(allow_nan=True),
+                  st.sampled_from(["", "x", "nan", "inf", "-1", "1.5", "COMPLETED_SUCCESSFULLY",
+                                   "REJECTED", "0-3", '"']))
+
+
+@pytest.fixture(scope="module")
+def sweep_store(tmp_path_factory):
+    """A small finished store (two runs of one scenario) to damage."""
+    import yaml
+
+    root = tmp_path_factory.mktemp("store")
+    spec = root / "spec.yaml"
+    spec.write_text(yaml.safe_dump({**SPEC, "policies": ["fcfs-bb", "sjf-bb"],
+                                    "reference": "fcfs-bb"}))
+    assert main(["sweep", str(spec), "--serial", "--no-progress", "--out",
+                 str(root / "store")]) == 0
+    return root / "store"
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(JOBS_COLUMNS), unique=True, max_size=len(JOBS_COLUMNS)),
+       st.lists(st.lists(cells, min_size=len(JOBS_COLUMNS), max_size=len(JOBS_COLUMNS)),
+                max_size=4),
+       st.booleans())
+def test_jobs_csv_in_a_store(tmp_path, capsys, sweep_store, columns, rows, whole):
+    """A run's jobs.csv whose summary records its size (so the store takes it as whole) but
+    whose columns or cells are wrong: ``report`` ends in a report or a one-line error."""
+    import csv
+    import gzip
+    import io
+    import shutil
+
+    store = tmp_path / "store"
+    if not store.exists():
+        shutil.copytree(sweep_store, store)
+    run = sorted((store / "runs").iterdir())[0]
+    columns = JOBS_COLUMNS if whole else columns
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(columns)
+    for r in rows:
+        writer.writerow(r[:len(columns)])
+    data = gzip.compress(buf.getvalue().encode())
+    (run / "jobs.csv.gz").write_bytes(data)
+    summary = json.loads((run / "summary.json").read_text())
+    summary["jobs_bytes"] = len(data)
+    (run / "summary.json").write_text(json.dumps(summary))
+    out = tmp_path / "rep"
+    shutil.rmtree(out, ignore_errors=True)
+    _run(["report", str(store), "--out", str(out)], capsys)

@@ -168,3 +168,48 @@ def test_exact_builder_beats_the_paper_orders_on_a_known_case():
     r = solve(model, "cpsat", Budget(5.0))
     assert np.flatnonzero(r.solution).tolist() == [1, 2]
     assert r.objective == 40.0
+
+
+def _first_fit(model: PackModel, perm) -> list[int]:
+    """First fit in ``perm`` read literally: every application in turn, kept if it fits."""
+    picked, used, io, longest = [], 0, 0.0, 0.0
+    for i in perm:
+        d = max(longest, float(model.duration[i]))
+        if used + model.nodes[i] <= model.capacity and \
+                io + model.io_time[i] <= d * (1 + 1e-9):
+            picked.append(int(i))
+            used, io, longest = used + int(model.nodes[i]), io + float(model.io_time[i]), d
+    return sorted(picked)
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=instances(), order=st.sampled_from(ORDERS))
+def test_greedy_stops_when_no_application_fits_the_nodes_left_and_loses_nothing(model, order):
+    perm = order_keys(order, model.ids, model.duration, model.char, model.seed)
+    assert np.flatnonzero(model.greedy(order)).tolist() == _first_fit(model, perm)
+
+
+def test_greedy_stops_at_a_full_pack_and_at_one_node_short_of_the_narrowest():
+    # cap 4: 1 (q=2) and 0 (q=2) fill it; nothing is looked at after (the 1-node 3 does not fit)
+    m = model_of([2, 2, 3, 1], [5, 9, 7, 1], [0, 0, 0, 0], cap=4)
+    assert np.flatnonzero(m.greedy("max")).tolist() == [0, 1]
+    # narrowest 2 nodes: at 3 of 4 used (one node left) the pack is complete; at 2 of 4 it is not
+    m = model_of([3, 2, 2], [9, 5, 4], [0, 0, 0], cap=4)
+    assert np.flatnonzero(m.greedy("max")).tolist() == [0]
+    m = model_of([2, 3, 2], [9, 5, 4], [0, 0, 0], cap=4)
+    assert np.flatnonzero(m.greedy("max")).tolist() == [0, 2]
+
+
+def test_a_model_read_past_its_deadline_holds_the_head_of_the_queue():
+    from bbopt.models.packs import BLOCK
+
+    jobs = [Job(f"j{k}", float(k), 100.0 + k, nodes=1 + k % 3) for k in range(3 * BLOCK + 5)]
+    whole = PackModel.from_jobs(jobs, 8, 1e9)
+    assert whole.size == len(jobs)
+    assert PackModel.from_jobs(jobs, 8, 1e9, deadline=float("inf")).size == len(jobs)
+    cut = PackModel.from_jobs(jobs, 8, 1e9, deadline=0.0)  # (long past)
+    assert cut.size == BLOCK and cut.ids == whole.ids[:BLOCK]
+    assert cut.duration.tolist() == whole.duration[:BLOCK].tolist()
+    assert cut.nodes.tolist() == whole.nodes[:BLOCK].tolist()
+    short = jobs[:BLOCK]  # no look at the clock before a whole block is read
+    assert PackModel.from_jobs(short, 8, 1e9, deadline=0.0).size == BLOCK

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -209,3 +210,39 @@ def test_every_decision_equals_the_textbook_one(jobs, tick):
 
     simulate(jobs, PLATFORM, "conservative-bb", tick=tick, on_decision=observe)
     assert compared
+
+
+@pytest.mark.parametrize("platform", [Platform(4, 100.0), Platform(4, 100.0, bb_nodes=(50.0,) * 2)],
+                         ids=["pool", "named"])
+@pytest.mark.parametrize(("resized", "reserved"), [
+    # A asks for 4 nodes instead of 2: B no longer fits beside it at 10 and is planned again,
+    # after C (kept at 20)
+    (Job("A", 0, 10, 10, 4, 1.0),
+     (Reservation("A", 10.0), Reservation("C", 20.0), Reservation("B", 30.0))),
+    # A asks for 30 s instead of 10: C (4 nodes) no longer fits at 20, it waits for A's end
+    (Job("A", 0, 30, 30, 2, 1.0),
+     (Reservation("A", 10.0), Reservation("B", 10.0), Reservation("C", 40.0))),
+    # A asks for 1 node: the same reservations (nothing it held moves)
+    (Job("A", 0, 10, 10, 1, 1.0),
+     (Reservation("A", 10.0), Reservation("B", 10.0), Reservation("C", 20.0))),
+], ids=["nodes", "walltime", "shrunk"])
+def test_a_job_resized_under_its_id_is_planned_for_its_new_request(platform, resized, reserved):
+    """X holds the 4 nodes until 10; A and B (2 nodes, 10 s each) are reserved at 10 and C (4
+    nodes) at 20. Then the resource manager changes A's request under the same id: the
+    reservations the policy kept were made for the old A, so its next decision (given its own
+    memory) must plan the new A, as a fresh policy given that memory does -- not reuse a
+    profile that holds the old one (that kept B at 10 beside a 4-node A, or C at 20 inside a
+    30 s A)."""
+    x = Job("X", 0, 10, 10, 4, 1.0)
+    a, b, c = (Job("A", 0, 10, 10, 2, 1.0), Job("B", 0, 10, 10, 2, 1.0),
+               Job("C", 0, 10, 10, 4, 1.0))
+    running = RunningJobs([RunningJob(x, 0.0)])
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, platform, running, (a, b, c)))
+    assert first.started_ids == [] and first.reservations == (
+        Reservation("A", 10.0), Reservation("B", 10.0), Reservation("C", 20.0))
+    state = ClusterState(1.0, platform, running, (resized, b, c), first.memory)
+    again = policy.decide(state)
+    assert again.started_ids == [] and again.reservations == reserved
+    fresh = make_policy("conservative-bb").decide(state)
+    assert (again.reservations, again.memory) == (fresh.reservations, fresh.memory)

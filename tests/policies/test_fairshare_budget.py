@@ -54,3 +54,42 @@ def test_kept_candidates_give_the_decisions_of_fresh_lists(backend, monkeypatch)
     fresh = pol.decide(state)
     assert (kept.start, kept.preempt, kept.reservations) == \
         (fresh.start, fresh.preempt, fresh.reservations)
+
+
+def _long_queue_state() -> ClusterState:
+    """b holds 15 of 16 nodes (not preemptable) for 10,000 s; a (entitled to no node, its jobs
+    preemptable: they go through EASY) waits with 256 jobs of 2 nodes, then a 1-node job that
+    backfills the free node."""
+    running = (RunningJob(Job("b0", 0.0, 10_000.0, nodes=15, user="b"), 0.0),)
+    queue = tuple(Job(f"a{k}", 100.0 + k, 3600.0, nodes=2, user="a", preemptable=True)
+                  for k in range(256))
+    small = Job("small", 500.0, 60.0, nodes=1, user="a", preemptable=True)
+    return ClusterState(7200.0, Platform(nodes=16), running, (*queue, small))
+
+
+@pytest.mark.parametrize("step", [0.4, 0.6])
+def test_a_long_queue_stops_being_offered_once_the_budget_is_spent(monkeypatch, step):
+    """The clock is looked at once per LOOK_EVERY (256) jobs; each look finds ``step`` x the
+    budget gone. At 0.6 the look before job 256 finds 1.2 budgets gone: the jobs from there
+    wait (FALLBACK), so the 1-node job that would backfill does not start; at 0.4 it finds 0.8
+    and the whole queue is offered."""
+    from bbopt.policies import fairshare
+    from tests._slow_clock import SlowClock
+
+    assert fairshare.LOOK_EVERY == 256
+    pol = MemorylessFairShare(name="omfs-opt", shares={"a": 0.05, "b": 0.95}, backend="auto",
+                              budget=1.0)
+    state = _long_queue_state()
+    idle = pol.decide(state)
+    assert [s.job_id for s in idle.start] == ["small"]
+    assert idle.stats.status is not Status.FALLBACK
+    monkeypatch.setattr(fairshare, "_time", SlowClock(step))
+    d = pol.decide(state)
+    if step > 0.5:
+        assert d.start == () and d.stats.status is Status.FALLBACK
+    else:
+        assert [s.job_id for s in d.start] == ["small"]
+        assert d.stats.status is not Status.FALLBACK
+    # the greedy omfs has no budget: it offers every job whatever the clock says
+    greedy = MemorylessFairShare(shares={"a": 0.05, "b": 0.95}).decide(state)
+    assert [s.job_id for s in greedy.start] == ["small"]

@@ -13,12 +13,15 @@ from bbopt import Job, Platform, decide, simulate
 from bbopt.core import (
     OVERDUE_GRACE,
     ClusterState,
+    Decision,
     JobState,
     RunningJob,
     RunningJobs,
+    Start,
+    decide_planned,
     planning_state,
 )
-from bbopt.errors import InputError
+from bbopt.errors import InputError, InvalidDecision, OverbookedError
 from bbopt.loading import load_platform
 from bbopt.policies.registry import available_policies
 from bbopt.simulation.execution import Rigid
@@ -119,3 +122,50 @@ def test_the_engine_plans_overdue_jobs_as_held(policy):
     assert any(seen)  # decisions were taken while a job was overdue
     assert [e - s for s, e in zip(result.start, result.end, strict=True)] == \
         pytest.approx([j.runtime for j in jobs])
+
+
+class _StalePlan:
+    """A policy whose kept memory overbooks the profile (``raises`` when it has memory) and
+    which decides fine without memory; it records the memory of each call."""
+
+    def __init__(self, raises: Exception) -> None:
+        self.raises = raises
+        self.calls: list[dict] = []
+
+    def decide(self, state: ClusterState) -> Decision:
+        self.calls.append(dict(state.memory))
+        if state.memory:
+            raise self.raises
+        return Decision(start=(Start("q"),))
+
+
+def _overdue_with_memory() -> ClusterState:
+    r = RunningJob(Job("r", 0.0, 10.0, nodes=2), 0.0, (0, 1))
+    return ClusterState(20.0, Platform(nodes=4), (r,), (Job("q", 5.0, 10.0, nodes=2),),
+                        memory={"reservations": {"q": 10.0}})
+
+
+def test_a_stale_plan_that_overbooks_is_planned_again_without_memory():
+    policy = _StalePlan(OverbookedError("a reservation on the named BB nodes overbooks"))
+    decision = decide_planned(policy, _overdue_with_memory())
+    assert [s.job_id for s in decision.start] == ["q"]
+    assert policy.calls == [{"reservations": {"q": 10.0}}, {}]
+
+
+@pytest.mark.parametrize("error", [KeyError("q"), ValueError("bad"), ZeroDivisionError(),
+                                   InputError("bad option"), InvalidDecision("bug")])
+def test_any_other_failure_of_a_policy_propagates_even_when_a_job_is_overdue(error):
+    policy = _StalePlan(error)
+    with pytest.raises(type(error)):
+        decide_planned(policy, _overdue_with_memory())
+    assert len(policy.calls) == 1  # not asked again without memory: the bug is not hidden
+
+
+def test_without_an_overdue_job_even_an_overbooked_plan_propagates():
+    state = _overdue_with_memory()
+    fresh = ClusterState(5.0, state.platform, state.running, state.queue, memory=state.memory)
+    policy = _StalePlan(OverbookedError("x"))
+    with pytest.raises(OverbookedError):
+        decide_planned(policy, fresh)
+    # the engine says a job overran since the memory was made: planned again
+    assert decide_planned(_StalePlan(OverbookedError("x")), fresh, overran=True).start

@@ -86,3 +86,57 @@ def test_deterministic_packs_do_not_depend_on_the_clock(monkeypatch):
         slow_wall = _first_pack(m)
     assert slow_det == idle_det
     assert slow_wall[1] is Status.FALLBACK and slow_wall[0] != idle_wall[0]
+
+
+def _queue(n: int) -> tuple:
+    from bbopt import Job
+
+    return tuple(Job(f"j{k}", 0.0, 100.0 + k, nodes=1 + k % 3, bandwidth=1e6)
+                 for k in range(n))
+
+
+def test_the_wall_budget_runs_from_bbopt_decide_s_call(monkeypatch):
+    """The caller asked 0.95 s ago for a 1 s decision (bbopt.decide's check of the state counts):
+    no time is left for the solver, the decision is the greedy fallback, at once."""
+    import time
+
+    import bbopt.policies.packs as packs
+    from bbopt.core import decision_asked
+
+    def no_solver(*_, **__):
+        raise AssertionError("the solver was asked with no time left")
+
+    state = ClusterState(0.0, Platform(nodes=8), queue=_queue(40))
+    policy = make_policy("pack-opt", budget=1.0, bandwidth=1e9)
+    idle = policy.decide(state)
+    assert idle.stats.status is Status.OPTIMAL
+    monkeypatch.setattr(packs, "solve", no_solver)
+    with decision_asked(time.perf_counter() - 0.95):
+        late = policy.decide(state)
+    assert late.stats.status is Status.FALLBACK and late.stats.backend == "cpsat"
+    greedy = make_policy("pack-max", bandwidth=1e9).decide(state)
+    assert [s.job_id for s in late.start] == [s.job_id for s in greedy.start]
+
+
+def test_a_queue_too_long_to_read_in_the_budget_packs_from_its_head(monkeypatch):
+    """The model is read up to the budget less its tail: past it, the pack is first fit over
+    the jobs read so far (the head of the queue), a FALLBACK, and no solver runs."""
+    import bbopt.models.packs as model
+    import bbopt.policies.packs as packs
+
+    monkeypatch.setattr(model, "_clock", lambda: float("inf"))  # past any deadline
+    monkeypatch.setattr(packs, "solve", lambda *_, **__: pytest.fail("no time for a solver"))
+    queue = _queue(3 * model.BLOCK)
+    d = make_policy("pack-opt", budget=1.0, bandwidth=1e9).decide(
+        ClusterState(0.0, Platform(nodes=8), queue=queue))
+    assert d.stats.status is Status.FALLBACK
+    head = {j.id for j in queue[:model.BLOCK]}
+    assert d.start and {s.job_id for s in d.start} <= head
+    # Max order over the head: the longest jobs of the first block that fit 8 nodes
+    picked = sorted((j for j in queue[:model.BLOCK]), key=lambda j: -j.walltime)
+    used, want = 0, []
+    for j in picked:
+        if used + j.nodes <= 8:
+            want.append(j.id)
+            used += j.nodes
+    assert sorted(s.job_id for s in d.start) == sorted(want)

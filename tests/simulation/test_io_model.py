@@ -558,3 +558,162 @@ def test_a_synchronous_job_cut_at_the_top_runs_at_its_slowest_flow():
              Flow(100.0, 1, tree.finite_path(nodes[1]))]
     assert contention(tree, flows, jobs=["J", "J", "K"]) == [25.0, 25.0, 25.0]
     assert contention(tree, flows) == [25.0, 50.0, 25.0]
+
+
+# --------------------------------------------------------------------------- options and phases
+def test_option_refusals_name_the_field_and_the_limits_are_inclusive():
+    with pytest.raises(InputError) as info:
+        PhasedIO(max_phases=0)
+    assert (str(info.value), info.value.field) == (
+        "field 'max_phases': max_phases must be >= 1", "max_phases")
+    with pytest.raises(InputError) as info:
+        PhasedIO(checkpoint_interval=0.0)
+    assert (str(info.value), info.value.field) == (
+        "field 'checkpoint_interval': checkpoint_interval must be positive",
+        "checkpoint_interval")
+    # any positive interval, one below a second included: a 1 s job in two checkpointed halves
+    job = Job("a", 0, walltime=1.0, runtime=1.0, nodes=1, bb=0.0)
+    assert PhasedIO(checkpoint_interval=0.5)._steps(job) == [("compute", 0.5)] * 2
+    assert PhasedIO(max_phases=1, checkpoint_interval=0.5)._steps(job) == [("compute", 1.0)]
+
+
+def test_the_generators_layout_is_read_field_by_field():
+    # every value differs from its default (runtime / phases for the phases, Job.bb for volumes)
+    job = Job("g", 0, walltime=9000, runtime=9000, nodes=2, bb=10 * GB, extra={"phases": {
+        "model": "kopanski", "compute_phases": 3, "compute_seconds": 1000.0,
+        "checkpoint_bytes": 5 * GB, "stage_in_bytes": 7 * GB, "stage_out_bytes": 3 * GB}})
+    assert PhasedIO()._steps(job) == [
+        ("stage_in", 7 * GB), ("compute", 1000.0), ("checkpoint", 5 * GB), ("compute", 1000.0),
+        ("checkpoint", 5 * GB), ("compute", 1000.0), ("stage_out", 3 * GB)]
+
+
+def test_a_job_without_phases_in_its_extra_data_gets_the_default_phases():
+    # e.g. a job read with an I/O profile for another model
+    job = Job("x", 0, walltime=7200, runtime=7200, nodes=1, bb=4.0,
+              extra={"io": {"volume": 1.0}})
+    assert PhasedIO()._steps(job) == [("stage_in", 4.0), ("compute", 3600.0),
+                                      ("checkpoint", 4.0), ("compute", 3600.0),
+                                      ("stage_out", 4.0)]
+    assert PhasedIO()._steps(dataclasses.replace(job, extra=None)) == PhasedIO()._steps(job)
+
+
+def test_only_empty_transfers_are_skipped_half_a_byte_is_moved():
+    job = Job("t", 0, walltime=100, runtime=20, bb=8.0, extra={"phases": {
+        "compute": [10.0, 10.0], "checkpoint": [0.5], "stage_in": 0.5, "stage_out": 0.5}})
+    assert PhasedIO()._steps(job) == [("stage_in", 0.5), ("compute", 10.0), ("checkpoint", 0.5),
+                                      ("compute", 10.0), ("stage_out", 0.5)]
+
+
+# --------------------------------------------------------------------------- fluid dynamics
+def _one_switch(bandwidth):
+    """Two nodes under one switch of ``bandwidth`` B/s, below an unconstrained PFS."""
+    return platform_from_topology(from_description({"name": "one-switch", "tree": {
+        "type": "pfs", "bandwidth": 1e12, "children": [{
+            "type": "switch", "bandwidth": bandwidth,
+            "children": [{"type": "node", "count": 2}]}]}}))
+
+
+def test_a_stream_of_half_a_byte_per_second_is_contended_like_any_other():
+    # two nodes streaming 0.5 B/s each under a 0.5 B/s switch: I = 1/2, 10 s of work take 20 s
+    job = Job("h", 0, walltime=1000, runtime=10, nodes=2, bandwidth=0.5)
+    res = simulate([job], _one_switch(0.5), "fcfs", execution=IOContention())
+    assert res.end == [20.0]
+
+
+@pytest.mark.parametrize("link,interfered", [(1.0 - 1e-9, 0.0), (1.0 - 2e-9, 10.0)])
+def test_interference_counts_from_one_part_in_a_billion_below_full_speed(link, interfered):
+    # a 1 B/s stream on a link of 1 - 1e-9 B/s runs at I = 1 - 1e-9: rounding, not interference;
+    # at I = 1 - 2e-9 its 10 s count as interfered
+    job = Job("i", 0, walltime=1000, runtime=10, nodes=1, bandwidth=1.0)
+    model = IOContention(stretch=False)
+    simulate([job], _one_switch(link), "fcfs", execution=model)
+    assert model.job_stats()[0]["interfered"] == interfered
+    assert model.contended_time() == (interfered, 10.0)
+
+
+def test_the_synchronous_bottleneck_is_each_jobs_own():
+    # 64 and 128 MB/s streams on the example machine, nowhere contended: neither job is slowed
+    # to the other's rate
+    jobs = [Job("a", 0, walltime=1000, runtime=10, nodes=1, bandwidth=64 * MB),
+            Job("b", 0, walltime=1000, runtime=10, nodes=1, bandwidth=128 * MB)]
+    model = IOContention()
+    res = simulate(jobs, _example(), "fcfs", execution=model)
+    assert res.end == [10.0, 10.0]
+    assert [model.job_stats()[k]["computed"] for k in (0, 1)] == [10.0, 10.0]
+
+
+@pytest.mark.parametrize("stretch,end,computed", [(True, 25.0, 20.0), (False, 20.0, 15.0)])
+def test_a_job_killed_at_its_walltime_hands_its_bandwidth_back_at_once(stretch, end, computed):
+    # k and l share a 256 MB/s switch at 256 MB/s each (I = 1/2) until k is killed at t = 10:
+    # l has then done 5 s of its 20 (10 s of its runtime without stretching) and finishes the
+    # rest at full speed
+    k = Job("k", 0, walltime=10, runtime=100, nodes=1, bandwidth=256 * MB)
+    line = Job("l", 0, walltime=1000, runtime=20, nodes=1, bandwidth=256 * MB)
+    model = IOContention(stretch=stretch)
+    res = simulate([k, line], _example(), "fcfs", execution=model)
+    assert res.state == ["killed", "finished"] and res.end == [10.0, end]
+    assert model.job_stats()[1]["computed"] == computed
+    assert model.job_stats()[1]["blocked"] == 5.0
+
+
+def test_without_stretching_a_phase_ends_after_its_runtime_whatever_happens_meanwhile():
+    # k (10 s) and l (10.5 s) both at I = 1/2; k ends at 10 s, l half a second later having
+    # computed 5 + 0.5 s
+    jobs = [Job("k", 0, walltime=1000, runtime=10, nodes=1, bandwidth=256 * MB),
+            Job("l", 0, walltime=1000, runtime=10.5, nodes=1, bandwidth=256 * MB)]
+    model = IOContention(stretch=False)
+    res = simulate(jobs, _example(), "fcfs", execution=model)
+    assert res.end == [10.0, 10.5]
+    assert [model.job_stats()[k]["computed"] for k in (0, 1)] == [5.0, 5.5]
+
+
+def test_a_transfer_slowed_midway_keeps_what_it_has_moved():
+    # a stages in 2.5 GB through its BB node's 1.25 GB/s link; b (same chassis) starts at 1 s
+    # with 0.625 GB: they share the link at 0.625 GB/s each until b is done at 2 s, then a moves
+    # its last 0.625 GB alone in 0.5 s
+    phases = {"compute": [10.0], "stage_out": 0.0}
+    jobs = [Job("a", 0, walltime=100, runtime=10, nodes=1, bb=2.5 * GB, extra={"phases": phases}),
+            Job("b", 1, walltime=100, runtime=10, nodes=1, bb=0.625 * GB,
+                extra={"phases": phases})]
+    model = PhasedIO()
+    res = simulate(jobs, kopanski_dragonfly(), "fcfs-bb", execution=model)
+    assert res.start == [0.0, 1.0] and res.end == [12.5, 12.0]
+    assert [model.job_stats()[k]["stage_in"] for k in (0, 1)] == [2.5, 1.0]
+    # the same to the byte: 1.6 B and 0.5 B through a 1 B/s switch (no BB node: from the PFS);
+    # a has 0.1 B left when b is done at 2 s, moved in 0.1 s
+    jobs = [Job("a", 0, walltime=100, runtime=10, nodes=1,
+                extra={"phases": dict(phases, stage_in=1.6)}),
+            Job("b", 1, walltime=100, runtime=10, nodes=1,
+                extra={"phases": dict(phases, stage_in=0.5)})]
+    model = PhasedIO()
+    res = simulate(jobs, _one_switch(1.0), "fcfs", execution=model)
+    assert res.end == pytest.approx([12.1, 12.0], abs=1e-9)
+    assert [model.job_stats()[k]["stage_in"] for k in (0, 1)] == pytest.approx([2.1, 1.0],
+                                                                             abs=1e-9)
+
+
+def test_a_job_ends_when_its_last_drain_does_and_waits_for_it():
+    # PFS at 0.5 GB/s: p's checkpoint (1 s to its BB node) drains for 2.5 s from t = 11, past
+    # the end of its last 0.5 s phase at 11.5: p waits 2 s for it and ends at 13.5. q, a plain
+    # job on another node, ends at 12.5, in the middle of the wait.
+    p = Job("p", 0, walltime=100, runtime=10.5, nodes=1, bb=1.25 * GB, extra={"phases": {
+        "compute": [10.0, 0.5], "stage_in": 0.0, "stage_out": 0.0}})
+    q = Job("q", 0, walltime=100, runtime=12.5, nodes=1)
+    model = PhasedIO()
+    res = simulate([p, q], kopanski_dragonfly(pfs=0.5 * GB), "fcfs-bb", execution=model)
+    assert res.end == [13.5, 12.5] and res.state == ["finished", "finished"]
+    st_ = model.job_stats()[0]
+    assert [st_[k] for k in ("compute", "checkpoint", "drain", "drain_wait", "elapsed")] == [
+        10.5, 1.0, 2.5, 2.0, 13.5]
+    # some job computes until q ends at 12.5, not during p's wait after it
+    assert model.contended_time() == (0.0, 12.5)
+
+
+def test_a_platform_whose_topology_is_not_an_io_tree_runs_without_contention():
+    # e.g. the tree's networkx graph given as the topology: no I/O tree to share
+    tree = herbein_example_topology()
+    platform = dataclasses.replace(platform_from_topology(tree), topology=tree.graph())
+    job = Job("a", 0, walltime=150, runtime=100, nodes=2, bandwidth=256 * MB)
+    model = IOContention()
+    res = simulate([job], platform, "fcfs", execution=model)
+    assert res.end == [100.0] and model.tree is None

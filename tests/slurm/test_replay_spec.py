@@ -69,3 +69,27 @@ def test_the_command_refuses_bad_input_with_or_without_slurm(capsys):
     assert "--bb-unit" in err and "Traceback" not in err
     assert main([*base, "--jobs", "0"]) == 2
     assert "--jobs" in capsys.readouterr().err
+
+
+def test_a_warm_up_longer_than_the_sped_up_trace_is_refused_before_any_cluster(capsys):
+    """20 jobs sped up 6,000 times span 0.53 s: a 1 s warm-up leaves no submission to measure
+    (the replay printed "mean wait nan")."""
+    with pytest.raises(InputError, match=r"window \[1, 1\.52633\) s is empty"):
+        replay_spec(RunSpec(first=20, policy="sjf-bb", warmup=1.0), nodes=8, speedup=6000.0)
+    assert replay_spec(RunSpec(first=20, policy="sjf-bb", warmup=1.0), nodes=8,
+                       speedup=600.0).warmup == 1.0  # 5.3 s: 12 submissions measured
+    assert main(["slurm", "replay", "--jobs", "20", "--speedup", "6000", "--warmup", "1",
+                 "--scheduler", "bridge", "--policy", "sjf-bb"]) == 2
+    err = capsys.readouterr().err
+    assert "is empty" in err and "nan" not in err and "Traceback" not in err
+
+
+def test_a_window_whose_jobs_did_not_run_says_so_instead_of_nan():
+    from bbopt.slurm.cli import _waited
+
+    ran = {"mean_wait": 7.6, "finished": 12.0, "jobs": 12.0, "rejected": 0.0}
+    assert _waited(ran) == "mean wait 7.60 s, finished 12"
+    none = {"mean_wait": float("nan"), "finished": 0.0, "jobs": 3.0, "rejected": 3.0,
+            "measured_from": 1.0, "measured_to": 6.25}
+    assert _waited(none) == ("no wait measured: none of the 3 jobs submitted in the "
+                             "measurement window [1, 6.25) s ran (finished 0, rejected 3)")

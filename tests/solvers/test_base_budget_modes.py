@@ -57,6 +57,19 @@ def test_building_time_is_taken_from_a_wall_budget_only():
     assert det.less(0.25) == det
 
 
+def test_a_policy_keeps_a_tail_of_its_wall_budget_for_the_decision():
+    from bbopt.solvers.base import MIN_SECONDS, TAIL_SHARE
+
+    assert TAIL_SHARE == 0.1
+    wall = Budget.of(2.0)
+    # 2 s less 10 % (0.2 s) less 0.5 s of building: 1.3 s (not 1.5 s, nor 1.35 s)
+    assert wall.less(0.5, TAIL_SHARE).seconds == pytest.approx(1.3)
+    assert wall.less(1.8, TAIL_SHARE).seconds == MIN_SECONDS  # at the tail: the floor
+    assert wall.less(1.79, TAIL_SHARE).seconds == pytest.approx(0.01)
+    det = Budget.of(2.0, mode="deterministic")
+    assert det.less(0.5, TAIL_SHARE) == det
+
+
 def test_policies_take_and_check_the_mode():
     assert make_policy("plan-2", budget_mode="deterministic").budget.mode == "deterministic"
     assert make_policy("bbsched").budget.mode == "wall"  # bbopt.decide's default

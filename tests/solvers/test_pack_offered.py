@@ -55,3 +55,51 @@ def test_a_capped_answer_is_feasible_and_no_worse_than_the_fallback(seed, second
     x = np.asarray(res.solution, dtype=bool)
     assert model.feasible(x)
     assert model.evaluate(x)[0] >= model.evaluate(model.fallback())[0] - 1e-6
+
+
+@pytest.mark.parametrize(("slowdown", "cap"), [(0.5, 800), (1.0, 800), (4.0, 200),
+                                               (100.0, MIN_OFFERED)])
+def test_a_loaded_machine_offers_fewer_in_proportion(slowdown, cap):
+    """0.1 s of wall budget offers 800 applications on an idle core, a quarter of them when
+    each CPU second takes four wall seconds (the model's building costs wall time in that
+    proportion), never fewer than MIN_OFFERED; a slowdown under 1 offers no more."""
+    model = _model(3000)
+    keep = reduced(model)
+    got = offered(model, keep, model.fallback(), Budget(0.1), slowdown)
+    assert len(got) == min(cap, len(keep))
+
+
+
+@pytest.mark.parametrize(("first", "second_runs"), [(0.4, True), (0.5, True), (0.6, False)])
+def test_a_later_stage_given_less_than_the_last_one_took_is_not_started(monkeypatch, first,
+                                                                        second_runs):
+    """Two stages under a 1 s wall budget: the first takes ``first`` s; the second starts only
+    if what is left (1 - first) is at least that (0.5 left after 0.5: it runs)."""
+    import bbopt.solvers.packs._stages as stages
+    from bbopt.core import Status
+
+    class Clock:
+        now = 0.0
+
+        def perf_counter(self):
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(stages, "_time", clock)
+    model = PackModel.from_jobs([Job(str(k), 0.0, 100.0 + k, nodes=1) for k in range(6)], 4,
+                                1e9, objective="lexicographic", tolerance=0.1)
+    calls = []
+
+    def make(keep, t_int, u_int, q, capacity):
+        def solve(c, fixed, seconds, hint):
+            calls.append(seconds)
+            clock.now += first
+            x = np.zeros(len(keep), dtype=bool)
+            x[:4] = True
+            return "optimal", x, None
+        return solve
+
+    result = stages.solve_stages(model, Budget(1.0), "fake", make)
+    assert len(calls) == (2 if second_runs else 1)
+    assert result.status is (Status.OPTIMAL if second_runs else Status.FEASIBLE)
+    assert result.solution.sum() == 4

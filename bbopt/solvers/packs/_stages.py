@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.core import Status
+from bbopt.core import Status, decision_slowdown
 from bbopt.models.packs import PackModel, integer_form
 from bbopt.solvers.base import DET_PER_SECOND, Budget, Result
 
@@ -39,13 +39,17 @@ APPS_PER_SECOND = 8000
 MIN_OFFERED = 64
 
 
-def offered(model: PackModel, keep: np.ndarray, hint: np.ndarray, budget: Budget) -> np.ndarray:
+def offered(model: PackModel, keep: np.ndarray, hint: np.ndarray, budget: Budget,
+            slowdown: float = 1.0) -> np.ndarray:
     """The applications of ``keep`` the backend is given under ``budget``: all when they are
     few; else the fallback's picks (``hint``, over all applications) and then the most valuable
-    in the first stage, ties in queue order, as increasing indices."""
+    in the first stage, ties in queue order, as increasing indices. ``slowdown``: wall seconds
+    per CPU second of the decision so far (:func:`bbopt.core.decision_slowdown`): a wall budget
+    on a loaded machine offers that many times fewer applications, since building them costs
+    wall time in that proportion."""
     nominal = budget.seconds if budget.mode != "deterministic" or budget.deterministic is None \
         else budget.deterministic / DET_PER_SECOND
-    cap = max(MIN_OFFERED, int(nominal * APPS_PER_SECOND))
+    cap = max(MIN_OFFERED, int(nominal * APPS_PER_SECOND / max(slowdown, 1.0)))
     if len(keep) <= cap:
         return keep
     picked = keep[hint[keep]]
@@ -70,18 +74,22 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
                       info={"stages": vals, **info})
     t_int, u_int, stages, _ = integer_form(model)
     fallback = model.fallback()
-    keep = offered(model, keep, fallback, budget)
+    keep = offered(model, keep, fallback, budget,
+                   decision_slowdown() if budget.mode == "wall" else 1.0)
     solve = make(keep, t_int[keep], u_int[keep], model.nodes[keep], model.capacity)
     hint = fallback[keep]
     fixed: list[tuple[np.ndarray, int]] = []
     status = Status.OPTIMAL
     best: np.ndarray | None = None
     bound = None
+    took = 0.0  # the wall time of the last stage: a later one given less is not started
     for s, c in enumerate(stages):
-        left = budget.seconds - (_time.perf_counter() - t0)
-        if left <= 0:
+        started = _time.perf_counter()
+        left = budget.seconds - (started - t0)
+        if left <= 0 or (s and budget.mode == "wall" and left < took):
             break
         outcome, xs, b = solve(c[keep], fixed, left, hint)
+        took = _time.perf_counter() - started
         if xs is None:
             break
         best = xs
@@ -95,14 +103,14 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
         last = s == len(stages) - 1
         slack = 0 if last else int(np.floor(model.tolerance * abs(value)))
         fixed.append((c[keep], value - slack))
-    if best is None:
-        return Result(Status.FEASIBLE, None, backend=backend, info=info)
+    if best is None:  # out of time before any answer: the fallback's pack, already built
+        return _fallback(model, fallback, backend, info)
     if len(fixed) < len(stages) and status is Status.OPTIMAL:
         status = Status.FEASIBLE  # out of time before the last stage
     x = np.zeros(m, dtype=bool)
     x[keep[best]] = True
     if not model.feasible(x):  # a solver tolerance let a row slip: not an answer
-        return Result(Status.FEASIBLE, None, backend=backend, info=info)
+        return _fallback(model, fallback, backend, info)
     vals = model.evaluate(x)
     scale0 = float(np.abs(model.stages[0]).max()) / float(max(np.abs(stages[0]).max(), 1))
     bound_f = float(bound) * scale0 if bound is not None else None
@@ -110,3 +118,10 @@ def solve_stages(model: PackModel, budget: Budget, backend: str,
         bound_f = vals[0]
     return Result(status, x, vals[0], bound=bound_f, backend=backend,
                   info={"stages": vals, **info})
+
+
+def _fallback(model: PackModel, x: np.ndarray, backend: str, info: dict[str, Any]) -> Result:
+    """The contract's FALLBACK answer (:func:`bbopt.solvers.base.solve`) with the fallback's
+    pack the stages started from, so that it is not built twice."""
+    return Result(Status.FALLBACK, x, model.evaluate(x), backend=backend,
+                  info={**info, "fallback": "greedy"})
