@@ -44,6 +44,24 @@ def test_jeannot_grid_runs_each_family_on_its_protocols_platform():
     assert all(m.startswith("xio_") for m in spec.metrics)
 
 
+def test_kopanski_draws_run_both_models_on_the_authors_platform():
+    """Kopanski's two models over five draws of the BB requests, whole trace: allocation-only
+    rigid on the named BB nodes with proximity placement, I/O-aware phased on their Dragonfly,
+    each with the eight policies of the paper (plan-1/2/3 included) and sjf-bb as reference."""
+    policies = {"fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb", "plan-1", "plan-2", "plan-3"}
+    for name, platform, execution in (("kopanski-draws", "kopanski:proximity", "rigid"),
+                                      ("kopanski-io-draws", "kopanski-dragonfly:proximity",
+                                       "phased-io")):
+        spec = load_spec(EXPERIMENTS / f"{name}.yaml")
+        cells = spec.cells()
+        assert len(cells) == 8 * 5
+        assert {p.label for p in spec.policies} == policies and spec.reference == "sjf-bb"
+        assert {c.platform for c in cells} == {platform}
+        assert {c.execution for c in cells} == {execution}
+        assert sorted({c.seed for c in cells}) == [0, 1, 2, 3, 4]
+        assert spec.workloads["kth"].get("split") is None  # the whole trace
+
+
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: p.stem)
 def test_full_spec_parses_to_the_papers_grid(path):
     full = load_spec(path)

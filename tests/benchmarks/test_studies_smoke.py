@@ -64,6 +64,17 @@ def test_kopanski_authors_draw_runs_on_tiny_parts(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "kopanski:proximity" in proc.stdout and "sjf-bb" in proc.stdout
+    # the paper's robustness analysis: each part alone, / sjf-bb on the same part, beside the
+    # authors' box plot read off their notebook
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "kopanski_authors_draw.py"),
+                           "--parts", str(tmp_path / "parts"), "--models", "alloc", "--split",
+                           "--policies", "fcfs-bb", "--budget-mode", "deterministic"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    assert sum(1 for r in rows if r and r[0].isdigit()) == 16  # one row per part
+    summary = [r for r in rows if r[:2] == ["fcfs-bb", "mean_wait"]]
+    assert summary and summary[0][-3:] == ["1.115", "[1.04,", "1.17]"]
 
 
 def test_slurm_validation_tables_a_saved_run(tmp_path, capsys, monkeypatch):

@@ -248,6 +248,7 @@ def sweep_store(tmp_path_factory):
     return root / "store"
 
 
+@pytest.mark.slow  # (each example writes and reports a store: about 10 s in all)
 @FUZZ
 @given(st.lists(st.sampled_from(JOBS_COLUMNS), unique=True, max_size=len(JOBS_COLUMNS)),
        st.lists(st.lists(cells, min_size=len(JOBS_COLUMNS), max_size=len(JOBS_COLUMNS)),

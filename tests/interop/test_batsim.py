@@ -205,8 +205,11 @@ def _fake_scheduler(endpoint, answers, box):
                 box["silence"] = True
                 return
             box["got"].append(msg)
-            rep.send(answers(msg))
+            answer = answers(msg)
+            rep.send(answer)
             if any(e["type"] == "SIMULATION_ENDS" for e in msg["events"]):
+                return
+            if b'"protocol_error"' in answer:  # (a scheduler that refused exits)
                 return
     finally:
         rep.close()
