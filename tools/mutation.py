@@ -55,6 +55,16 @@ TESTS: dict[str, list[str]] = {
         "tests/solvers/test_base.py",
     ],
     "bbopt/analysis/store.py": ["tests/analysis/test_sweep.py", "tests/analysis/test_store.py"],
+    "bbopt/planner/profile.py": [
+        "tests/planner/test_profile.py",
+        "tests/planner/test_profile_merge.py",
+        "tests/planner/test_profile_own_hold.py",
+        "tests/planner/test_profile_scans.py",
+    ],
+    "bbopt/planner/scans.py": [
+        "tests/planner/test_profile_scans.py",
+        "tests/planner/test_profile_own_hold.py",
+    ],
 }
 
 

@@ -64,8 +64,7 @@ def earlier_fit2(times: list[float], free: list[list[float]], tol: Sequence[floa
     d0, d1 = demand
     need0, need1 = d0 - tol[0], d1 - tol[1]
     stop = bisect_left(times, limit, i)  # candidate segments: [i, stop)
-    h = bisect_left(times, held_from, stop)  # its own hold: segments [h, oh)
-    oh = bisect_left(times, held_from + duration, h)
+    h = bisect_left(times, held_from, stop)  # its own hold starts at segment h
     common = now + duration  # every candidate holds [limit, common) before its own hold
     if common > held_from:
         common = held_from
@@ -96,18 +95,14 @@ def earlier_fit2(times: list[float], free: list[list[float]], tol: Sequence[floa
                 i = j + 1
                 break
         else:
-            if own_fits and e <= oh:  # the rest lies in its own hold, which admits it
+            # (start < limit <= held_from, so the run ends by its own hold's end: the rest,
+            # [h, e), lies in its own hold)
+            if own_fits:  # which admits it
                 return start
-            m = e if e < oh else oh
-            for j, row in enumerate(free[h:m], h):  # its own hold, given back
+            for j, row in enumerate(free[h:e], h):  # its own hold, given back
                 if row[0] + d0 < need0 or row[1] + d1 < need1:
                     i = j + 1
                     break
             else:
-                for j, row in enumerate(free[oh:e], oh):
-                    if row[0] < need0 or row[1] < need1:
-                        i = j + 1
-                        break
-                else:
-                    return start
+                return start
     return held_from

@@ -1,11 +1,12 @@
 """A recorded fake of Slurm's client commands, for the bridge's decision logic without a cluster.
 
 :class:`FakeSlurm` is a :class:`~bbopt.slurm.commands.SlurmCommands` whose ``run`` answers
-``squeue``, ``sinfo`` and ``scontrol show licenses`` in the machine-readable formats the real
-commands print (so the parsing runs as in production) from an in-memory cluster, applies
-``scontrol update NodeList=``, ``scontrol release``, ``scancel`` and ``sbatch`` to it, and records
-every command line in :attr:`FakeSlurm.calls`. A released job runs at once on the nodes it was
-given (Slurm's own start latency is left to the integration tests on a real cluster).
+``squeue``, ``sinfo``, ``scontrol show licenses`` and ``scontrol ping`` in the
+machine-readable formats the real commands print (so the parsing runs as in production) from an
+in-memory cluster, applies ``scontrol update NodeList=``, ``scontrol release``, ``scancel`` and
+``sbatch`` to it, and records every command line in :attr:`FakeSlurm.calls`. A released job runs
+at once on the nodes it was given (Slurm's own start latency is left to the integration tests on
+a real cluster).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class FakeSlurm(SlurmCommands):
     def actions(self) -> list[tuple[str, ...]]:
         """The recorded commands that change the cluster (everything but the polls)."""
         return [c for c in self.calls if c[0] not in ("squeue", "sinfo")
-                and c[:3] != ("scontrol", "show", "licenses")]
+                and c[:3] != ("scontrol", "show", "licenses") and c[:2] != ("scontrol", "ping")]
 
     # -- the command layer ---------------------------------------------------------------------
 
@@ -99,6 +100,8 @@ class FakeSlurm(SlurmCommands):
             used = sum(j.licenses for j in self.jobs_by_id.values() if j.state == "RUNNING")
             return (f"LicenseName=bb Total={self.bb_licenses} Used={used} "
                     f"Free={self.bb_licenses - used} Reserved=0 Remote=no\n")
+        if argv[:2] == ("scontrol", "ping"):
+            return "Slurmctld(primary) at localhost is UP\n"
         if argv[:2] == ("scontrol", "update"):
             job = self._job(argv[2].removeprefix("JobId="))
             job.req_nodes = tuple(argv[3].removeprefix("NodeList=").split(","))

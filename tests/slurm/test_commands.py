@@ -4,9 +4,11 @@ import pytest
 
 from bbopt import Job, Platform
 from bbopt.core import GB, TB
+from bbopt.slurm.cluster import SlurmError
 from bbopt.slurm.commands import (
     SEP,
     License,
+    SlurmCommands,
     SlurmNode,
     expand_hostlist,
     format_minutes,
@@ -23,6 +25,7 @@ from bbopt.slurm.pool import (
     platform_from_slurm,
     quantize,
 )
+from tests.slurm.fake import FakeJob, FakeSlurm
 
 
 def test_hostlists_expand_with_ranges_and_padding():
@@ -98,3 +101,34 @@ def test_site_config_lines_round_the_pool_down_to_whole_licenses():
     assert '["bbopt"] = true, ["big"] = true' in lua and "HOLD_DEFAULT = false" in lua
     assert "job_desc.priority = 0" in lua
     assert "local BBOPT_PARTITIONS = {  }" in job_submit_lua()
+
+
+def test_the_command_layer_reads_and_acts_on_the_recorded_fake():
+    """SlurmCommands' reading and acting methods on the fake's answers, in Slurm's formats: the
+    same parsing as against a real Slurm; the command lines are the recorded ones."""
+    slurm = FakeSlurm(node_names=("n1", "n2", "n10"), bb_licenses=8,
+                      node_states={"n2": "drained"})
+    slurm.add(FakeJob("7", nodes=2, licenses=3, time_limit=3600.0, submit=slurm.now - 60))
+    assert isinstance(slurm, SlurmCommands)  # only its command line is replaced
+    (job,) = slurm.jobs()
+    assert (job.id, job.nodes, job.held) == ("7", 2, True)
+    assert [(n.name, n.usable) for n in slurm.nodes()] == [("n1", True), ("n2", False),
+                                                          ("n10", True)]
+    assert slurm.licenses()["bb"].total == 8 and slurm.licenses()["bb"].free == 8
+    slurm.set_nodes("7", ["n1", "n10"])
+    slurm.release("7")
+    assert slurm.licenses()["bb"].free == 5  # the released job holds its 3 licenses
+    assert slurm.actions() == [("scontrol", "update", "JobId=7", "NodeList=n1,n10"),
+                               ("scontrol", "release", "7")]
+    slurm.check_reachable(timeout=1.0)
+    assert slurm.calls[-1] == ("scontrol", "ping")
+
+
+def test_an_unreachable_controller_is_a_slurm_error_saying_what_to_check():
+    slurm = FakeSlurm(failing={"ping": "Connection refused"})
+    with pytest.raises(SlurmError) as caught:
+        slurm.check_reachable(timeout=1.0)
+    assert str(caught.value) == (
+        "cannot reach Slurm (scontrol ping failed (1): Connection refused); check --conf / "
+        "SLURM_CONF (the default slurm.conf) and that slurmctld runs")
+    assert slurm.timeout == SlurmCommands(env={}).timeout  # the poll's own timeout is back
