@@ -7,24 +7,28 @@ tenths of a second on a whole trace.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from bbopt.core import Job
+from bbopt.limits import MAX_BYTES, MAX_NODES, MAX_SECONDS
 from bbopt.quick_init import fill_fields
 
 
 def valid_columns(submit: np.ndarray, walltime: np.ndarray, run: np.ndarray,
                    nodes: np.ndarray, bb: np.ndarray) -> bool:
-    """Whether every record passes :class:`~bbopt.core.Job`'s checks of these fields: submit
-    >= 0, walltime > 0, runtime >= 0, BB >= 0 (all finite) and at least one node."""
+    """Whether every record passes :class:`~bbopt.core.Job`'s checks of these fields, with
+    the same bounds (:mod:`bbopt.limits`): submit and runtime in [0, MAX_SECONDS], walltime in
+    (0, MAX_SECONDS], BB in [0, MAX_BYTES] and nodes in [1, MAX_NODES] (a comparison with NaN is
+    false, so NaN and the infinities fail too). A record that fails goes through ``Job``'s own
+    checks, which name it."""
     with np.errstate(invalid="ignore"):
-        return bool(np.isfinite(submit).all() and (submit >= 0).all()
-                    and np.isfinite(walltime).all() and (walltime > 0).all()
-                    and np.isfinite(run).all() and (run >= 0).all()
-                    and np.isfinite(bb).all() and (bb >= 0).all() and (nodes >= 1).all())
+        return bool(((submit >= 0) & (submit <= MAX_SECONDS)).all()
+                    and ((walltime > 0) & (walltime <= MAX_SECONDS)).all()
+                    and ((run >= 0) & (run <= MAX_SECONDS)).all()
+                    and ((bb >= 0) & (bb <= MAX_BYTES)).all()
+                    and ((nodes >= 1) & (nodes <= MAX_NODES)).all())
 
 
 #: A ``Job`` from every field's value, in field order, without its checks (filled in a twin
@@ -43,9 +47,9 @@ def trusted_job(job_id: str, submit: float, walltime: float, runtime: float, nod
 
 
 def with_bb(job: Job, bb: float) -> Job:
-    """``replace(job, bb=bb)`` without the checks when ``bb`` is finite and >= 0 (with them
+    """``replace(job, bb=bb)`` without the checks when ``bb`` is in [0, MAX_BYTES] (with them
     otherwise, so a bad value still names the job)."""
-    if not (bb >= 0 and math.isfinite(bb)):
+    if not 0 <= bb <= MAX_BYTES:  # (NaN too)
         from dataclasses import replace
 
         return replace(job, bb=bb)
@@ -58,7 +62,7 @@ def with_bbs(jobs: Sequence[Job], bbs: Sequence[float]) -> list[Job]:
     out: list[Job] = []
     append, fill = out.append, _fill_job
     for job, bb in zip(jobs, bbs, strict=True):
-        if not (bb >= 0 and math.isfinite(bb)):
+        if not 0 <= bb <= MAX_BYTES:  # (NaN too: checked, the error names the job)
             append(with_bb(job, bb))
             continue
         append(fill(job.id, job.submit, job.walltime, job.runtime, job.nodes, bb, job.ssd,

@@ -364,9 +364,13 @@ def test_a_value_not_finite_or_over_1e15_is_refused_naming_line_and_field(tmp_pa
 
 
 def test_a_value_of_1e15_is_read(tmp_path):
+    # (the reader's own bound; a job's fields have their own, narrower ones: the used memory,
+    # KB per processor, has none)
     p = tmp_path / "v.swf"
-    p.write_text(_record(f2="1e15") + _record(f1=2, f2=-0.0))
-    assert [j.submit for j in read_swf(p).jobs] == [1e15, 0.0]
+    p.write_text(_record(f7="1e15") + _record(f1=2, f2=-0.0))
+    jobs = read_swf(p).jobs
+    assert [j.submit for j in jobs] == [0.0, 0.0]
+    assert jobs[0].extra["memory_per_node"] == 1e15 * 1024
 
 
 def test_a_job_refused_by_its_own_checks_is_named_by_file_and_line(tmp_path):
@@ -455,3 +459,22 @@ def test_a_companion_is_read_only_for_staging_columns_and_never_over_a_given_fil
     given.write_text("1 1 5 1\n")
     (job,) = read_swf(p, bb_file=given).jobs
     assert job.bb == 5e9
+
+
+@PATHS
+@pytest.mark.parametrize("field, at, over, name", [
+    ("f9", 10**10, 10**10 + 1, "walltime"),  # (0, MAX_SECONDS]
+    ("f2", 10**10, 10**10 + 1, "submit"),  # [0, MAX_SECONDS]
+    ("f8", 10**7, 10**7 + 1, "nodes"),  # [1, MAX_NODES]
+])
+def test_the_fast_path_keeps_jobs_bounds(tmp_path, extra, field, at, over, name):
+    # a record at a bound of Job's checks is read on both paths; one just over it is refused
+    # naming its line and field, as the checked path refuses it (the fast path once kept it)
+    p = tmp_path / "b.swf"
+    p.write_text(_record(extra, **{field: at}))
+    (job,) = read_swf(p).jobs
+    assert {"f9": job.walltime, "f2": job.submit, "f8": job.nodes}[field] == at
+    p.write_text(_record(extra, **{field: over}))
+    with pytest.raises(InputError) as err:
+        read_swf(p)
+    assert "b.swf, line 1, field '" + name + "'" in str(err.value)
