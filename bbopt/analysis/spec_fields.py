@@ -5,6 +5,7 @@ range where it is read, and an error names the spec and the field's path
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -70,11 +71,20 @@ class Fields:
         return value
 
     def number(self, value: Any, where: str, *, positive: bool = False) -> float:
+        """A finite number, at least 0 (above 0 with ``positive``): an integer too large for a
+        float, or an infinity, is refused here like any other value out of range."""
         if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
             raise self.error(f"must be a number, got {_kind(value)}", where)
         if value < 0 or (positive and value == 0):
-            raise self.error(f"must be {'> 0' if positive else '>= 0'}, got {value}", where)
-        return float(value)
+            raise self.error(f"must be {'> 0' if positive else '>= 0'}, got {magnitude(value)}",
+                             where)
+        try:
+            out = float(value)
+        except OverflowError:
+            out = math.inf
+        if out == math.inf:
+            raise self.error(f"must be a finite number, got {magnitude(value)}", where)
+        return out
 
     def seconds(self, value: Any, where: str, *, positive: bool = False) -> float:
         """A duration: seconds or text with a unit (``15d``)."""

@@ -85,6 +85,10 @@ def _with(path, value):
     (("seeds",), [], "seeds"),
     (("budgets",), [-1], "budgets[0]"),
     (("budgets",), [{"name": "x", "budget": "long"}], "budgets[0].budget"),
+    (("budgets",), [10**400], "budgets[0]"),  # (too large for a float: was OverflowError)
+    (("budgets",), [float("inf")], "budgets[0]"),
+    (("platforms",), [{"name": "s", "nodes": 8, "bb": {"sized_by": "syn", "demand": 10**400}}],
+     "platforms[0].bb.demand"),
     (("executions",), [{"name": "checkpoint", "memory_per_node": "lots"}],
      "executions[0].memory_per_node"),
     (("executions",), [{"name": "checkpoint", "speed": 2}], "executions[0].speed"),
@@ -143,6 +147,7 @@ PATHS = [p for p in _paths(BASE) if p]
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(PATHS), VALUES)
 @example(("workloads", "syn", "split", "parts"), 10**30)  # (was a grid enumerated forever)
+@example(("budgets",), 10**400)  # (a number too large for a float: was OverflowError)
 def test_any_value_anywhere_is_valid_or_an_input_error(path, value):
     try:
         spec = parse(_with(path, value))
