@@ -169,7 +169,10 @@ def test_the_wall_time_is_the_contracts_own_and_a_backends_name_is_kept():
     assert 0.0 <= r.wall_time < 5.0
 
 
-def test_a_fallback_without_an_evaluation_has_no_objective():
+def _overrunning_model():
+    """A model with a fallback and no evaluation, whose one backend ("overrun") runs out of
+    time at once."""
+
     class Bare:
         def fallback(self):
             return "greedy answer"
@@ -178,7 +181,11 @@ def test_a_fallback_without_an_evaluation_has_no_objective():
     def overrun(model, budget, seed, **options):
         raise BudgetExceeded
 
-    r = solve(Bare(), "overrun")
+    return Bare()
+
+
+def test_a_fallback_without_an_evaluation_has_no_objective():
+    r = solve(_overrunning_model(), "overrun")
     assert (r.status, r.solution, r.objective, r.backend) == (
         Status.FALLBACK, "greedy answer", None, "overrun")
     assert r.wall_time >= 0.0 and r.info == {"fallback": "greedy"}
@@ -259,14 +266,7 @@ def test_a_broken_backend_plugin_is_named_with_its_error(monkeypatch):
 def test_a_fallbacks_time_is_the_backends_plus_its_own(monkeypatch):
     from bbopt.solvers import base
 
-    class Bare:
-        def fallback(self):
-            return "greedy answer"
-
-    @register_backend(Bare, "overrun")
-    def overrun(model, budget, seed, **options):
-        raise BudgetExceeded
-
+    model = _overrunning_model()
     clock = [10.0, 13.0, 20.0, 21.5]  # the backend 3 s, the fallback 1.5 s
 
     def perf_counter():
@@ -274,10 +274,10 @@ def test_a_fallbacks_time_is_the_backends_plus_its_own(monkeypatch):
 
     monkeypatch.setattr(base._time, "perf_counter", perf_counter)
     try:
-        wall = solve(Bare(), "overrun").wall_time
+        wall = solve(model, "overrun").wall_time
     finally:
         monkeypatch.undo()
-        unregister_backend(Bare, "overrun")
+        unregister_backend(type(model), "overrun")
     assert wall == 4.5
 
 
