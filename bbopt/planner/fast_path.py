@@ -109,16 +109,8 @@ class TwoDimensions:
         """:meth:`_pieces_over` on the fast path."""
         if not two.fits(start, job.walltime, (job.nodes, job.bb)):
             return None
-        placed = self._place_over(job, start, self._bb_at(start), pieces or bool(self.floating))
-        if placed is None:
-            return None
-        nodes, got = placed
-        if got is None:
-            return nodes, None
-        demand = self._demand(job, got)
-        if self.floating and not self._leaves_floating_split(start, job.walltime, demand):
-            return None
-        return nodes, demand
+        return self._placed_over(job, start, self._bb_at(start), pieces,
+                                 self._leaves_floating_split)
 
     def _leaves_floating_split(self, start: float, walltime: float,
                                demand: Sequence[float]) -> bool:

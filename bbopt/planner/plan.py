@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
 from bbopt.planner.bb import FirstFitBB, bb_placement, choose_nodes
@@ -393,14 +393,23 @@ class Planner(TwoDimensions):
             i += 1
         if not p.fits(start, job.walltime, (job.nodes, job.bb) + (0.0,) * self.k):
             return None
-        placed = self._place_over(job, start, low[2:], pieces or bool(self.floating))
+        return self._placed_over(job, start, low[2:], pieces, self._leaves_floating)
+
+    def _placed_over(self, job: Job, start: float, bb_free: Sequence[float], pieces: bool,
+                     leaves: Callable[[float, float, Sequence[float]], bool]
+                     ) -> tuple[tuple[int, ...], tuple[float, ...] | None] | None:
+        """The nodes and demand of ``job`` placed at ``start`` on the BB nodes' free space
+        ``bb_free``, once its nodes and pooled BB fit: ``None`` where its pieces cannot be
+        placed or a re-placeable reservation would no longer be (``leaves``: the check of
+        either path, :meth:`_leaves_floating` or the fast path's)."""
+        placed = self._place_over(job, start, bb_free, pieces or bool(self.floating))
         if placed is None:
             return None
         nodes, got = placed
         if got is None:
             return nodes, None
         demand = self._demand(job, got)
-        if self.floating and not self._leaves_floating(start, job.walltime, demand):
+        if self.floating and not leaves(start, job.walltime, demand):
             return None
         return nodes, demand
 
