@@ -47,9 +47,10 @@ JOBS_CSV_OPTIONAL = {"bb": False, "trace_runtime": False}
 def check_jobs_csv(frame: pd.DataFrame) -> None:
     """Raise :class:`~bbopt.errors.InputError` naming the column (and the first bad row, 1
     for the first record) where ``frame`` is not a jobs.csv :func:`from_jobs_csv` can read: a
-    column missing, a number that is not one, a node count that is not a whole number >= 0;
-    and the file, ``frame.attrs["source"]``, when it is known."""
+    column missing, a number that is not one, a node count that is not a whole number in [0,
+    MAX_NODES]; and the file, ``frame.attrs["source"]``, when it is known."""
     from bbopt.errors import InputError
+    from bbopt.limits import MAX_NODES
 
     source = frame.attrs.get("source")
     for column in ("job_id", "final_state", *JOBS_CSV_NUMBERS):
@@ -63,8 +64,8 @@ def check_jobs_csv(frame: pd.DataFrame) -> None:
         bad = (np.isnan(values) & (raw.notna().to_numpy() | required)) | np.isinf(values)
         what = "a finite number"
         if column == "requested_number_of_resources":
-            bad |= (values < 0) | (values != np.floor(values))
-            what = "a whole number >= 0"
+            bad |= (values < 0) | (values != np.floor(values)) | (values > MAX_NODES)
+            what = f"a whole number in [0, {MAX_NODES:,}]"
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise InputError(f"must be {what}, got {raw.iloc[row]!r}", source=source,

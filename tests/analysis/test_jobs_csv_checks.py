@@ -43,6 +43,10 @@ def test_each_missing_column_is_named(column):
     ("3,2,1,100,REJECTED,,", None, True),  # 1 node: fine
     ("3,2,-1,100,REJECTED,,", "requested_number_of_resources", False),  # just below 0
     ("3,2,1.5,100,REJECTED,,", "requested_number_of_resources", False),  # not whole
+    ("3,2,10000000,100,REJECTED,,", None, True),  # at MAX_NODES
+    ("3,2,10000001,100,REJECTED,,", "requested_number_of_resources", False),  # just above
+    ("3,2," + "1" + "0" * 30 + ",100,REJECTED,,", "requested_number_of_resources",
+     False),  # (too large for an integer column: was an OverflowError in report)
     ("3,,1,100,REJECTED,,", "submission_time", False),  # required, empty
     ("3,2,1,x,REJECTED,,", "requested_time", False),
     ("3,2,1,100,COMPLETED_SUCCESSFULLY,inf,9", "starting_time", False),
