@@ -65,6 +65,18 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/test_profile_scans.py",
         "tests/planner/test_profile_own_hold.py",
     ],
+    "bbopt/planner/plan.py": [
+        "tests/planner/test_plan.py",
+        "tests/planner/test_placement.py",
+        "tests/planner/test_pieces.py",
+        "tests/planner/test_bb_node_ids.py",
+        "tests/planner/test_fast_path.py",
+    ],
+    "bbopt/policies/queue.py": [
+        "tests/policies/test_queue.py",
+        "tests/policies/test_paper_example.py",
+        "tests/policies/test_properties.py",
+    ],
 }
 
 
@@ -85,6 +97,10 @@ ASIDE: dict[str, list[str]] = {
         "tests/simulation/test_io_model.py::test_io_aware_policies_never_over_allocate_a_link",
         "tests/simulation/test_io_model.py::test_io_easy_backfills_without_delaying_the_head",
         "tests/simulation/test_io_model.py::test_select_is_herbeins_node_by_node_greedy",
+    ],
+    # (the plan model solved at every decision of a whole workload: a minute per mutant)
+    "bbopt/planner/plan.py": [
+        "tests/planner/test_pieces.py::test_no_start_is_refused_and_every_job_runs[plan-2]",
     ],
 }
 

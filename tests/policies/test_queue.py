@@ -2,11 +2,17 @@
 at the shadow time) equals the generic one over an unordered tuple (every release sorted and
 given by :func:`bbopt.planner.first_fit_time`), with many running jobs ending together."""
 
+import math
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bbopt import make_policy
 from bbopt.core import ClusterState, Job, Platform, RunningJob, RunningJobs
-from bbopt.policies.queue import head_reservation
+from bbopt.policies.promises import Promise
+from bbopt.policies.queue import EasyBackfilling, backfill, head_reservation, keeps_reservation
+from bbopt.queue_view import QueueView
 
 PLATFORM = Platform(nodes=16, bb=100.0)
 
@@ -50,3 +56,204 @@ def test_sorted_scan_equals_generic_shadow(situation, reserve_bb, rnd):
     plain = head_reservation(ClusterState(now, PLATFORM, tuple(shuffled)), started, head,
                              free_n, free_b, reserve_bb=reserve_bb)
     assert fast == plain
+
+
+# -- the rules by hand: thresholds at, below and above them -------------------------------------
+# A machine of 10 nodes and 1 TB of BB, whose fit tolerance is 1000 B (REL_TOL x capacity).
+
+TB = 1e12
+MACHINE = Platform(nodes=10, bb=TB)
+
+
+def _job(jid, nodes, bb=0.0, walltime=5.0, submit=0.0):
+    return Job(jid, submit, walltime, walltime, nodes, bb)
+
+
+def _running(jid, nodes, bb=0.0, end=10.0, start=0.0):
+    return RunningJob(Job(jid, start, end - start, end - start, nodes, bb), start)
+
+
+def _states(now, running, queue):
+    """The same situation as the engine hands it (running jobs sorted by expected end, a long
+    queue's block view) and as a hand-built state (an unordered tuple, a tuple queue)."""
+    by_end = sorted(running, key=lambda r: r.expected_end)
+    return [ClusterState(now, MACHINE, run, q)
+            for run in (RunningJobs(by_end), tuple(reversed(by_end)))
+            for q in (tuple(queue), QueueView(queue))]
+
+
+def _decide(policy, now, running, queue):
+    """The starts and the reservations of ``policy``, the same on every form of the state."""
+    got = {(tuple(s.job_id for s in d.start), tuple((r.job_id, r.start) for r in d.reservations))
+           for d in (make_policy(policy).decide(s) for s in _states(now, running, queue))}
+    assert len(got) == 1, got
+    return got.pop()
+
+
+def _shadow(now, running, started, head, reserve_bb=True):
+    """``head_reservation``, the same over sorted and unordered running jobs."""
+    used_n = sum(r.job.nodes for r in running) + sum(j.nodes for j in started)
+    used_b = sum(r.job.bb for r in running) + sum(j.bb for j in started)
+    got = {head_reservation(s, list(started), head, MACHINE.nodes - used_n, MACHINE.bb - used_b,
+                            reserve_bb=reserve_bb) for s in _states(now, running, ())}
+    assert len(got) == 1, got
+    return got.pop()
+
+
+BUSY = [_running("r", 6, 4e11)]  # 4 nodes and 600 GB free now
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb"])
+def test_a_start_takes_the_free_nodes_and_bb_exactly_up_to_the_tolerance(policy):
+    at = [_job("a", 4, 6e11 + 1000.0), _job("b", 1)]
+    assert _decide(policy, 0.0, BUSY, at)[0] == ("a",)
+    over = [_job("a", 4, 6e11 + 1001.0)]
+    assert _decide(policy, 0.0, BUSY, over)[0] == ()
+    assert _decide(policy, 0.0, BUSY, [_job("a", 5)])[0] == ()
+
+
+def test_fcfs_stops_at_the_first_job_that_does_not_fit():
+    queue = [_job("a", 5), _job("b", 1)]
+    assert _decide("fcfs", 0.0, BUSY, queue)[0] == ()
+    assert _decide("filler", 0.0, BUSY, queue)[0] == ("b",)
+    # what each start takes is gone for the next
+    assert _decide("fcfs", 0.0, BUSY, [_job("a", 2), _job("b", 2), _job("c", 1)])[0] == ("a", "b")
+    bb = [_job("a", 1, 5e11), _job("b", 1, 1e11 + 1000.0), _job("c", 1, 1.0), _job("d", 1)]
+    assert _decide("fcfs", 0.0, BUSY, bb)[0] == ("a", "b")  # c: 1 B over the tolerance left
+    assert _decide("filler", 0.0, BUSY, bb)[0] == ("a", "b", "d")
+
+
+def test_filler_starts_every_job_that_fits_until_the_nodes_run_out():
+    queue = [_job("a", 5), _job("b", 3, 6e11 + 1001.0), _job("c", 3, 6e11 + 1000.0),
+             _job("d", 1), _job("e", 1)]
+    assert _decide("filler", 0.0, BUSY, queue)[0] == ("c", "d")
+    assert _decide("filler", 0.0, BUSY, [_job("a", 3), _job("b", 1)])[0] == ("a", "b")
+
+
+# EASY: 6 nodes and 500 GB held until 10, 2 nodes until 20: 2 nodes and 500 GB free now, 8 nodes
+# and 1 TB at 10.
+EASY = [_running("r1", 6, 5e11, end=10.0), _running("r2", 2, 0.0, end=20.0)]
+
+
+def test_the_head_is_reserved_at_the_first_end_that_frees_its_nodes_and_bb():
+    head = _job("h", 8, 8e11)
+    assert _shadow(0.0, EASY, (), head) == (10.0, 0, 2e11)
+    assert _shadow(0.0, EASY, (), head, reserve_bb=False) == (10.0, 0, TB)
+    assert _shadow(0.0, EASY, (), _job("h", 7, 8e11)) == (10.0, 1, 2e11)
+    assert _shadow(0.0, EASY, (), _job("h", 9)) == (20.0, 1, TB)
+    assert _shadow(0.0, EASY, (), _job("h", 11)) == (math.inf, 0, 0.0)  # never
+    # now, when it fits now: nodes at the free count, BB up to the tolerance
+    assert _shadow(0.0, EASY, (), _job("h", 2, 5e11 + 1000.0)) == (0.0, 0, -1000.0)
+    # BB at the tolerance frees the head at the first end; one byte more waits for 20
+    bb = [_running("r1", 2, 5e11, end=10.0), _running("r2", 2, 5e11, end=20.0)]
+    assert _shadow(0.0, bb, (), _job("h", 1, 1000.0)) == (0.0, 5, -1000.0)
+    assert _shadow(0.0, bb, (), _job("h", 1, 1001.0)) == (10.0, 7, 5e11 - 1001.0)
+    assert _shadow(0.0, bb, (), _job("h", 1, 5e11 + 1000.0)) == (10.0, 7, -1000.0)
+    assert _shadow(0.0, bb, (), _job("h", 1, 5e11 + 1001.0)) == (20.0, 9, 5e11 - 1001.0)
+    assert _shadow(0.0, bb, (), _job("h", 1, 5e11 + 1001.0), reserve_bb=False) == (0.0, 5, 0.0)
+
+
+def test_ends_of_one_instant_are_given_together():
+    # running and started jobs that end at 10 all count in what the head leaves over there
+    running = [_running("a", 3, 0.0, end=10.0), _running("b", 3, 1e11, end=10.0),
+               _running("c", 4, 0.0, end=20.0)]
+    assert _shadow(0.0, running, (), _job("h", 2)) == (10.0, 4, 1e12)
+    mixed = [_running("a", 3, 1e11, end=10.0), _running("c", 4, 0.0, end=30.0)]
+    started = [_job("s1", 2, 2e11, walltime=10.0), _job("s2", 1, 0.0, walltime=20.0)]
+    assert _shadow(0.0, mixed, started, _job("h", 5)) == (10.0, 0, 1e12)
+    assert _shadow(0.0, mixed, started, _job("h", 6)) == (20.0, 0, 1e12)
+    assert _shadow(0.0, mixed, started, _job("h", 7, 1e12)) == (30.0, 3, 0.0)
+    assert _shadow(0.0, mixed, started, _job("h", 11)) == (math.inf, 0, 0.0)
+    # started jobs alone, their ends sorted whatever their order
+    late_first = [_job("s1", 4, 0.0, walltime=30.0), _job("s2", 6, 0.0, walltime=10.0)]
+    assert _shadow(0.0, (), late_first, _job("h", 6)) == (10.0, 0, TB)
+
+
+def test_an_overdue_release_frees_the_head_now_not_in_the_past():
+    # a was expected to end at 5; at 8 it still runs, and its nodes are the head's from now on
+    overdue = [_running("a", 5, 0.0, end=5.0), _running("b", 4, 0.0, end=20.0)]
+    assert _shadow(8.0, overdue, (), _job("h", 6, submit=8.0)) == (8.0, 0, TB)
+    started = [_job("s", 1, 1e11, walltime=4.0, submit=8.0)]  # ends at 12
+    assert _shadow(8.0, overdue, started, _job("h", 6, 1e12, submit=8.0)) == (12.0, 0, 0.0)
+    assert _shadow(8.0, overdue, started, _job("h", 5, submit=8.0)) == (8.0, 0, 9e11)
+
+
+def test_a_backfilled_job_ending_at_the_shadow_time_is_not_late():
+    head = _job("h", 8, 8e11)
+    at = _job("c1", 1, walltime=10.0)  # ends at 10, the shadow time: takes nothing from h
+    after = _job("c2", 1, walltime=10.5)  # still running at 10, where h leaves no node
+    for policy in ("fcfs-bb", "sjf-bb", "fcfs-easy"):
+        assert _decide(policy, 0.0, EASY, [head, after, at]) == (("c1",), (("h", 10.0),))
+
+
+def test_late_jobs_share_what_the_head_leaves_at_its_shadow_time():
+    # h (6 nodes, 800 GB) at 10 leaves 2 nodes and 200 GB; every candidate runs past 10
+    head = _job("h", 6, 8e11)
+    d1 = _job("d1", 1, 2e11 + 1000.0, walltime=15.0)  # exactly what h leaves, up to the tolerance
+    d2 = _job("d2", 1, 2e11 + 1001.0, walltime=15.0)  # one byte more
+    f = _job("f", 1, 1.0, walltime=15.0)  # after d1 no byte is left
+    g = _job("g", 1, 0.0, walltime=15.0)
+    assert _decide("fcfs-bb", 0.0, EASY, [head, d2, d1, f, g]) == (("d1", "g"), (("h", 10.0),))
+    # fcfs-easy reserves h's processors only: any byte free now may run past 10
+    assert _decide("fcfs-easy", 0.0, EASY, [head, d2, d1, f, g])[0] == ("d2", "d1")
+    # the head's nodes: 7 nodes leave 1 at 10 for one late job
+    h7 = _job("h", 7, 8e11)
+    g2 = _job("g2", 1, 0.0, walltime=15.0)
+    assert _decide("fcfs-bb", 0.0, EASY, [h7, g, g2])[0] == ("g",)
+    assert _decide("fcfs-easy", 0.0, EASY, [h7, g, g2])[0] == ("g",)
+
+
+def test_sjf_backfills_the_shortest_first_ties_in_queue_order():
+    head = _job("h", 7, 8e11)  # leaves 1 node at 10
+    long = _job("long", 1, walltime=30.0)
+    short = _job("short", 1, walltime=15.0)
+    short2 = _job("short2", 1, walltime=15.0)
+    assert _decide("fcfs-bb", 0.0, EASY, [head, long, short])[0] == ("long",)
+    assert _decide("sjf-bb", 0.0, EASY, [head, long, short, short2])[0] == ("short",)
+    # both end by the shadow time: both start, shortest first
+    quick = [head, _job("q1", 1, walltime=8.0), _job("q2", 1, walltime=4.0)]
+    assert _decide("sjf-bb", 0.0, EASY, quick)[0] == ("q2", "q1")
+    # a job whose nodes or BB are not free now is never a candidate
+    big = [head, _job("x", 3, walltime=1.0), _job("y", 1, 5e11 + 1001.0, walltime=1.0),
+           _job("z", 1, 5e11 + 1000.0, walltime=2.0)]
+    assert _decide("sjf-bb", 0.0, EASY, big)[0] == ("z",)
+    # no node free now: nothing is backfilled
+    full = [_running("r1", 8, 5e11, end=10.0), _running("r2", 2, 0.0, end=20.0)]
+    assert _decide("sjf-bb", 0.0, full, [_job("h", 8), _job("a", 1, walltime=1.0)]) == (
+        (), (("h", 10.0),))
+
+
+def test_the_first_jobs_start_and_the_next_one_is_the_head():
+    queue = [_job("a", 1, 1e11), _job("b", 1), _job("h", 8), _job("c", 1, walltime=10.0)]
+    # a and b take the 2 free nodes; h is reserved at 10; c finds no node now
+    assert _decide("fcfs-bb", 0.0, EASY, queue) == (("a", "b"), (("h", 10.0),))
+    assert _decide("fcfs-bb", 0.0, EASY, queue[:2]) == (("a", "b"), ())
+
+
+def test_backfill_vetoes_take_nothing():
+    state = _states(0.0, EASY, ())[0]
+    late = [_job("v", 1, walltime=15.0), _job("w", 1, walltime=15.0)]
+    # h (7 nodes) leaves 1 node at 10: the vetoed v does not use it up
+    got = backfill(state, late, 10.0, (2, 5e11), (1, 2e11), accept=lambda j: j.id != "v")
+    assert got == [late[1]]
+    assert backfill(state, late, 10.0, (2, 5e11), (1, 2e11)) == [late[0]]
+    assert backfill(state, late, 10.0, (0, 5e11), (1, 2e11)) == []
+
+
+def test_keeps_reservation_narrows_the_mask_to_easys_backfill():
+    head = _job("h", 8, 8e11)
+    at, after = _job("c1", 1, walltime=10.0), _job("c2", 1, walltime=10.5)
+    queue = [head, after, at]
+    for state in _states(0.0, EASY, queue):
+        assert keeps_reservation(state, queue, [True, True, True]) == [True, False, True]
+        assert keeps_reservation(state, queue, [False, True, False]) == [False, False, False]
+        assert keeps_reservation(state, queue, [False] * 3) == [False] * 3
+    empty = ClusterState(0.0, MACHINE, tuple(EASY), ())
+    assert keeps_reservation(empty, [], []) == []
+
+
+def test_an_unknown_order_is_refused():
+    with pytest.raises(ValueError, match="order must be 'fcfs' or 'sjf', got 'ljf'"):
+        EasyBackfilling(order="ljf")
+    assert EasyBackfilling("x", reserve_bb=True).promise == Promise.HEAD_NEVER_DELAYED
+    assert EasyBackfilling("x", reserve_bb=False).promise == Promise.NONE
