@@ -257,3 +257,50 @@ def test_an_unknown_order_is_refused():
         EasyBackfilling(order="ljf")
     assert EasyBackfilling("x", reserve_bb=True).promise == Promise.HEAD_NEVER_DELAYED
     assert EasyBackfilling("x", reserve_bb=False).promise == Promise.NONE
+
+
+# -- named BB nodes: starts and the head's shadow time asked of the planner ---------------------
+# 4 nodes, two BB nodes of 10 B; r1 holds 6 B on BB node 0 until 10, r2 6 B on BB node 1 until
+# 20: 8 B are free in the pool, but no more than 4 B on one BB node.
+
+NAMED = Platform(nodes=4, bb=20.0, bb_nodes=(10.0, 10.0))
+NAMED_RUNNING = (RunningJob(Job("r1", 0.0, 10.0, 10.0, 1, 6.0), 0.0, bb_pieces=((0, 6.0),)),
+                 RunningJob(Job("r2", 0.0, 20.0, 20.0, 1, 6.0), 0.0, bb_pieces=((1, 6.0),)))
+
+
+def _decide_named(policy, queue):
+    got = {(tuple((s.job_id, s.nodes) for s in d.start),
+            tuple((r.job_id, r.start) for r in d.reservations))
+           for d in (make_policy(policy).decide(ClusterState(0.0, NAMED, run, q))
+                     for run in (RunningJobs(NAMED_RUNNING), NAMED_RUNNING)
+                     for q in (tuple(queue), QueueView(queue)))}
+    assert len(got) == 1, got
+    return got.pop()
+
+
+def test_a_start_on_named_bb_nodes_needs_its_pieces_placed_not_the_pool_only():
+    queue = [_job("a", 1, 5.0), _job("b", 1, 4.0), _job("c", 1, 1.0)]
+    assert _decide_named("fcfs", queue) == ((), ())  # a's 5 B fit no BB node now
+    # b takes BB node 0's 4 B; c goes to BB node 1
+    assert _decide_named("filler", queue) == ((("b", None), ("c", None)), ())
+    assert _decide_named("fcfs", queue[1:]) == ((("b", None), ("c", None)), ())
+
+
+def test_easy_on_named_bb_nodes_keeps_the_heads_pieces_placeable():
+    head = _job("h", 1, 8.0)  # placeable at 10, on BB node 0 (10 B free then)
+    late = _job("late", 1, 3.0, walltime=20.0)  # on BB node 0 until 20: h not placeable at 10
+    short = _job("short", 1, 3.0, walltime=10.0)  # gone by 10
+    queue = [head, late, short]
+    assert _decide_named("fcfs-bb", queue) == ((("short", None),), (("h", 10.0),))
+    # shortest first: short takes BB node 0 now, so late goes to BB node 1 and leaves h room
+    assert _decide_named("sjf-bb", queue) == ((("short", None), ("late", None)), (("h", 10.0),))
+    # processors only: h's node is held from now, and late takes the other free one
+    assert _decide_named("fcfs-easy", queue) == ((("late", None),), (("h", 0.0),))
+    state = ClusterState(0.0, NAMED, NAMED_RUNNING, tuple(queue))
+    assert keeps_reservation(state, queue, [True, True, True]) == [True, False, True]
+    assert keeps_reservation(state, queue, [True, True, False]) == [True, False, False]
+    # the first jobs that fit start, the next is the head
+    # (a ends at 5; short takes BB node 1 until 10)
+    first = [_job("a", 1, 4.0), head, short]
+    assert _decide_named("fcfs-bb", first) == ((("a", None), ("short", None)), (("h", 10.0),))
+    assert _decide_named("fcfs-bb", [_job("a", 1, 4.0)]) == ((("a", None),), ())
