@@ -206,3 +206,49 @@ def test_list_schedule_places_each_job_at_its_earliest_start():
     got = planner.list_schedule([HEAD, Job("a", 0, 5.0, nodes=2, bb=20 * GB),
                                  Job("b", 0, 5.0, nodes=3)])
     assert [(j.id, s) for j, s in got] == [("head", 10.0), ("a", 0.0), ("b", 60.0)]
+
+
+class _Profiled(Planner):
+    """The planner on the profile of every dimension only (no fast path)."""
+
+    __slots__ = ()
+    fast_path = False
+
+
+def test_a_replaceable_reservation_is_kept_placeable_on_the_profile_of_every_dimension():
+    """The re-placeable head of :func:`test_a_replaceable_reservation_chooses_its_pieces_again`
+    on the profile of every dimension: the same answers, each reservation checked whole."""
+    planner = _shadow_case()
+    planner.__class__ = _Profiled
+    planner.reserve(HEAD, 10.0, replace=True)
+    assert planner.start(Job("late", 0, 100.0, nodes=1, bb=6 * GB)) is not None
+    assert planner._profile is not None
+    assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
+    assert planner.fits_now(Job("short", 0, 10.0, nodes=1, bb=2 * GB))
+    assert not planner.fits_now(Job("short", 0, 10.5, nodes=1, bb=2 * GB))
+    # a reservation the job could not overlap is no reason to refuse; one after it still is
+    early = Job("early", 0, 20.0, nodes=1, bb=0.0)
+    planner.reserve(early, 100.0, replace=True)  # [100, 120): after everything above
+    assert list(planner.floating) == ["head", "early"]
+    assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
+    planner.release(early)
+    planner.release(HEAD)
+    other = Job("other", 0, 5.0, nodes=1, bb=1.0)
+    planner.reserve(other, 200.0, replace=True)  # [200, 205), 1 B: before the head's check
+    planner.reserve(HEAD, 10.0, replace=True)
+    assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
+    assert planner.fits_now(Job("short", 0, 10.0, nodes=1, bb=2 * GB))
+
+
+def test_a_replaceable_reservation_of_one_byte_from_now_is_kept_placeable():
+    """Two BB nodes of 0.5 B; a re-placeable reservation of 1 B on two nodes from now (two
+    pieces of 0.5 B, one per BB node) leaves no room for a start of 0.25 B that runs with it,
+    and leaves room for one that starts when it ends."""
+    platform = Platform(3, 1.0, bb_nodes=(0.5, 0.5))
+    for cls in (Planner, _Profiled):
+        planner = cls.of(ClusterState(0.0, platform, ()))
+        planner.reserve(Job("tiny", 0, 10.0, nodes=2, bb=1.0), 0.0, replace=True)
+        assert not planner.fits_now(Job("x", 0, 5.0, nodes=1, bb=0.25))
+        assert planner.fits_now(Job("x", 0, 5.0, nodes=1, bb=0.0))
+        assert planner.fits(Job("x", 0, 5.0, nodes=1, bb=0.25), 10.0)
+        assert not planner.fits(Job("x", 0, 5.0, nodes=1, bb=0.25), 9.0)
