@@ -11,8 +11,15 @@ from hypothesis import strategies as st
 from bbopt import make_policy
 from bbopt.core import ClusterState, Job, Platform, RunningJob, RunningJobs
 from bbopt.policies.promises import Promise
-from bbopt.policies.queue import EasyBackfilling, backfill, head_reservation, keeps_reservation
-from bbopt.queue_view import QueueView
+from bbopt.policies.queue import (
+    EasyBackfilling,
+    backfill,
+    backfill_blocks,
+    head_reservation,
+    keeps_reservation,
+    shortest_first,
+)
+from bbopt.queue_view import QueueView, block_summary
 
 PLATFORM = Platform(nodes=16, bb=100.0)
 
@@ -304,3 +311,56 @@ def test_easy_on_named_bb_nodes_keeps_the_heads_pieces_placeable():
     first = [_job("a", 1, 4.0), head, short]
     assert _decide_named("fcfs-bb", first) == ((("a", None), ("short", None)), (("h", 10.0),))
     assert _decide_named("fcfs-bb", [_job("a", 1, 4.0)]) == ((("a", None),), ())
+
+
+# -- the backfill pass and its inlined copies over a long queue's blocks ------------------------
+
+def _passes(candidates, free, extra, reserve_bb=True, shadow=10.0):
+    """What the backfill pass starts from ``candidates`` at 0 (shadow time 10), the same over
+    blocks of every size; and what the shortest-first pass starts."""
+    state = ClusterState(0.0, MACHINE, (), ())
+    tol = 1000.0000000000001  # (REL_TOL x 1 TB)
+    got = backfill(state, candidates, shadow, free, extra, reserve_bb=reserve_bb)
+    for size in (1, 2, len(candidates)):
+        blocks = [(candidates[a:a + size], block_summary(candidates[a:a + size]))
+                  for a in range(0, len(candidates), size)]
+        assert backfill_blocks(0.0, blocks, shadow, free, extra, reserve_bb, tol) == got
+    by_walltime = sorted(candidates, key=lambda j: j.walltime)
+    sjf = backfill(state, by_walltime, shadow, free, extra, reserve_bb=reserve_bb)
+    for size in (1, 2, len(candidates)):
+        blocks = [(candidates[a:a + size], block_summary(candidates[a:a + size]))
+                  for a in range(0, len(candidates), size)]
+        assert shortest_first(0.0, blocks, shadow, free, extra, reserve_bb, tol) == sjf
+    return [j.id for j in got], [j.id for j in sjf]
+
+
+def test_backfill_takes_free_nodes_and_bb_now_up_to_the_tolerance():
+    jobs = [_job("j1", 2, walltime=10.0),  # ends at the shadow time: not late
+            _job("j2", 2, walltime=5.0),  # 2 nodes, 1 free after j1
+            _job("j3", 1, 5e11 + 1001.0, walltime=4.0),  # one byte over the tolerance
+            _job("j4", 1, 5e11 + 1000.0, walltime=5.0),
+            _job("j5", 1, walltime=6.0)]  # no node left
+    assert _passes(jobs, (3, 5e11), (0, 0.0)) == (["j1", "j4"], ["j2", "j4"])
+    # what a start takes is gone: after a, 1001 B are more than the tolerance left
+    jobs = [_job("a", 1, 5e11, walltime=3.0), _job("b", 1, 1001.0, walltime=2.0),
+            _job("c", 1, walltime=4.0)]
+    assert _passes(jobs, (3, 5e11), (0, 0.0)) == (["a", "c"], ["b", "c"])
+    assert _passes(jobs, (0, 5e11), (0, 0.0)) == ([], [])
+    assert _passes(jobs, (1, 5e11), (0, 0.0)) == (["a"], ["b"])
+
+
+def test_backfilled_late_jobs_take_what_the_head_leaves():
+    late = [_job("k1", 2, walltime=11.0), _job("k2", 1, walltime=12.0),
+            _job("k3", 1, walltime=10.0)]
+    assert _passes(late, (3, TB), (2, 0.0)) == (["k1", "k3"], ["k3", "k1"])
+    assert _passes(late, (3, TB), (1, 0.0)) == (["k2", "k3"], ["k3", "k2"])
+    bb = [_job("b1", 1, 2e11 + 1001.0, walltime=20.0), _job("b2", 1, 2e11 + 1000.0,
+                                                             walltime=30.0),
+          _job("b3", 1, 1.0, walltime=11.0), _job("b4", 1, 0.0, walltime=40.0)]
+    # (b3's byte taken first leaves b2 one byte short)
+    assert _passes(bb, (4, TB), (4, 2e11)) == (["b2", "b4"], ["b3", "b4"])
+    # BB is not counted at the shadow time without the head's BB reserved
+    assert _passes(bb, (4, TB), (4, 2e11), reserve_bb=False) == (
+        ["b1", "b2", "b3", "b4"], ["b3", "b1", "b2", "b4"])
+    # late jobs, but the head leaves no node
+    assert _passes(bb, (4, TB), (0, TB)) == ([], [])
