@@ -3,16 +3,29 @@ at the shadow time) equals the generic one over an unordered tuple (every releas
 given by :func:`bbopt.planner.first_fit_time`), with many running jobs ending together."""
 
 import math
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bbopt import make_policy
-from bbopt.core import ClusterState, Job, Platform, RunningJob, RunningJobs
+from bbopt.core import (
+    ClusterState,
+    Job,
+    Platform,
+    Reservation,
+    RunningJob,
+    RunningJobs,
+    Start,
+    Status,
+    dragonfly_proximity,
+)
 from bbopt.policies.promises import Promise
 from bbopt.policies.queue import (
+    FCFS,
     EasyBackfilling,
+    Filler,
     backfill,
     backfill_blocks,
     head_reservation,
@@ -364,3 +377,61 @@ def test_backfilled_late_jobs_take_what_the_head_leaves():
         ["b1", "b2", "b3", "b4"], ["b3", "b1", "b2", "b4"])
     # late jobs, but the head leaves no node
     assert _passes(bb, (4, TB), (0, TB)) == ([], [])
+
+
+def test_the_last_release_can_be_the_shadow_time():
+    # the head fits only once every running job has ended: at the last end, with no node or
+    # byte to spare (BB up to the tolerance), and never in the past
+    assert _shadow(0.0, [_running("a", 4, 0.0, end=10.0)], (), _job("h", 10)) == (10.0, 0, TB)
+    last = [_running("a", 1, 4e11, end=10.0)]
+    assert _shadow(0.0, last, (), _job("h", 1, TB + 1000.0)) == (10.0, 9, -1000.0)
+    assert _shadow(0.0, last, (), _job("h", 1, TB + 1001.0)) == (math.inf, 0, 0.0)
+    overdue = [_running("a", 5, 0.0, end=5.0)]
+    assert _shadow(8.0, overdue, (), _job("h", 6, submit=8.0)) == (8.0, 4, TB)
+
+
+def test_fcfs_easy_reserves_no_byte_for_its_head():
+    # the BB is full until 20; the head's nodes are free at 10: fcfs-easy reserves them there
+    small = Platform(nodes=4, bb=100.0)
+    running = (_running("r1", 2, 100.0, end=20.0), _running("r2", 2, 0.0, end=10.0))
+    head = _job("h", 2, 50.0)
+    for run in (RunningJobs(running[::-1]), running):
+        state = ClusterState(0.0, small, run, (head,))
+        assert make_policy("fcfs-easy").decide(state).reservations == (Reservation("h", 10.0),)
+        assert make_policy("fcfs-bb").decide(state).reservations == (Reservation("h", 20.0),)
+
+
+def test_keeps_reservation_reserves_the_heads_bb():
+    head = _job("h", 7, 8e11)  # leaves 1 node and 200 GB at 10
+    takes = _job("takes", 1, 3e11, walltime=15.0)  # free now, but 100 GB more than h leaves
+    fits = _job("fits", 1, 2e11, walltime=15.0)
+    queue = [head, takes, fits]
+    for state in _states(0.0, EASY, queue):
+        assert keeps_reservation(state, queue, [True] * 3) == [True, False, True]
+
+
+def test_a_rule_decides_feasibly_without_a_claim_and_names_the_chosen_nodes():
+    prox = Platform(8, 100.0, bb_nodes=(25.0,) * 4, bb_proximity=dragonfly_proximity(8, 2, 2))
+    states = [(ClusterState(0.0, MACHINE, (), (_job("a", 2), _job("b", 9))), (None,)),
+              (ClusterState(0.0, prox, (), (_job("a", 2, 10.0), _job("b", 8))), ((0, 1),))]
+    for policy in ("fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb"):
+        for state, nodes in states:
+            before = time.perf_counter()
+            d = make_policy(policy).decide(state)
+            took = time.perf_counter() - before
+            assert d.start == tuple(Start(j, n) for j, n in zip(("a",), nodes, strict=True))
+            assert d.reservations == (() if policy in ("fcfs", "filler")
+                                      else (Reservation("b", 5.0),))
+            assert d.preempt == () and d.alternatives == () and d.memory is None
+            s = d.stats
+            assert (s.backend, s.status, s.objective, s.bound, s.gap, s.budget, s.audited) == (
+                "rule", Status.FEASIBLE, None, None, None, None, False)
+            assert 0.0 <= s.wall_time <= took
+
+
+def test_the_policies_names_and_defaults():
+    assert (FCFS().name, Filler().name) == ("fcfs", "filler")
+    easy = EasyBackfilling()
+    assert (easy.name, easy.reserve_bb, easy.order) == ("fcfs-bb", True, "fcfs")
+    for name in ("fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb"):
+        assert make_policy(name).name == name
