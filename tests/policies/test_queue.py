@@ -435,3 +435,73 @@ def test_the_policies_names_and_defaults():
     assert (easy.name, easy.reserve_bb, easy.order) == ("fcfs-bb", True, "fcfs")
     for name in ("fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb"):
         assert make_policy(name).name == name
+
+
+def test_shortest_first_at_the_shadow_time_and_at_what_the_head_leaves():
+    # a job ending exactly at the shadow time takes nothing from the head, whatever its size
+    assert _passes([_job("e", 2, walltime=10.0)], (3, TB), (0, 0.0)) == (["e"], ["e"])
+    # a late job of exactly the BB the head leaves, up to the tolerance
+    exact = [_job("x", 1, 2e11 + 1000.0, walltime=30.0)]
+    assert _passes(exact, (4, TB), (4, 2e11)) == (["x"], ["x"])
+    # each late job's bytes are taken from what the head leaves: 20 GB of 100, 70 GB fit after
+    shares = [_job("x1", 1, 2e10, walltime=20.0), _job("x2", 1, 7e10, walltime=30.0),
+              _job("x3", 1, 1e10 + 1001.0, walltime=40.0)]
+    assert _passes(shares, (4, TB), (4, 1e11)) == (["x1", "x2"], ["x1", "x2"])
+
+
+def test_every_rule_decides_when_the_whole_queue_starts():
+    prox = Platform(8, 100.0, bb_nodes=(25.0,) * 4, bb_proximity=dragonfly_proximity(8, 2, 2))
+    cases = [(MACHINE, (_job("a", 2), _job("b", 3)), (None, None)),
+             (NAMED, (_job("a", 1, 1.0), _job("b", 1, 1.0)), (None, None)),
+             (prox, (_job("a", 2, 10.0), _job("b", 2)), ((0, 1), (2, 3)))]
+    for policy in ("fcfs", "filler", "fcfs-easy", "fcfs-bb", "sjf-bb"):
+        for platform, queue, nodes in cases:
+            running = NAMED_RUNNING if platform is NAMED else ()
+            for q in (queue, QueueView(queue)):
+                before = time.perf_counter()
+                d = make_policy(policy).decide(ClusterState(0.0, platform, running, q))
+                took = time.perf_counter() - before
+                assert d.start == (Start("a", nodes[0]), Start("b", nodes[1])), policy
+                assert d.reservations == ()
+                assert 0.0 <= d.stats.wall_time <= took
+    # and with a head that waits, over a long queue's blocks too
+    for policy in ("fcfs-easy", "fcfs-bb", "sjf-bb"):
+        before = time.perf_counter()
+        d = make_policy(policy).decide(_states(0.0, EASY, [_job("h", 8), _job("c", 1)])[1])
+        assert 0.0 <= d.stats.wall_time <= time.perf_counter() - before
+        assert d.reservations == (Reservation("h", 10.0),)
+
+
+def test_sjf_bb_on_a_long_queue_keeps_the_heads_bb():
+    head = _job("h", 7, 8e11)  # leaves 1 node and 200 GB at 10
+    queue = [head, _job("takes", 1, 3e11, walltime=15.0), _job("fits", 1, 2e11, walltime=16.0)]
+    assert _decide("sjf-bb", 0.0, EASY, queue)[0] == ("fits",)
+    assert _decide("fcfs-easy", 0.0, EASY, queue)[0] == ("takes",)
+
+
+def test_shadow_time_with_started_jobs_at_the_bb_tolerance():
+    mixed = [_running("a", 3, 1e11, end=10.0), _running("c", 4, 0.0, end=30.0)]
+    started = [_job("s1", 2, 2e11, walltime=10.0), _job("s2", 1, 0.0, walltime=20.0)]
+    assert _shadow(0.0, mixed, started, _job("h", 5, TB + 1000.0)) == (10.0, 0, -1000.0)
+    assert _shadow(0.0, mixed, started, _job("h", 5, TB + 1001.0)) == (math.inf, 0, 0.0)
+
+
+def test_named_easy_reserves_its_head_re_placeable_after_the_jobs_that_start():
+    # two jobs start, the third is the head
+    queue = [_job("a", 1, 1.0), _job("b", 1, 1.0), _job("h", 1, 8.0), _job("c", 1)]
+    assert _decide_named("fcfs-bb", queue) == ((("a", None), ("b", None)), (("h", 10.0),))
+    # fcfs-easy's head asks no byte: with every byte of the BB nodes held until 10 and 20, its
+    # processors are reserved now
+    full = (RunningJob(Job("r1", 0.0, 10.0, 10.0, 1, 10.0), 0.0, bb_pieces=((0, 10.0),)),
+            RunningJob(Job("r2", 0.0, 20.0, 20.0, 1, 10.0), 0.0, bb_pieces=((1, 10.0),)))
+    state = ClusterState(0.0, NAMED, full, (_job("h", 2, 5.0),))
+    assert make_policy("fcfs-easy").decide(state).reservations == (Reservation("h", 0.0),)
+    assert make_policy("fcfs-bb").decide(state).reservations == (Reservation("h", 10.0),)
+    # the head's pieces are chosen again when a late job takes room where they would have gone
+    # (tests/planner/test_plan.py: four pieces of 3 GB at 10, first fit three on BB node 0)
+    gb = 1e9
+    platform = Platform(6, 20 * gb, bb_nodes=(10 * gb, 10 * gb))
+    running = (RunningJob(Job("r", 0, 10.0, nodes=4), 0.0, (0, 1, 2, 3)),)
+    queue = (Job("head", 0, 50.0, nodes=4, bb=12 * gb), Job("late", 0, 100.0, nodes=1, bb=6 * gb))
+    d = make_policy("fcfs-bb").decide(ClusterState(0.0, platform, running, queue))
+    assert d.start == (Start("late"),) and d.reservations == (Reservation("head", 10.0),)
