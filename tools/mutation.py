@@ -139,8 +139,12 @@ def run(module: str, max_children: int, tests: list[str] | None = None,
     if not tests:
         raise SystemExit(f"{module}: no test names it; map its tests in tools/mutation.py (TESTS)")
     copy = ROOT / "mutants" / module
-    if copy.exists() and not copy.with_name(copy.name + ".meta").exists():
-        copy.unlink()  # copied unmutated by a run on another module: have mutmut mutate it
+    meta = copy.with_name(copy.name + ".meta")
+    if copy.exists() and (not meta.exists() or "__mutmut_" not in copy.read_text()):
+        # copied unmutated by a run on another module (after its own run, whose results that
+        # copy no longer matches): have mutmut mutate it again
+        copy.unlink()
+        meta.unlink(missing_ok=True)
     cfg = configuration._load_config()
     cfg.only_mutate = [module]
     cfg.pytest_add_cli_args_test_selection = tests + [
