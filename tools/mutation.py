@@ -76,6 +76,7 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_queue.py",
         "tests/policies/test_paper_example.py",
         "tests/policies/test_properties.py",
+        "tests/simulation/test_queue_blocks.py",
     ],
 }
 
