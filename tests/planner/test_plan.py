@@ -241,17 +241,53 @@ def test_a_replaceable_reservation_is_kept_placeable_on_the_profile_of_every_dim
 
 
 def test_a_replaceable_reservation_of_one_byte_from_now_is_kept_placeable():
-    """Two BB nodes of 0.5 B; a re-placeable reservation of 1 B on two nodes from now (two
-    pieces of 0.5 B, one per BB node) leaves no room for a start of 0.25 B that runs with it,
-    and leaves room for one that starts when it ends."""
-    platform = Platform(3, 1.0, bb_nodes=(0.5, 0.5))
+    """Two BB nodes of 0.75 B; a re-placeable reservation of 1 B on two nodes from now (two
+    pieces of 0.5 B) leaves 0.5 B in the pool, but a start of 0.5 B that runs with it would
+    leave room for one of its pieces only; one that starts when it ends fits."""
+    platform = Platform(3, 1.5, bb_nodes=(0.75, 0.75))
     for cls in (Planner, _Profiled):
         planner = cls.of(ClusterState(0.0, platform, ()))
         planner.reserve(Job("tiny", 0, 10.0, nodes=2, bb=1.0), 0.0, replace=True)
-        assert not planner.fits_now(Job("x", 0, 5.0, nodes=1, bb=0.25))
-        assert planner.fits_now(Job("x", 0, 5.0, nodes=1, bb=0.0))
-        assert planner.fits(Job("x", 0, 5.0, nodes=1, bb=0.25), 10.0)
-        assert not planner.fits(Job("x", 0, 5.0, nodes=1, bb=0.25), 9.0)
+        assert not planner.fits_now(Job("x", 0, 5.0, nodes=1, bb=0.5))
+        assert planner.fits_now(Job("x", 0, 5.0, nodes=1, bb=0.25))
+        assert planner.fits(Job("x", 0, 5.0, nodes=1, bb=0.5), 10.0)
+        assert not planner.fits(Job("x", 0, 5.0, nodes=1, bb=0.5), 9.0)
+
+
+def _case(*more, hold=None):
+    """:func:`_shadow_case` on the profile of every dimension, ``more`` running jobs beside r
+    (``(id, end, nodes, BB node, bytes)``), a fixed hold ``(job, start)``, then the head
+    re-placeable at 10 (its four 3 GB pieces on the least free space of its interval)."""
+    platform = Platform(6, 20 * GB, bb_nodes=(10 * GB, 10 * GB))
+    running = [RunningJob(Job("r", 0, 10.0, nodes=4), 0.0, (0, 1, 2, 3))]
+    for jid, end, node, b, size in more:
+        running.append(RunningJob(Job(jid, 0, end, nodes=1, bb=size), 0.0, (node,),
+                                  ((b, size),)))
+    planner = _Profiled.of(ClusterState(0.0, platform, tuple(running)))
+    if hold is not None:
+        assert planner.hold(*hold)
+    planner.reserve(HEAD, 10.0, replace=True)
+    return planner
+
+
+def test_a_replaceable_reservation_is_checked_on_the_least_free_space_of_its_interval():
+    """The head holds [10, 60); a start now of 2 GB goes on BB node 0. Each case makes another
+    segment of the head's interval the one where its pieces are tightest."""
+    x = Job("x", 0, 100.0, nodes=1, bb=2 * GB)
+    # BB node 1 has 4 GB until 30: with x, 8 and 4 GB hold three pieces, not four
+    assert not _case(("r2", 30.0, 4, 1, 6 * GB)).fits_now(x)
+    # a fixed 6 GB on BB node 0 from 30: 2 and 10 GB left there with x, three pieces
+    fixed = (Job("f", 0, 50.0, nodes=1, bb=6 * GB), 30.0)
+    assert not _case(hold=fixed).fits_now(x)
+    # x gone at 30, where that hold starts: 8 then 4 GB on node 0, four pieces with node 1
+    assert _case(hold=fixed).fits_now(Job("x", 0, 30.0, nodes=1, bb=2 * GB))
+    # a hold from 60, when the head ends, is not in its interval
+    after = (Job("f", 0, 30.0, nodes=1, bb=8 * GB), 60.0)
+    assert _case(hold=after).fits_now(x)
+    # a later hold from 30 on node 0 takes nothing from the stretch before 30, where BB node 0
+    # is tightest (4 GB until r2 ends)
+    planner = _case(("r2", 30.0, 4, 0, 6 * GB))
+    assert planner.hold(Job("g", 0, 50.0, nodes=1, bb=6 * GB), 30.0)
 
 
 # -- starts now over a pass, block by block: thresholds of the cheap tests ----------------------
