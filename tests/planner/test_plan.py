@@ -391,3 +391,43 @@ def test_a_rollback_restores_every_part_of_the_planner():
     assert p.profile.times == [0.0, 10.0] and p.profile.free[0] == [2.0, TB]
     assert p.start(Job("b", 0, 5.0, nodes=2)) == Start("b", None)
     assert p.started == {"b": (2, 3)}
+
+
+def test_the_earliest_start_is_searched_up_to_its_limit_inclusive():
+    p = _pool(RunningJob(Job("r", 0, 10.0, nodes=3), 0.0))
+    wide = Job("w", 0, 5.0, nodes=2)
+    assert p.earliest(wide) == 10.0
+    assert p.earliest(wide, limit=10.0) == 10.0
+    assert p.earliest(wide, limit=9.0) == math.inf
+
+
+def test_the_earliest_start_asks_no_byte_of_a_bb_node_for_a_job_without_bb():
+    # BB node 0 is full until 10, BB node 1 until 20; nodes are free at 10
+    platform = Platform(4, 20.0, bb_nodes=(10.0, 10.0))
+    running = (RunningJob(Job("r1", 0, 10.0, nodes=1, bb=10.0), 0.0, (0,), ((0, 10.0),)),
+               RunningJob(Job("r2", 0, 20.0, nodes=1, bb=10.0), 0.0, (1,), ((1, 10.0),)),
+               RunningJob(Job("r3", 0, 10.0, nodes=2), 0.0, (2, 3)))
+    for cls in (Planner, _Profiled):
+        assert cls.of(ClusterState(0.0, platform, running)).earliest(
+            Job("j", 0, 5.0, nodes=3)) == 10.0
+
+
+def test_a_reservation_on_too_few_free_nodes_says_so():
+    platform = PLATFORMS["proximity"]
+    p = Planner.of(ClusterState(0.0, platform, (RunningJob(Job("r", 0, 10.0, nodes=4), 0.0,
+                                                           (0, 1, 2, 3)),)))
+    with pytest.raises(OverbookedError, match=r"^6 compute nodes are not free at 5.0$"):
+        p.reserve(Job("big", 0.0, 5.0, nodes=6), 5.0, replace=True)
+
+
+def test_a_later_start_with_local_ssd_gets_nodes_that_hold_it():
+    # one node of eight has local SSD: a job of two nodes asking 1 B of it never fits, even
+    # after the same question for a job of two nodes without SSD
+    platform = Platform(8, 100 * GB, bb_nodes=(25 * GB,) * 4,
+                        bb_proximity=dragonfly_proximity(8, 2, 2),
+                        node_ssd=(0.0,) * 7 + (50 * GB,))
+    p = Planner.of(ClusterState(0.0, platform, ()))
+    assert p.fits(Job("a", 0, 5.0, nodes=2), 5.0)
+    assert not p.fits(Job("b", 0, 5.0, nodes=2, ssd=1.0), 5.0)
+    assert p.fits(Job("c", 0, 5.0, nodes=1, ssd=1.0), 5.0)
+    assert p.start(Job("d", 0, 5.0, nodes=1, ssd=1.0)) == Start("d", (7,))
