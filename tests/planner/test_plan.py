@@ -431,3 +431,34 @@ def test_a_later_start_with_local_ssd_gets_nodes_that_hold_it():
     assert not p.fits(Job("b", 0, 5.0, nodes=2, ssd=1.0), 5.0)
     assert p.fits(Job("c", 0, 5.0, nodes=1, ssd=1.0), 5.0)
     assert p.start(Job("d", 0, 5.0, nodes=1, ssd=1.0)) == Start("d", (7,))
+
+
+def test_a_rollback_after_a_start_keeps_that_start_s_nodes_taken():
+    p = _pool()
+    p.start(Job("a", 0, 5.0, nodes=2))
+    snap = p.snapshot()
+    p.start(Job("b", 0, 5.0, nodes=1))
+    p.rollback(snap)
+    assert p.free_nodes == [2, 3]
+
+
+def test_a_later_hold_places_its_pieces_on_the_least_free_space_of_its_interval():
+    """On the profile of every dimension: a hold of 6 GB on one node from 20 to 40 goes on BB
+    node 0 unless BB node 0 has less than 6 GB somewhere in [20, 40)."""
+    platform = Platform(6, 20 * GB, bb_nodes=(10 * GB, 10 * GB))
+    r = RunningJob(Job("r", 0, 10.0, nodes=4), 0.0, (0, 1, 2, 3))
+
+    def pieces_of_l(*running, fixed_at=None, at=20.0):
+        p = _Profiled.of(ClusterState(0.0, platform, (r, *running)))
+        if fixed_at is not None:  # 6 GB on BB node 0 from fixed_at
+            assert p.hold(Job("f", 0, 50.0, nodes=1, bb=6 * GB), fixed_at)
+            assert p.holds["f"][2][2:] == (6 * GB, 0.0)
+        assert p.hold(Job("l", 0, 20.0, nodes=1, bb=6 * GB), at)
+        return p.holds["l"][2][2:]
+
+    assert pieces_of_l() == (6 * GB, 0.0)
+    assert pieces_of_l(fixed_at=30.0) == (0.0, 6 * GB)  # node 0 short from 30 on
+    assert pieces_of_l(fixed_at=40.0) == (6 * GB, 0.0)  # from 40, when l ends
+    # from 5, inside the first segment, where a running job holds 8 GB of node 0 until 10
+    r3 = RunningJob(Job("r3", 0, 10.0, nodes=1, bb=8 * GB), 0.0, (4,), ((0, 8 * GB),))
+    assert pieces_of_l(r3, at=5.0) == (0.0, 6 * GB)
