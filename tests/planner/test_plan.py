@@ -462,3 +462,14 @@ def test_a_later_hold_places_its_pieces_on_the_least_free_space_of_its_interval(
     # from 5, inside the first segment, where a running job holds 8 GB of node 0 until 10
     r3 = RunningJob(Job("r3", 0, 10.0, nodes=1, bb=8 * GB), 0.0, (4,), ((0, 8 * GB),))
     assert pieces_of_l(r3, at=5.0) == (0.0, 6 * GB)
+
+
+def test_a_hand_built_state_s_running_bb_is_placed_again_on_the_bb_nodes():
+    # a running job of 8 B (or 1 B) whose pieces the state does not name holds them on a BB
+    # node all the same (first fit: BB node 0), so two pieces of half the rest do not fit
+    for cap, held, job_bb in ((10.0, 8.0, 12.0), (1.0, 1.0, 2.0)):
+        platform = Platform(4, 2 * cap, bb_nodes=(cap, cap))
+        r = RunningJob(Job("r", 0, 10.0, nodes=1, bb=held), 0.0, (0,))
+        p = Planner.of(ClusterState(0.0, platform, (r,)))
+        assert p.pieces == {"r": ((0, held),)}
+        assert not p.fits_now(Job("j", 0, 5.0, nodes=2, bb=job_bb))
