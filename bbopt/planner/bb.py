@@ -26,9 +26,9 @@ placed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from bbopt.core import Job, Platform
+from bbopt.core import Job, Platform, RunningJob
 from bbopt.planner.pieces import (
     bb_node_tolerance,
     contiguous_nodes,
@@ -121,7 +121,7 @@ class FirstFitBB(PooledBB):
         if platform.bb_nodes is None:
             raise ValueError("platform has no named BB nodes")
         self.refused = 0
-        self.held: dict[str, list[tuple[int, float]]] = {}
+        self.held: dict[str, Sequence[tuple[int, float]]] = {}
         self.capacity = tuple(float(c) for c in platform.bb_nodes)
         self.free = list(self.capacity)
         self.tol = bb_node_tolerance(self.capacity)
@@ -166,6 +166,18 @@ class FirstFitBB(PooledBB):
         for b, size in pieces:
             self.free[b] -= size
         self.held[job.id] = list(pieces)
+
+    def take_each(self, running: Iterable[RunningJob],
+                  pieces: dict[str, Sequence[tuple[int, float]]]) -> None:
+        """:meth:`take` the ``pieces`` of each running job, in this order (a planner's BB
+        nodes now, built at every decision: one loop, the pieces held as given)."""
+        free, held = self.free, self.held
+        for r in running:
+            jid = r.job.id
+            got = pieces.get(jid, ())
+            for b, size in got:
+                free[b] -= size
+            held[jid] = got
 
     def snapshot(self) -> tuple:
         return list(self.free), dict(self.held)

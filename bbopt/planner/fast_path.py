@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from operator import itemgetter
 
-from bbopt.core import Job
+from bbopt.core import Job, RunningJobs
 from bbopt.planner.profile import Profile
+
+_first = itemgetter(0)
 
 
 class TwoDimensions:
@@ -44,6 +47,9 @@ class TwoDimensions:
                 if job.id in pieces:
                     run_pieces.append((end, pieces[job.id]))
                 releases.append((end, (job.nodes, job.bb)))
+            if type(self.running) is not RunningJobs:  # (the engine's come by expected end)
+                run_pieces.sort(key=_first)
+            self._run_ends = [end for end, _ in run_pieces]
             self._two = two = Profile(self.now, (platform.nodes, platform.bb), releases)
         return two
 
@@ -53,14 +59,7 @@ class TwoDimensions:
         change the list)."""
         row = self._bb_rows.get(t)
         if row is None:
-            given = self._run_rel.get(t)
-            if given is None:  # (what running jobs give back by t: the same all decision)
-                given = [0.0] * self.k
-                for end, pieces in self._run_pieces:
-                    if end <= t:
-                        for b, size in pieces:
-                            given[b] += size
-                self._run_rel[t] = given
+            given = self._given(t)
             row = [f + g for f, g in zip(self.bb.free, given, strict=True)]
             held = self.bb.held
             for jid, end in self._ends.items():
@@ -69,6 +68,22 @@ class TwoDimensions:
                         row[b] += size
             self._bb_rows[t] = row
         return row
+
+    def _given(self, t: float) -> list[float]:
+        """The bytes the running jobs whose expected end is ``t`` or earlier give back to each
+        BB node: a prefix of them by expected end, summed in that order, kept per prefix (a
+        decision asks at increasing times; the caller must not change the list)."""
+        k = bisect_right(self._run_ends, t)
+        sums = self._run_rel
+        if not sums:
+            sums.append([0.0] * self.k)
+        run_pieces = self._run_pieces
+        while len(sums) <= k:
+            given = sums[-1].copy()
+            for b, size in run_pieces[len(sums) - 1][1]:
+                given[b] += size
+            sums.append(given)
+        return sums[k]
 
     def _placement_now_split(self, two: Profile,
                              job: Job) -> tuple[tuple[int, ...], list] | None:

@@ -39,7 +39,7 @@ Example: two nodes busy until 10, a job of three nodes fits at 10.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 
 from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
@@ -57,7 +57,7 @@ class Planner(TwoDimensions):
 
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
                  "holds", "chosen", "floating", "started", "named", "_two", "_later", "_ends",
-                 "_bb_rows", "_log", "_run_pieces", "_run_rel", "_ids", "_ids_n")
+                 "_bb_rows", "_log", "_run_pieces", "_run_ends", "_run_rel", "_ids", "_ids_n")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
@@ -76,8 +76,7 @@ class Planner(TwoDimensions):
         self.pieces = pieces or {}
         if bb.named:
             self.k = len(platform.bb_nodes)
-            for r in self.running:
-                bb.take(r.job, self.pieces.get(r.job.id, ()))
+            bb.take_each(self.running, self.pieces)
         else:
             self.k = 0
         self._free_nodes: list[int] | None = None
@@ -89,9 +88,11 @@ class Planner(TwoDimensions):
         self._ends: dict[str, float] = {}
         self._bb_rows: dict[float, list[float]] = {}
         self._log: list[tuple[float, float, tuple[float, ...]]] = []  # (its holds, in order)
-        # (the running jobs' expected ends and pieces, and the bytes they give back by a time)
+        # (the running jobs' expected ends and pieces, by expected end, and the bytes the first
+        # k of them give back, by k)
         self._run_pieces: list[tuple[float, Sequence[tuple[int, float]]]] = []
-        self._run_rel: dict[float, list[float]] = {}
+        self._run_ends: list[float] = []
+        self._run_rel: list[list[float]] = []
         self.holds: dict[str, tuple[float, float, tuple[float, ...]]] = {}
         #: The re-placeable reservations on named BB nodes, by id: ``(job, start)``
         #: (:meth:`reserve` with ``replace``).
@@ -446,10 +447,12 @@ class Planner(TwoDimensions):
             return self.fits_now(job)
         return self._pieces_over(job, start, pieces=False) is not None
 
-    def earliest(self, job: Job, limit: float = math.inf) -> float:
+    def earliest(self, job: Job, limit: float = math.inf, *, not_now: bool = False) -> float:
         """The earliest start (now, or a later breakpoint of the profile) where ``job`` fits for
-        its whole walltime, not searched beyond ``limit``; ``inf`` if none."""
-        if self.fits_now(job):
+        its whole walltime, not searched beyond ``limit``; ``inf`` if none. ``not_now``: the
+        caller knows ``job`` does not fit now (its :meth:`start` was just refused, nothing
+        changed since), so now is not asked again."""
+        if not not_now and self.fits_now(job):
             return self.now
         two = None if self._later < math.inf else self._split()
         if two is not None:  # (no hold after now: the two profiles have the same breakpoints)
@@ -458,8 +461,9 @@ class Planner(TwoDimensions):
             p = self.profile
             first = p.earliest_fit(self.now, job.walltime,
                                    (job.nodes, job.bb) + (0.0,) * self.k)
-        for t in list(p.times):
-            if t <= self.now or t < first:
+        times = p.times
+        for t in times[bisect_left(times, first):]:  # (a copy: a hold may split the profile)
+            if t <= self.now:
                 continue
             if t > limit:
                 break

@@ -230,7 +230,7 @@ class EasyBackfilling:
         if i == len(queue):
             return _decision(started, t0=t0, nodes=planner.chosen)
         head = queue[i]
-        shadow = _shadow(planner, head, self.reserve_bb)
+        shadow = _shadow(planner, head, self.reserve_bb, not_now=True)
         if self.order == "sjf":
             started += planner.start_each(sorted(
                 planner.may_start_now(islice(queue, i + 1, None)), key=_walltime))
@@ -241,11 +241,12 @@ class EasyBackfilling:
         return _decision(started, [Reservation(head.id, shadow)], t0=t0, nodes=planner.chosen)
 
 
-def _shadow(planner: Planner, head: Job, reserve_bb: bool) -> float:
+def _shadow(planner: Planner, head: Job, reserve_bb: bool, not_now: bool = False) -> float:
     """EASY's shadow time for ``head`` on the ``planner`` (its processors, and with
-    ``reserve_bb`` its BB, whose pieces stay re-placeable), held there from then on."""
+    ``reserve_bb`` its BB, whose pieces stay re-placeable), held there from then on.
+    ``not_now``: the planner has just refused to start ``head`` now."""
     probe = head if reserve_bb else dataclasses.replace(head, bb=0.0)
-    shadow = planner.earliest(probe)
+    shadow = planner.earliest(probe, not_now=not_now and reserve_bb)
     if shadow < math.inf:
         planner.reserve(probe, shadow, replace=True)
     return shadow
