@@ -338,12 +338,16 @@ class Planner(TwoDimensions):
         n, b = row[0] + tol[0], row[1] + tol[1]
         return [job for job in jobs if job.nodes <= n and job.bb <= b] if n >= 1 else []
 
-    def _bb_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
-        nodes: tuple[int, ...] | None = ()
-        if self.bb.chooses_nodes:
+    def _bb_now(self, job: Job, nodes: Sequence[int] | None = None
+                ) -> tuple[tuple[int, ...], list] | None:
+        if not self.bb.chooses_nodes:
+            nodes = ()
+        elif nodes is None:
             nodes = self.bb.choose_nodes(self.free_nodes, job.nodes)
             if nodes is None:
                 return None
+        else:
+            nodes = tuple(nodes)
         got = self.bb.placement(job, nodes)
         return None if got is None else (nodes, got)
 
@@ -352,13 +356,14 @@ class Planner(TwoDimensions):
         (always on a pool; nodes and pooled bytes are the caller's to count)."""
         return self._bb_now(job) is not None
 
-    def take_bb(self, job: Job) -> bool:
+    def take_bb(self, job: Job, nodes: Sequence[int] | None = None) -> bool:
         """Place ``job``'s burst buffer now (with the compute nodes, when the placement chooses
-        them) and take it; ``False``, nothing taken, when it cannot be placed. For a policy
-        that counts nodes and pooled bytes itself and starts jobs in this order."""
+        them: ``nodes`` if given, free ones, else its own choice) and take it; ``False``,
+        nothing taken, when it cannot be placed. For a policy that counts nodes and pooled
+        bytes itself and starts jobs in this order."""
         if not self.bb.named:  # (one pool: the caller's count of pooled bytes is all)
             return True
-        placed = self._bb_now(job)
+        placed = self._bb_now(job, nodes)
         if placed is None:
             return False
         nodes, got = placed

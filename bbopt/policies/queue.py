@@ -461,14 +461,17 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
     return out
 
 
-def keeps_reservation(state: ClusterState, slots: Sequence[Job],
-                      mask: Sequence[bool]) -> list[bool]:
+def keeps_reservation(state: ClusterState, slots: Sequence[Job], mask: Sequence[bool],
+                      nodes: dict[str, tuple[int, ...]] | None = None) -> list[bool]:
     """``mask`` (jobs that fit now) narrowed to the starts that keep EASY's reservation for the
     oldest waiting job, nodes and BB (``fcfs-bb``'s, Kopanski & Rzadca, Algorithm 1): that job
     itself, and the jobs EASY's backfill pass would let start now, one at a time. Whatever the
     agent picks, the oldest job then starts no later than EASY plans at this instant, so no job
     starves (as RLBackfilling, Lamichhane et al. 2023, lets the agent choose the backfilled
-    jobs only). For learned schedulers (:mod:`bbopt.gym`): the starts they may pick."""
+    jobs only). For learned schedulers (:mod:`bbopt.gym`): the starts they may pick. When the
+    BB placement chooses compute nodes (proximity), ``nodes`` (if given) receives those each
+    allowed job but the oldest gets, as EASY's backfill pass gives them: clear of the nodes
+    the oldest job's reservation holds while it would still run."""
     queue = state.queue
     if not queue or not any(mask):
         return list(mask)
@@ -476,8 +479,15 @@ def keeps_reservation(state: ClusterState, slots: Sequence[Job],
     planner = Planner.placing(state)
     if planner is not None:
         _shadow(planner, head, True)
-        return [ok and (job is head or planner.fits_now(job))
-                for job, ok in zip(slots, mask, strict=False)]
+        out = []
+        for job, ok in zip(slots, mask, strict=False):
+            if ok and job is not head:
+                placed = planner.placement_now(job)
+                ok = placed is not None
+                if ok and nodes is not None and planner.bb.chooses_nodes:
+                    nodes[job.id] = placed[0]
+            out.append(ok)
+        return out
     free_n, free_b = state.free()
     shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
     return [ok and (job is head or bool(backfill(state, (job,), shadow, (free_n, free_b),
