@@ -17,6 +17,7 @@ named nodes 6.0 -> 3.6 CPU s, the same schedule.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from operator import itemgetter
@@ -84,6 +85,14 @@ class TwoDimensions:
                 given[b] += size
             sums.append(given)
         return sums[k]
+
+    def _later_row(self, two: Profile) -> list[float] | None:
+        """The row of ``two`` at the first hold after now (``None`` when there is none), the
+        first a start now still running then must fit (:meth:`_placement_now_split`); the
+        caller must not change it."""
+        if self._later == math.inf:
+            return None
+        return two.free[bisect_right(two.times, self._later) - 1]
 
     def _placement_now_split(self, two: Profile,
                              job: Job) -> tuple[tuple[int, ...], list] | None:

@@ -42,7 +42,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 
-from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
+from bbopt.core import ClusterState, Job, Platform, RunningJob, RunningJobs, Start
 from bbopt.planner.bb import FirstFitBB, bb_placement, choose_nodes
 from bbopt.planner.fast_path import TwoDimensions
 from bbopt.planner.pieces import running_pieces
@@ -57,7 +57,8 @@ class Planner(TwoDimensions):
 
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
                  "holds", "chosen", "floating", "started", "named", "_two", "_later", "_ends",
-                 "_bb_rows", "_log", "_run_pieces", "_run_ends", "_run_rel", "_ids", "_ids_n")
+                 "_bb_rows", "_log", "_run_pieces", "_run_ends", "_run_rel", "_ids", "_ids_n",
+                 "_lazy", "_lazy_n")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
@@ -80,6 +81,15 @@ class Planner(TwoDimensions):
         else:
             self.k = 0
         self._free_nodes: list[int] | None = None
+        # (first fit without local SSDs: a start's nodes are the lowest free ones, which the
+        # engine takes itself and the placement ignores; until the node ids are asked for,
+        # the starts are only counted: (id, nodes) in order, and how many nodes are left)
+        self._lazy: list[tuple[str, int]] | None = None
+        self._lazy_n = 0
+        if not bb.chooses_nodes and platform.node_ssd is None and \
+                type(self.running) is RunningJobs:
+            self._lazy = []
+            self._lazy_n = platform.nodes - self.running.held[0]
         self._profile: Profile | None = None
         # The fast path on named BB nodes (bbopt.planner.fast_path): a profile of nodes and
         # pooled BB, the first hold after now, ends of jobs started now, BB-node bytes by time.
@@ -122,12 +132,18 @@ class Planner(TwoDimensions):
                     unknown += r.job.nodes
                 else:
                     busy.update(r.allocation)
-            self._free_nodes = [x for x in range(self.platform.nodes) if x not in busy][unknown:]
+            free = [x for x in range(self.platform.nodes) if x not in busy][unknown:]
+            for jid, n in self._lazy or ():  # (the starts counted so far, in order)
+                self.started[jid] = tuple(free[:n])
+                free = free[n:]
+            self._lazy = None
+            self._free_nodes = free
         return self._free_nodes
 
     @free_nodes.setter
     def free_nodes(self, nodes: list[int]) -> None:
         self._free_nodes = nodes
+        self._lazy = None
         self._ids.clear()
         self._ids_n.clear()
 
@@ -218,6 +234,8 @@ class Planner(TwoDimensions):
         Kept per node count until the node ids change (a local-SSD request is not kept: its
         choice depends on the request)."""
         if not self.bb.chooses_nodes:  # (no reservation names nodes: those free now)
+            if self._lazy is not None:  # (the lowest free ones: counted, named if asked)
+                return () if job.nodes <= self._lazy_n else None
             nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
             return None if isinstance(nodes, str) else nodes
         key, ids = self._free_ids(start, start + job.walltime)
@@ -288,10 +306,14 @@ class Planner(TwoDimensions):
             return None
         nodes, got = placed
         self.bb.take(job, got)
-        taken = set(nodes)
-        self.free_nodes = [x for x in self.free_nodes if x not in taken]
+        if self._lazy is not None:
+            self._lazy.append((job.id, job.nodes))
+            self._lazy_n -= job.nodes
+        else:
+            taken = set(nodes)
+            self.free_nodes = [x for x in self.free_nodes if x not in taken]
+            self.started[job.id] = nodes
         self._hold(job, self.now, self._demand(job, got))
-        self.started[job.id] = nodes
         if not self.bb.chooses_nodes:
             return Start(job.id, None)
         self.chosen[job.id] = nodes
@@ -310,23 +332,37 @@ class Planner(TwoDimensions):
         :meth:`~bbopt.queue_view.QueueView.blocks_from`): a block whose least nodes or BB are
         not free now holds no job that starts, and is skipped whole."""
         out: list[Job] = []
-        profile = self._split() or self.profile
+        two = self._split()
+        profile = two or self.profile
         tol0, tol1 = profile._tol[0], profile._tol[1]
         row = profile.free[0]  # (the first row, changed in place by each start now)
+        # (on the fast path, a job still running at the first hold after now must fit the row
+        # there, the first one placement_now tests for it: tested here first, and a block
+        # whose least job is such a job and does not fit it is skipped whole)
+        now, later = self.now, self._later
+        late = self._later_row(two) if two is not None else None
         for jobs, least in blocks:
             if row[0] + tol0 < 1:
                 break  # (no node left now)
-            if least is not None and (least[0] > row[0] + tol0 or least[1] > row[1] + tol1):
+            if least is not None and (least[0] > row[0] + tol0 or least[1] > row[1] + tol1 or (
+                    late is not None and len(least) > 2 and now + least[2] > later and (
+                        least[0] > late[0] + tol0 or least[1] > late[1] + tol1))):
                 continue
             for job in jobs:
                 if row[0] + tol0 < 1:
                     break
-                if job.nodes > row[0] + tol0 or job.bb > row[1] + tol1:
+                n, b = job.nodes, job.bb
+                if n > row[0] + tol0 or b > row[1] + tol1 or (
+                        late is not None and now + job.walltime > later and (
+                            n > late[0] + tol0 or b > late[1] + tol1)):
                     continue
                 if self.start(job) is not None:
                     out.append(job)
                     if self._profile is not None:  # (the fast path may have ended)
                         row = self._profile.free[0]
+                        late = None
+                    elif late is not None:
+                        late = self._later_row(two)
         return out
 
     def may_start_now(self, jobs: Iterable[Job]) -> list[Job]:
@@ -534,6 +570,7 @@ class Planner(TwoDimensions):
         """Drop the reservation of ``job``, or undo its :meth:`start` now (its compute nodes
         and BB pieces given back)."""
         profile = self.profile  # (the fast path ends: holds are no longer only added)
+        self.free_nodes  # noqa: B018 (the started jobs' nodes named)
         start, end, demand = self.holds.pop(job.id)
         self.floating.pop(job.id, None)
         if self.named.pop(job.id, None) is not None:
@@ -571,7 +608,8 @@ class Planner(TwoDimensions):
     def snapshot(self) -> tuple:
         """What :meth:`rollback` restores: a copy of the profile, the BB nodes now, the free
         node ids and the holds (re-placeable ones and the nodes they name too)."""
-        return (self.profile.copy(), self.bb.snapshot(), list(self.free_nodes),
+        free_nodes = list(self.free_nodes)  # (first: names the started jobs' nodes)
+        return (self.profile.copy(), self.bb.snapshot(), free_nodes,
                 dict(self.holds), dict(self.floating), dict(self.started), dict(self.named))
 
     def rollback(self, snap: tuple) -> None:
