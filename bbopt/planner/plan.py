@@ -41,12 +41,15 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
 
 from bbopt.core import ClusterState, Job, Platform, RunningJob, RunningJobs, Start
 from bbopt.planner.bb import FirstFitBB, bb_placement, choose_nodes
 from bbopt.planner.fast_path import TwoDimensions
 from bbopt.planner.pieces import running_pieces
 from bbopt.planner.profile import OverbookedError, Profile
+
+_first = itemgetter(0)
 
 
 class Planner(TwoDimensions):
@@ -58,7 +61,7 @@ class Planner(TwoDimensions):
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
                  "holds", "chosen", "floating", "started", "named", "_two", "_later", "_ends",
                  "_bb_rows", "_log", "_run_pieces", "_run_ends", "_run_rel", "_ids", "_ids_n",
-                 "_lazy", "_lazy_n")
+                 "_lazy", "_lazy_n", "_run_ids")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
@@ -119,6 +122,9 @@ class Planner(TwoDimensions):
         # (free_ids and the nodes chosen from them, kept until the node ids change)
         self._ids: dict[tuple, list[int]] = {}
         self._ids_n: dict[tuple, tuple[int, ...] | None] = {}
+        # (the expected ends of the running jobs whose nodes are known, in order, and their
+        # nodes: those free again by a time are a prefix)
+        self._run_ids: tuple[list[float], list[tuple[int, ...]]] | None = None
 
     @property
     def free_nodes(self) -> list[int]:
@@ -132,7 +138,7 @@ class Planner(TwoDimensions):
                     unknown += r.job.nodes
                 else:
                     busy.update(r.allocation)
-            free = [x for x in range(self.platform.nodes) if x not in busy][unknown:]
+            free = sorted(set(range(self.platform.nodes)).difference(busy))[unknown:]
             for jid, n in self._lazy or ():  # (the starts counted so far, in order)
                 self.started[jid] = tuple(free[:n])
                 free = free[n:]
@@ -215,8 +221,15 @@ class Planner(TwoDimensions):
         if ids is None:
             ids = self.free_nodes
             if later:
-                back = [x for r in self.running if r.allocation is not None
-                        and r.expected_end <= start for x in r.allocation]
+                run_ids = self._run_ids
+                if run_ids is None:
+                    known = [(r.expected_end, r.allocation) for r in self.running
+                             if r.allocation is not None]
+                    if type(self.running) is not RunningJobs:  # (else by expected end)
+                        known.sort(key=_first)
+                    run_ids = self._run_ids = ([e for e, _ in known], [a for _, a in known])
+                ends, allocs = run_ids
+                back = [x for nodes in allocs[:bisect_right(ends, start)] for x in nodes]
                 holds = self.holds
                 back += [x for jid, nodes in self.started.items() if holds[jid][1] <= start
                          for x in nodes]
