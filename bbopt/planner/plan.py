@@ -138,7 +138,7 @@ class Planner(TwoDimensions):
                     unknown += r.job.nodes
                 else:
                     busy.update(r.allocation)
-            free = sorted(set(range(self.platform.nodes)).difference(busy))[unknown:]
+            free = [x for x in range(self.platform.nodes) if x not in busy][unknown:]
             for jid, n in self._lazy or ():  # (the starts counted so far, in order)
                 self.started[jid] = tuple(free[:n])
                 free = free[n:]
@@ -221,14 +221,7 @@ class Planner(TwoDimensions):
         if ids is None:
             ids = self.free_nodes
             if later:
-                run_ids = self._run_ids
-                if run_ids is None:
-                    known = [(r.expected_end, r.allocation) for r in self.running
-                             if r.allocation is not None]
-                    if type(self.running) is not RunningJobs:  # (else by expected end)
-                        known.sort(key=_first)
-                    run_ids = self._run_ids = ([e for e, _ in known], [a for _, a in known])
-                ends, allocs = run_ids
+                ends, allocs = self._known_ids()
                 back = [x for nodes in allocs[:bisect_right(ends, start)] for x in nodes]
                 holds = self.holds
                 back += [x for jid, nodes in self.started.items() if holds[jid][1] <= start
@@ -240,6 +233,26 @@ class Planner(TwoDimensions):
                 ids = [x for x in ids if x not in busy]
             self._ids[key] = ids
         return key, ids
+
+    def _known_ids(self) -> tuple[list[float], list[tuple[int, ...]]]:
+        """The expected ends of the running jobs whose nodes are known, in order, and their
+        nodes (those free again by a time are a prefix); built once."""
+        if self._run_ids is None:
+            known = [(r.expected_end, r.allocation) for r in self.running
+                     if r.allocation is not None]
+            if type(self.running) is not RunningJobs:  # (else by expected end already)
+                known.sort(key=_first)
+            self._run_ids = ([e for e, _ in known], [a for _, a in known])
+        return self._run_ids
+
+    def _counted(self, job: Job) -> bool:
+        """Whether the node ids a start of ``job`` may take number what the profile's node
+        dimension counts, at any time: no reservation names nodes, every running job's nodes
+        are known and ``job`` asks for no local SSD. Then a job whose nodes fit the profile
+        over its interval has enough free ids there, and the placement's choice among them is
+        needed only to place pieces."""
+        return not self.named and (job.ssd <= 0 or self.platform.node_ssd is None) and \
+            len(self._known_ids()[0]) == len(self.running)
 
     def _choose(self, job: Job, start: float) -> tuple[int, ...] | None:
         """The compute nodes ``job`` gets if it starts at ``start`` (the engine's rule,
@@ -272,6 +285,8 @@ class Planner(TwoDimensions):
             if not self.bb.placeable(job, free):  # (the cheap test first)
                 return None
             if self.bb.chooses_nodes:
+                if not pieces and self._counted(job):  # (the caller tested the profile)
+                    return (), None
                 nodes = self._choose(job, start)
                 if nodes is None:
                     return None
