@@ -72,19 +72,20 @@ class TwoDimensions:
 
     def _given(self, t: float) -> list[float]:
         """The bytes the running jobs whose expected end is ``t`` or earlier give back to each
-        BB node: a prefix of them by expected end, summed in that order, kept per prefix (a
-        decision asks at increasing times; the caller must not change the list)."""
+        BB node: a prefix of them by expected end, summed in that order from zero, kept per
+        prefix asked for (a longer one goes on from the longest shorter one kept: the same
+        additions in the same order; the caller must not change the list)."""
         k = bisect_right(self._run_ends, t)
         sums = self._run_rel
-        if not sums:
-            sums.append([0.0] * self.k)
-        run_pieces = self._run_pieces
-        while len(sums) <= k:
-            given = sums[-1].copy()
-            for b, size in run_pieces[len(sums) - 1][1]:
-                given[b] += size
-            sums.append(given)
-        return sums[k]
+        given = sums.get(k)
+        if given is None:
+            base = max([j for j in sums if j < k], default=0)
+            given = sums[base].copy() if base else [0.0] * self.k
+            for _, pieces in self._run_pieces[base:k]:
+                for b, size in pieces:
+                    given[b] += size
+            sums[k] = given
+        return given
 
     def _later_row(self, two: Profile) -> list[float] | None:
         """The row of ``two`` at the first hold after now (``None`` when there is none), the

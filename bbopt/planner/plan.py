@@ -102,10 +102,10 @@ class Planner(TwoDimensions):
         self._bb_rows: dict[float, list[float]] = {}
         self._log: list[tuple[float, float, tuple[float, ...]]] = []  # (its holds, in order)
         # (the running jobs' expected ends and pieces, by expected end, and the bytes the first
-        # k of them give back, by k)
+        # k of them give back, by k asked for)
         self._run_pieces: list[tuple[float, Sequence[tuple[int, float]]]] = []
         self._run_ends: list[float] = []
-        self._run_rel: list[list[float]] = []
+        self._run_rel: dict[int, list[float]] = {}
         self.holds: dict[str, tuple[float, float, tuple[float, ...]]] = {}
         #: The re-placeable reservations on named BB nodes, by id: ``(job, start)``
         #: (:meth:`reserve` with ``replace``).
