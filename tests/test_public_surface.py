@@ -93,7 +93,7 @@ NAMES = {
     "bbopt.planner.bb_placement":
         "tests/planner/test_bb_placement.py::test_named_bb_nodes_take_one_piece_per_compute_node_first_fit",
     "bbopt.planner.earlier_fit2":
-        "tests/planner/test_profile_own_hold.py::test_skipping_the_own_hold_answers_the_same",
+        "tests/planner/test_scans_own_reservation.py::test_skipping_the_own_hold_answers_the_same",
     "bbopt.planner.earliest_fit2":
         "tests/planner/test_profile_scans.py::test_earliest_fit2_on_a_hand_profile",
     "bbopt.planner.first_fit_time":
@@ -146,15 +146,15 @@ NAMES = {
         "tests/topology/test_alloc.py::test_the_ledger_charges_up_to_each_vertex_and_refuses_beyond_unchanged",
     "bbopt.topology.IOTree":
         "tests/topology/test_tree.py::test_nodes_are_numbered_depth_first_in_insertion_order",
-    "bbopt.topology.cts1": "tests/simulation/test_io_model.py::test_papers_machines",
+    "bbopt.topology.cts1": "tests/topology/test_machines.py::test_papers_machines",
     "bbopt.topology.cts1_topology":
         "tests/topology/test_machines.py::test_cts1_is_3888_nodes_under_24_edge_switches",
     "bbopt.topology.from_description":
-        "tests/topology/test_description_keys.py::test_a_known_description_is_read",
-    "bbopt.topology.from_jgf": "tests/simulation/test_io_model.py::test_jgf_round_trip",
+        "tests/topology/test_formats_description_keys.py::test_a_known_description_is_read",
+    "bbopt.topology.from_jgf": "tests/topology/test_formats.py::test_jgf_round_trip",
     "bbopt.topology.herbein_example_topology":
         "tests/topology/test_alloc.py::test_placing_one_by_one_counts_what_each_switch_leaves",
-    "bbopt.topology.kopanski_dragonfly": "tests/simulation/test_io_model.py::test_papers_machines",
+    "bbopt.topology.kopanski_dragonfly": "tests/topology/test_machines.py::test_papers_machines",
     "bbopt.topology.kopanski_dragonfly_topology":
         "tests/topology/test_machines.py::test_the_dragonfly_has_96_compute_nodes_and_a_bb_node_per_chassis",
     "bbopt.topology.parse_bandwidth":

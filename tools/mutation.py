@@ -58,12 +58,12 @@ TESTS: dict[str, list[str]] = {
     "bbopt/planner/profile.py": [
         "tests/planner/test_profile.py",
         "tests/planner/test_profile_merge.py",
-        "tests/planner/test_profile_own_hold.py",
+        "tests/planner/test_scans_own_reservation.py",
         "tests/planner/test_profile_scans.py",
     ],
     "bbopt/planner/scans.py": [
         "tests/planner/test_profile_scans.py",
-        "tests/planner/test_profile_own_hold.py",
+        "tests/planner/test_scans_own_reservation.py",
     ],
 }
 
@@ -82,9 +82,9 @@ OUTSIDE = [
 #: every mutant of the fluid model): deselected from this module's runs.
 ASIDE: dict[str, list[str]] = {
     "bbopt/simulation/io_model.py": [
-        "tests/simulation/test_io_model.py::test_io_aware_policies_never_over_allocate_a_link",
-        "tests/simulation/test_io_model.py::test_io_easy_backfills_without_delaying_the_head",
-        "tests/simulation/test_io_model.py::test_select_is_herbeins_node_by_node_greedy",
+        "tests/policies/test_io.py::test_io_aware_policies_never_over_allocate_a_link",
+        "tests/policies/test_io.py::test_io_easy_backfills_without_delaying_the_head",
+        "tests/topology/test_tree.py::test_select_is_herbeins_node_by_node_greedy",
     ],
 }
 
