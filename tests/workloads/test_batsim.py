@@ -359,3 +359,117 @@ def test_the_writer_sizes_the_machine_by_its_largest_job_and_names_v5_types():
     v5 = to_batsim(jobs, profile_type="parallel_homogeneous", version=5, speed=2e9)
     assert v5["profiles"]["a"] == {"type": "ptask_homogeneous", "cpu": 1e10, "com": 0,
                                    "bb": 1e9}
+
+
+def test_the_file_reader_passes_its_options_to_the_document_reader(tmp_path: Path):
+    # a UTF-8 file with a byte-order mark (as some editors write it) reads like one without
+    path = tmp_path / "w.json"
+    doc = _bb_part([100.5] * 10)
+    doc["jobs"].append({"id": "x", "subtime": 3, "res": 2, "profile": "d"})
+    doc["profiles"]["d"] = {"type": "parallel_homogeneous", "cpu": 4e10, "bb": 1e9}
+    path.write_text("\ufeff" + json.dumps(doc), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_batsim(path)
+    assert info.value.field == "io_aware" and info.value.source == str(path)
+    w = read_batsim(path, speed=2e9, missing_walltime=30, io_aware="phased",
+                    checkpoint_factor=0.5)
+    assert w.path == str(path) and w.nb_res == 4 and len(w.jobs) == 11
+    x = w.jobs[-1]
+    assert (x.runtime, x.walltime, x.bb) == (20.0, 30.0, 2e9)
+    assert x.extra["batsim"]["io_aware"] is True
+    assert x.extra["phases"]["checkpoint_bytes"] == 1e9  # half of the job's 2 GB
+    assert read_batsim_jobs(path, io_aware="plain", missing_walltime="runtime")[-1].walltime \
+        == 40.0
+
+
+@pytest.mark.parametrize("content, message, line", [
+    (b"\xff\xfe{}", "cannot read: ", None),  # not UTF-8
+    (b'{"jobs": [], "jobs": []}', "key 'jobs' appears twice", "$"),
+    (b"[" * 100_000 + b"]" * 100_000, "invalid JSON: ", None),  # nested too deep
+    (b'{"nb_res": 4,\n  "jobs": [1,]}', "invalid JSON: Expecting value (column 14)", 2),
+])
+def test_an_unreadable_file_is_refused_naming_it(tmp_path: Path, content, message, line):
+    path = tmp_path / "w.json"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as info:
+        read_batsim(path)
+    assert info.value.reason.startswith(message) and info.value.source == str(path)
+    assert info.value.line == line
+
+
+def test_a_directory_is_not_a_workload(tmp_path: Path):
+    with pytest.raises(InputError, match="cannot read: ") as info:
+        read_batsim(tmp_path)
+    assert info.value.source == str(tmp_path)
+
+
+def test_the_writer_puts_one_job_and_one_profile_per_line(tmp_path: Path):
+    jobs = [Job(id="a", submit=0, walltime=10, runtime=5, nodes=2, bb=4e9, user="u"),
+            Job(id="b", submit=1.5, walltime=20, runtime=None, nodes=1)]
+    path = write_batsim(jobs, tmp_path / "w.json", name="two", description="d")
+    assert path == tmp_path / "w.json"
+    assert path.read_text(encoding="utf-8").split("\n") == [
+        "{",
+        ' "name": "two",',
+        ' "description": "d",',
+        ' "nb_res": 2,',
+        ' "jobs": [',
+        '  {"id": "a", "subtime": 0, "res": 2, "walltime": 10, "profile": "a", '
+        '"extra_data": {"bbopt": {"user": "u"}}},',
+        '  {"id": "b", "subtime": 1.5, "res": 1, "walltime": 20, "profile": "b", '
+        '"extra_data": {"bbopt": {"runtime_unknown": true}}}',
+        " ],",
+        ' "profiles": {',
+        '  "a": {"type": "delay", "delay": 5, "bb": 2000000000.0},',
+        '  "b": {"type": "delay", "delay": 20}',
+        " }",
+        "}",
+        "",
+    ]
+    assert [j.id for j in read_batsim_jobs(path)] == ["a", "b"]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), {1, 2}])
+def test_what_json_cannot_hold_is_refused_naming_the_file(tmp_path: Path, value):
+    jobs = [Job(id="a", submit=0, walltime=10, runtime=5, nodes=1, extra={"x": value})]
+    with pytest.raises(InputError, match="cannot be written as JSON: ") as info:
+        write_batsim(jobs, tmp_path / "w.json")
+    assert info.value.source == str(tmp_path / "w.json") and info.value.field == "extra"
+    assert not (tmp_path / "w.json").exists()
+
+
+@pytest.mark.parametrize("option, message", [
+    ({"profile_type": "parallel"},
+     "profile_type must be 'delay' or 'parallel_homogeneous', got 'parallel'"),
+    ({"version": 3}, "version must be 4 or 5, got 3"),
+])
+def test_bad_writer_options_are_refused_with_their_name(option, message):
+    job = Job(id="a", submit=0, walltime=10, runtime=5, nodes=1)
+    with pytest.raises(InputError) as info:
+        to_batsim([job], **option)
+    assert info.value.reason == message
+    with pytest.raises(InputError, match="empty workload: no jobs to write"):
+        to_batsim([])
+
+
+def test_the_writer_keeps_what_batsim_has_no_place_for_under_bbopt():
+    # 1 GB + 1 B over 47 nodes times 47 is not 1 GB + 1 B in floats: the exact total is kept
+    jobs = [Job(id="a", submit=0, walltime=10, runtime=5, nodes=47, bb=1e9 + 1, ssd=1e9,
+                bandwidth=2e6, priority=1.5, preemptable=True, checkpointable=True,
+                extra={"batsim": {"profile": "p", "extra_data": {"queue": "q"}}, "k": 1}),
+            Job(id="b", submit=0, walltime=10, runtime=4, nodes=2, bb=6e9,
+                extra={"batsim": "not a mapping"})]
+    doc = to_batsim(jobs, profile_type="parallel_homogeneous", speed=2e9)
+    a, b = doc["jobs"]
+    assert list(doc) == ["nb_res", "jobs", "profiles"] and doc["nb_res"] == 47
+    assert a["extra_data"] == {"queue": "q", "bbopt": {
+        "bb": 1e9 + 1, "ssd": 1e9, "bandwidth": 2e6, "priority": 1.5, "preemptable": True,
+        "checkpointable": True, "extra": {"k": 1}}}
+    assert "extra_data" not in b  # 3 GB per node is exact; nothing else differs
+    assert doc["profiles"]["a"] == {"type": "parallel_homogeneous", "cpu": 1e10, "com": 0,
+                                    "bb": (1e9 + 1) / 47}
+    assert doc["profiles"]["b"] == {"type": "parallel_homogeneous", "cpu": 8e9, "com": 0,
+                                    "bb": 3e9}
+    back = parse_batsim(doc, speed=2e9).jobs
+    assert [j.bb for j in back] == [1e9 + 1, 6e9] and back[0].extra["k"] == 1
+    assert back[0].extra["batsim"] == {"profile": "a", "extra_data": {"queue": "q"}}
