@@ -213,7 +213,9 @@ def test_an_io_aware_part_is_over_a_fifth_of_at_least_ten_bb_profiles(seconds, i
         with pytest.raises(InputError, match=f"of its {len(seconds)} burst-buffer profiles"):
             parse_batsim(doc)
         jobs = parse_batsim(doc, io_aware="plain").jobs
-        assert all(j.extra["batsim"]["io_aware"] for j in jobs)
+        # flagged, and still naming their profiles
+        assert [j.extra["batsim"] for j in jobs] == [
+            {"profile": f"p{i}", "io_aware": True} for i in range(len(seconds))]
     else:
         jobs = parse_batsim(doc).jobs
         assert not any("io_aware" in j.extra["batsim"] for j in jobs)
