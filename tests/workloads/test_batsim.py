@@ -235,6 +235,33 @@ def test_only_homogeneous_bb_profiles_with_a_numeric_amount_count_as_io_aware():
     assert len(parse_batsim(no_bb).jobs) == 10
 
 
+def test_profiles_that_do_not_count_do_not_stop_the_count_of_those_that_do():
+    # before the ten fractional BB profiles: one without BB, a BB delay, and an unused
+    # homogeneous BB profile whose amount is no number (checked only if a job used it)
+    doc = _bb_part([100.5] * 10)
+    doc["profiles"] = {"none": {"type": "delay", "delay": 1},
+                       "delay": {"type": "delay", "delay": 1.5, "bb": 1e9},
+                       "text": {"type": "parallel_homogeneous", "cpu": "x", "bb": 1e9},
+                       "flag": {"type": "parallel_homogeneous", "cpu": True, "bb": 1e9},
+                       **doc["profiles"]}
+    with pytest.raises(InputError, match="100% of its 10 burst-buffer profiles"):
+        parse_batsim(doc)
+
+
+@pytest.mark.parametrize("cpu, fractional", [
+    (1000, False),  # 1 us: exactly the 1e-6 s tolerance, a whole second
+    (1001, True),  # just over it
+    (1e9 + 1500, True),  # 1.5 us over one second: over 1e-6 s, under 2e-6 s
+])
+def test_the_tolerance_of_a_whole_second_is_one_microsecond_up_to_a_second(cpu, fractional):
+    doc = _bb_part([cpu / 1e9] * 10)
+    if fractional:
+        with pytest.raises(InputError, match="burst-buffer profiles"):
+            parse_batsim(doc)
+    else:
+        assert len(parse_batsim(doc).jobs) == 10
+
+
 @pytest.mark.parametrize("walltime, runtime, want", [
     (None, 7.0, 7.0), (-1, 7.0, 7.0), (-1, 0.5, 1.0), (0.5, 7.0, 0.5), (3600, 7.0, 3600.0)])
 def test_a_walltime_of_minus_one_is_the_runtime_at_least_one_second(walltime, runtime, want):
@@ -382,6 +409,9 @@ def test_the_file_reader_passes_its_options_to_the_document_reader(tmp_path: Pat
     assert x.extra["phases"]["checkpoint_bytes"] == 1e9  # half of the job's 2 GB
     assert read_batsim_jobs(path, io_aware="plain", missing_walltime="runtime")[-1].walltime \
         == 40.0
+    # each checkpoint writes the job's whole BB request unless told otherwise (the paper's text)
+    assert read_batsim(path, io_aware="phased").jobs[-1].extra["phases"]["checkpoint_bytes"] \
+        == 2e9
 
 
 @pytest.mark.parametrize("content, message, line", [
@@ -440,6 +470,15 @@ def test_what_json_cannot_hold_is_refused_naming_the_file(tmp_path: Path, value)
     assert not (tmp_path / "w.json").exists()
 
 
+def test_a_speed_that_makes_amounts_infinite_writes_no_file(tmp_path: Path):
+    # Batsim's JSON has no infinity: a flop amount of runtime x inf is refused, not written
+    jobs = [Job(id="a", submit=0, walltime=10, runtime=5, nodes=1)]
+    with pytest.raises(InputError, match="cannot be written as JSON"):
+        write_batsim(jobs, tmp_path / "w.json", profile_type="parallel_homogeneous",
+                     speed=float("inf"))
+    assert not (tmp_path / "w.json").exists()
+
+
 @pytest.mark.parametrize("option, message", [
     ({"profile_type": "parallel"},
      "profile_type must be 'delay' or 'parallel_homogeneous', got 'parallel'"),
@@ -450,8 +489,9 @@ def test_bad_writer_options_are_refused_with_their_name(option, message):
     with pytest.raises(InputError) as info:
         to_batsim([job], **option)
     assert info.value.reason == message
-    with pytest.raises(InputError, match="empty workload: no jobs to write"):
+    with pytest.raises(InputError) as info:
         to_batsim([])
+    assert info.value.reason == "empty workload: no jobs to write"
 
 
 def test_the_writer_keeps_what_batsim_has_no_place_for_under_bbopt():
