@@ -515,3 +515,110 @@ def test_the_writer_keeps_what_batsim_has_no_place_for_under_bbopt():
     back = parse_batsim(doc, speed=2e9).jobs
     assert [j.bb for j in back] == [1e9 + 1, 6e9] and back[0].extra["k"] == 1
     assert back[0].extra["batsim"] == {"profile": "a", "extra_data": {"queue": "q"}}
+
+
+_JOB = {"id": "1", "subtime": 0, "res": 2, "walltime": 100, "profile": "p"}
+
+
+@pytest.mark.parametrize("profile, message", [
+    ([1], "profiles.p: a profile must be an object"),
+    ({"delay": 1}, "profiles.p, field 'type': is missing or not a string"),
+    ({"type": 5}, "profiles.p, field 'type': is missing or not a string"),
+    ({"type": "wat"}, "profiles.p, field 'type': unknown profile type 'wat'; supported: delay, "
+     "parallel_homogeneous, parallel_homogeneous_total, parallel, composed (and their v5 names)"),
+    ({"type": "send"}, "profiles.p, field 'type': profile type 'send' needs an I/O, network or "
+     "trace model that bbopt does not simulate; supported: delay, parallel_homogeneous, "
+     "parallel_homogeneous_total, parallel, composed (and their v5 names)"),
+    ({"type": "delay", "delay": 1, "bb": "x"},
+     "profiles.p.bb, field 'bb': must be a number, got 'x'"),
+    ({"type": "delay", "delay": 1, "bb": -1}, "profiles.p.bb, field 'bb': must be >= 0 bytes, "
+     "got -1"),
+    ({"type": "delay", "delay": 1, "bb": 1e400}, "profiles.p.bb, field 'bb': must be finite, "
+     "got inf"),
+    ({"type": "delay"}, "profiles.p, field 'delay': is missing"),
+    ({"type": "delay", "delay": "x"}, "profiles.p.delay, field 'delay': must be a number, got 'x'"),
+    ({"type": "delay", "delay": 10 ** 400},
+     "profiles.p.delay, field 'delay': must be finite, got an integer of 401 digits"),
+    ({"type": "delay", "delay": -3}, "profiles.p.delay, field 'delay': must be >= 0, got -3"),
+    ({"type": "parallel_homogeneous", "cpu": True},
+     "profiles.p.cpu, field 'cpu': must be a number, got True"),
+    ({"type": "parallel", "cpu": 5},
+     "profiles.p.cpu, field 'cpu': must be a non-empty list of flop amounts"),
+    ({"type": "parallel", "cpu": [1, "x"]}, "profiles.p.cpu, field 'cpu': must be a number, "
+     "got 'x'"),
+    ({"type": "parallel", "cpu": [1, -1]}, "profiles.p.cpu, field 'cpu': amounts must be >= 0"),
+    ({"type": "composed", "seq": "a"},
+     "profiles.p.seq, field 'seq': must be a non-empty list of profile names"),
+    ({"type": "composed", "seq": ["a", 3]},
+     "profiles.p.seq[1], field 'seq': references profile 3, which is not in 'profiles'"),
+    ({"type": "composed", "seq": ["a", "p"]},
+     "profiles.p.seq[1], field 'seq': profile 'p' contains itself"),
+    ({"type": "composed", "seq": ["a", "q"]},  # p -> q -> p
+     "profiles.q.seq[0], field 'seq': profile 'p' contains itself"),
+])
+def test_a_bad_profile_is_named_by_its_path_and_field_with_what_is_wrong(profile, message):
+    profiles = {"p": profile, "a": {"type": "delay", "delay": 1},
+                "q": {"type": "composed", "seq": ["p"]}}
+    with pytest.raises(InputError) as info:
+        parse_batsim(_doc(profiles, [dict(_JOB)]), source="w.json")
+    assert str(info.value) == "w.json, " + message
+
+
+@pytest.mark.parametrize("doc, message", [
+    ([1], "$: the workload must be a JSON object with 'jobs' and 'profiles'"),
+    ({"jobs": 3, "profiles": {}}, "jobs, field 'jobs': must be a list of jobs"),
+    ({"jobs": [], "profiles": {}}, "jobs, field 'jobs': empty workload: no jobs"),
+    ({"nb_res": 4}, "$, field 'jobs': is missing"),
+    ({"jobs": [_JOB], "profiles": []},
+     "profiles, field 'profiles': must be an object mapping profile names to profiles"),
+    ({"nb_res": "x", "jobs": [_JOB], "profiles": {}},
+     "nb_res, field 'nb_res': must be an integer, got 'x'"),
+    (_doc({}, [5]), "jobs[0]: a job must be an object"),
+    (_doc({}, [{"id": "1", "res": 2, "profile": "p"}]), "jobs[0], field 'subtime': is missing"),
+    (_doc({}, [{**_JOB, "id": "a"}, {**_JOB, "id": "a"}]),
+     "jobs[1].id, field 'id': duplicate job id 'a'"),
+    (_doc({}, [{**_JOB, "id": 1.5}]), "jobs[0].id, field 'id': must be a string or an integer, "
+     "got 1.5"),
+    (_doc({}, [{**_JOB, "res": True}]), "jobs[0].res, field 'res': must be an integer, got True"),
+    (_doc({}, [{**_JOB, "profile": 3}]),
+     "jobs[0].profile, field 'profile': must be a profile name (string), got 3"),
+    (_doc({}, [{**_JOB, "profile": "nope"}]),
+     "jobs[0].profile, field 'profile': references profile 'nope', which is not in 'profiles'"),
+    (_doc({}, [{**_JOB, "walltime": "x"}]),
+     "jobs[0].walltime, field 'walltime': must be a number, got 'x'"),
+    (_doc({}, [{**_JOB, "subtime": "0"}]),
+     "jobs[0].subtime, field 'subtime': must be a number, got '0'"),
+    (_doc({}, [{**_JOB, "subtime": float("nan")}]),
+     "jobs[0].subtime, field 'subtime': must be finite, got nan"),
+    (_doc({}, [{**_JOB, "subtime": -1}]), "jobs[0].subtime, field 'subtime': must be >= 0, "
+     "got -1"),
+    (_doc({}, [{**_JOB, "extra_data": {"bbopt": 3}}]),
+     "jobs[0].extra_data.bbopt, field 'bbopt': must be an object"),
+    (_doc({}, [{**_JOB, "extra_data": {"bbopt": {"ssd": -1}}}]),
+     "jobs[0], field 'ssd': job 1: ssd must be in [0, 1e+21], got -1.0"),
+    (_doc({}, [{**_JOB, "walltime": -1}]), None),  # the runtime, 7 s
+])
+def test_a_bad_document_or_job_is_named_by_its_path_and_field(doc, message):
+    if isinstance(doc, dict) and doc.get("profiles") == {}:
+        doc = {**doc, "profiles": {"p": {"type": "delay", "delay": 7}}}
+    if message is None:
+        assert parse_batsim(doc, missing_walltime="runtime").jobs[0].walltime == 7.0
+        return
+    with pytest.raises(InputError) as info:
+        parse_batsim(doc, source="w.json")
+    assert str(info.value) == "w.json, " + message
+
+
+def test_bbopts_fields_and_other_extra_data_read_back():
+    doc = _doc({"p": {"type": "delay", "delay": 7}}, [
+        {**_JOB, "extra_data": [1]},  # not an object: kept as Batsim's
+        {**_JOB, "id": "2", "extra_data": {"bbopt": None}},  # nothing of bbopt's
+        {**_JOB, "id": "3", "extra_data": {"bbopt": {
+            "ssd": 1e9, "bandwidth": 2e6, "priority": 3, "preemptable": 1, "checkpointable": 1,
+            "user": 12, "bb": 5.0, "runtime_unknown": True, "extra": {"k": [1]}}}}])
+    a, b, c = parse_batsim(doc).jobs
+    assert a.extra == {"batsim": {"profile": "p", "extra_data": [1]}}
+    assert b.extra == {"batsim": {"profile": "p"}} and b.runtime == 7.0
+    assert (c.ssd, c.bandwidth, c.priority, c.preemptable, c.checkpointable, c.user, c.bb,
+            c.runtime) == (1e9, 2e6, 3.0, True, True, "12", 5.0, None)
+    assert c.extra == {"k": [1], "batsim": {"profile": "p"}} and c.walltime == 100.0
