@@ -622,3 +622,11 @@ def test_bbopts_fields_and_other_extra_data_read_back():
     assert (c.ssd, c.bandwidth, c.priority, c.preemptable, c.checkpointable, c.user, c.bb,
             c.runtime) == (1e9, 2e6, 3.0, True, True, "12", 5.0, None)
     assert c.extra == {"k": [1], "batsim": {"profile": "p"}} and c.walltime == 100.0
+
+
+@pytest.mark.parametrize("profile", [{"type": "delay", "delay": 0},
+                                     {"type": "parallel_homogeneous", "cpu": 0},
+                                     {"type": "parallel_homogeneous_total", "cpu": 0}])
+def test_an_amount_of_zero_is_a_job_of_no_time(profile):
+    (job,) = parse_batsim(_doc({"p": profile}, [{**_JOB, "walltime": -1}])).jobs
+    assert (job.runtime, job.walltime) == (0.0, 1.0)  # the walltime: at least one second
