@@ -630,3 +630,30 @@ def test_bbopts_fields_and_other_extra_data_read_back():
 def test_an_amount_of_zero_is_a_job_of_no_time(profile):
     (job,) = parse_batsim(_doc({"p": profile}, [{**_JOB, "walltime": -1}])).jobs
     assert (job.runtime, job.walltime) == (0.0, 1.0)  # the walltime: at least one second
+
+
+def test_the_document_readers_defaults_and_option_bounds():
+    from bbopt.limits import MAX_NODES
+
+    with pytest.raises(InputError) as info:  # no source given: the document is named <json>
+        parse_batsim([])
+    assert str(info.value).startswith("<json>, $: ")
+    with pytest.raises(InputError) as info:
+        parse_batsim(_doc({"p": {"type": "delay", "delay": 1}}), io_aware="yes")
+    assert info.value.field == "io_aware"
+    # a speed is any positive number of flop/s, below one included
+    one = _doc({"p": {"type": "parallel_homogeneous", "cpu": 3}})
+    assert parse_batsim(one, speed=0.5).jobs[0].runtime == 6.0
+    # the machine's size at the node limit and one over
+    assert parse_batsim({**one, "nb_res": MAX_NODES}).nb_res == MAX_NODES
+    with pytest.raises(InputError) as info:
+        parse_batsim({**one, "nb_res": MAX_NODES + 1})
+    assert info.value.field == "nb_res" and info.value.line == "nb_res"
+    # no profiles at all: the job names the profile it lacks
+    with pytest.raises(InputError) as info:
+        parse_batsim({k: v for k, v in one.items() if k != "profiles"})
+    assert info.value.line == "jobs[0].profile"
+    # a phased part's checkpoints write the whole BB request unless told otherwise
+    part = _bb_part([100.5] * 10)
+    assert parse_batsim(part, io_aware="phased").jobs[0].extra["phases"][
+        "checkpoint_bytes"] == 1e9
