@@ -49,6 +49,11 @@ TESTS: dict[str, list[str]] = {
         "tests/workloads/test_swf_ints.py",
         "tests/workloads/test_swf_files.py",
     ],
+    "bbopt/workloads/batsim.py": [
+        "tests/workloads/test_batsim.py",
+        "tests/workloads/test_batsim_io_aware.py",
+    ],
+    "bbopt/analysis/frames.py": ["tests/analysis/test_frames.py"],
     "bbopt/solvers/base.py": [
         "tests/solvers/test_base_budget_modes.py",
         "tests/solvers/test_base_deterministic_budget.py",
