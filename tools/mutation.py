@@ -70,6 +70,19 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/test_profile_scans.py",
         "tests/planner/test_profile_own_hold.py",
     ],
+    "bbopt/planner/plan.py": [
+        "tests/planner/test_plan.py",
+        "tests/planner/test_placement.py",
+        "tests/planner/test_pieces.py",
+        "tests/planner/test_bb_node_ids.py",
+        "tests/planner/test_fast_path.py",
+    ],
+    "bbopt/policies/queue.py": [
+        "tests/policies/test_queue.py",
+        "tests/policies/test_paper_example.py",
+        "tests/policies/test_properties.py",
+        "tests/simulation/test_queue_blocks.py",
+    ],
 }
 
 
@@ -90,6 +103,10 @@ ASIDE: dict[str, list[str]] = {
         "tests/simulation/test_io_model.py::test_io_aware_policies_never_over_allocate_a_link",
         "tests/simulation/test_io_model.py::test_io_easy_backfills_without_delaying_the_head",
         "tests/simulation/test_io_model.py::test_select_is_herbeins_node_by_node_greedy",
+    ],
+    # (the plan model solved at every decision of a whole workload: a minute per mutant)
+    "bbopt/planner/plan.py": [
+        "tests/planner/test_pieces.py::test_no_start_is_refused_and_every_job_runs[plan-2]",
     ],
 }
 
@@ -128,8 +145,12 @@ def run(module: str, max_children: int, tests: list[str] | None = None,
     if not tests:
         raise SystemExit(f"{module}: no test names it; map its tests in tools/mutation.py (TESTS)")
     copy = ROOT / "mutants" / module
-    if copy.exists() and not copy.with_name(copy.name + ".meta").exists():
-        copy.unlink()  # copied unmutated by a run on another module: have mutmut mutate it
+    meta = copy.with_name(copy.name + ".meta")
+    if copy.exists() and (not meta.exists() or "__mutmut_" not in copy.read_text()):
+        # copied unmutated by a run on another module (after its own run, whose results that
+        # copy no longer matches): have mutmut mutate it again
+        copy.unlink()
+        meta.unlink(missing_ok=True)
     cfg = configuration._load_config()
     cfg.only_mutate = [module]
     cfg.pytest_add_cli_args_test_selection = tests + [
