@@ -66,6 +66,18 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/test_profile_own_hold.py",
         "tests/planner/test_profile_scans.py",
     ],
+    # (modules with a compiled twin: score them with BBOPT_NO_JIT=1, then the functions that
+    # only choose or feed the compiled loops without it; docs/testing.md)
+    "bbopt/models/plan.py": [
+        "tests/models/test_plan.py",
+        "tests/models/test_plan_fast_paths.py",
+        "tests/models/test_plan_walk.py",
+        "tests/models/test_plan_named.py",
+        "tests/models/test_plan_proximity.py",
+        "tests/solvers/test_plan.py",
+        "tests/solvers/test_plan_warm_start.py",
+    ],
+    "bbopt/policies/conservative.py": ["tests/policies/test_conservative.py"],
     "bbopt/planner/scans.py": [
         "tests/planner/test_profile_scans.py",
         "tests/planner/test_profile_own_hold.py",
