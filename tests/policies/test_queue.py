@@ -505,3 +505,28 @@ def test_named_easy_reserves_its_head_re_placeable_after_the_jobs_that_start():
     queue = (Job("head", 0, 50.0, nodes=4, bb=12 * gb), Job("late", 0, 100.0, nodes=1, bb=6 * gb))
     d = make_policy("fcfs-bb").decide(ClusterState(0.0, platform, running, queue))
     assert d.start == (Start("late"),) and d.reservations == (Reservation("head", 10.0),)
+
+
+def test_keeps_reservation_holds_a_head_that_fits_now_from_now():
+    # h fits now: held from now on one of the two free nodes, so a job of two nodes may not
+    # start even though it ends before any release
+    queue = [_job("h", 1, 1.0), _job("c", 2, walltime=5.0)]
+    state = ClusterState(0.0, NAMED, NAMED_RUNNING, tuple(queue))
+    assert keeps_reservation(state, queue, [True, True]) == [True, False]
+
+
+def test_keeps_reservation_names_the_nodes_a_proximity_backfill_gets():
+    gb = 1e9
+    prox = Platform(8, 40 * gb, bb_nodes=(10 * gb,) * 4, bb_proximity=dragonfly_proximity(8, 2, 2))
+    running = (RunningJob(Job("r", 0.0, 10.0, nodes=4), 0.0, (0, 1, 2, 3)),)
+    queue = [Job("h", 0.0, 50.0, nodes=6), Job("c", 0.0, 10.0, nodes=2)]
+    state = ClusterState(0.0, prox, running, tuple(queue))
+    nodes: dict = {}
+    assert keeps_reservation(state, queue, [True, True], nodes) == [True, True]
+    assert nodes == {"c": (4, 5)}  # it ends when h starts on 0-5
+    assert keeps_reservation(state, queue, [True, True]) == [True, True]
+    named: dict = {}
+    named_state = ClusterState(0.0, NAMED, NAMED_RUNNING, (_job("h", 1, 8.0), _job("s", 1)))
+    assert keeps_reservation(named_state, list(named_state.queue), [True, True], named) == [
+        True, True]
+    assert named == {}  # first fit chooses no compute node
