@@ -275,30 +275,38 @@ def test_every_decision_at_a_depth_equals_the_textbook_one(jobs, depth, tick):
     assert compared
 
 
-def _beyond_depth(walltime: float, depth: int | None):
+_POOL_AND_NAMED = pytest.mark.parametrize(
+    "platform", [Platform(4, 100.0), Platform(4, 100.0, bb_nodes=(50.0,) * 2)],
+    ids=["pool", "named"])
+
+
+def _beyond_depth(walltime: float, depth: int | None, platform: Platform):
     # X holds 3 of 4 nodes until 10; A and B (4 nodes each) are reserved at 10 and 20; C (one
     # node) comes third in the queue
     x = Job("X", 0, 10, 10, 3, 0.0)
     queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0),
              Job("C", 0, walltime, walltime, 1, 0.0))
-    state = ClusterState(0.0, Platform(4, 100.0), RunningJobs([RunningJob(x, 0.0)]), queue)
+    state = ClusterState(0.0, platform, RunningJobs([RunningJob(x, 0.0)]), queue)
     return make_policy("conservative-bb", depth=depth).decide(state)
 
 
+@_POOL_AND_NAMED
 @pytest.mark.parametrize(("walltime", "started"), [(9.5, True), (10.0, True), (10.5, False)])
-def test_a_job_beyond_the_depth_starts_only_where_it_delays_no_reservation(walltime, started):
+def test_a_job_beyond_the_depth_starts_only_where_it_delays_no_reservation(walltime, started,
+                                                                           platform):
     # depth 2: C gets no reservation; it starts now if it ends by A's reservation at 10
     # (a job ending at 10 frees its node for one starting at 10), else it waits unreserved
-    decision = _beyond_depth(walltime, 2)
+    decision = _beyond_depth(walltime, 2, platform)
     assert decision.started_ids == (["C"] if started else [])
     assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0))
     assert decision.memory == {"reservations": {"A": 10.0, "B": 20.0}}
 
 
+@_POOL_AND_NAMED
 @pytest.mark.parametrize("depth", [3, None])
-def test_within_the_depth_every_job_is_reserved(depth):
+def test_within_the_depth_every_job_is_reserved(depth, platform):
     # depth 3 (or all): C is the third job and is reserved too, here at once (it fits now)
-    decision = _beyond_depth(10.5, depth)
+    decision = _beyond_depth(10.5, depth, platform)
     assert decision.started_ids == []
     assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0),
                                      Reservation("C", 30.0))
@@ -317,3 +325,24 @@ def test_the_depth_is_at_least_one_and_compiled_a_choice_of_three():
         assert ConservativeBackfilling(compiled=compiled).compiled is compiled
     with pytest.raises(InputError, match="depth must be >= 1 or None"):
         make_policy("conservative-bb", depth=0)
+
+
+@_POOL_AND_NAMED
+def test_reservations_the_state_leaves_no_room_for_are_planned_again_in_queue_order(platform):
+    """The policy starts C (2 nodes) beside X and reserves A and B (4 nodes each) at 10 and 20;
+    the resource manager starts Y (2 nodes until 21) instead. At 1 neither kept reservation
+    fits: A and B are planned again with C, in queue order (A at 21, B at 31, C where X's
+    nodes come free, at 10)."""
+    x, y = Job("X", 0, 10, 10, 2, 0.0), Job("Y", 0, 20, 20, 2, 0.0)
+    queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0), Job("C", 0, 5, 5, 2, 0.0))
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, platform, RunningJobs([RunningJob(x, 0.0)]), queue))
+    assert first.started_ids == ["C"]
+    assert first.memory == {"reservations": {"A": 10.0, "B": 20.0}}
+    state = ClusterState(1.0, platform, RunningJobs([RunningJob(x, 0.0), RunningJob(y, 1.0)]),
+                         queue, first.memory)
+    for decision in (policy.decide(state), make_policy("conservative-bb").decide(state)):
+        assert decision.started_ids == []
+        assert decision.reservations == (Reservation("C", 10.0), Reservation("A", 21.0),
+                                         Reservation("B", 31.0))
+        assert decision.memory == {"reservations": {"A": 21.0, "B": 31.0, "C": 10.0}}
