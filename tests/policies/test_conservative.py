@@ -346,3 +346,18 @@ def test_reservations_the_state_leaves_no_room_for_are_planned_again_in_queue_or
         assert decision.reservations == (Reservation("C", 10.0), Reservation("A", 21.0),
                                          Reservation("B", 31.0))
         assert decision.memory == {"reservations": {"A": 21.0, "B": 31.0, "C": 10.0}}
+
+
+@_POOL_AND_NAMED
+@pytest.mark.parametrize("compiled", [None, True, False])
+def test_the_compiled_option_changes_no_decision(platform, compiled):
+    # (compiled true runs the compiled kernels when numba is there, false never, unset once
+    # they pay off: the same starts and reservations every time)
+    for walltime, started in ((10.0, ["C"]), (10.5, [])):
+        x = Job("X", 0, 10, 10, 3, 0.0)
+        queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0),
+                 Job("C", 0, walltime, walltime, 1, 0.0))
+        state = ClusterState(0.0, platform, RunningJobs([RunningJob(x, 0.0)]), queue)
+        decision = make_policy("conservative-bb", depth=2, compiled=compiled).decide(state)
+        assert decision.started_ids == started
+        assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0))
