@@ -361,3 +361,21 @@ def test_the_compiled_option_changes_no_decision(platform, compiled):
         decision = make_policy("conservative-bb", depth=2, compiled=compiled).decide(state)
         assert decision.started_ids == started
         assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0))
+
+
+def test_on_proximity_bb_nodes_reservations_hold_first_fit_pieces():
+    """On a platform placing BB by proximity conservative-bb plans every job with first-fit
+    pieces (the engine names the nodes of the jobs it starts), so it decides as on the same BB
+    nodes placed first fit; planned by proximity, job 3 would wait until 10 and job 5 until
+    40. (Found by a random search.)"""
+    from bbopt.core import GB, dragonfly_proximity
+
+    nodes = (10 * GB,) * 4
+    prox = Platform(nodes=8, bb=40 * GB, bb_nodes=nodes, bb_proximity=dragonfly_proximity(8, 2, 2))
+    queue = tuple(Job(str(i), 0, w, None, n, b * GB) for i, (w, n, b) in enumerate(
+        [(10, 2, 2), (20, 3, 6), (30, 4, 2), (30, 1, 2), (20, 1, 2), (30, 3, 10)]))
+    for platform in (prox, Platform(nodes=8, bb=40 * GB, bb_nodes=nodes)):
+        decision = make_policy("conservative-bb").decide(ClusterState(0.0, platform, (), queue))
+        assert decision.started_ids == ["0", "1", "3"]
+        assert decision.reservations == (Reservation("2", 10.0), Reservation("4", 20.0),
+                                         Reservation("5", 30.0))
