@@ -379,3 +379,21 @@ def test_on_proximity_bb_nodes_reservations_hold_first_fit_pieces():
         assert decision.started_ids == ["0", "1", "3"]
         assert decision.reservations == (Reservation("2", 10.0), Reservation("4", 20.0),
                                          Reservation("5", 30.0))
+
+
+@_POOL_AND_NAMED
+def test_a_state_with_another_memory_is_decided_afresh(platform):
+    """The policy keeps the reservations it returned for the memory it returned; a state
+    carrying another memory (here none: another replay given the same policy) is decided as a
+    fresh policy decides it, none of the earlier reservations carried over."""
+    x = Job("X", 0, 10, 10, 4, 0.0)
+    running = RunningJobs([RunningJob(x, 0.0)])
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, platform, running, (Job("A", 0, 10, 10, 4, 0.0),)))
+    assert first.reservations == (Reservation("A", 10.0),)
+    other = ClusterState(1.0, platform, running, (Job("D", 0, 5, 5, 4, 0.0),
+                                                  Job("E", 0, 5, 5, 2, 0.0)))
+    for decision in (policy.decide(other), make_policy("conservative-bb").decide(other)):
+        assert decision.started_ids == []
+        assert decision.reservations == (Reservation("D", 10.0), Reservation("E", 15.0))
+        assert decision.memory == {"reservations": {"D": 10.0, "E": 15.0}}
