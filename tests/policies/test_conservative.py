@@ -397,3 +397,22 @@ def test_a_state_with_another_memory_is_decided_afresh(platform):
         assert decision.started_ids == []
         assert decision.reservations == (Reservation("D", 10.0), Reservation("E", 15.0))
         assert decision.memory == {"reservations": {"D": 10.0, "E": 15.0}}
+
+
+@_POOL_AND_NAMED
+def test_decisions_after_a_long_queue_drains_are_a_fresh_policys(platform):
+    # 70 reservations, then a queue of two: the reservations the policy keeps for reuse are
+    # pruned to the two, and the decisions after that are still a fresh policy's
+    running = RunningJobs([RunningJob(Job("X", 0, 10, 10, 4, 0.0), 0.0)])
+    policy = make_policy("conservative-bb")
+    long = tuple(Job(f"L{k}", 0, 10, 10, 1, 0.0) for k in range(70))
+    assert len(policy.decide(ClusterState(0.0, platform, running, long)).reservations) == 70
+    memory = {}
+    for t in (1.0, 2.0, 3.0):
+        state = ClusterState(t, platform, running, (Job("D", 0, 5, 5, 4, 0.0),
+                                                    Job("E", 0, 5, 5, 2, 0.0)), memory)
+        decision = policy.decide(state)
+        assert decision.reservations == (Reservation("D", 10.0), Reservation("E", 15.0))
+        fresh = make_policy("conservative-bb").decide(state)
+        assert (decision.started_ids, decision.memory) == (fresh.started_ids, fresh.memory)
+        memory = decision.memory
