@@ -416,3 +416,47 @@ def test_decisions_after_a_long_queue_drains_are_a_fresh_policys(platform):
         fresh = make_policy("conservative-bb").decide(state)
         assert (decision.started_ids, decision.memory) == (fresh.started_ids, fresh.memory)
         memory = decision.memory
+
+
+@_POOL_AND_NAMED
+def test_the_decision_time_is_the_time_the_decision_took(platform):
+    import time
+
+    state = ClusterState(0.0, platform, (), (Job("A", 0, 10, 10, 4, 0.0),
+                                            Job("B", 0, 10, 10, 4, 0.0)))
+    before = time.perf_counter()
+    decision = make_policy("conservative-bb").decide(state)
+    took = time.perf_counter() - before
+    assert decision.started_ids == ["A"] and decision.reservations == (Reservation("B", 10.0),)
+    assert 0.0 <= decision.stats.wall_time <= took
+
+
+def _kept_then(second):
+    """A policy that reserved A at 10 and B at 20 behind X (4 nodes until 10) at t = 0, then
+    given ``second(first memory)``: its decision, and a fresh policy's."""
+    platform = Platform(4, 100.0)
+    running = RunningJobs([RunningJob(Job("X", 0, 10, 10, 4, 0.0), 0.0)])
+    queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0))
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, platform, running, queue))
+    assert first.reservations == (Reservation("A", 10.0), Reservation("B", 20.0))
+    state = second(first.memory, platform, running, queue)
+    return policy.decide(state), make_policy("conservative-bb").decide(state)
+
+
+def test_a_reservation_whose_job_left_the_queue_lets_the_next_move_up():
+    # A was cancelled: B, kept at 20, moves up to 10
+    kept, fresh = _kept_then(lambda memory, platform, running, queue: ClusterState(
+        1.0, platform, running, queue[1:], memory))
+    for decision in (kept, fresh):
+        assert decision.reservations == (Reservation("B", 10.0),)
+
+
+def test_a_profile_kept_for_one_platform_is_not_reused_on_another():
+    # the same memory on 8 nodes: A and B both fit beside X at once
+    kept, fresh = _kept_then(lambda memory, platform, running, queue: ClusterState(
+        1.0, Platform(8, 100.0), running, queue, memory))
+    for decision in (kept, fresh):
+        assert decision.started_ids == ["A"]
+        assert decision.reservations == (Reservation("B", 10.0),)
+
