@@ -460,3 +460,14 @@ def test_a_profile_kept_for_one_platform_is_not_reused_on_another():
         assert decision.started_ids == ["A"]
         assert decision.reservations == (Reservation("B", 10.0),)
 
+
+
+@_POOL_AND_NAMED
+def test_a_reservation_whose_time_passed_starts_its_job_now(platform):
+    # A was reserved at 5 but had not started by 8 (the resource manager was late): it starts
+    # now, at 8, not at its past reservation; B, reserved at 15, then waits for A's end at 18
+    queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0))
+    state = ClusterState(8.0, platform, (), queue, {"reservations": {"A": 5.0, "B": 15.0}})
+    decision = make_policy("conservative-bb").decide(state)
+    assert decision.started_ids == ["A"]
+    assert decision.reservations == (Reservation("B", 18.0),)
