@@ -45,11 +45,12 @@ from collections.abc import Callable, Iterable, Sequence
 from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
 from bbopt.planner.bb import FirstFitBB, bb_placement, choose_nodes
 from bbopt.planner.fast_path import TwoDimensions
+from bbopt.planner.links import LinkState, OnTheTree, linked_tree
 from bbopt.planner.pieces import running_pieces
 from bbopt.planner.profile import OverbookedError, Profile
 
 
-class Planner(TwoDimensions):
+class Planner(TwoDimensions, OnTheTree):
     """Free nodes, BB and BB-node space over time from ``now`` on (module docstring)."""
 
     #: Whether the fast path on named BB nodes may be taken (``False``: the reference profile).
@@ -57,18 +58,20 @@ class Planner(TwoDimensions):
 
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
                  "holds", "chosen", "floating", "started", "named", "_two", "_later", "_ends",
-                 "_bb_rows", "_log", "_run_pieces", "_run_rel", "_ids", "_ids_n")
+                 "_bb_rows", "_log", "_run_pieces", "_run_rel", "_ids", "_ids_n", "links")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
-                 first_fit: bool = False) -> None:
+                 first_fit: bool = False, links: LinkState | None = None) -> None:
         """``running``: the jobs holding resources now, freed at their expected ends;
         ``pieces``: the ``(BB node, bytes)`` pieces each holds on named BB nodes. The free node
         ids and the profile are built when first needed (a decision that only starts jobs now
         on a BB pool needs neither). ``first_fit``: named BB placed first fit whatever the
         platform's placement, for a policy whose starts leave the compute nodes to the
-        engine."""
+        engine. ``links``: link bandwidth on the platform's I/O tree as one more dimension
+        (:mod:`bbopt.planner.links`; ``None``: not planned)."""
         self.platform = platform
+        self.links = links
         self.now = now
         self.bb = bb = (FirstFitBB(platform) if first_fit and platform.bb_nodes is not None
                         else bb_placement(platform))
@@ -149,9 +152,13 @@ class Planner(TwoDimensions):
         self._profile = profile
 
     @classmethod
-    def of(cls, state: ClusterState, *, first_fit: bool = False) -> Planner:
+    def of(cls, state: ClusterState, *, first_fit: bool = False, links: bool = False
+           ) -> Planner:
         """The planner of a :class:`~bbopt.core.ClusterState` at its time (``first_fit``: see
-        the constructor)."""
+        the constructor; ``links``: plan the link bandwidth of the platform's I/O tree too)."""
+        if links:
+            return cls(state.platform, state.time, state.running,
+                       links=LinkState.of(state, linked_tree(state.platform)))
         pieces = None
         if state.platform.bb_nodes is not None:
             # (the engine's states name every running job's pieces: read them as they are;
@@ -163,11 +170,14 @@ class Planner(TwoDimensions):
         return cls(state.platform, state.time, state.running, pieces, first_fit=first_fit)
 
     @classmethod
-    def placing(cls, state: ClusterState) -> Planner | None:
+    def placing(cls, state: ClusterState, links: bool = False) -> Planner | None:
         """The planner of ``state`` when its starts have burst buffer to place (named BB
         nodes, by first fit or proximity); ``None`` when the BB is one pool, where a policy's
         own count of free nodes and pooled bytes is the whole rule. For the queue rules, which
-        decide tens of thousands of times per trace and start jobs now only."""
+        decide tens of thousands of times per trace and start jobs now only. With ``links``
+        (link bandwidth planned) always the planner: its starts choose their nodes."""
+        if links:
+            return cls.of(state, links=True)
         return None if state.platform.bb_nodes is None else cls.of(state)
 
     def _demand(self, job: Job, pieces: Sequence[tuple[int, float]]) -> tuple[float, ...]:
@@ -276,12 +286,16 @@ class Planner(TwoDimensions):
 
     def fits_now(self, job: Job) -> bool:
         """Whether ``job`` can start now without delaying any reservation."""
+        if self.links is not None:
+            return self._nodes_linked(job) is not None
         return self.placement_now(job) is not None
 
     def start(self, job: Job) -> Start | None:
         """Start ``job`` now if it fits (taking its resources until its walltime ends) and
         return its :class:`~bbopt.core.Start` (naming its compute nodes when the BB placement
         chooses them, as the engine would); ``None`` if it does not fit now."""
+        if self.links is not None:  # (the nodes Herbein's greedy selects on the I/O tree)
+            return self._start_linked(job)
         placed = self.placement_now(job)
         if placed is None:
             return None
@@ -355,6 +369,8 @@ class Planner(TwoDimensions):
         """Place ``job``'s burst buffer now (with the compute nodes, when the placement chooses
         them) and take it; ``False``, nothing taken, when it cannot be placed. For a policy
         that counts nodes and pooled bytes itself and starts jobs in this order."""
+        if self.links is not None:  # (the nodes and bandwidth on the I/O tree too)
+            return self.start(job) is not None
         if not self.bb.named:  # (one pool: the caller's count of pooled bytes is all)
             return True
         placed = self._bb_now(job)
@@ -444,11 +460,14 @@ class Planner(TwoDimensions):
         """Whether ``job`` fits on ``[start, start + walltime)`` (``start`` >= now)."""
         if start <= self.now:
             return self.fits_now(job)
-        return self._pieces_over(job, start, pieces=False) is not None
+        return self._pieces_over(job, start, pieces=False) is not None and (
+            self.links is None or self.links.fits_at(job, start))
 
     def earliest(self, job: Job, limit: float = math.inf) -> float:
         """The earliest start (now, or a later breakpoint of the profile) where ``job`` fits for
         its whole walltime, not searched beyond ``limit``; ``inf`` if none."""
+        if self.links is not None:  # (the instants where the I/O tree has room)
+            return self._earliest_linked(job, limit)
         if self.fits_now(job):
             return self.now
         two = None if self._later < math.inf else self._split()
@@ -493,6 +512,8 @@ class Planner(TwoDimensions):
         # (when it fits nowhere, _hold raises: the nodes or the pool lack room)
         nodes, demand = placed if placed is not None else ((), self._demand(job, ()))
         self._hold(job, start, demand, nodes)
+        if self.links is not None:
+            self.links.holds[job.id] = (job, start)
 
     def _hold(self, job: Job, start: float, demand: tuple[float, ...],
               nodes: Sequence[int] = ()) -> None:
@@ -531,6 +552,8 @@ class Planner(TwoDimensions):
             self._ids.clear()
             self._ids_n.clear()
         profile.release(start, end, demand)
+        if self.links is not None:
+            self.links.release(job)
         nodes = self.started.pop(job.id, None)
         if nodes is not None:
             self.bb.release(job)
@@ -542,9 +565,11 @@ class Planner(TwoDimensions):
         if start <= self.now:
             return self.start(job) is not None
         placed = self._pieces_over(job, start)
-        if placed is None:
+        if placed is None or (self.links is not None and not self.links.fits_at(job, start)):
             return False
         self._hold(job, start, placed[1], placed[0])
+        if self.links is not None:
+            self.links.holds[job.id] = (job, start)
         return True
 
     def list_schedule(self, jobs: Iterable[Job]) -> list[tuple[Job, float]]:
@@ -563,11 +588,14 @@ class Planner(TwoDimensions):
         """What :meth:`rollback` restores: a copy of the profile, the BB nodes now, the free
         node ids and the holds (re-placeable ones and the nodes they name too)."""
         return (self.profile.copy(), self.bb.snapshot(), list(self.free_nodes),
-                dict(self.holds), dict(self.floating), dict(self.started), dict(self.named))
+                dict(self.holds), dict(self.floating), dict(self.started), dict(self.named),
+                self.links and self.links.snapshot())
 
     def rollback(self, snap: tuple) -> None:
         """Back to the state of :meth:`snapshot` ``snap`` (which stays usable)."""
-        profile, bb, free_nodes, holds, floating, started, named = snap
+        profile, bb, free_nodes, holds, floating, started, named, links = snap
+        if links:
+            self.links.rollback(links)
         self.named = dict(named)
         self._ids.clear()
         self._ids_n.clear()
