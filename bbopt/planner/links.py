@@ -179,8 +179,9 @@ class LinkState:
         self._at = {}
 
     def release_times(self) -> list[float]:
-        """The distinct instants where jobs end, in order."""
-        return sorted({r.time for r in self.releases()})
+        """The distinct instants where jobs and reservations end, in order."""
+        return sorted({*(r.time for r in self.releases()),
+                       *(s + held.walltime for held, s in self.holds.values())})
 
     def snapshot(self) -> tuple:
         return (self.state.copy(), dict(self.started), dict(self.holds))
@@ -274,7 +275,8 @@ class OnTheTree:
         return Start(job.id, ids)
 
     def _earliest_linked(self, job: Job, limit: float) -> float:
-        """The earliest instant (now, or the end of a running or started job) where ``job``
+        """The earliest instant (now, or the end of a running or started job or of a
+        reservation) where ``job``
         fits with its bandwidth, not searched beyond ``limit``; ``inf`` if none. Without
         reservations, the releases are given in time order to one state (EASY's shadow scan,
         :func:`~bbopt.planner.profile.first_fit_time`); with some, each instant is checked by

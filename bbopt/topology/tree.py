@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bbopt.core import REL_TOL  # (the fit tolerance of every resource: rounding in sums)
 from bbopt.errors import InputError
 from bbopt.resources import format_bandwidth, parse_bandwidth
 
@@ -35,8 +36,6 @@ if TYPE_CHECKING:  # networkx is imported where a tree is built: it costs 0.1-0.
     import networkx as nx
 
 INF = math.inf
-#: Relative slack when comparing bandwidth sums (rounding in byte/s arithmetic).
-REL_TOL = 1e-9
 
 NODE = "node"
 BB = "bb"
@@ -131,7 +130,7 @@ class IOTree:
         self._leaf_parent = np.array(
             [bool(c) and all(self.kind[x] == NODE for x in c) for c in children] + [False])
         self._finite = np.flatnonzero(np.isfinite(cap[:V]))
-        self._tol = cap[self._finite] * REL_TOL
+        self._tol = {REL_TOL: cap[self._finite] * REL_TOL}  # (by relative tolerance)
         # Levels whose vertices are all unlimited need no clamping.
         self._level_finite = [bool(np.isfinite(cap[lv[0]]).any()) for lv in self._levels]
 
@@ -260,11 +259,28 @@ class IOTree:
             base[upar] += np.add.reduceat(base[vs], starts)
         return base
 
+    def room(self, avail: np.ndarray, per_node: float, rel_tol: float = REL_TOL) -> np.ndarray:
+        """Per vertex (sentinel included): how many more nodes of ``per_node`` bytes/s its own
+        bandwidth admits, ``floor((avail + rel_tol * capacity) / per_node)``, ``inf`` where
+        unlimited. The one fit rule of link bandwidth: the planner and the policies use it with
+        the core tolerance :data:`REL_TOL`, the engine's ledger with
+        :data:`bbopt.core.ENGINE_REL_TOL` (twice that), so that it is at least as lenient."""
+        fin = self._finite
+        tol = self._tol.get(rel_tol)
+        if tol is None:
+            tol = self._tol[rel_tol] = self.capacity[fin] * rel_tol
+        k = np.full(self.n_vertices + 1, INF)
+        k[fin] = np.floor((avail[fin] + tol) / per_node)
+        return k
+
+    def root_room(self, avail: np.ndarray, per_node: float) -> float:
+        """:meth:`room` of the root (the PFS) alone: the cheap first test of a placement."""
+        return math.floor((avail[0] + self.capacity[0] * REL_TOL) / per_node) \
+            if math.isfinite(self.capacity[0]) else INF
+
     def _counts(self, avail: np.ndarray, base: np.ndarray, per_node: float) -> np.ndarray:
         """Per vertex: how many more nodes of ``per_node`` bytes/s its subtree can host."""
-        fin = self._finite
-        k = np.full(self.n_vertices + 1, INF)
-        k[fin] = np.floor((avail[fin] + self._tol) / per_node)
+        k = self.room(avail, per_node)
         cnt = base.copy()
         levels = self._levels if self._level_finite[-1] else self._levels[:-1]
         flags = self._level_finite[: len(levels)]
@@ -296,7 +312,7 @@ class IOTree:
         if per_node <= 0:
             idx = np.flatnonzero(free)
             return idx[:nodes] if idx.size >= nodes else None
-        if avail[0] + self.capacity[0] * REL_TOL < nodes * per_node:
+        if self.root_room(avail, per_node) < nodes:
             return None
         if base is None:
             base = self.base_counts(free)
