@@ -117,7 +117,7 @@ SOFT_LINES, HARD_LINES = 450, 600
 #: Compiled kernels that share inlined helpers stay one file whatever their length: numba checks
 #: a cached function against its own file only (its documented cache limitation), so a helper
 #: moved to another file would leave its callers' cached machine code stale.
-ONE_FILE = frozenset({"bbopt.planner.named_jit"})
+ONE_FILE = frozenset({"bbopt.planner.jit.named"})
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
