@@ -126,17 +126,17 @@ class LinkState:
                 return False
         return True
 
-    def _held_fit(self, s: float, job: Job | None, nodes: np.ndarray | None,
+    def _held_fit(self, s: float, job: Job, nodes: np.ndarray,
                   upto: str | None = None) -> bool:
-        """At instant ``s``, with ``job`` on ``nodes`` taken first (if given): the
-        reservations running over ``s`` placed by the greedy in order -- all of them, or up to
-        and including ``upto`` -- each fits."""
-        inst = self.at(s)
-        if job is None and not self.holds:
-            return True
-        inst = inst.copy()
-        if job is not None:
-            inst.take(job, nodes)
+        """At instant ``s``, with ``job`` on ``nodes`` taken first: :meth:`_holds_fit`."""
+        inst = self.at(s).copy()
+        inst.take(job, nodes)
+        return self._holds_fit(inst, s, upto)
+
+    def _holds_fit(self, inst: Instant, s: float, upto: str | None = None) -> bool:
+        """Whether the reservations running over instant ``s`` -- all of them, or those made
+        up to and including ``upto`` -- can be placed on ``inst`` by the greedy, in the order
+        they were made (each taken there)."""
         for jid, (held, hs) in self.holds.items():
             if hs <= s < hs + held.walltime:
                 got = inst.alloc.select(held.nodes, held.bandwidth)
@@ -151,18 +151,14 @@ class LinkState:
         """Whether ``job`` fits the tree from ``t`` (> now) for its walltime: at ``t`` beside
         the reservations running then, and at the start of every later reservation it runs
         over (the greedy placing it first there)."""
-        end = t + job.walltime
         inst = self.at(t)
         if self.holds:
             inst = inst.copy()
-            for held, hs in self.holds.values():
-                if hs <= t < hs + held.walltime:
-                    got = inst.alloc.select(held.nodes, held.bandwidth)
-                    if got is None:
-                        return False
-                    inst.take(held, got)
+            if not self._holds_fit(inst, t):
+                return False
         if not inst.fits(job, self.bb_tol):
             return False
+        end = t + job.walltime
         for _held, hs in self.holds.values():
             if t < hs < end:
                 got = self.at(hs).alloc.select(job.nodes, job.bandwidth)
