@@ -133,19 +133,27 @@ class LinkState:
         inst.take(job, nodes)
         return self._holds_fit(inst, s, upto)
 
-    def _holds_fit(self, inst: Instant, s: float, upto: str | None = None) -> bool:
+    def _holds_fit(self, inst: Instant, s: float, upto: str | None = None,
+                   take: bool = False) -> bool:
         """Whether the reservations running over instant ``s`` -- all of them, or those made
         up to and including ``upto`` -- can be placed on ``inst`` by the greedy, in the order
-        they were made (each taken there)."""
+        they were made (each taken there but the last, which is only counted, unless
+        ``take``)."""
+        over = []
         for jid, (held, hs) in self.holds.items():
             if hs <= s < hs + held.walltime:
-                got = inst.alloc.select(held.nodes, held.bandwidth)
-                if got is None or held.bb > inst.bb + self.bb_tol:
-                    return False
-                inst.take(held, got)
+                over.append(held)
             if jid == upto:
                 break
-        return True
+        if take:
+            over.append(None)
+        for held in over[:-1]:
+            got = inst.alloc.select(held.nodes, held.bandwidth)
+            if got is None or held.bb > inst.bb + self.bb_tol:
+                return False
+            inst.take(held, got)
+        last = over[-1] if over else None
+        return last is None or inst.fits(last, self.bb_tol)
 
     def fits_at(self, job: Job, t: float) -> bool:
         """Whether ``job`` fits the tree from ``t`` (> now) for its walltime: at ``t`` beside
@@ -154,7 +162,7 @@ class LinkState:
         inst = self.at(t)
         if self.holds:
             inst = inst.copy()
-            if not self._holds_fit(inst, t):
+            if not self._holds_fit(inst, t, take=True):
                 return False
         if not inst.fits(job, self.bb_tol):
             return False
@@ -263,8 +271,6 @@ class OnTheTree:
     def _take_linked(self, job: Job, got: np.ndarray) -> Start:
         self.links.take(job, got, self.now + job.walltime)
         ids = tuple(int(x) for x in got)
-        taken = set(ids)
-        self.free_nodes = [x for x in self.free_nodes if x not in taken]
         self._hold(job, self.now, self._demand(job, ()))
         self.started[job.id] = ids
         self.chosen[job.id] = ids

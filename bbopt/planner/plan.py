@@ -115,7 +115,9 @@ class Planner(TwoDimensions, OnTheTree):
     @property
     def free_nodes(self) -> list[int]:
         """The free compute node ids now, sorted (running jobs without a known allocation are
-        given the lowest free ones)."""
+        given the lowest free ones; with planned link bandwidth, those of the I/O tree now)."""
+        if self.links is not None:
+            return self.links.state.alloc.free.nonzero()[0].tolist()
         if self._free_nodes is None:
             busy: set[int] = set()
             unknown = 0

@@ -111,7 +111,7 @@ class AllocState:
         if per_node <= 0:
             return True
         tree = self.tree
-        if tree.root_room(self.avail, per_node) < nodes:
+        if not tree.root_admits(self.avail, nodes, per_node):
             return False
         return self.count(per_node) >= nodes
 

@@ -131,6 +131,7 @@ class IOTree:
             [bool(c) and all(self.kind[x] == NODE for x in c) for c in children] + [False])
         self._finite = np.flatnonzero(np.isfinite(cap[:V]))
         self._tol = {REL_TOL: cap[self._finite] * REL_TOL}  # (by relative tolerance)
+        self._root_tol = cap[0] * REL_TOL
         # Levels whose vertices are all unlimited need no clamping.
         self._level_finite = [bool(np.isfinite(cap[lv[0]]).any()) for lv in self._levels]
 
@@ -273,10 +274,11 @@ class IOTree:
         k[fin] = np.floor((avail[fin] + tol) / per_node)
         return k
 
-    def root_room(self, avail: np.ndarray, per_node: float) -> float:
-        """:meth:`room` of the root (the PFS) alone: the cheap first test of a placement."""
-        return math.floor((avail[0] + self.capacity[0] * REL_TOL) / per_node) \
-            if math.isfinite(self.capacity[0]) else INF
+    def root_admits(self, avail: np.ndarray, nodes: int, per_node: float) -> bool:
+        """Whether the root (the PFS) admits ``nodes`` more nodes of ``per_node`` bytes/s by
+        :meth:`room`'s rule (``floor(x) >= n`` is ``x >= n`` for a whole ``n``): the cheap
+        first test of a placement."""
+        return (avail[0] + self._root_tol) / per_node >= nodes
 
     def _counts(self, avail: np.ndarray, base: np.ndarray, per_node: float) -> np.ndarray:
         """Per vertex: how many more nodes of ``per_node`` bytes/s its subtree can host."""
@@ -312,7 +314,7 @@ class IOTree:
         if per_node <= 0:
             idx = np.flatnonzero(free)
             return idx[:nodes] if idx.size >= nodes else None
-        if self.root_room(avail, per_node) < nodes:
+        if not self.root_admits(avail, nodes, per_node):
             return None
         if base is None:
             base = self.base_counts(free)
