@@ -67,7 +67,8 @@ class LinkState:
     """The link dimension's data (module docstring): the tree now, the releases to come, the
     reservations and the instants built from them."""
 
-    __slots__ = ("tree", "now", "bb_tol", "state", "ends", "started", "holds", "_at")
+    __slots__ = ("tree", "now", "bb_tol", "state", "_running", "_ends", "started", "holds",
+                 "_at")
 
     def __init__(self, tree: IOTree, now: float, running: Iterable[RunningJob],
                  free_bb: float, bb_tol: float) -> None:
@@ -77,10 +78,8 @@ class LinkState:
         self.bb_tol = bb_tol
         #: Free nodes, bandwidth and pooled BB now (the running jobs and the starts hold).
         self.state = Instant(AllocState.of_running(tree, running), free_bb)
-        #: What running jobs give back at their expected ends.
-        self.ends: list[Release] = [
-            Release(max(r.start + r.job.walltime, now), r.job.nodes, r.job.bb, r.allocation,
-                    r.job.bandwidth) for r in running]
+        self._running = running
+        self._ends: list[Release] | None = None
         #: What the jobs started now give back at their walltime's end, by id, in order.
         self.started: dict[str, Release] = {}
         #: The reservations in the order they were made: ``(job, start)`` by id.
@@ -112,6 +111,16 @@ class LinkState:
             if end > t:
                 inst.take(job, nodes)
         self.started[job.id] = Release(end, job.nodes, job.bb, nodes, job.bandwidth)
+
+    @property
+    def ends(self) -> list[Release]:
+        """What running jobs give back at their expected ends (built when first asked: a
+        decision that only starts jobs now needs none)."""
+        if self._ends is None:
+            now = self.now
+            self._ends = [Release(max(r.start + r.job.walltime, now), r.job.nodes, r.job.bb,
+                                  r.allocation, r.job.bandwidth) for r in self._running]
+        return self._ends
 
     def releases(self) -> list[Release]:
         """What running and started jobs give back, in time order (those of one instant:
