@@ -2,8 +2,9 @@
 
 :class:`BandwidthLedger` is the engine's check that bandwidth charged on a vertex never exceeds it
 (the planner's rule, :meth:`~bbopt.topology.IOTree.room`, at the engine's tolerance);
-:class:`AllocState` holds free nodes and free bandwidth at one instant so that policies can place
-jobs one by one (an EASY pass over a long queue) with cached per-vertex free-node counts.
+:class:`AllocState` holds free nodes and free bandwidth at one instant so that the planner's link
+dimension (:mod:`bbopt.planner.links`) can place jobs one by one (an EASY pass over a long queue)
+with cached per-vertex free-node counts.
 """
 
 from __future__ import annotations
