@@ -20,6 +20,10 @@ the nodes it holds. A job started now avoids the nodes of the reservations it wo
 over (EASY's head holds named compute nodes from its shadow time on, as in the authors'
 scheduler), and a re-placeable reservation must stay placeable on its own nodes.
 
+Link bandwidth (Herbein et al., HPDC 2016, Section 3.4): built with ``links=True``, the planner
+also plans the platform's I/O tree, its starts naming the nodes Herbein's greedy selects
+(:mod:`bbopt.planner.links`).
+
 Length: one class, the planner's whole public surface (starts now, earliest starts, holds,
 releases, node ids over time, snapshots); its scans and placements live in their own modules.
 
@@ -172,14 +176,11 @@ class Planner(TwoDimensions, OnTheTree):
         return cls(state.platform, state.time, state.running, pieces, first_fit=first_fit)
 
     @classmethod
-    def placing(cls, state: ClusterState, links: bool = False) -> Planner | None:
+    def placing(cls, state: ClusterState) -> Planner | None:
         """The planner of ``state`` when its starts have burst buffer to place (named BB
         nodes, by first fit or proximity); ``None`` when the BB is one pool, where a policy's
         own count of free nodes and pooled bytes is the whole rule. For the queue rules, which
-        decide tens of thousands of times per trace and start jobs now only. With ``links``
-        (link bandwidth planned) always the planner: its starts choose their nodes."""
-        if links:
-            return cls.of(state, links=True)
+        decide tens of thousands of times per trace and start jobs now only."""
         return None if state.platform.bb_nodes is None else cls.of(state)
 
     def _demand(self, job: Job, pieces: Sequence[tuple[int, float]]) -> tuple[float, ...]:
