@@ -87,8 +87,11 @@ class LinkState:
         self._at: dict[float, Instant] = {}  # (the instants asked, kept up to date)
 
     @classmethod
-    def of(cls, state: ClusterState, tree: IOTree) -> LinkState:
-        return cls(tree, state.time, state.running, state.free()[1], slack(state.platform.bb))
+    def of(cls, state: ClusterState) -> LinkState:
+        """The link dimension of ``state`` (:func:`linked_tree`: an
+        :class:`~bbopt.errors.InputError` when its platform cannot have one)."""
+        return cls(linked_tree(state.platform), state.time, state.running, state.free()[1],
+                   slack(state.platform.bb))
 
     def at(self, t: float) -> Instant:
         """The tree at ``t`` (>= now): now, plus what every job ending at ``t`` or earlier gives

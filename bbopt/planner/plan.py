@@ -20,10 +20,6 @@ the nodes it holds. A job started now avoids the nodes of the reservations it wo
 over (EASY's head holds named compute nodes from its shadow time on, as in the authors'
 scheduler), and a re-placeable reservation must stay placeable on its own nodes.
 
-Link bandwidth (Herbein et al., HPDC 2016, Section 3.4): built with ``links=True``, the planner
-also plans the platform's I/O tree, its starts naming the nodes Herbein's greedy selects
-(:mod:`bbopt.planner.links`).
-
 Length: one class, the planner's whole public surface (starts now, earliest starts, holds,
 releases, node ids over time, snapshots); its scans and placements live in their own modules.
 
@@ -49,7 +45,7 @@ from collections.abc import Callable, Iterable, Sequence
 from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
 from bbopt.planner.bb import FirstFitBB, bb_placement, choose_nodes
 from bbopt.planner.fast_path import TwoDimensions
-from bbopt.planner.links import LinkState, OnTheTree, linked_tree
+from bbopt.planner.links import LinkState, OnTheTree
 from bbopt.planner.pieces import running_pieces
 from bbopt.planner.profile import OverbookedError, Profile
 
@@ -72,8 +68,7 @@ class Planner(TwoDimensions, OnTheTree):
         ids and the profile are built when first needed (a decision that only starts jobs now
         on a BB pool needs neither). ``first_fit``: named BB placed first fit whatever the
         platform's placement, for a policy whose starts leave the compute nodes to the
-        engine. ``links``: link bandwidth on the platform's I/O tree as one more dimension
-        (:mod:`bbopt.planner.links`; ``None``: not planned)."""
+        engine. ``links``: the I/O tree's link bandwidth (:mod:`bbopt.planner.links`)."""
         self.platform = platform
         self.links = links
         self.now = now
@@ -158,13 +153,11 @@ class Planner(TwoDimensions, OnTheTree):
         self._profile = profile
 
     @classmethod
-    def of(cls, state: ClusterState, *, first_fit: bool = False, links: bool = False
-           ) -> Planner:
+    def of(cls, state: ClusterState, *, first_fit: bool = False, links: bool = False) -> Planner:
         """The planner of a :class:`~bbopt.core.ClusterState` at its time (``first_fit``: see
         the constructor; ``links``: plan the link bandwidth of the platform's I/O tree too)."""
-        if links:
-            return cls(state.platform, state.time, state.running,
-                       links=LinkState.of(state, linked_tree(state.platform)))
+        if links:  # (link bandwidth on the I/O tree: bbopt.planner.links)
+            return cls(state.platform, state.time, state.running, links=LinkState.of(state))
         pieces = None
         if state.platform.bb_nodes is not None:
             # (the engine's states name every running job's pieces: read them as they are;
@@ -372,10 +365,8 @@ class Planner(TwoDimensions, OnTheTree):
         """Place ``job``'s burst buffer now (with the compute nodes, when the placement chooses
         them) and take it; ``False``, nothing taken, when it cannot be placed. For a policy
         that counts nodes and pooled bytes itself and starts jobs in this order."""
-        if self.links is not None:  # (the nodes and bandwidth on the I/O tree too)
-            return self.start(job) is not None
-        if not self.bb.named:  # (one pool: the caller's count of pooled bytes is all)
-            return True
+        if not self.bb.named:  # (one pool: the caller's count of pooled bytes is all, but for
+            return self.links is None or self.start(job) is not None  # the I/O tree's nodes)
         placed = self._bb_now(job)
         if placed is None:
             return False
@@ -515,8 +506,6 @@ class Planner(TwoDimensions, OnTheTree):
         # (when it fits nowhere, _hold raises: the nodes or the pool lack room)
         nodes, demand = placed if placed is not None else ((), self._demand(job, ()))
         self._hold(job, start, demand, nodes)
-        if self.links is not None:
-            self.links.holds[job.id] = (job, start)
 
     def _hold(self, job: Job, start: float, demand: tuple[float, ...],
               nodes: Sequence[int] = ()) -> None:
@@ -544,6 +533,8 @@ class Planner(TwoDimensions, OnTheTree):
         if later and start < self._later:
             self._later = start
         self.holds[job.id] = (start, end, demand)
+        if self.links is not None and job.id not in self.links.started:  # (a reservation)
+            self.links.holds[job.id] = (job, start)
 
     def release(self, job: Job) -> None:
         """Drop the reservation of ``job``, or undo its :meth:`start` now (its compute nodes
@@ -571,8 +562,6 @@ class Planner(TwoDimensions, OnTheTree):
         if placed is None or (self.links is not None and not self.links.fits_at(job, start)):
             return False
         self._hold(job, start, placed[1], placed[0])
-        if self.links is not None:
-            self.links.holds[job.id] = (job, start)
         return True
 
     def list_schedule(self, jobs: Iterable[Job]) -> list[tuple[Job, float]]:

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.core import ENGINE_REL_TOL, ClusterState, Job, Platform, RunningJob
+from bbopt.core import ENGINE_REL_TOL, REL_TOL, ClusterState, Job, Platform, RunningJob
 from bbopt.errors import InputError
 from bbopt.planner import Planner
 from bbopt.topology import BandwidthLedger, herbein_example_topology
+from bbopt.topology import tree as tree_module
 from tests._platforms import IO_TREE, NAMED
 
 MB = 1e6
@@ -118,6 +119,7 @@ def test_link_bandwidth_needs_an_io_tree_and_a_pooled_burst_buffer():
 ])
 def test_the_engine_checks_with_the_planners_rule_at_twice_the_tolerance(
         extra, planner_room, engine_room):
+    assert tree_module.REL_TOL == REL_TOL and ENGINE_REL_TOL == 2 * REL_TOL
     tree = herbein_example_topology()
     lls0 = tree.vertex_of["lls0"]
     per_node = 128 * MB + extra
