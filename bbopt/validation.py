@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from bbopt.core import ClusterState
+from bbopt.core import ClusterState, Platform, RunningJob
 from bbopt.errors import InputError
 
 #: Relative slack on the burst-buffer sum (floating-point sums of byte counts).
@@ -32,8 +32,9 @@ def validate_state(state: ClusterState, source: str | None = None) -> None:
     every running job started at or before ``time`` and at a time >= 0, running jobs together
     within the platform's nodes and burst buffer, allocations (when given) of exactly
     ``job.nodes`` distinct indices in ``[0, nodes)``, disjoint between jobs and with enough SSD
-    on each node; every queued job submitted at or before ``time``; the policy memory that
-    bbopt's own policies write (``rounds``, ``reservations``) well formed.
+    on each node; named BB pieces (when given) on the platform's BB nodes, adding up to the
+    job's BB and within each BB node; every queued job submitted at or before ``time``; the
+    policy memory that bbopt's own policies write (``rounds``, ``reservations``) well formed.
     """
 
     def fail(path: str, field: str | None, message: str) -> InputError:
@@ -55,6 +56,7 @@ def validate_state(state: ClusterState, source: str | None = None) -> None:
     used_nodes = 0
     used_bb = 0.0
     owner: dict[int, int] = {}
+    held = [0.0] * len(p.bb_nodes or ())  # bytes the pieces named so far take on each BB node
     for k, r in enumerate(state.running):
         path = f"$.running[{k}]"
         if not (math.isfinite(r.start) and r.start >= 0):
@@ -73,6 +75,8 @@ def validate_state(state: ClusterState, source: str | None = None) -> None:
         if used_bb > p.bb * (1 + _BB_SLACK) + 1e-6:
             raise fail(path, "job", f"running jobs use {used_bb:.6g} B of burst buffer up to "
                        f"here; the platform has {p.bb:.6g} B")
+        if r.bb_pieces is not None:
+            _check_pieces(r, p, held, f"{path}.bb_pieces", fail)
         if r.allocation is None:
             continue
         alloc = r.allocation
@@ -99,6 +103,32 @@ def validate_state(state: ClusterState, source: str | None = None) -> None:
                        f"after the state's time {state.time:g}: a queued job cannot come from "
                        "the future")
     _check_memory(state.memory, fail)
+
+
+def _check_pieces(r: RunningJob, p: Platform, held: list[float], path: str, fail) -> None:
+    """A running job's named BB pieces: on a platform with BB nodes, each ``(BB node, bytes)``
+    with an index in range and finite bytes >= 0, adding up to the job's BB (within the
+    rounding slack), and the pieces of all running jobs within each BB node's capacity."""
+    if p.bb_nodes is None:
+        raise fail(path, "bb_pieces", "names BB nodes, but the platform's burst buffer is one "
+                   "pool (no bb_nodes)")
+    total = 0.0
+    for node, size in r.bb_pieces:
+        if isinstance(node, bool) or not isinstance(node, int) \
+                or not 0 <= node < len(p.bb_nodes):
+            raise fail(path, "bb_pieces", f"BB node {node!r} is not an index in "
+                       f"0..{len(p.bb_nodes) - 1}")
+        if not (isinstance(size, int | float) and math.isfinite(size) and size >= 0):
+            raise fail(path, "bb_pieces", f"a piece must be finite bytes >= 0, got {size!r}")
+        total += size
+        held[node] += size
+        cap = p.bb_nodes[node]
+        if held[node] > cap * (1 + _BB_SLACK) + 1e-6:
+            raise fail(path, "bb_pieces", f"running jobs' pieces take {held[node]:.6g} B of BB "
+                       f"node {node} up to here; it holds {cap:.6g} B")
+    if abs(total - r.job.bb) > r.job.bb * _BB_SLACK + 1e-6:
+        raise fail(path, "bb_pieces", f"the pieces add up to {total:.6g} B, job {r.job.id} "
+                   f"holds {r.job.bb:.6g} B of burst buffer")
 
 
 def _unique(seen: dict[str, str], job_id: str, path: str, fail) -> None:

@@ -291,3 +291,63 @@ def test_the_service_checks_a_json_state_once(monkeypatch):
     reply = service.handle({"id": 3, "policy": "fcfs-bb", "state": bad})
     assert not reply["ok"] and reply["error"]["path"].startswith("$.state.running[0]")
     assert calls == ["request"]
+
+
+def _named(running, bb_nodes=(10 * GB, 10 * GB)) -> ClusterState:
+    return ClusterState(10.0, Platform(4, sum(bb_nodes), bb_nodes=bb_nodes), tuple(running),
+                        (), {})
+
+
+@pytest.mark.parametrize(("over", "ok"), [(-1e6, True), (0.0, True), (10.0, True),
+                                          (11.0, False), (1e6, False)])
+def test_named_pieces_fill_a_bb_node_within_its_rounding_slack(over, ok):
+    # two jobs' pieces on BB node 1 (10 GB): full to the byte and 10 B over (1e-9 relative plus
+    # 1e-6 B) is rounding; 11 B over is not
+    a = RunningJob(_job("a", nodes=2, bb=8 * GB), 0.0, bb_pieces=((0, 4 * GB), (1, 4 * GB)))
+    b = RunningJob(_job("b", bb=6 * GB + over), 0.0, bb_pieces=((1, 6 * GB + over),))
+    if ok:
+        validate_state(_named([a, b]))
+    else:
+        err = _fails(_named([a, b]), "$.running[1].bb_pieces", "bb_pieces", "BB node 1")
+        assert "holds 1e+10 B" in str(err)
+
+
+@pytest.mark.parametrize(("pieces", "ok"), [
+    (((0, 3 * GB), (1, 3 * GB)), True),
+    (((0, 3 * GB), (1, 3 * GB + 6.0)), True),    # 6 B over 6 GB: within the rounding slack
+    (((0, 3 * GB), (1, 3 * GB + 7.1)), False),   # 7.1 B over: not
+    (((0, 3 * GB), (1, 3 * GB - 7.1)), False),
+    (((0, 6 * GB),), True),
+    (((0, 3 * GB),), False),
+])
+def test_named_pieces_add_up_to_the_job_bb(pieces, ok):
+    state = _named([RunningJob(_job("a", nodes=2, bb=6 * GB), 0.0, bb_pieces=pieces)])
+    if ok:
+        validate_state(state)
+    else:
+        _fails(state, "$.running[0].bb_pieces", "bb_pieces", "add up to")
+
+
+@pytest.mark.parametrize(("node", "ok"), [(0, True), (1, True), (2, False), (-1, False),
+                                          (True, False), (1.0, False)])
+def test_named_pieces_name_a_bb_node_by_its_index(node, ok):
+    state = _named([RunningJob(_job("a", bb=GB), 0.0, bb_pieces=((node, GB),))])
+    if ok:
+        validate_state(state)
+    else:
+        _fails(state, "$.running[0].bb_pieces", "bb_pieces", "0..1")
+
+
+@pytest.mark.parametrize("size", [-1.0, math.inf, math.nan, "1"])
+def test_a_named_piece_is_finite_bytes_at_or_above_zero(size):
+    state = _named([RunningJob(_job("a", bb=0.0), 0.0, bb_pieces=((0, size),))])
+    _fails(state, "$.running[0].bb_pieces", "bb_pieces", ">= 0")
+
+
+def test_a_zero_byte_piece_of_a_job_without_bb_is_a_state():
+    validate_state(_named([RunningJob(_job("a", bb=0.0), 0.0, bb_pieces=((0, 0.0),))]))
+
+
+def test_named_pieces_on_a_pooled_burst_buffer_are_refused():
+    state = _state(running=[RunningJob(_job("a", bb=GB), 0.0, bb_pieces=((0, GB),))])
+    _fails(state, "$.running[0].bb_pieces", "bb_pieces", "one pool")

@@ -95,6 +95,10 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_registry_properties.py",
         "tests/simulation/test_queue_blocks.py",
     ],
+    "bbopt/planner/links.py": [
+        "tests/planner/test_links.py",
+        "tests/policies/test_io_as_queue_rules.py",
+    ],
 }
 
 

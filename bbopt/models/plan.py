@@ -326,7 +326,7 @@ class PlanModel:
         if self._jit is None:  # decided at the first score: compiled arrays or False
             self._jit = self.alpha in (1, 2, 3) and kernels() is not None and (
                 self._compiled_arrays())
-        if self._jit:
+        if self._jit and len(order) == self.n:  # (a part of a queue: the reference below)
             return self._run_compiled(order, threshold, starts)
         # The Python reference of the compiled loop: each job at its earliest start from its
         # start in the base profile on (a breakpoint of every profile), reserved there.

@@ -13,6 +13,9 @@ reserve. Its parts:
   authors' proximity placement), a strategy chosen once from the platform;
 - :class:`Planner`: a platform's nodes, BB (through its placement), node-local SSD and node ids
   over time, as policies plan on them (:mod:`bbopt.planner.plan`).
+- :mod:`bbopt.planner.links`: link bandwidth on the platform's I/O tree, the planner's dimension
+  for the policies that plan it (``Planner.of(state, links=True)``; Herbein et al., HPDC 2016,
+  Section 3.4).
 """
 
 from bbopt.planner.bb import BBPlacement, bb_placement

@@ -74,7 +74,7 @@ def pool_window(T: list, FN: list, FB: list, i: int, n: float, b: float, w: floa
     hold that segment."""
     last = len(T) - 1  # the sentinel
     while True:
-        while FN[i] < n or FB[i] + tol < b:
+        while i < last and (FN[i] < n or FB[i] + tol < b):  # (the sentinel fits nothing)
             i += 1
         if i == last:
             return None

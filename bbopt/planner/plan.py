@@ -44,15 +44,17 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 
 from bbopt.core import ClusterState, Job, Platform, RunningJob, RunningJobs, Start
-from bbopt.planner.bb import FirstFitBB, bb_placement, choose_nodes
+from bbopt.planner.bb import FirstFitBB, bb_placement
 from bbopt.planner.fast_path import TwoDimensions
+from bbopt.planner.links import LinkState, OnTheTree
+from bbopt.planner.node_ids import NodeIds
 from bbopt.planner.pieces import running_pieces
 from bbopt.planner.profile import OverbookedError, Profile
 
 _first = itemgetter(0)
 
 
-class Planner(TwoDimensions):
+class Planner(TwoDimensions, OnTheTree, NodeIds):
     """Free nodes, BB and BB-node space over time from ``now`` on (module docstring)."""
 
     #: Whether the fast path on named BB nodes may be taken (``False``: the reference profile).
@@ -61,18 +63,19 @@ class Planner(TwoDimensions):
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
                  "holds", "chosen", "floating", "started", "named", "_two", "_later", "_ends",
                  "_bb_rows", "_log", "_run_pieces", "_run_ends", "_run_rel", "_ids", "_ids_n",
-                 "_lazy", "_lazy_n", "_run_ids")
+                 "_lazy", "_lazy_n", "_run_ids", "links")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
-                 first_fit: bool = False) -> None:
+                 first_fit: bool = False, links: LinkState | None = None) -> None:
         """``running``: the jobs holding resources now, freed at their expected ends;
         ``pieces``: the ``(BB node, bytes)`` pieces each holds on named BB nodes. The free node
         ids and the profile are built when first needed (a decision that only starts jobs now
         on a BB pool needs neither). ``first_fit``: named BB placed first fit whatever the
         platform's placement, for a policy whose starts leave the compute nodes to the
-        engine."""
+        engine. ``links``: the I/O tree's link bandwidth (:mod:`bbopt.planner.links`)."""
         self.platform = platform
+        self.links = links
         self.now = now
         self.bb = bb = (FirstFitBB(platform) if first_fit and platform.bb_nodes is not None
                         else bb_placement(platform))
@@ -127,33 +130,6 @@ class Planner(TwoDimensions):
         self._run_ids: tuple[list[float], list[tuple[int, ...]]] | None = None
 
     @property
-    def free_nodes(self) -> list[int]:
-        """The free compute node ids now, sorted (running jobs without a known allocation are
-        given the lowest free ones)."""
-        if self._free_nodes is None:
-            busy: set[int] = set()
-            unknown = 0
-            for r in self.running:
-                if r.allocation is None:
-                    unknown += r.job.nodes
-                else:
-                    busy.update(r.allocation)
-            free = [x for x in range(self.platform.nodes) if x not in busy][unknown:]
-            for jid, n in self._lazy or ():  # (the starts counted so far, in order)
-                self.started[jid] = tuple(free[:n])
-                free = free[n:]
-            self._lazy = None
-            self._free_nodes = free
-        return self._free_nodes
-
-    @free_nodes.setter
-    def free_nodes(self, nodes: list[int]) -> None:
-        self._free_nodes = nodes
-        self._lazy = None
-        self._ids.clear()
-        self._ids_n.clear()
-
-    @property
     def profile(self) -> Profile:
         """Free nodes, pooled BB and bytes on each named BB node over time."""
         if self._profile is None:
@@ -172,9 +148,11 @@ class Planner(TwoDimensions):
         self._profile = profile
 
     @classmethod
-    def of(cls, state: ClusterState, *, first_fit: bool = False) -> Planner:
+    def of(cls, state: ClusterState, *, first_fit: bool = False, links: bool = False) -> Planner:
         """The planner of a :class:`~bbopt.core.ClusterState` at its time (``first_fit``: see
-        the constructor)."""
+        the constructor; ``links``: plan the link bandwidth of the platform's I/O tree too)."""
+        if links:  # (link bandwidth on the I/O tree: bbopt.planner.links)
+            return cls(state.platform, state.time, state.running, links=LinkState.of(state))
         pieces = None
         if state.platform.bb_nodes is not None:
             # (the engine's states name every running job's pieces: read them as they are;
@@ -200,80 +178,6 @@ class Planner(TwoDimensions):
         for b, size in pieces:
             vec[b] += size
         return (job.nodes, job.bb, *vec)
-
-    # ------------------------------------------------------------------ node ids
-    def free_ids(self, start: float, end: float) -> list[int]:
-        """The compute node ids a job held on ``[start, end)`` may take, sorted: those free at
-        ``start`` (free now, plus those of the running and started jobs whose expected end is
-        ``start`` or earlier) less those named by a reservation overlapping the interval. (The
-        caller must not change the list.)"""
-        return self._free_ids(start, end)[1]
-
-    def _free_ids(self, start: float, end: float) -> tuple[tuple, list[int]]:
-        """:meth:`free_ids` and the key it is kept under until the node ids change (a
-        decision asks again for every candidate)."""
-        named = self.named
-        over = tuple([jid for jid, (s, e, _) in named.items() if s < end and start < e]
-                     ) if named else ()
-        later = start > self.now
-        key = (start if later else None, over)
-        ids = self._ids.get(key)
-        if ids is None:
-            ids = self.free_nodes
-            if later:
-                ends, allocs = self._known_ids()
-                back = [x for nodes in allocs[:bisect_right(ends, start)] for x in nodes]
-                holds = self.holds
-                back += [x for jid, nodes in self.started.items() if holds[jid][1] <= start
-                         for x in nodes]
-                if back:
-                    ids = sorted(ids + back)
-            if over:
-                busy = {x for jid in over for x in named[jid][2]}
-                ids = [x for x in ids if x not in busy]
-            self._ids[key] = ids
-        return key, ids
-
-    def _known_ids(self) -> tuple[list[float], list[tuple[int, ...]]]:
-        """The expected ends of the running jobs whose nodes are known, in order, and their
-        nodes (those free again by a time are a prefix); built once."""
-        if self._run_ids is None:
-            known = [(r.expected_end, r.allocation) for r in self.running
-                     if r.allocation is not None]
-            if type(self.running) is not RunningJobs:  # (else by expected end already)
-                known.sort(key=_first)
-            self._run_ids = ([e for e, _ in known], [a for _, a in known])
-        return self._run_ids
-
-    def _counted(self, job: Job) -> bool:
-        """Whether the node ids a start of ``job`` may take number what the profile's node
-        dimension counts, at any time: no reservation names nodes, every running job's nodes
-        are known and ``job`` asks for no local SSD. Then a job whose nodes fit the profile
-        over its interval has enough free ids there, and the placement's choice among them is
-        needed only to place pieces."""
-        return not self.named and (job.ssd <= 0 or self.platform.node_ssd is None) and \
-            len(self._known_ids()[0]) == len(self.running)
-
-    def _choose(self, job: Job, start: float) -> tuple[int, ...] | None:
-        """The compute nodes ``job`` gets if it starts at ``start`` (the engine's rule,
-        :func:`~bbopt.planner.bb.choose_nodes`, on :meth:`free_ids`); ``None`` if too few.
-        Kept per node count until the node ids change (a local-SSD request is not kept: its
-        choice depends on the request)."""
-        if not self.bb.chooses_nodes:  # (no reservation names nodes: those free now)
-            if self._lazy is not None:  # (the lowest free ones: counted, named if asked)
-                return () if job.nodes <= self._lazy_n else None
-            nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
-            return None if isinstance(nodes, str) else nodes
-        key, ids = self._free_ids(start, start + job.walltime)
-        if job.ssd > 0:
-            nodes = choose_nodes(ids, job, self.platform, self.bb)
-            return None if isinstance(nodes, str) else nodes
-        key = (key, job.nodes)
-        got = self._ids_n.get(key, False)
-        if got is False:
-            nodes = choose_nodes(ids, job, self.platform, self.bb)
-            got = self._ids_n[key] = None if isinstance(nodes, str) else nodes
-        return got
 
     def _place_over(self, job: Job, start: float, free: Sequence[float], pieces: bool = True
                     ) -> tuple[tuple[int, ...], list | None] | None:
@@ -323,12 +227,16 @@ class Planner(TwoDimensions):
 
     def fits_now(self, job: Job) -> bool:
         """Whether ``job`` can start now without delaying any reservation."""
+        if self.links is not None:
+            return self._nodes_linked(job) is not None
         return self.placement_now(job) is not None
 
     def start(self, job: Job) -> Start | None:
         """Start ``job`` now if it fits (taking its resources until its walltime ends) and
         return its :class:`~bbopt.core.Start` (naming its compute nodes when the BB placement
         chooses them, as the engine would); ``None`` if it does not fit now."""
+        if self.links is not None:  # (the nodes Herbein's greedy selects on the I/O tree)
+            return self._start_linked(job)
         placed = self.placement_now(job)
         if placed is None:
             return None
@@ -425,8 +333,8 @@ class Planner(TwoDimensions):
         them: ``nodes`` if given, free ones, else its own choice) and take it; ``False``,
         nothing taken, when it cannot be placed. For a policy that counts nodes and pooled
         bytes itself and starts jobs in this order."""
-        if not self.bb.named:  # (one pool: the caller's count of pooled bytes is all)
-            return True
+        if not self.bb.named:  # (one pool: the caller's count of pooled bytes is all, but for
+            return self.links is None or self.start(job) is not None  # the I/O tree's nodes)
         placed = self._bb_now(job, nodes)
         if placed is None:
             return False
@@ -514,13 +422,16 @@ class Planner(TwoDimensions):
         """Whether ``job`` fits on ``[start, start + walltime)`` (``start`` >= now)."""
         if start <= self.now:
             return self.fits_now(job)
-        return self._pieces_over(job, start, pieces=False) is not None
+        return self._pieces_over(job, start, pieces=False) is not None and (
+            self.links is None or self.links.fits_at(job, start))
 
     def earliest(self, job: Job, limit: float = math.inf, *, not_now: bool = False) -> float:
         """The earliest start (now, or a later breakpoint of the profile) where ``job`` fits for
         its whole walltime, not searched beyond ``limit``; ``inf`` if none. ``not_now``: the
         caller knows ``job`` does not fit now (its :meth:`start` was just refused, nothing
         changed since), so now is not asked again."""
+        if self.links is not None:  # (the instants where the I/O tree has room)
+            return self._earliest_linked(job, limit)
         if not not_now and self.fits_now(job):
             return self.now
         two = None if self._later < math.inf else self._split()
@@ -593,6 +504,8 @@ class Planner(TwoDimensions):
         if later and start < self._later:
             self._later = start
         self.holds[job.id] = (start, end, demand)
+        if self.links is not None and job.id not in self.links.started:  # (a reservation)
+            self.links.holds[job.id] = (job, start)
 
     def release(self, job: Job) -> None:
         """Drop the reservation of ``job``, or undo its :meth:`start` now (its compute nodes
@@ -605,6 +518,8 @@ class Planner(TwoDimensions):
             self._ids.clear()
             self._ids_n.clear()
         profile.release(start, end, demand)
+        if self.links is not None:
+            self.links.release(job)
         nodes = self.started.pop(job.id, None)
         if nodes is not None:
             self.bb.release(job)
@@ -616,7 +531,7 @@ class Planner(TwoDimensions):
         if start <= self.now:
             return self.start(job) is not None
         placed = self._pieces_over(job, start)
-        if placed is None:
+        if placed is None or (self.links is not None and not self.links.fits_at(job, start)):
             return False
         self._hold(job, start, placed[1], placed[0])
         return True
@@ -637,12 +552,15 @@ class Planner(TwoDimensions):
         """What :meth:`rollback` restores: a copy of the profile, the BB nodes now, the free
         node ids and the holds (re-placeable ones and the nodes they name too)."""
         free_nodes = list(self.free_nodes)  # (first: names the started jobs' nodes)
-        return (self.profile.copy(), self.bb.snapshot(), free_nodes,
-                dict(self.holds), dict(self.floating), dict(self.started), dict(self.named))
+        return (self.profile.copy(), self.bb.snapshot(), free_nodes, dict(self.holds),
+                dict(self.floating), dict(self.started), dict(self.named),
+                self.links and self.links.snapshot())
 
     def rollback(self, snap: tuple) -> None:
         """Back to the state of :meth:`snapshot` ``snap`` (which stays usable)."""
-        profile, bb, free_nodes, holds, floating, started, named = snap
+        profile, bb, free_nodes, holds, floating, started, named, links = snap
+        if links:
+            self.links.rollback(links)
         self.named = dict(named)
         self._ids.clear()
         self._ids_n.clear()

@@ -9,9 +9,9 @@ of the window (default: the exact front by ``cpsat``) goes to BBSched's decision
 (:func:`bbopt.policies.window.bbsched_rule` or any rule of
 :data:`bbopt.policies.window.DECISION_RULES`); the chosen placement's group counts become
 concrete node ids. Then EASY backfilling over the jobs not started, with nodes, bandwidth on
-every vertex and burst buffer reserved for the first of them (io-easy's pass,
-:func:`bbopt.policies.io.easy_backfill`). Every start names its nodes and ``io_aware`` is set, so
-the engine checks the bandwidth charged on every link.
+every vertex and burst buffer reserved for the first of them (io-easy's pass, asked of a planner
+that plans link bandwidth: :class:`bbopt.planner.Planner` with ``links=True``). Every start names
+its nodes and ``io_aware`` is set, so the engine checks the bandwidth charged on every link.
 
 Where Herbein's greedy places jobs one by one on the lowest-index nodes that fit, a joint
 placement can leave room under the right switches for a later job of the window.
@@ -29,6 +29,7 @@ decision, 2.0), ``deterministic`` (CP-SAT deterministic-time limit), ``seed``, `
 
 from __future__ import annotations
 
+import math
 import time as _time
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -43,12 +44,11 @@ from bbopt.core import (
     Start,
     Status,
     decision_elapsed,
-    slack,
 )
 from bbopt.errors import InputError
 from bbopt.models.io_window import IOWindowModel
-from bbopt.planner import Release
-from bbopt.policies.io import easy_backfill
+from bbopt.planner import Planner
+from bbopt.planner.links import Instant
 from bbopt.policies.registry import register
 from bbopt.policies.window_common import (
     DecisionRule,
@@ -64,7 +64,6 @@ from bbopt.policies.window_common import (
 )
 from bbopt.solvers.base import TAIL_SHARE, Budget, Result, Solution, solve
 from bbopt.solvers.io_window.forms import candidates
-from bbopt.topology import AllocState
 from bbopt.units import Seconds
 
 
@@ -98,37 +97,33 @@ class IOWindowPolicy:
 
     def decide(self, state: ClusterState) -> Decision:
         t0 = _time.perf_counter() - decision_elapsed()  # (bbopt.decide's check counts)
-        tree = tree_of(state, self.name)
-        now = state.time
-        platform = state.platform
-        tol = slack(platform.bb)
-        alloc = AllocState.of_running(tree, state.running)
-        free_b = state.free()[1]
+        tree_of(state, self.name)
+        planner = Planner.of(state, links=True)
+        now = planner.links.state  # (free nodes, bandwidth and BB now, as starts leave them)
         jobs = eligible(state)
         window = jobs[:self.window]
         prev = previous_rounds(state)
 
         def can_start(ids: set[str]) -> bool:
             """Herbein's greedy places the jobs ``ids`` (forced first) beside each other."""
-            trial = self._model(window, state, alloc, free_b, ids)
+            trial = self._model(window, state, now, ids)
             y = trial.greedy("first-fit")
             return bool(np.all(trial.selection(y)[trial.window.forced]))
 
         forced, blocker = force_starving(window, prev, self.starvation, can_start)
 
         started: list[Start] = []
-        placed: list[Release] = []
         result: Result | None = None
         model: IOWindowModel | None = None
         chosen = 0
         y = None
         if blocker is None and window:
-            model = self._model(window, state, alloc, free_b, forced)
+            model = self._model(window, state, now, forced)
             result, y, chosen = self._select(model, t0)
         elif forced:
             # The forced jobs that fit start (Herbein's greedy places them first); the blocker
             # then holds the reservation.
-            fmodel = self._model(window, state, alloc, free_b, forced)
+            fmodel = self._model(window, state, now, forced)
             y = fmodel.greedy("first-fit")
             y[~fmodel.window.forced] = 0
             placement = fmodel.placement(y)
@@ -136,23 +131,19 @@ class IOWindowPolicy:
             if model is not None:
                 placement = model.placement(y)
             for i, nodes in sorted(placement.items()):
-                job = window[i]
-                ids = np.asarray(nodes, dtype=np.int64)
-                alloc.take(ids, job.bandwidth)
-                free_b -= job.bb
-                started.append(Start(job.id, nodes))
-                placed.append(Release(now + job.walltime, job.nodes, job.bb, ids,
-                                      job.bandwidth))
+                started.append(planner.start_on(window[i], nodes))
 
         started_ids = {s.job_id for s in started}
         rest = [j for j in jobs if j.id not in started_ids]
         reservations: list[Reservation] = []
         if rest:
             head = blocker or rest[0]
-            res, more = easy_backfill(state, alloc, free_b, placed, head,
-                                      [j for j in rest if j is not head], tol)
-            reservations.extend(res)
-            started.extend(more)
+            shadow = planner.earliest(head)
+            if shadow < math.inf:
+                planner.reserve(head, shadow)
+                reservations.append(Reservation(head.id, shadow))
+            more = planner.start_each([j for j in rest if j is not head])
+            started.extend(Start(j.id, planner.chosen[j.id]) for j in more)
         memory = {"rounds": rounds(window, prev, {s.job_id for s in started})}
         stats, alternatives = report(result, None if model is None else candidates(model), chosen,
                                      t0, self.budget_seconds,
@@ -162,9 +153,10 @@ class IOWindowPolicy:
 
     # --- pieces ------------------------------------------------------------------------------
 
-    def _model(self, window: list[Job], state: ClusterState, alloc: AllocState, free_b: float,
+    def _model(self, window: list[Job], state: ClusterState, now: Instant,
                forced: set[str]) -> IOWindowModel:
         platform = state.platform
+        alloc, free_b = now.alloc, now.bb
         return IOWindowModel.from_tree(
             window, alloc.tree, alloc.avail, alloc.free, max(free_b, 0.0),
             total_nodes=platform.nodes,

@@ -16,7 +16,9 @@ back in the queue and counts the refusal.
 The ledger is at least as lenient as every policy: policies and models test fits with
 :func:`bbopt.core.fits` (``REL_TOL`` of the capacity), the ledger with twice that
 (:data:`bbopt.core.ENGINE_REL_TOL`), so a decision built within capacity is never refused for
-rounding.
+rounding. Link bandwidth likewise: the planner places jobs on the I/O tree with
+:meth:`bbopt.topology.IOTree.room` at ``REL_TOL`` (:mod:`bbopt.planner.links`), the ledger
+checks a start's node set with the same rule at ``ENGINE_REL_TOL``.
 """
 
 from __future__ import annotations

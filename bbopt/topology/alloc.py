@@ -1,8 +1,10 @@
 """Allocation state over an I/O tree (Herbein et al., HPDC 2016, Section 3.4).
 
-:class:`BandwidthLedger` is the engine's check that bandwidth charged on a vertex never exceeds it;
-:class:`AllocState` holds free nodes and free bandwidth at one instant so that policies can place
-jobs one by one (an EASY pass over a long queue) with cached per-vertex free-node counts.
+:class:`BandwidthLedger` is the engine's check that bandwidth charged on a vertex never exceeds it
+(the planner's rule, :meth:`~bbopt.topology.IOTree.room`, at the engine's tolerance);
+:class:`AllocState` holds free nodes and free bandwidth at one instant so that the planner's link
+dimension (:mod:`bbopt.planner.links`) can place jobs one by one (an EASY pass over a long queue)
+with cached per-vertex free-node counts.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from bbopt.core import Job
+from bbopt.core import ENGINE_REL_TOL, Job
 from bbopt.resources import format_bandwidth
-from bbopt.topology.tree import REL_TOL, IOTree
+from bbopt.topology.tree import IOTree
 
 
 class BandwidthLedger:
-    """The engine's check of I/O-aware decisions: bandwidth charged per vertex never exceeds it."""
+    """The engine's check of I/O-aware decisions: bandwidth charged per vertex never exceeds it,
+    by the planner's rule (:meth:`~bbopt.topology.IOTree.room`) at the engine's tolerance
+    (:data:`bbopt.core.ENGINE_REL_TOL`, twice the planner's), so a start the planner grants is
+    never refused."""
 
     def __init__(self, tree: IOTree) -> None:
         self.tree = tree
@@ -26,19 +31,21 @@ class BandwidthLedger:
 
     def charge(self, job: Job, nodes: Sequence[int]) -> str | None:
         """Charge ``job`` on ``nodes``; the reason it over-allocates a vertex, or ``None``."""
-        if job.bandwidth <= 0:
+        per_node = job.bandwidth
+        if per_node <= 0 or len(nodes) == 0:
             return None
         tree = self.tree
-        tree.charge(self.avail, nodes, job.bandwidth)
-        tol = np.where(np.isfinite(tree.capacity), tree.capacity * REL_TOL, 0.0)
-        bad = np.flatnonzero(self.avail < -tol)
+        # (how many of its nodes lie under each vertex, against the room the rule gives there)
+        on = np.bincount(tree.ancestors[np.asarray(nodes, dtype=np.int64)].ravel(),
+                         minlength=tree.n_vertices + 1)
+        bad = np.flatnonzero(on > tree.room(self.avail, per_node, ENGINE_REL_TOL))
         if bad.size:
             v = int(bad[0])
-            used = tree.capacity[v] - self.avail[v]
-            tree.charge(self.avail, nodes, job.bandwidth, sign=-1.0)
+            used = tree.capacity[v] - self.avail[v] + on[v] * per_node
             return (f"over-allocates {tree.kind[v]} {tree.labels[v]!r}: "
                     f"{format_bandwidth(used)} would be charged on "
                     f"{format_bandwidth(tree.capacity[v])}")
+        tree.charge(self.avail, nodes, per_node)
         return None
 
     def why_never_fits(self, job: Job) -> str | None:
@@ -105,7 +112,7 @@ class AllocState:
         if per_node <= 0:
             return True
         tree = self.tree
-        if self.avail[0] + tree.capacity[0] * REL_TOL < nodes * per_node:
+        if not tree.root_admits(self.avail, nodes, per_node):
             return False
         return self.count(per_node) >= nodes
 

@@ -35,7 +35,9 @@ if TYPE_CHECKING:  # networkx is imported where a tree is built: it costs 0.1-0.
     import networkx as nx
 
 INF = math.inf
-#: Relative slack when comparing bandwidth sums (rounding in byte/s arithmetic).
+#: Relative slack when comparing bandwidth sums (rounding in byte/s arithmetic): the core's
+#: :data:`bbopt.core.REL_TOL`, restated because the core names this module's types
+#: (``tests/planner/test_links.py`` checks that they are equal).
 REL_TOL = 1e-9
 
 NODE = "node"
@@ -131,7 +133,8 @@ class IOTree:
         self._leaf_parent = np.array(
             [bool(c) and all(self.kind[x] == NODE for x in c) for c in children] + [False])
         self._finite = np.flatnonzero(np.isfinite(cap[:V]))
-        self._tol = cap[self._finite] * REL_TOL
+        self._tol = {REL_TOL: cap[self._finite] * REL_TOL}  # (by relative tolerance)
+        self._root_tol = cap[0] * REL_TOL
         # Levels whose vertices are all unlimited need no clamping.
         self._level_finite = [bool(np.isfinite(cap[lv[0]]).any()) for lv in self._levels]
 
@@ -260,11 +263,29 @@ class IOTree:
             base[upar] += np.add.reduceat(base[vs], starts)
         return base
 
+    def room(self, avail: np.ndarray, per_node: float, rel_tol: float = REL_TOL) -> np.ndarray:
+        """Per vertex (sentinel included): how many more nodes of ``per_node`` bytes/s its own
+        bandwidth admits, ``floor((avail + rel_tol * capacity) / per_node)``, ``inf`` where
+        unlimited. The one fit rule of link bandwidth: the planner and the policies use it with
+        the core tolerance :data:`REL_TOL`, the engine's ledger with
+        :data:`bbopt.core.ENGINE_REL_TOL` (twice that), so that it is at least as lenient."""
+        fin = self._finite
+        tol = self._tol.get(rel_tol)
+        if tol is None:
+            tol = self._tol[rel_tol] = self.capacity[fin] * rel_tol
+        k = np.full(self.n_vertices + 1, INF)
+        k[fin] = np.floor((avail[fin] + tol) / per_node)
+        return k
+
+    def root_admits(self, avail: np.ndarray, nodes: int, per_node: float) -> bool:
+        """Whether the root (the PFS) admits ``nodes`` more nodes of ``per_node`` bytes/s by
+        :meth:`room`'s rule (``floor(x) >= n`` is ``x >= n`` for a whole ``n``): the cheap
+        first test of a placement."""
+        return (avail[0] + self._root_tol) / per_node >= nodes
+
     def _counts(self, avail: np.ndarray, base: np.ndarray, per_node: float) -> np.ndarray:
         """Per vertex: how many more nodes of ``per_node`` bytes/s its subtree can host."""
-        fin = self._finite
-        k = np.full(self.n_vertices + 1, INF)
-        k[fin] = np.floor((avail[fin] + self._tol) / per_node)
+        k = self.room(avail, per_node)
         cnt = base.copy()
         levels = self._levels if self._level_finite[-1] else self._levels[:-1]
         flags = self._level_finite[: len(levels)]
@@ -296,7 +317,7 @@ class IOTree:
         if per_node <= 0:
             idx = np.flatnonzero(free)
             return idx[:nodes] if idx.size >= nodes else None
-        if avail[0] + self.capacity[0] * REL_TOL < nodes * per_node:
+        if not self.root_admits(avail, nodes, per_node):
             return None
         if base is None:
             base = self.base_counts(free)

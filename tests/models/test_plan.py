@@ -341,3 +341,15 @@ def test_earliest_on_a_named_profile_is_the_pools():
                          (_job(0, bb=5 * GB),))
     m = PlanModel.from_state(state)
     assert m.earliest(m.named_profile(), 0) == (30.0, 1, 2)
+
+
+@pytest.mark.parametrize("order", [[0], [1], [2, 0], [0, 1, 2]])
+def test_the_plan_of_a_part_of_the_queue_places_each_job_once(order):
+    # one node busy until 10; three 10 s jobs submitted at 0: each job of the order starts when
+    # the one before it ends, at 10, 20, 30 (whether the compiled loop or the reference runs)
+    jobs = [Job(x, 0.0, 10.0, nodes=1) for x in "abc"]
+    model = PlanModel(0.0, (1, 0.0), [(10.0, 1, 0.0)], jobs, alpha=2)
+    model.evaluate([0, 1, 2])  # (the loop is chosen at the first score)
+    plan = model.plan(order)
+    assert [plan.starts[j] for j in order] == [10.0, 20.0, 30.0][:len(order)]
+    assert model.score(order) == sum((10.0 * (k + 1)) ** 2 for k in range(len(order)))

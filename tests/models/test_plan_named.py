@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 
 import pytest
 from hypothesis import given, settings
@@ -232,10 +231,6 @@ def test_a_start_after_now_is_found_below_one_second():
     assert m.score([0]) == 0.25
 
 
-@pytest.mark.xfail(os.environ.get("BBOPT_NO_JIT", "0") != "0", raises=IndexError, strict=True,
-                   reason="the Python placement steps past the sentinel breakpoint "
-                          "(bbopt.planner.lists.pool_window called on it) where the compiled "
-                          "one answers 'fits nowhere'")
 def test_a_job_no_plan_can_place_scores_its_lower_bound():
     # r's expected end (5) has passed at now = 10 but it still holds 8 GB of BB node 0: the
     # profile frees it at now, the engine's free space does not. a's two 10 GB pieces fit

@@ -275,30 +275,38 @@ def test_every_decision_at_a_depth_equals_the_textbook_one(jobs, depth, tick):
     assert compared
 
 
-def _beyond_depth(walltime: float, depth: int | None):
+_POOL_AND_NAMED = pytest.mark.parametrize(
+    "platform", [Platform(4, 100.0), Platform(4, 100.0, bb_nodes=(50.0,) * 2)],
+    ids=["pool", "named"])
+
+
+def _beyond_depth(walltime: float, depth: int | None, platform: Platform):
     # X holds 3 of 4 nodes until 10; A and B (4 nodes each) are reserved at 10 and 20; C (one
     # node) comes third in the queue
     x = Job("X", 0, 10, 10, 3, 0.0)
     queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0),
              Job("C", 0, walltime, walltime, 1, 0.0))
-    state = ClusterState(0.0, Platform(4, 100.0), RunningJobs([RunningJob(x, 0.0)]), queue)
+    state = ClusterState(0.0, platform, RunningJobs([RunningJob(x, 0.0)]), queue)
     return make_policy("conservative-bb", depth=depth).decide(state)
 
 
+@_POOL_AND_NAMED
 @pytest.mark.parametrize(("walltime", "started"), [(9.5, True), (10.0, True), (10.5, False)])
-def test_a_job_beyond_the_depth_starts_only_where_it_delays_no_reservation(walltime, started):
+def test_a_job_beyond_the_depth_starts_only_where_it_delays_no_reservation(walltime, started,
+                                                                           platform):
     # depth 2: C gets no reservation; it starts now if it ends by A's reservation at 10
     # (a job ending at 10 frees its node for one starting at 10), else it waits unreserved
-    decision = _beyond_depth(walltime, 2)
+    decision = _beyond_depth(walltime, 2, platform)
     assert decision.started_ids == (["C"] if started else [])
     assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0))
     assert decision.memory == {"reservations": {"A": 10.0, "B": 20.0}}
 
 
+@_POOL_AND_NAMED
 @pytest.mark.parametrize("depth", [3, None])
-def test_within_the_depth_every_job_is_reserved(depth):
+def test_within_the_depth_every_job_is_reserved(depth, platform):
     # depth 3 (or all): C is the third job and is reserved too, here at once (it fits now)
-    decision = _beyond_depth(10.5, depth)
+    decision = _beyond_depth(10.5, depth, platform)
     assert decision.started_ids == []
     assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0),
                                      Reservation("C", 30.0))
@@ -317,3 +325,149 @@ def test_the_depth_is_at_least_one_and_compiled_a_choice_of_three():
         assert ConservativeBackfilling(compiled=compiled).compiled is compiled
     with pytest.raises(InputError, match="depth must be >= 1 or None"):
         make_policy("conservative-bb", depth=0)
+
+
+@_POOL_AND_NAMED
+def test_reservations_the_state_leaves_no_room_for_are_planned_again_in_queue_order(platform):
+    """The policy starts C (2 nodes) beside X and reserves A and B (4 nodes each) at 10 and 20;
+    the resource manager starts Y (2 nodes until 21) instead. At 1 neither kept reservation
+    fits: A and B are planned again with C, in queue order (A at 21, B at 31, C where X's
+    nodes come free, at 10)."""
+    x, y = Job("X", 0, 10, 10, 2, 0.0), Job("Y", 0, 20, 20, 2, 0.0)
+    queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0), Job("C", 0, 5, 5, 2, 0.0))
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, platform, RunningJobs([RunningJob(x, 0.0)]), queue))
+    assert first.started_ids == ["C"]
+    assert first.memory == {"reservations": {"A": 10.0, "B": 20.0}}
+    state = ClusterState(1.0, platform, RunningJobs([RunningJob(x, 0.0), RunningJob(y, 1.0)]),
+                         queue, first.memory)
+    for decision in (policy.decide(state), make_policy("conservative-bb").decide(state)):
+        assert decision.started_ids == []
+        assert decision.reservations == (Reservation("C", 10.0), Reservation("A", 21.0),
+                                         Reservation("B", 31.0))
+        assert decision.memory == {"reservations": {"A": 21.0, "B": 31.0, "C": 10.0}}
+
+
+@_POOL_AND_NAMED
+@pytest.mark.parametrize("compiled", [None, True, False])
+def test_the_compiled_option_changes_no_decision(platform, compiled):
+    # (compiled true runs the compiled kernels when numba is there, false never, unset once
+    # they pay off: the same starts and reservations every time)
+    for walltime, started in ((10.0, ["C"]), (10.5, [])):
+        x = Job("X", 0, 10, 10, 3, 0.0)
+        queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0),
+                 Job("C", 0, walltime, walltime, 1, 0.0))
+        state = ClusterState(0.0, platform, RunningJobs([RunningJob(x, 0.0)]), queue)
+        decision = make_policy("conservative-bb", depth=2, compiled=compiled).decide(state)
+        assert decision.started_ids == started
+        assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0))
+
+
+def test_on_proximity_bb_nodes_reservations_hold_first_fit_pieces():
+    """On a platform placing BB by proximity conservative-bb plans every job with first-fit
+    pieces (the engine names the nodes of the jobs it starts), so it decides as on the same BB
+    nodes placed first fit; planned by proximity, job 3 would wait until 10 and job 5 until
+    40. (Found by a random search.)"""
+    from bbopt.core import GB, dragonfly_proximity
+
+    nodes = (10 * GB,) * 4
+    prox = Platform(nodes=8, bb=40 * GB, bb_nodes=nodes, bb_proximity=dragonfly_proximity(8, 2, 2))
+    queue = tuple(Job(str(i), 0, w, None, n, b * GB) for i, (w, n, b) in enumerate(
+        [(10, 2, 2), (20, 3, 6), (30, 4, 2), (30, 1, 2), (20, 1, 2), (30, 3, 10)]))
+    for platform in (prox, Platform(nodes=8, bb=40 * GB, bb_nodes=nodes)):
+        decision = make_policy("conservative-bb").decide(ClusterState(0.0, platform, (), queue))
+        assert decision.started_ids == ["0", "1", "3"]
+        assert decision.reservations == (Reservation("2", 10.0), Reservation("4", 20.0),
+                                         Reservation("5", 30.0))
+
+
+@_POOL_AND_NAMED
+def test_a_state_with_another_memory_is_decided_afresh(platform):
+    """The policy keeps the reservations it returned for the memory it returned; a state
+    carrying another memory (here none: another replay given the same policy) is decided as a
+    fresh policy decides it, none of the earlier reservations carried over."""
+    x = Job("X", 0, 10, 10, 4, 0.0)
+    running = RunningJobs([RunningJob(x, 0.0)])
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, platform, running, (Job("A", 0, 10, 10, 4, 0.0),)))
+    assert first.reservations == (Reservation("A", 10.0),)
+    other = ClusterState(1.0, platform, running, (Job("D", 0, 5, 5, 4, 0.0),
+                                                  Job("E", 0, 5, 5, 2, 0.0)))
+    for decision in (policy.decide(other), make_policy("conservative-bb").decide(other)):
+        assert decision.started_ids == []
+        assert decision.reservations == (Reservation("D", 10.0), Reservation("E", 15.0))
+        assert decision.memory == {"reservations": {"D": 10.0, "E": 15.0}}
+
+
+@_POOL_AND_NAMED
+def test_decisions_after_a_long_queue_drains_are_a_fresh_policys(platform):
+    # 70 reservations, then a queue of two: the reservations the policy keeps for reuse are
+    # pruned to the two, and the decisions after that are still a fresh policy's
+    running = RunningJobs([RunningJob(Job("X", 0, 10, 10, 4, 0.0), 0.0)])
+    policy = make_policy("conservative-bb")
+    long = tuple(Job(f"L{k}", 0, 10, 10, 1, 0.0) for k in range(70))
+    assert len(policy.decide(ClusterState(0.0, platform, running, long)).reservations) == 70
+    memory = {}
+    for t in (1.0, 2.0, 3.0):
+        state = ClusterState(t, platform, running, (Job("D", 0, 5, 5, 4, 0.0),
+                                                    Job("E", 0, 5, 5, 2, 0.0)), memory)
+        decision = policy.decide(state)
+        assert decision.reservations == (Reservation("D", 10.0), Reservation("E", 15.0))
+        fresh = make_policy("conservative-bb").decide(state)
+        assert (decision.started_ids, decision.memory) == (fresh.started_ids, fresh.memory)
+        memory = decision.memory
+
+
+@_POOL_AND_NAMED
+def test_the_decision_time_is_the_time_the_decision_took(platform):
+    import time
+
+    state = ClusterState(0.0, platform, (), (Job("A", 0, 10, 10, 4, 0.0),
+                                            Job("B", 0, 10, 10, 4, 0.0)))
+    before = time.perf_counter()
+    decision = make_policy("conservative-bb").decide(state)
+    took = time.perf_counter() - before
+    assert decision.started_ids == ["A"] and decision.reservations == (Reservation("B", 10.0),)
+    assert 0.0 <= decision.stats.wall_time <= took
+
+
+def _kept_then(second):
+    """A policy that reserved A at 10 and B at 20 behind X (4 nodes until 10) at t = 0, then
+    given ``second(first memory)``: its decision, and a fresh policy's."""
+    platform = Platform(4, 100.0)
+    running = RunningJobs([RunningJob(Job("X", 0, 10, 10, 4, 0.0), 0.0)])
+    queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0))
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, platform, running, queue))
+    assert first.reservations == (Reservation("A", 10.0), Reservation("B", 20.0))
+    state = second(first.memory, platform, running, queue)
+    return policy.decide(state), make_policy("conservative-bb").decide(state)
+
+
+def test_a_reservation_whose_job_left_the_queue_lets_the_next_move_up():
+    # A was cancelled: B, kept at 20, moves up to 10
+    kept, fresh = _kept_then(lambda memory, platform, running, queue: ClusterState(
+        1.0, platform, running, queue[1:], memory))
+    for decision in (kept, fresh):
+        assert decision.reservations == (Reservation("B", 10.0),)
+
+
+def test_a_profile_kept_for_one_platform_is_not_reused_on_another():
+    # the same memory on 8 nodes: A and B both fit beside X at once
+    kept, fresh = _kept_then(lambda memory, platform, running, queue: ClusterState(
+        1.0, Platform(8, 100.0), running, queue, memory))
+    for decision in (kept, fresh):
+        assert decision.started_ids == ["A"]
+        assert decision.reservations == (Reservation("B", 10.0),)
+
+
+
+@_POOL_AND_NAMED
+def test_a_reservation_whose_time_passed_starts_its_job_now(platform):
+    # A was reserved at 5 but had not started by 8 (the resource manager was late): it starts
+    # now, at 8, not at its past reservation; B, reserved at 15, then waits for A's end at 18
+    queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0))
+    state = ClusterState(8.0, platform, (), queue, {"reservations": {"A": 5.0, "B": 15.0}})
+    decision = make_policy("conservative-bb").decide(state)
+    assert decision.started_ids == ["A"]
+    assert decision.reservations == (Reservation("B", 18.0),)

@@ -1,0 +1,164 @@
+"""Link bandwidth as a dimension of the planner, on Herbein's Figure 2-3 tree (PFS 1 GB/s,
+network switch 384 MB/s, two 256 MB/s switches of nodes 0-1 and 2-3): starts name the nodes
+Herbein's greedy selects, the earliest start is the first instant the tree has room, a
+reservation holds bandwidth at its start instant, and every start the planner grants is one the
+engine's bandwidth check admits (the same rule, twice the tolerance)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bbopt.core import ENGINE_REL_TOL, REL_TOL, ClusterState, Job, Platform, RunningJob
+from bbopt.errors import InputError
+from bbopt.planner import Planner
+from bbopt.topology import BandwidthLedger, herbein_example_topology
+from bbopt.topology import tree as tree_module
+from tests._platforms import IO_TREE, NAMED
+
+MB = 1e6
+
+
+def _state(now: float = 0.0) -> ClusterState:
+    """Nodes 0-1 run a job of 20 MB/s a node until 10: lls0 has 216 MB/s left, lls1 256, the
+    network switch 344."""
+    running = (RunningJob(Job("r", 0.0, 10.0, nodes=2, bandwidth=20 * MB), 0.0, (0, 1)),)
+    return ClusterState(now, IO_TREE, running)
+
+
+def test_a_start_names_the_nodes_the_greedy_selects_and_takes_their_bandwidth():
+    p = Planner.of(_state(), links=True)
+    start = p.start(Job("a", 0.0, 5.0, nodes=1, bandwidth=200 * MB))
+    assert start.job_id == "a" and start.nodes == (2,)
+    # lls1 has 56 MB/s left: node 3 takes 56 MB/s a node, not 57
+    assert p.start(Job("b", 0.0, 5.0, nodes=1, bandwidth=57 * MB)) is None
+    assert p.start(Job("c", 0.0, 5.0, nodes=1, bandwidth=56 * MB)).nodes == (3,)
+    assert p.chosen == {"a": (2,), "c": (3,)} and p.free_nodes == []
+
+
+def test_the_head_is_held_at_the_first_instant_the_tree_has_room_and_backfill_keeps_it():
+    p = Planner.of(_state(), links=True)
+    head = Job("h", 0.0, 10.0, nodes=3, bandwidth=90 * MB)  # two nodes free now
+    assert p.earliest(head) == 10.0
+    p.reserve(head, 10.0)
+    # 150 MB/s on node 2 until 20 fits now, but at 10 leaves the network switch 234 MB/s for
+    # the head's 270: refused; 100 MB/s leaves it 284: started
+    assert p.start(Job("l150", 0.0, 20.0, nodes=1, bandwidth=150 * MB)) is None
+    assert p.start(Job("l100", 0.0, 20.0, nodes=1, bandwidth=100 * MB)).nodes == (2,)
+    # ending at the head's start, 150 MB/s may take node 3
+    assert p.start(Job("s150", 0.0, 10.0, nodes=1, bandwidth=150 * MB)).nodes == (3,)
+    # without the link dimension the long 150 MB/s job would have started
+    assert Planner.of(_state()).start(Job("l150", 0.0, 20.0, nodes=1, bandwidth=150 * MB))
+
+
+def test_earliest_counts_what_every_job_gives_back_at_its_end():
+    p = Planner.of(_state(), links=True)
+    p.start(Job("a", 0.0, 30.0, nodes=1, bandwidth=200 * MB))  # node 2 until 30
+    # four nodes of 90 MB/s: after 10 node 2 is still busy, after 30 all four are free
+    assert p.earliest(Job("w", 0.0, 5.0, nodes=4, bandwidth=90 * MB)) == 30.0
+    assert p.earliest(Job("w", 0.0, 5.0, nodes=4, bandwidth=90 * MB), limit=29.0) == math.inf
+    # three nodes at 10 (0, 1 and 3): beside node 2's 200 MB/s, lls1 leaves node 3 56 MB/s
+    assert p.earliest(Job("x", 0.0, 5.0, nodes=3, bandwidth=57 * MB)) == 30.0
+    assert p.earliest(Job("y", 0.0, 5.0, nodes=3, bandwidth=56 * MB)) == 10.0
+    assert p.fits(Job("y", 0.0, 5.0, nodes=3, bandwidth=56 * MB), 10.0)
+    assert not p.fits(Job("x", 0.0, 5.0, nodes=3, bandwidth=57 * MB), 10.0)
+
+
+def test_a_later_job_must_leave_an_earlier_reservation_placeable():
+    p = Planner.of(_state(), links=True)
+    first = Job("h1", 0.0, 20.0, nodes=2, bandwidth=150 * MB)
+    assert p.earliest(first) == 10.0  # (not on nodes 2 and 3 now: 300 MB/s under lls1)
+    p.reserve(first, 10.0)
+    # at 10 h1 takes nodes 0 and 2; two more nodes of 40 MB/s fit the network switch beside
+    # its 300 MB/s (380), of 43 MB/s not (386)
+    assert p.fits(Job("ok", 0.0, 5.0, nodes=2, bandwidth=40 * MB), 10.0)
+    assert not p.fits(Job("no", 0.0, 5.0, nodes=2, bandwidth=43 * MB), 10.0)
+    # 43 MB/s on nodes 2 and 3 now: done by 10 if it lasts 5 s; lasting 15 s it would leave
+    # h1 only lls0 at 10, so it waits for h1's end
+    assert p.earliest(Job("no", 0.0, 5.0, nodes=2, bandwidth=43 * MB)) == 0.0
+    assert p.earliest(Job("no", 0.0, 15.0, nodes=2, bandwidth=43 * MB)) == 30.0
+    assert p.start(Job("no", 0.0, 15.0, nodes=2, bandwidth=43 * MB)) is None
+
+
+def test_release_and_rollback_give_back_nodes_and_bandwidth():
+    p = Planner.of(_state(), links=True)
+    snap = p.snapshot()
+    a = Job("a", 0.0, 5.0, nodes=1, bandwidth=200 * MB)
+    p.start(a)
+    assert p.start(Job("b", 0.0, 5.0, nodes=1, bandwidth=200 * MB)) is None
+    p.release(a)
+    assert p.start(Job("b", 0.0, 5.0, nodes=1, bandwidth=200 * MB)).nodes == (2,)
+    p.rollback(snap)
+    assert p.start(Job("c", 0.0, 5.0, nodes=2, bandwidth=128 * MB)).nodes == (2, 3)
+
+
+def test_a_placement_chosen_elsewhere_is_taken_as_given():
+    p = Planner.of(_state(), links=True)
+    assert p.start_on(Job("w", 0.0, 5.0, nodes=1, bandwidth=100 * MB), (3,)).nodes == (3,)
+    assert p.start(Job("a", 0.0, 5.0, nodes=1, bandwidth=100 * MB)).nodes == (2,)
+
+
+def test_link_bandwidth_needs_an_io_tree_and_a_pooled_burst_buffer():
+    with pytest.raises(InputError, match="I/O topology"):
+        Planner.of(ClusterState(0.0, Platform(4, 0.0), ()), links=True)
+    both = Platform(4, NAMED.bb, bb_nodes=NAMED.bb_nodes, topology=herbein_example_topology())
+    with pytest.raises(InputError, match="named BB nodes") as info:
+        Planner.of(ClusterState(0.0, both, ()), links=True)
+    assert info.value.field == "bb_nodes"
+
+
+@pytest.mark.parametrize("extra, planner_room, engine_room", [
+    (0.0, 2, 2),     # two nodes of 128 MB/s fill lls0's 256 MB/s exactly
+    (0.1, 2, 2),     # 0.2 B/s over: within the planner's tolerance (0.256 B/s)
+    (0.2, 1, 2),     # 0.4 B/s over: beyond the planner's, within the engine's (0.512 B/s)
+    (0.3, 1, 1),     # 0.6 B/s over: beyond both
+])
+def test_the_engine_checks_with_the_planners_rule_at_twice_the_tolerance(
+        extra, planner_room, engine_room):
+    assert tree_module.REL_TOL == REL_TOL and ENGINE_REL_TOL == 2 * REL_TOL
+    tree = herbein_example_topology()
+    lls0 = tree.vertex_of["lls0"]
+    per_node = 128 * MB + extra
+    avail = tree.fresh_avail()
+    assert tree.room(avail, per_node)[lls0] == planner_room
+    assert tree.room(avail, per_node, ENGINE_REL_TOL)[lls0] == engine_room
+    why = BandwidthLedger(tree).charge(Job("a", 0.0, 1.0, nodes=2, bandwidth=per_node), [0, 1])
+    assert (why is None) == (engine_room == 2)
+
+
+_job = st.tuples(st.integers(1, 4), st.sampled_from([0, 30, 60, 90, 128, 200]),
+                 st.integers(1, 20))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_job, max_size=4), st.lists(_job, min_size=1, max_size=8))
+def test_every_start_the_planner_grants_the_engine_admits(running, queue):
+    """Running jobs placed by the engine's check, then a queue started through the planner
+    with the first job that does not fit reserved: every start is admitted by the ledger."""
+    tree = IO_TREE.topology
+    ledger = BandwidthLedger(tree)
+    free = np.ones(tree.nodes, dtype=bool)
+    held = []
+    for k, (n, bw, w) in enumerate(running):
+        idx = np.flatnonzero(free)[:n]
+        job = Job(f"r{k}", 0.0, float(w), nodes=n, bandwidth=bw * MB)
+        if len(idx) == n and ledger.charge(job, idx) is None:
+            free[idx] = False
+            held.append(RunningJob(job, 0.0, tuple(int(x) for x in idx)))
+    p = Planner.of(ClusterState(0.0, IO_TREE, tuple(held)), links=True)
+    reserved = False
+    for k, (n, bw, w) in enumerate(queue):
+        job = Job(f"q{k}", 0.0, float(w), nodes=n, bandwidth=bw * MB)
+        start = p.start(job)
+        if start is not None:
+            assert free[list(start.nodes)].all()
+            assert ledger.charge(job, start.nodes) is None
+            free[list(start.nodes)] = False
+        elif not reserved and (t := p.earliest(job)) < math.inf:
+            assert t > 0.0
+            p.reserve(job, t)
+            reserved = True
