@@ -86,17 +86,24 @@ def window(T: np.ndarray, F0: np.ndarray, F1: np.ndarray, i: int, n: int, now: f
     segments before ``n`` from which every segment up to ``start + duration`` has room
     (:func:`room`); ``(start, i, e)`` with ``e`` the first breakpoint at or after the end, or
     ``(inf, n, n)``. ``profile_scans.earliest_fit2`` and the scans of ``PlanModel._run``,
-    ``_earliest_pool`` and ``planner.lists.pool_window`` (``now`` -inf: ``start = T[i]``)."""
+    ``_earliest_pool`` and ``planner.lists.pool_window`` (``now`` -inf: ``start = T[i]``).
+    The end is found by the same walk that checks the segments (the breakpoints are sorted, so
+    it is ``bisect_left``'s index; a window holds a few segments, where a walk beats a binary
+    search)."""
     while i < n:
         i = room(F0, F1, i, n, need0, need1, add0, add1)
         if i == n:
             break
         start = T[i] if T[i] > now else now
-        e = bisect_left(T, start + duration, i + 1, n)
-        r = short(F0, F1, i + 1, e, need0, need1, add0, add1)
-        if r < 0:
+        end = start + duration
+        e = i + 1
+        while e < n and T[e] < end:
+            if F0[e] + add0 < need0 or F1[e] + add1 < need1:  # (short: no room there)
+                break
+            e += 1
+        else:
             return start, i, e
-        i = r + 1
+        i = e + 1
     return math.inf, n, n
 
 
