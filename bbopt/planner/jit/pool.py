@@ -35,20 +35,16 @@ JOB_ROWS = 7
 
 
 @kernel(inline=True)
-def _place(prof: np.ndarray, length: int, jobs: np.ndarray, p: int,
-           demand: np.ndarray) -> tuple[float, int]:
+def _place(prof: np.ndarray, length: int, jobs: np.ndarray, p: int) -> tuple[float, int]:
     """Place job ``p`` at its earliest start in ``prof`` and reserve it: ``(start, new
     length)``. The earliest-fit scan and the reservation of ``PlanModel._run``, from the job's
-    earliest start in the base profile on (``bisect_left``), half-open segments; ``demand``:
-    work space for the nodes and BB taken."""
+    earliest start in the base profile on (``bisect_left``), half-open segments."""
     T = prof[0]
     n = jobs[NODES, p]
     early = jobs[EARLY, p]
     start, i, j = window(T, prof[1], prof[2], bisect_left(T, early, 0, length), length, early,
                          jobs[WALL, p], n, jobs[BNEED, p], 0.0, 0.0)
-    demand[0] = n
-    demand[1] = jobs[BB, p]
-    return start, reserve(prof, length, i, j, start + jobs[WALL, p], demand)
+    return start, reserve(prof, length, i, j, start + jobs[WALL, p], (n, jobs[BB, p]))
 
 
 @kernel()
@@ -59,12 +55,11 @@ def score_pool(jobs: np.ndarray, base: np.ndarray, work: np.ndarray, order: np.n
     the partial score plus ``rest`` (the bounds of the jobs still to place, which the caller
     sums as Python does) exceeds ``threshold`` (``inf``: no check)."""
     length = copy_profile(base, work)
-    demand = np.empty(2)
     check = threshold != math.inf
     score = 0.0
     for k in range(order.shape[0]):
         p = order[k]
-        start, length = _place(work, length, jobs, p, demand)
+        start, length = _place(work, length, jobs, p)
         score += term(start - jobs[SUBMIT, p], alpha)
         starts[p] = start
         if check:
@@ -106,7 +101,6 @@ def walk_pool(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, pool: np.n
     cur_start = vals[cur, 0]
     base = lo - lo % stride
     length = copy_profile(pool[base // stride, side[cur, base // stride]], work)
-    demand = np.empty(2)
     score = parts[base]
     stop = count if diverged else hi
     snap_at = base + stride
@@ -116,7 +110,7 @@ def walk_pool(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, pool: np.n
         if k == snap_at:
             _snapshot(work, length, pool, side, cur, new, k // stride)
             snap_at += stride
-        start, length = _place(work, length, jobs, p, demand)
+        start, length = _place(work, length, jobs, p)
         wait = term(start - jobs[SUBMIT, p], alpha)
         if start != cur_start[p]:
             stop = count  # diverged: every later job is placed again

@@ -120,9 +120,10 @@ def insert(prof: np.ndarray, length: int, j: int, t: float) -> int:
 
 
 @kernel(inline=True)
-def add(prof: np.ndarray, i: int, j: int, amount: np.ndarray, sign: float) -> None:
-    """Add ``sign * amount`` (``sign`` 1 or -1: exactly a sum or difference) on ``i .. j-1``."""
-    for d in range(amount.shape[0]):  # (row by row: each row is contiguous)
+def add(prof: np.ndarray, i: int, j: int, amount: np.ndarray | tuple, sign: float) -> None:
+    """Add ``sign * amount`` (``sign`` 1 or -1: exactly a sum or difference) on ``i .. j-1``;
+    ``amount`` an array or a tuple of floats (no allocation on a hot path)."""
+    for d in range(len(amount)):  # (row by row: each row is contiguous)
         a = sign * amount[d]
         for q in range(i, j):
             prof[1 + d, q] += a
@@ -130,7 +131,7 @@ def add(prof: np.ndarray, i: int, j: int, amount: np.ndarray, sign: float) -> No
 
 @kernel(inline=True)
 def reserve(prof: np.ndarray, length: int, i: int, j: int, end: float,
-            demand: np.ndarray) -> int:
+            demand: np.ndarray | tuple) -> int:
     """Take ``demand`` on segments ``i .. j - 1`` of a profile whose breakpoint ``j`` is the
     first at or after ``end`` (``planner.lists.reserve_named``, ``PlanModel._run``'s
     reservation); the new length."""
