@@ -18,7 +18,7 @@ from bbopt.registry import Registry
 
 def test_the_kernels_are_one_registry_declared_by_their_users():
     assert isinstance(KERNELS, Registry)
-    assert {"compression", "named-bb", "plan-pool"} <= set(KERNELS.known())
+    assert {"compression", "named-bb", "named-conservative", "plan-pool"} <= set(KERNELS.known())
 
 
 def test_switched_off_gives_none(monkeypatch):
@@ -46,11 +46,13 @@ def test_a_kernel_module_is_the_declared_submodule(monkeypatch):
     monkeypatch.setenv("BBOPT_NO_JIT", "0")
     assert kernels("plan-pool") is sys.modules["bbopt.planner.jit.pool"]
     assert kernels("named-bb") is sys.modules["bbopt.planner.jit.named"]
-    assert KERNELS.get("named-bb").about.startswith("Named burst-buffer nodes compiled")
+    assert kernels("named-conservative") is sys.modules["bbopt.planner.jit.named_conservative"]
+    assert KERNELS.get("named-bb").about.startswith("Named burst-buffer nodes in the plan model")
 
 
 def test_policies_verbose_lists_the_kernels(capsys, monkeypatch):
     monkeypatch.setenv("BBOPT_NO_JIT", "0")
     assert main(["policies", "-v"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last.startswith("compiled kernels: compression, named-bb, plan-pool;")
+    assert last.startswith(
+        "compiled kernels: compression, named-bb, named-conservative, plan-pool;")

@@ -126,17 +126,13 @@ def test_every_module_imports_alone():
 #: A module longer than SOFT_LINES says why in one docstring line starting "Length:"; none is
 #: longer than HARD_LINES (small modules with one job each).
 SOFT_LINES, HARD_LINES = 450, 600
-#: Compiled kernels that share inlined helpers stay one file whatever their length: numba checks
-#: a cached function against its own file only (its documented cache limitation), so a helper
-#: moved to another file would leave its callers' cached machine code stale.
-ONE_FILE = frozenset({"bbopt.planner.jit.named"})
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_modules_stay_small(module):
     path = MODULES[module]
     lines = len(path.read_text().splitlines())
-    assert lines <= HARD_LINES or module in ONE_FILE, (
+    assert lines <= HARD_LINES, (
         f"{path.name}: {lines} lines, split it (at most {HARD_LINES})")
     if lines > SOFT_LINES:
         doc = ast.get_docstring(ast.parse(path.read_text())) or ""

@@ -24,13 +24,20 @@ from bbopt.jit import KERNELS
 from bbopt.jit import kernels as compiled
 from bbopt.planner.profile import OverbookedError
 
-KERNELS.declare({"named-bb": "bbopt.planner.jit:named"})
+KERNELS.declare({"named-bb": "bbopt.planner.jit:named",
+                 "named-conservative": "bbopt.planner.jit:named_conservative"})
 
 
 def kernels() -> ModuleType | None:
     """The compiled named-BB kernels (:mod:`bbopt.planner.jit.named`), or ``None``
     (:func:`bbopt.jit.kernels`)."""
     return compiled("named-bb")
+
+
+def conservative_kernels() -> ModuleType | None:
+    """conservative-bb's compiled decision on named BB nodes
+    (:mod:`bbopt.planner.jit.named_conservative`), or ``None`` (:func:`bbopt.jit.kernels`)."""
+    return compiled("named-conservative")
 
 
 class NamedArrays:
@@ -123,7 +130,8 @@ class NamedArrays:
         to the end."""
         count = self.jobs.shape[1]
         shape = self.base.shape
-        length = int(np.searchsorted(self.base[0], math.inf)) + 1  # up to the sentinel
+        length = int(np.argmax(self.base[0] == math.inf)) + 1  # up to the sentinel (the zeros
+        # after it are not sorted: a binary search would run past it)
         out = np.array(order, dtype=np.int64)
         visits = np.zeros(1, dtype=np.int64)
         best = self.kernels.exhaustive_named(
@@ -237,14 +245,14 @@ def conservative_named(now: float, times: Sequence[float], rows: Sequence[Sequen
                        previous: Sequence[float], kept_order: Sequence[int],
                        depth: float) -> list[tuple[int, float]] | None:
     """One decision of conservative backfilling on named BB nodes, compiled
-    (:func:`bbopt.planner.jit.named.conservative_named`): the profile of the running jobs
-    (``times``, ``rows``: nodes, pool BB, each BB node; ``tol`` their fit slack), the BB nodes'
-    free space now, the waiting jobs ``(nodes, BB, walltime)`` in queue order with their
-    kept reservations (``previous``, ``nan``: none) and the order in which those are held
-    again. Returns ``(queue position, start)`` in the order the jobs were planned, or
+    (:func:`bbopt.planner.jit.named_conservative.conservative_named`): the profile of the
+    running jobs (``times``, ``rows``: nodes, pool BB, each BB node; ``tol`` their fit
+    slack), the BB nodes' free space now, the waiting jobs ``(nodes, BB, walltime)`` in queue
+    order with their kept reservations (``previous``, ``nan``: none) and the order in which
+    those are held again. Returns ``(queue position, start)`` in the order the jobs were planned, or
     ``None`` without the kernels. Raises :class:`~bbopt.planner.OverbookedError` where the
     Python profile would."""
-    loaded = kernels()
+    loaded = conservative_kernels()
     if loaded is None:
         return None
     count = len(jobs)

@@ -21,12 +21,9 @@ reservation or free, four per move): :class:`bbopt.planner.jit.arrays.ArrayProfi
 Within :func:`compress`, the log of freed slots is one row per slot in ``L[k, 5]`` (start, end,
 last breakpoint, maxima of nodes and BB) with ``LO[k, 2]`` (offset and length of its segments
 in the flat ``S[:, 3]``: breakpoint, free nodes, free BB), and ``order``, the slots' indices by
-end (ties in insertion order, as ``insort``). Needs numba (the optional extra ``fast``); code
-cached on disk (``cache=True``). No fastmath.
-
-Length: numba checks a cached function against its own file only, not against the files of the
-functions it calls, so every kernel :func:`compress` calls is defined here: split over two
-files, a change to one would leave the other's cached code stale.
+end (ties in insertion order, as ``insort``). The searches and scans are the backend's
+primitives (:mod:`bbopt.planner.jit.primitives`). Needs numba (the optional extra ``fast``);
+code cached on disk against the whole backend (:mod:`bbopt.planner.jit.cache`). No fastmath.
 """
 
 from __future__ import annotations
@@ -34,32 +31,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from bbopt.planner.jit.cache import kernel
+from bbopt.planner.jit.primitives import bisect_left, bisect_right, room, short, window
 
 
-@njit(cache=True, inline="always")
-def bisect_left(a: np.ndarray, x: float, lo: int, hi: int) -> int:
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if a[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True, inline="always")
-def bisect_right(a: np.ndarray, x: float, lo: int, hi: int) -> int:
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if x < a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@njit(cache=True)
+@kernel()
 def split(T: np.ndarray, F: np.ndarray, n: int, t: float) -> tuple[int, int]:
     """``Profile._split``: make ``t`` a breakpoint; ``(its index, new n)``. ``t`` is never
     before the origin here (every slot lies after now)."""
@@ -76,7 +53,7 @@ def split(T: np.ndarray, F: np.ndarray, n: int, t: float) -> tuple[int, int]:
     return i, n + 1
 
 
-@njit(cache=True)
+@kernel()
 def _delete(T: np.ndarray, F: np.ndarray, n: int, r: int) -> int:
     for q in range(r, n - 1):
         T[q] = T[q + 1]
@@ -85,7 +62,7 @@ def _delete(T: np.ndarray, F: np.ndarray, n: int, r: int) -> int:
     return n - 1
 
 
-@njit(cache=True)
+@kernel()
 def merge(T: np.ndarray, F: np.ndarray, n: int, i: int, j: int) -> int:
     """``Profile._merge``: drop the breakpoints at ``j`` and ``i`` between equal rows."""
     if j < n and F[j, 0] == F[j - 1, 0] and F[j, 1] == F[j - 1, 1]:
@@ -95,7 +72,7 @@ def merge(T: np.ndarray, F: np.ndarray, n: int, i: int, j: int) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel()
 def take(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, d0: float, d1: float,
           h0: float, h1: float) -> tuple[int, bool]:
     """``freed_slots._take``: ``(new n, whether a row went below minus half the tolerance)``."""
@@ -112,66 +89,47 @@ def take(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, d0: flo
     return merge(T, F, n, i, j), low
 
 
-@njit(cache=True, inline="always")
-def _first_room(F: np.ndarray, i: int, stop: int, need0: float, need1: float) -> int:
-    """The first segment of ``[i, stop)`` with room for the demand, else ``stop``."""
-    while i < stop and not (F[i, 0] >= need0 and F[i, 1] >= need1):
-        i += 1
-    return i
-
-
-@njit(cache=True, inline="always")
-def _first_short(F: np.ndarray, a: int, b: int, need0: float, need1: float, add0: float,
-                 add1: float) -> int:
-    """The first segment of ``[a, b)`` without room for the demand once ``(add0, add1)`` is
-    added to it (a job's own hold given back; zeros elsewhere: ``x + 0.0 < y`` is ``x < y``
-    for every float), else -1."""
-    for r in range(a, b):
-        if F[r, 0] + add0 < need0 or F[r, 1] + add1 < need1:
-            return r
-    return -1
-
-
-@njit(cache=True)
+@kernel()
 def earlier_fit(T: np.ndarray, F: np.ndarray, n: int, tol0: float, tol1: float, now: float,
                 duration: float, d0: float, d1: float, held_from: float, limit: float,
                 i: int, own_fits: bool) -> float:
     """``profile_scans.earlier_fit2``, stretch for stretch."""
     need0 = d0 - tol0
     need1 = d1 - tol1
+    F0, F1 = F[:, 0], F[:, 1]
     stop = bisect_left(T, limit, i, n)
     h = bisect_left(T, held_from, stop, n)
     oh = bisect_left(T, held_from + duration, h, n)
     common = now + duration
     if common > held_from:
         common = held_from
-    if limit < common and _first_short(F, bisect_right(T, limit, i, n) - 1,
+    if limit < common and short(F0, F1, bisect_right(T, limit, i, n) - 1,
                                        bisect_left(T, common, stop, n), need0, need1,
                                        0.0, 0.0) >= 0:
         return held_from
     while i < stop:
-        i = _first_room(F, i, stop, need0, need1)
+        i = room(F0, F1, i, stop, need0, need1, 0.0, 0.0)
         if i == stop:
             return held_from
         start = T[i] if T[i] > now else now
         e = bisect_left(T, start + duration, i + 1, n)
         if e <= h:  # (a candidate lies before the hold: i < stop <= h)
-            r = _first_short(F, i + 1, e, need0, need1, 0.0, 0.0)
+            r = short(F0, F1, i + 1, e, need0, need1, 0.0, 0.0)
         else:
-            r = _first_short(F, i + 1, h, need0, need1, 0.0, 0.0)
+            r = short(F0, F1, i + 1, h, need0, need1, 0.0, 0.0)
             if r < 0:
                 if own_fits and e <= oh:
                     return start
-                r = _first_short(F, h, e if e < oh else oh, need0, need1, d0, d1)
+                r = short(F0, F1, h, e if e < oh else oh, need0, need1, d0, d1)
                 if r < 0:
-                    r = _first_short(F, oh, e, need0, need1, 0.0, 0.0)
+                    r = short(F0, F1, oh, e, need0, need1, 0.0, 0.0)
         if r < 0:
             return start
         i = r + 1
     return held_from
 
 
-@njit(cache=True)
+@kernel()
 def earliest_fit(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: float,
                  d0: float, d1: float, tol0: float, tol1: float) -> float:
     """``Profile.earliest_fit`` on two dimensions (``profile_scans.earliest_fit2`` from the
@@ -181,20 +139,10 @@ def earliest_fit(T: np.ndarray, F: np.ndarray, n: int, now: float, duration: flo
     i = bisect_right(T, now, 0, n) - 1
     if i < 0:
         i = 0
-    while i < n:
-        i = _first_room(F, i, n, need0, need1)
-        if i == n:
-            return math.inf
-        start = T[i] if T[i] > now else now
-        r = _first_short(F, i + 1, bisect_left(T, start + duration, i + 1, n), need0, need1,
-                         0.0, 0.0)
-        if r < 0:
-            return start
-        i = r + 1
-    return math.inf
+    return window(T, F[:, 0], F[:, 1], i, n, now, duration, need0, need1, 0.0, 0.0)[0]
 
 
-@njit(cache=True)
+@kernel()
 def fits(T: np.ndarray, F: np.ndarray, n: int, start: float, duration: float, d0: float,
          d1: float, tol0: float, tol1: float) -> bool:
     """``Profile.fits``: ``(d0, d1)`` free on the whole of ``[start, start + duration)``."""
@@ -210,7 +158,7 @@ def fits(T: np.ndarray, F: np.ndarray, n: int, start: float, duration: float, d0
             return True
 
 
-@njit(cache=True)
+@kernel()
 def reserve(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, d0: float,
             d1: float, tol0: float, tol1: float) -> tuple[int, int]:
     """``Profile.reserve`` on two dimensions: ``(new n, status)``, the status 0, 1 when a row
@@ -239,7 +187,7 @@ def reserve(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, d0: 
     return merge(T, F, n, i, j), status
 
 
-@njit(cache=True)
+@kernel()
 def advance(T: np.ndarray, F: np.ndarray, n: int, t: float) -> int:
     """``Profile.advance``: forget what lies before ``t``; the new ``n``."""
     if t <= T[0]:
@@ -261,7 +209,7 @@ START, END, LAST, TOP0, TOP1 = range(5)
 STUCK = 8
 
 
-@njit(cache=True)
+@kernel()
 def _give_back(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, a0: float,
                a1: float, horizon: float, L: np.ndarray, LO: np.ndarray, S: np.ndarray,
                k: int, fill: int) -> tuple[int, np.ndarray, int]:
@@ -305,7 +253,7 @@ def _give_back(T: np.ndarray, F: np.ndarray, n: int, start: float, end: float, a
     return merge(T, F, n, i, j), S, fill + s
 
 
-@njit(cache=True)
+@kernel()
 def _reach(L: np.ndarray, LO: np.ndarray, S: np.ndarray, order: np.ndarray, m: int,
            floor: float, old: float, need0: float, need1: float) -> float:
     """``freed_slots.reach`` over the ``m`` logged slots (``order``: by end)."""
@@ -334,7 +282,7 @@ def _reach(L: np.ndarray, LO: np.ndarray, S: np.ndarray, order: np.ndarray, m: i
     return floor
 
 
-@njit(cache=True)
+@kernel()
 def _log(L: np.ndarray, order: np.ndarray, m: int, k: int) -> int:
     """``freed_slots.log_slot``: insert slot ``k`` into ``order`` after every slot ending no
     later (``insort`` by end), unless it has no room logged; the new count."""
@@ -354,7 +302,7 @@ def _log(L: np.ndarray, order: np.ndarray, m: int, k: int) -> int:
     return m + 1
 
 
-@njit(cache=True)
+@kernel()
 def _remember(stuck: np.ndarray, count: int, t: float, need0: float, need1: float,
               walltime: float) -> int:
     """``insort(stuck, (t, need0, need1, walltime))`` and drop the first beyond
@@ -387,7 +335,7 @@ def _remember(stuck: np.ndarray, count: int, t: float, need0: float, need1: floa
     return count
 
 
-@njit(cache=True)
+@kernel()
 def compress(T: np.ndarray, F: np.ndarray, n: int, low: bool, tol0: float, tol1: float,
              now: float, horizon: float, frees: np.ndarray, kept: np.ndarray, use_log: bool,
              starts: np.ndarray, moved: np.ndarray) -> tuple[int, bool, int]:

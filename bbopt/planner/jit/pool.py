@@ -24,7 +24,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from bbopt.planner.jit.cache import kernel
+from bbopt.planner.jit.primitives import bisect_left, copy_profile, reserve, term, window
 
 #: Rows of the per-job table ``jobs[JOB_ROWS, n]`` (the model's lists as float64, made by
 #: :meth:`PlanModel.compiled_arrays <bbopt.models.plan.PlanModel.compiled_arrays>`).
@@ -32,94 +34,33 @@ NODES, BNEED, WALL, EARLY, BB, SUBMIT, BOUND = range(7)
 JOB_ROWS = 7
 
 
-@njit(cache=True, inline="always")
-def _copy_profile(src: np.ndarray, dst: np.ndarray) -> int:
-    """Copy the profile ``src`` (up to its sentinel at infinity) into ``dst``; its length."""
-    k = 0
-    while True:
-        dst[0, k] = src[0, k]
-        dst[1, k] = src[1, k]
-        dst[2, k] = src[2, k]
-        k += 1
-        if src[0, k - 1] == math.inf:
-            return k
-
-
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _place(prof: np.ndarray, length: int, jobs: np.ndarray, p: int) -> tuple[float, int]:
     """Place job ``p`` at its earliest start in ``prof`` and reserve it: ``(start, new
     length)``. The earliest-fit scan and the reservation of ``PlanModel._run``, from the job's
     earliest start in the base profile on (``bisect_left``), half-open segments."""
-    T, FN, FB = prof[0], prof[1], prof[2]
+    T = prof[0]
     n = jobs[NODES, p]
-    bneed = jobs[BNEED, p]
-    w = jobs[WALL, p]
     early = jobs[EARLY, p]
-    lo, hi = 0, length
-    while lo < hi:  # bisect_left(T, early)
-        mid = (lo + hi) // 2
-        if T[mid] < early:
-            lo = mid + 1
-        else:
-            hi = mid
-    i = lo
-    while True:
-        while FN[i] < n or FB[i] < bneed:
-            i += 1
-        start = T[i]
-        end = start + w
-        j = i + 1
-        fits = True
-        while T[j] < end:
-            if FN[j] < n or FB[j] < bneed:
-                fits = False
-                break
-            j += 1
-        if fits:
-            break
-        i = j + 1
-    if T[j] != end:  # a new breakpoint at the end: shift the rest right
-        for q in range(length, j, -1):
-            T[q] = T[q - 1]
-            FN[q] = FN[q - 1]
-            FB[q] = FB[q - 1]
-        T[j] = end
-        FN[j] = FN[j - 1]
-        FB[j] = FB[j - 1]
-        length += 1
-    breq = jobs[BB, p]
-    for q in range(i, j):
-        FN[q] -= n
-        FB[q] -= breq
-    return start, length
+    start, i, j = window(T, prof[1], prof[2], bisect_left(T, early, 0, length), length, early,
+                         jobs[WALL, p], n, jobs[BNEED, p], 0.0, 0.0)
+    return start, reserve(prof, length, i, j, start + jobs[WALL, p], (n, jobs[BB, p]))
 
 
-@njit(cache=True, inline="always")
-def _term(wait: float, alpha: int) -> float:
-    """``max(wait, 0) ** alpha`` written as the products of ``PlanModel._term`` (alpha 1-3)."""
-    if wait < 0.0:
-        wait = 0.0
-    if alpha == 2:
-        return wait * wait
-    if alpha == 1:
-        return wait
-    return wait * wait * wait
-
-
-@njit(cache=True)
+@kernel()
 def score_pool(jobs: np.ndarray, base: np.ndarray, work: np.ndarray, order: np.ndarray,
                alpha: int, threshold: float, rest: float, starts: np.ndarray) -> float:
     """``PlanModel._run`` on the pool: the score of the greedy plan of ``order`` placed on a
     copy of ``base`` (in ``work``), each job's start written to ``starts``; ``inf`` as soon as
     the partial score plus ``rest`` (the bounds of the jobs still to place, which the caller
     sums as Python does) exceeds ``threshold`` (``inf``: no check)."""
-    length = _copy_profile(base, work)
+    length = copy_profile(base, work)
     check = threshold != math.inf
     score = 0.0
     for k in range(order.shape[0]):
         p = order[k]
         start, length = _place(work, length, jobs, p)
-        score += _term(start - jobs[SUBMIT, p], alpha)
+        score += term(start - jobs[SUBMIT, p], alpha)
         starts[p] = start
         if check:
             rest -= jobs[BOUND, p]
@@ -128,7 +69,7 @@ def score_pool(jobs: np.ndarray, base: np.ndarray, work: np.ndarray, order: np.n
     return score
 
 
-@njit(cache=True)
+@kernel()
 def walk_pool(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, pool: np.ndarray,
               side: np.ndarray, work: np.ndarray, cur: int, lo: int, hi: int, diverged: bool,
               alpha: int, stride: int) -> float:
@@ -159,7 +100,7 @@ def walk_pool(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, pool: np.n
     start_of, term_of, parts = vals[new, 0], vals[new, 1], vals[new, 2]
     cur_start = vals[cur, 0]
     base = lo - lo % stride
-    length = _copy_profile(pool[base // stride, side[cur, base // stride]], work)
+    length = copy_profile(pool[base // stride, side[cur, base // stride]], work)
     score = parts[base]
     stop = count if diverged else hi
     snap_at = base + stride
@@ -170,12 +111,12 @@ def walk_pool(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, pool: np.n
             _snapshot(work, length, pool, side, cur, new, k // stride)
             snap_at += stride
         start, length = _place(work, length, jobs, p)
-        term = _term(start - jobs[SUBMIT, p], alpha)
+        wait = term(start - jobs[SUBMIT, p], alpha)
         if start != cur_start[p]:
             stop = count  # diverged: every later job is placed again
             start_of[p] = start
-            term_of[p] = term
-        score += term
+            term_of[p] = wait
+        score += wait
         k += 1
         parts[k] = score
     if k == snap_at:  # stopped at hi: the profile before it holds the new order's jobs
@@ -187,7 +128,7 @@ def walk_pool(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, pool: np.n
     return score
 
 
-@njit(cache=True, inline="always")
+@kernel(inline=True)
 def _snapshot(work: np.ndarray, length: int, pool: np.ndarray, side: np.ndarray, cur: int,
               new: int, s: int) -> None:
     """Keep ``work`` as snapshot ``s`` of buffer ``new``, in the slot buffer ``cur`` does not

@@ -1,0 +1,268 @@
+"""Conservative backfilling on named burst-buffer nodes compiled with numba (Kopanski &
+Rzadca, Euro-Par 2021, Sections 3.2, 4.1; Mu'alem & Feitelson's compression): one decision of
+conservative-bb from the running jobs (:func:`conservative_running`): the kept reservations
+held again, moved to their earliest starts, earliest first, and the rest of the queue planned
+after them, each job's pieces first fit on the BB nodes. The Python code it translates, with
+the same floating-point operations in the same order, is the reference (conservative-bb's
+``_replan`` on the planner: ``Planner.hold``, ``release``, ``earliest``; ``Profile.fits``,
+``earliest_fit``, ``reserve``): the same starts, bit for bit
+(``tests/planner/jit/test_named.py``). Imported on first use
+(:func:`bbopt.planner.named.conservative_kernels`).
+
+Layout: ``prof[1 + D, cap]``, breakpoints then the free amount of each dimension (nodes, pool
+BB, each BB node's space), no sentinel; ``space[K]`` the BB nodes now. No fastmath.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bbopt.planner.jit.cache import kernel
+from bbopt.planner.jit.primitives import (
+    add,
+    bisect_left,
+    demand_of,
+    first_fit,
+    insert,
+    least,
+    segment,
+)
+
+
+@kernel(inline=True)
+def _ok(prof, i, tol, demand):
+    """``Profile._ok``: every dimension of segment ``i`` holds its demand (with its slack)."""
+    for d in range(demand.shape[0]):  # noqa: SIM110 (compiled: a plain loop)
+        if prof[1 + d, i] + tol[d] < demand[d]:
+            return False
+    return True
+
+
+@kernel()
+def _change(prof, length, start, end, amount, sign, tol):
+    """``Profile.reserve`` (``sign`` -1; -1 if it overbooks) or ``release``; the length."""
+    if end <= start:
+        return length
+    span = np.empty(2, dtype=np.int64)
+    for e, t in enumerate((max(start, prof[0, 0]), end)):
+        i = bisect_left(prof[0], t, 0, length) if t != math.inf else length
+        if t != math.inf and not (i < length and prof[0, i] == t):
+            length = insert(prof, length, i, t)
+        span[e] = i
+    if sign < 0:
+        for r in range(span[0], span[1]):
+            if not _ok(prof, r, tol, amount):
+                return -1
+    add(prof, span[0], span[1], amount, sign)
+    return length
+
+
+@kernel()
+def _fits(prof, length, start, duration, tol, demand):
+    """``Profile.fits``."""
+    i = segment(prof[0], start, length)
+    end = start + duration
+    while True:
+        if not _ok(prof, i, tol, demand):
+            return False
+        i += 1
+        if i == length or prof[0, i] >= end:
+            return True
+
+
+@kernel()
+def _earliest_fit(prof, length, now, duration, tol, demand):
+    """``Profile.earliest_fit`` (its general path)."""
+    i = segment(prof[0], now, length)
+    while i < length:
+        if not _ok(prof, i, tol, demand):
+            i += 1
+            continue
+        start = max(prof[0, i], now)
+        j = i + 1
+        while j < length and prof[0, j] < start + duration and _ok(prof, j, tol, demand):
+            j += 1
+        if j == length or prof[0, j] >= start + duration:
+            return start
+        i = j + 1
+    return math.inf
+
+
+@kernel()
+def _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
+    """``Planner._pieces_over``: whether the pieces (``cnt``) and the pool fit there."""
+    i = segment(prof[0], start, length)
+    j = i + 1
+    while j < length and prof[0, j] < start + w:
+        j += 1
+    least(prof, i, j, low, 1)
+    if low[0] < n or low[1] + bb_tol < bb:
+        return False
+    return first_fit(low[2:], int(n), bb, ftol, cnt) == 0
+
+
+@kernel()
+def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
+                       prof: np.ndarray, length: int, space: np.ndarray, jobs: np.ndarray,
+                       previous: np.ndarray, kept_order: np.ndarray, depth: float,
+                       planned: np.ndarray, seq: np.ndarray) -> int:
+    """conservative-bb's ``_replan`` on the running jobs' profile and ``space`` (the BB nodes
+    now); ``jobs[3, Q]``: nodes, BB, walltime; ``previous[q]``: ``nan`` or a kept start.
+    ``planned[q]``: starts (``nan``: none), ``seq``: the planned jobs in order; their count.
+    Raises ``ValueError`` where the Python profile raises ``OverbookedError``."""
+    dims, count = prof.shape[0] - 1, jobs.shape[1]
+    k = dims - 2
+    held = np.zeros((count, dims))  # each holder's demand, [start, end), pieces taken now
+    span = np.zeros((count, 2))
+    now_cnt = np.full((count, k), -1, dtype=np.int64)
+    cnt = np.zeros(k, dtype=np.int64)
+    demand, low, pool_only = np.zeros(dims), np.zeros(dims), np.zeros(dims)
+    planned[:] = math.nan
+    # found[0] 1: the last ``earliest`` found its start fits and left its pieces in ``cnt``
+    # (and, for a start now, its demand in ``demand``): the next ``hold`` there takes them
+    found = np.zeros(1, dtype=np.int64)
+
+    def hold(q: int, start: float, length: int) -> int:  # Planner.hold; -1: no room
+        n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
+        taken = start <= now
+        ready = found[0] == 1
+        found[0] = 0
+        if taken:
+            start = now
+            if not ready:
+                if first_fit(space, int(n), bb, ftol, cnt):
+                    return -1
+                demand_of(n, bb, cnt, demand)
+                if not _fits(prof, length, start, w, tol, demand):
+                    return -1
+            for node in range(k):
+                for _ in range(cnt[node]):
+                    space[node] -= bb / n
+        else:
+            if not ready and not _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol,
+                                              low, cnt):
+                return -1
+            demand_of(n, bb, cnt, demand)
+        length = _change(prof, length, start, start + w, demand, -1.0, tol)
+        if length < 0:
+            raise ValueError("a reservation on the named BB nodes overbooks")
+        span[q, 0], span[q, 1] = start, start + w
+        held[q] = demand
+        now_cnt[q] = -1
+        if taken:
+            now_cnt[q] = cnt
+        return length
+
+    def drop(q: int, length: int) -> int:  # Planner.release
+        length = _change(prof, length, span[q, 0], span[q, 1], held[q], 1.0, tol)
+        for node in range(k):
+            for _ in range(now_cnt[q, node]):
+                space[node] += jobs[1, q] / jobs[0, q]
+        return length
+
+    def earliest(q: int, limit: float, length: int) -> float:  # Planner.earliest
+        n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
+        # (a start now: not when the nodes or the pool are short now, where _fits fails first)
+        i = segment(prof[0], now, length)
+        if (prof[1, i] + tol[0] >= n and prof[2, i] + tol[1] >= bb
+                and first_fit(space, int(n), bb, ftol, cnt) == 0):
+            demand_of(n, bb, cnt, demand)
+            if _fits(prof, length, now, w, tol, demand):
+                found[0] = 1
+                return now
+        pool_only[0], pool_only[1] = n, bb
+        first = _earliest_fit(prof, length, now, w, tol, pool_only)
+        for r in range(bisect_left(prof[0], first, 0, length), length):
+            t = prof[0, r]
+            if t <= now:
+                continue
+            if t > limit:
+                break
+            if _pieces_over(prof, length, t, n, bb, w, bb_tol, ftol, low, cnt):
+                found[0] = 1
+                return t
+        return math.inf
+
+    kept = np.empty(count, dtype=np.int64)
+    kept_n = planned_n = 0
+    for q in kept_order:
+        got = hold(q, max(previous[q], now), length)
+        if got >= 0:
+            length = got
+            kept[kept_n] = q
+            kept_n += 1
+    for q in kept[:kept_n]:  # compression, earliest first: never later than before
+        old = max(previous[q], now)
+        length = drop(q, length)
+        start = earliest(q, old, length)
+        got = -1 if start == math.inf else hold(q, start, length)
+        if got < 0:
+            start = old
+            got = hold(q, old, length)  # the slot it held a moment ago
+        length = max(got, length)
+        planned[q] = start
+        seq[planned_n] = q
+        planned_n += 1
+    for q in range(count):
+        if not math.isnan(planned[q]):
+            continue
+        start = earliest(q, math.inf, length) if planned_n < depth else now
+        if start < math.inf:
+            got = hold(q, start, length)
+            if got >= 0:
+                length = got
+                planned[q] = start
+                seq[planned_n] = q
+                planned_n += 1
+    return planned_n
+
+
+@kernel()
+def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: float,
+                         ftol: float, ends: np.ndarray, held: np.ndarray, jobs: np.ndarray,
+                         previous: np.ndarray, depth: float, planned: np.ndarray,
+                         seq: np.ndarray) -> int:
+    """:func:`conservative_named` from the running jobs themselves, so that a decision hands
+    over arrays only: ``ends[R]`` their expected ends, ``held[R, 2 + K]`` what each holds
+    (nodes, pool BB, bytes per BB node). The profile is built as ``Profile`` builds it
+    (releases sorted by ``max(end, now)``, stable; held sums in that order; equal times merged),
+    the BB nodes now are the capacities less each running job's bytes (in the order given) and
+    the kept reservations (``previous`` not ``nan``) are held again by ``(max(start, now),
+    queue position)``, as ``ConservativeBackfilling`` orders them."""
+    count, dims = jobs.shape[1], caps.shape[0]
+    k = dims - 2
+    order = np.argsort(np.maximum(ends, now), kind="mergesort")
+    total = np.zeros(dims)
+    for r in order:
+        for d in range(dims):
+            total[d] += held[r, d]
+    prof = np.empty((1 + dims, ends.shape[0] + 1 + 6 * count + 4))
+    prof[0, 0] = now
+    for d in range(dims):
+        prof[1 + d, 0] = caps[d] - total[d]
+    length = 1
+    cur = prof[1:, 0].copy()
+    for r in order:
+        t = max(ends[r], now)
+        for d in range(dims):
+            cur[d] = cur[d] + held[r, d]
+        if t != prof[0, length - 1]:
+            prof[0, length] = t
+            length += 1
+        prof[1:, length - 1] = cur
+    space = caps[2:].copy()
+    for r in range(ends.shape[0]):
+        for b in range(k):
+            if held[r, 2 + b] != 0.0:
+                space[b] -= held[r, 2 + b]
+    keys = np.full(count, math.inf)
+    kept = 0
+    for q in range(count):
+        if not math.isnan(previous[q]):
+            keys[q] = max(previous[q], now)
+            kept += 1
+    kept_order = np.argsort(keys, kind="mergesort")[:kept]
+    return conservative_named(now, tol, bb_tol, ftol, prof, length, space, jobs, previous,
+                              kept_order, depth, planned, seq)
