@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -159,7 +158,3 @@ def utilisation(tl: pd.DataFrame, capacity: float, column: str = "nodes",
     edges = np.clip(np.r_[times, t1], t0, t1)
     held = float(np.sum(values * np.diff(edges)))
     return held / (capacity * max(t1 - t0, 1e-12))
-
-
-def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return frame.to_dict(orient="records")

@@ -213,7 +213,9 @@ def test_an_io_aware_part_is_over_a_fifth_of_at_least_ten_bb_profiles(seconds, i
         with pytest.raises(InputError, match=f"of its {len(seconds)} burst-buffer profiles"):
             parse_batsim(doc)
         jobs = parse_batsim(doc, io_aware="plain").jobs
-        assert all(j.extra["batsim"]["io_aware"] for j in jobs)
+        # flagged, and still naming their profiles
+        assert [j.extra["batsim"] for j in jobs] == [
+            {"profile": f"p{i}", "io_aware": True} for i in range(len(seconds))]
     else:
         jobs = parse_batsim(doc).jobs
         assert not any("io_aware" in j.extra["batsim"] for j in jobs)
@@ -231,6 +233,33 @@ def test_only_homogeneous_bb_profiles_with_a_numeric_amount_count_as_io_aware():
     for prof in no_bb["profiles"].values():
         del prof["bb"]
     assert len(parse_batsim(no_bb).jobs) == 10
+
+
+def test_profiles_that_do_not_count_do_not_stop_the_count_of_those_that_do():
+    # before the ten fractional BB profiles: one without BB, a BB delay, and an unused
+    # homogeneous BB profile whose amount is no number (checked only if a job used it)
+    doc = _bb_part([100.5] * 10)
+    doc["profiles"] = {"none": {"type": "delay", "delay": 1},
+                       "delay": {"type": "delay", "delay": 1.5, "bb": 1e9},
+                       "text": {"type": "parallel_homogeneous", "cpu": "x", "bb": 1e9},
+                       "flag": {"type": "parallel_homogeneous", "cpu": True, "bb": 1e9},
+                       **doc["profiles"]}
+    with pytest.raises(InputError, match="100% of its 10 burst-buffer profiles"):
+        parse_batsim(doc)
+
+
+@pytest.mark.parametrize("cpu, fractional", [
+    (1000, False),  # 1 us: exactly the 1e-6 s tolerance, a whole second
+    (1001, True),  # just over it
+    (1e9 + 1500, True),  # 1.5 us over one second: over 1e-6 s, under 2e-6 s
+])
+def test_the_tolerance_of_a_whole_second_is_one_microsecond_up_to_a_second(cpu, fractional):
+    doc = _bb_part([cpu / 1e9] * 10)
+    if fractional:
+        with pytest.raises(InputError, match="burst-buffer profiles"):
+            parse_batsim(doc)
+    else:
+        assert len(parse_batsim(doc).jobs) == 10
 
 
 @pytest.mark.parametrize("walltime, runtime, want", [
@@ -359,3 +388,272 @@ def test_the_writer_sizes_the_machine_by_its_largest_job_and_names_v5_types():
     v5 = to_batsim(jobs, profile_type="parallel_homogeneous", version=5, speed=2e9)
     assert v5["profiles"]["a"] == {"type": "ptask_homogeneous", "cpu": 1e10, "com": 0,
                                    "bb": 1e9}
+
+
+def test_the_file_reader_passes_its_options_to_the_document_reader(tmp_path: Path):
+    # a UTF-8 file with a byte-order mark (as some editors write it) reads like one without
+    path = tmp_path / "w.json"
+    doc = _bb_part([100.5] * 10)
+    doc["jobs"].append({"id": "x", "subtime": 3, "res": 2, "profile": "d"})
+    doc["profiles"]["d"] = {"type": "parallel_homogeneous", "cpu": 4e10, "bb": 1e9}
+    path.write_text("\ufeff" + json.dumps(doc), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_batsim(path)
+    assert info.value.field == "io_aware" and info.value.source == str(path)
+    w = read_batsim(path, speed=2e9, missing_walltime=30, io_aware="phased",
+                    checkpoint_factor=0.5)
+    assert w.path == str(path) and w.nb_res == 4 and len(w.jobs) == 11
+    x = w.jobs[-1]
+    assert (x.runtime, x.walltime, x.bb) == (20.0, 30.0, 2e9)
+    assert x.extra["batsim"]["io_aware"] is True
+    assert x.extra["phases"]["checkpoint_bytes"] == 1e9  # half of the job's 2 GB
+    assert read_batsim_jobs(path, io_aware="plain", missing_walltime="runtime")[-1].walltime \
+        == 40.0
+    # each checkpoint writes the job's whole BB request unless told otherwise (the paper's text)
+    assert read_batsim(path, io_aware="phased").jobs[-1].extra["phases"]["checkpoint_bytes"] \
+        == 2e9
+
+
+@pytest.mark.parametrize("content, message, line", [
+    (b"\xff\xfe{}", "cannot read: ", None),  # not UTF-8
+    (b'{"jobs": [], "jobs": []}', "key 'jobs' appears twice", "$"),
+    (b"[" * 100_000 + b"]" * 100_000, "invalid JSON: ", None),  # nested too deep
+    (b'{"nb_res": 4,\n  "jobs": [1,]}', "invalid JSON: Expecting value (column 14)", 2),
+])
+def test_an_unreadable_file_is_refused_naming_it(tmp_path: Path, content, message, line):
+    path = tmp_path / "w.json"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as info:
+        read_batsim(path)
+    assert info.value.reason.startswith(message) and info.value.source == str(path)
+    assert info.value.line == line
+
+
+def test_a_directory_is_not_a_workload(tmp_path: Path):
+    with pytest.raises(InputError, match="cannot read: ") as info:
+        read_batsim(tmp_path)
+    assert info.value.source == str(tmp_path)
+
+
+def test_the_writer_puts_one_job_and_one_profile_per_line(tmp_path: Path):
+    jobs = [Job(id="a", submit=0, walltime=10, runtime=5, nodes=2, bb=4e9, user="u"),
+            Job(id="b", submit=1.5, walltime=20, runtime=None, nodes=1)]
+    path = write_batsim(jobs, tmp_path / "w.json", name="two", description="d")
+    assert path == tmp_path / "w.json"
+    assert path.read_text(encoding="utf-8").split("\n") == [
+        "{",
+        ' "name": "two",',
+        ' "description": "d",',
+        ' "nb_res": 2,',
+        ' "jobs": [',
+        '  {"id": "a", "subtime": 0, "res": 2, "walltime": 10, "profile": "a", '
+        '"extra_data": {"bbopt": {"user": "u"}}},',
+        '  {"id": "b", "subtime": 1.5, "res": 1, "walltime": 20, "profile": "b", '
+        '"extra_data": {"bbopt": {"runtime_unknown": true}}}',
+        " ],",
+        ' "profiles": {',
+        '  "a": {"type": "delay", "delay": 5, "bb": 2000000000.0},',
+        '  "b": {"type": "delay", "delay": 20}',
+        " }",
+        "}",
+        "",
+    ]
+    assert [j.id for j in read_batsim_jobs(path)] == ["a", "b"]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), {1, 2}])
+def test_what_json_cannot_hold_is_refused_naming_the_file(tmp_path: Path, value):
+    jobs = [Job(id="a", submit=0, walltime=10, runtime=5, nodes=1, extra={"x": value})]
+    with pytest.raises(InputError, match="cannot be written as JSON: ") as info:
+        write_batsim(jobs, tmp_path / "w.json")
+    assert info.value.source == str(tmp_path / "w.json") and info.value.field == "extra"
+    assert not (tmp_path / "w.json").exists()
+
+
+def test_a_speed_that_makes_amounts_infinite_writes_no_file(tmp_path: Path):
+    # Batsim's JSON has no infinity: a flop amount of runtime x inf is refused, not written
+    jobs = [Job(id="a", submit=0, walltime=10, runtime=5, nodes=1)]
+    with pytest.raises(InputError, match="cannot be written as JSON"):
+        write_batsim(jobs, tmp_path / "w.json", profile_type="parallel_homogeneous",
+                     speed=float("inf"))
+    assert not (tmp_path / "w.json").exists()
+
+
+@pytest.mark.parametrize("option, message", [
+    ({"profile_type": "parallel"},
+     "profile_type must be 'delay' or 'parallel_homogeneous', got 'parallel'"),
+    ({"version": 3}, "version must be 4 or 5, got 3"),
+])
+def test_bad_writer_options_are_refused_with_their_name(option, message):
+    job = Job(id="a", submit=0, walltime=10, runtime=5, nodes=1)
+    with pytest.raises(InputError) as info:
+        to_batsim([job], **option)
+    assert info.value.reason == message
+    with pytest.raises(InputError) as info:
+        to_batsim([])
+    assert info.value.reason == "empty workload: no jobs to write"
+
+
+def test_the_writer_keeps_what_batsim_has_no_place_for_under_bbopt():
+    # 1 GB + 1 B over 47 nodes times 47 is not 1 GB + 1 B in floats: the exact total is kept
+    jobs = [Job(id="a", submit=0, walltime=10, runtime=5, nodes=47, bb=1e9 + 1, ssd=1e9,
+                bandwidth=2e6, priority=1.5, preemptable=True, checkpointable=True,
+                extra={"batsim": {"profile": "p", "extra_data": {"queue": "q"}}, "k": 1}),
+            Job(id="b", submit=0, walltime=10, runtime=4, nodes=2, bb=6e9,
+                extra={"batsim": "not a mapping"})]
+    doc = to_batsim(jobs, profile_type="parallel_homogeneous", speed=2e9)
+    a, b = doc["jobs"]
+    assert list(doc) == ["nb_res", "jobs", "profiles"] and doc["nb_res"] == 47
+    assert a["extra_data"] == {"queue": "q", "bbopt": {
+        "bb": 1e9 + 1, "ssd": 1e9, "bandwidth": 2e6, "priority": 1.5, "preemptable": True,
+        "checkpointable": True, "extra": {"k": 1}}}
+    assert "extra_data" not in b  # 3 GB per node is exact; nothing else differs
+    assert doc["profiles"]["a"] == {"type": "parallel_homogeneous", "cpu": 1e10, "com": 0,
+                                    "bb": (1e9 + 1) / 47}
+    assert doc["profiles"]["b"] == {"type": "parallel_homogeneous", "cpu": 8e9, "com": 0,
+                                    "bb": 3e9}
+    back = parse_batsim(doc, speed=2e9).jobs
+    assert [j.bb for j in back] == [1e9 + 1, 6e9] and back[0].extra["k"] == 1
+    assert back[0].extra["batsim"] == {"profile": "a", "extra_data": {"queue": "q"}}
+
+
+_JOB = {"id": "1", "subtime": 0, "res": 2, "walltime": 100, "profile": "p"}
+
+
+@pytest.mark.parametrize("profile, message", [
+    ([1], "profiles.p: a profile must be an object"),
+    ({"delay": 1}, "profiles.p, field 'type': is missing or not a string"),
+    ({"type": 5}, "profiles.p, field 'type': is missing or not a string"),
+    ({"type": "wat"}, "profiles.p, field 'type': unknown profile type 'wat'; supported: delay, "
+     "parallel_homogeneous, parallel_homogeneous_total, parallel, composed (and their v5 names)"),
+    ({"type": "send"}, "profiles.p, field 'type': profile type 'send' needs an I/O, network or "
+     "trace model that bbopt does not simulate; supported: delay, parallel_homogeneous, "
+     "parallel_homogeneous_total, parallel, composed (and their v5 names)"),
+    ({"type": "delay", "delay": 1, "bb": "x"},
+     "profiles.p.bb, field 'bb': must be a number, got 'x'"),
+    ({"type": "delay", "delay": 1, "bb": -1}, "profiles.p.bb, field 'bb': must be >= 0 bytes, "
+     "got -1"),
+    ({"type": "delay", "delay": 1, "bb": 1e400}, "profiles.p.bb, field 'bb': must be finite, "
+     "got inf"),
+    ({"type": "delay"}, "profiles.p, field 'delay': is missing"),
+    ({"type": "delay", "delay": "x"}, "profiles.p.delay, field 'delay': must be a number, got 'x'"),
+    ({"type": "delay", "delay": 10 ** 400},
+     "profiles.p.delay, field 'delay': must be finite, got an integer of 401 digits"),
+    ({"type": "delay", "delay": -3}, "profiles.p.delay, field 'delay': must be >= 0, got -3"),
+    ({"type": "parallel_homogeneous", "cpu": True},
+     "profiles.p.cpu, field 'cpu': must be a number, got True"),
+    ({"type": "parallel", "cpu": 5},
+     "profiles.p.cpu, field 'cpu': must be a non-empty list of flop amounts"),
+    ({"type": "parallel", "cpu": [1, "x"]}, "profiles.p.cpu, field 'cpu': must be a number, "
+     "got 'x'"),
+    ({"type": "parallel", "cpu": [1, -1]}, "profiles.p.cpu, field 'cpu': amounts must be >= 0"),
+    ({"type": "composed", "seq": "a"},
+     "profiles.p.seq, field 'seq': must be a non-empty list of profile names"),
+    ({"type": "composed", "seq": ["a", 3]},
+     "profiles.p.seq[1], field 'seq': references profile 3, which is not in 'profiles'"),
+    ({"type": "composed", "seq": ["a", "p"]},
+     "profiles.p.seq[1], field 'seq': profile 'p' contains itself"),
+    ({"type": "composed", "seq": ["a", "q"]},  # p -> q -> p
+     "profiles.q.seq[0], field 'seq': profile 'p' contains itself"),
+])
+def test_a_bad_profile_is_named_by_its_path_and_field_with_what_is_wrong(profile, message):
+    profiles = {"p": profile, "a": {"type": "delay", "delay": 1},
+                "q": {"type": "composed", "seq": ["p"]}}
+    with pytest.raises(InputError) as info:
+        parse_batsim(_doc(profiles, [dict(_JOB)]), source="w.json")
+    assert str(info.value) == "w.json, " + message
+
+
+@pytest.mark.parametrize("doc, message", [
+    ([1], "$: the workload must be a JSON object with 'jobs' and 'profiles'"),
+    ({"jobs": 3, "profiles": {}}, "jobs, field 'jobs': must be a list of jobs"),
+    ({"jobs": [], "profiles": {}}, "jobs, field 'jobs': empty workload: no jobs"),
+    ({"nb_res": 4}, "$, field 'jobs': is missing"),
+    ({"jobs": [_JOB], "profiles": []},
+     "profiles, field 'profiles': must be an object mapping profile names to profiles"),
+    ({"nb_res": "x", "jobs": [_JOB], "profiles": {}},
+     "nb_res, field 'nb_res': must be an integer, got 'x'"),
+    (_doc({}, [5]), "jobs[0]: a job must be an object"),
+    (_doc({}, [{"id": "1", "res": 2, "profile": "p"}]), "jobs[0], field 'subtime': is missing"),
+    (_doc({}, [{**_JOB, "id": "a"}, {**_JOB, "id": "a"}]),
+     "jobs[1].id, field 'id': duplicate job id 'a'"),
+    (_doc({}, [{**_JOB, "id": 1.5}]), "jobs[0].id, field 'id': must be a string or an integer, "
+     "got 1.5"),
+    (_doc({}, [{**_JOB, "res": True}]), "jobs[0].res, field 'res': must be an integer, got True"),
+    (_doc({}, [{**_JOB, "profile": 3}]),
+     "jobs[0].profile, field 'profile': must be a profile name (string), got 3"),
+    (_doc({}, [{**_JOB, "profile": "nope"}]),
+     "jobs[0].profile, field 'profile': references profile 'nope', which is not in 'profiles'"),
+    (_doc({}, [{**_JOB, "walltime": "x"}]),
+     "jobs[0].walltime, field 'walltime': must be a number, got 'x'"),
+    (_doc({}, [{**_JOB, "subtime": "0"}]),
+     "jobs[0].subtime, field 'subtime': must be a number, got '0'"),
+    (_doc({}, [{**_JOB, "subtime": float("nan")}]),
+     "jobs[0].subtime, field 'subtime': must be finite, got nan"),
+    (_doc({}, [{**_JOB, "subtime": -1}]), "jobs[0].subtime, field 'subtime': must be >= 0, "
+     "got -1"),
+    (_doc({}, [{**_JOB, "extra_data": {"bbopt": 3}}]),
+     "jobs[0].extra_data.bbopt, field 'bbopt': must be an object"),
+    (_doc({}, [{**_JOB, "extra_data": {"bbopt": {"ssd": -1}}}]),
+     "jobs[0], field 'ssd': job 1: ssd must be in [0, 1e+21], got -1.0"),
+    (_doc({}, [{**_JOB, "walltime": -1}]), None),  # the runtime, 7 s
+])
+def test_a_bad_document_or_job_is_named_by_its_path_and_field(doc, message):
+    if isinstance(doc, dict) and doc.get("profiles") == {}:
+        doc = {**doc, "profiles": {"p": {"type": "delay", "delay": 7}}}
+    if message is None:
+        assert parse_batsim(doc, missing_walltime="runtime").jobs[0].walltime == 7.0
+        return
+    with pytest.raises(InputError) as info:
+        parse_batsim(doc, source="w.json")
+    assert str(info.value) == "w.json, " + message
+
+
+def test_bbopts_fields_and_other_extra_data_read_back():
+    doc = _doc({"p": {"type": "delay", "delay": 7}}, [
+        {**_JOB, "extra_data": [1]},  # not an object: kept as Batsim's
+        {**_JOB, "id": "2", "extra_data": {"bbopt": None}},  # nothing of bbopt's
+        {**_JOB, "id": "3", "extra_data": {"bbopt": {
+            "ssd": 1e9, "bandwidth": 2e6, "priority": 3, "preemptable": 1, "checkpointable": 1,
+            "user": 12, "bb": 5.0, "runtime_unknown": True, "extra": {"k": [1]}}}}])
+    a, b, c = parse_batsim(doc).jobs
+    assert a.extra == {"batsim": {"profile": "p", "extra_data": [1]}}
+    assert b.extra == {"batsim": {"profile": "p"}} and b.runtime == 7.0
+    assert (c.ssd, c.bandwidth, c.priority, c.preemptable, c.checkpointable, c.user, c.bb,
+            c.runtime) == (1e9, 2e6, 3.0, True, True, "12", 5.0, None)
+    assert c.extra == {"k": [1], "batsim": {"profile": "p"}} and c.walltime == 100.0
+
+
+@pytest.mark.parametrize("profile", [{"type": "delay", "delay": 0},
+                                     {"type": "parallel_homogeneous", "cpu": 0},
+                                     {"type": "parallel_homogeneous_total", "cpu": 0}])
+def test_an_amount_of_zero_is_a_job_of_no_time(profile):
+    (job,) = parse_batsim(_doc({"p": profile}, [{**_JOB, "walltime": -1}])).jobs
+    assert (job.runtime, job.walltime) == (0.0, 1.0)  # the walltime: at least one second
+
+
+def test_the_document_readers_defaults_and_option_bounds():
+    from bbopt.limits import MAX_NODES
+
+    with pytest.raises(InputError) as info:  # no source given: the document is named <json>
+        parse_batsim([])
+    assert str(info.value).startswith("<json>, $: ")
+    with pytest.raises(InputError) as info:
+        parse_batsim(_doc({"p": {"type": "delay", "delay": 1}}), io_aware="yes")
+    assert info.value.field == "io_aware"
+    # a speed is any positive number of flop/s, below one included
+    one = _doc({"p": {"type": "parallel_homogeneous", "cpu": 3}})
+    assert parse_batsim(one, speed=0.5).jobs[0].runtime == 6.0
+    # the machine's size at the node limit and one over
+    assert parse_batsim({**one, "nb_res": MAX_NODES}).nb_res == MAX_NODES
+    with pytest.raises(InputError) as info:
+        parse_batsim({**one, "nb_res": MAX_NODES + 1})
+    assert info.value.field == "nb_res" and info.value.line == "nb_res"
+    # no profiles at all: the job names the profile it lacks
+    with pytest.raises(InputError) as info:
+        parse_batsim({k: v for k, v in one.items() if k != "profiles"})
+    assert info.value.line == "jobs[0].profile"
+    # a phased part's checkpoints write the whole BB request unless told otherwise
+    part = _bb_part([100.5] * 10)
+    assert parse_batsim(part, io_aware="phased").jobs[0].extra["phases"][
+        "checkpoint_bytes"] == 1e9
