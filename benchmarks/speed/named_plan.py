@@ -65,9 +65,10 @@ engine (the pool's engine: 0.5 s), 2.0 s in Python around the kernel (the queue'
 the starts, the reservations: about 40 us per decision over 55,163 decisions, queues of 27
 jobs on average) and 1.8 s in the kernel. Replaying the kernel alone on the recorded inputs
 of every decision: building the profile from the running jobs and the call itself (about 6 us
-for a one-job queue) a fifth, holding the kept reservations again a tenth, the compression's
-release and hold again of each of them (1.45 million in all, 98,000 of which move) half, its
-earliest-start searches a fifth (312,000 of them scan 2.7 million candidate starts). A
+for a one-job queue) a fifth, holding the kept reservations again a tenth, planning the new
+jobs a tenth, the compression's release and hold again of each kept reservation a fifth, and
+its earliest-start searches (1.45 million, 98,000 of which move a job; a start now, the pool's
+earliest fit, then 2.7 million candidate starts scanned by 312,000 of them) over a third. A
 replay at 10,000 jobs/s (2.85 s) leaves the policy about as much as the pool's whole
 ``decide`` (2.4 s): that needs the reservations and their pieces kept between decisions, not
 planned again, which changes some pieces and so possibly some starts.
