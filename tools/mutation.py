@@ -63,7 +63,7 @@ TESTS: dict[str, list[str]] = {
     "bbopt/planner/profile.py": [
         "tests/planner/test_profile.py",
         "tests/planner/test_profile_merge.py",
-        "tests/planner/test_profile_own_hold.py",
+        "tests/planner/test_scans_own_reservation.py",
         "tests/planner/test_profile_scans.py",
     ],
     # (modules with a compiled twin: score them with BBOPT_NO_JIT=1, then the functions that
@@ -80,19 +80,19 @@ TESTS: dict[str, list[str]] = {
     "bbopt/policies/conservative.py": ["tests/policies/test_conservative.py"],
     "bbopt/planner/scans.py": [
         "tests/planner/test_profile_scans.py",
-        "tests/planner/test_profile_own_hold.py",
+        "tests/planner/test_scans_own_reservation.py",
     ],
     "bbopt/planner/plan.py": [
         "tests/planner/test_plan.py",
-        "tests/planner/test_placement.py",
+        "tests/planner/test_bb_placement.py",
         "tests/planner/test_pieces.py",
         "tests/planner/test_bb_node_ids.py",
         "tests/planner/test_fast_path.py",
     ],
     "bbopt/policies/queue.py": [
         "tests/policies/test_queue.py",
-        "tests/policies/test_paper_example.py",
-        "tests/policies/test_properties.py",
+        "tests/policies/test_registry_kopanski_example.py",
+        "tests/policies/test_registry_properties.py",
         "tests/simulation/test_queue_blocks.py",
     ],
 }
@@ -112,9 +112,9 @@ OUTSIDE = [
 #: every mutant of the fluid model): deselected from this module's runs.
 ASIDE: dict[str, list[str]] = {
     "bbopt/simulation/io_model.py": [
-        "tests/simulation/test_io_model.py::test_io_aware_policies_never_over_allocate_a_link",
-        "tests/simulation/test_io_model.py::test_io_easy_backfills_without_delaying_the_head",
-        "tests/simulation/test_io_model.py::test_select_is_herbeins_node_by_node_greedy",
+        "tests/policies/test_io.py::test_io_aware_policies_never_over_allocate_a_link",
+        "tests/policies/test_io.py::test_io_easy_backfills_without_delaying_the_head",
+        "tests/topology/test_tree.py::test_select_is_herbeins_node_by_node_greedy",
     ],
     # (the plan model solved at every decision of a whole workload: a minute per mutant)
     "bbopt/planner/plan.py": [
