@@ -29,7 +29,6 @@ from bbopt.gym.episode import (
     job_value,
     may_wait,
     pick_mask,
-    refuse_proximity,
 )
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.loading import load_platform, load_workload
@@ -44,12 +43,12 @@ class _TraceEnv(gym.Env):
     looked up in ``$BBOPT_DATA``; ``None``: the embedded KTH-like trace) or a list of jobs;
     ``bb`` and ``workload_seed``: the BB requests drawn when the trace has none (as ``bbopt
     simulate --bb``). ``platform``: a :class:`~bbopt.core.Platform` or a platform name
-    (``kopanski``, ``kopanski:named``, a file). Jobs that can never fit the platform are left
-    out. ``episode_jobs`` consecutive jobs make an episode, ``window`` slots are observed,
-    ``running_slots`` running jobs are described. ``reward``: ``bsld`` (minus the mean bounded
-    slowdown), ``wait`` (minus the mean wait, hours) or ``util`` (node utilisation), given
-    ``reward_mode="episode"`` (at the last step) or ``"step"`` (each job's share when it
-    starts; not for ``util``).
+    (``kopanski``, ``kopanski:named``, ``kopanski:proximity``, a file). Jobs that can never fit
+    the platform are left out. ``episode_jobs`` consecutive jobs make an episode, ``window``
+    slots are observed, ``running_slots`` running jobs are described. ``reward``: ``bsld``
+    (minus the mean bounded slowdown), ``wait`` (minus the mean wait, hours) or ``util`` (node
+    utilisation), given ``reward_mode="episode"`` (at the last step) or ``"step"`` (each job's
+    share when it starts; not for ``util``).
     """
 
     metadata = {"render_modes": []}
@@ -66,7 +65,6 @@ class _TraceEnv(gym.Env):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"must be a positive integer, got {value!r}", field=name)
         self.platform = platform if isinstance(platform, Platform) else load_platform(platform)
-        refuse_proximity(self.platform)
         if workload is None or isinstance(workload, str | Path):
             jobs, _ = load_workload(workload, seed=workload_seed, bb=bb, platform=self.platform)
         else:
@@ -197,12 +195,15 @@ class PickJobEnv(_TraceEnv):
         super().__init__(*args, **kwargs)
         self.reservation = reservation
         self.action_space = spaces.Discrete(self.window + 1)
+        #: the compute nodes EASY gives the allowed starts, where the BB placement chooses them
+        self.nodes: dict[str, tuple[int, ...]] = {}
 
     def _fit_mask(self) -> list[bool]:
         mask = room_mask(self.room, self.slots)
+        self.nodes = {}
         if not self.reservation:
             return mask
-        return keeps_reservation(self.state, self.slots, mask)
+        return keeps_reservation(self.state, self.slots, mask, self.nodes)
 
     def action_masks(self) -> np.ndarray:
         ep = self.episode
@@ -215,7 +216,7 @@ class PickJobEnv(_TraceEnv):
         mask = self.action_masks()
         invalid = not (0 <= a <= self.window and mask[a])
         if not invalid and a < self.window:
-            ep.start([self.slots[a]])
+            ep.start([self.slots[a]], self.nodes)
             self.slots = ep.window(self.window)
             self.room = Room(ep.state)
             self.mask = self._fit_mask()

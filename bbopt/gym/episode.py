@@ -10,7 +10,7 @@ Rzadca, Section 4.2; wait; node utilisation).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -19,7 +19,7 @@ import numpy as np
 from bbopt.analysis.metrics import summarize
 from bbopt.core import ClusterState, Decision, Job, Platform, Start, fits
 from bbopt.errors import InputError
-from bbopt.planner import Planner
+from bbopt.planner import Planner, bb_placement
 from bbopt.policies.registry import Policy, make_policy
 from bbopt.simulation.engine import stepwise
 from bbopt.simulation.result import BSLD_BOUND
@@ -46,8 +46,9 @@ class _Driver:
 class Room:
     """What is free at one decision point, and the one "does this job fit now" rule of the
     environments (nodes, pooled BB with :func:`bbopt.core.fits`, per-node pieces on named BB
-    nodes placed by the planner's BB placement as the engine places them, nodes with enough
-    local SSD): a start that fits here is one the engine admits."""
+    nodes placed by the planner's BB placement as the engine places them -- with proximity
+    placement on the compute nodes that placement chooses, as the queue policies name them --,
+    nodes with enough local SSD): a start that fits here is one the engine admits."""
 
     __slots__ = ("platform", "free_n", "free_b", "planner", "ssd_nodes")
 
@@ -67,6 +68,12 @@ class Room:
         """The free bytes of each named BB node (``None`` on a BB pool)."""
         return None if self.planner is None else self.planner.bb.free
 
+    @property
+    def chosen(self) -> dict[str, tuple[int, ...]]:
+        """The compute nodes of the jobs :meth:`take` took, by id, where the BB placement
+        chooses them (proximity; empty otherwise: the engine takes the lowest free ones)."""
+        return {} if self.planner is None else self.planner.chosen
+
     def fits(self, job: Job) -> bool:
         if job.nodes > self.free_n or not fits(job.bb, self.free_b, self.platform.bb):
             return False
@@ -77,16 +84,20 @@ class Room:
             return sum(1 for x in self.ssd_nodes if ssd[x] >= job.ssd) >= job.nodes
         return True
 
-    def take(self, job: Job) -> tuple[tuple[int, float], ...] | None:
+    def take(self, job: Job, nodes: Sequence[int] | None = None
+             ) -> tuple[tuple[int, float], ...] | None:
         """Hold ``job``'s resources as the engine will when it starts (smallest admissible
-        SSDs first, first-fit BB pieces); its pieces on the named BB nodes (``None`` without)."""
+        SSDs first, BB pieces by the platform's placement; where it chooses the compute nodes,
+        ``nodes`` if given, else its own choice: :attr:`chosen`); its pieces on the named BB
+        nodes (``None`` without)."""
         self.free_n -= job.nodes
         self.free_b -= job.bb
         pieces = None
-        if self.planner is not None:
+        planner = self.planner
+        if planner is not None:
             pieces = ()
-            if job.bb > 0 and self.planner.take_bb(job):
-                pieces = self.planner.bb.pieces_of(job)
+            if (job.bb > 0 or planner.bb.chooses_nodes) and planner.take_bb(job, nodes):
+                pieces = planner.bb.pieces_of(job)
         if job.ssd > 0 and self.ssd_nodes is not None:
             ssd = self.platform.node_ssd
             chosen = sorted((ssd[x], x) for x in self.ssd_nodes if ssd[x] >= job.ssd)
@@ -124,6 +135,8 @@ class Episode:
         # (instants where nothing fits are skipped only if the backfill policy allows it)
         idle = not self.every_event and getattr(self.closer, "idle_unless_fits", True)
         self.engine = stepwise(self.jobs, self.platform, _Driver(idle), tick=self.tick)
+        #: whether a start names its compute nodes (chosen by the BB placement: proximity)
+        self.names_nodes = bb_placement(self.platform).chooses_nodes
         self._instants = self.engine.instants()
 
     def window(self, size: int) -> list[Job]:
@@ -141,11 +154,23 @@ class Episode:
         self.state = self.engine.state(self.t)
         return True
 
-    def start(self, jobs: Sequence[Job]) -> None:
-        """Start ``jobs`` now (each must fit: :class:`Room`), checked by the engine."""
+    def start(self, jobs: Sequence[Job],
+              nodes: Mapping[str, Sequence[int]] | None = None) -> None:
+        """Start ``jobs`` now, in this order (each must fit: :class:`Room`), checked by the
+        engine. Where the BB placement chooses the compute nodes (proximity), each start names
+        them: ``nodes[job.id]`` if given (e.g. EASY's, clear of the nodes its head's
+        reservation holds: :func:`~bbopt.policies.queue.keeps_reservation`), else the
+        placement's choice among the nodes still free (:meth:`Room.take`)."""
         if not jobs:
             return
-        self.apply(Decision(start=tuple(Start(j.id) for j in jobs)))
+        if not self.names_nodes:
+            self.apply(Decision(start=tuple(Start(j.id) for j in jobs)))
+            return
+        room = Room(self.state)
+        for job in jobs:
+            room.take(job, None if nodes is None else nodes.get(job.id))
+        chosen = room.chosen
+        self.apply(Decision(start=tuple(Start(j.id, chosen.get(j.id)) for j in jobs)))
 
     def close(self) -> None:
         """End the instant: the backfill policy decides on what is left (if there is one)."""
@@ -198,14 +223,6 @@ def job_value(metric: str, job: Job, start: float) -> float:
         return wait / 3600.0
     run = job.walltime if job.runtime is None else min(job.runtime, job.walltime)
     return max((wait + run) / max(run, BSLD_BOUND), 1.0)
-
-
-def refuse_proximity(platform: Platform) -> None:
-    """The environments' starts name no nodes: refuse a platform whose BB placement needs
-    them (proximity placement on named BB nodes)."""
-    if platform.bb_proximity is not None:
-        raise InputError("a platform with proximity BB placement needs node sets per start, "
-                         "which the environments do not choose", field="platform")
 
 
 def may_wait(state: ClusterState, closer: Policy | None, mask: Sequence[bool]) -> bool:

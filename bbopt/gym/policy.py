@@ -4,9 +4,11 @@ instant, so the agent runs in :func:`bbopt.simulate`, ``bbopt compare`` and :fun
 beside the heuristic and exact policies (RLScheduler's evaluation, Zhang et al., SC'20,
 Section 5, on bbopt's engine).
 
-On pooled and named BB platforms the schedule is the one the environment produces for the same
-agent (the tests hold the two to the byte); on platforms with local SSDs the picks' node sets
-are chosen by the engine and the observations of later picks at the same instant may differ.
+On pooled, named and proximity BB platforms the schedule is the one the environment produces for
+the same agent (the tests hold the two to the byte; with proximity placement each pick names the
+compute nodes the placement, or EASY's reservation mask, chose); on platforms with local SSDs
+the picks' node sets are chosen by the engine and the observations of later picks at the same
+instant may differ.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from bbopt.core import ClusterState, Decision, Job, RunningJob, RunningJobs, Start
-from bbopt.gym.episode import Room, may_wait, pick_mask, refuse_proximity
+from bbopt.gym.episode import Room, may_wait, pick_mask
 from bbopt.gym.observe import Observer, room_mask
 from bbopt.policies.queue import keeps_reservation
 from bbopt.policies.registry import Policy, make_policy
@@ -58,7 +60,6 @@ class AgentPolicy:
     def decide(self, state: ClusterState) -> Decision:
         obs = self._observer
         if obs is None or obs.platform is not state.platform:
-            refuse_proximity(state.platform)
             s = self.settings
             obs = self._observer = Observer(
                 state.platform, self.window, int(s["running_slots"]),
@@ -71,13 +72,15 @@ class AgentPolicy:
         held_n, held_b = state.used()
         queue = list(state.queue)
         picks: list[Job] = []
+        chosen: dict[str, tuple[int, ...] | None] = {}
         now = state
         while True:
             slots = list(islice(queue, self.window))
             room = Room(now)  # (what is free, as the engine's state after the picks shows it)
             mask = room_mask(room, slots)
+            nodes: dict[str, tuple[int, ...]] = {}
             if self.reservation:
-                mask = keeps_reservation(now, slots, mask)
+                mask = keeps_reservation(now, slots, mask, nodes)
             if not any(mask):
                 break
             action = int(self.predict(obs(now, slots, mask, room),
@@ -88,15 +91,16 @@ class AgentPolicy:
             job = slots[action]
             picks.append(job)
             queue.remove(job)
-            pieces = room.take(job)
+            pieces = room.take(job, nodes.get(job.id))
+            chosen[job.id] = room.chosen.get(job.id)  # (proximity: the nodes placed on)
             i = bisect_left(keys, t + job.walltime)  # (where the engine puts it)
-            running.insert(i, RunningJob(job, t, None, pieces))
+            running.insert(i, RunningJob(job, t, chosen[job.id], pieces))
             keys.insert(i, t + job.walltime)
             held_n += job.nodes
             held_b += job.bb
             now = ClusterState(t, platform, RunningJobs(running, (held_n, held_b)), tuple(queue),
                                state.memory)
-        starts = [Start(j.id) for j in picks]
+        starts = [Start(j.id, chosen[j.id]) for j in picks]
         if self.closer is None or not queue:
             return Decision(start=tuple(starts))
         closing = self.closer.decide(now)

@@ -26,9 +26,10 @@ placed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
-from bbopt.core import Job, Platform
+from bbopt.core import Job, Platform, RunningJob
 from bbopt.planner.pieces import (
     bb_node_tolerance,
     contiguous_nodes,
@@ -121,10 +122,9 @@ class FirstFitBB(PooledBB):
         if platform.bb_nodes is None:
             raise ValueError("platform has no named BB nodes")
         self.refused = 0
-        self.held: dict[str, list[tuple[int, float]]] = {}
-        self.capacity = tuple(float(c) for c in platform.bb_nodes)
+        self.held: dict[str, Sequence[tuple[int, float]]] = {}
+        self.capacity, self.tol, self.margin = _bb_nodes_of(tuple(platform.bb_nodes))
         self.free = list(self.capacity)
-        self.tol = bb_node_tolerance(self.capacity)
 
     def placement(self, job: Job, nodes: Sequence[int] = ()) -> list[tuple[int, float]] | None:
         return self.place_on(self.free, job, nodes)
@@ -137,8 +137,17 @@ class FirstFitBB(PooledBB):
         return None if pieces is None else list(pieces)
 
     def placeable(self, job: Job, free: Sequence[float] | None = None) -> bool:
-        return job.bb <= 0 or first_fit_runs(self.free if free is None else free, job.nodes,
-                                             job.bb, self.tol) is not None
+        if job.bb <= 0:
+            return True
+        if free is None:
+            free = self.free
+        # A BB node with f bytes free takes at least floor(f / piece) pieces (first fit
+        # rounds in the piece's favour by the tolerance), so the pieces fit wherever the free
+        # bytes add up to the request plus one piece per BB node (the sum's rounding is far
+        # inside the margin): the cheap test first.
+        if sum(free) >= job.bb + len(free) * (job.bb / job.nodes) + self.margin:
+            return True
+        return first_fit_runs(free, job.nodes, job.bb, self.tol) is not None
 
     def _why(self, job: Job) -> str:
         return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "
@@ -166,6 +175,18 @@ class FirstFitBB(PooledBB):
         for b, size in pieces:
             self.free[b] -= size
         self.held[job.id] = list(pieces)
+
+    def take_each(self, running: Iterable[RunningJob],
+                  pieces: dict[str, Sequence[tuple[int, float]]]) -> None:
+        """:meth:`take` the ``pieces`` of each running job, in this order (a planner's BB
+        nodes now, built at every decision: one loop, the pieces held as given)."""
+        free, held = self.free, self.held
+        for r in running:
+            jid = r.job.id
+            got = pieces.get(jid, ())
+            for b, size in got:
+                free[b] -= size
+            held[jid] = got
 
     def snapshot(self) -> tuple:
         return list(self.free), dict(self.held)
@@ -195,6 +216,15 @@ class ProximityBB(FirstFitBB):
 
     def choose_nodes(self, free_nodes: Sequence[int], n: int) -> tuple[int, ...] | None:
         return contiguous_nodes(free_nodes, n)
+
+
+@lru_cache(maxsize=64)
+def _bb_nodes_of(bb_nodes: tuple[float, ...]) -> tuple[tuple[float, ...], float, float]:
+    """The BB node capacities as floats, a piece's rounding tolerance and the margin of
+    :meth:`FirstFitBB.placeable`'s cheap test (a billionth of the BB nodes' bytes), once per
+    platform (a placement is built at every decision)."""
+    capacity = tuple(float(c) for c in bb_nodes)
+    return capacity, bb_node_tolerance(capacity), 1e-9 * sum(capacity)
 
 
 #: What every placement strategy is (the pool's interface).

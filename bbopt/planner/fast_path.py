@@ -17,11 +17,15 @@ named nodes 6.0 -> 3.6 CPU s, the same schedule.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Sequence
+from operator import itemgetter
 
-from bbopt.core import Job
+from bbopt.core import Job, RunningJobs
 from bbopt.planner.profile import Profile
+
+_first = itemgetter(0)
 
 
 class TwoDimensions:
@@ -44,6 +48,9 @@ class TwoDimensions:
                 if job.id in pieces:
                     run_pieces.append((end, pieces[job.id]))
                 releases.append((end, (job.nodes, job.bb)))
+            if type(self.running) is not RunningJobs:  # (the engine's come by expected end)
+                run_pieces.sort(key=_first)
+            self._run_ends = [end for end, _ in run_pieces]
             self._two = two = Profile(self.now, (platform.nodes, platform.bb), releases)
         return two
 
@@ -53,14 +60,7 @@ class TwoDimensions:
         change the list)."""
         row = self._bb_rows.get(t)
         if row is None:
-            given = self._run_rel.get(t)
-            if given is None:  # (what running jobs give back by t: the same all decision)
-                given = [0.0] * self.k
-                for end, pieces in self._run_pieces:
-                    if end <= t:
-                        for b, size in pieces:
-                            given[b] += size
-                self._run_rel[t] = given
+            given = self._given(t)
             row = [f + g for f, g in zip(self.bb.free, given, strict=True)]
             held = self.bb.held
             for jid, end in self._ends.items():
@@ -69,6 +69,31 @@ class TwoDimensions:
                         row[b] += size
             self._bb_rows[t] = row
         return row
+
+    def _given(self, t: float) -> list[float]:
+        """The bytes the running jobs whose expected end is ``t`` or earlier give back to each
+        BB node: a prefix of them by expected end, summed in that order from zero, kept per
+        prefix asked for (a longer one goes on from the longest shorter one kept: the same
+        additions in the same order; the caller must not change the list)."""
+        k = bisect_right(self._run_ends, t)
+        sums = self._run_rel
+        given = sums.get(k)
+        if given is None:
+            base = max([j for j in sums if j < k], default=0)
+            given = sums[base].copy() if base else [0.0] * self.k
+            for _, pieces in self._run_pieces[base:k]:
+                for b, size in pieces:
+                    given[b] += size
+            sums[k] = given
+        return given
+
+    def _later_row(self, two: Profile) -> list[float] | None:
+        """The row of ``two`` at the first hold after now (``None`` when there is none), the
+        first a start now still running then must fit (:meth:`_placement_now_split`); the
+        caller must not change it."""
+        if self._later == math.inf:
+            return None
+        return two.free[bisect_right(two.times, self._later) - 1]
 
     def _placement_now_split(self, two: Profile,
                              job: Job) -> tuple[tuple[int, ...], list] | None:

@@ -39,14 +39,17 @@ Example: two nodes busy until 10, a job of three nodes fits at 10.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
 
-from bbopt.core import ClusterState, Job, Platform, RunningJob, Start
+from bbopt.core import ClusterState, Job, Platform, RunningJob, RunningJobs, Start
 from bbopt.planner.bb import FirstFitBB, bb_placement, choose_nodes
 from bbopt.planner.fast_path import TwoDimensions
 from bbopt.planner.pieces import running_pieces
 from bbopt.planner.profile import OverbookedError, Profile
+
+_first = itemgetter(0)
 
 
 class Planner(TwoDimensions):
@@ -57,7 +60,8 @@ class Planner(TwoDimensions):
 
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
                  "holds", "chosen", "floating", "started", "named", "_two", "_later", "_ends",
-                 "_bb_rows", "_log", "_run_pieces", "_run_rel", "_ids", "_ids_n")
+                 "_bb_rows", "_log", "_run_pieces", "_run_ends", "_run_rel", "_ids", "_ids_n",
+                 "_lazy", "_lazy_n", "_run_ids")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
@@ -76,11 +80,19 @@ class Planner(TwoDimensions):
         self.pieces = pieces or {}
         if bb.named:
             self.k = len(platform.bb_nodes)
-            for r in self.running:
-                bb.take(r.job, self.pieces.get(r.job.id, ()))
+            bb.take_each(self.running, self.pieces)
         else:
             self.k = 0
         self._free_nodes: list[int] | None = None
+        # (first fit without local SSDs: a start's nodes are the lowest free ones, which the
+        # engine takes itself and the placement ignores; until the node ids are asked for,
+        # the starts are only counted: (id, nodes) in order, and how many nodes are left)
+        self._lazy: list[tuple[str, int]] | None = None
+        self._lazy_n = 0
+        if not bb.chooses_nodes and platform.node_ssd is None and \
+                type(self.running) is RunningJobs:
+            self._lazy = []
+            self._lazy_n = platform.nodes - self.running.held[0]
         self._profile: Profile | None = None
         # The fast path on named BB nodes (bbopt.planner.fast_path): a profile of nodes and
         # pooled BB, the first hold after now, ends of jobs started now, BB-node bytes by time.
@@ -89,9 +101,11 @@ class Planner(TwoDimensions):
         self._ends: dict[str, float] = {}
         self._bb_rows: dict[float, list[float]] = {}
         self._log: list[tuple[float, float, tuple[float, ...]]] = []  # (its holds, in order)
-        # (the running jobs' expected ends and pieces, and the bytes they give back by a time)
+        # (the running jobs' expected ends and pieces, by expected end, and the bytes the first
+        # k of them give back, by k asked for)
         self._run_pieces: list[tuple[float, Sequence[tuple[int, float]]]] = []
-        self._run_rel: dict[float, list[float]] = {}
+        self._run_ends: list[float] = []
+        self._run_rel: dict[int, list[float]] = {}
         self.holds: dict[str, tuple[float, float, tuple[float, ...]]] = {}
         #: The re-placeable reservations on named BB nodes, by id: ``(job, start)``
         #: (:meth:`reserve` with ``replace``).
@@ -108,6 +122,9 @@ class Planner(TwoDimensions):
         # (free_ids and the nodes chosen from them, kept until the node ids change)
         self._ids: dict[tuple, list[int]] = {}
         self._ids_n: dict[tuple, tuple[int, ...] | None] = {}
+        # (the expected ends of the running jobs whose nodes are known, in order, and their
+        # nodes: those free again by a time are a prefix)
+        self._run_ids: tuple[list[float], list[tuple[int, ...]]] | None = None
 
     @property
     def free_nodes(self) -> list[int]:
@@ -121,12 +138,18 @@ class Planner(TwoDimensions):
                     unknown += r.job.nodes
                 else:
                     busy.update(r.allocation)
-            self._free_nodes = [x for x in range(self.platform.nodes) if x not in busy][unknown:]
+            free = [x for x in range(self.platform.nodes) if x not in busy][unknown:]
+            for jid, n in self._lazy or ():  # (the starts counted so far, in order)
+                self.started[jid] = tuple(free[:n])
+                free = free[n:]
+            self._lazy = None
+            self._free_nodes = free
         return self._free_nodes
 
     @free_nodes.setter
     def free_nodes(self, nodes: list[int]) -> None:
         self._free_nodes = nodes
+        self._lazy = None
         self._ids.clear()
         self._ids_n.clear()
 
@@ -198,8 +221,8 @@ class Planner(TwoDimensions):
         if ids is None:
             ids = self.free_nodes
             if later:
-                back = [x for r in self.running if r.allocation is not None
-                        and r.expected_end <= start for x in r.allocation]
+                ends, allocs = self._known_ids()
+                back = [x for nodes in allocs[:bisect_right(ends, start)] for x in nodes]
                 holds = self.holds
                 back += [x for jid, nodes in self.started.items() if holds[jid][1] <= start
                          for x in nodes]
@@ -211,12 +234,34 @@ class Planner(TwoDimensions):
             self._ids[key] = ids
         return key, ids
 
+    def _known_ids(self) -> tuple[list[float], list[tuple[int, ...]]]:
+        """The expected ends of the running jobs whose nodes are known, in order, and their
+        nodes (those free again by a time are a prefix); built once."""
+        if self._run_ids is None:
+            known = [(r.expected_end, r.allocation) for r in self.running
+                     if r.allocation is not None]
+            if type(self.running) is not RunningJobs:  # (else by expected end already)
+                known.sort(key=_first)
+            self._run_ids = ([e for e, _ in known], [a for _, a in known])
+        return self._run_ids
+
+    def _counted(self, job: Job) -> bool:
+        """Whether the node ids a start of ``job`` may take number what the profile's node
+        dimension counts, at any time: no reservation names nodes, every running job's nodes
+        are known and ``job`` asks for no local SSD. Then a job whose nodes fit the profile
+        over its interval has enough free ids there, and the placement's choice among them is
+        needed only to place pieces."""
+        return not self.named and (job.ssd <= 0 or self.platform.node_ssd is None) and \
+            len(self._known_ids()[0]) == len(self.running)
+
     def _choose(self, job: Job, start: float) -> tuple[int, ...] | None:
         """The compute nodes ``job`` gets if it starts at ``start`` (the engine's rule,
         :func:`~bbopt.planner.bb.choose_nodes`, on :meth:`free_ids`); ``None`` if too few.
         Kept per node count until the node ids change (a local-SSD request is not kept: its
         choice depends on the request)."""
         if not self.bb.chooses_nodes:  # (no reservation names nodes: those free now)
+            if self._lazy is not None:  # (the lowest free ones: counted, named if asked)
+                return () if job.nodes <= self._lazy_n else None
             nodes = choose_nodes(self.free_nodes, job, self.platform, self.bb)
             return None if isinstance(nodes, str) else nodes
         key, ids = self._free_ids(start, start + job.walltime)
@@ -240,6 +285,8 @@ class Planner(TwoDimensions):
             if not self.bb.placeable(job, free):  # (the cheap test first)
                 return None
             if self.bb.chooses_nodes:
+                if not pieces and self._counted(job):  # (the caller tested the profile)
+                    return (), None
                 nodes = self._choose(job, start)
                 if nodes is None:
                     return None
@@ -287,10 +334,14 @@ class Planner(TwoDimensions):
             return None
         nodes, got = placed
         self.bb.take(job, got)
-        taken = set(nodes)
-        self.free_nodes = [x for x in self.free_nodes if x not in taken]
+        if self._lazy is not None:
+            self._lazy.append((job.id, job.nodes))
+            self._lazy_n -= job.nodes
+        else:
+            taken = set(nodes)
+            self.free_nodes = [x for x in self.free_nodes if x not in taken]
+            self.started[job.id] = nodes
         self._hold(job, self.now, self._demand(job, got))
-        self.started[job.id] = nodes
         if not self.bb.chooses_nodes:
             return Start(job.id, None)
         self.chosen[job.id] = nodes
@@ -309,23 +360,37 @@ class Planner(TwoDimensions):
         :meth:`~bbopt.queue_view.QueueView.blocks_from`): a block whose least nodes or BB are
         not free now holds no job that starts, and is skipped whole."""
         out: list[Job] = []
-        profile = self._split() or self.profile
+        two = self._split()
+        profile = two or self.profile
         tol0, tol1 = profile._tol[0], profile._tol[1]
         row = profile.free[0]  # (the first row, changed in place by each start now)
+        # (on the fast path, a job still running at the first hold after now must fit the row
+        # there, the first one placement_now tests for it: tested here first, and a block
+        # whose least job is such a job and does not fit it is skipped whole)
+        now, later = self.now, self._later
+        late = self._later_row(two) if two is not None else None
         for jobs, least in blocks:
             if row[0] + tol0 < 1:
                 break  # (no node left now)
-            if least is not None and (least[0] > row[0] + tol0 or least[1] > row[1] + tol1):
+            if least is not None and (least[0] > row[0] + tol0 or least[1] > row[1] + tol1 or (
+                    late is not None and len(least) > 2 and now + least[2] > later and (
+                        least[0] > late[0] + tol0 or least[1] > late[1] + tol1))):
                 continue
             for job in jobs:
                 if row[0] + tol0 < 1:
                     break
-                if job.nodes > row[0] + tol0 or job.bb > row[1] + tol1:
+                n, b = job.nodes, job.bb
+                if n > row[0] + tol0 or b > row[1] + tol1 or (
+                        late is not None and now + job.walltime > later and (
+                            n > late[0] + tol0 or b > late[1] + tol1)):
                     continue
                 if self.start(job) is not None:
                     out.append(job)
                     if self._profile is not None:  # (the fast path may have ended)
                         row = self._profile.free[0]
+                        late = None
+                    elif late is not None:
+                        late = self._later_row(two)
         return out
 
     def may_start_now(self, jobs: Iterable[Job]) -> list[Job]:
@@ -337,12 +402,16 @@ class Planner(TwoDimensions):
         n, b = row[0] + tol[0], row[1] + tol[1]
         return [job for job in jobs if job.nodes <= n and job.bb <= b] if n >= 1 else []
 
-    def _bb_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
-        nodes: tuple[int, ...] | None = ()
-        if self.bb.chooses_nodes:
+    def _bb_now(self, job: Job, nodes: Sequence[int] | None = None
+                ) -> tuple[tuple[int, ...], list] | None:
+        if not self.bb.chooses_nodes:
+            nodes = ()
+        elif nodes is None:
             nodes = self.bb.choose_nodes(self.free_nodes, job.nodes)
             if nodes is None:
                 return None
+        else:
+            nodes = tuple(nodes)
         got = self.bb.placement(job, nodes)
         return None if got is None else (nodes, got)
 
@@ -351,13 +420,14 @@ class Planner(TwoDimensions):
         (always on a pool; nodes and pooled bytes are the caller's to count)."""
         return self._bb_now(job) is not None
 
-    def take_bb(self, job: Job) -> bool:
+    def take_bb(self, job: Job, nodes: Sequence[int] | None = None) -> bool:
         """Place ``job``'s burst buffer now (with the compute nodes, when the placement chooses
-        them) and take it; ``False``, nothing taken, when it cannot be placed. For a policy
-        that counts nodes and pooled bytes itself and starts jobs in this order."""
+        them: ``nodes`` if given, free ones, else its own choice) and take it; ``False``,
+        nothing taken, when it cannot be placed. For a policy that counts nodes and pooled
+        bytes itself and starts jobs in this order."""
         if not self.bb.named:  # (one pool: the caller's count of pooled bytes is all)
             return True
-        placed = self._bb_now(job)
+        placed = self._bb_now(job, nodes)
         if placed is None:
             return False
         nodes, got = placed
@@ -446,10 +516,12 @@ class Planner(TwoDimensions):
             return self.fits_now(job)
         return self._pieces_over(job, start, pieces=False) is not None
 
-    def earliest(self, job: Job, limit: float = math.inf) -> float:
+    def earliest(self, job: Job, limit: float = math.inf, *, not_now: bool = False) -> float:
         """The earliest start (now, or a later breakpoint of the profile) where ``job`` fits for
-        its whole walltime, not searched beyond ``limit``; ``inf`` if none."""
-        if self.fits_now(job):
+        its whole walltime, not searched beyond ``limit``; ``inf`` if none. ``not_now``: the
+        caller knows ``job`` does not fit now (its :meth:`start` was just refused, nothing
+        changed since), so now is not asked again."""
+        if not not_now and self.fits_now(job):
             return self.now
         two = None if self._later < math.inf else self._split()
         if two is not None:  # (no hold after now: the two profiles have the same breakpoints)
@@ -458,8 +530,9 @@ class Planner(TwoDimensions):
             p = self.profile
             first = p.earliest_fit(self.now, job.walltime,
                                    (job.nodes, job.bb) + (0.0,) * self.k)
-        for t in list(p.times):
-            if t <= self.now or t < first:
+        times = p.times
+        for t in times[bisect_left(times, first):]:  # (a copy: a hold may split the profile)
+            if t <= self.now:
                 continue
             if t > limit:
                 break
@@ -525,6 +598,7 @@ class Planner(TwoDimensions):
         """Drop the reservation of ``job``, or undo its :meth:`start` now (its compute nodes
         and BB pieces given back)."""
         profile = self.profile  # (the fast path ends: holds are no longer only added)
+        self.free_nodes  # noqa: B018 (the started jobs' nodes named)
         start, end, demand = self.holds.pop(job.id)
         self.floating.pop(job.id, None)
         if self.named.pop(job.id, None) is not None:
@@ -562,7 +636,8 @@ class Planner(TwoDimensions):
     def snapshot(self) -> tuple:
         """What :meth:`rollback` restores: a copy of the profile, the BB nodes now, the free
         node ids and the holds (re-placeable ones and the nodes they name too)."""
-        return (self.profile.copy(), self.bb.snapshot(), list(self.free_nodes),
+        free_nodes = list(self.free_nodes)  # (first: names the started jobs' nodes)
+        return (self.profile.copy(), self.bb.snapshot(), free_nodes,
                 dict(self.holds), dict(self.floating), dict(self.started), dict(self.named))
 
     def rollback(self, snap: tuple) -> None:

@@ -21,11 +21,14 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 from bbopt.core import slack
 from bbopt.errors import OverbookedError
 from bbopt.planner.scans import earlier_fit2, earliest_fit2
+
+_time = itemgetter(0)
 
 
 class Release(NamedTuple):
@@ -99,7 +102,8 @@ class Profile:
         origin = float(origin)
         cap = [float(c) for c in capacity]
         dims = range(len(cap))
-        rel = sorted(((max(float(t), origin), a) for t, a in releases), key=lambda x: x[0])
+        rel = [(max(float(t), origin), a) for t, a in releases]
+        rel.sort(key=_time)  # (stable: releases of one time stay in the order given)
         if len(cap) == 2:  # nodes and BB: the same additions, unrolled (built per decision)
             times, rows = self._build2(origin, cap, rel, used)
         else:

@@ -230,7 +230,7 @@ class EasyBackfilling:
         if i == len(queue):
             return _decision(started, t0=t0, nodes=planner.chosen)
         head = queue[i]
-        shadow = _shadow(planner, head, self.reserve_bb)
+        shadow = _shadow(planner, head, self.reserve_bb, not_now=True)
         if self.order == "sjf":
             started += planner.start_each(sorted(
                 planner.may_start_now(islice(queue, i + 1, None)), key=_walltime))
@@ -241,11 +241,12 @@ class EasyBackfilling:
         return _decision(started, [Reservation(head.id, shadow)], t0=t0, nodes=planner.chosen)
 
 
-def _shadow(planner: Planner, head: Job, reserve_bb: bool) -> float:
+def _shadow(planner: Planner, head: Job, reserve_bb: bool, not_now: bool = False) -> float:
     """EASY's shadow time for ``head`` on the ``planner`` (its processors, and with
-    ``reserve_bb`` its BB, whose pieces stay re-placeable), held there from then on."""
+    ``reserve_bb`` its BB, whose pieces stay re-placeable), held there from then on.
+    ``not_now``: the planner has just refused to start ``head`` now."""
     probe = head if reserve_bb else dataclasses.replace(head, bb=0.0)
-    shadow = planner.earliest(probe)
+    shadow = planner.earliest(probe, not_now=not_now and reserve_bb)
     if shadow < math.inf:
         planner.reserve(probe, shadow, replace=True)
     return shadow
@@ -460,14 +461,17 @@ def backfill(state: ClusterState, candidates, shadow: float, free: tuple[float, 
     return out
 
 
-def keeps_reservation(state: ClusterState, slots: Sequence[Job],
-                      mask: Sequence[bool]) -> list[bool]:
+def keeps_reservation(state: ClusterState, slots: Sequence[Job], mask: Sequence[bool],
+                      nodes: dict[str, tuple[int, ...]] | None = None) -> list[bool]:
     """``mask`` (jobs that fit now) narrowed to the starts that keep EASY's reservation for the
     oldest waiting job, nodes and BB (``fcfs-bb``'s, Kopanski & Rzadca, Algorithm 1): that job
     itself, and the jobs EASY's backfill pass would let start now, one at a time. Whatever the
     agent picks, the oldest job then starts no later than EASY plans at this instant, so no job
     starves (as RLBackfilling, Lamichhane et al. 2023, lets the agent choose the backfilled
-    jobs only). For learned schedulers (:mod:`bbopt.gym`): the starts they may pick."""
+    jobs only). For learned schedulers (:mod:`bbopt.gym`): the starts they may pick. When the
+    BB placement chooses compute nodes (proximity), ``nodes`` (if given) receives those each
+    allowed job but the oldest gets, as EASY's backfill pass gives them: clear of the nodes
+    the oldest job's reservation holds while it would still run."""
     queue = state.queue
     if not queue or not any(mask):
         return list(mask)
@@ -475,8 +479,15 @@ def keeps_reservation(state: ClusterState, slots: Sequence[Job],
     planner = Planner.placing(state)
     if planner is not None:
         _shadow(planner, head, True)
-        return [ok and (job is head or planner.fits_now(job))
-                for job, ok in zip(slots, mask, strict=False)]
+        out = []
+        for job, ok in zip(slots, mask, strict=False):
+            if ok and job is not head:
+                placed = planner.placement_now(job)
+                ok = placed is not None
+                if ok and nodes is not None and planner.bb.chooses_nodes:
+                    nodes[job.id] = placed[0]
+            out.append(ok)
+        return out
     free_n, free_b = state.free()
     shadow, extra_n, extra_b = head_reservation(state, [], head, free_n, free_b)
     return [ok and (job is head or bool(backfill(state, (job,), shadow, (free_n, free_b),

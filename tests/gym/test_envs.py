@@ -18,7 +18,7 @@ from bbopt.gym.envs import PickJobEnv, WindowEnv  # noqa: E402
 from bbopt.gym.episode import Room  # noqa: E402
 from bbopt.loading import load_platform, load_workload  # noqa: E402
 
-PLATFORMS = ("kopanski", "kopanski:named")
+PLATFORMS = ("kopanski", "kopanski:named", "kopanski:proximity")
 
 
 @pytest.fixture(scope="module")
@@ -204,10 +204,59 @@ def test_reset_start_out_of_range(kth):
         env.reset(options={"start": len(env.jobs)})
 
 
-def test_proximity_platform_is_refused(kth):
-    with pytest.raises(InputError) as err:
-        PickJobEnv(kth[:50], "kopanski:proximity", episode_jobs=10)
-    assert err.value.field == "platform"
+@pytest.mark.parametrize(("cls", "kwargs"), [(PickJobEnv, {"reservation": True}),
+                                             (PickJobEnv, {"reservation": False}),
+                                             (WindowEnv, {})])
+def test_random_agent_on_proximity_placement_is_admitted(kth, cls, kwargs):
+    """A random masked agent on proximity BB placement: every start it picks names the compute
+    nodes the placement (or, keeping the oldest job's reservation, EASY's backfill) chose, and
+    the engine admits every start (picks and the closing fcfs-bb's); each started job holds its
+    nodes and pieces, which lie on the BB nodes its nodes prefer first when they have room."""
+    env = cls(kth, "kopanski:proximity", episode_jobs=150, window=8, **kwargs)
+    rng = np.random.default_rng(7)
+    _, info = env.reset(options={"start": 2000})
+    picked = 0
+    while True:
+        mask = info["action_mask"]
+        if cls is PickJobEnv:
+            action = int(rng.choice(np.flatnonzero(mask)))
+            picked += action < env.window
+        else:
+            action = (rng.random(env.window) < 0.5) & mask.reshape(-1, 2)[:, 1]
+            picked += int(action.sum())
+        _, _, terminated, _, info = env.step(action)
+        if terminated:
+            break
+    res = env.episode.engine.result
+    assert picked > 20
+    assert res.refused_starts == 0
+    assert len(res) == 150 and all(s >= j.submit for j, s in zip(res.jobs, res.start,
+                                                                    strict=True))
+
+
+def test_reservation_nodes_on_proximity_avoid_the_heads():
+    """Proximity placement, 6 nodes, nodes 0-2 busy until 100: the oldest job (5 nodes) is
+    held from 100 on nodes 0-4 (the consecutive run the authors' filter takes). A 1-node job
+    still running then may start now only clear of them: on node 5, where the placement alone
+    would take node 3 (the lowest of the free run 3-5); one that ends by 100 gets node 3."""
+    from bbopt.core import dragonfly_proximity
+    from bbopt.policies.queue import keeps_reservation
+
+    platform = Platform(nodes=6, bb=60.0, bb_nodes=(20.0, 20.0, 20.0),
+                        bb_proximity=dragonfly_proximity(6, 2, 3))
+    busy = RunningJob(Job("r", 0, 100.0, nodes=3), 0.0, (0, 1, 2), ())
+    head = Job("h", 0, 50.0, nodes=5)
+    long = Job("l", 0, 200.0, nodes=1, bb=6.0)
+    short = Job("s", 0, 100.0, nodes=1, bb=6.0)
+    state = ClusterState(0.0, platform, RunningJobs([busy]), (head, long, short))
+    nodes: dict = {}
+    assert keeps_reservation(state, [head, long, short], [False, True, True], nodes) == \
+        [False, True, True]
+    assert nodes == {"l": (5,), "s": (3,)}
+    room = Room(state)
+    assert room.take(long) == ((1, 6.0),) and room.chosen == {"l": (3,)}
+    room = Room(state)
+    assert room.take(long, nodes["l"]) == ((2, 6.0),) and room.chosen == {"l": (5,)}
 
 
 def test_observation_layout(kth):
@@ -224,14 +273,19 @@ def test_observation_layout(kth):
     assert np.all((obs >= 0) & (obs <= 1))
 
 
-def test_reservation_mask_never_delays_the_oldest_job(kth):
+@pytest.mark.parametrize("platform", ["kopanski", "kopanski:proximity"])
+def test_reservation_mask_never_delays_the_oldest_job(kth, platform):
     """Random masked agents, EASY with BB closing each instant: with ``reservation`` the oldest
     waiting job starts no later than the EASY shadow time of any decision point where it was
-    the oldest; without it, some oldest jobs are pushed past it."""
+    the oldest; without it, some oldest jobs are pushed past it. With proximity placement the
+    shadow time is the planner's (the head's nodes and pieces placeable then), and a pick the
+    mask allows starts on the nodes EASY gives it, clear of those the head's reservation holds
+    (on the placement's own choice, one oldest job of this episode starts late)."""
+    from bbopt.planner import Planner
     from bbopt.policies.queue import head_reservation
 
     def late_heads(reservation):
-        env = PickJobEnv(kth, "kopanski", episode_jobs=300, window=16,
+        env = PickJobEnv(kth, platform, episode_jobs=300, window=16,
                          reservation=reservation)
         rng = np.random.default_rng(3)
         obs, info = env.reset(options={"start": 4000})
@@ -240,7 +294,8 @@ def test_reservation_mask_never_delays_the_oldest_job(kth):
             state = env.state
             head = state.queue[0]
             free_n, free_b = state.free()
-            shadow = head_reservation(state, [], head, free_n, free_b)[0]
+            shadow = (head_reservation(state, [], head, free_n, free_b)[0]
+                      if platform == "kopanski" else Planner.of(state).earliest(head))
             promised[head.id] = min(promised.get(head.id, np.inf), shadow)
             obs, _, terminated, _, info = env.step(
                 int(rng.choice(np.flatnonzero(info["action_mask"]))))

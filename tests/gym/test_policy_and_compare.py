@@ -32,7 +32,7 @@ def widest_fitting(obs, mask):
     return int(np.argmax(np.where(slots, nodes, -1.0)))
 
 
-@pytest.mark.parametrize("platform", ["kopanski", "kopanski:named"])
+@pytest.mark.parametrize("platform", ["kopanski", "kopanski:named", "kopanski:proximity"])
 @pytest.mark.parametrize("backfill", ["fcfs-bb", None])
 def test_agent_policy_schedules_as_the_environment(kth, tmp_path, platform, backfill):
     env = PickJobEnv(kth, platform, episode_jobs=250, window=8, backfill=backfill)
