@@ -47,6 +47,31 @@ would be above 10 k there. plan-2 on the named nodes was 66.4 s in that invocati
 the same ``bbopt simulate`` process after the walk stopped copying its buffers whole (measured
 alone, same load). The first 4,000 jobs: plan-2 named 57.5 -> 7.8 CPU s, proximity 65.1 -> 8.2
 CPU s, identical jobs.csv.
+
+conservative-bb on the named nodes, after its compression tests a candidate start's pool
+segment by segment before the BB nodes' least free space over the window
+(``bbopt/planner/jit/named.py``, ``_pieces_at``): ``python benchmarks/speed/named_plan.py --only
+conservative --against DIR`` with DIR the code before, two invocations, load average 10 on 2
+shared cores, identical starts (and the whole-trace jobs.csv, sha256 ad6cd3e1...):
+
+| whole KTH trace, replay jobs/s | before | now | speed-up | same schedule |
+|---|---:|---:|---:|---|
+| conservative-bb, 12 named BB nodes | 5,456 / 5,290 | 5,903 / 5,831 | 1.08 / 1.10 | yes |
+| conservative-bb, BB pool (same code) | 9,764 / 10,119 | 9,797 / 9,987 | 1.00 / 0.99 | yes |
+
+Where a named replay's time goes (CPU seconds of the whole trace at that load, the policy's
+``decide`` and the compiled call timed from inside the process): about 4.7 s in all, 0.9 s in the
+engine (the pool's engine: 0.5 s), 2.0 s in Python around the kernel (the queue's table,
+the starts, the reservations: about 40 us per decision over 55,163 decisions, queues of 27
+jobs on average) and 1.8 s in the kernel. Replaying the kernel alone on the recorded inputs
+of every decision: building the profile from the running jobs and the call itself (about 6 us
+for a one-job queue) a fifth, holding the kept reservations again a tenth, planning the new
+jobs a tenth, the compression's release and hold again of each kept reservation a fifth, and
+its earliest-start searches (1.45 million, 98,000 of which move a job; a start now, the pool's
+earliest fit, then 2.7 million candidate starts scanned by 312,000 of them) over a third. A
+replay at 10,000 jobs/s (2.85 s) leaves the policy about as much as the pool's whole
+``decide`` (2.4 s): that needs the reservations and their pieces kept between decisions, not
+planned again, which changes some pieces and so possibly some starts.
 """
 
 from __future__ import annotations

@@ -45,17 +45,18 @@ def _change(prof, length, start, end, amount, sign, tol):
     """``Profile.reserve`` (``sign`` -1; -1 if it overbooks) or ``release``; the length."""
     if end <= start:
         return length
-    span = np.empty(2, dtype=np.int64)
-    for e, t in enumerate((max(start, prof[0, 0]), end)):
-        i = bisect_left(prof[0], t, 0, length) if t != math.inf else length
-        if t != math.inf and not (i < length and prof[0, i] == t):
-            length = insert(prof, length, i, t)
-        span[e] = i
+    t = max(start, prof[0, 0])
+    i = bisect_left(prof[0], t, 0, length) if t != math.inf else length
+    if t != math.inf and not (i < length and prof[0, i] == t):
+        length = insert(prof, length, i, t)
+    j = bisect_left(prof[0], end, 0, length) if end != math.inf else length
+    if end != math.inf and not (j < length and prof[0, j] == end):
+        length = insert(prof, length, j, end)
     if sign < 0:
-        for r in range(span[0], span[1]):
+        for r in range(i, j):
             if not _ok(prof, r, tol, amount):
                 return -1
-    add(prof, span[0], span[1], amount, sign)
+    add(prof, i, j, amount, sign)
     return length
 
 
@@ -90,17 +91,28 @@ def _earliest_fit(prof, length, now, duration, tol, demand):
     return math.inf
 
 
+@kernel(inline=True)
+def _pieces_at(prof, length, i, start, n, bb, w, bb_tol, ftol, low, cnt):
+    """``Planner._pieces_over`` from segment ``i``, the one holding ``start``: whether the
+    pool fits over ``[start, start + w)`` and the pieces (``cnt``) on each BB node's least
+    free space there. The pool is tested segment by segment first (most starts a compression
+    tries fail there), so the BB nodes' least is taken only where the pool fits: the same
+    answer as the least of every dimension tested after (a least is short iff a segment is)."""
+    end = start + w
+    j = i
+    while j < length and (j == i or prof[0, j] < end):
+        if prof[1, j] < n or prof[2, j] + bb_tol < bb:
+            return False
+        j += 1
+    least(prof, i, j, low[2:], 3)
+    return first_fit(low[2:], int(n), bb, ftol, cnt) == 0
+
+
 @kernel()
 def _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
     """``Planner._pieces_over``: whether the pieces (``cnt``) and the pool fit there."""
-    i = segment(prof[0], start, length)
-    j = i + 1
-    while j < length and prof[0, j] < start + w:
-        j += 1
-    least(prof, i, j, low, 1)
-    if low[0] < n or low[1] + bb_tol < bb:
-        return False
-    return first_fit(low[2:], int(n), bb, ftol, cnt) == 0
+    return _pieces_at(prof, length, segment(prof[0], start, length), start, n, bb, w, bb_tol,
+                      ftol, low, cnt)
 
 
 @kernel()
@@ -180,7 +192,7 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
                 continue
             if t > limit:
                 break
-            if _pieces_over(prof, length, t, n, bb, w, bb_tol, ftol, low, cnt):
+            if _pieces_at(prof, length, r, t, n, bb, w, bb_tol, ftol, low, cnt):
                 found[0] = 1
                 return t
         return math.inf

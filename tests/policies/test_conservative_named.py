@@ -1,0 +1,58 @@
+"""conservative-bb's decision on named BB nodes (bbopt.policies.conservative_named and its
+compiled kernel): a worked compression whose search meets a start where the pool has room but
+the BB nodes cannot take the job's pieces, and one where the pool is short on a later segment
+of the window, decided the same compiled and in Python (Kopanski & Rzadca, Sections 3.2 and
+4.1: a job's per-node pieces must fit on the BB nodes' least free space over its walltime)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
+from bbopt.policies.conservative import ConservativeBackfilling
+
+# 4 compute nodes, three 10 GB BB nodes.
+_PLATFORM = Platform(nodes=4, bb=30 * GB, bb_nodes=(10 * GB, 10 * GB, 10 * GB))
+
+
+def _running(jid: str, walltime: float, nodes: int, pieces: tuple) -> RunningJob:
+    bb = sum(size for _, size in pieces)
+    return RunningJob(Job(jid, 0, walltime=walltime, runtime=walltime, nodes=nodes, bb=bb), 0.0,
+                      None, pieces)
+
+
+@pytest.mark.parametrize("compiled", [False, None])
+def test_a_start_with_pool_room_but_no_room_for_the_pieces_is_passed_over(compiled):
+    """At t=0 BB nodes 0 and 1 keep 6 GB free until t=200 (jobs A, B), node 2 is full until
+    t=50 (C); every compute node is busy until t=50, one stays busy until t=200. m (2 nodes, no
+    BB, 30 s), kept at t=100, moves up to t=50, leaving 2 free nodes from t=80. k (2 nodes,
+    16 GB: two 8 GB pieces, 100 s), kept at t=300: the pool's earliest fit is t=80 (2 nodes,
+    22 GB free), but only node 2 can take an 8 GB piece there, so its first start with room
+    for both pieces is t=200 (A and B end), before 300: it moves there."""
+    running = (_running("A", 200, 1, ((0, 4 * GB),)), _running("B", 200, 1, ((1, 4 * GB),)),
+               _running("C", 50, 2, ((2, 10 * GB),)))
+    queue = (Job("m", 0, walltime=30, nodes=2), Job("k", 0, walltime=100, nodes=2, bb=16 * GB))
+    state = ClusterState(0.0, _PLATFORM, running, queue,
+                         memory={"reservations": {"m": 100.0, "k": 300.0}})
+    decision = ConservativeBackfilling(compiled=compiled).decide(state)
+    assert decision.start == ()
+    assert [(r.job_id, r.start) for r in decision.reservations] == [("m", 50.0), ("k", 200.0)]
+
+
+@pytest.mark.parametrize("compiled", [False, None])
+def test_a_start_whose_window_meets_a_short_segment_later_is_passed_over(compiled):
+    """As above but B ends at t=150, and n (4 nodes, 10 s) is kept at t=250 (it cannot start
+    before A ends at t=200; it moves up to t=200). k's candidate t=80 fails on its pieces (node
+    1 has 6 GB free until 150), t=150 has room for the pool and the pieces on [150, 200) but
+    not on the later segment [200, 210), whose nodes n holds, t=200 fails there too, and k
+    moves up to t=210, still before 300."""
+    running = (_running("A", 200, 1, ((0, 4 * GB),)), _running("B", 150, 1, ((1, 4 * GB),)),
+               _running("C", 50, 2, ((2, 10 * GB),)))
+    queue = (Job("m", 0, walltime=30, nodes=2), Job("n", 0, walltime=10, nodes=4),
+             Job("k", 0, walltime=100, nodes=2, bb=16 * GB))
+    state = ClusterState(0.0, _PLATFORM, running, queue,
+                         memory={"reservations": {"m": 100.0, "n": 250.0, "k": 300.0}})
+    decision = ConservativeBackfilling(compiled=compiled).decide(state)
+    assert decision.start == ()
+    assert [(r.job_id, r.start) for r in decision.reservations] == [
+        ("m", 50.0), ("n", 200.0), ("k", 210.0)]
