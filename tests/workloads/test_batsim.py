@@ -672,3 +672,11 @@ def test_a_missing_walltime_refused_on_demand_says_so():
     with pytest.raises(InputError) as info:
         parse_batsim(doc, source="w.json", missing_walltime="error")
     assert str(info.value) == "w.json, jobs[0], field 'walltime': is missing"
+
+
+def test_a_bbopt_field_that_is_no_number_names_the_job_and_the_value():
+    doc = _doc({"p": {"type": "delay", "delay": 1}},
+               [{**_JOB, "extra_data": {"bbopt": {"ssd": "x"}}}])
+    with pytest.raises(InputError) as info:
+        parse_batsim(doc, source="w.json")
+    assert str(info.value) == "w.json, jobs[0]: could not convert string to float: 'x'"
