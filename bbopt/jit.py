@@ -3,7 +3,7 @@
 pay numba's import.
 
 The module that uses a kernel module declares it (``KERNELS.declare({"plan-pool":
-"bbopt.models:plan_jit"})``); :func:`kernels` returns that module, or ``None`` when numba is not
+"bbopt.planner.jit:pool"})``); :func:`kernels` returns that module, or ``None`` when numba is not
 installed, when its code cannot be cached, or when the environment variable ``BBOPT_NO_JIT`` is
 set to anything but ``0``; the callers then run their pure-Python loops, which give the same
 answers bit for bit (each kernel module says which loop it translates, and its tests compare

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 import pytest
+
+from bbopt.core import Job
 
 KTH_SWF = "KTH-SP2-1996-2.1-cln.swf"
 KTH_BATSIM = "KTH-split-alloc-only-part-1.batsim.json"
@@ -25,3 +28,10 @@ def data_file(name: str) -> Path:
     if d is None or not (d / name).exists():
         pytest.skip(f"shared data file {name} not found (set BBOPT_DATA)")
     return d / name
+
+
+def job_fields(job: Job) -> tuple:
+    """Every field of ``job`` with its value and type (a job built without ``Job``'s checks
+    compares equal to a checked one only if this does)."""
+    return tuple((f.name, getattr(job, f.name), type(getattr(job, f.name)))
+                 for f in dataclasses.fields(Job)) + (("extra", dict(job.extra)),)

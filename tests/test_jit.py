@@ -44,8 +44,8 @@ def test_a_module_that_does_not_import_gives_none_once(monkeypatch):
 def test_a_kernel_module_is_the_declared_submodule(monkeypatch):
     pytest.importorskip("numba")
     monkeypatch.setenv("BBOPT_NO_JIT", "0")
-    assert kernels("plan-pool") is sys.modules["bbopt.models.plan_jit"]
-    assert kernels("named-bb") is sys.modules["bbopt.planner.named_jit"]
+    assert kernels("plan-pool") is sys.modules["bbopt.planner.jit.pool"]
+    assert kernels("named-bb") is sys.modules["bbopt.planner.jit.named"]
     assert KERNELS.get("named-bb").about.startswith("Named burst-buffer nodes compiled")
 
 

@@ -6,6 +6,9 @@ import no solver; policies see a ClusterState, never the engine; the engine reco
 ``analysis`` reads the record, never the other way. Function-local imports count too, and so do
 imports under ``TYPE_CHECKING``. Every module also imports on its own in a fresh interpreter, so
 no import circle hides behind an import order.
+
+The test tree mirrors the package (docs/testing.md, "Where tests live"): every test file
+names the module it checks, except the cross-cutting folders and files listed once below.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ NEVER = (
     ("bbopt.workloads", "bbopt.simulation", "readers know no engine"),
     ("bbopt.topology", "bbopt.loading", "the I/O tree reads no platform names, and no files"),
     ("bbopt.topology", "bbopt.units", "the I/O tree reads no files"),
+    ("bbopt.gym", "bbopt.models",
+     "the environments place BB through the planner and the policies, never the models"),
 )
 
 
@@ -82,6 +87,13 @@ def test_forbidden_arrows(importer, imported, why):
     assert bad == [], why
 
 
+def test_the_environments_place_bb_through_the_planner():
+    """The environments are a face of bbopt: they place burst buffer through the planner's
+    public API (``bbopt.planner.Planner``) and the EASY rule of the policies."""
+    assert len([m for m in MODULES if m.startswith("bbopt.gym.")]) >= 5
+    assert "bbopt.planner" in IMPORTS["bbopt.gym.episode"]
+
+
 def test_no_two_modules_import_each_other():
     edges = {m: {_owner(i) for i in imps} - {m, None, "bbopt"} for m, imps in IMPORTS.items()}
     files = {m for m, p in MODULES.items() if p.name != "__init__.py"}
@@ -117,7 +129,7 @@ SOFT_LINES, HARD_LINES = 450, 600
 #: Compiled kernels that share inlined helpers stay one file whatever their length: numba checks
 #: a cached function against its own file only (its documented cache limitation), so a helper
 #: moved to another file would leave its callers' cached machine code stale.
-ONE_FILE = frozenset({"bbopt.planner.named_jit"})
+ONE_FILE = frozenset({"bbopt.planner.jit.named"})
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -131,3 +143,67 @@ def test_modules_stay_small(module):
         assert any(line.startswith("Length:") for line in doc.splitlines()), (
             f"{path.name}: {lines} lines; split it, or say why it must stay whole in a "
             f"module-docstring line starting 'Length:' (over {SOFT_LINES})")
+
+
+TESTS = PACKAGE.parent / "tests"
+#: Test folders that check a promise across the package rather than one module's rule, and the
+#: top-level test files that do the same; every other test file mirrors a module (docs/testing.md,
+#: "Where tests live").
+CROSS_CUTTING = {
+    "cli": "the command line as a user types it, every subcommand through bbopt.cli.main",
+    "conformance": "every registered policy on every platform kind against the common checks",
+    "docs": "the documentation site builds strictly and its pages' code runs",
+    "examples": "the examples/ folder runs as its README says",
+    "benchmarks": "the benchmarks/ scripts import and run on tiny inputs",
+    "test_layers.py": "the package's import layering and the test tree's layout",
+    "test_public_surface.py": "every public name and command has an asserting test",
+}
+#: Words that name how a test came about instead of the rule it checks.
+HISTORY_WORDS = ("issue", "bug", "regression", "hardening", "fix", "old", "new")
+
+
+def _module_of(test: Path) -> str | None:
+    """The package module or subpackage ``tests/a/b/test_m[_aspect].py`` checks: ``bbopt/a/b/m.py``
+    or ``bbopt/a/b/m/`` for the shortest ``m`` that exists, else None."""
+    rel = test.relative_to(TESTS)
+    folder = PACKAGE.joinpath(*rel.parts[:-1])
+    words = test.stem.removeprefix("test_").split("_")
+    for end in range(1, len(words) + 1):
+        name = "_".join(words[:end])
+        if (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file():
+            return str(folder.relative_to(PACKAGE.parent) / name)
+    return None
+
+
+def _test_files() -> list[Path]:
+    return sorted(p for p in TESTS.rglob("test_*.py")
+                  if p.relative_to(TESTS).parts[0] not in CROSS_CUTTING)
+
+
+def test_every_test_file_mirrors_a_module():
+    """``tests/a/b/test_m[_aspect].py`` checks ``bbopt/a/b/m.py`` (or the subpackage
+    ``bbopt/a/b/m/``); a promise kept across modules lives with its home module."""
+    assert [str(p.relative_to(TESTS)) for p in _test_files() if _module_of(p) is None] == []
+
+
+def test_no_test_file_is_named_after_its_history():
+    named = [str(p.relative_to(TESTS)) for p in _test_files()
+             if set(p.stem.split("_")) & set(HISTORY_WORDS)]
+    assert named == []
+
+
+def test_every_test_folder_is_a_package():
+    """pytest imports test files by package path: two ``test_cli.py`` in folders without an
+    ``__init__.py`` would collide."""
+    folders = {p.parent for p in TESTS.rglob("test_*.py")}
+    assert sorted(str(f) for f in folders if not (f / "__init__.py").is_file()) == []
+
+
+def test_the_layout_rule_tells_a_mirrored_file_from_a_stray_one(tmp_path):
+    assert _module_of(TESTS / "policies" / "test_queue_named_bb.py") == "bbopt/policies/queue"
+    assert _module_of(TESTS / "test_api_decide_budget.py") == "bbopt/api"
+    assert _module_of(TESTS / "solvers" / "test_packs_offered.py") == "bbopt/solvers/packs"
+    assert _module_of(TESTS / "workloads" / "test_generators.py") == "bbopt/workloads/generators"
+    assert _module_of(TESTS / "policies" / "test_named_bb.py") is None
+    assert _module_of(TESTS / "models" / "test_bb_nodes.py") is None
+    assert _module_of(TESTS / "nowhere" / "test_queue.py") is None

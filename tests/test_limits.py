@@ -125,7 +125,7 @@ def _state(nodes, job_nodes=1, walltime=10.0):
 @given(counts)
 def test_decide_state_platform_nodes(n):
     if abs(n) > 10**4000:
-        return  # (JSON's own limit on digits: test_fuzz_readers)
+        return  # (JSON's own limit on digits: tests/test_workloads_fuzz.py)
     if _in_range(n):
         assert loads_state(_state(n), "s.json").platform.nodes == n
     else:

@@ -33,7 +33,7 @@ NAMES = {
     "bbopt.Budget": "tests/solvers/test_base.py::test_a_wall_budget_is_the_budget_itself",
     "bbopt.ClusterState":
         "tests/test_validation.py::test_running_jobs_fill_the_nodes_exactly_but_not_more",
-    "bbopt.Decision": "tests/solvers/test_audit.py::test_audit_flag_survives_json",
+    "bbopt.Decision": "tests/policies/test_plan_audit.py::test_audit_flag_survives_json",
     "bbopt.InputError": "tests/test_schema.py::test_bad_json_names_line",
     "bbopt.InvalidDecision":
         "tests/simulation/test_engine.py::test_over_capacity_decision_is_refused_naming_the_job",
@@ -49,7 +49,7 @@ NAMES = {
     "bbopt.RunningJob":
         "tests/test_validation.py::test_running_jobs_fill_the_nodes_exactly_but_not_more",
     "bbopt.SimulationResult": "tests/test_api.py::test_simulate_returns_the_per_job_record",
-    "bbopt.SolveStats": "tests/solvers/test_audit.py::test_audit_flag_survives_json",
+    "bbopt.SolveStats": "tests/policies/test_plan_audit.py::test_audit_flag_survives_json",
     "bbopt.Start":
         "tests/slurm/test_bridge_decisions.py::test_a_start_is_applied_when_its_nodes_fit_exactly",
     "bbopt.Status": "tests/solvers/test_base.py::test_an_infeasible_model_is_not_given_a_fallback",
@@ -83,7 +83,7 @@ NAMES = {
     "bbopt.gym.WindowEnv":
         "tests/gym/test_envs.py::test_window_subset_starts_in_window_order_while_it_fits",
     "bbopt.planner.BBPlacement":
-        "tests/planner/test_placement.py::test_a_pool_places_no_piece_and_is_shared",
+        "tests/planner/test_bb_placement.py::test_a_pool_places_no_piece_and_is_shared",
     "bbopt.planner.OverbookedError": "tests/planner/test_profile.py::test_overbooking_raises",
     "bbopt.planner.Planner":
         "tests/planner/test_plan.py::test_earliest_is_the_first_start_that_fits_and_reserve_takes_it",
@@ -91,9 +91,9 @@ NAMES = {
     "bbopt.planner.Release":
         "tests/planner/test_profile.py::test_a_release_holds_nodes_bb_and_optionally_its_node_set_and_bandwidth",
     "bbopt.planner.bb_placement":
-        "tests/planner/test_placement.py::test_named_bb_nodes_take_one_piece_per_compute_node_first_fit",
+        "tests/planner/test_bb_placement.py::test_named_bb_nodes_take_one_piece_per_compute_node_first_fit",
     "bbopt.planner.earlier_fit2":
-        "tests/planner/test_profile_own_hold.py::test_skipping_the_own_hold_answers_the_same",
+        "tests/planner/test_scans_own_reservation.py::test_skipping_the_own_hold_answers_the_same",
     "bbopt.planner.earliest_fit2":
         "tests/planner/test_profile_scans.py::test_earliest_fit2_on_a_hand_profile",
     "bbopt.planner.first_fit_time":
@@ -146,15 +146,15 @@ NAMES = {
         "tests/topology/test_alloc.py::test_the_ledger_charges_up_to_each_vertex_and_refuses_beyond_unchanged",
     "bbopt.topology.IOTree":
         "tests/topology/test_tree.py::test_nodes_are_numbered_depth_first_in_insertion_order",
-    "bbopt.topology.cts1": "tests/simulation/test_io_model.py::test_papers_machines",
+    "bbopt.topology.cts1": "tests/topology/test_machines.py::test_papers_machines",
     "bbopt.topology.cts1_topology":
         "tests/topology/test_machines.py::test_cts1_is_3888_nodes_under_24_edge_switches",
     "bbopt.topology.from_description":
-        "tests/topology/test_description_keys.py::test_a_known_description_is_read",
-    "bbopt.topology.from_jgf": "tests/simulation/test_io_model.py::test_jgf_round_trip",
+        "tests/topology/test_formats_description_keys.py::test_a_known_description_is_read",
+    "bbopt.topology.from_jgf": "tests/topology/test_formats.py::test_jgf_round_trip",
     "bbopt.topology.herbein_example_topology":
         "tests/topology/test_alloc.py::test_placing_one_by_one_counts_what_each_switch_leaves",
-    "bbopt.topology.kopanski_dragonfly": "tests/simulation/test_io_model.py::test_papers_machines",
+    "bbopt.topology.kopanski_dragonfly": "tests/topology/test_machines.py::test_papers_machines",
     "bbopt.topology.kopanski_dragonfly_topology":
         "tests/topology/test_machines.py::test_the_dragonfly_has_96_compute_nodes_and_a_bb_node_per_chassis",
     "bbopt.topology.parse_bandwidth":

@@ -63,12 +63,37 @@ TESTS: dict[str, list[str]] = {
     "bbopt/planner/profile.py": [
         "tests/planner/test_profile.py",
         "tests/planner/test_profile_merge.py",
-        "tests/planner/test_profile_own_hold.py",
+        "tests/planner/test_scans_own_reservation.py",
         "tests/planner/test_profile_scans.py",
     ],
+    # (modules with a compiled twin: score them with BBOPT_NO_JIT=1, then the functions that
+    # only choose or feed the compiled loops without it; docs/testing.md)
+    "bbopt/models/plan.py": [
+        "tests/models/test_plan.py",
+        "tests/models/test_plan_fast_paths.py",
+        "tests/models/test_plan_walk.py",
+        "tests/models/test_plan_named.py",
+        "tests/models/test_plan_proximity.py",
+        "tests/solvers/test_plan.py",
+        "tests/solvers/test_plan_warm_start.py",
+    ],
+    "bbopt/policies/conservative.py": ["tests/policies/test_conservative.py"],
     "bbopt/planner/scans.py": [
         "tests/planner/test_profile_scans.py",
-        "tests/planner/test_profile_own_hold.py",
+        "tests/planner/test_scans_own_reservation.py",
+    ],
+    "bbopt/planner/plan.py": [
+        "tests/planner/test_plan.py",
+        "tests/planner/test_bb_placement.py",
+        "tests/planner/test_pieces.py",
+        "tests/planner/test_bb_node_ids.py",
+        "tests/planner/test_fast_path.py",
+    ],
+    "bbopt/policies/queue.py": [
+        "tests/policies/test_queue.py",
+        "tests/policies/test_registry_kopanski_example.py",
+        "tests/policies/test_registry_properties.py",
+        "tests/simulation/test_queue_blocks.py",
     ],
 }
 
@@ -87,9 +112,13 @@ OUTSIDE = [
 #: every mutant of the fluid model): deselected from this module's runs.
 ASIDE: dict[str, list[str]] = {
     "bbopt/simulation/io_model.py": [
-        "tests/simulation/test_io_model.py::test_io_aware_policies_never_over_allocate_a_link",
-        "tests/simulation/test_io_model.py::test_io_easy_backfills_without_delaying_the_head",
-        "tests/simulation/test_io_model.py::test_select_is_herbeins_node_by_node_greedy",
+        "tests/policies/test_io.py::test_io_aware_policies_never_over_allocate_a_link",
+        "tests/policies/test_io.py::test_io_easy_backfills_without_delaying_the_head",
+        "tests/topology/test_tree.py::test_select_is_herbeins_node_by_node_greedy",
+    ],
+    # (the plan model solved at every decision of a whole workload: a minute per mutant)
+    "bbopt/planner/plan.py": [
+        "tests/planner/test_pieces.py::test_no_start_is_refused_and_every_job_runs[plan-2]",
     ],
 }
 
@@ -128,8 +157,12 @@ def run(module: str, max_children: int, tests: list[str] | None = None,
     if not tests:
         raise SystemExit(f"{module}: no test names it; map its tests in tools/mutation.py (TESTS)")
     copy = ROOT / "mutants" / module
-    if copy.exists() and not copy.with_name(copy.name + ".meta").exists():
-        copy.unlink()  # copied unmutated by a run on another module: have mutmut mutate it
+    meta = copy.with_name(copy.name + ".meta")
+    if copy.exists() and (not meta.exists() or "__mutmut_" not in copy.read_text()):
+        # copied unmutated by a run on another module (after its own run, whose results that
+        # copy no longer matches): have mutmut mutate it again
+        copy.unlink()
+        meta.unlink(missing_ok=True)
     cfg = configuration._load_config()
     cfg.only_mutate = [module]
     cfg.pytest_add_cli_args_test_selection = tests + [

@@ -28,7 +28,7 @@ begins there, and on the pool the early rejection bounds the rest of a plan by t
 terms (the same decisions as the plain bound ``now``, sooner); :class:`~bbopt.models.plan_walk.
 SwapWalk` scores a swap of two positions from the
 first one on (``benchmarks/speed/optimising_policies.py`` times plan-2 on the whole KTH trace). With
-numba installed (the extra ``fast``), the pool loops run compiled (:mod:`bbopt.models.plan_jit`,
+numba installed (the extra ``fast``), the pool loops run compiled (:mod:`bbopt.planner.jit.pool`,
 chosen at a model's first score by :func:`kernels`): the same operations in the same order, so
 the same scores and plans, about 3x faster on KTH.
 
@@ -83,11 +83,11 @@ from bbopt.planner.named import NamedArrays
 from bbopt.planner.named import kernels as named_kernels
 from bbopt.planner.pieces import first_fit_runs
 
-KERNELS.declare({"plan-pool": "bbopt.models:plan_jit"})
+KERNELS.declare({"plan-pool": "bbopt.planner.jit:pool"})
 
 
 def kernels():
-    """The compiled pool kernels (the module :mod:`bbopt.models.plan_jit`, imported on the first
+    """The compiled pool kernels (the module :mod:`bbopt.planner.jit.pool`, imported on the first
     call, which imports numba), or ``None`` when numba is not installed or the environment
     variable ``BBOPT_NO_JIT`` is set to anything but ``0`` (the pure-Python loops then run,
     with the same answers): :func:`bbopt.jit.kernels`."""
@@ -360,7 +360,7 @@ class PlanModel:
         return score
 
     def compiled_arrays(self) -> tuple:
-        """The pool model as the compiled loops read it (:mod:`bbopt.models.plan_jit`): the
+        """The pool model as the compiled loops read it (:mod:`bbopt.planner.jit.pool`): the
         per-job table ``jobs[JOB_ROWS, n]`` (nodes, BB a segment must have free, walltime,
         earliest start in the base profile, BB request, submit time, bound of the early
         rejection) and the base profile ``[3, cap]`` with its sentinel, with room for one new
@@ -387,16 +387,15 @@ class PlanModel:
 
     def _run_compiled(self, order: Sequence[int], threshold: float,
                       starts: list[float] | None) -> float:
-        """:meth:`_run` on the pool by the compiled loop (:func:`bbopt.models.plan_jit.
+        """:meth:`_run` on the pool by the compiled loop (:func:`bbopt.planner.jit.pool.
         score_pool`): the same floating-point operations, so the same score and starts. (A
         model that chose the compiled loop keeps it: :func:`kernels` imported it.)"""
-        from bbopt.models import plan_jit  # (imported when the model chose this loop)
+        from bbopt.planner.jit import pool  # (imported when the model chose this loop)
 
         jobs, base, work, out, perm = self._jit
         perm[:] = order
         rest = sum(map(self._lbr.__getitem__, order)) if threshold != math.inf else 0.0
-        score = plan_jit.score_pool(jobs, base, work, perm, int(self.alpha), threshold, rest,
-                                    out)
+        score = pool.score_pool(jobs, base, work, perm, int(self.alpha), threshold, rest, out)
         if starts is not None:
             starts[:] = out.tolist()
         return score

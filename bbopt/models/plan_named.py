@@ -46,7 +46,7 @@ def place(model: Any, prof: list, p: int) -> tuple[float, tuple[tuple[int, int],
     :func:`~bbopt.planner.pieces.first_fit_runs`, or ``(inf, None)`` when it fits nowhere
     (only possible when a running job outlives its expected end).
 
-    The reference of the compiled placement (:func:`bbopt.planner.named_jit.place`): the
+    The reference of the compiled placement (:func:`bbopt.planner.jit.named.place`): the
     window on the nodes and the pool and the reservation are the planner's
     (:func:`~bbopt.planner.lists.pool_window`, :func:`~bbopt.planner.lists.reserve_named`),
     the pieces are first fit on the least free space of each BB node over the window

@@ -8,7 +8,7 @@ placements from its first swapped position on, and often fewer; its scores are t
 :meth:`PlanModel.score <bbopt.models.plan.PlanModel.score>`. It places jobs as the model does (the
 planner's earliest start and reservation on lists, :mod:`bbopt.planner.lists`) and reads the
 model's private lists. :class:`CompiledWalk` is the same walk on the BB pool with its loop
-compiled by numba (:mod:`bbopt.models.plan_jit`), used when numba is installed
+compiled by numba (:mod:`bbopt.planner.jit.pool`), used when numba is installed
 (:func:`swap_walk` chooses).
 """
 
@@ -234,10 +234,10 @@ class SwapWalk:
 
 class CompiledWalk:
     """:class:`SwapWalk` on the BB pool with its walk compiled
-    (:func:`bbopt.models.plan_jit.walk_pool`): the same methods, the same scores and early
+    (:func:`bbopt.planner.jit.pool.walk_pool`): the same methods, the same scores and early
     rejections, the same orders. Its state lives in numpy arrays of two buffers, the current
-    plan and the last move's (see :func:`~bbopt.models.plan_jit.walk_pool`); :meth:`accept`
-    makes the last move's the current one. ``tests/models/test_plan_jit.py`` checks it against
+    plan and the last move's (see :func:`~bbopt.planner.jit.pool.walk_pool`); :meth:`accept`
+    makes the last move's the current one. ``tests/planner/jit/test_pool.py`` checks it against
     :class:`SwapWalk` and :meth:`PlanModel.score`.
     """
 

@@ -11,7 +11,7 @@ dominates; the plan model (:class:`bbopt.models.plan.PlanModel`), its incrementa
 ``T``, free nodes ``FN``, free pooled BB ``FB`` and, on named BB nodes, the BB nodes' free space
 per segment ``FK`` (a tuple per segment) -- and place jobs with these functions. Segments are
 half-open (a job that ends at ``t`` frees its resources for one that starts at ``t``). The
-compiled twins (:mod:`bbopt.models.plan_jit`, :mod:`bbopt.planner.named_jit`) do the same
+compiled twins (:mod:`bbopt.planner.jit.pool`, :mod:`bbopt.planner.jit.named`) do the same
 floating-point operations in the same order.
 """
 

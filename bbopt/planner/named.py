@@ -1,5 +1,5 @@
 """Plans on named burst-buffer nodes as arrays, for the compiled placement of
-:mod:`bbopt.planner.named_jit`.
+:mod:`bbopt.planner.jit.named`.
 
 Kopanski & Rzadca, Euro-Par 2021, Sections 3.3 and 4.1: the plan model on the authors' 12 BB
 nodes places each job's per-node pieces while it builds a plan (first fit on the BB nodes'
@@ -24,11 +24,11 @@ from bbopt.jit import KERNELS
 from bbopt.jit import kernels as compiled
 from bbopt.planner.profile import OverbookedError
 
-KERNELS.declare({"named-bb": "bbopt.planner:named_jit"})
+KERNELS.declare({"named-bb": "bbopt.planner.jit:named"})
 
 
 def kernels() -> ModuleType | None:
-    """The compiled named-BB kernels (:mod:`bbopt.planner.named_jit`), or ``None``
+    """The compiled named-BB kernels (:mod:`bbopt.planner.jit.named`), or ``None``
     (:func:`bbopt.jit.kernels`)."""
     return compiled("named-bb")
 
@@ -77,7 +77,7 @@ class NamedArrays:
         else:
             self.prox = np.zeros((0, 0), dtype=np.int64)
         self.consts = np.array([tol, ftol, *ktol], dtype=np.float64)
-        #: Entries of a placement's signature (see :mod:`~bbopt.planner.named_jit`).
+        #: Entries of a placement's signature (see :mod:`~bbopt.planner.jit.named`).
         self.width = 1 + k + (nn + 63) // 64
         # A walk's buffers for fresh scores (no snapshot: the stride passes the last job).
         self._orders = np.zeros((2, count), dtype=np.int64)
@@ -117,7 +117,7 @@ class NamedArrays:
 
     def exhaustive(self, best: float, order: Sequence[int]) -> tuple[float, list[int], int]:
         """The exhaustive search over the orders of this model's jobs, compiled
-        (:func:`~bbopt.planner.named_jit.exhaustive_named`): from the incumbent ``order`` of
+        (:func:`~bbopt.planner.jit.named.exhaustive_named`): from the incumbent ``order`` of
         score ``best``, the best score, its order and the number of prefixes visited. For
         short queues (the annealing's ``exhaustive_up_to``, 5 jobs: at most 206 prefixes), run
         to the end."""
@@ -137,7 +137,7 @@ class NamedArrays:
 
 class NamedWalk:
     """The annealing's incremental walk on named BB nodes with its loop compiled
-    (:func:`bbopt.planner.named_jit.walk_named`): the methods and answers of
+    (:func:`bbopt.planner.jit.named.walk_named`): the methods and answers of
     :class:`bbopt.models.plan_walk.SwapWalk` on a model whose :class:`NamedArrays` are
     ``arrays``. State in two buffers, the current plan and the last move's; :meth:`accept`
     makes the last move's the current one."""
@@ -201,7 +201,7 @@ class NamedWalk:
               count: int, current: float, temperature: float, best: float,
               counts: list[int], best_order: np.ndarray) -> tuple[int, float, float]:
         """``count`` moves of the annealing from ``step`` in one compiled call
-        (:func:`~bbopt.planner.named_jit.anneal_named`): positions ``first[s]``, ``second[s]``
+        (:func:`~bbopt.planner.jit.named.anneal_named`): positions ``first[s]``, ``second[s]``
         swapped, accepted at a score of at most ``current + temperature * slack[s]``.
         ``counts`` (accepted, improved, aborted, evaluations) is updated in place and
         ``best_order`` takes each improvement's order; returns ``(step, current, best)``."""
@@ -237,7 +237,7 @@ def conservative_named(now: float, times: Sequence[float], rows: Sequence[Sequen
                        previous: Sequence[float], kept_order: Sequence[int],
                        depth: float) -> list[tuple[int, float]] | None:
     """One decision of conservative backfilling on named BB nodes, compiled
-    (:func:`bbopt.planner.named_jit.conservative_named`): the profile of the running jobs
+    (:func:`bbopt.planner.jit.named.conservative_named`): the profile of the running jobs
     (``times``, ``rows``: nodes, pool BB, each BB node; ``tol`` their fit slack), the BB nodes'
     free space now, the waiting jobs ``(nodes, BB, walltime)`` in queue order with their
     kept reservations (``previous``, ``nan``: none) and the order in which those are held

@@ -40,7 +40,7 @@ the machine is the work an exact compression must do: 56 k moves at k = 1 and 20
 ``bf_resolution`` and ``bf_max_job_test`` bound that work by changing the schedule (a horizon,
 coarser times, fewer jobs); only ``depth`` (``bf_max_job_test``) is kept here. Instead, with
 numba installed, the profile and the compression run compiled, with the same decisions
-(:mod:`bbopt.policies.compression_jit`), once the run has compressed enough in Python to pay for
+(:mod:`bbopt.planner.jit.compression`), once the run has compressed enough in Python to pay for
 loading them (:data:`SWITCH_AFTER`): KTH x 2 then takes 0.82x the CPU time of the Python replay
 and 2.26x KTH x 1's instead of 2.77x (benchmarks/speed/SPEED.md, section 3).
 
@@ -84,14 +84,14 @@ _STUCK = 8
 SWITCH_AFTER = 400_000
 
 
-#: The profile in arrays and the compiled compression: :mod:`bbopt.policies.array_profile`
-#: (whose kernels are :mod:`bbopt.policies.compression_jit`); importing it imports numba.
-KERNELS.declare({"compression": "bbopt.policies:array_profile"})
+#: The profile in arrays and the compiled compression: :mod:`bbopt.planner.jit.arrays`
+#: (whose kernels are :mod:`bbopt.planner.jit.compression`); importing it imports numba.
+KERNELS.declare({"compression": "bbopt.planner.jit:arrays"})
 
 
 def _loaded() -> bool:
     """Whether the compiled compression was loaded in this process already."""
-    return "bbopt.policies.array_profile" in sys.modules
+    return "bbopt.planner.jit.arrays" in sys.modules
 
 
 @register("conservative-bb")
@@ -120,7 +120,7 @@ class ConservativeBackfilling:
     no longer fits), as a fresh policy given the same memory decides.
 
     ``compiled``: whether the profile and the compression run compiled on the BB pool
-    (:mod:`bbopt.policies.compression_jit`; numba, the extra ``fast``, must be installed, else
+    (:mod:`bbopt.planner.jit.compression`; numba, the extra ``fast``, must be installed, else
     this is ignored). Unset (the default): once the kernels are loaded in the process, or once
     the compressions of this policy looked at :data:`SWITCH_AFTER` reservations in Python.
     Either way the decisions are the same.
@@ -219,7 +219,7 @@ class ConservativeBackfilling:
         moved: list[tuple[int, Job]] = []  # (queue position, job) of the kept jobs starting now
         started: list[tuple[int, Job]] = []
         if fast is not None and (log is None or log):
-            # The same loop compiled (bbopt.policies.compression_jit), the slots that came
+            # The same loop compiled (bbopt.planner.jit.compression), the slots that came
             # free given back first: the same starts
             for r, start in profile.compress(now, horizon, log or [], kept, log is not None):
                 _, pos, job = kept[r]

@@ -4,7 +4,7 @@ processors and its per-node BB pieces on the BB nodes, reserved for its whole wa
 
 :class:`bbopt.policies.conservative.ConservativeBackfilling` on a platform whose BB nodes are
 named asks :meth:`NamedArrays.starts` (the compiled kernel
-:func:`bbopt.planner.named_jit.conservative_running`, fed with arrays kept between decisions)
+:func:`bbopt.planner.jit.named.conservative_running`, fed with arrays kept between decisions)
 and, without the kernels, :func:`replan` (the planner's Python path, the kernel's reference):
 the same starts, bit for bit.
 """
@@ -36,7 +36,7 @@ class NamedArrays:
                previous: dict[str, float], depth: float) -> list[float] | None:
         """The start of each job of ``queue`` (``nan``: none) on named BB nodes,
         computed by the compiled kernel from arrays
-        (:func:`bbopt.planner.named_jit.conservative_running`): what each running job holds
+        (:func:`bbopt.planner.jit.named.conservative_running`): what each running job holds
         (nodes, pool BB, bytes per BB node) is worked out once per job and kept while it runs,
         the arrays of the running jobs while the state hands the same running jobs. ``None``
         without the kernels, or when some running job's pieces are not known (then they are
@@ -103,7 +103,7 @@ class NamedArrays:
 def replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,
             queue) -> dict[str, float]:
     """Conservative backfilling planned again on ``planner`` (the reference of the compiled
-    decision, :func:`bbopt.planner.named_jit.conservative_named`): the kept reservations
+    decision, :func:`bbopt.planner.jit.named.conservative_named`): the kept reservations
     (``previous``) held again in ``order``, compressed earliest first (never later than
     before), then the other jobs of ``queue`` in queue order, up to ``depth`` reservations
     (beyond: a start now if possible). The starts by job id, in the order they were planned."""

@@ -17,7 +17,7 @@ schedules (jobs.csv, or the replay's starts) are identical.
 
 Whole trace, one invocation (``python benchmarks/speed/named_plan.py``, load average 6-9 on 2
 shared cores); "before" is the code before the compiled named-BB kernels
-(``bbopt/planner/named_jit.py``), measured in the same hour with the same commands (plan-2's
+(``bbopt/planner/jit/named.py``), measured in the same hour with the same commands (plan-2's
 pool run side by side by ``optimising_policies.py --policies plan-2 --against``):
 
 | whole KTH trace | before | now | speed-up | same schedule |

@@ -35,8 +35,8 @@ the named-BB profile kept the BB nodes' free space as one tuple per segment
 | BB pool, whole KTH trace | 72.5 | 77.5 | 1.07 | yes |
 | 12 named BB nodes, first 2,500 jobs (``--named --jobs 2500``) | 29.8 | 31.4 | 1.05 | yes |
 
-With the pool's placement loop compiled by numba (the extra ``fast``; ``bbopt/models/
-plan_jit.py``, the same schedules), against the tree before, one run, load average 2-4:
+With the pool's placement loop compiled by numba (the extra ``fast``; ``bbopt/planner/jit/
+pool.py``, the same schedules), against the tree before, one run, load average 2-4:
 
 | whole process | CPU s | before s | speed-up | same jobs.csv |
 |---|---:|---:|---:|---|

@@ -26,7 +26,7 @@ per segment, on named BB nodes), load average 3:
 On the whole trace (BB pool), the 34,817 calls recorded with the tree before, solved again by
 this one, gave the same best order and score in every one.
 
-With the pool's placement loop compiled by numba (``bbopt/models/plan_jit.py``; the first call
+With the pool's placement loop compiled by numba (``bbopt/planner/jit/pool.py``; the first call
 of each replay pays numba's import and loading the cached kernels, about 0.7 s), against the
 tree before it, load average 5-7:
 

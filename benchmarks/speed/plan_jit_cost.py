@@ -1,4 +1,4 @@
-"""What the compiled plan loops (``bbopt/models/plan_jit.py``, numba) cost a process before they
+"""What the compiled plan loops (``bbopt/planner/jit/pool.py``, numba) cost a process before they
 pay: numba's import, loading (or, with an empty cache, compiling) the pool score and the swap
 walk of plan-1/2/3 (Kopanski & Rzadca, Euro-Par 2021, Section 3.3).
 
@@ -8,7 +8,7 @@ Each line is a fresh child process timed with ``time.process_time`` around each 
 with an empty numba cache (``NUMBA_CACHE_DIR`` a new directory: the kernels are compiled and
 written there), then ``--repeat`` times with that cache filled (the usual case: the kernels are
 loaded). Processes that never score a plan model import no numba
-(``tests/models/test_plan_jit.py``).
+(``tests/planner/jit/test_pool.py``).
 
 One run, load average about 7 (CPU s; filled: the least and largest of 3):
 

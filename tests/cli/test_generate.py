@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from bbopt.cli import main
@@ -59,3 +61,22 @@ def test_generate_errors(tmp_path, capsys):
     assert "n_jobs" in capsys.readouterr().err
     assert main(["generate", "bbsched", "--out", str(tmp_path / "x.swf")]) == 2
     assert main(["generate", "nope", "--out", str(tmp_path / "x.swf")]) == 2
+
+
+def test_generate_refuses_to_overwrite_its_input(tmp_path, capsys):
+    """``--out`` never overwrites the workload it transforms (the same file by another name
+    included)."""
+    src = tmp_path / "in.swf"
+    assert main(["generate", "kth-like", "n_jobs=30", "--out", str(src)]) == 0
+    before = src.read_bytes()
+    capsys.readouterr()
+    link = tmp_path / "link.swf"
+    os.symlink(src, link)
+    for out in (src, link, tmp_path / "." / "in.swf"):
+        assert main(["generate", "first", "n=10", "-w", str(src), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "is the input workload" in err and len(err.strip().splitlines()) == 1
+        assert src.read_bytes() == before
+    assert main(["generate", "first", "n=10", "-w", str(src), "--out",
+                 str(tmp_path / "out.swf")]) == 0
+    assert (tmp_path / "out.swf").read_text().count("\n") > 10

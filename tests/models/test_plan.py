@@ -189,3 +189,155 @@ def test_all_permutations_of_a_small_queue_are_feasible():
     m = PlanModel(10.0, (4, 6 * GB), [(20.0, 2, 2 * GB), (33.0, 1, 1 * GB)], jobs)
     for order in itertools.permutations(range(5)):
         assert m.check(m.plan(order)) is None
+
+
+# --------------------------------------------------------------------------- pinned rules
+def test_the_default_exponent_is_two_directly_and_from_a_state():
+    # now = 10, one node busy until 40; a job submitted at 0 starts at 40: 40 s, squared
+    m = PlanModel(10.0, (1, 0.0), [(40.0, 1, 0.0)], [_job(0)])
+    assert m.score([0]) == 40.0**2 and m.evaluate(m.plan([0])) == 40.0**2
+    plat = Platform(nodes=1, bb=10 * GB)
+    state = ClusterState(10.0, plat, (RunningJob(_job("r", walltime=30.0), start=10.0),),
+                         (_job(0),))
+    assert PlanModel.from_state(state).score([0]) == 40.0**2
+    # the exponent given to from_state is the model's: 40 s, not 40 s squared
+    assert PlanModel.from_state(state, alpha=1).score([0]) == 40.0
+
+
+def test_from_state_on_named_bb_nodes_keeps_the_exponent():
+    plat = Platform(nodes=2, bb=20 * GB, bb_nodes=(10 * GB, 10 * GB))
+    state = ClusterState(10.0, plat, (RunningJob(_job("r", walltime=30.0, nodes=2),
+                                                 start=10.0),), (_job(0, bb=5 * GB),))
+    for alpha, expected in ((1, 40.0), (3, 40.0**3)):
+        m = PlanModel.from_state(state, alpha=alpha)
+        assert m.named is not None
+        assert m.plan([0]).starts == (40.0,) and m.score([0]) == expected
+
+
+def test_the_lower_bound_is_the_wait_already_spent_to_the_power_alpha():
+    # now = 100, submitted at 40: 60 s waited already (not now + submit = 140)
+    m = PlanModel(100.0, (4, 0.0), [], [_job(0, submit=40.0), _job(1, submit=100.0)], alpha=2)
+    assert [m.lower_bound(0), m.lower_bound(1)] == [3600.0, 0.0]
+    assert m.term(0, 110.0) == 4900.0
+
+
+def test_a_wait_below_one_second_counts_and_no_wait_is_negative():
+    # a node busy until 0.5: a job submitted at 0 waits 0.5 s (alpha 1: 0.5, not 0 or 1)
+    m = PlanModel(0.0, (1, 0.0), [(0.5, 1, 0.0)], [_job(0)], alpha=1)
+    assert m.plan([0]).starts == (0.5,) and m.score([0]) == 0.5
+    # a job not yet submitted (submit 0.5) planned now counts 0, not -0.5 or 1
+    m = PlanModel(0.0, (1, 0.0), [], [_job(0, submit=0.5)], alpha=1)
+    assert m.score([0]) == 0.0 and m.lower_bound(0) == 0.0
+    assert m.evaluate(Plan((0.0,))) == 0.0
+    for alpha in (2, 3, 1.5):
+        m = PlanModel(0.0, (1, 0.0), [], [_job(0, submit=0.5)], alpha=alpha)
+        assert m.score([0]) == 0.0 and m.evaluate(Plan((0.0,))) == 0.0
+
+
+@pytest.mark.parametrize("alpha", [1, 2, 3, 1.5])
+def test_a_plan_scores_bit_for_bit_as_its_order(alpha):
+    # a wait of 7.7 s: 7.7 * 7.7 * 7.7 (the compiled loop's product) is 456.5330000000001,
+    # 7.7 ** 3 is 456.533; the score of an order and of its plan are the same float
+    m = PlanModel(0.0, (1, 0.0), [(7.7, 1, 0.0)], [_job(0)], alpha=alpha)
+    expected = {1: 7.7, 2: 7.7 * 7.7, 3: 7.7 * 7.7 * 7.7, 1.5: 7.7**1.5}[alpha]
+    assert m.score([0]) == expected
+    assert m.evaluate(m.plan([0])) == expected
+    assert m.evaluate(Plan((7.7,))) == expected
+    assert m.term(0, 7.7) == expected
+
+
+def test_a_plan_of_the_wrong_length_is_not_scored():
+    m = PlanModel(0.0, (2, 0.0), [], [_job(0), _job(1)])
+    with pytest.raises(ValueError):
+        m.evaluate(Plan((0.0,)))
+    assert m.check(Plan((0.0,))) == "plan has 1 starts for 2 jobs"
+
+
+def test_running_jobs_ending_at_the_same_instant_free_their_bb_together():
+    # BB frees 1 GB at 10 and 2 + 3 GB at 20 (two ends at one instant): 4, 5 then 10 GB free;
+    # an 8 GB job fits from 20 on, a 5 GB one from 10 on, a 10 GB one once both have ended
+    run = [(10.0, 1, 1 * GB), (20.0, 1, 2 * GB), (20.0, 1, 3 * GB)]
+    m = PlanModel(0.0, (4, 10 * GB), run, [_job(0, bb=8 * GB), _job(1, bb=5 * GB),
+                                           _job(2, bb=10 * GB)], alpha=1)
+    assert m.plan([0, 1, 2]).starts == (20.0, 10.0, 30.0)
+    assert m.plan([2, 1, 0]).starts == (30.0, 10.0, 20.0)
+    assert m.base_profile() == ([0.0, 10.0, 20.0], [1, 2, 4], [4 * GB, 5 * GB, 10 * GB])
+
+
+def test_started_now_of_a_plan_without_order_is_by_start_then_index():
+    # a plan handed in (CP-SAT's): no order, jobs started now by (start, index)
+    plan = Plan((3.0, 0.0, 0.0, 5.0))
+    assert plan.started_now(3.0) == [1, 2, 0]
+    assert plan.started_now(0.0) == [1, 2]
+    assert Plan((3.0, 0.0, 0.0), order=(2, 0, 1)).started_now(3.0) == [2, 0, 1]
+
+
+def test_candidate_orders_by_bb_per_node_and_per_node_squared():
+    # (nodes, BB): bb/node = 8, 4, 3 GB; bb/node/node = 8, 1, 1 GB (a tie, kept in submission
+    # order); bb * nodes would give 8, 64, 27 and bb * nodes**2 8, 256, 243
+    jobs = [_job(0, nodes=1, walltime=30, bb=8 * GB), _job(1, nodes=4, walltime=10, bb=16 * GB),
+            _job(2, nodes=3, walltime=20, bb=9 * GB)]
+    by = dict(PlanModel(0.0, (4, 100 * GB), [], jobs).candidates())
+    assert by == {
+        "submission": (0, 1, 2),
+        "nodes-asc": (0, 2, 1), "nodes-desc": (1, 2, 0),
+        "bb-per-node-asc": (2, 1, 0), "bb-per-node-desc": (0, 1, 2),
+        "bb-per-node-per-node-asc": (1, 2, 0), "bb-per-node-per-node-desc": (0, 1, 2),
+        "walltime-asc": (1, 2, 0), "walltime-desc": (0, 2, 1),
+    }
+
+
+def test_candidate_orders_tell_bb_per_node_from_bb_per_node_squared():
+    # bb/node = 8, 6 GB; bb/node/node = 8, 1.5 GB; bb*nodes = 8, 96: all three differ in order
+    # of the second pair only through the node count
+    jobs = [_job(0, nodes=1, bb=8 * GB), _job(1, nodes=4, bb=24 * GB), _job(2, nodes=2, bb=14 * GB)]
+    by = dict(PlanModel(0.0, (4, 100 * GB), [], jobs).candidates())
+    # bb/node 8, 6, 7; bb/node/node 8, 1.5, 3.5
+    assert by["bb-per-node-asc"] == (1, 2, 0)
+    assert by["bb-per-node-per-node-asc"] == (1, 2, 0)
+    jobs[2] = _job(2, nodes=2, bb=10 * GB)  # bb/node 5 (below 6), bb/node/node 2.5 (above 1.5)
+    by = dict(PlanModel(0.0, (4, 100 * GB), [], jobs).candidates())
+    assert by["bb-per-node-asc"] == (2, 1, 0)
+    assert by["bb-per-node-per-node-asc"] == (1, 2, 0)
+
+
+def test_check_takes_a_plain_sequence_of_starts():
+    m = PlanModel(0.0, (2, 0.0), [], [_job(0, nodes=2), _job(1, nodes=1)])
+    assert m.check((0.0, 10.0)) is None
+    assert m.check([0.0, 5.0]) == "at t=5.0: 3 nodes / 0 B in use"
+
+
+def test_check_a_running_job_ending_now_holds_nothing():
+    # the running job's expected end is now: its nodes are free now, and only once
+    m = PlanModel(10.0, (2, 10 * GB), [(10.0, 2, 10 * GB)],
+                  [_job(0, nodes=2, bb=10 * GB), _job(1, nodes=1)])
+    assert m.check((10.0, 20.0)) is None
+    assert m.check((10.0, 10.0)) == "at t=10.0: 3 nodes / 1e+10 B in use"
+
+
+def test_check_counts_the_bb_of_every_overlapping_job():
+    m = PlanModel(0.0, (4, 10 * GB), [(5.0, 1, 3 * GB)],
+                  [_job(0, bb=6 * GB), _job(1, bb=6 * GB), _job(2, bb=4 * GB)])
+    assert m.check((5.0, 15.0, 0.0)) is None  # 3 + 4 GB, then 6 + 4 and 6
+    assert m.check((5.0, 5.0, 20.0)) == "at t=5.0: 2 nodes / 1.2e+10 B in use"
+    assert m.check((0.0, 20.0, 0.0)) == "at t=0.0: 3 nodes / 1.3e+10 B in use"
+
+
+def test_check_allows_one_rounding_slack_per_job_and_one_more():
+    # 10 GB of BB, slack 10 B (REL_TOL 1e-9); two jobs overlap: their BB may exceed the capacity
+    # by 3 slacks (30 B) and no more
+    cap = 10 * GB
+    tol = cap * 1e-9
+    for excess, ok in ((29.0, True), (30.0, True), (31.0, False), (39.0, False)):
+        half = cap / 2 + excess / 2
+        m = PlanModel(0.0, (4, cap), [], [_job(0, bb=half), _job(1, bb=half)])
+        assert m.tol == tol
+        assert (m.check((0.0, 0.0)) is None) is ok, excess
+
+
+def test_earliest_on_a_named_profile_is_the_pools():
+    plat = Platform(nodes=2, bb=20 * GB, bb_nodes=(10 * GB, 10 * GB))
+    state = ClusterState(0.0, plat, (RunningJob(_job("r", walltime=30.0, nodes=2), start=0.0),),
+                         (_job(0, bb=5 * GB),))
+    m = PlanModel.from_state(state)
+    assert m.earliest(m.named_profile(), 0) == (30.0, 1, 2)

@@ -181,3 +181,14 @@ def test_no_plan_start_is_refused_on_random_workloads(policy, jobs):
     jobs = [replace(j, bb=j.bb * GB) for j in jobs]  # up to 40 GB on four 10 GB BB nodes
     res = simulate(jobs, PROX, policy, options={"budget_mode": "deterministic"})
     assert res.refused_starts == 0
+
+
+def test_a_proximity_model_needs_the_free_compute_node_ids():
+    from bbopt.planner import bb_placement
+
+    with pytest.raises(ValueError, match="^proximity placement needs the free compute node ids "
+                                         "now$"):
+        PlanModel(0.0, PROX.capacity, [], _jobs()[1:], placement=bb_placement(PROX))
+    model = PlanModel(0.0, PROX.capacity, [], _jobs()[1:], placement=bb_placement(PROX),
+                      free_ids=[7, 6, 0])
+    assert model.named_profile()[5] == [0, 6, 7]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.core import ClusterState, Job, Platform, RunningJob, dragonfly_proximity
+from bbopt.core import ClusterState, Job, Platform, RunningJob, Start, dragonfly_proximity
 from bbopt.errors import InvalidDecision
 from bbopt.planner import OverbookedError, Planner, bb_placement
 from bbopt.planner.bb import FirstFitBB, PooledBB, ProximityBB
@@ -206,3 +206,152 @@ def test_list_schedule_places_each_job_at_its_earliest_start():
     got = planner.list_schedule([HEAD, Job("a", 0, 5.0, nodes=2, bb=20 * GB),
                                  Job("b", 0, 5.0, nodes=3)])
     assert [(j.id, s) for j, s in got] == [("head", 10.0), ("a", 0.0), ("b", 60.0)]
+
+
+class _Profiled(Planner):
+    """The planner on the profile of every dimension only (no fast path)."""
+
+    __slots__ = ()
+    fast_path = False
+
+
+def test_a_replaceable_reservation_is_kept_placeable_on_the_profile_of_every_dimension():
+    """The re-placeable head of :func:`test_a_replaceable_reservation_chooses_its_pieces_again`
+    on the profile of every dimension: the same answers, each reservation checked whole."""
+    planner = _shadow_case()
+    planner.__class__ = _Profiled
+    planner.reserve(HEAD, 10.0, replace=True)
+    assert planner.start(Job("late", 0, 100.0, nodes=1, bb=6 * GB)) is not None
+    assert planner._profile is not None
+    assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
+    assert planner.fits_now(Job("short", 0, 10.0, nodes=1, bb=2 * GB))
+    assert not planner.fits_now(Job("short", 0, 10.5, nodes=1, bb=2 * GB))
+    # a reservation the job could not overlap is no reason to refuse; one after it still is
+    early = Job("early", 0, 20.0, nodes=1, bb=0.0)
+    planner.reserve(early, 100.0, replace=True)  # [100, 120): after everything above
+    assert list(planner.floating) == ["head", "early"]
+    assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
+    planner.release(early)
+    planner.release(HEAD)
+    other = Job("other", 0, 5.0, nodes=1, bb=1.0)
+    planner.reserve(other, 200.0, replace=True)  # [200, 205), 1 B: before the head's check
+    planner.reserve(HEAD, 10.0, replace=True)
+    assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
+    assert planner.fits_now(Job("short", 0, 10.0, nodes=1, bb=2 * GB))
+
+
+def test_a_replaceable_reservation_of_one_byte_from_now_is_kept_placeable():
+    """Two BB nodes of 0.5 B; a re-placeable reservation of 1 B on two nodes from now (two
+    pieces of 0.5 B, one per BB node) leaves no room for a start of 0.25 B that runs with it,
+    and leaves room for one that starts when it ends."""
+    platform = Platform(3, 1.0, bb_nodes=(0.5, 0.5))
+    for cls in (Planner, _Profiled):
+        planner = cls.of(ClusterState(0.0, platform, ()))
+        planner.reserve(Job("tiny", 0, 10.0, nodes=2, bb=1.0), 0.0, replace=True)
+        assert not planner.fits_now(Job("x", 0, 5.0, nodes=1, bb=0.25))
+        assert planner.fits_now(Job("x", 0, 5.0, nodes=1, bb=0.0))
+        assert planner.fits(Job("x", 0, 5.0, nodes=1, bb=0.25), 10.0)
+        assert not planner.fits(Job("x", 0, 5.0, nodes=1, bb=0.25), 9.0)
+
+
+# -- starts now over a pass, block by block: thresholds of the cheap tests ----------------------
+TB = 1e12  # a pool whose fit tolerance is 1000 B
+POOL = Platform(4, TB)
+
+
+def _pool(*running):
+    return Planner.of(ClusterState(0.0, POOL, tuple(running)))
+
+
+def _ids(jobs):
+    return [j.id for j in jobs]
+
+
+def test_a_pass_starts_jobs_at_exactly_the_free_nodes_and_bb():
+    busy = RunningJob(Job("r", 0, 10.0, nodes=3, bb=4e11), 0.0)  # 1 node and 600 GB free now
+    one = [Job("a", 0, 5.0, nodes=2), Job("b", 0, 5.0, nodes=1, bb=6e11 + 1001.0),
+           Job("c", 0, 5.0, nodes=1, bb=6e11 + 1000.0), Job("d", 0, 5.0, nodes=1)]
+    assert _ids(_pool(busy).start_each(one)) == ["c"]
+    assert _ids(_pool(busy).may_start_now(one)) == ["c", "d"]
+    # no byte free: a job asking none still starts on the free node
+    full = RunningJob(Job("r", 0, 10.0, nodes=3, bb=TB), 0.0)
+    assert _ids(_pool(full).start_each([Job("e", 0, 5.0, nodes=1)])) == ["e"]
+    assert _ids(_pool(full).may_start_now([Job("e", 0, 5.0, nodes=1),
+                                           Job("f", 0, 5.0, nodes=1, bb=1001.0)])) == ["e"]
+    # no node free: nothing, and an empty list
+    none = RunningJob(Job("r", 0, 10.0, nodes=4), 0.0)
+    assert _pool(none).start_each(one) == [] and _pool(none).may_start_now(one) == []
+    # the nodes' tolerance is the nodes' own (4e-9), not the BB's 1000 B
+    assert _pool(busy).may_start_now([Job("g", 0, 5.0, nodes=2)]) == []
+
+
+def test_a_pass_over_blocks_skips_only_blocks_whose_least_job_cannot_start():
+    busy = RunningJob(Job("r", 0, 10.0, nodes=2, bb=4e11), 0.0)  # 2 nodes and 600 GB free
+    two = Job("two", 0, 5.0, nodes=2)
+    bb = Job("bb", 0, 5.0, nodes=1, bb=6e11 + 1000.0)
+    small = Job("small", 0, 5.0, nodes=1)
+    for blocks, started in [
+            ([((two,), (2, 0.0)), ((small,), (1, 0.0))], ["two"]),
+            ([((bb,), (1, 6e11 + 1000.0)), ((small,), (1, 0.0))], ["bb", "small"]),
+            ([((Job("x", 0, 5.0, nodes=3),), (3, 0.0)), ((bb,), (1, 6e11 + 1000.0))], ["bb"]),
+            ([((Job("y", 0, 5.0, nodes=1, bb=6e11 + 1001.0),), (1, 6e11 + 1001.0)),
+              ((small,), (1, 0.0))], ["small"]),
+            ([((Job("x", 0, 5.0, nodes=3), small), (1, 0.0))], ["small"]),
+            ([((two,), None), ((small,), None)], ["two"])]:
+        assert _ids(_pool(busy).start_each_block(blocks)) == started, blocks
+
+
+def test_a_pass_reads_what_is_free_now_after_each_start():
+    # a reservation from 10 takes every node then: each start now must end by 10
+    p = _pool()
+    p.reserve(Job("h", 0, 10.0, nodes=4), 10.0)
+    jobs = [Job("a", 0, 10.0, nodes=1), Job("b", 0, 10.0, nodes=1), Job("c", 0, 11.0, nodes=1)]
+    assert _ids(p.start_each(jobs)) == ["a", "b"]
+    q = _shadow_case()
+    q.__class__ = _Profiled
+    q.profile  # noqa: B018 (off the fast path from the start)
+    q.reserve(Job("h", 0, 10.0, nodes=2), 10.0)
+    jobs = [Job("a", 0, 10.0, nodes=1, bb=1.0), Job("b", 0, 10.0, nodes=1, bb=1.0)]
+    assert _ids(q.start_each(jobs)) == ["a", "b"]
+
+
+def test_starts_name_their_job_and_the_chosen_nodes():
+    p = _pool()
+    assert p.start(Job("a", 0, 5.0, nodes=2)) == Start("a", None)
+    assert p.start(Job("b", 0, 5.0, nodes=1)) == Start("b", None)
+    p.release(Job("a", 0, 5.0, nodes=2))  # its nodes come back; b's stay taken
+    assert p.free_nodes == [0, 1, 3]
+    assert p.hold(Job("c", 0, 5.0, nodes=1), 0.0) and "c" in p.started
+    assert not p.hold(Job("d", 0, 5.0, nodes=4), 3.0)
+    assert not p.hold(Job("d", 0, 5.0, nodes=4), 0.0)
+    assert p.fits(Job("d", 0, 5.0, nodes=1), 0.0) and not p.fits(Job("d", 0, 5.0, nodes=3), 0.0)
+    prox = Platform(8, 100 * GB, bb_nodes=(25 * GB,) * 4,
+                    bb_proximity=dragonfly_proximity(8, 2, 2))
+    q = Planner.of(ClusterState(0.0, prox, ()))
+    assert q.start(Job("a", 0, 5.0, nodes=2, bb=10 * GB)) == Start("a", (0, 1))
+
+
+def test_take_bb_on_a_pool_named_and_proximity_nodes():
+    assert _pool().take_bb(Job("a", 0, 5.0, nodes=1, bb=2 * TB))  # a pool: the caller counts
+    named = Planner.of(ClusterState(0.0, PLATFORMS["named"], ()))
+    assert not named.bb_fits(Job("a", 0, 5.0, nodes=1, bb=26 * GB))  # no BB node holds it
+    assert not named.take_bb(Job("a", 0, 5.0, nodes=1, bb=26 * GB))
+    assert named.bb_fits(Job("a", 0, 5.0, nodes=1, bb=25 * GB))
+    assert named.take_bb(Job("a", 0, 5.0, nodes=1, bb=25 * GB)) and named.chosen == {}
+    assert named.bb.free == [0.0, 25 * GB, 25 * GB, 25 * GB]
+    prox = Planner.of(ClusterState(0.0, PLATFORMS["proximity"], ()))
+    assert prox.take_bb(Job("a", 0, 5.0, nodes=2, bb=10 * GB))
+    assert prox.take_bb(Job("b", 0, 5.0, nodes=2, bb=10 * GB))
+    assert prox.chosen == {"a": (0, 1), "b": (2, 3)} and prox.free_nodes == [4, 5, 6, 7]
+
+
+def test_a_rollback_restores_every_part_of_the_planner():
+    p = _pool(RunningJob(Job("r", 0, 10.0, nodes=2), 0.0))
+    snap = p.snapshot()
+    p.start(Job("a", 0, 5.0, nodes=1))
+    p.reserve(Job("h", 0, 5.0, nodes=4), 10.0)
+    p.rollback(snap)
+    assert (p.holds, p.floating, p.started, p.named, p.free_nodes) == ({}, {}, {}, {}, [2, 3])
+    assert p.profile.times == [0.0, 10.0] and p.profile.free[0] == [2.0, TB]
+    assert p.start(Job("b", 0, 5.0, nodes=2)) == Start("b", None)
+    assert p.started == {"b": (2, 3)}

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -328,3 +329,37 @@ def test_a_hold_to_infinity_and_one_before_the_origin():
         p.reserve(3.0, 3.0, _d(p, (4, 0.0)))  # nothing to hold
         p.release(3.0, 3.0, _d(p, (4, 0.0)))
         assert p.free_at(3.0)[0] == 4.0
+
+
+def test_a_profile_built_overbooked_is_flagged_below_half_the_tolerance_only():
+    """What is held now beyond the capacity (an overbooked start) raises the flag at
+    construction as a reservation does: below minus half the tolerance of a dimension, on
+    either dimension alone (BB: 1000 B on 1 TB, half of it 500 B; nodes: 4e-9 on 4 nodes)."""
+    assert not Profile(0.0, (4, TB), used=(4, TB))._low  # full, not overbooked
+    assert not Profile(0.0, (4, TB), used=(4, TB + 500.0))._low  # -500 B: not below -500
+    assert Profile(0.0, (4, TB), used=(3, TB + 501.0))._low  # BB alone, one byte further
+    assert not Profile(0.0, (4, TB), used=(4 + 1.5e-9, TB))._low  # nodes: above -2e-9
+    assert Profile(0.0, (4, TB), used=(4 + 2.5e-9, 0.0))._low  # nodes alone, below -2e-9
+    # a full dimension of no capacity (no BB on the platform, no nodes) is exactly at minus
+    # half its tolerance (0): not low
+    assert not Profile(0.0, (4, 0.0), used=(2, 0.0))._low
+    assert not Profile(0.0, (0, TB), used=(0, 0.0))._low
+
+
+def test_releases_of_one_instant_make_one_breakpoint():
+    for p in (Profile(0.0, (4, 10.0), releases=[(5.0, (1, 1.0)), (5.0, (1, 2.0))],
+                      used=(3, 4.0)),
+              Profile(0.0, (4, 10.0, 1.0), releases=[(5.0, (1, 1.0, 0.0)),
+                                                     (5.0, (1, 2.0, 0.5))], used=(3, 4.0, 0.5))):
+        assert p.times == [0.0, 5.0]
+        assert [row[:2] for row in p.free] == [[1.0, 6.0], [3.0, 9.0]]
+
+
+def test_releases_are_sorted_by_time_alone():
+    # amounts of one instant are never compared (numpy arrays cannot be): they keep their order
+    for cap in ((4, 10.0), (4, 10.0, 1.0)):
+        k = len(cap)
+        rel = [(9.0, np.ones(k)), (5.0, np.full(k, 0.5)), (5.0, np.full(k, 0.25))]
+        p = Profile(0.0, cap, releases=rel)
+        assert p.times == [0.0, 5.0, 9.0]
+        assert [row[:2] for row in p.free] == [[2.25, 8.25], [3.0, 9.0], [4.0, 10.0]]

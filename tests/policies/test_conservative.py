@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 
 from bbopt import ClusterState, Job, Platform, Reservation, simulate
 from bbopt.core import RunningJob, RunningJobs
+from bbopt.errors import InputError
 from bbopt.planner import Profile, profile_of
 from bbopt.policies import make_policy
+from bbopt.policies.conservative import ConservativeBackfilling
 from tests._random_workloads import workloads as random_workloads
 
 PLATFORM = Platform(nodes=8, bb=100.0)
@@ -229,7 +231,10 @@ def test_every_decision_equals_the_textbook_one(jobs, tick):
     # A asks for 1 node: the same reservations (nothing it held moves)
     (Job("A", 0, 10, 10, 1, 1.0),
      (Reservation("A", 10.0), Reservation("B", 10.0), Reservation("C", 20.0))),
-], ids=["nodes", "walltime", "shrunk"])
+    # A asks for the whole BB (100 instead of 1): B (1 of BB) no longer fits beside it at 10
+    (Job("A", 0, 10, 10, 2, 100.0),
+     (Reservation("A", 10.0), Reservation("C", 20.0), Reservation("B", 30.0))),
+], ids=["nodes", "walltime", "shrunk", "bb"])
 def test_a_job_resized_under_its_id_is_planned_for_its_new_request(platform, resized, reserved):
     """X holds the 4 nodes until 10; A and B (2 nodes, 10 s each) are reserved at 10 and C (4
     nodes) at 20. Then the resource manager changes A's request under the same id: the
@@ -250,3 +255,65 @@ def test_a_job_resized_under_its_id_is_planned_for_its_new_request(platform, res
     assert again.started_ids == [] and again.reservations == reserved
     fresh = make_policy("conservative-bb").decide(state)
     assert (again.reservations, again.memory) == (fresh.reservations, fresh.memory)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(), st.sampled_from([None, 1, 2, 3]), st.sampled_from([None, 2.0]))
+def test_every_decision_at_a_depth_equals_the_textbook_one(jobs, depth, tick):
+    """The replay at a small depth against the plain algorithm: the first ``depth`` waiting
+    jobs in queue order (the kept reservations first) hold a reservation, a job beyond them
+    starts now only where it delays none, and is otherwise left without one."""
+    compared = []
+
+    def observe(state, decision):
+        expected = _textbook(state, math.inf if depth is None else depth)
+        assert (decision.started_ids, decision.reservations) == expected, state.time
+        compared.append(state.time)
+
+    simulate(jobs, PLATFORM, "conservative-bb", options={"depth": depth}, tick=tick,
+             on_decision=observe)
+    assert compared
+
+
+def _beyond_depth(walltime: float, depth: int | None):
+    # X holds 3 of 4 nodes until 10; A and B (4 nodes each) are reserved at 10 and 20; C (one
+    # node) comes third in the queue
+    x = Job("X", 0, 10, 10, 3, 0.0)
+    queue = (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 4, 0.0),
+             Job("C", 0, walltime, walltime, 1, 0.0))
+    state = ClusterState(0.0, Platform(4, 100.0), RunningJobs([RunningJob(x, 0.0)]), queue)
+    return make_policy("conservative-bb", depth=depth).decide(state)
+
+
+@pytest.mark.parametrize(("walltime", "started"), [(9.5, True), (10.0, True), (10.5, False)])
+def test_a_job_beyond_the_depth_starts_only_where_it_delays_no_reservation(walltime, started):
+    # depth 2: C gets no reservation; it starts now if it ends by A's reservation at 10
+    # (a job ending at 10 frees its node for one starting at 10), else it waits unreserved
+    decision = _beyond_depth(walltime, 2)
+    assert decision.started_ids == (["C"] if started else [])
+    assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0))
+    assert decision.memory == {"reservations": {"A": 10.0, "B": 20.0}}
+
+
+@pytest.mark.parametrize("depth", [3, None])
+def test_within_the_depth_every_job_is_reserved(depth):
+    # depth 3 (or all): C is the third job and is reserved too, here at once (it fits now)
+    decision = _beyond_depth(10.5, depth)
+    assert decision.started_ids == []
+    assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0),
+                                     Reservation("C", 30.0))
+
+
+def test_the_depth_is_at_least_one_and_compiled_a_choice_of_three():
+    with pytest.raises(ValueError, match="^depth must be >= 1 or None$"):
+        ConservativeBackfilling(depth=0)
+    assert ConservativeBackfilling(depth=1).depth == 1
+    assert ConservativeBackfilling(depth=None).depth is None
+    assert ConservativeBackfilling().depth == 1000
+    assert ConservativeBackfilling().name == "conservative-bb"
+    with pytest.raises(ValueError, match="^compiled must be true, false or unset"):
+        ConservativeBackfilling(compiled="yes")
+    for compiled in (None, True, False):
+        assert ConservativeBackfilling(compiled=compiled).compiled is compiled
+    with pytest.raises(InputError, match="depth must be >= 1 or None"):
+        make_policy("conservative-bb", depth=0)

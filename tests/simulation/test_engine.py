@@ -235,7 +235,7 @@ def test_tick_schedules_periodically_while_jobs_wait():
     and the ticks stop (w ends at 400 without a decision)."""
     jobs = [Job("r", 0, 300, 300, 2), Job("w", 10, 100, 100, 2)]
     fcfs = make_policy("fcfs")
-    # asked even when nothing fits (tests/simulation/test_replay_shortcuts)
+    # asked even when nothing fits (tests/simulation/test_engine_shortcuts)
     fcfs.idle_unless_fits = False
     times = []
     res = simulate(jobs, Platform(2, 0.0), fcfs, tick=60,

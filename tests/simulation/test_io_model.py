@@ -4,29 +4,20 @@ the fluid contention model, Kopanski's phased jobs, the papers' machines and JGF
 from __future__ import annotations
 
 import dataclasses
-import json
 
-import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from bbopt import ClusterState, Decision, InvalidDecision, Job, RunningJob, Start, decide, simulate
+from bbopt import Decision, InvalidDecision, Job, Start, simulate
 from bbopt.core import GB, MB
 from bbopt.errors import InputError
-from bbopt.loading import load_topology
 from bbopt.policies.registry import register
 from bbopt.simulation.io_metrics import io_summary
 from bbopt.simulation.io_model import Flow, IOContention, PhasedIO, contention, sorted_shares
 from bbopt.topology import (
-    AllocState,
-    cts1,
     from_description,
-    from_jgf,
     herbein_example_topology,
     kopanski_dragonfly,
     platform_from_topology,
-    to_jgf,
 )
 
 
@@ -79,38 +70,6 @@ def test_contention_is_resolved_bottom_up():
     assert contention(tree, flows) == pytest.approx([25 * MB, 25 * MB, 150 * MB])
 
 
-def test_herbein_walkthrough_job2_waits_for_job1():
-    """Section 3.4: Job 1 (1 node, 64 MB/s) then Job 2 (3 nodes x 128 MB/s)."""
-    platform = _example()
-    job1 = Job("1", 0, walltime=100, runtime=100, nodes=1, bandwidth=64 * MB)
-    job2 = Job("2", 0, walltime=100, runtime=50, nodes=3, bandwidth=128 * MB)
-    state = ClusterState(0.0, platform, queue=(job1, job2))
-    d = decide(state, "io-fcfs")
-    assert [s.job_id for s in d.start] == ["1"] and d.start[0].nodes == (0,)
-    running = ClusterState(0.0, platform, running=(RunningJob(job1, 0.0, (0,)),), queue=(job2,))
-    for policy in ("io-fcfs", "io-easy"):
-        assert decide(running, policy).start == ()
-    easy = decide(running, "io-easy")
-    assert easy.reservations[0].job_id == "2" and easy.reservations[0].start == 100.0
-    # On the empty machine Job 2 fits (nodes 0-2).
-    empty = ClusterState(0.0, platform, queue=(job2,))
-    assert decide(empty, "io-fcfs").start[0].nodes == (0, 1, 2)
-    for policy in ("io-fcfs", "io-easy"):
-        model = IOContention()
-        res = simulate([job1, job2], platform, policy, execution=model)
-        assert res.start == [0.0, 100.0]
-        assert io_summary(res, model)["system_efficiency"] == 1.0
-
-
-def test_unsatisfiable_jobs_rejected_only_under_io_aware_policies():
-    platform = _example()
-    big = Job("big", 0, walltime=10, runtime=10, nodes=3, bandwidth=200 * MB)
-    res = simulate([big], platform, "io-fcfs", execution=IOContention())
-    assert res.state == ["rejected"] and "empty machine" in res.reasons["big"]
-    res = simulate([big], platform, "fcfs", execution=IOContention())
-    assert res.state == ["killed"]  # it runs, slowed by contention past its walltime
-
-
 def test_engine_refuses_an_over_allocating_io_aware_decision():
     @register("test-io-rogue")
     class Rogue:
@@ -138,99 +97,6 @@ def test_engine_refuses_an_over_allocating_io_aware_decision():
 
 
 # --------------------------------------------------------------------------- allocation
-def _greedy(tree, avail, free, n, b):
-    av = avail.copy()
-    got = []
-    for i in range(tree.nodes):
-        if not free[i]:
-            continue
-        path = tree.path(i)
-        if all(av[v] + 1e-9 * tree.capacity[v] >= b for v in path):
-            for v in path:
-                av[v] -= b
-            got.append(i)
-            if len(got) == n:
-                return got
-    return None
-
-
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10_000), which=st.sampled_from(["example", "dragonfly"]))
-def test_select_is_herbeins_node_by_node_greedy(seed, which):
-    rng = np.random.default_rng(seed)
-    tree = (herbein_example_topology() if which == "example"
-            else kopanski_dragonfly(router=2.5 * GB, chassis=4 * GB).topology)
-    free = rng.random(tree.nodes) < 0.7
-    avail = tree.fresh_avail()
-    finite = np.isfinite(avail[: tree.n_vertices])
-    avail[: tree.n_vertices][finite] *= rng.uniform(0.2, 1.0, finite.sum())
-    b = float(rng.choice([64 * MB, 128 * MB, 0.5 * GB, 1 * GB]))
-    n = int(rng.integers(1, tree.nodes + 1))
-    got = tree.select(avail, free, n, b)
-    want = _greedy(tree, avail, free, n, b)
-    assert (got is None) == (want is None)
-    if want is not None:
-        assert list(got) == want
-
-
-def _random_jobs(seed, n, max_nodes, bw_choices):
-    rng = np.random.default_rng(seed)
-    jobs = []
-    t = 0.0
-    for k in range(n):
-        t += float(rng.exponential(5.0))
-        run = float(rng.integers(1, 60))
-        jobs.append(Job(str(k), round(t), walltime=run * float(rng.uniform(1, 3)), runtime=run,
-                        nodes=int(rng.integers(1, max_nodes + 1)),
-                        bandwidth=float(rng.choice(bw_choices))))
-    return jobs
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), policy=st.sampled_from(["io-fcfs", "io-easy"]),
-       which=st.sampled_from(["example", "dragonfly"]))
-def test_io_aware_policies_never_over_allocate_a_link(seed, policy, which):
-    if which == "example":
-        platform = _example()
-        jobs = _random_jobs(seed, 25, 4, [0.0, 32 * MB, 64 * MB, 128 * MB, 200 * MB])
-    else:
-        platform = kopanski_dragonfly(router=2 * GB)
-        jobs = _random_jobs(seed, 40, 24, [0.0, 50 * MB, 200 * MB, 600 * MB])
-    tree = platform.topology
-    peak = {"over": 0.0}
-
-    def check(state, decision):
-        alloc = AllocState.of_running(tree, state.running)
-        by_id = {j.id: j for j in state.queue}
-        for s in decision.start:
-            job = by_id[s.job_id]
-            assert s.nodes is not None and len(s.nodes) == job.nodes
-            assert alloc.free[list(s.nodes)].all()
-            alloc.take(list(s.nodes), job.bandwidth)
-        over = -(alloc.avail[: tree.n_vertices] + 1e-6 * tree.capacity[: tree.n_vertices]).min()
-        peak["over"] = max(peak["over"], over)
-
-    model = IOContention()
-    res = simulate(jobs, platform, policy, on_decision=check, execution=model)
-    assert peak["over"] <= 0
-    assert set(res.state) <= {"finished", "rejected"}
-    s = io_summary(res, model)
-    if s["jobs_measured"]:
-        assert s["system_efficiency"] == pytest.approx(1.0)
-        assert s["interfered_node_time_share"] == 0.0
-
-
-def test_io_easy_backfills_without_delaying_the_head():
-    platform = _example()
-    long1 = Job("long", 0, walltime=100, runtime=100, nodes=2, bandwidth=128 * MB)  # fills lls0
-    head = Job("head", 1, walltime=10, runtime=10, nodes=4, bandwidth=10 * MB)
-    short = Job("short", 2, walltime=50, runtime=50, nodes=1, bandwidth=100 * MB)
-    late = Job("late", 3, walltime=500, runtime=500, nodes=1, bandwidth=100 * MB)
-    res = simulate([long1, head, short, late], platform, "io-easy", execution=IOContention())
-    start = dict(zip([j.id for j in res.jobs], res.start, strict=True))
-    assert start["short"] == 2  # ends before the head's reservation at t=100
-    assert start["head"] == 100
-    assert start["late"] >= 110  # would hold a node the head needs at t=100
 
 
 # --------------------------------------------------------------------------- phased jobs
@@ -310,67 +176,6 @@ def test_rigid_jobs_without_bandwidth_run_as_in_the_rigid_model():
 
 
 # --------------------------------------------------------------------------- machines, formats
-def test_papers_machines():
-    p = cts1(0.3)
-    tree = p.topology
-    assert p.nodes == 3888 and tree.pfs_bandwidth == pytest.approx(49 * GB)
-    edges = [v for v in range(tree.n_vertices) if tree.kind[v] == "edge_switch"]
-    assert len(edges) == 24 and all(tree.capacity[v] == 216 * GB for v in edges)
-    assert [tree.capacity[v] for v in range(tree.n_vertices)
-            if tree.kind[v] == "core_switch_pool"] == [432 * GB]
-    # At 30 % underprovisioning a job gets at most 49 GB/s / 18 MB/s = 2722 nodes.
-    assert "2722" in tree.why_never_fits(3000, 18 * MB)
-    d = kopanski_dragonfly()
-    assert d.nodes == 96 and d.bb == pytest.approx(480 * GB)
-    assert d.topology.bb_vertex.size == 12 and d.topology.n_vertices == 1 + 3 + 12 + 36 + 108
-
-
-@pytest.mark.parametrize("make", [lambda: cts1(0.1).topology, lambda: kopanski_dragonfly().topology,
-                                  herbein_example_topology])
-def test_jgf_round_trip(make):
-    tree = make()
-    text = json.dumps(to_jgf(tree))
-    back = from_jgf(json.loads(text))
-    assert back.to_dict() == tree.to_dict()
-    assert back.nodes == tree.nodes
-    assert np.array_equal(back.capacity, tree.capacity)
-
-
-def test_jgf_with_flux_style_pools_and_sub_node_resources():
-    def v(i, typ, size=1, unit=""):
-        return {"id": str(i), "metadata": {"type": typ, "name": f"{typ}{i}", "size": size,
-                                           "unit": unit, "paths": {"containment": f"/{i}"}}}
-
-    def e(s, t, sub="containment"):
-        return {"source": str(s), "target": str(t), "metadata": {"subsystem": sub}}
-
-    jgf = {"graph": {"nodes": [v(0, "cluster"), v(1, "pfs", 70, "GB/s"), v(2, "switch"),
-                               v(3, "bandwidth", 216, "GB/s"), v(4, "node"), v(5, "node"),
-                               v(6, "core")],
-                     "edges": [e(0, 1), e(1, 2), e(2, 3), e(2, 4), e(2, 5), e(4, 6),
-                               e(5, 4, "ibnet")]}}
-    tree = from_jgf(jgf)
-    assert tree.nodes == 2
-    assert tree.path(0) == [3, 2, 1, 0]
-    assert tree.capacity[1] == 70 * GB and tree.capacity[2] == 216 * GB
-
-
-def test_yaml_description(tmp_path):
-    f = tmp_path / "tree.yaml"
-    f.write_text("""
-name: small
-tree:
-  type: pfs
-  bandwidth: 1 GB/s
-  children:
-    - {type: switch, bandwidth: 256 MB/s, count: 2, children: [{type: node, count: 2}]}
-    - {type: bb, capacity: 40 GB, bandwidth: 1.25 GB/s}
-""")
-    tree = load_topology(f)
-    assert tree.nodes == 4 and tree.bb_total == 40 * GB
-    assert from_description(tree.to_dict()).to_dict() == tree.to_dict()
-    p = platform_from_topology(tree)
-    assert p.bb == 40 * GB and p.topology is tree
 
 
 def test_fixed_duration_accounting_keeps_runtime_and_loses_computation():

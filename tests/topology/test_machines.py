@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from bbopt.errors import InputError
-from bbopt.topology import cts1_topology, kopanski_dragonfly_topology
+from bbopt.topology import cts1, cts1_topology, kopanski_dragonfly, kopanski_dragonfly_topology
 
 GB = 1e9
+MB = 1e6
 
 
 def test_cts1_is_3888_nodes_under_24_edge_switches():
@@ -58,3 +59,18 @@ def test_the_dragonfly_uplinks_are_unbounded_unless_given():
     assert bounded.capacity[bounded.vertex_of["chassis0.0"]] == 3 * GB
     assert bounded.capacity[bounded.vertex_of["group0"]] == 4 * GB
     assert bounded.bb_total == 120 * GB
+
+
+def test_papers_machines():
+    p = cts1(0.3)
+    tree = p.topology
+    assert p.nodes == 3888 and tree.pfs_bandwidth == pytest.approx(49 * GB)
+    edges = [v for v in range(tree.n_vertices) if tree.kind[v] == "edge_switch"]
+    assert len(edges) == 24 and all(tree.capacity[v] == 216 * GB for v in edges)
+    assert [tree.capacity[v] for v in range(tree.n_vertices)
+            if tree.kind[v] == "core_switch_pool"] == [432 * GB]
+    # At 30 % underprovisioning a job gets at most 49 GB/s / 18 MB/s = 2722 nodes.
+    assert "2722" in tree.why_never_fits(3000, 18 * MB)
+    d = kopanski_dragonfly()
+    assert d.nodes == 96 and d.bb == pytest.approx(480 * GB)
+    assert d.topology.bb_vertex.size == 12 and d.topology.n_vertices == 1 + 3 + 12 + 36 + 108

@@ -6,11 +6,14 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bbopt.errors import InputError
-from bbopt.topology import IOTree
+from bbopt.topology import IOTree, herbein_example_topology, kopanski_dragonfly
 
 MB = 1e6
+GB = 1e9
 
 
 def _tree() -> IOTree:
@@ -61,3 +64,38 @@ def test_a_tree_needs_one_root_and_compute_nodes():
         IOTree(g)
     with pytest.raises(InputError, match="non-empty"):
         IOTree(nx.DiGraph())
+
+
+def _greedy(tree, avail, free, n, b):
+    av = avail.copy()
+    got = []
+    for i in range(tree.nodes):
+        if not free[i]:
+            continue
+        path = tree.path(i)
+        if all(av[v] + 1e-9 * tree.capacity[v] >= b for v in path):
+            for v in path:
+                av[v] -= b
+            got.append(i)
+            if len(got) == n:
+                return got
+    return None
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), which=st.sampled_from(["example", "dragonfly"]))
+def test_select_is_herbeins_node_by_node_greedy(seed, which):
+    rng = np.random.default_rng(seed)
+    tree = (herbein_example_topology() if which == "example"
+            else kopanski_dragonfly(router=2.5 * GB, chassis=4 * GB).topology)
+    free = rng.random(tree.nodes) < 0.7
+    avail = tree.fresh_avail()
+    finite = np.isfinite(avail[: tree.n_vertices])
+    avail[: tree.n_vertices][finite] *= rng.uniform(0.2, 1.0, finite.sum())
+    b = float(rng.choice([64 * MB, 128 * MB, 0.5 * GB, 1 * GB]))
+    n = int(rng.integers(1, tree.nodes + 1))
+    got = tree.select(avail, free, n, b)
+    want = _greedy(tree, avail, free, n, b)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert list(got) == want

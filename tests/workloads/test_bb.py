@@ -3,6 +3,7 @@ they change on the KTH trace: only the too-wide jobs are rejected."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -11,8 +12,14 @@ import pytest
 from bbopt import Job, Platform
 from bbopt.core import GB, MB
 from bbopt.loading import bb_rules_for, load_workload
-from bbopt.workloads.bb import KOPANSKI_RULES, KopanskiRules, with_lognormal_bb
+from bbopt.workloads.bb import (
+    KOPANSKI_RULES,
+    KopanskiRules,
+    lognormal_bb_per_processor,
+    with_lognormal_bb,
+)
 from bbopt.workloads.swf import read_swf
+from tests._workload_data import job_fields
 
 
 def test_cap_is_what_twelve_40gb_nodes_hold_per_node():
@@ -138,3 +145,15 @@ def test_sweep_transforms_take_the_rules_and_the_checkpoint_size():
     ph = half[0].extra["phases"]
     assert ph["checkpoints"] == 2 and ph["checkpoint_bytes"] == 0.5 * half[0].bb
     assert apply("kopanski", jobs, 3)[0].extra["phases"]["checkpoint_bytes"] == plain[0].bb
+
+
+@pytest.mark.parametrize("rules", [None, True])
+def test_bb_draw_copies_equal_replace(kth_swf, rules):
+    """The draw's unchecked copies equal ``dataclasses.replace``'s."""
+    jobs = read_swf(kth_swf).jobs[:3000]
+    got = with_lognormal_bb(jobs, seed=3, rules=rules)
+    per_proc = lognormal_bb_per_processor(len(jobs), np.random.default_rng(3))
+    want = [dataclasses.replace(j, bb=(KOPANSKI_RULES.per_node(j, float(p)) if rules
+                                       else float(p)) * j.nodes)
+            for j, p in zip(jobs, per_proc, strict=True)]
+    assert [job_fields(j) for j in got] == [job_fields(j) for j in want]

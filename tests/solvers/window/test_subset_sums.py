@@ -14,7 +14,7 @@ from bbopt.models.window import WindowModel
 from bbopt.solvers import Budget, solve
 from bbopt.solvers.window.forms import linear_form
 from bbopt.solvers.window.subset_sums import two_capacity_front
-from tests.solvers.window.test_fronts import front, hard_window
+from tests.solvers.window.test_forms_fronts import front, hard_window
 
 
 @st.composite

@@ -17,7 +17,7 @@ compressions were half of its CPU time.
 
 Layout. A profile is ``T[cap]`` (breakpoints) and ``F[cap, 2]`` (free nodes and BB), the first
 ``n`` rows in use; the caller makes room for the breakpoints an operation adds (two per
-reservation or free, four per move): :class:`bbopt.policies.array_profile.ArrayProfile`.
+reservation or free, four per move): :class:`bbopt.planner.jit.arrays.ArrayProfile`.
 Within :func:`compress`, the log of freed slots is one row per slot in ``L[k, 5]`` (start, end,
 last breakpoint, maxima of nodes and BB) with ``LO[k, 2]`` (offset and length of its segments
 in the flat ``S[:, 3]``: breakpoint, free nodes, free BB), and ``order``, the slots' indices by

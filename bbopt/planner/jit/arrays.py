@@ -2,7 +2,7 @@
 compiled (Kopanski & Rzadca, Section 3.2: free processors and burst buffer over time): the same
 methods the policy calls on a :class:`bbopt.planner.Profile` (``advance``, ``earliest_fit``,
 ``fits``, ``reserve``), with the same answers, and :meth:`ArrayProfile.compress`, all run by the
-kernels of :mod:`bbopt.policies.compression_jit` on arrays. Importing this module imports numba
+kernels of :mod:`bbopt.planner.jit.compression` on arrays. Importing this module imports numba
 (the extra ``fast``); :func:`bbopt.jit.kernels` does it when the policy switches.
 """
 
@@ -15,12 +15,12 @@ import numpy as np
 
 from bbopt.core import Job
 from bbopt.planner import OverbookedError, Profile
-from bbopt.policies.compression_jit import advance, compress, earliest_fit, fits, reserve
+from bbopt.planner.jit.compression import advance, compress, earliest_fit, fits, reserve
 
 
 class ArrayProfile:
     """A two-dimensional :class:`~bbopt.planner.Profile` (free nodes and BB over time) kept in
-    arrays for the kernels of :mod:`bbopt.policies.compression_jit`: the profile conservative-bb
+    arrays for the kernels of :mod:`bbopt.planner.jit.compression`: the profile conservative-bb
     keeps between decisions once its compression runs compiled. The same methods as the list
     profile that the policy calls (``advance``, ``earliest_fit``, ``fits``, ``reserve``), with
     the same answers, and :meth:`compress`. ``T[:n]`` holds the breakpoints and ``F[:n]`` the

@@ -1,5 +1,5 @@
-"""conservative-bb's profile and compression compiled (bbopt.policies.compression_jit, the
-profile in arrays of bbopt.policies.array_profile) against the Python ones: one contract. Each
+"""conservative-bb's profile and compression compiled (bbopt.planner.jit.compression, the
+profile in arrays of bbopt.planner.jit.arrays) against the Python ones: one contract. Each
 operation of the array profile answers as the list profile's, and every decision of a replay
 with the compiled loop (with ``compiled=True`` every compression runs compiled, however small;
 unset, from the switch on) must be the Python one -- the same starts, the same

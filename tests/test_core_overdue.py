@@ -25,13 +25,14 @@ from bbopt.errors import InputError, InvalidDecision, OverbookedError
 from bbopt.loading import load_platform
 from bbopt.policies.registry import available_policies
 from bbopt.simulation.execution import Rigid
+from tests import _platforms
 
 POLICIES = sorted(available_policies())
 
 
 def _setting(policy: str) -> tuple[Platform, dict]:
     """A platform and options the policy accepts (I/O policies need a tree or a bandwidth)."""
-    plain = Platform(nodes=8, bb=100e9)
+    plain = _platforms.POOL  # 8 nodes, 100 GB of burst buffer
     queue = (Job("x", 0.0, 10.0),)
     for platform, options in ((plain, {}), (plain, {"bandwidth": 1e9}),
                               (load_platform("cts1"), {})):

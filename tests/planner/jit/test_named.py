@@ -1,4 +1,4 @@
-"""The compiled plan loops on named BB nodes (bbopt.planner.named_jit) against the pure-Python
+"""The compiled plan loops on named BB nodes (bbopt.planner.jit.named) against the pure-Python
 ones (bbopt.models.plan_named.place, PlanModel._run_named, SwapWalk._walk_named): one contract.
 
 Kopanski & Rzadca, Sections 3.3 and 4.1: the compiled score and walk must return, bit for bit,

@@ -18,7 +18,7 @@ import pytest
 from bbopt.interop.batsim.pybatsim import agreement, pybatsim_missing
 
 if (why := pybatsim_missing()) is not None:
-    print(f"tests/interop/test_pybatsim.py: skipped: {why}")
+    print(f"tests/interop/batsim/test_pybatsim.py: skipped: {why}")
     pytest.skip(why, allow_module_level=True)
 
 from bbopt.core import Platform  # noqa: E402
@@ -27,7 +27,7 @@ from bbopt.loading import read_workload  # noqa: E402
 from bbopt.simulation import simulate  # noqa: E402
 from tests._workload_data import KTH_BATSIM, data_file  # noqa: E402
 
-VARIANTS = Path(__file__).resolve().parents[2] / "benchmarks" / "pybatsim_variants"
+VARIANTS = Path(__file__).resolve().parents[3] / "benchmarks" / "pybatsim_variants"
 #: The first 120 jobs of the KTH part (submitted over 2.3 days), without BB (pybatsim's
 #: schedulers know none), on its 96 nodes.
 N = 120

@@ -1,4 +1,4 @@
-"""The compiled pool loops (bbopt.models.plan_jit) against the pure-Python ones: one contract.
+"""The compiled pool loops (bbopt.planner.jit.pool) against the pure-Python ones: one contract.
 
 The compiled walk and score must return, bit for bit, what the Python walk (SwapWalk) and the
 Python score (PlanModel._run) return, move after move (swaps, thresholds that reject or not,
@@ -133,7 +133,7 @@ def test_the_annealing_finds_the_same_plans_compiled_and_in_python(alpha, monkey
 
 def test_the_switch_between_compiled_and_python(monkeypatch):
     """Pool models with alpha 1-3 get the compiled walk; other alphas and BBOPT_NO_JIT=1 the
-    Python one (named BB nodes have their own compiled walk: tests/planner/test_named_jit.py)."""
+    Python one (named BB nodes have their own compiled walk: tests/planner/jit/test_named.py)."""
     jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(4)]
     pool = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2)
     assert isinstance(swap_walk(pool, [0, 1, 2, 3]), CompiledWalk)

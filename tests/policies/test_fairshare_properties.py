@@ -148,7 +148,7 @@ def test_papers_reading_serves_multi_node_entitlements_within_quantum_plus_check
     # with protect="over" an over-entitled entity's jobs are victims while it is over, so the
     # over-entitled nodes always cover an entitled deficit once their quantum has passed. (The
     # strict rule keeps every victim entity at its entitlement and can leave the deficit
-    # uncovered: test_omfs.py.)
+    # uncovered: test_fairshare.py.)
     jobs = [replace(j, preemptable=True, bb=0.0) for j in jobs]
     tick = 10.0
     platform = Platform(nodes=NODES)

@@ -1,14 +1,18 @@
 """The SWF reader's shortcuts read what the plain passes read: header lines anywhere in the file
 (the header scan looks past the first records only at lines holding a ``;``), and the text of
 skipped records, kept while parsing for the usual reasons and read back from the file for the
-others."""
+others; and the jobs it builds from columns that passed ``Job``'s checks without repeating them
+per job equal, field for field, those built with the checks (a record that fails a check still
+raises naming its line)."""
 
 from pathlib import Path
 
 import pytest
 
+from bbopt import InputError
 from bbopt.workloads import swf
 from bbopt.workloads.swf import read_swf
+from tests._workload_data import job_fields
 
 LINE = "{id} {submit} -1 {run} {alloc} -1 -1 {req} {wall} -1 1 3 1 -1 -1 -1 -1 -1\n"
 
@@ -50,3 +54,21 @@ def test_skipped_texts_kept_or_read_back(tmp_path, monkeypatch, chunk):
     for n, _, text in trace.skipped_records:
         assert text == raw[n - 1].strip()
     assert [j.id for j in trace.jobs] == [str(k) for k in range(1, 21) if k not in (4, 8, 12)]
+
+
+@pytest.mark.parametrize("groups", [False, True])
+def test_unchecked_jobs_equal_checked_ones(kth_swf, monkeypatch, groups):
+    fast = read_swf(kth_swf, groups=groups).jobs
+    monkeypatch.setattr(swf, "valid_columns", lambda *a: False)  # every job checked
+    slow = read_swf(kth_swf, groups=groups).jobs
+    assert len(fast) == len(slow) == 28467
+    assert [job_fields(j) for j in fast] == [job_fields(j) for j in slow]
+
+
+def test_a_record_failing_a_job_check_is_still_named(tmp_path):
+    p = tmp_path / "t.swf"
+    p.write_text("1 0 -1 10 2 -1 -1 2 60 -1 1 3 1 -1 -1 -1 -1 -1\n"
+                 "2 5 -1 10 2 -1 -1 2 -1 -1 1 3 1 -1 -1 -1 -1 -1\n")
+    with pytest.raises(InputError) as e:
+        read_swf(p, missing_walltime=0.0)  # record 2's walltime becomes 0: not positive
+    assert e.value.line == 2 and "walltime" in str(e.value)

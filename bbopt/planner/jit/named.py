@@ -3,7 +3,7 @@
 ``PlanModel._run_named``, ``SwapWalk._walk_named``) and conservative-bb's decision
 (:func:`bbopt.policies.conservative._replan`), with the same floating-point
 operations in the same order as those Python loops, the reference: the same starts, pieces and
-scores, bit for bit (``tests/planner/test_named_jit.py``). Imported on first use
+scores, bit for bit (``tests/planner/jit/test_named.py``). Imported on first use
 (:func:`bbopt.planner.named.kernels`; ``BBOPT_NO_JIT=1`` or no numba: the Python loops).
 
 Layout: ``prof[3 + K, cap]`` breakpoints, free nodes, pool BB, each BB node's space (a plan's
@@ -320,7 +320,7 @@ def walk_named(jobs: np.ndarray, orders: np.ndarray, vals: np.ndarray, sigs: np.
                prox: np.ndarray, consts: np.ndarray, sig: np.ndarray, fwork: np.ndarray,
                iwork: np.ndarray) -> float:
     """``SwapWalk._walk_named`` from buffer ``cur`` into the other, as
-    :func:`bbopt.models.plan_jit.walk_pool` (``sigs[b, p]``: job ``p``'s signature, ``pool_now``
+    :func:`bbopt.planner.jit.pool.walk_pool` (``sigs[b, p]``: job ``p``'s signature, ``pool_now``
     the snapshots' states now, ``pool[-1, 0]`` work space); the score or ``inf``. Only what the
     last move wrote is copied back first (``dirty``: count, first partial, swap, changed jobs;
     ``dirty[0] < 0``: all)."""
