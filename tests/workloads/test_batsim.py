@@ -657,3 +657,26 @@ def test_the_document_readers_defaults_and_option_bounds():
     part = _bb_part([100.5] * 10)
     assert parse_batsim(part, io_aware="phased").jobs[0].extra["phases"][
         "checkpoint_bytes"] == 1e9
+
+
+def test_a_composed_profile_runs_once_by_default_and_spreads_totals_over_the_jobs_nodes():
+    profiles = {"a": {"type": "delay", "delay": 10},
+                "t": {"type": "parallel_homogeneous_total", "cpu": 8e9},  # 4 s on 2 nodes
+                "p": {"type": "composed", "seq": ["a", "t"]}}
+    (job,) = parse_batsim(_doc(profiles)).jobs  # the job holds 2 nodes
+    assert job.runtime == 14.0
+
+
+def test_a_missing_walltime_refused_on_demand_says_so():
+    doc = _doc({"p": {"type": "delay", "delay": 1}}, [{**_JOB, "walltime": -1}])
+    with pytest.raises(InputError) as info:
+        parse_batsim(doc, source="w.json", missing_walltime="error")
+    assert str(info.value) == "w.json, jobs[0], field 'walltime': is missing"
+
+
+def test_a_bbopt_field_that_is_no_number_names_the_job_and_the_value():
+    doc = _doc({"p": {"type": "delay", "delay": 1}},
+               [{**_JOB, "extra_data": {"bbopt": {"ssd": "x"}}}])
+    with pytest.raises(InputError) as info:
+        parse_batsim(doc, source="w.json")
+    assert str(info.value) == "w.json, jobs[0]: could not convert string to float: 'x'"
