@@ -99,6 +99,22 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/test_links.py",
         "tests/policies/test_io_as_queue_rules.py",
     ],
+    "bbopt/models/window.py": [
+        "tests/models/test_window_evaluation.py",
+        "tests/models/test_window.py",
+        "tests/policies/test_window_common.py",
+        "tests/solvers/window/test_forms_fronts.py",
+        "tests/solvers/window/test_subset_sums.py",
+    ],
+    "bbopt/models/packs.py": [
+        "tests/models/test_packs_evaluation.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+    ],
+    "bbopt/models/io_window.py": [
+        "tests/models/test_io_window_evaluation.py",
+        "tests/models/test_io_window.py",
+    ],
 }
 
 
