@@ -362,3 +362,25 @@ def test_pareto_filter_keeps_the_first_of_each_undominated_vector():
     assert pareto_filter(F).tolist() == [0, 1, 4]
     G = [[1, 1, 1], [2, 0, 0], [0, 2, 0], [1, 1, 1], [1, 1, 0], [0, 0, 3], [0, 0, 2]]
     assert pareto_filter(G).tolist() == [0, 1, 2, 5]
+
+
+def test_greedy_answers_a_boolean_selection_past_forced_jobs_in_the_window():
+    # job 1 is forced and taken first; the pass in window order goes on past it
+    m = WindowModel(nodes=[1, 1, 1], bb=[0.0] * 3, free_nodes=3, free_bb=0.0,
+                    forced=[False, True, False])
+    for rule in ("in-order", "first-fit", "bin-packing"):
+        x = m.greedy(rule)
+        assert x.dtype == bool and x.tolist() == [True, True, True], rule
+    assert m.greedy().tolist() == [True, True, True]  # first fit by default
+    assert WindowModel(nodes=[2, 1], bb=[0.0] * 2, free_nodes=2, free_bb=0.0).greedy().tolist() \
+        == [True, False]
+
+
+def test_an_empty_window():
+    m = WindowModel(nodes=[], bb=[], free_nodes=3, free_bb=GB,
+                    objectives=("nodes", "bb", "bandwidth"))
+    assert m.size == 0 and OBJECTIVES["bandwidth"].integer_unit(m) == 1.0
+    assert m.greedy("first-fit").tolist() == [] and m.evaluate([]) == (0.0, 0.0, 0.0)
+    s = three_levels([], [])
+    assert s.integer_form().level_demand().shape == (3, 0)
+    assert s.integer_form().level_demand().dtype == np.int64
