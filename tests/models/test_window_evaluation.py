@@ -384,3 +384,14 @@ def test_an_empty_window():
     s = three_levels([], [])
     assert s.integer_form().level_demand().shape == (3, 0)
     assert s.integer_form().level_demand().dtype == np.int64
+
+
+def test_greedy_rules_respect_the_ssd_placement_and_take_every_forced_job():
+    # 3 nodes of 200 GB or more: two 2-node jobs asking 150 GB per node do not both fit
+    m = three_levels([150, 150, 0], [2, 2, 1])
+    assert m.greedy("first-fit").tolist() == [True, False, True]
+    assert m.greedy("in-order").tolist() == [True, False, False]
+    assert m.greedy("bin-packing").tolist() == [True, False, True]
+    both = three_levels([0, 150, 300], [1, 1, 1], forced=[False, True, True])
+    for rule in ("in-order", "first-fit", "bin-packing"):
+        assert both.greedy(rule).tolist() == [True, True, True], rule
