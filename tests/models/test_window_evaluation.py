@@ -226,6 +226,8 @@ def test_integer_form_rounds_requests_up_and_capacities_down():
     assert f.order.tolist() == [5, 4, 3, 2, 1] and f.forced.tolist() == [0, 0, 0, 1, 0]
     assert (f.ssd_unit, f.ssd.tolist(), f.level.tolist()) == (1.0, [0] * 5, [0] * 5)
     assert f.level_size.tolist() == [0] and f.level_count.tolist() == [4]
+    for a in (f.bb, f.ssd, f.level, f.level_size, f.level_count):
+        assert a.dtype == np.int64
     exact = WindowModel(nodes=[1, 1], bb=[20 * MB, 3 * MB], free_nodes=2, free_bb=0.5 * TB)
     assert exact.integer_form().bb.tolist() == [20, 3]  # whole units stay whole (1 MB)
     assert exact.integer_form().free_bb == 500_000
@@ -240,8 +242,14 @@ def test_integer_form_of_ssd_levels():
     assert f.level_size.tolist() == [1000, 2000, 4000] and f.level_count.tolist() == [1, 2, 1]
     assert f.ssd.tolist() == [501, 1500, 5000, 4000]
     assert f.level.tolist() == [0, 1, -1, 2]
+    for a in (f.ssd, f.level, f.level_size, f.level_count):
+        assert a.dtype == np.int64
     assert f.allowed.tolist() == [True, True, False, True]
     assert f.level_demand().tolist() == [[1, 2, 0, 1], [0, 2, 0, 1], [0, 0, 0, 1]]
+    # the largest level within 1e4 units of 1 MB, then just over
+    for size, unit in ((10_000 * MB, MB), (10_000.5 * MB, 10 * MB)):
+        one = WindowModel(nodes=[1], bb=[0.0], free_nodes=1, free_bb=0.0, free_node_ssd=[size])
+        assert one.integer_form().ssd_unit == unit
     waste = OBJECTIVES["ssd_waste"]
     assert waste.level_integer(m).tolist() == [-1000, -1000, -2000]
 
@@ -395,3 +403,10 @@ def test_greedy_rules_respect_the_ssd_placement_and_take_every_forced_job():
     both = three_levels([0, 150, 300], [1, 1, 1], forced=[False, True, True])
     for rule in ("in-order", "first-fit", "bin-packing"):
         assert both.greedy(rule).tolist() == [True, True, True], rule
+
+
+def test_ssd_windows_check_the_bb_and_node_rows_too():
+    m = WindowModel(nodes=[1, 1, 2], bb=[GB, 0.0, 0.0], free_nodes=2, free_bb=0.5 * GB,
+                    ssd=[0.0, 0.0, 0.0], free_node_ssd=[GB, GB], forced=[False, True, False])
+    assert m.feasible_many([[1, 1, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1]]).tolist() == [
+        False, True, False, False]
