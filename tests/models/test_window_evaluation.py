@@ -410,3 +410,13 @@ def test_ssd_windows_check_the_bb_and_node_rows_too():
                     ssd=[0.0, 0.0, 0.0], free_node_ssd=[GB, GB], forced=[False, True, False])
     assert m.feasible_many([[1, 1, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1]]).tolist() == [
         False, True, False, False]
+
+
+def test_arrays_are_converted_to_their_kinds():
+    m = WindowModel(nodes=[2.0, 1.0], bb=[1, 0], free_nodes=3, free_bb=2, ssd=[1, 0],
+                    free_node_ssd=[2, 1, 1], bandwidth=[3, 0], forced=[0, 1])
+    assert m.nodes.dtype == np.int64 and m.forced.dtype == bool
+    for a in (m.bb, m.ssd, m.free_node_ssd, m.bandwidth):
+        assert a.dtype == np.float64
+    # forced given as 0/1 is a mask (job 1 forced), not the indices 0 and 1
+    assert m.feasible_many([[0, 1], [1, 0], [1, 1]]).tolist() == [True, False, True]
