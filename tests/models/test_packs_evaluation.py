@@ -221,3 +221,58 @@ def test_integer_form_rounds_durations_down_io_up_on_a_power_of_two():
                       (np.zeros(0),))
     t_int, u_int, stages, scale = integer_form(empty)
     assert scale == 2.0 ** 29 and t_int.tolist() == [] and stages[0].tolist() == []
+
+
+def test_io_at_exactly_the_relative_slack_over_the_time_alone():
+    t = 10.0
+    edge = t * (1 + REL)
+    m = model([1, 1], [t, t], [edge, 0.0], cap=2)  # accepted at construction
+    assert m.feasible(np.array([1, 0], bool)) and m.feasible(np.array([1, 1], bool))
+    assert m.greedy([0, 1]).tolist() == [True, True]
+
+
+def test_zero_one_selections_given_as_integers():
+    m = model([1, 2, 3], [10, 5, 2], [6, 5, 1], cap=4)
+    assert m.feasible([1, 0, 1]) and not m.feasible([1, 1, 0])
+    assert m.evaluate([1, 0, 1]) == (16.0,)
+    assert m.pack_duration([0, 1, 1]) == 5.0
+
+
+def test_short_packs_are_not_given_a_second():
+    # two applications of half a second, the first all I/O: the pack lasts 0.5 s, so 0.4 s more
+    # of I/O do not fit
+    m = model([1, 1], [0.5, 0.5], [0.5, 0.4], cap=2)
+    x = m.greedy([0, 1])
+    assert x.tolist() == [True, False] and x.dtype == bool
+
+
+def test_seeds_reach_the_random_orders():
+    jobs = [Job(k, 0.0, 10.0 + i) for i, k in enumerate("abcdef")]
+    z = np.zeros(6)
+    ids = tuple("abcdef")
+    assert order_keys("random", ids, z, z).tolist() == order_keys("random", ids, z, z,
+                                                                  seed=0).tolist()
+    five = order_keys("random", ids, z, z, seed=5)
+    assert five.tolist() != order_keys("random", ids, z, z, seed=0).tolist()
+    m = PackModel.from_jobs(jobs, 6, 1e9, tiebreak="random", seed=5)
+    expected = np.empty(6)
+    expected[five] = np.arange(6, 0, -1)
+    assert m.stages[1].tolist() == expected.tolist()
+    one = PackModel.from_jobs(jobs, 1, 1e9, seed=5)  # a pack of one: the first in the order
+    assert np.flatnonzero(one.greedy("random")).tolist() == [int(five[0])]
+    assert one.nodes.dtype == np.int64
+
+
+def test_stretch_work_from_the_default_decision_time_zero():
+    m = PackModel.from_jobs([Job("a", 0.0, 10.0, nodes=2)], 2, 1e9, objective="stretch-work")
+    assert m.stages[0].tolist() == [20.0]
+
+
+def test_integer_form_scales_a_stage_whose_coefficients_are_below_one():
+    t = np.array([1.0, 2.0])
+    m = PackModel(("a", "b"), np.array([1, 1]), t, np.array([0.3, 0.0]), t, 2,
+                  (np.array([0.5, 0.25]),))
+    t_int, u_int, stages, scale = integer_form(m, resolution=1000)
+    assert scale == 256.0 and t_int.tolist() == [256, 512] and u_int.tolist() == [77, 0]
+    assert u_int.dtype == np.int64
+    assert stages[0].tolist() == [1000, 500]
