@@ -248,3 +248,83 @@ def test_from_tree_groups_by_parent_and_free_link_and_clamps_what_is_left():
     still = IOWindowModel.from_tree([Job("c", 0.0, 1.0, nodes=4)], t, avail, np.ones(4, bool),
                                     GB)
     assert still.vertices.tolist() == [] and still.membership.shape == (0, 3)
+
+
+def two_groups(bandwidth: float, avail: float, nodes: int = 3) -> IOWindowModel:
+    """Two unlimited groups of two nodes under one vertex of ``avail`` B/s."""
+    window = WindowModel(nodes=[nodes], bb=[0.0], free_nodes=4, free_bb=0.0)
+    return IOWindowModel(window=window, bandwidth=[bandwidth], group_nodes=([0, 1], [2, 3]),
+                         group_link=[INF, INF], vertices=[0], vertex_avail=[avail],
+                         membership=[[True, True]])
+
+
+def test_place_one_at_a_byte_per_second():
+    # 1 B/s per node under a vertex of 2 B/s: two nodes, not three, across both groups
+    assert two_groups(1.0, 2.0).place_one(0, np.array([2, 2]), np.array([2.0])) is None
+    assert two_groups(1.0, 2.0, nodes=2).place_one(0, np.array([2, 2]),
+                                                   np.array([2.0])).tolist() == [2, 0]
+    assert two_groups(1.0, 2.0).place_one(0, np.array([1, 2]), np.array([2.0])) is None
+    row = two_groups(0.5, 2.0).place_one(0, np.array([1, 2]), np.array([2.0]))
+    assert row.tolist() == [1, 2] and row.dtype == np.int64
+
+
+def test_place_one_goes_on_past_a_group_without_room():
+    m = herbein_case()
+    # vertex 7 (over the first group) exhausted: job 2 takes a node of the second group
+    assert m.place_one(2, np.array([2, 3]), np.array([0.0, 400 * MB])).tolist() == [0, 1]
+    y = m.greedy()
+    assert y.dtype == np.int64
+
+
+def test_a_vertex_at_its_bandwidth_plus_its_slack_is_not_over_allocated():
+    avail = 300.0
+    edge = avail + (avail * REL_TOL + 1e-6)
+    w = WindowModel(nodes=[1], bb=[0.0], free_nodes=1, free_bb=0.0)
+    m = IOWindowModel(window=w, bandwidth=[edge], group_nodes=([0],), group_link=[INF],
+                      vertices=[0], vertex_avail=[avail], membership=[[True]])
+    assert m.violations([[1]]) == []
+
+
+def test_placement_of_three_jobs_sharing_a_group():
+    m = herbein_case()
+    assert m.placement([[0, 1], [0, 1], [0, 1]]) == {0: (2,), 1: (3,), 2: (4,)}
+
+
+def test_integer_bandwidth_unit_from_the_vertices_and_its_bound():
+    w = WindowModel(nodes=[1], bb=[0.0], free_nodes=1, free_bb=0.0)
+
+    def unit(bw: float, avail: float) -> tuple[float, np.ndarray, np.ndarray]:
+        m = IOWindowModel(window=w, bandwidth=[bw], group_nodes=([0],), group_link=[INF],
+                          vertices=[0], vertex_avail=[avail], membership=[[True]])
+        req, cap, u = m.integer_bandwidth()
+        return u, req, cap
+
+    assert unit(1e8, 2e9)[0] == 1e4  # the vertex, not the request, sets the unit
+    assert unit(0.0, 1_000_000.5)[0] == 10.0  # just over a million units of 1 B/s
+    assert unit(0.0, 1_000_000.0)[0] == 1.0
+    u, req, cap = unit(1e8, 2e9)
+    assert req.dtype == np.int64 and cap.dtype == np.int64
+
+
+def test_from_tree_rows_beside_unlimited_vertices_and_at_the_edge():
+    # an unlimited PFS above a switch of 300 MB/s: the switch's row is kept
+    t = from_description({"tree": {"type": "pfs", "children": [
+        {"type": "switch", "bandwidth": 300 * MB,
+         "children": [{"type": "node", "count": 2}]}]}})
+    m = IOWindowModel.from_tree(jobs(200 * MB), t, t.fresh_avail(), np.ones(2, bool), GB)
+    assert m.vertices.tolist() == [1] and m.vertex_avail.tolist() == [300 * MB]
+    # two nodes at exactly the switch's bandwidth and its slack: the row never binds
+    edge = 300 * MB * (1 + REL_TOL) / 2
+    m = IOWindowModel.from_tree(jobs(edge), t, t.fresh_avail(), np.ones(2, bool), GB)
+    assert m.vertices.tolist() == []
+    # 1 B/s per node under a switch with 1 B/s left binds
+    avail = t.fresh_avail()
+    avail[1] = 1.0
+    m = IOWindowModel.from_tree([Job("a", 0.0, 1.0, nodes=2, bandwidth=1.0)], t, avail,
+                                np.ones(2, bool), GB)
+    assert m.vertices.tolist() == [1]
+    # no job in the window
+    empty = IOWindowModel.from_tree([], t, t.fresh_avail(), np.ones(2, bool), GB)
+    assert empty.size == 0 and empty.vertices.tolist() == []
+    req, cap, unit = empty.integer_bandwidth()
+    assert req.tolist() == [] and unit == 1.0
