@@ -328,3 +328,25 @@ def test_from_tree_rows_beside_unlimited_vertices_and_at_the_edge():
     assert empty.size == 0 and empty.vertices.tolist() == []
     req, cap, unit = empty.integer_bandwidth()
     assert req.tolist() == [] and unit == 1.0
+
+
+def test_arrays_are_converted_to_their_kinds():
+    window = WindowModel(nodes=[2, 2, 1], bb=[0.0, 0.0, GB], free_nodes=5, free_bb=10 * GB)
+    m = IOWindowModel(window=window, bandwidth=[100_000_000, 120_000_000, 50_000_000],
+                      group_nodes=([0.0, 1.0], [2.0, 3.0, 4.0]), group_link=[100_000_000, INF],
+                      vertices=[7.0, 9.0], vertex_avail=[150_000_000, 400_000_000],
+                      membership=[[1, 0], [1, 1]])
+    assert m.bandwidth.dtype == np.float64 and m.vertex_avail.dtype == np.float64
+    assert m.group_link.dtype == np.float64 and m.membership.dtype == bool
+    assert m.vertices.dtype == np.int64 and all(g.dtype == np.int64 for g in m.group_nodes)
+    # membership given as 0/1 is a mask of groups, not their indices
+    assert m.greedy().tolist() == herbein_case().greedy().tolist() == [[1, 1], [0, 0], [1, 0]]
+
+
+def test_a_link_at_exactly_the_relative_slack_over_a_jobs_bandwidth():
+    link = 100 * MB
+    w = WindowModel(nodes=[1], bb=[0.0], free_nodes=1, free_bb=0.0)
+    one = IOWindowModel(window=w, bandwidth=[link * (1 + REL_TOL)], group_nodes=([0],),
+                        group_link=[link], vertices=[], vertex_avail=[],
+                        membership=np.zeros((0, 1), bool))
+    assert one.admissible().tolist() == [[True]]
