@@ -333,7 +333,7 @@ def test_from_tree_rows_beside_unlimited_vertices_and_at_the_edge():
 def test_arrays_are_converted_to_their_kinds():
     window = WindowModel(nodes=[2, 2, 1], bb=[0.0, 0.0, GB], free_nodes=5, free_bb=10 * GB)
     m = IOWindowModel(window=window, bandwidth=[100_000_000, 120_000_000, 50_000_000],
-                      group_nodes=([0.0, 1.0], [2.0, 3.0, 4.0]), group_link=[100_000_000, INF],
+                      group_nodes=([0.0, 1.0], [2.0, 3.0, 4.0]), group_link=[100_000_000, 10 ** 12],
                       vertices=[7.0, 9.0], vertex_avail=[150_000_000, 400_000_000],
                       membership=[[1, 0], [1, 1]])
     assert m.bandwidth.dtype == np.float64 and m.vertex_avail.dtype == np.float64
