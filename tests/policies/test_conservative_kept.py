@@ -1,0 +1,64 @@
+"""conservative-bb reuses the profile it kept from its previous decision only where that profile
+still describes the state: every running job one it knew, with the same expected end, nodes and
+BB, and its kept reservations not yet due. Small hand-made states whose schedules are computed
+by hand: a state the kept profile does not describe must be decided as a fresh policy decides
+it (the profile built again from the running jobs and the remembered reservations).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bbopt import ClusterState, Job, Platform, Reservation
+from bbopt.core import RunningJob, RunningJobs
+from bbopt.policies import make_policy
+
+POOL = Platform(4, 100.0)
+
+
+def _both(policy, state):
+    """The decision of ``policy`` (which decided the previous state) and a fresh policy's, after
+    checking they agree."""
+    kept = policy.decide(state)
+    fresh = make_policy("conservative-bb").decide(state)
+    assert (kept.started_ids, kept.reservations, kept.memory) == (
+        fresh.started_ids, fresh.reservations, fresh.memory)
+    return kept
+
+
+@pytest.mark.parametrize("as_engine", [True, False], ids=["engine-tuple", "plain-tuple"])
+@pytest.mark.parametrize(("a", "b", "running_a", "started", "reserved"), [
+    # A started 1 s late: it ends at 11, so B (reserved at 10 behind it) waits until 11
+    (Job("A", 0, 10, 10, 4, 100.0), Job("B", 0, 10, 10, 2, 50.0),
+     RunningJob(Job("A", 0, 10, 10, 4, 100.0), 1.0), [], (Reservation("B", 11.0),)),
+    # A (4 nodes) started on 2: B (2 nodes) fits beside it now
+    (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 2, 0.0),
+     RunningJob(Job("A", 0, 10, 10, 2, 0.0), 0.0), ["B"], ()),
+    # A (3 nodes, all 100 of BB) started with 50: B (1 node, 50 of BB) fits beside it now
+    (Job("A", 0, 10, 10, 3, 100.0), Job("B", 0, 10, 10, 1, 50.0),
+     RunningJob(Job("A", 0, 10, 10, 3, 50.0), 0.0), ["B"], ()),
+], ids=["later-end", "fewer-nodes", "less-bb"])
+def test_a_running_job_unlike_the_start_decided_makes_the_kept_profile_stale(
+        a, b, running_a, started, reserved, as_engine):
+    """The policy starts A at 0 and reserves B at 10, when A ends; at 1 the resource manager
+    reports A running, but started later, or holding fewer nodes or less BB than decided: the
+    next decision plans with A as it runs."""
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, POOL, (), (a, b)))
+    assert first.started_ids == ["A"] and first.reservations == (Reservation("B", 10.0),)
+    running = RunningJobs([running_a]) if as_engine else (running_a,)
+    decision = _both(policy, ClusterState(1.0, POOL, running, (b,), first.memory))
+    assert decision.started_ids == started
+    assert decision.reservations == reserved
+
+
+@pytest.mark.parametrize("as_engine", [True, False], ids=["engine-tuple", "plain-tuple"])
+def test_a_running_job_as_decided_keeps_the_reservations(as_engine):
+    # the same start as decided: B keeps 10 (the kept profile describes the state)
+    a, b = Job("A", 0, 10, 10, 4, 100.0), Job("B", 0, 10, 10, 2, 50.0)
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, POOL, (), (a, b)))
+    run = RunningJob(a, 0.0)
+    running = RunningJobs([run]) if as_engine else (run,)
+    decision = _both(policy, ClusterState(1.0, POOL, running, (b,), first.memory))
+    assert decision.started_ids == [] and decision.reservations == (Reservation("B", 10.0),)
