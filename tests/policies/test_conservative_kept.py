@@ -31,9 +31,10 @@ def _both(policy, state):
     # A started 1 s late: it ends at 11, so B (reserved at 10 behind it) waits until 11
     (Job("A", 0, 10, 10, 4, 100.0), Job("B", 0, 10, 10, 2, 50.0),
      RunningJob(Job("A", 0, 10, 10, 4, 100.0), 1.0), [], (Reservation("B", 11.0),)),
-    # A (4 nodes) started on 2: B (2 nodes) fits beside it now
-    (Job("A", 0, 10, 10, 4, 0.0), Job("B", 0, 10, 10, 2, 0.0),
-     RunningJob(Job("A", 0, 10, 10, 2, 0.0), 0.0), ["B"], ()),
+    # A (4 nodes) started on 2: B (2 nodes) fits beside it now (A's BB, 2.0, is as many bytes
+    # as it runs nodes: a check that compared the BB it holds with its nodes would miss it)
+    (Job("A", 0, 10, 10, 4, 2.0), Job("B", 0, 10, 10, 2, 0.0),
+     RunningJob(Job("A", 0, 10, 10, 2, 2.0), 0.0), ["B"], ()),
     # A (3 nodes, all 100 of BB) started with 50: B (1 node, 50 of BB) fits beside it now
     (Job("A", 0, 10, 10, 3, 100.0), Job("B", 0, 10, 10, 1, 50.0),
      RunningJob(Job("A", 0, 10, 10, 3, 50.0), 0.0), ["B"], ()),
