@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bbopt import ClusterState, Job, Platform, Reservation
+from bbopt import ClusterState, Job, Platform, Reservation, simulate
 from bbopt.core import RunningJob, RunningJobs
 from bbopt.policies import make_policy
 
@@ -28,16 +28,23 @@ def _running(*runs: tuple[Job, float]) -> RunningJobs:
 def _then(first: ClusterState, time: float, running, queue=None, depth=1000):
     """Decide ``first``, then the state at ``time`` with ``running`` (and ``queue``, default the
     same) and the first decision's memory, by that policy and by a fresh one: the two decisions
-    (after checking the second equals the fresh policy's)."""
-    policy = make_policy("conservative-bb", depth=depth)
-    d0 = policy.decide(first)
-    state = ClusterState(time, first.platform, running,
-                         first.queue if queue is None else queue, d0.memory)
-    d1 = policy.decide(state)
-    fresh = make_policy("conservative-bb", depth=depth).decide(state)
-    assert (d1.started_ids, d1.reservations, d1.memory) == (
-        fresh.started_ids, fresh.reservations, fresh.memory)
-    return d0, d1
+    (after checking the second equals the fresh policy's, and that the policy with its profile
+    and compression compiled takes both decisions alike, where numba is installed)."""
+    out = []
+    for compiled in (False, True):
+        policy = make_policy("conservative-bb", depth=depth, compiled=compiled)
+        d0 = policy.decide(first)
+        state = ClusterState(time, first.platform, running,
+                             first.queue if queue is None else queue, d0.memory)
+        d1 = policy.decide(state)
+        fresh = make_policy("conservative-bb", depth=depth, compiled=compiled).decide(state)
+        assert (d1.started_ids, d1.reservations, d1.memory) == (
+            fresh.started_ids, fresh.reservations, fresh.memory)
+        out.append(tuple((d.started_ids, d.reservations, d.memory) for d in (d0, d1)))
+        if compiled is False:
+            decisions = d0, d1
+    assert out[0] == out[1]
+    return decisions
 
 
 @pytest.mark.parametrize(("bb", "moves"), [(50.0 - 1e-6, True), (50.0, True), (50.0 + 1e-6, False)],
@@ -92,11 +99,12 @@ def test_a_reservation_the_freed_slot_cannot_hold_does_not_stop_a_later_one(plat
 
 @_POOL_AND_NAMED
 def test_moves_chain_through_the_slots_earlier_moves_give_back(platform):
-    """Y (2 nodes) runs until 6, X (2 nodes, 10 s) ends at 2. B (2 nodes, 4 s) was reserved at
-    6, A (4 nodes, 4 s) at 10 and C (4 nodes, 2 s) at 14. At 2, B starts in X's nodes, A moves
-    to 6 (when Y ends) and C into the slot A gave back, at 10."""
-    y, x = Job("Y", 0, 6, 6, 2, 0.0), Job("X", 0, 10, 2, 2, 0.0)
-    a, b, c = Job("A", 0, 4, 4, 4, 0.0), Job("B", 0, 4, 4, 2, 0.0), Job("C", 0, 2, 2, 4, 0.0)
+    """Y (2 nodes, 50 of BB) runs until 6, X (2 nodes, 10 s) ends at 2. B (2 nodes, 50 of BB,
+    4 s) was reserved at 6, A (4 nodes, 4 s) at 10 and C (4 nodes, 2 s) at 14. At 2, B starts
+    in X's nodes and the other 50 of BB, A moves to 6 (when Y ends) and C into the slot A gave
+    back, at 10. (B's move gives back more BB than X's end did: A is checked against it.)"""
+    y, x = Job("Y", 0, 6, 6, 2, 50.0), Job("X", 0, 10, 2, 2, 0.0)
+    a, b, c = Job("A", 0, 4, 4, 4, 0.0), Job("B", 0, 4, 4, 2, 50.0), Job("C", 0, 2, 2, 4, 0.0)
     d0, d1 = _then(ClusterState(0.0, platform, _running((y, 0.0), (x, 0.0)), (a, b, c)), 2.0,
                    _running((y, 0.0)))
     assert d0.reservations == (Reservation("B", 6.0), Reservation("A", 10.0),
@@ -136,6 +144,17 @@ def test_a_job_ended_at_its_walltime_does_not_hide_one_that_ended_early(platform
                    _running())
     assert d0.reservations == (Reservation("A", 10.0),)
     assert d1.started_ids == ["A"] and d1.reservations == ()
+
+
+def test_a_job_ending_at_its_walltime_as_another_ends_early():
+    """A (3 nodes, 3 s) runs 0-3; C (2 nodes, 4 s, submitted at 3) runs 3-7 and B (1 node, 25 of
+    BB, 4 s, submitted at 5) 5-7, ending early at the instant C ends at its walltime; D (4
+    nodes, submitted at 6) waits for both and starts at 7."""
+    jobs = [Job("A", 0, 3, 3, 3, 0.0), Job("B", 5, 4, 2, 1, 25.0), Job("C", 3, 4, 4, 2, 0.0),
+            Job("D", 6, 2, 2, 4, 0.0)]
+    for compiled in (False, True):
+        res = simulate(jobs, POOL, "conservative-bb", options={"compiled": compiled})
+        assert res.start == [0.0, 5.0, 3.0, 7.0]
 
 
 @_POOL_AND_NAMED
