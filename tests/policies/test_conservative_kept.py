@@ -63,3 +63,31 @@ def test_a_running_job_as_decided_keeps_the_reservations(as_engine):
     running = RunningJobs([run]) if as_engine else (run,)
     decision = _both(policy, ClusterState(1.0, POOL, running, (b,), first.memory))
     assert decision.started_ids == [] and decision.reservations == (Reservation("B", 10.0),)
+
+
+_X = Job("X", 0, 5, 9, 1, 0.0)  # (past its 5 s walltime at 6 and 7: planned as ending now)
+
+
+@pytest.mark.parametrize(("others", "queue", "first", "then"), [
+    # Y (1 node) runs until 20: A and B (1 node each) start at 6 and C (4 nodes) is reserved
+    # at 20; at 7 neither start happened, and both happen then, C keeping 20
+    ((RunningJob(Job("Y", 0, 20, 20, 1, 0.0), 0.0),),
+     (Job("A", 0, 10, 10, 1, 0.0), Job("B", 0, 10, 10, 1, 0.0), Job("C", 0, 5, 5, 4, 0.0)),
+     (["A", "B"], (Reservation("C", 20.0),)), (["A", "B"], (Reservation("C", 20.0),))),
+    # Z too is past its walltime: A (2 nodes) starts at 6 and C is reserved at its end, 16; at
+    # 7 A did not start, so C, free of it, starts at 7 and A is reserved after C, at 12
+    ((RunningJob(Job("Z", 0, 5, 9, 1, 0.0), 0.0),),
+     (Job("A", 0, 10, 10, 2, 0.0), Job("C", 0, 5, 5, 4, 0.0)),
+     (["A"], (Reservation("C", 16.0),)), (["C"], (Reservation("A", 12.0),))),
+], ids=["one-past-walltime", "two-past-walltime"])
+def test_the_same_running_tuple_with_jobs_past_their_walltime_and_a_start_that_did_not_happen(
+        others, queue, first, then):
+    """The engine's very running tuple handed again (X past its walltime, still running): the
+    jobs still due are those whose expected end is after now, and the starts decided at 6 that
+    the tuple does not hold give their slots back."""
+    running = RunningJobs([RunningJob(_X, 0.0), *others])
+    policy = make_policy("conservative-bb")
+    d0 = policy.decide(ClusterState(6.0, POOL, running, queue))
+    assert (d0.started_ids, d0.reservations) == first
+    decision = _both(policy, ClusterState(7.0, POOL, running, queue, d0.memory))
+    assert (decision.started_ids, decision.reservations) == then
