@@ -28,9 +28,11 @@ def _both(policy, state):
 
 @pytest.mark.parametrize("as_engine", [True, False], ids=["engine-tuple", "plain-tuple"])
 @pytest.mark.parametrize(("a", "b", "running_a", "started", "reserved"), [
-    # A started 1 s late: it ends at 11, so B (reserved at 10 behind it) waits until 11
-    (Job("A", 0, 10, 10, 4, 100.0), Job("B", 0, 10, 10, 2, 50.0),
-     RunningJob(Job("A", 0, 10, 10, 4, 100.0), 1.0), [], (Reservation("B", 11.0),)),
+    # A (3 s) started 1 s late: it ends at 4, so B (reserved at 3 behind it) waits until 4
+    # (A's end, 4, is as many seconds as it runs nodes: a check that compared the end it
+    # holds with its nodes would miss it)
+    (Job("A", 0, 3, 3, 4, 100.0), Job("B", 0, 10, 10, 2, 50.0),
+     RunningJob(Job("A", 0, 3, 3, 4, 100.0), 1.0), [], (Reservation("B", 4.0),)),
     # A (4 nodes) started on 2: B (2 nodes) fits beside it now (A's BB, 2.0, is as many bytes
     # as it runs nodes: a check that compared the BB it holds with its nodes would miss it)
     (Job("A", 0, 10, 10, 4, 2.0), Job("B", 0, 10, 10, 2, 0.0),
@@ -41,12 +43,12 @@ def _both(policy, state):
 ], ids=["later-end", "fewer-nodes", "less-bb"])
 def test_a_running_job_unlike_the_start_decided_makes_the_kept_profile_stale(
         a, b, running_a, started, reserved, as_engine):
-    """The policy starts A at 0 and reserves B at 10, when A ends; at 1 the resource manager
+    """The policy starts A at 0 and reserves B when A ends; at 1 the resource manager
     reports A running, but started later, or holding fewer nodes or less BB than decided: the
     next decision plans with A as it runs."""
     policy = make_policy("conservative-bb")
     first = policy.decide(ClusterState(0.0, POOL, (), (a, b)))
-    assert first.started_ids == ["A"] and first.reservations == (Reservation("B", 10.0),)
+    assert first.started_ids == ["A"] and first.reservations == (Reservation("B", a.walltime),)
     running = RunningJobs([running_a]) if as_engine else (running_a,)
     decision = _both(policy, ClusterState(1.0, POOL, running, (b,), first.memory))
     assert decision.started_ids == started
@@ -91,3 +93,35 @@ def test_the_same_running_tuple_with_jobs_past_their_walltime_and_a_start_that_d
     assert (d0.started_ids, d0.reservations) == first
     decision = _both(policy, ClusterState(7.0, POOL, running, queue, d0.memory))
     assert (decision.started_ids, decision.reservations) == then
+
+
+def test_a_job_the_policy_never_started_is_seen_behind_one_past_its_walltime():
+    """At 0 X (1 node, 5 s) and Y (2 nodes, 10 s) run and A (4 nodes) is reserved at 10. At 6
+    the running jobs come as a plain tuple: X, past its walltime, then Y, then W (1 node until
+    20), which the resource manager started and the policy never saw: A waits for W, until
+    20."""
+    x, y = Job("X", 0, 5, 9, 1, 0.0), Job("Y", 0, 10, 10, 2, 0.0)
+    a = Job("A", 0, 5, 5, 4, 0.0)
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, POOL, (RunningJob(x, 0.0), RunningJob(y, 0.0)), (a,)))
+    assert first.started_ids == [] and first.reservations == (Reservation("A", 10.0),)
+    running = (RunningJob(x, 0.0), RunningJob(y, 0.0), RunningJob(Job("W", 0, 14, 14, 1, 0.0), 6.0))
+    decision = _both(policy, ClusterState(6.0, POOL, running, (a,), first.memory))
+    assert decision.started_ids == [] and decision.reservations == (Reservation("A", 20.0),)
+
+
+def test_a_job_resized_after_the_kept_jobs_were_pruned_is_planned_for_its_new_request():
+    """70 one-node jobs are reserved behind X (4 nodes until 10) with D (4 nodes, 5 s) and E (2
+    nodes); at 1 only D and E still wait (the policy then forgets the jobs it reserved for the
+    70), and at 2 D asks 10 s instead of 5: E, reserved at D's old end, moves to its new one."""
+    running = RunningJobs([RunningJob(Job("X", 0, 10, 10, 4, 0.0), 0.0)])
+    d, e = Job("D", 0, 5, 5, 4, 0.0), Job("E", 0, 5, 5, 2, 0.0)
+    long = tuple(Job(f"L{k}", 0, 10, 10, 1, 0.0) for k in range(70))
+    policy = make_policy("conservative-bb")
+    first = policy.decide(ClusterState(0.0, POOL, running, (d, e, *long)))
+    assert len(first.reservations) == 72
+    second = _both(policy, ClusterState(1.0, POOL, running, (d, e), first.memory))
+    assert second.reservations == (Reservation("D", 10.0), Reservation("E", 15.0))
+    longer = Job("D", 0, 10, 10, 4, 0.0)
+    third = _both(policy, ClusterState(2.0, POOL, running, (longer, e), second.memory))
+    assert third.reservations == (Reservation("D", 10.0), Reservation("E", 20.0))

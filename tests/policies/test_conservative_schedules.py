@@ -47,12 +47,14 @@ def _then(first: ClusterState, time: float, running, queue=None, depth=1000):
     return decisions
 
 
-@pytest.mark.parametrize(("bb", "moves"), [(50.0 - 1e-6, True), (50.0, True), (50.0 + 1e-6, False)],
-                         ids=["below", "exactly", "above"])
+@pytest.mark.parametrize(("bb", "moves"), [
+    (50.0 - 1e-6, True), (50.0, True), (50.0 + 100 * 1e-9, True), (50.0 + 1e-6, False)],
+    ids=["below", "exactly", "at-the-slack", "above"])
 def test_a_reservation_moves_into_bb_freed_to_the_last_byte(bb, moves):
     """X (1 node, 50 of BB, 10 s) ends at 4 instead of 10; Z holds the other 50 until 20. A
     (1 node) asking exactly the 50 X held (or less) was reserved at 10 and starts at 4; asking
-    more (beyond the fit slack of 1e-7 of 100) it never fitted beside Z and keeps 20."""
+    up to the fit slack (1e-9 of the pool: 1e-7) more it fits too; asking more than that it
+    never fitted beside Z and keeps 20."""
     x, z = Job("X", 0, 10, 4, 1, 50.0), Job("Z", 0, 20, 20, 1, 50.0)
     a = Job("A", 0, 5, 5, 1, bb)
     d0, d1 = _then(ClusterState(0.0, POOL, _running((x, 0.0), (z, 0.0)), (a,)), 4.0,
@@ -183,3 +185,15 @@ def test_a_policy_given_a_platform_with_named_bb_nodes_plans_on_them():
     assert decision.reservations == (Reservation("C", 5.0),)
     again = policy.decide(ClusterState(0.0, POOL, (), queue))
     assert again.started_ids == ["A", "B", "C"]
+
+
+def test_jobs_starting_together_start_in_queue_order():
+    """Y (2 nodes, 50 of BB, 12 s) ends at 10 with X (2 nodes, 10 s). B (first in the queue; 2
+    nodes, 60 of BB) was reserved at 12, after Y, and C (2 nodes) at 10. At 10 C's reservation
+    is due and B moves up into Y's slot: both start, B first, as they are queued."""
+    y, x = Job("Y", 0, 12, 10, 2, 50.0), Job("X", 0, 10, 10, 2, 0.0)
+    b, c = Job("B", 0, 5, 5, 2, 60.0), Job("C", 0, 5, 5, 2, 0.0)
+    d0, d1 = _then(ClusterState(0.0, POOL, _running((x, 0.0), (y, 0.0)), (b, c)), 10.0,
+                   _running())
+    assert d0.reservations == (Reservation("C", 10.0), Reservation("B", 12.0))
+    assert d1.started_ids == ["B", "C"] and d1.reservations == ()
