@@ -111,17 +111,17 @@ def test_a_job_the_policy_never_started_is_seen_behind_one_past_its_walltime():
 
 
 def test_a_job_resized_after_the_kept_jobs_were_pruned_is_planned_for_its_new_request():
-    """70 one-node jobs are reserved behind X (4 nodes until 10) with D (4 nodes, 5 s) and E (2
-    nodes); at 1 only D and E still wait (the policy then forgets the jobs it reserved for the
-    70), and at 2 D asks 10 s instead of 5: E, reserved at D's old end, moves to its new one."""
-    running = RunningJobs([RunningJob(Job("X", 0, 10, 10, 4, 0.0), 0.0)])
-    d, e = Job("D", 0, 5, 5, 4, 0.0), Job("E", 0, 5, 5, 2, 0.0)
-    long = tuple(Job(f"L{k}", 0, 10, 10, 1, 0.0) for k in range(70))
+    """70 one-node jobs start at once on 72 nodes, D and E (72 nodes, 5 s each) are reserved at
+    10 and 15 (the policy then forgets the jobs it started, keeping the two it reserved); at 1
+    D asks 10 s instead of 5: E, reserved at D's old end, moves to its new one, 20."""
+    platform = Platform(72, 100.0)
+    d, e = Job("D", 0, 5, 5, 72, 0.0), Job("E", 0, 5, 5, 72, 0.0)
+    short = tuple(Job(f"L{k}", 0, 10, 10, 1, 0.0) for k in range(70))
     policy = make_policy("conservative-bb")
-    first = policy.decide(ClusterState(0.0, POOL, running, (d, e, *long)))
-    assert len(first.reservations) == 72
-    second = _both(policy, ClusterState(1.0, POOL, running, (d, e), first.memory))
-    assert second.reservations == (Reservation("D", 10.0), Reservation("E", 15.0))
-    longer = Job("D", 0, 10, 10, 4, 0.0)
-    third = _both(policy, ClusterState(2.0, POOL, running, (longer, e), second.memory))
-    assert third.reservations == (Reservation("D", 10.0), Reservation("E", 20.0))
+    first = policy.decide(ClusterState(0.0, platform, (), (*short, d, e)))
+    assert len(first.started_ids) == 70
+    assert first.reservations == (Reservation("D", 10.0), Reservation("E", 15.0))
+    running = RunningJobs([RunningJob(job, 0.0) for job in short])
+    longer = Job("D", 0, 10, 10, 72, 0.0)
+    decision = _both(policy, ClusterState(1.0, platform, running, (longer, e), first.memory))
+    assert decision.reservations == (Reservation("D", 10.0), Reservation("E", 20.0))
