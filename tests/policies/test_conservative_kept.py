@@ -125,3 +125,22 @@ def test_a_job_resized_after_the_kept_jobs_were_pruned_is_planned_for_its_new_re
     longer = Job("D", 0, 10, 10, 72, 0.0)
     decision = _both(policy, ClusterState(1.0, platform, running, (longer, e), first.memory))
     assert decision.reservations == (Reservation("D", 10.0), Reservation("E", 20.0))
+
+
+def test_a_displaced_reservation_is_planned_again_once_within_the_depth():
+    """Depth 2: the policy starts A (4 nodes, 5 s) at 0 and reserves B (3 nodes) at 5, when A
+    ends; C (2 nodes) is beyond the depth. The resource manager starts A only at 1: B no longer
+    fits at 5 and is planned again with the jobs that have no reservation, in queue order (B at
+    A's end, 6, then C, now within the depth, after B, at 16)."""
+    a, b, c = (Job("A", 0, 5, 5, 4, 25.0), Job("B", 0, 10, 10, 3, 0.0),
+               Job("C", 0, 5, 5, 2, 25.0))
+    policy = make_policy("conservative-bb", depth=2)
+    first = policy.decide(ClusterState(0.0, POOL, (), (a, b, c)))
+    assert first.started_ids == ["A"] and first.reservations == (Reservation("B", 5.0),)
+    state = ClusterState(1.0, POOL, (RunningJob(a, 1.0),), (b, c), first.memory)
+    decision = policy.decide(state)
+    fresh = make_policy("conservative-bb", depth=2).decide(state)
+    assert (decision.started_ids, decision.reservations) == (fresh.started_ids,
+                                                              fresh.reservations)
+    assert decision.started_ids == []
+    assert decision.reservations == (Reservation("B", 6.0), Reservation("C", 16.0))
