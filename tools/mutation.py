@@ -12,6 +12,7 @@ survivors argued equivalent.
     python tools/mutation.py --list [MODULE...]  # the modules and their tests
     nice python tools/mutation.py bbopt/analysis/store.py --tests tests/analysis/test_store.py
     nice python tools/mutation.py MODULE --tests FILE... --mutants NAME...  # survivors again
+    nice python tools/mutation.py MODULE --tests FILE... -k "not every_decision"  # a first pass
 
 mutmut works in ``mutants/`` (a mutated copy of the package; not versioned).
 """
@@ -77,7 +78,11 @@ TESTS: dict[str, list[str]] = {
         "tests/solvers/test_plan.py",
         "tests/solvers/test_plan_warm_start.py",
     ],
-    "bbopt/policies/conservative.py": ["tests/policies/test_conservative.py"],
+    "bbopt/policies/conservative.py": [
+        "tests/policies/test_conservative.py",
+        "tests/policies/test_conservative_kept.py",
+        "tests/policies/test_conservative_schedules.py",
+    ],
     "bbopt/planner/scans.py": [
         "tests/planner/test_profile_scans.py",
         "tests/planner/test_scans_own_reservation.py",
@@ -168,9 +173,10 @@ def changed_modules(base: str = "main") -> list[str]:
 
 
 def run(module: str, max_children: int, tests: list[str] | None = None,
-        mutants: list[str] | None = None) -> dict[str, int]:
-    """Score one module with ``tests`` (default: :func:`tests_for`), all its mutants or only
-    ``mutants`` (names); returns the count of mutants per mutmut status."""
+        mutants: list[str] | None = None, keyword: str | None = None) -> dict[str, int]:
+    """Score one module with ``tests`` (default: :func:`tests_for`; only those matching
+    pytest's ``-k`` expression ``keyword`` when given), all its mutants or only ``mutants``
+    (names); returns the count of mutants per mutmut status."""
     from mutmut import configuration
 
     tests = tests or tests_for(module)
@@ -186,7 +192,8 @@ def run(module: str, max_children: int, tests: list[str] | None = None,
     cfg = configuration._load_config()
     cfg.only_mutate = [module]
     cfg.pytest_add_cli_args_test_selection = tests + [
-        f"--deselect={t}" for t in OUTSIDE + ASIDE.get(module, [])]
+        f"--deselect={t}" for t in OUTSIDE + ASIDE.get(module, [])] + (
+        ["-k", keyword] if keyword else [])
     configuration._config = cfg
     from mutmut.__main__ import cli
 
@@ -224,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
                              "tests, when those naming it take long)")
     parser.add_argument("--mutants", nargs="+", metavar="NAME",
                         help="run only these mutants again (e.g. the survivors, with more tests)")
+    parser.add_argument("-k", "--keyword", metavar="EXPR",
+                        help="only the tests matching this pytest -k expression (e.g. a first "
+                             "pass without a module's slow properties)")
     args = parser.parse_args(argv)
     if args.list:
         for module in args.modules or sorted(TESTS):
@@ -231,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     modules = args.modules or changed_modules(args.base)
     for module in modules:
-        counts = run(module, args.max_children, args.tests, args.mutants)
+        counts = run(module, args.max_children, args.tests, args.mutants, args.keyword)
         total = sum(counts.values())
         killed = counts.get("killed", 0) + counts.get("timeout", 0)
         print(f"{module}: {killed}/{total} killed ({counts})")

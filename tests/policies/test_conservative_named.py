@@ -7,9 +7,11 @@ of the window, decided the same compiled and in Python (Kopanski & Rzadca, Secti
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
 from bbopt.policies.conservative import ConservativeBackfilling
+from tests._random_workloads import crowded_workloads
 
 # 4 compute nodes, three 10 GB BB nodes.
 _PLATFORM = Platform(nodes=4, bb=30 * GB, bb_nodes=(10 * GB, 10 * GB, 10 * GB))
@@ -56,3 +58,67 @@ def test_a_start_whose_window_meets_a_short_segment_later_is_passed_over(compile
     assert decision.start == ()
     assert [(r.job_id, r.start) for r in decision.reservations] == [
         ("m", 50.0), ("n", 200.0), ("k", 210.0)]
+
+
+def _replay_checked(jobs, platform):
+    """Replay under conservative-bb (compiled where numba is installed); every decision must
+    equal a fresh policy's and the Python reference's on the same state (what the policy keeps
+    between decisions must never stand for another job than the one in the state)."""
+    from bbopt import simulate
+    from bbopt.policies import make_policy
+
+    compared = []
+
+    def observe(state, decision):
+        for fresh in (make_policy("conservative-bb"),
+                      make_policy("conservative-bb", compiled=False)):
+            again = fresh.decide(state)
+            assert decision.started_ids == again.started_ids, state.time
+            assert (decision.reservations, decision.memory) == (again.reservations,
+                                                                again.memory), state.time
+        compared.append(state.time)
+
+    res = simulate(jobs, platform, "conservative-bb", on_decision=observe)
+    return res, compared
+
+
+def test_a_long_replay_decides_as_from_scratch_at_every_decision():
+    """320 jobs through a 4-node platform with three 10 GB BB nodes, hundreds of decisions
+    with jobs arriving, ending early and reusing the room of others: every decision equals
+    the from-scratch ones."""
+    jobs = [Job(str(k), 2.0 * k, walltime=float(5 + k % 7), runtime=float(1 + k % 6),
+                nodes=1 + k % 3, bb=float((k % 4) * 3 * GB)) for k in range(320)]
+    res, compared = _replay_checked(jobs, _PLATFORM)
+    assert len(compared) > 320
+    assert all(s >= j.submit for s, j in zip(res.start, jobs, strict=True))
+
+
+def test_a_running_job_with_the_id_of_an_earlier_one_is_read_again():
+    """A job that ran and ended, and another later running under the same id with other BB
+    pieces: the decision reads the new pieces (what was kept under that id is not
+    trusted), as a fresh policy does."""
+    queue = (Job("w", 0, walltime=50, nodes=2, bb=16 * GB),)
+    policy = ConservativeBackfilling()
+    first = (_running("A", 100, 1, ((0, 10 * GB),)),)
+    d1 = policy.decide(ClusterState(0.0, _PLATFORM, first, queue))
+    # (w's two 8 GB pieces go to nodes 1 and 2 at once)
+    assert d1.started_ids == ["w"]
+    second = (_running("A", 100, 1, ((1, 10 * GB),)), _running("B", 100, 1, ((2, 10 * GB),)))
+    state = ClusterState(0.0, _PLATFORM, second, queue, d1.memory)
+    d2 = policy.decide(state)
+    fresh = ConservativeBackfilling(compiled=False).decide(state)
+    # only node 0 has room for a piece now: w waits for A and B to end at 100
+    assert d2.started_ids == fresh.started_ids == []
+    assert d2.reservations == fresh.reservations
+    assert [(r.job_id, r.start) for r in d2.reservations] == [("w", 100.0)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowded_workloads(nodes=4, bb=30 * GB))
+def test_every_decision_with_ends_at_before_and_after_the_walltime_equals_the_fresh_ones(jobs):
+    """Crowded workloads on the three named BB nodes (runtimes of zero, half the walltime, just
+    under, at and just over it; arrivals and ends that coincide; sizes that fill the platform):
+    each decision of a policy that keeps its plan between decisions equals a fresh policy's and
+    the Python reference's on the same state."""
+    res, compared = _replay_checked(jobs, _PLATFORM)
+    assert compared or all(_PLATFORM.why_never_fits(j) for j in jobs)
