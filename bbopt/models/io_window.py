@@ -77,8 +77,10 @@ class IOWindowModel:
         set_(self, "group_link", np.asarray(self.group_link, dtype=float))
         set_(self, "vertices", np.asarray(self.vertices, dtype=np.int64))
         set_(self, "vertex_avail", np.asarray(self.vertex_avail, dtype=float))
-        set_(self, "membership",
-             np.asarray(self.membership, dtype=bool).reshape(len(self.vertices), G))
+        member = np.asarray(self.membership, dtype=bool)
+        if member.size == len(self.vertices) * G:  # (else refused below, naming the field)
+            member = member.reshape(len(self.vertices), G)
+        set_(self, "membership", member)
         if self.bandwidth.shape != (w,) or np.any(self.bandwidth < 0):
             raise InputError("bandwidth needs one entry >= 0 per window job", field="bandwidth")
         if self.group_link.shape != (G,):

@@ -51,6 +51,10 @@ def test_refusals_name_the_field():
             ({"group_link": [INF]}, "group_link needs one entry per group", "group_link"),
             ({"vertex_avail": [1.0]}, "membership/vertex_avail must have one row per vertex",
              "membership"),
+            ({"membership": [[True, False, True]]},
+             "membership/vertex_avail must have one row per vertex", "membership"),
+            ({"membership": [True, False, True, True, False]},
+             "membership/vertex_avail must have one row per vertex", "membership"),
             ({"group_nodes": ([0, 1], [2, 3])}, "the groups must hold exactly the free nodes",
              "group_nodes")):
         with pytest.raises(InputError) as e:
