@@ -9,6 +9,8 @@ says why in ``BBOPT_SLURM_UNAVAILABLE``, which becomes part of the skip reason.
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -26,15 +28,18 @@ def require_slurm() -> None:
 
 
 @pytest.fixture
-def local_slurm(request, tmp_path):
+def local_slurm(request):
     """A started :class:`LocalSlurm`; ``@pytest.mark.cluster(nodes=2, bb_licenses=10)`` on a
-    test shapes it (default: 4 nodes, no pool)."""
+    test shapes it (default: 4 nodes, no pool). Its directory is a short one of its own under
+    the system's temporary directory, not pytest's ``tmp_path``: Slurm's unix sockets must stay
+    within 107 bytes, and pytest's path grows with the test's name and the worker's."""
     require_slurm()
     marker = request.node.get_closest_marker("cluster")
     kwargs = dict(marker.kwargs) if marker else {}
-    cluster = LocalSlurm(directory=tmp_path / "slurm", **{"nodes": 4, **kwargs})
-    cluster.start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+    with tempfile.TemporaryDirectory(prefix="slurm-", ignore_cleanup_errors=True) as directory:
+        cluster = LocalSlurm(directory=Path(directory) / "c", **{"nodes": 4, **kwargs})
+        cluster.start()
+        try:
+            yield cluster
+        finally:
+            cluster.stop()
