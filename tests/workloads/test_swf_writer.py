@@ -132,3 +132,18 @@ def test_the_machine_size_defaults_to_the_widest_job(tmp_path):
             Job("3", 0.0, 10.0, 5.0, nodes=2)]
     p = write_swf(jobs, tmp_path / "n.swf")
     assert _header(p)[4:6] == ["; MaxNodes: 9", "; MaxProcs: 9"]
+
+
+def test_a_gz_path_is_written_gzipped_and_reads_back(tmp_path):
+    import gzip
+
+    from bbopt.workloads.swf import read_swf
+
+    jobs = [Job("1", 0.0, 10.0, 5.0, nodes=2), Job("2", 3.0, 20.0, 7.0)]
+    p = write_swf(jobs, tmp_path / "w.swf.gz")
+    plain = write_swf(jobs, tmp_path / "w.swf")
+    assert gzip.decompress(p.read_bytes()) == plain.read_bytes()
+    assert [(j.id, j.submit, j.runtime, j.nodes) for j in read_swf(p).jobs] == [
+        ("1", 0.0, 5.0, 2), ("2", 3.0, 7.0, 1)]
+    again = write_swf(jobs, tmp_path / "again.swf.gz")
+    assert again.read_bytes() == p.read_bytes()  # (no time stamp in the gzip header)
