@@ -314,3 +314,12 @@ def test_staging_columns_are_never_drawn(tmp_path, columns):
     trace = read_swf(p, bb_columns=columns, draw_bb=draw)
     assert not trace.bb_drawn and trace.jobs[0].bb == (3e9 if columns == "bbsimulator"
                                                        else 1000e9)
+
+
+@pytest.mark.parametrize("text", ["", "; MaxNodes: 8\n", "\n  \n; only a header\n\n"])
+def test_a_file_without_records_is_refused_by_name(tmp_path, text):
+    p = tmp_path / "e.swf"
+    p.write_text(text)
+    with pytest.raises(InputError) as info:
+        read_swf(p)
+    assert str(info.value) == f"{p}: no job records" and info.value.source == str(p)
