@@ -103,6 +103,10 @@ def test_a_minus_zero_keeps_its_sign_whichever_path_reads_the_chunk(tmp_path):
         (first, second) = read_swf(p).jobs
         assert first.submit == 0.0 and math.copysign(1.0, first.submit) == -1.0, wait
         assert math.copysign(1.0, second.submit) == 1.0
+    # no number below zero at all (every field given), one past 10^16: -0 is still -0.0
+    p.write_text(f"1 -0 5 10 2 1 1 2 60 1 1 3 1 1 1 1 1 {10**16}\n")
+    (job,) = read_swf(p).jobs
+    assert math.copysign(1.0, job.submit) == -1.0 and job.walltime == 60.0
 
 
 def test_a_record_of_21_fields_after_18_names_field_22(tmp_path):
