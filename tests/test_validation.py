@@ -351,3 +351,49 @@ def test_a_zero_byte_piece_of_a_job_without_bb_is_a_state():
 def test_named_pieces_on_a_pooled_burst_buffer_are_refused():
     state = _state(running=[RunningJob(_job("a", bb=GB), 0.0, bb_pieces=((0, GB),))])
     _fails(state, "$.running[0].bb_pieces", "bb_pieces", "one pool")
+
+
+@pytest.mark.parametrize(("piece", "ok"), [(0.0, True), (1e-6, True), (1.1e-6, False)])
+def test_pieces_of_a_job_without_bb_may_round_to_a_millionth_of_a_byte(piece, ok):
+    # the absolute part of the slack alone (the relative part of 0 B is 0 B), at and above it
+    state = _named([RunningJob(_job("a", bb=0.0), 0.0, bb_pieces=((1, piece),))])
+    if ok:
+        validate_state(state)
+    else:
+        err = _fails(state, "$.running[0].bb_pieces", "bb_pieces")
+        assert str(err).endswith(f"the pieces add up to {piece:.6g} B, job a holds 0 B of "
+                                 "burst buffer")
+
+
+def test_a_bb_node_filled_to_its_slack_exactly_is_a_state():
+    full = 10 * GB * (1 + 1e-9) + 1e-6  # the node's capacity with its whole rounding slack
+    validate_state(_named([RunningJob(_job("a", bb=full), 0.0, bb_pieces=((0, full),))]))
+    over = RunningJob(_job("a", bb=full + 1e-5), 0.0, bb_pieces=((0, full + 1e-5),))
+    err = _fails(_named([over]), "$.running[0].bb_pieces", "bb_pieces")
+    assert str(err).endswith("running jobs' pieces take 1e+10 B of BB node 0 up to here; it "
+                             "holds 1e+10 B")
+
+
+def test_the_refusals_of_named_pieces_say_what_is_wrong_in_full():
+    pooled = _state(running=[RunningJob(_job("a", bb=GB), 0.0, bb_pieces=((0, GB),))])
+    err = _fails(pooled, "$.running[0].bb_pieces", "bb_pieces")
+    assert str(err).endswith("names BB nodes, but the platform's burst buffer is one pool (no "
+                             "bb_nodes)")
+    err = _fails(_named([RunningJob(_job("a", bb=GB), 0.0, bb_pieces=((2, GB),))]),
+                 "$.running[0].bb_pieces", "bb_pieces")
+    assert str(err).endswith("BB node 2 is not an index in 0..1")
+    err = _fails(_named([RunningJob(_job("a", bb=GB), 0.0, bb_pieces=((0, -2.0),))]),
+                 "$.running[0].bb_pieces", "bb_pieces")
+    assert str(err).endswith("a piece must be finite bytes >= 0, got -2.0")
+
+
+def test_pieces_in_whole_bytes_are_bytes():
+    validate_state(_named([RunningJob(_job("a", nodes=2, bb=6 * GB), 0.0,
+                                      bb_pieces=((0, 4_000_000_000), (1, 2_000_000_000)))]))
+
+
+def test_pieces_are_checked_on_a_job_without_an_allocation_and_before_it():
+    # the second job's pieces overfill node 1 (its allocation is fine): the pieces are named
+    a = RunningJob(_job("a", bb=10 * GB), 0.0, allocation=(0,), bb_pieces=((1, 10 * GB),))
+    b = RunningJob(_job("b", bb=GB), 0.0, allocation=(0,), bb_pieces=((1, GB),))
+    _fails(_named([a, b]), "$.running[1].bb_pieces", "bb_pieces", "BB node 1")

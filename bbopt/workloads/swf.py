@@ -227,7 +227,8 @@ def read_swf(
     table, lineno = _parse_stream(path, src, 18 + n_extra, kept)
     lines = _Lines(path, lineno, kept)  # any other text is read again only when needed
     names = FIELDS + (CQSIM_FIELDS if n_extra == 1 else BBSIM_FIELDS)
-    _check_values(table, [0, 1, 3, 4, 7, 8, 11, 12, *range(18, 18 + n_extra)], lines, src, names)
+    _check_values(table, [0, 1, 3, 4, 6, 7, 8, 11, 12, *range(18, 18 + n_extra)], lines, src,
+                  names)
     # BBSimulator stores stage-in in 1/1000 of the unit of the other two volumes.
     in_scale = 1e-3 if bb_columns == "bbsimulator" else 1.0
     staging = (_read_bb_file(Path(bb_file), bb_unit, in_scale) if bb_file is not None

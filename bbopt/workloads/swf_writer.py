@@ -25,7 +25,8 @@ def write_swf(jobs: Sequence[Job], path: str | Path, *,
     field 11 (status) is 1 for finished jobs, 0 for jobs killed at their walltime and 5
     (cancelled, fields 3-5 = -1) for rejected ones. Without them, fields 3 and 5 are -1 and
     field 4 is the job's runtime. ``max_nodes`` (the machine's size) defaults to the widest job.
-    Job ids that are not integers are renumbered 1..n (SWF has no text field).
+    Job ids that are not integers are renumbered 1..n (SWF has no text field). A path ending
+    in ``.gz`` is written gzipped.
     ``bb_columns="cqsim"`` appends the total BB request in ``bb_unit`` as field 19 and, with
     ``bb_capacity`` (bytes), a ``; BurstBuffer:`` header; ``"bbsim"`` appends the three staging
     volumes from ``Job.extra["staging"]`` (or ``bb, 0, bb``).
@@ -91,7 +92,12 @@ def write_swf(jobs: Sequence[Job], path: str | Path, *,
             st = job.extra.get("staging") or {"in": job.bb, "run": 0.0, "out": job.bb}
             fields.extend(_fmt(float(st.get(key, 0.0)) / bb_unit) for key in ("in", "run", "out"))
         out.append(" ".join(fields))
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    text = ("\n".join(out) + "\n").encode("utf-8")
+    if path.suffix == ".gz":  # (as the reader opens it; no time stamp: the same bytes each run)
+        import gzip
+
+        text = gzip.compress(text, mtime=0)
+    path.write_bytes(text)
     return path
 
 

@@ -5,6 +5,7 @@ others; and the jobs it builds from columns that passed ``Job``'s checks without
 per job equal, field for field, those built with the checks (a record that fails a check still
 raises naming its line)."""
 
+import math
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,46 @@ def test_a_record_failing_a_job_check_is_still_named(tmp_path):
     with pytest.raises(InputError) as e:
         read_swf(p, missing_walltime=0.0)  # record 2's walltime becomes 0: not positive
     assert e.value.line == 2 and "walltime" in str(e.value)
+
+
+def _plain(k: int, wait: str = "-1", submit: str | None = None) -> str:
+    return (f"{k} {submit if submit is not None else k} {wait} 10 2 -1 -1 2 60 -1 1 3 1 -1 -1 "
+            "-1 -1 -1\n")
+
+
+def test_integers_past_the_numpy_bound_read_as_the_strict_path_reads_them(tmp_path):
+    """A wait time of 10^16 (a field the reader does not use) makes the text-free parse
+    decline the chunk; the records are still whole integers, and read as those with no wait
+    time."""
+    p = tmp_path / "big.swf"
+    p.write_text(_plain(1, wait=str(10**16)) + _plain(2) + _plain(3, wait="7"))
+    q = tmp_path / "small.swf"
+    q.write_text(_plain(1) + _plain(2) + _plain(3))
+    jobs = read_swf(p).jobs
+    assert [job_fields(j) for j in jobs] == [job_fields(j) for j in read_swf(q).jobs]
+    assert [(j.id, j.submit, j.nodes) for j in jobs] == [("1", 1.0, 2), ("2", 2.0, 2),
+                                                         ("3", 3.0, 2)]
+
+
+def test_a_minus_zero_keeps_its_sign_whichever_path_reads_the_chunk(tmp_path):
+    """``-0`` is read as ``float`` reads it (-0.0), also in a chunk of integers that no zero
+    but it and no number but -1 below zero."""
+    for wait in ("-1", str(10**16)):
+        p = tmp_path / "zero.swf"
+        p.write_text(_plain(1, wait=wait, submit="-0") + _plain(2, wait="5"))
+        (first, second) = read_swf(p).jobs
+        assert first.submit == 0.0 and math.copysign(1.0, first.submit) == -1.0, wait
+        assert math.copysign(1.0, second.submit) == 1.0
+    # no number below zero at all (every field given), one past 10^16: -0 is still -0.0
+    p.write_text(f"1 -0 5 10 2 1 1 2 60 1 1 3 1 1 1 1 1 {10**16}\n")
+    (job,) = read_swf(p).jobs
+    assert math.copysign(1.0, job.submit) == -1.0 and job.walltime == 60.0
+
+
+def test_a_record_of_21_fields_after_18_names_field_22(tmp_path):
+    p = tmp_path / "w.swf"
+    p.write_text(_plain(1) + _plain(2).strip() + " 1 2 3\n")
+    with pytest.raises(InputError) as err:
+        read_swf(p, bb_columns="none")
+    assert str(err.value) == (f"{p}, line 2, field 'field 22': expected 18 fields (as on "
+                              "line 1), found 21")
