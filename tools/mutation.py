@@ -99,6 +99,10 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/test_links.py",
         "tests/policies/test_io_as_queue_rules.py",
     ],
+    "bbopt/planner/node_ids.py": [
+        "tests/planner/test_node_ids.py",
+        "tests/planner/test_bb_node_ids.py",
+    ],
 }
 
 
