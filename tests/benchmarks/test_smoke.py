@@ -24,6 +24,10 @@ SCRIPT_KEYS = {"name", "command", "returncode", "wall_s", "cpu_s", "load_average
 QUICK = ("big_swf", "compare_workers", "omfs_speed", "plan_evaluator", "scaling",
          "whole_process")
 
+#: Scripts that need a client outside the README's install (``.[dev,plot,interop]``): its
+#: module. batsim_agreement speaks Batsim's protocol over ZeroMQ (the ``batsim`` extra).
+NEEDS = {"batsim_agreement": "zmq"}
+
 
 def _tiny(tmp_path_factory, names: list[str]) -> tuple[int, dict]:
     """``names`` on tiny inputs, two scripts side by side: (exit code, record)."""
@@ -64,6 +68,8 @@ def test_the_record_describes_the_machine(tiny_run):
 @pytest.mark.parametrize("name", [n if n in QUICK else pytest.param(n, marks=pytest.mark.slow)
                                   for n in scripts()])
 def test_speed_script_runs_tiny(name, request):
+    if name in NEEDS:
+        pytest.importorskip(NEEDS[name], reason=f"{name} needs {NEEDS[name]} (the batsim extra)")
     _, record = request.getfixturevalue("tiny_run" if name in QUICK else "tiny_run_slow")
     (run,) = [r for r in record["scripts"] if r["name"] == name]
     assert run["returncode"] == 0, run["stderr"]
