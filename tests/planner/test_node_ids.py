@@ -131,3 +131,9 @@ def test_with_link_bandwidth_the_free_nodes_are_the_trees():
     assert p.free_nodes == [2, 3]
     p.start(Job("a", 0.0, 5.0, nodes=1))
     assert p.free_nodes == [3]
+
+
+def test_a_local_ssd_request_on_a_platform_without_ssd_gets_the_placements_choice():
+    # no node has local SSD to choose by: the proximity placement's run of free nodes
+    p = Planner.of(_running(((0, 1, 2, 3), 10.0)))
+    assert p.start(Job("s", 0.0, 5.0, nodes=2, ssd=1.0)).nodes == (4, 5)
