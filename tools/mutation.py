@@ -105,6 +105,7 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/test_pieces.py",
         "tests/planner/test_bb_node_ids.py",
         "tests/planner/test_fast_path.py",
+        "tests/planner/test_links.py",
     ],
     "bbopt/policies/queue.py": [
         "tests/policies/test_queue.py",
@@ -131,6 +132,10 @@ TESTS: dict[str, list[str]] = {
     "bbopt/models/io_window.py": [
         "tests/models/test_io_window_evaluation.py",
         "tests/models/test_io_window.py",
+    ],
+    "bbopt/planner/node_ids.py": [
+        "tests/planner/test_node_ids.py",
+        "tests/planner/test_bb_node_ids.py",
     ],
 }
 

@@ -234,26 +234,6 @@ class OnTheTree:
 
     __slots__ = ()
 
-    def _nodes_linked(self, job: Job, nodes: Sequence[int] | None = None) -> np.ndarray | None:
-        """The nodes ``job`` gets if it starts now: those Herbein's greedy selects (or
-        ``nodes``, a placement chosen elsewhere, e.g. by a window model), when its BB, nodes
-        and bandwidth fit now and every reservation it runs over stays placeable; else
-        ``None``."""
-        links: LinkState = self.links
-        now = links.state
-        if job.bb > now.bb + links.bb_tol:
-            return None
-        if nodes is None:
-            got = now.alloc.select(job.nodes, job.bandwidth)
-            if got is None:
-                return None
-        else:
-            got = np.asarray(nodes, dtype=np.int64)
-        if links.holds and not links.leaves_holds(job, got, self.now,
-                                                  self.now + job.walltime):
-            return None
-        return got
-
     def start_on(self, job: Job, nodes: Sequence[int]) -> Start:
         """Start ``job`` now on ``nodes``, a placement chosen elsewhere that keeps every link
         within its bandwidth (a window model's, which checked nodes, bandwidth and BB): taken

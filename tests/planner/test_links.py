@@ -162,3 +162,74 @@ def test_every_start_the_planner_grants_the_engine_admits(running, queue):
             assert t > 0.0
             p.reserve(job, t)
             reserved = True
+
+
+#: Herbein's Figure 2-3 tree with 100 GB of burst buffer in one pool.
+BB_TREE = Platform(4, 100e9, topology=herbein_example_topology())
+
+
+@pytest.mark.parametrize("over, fits", [(0.0, True), (0.5, True), (1.5, False)])
+def test_the_pooled_bb_fits_up_to_the_core_tolerance(over, fits):
+    # 40 GB free now: at, within the tolerance (REL_TOL * 100 GB = 100 B) and beyond it
+    tol = REL_TOL * 100e9
+    running = (RunningJob(Job("r", 0.0, 10.0, nodes=1, bb=60e9), 0.0, (0,)),)
+    p = Planner.of(ClusterState(0.0, BB_TREE, running), links=True)
+    job = Job("a", 0.0, 5.0, nodes=1, bb=40e9 + over * tol)
+    assert p.fits_now(job) is fits
+    assert p.earliest(job) == (0.0 if fits else 10.0)  # (the pool given back at 10)
+    assert (p.start(job) is not None) is fits
+
+
+def test_the_earliest_instant_is_searched_up_to_its_limit_inclusive():
+    running = (RunningJob(Job("r", 0.0, 10.0, nodes=1, bb=60e9), 0.0, (0,)),)
+    p = Planner.of(ClusterState(0.0, BB_TREE, running), links=True)
+    big = Job("b", 0.0, 5.0, nodes=1, bb=50e9)
+    assert p.earliest(big, limit=10.0) == 10.0
+    assert p.earliest(big, limit=9.9) == math.inf
+    # with a reservation (each instant checked by fits_at)
+    p.reserve(Job("h", 0.0, 20.0, nodes=4), 10.0)
+    assert p.links.release_times() == [10.0, 30.0]  # (a running job's end, the hold's end)
+    assert p.earliest(big, limit=30.0) == 30.0
+    assert p.earliest(big, limit=29.9) == math.inf
+
+
+def test_a_running_job_past_its_expected_end_gives_back_now():
+    state = ClusterState(20.0, IO_TREE, (RunningJob(Job("r", 0.0, 10.0, nodes=4), 0.0,
+                                                    (0, 1, 2, 3)),))
+    p = Planner.of(state, links=True)
+    assert [r.time for r in p.links.ends] == [20.0]
+    assert p.earliest(Job("x", 0.0, 5.0, nodes=1)) == 20.0
+
+
+def test_a_reservation_now_holds_its_nodes_against_starts_now():
+    p = Planner.of(_state(), links=True)  # (nodes 2 and 3 free)
+    p.reserve(Job("h", 0.0, 5.0, nodes=2), 0.0)
+    assert p.start(Job("a", 0.0, 5.0, nodes=1)) is None
+    assert p.start(Job("b", 0.0, 1.0, nodes=1)) is None
+
+
+def test_a_start_ending_at_an_instant_kept_gives_its_nodes_back_there():
+    p = Planner.of(_state(), links=True)
+    four = Job("f", 0.0, 5.0, nodes=4)
+    assert p.fits(four, 10.0)  # (the instant 10 built and kept)
+    assert p.start(Job("a", 0.0, 10.0, nodes=1)).nodes == (2,)
+    assert p.fits(four, 10.0)  # (node 2 back at 10 exactly)
+    assert p.start(Job("b", 0.0, 10.5, nodes=1)).nodes == (3,)
+    assert not p.fits(four, 10.0) and p.fits(four, 10.5)
+
+
+def test_reservations_at_one_instant_are_placed_in_the_order_they_were_made():
+    p = Planner.of(_state(), links=True)
+    p.reserve(Job("h1", 0.0, 20.0, nodes=2), 10.0)
+    p.reserve(Job("h2", 0.0, 20.0, nodes=2), 10.0)
+    assert not p.fits(Job("x", 0.0, 5.0, nodes=1), 10.0)  # (the four nodes held at 10)
+    assert p.fits(Job("x", 0.0, 5.0, nodes=1), 30.0)
+    assert p.start(Job("y", 0.0, 10.0, nodes=2)).nodes == (2, 3)  # (done by 10)
+    assert p.start(Job("z", 0.0, 10.5, nodes=1)) is None
+
+
+def test_the_platform_and_its_io_tree_must_have_the_same_nodes():
+    with pytest.raises(InputError, match="4 compute nodes, the platform 5") as info:
+        Planner.of(ClusterState(0.0, Platform(5, 0.0, topology=herbein_example_topology()),
+                                ()), links=True)
+    assert info.value.field == "topology"

@@ -473,3 +473,21 @@ def test_a_hand_built_state_s_running_bb_is_placed_again_on_the_bb_nodes():
         p = Planner.of(ClusterState(0.0, platform, (r,)))
         assert p.pieces == {"r": ((0, held),)}
         assert not p.fits_now(Job("j", 0, 5.0, nodes=2, bb=job_bb))
+
+
+def test_a_later_hold_reads_every_segment_of_its_interval_the_third_one_tightest():
+    """Breakpoints at 5, 10 (two running jobs end), 20 and 30 (20 GB of BB node 0 held on [20,
+    30)): a hold of one 10 GB piece on [5, 25) spans three segments, BB node 0 has 25 GB free
+    on the first two and 5 GB on the third, so the piece goes on BB node 1; on [5, 20) (the
+    first two only) it goes on BB node 0."""
+    platform = Platform(8, 100 * GB, bb_nodes=(25 * GB,) * 4)
+    running = (RunningJob(Job("r1", 0, 5.0, nodes=1), 0.0, (0,), ()),
+               RunningJob(Job("r2", 0, 10.0, nodes=1), 0.0, (1,), ()))
+    for walltime, piece_on in ((20.0, 1), (15.0, 0)):
+        p = Planner.of(ClusterState(0.0, platform, running))
+        p.reserve(Job("a", 0, 10.0, nodes=1, bb=20 * GB), 20.0)
+        assert p.profile.times == [0.0, 5.0, 10.0, 20.0, 30.0]
+        assert p.hold(Job("j", 0, walltime, nodes=1, bb=10 * GB), 5.0)
+        bb_nodes = [0.0] * 4
+        bb_nodes[piece_on] = 10 * GB
+        assert p.holds["j"] == (5.0, 5.0 + walltime, (1, 10 * GB, *bb_nodes))
