@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bbopt.core import ENGINE_REL_TOL, REL_TOL, ClusterState, Job, Platform, RunningJob
-from bbopt.errors import InputError
+from bbopt.errors import InputError, OverbookedError
 from bbopt.planner import Planner
 from bbopt.topology import BandwidthLedger, herbein_example_topology
 from bbopt.topology import tree as tree_module
@@ -233,3 +233,60 @@ def test_the_platform_and_its_io_tree_must_have_the_same_nodes():
         Planner.of(ClusterState(0.0, Platform(5, 0.0, topology=herbein_example_topology()),
                                 ()), links=True)
     assert info.value.field == "topology"
+
+
+def test_the_refusals_name_what_is_missing_in_full():
+    with pytest.raises(InputError) as info:
+        Planner.of(ClusterState(0.0, Platform(4, 0.0), ()), links=True)
+    assert (info.value.reason, info.value.field) == (
+        "planning link bandwidth needs a platform with an I/O topology (e.g. "
+        "bbopt.topology.cts1())", "topology")
+    both = Platform(4, NAMED.bb, bb_nodes=NAMED.bb_nodes, topology=herbein_example_topology())
+    with pytest.raises(InputError) as info:
+        Planner.of(ClusterState(0.0, both, ()), links=True)
+    assert (info.value.reason, info.value.field) == (
+        "link bandwidth is planned with the burst buffer in one pool, not on named BB nodes",
+        "bb_nodes")
+
+
+@pytest.mark.parametrize("walltime, bandwidth, fits", [
+    (40.0, 100 * MB, True),    # over the head's start at 30, beside it there
+    (40.0, 120 * MB, False),   # over it, leaving the head's three 90 MB/s nodes no room
+    (5.0, 120 * MB, True),     # done by 15
+    (19.5, 120 * MB, True),    # done before 30
+    (20.0, 120 * MB, True),    # done exactly at 30: gives its node and bandwidth back there
+    (20.5, 120 * MB, False),   # half a second over the head's start
+])
+def test_a_later_start_must_leave_a_later_reservation_placeable_at_its_start(
+        walltime, bandwidth, fits):
+    # node 2 busy with 200 MB/s until 30, the head (three nodes of 90 MB/s) held at 30; a job
+    # asked at 10 (nodes 0, 1 and 3 free) is checked at 10 and at every reservation start it
+    # runs over, the greedy placing it first there
+    p = Planner.of(_state(), links=True)
+    p.start(Job("a", 0.0, 30.0, nodes=1, bandwidth=200 * MB))
+    head = Job("h", 0.0, 20.0, nodes=3, bandwidth=90 * MB)
+    assert p.earliest(head) == 30.0
+    p.reserve(head, 30.0)
+    job = Job("x", 0.0, walltime, nodes=1, bandwidth=bandwidth)
+    assert p.fits(job, 10.0) is fits
+    assert p.earliest(job) == (10.0 if fits else 50.0)
+
+
+@pytest.mark.parametrize("over, fits", [(0.0, True), (0.5, True), (1.5, False)])
+def test_the_pooled_bb_fits_at_a_later_instant_up_to_the_core_tolerance(over, fits):
+    # 70 GB free from 10 (r gives back 60 GB there, r2 keeps 30 GB until 20): a job at 10
+    # asking exactly that, within the tolerance (100 B) and beyond it
+    tol = REL_TOL * 100e9
+    running = (RunningJob(Job("r", 0.0, 10.0, nodes=1, bb=60e9), 0.0, (0,)),
+               RunningJob(Job("r2", 0.0, 20.0, nodes=1, bb=30e9), 0.0, (1,)))
+    p = Planner.of(ClusterState(0.0, BB_TREE, running), links=True)
+    assert p.fits(Job("a", 0.0, 5.0, nodes=1, bb=70e9 + over * tol), 10.0) is fits
+    # a reservation at 10 asking that much is held there (beyond the tolerance the profile
+    # refuses it), and a small job beside it still fits at 10: the reservation stays placeable
+    held = Job("h", 0.0, 5.0, nodes=1, bb=70e9 + over * tol)
+    if not fits:
+        with pytest.raises(OverbookedError):
+            p.reserve(held, 10.0)
+        return
+    p.reserve(held, 10.0)
+    assert p.fits(Job("s", 0.0, 5.0, nodes=1), 10.0)
