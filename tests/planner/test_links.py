@@ -290,3 +290,14 @@ def test_the_pooled_bb_fits_at_a_later_instant_up_to_the_core_tolerance(over, fi
         return
     p.reserve(held, 10.0)
     assert p.fits(Job("s", 0.0, 5.0, nodes=1), 10.0)
+
+
+def test_a_released_reservation_gives_back_its_instant():
+    p = Planner.of(_state(), links=True)
+    p.reserve(Job("h1", 0.0, 20.0, nodes=2), 10.0)
+    p.reserve(Job("h2", 0.0, 20.0, nodes=2), 10.0)
+    late = Job("z", 0.0, 10.5, nodes=1)  # (runs over 10, where the four nodes are held)
+    assert p.start(late) is None
+    p.release(Job("h2", 0.0, 20.0, nodes=2))
+    assert list(p.links.holds) == ["h1"]
+    assert p.start(late).nodes == (2,)
