@@ -1,11 +1,15 @@
-"""Checks shared by the plan-model tests on named and proximity BB nodes."""
+"""Checks shared by the plan tests: plan models on named and proximity BB nodes, and replays of
+a planning policy whose every decision is checked against fresh policies on the same state."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 
+from bbopt import simulate
 from bbopt.models.plan import PlanModel
 from bbopt.models.plan_walk import SwapWalk
+from bbopt.policies import make_policy
 
 
 def check_swaps_score_as_fresh_plans(model: PlanModel, rnd: random.Random, stride: int,
@@ -25,3 +29,24 @@ def check_swaps_score_as_fresh_plans(model: PlanModel, rnd: random.Random, strid
             walk.accept()
             assert walk.order == swapped
             assert walk.start == list(model.plan(swapped).starts)
+
+
+def replay_against_fresh(jobs: Sequence, platform, policy: str,
+                         options: Mapping | None = None, tick: float | None = None,
+                         fresh: Sequence[Mapping] = ({},)) -> tuple:
+    """Replay ``jobs`` under ``policy`` (with ``options``); every decision must start the same
+    jobs, keep the same reservations and memory as a fresh policy built with ``options`` and
+    each of ``fresh`` (e.g. ``{"compiled": False}``: the Python reference) decides on the same
+    state. Returns the result and the times compared."""
+    compared = []
+
+    def observe(state, decision):
+        for extra in fresh:
+            again = make_policy(policy, **{**(options or {}), **extra}).decide(state)
+            assert decision.started_ids == again.started_ids, state.time
+            assert decision.reservations == again.reservations, state.time
+            assert decision.memory == again.memory, state.time
+        compared.append(state.time)
+
+    res = simulate(jobs, platform, policy, options=options, tick=tick, on_decision=observe)
+    return res, compared

@@ -21,6 +21,7 @@ from bbopt.errors import InputError
 from bbopt.planner import Profile, profile_of
 from bbopt.policies import make_policy
 from bbopt.policies.conservative import ConservativeBackfilling
+from tests._plan_checks import replay_against_fresh
 from tests._random_workloads import workloads as random_workloads
 
 PLATFORM = Platform(nodes=8, bb=100.0)
@@ -35,18 +36,7 @@ def workloads():
 
 def _from_scratch_equal(jobs, platform, depth, tick=None):
     """Replay under conservative-bb; check every decision against a fresh policy's."""
-    compared = []
-
-    def observe(state, decision):
-        fresh = make_policy("conservative-bb", depth=depth).decide(state)
-        assert decision.started_ids == fresh.started_ids, state.time
-        assert decision.reservations == fresh.reservations, state.time
-        assert decision.memory == fresh.memory
-        compared.append(state.time)
-
-    res = simulate(jobs, platform, "conservative-bb", options={"depth": depth}, tick=tick,
-                   on_decision=observe)
-    return res, compared
+    return replay_against_fresh(jobs, platform, "conservative-bb", {"depth": depth}, tick)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
 from bbopt.policies.conservative import ConservativeBackfilling
+from tests._plan_checks import replay_against_fresh
 from tests._random_workloads import crowded_workloads
 
 # 4 compute nodes, three 10 GB BB nodes.
@@ -64,22 +65,8 @@ def _replay_checked(jobs, platform):
     """Replay under conservative-bb (compiled where numba is installed); every decision must
     equal a fresh policy's and the Python reference's on the same state (what the policy keeps
     between decisions must never stand for another job than the one in the state)."""
-    from bbopt import simulate
-    from bbopt.policies import make_policy
-
-    compared = []
-
-    def observe(state, decision):
-        for fresh in (make_policy("conservative-bb"),
-                      make_policy("conservative-bb", compiled=False)):
-            again = fresh.decide(state)
-            assert decision.started_ids == again.started_ids, state.time
-            assert (decision.reservations, decision.memory) == (again.reservations,
-                                                                again.memory), state.time
-        compared.append(state.time)
-
-    res = simulate(jobs, platform, "conservative-bb", on_decision=observe)
-    return res, compared
+    return replay_against_fresh(jobs, platform, "conservative-bb",
+                                fresh=({}, {"compiled": False}))
 
 
 def test_a_long_replay_decides_as_from_scratch_at_every_decision():
