@@ -143,7 +143,7 @@ def _cmd_report(args) -> int:
 
 def _cmd_generate(args) -> int:
     from bbopt.errors import InputError
-    from bbopt.outputs import check_out_file
+    from bbopt.outputs import atomic_path, check_out_file
     from bbopt.workloads.generators.catalog import GENERATORS, apply, generator
 
     if args.list or not args.name:
@@ -182,15 +182,19 @@ def _cmd_generate(args) -> int:
     if path.name.endswith((".swf", ".swf.gz")):
         from bbopt.workloads.swf_writer import write_swf
 
-        write_swf(out, path, max_nodes=nodes,
-                  bb_columns="cqsim" if any(j.bb > 0 for j in out) else "none",
-                  comments=(note,))
+        def write(tmp: Path) -> None:
+            write_swf(out, tmp, max_nodes=nodes,
+                      bb_columns="cqsim" if any(j.bb > 0 for j in out) else "none",
+                      comments=(note,))
     elif path.suffix == ".json":
         from bbopt.workloads.batsim import write_batsim
 
-        write_batsim(out, path, nb_res=nodes, description=note)
+        def write(tmp: Path) -> None:
+            write_batsim(out, tmp, nb_res=nodes, description=note)
     else:
         raise InputError("the output must end in .swf, .swf.gz or .json", field="--out")
+    with atomic_path(path) as tmp:  # (the same suffix: a .gz is written gzipped)
+        write(tmp)
     print(f"wrote {len(out)} jobs to {path}", file=sys.stderr)
     return 0
 
