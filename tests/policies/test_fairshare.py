@@ -386,3 +386,248 @@ def test_eviction_cost_is_wasted_node_time():
     img = RunningJob(Job("i", 0.0, 3600.0, nodes=4, preemptable=True, checkpointable=True,
                          extra={"memory_per_node": 1e9}), 400.0)
     assert p.eviction_cost(img, 1000.0) == 4.0
+
+
+# -- the eviction candidates and the victim-choice model of one deficit ---------------------------
+
+def test_candidates_are_the_over_entitled_entities_jobs_least_prioritised_first():
+    # B and C hold 6 each (entitled to 4): every job of theirs is a candidate for A's job,
+    # youngest segment first; a job of B sees only C's; a taken job is left out; an entity
+    # back at its entitlement gives none
+    pol = make_policy("omfs", shares=THIRDS, quantum=0)
+    state = _three_entity_state(4000.0)
+    entitled = entitled_nodes(THIRDS, 12)
+    held = {"B": 6, "C": 6}
+
+    def ids(job, held=held, taken=frozenset()):
+        return [r.job.id for r in pol.candidates(state, job, entitled, held, set(taken))]
+
+    assert ids(_job("a1", "A", 4)) == ["b2", "c1", "c2", "b1"]
+    assert ids(_job("b9", "B", 1)) == ["c1", "c2"]
+    assert ids(_job("a1", "A", 4), taken={"c1"}) == ["b2", "c2", "b1"]
+    assert ids(_job("a1", "A", 4), held={"B": 4, "C": 6}) == ["c1", "c2"]
+
+
+def test_victim_model_holds_the_deficit_the_slack_and_the_costs():
+    from bbopt.policies.fairshare import _Free
+
+    # C has no share: entitled to 0, it may lose all 6 nodes; B may lose 2. A asks for 4 nodes
+    # and 80 B with nothing free (the BB owed to claims makes the free BB negative): the whole
+    # request is the deficit. Checkpoint + restart of 1 GB per node at 1 GB/s: 2 s per node.
+    shares = {"A": 1 / 3, "B": 1 / 3}
+    pol = make_policy("omfs-opt", shares=shares, quantum=0, penalty=7.0, memory_per_node=1e9,
+                      checkpoint_bandwidth=1e9)
+    state = ClusterState(4000.0, Platform(nodes=12, bb=100.0), _three_entity_state(0.0).running,
+                         ())
+    model, cands = pol.model_for(state, _job("a1", "A", 4, bb=80.0), _Free(0, -5.0, 0.0),
+                                 entitled_nodes(shares, 12), {"B": 6, "C": 6})
+    assert [r.job.id for r in cands] == ["b2", "c1", "c2", "b1"] == list(model.ids)
+    assert list(model.nodes) == [2, 2, 4, 4] and list(model.cost) == [4.0, 4.0, 8.0, 8.0]
+    assert dict(zip(["B", "C"], model.slack.tolist(), strict=True)) == {"B": 2, "C": 6}
+    assert (model.need_nodes, model.need_bb) == (4, 80.0)
+    assert (model.penalty, model.bb_capacity) == (7.0, 100.0)
+    # with 1 node and 0.5 B free, the deficit is what is left
+    model, _ = pol.model_for(state, _job("a1", "A", 4, bb=80.0), _Free(1, 0.5, 0.0),
+                             entitled_nodes(shares, 12), {"B": 6, "C": 6})
+    assert (model.need_nodes, model.need_bb) == (3, 79.5)
+
+
+@pytest.mark.parametrize("penalty,victims", [(39.0, ("v2", "v3")), (41.0, ("v1",))])
+def test_the_eviction_penalty_weighs_the_number_of_victims(penalty, victims):
+    # A needs 2 of 4 busy nodes from B's killable jobs: v1 (2 nodes, run 50 s: 100 node-s of
+    # lost work) or v2 + v3 (1 node each, 30 s: 60). A penalty p per eviction: 100 + p against
+    # 60 + 2p, the pair is cheaper below p = 40, v1 above
+    running = [(_job("v1", "B", 2, ckpt=False), 950.0), (_job("v2", "B", 1, ckpt=False), 970.0),
+               (_job("v3", "B", 1, ckpt=False), 970.0)]
+    d = make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, penalty=penalty, budget=5.0
+                    ).decide(_state(1000.0, running, [_job("a1", "A", 2)], nodes=4))
+    assert d.preempt == victims
+    assert d.alternatives[0]["cost"] == pytest.approx(min(100 + penalty, 60 + 2 * penalty))
+
+
+def _opt_state(nodes=4):
+    """A (entitled to half) asks for 2 of ``nodes`` busy nodes held by B (no share): v1 (2
+    nodes, run 50 s) or v2 + v3 (1 node, 30 s each) may be killed, and ``nodes - 4`` more of
+    B's 1-node jobs, each run 1000 s."""
+    running = [(_job("v1", "B", 2, ckpt=False), 950.0), (_job("v2", "B", 1, ckpt=False), 970.0),
+               (_job("v3", "B", 1, ckpt=False), 970.0)]
+    running += [(_job(f"w{k}", "B", 1, ckpt=False), 0.0) for k in range(nodes - 4)]
+    return _state(1000.0, running, [_job("a1", "A", 2)], nodes=nodes)
+
+
+def test_omfs_opt_reports_its_victim_choice_and_the_greedy_one():
+    from bbopt.core import Status
+
+    d = make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, penalty=50.0,
+                    budget=5.0).decide(_opt_state())
+    (info,) = d.alternatives
+    # v1: 100 + 50 = 150; Algorithm 1 takes the youngest first, v2 and v3: 60 + 100 = 160
+    assert {k: v for k, v in info.items() if k != "solve_time"} == {
+        "job": "a1", "victims": ["v1"], "cost": 150.0, "status": "OPTIMAL", "candidates": 3,
+        "greedy_cost": 160.0, "greedy_victims": ["v2", "v3"]}
+    assert info["solve_time"] >= 0.0
+    s = d.stats
+    assert (s.backend, s.status, s.objective, s.bound, s.budget) == (
+        "exhaustive", Status.OPTIMAL, 150.0, 150.0, 5.0)
+    # without the audit, no greedy victims are computed
+    (plain,) = make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, audit=False,
+                           budget=5.0).decide(_opt_state()).alternatives
+    assert "greedy_cost" not in plain and "greedy_victims" not in plain
+
+
+@pytest.mark.parametrize("nodes,backend", [(12, "exhaustive"), (13, "exhaustive"),
+                                           (14, "cpsat")])
+def test_auto_enumerates_up_to_twelve_candidates_and_solves_above(nodes, backend):
+    # B's jobs on 12, 13, 14 nodes: 11, 12, 13 candidates; the same victims either way
+    d = make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, budget=5.0
+                    ).decide(_opt_state(nodes))
+    assert d.alternatives[0]["candidates"] == nodes - 1
+    assert d.stats.backend == backend and d.preempt == ("v2", "v3")
+
+
+def test_victim_choices_share_the_decisions_wall_budget_and_are_seeded(monkeypatch):
+    """The first victim choice of a wall budget B gets what is left of B less the share kept
+    for the decision's end (MIN_SOLVE_SHARE = 0.2): at most 0.8 B, less the time already
+    spent; in deterministic mode its work limits whole. Always seed 0."""
+    import time
+
+    import bbopt.solvers.base as base
+    from bbopt.solvers.base import Budget
+
+    seen = []
+    real = base.solve
+
+    def recording(model, backend, budget=None, seed=0, **kw):
+        seen.append((budget, seed))
+        return real(model, backend, budget, seed, **kw)
+
+    monkeypatch.setattr(base, "solve", recording)
+    before = time.perf_counter()
+    make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, budget=20.0
+                ).decide(_opt_state())
+    spent = time.perf_counter() - before
+    ((budget, seed),) = seen
+    assert seed == 0 and budget.mode == "wall"
+    assert 16.0 - spent <= budget.seconds <= 16.0
+    seen.clear()
+    make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, budget=2.0,
+                budget_mode="deterministic").decide(_opt_state())
+    assert seen == [(Budget.of(2.0, mode="deterministic"), 0)]
+
+
+def test_a_victim_choice_past_the_deadline_gets_the_floor_of_the_budget(monkeypatch):
+    # a tenth of the share kept: 0.1 x 0.2 x 2 s = 0.04 s
+    import time
+
+    import bbopt.solvers.base as base
+    from bbopt.policies.fairshare import _Free
+
+    seen = []
+    real = base.solve
+    monkeypatch.setattr(base, "solve", lambda m, b, budget=None, seed=0, **kw: (
+        seen.append(budget), real(m, b, budget, seed, **kw))[1])
+    pol = make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, budget=2.0)
+    state = _opt_state()
+    job = state.queue[0]
+    entitled, held = entitled_nodes({"A": 0.5, "B": 0.0}, 4), {"B": 4}
+    cands = pol.candidates(state, job, entitled, held)
+    chosen, info, stats = pol._victims(state, job, _Free(0, 0.0, 0.0), entitled, held, set(),
+                                       cands, time.perf_counter() - 10.0)
+    assert [b.seconds for b in seen] == [pytest.approx(0.04)]
+    assert [r.job.id for r in chosen] == ["v2", "v3"]
+
+
+def test_no_solver_runs_when_no_victim_set_can_cover_the_deficit():
+    # 12 nodes, 4 each: B holds 6 (slack 2), C exactly 4, Z one node it may not lose; A needs
+    # 4 with 1 idle: 3 more than B may give. The quick test says so: nothing evicted, no solve.
+    running = [(_job("b1", "B", 4), 0.0), (_job("b2", "B", 2), 500.0), (_job("c1", "C", 4), 0.0),
+               (_job("z", "Z", 1, pre=False, ckpt=False), 0.0)]
+    state = _state(4000.0, running, [_job("a1", "A", 4)])
+    d = make_policy("omfs-opt", shares=THIRDS, budget=5.0).decide(state)
+    assert d.preempt == () and d.alternatives == () and d.stats.backend == "rule"
+
+
+def test_algorithm_1_evicts_without_a_solver_report():
+    from bbopt.core import Status
+
+    d = make_policy("omfs", shares=THIRDS).decide(_three_entity_state(4000.0))
+    assert d.preempt == ("b2", "c1")
+    assert d.alternatives == () and (d.stats.backend, d.stats.status) == ("rule",
+                                                                          Status.FEASIBLE)
+
+
+# -- claims: the resources of jobs being evicted belong to the job that evicted them ----------
+
+def _claim_state(queue, memory=None, *, evicting=True):
+    """14 nodes and 100 B (A, B, C entitled to 4 nodes each). b2 (2 nodes, 10 B) and c1 (1
+    node, 10 B) are being evicted for a1 (4 nodes, 30 B); 2 nodes and 15 B are idle. a1 is owed
+    4 - 3 = 1 node and 30 - 20 = 10 B more than its victims give back: 1 node, 5 B are free for
+    the others."""
+    flag = {"evicting": True} if evicting else {}
+    running = [(_job("b1", "B", 4, bb=40.0), 0.0), (_job("c2", "C", 5, bb=25.0), 0.0),
+               (Job("b2", 0.0, 10_000.0, 10_000.0, 2, bb=10.0, user="B", preemptable=True,
+                    checkpointable=True, extra=flag), 500.0),
+               (Job("c1", 0.0, 10_000.0, 10_000.0, 1, bb=10.0, user="C", preemptable=True,
+                    checkpointable=True, extra=flag), 100.0)]
+    if not evicting:
+        running = running[:2]
+    plat = Platform(nodes=14, bb=100.0)
+    return ClusterState(4000.0, plat, tuple(RunningJob(j, s) for j, s in running),
+                        (_job("a1", "A", 4, bb=30.0), *queue),
+                        memory if memory is not None else {"claims": {"a1": ["b2", "c1"]}})
+
+
+@pytest.mark.parametrize("other,started", [
+    (_job("d1", "D", 1), ["d1"]),               # 1 node, 0 B: fits what is not owed
+    (_job("d1", "D", 1, bb=5.0), ["d1"]),       # 5 B: exactly what is not owed
+    (_job("d1", "D", 1, bb=6.0), []),           # 1 B too much
+    (_job("d1", "D", 2), []),                   # 1 node too many
+])
+def test_resources_owed_to_a_claim_are_kept_from_the_others(other, started):
+    d = make_policy("omfs", shares=THIRDS).decide(_claim_state([other]))
+    assert d.started_ids == started and d.preempt == ()
+    assert d.memory["claims"] == {"a1": ["b2", "c1"]}  # its victims are still checkpointing
+
+
+def test_a_claim_starts_once_its_victims_are_gone_and_counts_for_its_entity():
+    # b2 and c1 have left: a1 (non-preemptable, 4 nodes) starts first; A's non-preemptable
+    # nodes are then 4, so a2 (1 more, non-preemptable) waits by line 26
+    a1 = _job("a1", "A", 4, bb=30.0, pre=False, ckpt=False)
+    state = _claim_state([_job("a2", "A", 1, pre=False, ckpt=False)], evicting=False)
+    state = ClusterState(state.time, state.platform, state.running, (a1, *state.queue[1:]),
+                         state.memory)
+    d = make_policy("omfs", shares=THIRDS).decide(state)
+    assert d.started_ids == ["a1"] and d.memory["claims"] == {}
+
+
+def test_a_claim_whose_victims_are_back_and_that_still_does_not_fit_is_dropped():
+    # the victims are gone but a1 now needs 6 nodes: the claim lapses, a1 is a waiting job
+    # again (beyond A's entitlement: it takes EASY's reservation)
+    state = _claim_state([], evicting=False)
+    big = _job("a1", "A", 6, bb=30.0)
+    state = ClusterState(state.time, state.platform, state.running, (big,), state.memory)
+    d = make_policy("omfs", shares=THIRDS).decide(state)
+    assert d.started_ids == [] and d.memory["claims"] == {} and d.preempt == ()
+    assert [r.job_id for r in d.reservations] == ["a1"]
+
+
+# -- EASY inside omfs: a job within its entitlement starts even when late ------------------------
+
+@pytest.mark.parametrize("nodes,wall,started", [
+    (2, 1000.0, ["a1"]),         # a1 ends after b1's reservation: the 2 nodes spare there go
+    (2, 500.0, ["a1", "d1"]),    # ends exactly at the reservation: d1 takes a spare node
+    (2, 400.0, ["a1", "d1"]),
+    (3, 1000.0, ["a1"]),         # within A's entitlement: starts though it takes 3 > 2 spare
+])
+def test_a_job_within_its_entitlement_starts_and_takes_from_the_reservations_spare(
+        nodes, wall, started):
+    # 8 nodes (A, B entitled to 4): c1 (no share) holds 5 until 500. b1 (B, 6 nodes: beyond its
+    # entitlement) waits with EASY's reservation at 500, where 8 - 6 = 2 nodes are spare.
+    # d1 (no share, 1 node, ending after 500) may only backfill on what a1 left spare.
+    from bbopt.core import Reservation
+
+    state = _state(0.0, [(_job("c1", "C", 5, wall=500.0, pre=False, ckpt=False), 0.0)],
+                   [_job("b1", "B", 6), _job("a1", "A", nodes, wall=wall), _job("d1", "D", 1)],
+                   nodes=8)
+    d = make_policy("omfs", shares={"A": 0.5, "B": 0.5}).decide(state)
+    assert d.started_ids == started and d.reservations == (Reservation("b1", 500.0),)

@@ -110,10 +110,17 @@ def test_a_baseline_is_named_as_registered_and_reports_a_rule_decision(name):
     from bbopt.policies.fairshare import Capping, ClassicFairShare, Partition
 
     cls = {"capping": Capping, "partition": Partition, "fair-share": ClassicFairShare}[name]
+    import time
+
     assert cls().name == name and make_policy(name, shares=HALVES).name == name
-    d = make_policy(name, shares=HALVES).decide(_state(0.0, [], [_job("a1", "A", 1)]))
+    pol = make_policy(name, shares=HALVES)
+    before = time.perf_counter()
+    d = pol.decide(_state(0.0, [], [_job("a1", "A", 1)]))
+    spent = time.perf_counter() - before
     assert d.started_ids == ["a1"]
-    assert (d.stats.backend, d.stats.status) == ("rule", Status.FEASIBLE)
+    assert (d.stats.backend, d.stats.status, d.stats.objective) == ("rule", Status.FEASIBLE,
+                                                                    None)
+    assert 0.0 < d.stats.wall_time <= spent  # the decision's own time
 
 
 @pytest.mark.parametrize("nodes,started", [(1, True), (2, True), (3, False)])
@@ -175,8 +182,8 @@ def _named_state(queue, memory=None):
     return ClusterState(0.0, NAMED, running, tuple(queue), memory or {})
 
 
-@pytest.mark.parametrize("name", ["capping", "partition", "fair-share"])
-def test_a_baseline_starts_only_a_burst_buffer_the_named_nodes_can_place(name):
+@pytest.mark.parametrize("name", ["capping", "partition", "fair-share", "omfs"])
+def test_a_policy_starts_only_a_burst_buffer_the_named_nodes_can_place(name):
     pol = make_policy(name, shares=HALVES)
     assert pol.decide(_named_state([_job("a1", "A", 1, bb=40.0)])).started_ids == []
     assert pol.decide(_named_state([_job("a1", "A", 1, bb=20.0)])).started_ids == ["a1"]
@@ -315,3 +322,44 @@ def test_fair_share_remembers_time_usage_and_running_jobs_and_reserves():
                         "running": {"b0": ["B", 6, 0.0, 900.0]}}
     assert d.started_ids == ["b1"]
     assert d.reservations == (Reservation("a1", 900.0),)
+
+
+# -- EASY inside the baselines: what a late backfill may take ------------------------------------
+
+@pytest.mark.parametrize("wall2,started", [(1000.0, ["b1"]), (500.0, ["b1", "b2"]),
+                                           (400.0, ["b1", "b2"])])
+def test_late_backfills_share_the_nodes_spare_at_the_reservation(wall2, started):
+    # 8 nodes (A entitled to 6, B to 2): c1 (no share) holds 5 nodes until 500, 1 more runs
+    # on. a1 (6 nodes) is reserved at 500, where 7 - 6 = 1 node is spare: b1 (ending at 1000)
+    # takes it; b2 starts only if it ends by 500 (exactly at it included)
+    from bbopt.core import Reservation
+
+    shares = {"A": 0.75, "B": 0.25}
+    running = [(_job("c1", "C", 5, wall=500.0), 0.0), (_job("c2", "C", 1, wall=5000.0), 0.0)]
+    d = make_policy("capping", shares=shares).decide(_state(
+        0.0, running, [_job("a1", "A", 6), _job("b1", "B", 1), _job("b2", "B", 1, wall=wall2)]))
+    assert d.started_ids == started and d.reservations == (Reservation("a1", 500.0),)
+
+
+def test_late_backfills_share_the_burst_buffer_spare_at_the_reservation():
+    # 100 B: c1 holds 6 nodes and 60 B until 500. a1 (2 nodes, 90 B) is reserved at 500, where
+    # 10 B are spare: b1 (10 B, ending at 1000) takes them, b2 (10 B more) waits
+    from bbopt.core import Reservation
+
+    plat = Platform(nodes=8, bb=100.0)
+    state = ClusterState(0.0, plat, (RunningJob(_job("c1", "C", 6, wall=500.0, bb=60.0), 0.0),),
+                         (_job("a1", "A", 2, bb=90.0), _job("b1", "B", 1, bb=10.0),
+                          _job("b2", "B", 1, bb=10.0)))
+    d = make_policy("capping", shares=HALVES).decide(state)
+    assert d.started_ids == ["b1"] and d.reservations == (Reservation("a1", 500.0),)
+
+
+def test_each_start_takes_its_burst_buffer_from_what_is_free():
+    # 40 B free: b1 takes 30, b2 (20 B) no longer fits and holds the reservation (c1's end)
+    from bbopt.core import Reservation
+
+    plat = Platform(nodes=8, bb=100.0)
+    state = ClusterState(0.0, plat, (RunningJob(_job("c1", "C", 1, wall=500.0, bb=60.0), 0.0),),
+                         (_job("b1", "B", 1, bb=30.0), _job("b2", "B", 1, bb=20.0)))
+    d = make_policy("capping", shares=HALVES).decide(state)
+    assert d.started_ids == ["b1"] and d.reservations == (Reservation("b2", 500.0),)

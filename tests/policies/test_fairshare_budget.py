@@ -93,3 +93,34 @@ def test_a_long_queue_stops_being_offered_once_the_budget_is_spent(monkeypatch, 
     # the greedy omfs has no budget: it offers every job whatever the clock says
     greedy = MemorylessFairShare(shares={"a": 0.05, "b": 0.95}).decide(state)
     assert [s.job_id for s in greedy.start] == ["small"]
+
+
+@pytest.mark.parametrize("step,offered", [(0.44, True), (0.46, False)])
+def test_the_queue_is_offered_until_the_budget_less_its_tail_is_spent(monkeypatch, step,
+                                                                      offered):
+    """The decision keeps TAIL_SHARE (a tenth) of its budget for its end: the look before job
+    256 finds 2 x ``step`` budgets gone, 0.88 (below 0.9: the whole queue is offered) or 0.92
+    (the jobs from there wait)."""
+    from bbopt.policies import fairshare
+    from tests._slow_clock import SlowClock
+
+    pol = MemorylessFairShare(name="omfs-opt", shares={"a": 0.05, "b": 0.95}, backend="auto",
+                              budget=1.0)
+    monkeypatch.setattr(fairshare, "_time", SlowClock(step))
+    d = pol.decide(_long_queue_state())
+    assert [s.job_id for s in d.start] == (["small"] if offered else [])
+    assert (d.stats.status is Status.FALLBACK) is not offered
+
+
+def test_a_deterministic_budget_stops_the_queue_only_at_its_wall_safety_net(monkeypatch):
+    """In deterministic mode the wall clock is a safety net (10 x the budget, at least 30 s):
+    1.2 s gone of a 1 s budget still offers the whole queue."""
+    from bbopt.policies import fairshare
+    from tests._slow_clock import SlowClock
+
+    pol = MemorylessFairShare(name="omfs-opt", shares={"a": 0.05, "b": 0.95}, backend="auto",
+                              budget=1.0, budget_mode="deterministic")
+    monkeypatch.setattr(fairshare, "_time", SlowClock(0.6))
+    d = pol.decide(_long_queue_state())
+    assert [s.job_id for s in d.start] == ["small"]
+    assert d.stats.status is not Status.FALLBACK
