@@ -631,3 +631,220 @@ def test_a_job_within_its_entitlement_starts_and_takes_from_the_reservations_spa
                    nodes=8)
     d = make_policy("omfs", shares={"A": 0.5, "B": 0.5}).decide(state)
     assert d.started_ids == started and d.reservations == (Reservation("b1", 500.0),)
+
+
+# -- the rest of Algorithm 1's pass, each rule with the job after it -------------------------------
+
+def test_a_job_without_a_user_belongs_to_the_entity_unknown():
+    from bbopt.policies.fairshare import entity_of
+
+    anon = Job("n", 0.0, 100.0, 100.0, 4)
+    assert entity_of(anon) == "unknown" and entity_of(_job("a", "A", 1)) == "A"
+    # "unknown" entitled to half of 8 nodes: 4 nodes are within its cap on a busy machine
+    busy = [(_job("b1", "B", 1), 0.0)]
+    d = make_policy("capping", shares={"unknown": 0.5, "B": 0.5}).decide(
+        _state(0.0, busy, [anon], nodes=8))
+    assert d.started_ids == ["n"]
+
+
+def test_omfs_options_and_their_defaults():
+    from bbopt.core import GB
+    from bbopt.policies.fairshare import MemorylessFairShare
+
+    p = MemorylessFairShare()
+    assert (p.name, p.quantum, p.budget, p.protect, p.memory_per_node,
+            p.checkpoint_bandwidth, p.audit) == ("omfs", 1800.0, 0.05, "strict", 64 * GB,
+                                                 1 * GB, False)
+    assert MemorylessFairShare(backend="auto").audit is True
+    assert MemorylessFairShare(protect="over").protect == "over"
+    for bad in (-1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="quantum must be >= 0 seconds, got"):
+            MemorylessFairShare(quantum=bad)
+    with pytest.raises(ValueError, match="protect must be 'strict' or 'over', got 'loose'"):
+        MemorylessFairShare(protect="loose")
+    with pytest.raises(ValueError, match="protect='over' is Algorithm 1's greedy reading"):
+        MemorylessFairShare(protect="over", backend="auto")
+
+
+def test_the_pool_leaves_out_jobs_being_evicted():
+    pol = make_policy("omfs", shares=THIRDS, quantum=0)
+    assert [r.job.id for r in pol.pool(_claim_state([]))] == ["b1", "c2"]
+
+
+def test_the_victim_model_leaves_out_taken_jobs_and_follows_the_protection():
+    from bbopt.policies.fairshare import _Free
+
+    state = _three_entity_state(4000.0)
+    args = (state, _job("a1", "A", 4), _Free(0, 0.0, 0.0), entitled_nodes(THIRDS, 12),
+            {"B": 6, "C": 6})
+    strict = make_policy("omfs", shares=THIRDS, quantum=0)
+    model, cands = strict.model_for(*args, taken={"c1"})
+    assert list(model.ids) == ["b2", "c2", "b1"] and model.over_only is False
+    over = make_policy("omfs", shares=THIRDS, quantum=0, protect="over")
+    assert over.model_for(*args)[0].over_only is True
+
+
+@pytest.mark.parametrize("nodes,started", [(2, ["a2"]), (3, [])])
+def test_line_26_counts_every_running_non_preemptable_job_of_the_entity(nodes, started):
+    # A (entitled to 4) runs two non-preemptable 1-node jobs: a non-preemptable job of 2 nodes
+    # brings it to exactly 4 and starts, one of 3 waits
+    running = [(_job("a0", "A", 1, pre=False, ckpt=False), 0.0),
+               (_job("a1", "A", 1, pre=False, ckpt=False), 0.0)]
+    d = make_policy("omfs", shares=THIRDS).decide(
+        _state(10.0, running, [_job("a2", "A", nodes, pre=False, ckpt=False)]))
+    assert d.started_ids == started
+
+
+def test_a_waiting_non_preemptable_job_holds_back_only_itself():
+    # a1 waits by line 26 (A's non-preemptable nodes would exceed 4); b1 behind it starts
+    running = [(_job("a0", "A", 3, pre=False, ckpt=False), 0.0)]
+    d = make_policy("omfs", shares=THIRDS).decide(
+        _state(10.0, running, [_job("a1", "A", 2, pre=False, ckpt=False), _job("b1", "B", 2)]))
+    assert d.started_ids == ["b1"]
+
+
+def test_after_a_drain_the_rest_of_the_idle_machine_is_still_used():
+    # a1 (5 nodes, non-preemptable, wider than A's 4) drains the idle machine; b1 runs beside
+    d = make_policy("omfs", shares=THIRDS).decide(
+        _state(0.0, [], [_job("a1", "A", 5, pre=False, ckpt=False), _job("b1", "B", 2)]))
+    assert d.started_ids == ["a1", "b1"]
+
+
+def test_a_job_beyond_what_its_entity_has_left_evicts_nobody():
+    # A holds 2 of its 4: a job of 3 is beyond what is left (2) and waits; a job of 2 evicts
+    state = _three_entity_state(4000.0)
+    running = (*state.running, RunningJob(_job("a0", "A", 2), 0.0))
+    wide = ClusterState(4000.0, Platform(nodes=14), running, (_job("a1", "A", 3),))
+    d = make_policy("omfs", shares=THIRDS).decide(wide)
+    assert d.preempt == () and d.started_ids == []
+    fits = ClusterState(4000.0, Platform(nodes=14), running, (_job("a1", "A", 2),))
+    assert make_policy("omfs", shares=THIRDS).decide(fits).preempt == ("b2",)
+
+
+def test_a_job_without_candidates_or_cover_waits_and_the_next_is_offered():
+    # 12 nodes, 4 each: B and C hold exactly 4, D (no share) 2 non-preemptable nodes: no
+    # candidate for a1 (A, 4 nodes, 2 idle). It takes the reservation (at 10,000) and b9
+    # (beyond B's entitlement, ending at 5,000) backfills
+    running = [(_job("b1", "B", 4), 0.0), (_job("c1", "C", 4), 0.0),
+               (_job("d0", "D", 2, pre=False, ckpt=False), 0.0)]
+    d = make_policy("omfs", shares=THIRDS).decide(
+        _state(4000.0, running, [_job("a1", "A", 4), _job("b9", "B", 1, wall=1000.0)]))
+    assert d.started_ids == ["b9"] and d.preempt == ()
+    assert [(r.job_id, r.start) for r in d.reservations] == [("a1", 10_000.0)]
+
+
+def test_a_job_whose_deficit_no_victim_set_covers_waits_and_the_next_is_offered():
+    running = [(_job("b1", "B", 4), 0.0), (_job("b2", "B", 2), 500.0), (_job("c1", "C", 4), 0.0),
+               (_job("z", "Z", 1, pre=False, ckpt=False), 0.0)]
+    queue = [_job("a1", "A", 4), _job("b9", "B", 1, wall=1000.0)]
+    for name in ("omfs", "omfs-opt"):
+        d = make_policy(name, shares=THIRDS, budget=5.0).decide(_state(4000.0, running, queue))
+        assert d.started_ids == ["b9"] and d.preempt == (), name
+
+
+def _evict_state(idle, a1_bb=0.0, free_bb=0.0, x=None):
+    """14 nodes, 100 B (A, B, C entitled to 4): B holds b1 (4) and b2 (2 nodes, 10 B, the
+    youngest), C c2 (4) and c1 (2 nodes, 10 B); Z a non-preemptable node when ``idle`` is 1.
+    a1 (A, 4 nodes, ``a1_bb``) needs evictions; x (D, 1 node) comes after it."""
+    b1_bb = 80.0 - free_bb
+    running = [(_job("b1", "B", 4, bb=b1_bb), 0.0), (_job("b2", "B", 2, bb=10.0), 500.0),
+               (_job("c2", "C", 4), 50.0), (_job("c1", "C", 2, bb=10.0), 100.0)]
+    if idle == 1:
+        running.append((_job("z", "Z", 1, pre=False, ckpt=False), 0.0))
+    queue = [_job("a1", "A", 4, bb=a1_bb), x or _job("x", "D", 1, wall=100.0)]
+    plat = Platform(nodes=14, bb=100.0)
+    return ClusterState(4000.0, plat, tuple(RunningJob(j, s) for j, s in running),
+                        tuple(queue))
+
+
+@pytest.mark.parametrize("idle,preempt,started", [
+    (2, ("b2",), []),          # b2's 2 nodes and the 2 idle ones are a1's: nothing for x
+    (1, ("b2", "c1"), ["x"]),  # b2 and c1 give 4, so the idle node is left for x
+])
+def test_the_idle_nodes_an_eviction_relies_on_are_kept_for_its_job(idle, preempt, started):
+    d = make_policy("omfs", shares=THIRDS).decide(_evict_state(idle))
+    assert d.preempt == preempt and d.started_ids == started
+    assert d.memory["claims"] == {"a1": list(preempt)}
+
+
+@pytest.mark.parametrize("a1_bb,free_bb,x_bb,started", [
+    (60.0, 50.0, 10.0, ["x"]),   # 50 free + 20 freed - 60 = 10 B left: x fits exactly
+    (60.0, 50.0, 11.0, []),
+    (15.0, 10.0, 10.0, ["x"]),   # the victims' 20 B cover a1's 15: the 10 free stay free
+    (15.0, 10.0, 11.0, []),
+])
+def test_the_idle_burst_buffer_an_eviction_relies_on_is_kept_for_its_job(a1_bb, free_bb, x_bb,
+                                                                         started):
+    state = _evict_state(1, a1_bb, free_bb, _job("x", "D", 1, wall=100.0, bb=x_bb))
+    d = make_policy("omfs", shares=THIRDS).decide(state)
+    assert d.preempt == ("b2", "c1") and d.started_ids == started
+
+
+def test_a_second_eviction_takes_other_victims_and_sees_the_first_ones_gone():
+    # 16 nodes, 4 entities entitled to 4. B and C hold 8 each. a1 takes the youngest, b2;
+    # then B holds 6, still 2 over: e1 takes b3, B's next youngest (not b2 again, and not a
+    # job of C as if B were back at its entitlement)
+    shares = {"A": 0.25, "B": 0.25, "C": 0.25, "E": 0.25}
+    running = [(_job("b1", "B", 4), 0.0), (_job("b2", "B", 2), 600.0),
+               (_job("b3", "B", 2), 500.0), (_job("c1", "C", 4), 0.0),
+               (_job("c2", "C", 2), 100.0), (_job("c3", "C", 2), 50.0)]
+    d = make_policy("omfs", shares=shares).decide(
+        _state(4000.0, running, [_job("a1", "A", 2), _job("e1", "E", 2)], nodes=16))
+    assert d.preempt == ("b2", "b3")
+    assert d.memory["claims"] == {"a1": ["b2"], "e1": ["b3"]}
+
+
+def test_a_kept_claim_counts_for_line_26_and_a_claim_can_block_a_reservation():
+    # a1 (non-preemptable) keeps its claim: A's non-preemptable nodes are 4, a2 waits; d (14
+    # nodes: the whole machine, less the node owed to a1) gets no reservation at infinity
+    a1 = _job("a1", "A", 4, bb=30.0, pre=False, ckpt=False)
+    state = _claim_state([_job("a2", "A", 1, pre=False, ckpt=False), _job("d", "D", 14)])
+    state = ClusterState(state.time, state.platform, state.running, (a1, *state.queue[1:]),
+                         state.memory)
+    d = make_policy("omfs", shares=THIRDS).decide(state)
+    assert d.started_ids == [] and d.memory["claims"] == {"a1": ["b2", "c1"]}
+    assert d.reservations == ()
+
+
+@pytest.mark.parametrize("step,evicts", [(0.38, True), (0.4, True), (0.42, False)])
+def test_victims_are_looked_for_only_before_four_fifths_of_the_budget(monkeypatch, step,
+                                                                      evicts):
+    """Each look at the clock finds ``step`` budgets gone: the look before the victim choice
+    (the second) finds 2 x ``step``; past 0.8 (the budget less MIN_SOLVE_SHARE) the job waits,
+    holds EASY's reservation, and the decision is a FALLBACK."""
+    from bbopt.core import Status
+    from bbopt.policies import fairshare
+    from tests._slow_clock import SlowClock
+
+    pol = make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, budget=1.0)
+    monkeypatch.setattr(fairshare, "_time", SlowClock(step))
+    d = pol.decide(_opt_state())
+    assert d.preempt == (("v2", "v3") if evicts else ())
+    assert (d.stats.status is Status.FALLBACK) is not evicts
+    assert [r.job_id for r in d.reservations] == ([] if evicts else ["a1"])
+
+
+@pytest.mark.parametrize("step", [0.42, 0.5])
+def test_out_of_time_a_job_needing_victims_waits_and_the_others_are_still_offered(monkeypatch,
+                                                                                  step):
+    # one node idle: a1 (2 nodes) would need a victim but the budget is spent; x (1 node of
+    # B, ending before a1's reservation) still starts
+    from bbopt.policies import fairshare
+    from tests._slow_clock import SlowClock
+
+    running = [(_job("v1", "B", 2, ckpt=False), 950.0), (_job("v2", "B", 1, ckpt=False), 970.0)]
+    state = _state(1000.0, running, [_job("a1", "A", 2), _job("x", "B", 1, wall=100.0)],
+                   nodes=4)
+    pol = make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, budget=1.0)
+    monkeypatch.setattr(fairshare, "_time", SlowClock(step))
+    d = pol.decide(state)
+    assert d.preempt == () and d.started_ids == ["x"]
+
+
+def test_omfs_reports_its_own_decision_time():
+    import time
+
+    pol = make_policy("omfs", shares=THIRDS)
+    before = time.perf_counter()
+    d = pol.decide(_three_entity_state(4000.0))
+    assert 0.0 < d.stats.wall_time <= time.perf_counter() - before
