@@ -137,6 +137,20 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/test_node_ids.py",
         "tests/planner/test_bb_node_ids.py",
     ],
+    "bbopt/policies/fairshare.py": [
+        "tests/policies/test_fairshare.py",
+        "tests/policies/test_fairshare_baselines.py",
+        "tests/policies/test_fairshare_budget.py",
+        "tests/policies/test_fairshare_properties.py",
+    ],
+    "bbopt/policies/window.py": [
+        "tests/policies/test_window.py",
+        "tests/policies/test_window_common.py",
+    ],
+    "bbopt/policies/window_common.py": [
+        "tests/policies/test_window_common.py",
+        "tests/policies/test_window.py",
+    ],
 }
 
 
