@@ -304,6 +304,8 @@ def test_factor_uses_normalised_shares_and_shares_of_usage():
     assert f("A") == pytest.approx(2 ** -(0.25 / (1 / 3)))
     assert f("B") == pytest.approx(2 ** -(0.75 / (1 / 3)))
     assert f("C") == 1.0
+    # a total usage below one node-second is still shared out: U = 1, 2^(-1/0.5)
+    assert make_policy("fair-share", shares=HALVES).factor({"A": 0.5})("A") == 0.25
     # no usage at all: every entity with a share gets factor 1
     assert pol.factor({})("A") == 1.0 and pol.factor({"A": 0.0})("A") == 1.0
 

@@ -95,12 +95,12 @@ def test_a_long_queue_stops_being_offered_once_the_budget_is_spent(monkeypatch, 
     assert [s.job_id for s in greedy.start] == ["small"]
 
 
-@pytest.mark.parametrize("step,offered", [(0.44, True), (0.46, False)])
+@pytest.mark.parametrize("step,offered", [(0.44, True), (0.45, True), (0.46, False)])
 def test_the_queue_is_offered_until_the_budget_less_its_tail_is_spent(monkeypatch, step,
                                                                       offered):
     """The decision keeps TAIL_SHARE (a tenth) of its budget for its end: the look before job
-    256 finds 2 x ``step`` budgets gone, 0.88 (below 0.9: the whole queue is offered) or 0.92
-    (the jobs from there wait)."""
+    256 finds 2 x ``step`` budgets gone, 0.88 or exactly 0.9 (not past 0.9: the whole queue is
+    offered) or 0.92 (the jobs from there wait)."""
     from bbopt.policies import fairshare
     from tests._slow_clock import SlowClock
 
