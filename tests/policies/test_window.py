@@ -295,3 +295,45 @@ def test_window_holds_exactly_window_jobs(policy):
     assert d.started_ids == []
     assert d.memory["rounds"] == {"J0": 1, "J1": 1}
     assert [(r.job_id, r.start) for r in d.reservations] == [("J0", 100.0)]
+
+
+def test_window_policy_options_defaults_and_refusals():
+    from bbopt.errors import InputError, UnknownNameError
+    from bbopt.policies.window import WindowPolicy
+    from bbopt.solvers.base import Budget
+
+    p = WindowPolicy()
+    assert (p.name, p.method, p.window, p.starvation, p.backend, p.budget_seconds, p.seed,
+            p.objectives, p.order, p.use_ssd, p.reserve_bb) == (
+        "bbsched", "pareto", 20, 50, "cpsat", 2.0, 0, None, "fcfs", True, True)
+    assert p.budget == Budget.of(2.0)
+    q = WindowPolicy(objectives=["nodes", "bb"], budget=1.0, deterministic=3.0,
+                     budget_mode="deterministic")
+    assert q.objectives == ("nodes", "bb")
+    assert q.budget == Budget.of(1.0, 3.0, "deterministic") and q.budget_seconds == 1.0
+    with pytest.raises(InputError, match="^field 'method': unknown window method 'random'$") as e:
+        WindowPolicy(method="random")
+    assert e.value.field == "method"
+    with pytest.raises(InputError, match="^field 'window': window must be >= 1$") as e:
+        WindowPolicy(window=0)
+    assert e.value.field == "window"
+    assert WindowPolicy(window=1).window == 1
+    with pytest.raises(UnknownNameError, match=r"^unknown order 'lifo'; known: fcfs, priority, "
+                                               r"wfp$"):
+        WindowPolicy(order="lifo")
+
+
+@pytest.mark.parametrize("nodes,bb,ssd,fits", [
+    ((1, 1), (2.0, 2.0), (100.0, 50.0), True),    # 2 nodes, 4 B: exactly what is free
+    ((1, 2), (2.0, 2.0), (100.0, 50.0), False),   # 3 nodes of 2
+    ((1, 1), (2.0, 2.1), (100.0, 50.0), False),   # 4.1 B of 4
+    ((1, 1), (2.0, 2.0), (100.0, 100.0), False),  # one node only has 100 B of SSD
+])
+def test_jobs_fit_together_on_the_free_nodes_bb_and_ssds(nodes, bb, ssd, fits):
+    from bbopt.policies.window import _fits_together
+
+    jobs = [Job(f"j{k}", 0.0, 60.0, nodes=n, bb=b, ssd=s)
+            for k, (n, b, s) in enumerate(zip(nodes, bb, ssd, strict=True))]
+    assert _fits_together(jobs, 2, 4.0, [100.0, 60.0], 100.0) is fits
+    # without SSDs only nodes and BB count
+    assert _fits_together(jobs, 2, 4.0, None, 100.0) is (sum(nodes) <= 2 and sum(bb) <= 4.0)
