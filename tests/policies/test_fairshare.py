@@ -662,7 +662,9 @@ def test_omfs_options_and_their_defaults():
             MemorylessFairShare(quantum=bad)
     with pytest.raises(ValueError, match="protect must be 'strict' or 'over', got 'loose'"):
         MemorylessFairShare(protect="loose")
-    with pytest.raises(ValueError, match="protect='over' is Algorithm 1's greedy reading"):
+    with pytest.raises(ValueError, match=r"^protect='over' is Algorithm 1's greedy reading; the "
+                                         r"exact victim choice keeps every victim entity at its "
+                                         r"entitlement$"):
         MemorylessFairShare(protect="over", backend="auto")
 
 
@@ -848,3 +850,19 @@ def test_omfs_reports_its_own_decision_time():
     before = time.perf_counter()
     d = pol.decide(_three_entity_state(4000.0))
     assert 0.0 < d.stats.wall_time <= time.perf_counter() - before
+
+
+def test_the_decision_carries_the_status_of_its_victim_choice(monkeypatch):
+    # a backend that answers with a feasible, unproven choice: the decision says so
+    from dataclasses import replace
+
+    import bbopt.solvers.base as base
+    from bbopt.core import Status
+
+    real = base.solve
+    monkeypatch.setattr(base, "solve", lambda *a, **kw: replace(real(*a, **kw),
+                                                                status=Status.FEASIBLE))
+    d = make_policy("omfs-opt", shares={"A": 0.5, "B": 0.0}, quantum=0, budget=5.0
+                    ).decide(_opt_state())
+    assert d.preempt == ("v2", "v3") and d.stats.status is Status.FEASIBLE
+    assert d.alternatives[0]["status"] == "FEASIBLE"
