@@ -255,6 +255,53 @@ def test_the_report_of_a_round_without_a_model_and_of_a_pareto_set():
     assert [(a["jobs"], a["chosen"]) for a in alts] == [(["a", "b"], False), (["a"], True)]
     assert alts[1]["objectives"] == {"nodes": 9.0, "bb": 0.5}
     assert alts[1]["utilization"] == {"nodes": 0.9, "bb": 0.5}
-    # a scalar form reports no set, and the backend's own objective
-    stats, alts = report(res, Candidates(named), 1, time.perf_counter(), 2.0, pareto=False)
-    assert alts == () and stats.objective == (9.0, 0.5)
+    # a scalar form reports no set, and the backend's own objective, bound, gap and status
+    scalar = Result(Status.FEASIBLE, sols[1].x, 9.0, pareto=sols, bound=10.0, backend="milp")
+    t1 = time.perf_counter()
+    stats, alts = report(scalar, Candidates(named), 1, t1, 2.0, pareto=False)
+    spent = time.perf_counter() - t1
+    assert alts == () and (stats.backend, stats.status, stats.objective, stats.bound) == (
+        "milp", Status.FEASIBLE, 9.0, 10.0)
+    assert stats.gap == pytest.approx(0.1) and 0.0 < stats.wall_time <= spent
+
+
+def test_cqsim_without_a_bb_or_a_node_objective():
+    from bbopt.policies.window_common import cqsim_rule
+
+    # SSD use is the only gain: no BB in use is counted
+    m = WindowModel(nodes=[1, 1], bb=[0, 0], free_nodes=10, free_bb=1.0, ssd=[0, 0],
+                    free_node_ssd=[1.0] * 10, objectives=("nodes", "ssd"))
+    base = Solution(np.array([1, 1], bool), (10.0, 0.0))
+    other = Solution(np.array([1, 0], bool), (9.5, 5.0))
+    assert cqsim_rule([base, other], m) == 1
+    # no node objective: no node loss; the larger BB use wins
+    nb = WindowModel(nodes=[1, 1], bb=[0, 0], free_nodes=10, free_bb=1.0, objectives=("bb",))
+    assert cqsim_rule([Solution(np.array([1, 0], bool), (0.2,)),
+                       Solution(np.array([0, 1], bool), (0.6,))], nb) == 1
+
+
+@pytest.mark.parametrize("other_bb,chosen", [(0.15, 0), (0.25, 0), (0.4, 1)])
+def test_cqsim_adds_the_bb_in_use_to_both_sums(other_bb, chosen):
+    # half of the BB is in use: 0.1 -> 0.25 is 0.6 -> 0.75 in the system, below 30 % more;
+    # 0.6 -> 0.9 is above (as if the BB in use were subtracted, 0.25 would switch)
+    from bbopt.policies.window_common import cqsim_rule
+
+    m = WindowModel(nodes=[1, 1], bb=[0, 0], free_nodes=10, free_bb=0.5, total_bb=1.0,
+                    objectives=("nodes", "bb"))
+    scale = m.scales()[1]
+    base = Solution(np.array([1, 1], bool), (10.0, 0.1 * scale))
+    other = Solution(np.array([1, 0], bool), (9.5, other_bb * scale))
+    assert cqsim_rule([base, other], m) == chosen
+
+
+def test_cqsim_counts_ssd_gains_with_no_use_added():
+    # gains BB, SSD and wasted-SSD reduction; only the BB has a use now (none): 0 -> 0.5 of
+    # SSD switches (as if each other gain started at 1, 2 -> 2.5 would stay below 30 %)
+    from bbopt.policies.window_common import cqsim_rule
+
+    m = WindowModel(nodes=[1, 1], bb=[0, 0], free_nodes=10, free_bb=1.0, ssd=[0, 0],
+                    free_node_ssd=[1.0] * 10, objectives=("nodes", "bb", "ssd", "ssd_waste"))
+    scale_ssd = m.scales()[2]
+    base = Solution(np.array([1, 1], bool), (10.0, 0.0, 0.0, 0.0))
+    other = Solution(np.array([1, 0], bool), (9.5, 0.0, 0.5 * scale_ssd, 0.0))
+    assert cqsim_rule([base, other], m) == 1
