@@ -337,3 +337,15 @@ def test_jobs_fit_together_on_the_free_nodes_bb_and_ssds(nodes, bb, ssd, fits):
     assert _fits_together(jobs, 2, 4.0, [100.0, 60.0], 100.0) is fits
     # without SSDs only nodes and BB count
     assert _fits_together(jobs, 2, 4.0, None, 100.0) is (sum(nodes) <= 2 and sum(bb) <= 4.0)
+
+
+@pytest.mark.parametrize("request_ssd,nodes,got", [
+    (100.0, 2, (3, 2)),   # the smallest SSDs that hold the request, an SSD of exactly it first
+    (100.0, 3, None),     # only 2 nodes have 100 B
+    (201.0, 1, None),
+])
+def test_a_backfilled_job_takes_the_smallest_admissible_ssds(request_ssd, nodes, got):
+    from bbopt.policies.window import _smallest_admissible
+
+    job = Job("j", 0.0, 60.0, nodes=nodes, ssd=request_ssd)
+    assert _smallest_admissible(job, [3, 1, 2], [100.0, 50.0, 200.0]) == got
