@@ -309,8 +309,8 @@ def test_a_machine_of_no_nodes_is_refused_naming_the_header_field(tmp_path, valu
     assert info.value.source == str(p)
 
 
-@pytest.mark.parametrize("procs, nodes", [(-1, None), (1, 256), (255, 256), (256, 256),
-                                          (257, 257)])
+@pytest.mark.parametrize("procs, nodes", [(-1, None), (0, None), (1, 256), (255, 256),
+                                          (256, 256), (257, 257)])
 def test_bbsimulator_raises_jobs_to_256_processors(tmp_path, procs, nodes):
     p = tmp_path / "b.swf.bb"
     p.write_text(_record(" 0 0 0", f5=procs, f8=procs))
