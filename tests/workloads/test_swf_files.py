@@ -186,3 +186,59 @@ def test_a_missing_companion_is_named(tmp_path, read):
 @pytest.mark.parametrize("x, text", [(3.0, "3"), (-1.0, "-1"), (2.5, "2.5"), (0.0, "0")])
 def test_a_whole_number_is_written_without_a_fraction(x, text):
     assert _intstr(x) == text
+
+
+@pytest.mark.parametrize("name", ["t.swf", "t.swf.gz"])
+def test_a_byte_order_mark_and_bytes_that_are_not_utf8_are_read(tmp_path, name):
+    """A file saved with a UTF-8 byte order mark (its first line a header or a record) and a
+    comment in Latin-1: the mark is no part of the first line, a bad byte is replaced."""
+    path = tmp_path / name
+    for first in ("; MaxNodes: 8", "1 0 5"):
+        data = ("\ufeff" + first + "\n; Note: caf").encode() + b"\xe9\n2 1 5\n"
+        path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+        header, widths = _scan_header(path)
+        assert header == ({"MaxNodes": "8"} if first[0] == ";" else {}) | {"Note": "caf\ufffd"}
+        records = [(1, first)] if first[0] != ";" else []
+        assert list(_data_lines(path)) == records + [(3, "2 1 5")]
+        assert widths == [3] * len(records + [(3, "2 1 5")])
+
+
+def test_a_blank_line_among_the_first_records_is_no_end_of_them(tmp_path):
+    path = tmp_path / "t.swf"
+    path.write_text("1 2\n\n   \n3 4 5\n; Note: after\n6\n")
+    assert _scan_header(path) == ({"Note": "after"}, [2, 3, 1])
+
+
+@pytest.mark.parametrize("exc, says", [
+    (EOFError("Compressed file ended"), "cannot read: Compressed file ended"),
+    (IsADirectoryError(21, "Is a directory"), "cannot read: Is a directory"),
+    (OSError("Not a gzipped file"), "cannot read: Not a gzipped file"),
+    (EOFError(), "cannot read: EOFError")])
+def test_what_cannot_be_read_says_why_or_what_failed(exc, says):
+    from pathlib import Path
+
+    from bbopt.workloads.swf_files import _cannot_read
+
+    err = _cannot_read(Path("t.swf"), exc)
+    assert str(err) == f"t.swf: {says}" and err.source == "t.swf"
+
+
+def test_a_directory_cannot_be_read_as_a_trace(tmp_path):
+    for scan in (_scan_header, lambda p: list(_data_lines(p))):
+        with pytest.raises(InputError) as info:
+            scan(tmp_path)
+        assert str(info.value) == f"{tmp_path}: cannot read: Is a directory"
+
+
+def test_a_companion_without_records_is_the_four_column_kind(tmp_path):
+    path = tmp_path / "t.bb"
+    path.write_text("; nothing yet\n\n")
+    assert _companion_kind(path) == "bbsim"
+    assert _read_bb_file(path, 1.0) == {}
+
+
+def test_a_companion_job_number_that_is_not_a_number_is_kept_as_written(tmp_path):
+    path = tmp_path / "t.bb"
+    path.write_text("job7 1 2 3\ninf 0 0 1\nnan 1 0 0\n1e400 0 1 0\n")
+    assert _read_bb_file(path, 1.0) == {"job7": (1.0, 2.0, 3.0), "inf": (0.0, 0.0, 1.0),
+                                        "nan": (1.0, 0.0, 0.0), "1e400": (0.0, 1.0, 0.0)}
