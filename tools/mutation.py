@@ -56,8 +56,12 @@ TESTS: dict[str, list[str]] = {
         "tests/workloads/test_swf_files.py",
         "tests/workloads/test_swf.py",
         "tests/workloads/test_swf_bb.py",
+        "tests/workloads/test_swf_rules.py",
     ],
-    "bbopt/workloads/swf_ints.py": ["tests/workloads/test_swf_ints.py"],
+    "bbopt/workloads/swf_ints.py": [
+        "tests/workloads/test_swf_ints.py",
+        "tests/workloads/test_swf_fast_paths.py",
+    ],
     "bbopt/workloads/swf_writer.py": [
         "tests/workloads/test_swf_writer.py",
         "tests/workloads/test_swf_bb.py",
