@@ -6,11 +6,15 @@ of the window, decided the same compiled and in Python (Kopanski & Rzadca, Secti
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
+from bbopt.planner.named import conservative_kernels
 from bbopt.policies.conservative import ConservativeBackfilling
+from bbopt.policies.conservative_named import NamedArrays
 from tests._plan_checks import replay_against_fresh
 from tests._random_workloads import crowded_workloads
 
@@ -189,3 +193,63 @@ def test_a_policy_that_saw_hundreds_of_jobs_run_decides_as_a_fresh_one():
         assert decision.reservations == ConservativeBackfilling(compiled=False).decide(
             state).reservations
         assert [(r.job_id, r.start) for r in decision.reservations] == [("w", k + 5.0)]
+
+
+# --------------------------------------------------------------------------- compiled arrays
+# What NamedArrays keeps between decisions (its promise: each running job's holding worked out
+# once while it runs, the running jobs' arrays while the state hands the same running jobs,
+# the platform's arrays while the platform is the same, ended jobs forgotten past a bound).
+
+_KERNELS = pytest.mark.skipif(conservative_kernels() is None,
+                              reason="the compiled kernels do not load here")
+
+
+def _starts(arrays: NamedArrays, state: ClusterState, previous=None):
+    return arrays.starts(state, tuple(state.queue), previous or {}, math.inf)
+
+
+@_KERNELS
+def test_the_arrays_are_kept_while_the_platform_and_running_jobs_are_the_same():
+    arrays = NamedArrays()
+    a = _running("A", 100, 1, ((0, 4 * GB),))
+    state = ClusterState(0.0, _PLATFORM, (a,), (Job("w", 0, walltime=10, nodes=4),))
+    assert _starts(arrays, state) == [100.0]
+    consts, kept, row = arrays._consts, arrays._running, arrays._consts[5]["A"]
+    assert row == (1, 4 * GB, 4 * GB, 0.0, 0.0)
+    assert _starts(arrays, state) == [100.0]
+    assert arrays._consts is consts and arrays._running is kept  # the same state: all kept
+    b = _running("B", 50, 1, ())
+    assert _starts(arrays, ClusterState(0.0, _PLATFORM, (a, b), state.queue)) == [100.0]
+    assert arrays._consts is consts and arrays._running is not kept
+    assert arrays._consts[5]["A"] is row  # A's holding not worked out again
+
+
+@_KERNELS
+@pytest.mark.parametrize(("bb", "pieces", "compiled"), [
+    (0.0, None, True),  # no BB: nothing to place
+    (4 * GB, ((0, 4 * GB),), True),
+    (0.5, None, False),  # half a byte whose pieces are not known: placed again in Python
+    (4 * GB, None, False),
+])
+def test_a_running_job_whose_pieces_are_not_known_is_decided_in_python(bb, pieces, compiled):
+    running = (RunningJob(Job("A", 0, walltime=100, nodes=1, bb=bb), 0.0, None, pieces),)
+    state = ClusterState(0.0, _PLATFORM, running, (Job("w", 0, walltime=10, nodes=4),))
+    got = _starts(NamedArrays(), state)
+    assert got == ([100.0] if compiled else None)
+
+
+@_KERNELS
+def test_the_holdings_of_ended_jobs_are_forgotten_past_twice_the_running_plus_256():
+    """One job running per decision, another each time: the holdings kept grow by one per
+    decision up to 2 x 1 + 256 = 258, and the decision that would keep a 259th forgets every
+    ended job's, keeping the running one's only."""
+    arrays = NamedArrays()
+    queue = (Job("w", 0, walltime=10, nodes=4),)
+    sizes = []
+    for k in range(262):
+        running = (_running(f"r{k}", 5, 1, ((k % 3, GB),)),)
+        assert _starts(arrays, ClusterState(0.0, _PLATFORM, running, queue)) == [5.0]
+        sizes.append(len(arrays._consts[5]))
+        assert f"r{k}" in arrays._consts[5]
+    assert sizes[:258] == list(range(1, 259))
+    assert sizes[258:] == [1, 2, 3, 4]
