@@ -346,3 +346,15 @@ def test_on_proximity_bb_nodes_each_start_names_the_nodes_the_plan_placed():
     decision = bbopt.decide(_state_at_1(), "plan-2", budget_mode="deterministic")
     assert [(s.job_id, s.nodes) for s in decision.start] == [("b", (6,)), ("a", (7,))]
     assert math.isfinite(decision.stats.objective)
+
+
+def test_a_job_no_plan_can_place_is_neither_started_nor_reserved():
+    """At t=10 r's expected end (5) has passed but it still holds 8 GB of BB node 0: a's two
+    10 GB pieces need both BB nodes empty, which no plan reaches (the profile has no later
+    instant); b starts now, a gets no reservation (not one at infinity)."""
+    r = Job("r", 0, walltime=5, nodes=1, bb=8 * GB)
+    state = ClusterState(10.0, _NAMED, (RunningJob(r, 0.0, None, ((0, 8 * GB),)),),
+                         (Job("a", 0, walltime=10, nodes=2, bb=20 * GB),
+                          Job("b", 4, walltime=10, nodes=1, bb=1 * GB)))
+    decision = make_policy("plan-2").decide(state)
+    assert decision.started_ids == ["b"] and decision.reservations == ()
