@@ -99,6 +99,20 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_conservative_kept.py",
         "tests/policies/test_conservative_schedules.py",
     ],
+    # (with BBOPT_NO_JIT=1 only replan runs: score NamedArrays again with numba)
+    "bbopt/policies/conservative_named.py": [
+        "tests/policies/test_conservative_named.py",
+        "tests/policies/test_conservative.py",
+        "tests/policies/test_conservative_schedules.py",
+    ],
+    "bbopt/policies/plan.py": [
+        "tests/policies/test_plan_options.py",
+        "tests/policies/test_plan.py",
+        "tests/policies/test_plan_audit.py",
+        "tests/solvers/test_plan_warm_start.py",
+        "tests/models/test_plan_named.py",
+        "tests/models/test_plan_proximity.py",
+    ],
     "bbopt/planner/scans.py": [
         "tests/planner/test_profile_scans.py",
         "tests/planner/test_scans_own_reservation.py",
