@@ -75,7 +75,7 @@ def _held_at_10(nodes: int = 6) -> Planner:
     ``nodes`` from 10 (the first hold after now: starts now running past 10 must fit the nodes
     left there)."""
     p = Planner.of(ClusterState(0.0, NAMED, ()))
-    p.reserve(Job("h", 0.0, 20.0, nodes=nodes), 10.0)
+    assert p.hold(Job("h", 0.0, 20.0, nodes=nodes), 10.0)
     return p
 
 
@@ -98,15 +98,15 @@ def test_a_block_whose_least_bounds_only_nodes_and_bb_is_passed_over_the_later_h
 
 def test_a_job_without_bb_running_past_the_later_hold_is_not_compared_with_its_bb():
     # every byte of the pool held from now until 100 by one node: 0 B free now and at 10; a
-    # job of one node without BB running 20 s over 10 starts (1 node <= 2 left at 10)
+    # job of one node without BB running 200 s over 10 starts (1 node <= 2 left at 10)
     running = (RunningJob(Job("r", 0.0, 100.0, nodes=1, bb=100 * GB), 0.0, (0,),
                           ((0, 25 * GB), (1, 25 * GB), (2, 25 * GB), (3, 25 * GB))),)
     p = Planner.of(ClusterState(0.0, NAMED, running))
-    p.reserve(Job("h", 0.0, 20.0, nodes=5), 10.0)
-    job = Job("j", 0.0, 20.0, nodes=1)
-    assert p.start_each_block((([job], (1, 0.0, 20.0)),)) == [job]
+    assert p.hold(Job("h", 0.0, 20.0, nodes=5), 10.0)
+    job = Job("j", 0.0, 200.0, nodes=1)
+    assert p.start_each_block((([job], (1, 0.0, 200.0)),)) == [job]
     p = Planner.of(ClusterState(0.0, NAMED, running))
-    p.reserve(Job("h", 0.0, 20.0, nodes=5), 10.0)
+    assert p.hold(Job("h", 0.0, 20.0, nodes=5), 10.0)
     assert p.start_each([job]) == [job]
 
 
