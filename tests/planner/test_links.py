@@ -341,3 +341,17 @@ def test_bb_taken_on_a_pool_with_the_tree_starts_the_job_on_the_nodes_the_greedy
     assert "b" not in p.started
     # without the tree the caller's count of pooled bytes is the whole rule
     assert Planner.of(ClusterState(0.0, POOL, ())).take_bb(Job("c", 0.0, 5.0, nodes=9))
+
+
+def test_a_later_start_is_refused_where_an_earlier_made_reservation_has_no_nodes_left():
+    p = Planner.of(_state(), links=True)
+    p.start(Job("a", 0.0, 5.0, nodes=1))  # (node 2 until 5: nodes 2 and 3 free from 5)
+    # the four nodes held from 10, by three reservations made in this order
+    p.reserve(Job("h1", 0.0, 20.0, nodes=2), 10.0)
+    p.reserve(Job("h2", 0.0, 20.0, nodes=1), 10.0)
+    p.reserve(Job("h3", 0.0, 20.0, nodes=1), 10.0)
+    # two nodes from 5 for 10 s would run over 10: placed first there, they leave h1 its two
+    # nodes but h2 none (nor h3)
+    x = Job("x", 0.0, 10.0, nodes=2)
+    assert p.earliest(x) == 30.0
+    assert p.earliest(Job("y", 0.0, 5.0, nodes=2)) == 5.0  # (done by 10)
