@@ -146,3 +146,16 @@ def test_a_later_hold_with_every_piece_on_the_first_bb_node_holds_those_bytes():
     assert not p.fits(Job("b", 0.0, 5.0, nodes=1, bb=10 * GB), 10.0)
     assert p.fits(Job("b", 0.0, 5.0, nodes=1, bb=5 * GB), 10.0)
     assert p.fits(Job("b", 0.0, 5.0, nodes=1, bb=10 * GB), 30.0)
+
+
+def test_fits_now_is_whether_the_engines_placement_now_leaves_a_later_hold_its_bytes():
+    # a hold from 10 takes BB node 0 whole; a job of one node and 10 GB now is placed where
+    # the engine places it, first fit on what is free now (BB node 0): over 10 it would take
+    # the hold's bytes, so it neither fits nor starts now (though BB nodes 1-3 are free
+    # throughout); done by 10 it does both
+    p = Planner.of(ClusterState(0.0, NAMED, ()))
+    p.reserve(Job("a", 0.0, 20.0, nodes=1, bb=25 * GB), 10.0)
+    over = Job("b", 0.0, 20.0, nodes=1, bb=10 * GB)
+    assert not p.fits(over, 0.0) and p.start(over) is None
+    done = Job("c", 0.0, 10.0, nodes=1, bb=10 * GB)
+    assert p.fits(done, 0.0) and p.start(done) is not None
