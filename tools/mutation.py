@@ -119,6 +119,7 @@ TESTS: dict[str, list[str]] = {
     ],
     "bbopt/planner/plan.py": [
         "tests/planner/test_plan.py",
+        "tests/planner/test_plan_edges.py",
         "tests/planner/test_bb_placement.py",
         "tests/planner/test_pieces.py",
         "tests/planner/test_bb_node_ids.py",
