@@ -288,11 +288,13 @@ def test_a_plain_trace_never_looks_for_a_companion_without_its_suffix(tmp_path):
     assert trace.bb_columns == "none" and trace.jobs[0].bb == 0.0
 
 
-def test_a_burst_buffer_header_selects_cqsim_over_the_record_width(tmp_path):
+def test_a_burst_buffer_header_selects_cqsim_and_refuses_wider_records(tmp_path):
     p = _write(tmp_path / "c.swf", _record(" 2"), header="; BurstBuffer: 10\n")
     assert read_swf(p).bb_columns == "cqsim"
     _write(p, _record(" 2 3 4"), header="; BurstBuffer: 10\n")
-    trace = read_swf(p)  # (21 fields under a BurstBuffer header: CQSim's one column, field 19)
+    with pytest.raises(InputError, match="the records have 21 fields"):
+        read_swf(p)  # (21 fields under a BurstBuffer header: which layout is meant?)
+    trace = read_swf(p, bb_columns="cqsim")  # (CQSim's one column, field 19)
     assert trace.bb_columns == "cqsim" and [j.bb for j in trace.jobs] == [2e9]
     assert read_swf(p, bb_columns="none").jobs[0].bb == 0.0
 
