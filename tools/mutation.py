@@ -113,6 +113,11 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_registry_properties.py",
         "tests/simulation/test_queue_blocks.py",
     ],
+    "bbopt/policies/io.py": [
+        "tests/policies/test_io.py",
+        "tests/policies/test_io_as_queue_rules.py",
+        "tests/conformance/test_checks.py",
+    ],
     "bbopt/planner/links.py": [
         "tests/planner/test_links.py",
         "tests/policies/test_io_as_queue_rules.py",
