@@ -168,7 +168,7 @@ def test_scalar_result_of_a_weighted_solve_and_its_bound():
     assert (r.status, r.objective, r.bound, r.backend) == (Status.OPTIMAL, 1.125, 1.125, "cp")
     assert r.info == {"objectives": VALUES["E"]} and r.solution is e
     cases = [((), None), ([(1000, 1200.0)], 1.125 * 1200.0 / 1000), ([(1000, 900.0)], 1.125),
-             ([(0, 5.0)], None), ([(1000, None)], None)]
+             ([(1, 1.5)], 1.125 * 1.5 / 1), ([(0, 5.0)], None), ([(1000, None)], None)]
     for bounds, bound in cases:  # a feasible answer: the stage-1 ratio bounds it
         got = scalar_result(CANDS, e, form, Status.FEASIBLE, "cp", bounds)
         assert got.bound == bound and got.objective == 1.125
