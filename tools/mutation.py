@@ -132,6 +132,21 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_registry_properties.py",
         "tests/simulation/test_queue_blocks.py",
     ],
+    "bbopt/solvers/scalarize.py": [
+        "tests/solvers/test_scalarize.py",
+        "tests/solvers/test_scalarize_objectives.py",
+        "tests/solvers/window/test_forms_fronts.py",
+        "tests/solvers/window/test_subset_sums.py",
+        "tests/models/test_window.py",
+        "tests/models/test_window_evaluation.py",
+        "tests/models/test_io_window.py",
+        "tests/solvers/test_scip.py",
+    ],
+    "bbopt/policies/io.py": [
+        "tests/policies/test_io.py",
+        "tests/policies/test_io_as_queue_rules.py",
+        "tests/conformance/test_checks.py",
+    ],
     "bbopt/planner/links.py": [
         "tests/planner/test_links.py",
         "tests/policies/test_io_as_queue_rules.py",
