@@ -142,6 +142,11 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_io_window.py",
         "tests/solvers/test_scip.py",
     ],
+    "bbopt/models/preemption.py": [
+        "tests/models/test_preemption.py",
+        "tests/models/test_preemption_victims.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
     "bbopt/policies/io.py": [
         "tests/policies/test_io.py",
         "tests/policies/test_io_as_queue_rules.py",
