@@ -36,6 +36,8 @@ def test_build_keeps_what_it_is_given():
     assert list(m.entity) == [0, 0, 1] and list(m.slack) == [2, 3]
     plain = model()
     assert plain.order == (0, 1, 2) and plain.bb_capacity == 0.0 and plain.bb_tol == 0.0
+    direct = PreemptionModel.build(["a"], [2], [0.0], [1.0], ["X"], {"X": 2}, 2, 0.0)
+    assert direct.bb_capacity == 0.0 and direct.bb_tol == 0.0
     assert model(need_nodes=-3, need_bb=-1.0).need_nodes == 0
     assert model(need_nodes=0).need_nodes == 0 and model(need_bb=-1.0).need_bb == 0.0
     alone = model(slack={"Y": 3})  # (X holds nothing beyond its entitlement)
@@ -103,7 +105,9 @@ def test_surely_infeasible_at_its_thresholds():
 
 def test_greedy_by_hand():
     # a (2, X) taken; b (1, X) would bring X to 3 > 2: passed; c (3, Y) taken: 5 nodes.
-    assert model(need_nodes=3).greedy().tolist() == [True, False, True]
+    got = model(need_nodes=3).greedy()
+    assert got.dtype == bool and got.tolist() == [True, False, True]  # (a mask of victims)
+    assert model(need_nodes=3).evaluate(got) == 9.0
     # Exactly covered by a: the walk stops there.
     assert model(need_nodes=2).greedy().tolist() == [True, False, False]
     assert model(need_nodes=1).greedy().tolist() == [True, False, False]
