@@ -1,11 +1,12 @@
-"""The package's layering (DESIGN.md, "Layout"), checked on the source with the standard library.
+"""The package's layering (``docs/layers.json``: its parts, the arrows that may exist between them
+and those that must never exist), checked on the source with the standard library.
 
-Every arrow points down: the domain layer (core, resources, units, topology, models, workloads)
-imports nothing from the layers that use it (policies, solvers, simulation, analysis); models
-import no solver; policies see a ClusterState, never the engine; the engine records and
-``analysis`` reads the record, never the other way. Function-local imports count too, and so do
-imports under ``TYPE_CHECKING``. Every module also imports on its own in a fresh interpreter, so
-no import circle hides behind an import order.
+Every module of ``bbopt`` sits on exactly one part; every import from one part into another is
+one of the allowed arrows, and none is a "never" (models import no solver; policies see a
+ClusterState, never the engine; the planner knows no policy; the engine records and
+``analysis`` reads the record, never the other way). Function-local imports count too, and so
+do imports under ``TYPE_CHECKING``. Every module also imports on its own in a fresh interpreter,
+so no import circle hides behind an import order.
 
 The test tree mirrors the package (docs/testing.md, "Where tests live"): every test file
 names the module it checks, except the cross-cutting folders and files listed once below.
@@ -14,6 +15,7 @@ names the module it checks, except the cross-cutting folders and files listed on
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -21,22 +23,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "bbopt"
-
-LOW = ("bbopt.core", "bbopt.resources", "bbopt.units", "bbopt.errors", "bbopt.topology",
-       "bbopt.models", "bbopt.workloads")
-HIGH = ("bbopt.policies", "bbopt.solvers", "bbopt.simulation", "bbopt.analysis", "bbopt.cli",
-        "bbopt.api", "bbopt.loading", "bbopt.schema")
-#: (importer prefix, imported prefix, why the arrow must not exist)
-NEVER = (
-    ("bbopt.models", "bbopt.solvers", "a model imports no solver"),
-    ("bbopt.policies", "bbopt.simulation", "policies see a ClusterState, never the engine"),
-    ("bbopt.solvers", "bbopt.policies", "backends serve models, not policies"),
-    ("bbopt.simulation", "bbopt.analysis", "the engine records; analysis reads the record"),
-    ("bbopt.workloads", "bbopt.simulation", "readers know no engine"),
-    ("bbopt.topology", "bbopt.loading", "the I/O tree reads no platform names, and no files"),
+LAYERS = json.loads((PACKAGE.parent / "docs" / "layers.json").read_text())
+ARROWS = {(a[0], a[1]) for a in LAYERS["arrows"]}
+#: Finer than the parts: (importer prefix, imported prefix, why the import must not exist)
+NEVER_MODULES = (
     ("bbopt.topology", "bbopt.units", "the I/O tree reads no files"),
-    ("bbopt.gym", "bbopt.models",
-     "the environments place BB through the planner and the policies, never the models"),
 )
 
 
@@ -74,17 +65,71 @@ def _owner(module: str) -> str | None:
     return module or None
 
 
-def test_the_domain_layer_imports_no_layer_above_it():
-    bad = [(m, i) for m, imps in IMPORTS.items() for i in imps
-           if any(_under(m, low) for low in LOW) and any(_under(i, high) for high in HIGH)]
-    assert bad == []
+def _part(module: str) -> str | None:
+    """The part of ``docs/layers.json`` that ``module`` sits on (the longest matching entry)."""
+    rel = str(MODULES[module].relative_to(PACKAGE.parent))
+    best, length = None, -1
+    for name, part in LAYERS["parts"].items():
+        for entry in part["is"]:
+            matches = rel == entry or entry.endswith("/") and rel.startswith(entry)
+            if matches and len(entry) > length:
+                best, length = name, len(entry)
+    return best
 
 
-@pytest.mark.parametrize("importer, imported, why", NEVER)
+def _part_arrows() -> dict[tuple[str, str], list[str]]:
+    """Each arrow from one part into another that the code draws, with its imports."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for m, imps in IMPORTS.items():
+        for i in imps:
+            o = _owner(i)
+            if o in (None, "bbopt"):  # (the package itself: bbopt.__version__)
+                continue
+            a, b = _part(m), _part(o)
+            if a != b:
+                out.setdefault((a, b), []).append(f"{m} -> {o}")
+    return out
+
+
+PART_ARROWS = _part_arrows()
+
+
+def test_every_module_sits_on_one_part():
+    assert [m for m in MODULES if _part(m) is None] == []
+
+
+def test_every_import_between_parts_is_an_allowed_arrow():
+    drawn = {pair: sorted(set(imps)) for pair, imps in PART_ARROWS.items() if pair not in ARROWS}
+    assert drawn == {}, "add the arrow to docs/layers.json, with why, or remove the import"
+
+
+def test_no_arrow_is_both_allowed_and_never():
+    assert ARROWS & {(n[0], n[1]) for n in LAYERS["never"]} == set()
+    names = set(LAYERS["parts"])
+    assert {p for a in ARROWS for p in a} <= names
+
+
+@pytest.mark.parametrize("importer, imported, why", [tuple(n) for n in LAYERS["never"]])
 def test_forbidden_arrows(importer, imported, why):
+    assert PART_ARROWS.get((importer, imported), []) == [], why
+
+
+@pytest.mark.parametrize("importer, imported, why", NEVER_MODULES)
+def test_forbidden_module_imports(importer, imported, why):
     bad = [(m, i) for m, imps in IMPORTS.items() for i in imps
            if _under(m, importer) and _under(i, imported)]
     assert bad == [], why
+
+
+def test_the_layer_rule_sees_a_forbidden_import():
+    """The check itself: a policy importing the engine would be an arrow Policies ->
+    Simulation, which is a never."""
+    assert _part("bbopt.policies.queue") == "Policies"
+    assert _part("bbopt.simulation.engine") == "Simulation"
+    assert ("Policies", "Simulation") not in ARROWS
+    assert ("Policies", "Simulation") in {(n[0], n[1]) for n in LAYERS["never"]}
+    assert _part("bbopt.planner.jit.named") == "Planner"  # (the longest entry wins)
+    assert _part("bbopt.jit") == "Kit"
 
 
 def test_the_environments_place_bb_through_the_planner():

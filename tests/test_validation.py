@@ -186,6 +186,19 @@ def test_a_repeated_job_id_is_named_at_its_second_place():
     assert "$.running[0].job" in str(err)
 
 
+@pytest.mark.parametrize(("running", "queue", "path", "other"), [
+    (("x", "x"), ("x",), "$.running[1].job", "$.running[0].job"),
+    (("x", "x", "x"), ("y",), "$.running[1].job", "$.running[0].job"),
+    (("x", "y"), ("z", "y"), "$.queue[1]", "$.running[1].job")])
+def test_a_job_id_repeated_however_often_is_named(running, queue, path, other):
+    # ids repeated so that the distinct ids number the running jobs less the queued ones (or
+    # any count but their sum): a repeat is found whatever the counts
+    state = _state(running=[RunningJob(_job(j), 0.0) for j in running],
+                   queue=[_job(j) for j in queue])
+    err = _fails(state, path, "id")
+    assert str(err).endswith(f"appears twice (also at {other})")
+
+
 @pytest.mark.parametrize("ssd", [-1.0, math.inf, math.nan])
 def test_platform_ssd_sizes_are_finite_bytes_at_or_above_zero(ssd):
     from bbopt.schema import state_from_dict

@@ -56,8 +56,12 @@ TESTS: dict[str, list[str]] = {
         "tests/workloads/test_swf_files.py",
         "tests/workloads/test_swf.py",
         "tests/workloads/test_swf_bb.py",
+        "tests/workloads/test_swf_rules.py",
     ],
-    "bbopt/workloads/swf_ints.py": ["tests/workloads/test_swf_ints.py"],
+    "bbopt/workloads/swf_ints.py": [
+        "tests/workloads/test_swf_ints.py",
+        "tests/workloads/test_swf_fast_paths.py",
+    ],
     "bbopt/workloads/swf_writer.py": [
         "tests/workloads/test_swf_writer.py",
         "tests/workloads/test_swf_bb.py",
@@ -95,12 +99,27 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_conservative_kept.py",
         "tests/policies/test_conservative_schedules.py",
     ],
+    # (with BBOPT_NO_JIT=1 only replan runs: score NamedArrays again with numba)
+    "bbopt/policies/conservative_named.py": [
+        "tests/policies/test_conservative_named.py",
+        "tests/policies/test_conservative.py",
+        "tests/policies/test_conservative_schedules.py",
+    ],
+    "bbopt/policies/plan.py": [
+        "tests/policies/test_plan_options.py",
+        "tests/policies/test_plan.py",
+        "tests/policies/test_plan_audit.py",
+        "tests/solvers/test_plan_warm_start.py",
+        "tests/models/test_plan_named.py",
+        "tests/models/test_plan_proximity.py",
+    ],
     "bbopt/planner/scans.py": [
         "tests/planner/test_profile_scans.py",
         "tests/planner/test_scans_own_reservation.py",
     ],
     "bbopt/planner/plan.py": [
         "tests/planner/test_plan.py",
+        "tests/planner/test_plan_edges.py",
         "tests/planner/test_bb_placement.py",
         "tests/planner/test_pieces.py",
         "tests/planner/test_bb_node_ids.py",
@@ -112,6 +131,26 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_registry_kopanski_example.py",
         "tests/policies/test_registry_properties.py",
         "tests/simulation/test_queue_blocks.py",
+    ],
+    "bbopt/solvers/scalarize.py": [
+        "tests/solvers/test_scalarize.py",
+        "tests/solvers/test_scalarize_objectives.py",
+        "tests/solvers/window/test_forms_fronts.py",
+        "tests/solvers/window/test_subset_sums.py",
+        "tests/models/test_window.py",
+        "tests/models/test_window_evaluation.py",
+        "tests/models/test_io_window.py",
+        "tests/solvers/test_scip.py",
+    ],
+    "bbopt/models/preemption.py": [
+        "tests/models/test_preemption.py",
+        "tests/models/test_preemption_victims.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
+    "bbopt/policies/io.py": [
+        "tests/policies/test_io.py",
+        "tests/policies/test_io_as_queue_rules.py",
+        "tests/conformance/test_checks.py",
     ],
     "bbopt/planner/links.py": [
         "tests/planner/test_links.py",

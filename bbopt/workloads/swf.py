@@ -44,7 +44,9 @@ Burst-buffer columns (``bb_columns``), both in units of ``bb_unit`` bytes (defau
     ``<trace>.swf.bb`` is such a BBSimulator trace (21 fields or more per record: its BB columns
     and processor raise apply to the matching jobs of ``<trace>.swf``); ``bbsim`` if a 4-column
     companion ``.bb`` file exists; otherwise ``cqsim`` if the header has ``BurstBuffer:`` or the
-    records have exactly 19 fields; ``bbsim`` if they have 21 or more; otherwise none.
+    records have exactly 19 fields (a ``BurstBuffer:`` header over records of 20 fields or more
+    is refused: which layout is meant cannot be told); ``bbsim`` if they have 21 or more;
+    otherwise none.
     ``"none"`` ignores extra fields. A companion file whose job numbers match no job of the
     trace (or only some) raises a :class:`UserWarning` naming it: its volumes would otherwise
     silently be 0.
@@ -216,6 +218,13 @@ def read_swf(
         elif bb_file is not None:
             bb_columns = "bbsim"
         elif "BurstBuffer" in header or widths == {19}:
+            if widths and max(widths) > 19:  # (fields 20 on would be read as nothing)
+                raise InputError(
+                    f"the header's 'BurstBuffer:' line announces CQSim's layout (one BB field, "
+                    f"19 in all) but the records have {max(widths)} fields: read it with "
+                    f"bb_columns='cqsim' or 'bbsim' (bbopt.workloads.read_swf), or drop the "
+                    f"header line for BBSimulator's three staging fields", source=src,
+                    field="bb_columns")
             bb_columns = "cqsim"
         elif widths and min(widths) >= 21:
             bb_columns = "bbsim"
@@ -320,10 +329,6 @@ def read_swf(
     bb = np.zeros(len(table))
     if bb_columns == "cqsim":
         bb = np.maximum(table[:, 18], 0.0) * bb_unit
-    elif bb_columns in ("bbsim", "bbsimulator") and staging is None:
-        vols = np.maximum(table[:, 18:21], 0.0) * bb_unit
-        vols[:, 0] *= in_scale
-        bb = vols.max(axis=1)
     at = np.flatnonzero(keep)  # (BB drawn on the columns: the jobs built once, not copied)
     new = None if draw_bb is None or bb_columns in ("bbsim", "bbsimulator") else \
         draw_bb(nodes[at], req_time[at], bool((bb[at] > 0).any()))

@@ -49,7 +49,7 @@ def write_swf(jobs: Sequence[Job], path: str | Path, *,
         max_nodes = max((j.nodes for j in jobs), default=0)
     if not jobs:
         raise InputError("empty workload: nothing to write")
-    numeric = all(j.id.isdigit() for j in jobs)
+    numeric = all(_is_count(j.id) for j in jobs)
     out = ["; Version: 2.2", "; Conversion: bbopt", f"; MaxJobs: {len(jobs)}",
            f"; MaxRecords: {len(jobs)}", f"; MaxNodes: {max_nodes}", f"; MaxProcs: {max_nodes}"]
     if scheduled:
@@ -77,10 +77,10 @@ def write_swf(jobs: Sequence[Job], path: str | Path, *,
             run = job.runtime
         user = -1
         if job.user is not None:
-            user = int(job.user) if job.user.isdigit() else users.setdefault(job.user,
-                                                                             len(users) + 1)
-        group = job.extra.get("group", -1)
-        group = int(group) if str(group).lstrip("-").isdigit() else -1
+            user = int(job.user) if _is_count(job.user) else users.setdefault(job.user,
+                                                                              len(users) + 1)
+        group = str(job.extra.get("group", -1))
+        group = int(group) if _is_count(group.removeprefix("-")) else -1
         mem = job.extra.get("memory_per_node")  # field 7: KB per processor (= node here)
         mem = _fmt(float(mem) / 1024.0) if mem else "-1"
         fields = [number, _fmt(job.submit), _fmt(wait), _fmt(run), _fmt(alloc), "-1", mem,
@@ -99,6 +99,12 @@ def write_swf(jobs: Sequence[Job], path: str | Path, *,
         text = gzip.compress(text, mtime=0)
     path.write_bytes(text)
     return path
+
+
+def _is_count(text: str) -> bool:
+    """Whether ``text`` is a whole number SWF can hold: ASCII digits only (``str.isdigit``
+    alone also accepts ``²``, which ``int`` refuses, and ``١``, which SWF tools do not read)."""
+    return text.isascii() and text.isdigit()
 
 
 def _fmt(x: float) -> str:

@@ -18,7 +18,7 @@ from bbopt.errors import InputError, OverbookedError
 from bbopt.planner import Planner
 from bbopt.topology import BandwidthLedger, herbein_example_topology
 from bbopt.topology import tree as tree_module
-from tests._platforms import IO_TREE, NAMED
+from tests._platforms import IO_TREE, NAMED, POOL
 
 MB = 1e6
 
@@ -301,3 +301,57 @@ def test_a_released_reservation_gives_back_its_instant():
     p.release(Job("h2", 0.0, 20.0, nodes=2))
     assert list(p.links.holds) == ["h1"]
     assert p.start(late).nodes == (2,)
+
+
+def test_a_later_hold_on_the_tree_is_refused_where_a_reservation_would_lose_its_bandwidth():
+    p = Planner.of(_state(), links=True)
+    p.reserve(Job("h1", 0.0, 20.0, nodes=2, bandwidth=150 * MB), 10.0)
+    # at 10 h1 takes nodes 0 and 2 (300 MB/s of the network switch's 384)
+    assert not p.hold(Job("no", 0.0, 5.0, nodes=2, bandwidth=43 * MB), 10.0)
+    assert "no" not in p.holds and "no" not in p.links.holds
+    assert p.hold(Job("ok", 0.0, 5.0, nodes=2, bandwidth=40 * MB), 10.0)
+    assert p.holds["ok"] == (10.0, 15.0, (2, 0.0)) and list(p.links.holds) == ["h1", "ok"]
+
+
+def test_two_reservations_at_one_instant_are_both_counted_against_a_later_start():
+    p = Planner.of(_state(), links=True)
+    # at 10: h1 on node 0 (lls0 106 MB/s left), h2 on node 2 (lls1 106): 84 MB/s left of the
+    # network switch's 384
+    p.reserve(Job("h1", 0.0, 20.0, nodes=1, bandwidth=150 * MB), 10.0)
+    p.reserve(Job("h2", 0.0, 20.0, nodes=1, bandwidth=150 * MB), 10.0)
+    assert p.fits(Job("x", 0.0, 5.0, nodes=1, bandwidth=84 * MB), 10.0)
+    assert not p.fits(Job("y", 0.0, 5.0, nodes=1, bandwidth=85 * MB), 10.0)
+    assert p.fits(Job("y", 0.0, 5.0, nodes=1, bandwidth=85 * MB), 30.0)
+
+
+def test_a_reservation_on_the_tree_is_held_on_the_nodes_running_jobs_leave():
+    p = Planner.of(_state(), links=True)
+    with pytest.raises(OverbookedError):
+        p.reserve(Job("four", 0.0, 5.0, nodes=4), 5.0)  # (r holds nodes 0 and 1 until 10)
+    p.reserve(Job("four", 0.0, 5.0, nodes=4), 10.0)
+    assert p.holds["four"] == (10.0, 15.0, (4, 0.0))
+
+
+def test_bb_taken_on_a_pool_with_the_tree_starts_the_job_on_the_nodes_the_greedy_selects():
+    p = Planner.of(_state(), links=True)
+    assert p.take_bb(Job("a", 0.0, 5.0, nodes=1, bandwidth=200 * MB))
+    assert p.started == {"a": (2,)} and p.chosen == {"a": (2,)}
+    # lls1 has 56 MB/s left: refused, nothing taken
+    assert not p.take_bb(Job("b", 0.0, 5.0, nodes=1, bandwidth=57 * MB))
+    assert "b" not in p.started
+    # without the tree the caller's count of pooled bytes is the whole rule
+    assert Planner.of(ClusterState(0.0, POOL, ())).take_bb(Job("c", 0.0, 5.0, nodes=9))
+
+
+def test_a_later_start_is_refused_where_an_earlier_made_reservation_has_no_nodes_left():
+    p = Planner.of(_state(), links=True)
+    p.start(Job("a", 0.0, 5.0, nodes=1))  # (node 2 until 5: nodes 2 and 3 free from 5)
+    # the four nodes held from 10, by three reservations made in this order
+    p.reserve(Job("h1", 0.0, 20.0, nodes=2), 10.0)
+    p.reserve(Job("h2", 0.0, 20.0, nodes=1), 10.0)
+    p.reserve(Job("h3", 0.0, 20.0, nodes=1), 10.0)
+    # two nodes from 5 for 10 s would run over 10: placed first there, they leave h1 its two
+    # nodes but h2 none (nor h3)
+    x = Job("x", 0.0, 10.0, nodes=2)
+    assert p.earliest(x) == 30.0
+    assert p.earliest(Job("y", 0.0, 5.0, nodes=2)) == 5.0  # (done by 10)

@@ -6,11 +6,15 @@ of the window, decided the same compiled and in Python (Kopanski & Rzadca, Secti
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
+from bbopt.planner.named import conservative_kernels
 from bbopt.policies.conservative import ConservativeBackfilling
+from bbopt.policies.conservative_named import NamedArrays
 from tests._plan_checks import replay_against_fresh
 from tests._random_workloads import crowded_workloads
 
@@ -109,3 +113,143 @@ def test_every_decision_with_ends_at_before_and_after_the_walltime_equals_the_fr
     the Python reference's on the same state."""
     res, compared = _replay_checked(jobs, _PLATFORM)
     assert compared or all(_PLATFORM.why_never_fits(j) for j in jobs)
+
+
+@pytest.mark.parametrize("compiled", [False, None])
+def test_a_kept_reservation_is_held_before_a_job_ahead_of_it_in_the_queue(compiled):
+    """Every compute node is busy until t=50. b kept a reservation at t=50; a, ahead of it in
+    the queue, has none (it arrived since, with a higher priority): the kept reservation is
+    held again first, so b keeps t=50 and a is planned after it, at t=60 (planned from scratch
+    in queue order, a would take t=50)."""
+    running = (_running("R", 50, 4, ()),)
+    queue = (Job("a", 0, walltime=10, nodes=4), Job("b", 0, walltime=10, nodes=4))
+    state = ClusterState(0.0, _PLATFORM, running, queue, memory={"reservations": {"b": 50.0}})
+    decision = ConservativeBackfilling(compiled=compiled).decide(state)
+    assert decision.start == ()
+    assert [(r.job_id, r.start) for r in decision.reservations] == [("b", 50.0), ("a", 60.0)]
+
+
+@pytest.mark.parametrize("compiled", [False, None])
+def test_two_pieces_of_a_running_job_on_one_bb_node_both_count(compiled):
+    """A runs on two compute nodes with both its 3 GB pieces on BB node 0 (4 GB left there);
+    B and C hold 7 GB on nodes 1 and 2 (3 GB left on each; 10 GB free in the pool). j (1 node,
+    5 GB) has room on no BB node until A ends at t=100 (counting one of A's pieces only, node
+    0 would show 7 GB free and j would start now)."""
+    running = (_running("A", 100, 2, ((0, 3 * GB), (0, 3 * GB))),
+               _running("B", 200, 1, ((1, 7 * GB),)), _running("C", 300, 1, ((2, 7 * GB),)))
+    queue = (Job("j", 0, walltime=10, nodes=1, bb=5 * GB),)
+    decision = ConservativeBackfilling(compiled=compiled).decide(
+        ClusterState(0.0, Platform(nodes=5, bb=30 * GB, bb_nodes=(10 * GB,) * 3), running,
+                     queue))
+    assert decision.start == ()
+    assert [(r.job_id, r.start) for r in decision.reservations] == [("j", 100.0)]
+
+
+@pytest.mark.parametrize("compiled", [False, None])
+@pytest.mark.parametrize(("request_b", "started"), [(600.0, True), (600.0 + 5e-10, True),
+                                                    (600.0 + 1e-8, False), (601.0, False)])
+def test_a_piece_filling_a_bb_node_exactly_starts(compiled, request_b, started):
+    """Three BB nodes of 1,000 B (a piece may exceed a BB node's free space by 1e-12 of the
+    largest, 1e-9 B), three running jobs holding 400 B on node 0 and the whole of nodes 1 and
+    2: a job of 600 B starts now on node 0 (at its free space, and within the tolerance above
+    it); 1e-8 B over, within the pool's slack but not the piece's, it waits for A's end."""
+    platform = Platform(nodes=4, bb=3000.0, bb_nodes=(1000.0,) * 3)
+    running = (_running("A", 100, 1, ((0, 400.0),)), _running("B", 200, 1, ((1, 1000.0),)),
+               _running("C", 300, 1, ((2, 1000.0),)))
+    queue = (Job("j", 0, walltime=10, nodes=1, bb=request_b),)
+    decision = ConservativeBackfilling(compiled=compiled).decide(
+        ClusterState(0.0, platform, running, queue))
+    assert decision.started_ids == (["j"] if started else [])
+    assert [(r.job_id, r.start) for r in decision.reservations] == (
+        [] if started else [("j", 100.0)])
+
+
+def test_a_policy_moved_to_another_platform_plans_on_its_bb_nodes():
+    """The same policy decides on three 10 GB BB nodes, where a job of one node and 15 GB has
+    no BB node that can take its piece (neither started nor reserved), then on BB nodes of 20,
+    5 and 5 GB, where it starts at once on node 0: the second platform's capacities, not the
+    first's."""
+    policy = ConservativeBackfilling()
+    queue = (Job("j", 0, walltime=10, nodes=1, bb=15 * GB),)
+    first = policy.decide(ClusterState(0.0, _PLATFORM, (), queue))
+    assert first.start == () and first.reservations == ()
+    other = Platform(nodes=4, bb=30 * GB, bb_nodes=(20 * GB, 5 * GB, 5 * GB))
+    second = policy.decide(ClusterState(0.0, other, (), queue))
+    assert second.started_ids == ["j"] and second.reservations == ()
+
+
+def test_a_policy_that_saw_hundreds_of_jobs_run_decides_as_a_fresh_one():
+    """300 decisions, each with another job running (1 node, a 1 GB piece on BB node k % 3,
+    until t = k + 5) and w (4 nodes, 2 GB) waiting: what the policy keeps per running job is
+    forgotten for the jobs that ended (past 256 of them), and every decision still reserves w
+    at the running job's end, as a fresh policy in Python does."""
+    policy = ConservativeBackfilling()
+    queue = (Job("w", 0, walltime=10, nodes=4, bb=2 * GB),)
+    for k in range(300):
+        running = (RunningJob(Job(f"r{k}", 0, walltime=5, nodes=1, bb=GB), float(k), None,
+                              ((k % 3, GB),)),)
+        state = ClusterState(float(k), _PLATFORM, running, queue)
+        decision = policy.decide(state)
+        assert decision.reservations == ConservativeBackfilling(compiled=False).decide(
+            state).reservations
+        assert [(r.job_id, r.start) for r in decision.reservations] == [("w", k + 5.0)]
+
+
+# --------------------------------------------------------------------------- compiled arrays
+# What NamedArrays keeps between decisions (its promise: each running job's holding worked out
+# once while it runs, the running jobs' arrays while the state hands the same running jobs,
+# the platform's arrays while the platform is the same, ended jobs forgotten past a bound).
+
+_KERNELS = pytest.mark.skipif(conservative_kernels() is None,
+                              reason="the compiled kernels do not load here")
+
+
+def _starts(arrays: NamedArrays, state: ClusterState, previous=None):
+    return arrays.starts(state, tuple(state.queue), previous or {}, math.inf)
+
+
+@_KERNELS
+def test_the_arrays_are_kept_while_the_platform_and_running_jobs_are_the_same():
+    arrays = NamedArrays()
+    a = _running("A", 100, 1, ((0, 4 * GB),))
+    state = ClusterState(0.0, _PLATFORM, (a,), (Job("w", 0, walltime=10, nodes=4),))
+    assert _starts(arrays, state) == [100.0]
+    consts, kept, row = arrays._consts, arrays._running, arrays._consts[5]["A"]
+    assert row == (1, 4 * GB, 4 * GB, 0.0, 0.0)
+    assert _starts(arrays, state) == [100.0]
+    assert arrays._consts is consts and arrays._running is kept  # the same state: all kept
+    b = _running("B", 50, 1, ())
+    assert _starts(arrays, ClusterState(0.0, _PLATFORM, (a, b), state.queue)) == [100.0]
+    assert arrays._consts is consts and arrays._running is not kept
+    assert arrays._consts[5]["A"] is row  # A's holding not worked out again
+
+
+@_KERNELS
+@pytest.mark.parametrize(("bb", "pieces", "compiled"), [
+    (0.0, None, True),  # no BB: nothing to place
+    (4 * GB, ((0, 4 * GB),), True),
+    (0.5, None, False),  # half a byte whose pieces are not known: placed again in Python
+    (4 * GB, None, False),
+])
+def test_a_running_job_whose_pieces_are_not_known_is_decided_in_python(bb, pieces, compiled):
+    running = (RunningJob(Job("A", 0, walltime=100, nodes=1, bb=bb), 0.0, None, pieces),)
+    state = ClusterState(0.0, _PLATFORM, running, (Job("w", 0, walltime=10, nodes=4),))
+    got = _starts(NamedArrays(), state)
+    assert got == ([100.0] if compiled else None)
+
+
+@_KERNELS
+def test_the_holdings_of_ended_jobs_are_forgotten_past_twice_the_running_plus_256():
+    """One job running per decision, another each time: the holdings kept grow by one per
+    decision up to 2 x 1 + 256 = 258, and the decision that would keep a 259th forgets every
+    ended job's, keeping the running one's only."""
+    arrays = NamedArrays()
+    queue = (Job("w", 0, walltime=10, nodes=4),)
+    sizes = []
+    for k in range(262):
+        running = (_running(f"r{k}", 5, 1, ((k % 3, GB),)),)
+        assert _starts(arrays, ClusterState(0.0, _PLATFORM, running, queue)) == [5.0]
+        sizes.append(len(arrays._consts[5]))
+        assert f"r{k}" in arrays._consts[5]
+    assert sizes[:258] == list(range(1, 259))
+    assert sizes[258:] == [1, 2, 3, 4]

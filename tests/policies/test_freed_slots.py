@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -183,3 +184,77 @@ def test_take_is_reserve(slots, rows, span, demand, over):
     q.reserve(a, b, need)
     _take(p, a, b, need)
     assert (p.times, p.free, p._low) == (q.times, q.free, q._low)
+
+
+# Hand-computed slots: the log's boundaries, each at, just inside and just past its rule.
+
+def _two_reservations(first: tuple[float, float], second: tuple[float, float]) -> Profile:
+    """8 nodes and 100 B, a reservation of 2 nodes and 10 B on ``first``, one of 1 node and
+    5 B on ``second``."""
+    p = Profile(0.0, CAPACITY)
+    p.reserve(*first, (2, 10.0))
+    p.reserve(*second, (1, 5.0))
+    return p
+
+
+def test_a_slot_given_back_wholly_past_the_horizon_keeps_its_span_and_is_not_logged():
+    p = Profile(0.0, CAPACITY)
+    p.reserve(10.0, 20.0, (2, 10.0))
+    slot = give_back(p, 10.0, 20.0, (2, 10.0), horizon=10.0)
+    assert (slot.start, slot.end, slot.times) == (10.0, 20.0, [10.0])
+    assert (slot.top_nodes, slot.top_bb) == (-math.inf, -math.inf)
+    assert p.free == [[8, 100.0]]  # (released all the same)
+    log: list[Freed] = []
+    log_slot(log, slot)
+    assert log == []
+
+
+def test_a_disjoint_move_logs_its_old_slot_only_up_to_the_horizon():
+    p = _two_reservations((10.0, 20.0), (15.0, 30.0))
+    slot = move(p, 10.0, 0.0, 10.0, (2, 10.0), horizon=15.0)
+    assert (slot.start, slot.end, slot.times, slot.nodes, slot.bb) == (
+        10.0, 20.0, [10.0], (8,), (100.0,))
+    whole = move(_two_reservations((10.0, 20.0), (15.0, 30.0)), 10.0, 0.0, 10.0, (2, 10.0))
+    assert (whole.times, whole.nodes, whole.bb) == ([10.0, 15.0], (8, 7), (100.0, 95.0))
+
+
+def test_an_overlapping_move_logs_the_part_it_leaves_only_up_to_the_horizon():
+    p = _two_reservations((10.0, 20.0), (17.0, 30.0))
+    slot = move(p, 10.0, 5.0, 10.0, (2, 10.0), horizon=17.0)
+    assert (slot.start, slot.end, slot.times, slot.nodes, slot.bb) == (
+        15.0, 20.0, [15.0], (8,), (100.0,))
+    whole = move(_two_reservations((10.0, 20.0), (17.0, 30.0)), 10.0, 5.0, 10.0, (2, 10.0))
+    assert (whole.times, whole.nodes, whole.bb) == ([15.0, 17.0], (8, 7), (100.0, 95.0))
+
+
+@pytest.mark.parametrize("demand, low", [
+    ((8.25, 100.0), False),   # nodes left at minus half their slack exactly
+    ((8.2, 100.0), False),    # a fifth of a node short: within half the slack
+    ((8.5, 100.0), True),     # past half the slack (within twice it)
+    ((8.0, 100.125), False),  # BB left at minus half its slack exactly
+    ((8.0, 100.1), False),    # within half the slack (past a third of it)
+    ((8.0, 100.25), True),    # past half the slack
+])
+def test_take_marks_a_row_below_minus_half_the_slack(demand, low):
+    """``_take`` records a row left below minus half the fit slack of its dimension, as
+    ``Profile.reserve`` does (slacks of 0.5 node and 0.25 B here, so that the halves are
+    exact: -0.25 node, -0.125 B)."""
+    p = Profile(0.0, CAPACITY)
+    p._tol = [0.5, 0.25]
+    _take(p, 0.0, 10.0, demand)
+    assert p._low is low
+    assert p.free[0] == [8 - demand[0], 100.0 - demand[1]]
+
+
+def test_reach_counts_only_the_part_of_a_slot_before_the_old_start():
+    """A slot whose last segment starts at the old start exactly: only the segments before it
+    count, and the one before lacks nodes, so nothing is worth scanning."""
+    slot = freed(5.0, 20.0, [5.0, 10.0], (0, 8), (0.0, 100.0))
+    assert reach([slot], 0.0, 10.0, 4, 10.0) == 0.0
+    assert reach([slot], 0.0, 10.5, 4, 10.0) == 10.5  # (the segment at 10 is before 10.5)
+
+
+@pytest.mark.parametrize("need_bb, stop", [(49.5, 20.0), (50.0, 20.0), (50.5, 0.0)])
+def test_reach_admits_a_slot_whose_free_bb_before_the_old_start_is_the_need(need_bb, stop):
+    slot = freed(0.0, 30.0, [0.0, 10.0, 20.0], (8, 8, 8), (50.0, 50.0, 100.0))
+    assert reach([slot], 0.0, 20.0, 4, need_bb) == stop

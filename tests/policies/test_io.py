@@ -4,6 +4,8 @@ machine could hold, and io-easy backfills without delaying the head's reservatio
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,10 +13,13 @@ from hypothesis import strategies as st
 
 from bbopt import ClusterState, Job, RunningJob, decide, simulate
 from bbopt.core import GB, MB
+from bbopt.errors import InputError
+from bbopt.policies import make_policy
+from bbopt.policies.io import IOAwareEasy, IOAwareFCFS
 from bbopt.simulation.io_metrics import io_summary
 from bbopt.simulation.io_model import IOContention
 from bbopt.topology import AllocState, kopanski_dragonfly
-from tests._platforms import IO_TREE
+from tests._platforms import IO_TREE, POOL
 
 
 def test_herbein_walkthrough_job2_waits_for_job1():
@@ -107,3 +112,28 @@ def test_io_easy_backfills_without_delaying_the_head():
     assert start["short"] == 2  # ends before the head's reservation at t=100
     assert start["head"] == 100
     assert start["late"] >= 110  # would hold a node the head needs at t=100
+
+
+@pytest.mark.parametrize("name", ["io-fcfs", "io-easy"])
+def test_each_io_policy_is_named_and_names_itself_without_a_tree(name):
+    """The registered name is the policy's own, and on a platform without an I/O tree the
+    error names it and the field to fix."""
+    policy = make_policy(name)
+    assert policy.name == name
+    assert {"io-fcfs": IOAwareFCFS, "io-easy": IOAwareEasy}[name]().name == name
+    with pytest.raises(InputError, match=f"policy '{name}' needs a platform") as err:
+        decide(ClusterState(0.0, POOL, queue=(Job("a", 0, walltime=10, nodes=1),)), policy)
+    assert err.value.field == "topology"
+
+
+@pytest.mark.parametrize("name", ["io-fcfs", "io-easy"])
+def test_an_io_decision_reports_its_own_time(name):
+    """The decision's wall time is that of this decision (from its own start), not the
+    clock's reading."""
+    job = Job("1", 0, walltime=100, runtime=100, nodes=1, bandwidth=64 * MB)
+    before = time.perf_counter()
+    d = decide(ClusterState(0.0, IO_TREE, queue=(job,)), name)
+    elapsed = time.perf_counter() - before
+    assert [s.job_id for s in d.start] == ["1"]
+    assert 0.0 <= d.stats.wall_time <= elapsed
+    assert d.stats.backend == "rule"

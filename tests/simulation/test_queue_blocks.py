@@ -258,3 +258,74 @@ def test_a_requeue_out_of_submission_order_keeps_long_views_right(victim):
     assert any(why == "requeued" for *_, why in runs[0].segments)
     assert runs[0].start == runs[1].start and runs[0].end == runs[1].end
     assert runs[0].segments == runs[1].segments
+
+
+# Hand-built queues: blocks packed by arrivals, summaries exact where they are known, merges.
+
+def _plain(k: int, nodes: int = 4, bb: float = 50.0, walltime: float = 20.0) -> Job:
+    return Job(str(k), 0.0, walltime, nodes=nodes, bb=bb)
+
+
+def _summaries(bq: BlockQueue) -> list:
+    return [m if m is not OPEN else "open" for m in bq.mins[bq.first:]]
+
+
+#: The summary of a block still filling up (the last one): it says nothing.
+OPEN = BlockQueue([(0, _plain(0))]).mins[0]
+
+
+def test_full_blocks_are_summarised_and_the_last_one_is_open_until_full():
+    jobs = [_plain(k, nodes=1 + k % 5, bb=float(10 + k), walltime=float(100 - k))
+            for k in range(36)]
+    bq = BlockQueue(enumerate(jobs[:20]))
+    assert [len(b) for b in bq.blocks] == [16, 4]
+    assert _summaries(bq) == [block_summary(jobs[:16]), "open"]
+    for k in range(20, 36):  # arrivals fill the last block first
+        bq.append(jobs[k], k)
+    assert [len(b) for b in bq.blocks] == [16, 16, 4]
+    assert _summaries(bq) == [block_summary(jobs[:16]), block_summary(jobs[16:32]), "open"]
+    lone = BlockQueue([(0, jobs[0])])
+    lone.append(jobs[1], 1)  # (a lone open block takes the arrival)
+    assert [len(b) for b in lone.blocks] == [2]
+
+
+@pytest.mark.parametrize("least", ["nodes", "bb", "walltime"])
+def test_a_start_of_a_blocks_least_job_tightens_its_summary(least):
+    """The job leaving a block in the middle of the queue was the block's only least in one
+    dimension, and above the least in the others: that dimension's summary is the least of the
+    jobs left, the others stay."""
+    jobs = [_plain(k, nodes=4 + k % 3, bb=50.0 + k % 4, walltime=20.0 + k % 5)
+            for k in range(40)]
+    jobs[5] = _plain(5, **{"nodes": 6, "bb": 53.0, "walltime": 24.0,
+                           least: {"nodes": 1, "bb": 7.0, "walltime": 3.0}[least]})
+    for k in (0, 12):  # (the others' least values, held by jobs that stay)
+        jobs[k] = _plain(k, nodes=4, bb=50.0, walltime=20.0)
+    bq = BlockQueue(enumerate(jobs))
+    assert bq.mins[0] == block_summary(jobs[:16]) != (4, 50.0, 20.0)
+    bq.remove(jobs[5], 5)
+    rest = jobs[:5] + jobs[6:16]
+    assert bq.mins[0] == block_summary(rest) == (4, 50.0, 20.0)
+
+
+def test_a_block_merges_with_the_next_when_both_fit_in_one_exactly():
+    jobs = [_plain(k, nodes=1 + k % 7) for k in range(33)]  # blocks of 16, 16 and 1 (open)
+    bq = BlockQueue(enumerate(jobs))
+    bq.remove(jobs[20], 20)  # 15 + 1 = 16: one block
+    assert [len(b) for b in bq.blocks] == [16, 16]
+    assert _summaries(bq) == [block_summary(jobs[:16]), "open"]
+    bq.append(_plain(33, nodes=9), 33)  # the merged block was open: full now, summarised
+    kept = jobs[16:20] + jobs[21:33]
+    assert _summaries(bq) == [block_summary(jobs[:16]), block_summary(kept), "open"]
+
+
+def test_a_block_merges_with_the_one_before_it_and_keeps_its_least():
+    jobs = [_plain(k, nodes=1 + k % 7, walltime=float(5 + k)) for k in range(48)]
+    bq = BlockQueue(enumerate(jobs))
+    for r in range(1, 9):  # block 0 down to 8 jobs (its head stays)
+        bq.remove(jobs[r], r)
+    for r in range(17, 25):  # block 1 down to 8: it joins block 0
+        bq.remove(jobs[r], r)
+    assert [len(b) for b in bq.blocks] == [16, 16]
+    left = [jobs[0]] + jobs[9:17] + jobs[25:32]
+    assert [j.id for j in bq.blocks[0]] == [j.id for j in left]
+    assert _summaries(bq) == [block_summary(left), block_summary(jobs[32:])]

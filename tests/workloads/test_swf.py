@@ -5,6 +5,7 @@ import gzip
 import pytest
 
 from bbopt import InputError
+from bbopt.core import GB
 from bbopt.workloads.swf import read_swf
 
 LINE = "{id} {submit} -1 {run} {alloc} -1 -1 {req} {wall} -1 1 3 1 -1 -1 -1 -1 -1\n"
@@ -309,8 +310,8 @@ def test_a_machine_of_no_nodes_is_refused_naming_the_header_field(tmp_path, valu
     assert info.value.source == str(p)
 
 
-@pytest.mark.parametrize("procs, nodes", [(-1, None), (1, 256), (255, 256), (256, 256),
-                                          (257, 257)])
+@pytest.mark.parametrize("procs, nodes", [(-1, None), (0, None), (1, 256), (255, 256),
+                                          (256, 256), (257, 257)])
 def test_bbsimulator_raises_jobs_to_256_processors(tmp_path, procs, nodes):
     p = tmp_path / "b.swf.bb"
     p.write_text(_record(" 0 0 0", f5=procs, f8=procs))
@@ -478,3 +479,24 @@ def test_the_fast_path_keeps_jobs_bounds(tmp_path, extra, field, at, over, name)
     with pytest.raises(InputError) as err:
         read_swf(p)
     assert "b.swf, line 1, field '" + name + "'" in str(err.value)
+
+
+@pytest.mark.parametrize("extra, refused", [(" 5", False), (" 5 6", True), (" 5 6 7", True)])
+def test_a_bb_capacity_header_over_wider_records_is_refused_in_auto(tmp_path, extra, refused):
+    """``; BurstBuffer:`` announces CQSim's 19 fields; records of 20 or 21 fields (BBSimulator's
+    staging columns) would lose fields 20 on: the automatic choice refuses, naming the
+    option; an explicit choice reads them."""
+    p = tmp_path / "both.swf"
+    p.write_text("; BurstBuffer: 10\n" + _record(extra) + _record(extra, f1=2))
+    if not refused:
+        assert [j.bb for j in read_swf(p).jobs] == [5 * GB, 5 * GB]
+        return
+    with pytest.raises(InputError) as info:
+        read_swf(p)
+    assert info.value.field == "bb_columns" and info.value.source == str(p)
+    assert f"the records have {18 + len(extra.split())} fields" in info.value.reason
+    assert [j.bb for j in read_swf(p, bb_columns="cqsim").jobs] == [5 * GB, 5 * GB]
+    if len(extra.split()) == 3:
+        staged = read_swf(p, bb_columns="bbsim").jobs[0]
+        assert staged.extra["staging"] == {"in": 5 * GB, "run": 6 * GB, "out": 7 * GB}
+        assert staged.bb == 7 * GB

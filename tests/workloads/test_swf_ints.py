@@ -4,6 +4,8 @@ a field too many or too few."""
 
 import re
 
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -96,3 +98,16 @@ def test_declines_each_trap():
                          (["1 " * 257 + "1", "1 2"], 2)]:  # (258 fields: 2 modulo 256)
         assert int_rows(texts, width) is None, texts
     assert int_rows(["+5\t-3", "007 0"], 2).tolist() == [[5, -3], [7, 0]]
+
+
+@pytest.mark.parametrize("token, value", [(str(10**16 - 1), 10**16 - 1),
+                                          (str(-(10**16 - 1)), -(10**16 - 1)),
+                                          (str(10**16), None), (str(-(10**16)), None),
+                                          (str(10**16 + 1), None)])
+def test_magnitudes_below_10_to_the_16_are_read_exactly_from_there_declined(token, value):
+    got = int_rows([f"1 {token}", "2 3"], 2)
+    if value is None:
+        assert got is None
+        return
+    assert got.dtype == np.int64 and got.tolist() == [[1, value], [2, 3]]
+    assert int(got[0, 1]) == value  # (exact: 10**16 - 1 is no float64)

@@ -117,6 +117,46 @@ def test_the_first_unusable_record_is_refused_whatever_its_fault(tmp_path, proce
         read_swf(p, nonpositive_runtime="error")
 
 
+@pytest.mark.parametrize("options, record, says", [
+    ({"nonpositive_runtime": "error"}, {"f4": 0}, "field 'run_time': run time is 0"),
+    ({"nonpositive_runtime": "error"}, {"f4": "-1"}, "field 'run_time': run time is -1"),
+    ({"missing_walltime": "error"}, {"f9": -1}, "field 'requested_time': requested time is "
+     "missing"),
+    ({"missing_walltime": "error"}, {"f9": 0}, "field 'requested_time': requested time is "
+     "missing"),
+    ({"max_nodes": 2, "oversize": "error"}, {"f8": 3},
+     "field 'requested_processors': 3 nodes exceed the platform's 2"),
+    ({"max_nodes": 2, "oversize": "error", "processors": "allocated"}, {"f5": 4},
+     "field 'allocated_processors': 4 nodes exceed the platform's 2"),
+    ({"missing_processors": "error"}, {"f8": -1},
+     "field 'requested_processors': no processor count (fields 5 and 8 both missing)")])
+def test_each_refusal_of_a_record_names_file_line_and_field(tmp_path, options, record, says):
+    """The record refused is the second (the first is a good job), named by file and line."""
+    p = _write(tmp_path / "e.swf", _record(), _record(f1=2, **record), _record(f1=3))
+    with pytest.raises(InputError) as info:
+        read_swf(p, **options)
+    assert str(info.value) == f"{p}, line 2, {says}"
+    assert (info.value.source, info.value.line) == (str(p), 2)
+
+
+@pytest.mark.parametrize("run", ["1", "0.5"])
+def test_a_short_run_before_a_record_without_processors_is_a_job(tmp_path, run):
+    """With both refusals on, a record that ran one second or half of one is no fault: the
+    record after it, without processors, is the one named."""
+    p = _write(tmp_path / "u.swf", _record(f4=run), _record(f1=2, f8=-1))
+    with pytest.raises(InputError) as info:
+        read_swf(p, on_bad="raise")
+    assert str(info.value) == (f"{p}, line 2, field 'requested_processors': no processor "
+                               "count (fields 5 and 8 both missing)")
+
+
+def test_a_file_whose_every_record_is_skipped_is_refused_by_name(tmp_path):
+    p = _write(tmp_path / "s.swf", _record(f4=0), _record(f1=2, f8=-1), header="; x: 1\n")
+    with pytest.raises(InputError) as info:
+        read_swf(p)
+    assert str(info.value) == f"{p}: no job records" and info.value.source == str(p)
+
+
 def test_a_record_skipped_for_one_reason_is_counted_once(tmp_path):
     """A record without processors that did not run either is counted as without processors;
     one that did not run, over the platform's nodes and without a requested time is counted
@@ -157,6 +197,15 @@ def test_a_repeated_job_number_is_named_at_its_second_record(tmp_path, ids, line
 def test_job_numbers_out_of_order_but_distinct_are_read(tmp_path):
     p = _write(tmp_path / "d.swf", *(_record(f1=k) for k in (3, 1, 2)))
     assert [j.id for j in read_swf(p).jobs] == ["3", "1", "2"]
+
+
+@pytest.mark.parametrize("ids, names", [((0, 1, -1), ["0", "1", "3"]),
+                                        ((-1, 0, 2), ["1", "0", "2"])])
+def test_job_number_zero_is_a_number_and_minus_one_gives_the_line(tmp_path, ids, names):
+    """Job number 0 is the job's number (not missing: only ``-1`` is), so it is no duplicate
+    of a record numbered by its line 1; a record without number is named by its line."""
+    p = _write(tmp_path / "z.swf", *(_record(f1=k) for k in ids))
+    assert [j.id for j in read_swf(p).jobs] == names
 
 
 def test_a_duplicate_among_skipped_records_is_no_duplicate(tmp_path):
@@ -239,11 +288,13 @@ def test_a_plain_trace_never_looks_for_a_companion_without_its_suffix(tmp_path):
     assert trace.bb_columns == "none" and trace.jobs[0].bb == 0.0
 
 
-def test_a_burst_buffer_header_selects_cqsim_over_the_record_width(tmp_path):
+def test_a_burst_buffer_header_selects_cqsim_and_refuses_wider_records(tmp_path):
     p = _write(tmp_path / "c.swf", _record(" 2"), header="; BurstBuffer: 10\n")
     assert read_swf(p).bb_columns == "cqsim"
     _write(p, _record(" 2 3 4"), header="; BurstBuffer: 10\n")
-    trace = read_swf(p)  # (21 fields under a BurstBuffer header: CQSim's one column, field 19)
+    with pytest.raises(InputError, match="the records have 21 fields"):
+        read_swf(p)  # (21 fields under a BurstBuffer header: which layout is meant?)
+    trace = read_swf(p, bb_columns="cqsim")  # (CQSim's one column, field 19)
     assert trace.bb_columns == "cqsim" and [j.bb for j in trace.jobs] == [2e9]
     assert read_swf(p, bb_columns="none").jobs[0].bb == 0.0
 
@@ -294,6 +345,15 @@ def test_the_draw_is_told_whether_some_record_asks_bb(tmp_path, values, has_bb):
     p = _write(tmp_path / "d.swf", _record(f" {values[0]}"), _record(f" {values[1]}", f1=2))
     seen = []
     read_swf(p, draw_bb=lambda n, w, b: seen.append(b))
+    assert seen == [has_bb]
+
+
+@pytest.mark.parametrize("value, has_bb", [("0", False), ("1", True), ("0.5", True)])
+def test_a_request_of_one_byte_is_a_bb_request(tmp_path, value, has_bb):
+    """``has_bb`` is any request above 0 bytes: one byte (``bb_unit=1``) counts."""
+    p = _write(tmp_path / "d.swf", _record(" 0"), _record(f" {value}", f1=2))
+    seen = []
+    read_swf(p, bb_unit=1.0, draw_bb=lambda n, w, b: seen.append(b))
     assert seen == [has_bb]
 
 

@@ -82,8 +82,19 @@ def test_ids_that_are_not_numbers_are_renumbered_and_users_numbered_by_first_sig
                                                     ("4", "7")]
 
 
+def test_ids_and_users_in_digits_other_than_ascii_are_no_numbers(tmp_path):
+    """``²`` and ``١`` are digits to ``str.isdigit`` but no SWF number: the ids are
+    renumbered, the users numbered by first sight."""
+    jobs = [Job("²", 0.0, 10.0, 5.0, user="١٢"), Job("2", 1.0, 10.0, 5.0, user="²"),
+            Job("3", 2.0, 10.0, 5.0, user="12")]
+    p = write_swf(jobs, tmp_path / "u.swf")
+    assert "; Note: job ids renumbered 1..n in input order" in _header(p)
+    assert [(r[0], r[11]) for r in _records(p)] == [("1", "1"), ("2", "2"), ("3", "12")]
+
+
 @pytest.mark.parametrize("group, field", [("5", "5"), (3, "3"), ("-2", "-2"), ("ops", "-1"),
-                                          (None, "-1")])
+                                          ("X5", "-1"), ("--5", "-1"), ("²", "-1"),
+                                          ("-", "-1"), (None, "-1")])
 def test_a_group_is_written_when_it_is_a_whole_number(tmp_path, group, field):
     extra = {} if group is None else {"group": group}
     p = write_swf([Job("1", 0.0, 10.0, 5.0, extra=extra)], tmp_path / "g.swf")
@@ -147,3 +158,4 @@ def test_a_gz_path_is_written_gzipped_and_reads_back(tmp_path):
         ("1", 0.0, 5.0, 2), ("2", 3.0, 7.0, 1)]
     again = write_swf(jobs, tmp_path / "again.swf.gz")
     assert again.read_bytes() == p.read_bytes()  # (no time stamp in the gzip header)
+    assert p.read_bytes()[4:8] == bytes(4)  # (the header's MTIME field: 0, "no time stamp")
