@@ -281,7 +281,7 @@ def _score(prefix: str) -> dict[str, int]:
     for meta in (ROOT / "mutants").rglob("*.meta"):
         data = json.loads(meta.read_text())
         for name, code in data.get("exit_code_by_key", {}).items():
-            if not name.startswith(prefix):
+            if not name.startswith(prefix + "."):  # (bbopt.x.window, not bbopt.x.window_common)
                 continue
             status = status_by_exit_code[code]
             counts[status] = counts.get(status, 0) + 1
