@@ -1,0 +1,118 @@
+"""io-window (BBSched's window selection placed on Herbein's I/O tree) as a policy: its options
+and refusals, what a decision reports (the backend's status, bound, the Pareto set as
+alternatives with the one chosen, the time from the decision's own start), and a feasible
+decision marked FALLBACK when the backend hands back no selection."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bbopt import ClusterState, Job, decide
+from bbopt.core import MB, Status
+from bbopt.errors import InputError
+from bbopt.models.io_window import IOWindowModel
+from bbopt.policies import make_policy
+from bbopt.policies.io_window import IOWindowPolicy
+from bbopt.solvers.base import Budget, Result, register_backend, unregister_backend
+from bbopt.topology import herbein_example_topology, platform_from_topology
+from tests._platforms import IO_TREE, POOL
+
+WIDE = platform_from_topology(herbein_example_topology(network=1e12, pfs=1e12))
+
+
+def _state(platform=WIDE) -> ClusterState:
+    """Two jobs of two nodes, each fitting alone or together on the tree."""
+    a = Job("A", 0, 100, runtime=100, nodes=2, bandwidth=100 * MB)
+    b = Job("B", 0, 100, runtime=100, nodes=2, bandwidth=150 * MB)
+    return ClusterState(0.0, platform, queue=(a, b))
+
+
+def test_defaults_and_options():
+    p = IOWindowPolicy()
+    assert (p.name, p.window, p.starvation, p.backend, p.budget_seconds, p.seed) == (
+        "io-window", 20, 50, "cpsat", 2.0, 0)
+    assert p.objectives == ("nodes", "bb") and p.backend_options == {}
+    assert p.budget == Budget.of(2.0, None, "wall")
+    q = IOWindowPolicy(window=1, budget=0.5, deterministic=3.0, seed=7,
+                       objectives=["bb"], backend_options={"workers": 1})
+    assert (q.window, q.budget_seconds, q.seed, q.objectives) == (1, 0.5, 7, ("bb",))
+    assert q.budget == Budget.of(0.5, 3.0, "wall") and q.backend_options == {"workers": 1}
+    assert make_policy("io-window").name == "io-window"
+    for bad in (0, -1):
+        with pytest.raises(InputError) as err:
+            IOWindowPolicy(window=bad)
+        assert (err.value.reason, err.value.field) == ("window must be >= 1", "window")
+
+
+def test_a_platform_without_a_tree_is_refused_naming_the_policy():
+    with pytest.raises(InputError, match="policy 'io-window' needs a platform") as err:
+        decide(_state(POOL), IOWindowPolicy())
+    assert err.value.field == "topology"
+
+
+def test_a_decision_reports_the_front_and_the_choice():
+    before = time.perf_counter()
+    d = decide(_state(), "io-window")
+    elapsed = time.perf_counter() - before
+    assert sorted(s.job_id for s in d.start) == ["A", "B"]
+    assert all(len(s.nodes) == 2 for s in d.start)
+    assert d.stats.backend == "cpsat" and d.stats.status is Status.OPTIMAL
+    assert 0.0 <= d.stats.wall_time <= elapsed and d.stats.budget == 2.0
+    chosen = [a for a in d.alternatives if a["chosen"]]
+    assert len(chosen) == 1 and sorted(chosen[0]["jobs"]) == ["A", "B"]
+    assert chosen[0]["objectives"] == {"nodes": 4.0, "bb": 0.0}
+    assert d.stats.objective == (4.0, 0.0)
+    assert d.memory == {"rounds": {}}
+
+
+def test_a_window_of_one_selects_the_first_job_and_reserves_the_next():
+    """A alone is selected; B, outside the window, cannot start beside it (A's nodes are
+    those the selection placed, not the greedy's) and holds EASY's reservation at A's end."""
+    d = decide(_state(), IOWindowPolicy(window=1))
+    assert [a["jobs"] for a in d.alternatives if a["chosen"]] == [["A"]]
+    assert [s.job_id for s in d.start] == ["A"]
+    assert [(r.job_id, r.start) for r in d.reservations] == [("B", 100.0)]
+
+
+def test_a_backend_that_finds_nothing_still_gives_a_feasible_decision():
+    """The backend answers no selection (it cannot, forced jobs fitting together, but a
+    user's backend may): the model's own fallback is placed and the decision says FALLBACK."""
+
+    @register_backend(IOWindowModel, "finds-nothing")
+    def _nothing(model, budget, seed, **options):
+        return Result(Status.INFEASIBLE, None, backend="finds-nothing")
+
+    try:
+        d = decide(_state(), IOWindowPolicy(backend="finds-nothing"))
+    finally:
+        unregister_backend(IOWindowModel, "finds-nothing")
+    assert d.stats.status is Status.FALLBACK and d.stats.backend == "finds-nothing"
+    assert d.stats.objective == (2.0, 0.0)  # (Herbein's first fit: A on nodes 0 and 1)
+    assert [(s.job_id, s.nodes) for s in d.start] == [("A", (0, 1))]
+    assert [(r.job_id, r.start) for r in d.reservations] == [("B", 100.0)]
+    assert d.alternatives == ()
+
+
+def test_the_backend_is_given_the_seed_the_budget_and_the_options():
+    seen = {}
+
+    @register_backend(IOWindowModel, "records")
+    def _records(model, budget, seed, **options):
+        seen.update(budget=budget, seed=seed, options=options)
+        x = model.fallback()
+        return Result(Status.FEASIBLE, x, tuple(model.evaluate(x)), bound=(9.0, 9.0),
+                      backend="records", info={"k": 1})
+
+    try:
+        d = decide(_state(), IOWindowPolicy(backend="records", seed=11, budget=1.5,
+                                            backend_options={"depth": 3}))
+    finally:
+        unregister_backend(IOWindowModel, "records")
+    assert seen["seed"] == 11 and seen["options"] == {"form": "pareto", "depth": 3}
+    assert 0.0 < seen["budget"].seconds < 1.5
+    assert d.stats.status is Status.FEASIBLE and d.stats.backend == "records"
+    assert [a["chosen"] for a in d.alternatives] == [True]
+    assert d.stats.budget == 1.5
+    assert IO_TREE.topology is not None
