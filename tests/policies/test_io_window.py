@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+import bbopt.policies.io_window as io_window
 from bbopt import ClusterState, Job, decide
 from bbopt.core import MB, Status
 from bbopt.errors import InputError
@@ -116,3 +117,49 @@ def test_the_backend_is_given_the_seed_the_budget_and_the_options():
     assert [a["chosen"] for a in d.alternatives] == [True]
     assert d.stats.budget == 1.5
     assert IO_TREE.topology is not None
+
+
+def test_a_later_job_backfills_beside_the_selection_on_nodes_it_names():
+    """Window of one: A selected (nodes 2, 3); B holds the reservation at 100 s; C (one node,
+    50 s) backfills on node 0, ending before B's reservation."""
+    c = Job("C", 0, 50, runtime=50, nodes=1, bandwidth=1 * MB)
+    d = decide(ClusterState(0.0, WIDE, queue=(*_state().queue, c)), IOWindowPolicy(window=1))
+    assert [(s.job_id, s.nodes) for s in d.start] == [("A", (2, 3)), ("C", (0,))]
+    assert [(r.job_id, r.start) for r in d.reservations] == [("B", 100.0)]
+
+
+def test_a_job_no_tree_can_hold_gets_no_reservation():
+    x = Job("X", 0, 100, runtime=100, nodes=1, bandwidth=1e15)
+    d = decide(ClusterState(0.0, WIDE, queue=(x,)), IOWindowPolicy())
+    assert d.start == () and d.reservations == ()
+
+
+def test_an_empty_queue_names_no_backend():
+    d = decide(ClusterState(0.0, WIDE, queue=()), IOWindowPolicy())
+    assert (d.stats.backend, d.stats.status, d.stats.objective) == ("none", Status.FEASIBLE,
+                                                                    None)
+    assert d.start == () and d.reservations == () and d.alternatives == ()
+
+
+def test_the_backend_gets_the_budget_less_its_tail_and_the_time_spent(monkeypatch):
+    """The wall budget less a tenth (the decision's tail) less the time the decision has
+    spent, including the check before it (here 5 s more than the machine's clock: all but
+    the least budget gone, and a decision reporting at least those 5 s)."""
+    seen = {}
+
+    @register_backend(IOWindowModel, "records-budget")
+    def _records(model, budget, seed, **options):
+        seen["budget"] = budget
+        x = model.fallback()
+        return Result(Status.FEASIBLE, x, tuple(model.evaluate(x)), backend="records-budget")
+
+    try:
+        decide(_state(), IOWindowPolicy(backend="records-budget", budget=0.5))
+        fresh = seen["budget"].seconds
+        monkeypatch.setattr(io_window, "decision_elapsed", lambda: 5.0)
+        late = IOWindowPolicy(backend="records-budget", budget=20.0).decide(_state())
+    finally:
+        unregister_backend(IOWindowModel, "records-budget")
+    assert 0.3 < fresh <= 0.5 * 0.9
+    assert 12.9 < seen["budget"].seconds <= 20.0 * 0.9 - 5.0
+    assert late.stats.wall_time >= 5.0
