@@ -10,8 +10,8 @@ import time
 import pytest
 
 import bbopt.policies.io_window as io_window
-from bbopt import ClusterState, Job, decide
-from bbopt.core import MB, Status
+from bbopt import ClusterState, Job, Platform, decide
+from bbopt.core import GB, MB, RunningJob, Status
 from bbopt.errors import InputError
 from bbopt.models.io_window import IOWindowModel
 from bbopt.policies import make_policy
@@ -114,6 +114,7 @@ def test_the_backend_is_given_the_seed_the_budget_and_the_options():
     assert seen["seed"] == 11 and seen["options"] == {"form": "pareto", "depth": 3}
     assert 0.0 < seen["budget"].seconds < 1.5
     assert d.stats.status is Status.FEASIBLE and d.stats.backend == "records"
+    assert d.stats.bound == (9.0, 9.0)
     assert [a["chosen"] for a in d.alternatives] == [True]
     assert d.stats.budget == 1.5
     assert IO_TREE.topology is not None
@@ -163,3 +164,38 @@ def test_the_backend_gets_the_budget_less_its_tail_and_the_time_spent(monkeypatc
     assert 0.3 < fresh <= 0.5 * 0.9
     assert 12.9 < seen["budget"].seconds <= 20.0 * 0.9 - 5.0
     assert late.stats.wall_time >= 5.0
+
+
+R_NODES = RunningJob(Job("R", 0, 1000, runtime=1000, nodes=2, bandwidth=1 * MB), 0.0, (0, 1))
+BB_TREE = Platform(nodes=4, bb=100 * GB, topology=WIDE.topology, name="bb-tree")
+
+
+def test_the_utilisations_shown_are_fractions_of_the_whole_machine():
+    """Two of the four nodes run R: A's two nodes are half the machine (not all of what is
+    free); a platform without BB shows none used; with 100 GB, 60 of them held by a running
+    job, A's 40 GB are 0.4 of the machine's BB (not all of what is free)."""
+    a = _state().queue[0]
+    d = decide(ClusterState(0.0, WIDE, running=(R_NODES,), queue=(a,)), IOWindowPolicy())
+    assert [(x["jobs"], x["utilization"]) for x in d.alternatives] == [
+        (["A"], {"nodes": 0.5, "bb": 0.0})]
+    held = RunningJob(Job("R", 0, 1000, runtime=1000, nodes=1, bb=60 * GB, bandwidth=1 * MB),
+                      0.0, (0,))
+    a40 = Job("A", 0, 100, runtime=100, nodes=2, bb=40 * GB, bandwidth=1 * MB)
+    d = decide(ClusterState(0.0, BB_TREE, running=(held,), queue=(a40,)), IOWindowPolicy())
+    assert [(x["jobs"], x["utilization"]) for x in d.alternatives] == [
+        (["A"], {"nodes": 0.5, "bb": 0.4})]
+
+
+def test_the_window_is_scored_on_the_policys_objectives():
+    a = _state().queue[0]
+    d = decide(ClusterState(0.0, WIDE, running=(R_NODES,), queue=(a,)),
+               IOWindowPolicy(objectives=["nodes"]))
+    assert [x["objectives"] for x in d.alternatives] == [{"nodes": 2.0}]
+
+
+def test_no_job_is_selected_beyond_the_free_bb():
+    full = RunningJob(Job("R", 0, 1000, runtime=1000, nodes=1, bb=100 * GB, bandwidth=1 * MB),
+                      0.0, (0,))
+    b = Job("B", 0, 100, runtime=100, nodes=1, bb=1.0, bandwidth=1 * MB)
+    d = decide(ClusterState(0.0, BB_TREE, running=(full,), queue=(b,)), IOWindowPolicy())
+    assert d.start == () and [x["jobs"] for x in d.alternatives] == [[]]
