@@ -147,6 +147,13 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_preemption_victims.py",
         "tests/solvers/test_preemption_bb_bytes.py",
     ],
+    "bbopt/policies/io_window.py": [
+        "tests/policies/test_io_window.py",
+        "tests/models/test_io_window.py",
+        "tests/models/test_io_window_evaluation.py",
+        "tests/conformance/test_checks.py",
+        "tests/test_runs_budget_mode.py",
+    ],
     "bbopt/policies/io.py": [
         "tests/policies/test_io.py",
         "tests/policies/test_io_as_queue_rules.py",
