@@ -1,0 +1,118 @@
+"""What BBSched's window policies ask of their backend and what they make of its answer (Fan
+et al., BBSched, Sections 3.2 and 3.2.4; ``WindowPolicy._select``): the form, weights or
+priority, the seed, the options and the budget less its tail and the time spent; the Pareto
+set handed to the decision maker; a scalar form answered with a set (as NSGA-II answers) read
+as the best of the set by that form; no answer giving a feasible FALLBACK decision.
+
+On Fan et al.'s Table 1 window (100 nodes, 100 TB): J1 80 nodes 20 TB, J2 10 nodes 85 TB, J3
+40 nodes 5 TB, J4 10 nodes, J5 20 nodes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bbopt
+from bbopt.core import TB, Status
+from bbopt.models.window import WindowModel
+from bbopt.policies.window import WindowPolicy
+from bbopt.solvers import Solution
+from bbopt.solvers.base import Result, register_backend, unregister_backend
+from tests.policies.test_window import table1_state
+
+J1, J15, J2345 = [1, 0, 0, 0, 0], [1, 0, 0, 0, 1], [0, 1, 1, 1, 1]  # selections
+
+
+@pytest.fixture
+def recorder():
+    """A backend ``records`` that keeps what it is given and answers with ``reply(model)``."""
+    seen: dict = {}
+
+    def install(reply):
+        @register_backend(WindowModel, "records")
+        def _records(model, budget, seed, **options):
+            seen.update(budget=budget, seed=seed, options=options, size=model.size)
+            return reply(model)
+        return seen
+
+    yield install
+    unregister_backend(WindowModel, "records")
+
+
+def _sol(model: WindowModel, x) -> Solution:
+    x = np.array(x, dtype=bool)
+    return Solution(x, tuple(model.evaluate(x)))
+
+
+def test_pareto_asks_for_the_set_and_the_decision_maker_chooses(recorder):
+    seen = recorder(lambda m: Result(Status.OPTIMAL, np.array(J15, bool), pareto=(
+        _sol(m, J15), _sol(m, J2345)), backend="records"))
+    d = bbopt.decide(table1_state(), WindowPolicy(backend="records", seed=5, budget=1.0,
+                                                  backend_options={"depth": 2}))
+    assert seen["options"] == {"form": "pareto", "depth": 2} and seen["seed"] == 5
+    assert seen["size"] == 5 and 0.5 < seen["budget"].seconds <= 0.9
+    assert sorted(d.started_ids) == ["J2", "J3", "J4", "J5"]  # (BBSched's rule: 2nd of 2)
+    assert [a["chosen"] for a in d.alternatives] == [False, True]
+    assert d.stats.backend == "records" and d.stats.status is Status.OPTIMAL
+
+
+@pytest.mark.parametrize("method, extra", [
+    ("weighted", {"form": "weighted", "weights": (1.0, 3.0)}),
+    ("lexicographic", {"form": "lexicographic", "priority": ("bb", "nodes")}),
+])
+def test_a_scalar_form_is_asked_with_its_weights_or_priority(recorder, method, extra):
+    seen = recorder(lambda m: Result(Status.FEASIBLE, np.array(J2345, bool), 1.0,
+                                     backend="records"))
+    d = bbopt.decide(table1_state(), WindowPolicy(method=method, backend="records",
+                                                  weights=[1.0, 3.0],
+                                                  priority=["bb", "nodes"]))
+    assert seen["options"] == extra
+    assert sorted(d.started_ids) == ["J2", "J3", "J4", "J5"]
+    assert d.alternatives == () and d.stats.status is Status.FEASIBLE
+
+
+@pytest.mark.parametrize("method, weights, started", [
+    ("weighted", [1.0, 0.0], ["J1", "J5"]),              # nodes only: J1 + J5 fill 100 nodes
+    ("weighted", [0.0, 1.0], ["J2", "J3", "J4", "J5"]),  # BB only: 90 TB against 20
+    ("lexicographic", None, ["J1", "J5"]),               # nodes first (the model's order)
+])
+def test_a_scalar_form_answered_with_a_set_takes_the_best_of_it(recorder, method, weights,
+                                                                 started):
+    """NSGA-II answers a weighted or lexicographic form with its set: the policy takes the
+    set's best by that form, not the backend's first solution."""
+    recorder(lambda m: Result(Status.FEASIBLE, np.array(J1, bool), pareto=(
+        _sol(m, J1), _sol(m, J15), _sol(m, J2345)), backend="records"))
+    d = bbopt.decide(table1_state(), WindowPolicy(method=method, backend="records",
+                                                  weights=weights))
+    assert d.started_ids == started and d.stats.status is Status.FEASIBLE
+
+
+def test_a_set_with_a_fallback_status_is_read_as_its_solution(recorder):
+    recorder(lambda m: Result(Status.FALLBACK, np.array(J1, bool), pareto=(
+        _sol(m, J1), _sol(m, J2345)), backend="records"))
+    d = bbopt.decide(table1_state(), WindowPolicy(method="weighted", backend="records",
+                                                  weights=[0.0, 1.0]))
+    assert d.started_ids == ["J1", "J4"]  # (J1 selected, J4 backfilled beside it)
+    assert d.stats.status is Status.FALLBACK
+
+
+def test_no_answer_gives_the_models_fallback(recorder):
+    recorder(lambda m: Result(Status.INFEASIBLE, None, backend="records"))
+    d = bbopt.decide(table1_state(), WindowPolicy(backend="records"))
+    assert d.stats.status is Status.FALLBACK and d.stats.backend == "records"
+    assert d.stats.objective == (90.0, 20 * TB)  # (the greedy's J1, with J4 backfilled)
+    assert d.started_ids == ["J1", "J4"] and d.alternatives == ()
+
+
+@pytest.mark.parametrize("method", ["in-order", "bin-packing"])
+def test_the_rule_methods_use_the_greedy_backend(method):
+    d = bbopt.decide(table1_state(), WindowPolicy(method=method))
+    assert d.stats.backend == "greedy"
+    assert d.started_ids == {"in-order": ["J1", "J4"], "bin-packing": ["J1", "J5"]}[method]
+
+
+def test_an_empty_window_names_no_backend():
+    empty = table1_state()
+    d = bbopt.decide(bbopt.ClusterState(0.0, empty.platform, (), ()), WindowPolicy())
+    assert d.stats.backend == "none" and d.started_ids == []
