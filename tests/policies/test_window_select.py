@@ -65,9 +65,11 @@ def test_a_scalar_form_is_asked_with_its_weights_or_priority(recorder, method, e
     seen = recorder(lambda m: Result(Status.FEASIBLE, np.array(J2345, bool), 1.0,
                                      backend="records"))
     d = bbopt.decide(table1_state(), WindowPolicy(method=method, backend="records",
-                                                  weights=[1.0, 3.0],
-                                                  priority=["bb", "nodes"]))
-    assert seen["options"] == extra
+                                                  weights=[1.0, 3.0], seed=5, budget=1.0,
+                                                  priority=["bb", "nodes"],
+                                                  backend_options={"depth": 2}))
+    assert seen["options"] == {**extra, "depth": 2} and seen["seed"] == 5
+    assert 0.5 < seen["budget"].seconds <= 0.9
     assert sorted(d.started_ids) == ["J2", "J3", "J4", "J5"]
     assert d.alternatives == () and d.stats.status is Status.FEASIBLE
 
@@ -76,6 +78,7 @@ def test_a_scalar_form_is_asked_with_its_weights_or_priority(recorder, method, e
     ("weighted", [1.0, 0.0], ["J1", "J5"]),              # nodes only: J1 + J5 fill 100 nodes
     ("weighted", [0.0, 1.0], ["J2", "J3", "J4", "J5"]),  # BB only: 90 TB against 20
     ("lexicographic", None, ["J1", "J5"]),               # nodes first (the model's order)
+    ("lexicographic", "bb", ["J2", "J3", "J4", "J5"]),   # BB first
 ])
 def test_a_scalar_form_answered_with_a_set_takes_the_best_of_it(recorder, method, weights,
                                                                  started):
@@ -83,8 +86,8 @@ def test_a_scalar_form_answered_with_a_set_takes_the_best_of_it(recorder, method
     set's best by that form, not the backend's first solution."""
     recorder(lambda m: Result(Status.FEASIBLE, np.array(J1, bool), pareto=(
         _sol(m, J1), _sol(m, J15), _sol(m, J2345)), backend="records"))
-    d = bbopt.decide(table1_state(), WindowPolicy(method=method, backend="records",
-                                                  weights=weights))
+    options = ({"priority": ["bb", "nodes"]} if weights == "bb" else {"weights": weights})
+    d = bbopt.decide(table1_state(), WindowPolicy(method=method, backend="records", **options))
     assert d.started_ids == started and d.stats.status is Status.FEASIBLE
 
 
