@@ -209,22 +209,22 @@ def test_a_slot_given_back_wholly_past_the_horizon_keeps_its_span_and_is_not_log
     assert log == []
 
 
-def test_a_disjoint_move_logs_its_old_slot_only_up_to_the_horizon():
-    p = _two_reservations((10.0, 20.0), (15.0, 30.0))
-    slot = move(p, 10.0, 0.0, 10.0, (2, 10.0), horizon=15.0)
+@pytest.mark.parametrize("second, start, horizon, logged, whole", [
+    # disjoint: the old slot [10, 20) given back, logged up to 15
+    ((15.0, 30.0), 0.0, 15.0, (10.0, [10.0]), [10.0, 15.0]),
+    # overlapping: [15, 20) left, logged up to 17
+    ((17.0, 30.0), 5.0, 17.0, (15.0, [15.0]), [15.0, 17.0]),
+])
+def test_a_move_logs_the_part_of_the_old_slot_it_leaves_only_up_to_the_horizon(
+        second, start, horizon, logged, whole):
+    """A reservation of 2 nodes and 10 B for 10 s moved from 10 to ``start``, beside one of 1
+    node and 5 B on ``second``."""
+    slot = move(_two_reservations((10.0, 20.0), second), 10.0, start, 10.0, (2, 10.0),
+                horizon=horizon)
     assert (slot.start, slot.end, slot.times, slot.nodes, slot.bb) == (
-        10.0, 20.0, [10.0], (8,), (100.0,))
-    whole = move(_two_reservations((10.0, 20.0), (15.0, 30.0)), 10.0, 0.0, 10.0, (2, 10.0))
-    assert (whole.times, whole.nodes, whole.bb) == ([10.0, 15.0], (8, 7), (100.0, 95.0))
-
-
-def test_an_overlapping_move_logs_the_part_it_leaves_only_up_to_the_horizon():
-    p = _two_reservations((10.0, 20.0), (17.0, 30.0))
-    slot = move(p, 10.0, 5.0, 10.0, (2, 10.0), horizon=17.0)
-    assert (slot.start, slot.end, slot.times, slot.nodes, slot.bb) == (
-        15.0, 20.0, [15.0], (8,), (100.0,))
-    whole = move(_two_reservations((10.0, 20.0), (17.0, 30.0)), 10.0, 5.0, 10.0, (2, 10.0))
-    assert (whole.times, whole.nodes, whole.bb) == ([15.0, 17.0], (8, 7), (100.0, 95.0))
+        logged[0], 20.0, logged[1], (8,), (100.0,))
+    full = move(_two_reservations((10.0, 20.0), second), 10.0, start, 10.0, (2, 10.0))
+    assert (full.times, full.nodes, full.bb) == (whole, (8, 7), (100.0, 95.0))
 
 
 @pytest.mark.parametrize("demand, low", [

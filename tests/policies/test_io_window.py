@@ -16,7 +16,7 @@ from bbopt.errors import InputError
 from bbopt.models.io_window import IOWindowModel
 from bbopt.policies import make_policy
 from bbopt.policies.io_window import IOWindowPolicy
-from bbopt.solvers.base import Budget, Result, register_backend, unregister_backend
+from bbopt.solvers.base import Budget, Result
 from bbopt.topology import herbein_example_topology, platform_from_topology
 from tests._platforms import POOL
 
@@ -77,40 +77,28 @@ def test_a_window_of_one_selects_the_first_job_and_reserves_the_next():
     assert [(r.job_id, r.start) for r in d.reservations] == [("B", 100.0)]
 
 
-def test_a_backend_that_finds_nothing_still_gives_a_feasible_decision():
+def test_a_backend_that_finds_nothing_still_gives_a_feasible_decision(recording_backend):
     """The backend answers no selection (it cannot, forced jobs fitting together, but a
     user's backend may): the model's own fallback is placed and the decision says FALLBACK."""
-
-    @register_backend(IOWindowModel, "finds-nothing")
-    def _nothing(model, budget, seed, **options):
-        return Result(Status.INFEASIBLE, None, backend="finds-nothing")
-
-    try:
-        d = decide(_state(), IOWindowPolicy(backend="finds-nothing"))
-    finally:
-        unregister_backend(IOWindowModel, "finds-nothing")
-    assert d.stats.status is Status.FALLBACK and d.stats.backend == "finds-nothing"
+    recording_backend(IOWindowModel, lambda m: Result(Status.INFEASIBLE, None, backend="records"))
+    d = decide(_state(), IOWindowPolicy(backend="records"))
+    assert d.stats.status is Status.FALLBACK and d.stats.backend == "records"
     assert d.stats.objective == (2.0, 0.0)  # (Herbein's first fit: A on nodes 0 and 1)
     assert [(s.job_id, s.nodes) for s in d.start] == [("A", (0, 1))]
     assert [(r.job_id, r.start) for r in d.reservations] == [("B", 100.0)]
     assert d.alternatives == ()
 
 
-def test_the_backend_is_given_the_seed_the_budget_and_the_options():
-    seen = {}
+def _fallback_answer(model, **fields) -> Result:
+    x = model.fallback()
+    return Result(Status.FEASIBLE, x, tuple(model.evaluate(x)), backend="records", **fields)
 
-    @register_backend(IOWindowModel, "records")
-    def _records(model, budget, seed, **options):
-        seen.update(budget=budget, seed=seed, options=options)
-        x = model.fallback()
-        return Result(Status.FEASIBLE, x, tuple(model.evaluate(x)), bound=(9.0, 9.0),
-                      backend="records", info={"k": 1})
 
-    try:
-        d = decide(_state(), IOWindowPolicy(backend="records", seed=11, budget=1.5,
-                                            backend_options={"depth": 3}))
-    finally:
-        unregister_backend(IOWindowModel, "records")
+def test_the_backend_is_given_the_seed_the_budget_and_the_options(recording_backend):
+    seen = recording_backend(IOWindowModel, lambda m: _fallback_answer(
+        m, bound=(9.0, 9.0), info={"k": 1}))
+    d = decide(_state(), IOWindowPolicy(backend="records", seed=11, budget=1.5,
+                                        backend_options={"depth": 3}))
     assert seen["seed"] == 11 and seen["options"] == {"form": "pareto", "depth": 3}
     assert 0.0 < seen["budget"].seconds < 1.5
     assert d.stats.status is Status.FEASIBLE and d.stats.backend == "records"
@@ -141,25 +129,16 @@ def test_an_empty_queue_names_no_backend():
     assert d.start == () and d.reservations == () and d.alternatives == ()
 
 
-def test_the_backend_gets_the_budget_less_its_tail_and_the_time_spent(monkeypatch):
+def test_the_backend_gets_the_budget_less_its_tail_and_the_time_spent(monkeypatch,
+                                                                       recording_backend):
     """The wall budget less a tenth (the decision's tail) less the time the decision has
     spent, including the check before it (here 5 s more than the machine's clock: all but
     the least budget gone, and a decision reporting at least those 5 s)."""
-    seen = {}
-
-    @register_backend(IOWindowModel, "records-budget")
-    def _records(model, budget, seed, **options):
-        seen["budget"] = budget
-        x = model.fallback()
-        return Result(Status.FEASIBLE, x, tuple(model.evaluate(x)), backend="records-budget")
-
-    try:
-        decide(_state(), IOWindowPolicy(backend="records-budget", budget=0.5))
-        fresh = seen["budget"].seconds
-        monkeypatch.setattr(io_window, "decision_elapsed", lambda: 5.0)
-        late = IOWindowPolicy(backend="records-budget", budget=20.0).decide(_state())
-    finally:
-        unregister_backend(IOWindowModel, "records-budget")
+    seen = recording_backend(IOWindowModel, _fallback_answer)
+    decide(_state(), IOWindowPolicy(backend="records", budget=0.5))
+    fresh = seen["budget"].seconds
+    monkeypatch.setattr(io_window, "decision_elapsed", lambda: 5.0)
+    late = IOWindowPolicy(backend="records", budget=20.0).decide(_state())
     assert 0.3 < fresh <= 0.5 * 0.9
     assert 12.9 < seen["budget"].seconds <= 20.0 * 0.9 - 5.0
     assert late.stats.wall_time >= 5.0

@@ -57,13 +57,19 @@ def test_an_unknown_backend_is_refused_naming_the_known_ones():
 @pytest.mark.parametrize(("value", "refused"), [(-1, True), (0, True), (1, False), (2, False),
                                                 (None, False)])
 def test_max_queue_is_at_least_one_or_none(value, refused):
+    _refused_or_kept("max_queue", value, refused, "max_queue must be >= 1 or None")
+
+
+def _refused_or_kept(option: str, value, refused: bool, rule: str) -> None:
+    """``PlanBased(option=value)`` is refused naming the option, with ``rule`` and the value,
+    or the policy keeps the value."""
     if refused:
         with pytest.raises(InputError) as err:
-            PlanBased(max_queue=value)
-        assert err.value.field == "max_queue"
-        assert err.value.reason == f"max_queue must be >= 1 or None, got {value!r}"
+            PlanBased(**{option: value})
+        assert err.value.field == option
+        assert err.value.reason == f"{rule}, got {value!r}"
     else:
-        assert make_policy("plan-2", max_queue=value).max_queue == value
+        assert getattr(make_policy("plan-2", **{option: value}), option) == value
 
 
 @pytest.mark.parametrize("audit", ["exhaustive", "cpsat"])
@@ -86,14 +92,8 @@ def test_an_audit_by_a_heuristic_is_refused():
 @pytest.mark.parametrize(("value", "refused"), [(0, True), (1, False), (2, False), (True, True),
                                                 (2.0, True), (None, False)])
 def test_temperatures_are_a_positive_integer_or_none(value, refused):
-    if refused:
-        with pytest.raises(InputError) as err:
-            PlanBased(temperatures=value)
-        assert err.value.field == "temperatures"
-        assert err.value.reason == (f"temperatures must be a positive integer or None, got "
-                                    f"{value!r}")
-    else:
-        assert make_policy("plan-2", temperatures=value).temperatures == value
+    _refused_or_kept("temperatures", value, refused,
+                     "temperatures must be a positive integer or None")
 
 
 def test_the_former_option_name_warns_and_chooses_the_backend():

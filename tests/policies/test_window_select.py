@@ -18,26 +18,16 @@ from bbopt.core import TB, Status
 from bbopt.models.window import WindowModel
 from bbopt.policies.window import WindowPolicy
 from bbopt.solvers import Solution
-from bbopt.solvers.base import Result, register_backend, unregister_backend
+from bbopt.solvers.base import Result
 from tests.policies.test_window import table1_state
 
 J1, J15, J2345 = [1, 0, 0, 0, 0], [1, 0, 0, 0, 1], [0, 1, 1, 1, 1]  # selections
 
 
 @pytest.fixture
-def recorder():
-    """A backend ``records`` that keeps what it is given and answers with ``reply(model)``."""
-    seen: dict = {}
-
-    def install(reply):
-        @register_backend(WindowModel, "records")
-        def _records(model, budget, seed, **options):
-            seen.update(budget=budget, seed=seed, options=options, size=model.size)
-            return reply(model)
-        return seen
-
-    yield install
-    unregister_backend(WindowModel, "records")
+def recorder(recording_backend):
+    """The recording backend ``records`` of the window model (``tests/policies/conftest.py``)."""
+    return lambda reply: recording_backend(WindowModel, reply)
 
 
 def _sol(model: WindowModel, x) -> Solution:
