@@ -1,22 +1,23 @@
 """The victim-choice backends (Zvi & Oren, OMFS, Algorithm 1 lines 34-39 as a 0-1 program) on
 hand-computed victim sets: the thresholds of the covering and slack rows, ties (fewer victims,
-then Algorithm 1's order), what each backend reports, and the exhaustive enumeration's limit."""
+then Algorithm 1's order), what each backend reports. The exhaustive enumeration's own rules are
+in ``tests/solvers/preemption/test_exhaustive.py``."""
 
 from __future__ import annotations
 
 import pytest
 
 from bbopt.core import Status
-from bbopt.errors import InputError
 from bbopt.models.preemption import PreemptionModel
 from bbopt.solvers import Budget, solve
-from bbopt.solvers.preemption.exhaustive import MAX_CANDIDATES, solve_exhaustive
 
 EXACT = ["exhaustive", "cpsat", "milp", "scip"]
 
 
-def _model(nodes, cost, need_nodes, slack=None, bb=None, need_bb=0.0, penalty=0.0,
-           entities=None, bb_capacity=0.0) -> PreemptionModel:
+def victims_model(nodes, cost, need_nodes, slack=None, bb=None, need_bb=0.0, penalty=0.0,
+                  entities=None, bb_capacity=0.0) -> PreemptionModel:
+    """Candidates ``v0, v1, ...`` of one entity ``x`` (or ``entities``) whose slack is every
+    candidate node (or ``slack``), no BB unless given."""
     m = len(nodes)
     entities = entities or ["x"] * m
     return PreemptionModel.build([f"v{i}" for i in range(m)], nodes, bb or [0.0] * m, cost,
@@ -29,10 +30,10 @@ def _model(nodes, cost, need_nodes, slack=None, bb=None, need_bb=0.0, penalty=0.
 def test_the_penalty_per_victim_makes_one_dear_victim_beat_two_cheap_ones(backend):
     # v0 + v1 cost 2 + 2 = 4, v2 alone 5: without a penalty the pair; with 1.5 per victim the
     # pair costs 7 and v2 6.5
-    m = _model([1, 1, 2], [2.0, 2.0, 5.0], need_nodes=2)
+    m = victims_model([1, 1, 2], [2.0, 2.0, 5.0], need_nodes=2)
     r = solve(m, backend, Budget(10.0))
     assert m.victims(r.solution) == ["v0", "v1"] and r.objective == 4.0
-    m = _model([1, 1, 2], [2.0, 2.0, 5.0], need_nodes=2, penalty=1.5)
+    m = victims_model([1, 1, 2], [2.0, 2.0, 5.0], need_nodes=2, penalty=1.5)
     r = solve(m, backend, Budget(10.0))
     assert r.status is Status.OPTIMAL
     assert m.victims(r.solution) == ["v2"] and r.objective == 6.5
@@ -41,7 +42,7 @@ def test_the_penalty_per_victim_makes_one_dear_victim_beat_two_cheap_ones(backen
 @pytest.mark.parametrize("backend", EXACT)
 def test_of_two_sets_of_one_cost_the_one_with_fewer_victims_is_taken(backend):
     # {v0, v1} and {v2} both cost 4 and free 2 nodes
-    m = _model([1, 1, 2], [2.0, 2.0, 4.0], need_nodes=2)
+    m = victims_model([1, 1, 2], [2.0, 2.0, 4.0], need_nodes=2)
     r = solve(m, backend, Budget(10.0))
     assert m.victims(r.solution) == ["v2"] and r.objective == 4.0
 
@@ -50,7 +51,7 @@ def test_of_two_sets_of_one_cost_the_one_with_fewer_victims_is_taken(backend):
 @pytest.mark.parametrize(("slack", "victims"), [(2, ["v0", "v1"]), (1, ["v2"])])
 def test_an_entity_gives_up_to_its_slack_and_no_node_more(backend, slack, victims):
     # A's two cheap 1-node jobs fit its slack of 2, not of 1 (then B's dearer job is taken)
-    m = _model([1, 1, 2], [1.0, 1.0, 5.0], need_nodes=2, slack={"A": slack, "B": 2},
+    m = victims_model([1, 1, 2], [1.0, 1.0, 5.0], need_nodes=2, slack={"A": slack, "B": 2},
                entities=["A", "A", "B"])
     r = solve(m, backend, Budget(10.0))
     assert r.status is Status.OPTIMAL and m.victims(r.solution) == victims
@@ -62,7 +63,7 @@ def test_an_entity_gives_up_to_its_slack_and_no_node_more(backend, slack, victim
 def test_a_victims_bb_covers_the_deficit_within_the_tolerance(backend, short, victims):
     # the tolerance is 1e-9 of the 100 B capacity, 1e-7 B: v0 (free) short of the 1 B deficit
     # by at most that covers it, by more not (then v1, cost 3)
-    m = _model([1, 1], [0.0, 3.0], need_nodes=1, bb=[1.0 - short, 1.0], need_bb=1.0,
+    m = victims_model([1, 1], [0.0, 3.0], need_nodes=1, bb=[1.0 - short, 1.0], need_bb=1.0,
                bb_capacity=100.0)
     r = solve(m, backend, Budget(10.0))
     assert r.status is Status.OPTIMAL and m.victims(r.solution) == victims
@@ -70,45 +71,14 @@ def test_a_victims_bb_covers_the_deficit_within_the_tolerance(backend, short, vi
 
 @pytest.mark.parametrize("backend", EXACT + ["greedy"])
 def test_no_victim_set_that_covers_the_deficit_is_infeasible(backend):
-    m = _model([1, 1], [1.0, 1.0], need_nodes=3)
+    m = victims_model([1, 1], [1.0, 1.0], need_nodes=3)
     r = solve(m, backend, Budget(10.0))
     assert r.status is Status.INFEASIBLE and r.solution is None
 
 
 def test_greedy_answers_algorithm_1s_victims_without_claiming_optimality():
     # least prioritised first: v0 (dear) is taken although v1 alone is cheaper
-    m = _model([1, 1], [5.0, 1.0], need_nodes=1)
+    m = victims_model([1, 1], [5.0, 1.0], need_nodes=1)
     r = solve(m, "greedy", Budget(10.0))
     assert r.status is Status.FEASIBLE and r.backend == "greedy"
     assert m.victims(r.solution) == ["v0"] and r.objective == 5.0
-
-
-def test_exhaustive_reports_the_optimum_as_its_bound():
-    m = _model([1, 1, 2], [2.0, 2.0, 5.0], need_nodes=2, penalty=0.5)
-    r = solve(m, "exhaustive", Budget(10.0))
-    assert (r.status, r.objective, r.bound, r.backend) == (Status.OPTIMAL, 5.0, 5.0,
-                                                           "exhaustive")
-
-
-def test_exhaustive_enumerates_up_to_its_limit_of_candidates_and_refuses_more():
-    assert MAX_CANDIDATES == 20
-    cost = [float(20 - i) for i in range(20)]
-    m = _model([1] * 20, cost, need_nodes=2)
-    r = solve_exhaustive(m, Budget(10.0), 0)
-    assert r.status is Status.OPTIMAL and m.victims(r.solution) == ["v18", "v19"]
-    big = _model([1] * 21, [1.0] * 21, need_nodes=2)
-    with pytest.raises(InputError, match="limited to 20 candidates, got 21") as err:
-        solve_exhaustive(big, Budget(10.0), 0)
-    assert err.value.field == "candidates"
-
-
-def test_exhaustive_keeps_the_first_of_equal_sets_across_its_chunks():
-    # 17 candidates: the subsets holding v16 are enumerated in a second chunk of 2**16; {v0}
-    # and {v16} cost the same, and the first found, {v0}, is kept
-    cost = [1.0] + [9.0] * 15 + [1.0]
-    m = _model([1] * 17, cost, need_nodes=1)
-    r = solve_exhaustive(m, Budget(10.0), 0)
-    assert m.victims(r.solution) == ["v0"]
-    # and a cheaper set in the second chunk replaces the first chunk's best
-    m = _model([1] * 17, [1.0] + [9.0] * 15 + [0.5], need_nodes=1)
-    assert m.victims(solve_exhaustive(m, Budget(10.0), 0).solution) == ["v16"]
