@@ -277,3 +277,139 @@ def test_a_policy_is_asked_at_the_times_it_asked_for_until_the_last_job_ends():
     assert list(res.start) == [0.0, 50.0] and list(res.end) == [50.0, 90.0]
     assert policy.asked == [(0.0, 1), (5.0, 0), (10.0, 1), (30.0, 1), (50.0, 1), (70.0, 0)]
     assert policy.calls == [100.0]
+
+
+# ---------------------------------------------------------------- evictions, checked
+class _Evicts:
+    """FCFS that preempts the jobs named for an instant (``plan``: time -> job ids, once) and
+    records what it saw: the waiting ids and each running job's (id, expected end, evicting)."""
+
+    name = "evicts"
+    io_aware = False
+
+    def __init__(self, plan, quantum=None):
+        self.plan = plan
+        self.quantum = quantum
+        self.seen = []
+
+    def decide(self, state):
+        self.seen.append((state.time, [j.id for j in state.queue],
+                          [(r.job.id, r.expected_end, bool(r.job.extra.get("evicting")))
+                           for r in state.running]))
+        fcfs = make_policy("fcfs").decide(state)
+        return Decision(start=fcfs.start, preempt=tuple(self.plan.pop(state.time, ())))
+
+
+def _checkpoint_model():
+    """Images of 1 GB per node at 100 MB/s: 10 s to checkpoint, 10 s to restart."""
+    from bbopt.simulation.checkpoint import CheckpointRestart
+
+    return CheckpointRestart(memory_per_node=1e9, pfs_bandwidth=1e8)
+
+
+def _evicted_jobs(**flags):
+    """a holds the 4 nodes from 0 (1000 s of work); c (4 nodes) arrives at 100, d (1 node) at
+    105."""
+    flags = flags or {"checkpointable": True}
+    return [Job("a", 0, 1000, 1000, 4, **flags), Job("c", 100, 10, 10, 4),
+            Job("d", 105, 5, 5, 1)]
+
+
+def test_an_evicted_job_holds_its_nodes_until_its_checkpoint_then_waits_in_arrival_order():
+    """a, evicted at 100, keeps its nodes until its 10 s checkpoint ends at 110 (seen running,
+    evicting, with that end at 105); it is then back in the queue before c and d (it arrived
+    first), restarts at 110 for 10 s of restart and its 900 s of work left: ends at 1020."""
+    policy = _Evicts({100.0: ("a",)})
+    res = simulate(_evicted_jobs(), PLATFORM, policy, execution=_checkpoint_model())
+    assert policy.seen == [
+        (0.0, ["a"], []),
+        (100.0, ["c"], [("a", 1000.0, False)]),
+        (105.0, ["c", "d"], [("a", 110.0, True)]),
+        (110.0, ["a", "c", "d"], []),
+        (1020.0, ["c", "d"], []),
+        (1030.0, ["d"], []),
+    ]
+    assert res.start == [0.0, 1020.0, 1030.0]  # the record keeps a's first start
+    assert res.end == [1020.0, 1030.0, 1035.0]
+    assert res.segments == [("a", 0.0, 110.0, "checkpointed"), ("a", 110.0, 1020.0, "finished"),
+                            ("c", 1020.0, 1030.0, "finished"), ("d", 1030.0, 1035.0, "finished")]
+    assert res.state == ["finished"] * 3
+
+
+def test_a_preemptable_job_without_checkpoint_is_dropped_at_once():
+    policy = _Evicts({100.0: ("a",)})
+    res = simulate(_evicted_jobs(preemptable=True), PLATFORM, policy,
+                   execution=_checkpoint_model())
+    assert res.state == ["dropped", "finished", "finished"]
+    assert (res.start, res.end) == ([0.0, 100.0, 110.0], [100.0, 110.0, 115.0])
+    assert res.segments[0] == ("a", 0.0, 100.0, "dropped")
+
+
+@pytest.mark.parametrize("quantum,refused", [(None, False), (99.5, False), (100.0, False),
+                                             (100.5, True)])
+def test_an_eviction_before_the_policys_quantum_is_refused(quantum, refused):
+    """a has run 100 s when evicted: refused only under a quantum above that."""
+    policy = _Evicts({100.0: ("a",)}, quantum=quantum)
+    if refused:
+        with pytest.raises(InvalidDecision, match=r"^invalid decision \(t=100s, job a\): has run "
+                           r"100 s, less than the policy's quantum of 100\.5 s$"):
+            simulate(_evicted_jobs(), PLATFORM, policy, execution=_checkpoint_model())
+    else:
+        res = simulate(_evicted_jobs(), PLATFORM, policy, execution=_checkpoint_model())
+        assert res.segments[0] == ("a", 0.0, 110.0, "checkpointed")
+
+
+@pytest.mark.parametrize("plan,flags,message", [
+    ({100.0: ("zzz",)}, {}, "is not running, so it cannot be preempted"),
+    ({100.0: ("c",)}, {}, "is not running, so it cannot be preempted"),  # c waits
+    ({100.0: ("a",), 105.0: ("a",)}, {"checkpointable": True}, "is already being evicted"),
+    ({100.0: ("a",)}, {"preemptable": False}, "is not preemptable"),
+])
+def test_evictions_of_jobs_not_running_not_preemptable_or_already_leaving_are_refused(
+        plan, flags, message):
+    job_id = plan[max(plan)][0]
+    with pytest.raises(InvalidDecision, match=rf"\(t={max(plan):g}s, job {job_id}\): {message}$"):
+        simulate(_evicted_jobs(**flags), PLATFORM, _Evicts(plan), execution=_checkpoint_model())
+
+
+def test_an_execution_model_without_evictions_refuses_them():
+    with pytest.raises(InvalidDecision, match=r"job a\): the execution model cannot preempt"):
+        simulate(_evicted_jobs(), PLATFORM, _Evicts({100.0: ("a",)}))
+
+
+# ---------------------------------------------------------------- starts refused on BB nodes
+class _PoolOnly:
+    """Starts every waiting job that fits the free nodes and the BB pool (blind to the named BB
+    nodes) and records the waiting ids it saw."""
+
+    name = "pool-only"
+    io_aware = False
+
+    def __init__(self):
+        self.queues = []
+
+    def decide(self, state):
+        self.queues.append((state.time, [j.id for j in state.queue]))
+        free_n, free_b = state.free()
+        out = []
+        for job in state.queue:
+            if job.nodes <= free_n and job.bb <= free_b:
+                out.append(Start(job.id))
+                free_n -= job.nodes
+                free_b -= job.bb
+        return Decision(start=tuple(out))
+
+
+def test_a_start_refused_by_the_bb_nodes_keeps_its_place_in_arrival_order_and_is_counted():
+    """BB nodes of 10 + 10: a (6 on BB node 0) leaves no node that takes one of h's two pieces
+    of 6 until it ends at 10; h's start is refused at 0, 2 and 3 and it stays ahead of y (which
+    waits for 4 nodes) and x (which arrives at 2 and runs 2-3)."""
+    named = Platform(nodes=4, bb=20.0, bb_nodes=(10.0, 10.0))
+    jobs = [Job("a", 0, 10, 10, 1, 6.0), Job("h", 0, 5, 5, 2, 12.0), Job("y", 0, 5, 5, 4),
+            Job("x", 2, 1, 1, 1)]
+    policy = _PoolOnly()
+    res = simulate(jobs, named, policy)
+    assert policy.queues == [(0.0, ["a", "h", "y"]), (2.0, ["h", "y", "x"]), (3.0, ["h", "y"]),
+                             (10.0, ["h", "y"]), (15.0, ["y"])]
+    assert res.refused_starts == 3
+    assert (res.start, res.end) == ([0.0, 10.0, 15.0, 2.0], [10.0, 15.0, 20.0, 3.0])
