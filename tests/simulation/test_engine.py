@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bbopt import Decision, InvalidDecision, Job, Platform, Start, make_policy, simulate
+from bbopt import Decision, InputError, InvalidDecision, Job, Platform, Start, make_policy, simulate
 from bbopt.analysis.metrics import summarize
 from bbopt.core import JobState
 from bbopt.workloads.synthetic import kth_like
@@ -413,3 +413,180 @@ def test_a_start_refused_by_the_bb_nodes_keeps_its_place_in_arrival_order_and_is
                              (10.0, ["h", "y"]), (15.0, ["y"])]
     assert res.refused_starts == 3
     assert (res.start, res.end) == ([0.0, 10.0, 15.0, 2.0], [10.0, 15.0, 20.0, 3.0])
+
+
+# ---------------------------------------------------------------- the run's arguments
+def test_defaults_name_the_run_and_options_reach_the_policy():
+    jobs = [Job("a", 0, 10, 10, 1)]
+    res = simulate(jobs)  # Kopanski's platform, fcfs-bb
+    assert (res.platform, res.policy, res.workload_name) == (
+        Platform.kopanski(), "fcfs-bb", "workload")
+    named = simulate(jobs, PLATFORM, "sjf-bb", workload_name="kth")
+    assert (named.policy, named.workload_name) == ("sjf-bb", "kth")
+    with pytest.raises(InputError, match="no_such_option"):
+        simulate(jobs, PLATFORM, "fcfs", options={"no_such_option": 1})
+
+
+def test_duplicate_ids_name_the_first_id_seen_twice():
+    jobs = [Job("a", 0, 1), Job("b", 1, 1), Job("b", 2, 1), Job("a", 3, 1)]
+    with pytest.raises(InputError, match="duplicate job id 'b'") as err:
+        simulate(jobs, PLATFORM)
+    assert err.value.field == "id"
+
+
+def test_bandwidth_is_enforced_as_the_policy_declares_unless_told():
+    """300 MB/s on one node exceeds every 256 MB/s switch of Herbein's tree: an I/O-aware
+    policy's engine rejects the job at submission, fcfs's runs it, unless told to enforce."""
+    from bbopt.core import MB
+    from tests._platforms import IO_TREE
+
+    jobs = [Job("w", 0, 10, 10, 1, bandwidth=300 * MB)]
+    assert simulate(jobs, IO_TREE, "fcfs").state == ["finished"]
+    for policy, enforce in (("fcfs", True), ("io-fcfs", None)):
+        res = simulate(jobs, IO_TREE, policy, enforce_bandwidth=enforce)
+        assert res.state == ["rejected"]
+        assert res.reasons["w"].startswith("requests 1 nodes x 300 MB/s; even an empty machine")
+
+
+@pytest.mark.parametrize("job,reason", [
+    (Job("p", 0, 5, 5, 1, 15.0), "requests 1 pieces of 15 B of burst buffer, the 2 BB nodes "
+                                 "hold 0 such pieces"),  # the pool has 20 B, no BB node 15
+    (Job("q", 0, 5, 5, 2, 15.0), None),  # two pieces of 7.5 B
+])
+def test_a_job_whose_pieces_no_bb_node_can_hold_is_rejected_though_the_pool_could(job, reason):
+    res = simulate([job], Platform(4, 20.0, bb_nodes=(10.0, 10.0)), "fcfs")
+    assert res.state == (["rejected"] if reason else ["finished"])
+    assert res.reasons.get(job.id) == reason
+
+
+@pytest.mark.parametrize("ssd,state", [(0.0, "finished"), (0.5, "rejected")])
+def test_any_local_ssd_asked_of_a_platform_without_ssd_is_rejected(ssd, state):
+    res = simulate([Job("s", 0, 5, 5, 1, ssd=ssd)], PLATFORM, "fcfs")
+    assert res.state == [state]
+    assert res.reasons.get("s") == ("requests local SSD, platform has none" if ssd else None)
+
+
+def test_each_decision_is_recorded_with_its_stats_and_on_job_end_sees_each_final_record():
+    decisions, ended = [], []
+    jobs = [Job("a", 0, 10, 10, 4), Job("huge", 1, 5, 5, nodes=5), Job("b", 2, 5, 5, 4)]
+    res = simulate(jobs, PLATFORM, _Evicts({}),
+                   on_decision=lambda s, d: decisions.append((s.time, d)),
+                   on_job_end=lambda r, k: ended.append((k, r.state[k], r.end[k])))
+    assert [t for t, _ in decisions] == [0.0, 2.0, 10.0]  # (huge is rejected: no decision)
+    assert [d.start for _, d in decisions] == [(Start("a"),), (), (Start("b"),)]
+    assert res.decision_stats == [d.stats for _, d in decisions]
+    assert len(res.decision_times) == 3 and sum(res.decision_times) <= res.wall_time
+    assert [k for k, *_ in ended] == [1, 0, 2]
+    assert ended[1:] == [(0, "finished", 10.0), (2, "finished", 15.0)]
+    assert ended[0][1] == "rejected"
+
+
+# ---------------------------------------------------------------- jobs past their walltime
+class _RunsToTheEnd:
+    """Every job runs its whole runtime, past its walltime if longer (never killed)."""
+
+    def reset(self, jobs, platform):
+        self.jobs, self.ends = jobs, []
+
+    def start(self, k, t, allocation):
+        self.ends.append((t + self.jobs[k].runtime, k))
+        self.ends.sort()
+
+    def next_time(self):
+        return self.ends[0][0] if self.ends else float("inf")
+
+    def finish(self, t):
+        out = [(k, "finished") for end, k in self.ends if end == t]
+        self.ends = [e for e in self.ends if e[0] != t]
+        return out
+
+
+class _StalePlan:
+    """FCFS that keeps a plan in its memory; the plan no longer fits at ``stale`` (the policy
+    raises OverbookedError there while it has memory). Records (time, had memory, the running
+    jobs' expected ends)."""
+
+    name = "stale"
+    io_aware = False
+
+    def __init__(self, stale):
+        self.stale = stale
+        self.asked = []
+
+    def decide(self, state):
+        from bbopt.errors import OverbookedError
+
+        self.asked.append((state.time, bool(state.memory),
+                           [r.expected_end for r in state.running]))
+        if state.time == self.stale and state.memory:
+            raise OverbookedError("the kept plan overbooks the profile")
+        return Decision(start=make_policy("fcfs").decide(state).start, memory={"plan": 1})
+
+
+@pytest.mark.parametrize("runtime", [99.0, 100.0])
+def test_a_job_ending_by_its_walltime_leaves_the_kept_plan_in_force(runtime):
+    """a (walltime 100) ends at its runtime, not later: the plan kept is the policy's to keep,
+    and its error at a's end propagates."""
+    from bbopt.errors import OverbookedError
+
+    jobs = [Job("a", 0, 100, runtime, 1), Job("b", 10, 10, 10, 1)]
+    with pytest.raises(OverbookedError):
+        simulate(jobs, Platform(1), _StalePlan(stale=runtime), execution=_RunsToTheEnd())
+
+
+def test_a_job_ending_past_its_walltime_makes_the_next_decision_plan_afresh():
+    """a (walltime 100) runs to 101: the decision at its end is taken again without memory when
+    the kept plan no longer fits, and b starts at once."""
+    jobs = [Job("a", 0, 100, 101, 1), Job("b", 10, 10, 10, 1)]
+    policy = _StalePlan(stale=101.0)
+    res = simulate(jobs, Platform(1), policy, execution=_RunsToTheEnd())
+    assert policy.asked == [(0.0, False, []), (10.0, True, [100.0]), (101.0, True, []),
+                            (101.0, False, [])]
+    assert res.start == [0.0, 101.0]
+
+
+@pytest.mark.parametrize("arrival,seen_end", [(99.0, 100.0), (100.0, 101.0), (100.5, 101.5)])
+def test_a_job_at_or_past_its_walltime_is_planned_to_end_one_grace_second_later(arrival,
+                                                                                seen_end):
+    """a (walltime 100) runs to 150; b arrives at 99, 100 or 100.5: from its walltime on, the
+    policy sees a ending one second (OVERDUE_GRACE) after now, and the kept plan, made before,
+    is dropped if it no longer fits."""
+    jobs = [Job("a", 0, 100, 150, 1), Job("b", arrival, 10, 10, 1)]
+    policy = _StalePlan(stale=arrival)
+    if arrival < 100:
+        with pytest.raises(Exception, match="overbooks"):
+            simulate(jobs, Platform(1), policy, execution=_RunsToTheEnd())
+        assert policy.asked[-1] == (arrival, True, [seen_end])
+        return
+    res = simulate(jobs, Platform(1), policy, execution=_RunsToTheEnd())
+    assert policy.asked[1:3] == [(arrival, True, [seen_end]), (arrival, False, [seen_end])]
+    assert res.start == [0.0, 150.0]
+
+
+# ---------------------------------------------------------------- decisions taken outside
+def test_stepwise_applies_decisions_taken_outside_and_records_their_wall_time():
+    """The caller starts the head of the queue at each instant (a policy that is asked even
+    when nothing fits, with a tick of 2 s); what it declares as the decision's wall time and
+    memory are recorded, and the run's arguments are those given."""
+    from bbopt.simulation.engine import stepwise
+
+    jobs = [Job("a", 0, 10, 10, 4), Job("b", 1, 5, 5, 4), Job("c", 1, 5, 5, 5)]
+    with pytest.raises(InputError, match="no_such_option"):
+        stepwise(jobs, PLATFORM, "fcfs", options={"no_such_option": 1})
+    engine = stepwise(jobs, PLATFORM, _Evicts({}), workload_name="w", tick=2.0)
+    seen = []
+    for n, t in enumerate(engine.instants()):
+        state = engine.state(t)
+        seen.append((t, [j.id for j in state.queue], state.memory))
+        free, _ = state.free()
+        head = state.queue[0]
+        start = (Start(head.id),) if head.nodes <= free else ()
+        engine.apply(Decision(start=start, memory={"n": n}), t, wall=0.25 * (n + 1))
+    res = engine.result
+    assert seen == [(0.0, ["a"], {}), (1.0, ["b"], {"n": 0}), (2.0, ["b"], {"n": 1}),
+                    (4.0, ["b"], {"n": 2}), (6.0, ["b"], {"n": 3}), (8.0, ["b"], {"n": 4}),
+                    (10.0, ["b"], {"n": 5})]
+    assert res.decision_times == [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75]
+    assert (res.start[:2], res.end[:2], res.state) == ([0.0, 10.0], [10.0, 15.0],
+                                                       ["finished", "finished", "rejected"])
+    assert (res.policy, res.workload_name, len(res.decision_stats)) == ("evicts", "w", 7)
