@@ -288,7 +288,7 @@ class _Evicts:
     io_aware = False
 
     def __init__(self, plan, quantum=None):
-        self.plan = plan
+        self.plan = dict(plan)  # (its entries are taken as they are used)
         self.quantum = quantum
         self.seen = []
 
