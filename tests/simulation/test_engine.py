@@ -590,3 +590,158 @@ def test_stepwise_applies_decisions_taken_outside_and_records_their_wall_time():
     assert (res.start[:2], res.end[:2], res.state) == ([0.0, 10.0], [10.0, 15.0],
                                                        ["finished", "finished", "rejected"])
     assert (res.policy, res.workload_name, len(res.decision_stats)) == ("evicts", "w", 7)
+
+
+# ---------------------------------------------------------------- when the policy is asked
+def _asked_at(jobs, platform, policy="fcfs", **kw):
+    times = []
+    simulate(jobs, platform, policy, on_decision=lambda s, d: times.append(s.time), **kw)
+    return times
+
+
+@pytest.mark.parametrize("late,asked", [
+    (Job("x", 5, 10, 10, 2), False),  # 2 nodes, 1 free
+    (Job("x", 5, 10, 10, 1, 7.0), False),  # 1 node, 7 B of BB: 6 free
+    (Job("x", 5, 10, 10, 1, 6.0), True),  # exactly what is free
+])
+def test_a_policy_idle_unless_fits_is_asked_only_when_a_waiting_job_fits(late, asked):
+    """r holds 3 of 4 nodes and 4 of 10 B until 100; w (2 nodes, no BB) waits from 1; x
+    arrives at 5: fcfs (idle unless some waiting job fits) is asked at 5 only when x fits."""
+    jobs = [Job("r", 0, 100, 100, 3, 4.0), Job("w", 1, 10, 10, 2), late]
+    times = _asked_at(jobs, Platform(4, 10.0))
+    assert times[:2 + asked] == [0.0] + [5.0] * asked + [100.0]
+
+
+def test_a_job_within_the_bb_tolerance_of_what_is_free_fits():
+    """The ledger admits BB within its relative tolerance (2e-12 of the platform's BB): a job
+    asking exactly free + tolerance fits and the policy is asked; a bit more does not."""
+    from bbopt.core import ENGINE_REL_TOL
+
+    tol = 10.0 * ENGINE_REL_TOL
+    for bb, asked in ((6.0 + tol, True), (6.0 + 4 * tol, False)):
+        jobs = [Job("r", 0, 100, 100, 3, 4.0), Job("x", 5, 10, 10, 1, bb)]
+        assert (5.0 in _asked_at(jobs, Platform(4, 10.0))) is asked
+
+
+def test_a_fitting_job_behind_sixteen_that_do_not_is_seen():
+    """Seventeen waiting jobs (no blocks: the queue was never long): the first sixteen need 2
+    nodes, the last arrives at 5 and needs 1; the one free node makes the policy be asked."""
+    jobs = [Job("r", 0, 100, 100, 3)] + [Job(f"w{i}", 1, 10, 10, 2) for i in range(16)] + [
+        Job("x", 5, 10, 10, 1)]
+    assert _asked_at(jobs, Platform(4), "fcfs-bb")[:2] == [0.0, 5.0]
+
+
+@pytest.mark.parametrize("x_nodes,x_bb,asked", [(1, 6.0, True), (1, 6.5, False),
+                                                (2, 0.0, False)])
+def test_in_a_long_queue_the_blocks_of_jobs_show_an_exact_fit(x_nodes, x_bb, asked):
+    """70 jobs wait behind r (3 nodes, 4 B of 10) from 0, the policy seeing them in blocks;
+    each needs 2 nodes or 7 B; x arrives at 5 last: fcfs-bb is asked at 5 only if x fits the
+    one free node and 6 free B (exactly, or not at all)."""
+    jobs = [Job("r", 0, 100, 100, 3, 4.0)] + [
+        Job(f"w{i}", 0, 10, 10, *((2, 0.0) if i % 2 else (1, 7.0))) for i in range(70)] + [
+        Job("x", 5, 10, 10, x_nodes, x_bb)]
+    queues = []
+    res = simulate(jobs, Platform(4, 10.0), "fcfs-bb",
+                   on_decision=lambda s, d: queues.append((s.time, type(s.queue).__name__)))
+    assert queues[0] == (0.0, "QueueView")
+    assert (queues[1][0] == 5.0) is asked
+    assert res.state[-1] == "finished"
+
+
+@pytest.mark.parametrize("waiting,kind", [(64, "tuple"), (65, "QueueView")])
+def test_queues_up_to_64_jobs_are_handed_over_as_tuples_longer_ones_as_views(waiting, kind):
+    jobs = [Job(f"w{i}", 0, 10, 10, 5) for i in range(waiting)]
+    seen = []
+
+    class Looks:
+        name = "looks"
+        io_aware = False
+
+        def decide(self, state):
+            seen.append(type(state.queue).__name__)
+            return Decision(start=tuple(Start(j.id) for j in state.queue[:1]))
+
+    simulate(jobs, Platform(5), Looks())
+    assert seen[0] == kind
+
+
+def test_a_policy_that_asks_to_be_called_is_asked_until_the_last_job_has_ended():
+    """a and a2 run 0-50 (and end together), huge is rejected at 60 when b arrives; b runs
+    60-100. Calls at 70 (nothing waits: asked), at 100 (the last end: dropped) and 120."""
+    jobs = [Job("a", 0, 50, 50, 2), Job("a2", 0, 50, 50, 2), Job("huge", 60, 5, 5, 5),
+            Job("b", 60, 40, 40, 4)]
+    policy = _Caller([70.0, 100.0, 120.0])
+    res = simulate(jobs, Platform(4), policy)
+    assert policy.asked == [(0.0, 2), (60.0, 1), (70.0, 0)]
+    assert policy.calls == [100.0, 120.0]
+    assert res.end[3] == 100.0
+
+
+class _PhaseEvents:
+    """Rigid runs, plus an event every 5 s of each run where nothing ends (an I/O phase
+    boundary); records the platform it was reset with and each start's allocation."""
+
+    ends_only_at_next_time = True
+
+    def reset(self, jobs, platform):
+        self.jobs, self.platform, self.events, self.started = jobs, platform, [], []
+
+    def start(self, k, t, allocation):
+        self.started.append((k, t, allocation))
+        end = t + self.jobs[k].runtime
+        self.events += [(t + 5 * i, None) for i in range(1, int(self.jobs[k].runtime // 5))]
+        self.events.append((end, k))
+        self.events.sort(key=lambda e: e[0])
+
+    def next_time(self):
+        return self.events[0][0] if self.events else float("inf")
+
+    def finish(self, t):
+        out = [(k, "finished") for when, k in self.events if when == t and k is not None]
+        self.events = [e for e in self.events if e[0] != t]
+        return out
+
+
+def test_instants_where_nothing_ends_or_arrives_ask_nothing():
+    """a runs 0-12 with events at 5 and 10 where nothing ends; b waits: the policy (asked even
+    when nothing fits) is asked at 0, 1 and 12 only; the model got the platform and a's
+    nodes."""
+    model = _PhaseEvents()
+    jobs = [Job("a", 0, 20, 12, 4), Job("b", 1, 5, 5, 4)]
+    assert _asked_at(jobs, PLATFORM, _Evicts({}), execution=model) == [0.0, 1.0, 12.0]
+    assert model.platform is PLATFORM
+    assert model.started == [(0, 0.0, (0, 1, 2, 3)), (1, 12.0, (0, 1, 2, 3))]
+
+
+def test_an_idle_machine_with_jobs_waiting_is_an_error_naming_the_first():
+    with pytest.raises(InvalidDecision, match=r"^invalid decision \(t=infs, job b\): the policy "
+                       r"left 2 jobs waiting on an idle machine$"):
+        simulate([Job("b", 0, 10, 10, 1), Job("a", 1, 10, 10, 1)], PLATFORM,
+                 Greedy(lambda s: []))
+
+
+def test_a_start_of_a_job_not_waiting_is_refused_naming_why():
+    with pytest.raises(InvalidDecision, match=r"^invalid decision \(t=0s, job zzz\): is not "
+                       r"waiting$"):
+        simulate([Job("a", 0, 10, 10, 1)], PLATFORM, Greedy(lambda s: ["zzz"]))
+    with pytest.raises(InvalidDecision, match=r"^invalid decision \(t=0s, job a\): started "
+                       r"twice$"):
+        simulate([Job("a", 0, 10, 10, 1)], PLATFORM, Greedy(lambda s: ["a", "a"]))
+
+
+def test_the_run_reports_no_progress_unless_asked(monkeypatch, capsys):
+    monkeypatch.setenv("BBOPT_PROGRESS_EVERY", "1e-9")
+    simulate(kth_like(300, seed=0), Platform.kopanski(), "fcfs")
+    assert capsys.readouterr().err == ""
+
+
+def test_on_a_terminal_the_bar_waits_a_second_and_is_cleared_at_the_end(monkeypatch):
+    from bbopt import progress
+    from bbopt.simulation.engine import _progress
+
+    monkeypatch.setattr(progress, "_is_terminal", lambda stream: True)
+    bar = _progress(10, True, "fcfs")
+    assert (bar.total, bar.unit, bar.desc, bar.leave, bar.delay) == (10, "job", "fcfs", False,
+                                                                     1.0)
+    bar.close()
+    assert _progress(10, False, "fcfs") is None
