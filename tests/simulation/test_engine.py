@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bbopt import Decision, InputError, InvalidDecision, Job, Platform, Start, make_policy, simulate
 from bbopt.analysis.metrics import summarize
-from bbopt.core import JobState
+from bbopt.core import ENGINE_REL_TOL, JobState, RunningJobs
 from bbopt.workloads.synthetic import kth_like
 from tests._random_workloads import crowded_workloads
 
@@ -615,8 +615,6 @@ def test_a_policy_idle_unless_fits_is_asked_only_when_a_waiting_job_fits(late, a
 def test_a_job_within_the_bb_tolerance_of_what_is_free_fits():
     """The ledger admits BB within its relative tolerance (2e-12 of the platform's BB): a job
     asking exactly free + tolerance fits and the policy is asked; a bit more does not."""
-    from bbopt.core import ENGINE_REL_TOL
-
     tol = 10.0 * ENGINE_REL_TOL
     for bb, asked in ((6.0 + tol, True), (6.0 + 4 * tol, False)):
         jobs = [Job("r", 0, 100, 100, 3, 4.0), Job("x", 5, 10, 10, 1, bb)]
@@ -631,14 +629,17 @@ def test_a_fitting_job_behind_sixteen_that_do_not_is_seen():
     assert _asked_at(jobs, Platform(4), "fcfs-bb")[:2] == [0.0, 5.0]
 
 
-@pytest.mark.parametrize("x_nodes,x_bb,asked", [(1, 6.0, True), (1, 6.5, False),
+EXACT = (10.0 - 4.0) + 10.0 * ENGINE_REL_TOL  # what is free beside r, with the BB tolerance
+
+
+@pytest.mark.parametrize("x_nodes,x_bb,asked", [(1, EXACT, True), (1, 6.5, False),
                                                 (2, 0.0, False)])
 def test_in_a_long_queue_the_blocks_of_jobs_show_an_exact_fit(x_nodes, x_bb, asked):
     """70 jobs wait behind r (3 nodes, 4 B of 10) from 0, the policy seeing them in blocks;
-    each needs 2 nodes or 7 B; x arrives at 5 last: fcfs-bb is asked at 5 only if x fits the
-    one free node and 6 free B (exactly, or not at all)."""
+    each needs 2 nodes and 7 B; x arrives at 5 last: fcfs-bb is asked at 5 only if x fits the
+    one free node and the 6 free B (exactly, with the tolerance, or not at all)."""
     jobs = [Job("r", 0, 100, 100, 3, 4.0)] + [
-        Job(f"w{i}", 0, 10, 10, *((2, 0.0) if i % 2 else (1, 7.0))) for i in range(70)] + [
+        Job(f"w{i}", 0, 10, 10, 2, 7.0) for i in range(70)] + [
         Job("x", 5, 10, 10, x_nodes, x_bb)]
     queues = []
     res = simulate(jobs, Platform(4, 10.0), "fcfs-bb",
@@ -745,3 +746,155 @@ def test_on_a_terminal_the_bar_waits_a_second_and_is_cleared_at_the_end(monkeypa
                                                                      1.0)
     bar.close()
     assert _progress(10, False, "fcfs") is None
+
+
+# ---------------------------------------------------------------- more of the run, by hand
+def test_an_evicted_jobs_view_keeps_its_nodes_and_pieces_and_ends_when_its_checkpoint_does():
+    """On BB nodes of 10 + 10: f fills the machine until 50, then a (2 nodes, 8 B) runs; c
+    arrives at 100 and a is evicted (after 50 s of run): until its checkpoint ends at 110, d
+    (arriving at 105) sees a on the same nodes with the same BB pieces, ending at 110."""
+    named = Platform(4, 20.0, bb_nodes=(10.0, 10.0))
+    jobs = [Job("f", 0, 50, 50, 4), Job("a", 0, 1000, 1000, 2, 8.0, checkpointable=True),
+            Job("c", 100, 10, 10, 2), Job("d", 105, 5, 5, 1)]
+    seen = {}
+
+    class Records(_Evicts):
+        def decide(self, state):
+            seen[state.time] = {r.job.id: (r.allocation, r.bb_pieces, r.expected_end,
+                                           bool(r.job.extra.get("evicting")))
+                                for r in state.running}
+            assert type(state.running) is RunningJobs
+            return super().decide(state)
+
+    res = simulate(jobs, named, Records({100.0: ("a",)}), execution=_checkpoint_model())
+    nodes, pieces, end, evicting = seen[100.0]["a"]
+    assert (end, evicting) == (1050.0, False) and pieces is not None and len(nodes) == 2
+    assert seen[105.0]["a"] == (nodes, pieces, 110.0, True)
+    assert seen[105.0]["c"][0] is not None
+    assert ("a", 50.0, 110.0, "checkpointed") in res.segments
+    with pytest.raises(InvalidDecision, match=r"^invalid decision \(t=100s, job a\): has run "
+                       r"50 s, less than the policy's quantum of 60 s$"):
+        simulate(jobs, named, _Evicts({100.0: ("a",)}, quantum=60.0),
+                 execution=_checkpoint_model())
+
+
+def test_an_eviction_a_fifth_of_a_second_after_the_start_without_quantum_is_allowed():
+    """A 0.1 s checkpoint (10 MB per node at 100 MB/s): a, evicted at 0.2, is seen by d at
+    0.25 ending at 0.3."""
+    from bbopt.simulation.checkpoint import CheckpointRestart
+
+    model = CheckpointRestart(memory_per_node=1e7, pfs_bandwidth=1e8)
+    jobs = [Job("a", 0, 1000, 1000, 4, checkpointable=True), Job("c", 0.2, 10, 10, 4),
+            Job("d", 0.25, 5, 5, 1)]
+    policy = _Evicts({0.2: ("a",)})
+    res = simulate(jobs, PLATFORM, policy, execution=model)
+    assert policy.seen[2] == (0.25, ["c", "d"], [("a", pytest.approx(0.3), True)])
+    assert res.segments[0] == ("a", 0.0, pytest.approx(0.3), "checkpointed")
+    assert res.preemption["a"]["evictions"] == 1
+
+
+def test_jobs_evicted_together_come_back_together_in_arrival_order():
+    """a and b (2 nodes each) are both evicted at 100 for c (4 nodes): both checkpoints end at
+    110, both are back before c and restart (10 s of restart, 900 s of work left)."""
+    jobs = [Job("a", 0, 1000, 1000, 2, checkpointable=True),
+            Job("b", 0, 1000, 1000, 2, checkpointable=True), Job("c", 100, 10, 10, 4)]
+    policy = _Evicts({100.0: ("a", "b")})
+    res = simulate(jobs, PLATFORM, policy, execution=_checkpoint_model())
+    assert policy.seen[2][:2] == (110.0, ["a", "b", "c"])
+    assert (res.start, res.end) == ([0.0, 0.0, 1020.0], [1020.0, 1020.0, 1030.0])
+    assert [s[3] for s in res.segments] == ["checkpointed", "checkpointed", "finished",
+                                            "finished", "finished"]
+
+
+def test_a_job_back_in_an_empty_queue_restarts_at_once():
+    """a (2 nodes) is evicted at 100 while c takes the 2 free nodes: nothing waits when a's
+    checkpoint ends at 110, and a restarts then."""
+    jobs = [Job("a", 0, 1000, 1000, 2, checkpointable=True), Job("c", 100, 50, 50, 2)]
+    policy = _Evicts({100.0: ("a",)})
+    res = simulate(jobs, PLATFORM, policy, execution=_checkpoint_model())
+    assert [s[:2] for s in policy.seen] == [(0.0, ["a"]), (100.0, ["c"]), (110.0, ["a"])]
+    assert (res.start, res.end) == ([0.0, 100.0], [1020.0, 150.0])
+
+
+def test_an_execution_model_without_evictions_names_the_instant():
+    with pytest.raises(InvalidDecision, match=r"^invalid decision \(t=100s, job a\): the "
+                                              r"execution model cannot preempt jobs$"):
+        simulate(_evicted_jobs(), PLATFORM, _Evicts({100.0: ("a",)}))
+
+
+def test_two_starts_refused_in_one_decision_both_keep_waiting():
+    """Three BB nodes of 10 B: a's three pieces of 6 leave 4 on each, so neither h1 nor h2 (one
+    piece of 5 each) can be placed though the pool has 12 B: both are refused at 0, both wait
+    in arrival order and start when a ends at 10."""
+    named = Platform(nodes=5, bb=30.0, bb_nodes=(10.0, 10.0, 10.0))
+    jobs = [Job("a", 0, 10, 10, 3, 18.0), Job("h1", 0, 5, 5, 1, 5.0), Job("h2", 0, 5, 5, 1, 5.0)]
+    policy = _PoolOnly()
+    res = simulate(jobs, named, policy)
+    assert policy.queues == [(0.0, ["a", "h1", "h2"]), (10.0, ["h1", "h2"])]
+    assert res.refused_starts == 2
+    assert res.start == [0.0, 10.0, 10.0]
+
+
+def test_an_over_capacity_start_names_the_instant_and_what_is_free():
+    jobs = [Job("a", 0, 10, 10, 3), Job("b", 0, 10, 10, 3)]
+    with pytest.raises(InvalidDecision, match=r"^invalid decision \(t=0s, job b\): needs 3 "
+                                              r"nodes, 1 free$"):
+        simulate(jobs, PLATFORM, Greedy(lambda s: [j.id for j in s.queue]))
+
+
+def test_the_run_lasts_at_least_its_decisions_and_at_most_the_call():
+    from time import perf_counter
+
+    t0 = perf_counter()
+    res = simulate(kth_like(200, seed=2), Platform.kopanski(), "fcfs-bb")
+    elapsed = perf_counter() - t0
+    assert sum(res.decision_times) <= res.wall_time <= elapsed
+
+
+def test_a_policy_without_a_name_is_recorded_by_what_it_prints():
+    from bbopt.policies.registry import POLICIES, register
+
+    class Nameless:
+        io_aware = False
+
+        def __init__(self, name="nameless"):
+            pass
+
+        def decide(self, state):
+            return Decision(start=tuple(Start(j.id) for j in state.queue))
+
+    register("test-nameless")(Nameless)
+    try:
+        res = simulate([Job("a", 0, 1, 1)], PLATFORM, "test-nameless")
+    finally:
+        POLICIES.remove("test-nameless")
+    assert res.policy.startswith("<") and "Nameless object at" in res.policy
+
+
+def test_progress_lines_count_every_256_jobs_ended(monkeypatch, capsys):
+    monkeypatch.setenv("BBOPT_PROGRESS_EVERY", "1e-9")
+    simulate(kth_like(600, seed=0), Platform.kopanski(), "fcfs", progress=True)
+    err = capsys.readouterr().err
+    assert [ln.split(",")[0] for ln in err.splitlines()] == [
+        "fcfs: 256/600 jobs", "fcfs: 512/600 jobs", "fcfs: 600/600 jobs"]
+
+
+def test_stepwise_defaults_and_arguments(monkeypatch, capsys):
+    """fcfs-bb by default, no progress shown, the execution model and bandwidth enforcement
+    given are used, and a decision applied without its wall time took none."""
+    from bbopt.core import MB
+    from bbopt.simulation.engine import stepwise
+    from tests._platforms import IO_TREE
+
+    monkeypatch.setenv("BBOPT_PROGRESS_EVERY", "1e-9")
+    model = _PhaseEvents()
+    engine = stepwise([Job("a", 0, 10, 10, 1), Job("b", 0, 10, 10, 1)], execution=model)
+    assert engine.policy.name == "fcfs-bb" and engine.platform == Platform.kopanski()
+    for t in engine.instants():
+        engine.apply(Decision(start=tuple(Start(j.id) for j in engine.state(t).queue)), t)
+    assert engine.result.decision_times == [0.0]
+    assert [k for k, *_ in model.started] == [0, 1]
+    assert capsys.readouterr().err == ""
+    wide = stepwise([Job("w", 0, 10, 10, 1, bandwidth=300 * MB)], IO_TREE, "fcfs",
+                    enforce_bandwidth=True)
+    assert list(wide.instants()) == [] and wide.result.state == ["rejected"]
