@@ -636,17 +636,18 @@ EXACT = (10.0 - 4.0) + 10.0 * ENGINE_REL_TOL  # what is free beside r, with the 
                                                 (2, 0.0, False)])
 def test_in_a_long_queue_the_blocks_of_jobs_show_an_exact_fit(x_nodes, x_bb, asked):
     """70 jobs wait behind r (3 nodes, 4 B of 10) from 0, the policy seeing them in blocks;
-    each needs 2 nodes and 7 B; x arrives at 5 last: fcfs-bb is asked at 5 only if x fits the
-    one free node and the 6 free B (exactly, with the tolerance, or not at all)."""
+    each needs 2 nodes and 7 B; x arrives at 5 with 20 more like them (so that its block is
+    full and summarised): fcfs-bb is asked at 5 only if x fits the one free node and the 6
+    free B (exactly, with the tolerance, or not at all)."""
     jobs = [Job("r", 0, 100, 100, 3, 4.0)] + [
         Job(f"w{i}", 0, 10, 10, 2, 7.0) for i in range(70)] + [
-        Job("x", 5, 10, 10, x_nodes, x_bb)]
+        Job("x", 5, 10, 10, x_nodes, x_bb)] + [Job(f"v{i}", 5, 10, 10, 2, 7.0) for i in range(20)]
     queues = []
     res = simulate(jobs, Platform(4, 10.0), "fcfs-bb",
                    on_decision=lambda s, d: queues.append((s.time, type(s.queue).__name__)))
     assert queues[0] == (0.0, "QueueView")
     assert (queues[1][0] == 5.0) is asked
-    assert res.state[-1] == "finished"
+    assert res.state[71] == "finished"
 
 
 @pytest.mark.parametrize("waiting,kind", [(64, "tuple"), (65, "QueueView")])
@@ -898,3 +899,21 @@ def test_stepwise_defaults_and_arguments(monkeypatch, capsys):
     wide = stepwise([Job("w", 0, 10, 10, 1, bandwidth=300 * MB)], IO_TREE, "fcfs",
                     enforce_bandwidth=True)
     assert list(wide.instants()) == [] and wide.result.state == ["rejected"]
+
+
+def test_a_model_that_may_end_jobs_at_any_instant_is_asked_at_every_instant():
+    """The same phases, declared as possibly ending jobs at other instants too: the engine asks
+    the model at each arrival as well (0, 1 and 3), not only at its own instants."""
+
+    class Eager(_PhaseEvents):
+        ends_only_at_next_time = False
+
+        def finish(self, t):
+            self.asked.append(t)
+            return super().finish(t)
+
+    model = Eager()
+    model.asked = []
+    jobs = [Job("a", 0, 20, 12, 4), Job("b", 1, 5, 5, 4), Job("c", 3, 5, 5, 4)]
+    simulate(jobs, PLATFORM, _Evicts({}), execution=model)
+    assert model.asked == [0.0, 1.0, 3.0, 5.0, 12.0, 17.0, 22.0]
