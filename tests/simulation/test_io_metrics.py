@@ -135,3 +135,38 @@ def test_a_run_without_measured_time_or_decisions():
     assert not any(key.startswith("decision_time") for key in s)
     empty = io_summary(_record(["rejected"], [math.nan], [math.nan]), _Model({}, 5.0, 10.0))
     assert empty == {"jobs_measured": 0.0, "interfered_wall_share": 0.5}
+
+
+def test_runs_under_a_second_are_measured_too():
+    """Half a second elapsed, a quarter computing, a busy half second a quarter contended: the
+    shares are ratios whatever the scale (no cut at one second)."""
+    res = _record(["finished"], [0.0], [0.5])
+    stats = {0: _stats(0.5, 0.25, 0.5, 0.0)}
+    s = io_summary(res, _Model(stats, contended=0.25, busy=0.5))
+    assert s["system_efficiency"] == 0.5 and s["compute_share_min"] == 0.5
+    assert s["interfered_wall_share"] == 0.5
+    assert per_job_io(res, _Model(stats))[0]["compute_share"] == 0.5
+
+
+def test_a_run_exactly_at_the_overrun_tolerance_is_not_counted():
+    elapsed = 100.0 * (1 + 1e-9)
+    res = _record(["finished"], [0.0], [elapsed])
+    s = io_summary(res, _Model({0: _stats(elapsed, elapsed, elapsed, 0.0)}))
+    assert s["overran_walltime"] == 0.0
+
+
+def test_jobs_without_stats_are_skipped_not_the_end_of_the_list():
+    res = _record(["finished", "rejected", "finished"], [0.0, math.nan, 10.0],
+                  [100.0, math.nan, 60.0])
+    stats = {0: _stats(100.0, 50.0, 100.0, 0.0), 2: _stats(50.0, 50.0, 50.0, 0.0)}
+    assert [r["job_id"] for r in per_job_io(res, _Model(stats))] == ["a", "c"]
+
+
+def test_a_zero_length_run_raises_no_numpy_warning():
+    import warnings
+
+    res = _record(["finished"], [0.0], [0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = io_summary(res, _Model({0: _stats(0.0, 0.0, 0.0, 0.0)}))
+    assert s["compute_share_min"] == 1.0
