@@ -7,6 +7,8 @@ The engine validates decisions, records every outcome, and is deterministic."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -917,3 +919,24 @@ def test_a_model_that_may_end_jobs_at_any_instant_is_asked_at_every_instant():
     jobs = [Job("a", 0, 20, 12, 4), Job("b", 1, 5, 5, 4), Job("c", 3, 5, 5, 4)]
     simulate(jobs, PLATFORM, _Evicts({}), execution=model)
     assert model.asked == [0.0, 1.0, 3.0, 5.0, 12.0, 17.0, 22.0]
+
+
+def test_a_requeued_job_counts_among_the_waiting_of_its_size():
+    """A policy idle unless some waiting job fits, called at 100 at its own request: a and b
+    (2 nodes each) fill the machine, c (2 nodes) waits from 50; a is evicted at 100 and back
+    at 110 with c: both fit the 2 nodes freed, so the policy is asked at 110 and starts a, and
+    at 1000, when b ends, c."""
+
+    class CalledAt100(_Evicts):
+        idle_unless_fits = True
+
+        def next_call(self):
+            return 100.0 if not self.seen or self.seen[-1][0] < 100.0 else math.inf
+
+    jobs = [Job("a", 0, 1000, 1000, 2, checkpointable=True), Job("b", 0, 1000, 1000, 2),
+            Job("c", 50, 50, 50, 2)]
+    policy = CalledAt100({100.0: ("a",)})
+    res = simulate(jobs, PLATFORM, policy, execution=_checkpoint_model())
+    assert [s[:2] for s in policy.seen] == [(0.0, ["a", "b"]), (100.0, ["c"]),
+                                            (110.0, ["a", "c"]), (1000.0, ["c"])]
+    assert (res.start, res.end) == ([0.0, 0.0, 1000.0], [1020.0, 1000.0, 1050.0])
