@@ -135,7 +135,7 @@ def test_segments_are_numbered_per_job_with_the_jobs_nodes(tmp_path):
     res = _result(segments=[("f", 0.0, 10.5, "checkpointed"), ("d", 2.0, 6.0, "dropped"),
                             ("f", 20.0, 70.0, "finished")])
     path = res.segments_to_csv(tmp_path / "segments.csv")
-    assert path.read_text() == ("job_id,segment,start,end,why,nodes\n"
+    assert path.read_bytes().decode() == ("job_id,segment,start,end,why,nodes\n"
                                 "f,1,0,10.5,checkpointed,2\n"
                                 "d,1,2,6,dropped,3\n"
                                 "f,2,20,70,finished,2\n")
@@ -147,6 +147,7 @@ def test_the_per_job_frame_keeps_times_only_of_jobs_that_ran():
     assert frame.attrs == {"policy": "fcfs", "workload": "wl", "platform_nodes": 8,
                            "platform_bb": 4e9}
     assert list(frame["job_id"]) == ["f", "k", "r", "z", "d"]
+    assert list(frame["submit"]) == [10.0, 0.0, 4.0, 3.0, 1.0]
     np.testing.assert_array_equal(frame["start"], [20.0, 900.0, np.nan, 5.0, np.nan])
     np.testing.assert_array_equal(frame["end"], [70.0, 1200.0, np.nan, 5.0, np.nan])
     np.testing.assert_array_equal(frame["wait"], [10.0, 900.0, np.nan, 2.0, np.nan])
@@ -210,3 +211,16 @@ def test_the_stream_closes_with_the_rows_not_written_yet_or_the_whole_file():
         whole = io.StringIO(newline="")
         done._write_csv(whole)
         assert fh.getvalue() == whole.getvalue()
+
+
+def test_whole_second_times_give_float_columns_and_a_half_second_run_its_stretch():
+    """Times given as integers still make float arrays; a run of half a second has a stretch
+    (turnaround / run: 3 / 0.5 = 6) and a slowdown over one second (3)."""
+    job = Job("h", 0, 10, 0.5)
+    res = SimulationResult([job], Platform(1), "fcfs", start=[2.5], end=[3],
+                           state=["finished"], allocation=[(0,)])
+    assert res.row(0)[13] == "6" and res.row(0)[19] == "3"
+    whole = SimulationResult([job], Platform(1), "fcfs", start=[2], end=[3],
+                             state=["finished"], allocation=[(0,)])
+    a = whole.arrays()
+    assert a["start"].dtype == np.float64 and a["end"].dtype == np.float64
