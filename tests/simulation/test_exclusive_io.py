@@ -253,3 +253,12 @@ def test_run_metrics_and_curves_are_jeannots_named_xio():
     expected = usage_over_time(res, model, bins=USAGE_BINS)
     assert curves == {k: [float(x) for x in v] for k, v in expected.items()}
     assert all(len(v) == USAGE_BINS for v in curves.values())
+
+
+def test_a_bandwidth_under_one_byte_per_second_is_still_a_bandwidth():
+    """Half a byte per second, one byte per I/O phase: 2 s of I/O after 1 s of computing."""
+    slow = Job("s", 0, walltime=3, runtime=3, extra={"io": {
+        "model": "periodic", "iterations": 1, "compute_seconds": 1.0, "io_bytes": 1.0,
+        "io_bandwidth": 0.5}})
+    res, model = run([slow])
+    assert res.end == [3.0] and model.transfers == [(0, 0, 1.0, 3.0)]
