@@ -12,6 +12,7 @@ from bbopt.errors import InputError
 from bbopt.policies.registry import (
     POLICIES,
     available_policies,
+    declare_builtin,
     make_policy,
     policy_options,
     register,
@@ -144,6 +145,23 @@ def test_a_class_lacking_what_the_engine_needs_is_refused_naming_all_it_lacks():
                                          r"missing decide\(state\) -> Decision; io_aware .*; a "
                                          r"constructor taking the options$"):
         POLICIES.check("test-x", None)
-    with pytest.raises(InputError, match=r"^field 'policy': policy 'test-y' \(.*\) is missing "
-                                         r"a constructor taking the options$"):
+    with pytest.raises(InputError, match=r"^field 'policy': policy 'test-y' \(.*Picky object "
+                                         r"at .*\) is missing a constructor taking the "
+                                         r"options$"):
         POLICIES.check("test-y", Picky())
+
+
+def test_a_declared_module_is_imported_when_one_of_its_names_is_first_used(tmp_path,
+                                                                          monkeypatch):
+    (tmp_path / "declared_policy.py").write_text(
+        "from bbopt.policies.registry import register\n"
+        "from tests.policies.test_registry import Picky\n"
+        "register('test-declared')(Picky)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    declare_builtin({"declared_policy": ("test-declared",)})
+    try:
+        assert "test-declared" in POLICIES
+        assert make_policy("test-declared").name == "test-declared"
+    finally:
+        POLICIES.remove("test-declared")
+        POLICIES._declared.pop("test-declared", None)
