@@ -5,6 +5,8 @@ constructor refused as the command line gives it (``-o NAME``)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from bbopt import Decision
@@ -158,6 +160,7 @@ def test_a_declared_module_is_imported_when_one_of_its_names_is_first_used(tmp_p
         "from tests.policies.test_registry import Picky\n"
         "register('test-declared')(Picky)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "declared_policy", raising=False)  # (imported afresh)
     declare_builtin({"declared_policy": ("test-declared",)})
     try:
         assert "test-declared" in POLICIES
@@ -165,3 +168,4 @@ def test_a_declared_module_is_imported_when_one_of_its_names_is_first_used(tmp_p
     finally:
         POLICIES.remove("test-declared")
         POLICIES._declared.pop("test-declared", None)
+        sys.modules.pop("declared_policy", None)
