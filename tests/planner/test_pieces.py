@@ -210,3 +210,90 @@ def test_a_hand_built_state_replays_running_pieces_by_proximity():
 
     d = decide(state, "fcfs")
     assert [(s.job_id, s.nodes) for s in d.start] == [("q", (0, 1))]
+
+
+# The first-fit rule's edges: a job without BB, a BB node with exactly one piece left (it
+# takes it), pieces that fill a BB node exactly (the piece-by-piece path, since the closed
+# form's margin is zero there), a one-byte job.
+
+
+def test_first_fit_runs_at_the_edges():
+    from bbopt.planner.pieces import first_fit_pieces, first_fit_runs
+
+    assert first_fit_runs([4.0, 8.0], 3, 0.0, 0.0) == ()
+    assert first_fit_pieces([4.0, 8.0], 3, 0.0, 0.0) == ()
+    assert first_fit_runs([0.5, 1.0], 1, 1.0, 0.0) == ((1, 1),)  # one byte, not "no BB"
+    # BB node 0 has exactly one 4 B piece left: it takes it; node 1 exactly two
+    assert first_fit_runs([4.0, 8.0], 3, 12.0, 0.0) == ((0, 1), (1, 2))
+    assert first_fit_runs([8.0], 2, 8.0, 0.0) == ((0, 2),)
+    assert first_fit_runs([8.0 - 1e-6, 8.0], 2, 8.0, 0.0) == ((0, 1), (1, 1))
+    assert first_fit_runs([8.0 - 1e-6], 2, 8.0, 0.0) is None
+    # within the tolerance the short node still takes its piece, beyond it not
+    assert first_fit_runs([4.0 - 1e-6, 0.0], 1, 4.0, 1e-6) == ((0, 1),)
+    assert first_fit_runs([4.0 - 2e-6, 0.0], 1, 4.0, 1e-6) is None
+
+
+def test_proximity_pieces_at_the_edges():
+    prox = dragonfly_proximity(8, 2, 2)  # compute nodes 4, 5: chassis 2 (BB node 2) first
+    assert proximity_pieces([10.0, 10.0, 4.0, 10.0], (4, 5), 0.0, 0.0, prox) == ()
+    assert proximity_pieces([10.0, 10.0, 1.0, 10.0], (4,), 1.0, 0.0, prox) == ((2, 1.0),)
+    # BB node 2 holds exactly two 4 B pieces; a third goes to the next in the group (3)
+    assert proximity_pieces([10.0, 10.0, 8.0, 10.0], (4, 5), 8.0, 0.0, prox) == (
+        (2, 4.0), (2, 4.0))
+    assert proximity_pieces([10.0, 10.0, 8.0, 10.0], (4, 5, 6), 12.0, 0.0, prox) == (
+        (2, 4.0), (2, 4.0), (3, 4.0))
+
+
+def test_contiguous_nodes_of_nothing_is_empty():
+    assert contiguous_nodes([0, 1, 2], 0) == ()
+    assert contiguous_nodes([0, 1, 2], 3) == (0, 1, 2)
+    assert contiguous_nodes([0, 1, 2], 4) is None
+
+
+def test_proximity_placement_names_the_count_it_needed():
+    from bbopt.planner.pieces import place_pieces
+
+    with pytest.raises(ValueError, match="needs the job's 3 compute nodes, got 2"):
+        place_pieces([10.0] * 4, 3, 12.0, 0.0, dragonfly_proximity(8, 2, 2), (4, 5))
+
+
+def _hand_state(running, platform=None):
+    from bbopt.core import ClusterState
+
+    platform = platform or Platform(nodes=8, bb=30.0, bb_nodes=(10.0, 10.0, 10.0))
+    return ClusterState(100.0, platform, tuple(running), ())
+
+
+def test_running_pieces_keeps_the_given_ones_and_places_the_others_in_start_order():
+    from bbopt.core import RunningJob
+    from bbopt.planner.pieces import bb_node_space, running_pieces
+
+    given = RunningJob(Job("given", 0, 500, 500, nodes=1, bb=6.0), 50.0, None,
+                       ((1, 6.0),))
+    late = RunningJob(Job("late", 0, 500, 500, nodes=2, bb=8.0), 20.0, (0, 1))  # 4 B pieces
+    early = RunningJob(Job("early", 0, 500, 500, nodes=1, bb=7.0), 10.0)
+    nobb = RunningJob(Job("nobb", 0, 500, 500, nodes=1, bb=0.0), 5.0)
+    state = _hand_state([late, nobb, given, early])
+    held = running_pieces(state)
+    # the given pieces first (node 1 keeps 4 B), then by start: early (7 B on node 0),
+    # late (one 4 B piece on node 1's last 4 B, one on node 2: first fit, its compute nodes
+    # known but the platform without proximity); the job without BB holds none
+    assert held == {"given": ((1, 6.0),), "early": ((0, 7.0),),
+                    "late": ((1, 4.0), (2, 4.0))}
+    assert bb_node_space(state).free == [3.0, 0.0, 6.0]
+    assert bb_node_space(state, {"x": ((2, 1.5),)}).free == [10.0, 10.0, 8.5]
+    assert bb_node_space(_hand_state([], Platform(nodes=8, bb=30.0))) is None
+    assert running_pieces(_hand_state([late], Platform(nodes=8, bb=30.0))) == {}
+
+
+def test_a_running_job_that_no_longer_fits_is_spread_over_what_is_free():
+    from bbopt.core import RunningJob
+    from bbopt.planner.pieces import running_pieces
+
+    full = RunningJob(Job("full", 0, 500, 500, nodes=1, bb=6.0), 0.0, None, ((0, 6.0),))
+    # two 6 B pieces fit nowhere (4, 10 B free would take one): spread 12 B as 4 : 10
+    wide = RunningJob(Job("wide", 0, 500, 500, nodes=2, bb=12.0), 10.0)
+    state = _hand_state([full, wide], Platform(nodes=8, bb=20.0, bb_nodes=(10.0, 10.0)))
+    held = running_pieces(state)
+    assert held["wide"] == ((0, 12.0 * 4.0 / 14.0), (1, 12.0 * 10.0 / 14.0))
+    assert held["full"] == ((0, 6.0),)
