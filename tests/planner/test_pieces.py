@@ -297,3 +297,39 @@ def test_a_running_job_that_no_longer_fits_is_spread_over_what_is_free():
     held = running_pieces(state)
     assert held["wide"] == ((0, 12.0 * 4.0 / 14.0), (1, 12.0 * 10.0 / 14.0))
     assert held["full"] == ((0, 6.0),)
+
+
+def test_spread_counts_only_bb_nodes_with_space_left():
+    from bbopt.core import RunningJob
+    from bbopt.planner.pieces import bb_node_space, running_pieces
+
+    plat = Platform(nodes=8, bb=30.0, bb_nodes=(10.0, 10.0, 10.0))
+    over = RunningJob(Job("over", 0, 500, 500, nodes=1, bb=12.0), 0.0, None, ((0, 12.0),))
+    most = RunningJob(Job("most", 0, 500, 500, nodes=1, bb=9.0), 0.0, None, ((1, 9.0),))
+    # half a byte placed first fit (node 0, overbooked to -2 B, has no room; node 1 has 1 B);
+    # then two 12 B pieces fit no BB node: 24 B spread over node 1 (0.5 B left) and node 2
+    # (10 B); node 0 takes nothing
+    tiny = RunningJob(Job("tiny", 0, 500, 500, nodes=1, bb=0.5), 5.0)
+    wide = RunningJob(Job("wide", 0, 500, 500, nodes=2, bb=24.0), 10.0)
+    held = running_pieces(_hand_state([over, most, wide, tiny], plat))
+    assert held["tiny"] == ((1, 0.5),)
+    assert held["wide"] == ((1, 24.0 * 0.5 / 10.5), (2, 24.0 * 10.0 / 10.5))
+    space = bb_node_space(_hand_state([over, most], plat))
+    assert space.free == [-2.0, 1.0, 10.0] and space.tol == 10.0 * 1e-12
+    # nothing left anywhere: the job holds no piece; half a byte left: it all goes there
+    full = RunningJob(Job("full", 0, 500, 500, nodes=1, bb=10.0), 0.0, None, ((0, 10.0),))
+    late = RunningJob(Job("late", 0, 500, 500, nodes=2, bb=4.0), 5.0)
+    one = Platform(nodes=8, bb=10.0, bb_nodes=(10.0,))
+    assert running_pieces(_hand_state([full, late], one))["late"] == ()
+    most_of = RunningJob(Job("m", 0, 500, 500, nodes=1, bb=9.5), 0.0, None, ((0, 9.5),))
+    assert running_pieces(_hand_state([most_of, late], one))["late"] == ((0, 4.0),)
+
+
+def test_first_fit_counts_pieces_one_by_one_where_rounding_decides():
+    from bbopt.planner.pieces import first_fit_runs
+
+    # 0.7 B pieces on 26.599999999999994 B: subtracted one by one, 38 fit (the 38th leaves
+    # 0.7 - 4e-15 B short of nothing); the quotient floor((f - piece) / piece) + 1 says 37
+    assert first_fit_runs([26.599999999999994, 100.0], 64, 0.7 * 64, 0.0) == ((0, 38), (1, 26))
+    # 0.1 B pieces on 2.500000000000001 B: 24 one by one, where the quotient says 25
+    assert first_fit_runs([2.500000000000001, 100.0], 40, 0.1 * 40, 0.0) == ((0, 24), (1, 16))
