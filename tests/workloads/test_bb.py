@@ -160,10 +160,10 @@ def test_bb_draw_copies_equal_replace(kth_swf, rules):
 
 
 class _HalfRules(KopanskiRules):
-    """A site's own rule: every job asks half its draw per node."""
+    """A site's own rule: every job asks half of what the authors' rules give it per node."""
 
     def per_node(self, job: Job, drawn: float) -> float:
-        return drawn / 2
+        return super().per_node(job, drawn) / 2
 
 
 _JOBS = [Job(str(i), 0, walltime=60.0 * (i + 1), runtime=30.0, nodes=1 + 7 * i)
@@ -173,9 +173,10 @@ _JOBS = [Job(str(i), 0, walltime=60.0 * (i + 1), runtime=30.0, nodes=1 + 7 * i)
 def test_a_rules_subclass_sees_each_job_and_the_same_draws():
     from bbopt.workloads.bb import lognormal_bb_column
 
-    plain = with_lognormal_bb(_JOBS, 5)
+    ruled = with_lognormal_bb(_JOBS, 5, rules=True)
     half = with_lognormal_bb(_JOBS, 5, rules=_HalfRules())
-    assert [j.bb for j in half] == [j.bb / 2 for j in plain]
+    assert [j.bb for j in half] == [j.bb / 2 for j in ruled]
+    assert half[0].bb == 10 * MB / 2  # walltime 60 s: the short-job rule, halved
     assert [j.id for j in half] == [j.id for j in _JOBS]
     # a generator given as the seed draws the same stream as its seed
     again = with_lognormal_bb(_JOBS, np.random.default_rng(5), rules=_HalfRules())
