@@ -323,6 +323,10 @@ def test_spread_counts_only_bb_nodes_with_space_left():
     assert running_pieces(_hand_state([full, late], one))["late"] == ()
     most_of = RunningJob(Job("m", 0, 500, 500, nodes=1, bb=9.5), 0.0, None, ((0, 9.5),))
     assert running_pieces(_hand_state([most_of, late], one))["late"] == ((0, 4.0),)
+    # a BB node with exactly nothing left takes no piece of a spread either
+    two = Platform(nodes=8, bb=20.0, bb_nodes=(10.0, 10.0))
+    wide = RunningJob(Job("wide", 0, 500, 500, nodes=2, bb=24.0), 10.0)
+    assert running_pieces(_hand_state([full, wide], two))["wide"] == ((1, 24.0),)
 
 
 def test_first_fit_counts_pieces_one_by_one_where_rounding_decides():
