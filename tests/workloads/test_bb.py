@@ -197,3 +197,13 @@ def test_the_column_draw_is_the_jobs_draw():
     assert ruled == [j.bb for j in with_lognormal_bb(_JOBS, 0, rules=True)]
     assert ruled[0] == 10 * MB and ruled[1] == 8 * 10 * MB  # walltimes 60 and 120 s
     assert ruled != lognormal_bb_column(nodes, walltime, 0).tolist()
+
+
+def test_the_per_job_path_and_the_column_path_give_the_same_bytes():
+    class Same(KopanskiRules):
+        """A subclass that changes nothing: drawn job by job instead of by columns."""
+
+    jobs = [Job(str(i), 0, walltime=30.0 * (i % 9 + 1), runtime=10.0, nodes=1 + (i * 7) % 96)
+            for i in range(400)]
+    by_job = with_lognormal_bb(jobs, 11, rules=Same())
+    assert [j.bb for j in by_job] == [j.bb for j in with_lognormal_bb(jobs, 11, rules=True)]
