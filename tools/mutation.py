@@ -32,6 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 #: module -> the tests that check its rules, beyond those found by :func:`tests_for` (every
 #: mutant runs the subset of them that reaches the mutated function).
 TESTS: dict[str, list[str]] = {
+    "bbopt/planner/bb.py": [
+        "tests/planner/test_bb_placement.py",
+        "tests/planner/test_bb_nodes.py",
+        "tests/planner/test_pieces.py",
+    ],
     "bbopt/planner/pieces.py": [
         "tests/planner/test_pieces.py",
         "tests/planner/test_bb_nodes.py",
