@@ -217,6 +217,9 @@ TESTS: dict[str, list[str]] = {
 OUTSIDE = [
     "tests/test_registry.py::test_an_installed_plugin_package_is_used_by_compare_and_a_sweep",
     "tests/docs/test_pages.py::test_mkdocs_build_strict",
+    # (``bbopt slurm run`` in a fresh interpreter, which mutmut's copy cannot start)
+    "tests/slurm/test_site_and_run.py::test_run_without_a_reachable_slurm_fails_fast",
+    "tests/slurm/test_site_and_run.py::test_run_with_no_slurm_installed_says_so",
 ]
 
 
