@@ -1,0 +1,260 @@
+"""The drivers the exact window backends share (:mod:`bbopt.solvers.window.forms`; Fan et al.,
+BBSched, Section 3.2, solved exactly): lexicographic stages, the disjunctive and sequential
+epsilon-constraint fronts and the queue-order tie-break, run on an enumerating stand-in for a
+solver whose answers (a proven optimum, an unproven one, none) and whose clock are scripted.
+What they ask of the solver (rows pushed and popped, time, hints, work limits) and what they
+make of each answer (status, selections, solves counted) are checked by hand."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from bbopt.core import GB, Status
+from bbopt.models.window import WindowModel
+from bbopt.solvers import Budget
+from bbopt.solvers.scalarize import TIEBREAK
+from bbopt.solvers.window.forms import (
+    TIEBREAK_WORK,
+    Clock,
+    LinearForm,
+    linear_form,
+    run_lexicographic,
+    run_pareto,
+    run_pareto_disjunctive,
+    run_pareto_sequential,
+)
+
+
+class Enumerating:
+    """An :class:`~bbopt.solvers.window.forms.IntSolver` that enumerates every ``(x, A)`` of a
+    small form (the first best in enumeration order, proven OPTIMAL, bound = its value) and
+    records each call. ``script[k]``: what the ``k``-th ``maximize`` answers instead,
+    ``"feasible"`` (the same selection, not proven) or ``"none"`` (no answer in time)."""
+
+    def __init__(self, form: LinearForm, script: dict[int, str] | None = None) -> None:
+        self.form = form
+        self.script = script or {}
+        self.pushed: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+        self.anys: list[list[tuple[np.ndarray, np.ndarray, int]]] = []
+        self.calls: list[dict] = []
+        self._next = 0
+
+    def _points(self):
+        f = self.form
+        boxes = [range(int(h) + 1) for h in f.a_hi]
+        for bits in itertools.product((0, 1), repeat=f.w):
+            x = np.array(bits, dtype=np.int64)
+            if np.any(x[f.fix0]) or not np.all(x[f.fix1]):
+                continue
+            for a in itertools.product(*boxes):
+                a = np.array(a, dtype=np.int64)
+                if all(cx @ x + ca @ a <= ub for cx, ca, ub in f.rows) and \
+                        all(cx @ x + ca @ a >= r for cx, ca, r in self.pushed.values()) and \
+                        all(any(cx @ x + ca @ a >= r for cx, ca, r in t) for t in self.anys):
+                    yield x, a
+
+    def maximize(self, cx, ca, seconds, hint=None, work=None):
+        self.calls.append({"cx": np.array(cx), "seconds": seconds,
+                           "hint": None if hint is None else np.array(hint, dtype=bool),
+                           "work": work, "rows": len(self.pushed)})
+        best = None
+        for x, a in self._points():
+            v = int(cx @ x + (ca @ a if self.form.k else 0))
+            if best is None or v > best[0]:
+                best = (v, x, a)
+        reply = self.script.get(len(self.calls) - 1)
+        if reply == "none":
+            return Status.FALLBACK, None, None, None
+        if best is None:
+            return Status.INFEASIBLE, None, None, None
+        status = Status.FEASIBLE if reply == "feasible" else Status.OPTIMAL
+        return status, best[1].astype(bool), best[2], float(best[0])
+
+    def push_ge(self, cx, ca, rhs):
+        self._next += 1
+        self.pushed[self._next] = (np.array(cx), np.array(ca), int(rhs))
+        return self._next
+
+    def pop(self, handle) -> None:
+        del self.pushed[handle]
+
+    def add_any_ge(self, terms) -> None:
+        self.anys.append([(np.array(cx), np.array(ca), int(r)) for cx, ca, r in terms])
+
+
+class Scripted(Clock):
+    """A clock whose ``left()`` answers ``lefts`` one after another (the last one again)."""
+
+    def __init__(self, *lefts: float, mode: str = "wall") -> None:
+        super().__init__(Budget(10.0, mode=mode) if mode == "wall" else Budget.of(10.0, 5.0, mode))
+        self.lefts = list(lefts)
+
+    def left(self) -> float:
+        return self.lefts.pop(0) if len(self.lefts) > 1 else self.lefts[0]
+
+
+#: 6 free nodes, 10 GB: J0 (4 nodes, 2 GB), J1 and J2 (2 nodes, 5 GB each: interchangeable,
+#: J1 nearer the window front). Front: {J0, J1} (6 nodes, 7 GB), {J1, J2} (4 nodes, 10 GB).
+MODEL = WindowModel(nodes=[4, 2, 2], bb=[2 * GB, 5 * GB, 5 * GB], free_nodes=6,
+                    free_bb=10 * GB, total_nodes=8, total_bb=20 * GB)
+NAMES = ("nodes", "bb")
+
+
+def form() -> LinearForm:
+    return linear_form(MODEL, NAMES)
+
+
+def test_lexicographic_stages_then_a_work_limited_tie_break():
+    lf = form()
+    s = Enumerating(lf)
+    stages = [{"nodes": 1}, {"bb": 1}, {TIEBREAK: 1}]
+    outcome, x, a, bounds = run_lexicographic(s, lf, stages, Scripted(9.0))
+    assert outcome is Status.OPTIMAL and list(x) == [True, True, False]
+    nodes, bb = (int(v) for v in (lf.objectives["nodes"][0] @ x, lf.objectives["bb"][0] @ x))
+    assert nodes == 6 and [b[0] for b in bounds] == [6, bb]
+    # Each stage given what is left, the next one under the last optimum; the tie-break
+    # hinted with the selection, capped at 4 x its work of 0.01 (wall mode) and the work limit.
+    assert [(c["seconds"], c["work"], c["rows"]) for c in s.calls] == [
+        (9.0, None, 0), (9.0, None, 1), (4 * TIEBREAK_WORK, TIEBREAK_WORK, 2)]
+    # (the enumeration's first 6-node selection is {J0, J2}: the tie-break moves it to J1)
+    assert s.calls[0]["hint"] is None and list(s.calls[2]["hint"]) == [True, False, True]
+    assert not s.pushed  # every stage row popped
+    # In the deterministic mode the tie-break's wall cap is what is left, its work the limit.
+    s = Enumerating(lf)
+    run_lexicographic(s, lf, stages, Scripted(9.0, mode="deterministic"))
+    assert (s.calls[2]["seconds"], s.calls[2]["work"]) == (9.0, TIEBREAK_WORK)
+
+
+def test_a_tie_break_stage_first_is_solved_as_a_stage():
+    lf = form()
+    s = Enumerating(lf)
+    outcome, x, _, bounds = run_lexicographic(s, lf, [{TIEBREAK: 1}], Scripted(9.0))
+    assert outcome is Status.OPTIMAL and bounds and s.calls[0]["work"] is None
+
+
+@pytest.mark.parametrize("lefts, outcome, solved", [
+    ((0.0,), Status.FALLBACK, 0),            # nothing left before the first stage
+    ((-1.0,), Status.FALLBACK, 0),
+    ((0.5, 0.0), Status.FEASIBLE, 1),        # the first stage's answer, unproven as a whole
+    ((0.5, 0.5, 0.5), Status.OPTIMAL, 2),    # half a second is still time
+])
+def test_lexicographic_out_of_time(lefts, outcome, solved):
+    lf = form()
+    s = Enumerating(lf)
+    got, x, _, bounds = run_lexicographic(s, lf, [{"nodes": 1}, {"bb": 1}], Scripted(*lefts))
+    assert got is outcome and len(s.calls) == solved == len(bounds)
+    assert (x is None) is (solved == 0)
+
+
+@pytest.mark.parametrize("script, outcome, stages_done", [
+    ({0: "none"}, Status.FALLBACK, 0),
+    ({1: "none"}, Status.FEASIBLE, 1),
+    ({0: "feasible"}, Status.FEASIBLE, 1),   # an unproven stage ends the stages
+])
+def test_lexicographic_answers_without_proof(script, outcome, stages_done):
+    lf = form()
+    s = Enumerating(lf, script)
+    got, x, _, bounds = run_lexicographic(s, lf, [{"nodes": 1}, {"bb": 1}], Scripted(9.0))
+    assert got is outcome and len(bounds) == stages_done
+    assert (x is None) is (stages_done == 0)
+    if stages_done:  # the first stage's selection (6 nodes, the enumeration's first)
+        assert list(x) == [True, False, True]
+    assert not s.pushed
+
+
+def test_lexicographic_values_count_the_assigned_ssd_levels():
+    """Wasted SSD on two 50 GB and two 100 GB free nodes: a forced 1-node job asking 40 GB goes
+    on a 50 GB node (10 GB wasted), not a 100 GB one. The stage's value (its bound) counts the
+    levels' assigned nodes (the A variables) with the selection, in the form's integer units:
+    minus 10 GB."""
+    m = WindowModel(nodes=[1], bb=[0.0], free_nodes=4, free_bb=0.0, ssd=[40 * GB],
+                    free_node_ssd=[50 * GB, 50 * GB, 100 * GB, 100 * GB],
+                    objectives=("nodes", "bb", "ssd", "ssd_waste"), forced=[True])
+    lf = linear_form(m, ["ssd_waste"])
+    assert lf.k == 2
+    outcome, x, a, bounds = run_lexicographic(Enumerating(lf), lf, [{"ssd_waste": 1}],
+                                              Scripted(9.0))
+    cx, ca = lf.objectives["ssd_waste"]
+    assert list(x) == [True] and int(ca @ a) != 0
+    value = int(cx @ x.astype(np.int64) + ca @ a)
+    assert bounds[0][0] == value == round(-10 * GB / m.integer_form().ssd_unit)
+
+
+def test_disjunctive_front_its_solves_and_the_canonical_selection():
+    lf = form()
+    s = Enumerating(lf)
+    complete, xs, solves = run_pareto_disjunctive(s, lf, NAMES, Scripted(9.0))
+    assert complete and solves == 3 == len(s.calls)  # two points and the infeasible third
+    # the largest sum first ({J1, J2}: 4 + 10 GB); J1, not J2, beside J0 (the nearer the
+    # window front of two equal jobs), though the enumeration found {J0, J2} first
+    assert [list(x) for x in xs] == [[False, True, True], [True, True, False]]
+    assert all(x.dtype == bool for x in xs)
+    # The plain sum of the objectives, each with weight one.
+    cn, cb = lf.objectives["nodes"][0], lf.objectives["bb"][0]
+    assert np.array_equal(s.calls[0]["cx"], cn + cb)
+    _, raw, _ = run_pareto_disjunctive(Enumerating(lf), lf, NAMES, Scripted(9.0),
+                                       tiebreak=False)
+    assert [list(x) for x in raw] == [[False, True, True], [True, False, True]]
+
+
+def test_disjunctive_tie_break_by_the_solver_counts_its_solves():
+    lf = form()
+    s = Enumerating(lf)
+    complete, xs, solves = run_pareto_disjunctive(s, lf, NAMES, Scripted(9.0),
+                                                  tiebreak="solver")
+    assert complete and solves == 5 == len(s.calls)  # 3 front solves, 2 tie-breaks
+    ties = [c for c in s.calls if c["work"] is not None]
+    assert [(c["seconds"], c["work"], c["rows"]) for c in ties] == [
+        (4 * TIEBREAK_WORK, TIEBREAK_WORK, 2)] * 2
+    assert np.array_equal(ties[0]["cx"], lf.objectives[TIEBREAK][0])
+    assert ties[0]["hint"] is not None and not s.pushed
+
+
+@pytest.mark.parametrize("lefts, script, complete, points, solves", [
+    ((0.0,), {}, False, 0, 0),
+    ((0.5,), {}, True, 2, 3),
+    ((9.0,), {1: "feasible"}, False, 2, 2),  # an unproven point ends the front, incomplete
+    ((9.0,), {1: "none"}, False, 1, 2),
+    ((9.0, 9.0, 0.0), {}, False, 2, 2),
+])
+def test_disjunctive_front_cut_short(lefts, script, complete, points, solves):
+    lf = form()
+    s = Enumerating(lf, script)
+    got = run_pareto_disjunctive(s, lf, NAMES, Scripted(*lefts))
+    assert (got[0], len(got[1]), got[2]) == (complete, points, solves)
+
+
+@pytest.mark.parametrize("method", ["disjunctive", "sequential"])
+def test_at_most_max_points(method):
+    lf = form()
+    complete, xs, _ = run_pareto(Enumerating(lf), lf, NAMES, Scripted(9.0), max_points=1,
+                                 method=method, two_list=False)
+    assert not complete and len(xs) == 1
+
+
+def test_sequential_front_by_the_solver_and_its_defaults():
+    """Without the two-list enumeration the sequential front asks the solver point by point;
+    by default (two_list) the capacity rows' front is listed without a solve, and the
+    tie-break picks J1 over J2."""
+    lf = form()
+    s = Enumerating(lf)
+    complete, xs, solves = run_pareto_sequential(s, lf, NAMES, Scripted(9.0), two_list=False)
+    assert complete and solves == len(s.calls) == 3  # f1, then f2 at it; twice; infeasible
+    assert [list(x) for x in xs] == [[True, True, False], [False, True, True]]
+    s = Enumerating(lf)
+    complete, listed, solves = run_pareto_sequential(s, lf, NAMES, Scripted(9.0))
+    assert complete and solves == 0 == len(s.calls)
+    assert [list(x) for x in listed] == [list(x) for x in xs]
+
+
+def test_sequential_front_ends_at_a_corner_without_a_solve():
+    """4 free nodes, 5 GB: J0 (2 nodes, 5 GB) and J1 (2 nodes): {J0, J1} has both objectives
+    at their bounds, the whole front, found without asking the solver."""
+    m = WindowModel(nodes=[2, 2], bb=[5 * GB, 0.0], free_nodes=4, free_bb=5 * GB)
+    lf = linear_form(m, NAMES)
+    s = Enumerating(lf)
+    complete, xs, solves = run_pareto_sequential(s, lf, NAMES, Scripted(9.0), two_list=False)
+    assert complete and solves == 0 == len(s.calls) and [list(x) for x in xs] == [[True, True]]
