@@ -258,3 +258,50 @@ def test_sequential_front_ends_at_a_corner_without_a_solve():
     s = Enumerating(lf)
     complete, xs, solves = run_pareto_sequential(s, lf, NAMES, Scripted(9.0), two_list=False)
     assert complete and solves == 0 == len(s.calls) and [list(x) for x in xs] == [[True, True]]
+
+
+@pytest.mark.parametrize("lefts, script, complete, points, solves", [
+    ((0.0,), {}, False, 0, 0),
+    ((0.5,), {}, True, 2, 3),  # f1, f2 at it; f1 under f2 >= eps, f2 at its bound (corner)
+    ((9.0,), {0: "feasible"}, False, 1, 1),  # an unproven first stage: its point, incomplete
+    ((9.0,), {2: "none"}, False, 1, 3),
+    ((9.0, 9.0, 0.0), {}, False, 1, 1),      # no time left for f2 at f1's optimum
+    ((9.0, 9.0, 9.0, 0.0), {}, False, 1, 2),  # none for the next point
+])
+def test_sequential_front_cut_short(lefts, script, complete, points, solves):
+    lf = form()
+    s = Enumerating(lf, script)
+    got = run_pareto_sequential(s, lf, NAMES, Scripted(*lefts), two_list=False)
+    assert (got[0], len(got[1]), got[2]) == (complete, points, solves)
+    assert not s.pushed
+
+
+def test_sequential_solves_are_hinted_with_the_last_point():
+    lf = form()
+    s = Enumerating(lf)
+    run_pareto_sequential(s, lf, NAMES, Scripted(9.0), two_list=False)
+    # f1 from scratch, f2 hinted with f1's answer; the next point's f1 with the last point
+    assert s.calls[0]["hint"] is None
+    assert list(s.calls[1]["hint"]) == [True, False, True]
+    assert list(s.calls[2]["hint"]) == [True, True, False]
+
+
+@pytest.mark.parametrize("max_points, complete, points", [(1, False, 1), (2, True, 2),
+                                                           (None, True, 2)])
+def test_a_listed_front_cut_at_max_points(max_points, complete, points):
+    lf = form()
+    got = run_pareto_sequential(Enumerating(lf), lf, NAMES, Scripted(9.0),
+                                max_points=max_points)
+    assert (got[0], len(got[1]), got[2]) == (complete, points, 0)
+    assert [list(x) for x in got[1]] == [[True, True, False], [False, True, True]][:points]
+    assert all(x.dtype == bool for x in got[1])
+
+
+def test_a_listed_front_tie_broken_by_the_solver():
+    lf = form()
+    s = Enumerating(lf)
+    complete, xs, solves = run_pareto_sequential(s, lf, NAMES, Scripted(9.0),
+                                                 tiebreak="solver")
+    assert complete and solves == 2 == len(s.calls)  # one tie-break solve per listed point
+    assert [(c["work"], c["rows"]) for c in s.calls] == [(TIEBREAK_WORK, 2)] * 2
+    assert [list(x) for x in xs] == [[True, True, False], [False, True, True]]
