@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from bbopt.core import GB, Status
+from bbopt.errors import InputError
 from bbopt.models.window import WindowModel
 from bbopt.solvers import Budget
+from bbopt.solvers.base import BudgetExceeded
 from bbopt.solvers.scalarize import TIEBREAK
 from bbopt.solvers.window.forms import (
     TIEBREAK_WORK,
@@ -25,6 +27,7 @@ from bbopt.solvers.window.forms import (
     run_pareto,
     run_pareto_disjunctive,
     run_pareto_sequential,
+    solve_exact,
 )
 
 
@@ -305,3 +308,140 @@ def test_a_listed_front_tie_broken_by_the_solver():
     assert complete and solves == 2 == len(s.calls)  # one tie-break solve per listed point
     assert [(c["work"], c["rows"]) for c in s.calls] == [(TIEBREAK_WORK, 2)] * 2
     assert [list(x) for x in xs] == [[True, True, False], [False, True, True]]
+
+
+def test_front_methods_and_their_refusals():
+    lf = form()
+    with pytest.raises(InputError, match="^field 'method': unknown front method 'grid'; known: "
+                                         "auto, sequential, disjunctive$"):
+        run_pareto(Enumerating(lf), lf, NAMES, Scripted(9.0), method="grid")
+    three = ("nodes", "bb", TIEBREAK)
+    with pytest.raises(InputError, match="^field 'method': the sequential front needs exactly "
+                                         "two objectives$"):
+        run_pareto(Enumerating(lf), lf, three, Scripted(9.0), method="sequential")
+    # auto: two objectives sequentially (listed, no solve), three disjunctively
+    assert run_pareto(Enumerating(lf), lf, NAMES, Scripted(9.0))[2] == 0
+    assert run_pareto(Enumerating(lf), lf, NAMES, Scripted(9.0), method="disjunctive")[2] == 3
+    s = Enumerating(lf)
+    complete, xs, solves = run_pareto(s, lf, three, Scripted(9.0))
+    assert complete and solves == len(s.calls) and s.anys  # (the disjunctions of the points)
+    # with tie-break and max_points passed on
+    s = Enumerating(lf)
+    assert len(run_pareto(s, lf, NAMES, Scripted(9.0), tiebreak="solver", max_points=1,
+                          two_list=False)[1]) == 1
+    assert [c["work"] for c in s.calls][-1] == TIEBREAK_WORK
+
+
+def test_bounds_of_a_row_over_the_boxes():
+    lf = form()
+    lf.k, lf.a_hi = 2, np.array([3, 5])
+    assert lf.bounds(np.array([2, -1, 4]), np.array([-2, 1])) == (-1 - 6, 6 + 5)
+    assert lf.bounds(np.zeros(3, np.int64), np.zeros(2, np.int64)) == (0, 0)
+    # an objective that is a capacity row is bounded by the row's capacity (6 of 8 nodes)
+    lf = form()
+    cn, ca, cap = lf.rows[0]
+    assert lf.bounds(cn, ca) == (0, 6) and cap == 6 and cn.sum() == 8
+    assert lf.bounds(cn + 1, ca) == (0, 11)
+
+
+def test_interchangeable_jobs_are_moved_to_the_window_front():
+    """J1 and J2 are equal (2 nodes, 5 GB), J0 is not: a selection of J2 becomes one of J1;
+    of both, both; the class ordered by queue-order weight, then index."""
+    lf = form()
+    assert [list(g) for g in lf._classes()] == [[1, 2]]
+    assert list(lf.canonical(np.array([True, False, True]))) == [True, True, False]
+    assert list(lf.canonical(np.array([False, True, True]))) == [False, True, True]
+    assert list(lf.canonical(np.array([True, False, False]))) == [True, False, False]
+    # a forced job is not interchangeable with an unforced one of the same size
+    m = WindowModel(nodes=[2, 2, 2], bb=[0.0] * 3, free_nodes=6, free_bb=0.0,
+                    forced=[False, True, False])
+    f = linear_form(m, NAMES)
+    assert [list(g) for g in f._classes()] == [[0, 2]]
+    assert list(f.canonical(np.array([False, True, True]))) == [True, True, False]
+    # without the order objective the class keeps index order
+    bare = linear_form(MODEL, NAMES)
+    del bare.objectives[TIEBREAK]
+    bare._class_cache = None
+    assert [list(g) for g in bare._classes()] == [[1, 2]]
+
+
+def test_the_value_of_a_selection_with_and_without_levels():
+    lf = form()
+    x = np.array([True, True, False])
+    assert lf.value("nodes", x, np.zeros(0, np.int64)) == 6
+    assert lf.value("nodes", x, None) == 6  # (no auxiliary variable read)
+
+
+def test_solve_exact_reports_the_front_and_how_it_was_found():
+    from bbopt.solvers.scalarize import Candidates, Form
+
+    lf = form()
+    cands = Candidates(MODEL)
+    spec = Form.of(MODEL.objectives)
+    r = solve_exact(cands, lf, Enumerating(lf), "fake", spec, Scripted(9.0))
+    assert r.status is Status.OPTIMAL and r.backend == "fake"
+    assert r.info == {"solves": 0, "front_complete": True, "front_by": "enumeration"}
+    assert [MODEL.selected(s.x) for s in r.pareto] == [[0, 1], [1, 2]]
+    r = solve_exact(cands, lf, Enumerating(lf), "fake", spec, Scripted(9.0), two_list=False)
+    assert r.info == {"solves": 3, "front_complete": True, "front_by": "solver"}
+    r = solve_exact(cands, lf, Enumerating(lf, {2: "none"}), "fake", spec, Scripted(9.0),
+                    two_list=False)
+    assert r.status is Status.FEASIBLE and r.info["front_complete"] is False
+    assert len(r.pareto) == 1
+    with pytest.raises(BudgetExceeded):  # nothing left before the first solve
+        solve_exact(cands, lf, Enumerating(lf), "fake", spec, Scripted(0.0))
+    with pytest.raises(BudgetExceeded):  # no point at all, the front not proven empty
+        solve_exact(cands, lf, Enumerating(lf, {0: "none"}), "fake", spec, Scripted(9.0),
+                    two_list=False)
+    assert solve_exact(cands, lf, Enumerating(lf), "fake", spec, Scripted(0.5)).status is \
+        Status.OPTIMAL
+
+
+def test_solve_exact_on_a_model_with_no_feasible_selection():
+    """J0 is forced but needs 3 nodes of 2: no selection at all."""
+    from bbopt.solvers.scalarize import Candidates, Form
+
+    m = WindowModel(nodes=[3, 1], bb=[0.0, 0.0], free_nodes=2, free_bb=GB,
+                    forced=[True, False])
+    lf = linear_form(m, NAMES)
+    for form_ in (Form.of(m.objectives), Form.of(m.objectives, "weighted")):
+        s = Enumerating(lf)
+        r = solve_exact(Candidates(m), lf, s, "fake", form_, Scripted(9.0), two_list=False)
+        assert r.status is Status.INFEASIBLE and r.solution is None and r.backend == "fake"
+        if form_.kind == "pareto":
+            assert r.info == {"solves": 1}
+
+
+@pytest.mark.parametrize("script, status", [({}, Status.OPTIMAL), ({1: "none"}, Status.FEASIBLE),
+                                            ({0: "feasible"}, Status.FEASIBLE)])
+def test_solve_exact_scalar_forms(script, status):
+    from bbopt.solvers.scalarize import Candidates, Form
+
+    lf = form()
+    spec = Form.of(MODEL.objectives, "lexicographic", priority=("bb", "nodes"))
+    r = solve_exact(Candidates(MODEL), lf, Enumerating(lf, script), "fake", spec,
+                    Scripted(9.0))
+    assert r.status is status and r.backend == "fake"
+    assert MODEL.selected(r.solution) == [1, 2] and r.objective == (10 * GB, 4.0)
+    with pytest.raises(BudgetExceeded):
+        solve_exact(Candidates(MODEL), lf, Enumerating(lf, {0: "none"}), "fake", spec,
+                    Scripted(9.0))
+
+
+def test_solve_window_passes_the_form_and_front_options():
+    from bbopt.solvers.window.forms import solve_window
+
+    made = []
+
+    def make(lf):
+        made.append(Enumerating(lf))
+        return made[-1]
+
+    r = solve_window(MODEL, Budget(9.0), make, "fake", two_list=False, max_points=1)
+    assert r.status is Status.FEASIBLE and len(r.pareto) == 1 and made[0].calls
+    r = solve_window(MODEL, Budget(9.0), make, "fake", form="weighted", weights=(0.0, 1.0))
+    assert MODEL.selected(r.solution) == [1, 2] and r.status is Status.OPTIMAL
+    r = solve_window(MODEL, Budget(9.0), make, "fake", form="lexicographic",
+                     priority=("nodes", "bb"), tiebreak=False)
+    assert MODEL.selected(r.solution) == [0, 2]  # (no tie-break: the enumeration's first)
+    assert [c["work"] for c in made[-1].calls] == [None, None]
