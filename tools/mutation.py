@@ -203,6 +203,28 @@ TESTS: dict[str, list[str]] = {
     "bbopt/policies/window.py": [
         "tests/policies/test_window.py",
         "tests/policies/test_window_common.py",
+        "tests/policies/test_window_select.py",
+    ],
+    # (the window backends: their own tests first; tests/models/test_window.py solves the
+    # model's windows with every backend, seconds per mutant: for the survivors)
+    "bbopt/solvers/window/forms.py": [
+        "tests/solvers/window/test_forms_drivers.py",
+        "tests/solvers/window/test_forms_fronts.py",
+        "tests/solvers/window/test_subset_sums.py",
+        "tests/solvers/test_scalarize.py",
+    ],
+    "bbopt/solvers/window/subset_sums.py": [
+        "tests/solvers/window/test_subset_sums.py",
+        "tests/solvers/window/test_forms_fronts.py",
+        "tests/solvers/window/test_forms_drivers.py",
+    ],
+    "bbopt/solvers/window/greedy.py": [
+        "tests/solvers/window/test_greedy.py",
+        "tests/policies/test_window_select.py",
+    ],
+    "bbopt/solvers/window/exhaustive.py": [
+        "tests/solvers/window/test_exhaustive.py",
+        "tests/models/test_window.py",
     ],
     "bbopt/policies/window_common.py": [
         "tests/policies/test_window_common.py",
