@@ -55,6 +55,33 @@ TESTS: dict[str, list[str]] = {
         "tests/simulation/test_ledger_plain_starts.py",
         "tests/simulation/test_ledger.py",
     ],
+    # (the engine: its own tests and those of what it drives, whole-trace replays aside)
+    "bbopt/simulation/engine.py": [
+        "tests/simulation/test_engine.py",
+        "tests/simulation/test_engine_shortcuts.py",
+        "tests/simulation/test_engine_submission_order.py",
+        "tests/simulation/test_queue_blocks.py",
+        "tests/simulation/test_checkpoint.py",
+        "tests/simulation/test_result_stream.py",
+        "tests/planner/test_bb_nodes.py",
+        "tests/test_progress.py",
+        "tests/gym/test_envs.py",
+    ],
+    "bbopt/simulation/result.py": [
+        "tests/simulation/test_result.py",
+        "tests/simulation/test_result_stream.py",
+        "tests/simulation/test_engine.py",
+    ],
+    "bbopt/simulation/io_metrics.py": ["tests/simulation/test_io_metrics.py"],
+    "bbopt/simulation/exclusive_io.py": [
+        "tests/simulation/test_exclusive_io.py",
+        "tests/simulation/test_exclusive_io_fifo.py",
+    ],
+    "bbopt/policies/eviction_candidates.py": [
+        "tests/policies/test_eviction_candidates.py",
+        "tests/policies/test_fairshare_budget.py",
+    ],
+    "bbopt/policies/registry.py": ["tests/policies/test_registry.py", "tests/test_registry.py"],
     "bbopt/workloads/swf.py": [
         "tests/workloads/test_swf.py",
         "tests/workloads/test_swf_bb.py",
