@@ -132,6 +132,20 @@ TESTS: dict[str, list[str]] = {
         "tests/solvers/test_plan.py",
         "tests/solvers/test_plan_warm_start.py",
     ],
+    # (BBOPT_NO_JIT=1 and -k "not compiled": the compiled twins are scored with models/plan.py)
+    "bbopt/models/plan_named.py": [
+        "tests/models/test_plan_named.py",
+        "tests/models/test_plan_walk.py",
+        "tests/models/test_plan_proximity.py",
+        "tests/planner/jit/test_named.py",
+    ],
+    "bbopt/models/plan_walk.py": [
+        "tests/models/test_plan_walk.py",
+        "tests/models/test_plan_named.py",
+        "tests/models/test_plan_fast_paths.py",
+        "tests/planner/jit/test_pool.py",
+        "tests/planner/jit/test_named.py",
+    ],
     "bbopt/policies/conservative.py": [
         "tests/policies/test_conservative.py",
         "tests/policies/test_conservative_kept.py",
