@@ -262,3 +262,25 @@ def test_a_bandwidth_under_one_byte_per_second_is_still_a_bandwidth():
         "io_bandwidth": 0.5}})
     res, model = run([slow])
     assert res.end == [3.0] and model.transfers == [(0, 0, 1.0, 3.0)]
+
+
+def test_rack_sizes_given_as_a_list_are_kept_as_a_tuple_of_ints():
+    assert ExclusiveIO(racks=[1, 3]).racks == (1, 3)
+    assert ExclusiveIO(racks=[2.0, 2.0]).racks == (2, 2)
+
+
+def test_a_second_job_killed_in_its_transfer_frees_the_node_for_the_first():
+    """B (job 1) transfers 1-3 but its walltime ends it at 2: its transfer is cut there and A's
+    request, due at 1.5, is served 2-3; a job submitted at 5 is measured from its start."""
+    b = periodic("B", 1, 1.0, 2.0)
+    b = Job("B", 0, walltime=2.0, runtime=b.runtime, extra=b.extra)
+    late = Job("L", 5, walltime=4, runtime=4)
+    a = periodic("A", 1, 1.5, 1.0)
+    a = Job("A", 0, walltime=10.0, runtime=a.runtime, extra=a.extra)
+    res, model = run([a, b, late],
+                     model=ExclusiveIO(kill_at_walltime=True))
+    assert res.state == ["finished", "killed", "finished"]
+    assert res.end == pytest.approx([3.0, 2.0, 9.0])
+    assert [(k, s, e) for k, _, s, e in model.transfers] == [(1, 1.0, 2.0), (0, 2.0, 3.0)]
+    stats = model.job_stats()
+    assert stats[0]["io_wait"] == pytest.approx(0.5) and stats[2]["elapsed"] == 4.0
