@@ -284,3 +284,28 @@ def test_a_second_job_killed_in_its_transfer_frees_the_node_for_the_first():
     assert [(k, s, e) for k, _, s, e in model.transfers] == [(1, 1.0, 2.0), (0, 2.0, 3.0)]
     stats = model.job_stats()
     assert stats[0]["io_wait"] == pytest.approx(0.5) and stats[2]["elapsed"] == 4.0
+
+
+def test_every_end_of_an_instant_is_reported_before_the_policy_decides():
+    """On 2 nodes, X and Y are both killed at their walltime 10 while Z (2 nodes) and W (1)
+    arrive then: filler sees both nodes free and starts Z first, W after it."""
+    jobs = [Job("X", 0, 10, 20, 1), Job("Y", 0, 10, 20, 1), Job("Z", 10, 5, 5, 2),
+            Job("W", 10, 5, 5, 1)]
+    res = simulate(jobs, Platform(nodes=2), "filler",
+                   execution=ExclusiveIO(kill_at_walltime=True))
+    assert res.state == ["killed", "killed", "finished", "finished"]
+    assert res.start[2:] == [10.0, 15.0]
+
+
+def test_the_stale_end_of_a_killed_job_hides_no_other_end_of_its_instant():
+    """On 3 nodes: X is killed at 10 (its compute end at 20 stays queued, stale); at 20 P's
+    transfer, V's and U's runs end: Z (3 nodes) and W (1) arriving then see all 3 nodes free,
+    so filler starts Z first."""
+    p = periodic("P", 1, 19.0, 1.0)
+    jobs = [Job("X", 0, 10, 20, 1), p, Job("V", 0, 30, 20, 1), Job("U", 10, 10, 10, 1),
+            Job("Z", 20, 5, 5, 3), Job("W", 20, 5, 5, 1)]
+    res = simulate(jobs, Platform(nodes=3), "filler",
+                   execution=ExclusiveIO(kill_at_walltime=True))
+    assert res.state == ["killed"] + ["finished"] * 5
+    assert res.end[1:4] == [20.0, 20.0, 20.0]
+    assert res.start[4:] == [20.0, 25.0]
