@@ -48,6 +48,7 @@ def test_a_step_writes_its_record_and_the_state_file(tmp_path):
     slurm.add(FakeJob("2", nodes=2, licenses=6, submit=NOW - 20))
     bridge = _bridge(slurm, tmp_path, policy="fcfs-bb")  # (a state directory two levels down)
     assert bridge.interval == 1.0 and bridge.errors == 0
+    assert Bridge(slurm, state_dir=tmp_path / "default").policy_name == "fcfs-bb"
     slurm.now = NOW + 0.1234567
     bridge.step()
     lines = (tmp_path / "a" / "b" / "decisions.jsonl").read_text().splitlines()
