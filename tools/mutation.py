@@ -32,6 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 #: module -> the tests that check its rules, beyond those found by :func:`tests_for` (every
 #: mutant runs the subset of them that reaches the mutated function).
 TESTS: dict[str, list[str]] = {
+    "bbopt/slurm/bridge.py": [
+        "tests/slurm/test_bridge_decisions.py",
+        "tests/slurm/test_bridge_loop.py",
+        "tests/slurm/test_site_and_run.py",
+        "tests/slurm/test_cli_run_progress.py",
+    ],
     "bbopt/planner/bb.py": [
         "tests/planner/test_bb_placement.py",
         "tests/planner/test_bb_nodes.py",

@@ -48,6 +48,7 @@ def test_a_step_writes_its_record_and_the_state_file(tmp_path):
     slurm.add(FakeJob("2", nodes=2, licenses=6, submit=NOW - 20))
     bridge = _bridge(slurm, tmp_path, policy="fcfs-bb")  # (a state directory two levels down)
     assert bridge.interval == 1.0 and bridge.errors == 0
+    assert Bridge(slurm, state_dir=tmp_path / "default").policy_name == "fcfs-bb"
     slurm.now = NOW + 0.1234567
     bridge.step()
     lines = (tmp_path / "a" / "b" / "decisions.jsonl").read_text().splitlines()
@@ -80,6 +81,8 @@ def test_the_memory_is_kept_across_a_restart_and_handed_to_the_policy(tmp_path):
     bridge = _bridge(slurm, tmp_path, policy=policy)
     bridge.step()
     assert bridge.memory == {"plan": [1, 2]}
+    saved = json.loads((tmp_path / "a" / "b" / "bridge.json").read_text())
+    assert saved["policy"] == "scripted"  # a policy object is known by its name
     again = _bridge(slurm, tmp_path, policy=Scripted())  # same name: the state is its own
     assert again.memory == {"plan": [1, 2]} and again.origin == NOW
     again.step(force=True)
@@ -149,6 +152,14 @@ def test_the_pause_runs_to_the_next_tick_and_settles_half_a_second(tmp_path):
     assert periodic._pause(0.3) == pytest.approx(0.7)
     slurm.now = NOW + 179.8
     assert periodic._pause(0.0) == pytest.approx(0.7)  # to 180.5 s, within the interval
+    # ticks count from the origin (the first submission, whole seconds), not from the epoch
+    other = FakeSlurm(now=NOW + 3.7)
+    other.add(FakeJob("0", nodes=1, submit=NOW + 3.5))
+    shifted = Bridge(other, "fcfs", state_dir=tmp_path / "q", clock=other.clock, tick=60.0)
+    shifted.observe()
+    assert shifted.origin == NOW + 3
+    other.now = NOW + 3 + 59.9
+    assert shifted._pause(0.3) == pytest.approx(0.6)
 
 
 def test_a_periodic_bridge_decides_at_a_tick_reached_within_rounding(tmp_path):
@@ -163,7 +174,7 @@ def test_a_periodic_bridge_decides_at_a_tick_reached_within_rounding(tmp_path):
 
 
 def test_failed_polls_are_counted_and_logged_one_line_each(tmp_path):
-    slurm = FakeSlurm(now=NOW)
+    slurm = FakeSlurm(now=NOW + 0.1234567)
     slurm.add(FakeJob("1", submit=NOW))
     bridge = _bridge(slurm, tmp_path, interval=0.01)
     seen: list[StepRecord] = []
@@ -180,7 +191,7 @@ def test_failed_polls_are_counted_and_logged_one_line_each(tmp_path):
     assert bridge.errors == 2
     lines = [json.loads(x) for x in
              (tmp_path / "a" / "b" / "errors.jsonl").read_text().splitlines()]
-    assert [x["clock"] for x in lines] == [NOW, NOW]
+    assert [x["clock"] for x in lines] == [round(NOW + 0.1234567, 6)] * 2
     assert all(x["error"].endswith(m) for x, m in zip(lines, ["first", "second"], strict=True))
     assert [r.started for r in seen] == [["1"]] and len(polls) == 3
 
@@ -283,3 +294,85 @@ def test_release_times_are_kept_while_slurm_lists_the_job(tmp_path):
     slurm.add(FakeJob("3", nodes=1, submit=NOW + 10))
     bridge.step()
     assert bridge.released == {"2": NOW + 10, "3": NOW + 10}
+
+
+def test_a_running_job_without_a_start_time_runs_from_now(tmp_path):
+    slurm = FakeSlurm(now=NOW)
+    slurm.add(FakeJob("q", nodes=1, submit=NOW - 10))
+    slurm.add(FakeJob("r", nodes=1, licenses=2, submit=NOW - 10, state="CONFIGURING",
+                      reason="None", start=None, node_list=("n2",)))
+    obs = _bridge(slurm, tmp_path, bb_unit=2 * GB).observe()
+    (r,) = obs.state.running
+    assert (r.job.id, r.start, r.allocation, r.job.bb) == ("r", 10.0, (1,), 4 * GB)
+
+
+def test_the_policys_options_reach_every_decision(tmp_path):
+    slurm = FakeSlurm(now=NOW)
+    for jid in "123":
+        slurm.add(FakeJob(jid, nodes=4, submit=NOW))
+    deep = _bridge(slurm, tmp_path, policy="conservative-bb")
+    deep.step()
+    assert deep.memory == {"reservations": {"2": 600.0, "3": 1200.0}}
+    slurm2 = FakeSlurm(now=NOW)
+    for jid in "123":
+        slurm2.add(FakeJob(jid, nodes=4, submit=NOW))
+    shallow = Bridge(slurm2, "conservative-bb", {"depth": 1}, state_dir=tmp_path / "s",
+                     clock=slurm2.clock)
+    shallow.step()
+    assert shallow.memory == {"reservations": {}}
+
+
+def test_the_retried_decision_keeps_the_options(tmp_path):
+    from bbopt.policies.registry import POLICIES, register
+
+    @register("test-stale-memory")
+    class StaleMemory:
+        """Refuses any memory; starts the first ``take`` waiting jobs."""
+
+        io_aware = False
+
+        def __init__(self, name: str = "test-stale-memory", take: int = 1) -> None:
+            self.name, self.take = name, take
+
+        def decide(self, state: ClusterState) -> Decision:
+            if state.memory:
+                raise ValueError("stale")
+            return Decision(start=tuple(Start(j.id) for j in state.queue[:self.take]),
+                            memory={"seen": len(state.queue)})
+
+    try:
+        slurm = FakeSlurm(now=NOW)
+        for jid in "12345":
+            slurm.add(FakeJob(jid, nodes=1, submit=NOW))
+        bridge = _bridge(slurm, tmp_path, policy="test-stale-memory", options={"take": 2})
+        assert bridge.step().started == ["1", "2"]
+        slurm.add(FakeJob("6", nodes=1, submit=NOW))
+        record = bridge.step()
+        assert record.memory_reset == "ValueError: stale" and record.started == ["3", "4"]
+    finally:
+        POLICIES.remove("test-stale-memory")
+
+
+def test_the_decision_time_is_the_policys_own(tmp_path, monkeypatch):
+    import itertools
+
+    import bbopt.slurm.bridge as bridge_module
+
+    slurm = FakeSlurm(now=NOW)
+    slurm.add(FakeJob("1", nodes=1, submit=NOW))
+    ticks = itertools.count(1e6, 0.25)  # a counter far from zero: each reading 0.25 s later
+    monkeypatch.setattr(bridge_module.time, "perf_counter", lambda: next(ticks))
+    record = _bridge(slurm, tmp_path).step()
+    assert 0.25 <= record.decision_time < 100.0
+
+
+def test_the_loop_sleeps_what_is_left_of_the_interval(tmp_path, monkeypatch):
+    import bbopt.slurm.bridge as bridge_module
+
+    slurm = FakeSlurm(now=NOW)
+    slurm.add(FakeJob("1", nodes=1, submit=NOW))
+    slept: list[float] = []
+    monkeypatch.setattr(bridge_module.time, "sleep", slept.append)
+    polls = []
+    _bridge(slurm, tmp_path, interval=5.0).run(stop=lambda: polls.append(1) or len(polls) == 3)
+    assert len(slept) == 2 and all(4.0 < s <= 5.0 for s in slept)
