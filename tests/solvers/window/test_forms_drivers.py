@@ -441,6 +441,7 @@ def test_solve_window_passes_the_form_and_front_options():
 
     r = solve_window(MODEL, Budget(9.0), make, "fake", two_list=False, max_points=1)
     assert r.status is Status.FEASIBLE and len(r.pareto) == 1 and made[0].calls
+    assert r.backend == "fake"
     r = solve_window(MODEL, Budget(9.0), make, "fake", form="weighted", weights=(0.0, 1.0))
     assert MODEL.selected(r.solution) == [1, 2] and r.status is Status.OPTIMAL
     r = solve_window(MODEL, Budget(9.0), make, "fake", form="lexicographic",
@@ -608,3 +609,23 @@ def test_solve_window_priority_and_tie_break():
     r = solve_window(MODEL, Budget(9.0), make, "fake", form="lexicographic",
                      priority=("ssd", "nodes"))
     assert MODEL.selected(r.solution) == [0, 1]
+
+
+@pytest.mark.parametrize("asks, sizes, front", [
+    # two 1-node jobs asking 100 GB of SSD, one free node has it: one job at a time
+    ((100, 100), (50, 100), [[True, False]]),
+    # three levels: two jobs ask 100 GB, one 150 GB; two nodes have 100 GB or more (one 200):
+    # two of the three, though the 200 GB level alone would hold the 150 GB job
+    ((100, 100, 150), (50, 100, 200), [[True, True, False]]),
+])
+def test_the_ssd_levels_rows_without_a_level_objective(asks, sizes, front):
+    """Nodes and BB only (no wasted-SSD objective, no auxiliary counts): the SSD levels'
+    rows alone keep the selection placeable."""
+    w = len(asks)
+    m = WindowModel(nodes=[1] * w, bb=[0.0] * w, free_nodes=len(sizes), free_bb=GB,
+                    ssd=[a * GB for a in asks], free_node_ssd=[s * GB for s in sizes])
+    lf = linear_form(m, NAMES)
+    assert lf.k == 0
+    complete, xs, _ = run_pareto_disjunctive(Enumerating(lf), lf, NAMES, Scripted(9.0))
+    assert complete and [list(x) for x in xs] == front
+    assert all(m.feasible(x) for x in xs)
