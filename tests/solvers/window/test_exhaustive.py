@@ -90,3 +90,32 @@ def test_equal_selections_go_to_the_window_front_over_chunks():
     assert [m.selected(s.x) for s in r.pareto] == [[0]]
     for form in ("weighted", "lexicographic"):
         assert m.selected(solve(m, "exhaustive", Budget(30.0), form=form).solution) == [0]
+
+
+def test_a_chunk_with_no_fitting_selection_does_not_end_the_enumeration():
+    """22 jobs of one node on 2 free nodes, but job 20 asks 3: the high half's chunk of the
+    selections holding job 20 and not 21 has no fitting one; job 21's chunk after it still
+    counts."""
+    m = WindowModel(nodes=[1] * 20 + [3, 1], bb=[0.0] * 22, free_nodes=2, free_bb=0.0)
+    got = _all(m)
+    assert (21,) in got and (0, 21) in got and not any(20 in s for s in got)
+    assert len(got) == 1 + 21 + math.comb(21, 2)
+
+
+def test_out_of_budget_on_a_large_window_falls_back():
+    m = WindowModel(nodes=[1] * 22, bb=[0.0] * 22, free_nodes=11, free_bb=0.0)
+    r = solve(m, "exhaustive", Budget(1e-6))
+    assert r.status is Status.FALLBACK and m.feasible(r.solution)
+
+
+def test_without_the_tie_break_the_first_enumerated_of_equals():
+    """22 one-node jobs on one free node, weighted form: with the queue-order tie-break the
+    first job; without it, the first single the enumeration meets (job 11: the empty low half
+    with the high half's first job)."""
+    from bbopt.solvers.window.exhaustive import solve_exhaustive
+
+    m = WindowModel(nodes=[1] * 22, bb=[0.0] * 22, free_nodes=1, free_bb=0.0)
+    r = solve_exhaustive(m, Budget(30.0), 0, form="weighted")
+    assert m.selected(r.solution) == [0] and r.backend == "exhaustive"
+    r = solve_exhaustive(m, Budget(30.0), 0, form="weighted", tiebreak=False)
+    assert m.selected(r.solution) == [11]

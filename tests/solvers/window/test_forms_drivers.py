@@ -35,7 +35,8 @@ class Enumerating:
     """An :class:`~bbopt.solvers.window.forms.IntSolver` that enumerates every ``(x, A)`` of a
     small form (the first best in enumeration order, proven OPTIMAL, bound = its value) and
     records each call. ``script[k]``: what the ``k``-th ``maximize`` answers instead,
-    ``"feasible"`` (the same selection, not proven) or ``"none"`` (no answer in time)."""
+    ``"feasible"`` (the same selection, not proven, its bound one unit above) or ``"none"``
+    (no answer in time)."""
 
     def __init__(self, form: LinearForm, script: dict[int, str] | None = None) -> None:
         self.form = form
@@ -73,8 +74,9 @@ class Enumerating:
             return Status.FALLBACK, None, None, None
         if best is None:
             return Status.INFEASIBLE, None, None, None
-        status = Status.FEASIBLE if reply == "feasible" else Status.OPTIMAL
-        return status, best[1].astype(bool), best[2], float(best[0])
+        if reply == "feasible":  # (the bound one unit above)
+            return Status.FEASIBLE, best[1].astype(bool), best[2], float(best[0] + 1)
+        return Status.OPTIMAL, best[1].astype(bool), best[2], float(best[0])
 
     def push_ge(self, cx, ca, rhs):
         self._next += 1
@@ -439,9 +441,191 @@ def test_solve_window_passes_the_form_and_front_options():
 
     r = solve_window(MODEL, Budget(9.0), make, "fake", two_list=False, max_points=1)
     assert r.status is Status.FEASIBLE and len(r.pareto) == 1 and made[0].calls
+    assert r.backend == "fake"
     r = solve_window(MODEL, Budget(9.0), make, "fake", form="weighted", weights=(0.0, 1.0))
     assert MODEL.selected(r.solution) == [1, 2] and r.status is Status.OPTIMAL
     r = solve_window(MODEL, Budget(9.0), make, "fake", form="lexicographic",
                      priority=("nodes", "bb"), tiebreak=False)
     assert MODEL.selected(r.solution) == [0, 2]  # (no tie-break: the enumeration's first)
     assert [c["work"] for c in made[-1].calls] == [None, None]
+
+
+MB = 1e6  # (the smallest BB unit of the integer form)
+
+
+@pytest.mark.parametrize("bb, free_bb, front", [
+    # (6 nodes, 7 MB), then (3, 10): the next point must beat 7 by one unit; at 7 - 1 the
+    # dominated {J0, J2} (5 nodes, 7 MB) would come next
+    ((2, 5, 5), 10, [[True, True, False], [False, True, True]]),
+    # (6, 7) then (5, 8): exactly one unit more BB; 7 + 2 would miss it
+    ((2, 5, 6), 8, [[True, True, False], [True, False, True]]),
+    # (6, 2) then (5, 5): fewer nodes than the last point (6), not than its BB (2)
+    ((1, 1, 4), 5, [[True, True, False], [True, False, True]]),
+])
+def test_sequential_epsilon_steps(bb, free_bb, front):
+    m = WindowModel(nodes=[4, 2, 1], bb=[b * MB for b in bb], free_nodes=6,
+                    free_bb=free_bb * MB)
+    lf = linear_form(m, NAMES)
+    s = Enumerating(lf)
+    complete, xs, solves = run_pareto_sequential(s, lf, NAMES, Scripted(9.0), two_list=False)
+    assert complete and [list(x) for x in xs] == front
+    assert all(x.dtype == bool for x in xs)
+
+
+def test_sequential_point_unproven_for_lack_of_time_ends_the_front():
+    """f1 solved, no time for f2 at it (left 0): the point is kept, unproven, and the front
+    ends there although time comes back."""
+    lf = form()
+    got = run_pareto_sequential(Enumerating(lf), lf, NAMES, Scripted(9.0, 9.0, 0.0, 9.0),
+                                two_list=False)
+    assert (got[0], len(got[1]), got[2]) == (False, 1, 1)
+
+
+def test_sequential_front_by_the_solver_tie_broken_by_the_solver():
+    lf = form()
+    s = Enumerating(lf)
+    complete, xs, solves = run_pareto_sequential(s, lf, NAMES, Scripted(9.0), two_list=False,
+                                                 tiebreak="solver")
+    assert complete and solves == 5 == len(s.calls)  # 3 front solves, a tie-break per point
+
+
+#: J0 and J1 take 1 node each, J2 2 nodes, 2 free: {J0, J1} and {J2} are the same point
+#: (2 nodes, no BB); the enumeration finds {J2} first, the queue order prefers {J0, J1}.
+PAIR = WindowModel(nodes=[1, 1, 2], bb=[0.0] * 3, free_nodes=2, free_bb=MB)
+
+
+@pytest.mark.parametrize("lefts, tied", [((9.0,), True), ((9.0, 0.5), True),
+                                         ((9.0, 0.0), False)])
+def test_the_solver_tie_break_moves_to_the_front_and_needs_time(lefts, tied):
+    lf = linear_form(PAIR, NAMES)
+    s = Enumerating(lf)
+    complete, xs, solves = run_pareto_disjunctive(s, lf, NAMES, Scripted(*lefts),
+                                                  tiebreak="solver")
+    assert [list(x) for x in xs][0] == ([True, True, False] if tied else [False, False, True])
+    assert any(c["work"] for c in s.calls) is tied
+
+
+def test_a_tie_break_without_an_answer_keeps_the_point():
+    lf = linear_form(PAIR, NAMES)
+    s = Enumerating(lf, {1: "none"})  # the first point's tie-break finds nothing in time
+    complete, xs, solves = run_pareto_disjunctive(s, lf, NAMES, Scripted(9.0),
+                                                  tiebreak="solver")
+    assert [list(x) for x in xs] == [[False, False, True]] and solves == 3
+
+
+def test_equal_jobs_are_ordered_by_their_queue_order_weight():
+    """J1 and J2 equal, J2 with the larger queue-order weight (an explicit order): a selection
+    of one of them becomes J2."""
+    m = WindowModel(nodes=[4, 2, 2], bb=[2 * GB, 5 * GB, 5 * GB], free_nodes=6,
+                    free_bb=10 * GB, order=[3, 1, 2])
+    lf = linear_form(m, NAMES)
+    assert [list(g) for g in lf._classes()] == [[2, 1]]
+    assert list(lf.canonical(np.array([True, True, False]))) == [True, False, True]
+
+
+def test_disjunctive_front_of_the_wasted_ssd_counts_the_levels():
+    """Two 1-node jobs (40 GB and 80 GB of SSD) on a 50 GB and a 100 GB node, nodes and wasted
+    SSD maximised: both jobs (2 nodes, 30 GB wasted) or the first alone on the 50 GB node
+    (1 node, 10 GB wasted) or nothing (0 wasted)."""
+    m = WindowModel(nodes=[1, 1], bb=[0.0, 0.0], free_nodes=2, free_bb=0.0,
+                    ssd=[40 * GB, 80 * GB], free_node_ssd=[50 * GB, 100 * GB],
+                    objectives=("nodes", "ssd_waste"))
+    lf = linear_form(m, ["nodes", "ssd_waste"])
+    for run in (run_pareto_disjunctive, run_pareto_sequential):
+        complete, xs, _ = run(Enumerating(lf), lf, ("nodes", "ssd_waste"), Scripted(9.0))
+        assert complete
+        assert sorted(tuple(m.evaluate(x)) for x in xs) == [
+            (0.0, 0.0), (1.0, -10 * GB), (2.0, -30 * GB)], run.__name__
+
+
+def test_run_pareto_breaks_ties_by_default():
+    lf = form()
+    for method in ("disjunctive", "sequential"):
+        _, xs, _ = run_pareto(Enumerating(lf), lf, NAMES, Scripted(9.0), method=method,
+                              two_list=False)
+        assert sorted(map(list, xs)) == [[False, True, True], [True, True, False]], method
+
+
+def test_combined_objectives_add_their_level_coefficients():
+    m = WindowModel(nodes=[1], bb=[0.0], free_nodes=2, free_bb=0.0, ssd=[40 * GB],
+                    free_node_ssd=[50 * GB, 100 * GB], objectives=("ssd_waste", "nodes"))
+    lf = linear_form(m, ["ssd_waste", "nodes"])
+    from bbopt.solvers.window.forms import _combine
+
+    cx, ca = _combine(lf, {"ssd_waste": 2, "nodes": 1})
+    assert list(ca) == list(2 * lf.objectives["ssd_waste"][1]) and any(ca)
+    assert list(cx) == list(2 * lf.objectives["ssd_waste"][0] + lf.objectives["nodes"][0])
+
+
+def test_a_level_objective_without_ssds_is_zero():
+    lf = linear_form(PAIR, ["nodes", "ssd_waste"])
+    assert lf.k == 0
+    cx, ca = lf.objectives["ssd_waste"]
+    assert list(cx) == [0, 0, 0] and cx.dtype == np.int64 and len(ca) == 0
+
+
+def test_solve_exact_weighted_bound_of_an_unproven_answer():
+    """Weights 0/1 (BB only): {J1, J2}, 10 of the 20 GB platform, 0.5. Proven, the bound is the
+    objective; unproven, the first stage's bound over its value scales it (here one unit
+    above the value)."""
+    from bbopt.solvers.scalarize import Candidates, Form
+
+    lf = form()
+    spec = Form.of(MODEL.objectives, "weighted", weights=(0.0, 1.0))
+    r = solve_exact(Candidates(MODEL), lf, Enumerating(lf), "fake", spec, Scripted(9.0))
+    assert r.status is Status.OPTIMAL and r.objective == r.bound == 0.5
+    s = Enumerating(lf, {0: "feasible"})
+    r = solve_exact(Candidates(MODEL), lf, s, "fake", spec, Scripted(9.0))
+    value = int(s.calls[0]["cx"] @ np.array([0, 1, 1]))  # (the stage's integer weights)
+    assert r.status is Status.FEASIBLE and r.objective == 0.5
+    assert r.bound == pytest.approx(0.5 * (value + 1) / value)
+
+
+def test_solve_exact_front_selections_are_tie_broken():
+    from bbopt.solvers.scalarize import Candidates, Form
+
+    lf = form()
+    r = solve_exact(Candidates(MODEL), lf, Enumerating(lf), "fake", Form.of(MODEL.objectives),
+                    Scripted(9.0), two_list=False)
+    assert [MODEL.selected(s.x) for s in r.pareto] == [[0, 1], [1, 2]]
+    r = solve_exact(Candidates(MODEL), lf, Enumerating(lf), "fake",
+                    Form.of(MODEL.objectives, tiebreak=False), Scripted(9.0), two_list=False)
+    assert [MODEL.selected(s.x) for s in r.pareto] == [[0, 2], [1, 2]]
+
+
+def test_solve_window_priority_and_tie_break():
+    from bbopt.solvers.window.forms import solve_window
+
+    def make(lf):
+        return Enumerating(lf)
+
+    r = solve_window(MODEL, Budget(9.0), make, "fake", form="lexicographic",
+                     priority=("bb", "nodes"))
+    assert MODEL.selected(r.solution) == [1, 2]
+    r = solve_window(MODEL, Budget(9.0), make, "fake", form="lexicographic",
+                     priority=("nodes", "bb"))
+    assert MODEL.selected(r.solution) == [0, 1]  # (tie-broken by default: J1, not J2)
+    # an objective of the priority the model does not list is expressed too
+    r = solve_window(MODEL, Budget(9.0), make, "fake", form="lexicographic",
+                     priority=("ssd", "nodes"))
+    assert MODEL.selected(r.solution) == [0, 1]
+
+
+@pytest.mark.parametrize("asks, sizes, nodes", [
+    # two 1-node jobs asking 100 GB of SSD, one free node has it: one job at a time
+    ((100, 100), (50, 100), [1]),
+    # three levels: two jobs ask 100 GB, one 150 GB; two nodes have 100 GB or more (one 200):
+    # two of the three (the 200 GB level alone would also hold the 150 GB job)
+    ((100, 100, 150), (50, 100, 200), [2]),
+])
+def test_the_ssd_levels_rows_without_a_level_objective(asks, sizes, nodes):
+    """Nodes and BB only (no wasted-SSD objective, no auxiliary counts): the SSD levels'
+    rows alone keep the selection placeable."""
+    w = len(asks)
+    m = WindowModel(nodes=[1] * w, bb=[0.0] * w, free_nodes=len(sizes), free_bb=GB,
+                    ssd=[a * GB for a in asks], free_node_ssd=[s * GB for s in sizes])
+    lf = linear_form(m, NAMES)
+    assert lf.k == 0
+    complete, xs, _ = run_pareto_disjunctive(Enumerating(lf), lf, NAMES, Scripted(9.0))
+    assert complete and [int(x.sum()) for x in xs] == nodes  # one point: the most nodes
+    assert all(m.feasible(x) for x in xs)

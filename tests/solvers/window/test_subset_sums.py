@@ -165,3 +165,25 @@ def test_corner_witness_fills_the_bb_then_the_nodes():
     none = WindowModel(nodes=[4, 1], bb=[6 * GB, 3 * GB], free_nodes=5, free_bb=2 * GB)
     assert list(corner_witness(linear_form(none, ["nodes", "bb"]), "nodes", "bb")) == [
         False, False]
+
+
+def test_a_form_with_ssd_level_rows_has_no_two_capacity_front():
+    """Nodes and BB objectives on SSDs of two sizes: the level rows are constraints too, so
+    the two capacity rows are not the whole form."""
+    m = WindowModel(nodes=[1, 1], bb=[0.0, GB], free_nodes=2, free_bb=GB,
+                    ssd=[100 * GB, 100 * GB], free_node_ssd=[50 * GB, 100 * GB])
+    lf = linear_form(m, ["nodes", "bb"])
+    assert lf.k == 0 and len(lf.rows) == 3
+    assert capacity_rows(lf, "nodes", "bb") is None
+
+
+def test_the_band_goes_on_the_row_of_larger_capacity():
+    """6 free nodes, 3 MB of BB (3 units): the nodes are the smaller capacity here; the front
+    is the same, {J0, J1} (6 nodes, 2 MB) and {J0, J2} (5 nodes, 3 MB)."""
+    from bbopt.solvers.window.subset_sums import capacity_front
+
+    m = WindowModel(nodes=[4, 2, 1], bb=[1e6, 1e6, 2e6], free_nodes=6, free_bb=3e6)
+    lf = linear_form(m, ["nodes", "bb"])
+    assert lf.rows[0][2] > lf.rows[1][2]
+    xs = capacity_front(lf, "nodes", "bb")
+    assert sorted(tuple(m.evaluate(x)) for x in xs) == [(5.0, 3e6), (6.0, 2e6)]
