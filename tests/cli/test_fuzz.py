@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bbopt.cli import main
@@ -182,6 +182,9 @@ values = numbers | texts | st.lists(numbers | texts, max_size=2) | \
 @FUZZ
 @given(st.lists(st.tuples(st.sampled_from(SPEC_PATHS), values), max_size=3),
        st.one_of(st.none(), st.integers(0, 200)), st.booleans())
+# (a policy entry made a list, then given a field by name: the test's own walk compared the name
+# with the list's length)
+@example([(("policies", 1), []), (("policies", 1, "options"), 10**300)], None, False)
 def test_sweep_specs(tmp_path, capsys, changes, cut, bom):
     """A spec's every field, nested ones too, of the wrong kind, shape or range: the sweep is
     planned (--dry-run: every field and policy option checked, nothing run) or refused."""
@@ -197,7 +200,8 @@ def test_sweep_specs(tmp_path, capsys, changes, cut, bom):
                 isinstance(node, list) and isinstance(key, int) and key < len(node) else None
             if node is None:
                 break
-        if isinstance(node, dict) or isinstance(node, list) and path[-1] < len(node):
+        if isinstance(node, dict) or isinstance(node, list) and isinstance(path[-1], int) \
+                and path[-1] < len(node):
             node[path[-1]] = value
     try:
         text = yaml.safe_dump(doc)
