@@ -373,3 +373,133 @@ def test_list_and_pack_policies_refuse_platforms_with_burst_buffers_or_local_ssd
     assert without_bb(Platform(nodes=4)) is None
     assert without_bb(Platform(nodes=4, bb=1.0)) == why  # a single byte of BB
     assert without_bb(Platform(nodes=2, node_ssd=(0.0, 0.0))) == why
+
+
+# --- pack policies: the decision that forms a pack, and backfilling into it -------------------
+
+ABC = (periodic("A", 1, 7.0, 1.0, nodes=2), periodic("B", 1, 3.0, 1.0),
+       periodic("C", 1, 11.0, 1.0, nodes=2))
+
+
+@pytest.mark.parametrize(("policy", "options", "pack", "stats"), [
+    ("pack-max", {}, ["A", "C"], ("greedy-max", Status.FEASIBLE, 40.0, None, None, None)),
+    ("pack-char", {}, ["A", "B"], ("greedy-char", Status.FEASIBLE, 20.0, None, None, None)),
+    ("pack-opt", {"backend": "exhaustive", "budget": 3.0}, ["A", "C"],
+     ("exhaustive", Status.OPTIMAL, 40.0, 40.0, 0.0, 3.0)),
+])
+def test_a_pack_s_decision_reports_its_builder_and_remembers_the_pack(policy, options, pack,
+                                                                     stats):
+    """4 nodes at t = 5: Max (and the optimum) packs A (2 nodes, T = 8) and C (2 nodes, T = 12),
+    2 x 8 + 2 x 12 = 40 node-seconds, planned to end with C at 17; Char (characteristic times
+    B 4, A 8, C 12) packs B and A, 1 x 4 + 2 x 8 = 20, ending with A at 13; 1 s of I/O each."""
+    d = decide(ClusterState(5.0, Platform(nodes=4), queue=ABC), policy, **options)
+    assert sorted(s.job_id for s in d.start) == pack
+    s = d.stats
+    assert (s.backend, s.status, s.objective, s.bound, s.gap, s.budget) == stats
+    assert 0.0 <= s.wall_time < 3600.0
+    end = {"C": 17.0, "B": 13.0}[pack[1]]
+    assert d.memory == {"pack": pack, "pack_start": 5.0, "pack_end": end,
+                        "pack_io": 2.0, "pack_no": 1, "backfilled": []}
+    # nothing waits: no pack, and the memory (the last pack's number) is kept
+    kept = {"pack_no": 3}
+    d = decide(ClusterState(5.0, Platform(nodes=4), memory=kept), policy, bandwidth=B,
+               **options)
+    assert d.start == () and d.memory == kept
+
+
+def pack_running(queue, memory, nodes=4, now=2.0, policy="pack-max", running=None, **options):
+    """A pack policy's decision at ``now`` while ``A`` (2 nodes, T = 10, its pack's only member,
+    started at 0) runs: (started ids, the memory it returns, the decision)."""
+    running = running or [(periodic("A", 1, 9.0, 1.0, nodes=2), 0.0)]
+    mem = {"pack": [j.id for j, _ in running], "pack_start": 0.0, "pack_end": 10.0,
+           "pack_io": 1.0, "pack_no": 1, "backfilled": [], **memory}
+    state = ClusterState(now, Platform(nodes=nodes),
+                         running=tuple(RunningJob(j, s) for j, s in running),
+                         queue=tuple(queue), memory=mem)
+    d = decide(state, policy, **options)
+    return [s.job_id for s in d.start], d.memory, d
+
+
+def test_backfilling_ends_by_the_pack_s_planned_end():
+    """At 2, the pack {A} is planned to end at 10: a job of T = 8 ends at 10 exactly and is
+    backfilled; T = 8.5 would end at 10.5 and waits for the next pack."""
+    started, mem, d = pack_running([periodic("X", 1, 7.5, 0.5)], {"backfilled": ["W"]})
+    assert started == ["X"]
+    assert mem["backfilled"] == ["W", "X"] and mem["pack_io"] == 1.5
+    assert (d.stats.backend, d.stats.status) == ("backfill", Status.FEASIBLE)
+    assert 0.0 <= d.stats.wall_time < 3600.0
+    assert pack_running([periodic("X", 1, 8.0, 0.5)], {})[0] == []
+    # at the planned end itself no job ends in time, not even one of a nanosecond
+    tiny = periodic("T", 1, 1e-9, 0.0)
+    assert pack_running([tiny], {}, now=10.0)[0] == []
+    assert pack_running([tiny], {}, now=9.0)[0] == ["T"]
+    # the span is the pack's own (start 4, end 10: 6 s of I/O at most), not counted from 0
+    started, _, _ = pack_running([periodic("X", 1, 0.5, 5.5)], {"pack_start": 4.0},
+                                 now=4.0)
+    assert started == []
+    started, _, _ = pack_running([periodic("X", 1, 1.0, 5.0)], {"pack_start": 4.0},
+                                 now=4.0)
+    assert started == ["X"]
+
+
+def test_backfilling_keeps_the_pack_s_average_constraint():
+    """The pack {A} (span 10, 1 s of I/O admitted): a job bringing 9 s fills it exactly; 9.5 s
+    would exceed it, as would 8 s beside 7 already admitted (1.5 x the span). A candidate over
+    the constraint is passed over, not an end to the scan; the admitted I/O adds up."""
+    assert pack_running([periodic("X", 1, 0.0, 9.0)], {}, now=1.0)[0] == ["X"]
+    assert pack_running([periodic("X", 1, 0.0, 9.5)], {}, now=0.5)[0] == []
+    assert pack_running([periodic("X", 1, 0.0, 8.0)], {"pack_io": 7.0})[0] == []
+    # Max order (longest first), 2 s admitted: X (8.5 s of I/O) passed over, Y and Z (3 s each)
+    # admitted: 2 + 3 + 3
+    queue = [periodic("X", 1, 0.0, 8.5), periodic("Y", 1, 4.0, 3.0), periodic("Z", 1, 3.0, 3.0)]
+    started, mem, _ = pack_running(queue, {"pack_io": 2.0}, now=1.5)
+    assert started == ["Y", "Z"] and mem["pack_io"] == 8.0
+
+
+def test_backfilling_fills_exactly_the_idle_nodes():
+    """2 of 4 nodes idle: a 3-node job is passed over (not an end to the scan), a 2-node job
+    fills them; with 1 idle node a 1-node job still starts."""
+    queue = [periodic("W", 1, 6.0, 1.0, nodes=3), periodic("X", 1, 5.0, 1.0, nodes=2)]
+    assert pack_running(queue, {})[0] == ["X"]
+    assert pack_running([periodic("X", 1, 5.0, 1.0)], {}, nodes=3)[0] == ["X"]
+
+
+@pytest.mark.parametrize(("queue", "first"), [
+    # characteristic time w + v / b: X 2 (T = 4), Y 2.5 (T = 2.5); by w - v / b Y would be first
+    ([periodic("X", 2, 2.0, 0.0), periodic("Y", 1, 0.5, 2.0)], "X"),
+    # X 4 (1 GB per phase), Y 2.5 (2 GB): by the bytes, or by w + v x b, X would be first
+    ([periodic("X", 1, 3.0, 1.0), periodic("Y", 1, 0.5, 2.0)], "Y"),
+    # a job without extra["io"]: its characteristic time is its walltime
+    ([flat("X", 1, 3.0, 0.1), periodic("Y", 1, 3.0, 1.0)], "X"),
+])
+def test_pack_char_backfills_by_characteristic_time(queue, first):
+    """One idle node (3 of 4 busy with the pack): the candidate of least characteristic time
+    takes it."""
+    running = [(periodic("A", 1, 9.0, 1.0, nodes=3), 0.0)]
+    started, _, _ = pack_running(queue, {}, policy="pack-char", running=running,
+                                 bandwidth=B)
+    assert started == [first]
+
+
+def test_pack_policy_defaults_and_refusals():
+    from bbopt.models.packs import OBJECTIVES, ORDERS
+    from bbopt.policies.packs import PackScheduling
+
+    p = PackScheduling()
+    assert (p.name, p.builder, p.order, p.backend, p.objective, p.tiebreak, p.seed) == (
+        "pack-max", "greedy", "max", "cpsat", "work", None, 0)
+    assert (p.budget_seconds, p.budget.seconds, p.budget.deterministic, p.tolerance) == (
+        1.0, 1.0, 2.0, 0.0)
+    assert PackScheduling(tiebreak="char").tolerance == 0.05  # 5 % by default with a tie-break
+    assert PackScheduling(tiebreak="char").tiebreak == "char"
+    assert PackScheduling(tiebreak="char", tolerance=0.2).tolerance == 0.2
+    assert PackScheduling(tolerance=0.1).tolerance == 0.1
+    for field, value, choices in (("builder", "optimal", "'greedy' or 'exact'"),
+                                  ("order", "min", ", ".join(ORDERS)),
+                                  ("objective", "time", ", ".join(OBJECTIVES)),
+                                  ("tiebreak", "min", ", ".join(ORDERS))):
+        with pytest.raises(InputError) as e:
+            PackScheduling(**{field: value})
+        assert e.value.field == field
+        assert f"{field} must be {'' if field == 'builder' else 'one of '}{choices}, got " \
+               f"'{value}'" in str(e.value)

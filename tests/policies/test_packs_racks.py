@@ -122,3 +122,35 @@ def test_a_job_wider_than_every_rack_is_an_input_error():
     with pytest.raises(InputError, match="largest rack"):
         run(jobs, "pack-max", 8, 2)
     assert np.all(np.asarray(rack_sizes(2, 8)) == 4)
+
+
+def test_a_rack_decision_places_each_start_in_its_rack_and_reports_every_rack():
+    """8 nodes in two racks of 4. R runs on nodes 4 and 5 (rack 1); U, whose nodes are not
+    known, is counted on rack 0. io-list starts X (3 nodes) on rack 0's free nodes 1-3 and Y
+    (2 nodes) on rack 1's 6 and 7; Z (2 nodes) finds room on neither. Without R, and U's nodes
+    unknown (none marked busy), the packs take rack 0's first nodes and all of rack 1. The
+    decision reports both racks: FEASIBLE from the lists, OPTIMAL when every rack's pack is
+    optimal."""
+    from bbopt import ClusterState, RunningJob, decide
+    from bbopt.core import Status
+
+    r = periodic("R", 1, 9.0, 1.0, nodes=2)
+    u = periodic("U", 1, 9.0, 1.0)
+    queue = (periodic("X", 1, 4.0, 1.0, nodes=3), periodic("Y", 1, 4.0, 1.0, nodes=2),
+             periodic("Z", 1, 4.0, 1.0, nodes=2))
+    state = ClusterState(0.0, Platform(nodes=8), running=(
+        RunningJob(r, 0.0, (4, 5)), RunningJob(u, 0.0, (0,))), queue=queue)
+    d = decide(state, "io-list", racks=2)
+    assert [(s.job_id, s.nodes) for s in d.start] == [("X", (1, 2, 3)), ("Y", (6, 7))]
+    assert (d.stats.backend, d.stats.status) == ("2-racks", Status.FEASIBLE)
+    assert 0.0 <= d.stats.wall_time < 3600.0
+    state = ClusterState(0.0, Platform(nodes=8), running=(RunningJob(u, 0.0),), queue=queue)
+    d = decide(state, "pack-opt", racks=2, backend="exhaustive")
+    assert [(s.job_id, s.nodes) for s in d.start] == [("X", (0, 1, 2)), ("Y", (4, 5)),
+                                                      ("Z", (6, 7))]
+    assert (d.stats.backend, d.stats.status) == ("2-racks", Status.OPTIMAL)
+    wide = ClusterState(0.0, Platform(nodes=8), queue=(periodic("W", 1, 1.0, 1.0, nodes=7),))
+    with pytest.raises(InputError, match="job W needs 7 nodes, more than the largest rack "
+                                         r"\(6\)") as e:
+        decide(wide, "pack-max", racks=[6, 2])
+    assert e.value.field == "racks"
