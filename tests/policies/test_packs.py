@@ -318,6 +318,20 @@ def test_easy_io_list_reserves_where_nodes_and_bandwidth_are_both_free(queue, st
     assert (got, reserved) == (started, [("H", 20.0)])
 
 
+def test_easy_io_list_backfills_long_jobs_within_what_the_head_leaves_together():
+    """6 nodes; R (4 nodes, 0.2 b) ends at 10. The head H (5 nodes, 0.3 b) is reserved at 10 and
+    leaves 1 node and 0.7 b beside it. Two long jobs: the first takes the node, the second
+    (though 1 node is still free now) finds none left beside the head; with 2 nodes left
+    (H of 4 nodes), L1 (0.4 b) leaves 0.3 b and L2 (0.35 b) does not fit in it."""
+    r = [(flat("R", 4, 10, 0.2), 0.0)]
+    longs = [flat("L1", 1, 50, 0.1), flat("L2", 1, 50, 0.1)]
+    assert decide_list(r, [flat("H", 5, 10, 0.3), *longs], nodes=6)[:2] == (
+        ["L1"], [("H", 10.0)])
+    longs = [flat("L1", 1, 50, 0.4), flat("L2", 1, 50, 0.35)]
+    assert decide_list(r, [flat("H", 4, 10, 0.3), *longs], nodes=6)[:2] == (
+        ["L1"], [("H", 10.0)])
+
+
 def test_easy_io_list_reserves_at_the_first_end_that_frees_exactly_the_head_s_nodes():
     """R1 (2 nodes) ends at 10, R2 (1 node) at 20, 1 node free: the head of 3 nodes has exactly
     its nodes at 10. The bandwidth likewise: its 0.5 b are exactly free once R1 ends (b(1+1e-9)
@@ -340,7 +354,7 @@ def test_io_list_options_and_what_its_decision_reports():
     assert e.value.field == "backfill"
     _, _, d = decide_list([], [flat("A", 1, 10, 0.4)])
     assert (d.stats.backend, d.stats.status) == ("list", Status.FEASIBLE)
-    assert 0.0 <= d.stats.wall_time < 3600.0  # its own time, not the clock's reading
+    assert 0.0 < d.stats.wall_time < 3600.0  # its own time, not the clock's reading
 
 
 def test_time_alone_io_time_and_average_bandwidth():
@@ -427,7 +441,7 @@ def test_backfilling_ends_by_the_pack_s_planned_end():
     assert started == ["X"]
     assert mem["backfilled"] == ["W", "X"] and mem["pack_io"] == 1.5
     assert (d.stats.backend, d.stats.status) == ("backfill", Status.FEASIBLE)
-    assert 0.0 <= d.stats.wall_time < 3600.0
+    assert 0.0 < d.stats.wall_time < 3600.0
     assert pack_running([periodic("X", 1, 8.0, 0.5)], {})[0] == []
     # at the planned end itself no job ends in time, not even one of a nanosecond
     tiny = periodic("T", 1, 1e-9, 0.0)
