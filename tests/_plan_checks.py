@@ -3,8 +3,11 @@ a planning policy whose every decision is checked against fresh policies on the 
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
+
+import pytest
 
 from bbopt import simulate
 from bbopt.models.plan import PlanModel
@@ -14,9 +17,11 @@ from bbopt.policies import make_policy
 
 def check_swaps_score_as_fresh_plans(model: PlanModel, rnd: random.Random, stride: int,
                                      moves: int = 12) -> None:
-    """Random swaps scored incrementally (:class:`SwapWalk`) equal a fresh plan's score, and an
-    accepted swap leaves the walk on that order with that plan's starts (nothing to swap in a
-    model of fewer than two jobs: jobs that never fit the platform are not part of it)."""
+    """Random swaps scored incrementally (:class:`SwapWalk`) equal a fresh plan's score under
+    the same threshold (the score, or ``inf`` when rejected early: thresholds at, just below
+    and around the swapped order's score, and none), and an accepted swap leaves the walk on
+    that order with that plan's starts (nothing to swap in a model of fewer than two jobs: jobs
+    that never fit the platform are not part of it)."""
     if model.n < 2:
         return
     walk = SwapWalk(model, range(model.n), stride=stride)
@@ -24,10 +29,20 @@ def check_swaps_score_as_fresh_plans(model: PlanModel, rnd: random.Random, strid
         a, b = rnd.randrange(model.n), rnd.randrange(model.n)
         swapped = walk.order[:]
         swapped[a], swapped[b] = swapped[b], swapped[a]
-        assert walk.try_swap(a, b) == model.score(swapped)
+        fresh = model.score(swapped)
+        threshold = rnd.choice([math.inf, math.inf, fresh, math.nextafter(fresh, -math.inf),
+                                fresh * rnd.uniform(0.3, 1.2), walk.score * rnd.uniform(0.5, 1.5)])
+        got = walk.try_swap(a, b, threshold)
+        assert got == model.score(swapped, threshold)
+        if got > threshold:
+            with pytest.raises(ValueError):
+                walk.accept()
+            continue
+        assert got == fresh
         if rnd.random() < 0.6:
             walk.accept()
             assert walk.order == swapped
+            assert walk.score == fresh
             assert walk.start == list(model.plan(swapped).starts)
 
 

@@ -32,6 +32,23 @@ ROOT = Path(__file__).resolve().parent.parent
 #: module -> the tests that check its rules, beyond those found by :func:`tests_for` (every
 #: mutant runs the subset of them that reaches the mutated function).
 TESTS: dict[str, list[str]] = {
+    "bbopt/slurm/bridge.py": [
+        "tests/slurm/test_bridge_decisions.py",
+        "tests/slurm/test_bridge_loop.py",
+        "tests/slurm/test_site_and_run.py",
+        "tests/slurm/test_cli_run_progress.py",
+    ],
+    "bbopt/planner/bb.py": [
+        "tests/planner/test_bb_placement.py",
+        "tests/planner/test_bb_nodes.py",
+        "tests/planner/test_pieces.py",
+    ],
+    "bbopt/planner/pieces.py": [
+        "tests/planner/test_pieces.py",
+        "tests/planner/test_bb_nodes.py",
+        "tests/planner/test_bb_placement.py",
+    ],
+    "bbopt/workloads/bb.py": ["tests/workloads/test_bb.py", "tests/workloads/test_generators.py"],
     "bbopt/analysis/metrics.py": [
         "tests/analysis/test_metrics.py",
         "tests/analysis/test_metrics_quantiles.py",
@@ -44,6 +61,33 @@ TESTS: dict[str, list[str]] = {
         "tests/simulation/test_ledger_plain_starts.py",
         "tests/simulation/test_ledger.py",
     ],
+    # (the engine: its own tests and those of what it drives, whole-trace replays aside)
+    "bbopt/simulation/engine.py": [
+        "tests/simulation/test_engine.py",
+        "tests/simulation/test_engine_shortcuts.py",
+        "tests/simulation/test_engine_submission_order.py",
+        "tests/simulation/test_queue_blocks.py",
+        "tests/simulation/test_checkpoint.py",
+        "tests/simulation/test_result_stream.py",
+        "tests/planner/test_bb_nodes.py",
+        "tests/test_progress.py",
+        "tests/gym/test_envs.py",
+    ],
+    "bbopt/simulation/result.py": [
+        "tests/simulation/test_result.py",
+        "tests/simulation/test_result_stream.py",
+        "tests/simulation/test_engine.py",
+    ],
+    "bbopt/simulation/io_metrics.py": ["tests/simulation/test_io_metrics.py"],
+    "bbopt/simulation/exclusive_io.py": [
+        "tests/simulation/test_exclusive_io.py",
+        "tests/simulation/test_exclusive_io_fifo.py",
+    ],
+    "bbopt/policies/eviction_candidates.py": [
+        "tests/policies/test_eviction_candidates.py",
+        "tests/policies/test_fairshare_budget.py",
+    ],
+    "bbopt/policies/registry.py": ["tests/policies/test_registry.py", "tests/test_registry.py"],
     "bbopt/workloads/swf.py": [
         "tests/workloads/test_swf.py",
         "tests/workloads/test_swf_bb.py",
@@ -93,6 +137,20 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_plan_proximity.py",
         "tests/solvers/test_plan.py",
         "tests/solvers/test_plan_warm_start.py",
+    ],
+    # (BBOPT_NO_JIT=1 and -k "not compiled": the compiled twins are scored with models/plan.py)
+    "bbopt/models/plan_named.py": [
+        "tests/models/test_plan_named.py",
+        "tests/models/test_plan_walk.py",
+        "tests/models/test_plan_proximity.py",
+        "tests/planner/jit/test_named.py",
+    ],
+    "bbopt/models/plan_walk.py": [
+        "tests/models/test_plan_walk.py",
+        "tests/models/test_plan_named.py",
+        "tests/models/test_plan_fast_paths.py",
+        "tests/planner/jit/test_pool.py",
+        "tests/planner/jit/test_named.py",
     ],
     "bbopt/policies/conservative.py": [
         "tests/policies/test_conservative.py",
@@ -192,6 +250,28 @@ TESTS: dict[str, list[str]] = {
     "bbopt/policies/window.py": [
         "tests/policies/test_window.py",
         "tests/policies/test_window_common.py",
+        "tests/policies/test_window_select.py",
+    ],
+    # (the window backends: their own tests first; tests/models/test_window.py solves the
+    # model's windows with every backend, seconds per mutant: for the survivors)
+    "bbopt/solvers/window/forms.py": [
+        "tests/solvers/window/test_forms_drivers.py",
+        "tests/solvers/window/test_forms_fronts.py",
+        "tests/solvers/window/test_subset_sums.py",
+        "tests/solvers/test_scalarize.py",
+    ],
+    "bbopt/solvers/window/subset_sums.py": [
+        "tests/solvers/window/test_subset_sums.py",
+        "tests/solvers/window/test_forms_fronts.py",
+        "tests/solvers/window/test_forms_drivers.py",
+    ],
+    "bbopt/solvers/window/greedy.py": [
+        "tests/solvers/window/test_greedy.py",
+        "tests/policies/test_window_select.py",
+    ],
+    "bbopt/solvers/window/exhaustive.py": [
+        "tests/solvers/window/test_exhaustive.py",
+        "tests/models/test_window.py",
     ],
     "bbopt/policies/window_common.py": [
         "tests/policies/test_window_common.py",
@@ -206,6 +286,9 @@ TESTS: dict[str, list[str]] = {
 OUTSIDE = [
     "tests/test_registry.py::test_an_installed_plugin_package_is_used_by_compare_and_a_sweep",
     "tests/docs/test_pages.py::test_mkdocs_build_strict",
+    # (``bbopt slurm run`` in a fresh interpreter, which mutmut's copy cannot start)
+    "tests/slurm/test_site_and_run.py::test_run_without_a_reachable_slurm_fails_fast",
+    "tests/slurm/test_site_and_run.py::test_run_with_no_slurm_installed_says_so",
 ]
 
 

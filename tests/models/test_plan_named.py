@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from bbopt import decide
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob, Status
 from bbopt.models.plan import PlanModel
+from bbopt.models.plan_named import cumulative_pieces
 from bbopt.models.plan_walk import SwapWalk
 from bbopt.planner import Planner, bb_placement
 from bbopt.simulation import simulate
@@ -257,3 +258,43 @@ def test_a_named_score_is_rejected_exactly_above_its_threshold():
         assert m.score(order, threshold=math.nextafter(full, 0.0)) == math.inf
         assert m.score(order, threshold=300.0) == math.inf
         assert m.score(order, threshold=math.inf) == full
+
+
+def test_a_jobs_pieces_are_summed_piece_by_piece_from_zero():
+    # entry c: the bytes c pieces take on one BB node (0 for none), summed as the engine sums
+    assert cumulative_pieces(2.5, 3) == [0.0, 2.5, 5.0, 7.5]
+    assert cumulative_pieces(0.1, 3) == [0.0, 0.1, 0.1 + 0.1, 0.1 + 0.1 + 0.1]
+    assert cumulative_pieces(4.0, 0) == [0.0]
+
+
+def _one_node_left_now(queue) -> PlanModel:
+    # r holds 9 of 10 nodes until 50; two 10 GB BB nodes, a 20 GB pool
+    platform = Platform(nodes=10, bb=20 * GB, bb_nodes=(10 * GB, 10 * GB))
+    r = RunningJob(Job("r", 0, walltime=50, runtime=50, nodes=9), 0.0)
+    return PlanModel.from_state(ClusterState(0.0, platform, (r,), tuple(queue)), 2)
+
+
+@pytest.mark.parametrize(("extra", "start", "runs"),
+                         [(9, 0.0, ((0, 1),)), (10, 0.0, ((0, 1),)), (11, 50.0, ((1, 1),))])
+def test_a_start_now_keeps_its_pieces_room_over_its_window_within_the_nodes_slack(
+        extra, start, runs):
+    # x (two 3 GB pieces) is planned on BB node 0 from 50: 4 GB left there. y's one piece of
+    # 4 GB + extra bytes goes now on node 0 by first fit on the free space now (10 GB); it
+    # keeps that room over its 100 s only within node 0's slack (1e-9 of 10 GB: 10 bytes),
+    # else y waits for r and takes node 1 by first fit on the least free space from 50.
+    model = _one_node_left_now([Job("x", 0, walltime=100, nodes=2, bb=6 * GB),
+                                Job("y", 0, walltime=100, nodes=1, bb=4 * GB + extra)])
+    prof = model.named_profile()
+    assert model.place(prof, 0) == (50.0, ((0, 2),))
+    assert model.place(prof, 1) == (start, runs)
+    if start == 0.0:  # the engine's free space now loses the piece
+        assert prof[4] == [6 * GB - extra, 10 * GB]
+    else:
+        assert prof[4] == [10 * GB, 10 * GB]
+
+
+@pytest.mark.parametrize(("bb", "runs"), [(0.0, ()), (1.0, ((0, 2),)), (2.0, ((0, 2),))])
+def test_a_job_with_any_bb_at_all_gets_pieces(bb, runs):
+    # a job without BB takes no piece; one byte (two half-byte pieces) is a BB request
+    model = _one_node_left_now([Job("y", 0, walltime=10, nodes=2, bb=bb)])
+    assert model.place(model.named_profile(), 0) == (50.0, runs)

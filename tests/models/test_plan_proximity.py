@@ -192,3 +192,26 @@ def test_a_proximity_model_needs_the_free_compute_node_ids():
     model = PlanModel(0.0, PROX.capacity, [], _jobs()[1:], placement=bb_placement(PROX),
                       free_ids=[7, 6, 0])
     assert model.named_profile()[5] == [0, 6, 7]
+
+
+def _at_1_with(queue) -> PlanModel:
+    """The running job of :func:`_state_at_1` (nodes 6 and 7 free, BB nodes 6, 6, 6, 10 GB)
+    with ``queue``."""
+    return PlanModel.from_state(replace(_state_at_1(), queue=tuple(queue)), 2)
+
+
+def test_a_job_without_bb_started_now_takes_the_filters_nodes():
+    model = _at_1_with([Job("z", 1.0, walltime=10, nodes=1)])
+    prof = model.named_profile()
+    assert model.place(prof, 0) == (1.0, ((6,), ()))
+    assert prof[5] == [7] and prof[4] == [6 * GB, 6 * GB, 6 * GB, 10 * GB]
+
+
+def test_two_pieces_by_proximity_on_one_bb_node_count_as_two():
+    # nodes 6 and 7 are chassis 3: both 2 GB pieces go on BB node 3
+    model = _at_1_with([Job("c", 1.0, walltime=10, nodes=2, bb=4 * GB)])
+    prof = model.named_profile()
+    assert model.place(prof, 0) == (1.0, ((6, 7), ((3, 2),)))
+    assert prof[4] == [6 * GB, 6 * GB, 6 * GB, 6 * GB] and prof[5] == []
+    # the profile holds both pieces on BB node 3 until c ends
+    assert prof[3][0] == (6 * GB, 6 * GB, 6 * GB, 6 * GB)

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bbopt.core import GB, Job
+from bbopt.core import GB, Job, Platform
 from bbopt.models.plan import PlanModel
 from bbopt.models.plan_walk import SwapWalk, rejected_early
+from bbopt.planner import bb_placement
 from bbopt.solvers import Budget
 from bbopt.solvers.plan.annealing import solve_annealing
 
@@ -68,19 +69,28 @@ def test_swap_scores_and_plans_equal_fresh_evaluations(seed, n, stride, alpha, m
             assert walk.order != swapped
 
 
-def _mixed_magnitudes(rnd: random.Random, running: bool = False
+#: Three nodes and two BB nodes of 1 GB, for the walk on named BB nodes.
+NAMED3 = Platform(nodes=3, bb=2 * GB, bb_nodes=(GB, GB))
+
+
+def _mixed_magnitudes(rnd: random.Random, running: bool = False, named: bool = False
                       ) -> tuple[PlanModel, list[int]]:
     """A scheduling point where one job has waited since t=0 (a term of about 1e16) beside
     jobs submitted seconds ago (terms of a few units): sums of such terms round, so the
     early rejection's partial sums decide thresholds at the score either way. ``running``:
     a job holds one or two of the 3 nodes for a few seconds (the bounds of the terms are then
-    each job's earliest start in that profile, not now)."""
+    each job's earliest start in that profile, not now). ``named``: on :data:`NAMED3`, the
+    jobs without BB (the walk on named BB nodes, whose rejection is told position by
+    position)."""
     jobs = [Job(str(i), submit=rnd.choice([0, 1e8 - rnd.randint(0, 50), 1e8 - 3, 1e8 - 1.5]),
                 walltime=rnd.choice([1, 2, 3, 7]), nodes=rnd.randint(1, 3))
             for i in range(rnd.randint(2, 6))]
     order = list(range(len(jobs)))
     rnd.shuffle(order)
     held = [(1e8 + rnd.choice([1, 2, 5]), rnd.randint(1, 2), 0.0)] if running else []
+    if named:
+        return PlanModel(1e8, NAMED3.capacity, [(*h, ()) for h in held], jobs, alpha=2,
+                         placement=bb_placement(NAMED3)), order
     return PlanModel(1e8, (3, 0.0), held, jobs, alpha=2), order
 
 
@@ -117,6 +127,61 @@ def test_rejection_told_at_the_end_is_the_early_rejection_of_the_score(seed):
             fresh = model.score(swapped)
             for threshold in (fresh, math.nextafter(fresh, -math.inf)):
                 assert walk.try_swap(a, b, threshold) == model.score(swapped, threshold)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 10**9), stride=st.integers(1, 3))
+def test_the_named_walk_rejects_as_the_score_position_by_position(seed, stride):
+    """On named BB nodes the walk asks the rule at every position it places, and at the
+    positions of the shared prefix before it resumes: every swap, at its fresh score and one
+    unit in the last place below, is rejected exactly when the score rejects it, where the
+    rounding of the rule's sums decides."""
+    rnd = random.Random(seed)
+    model, order = _mixed_magnitudes(rnd, running=rnd.random() < 0.5, named=True)
+    walk = SwapWalk(model, order, stride=stride)
+    assert walk.score == model.score(order)
+    for a in range(model.n):
+        for b in range(a + 1, model.n):
+            swapped = walk.order[:]
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            fresh = model.score(swapped)
+            for threshold in (fresh, math.nextafter(fresh, -math.inf), fresh * (1 - 1e-12)):
+                assert walk.try_swap(a, b, threshold) == model.score(swapped, threshold)
+
+
+def test_a_named_swap_whose_every_term_is_its_bound_is_kept_at_its_score():
+    """Three 1-node jobs on 3 free nodes all start now, so every term is its bound (waits of
+    10, 20 and 30 s: 100, 400, 900) and the rule's sum is the score, 1400, at every position:
+    a swap after a shared prefix (stride 1) is kept at a threshold equal to its score, the
+    prefix's position included, and rejected just below it."""
+    jobs = [Job(str(i), submit=90 - 10 * i, walltime=10, nodes=1) for i in range(3)]
+    model = PlanModel(100.0, NAMED3.capacity, [], jobs, alpha=2,
+                      placement=bb_placement(NAMED3))
+    walk = SwapWalk(model, [0, 1, 2], stride=1)
+    assert walk.score == 1400.0
+    assert walk.try_swap(1, 2, 1400.0) == 1400.0
+    assert walk.try_swap(1, 2, math.nextafter(1400.0, 0.0)) == math.inf
+    assert walk.try_swap(2, 1, 1399.0) == math.inf
+    assert walk.try_swap(2, 1, 1401.0) == 1400.0
+    walk.accept()
+    assert walk.order == [0, 2, 1]
+
+
+def test_a_named_swap_is_rejected_by_the_rule_at_its_shared_prefix():
+    """Found by a search: job 1 waited since 0 (a term of 1e16), jobs 0 and 2 seconds (terms
+    9 and 2.25); all start now, every term its bound. After the prefix ``[1]`` the rule's sum
+    is 1e16 + the rest's bounds (8 + 2.25, summed: 1e16 + 10), above a threshold of 1e16 + 8:
+    the score rejects the swap there. Placed on, the sums round down (1e16 + 9 is 1e16 + 8)
+    and never exceed it again, so only the prefix's check tells."""
+    jobs = [Job("0", 1e8 - 3, walltime=7, nodes=1), Job("1", 0, walltime=2, nodes=1),
+            Job("2", 1e8 - 1.5, walltime=2, nodes=1)]
+    model = PlanModel(1e8, NAMED3.capacity, [], jobs, alpha=2, placement=bb_placement(NAMED3))
+    walk = SwapWalk(model, [1, 2, 0], stride=1)
+    threshold = 1e16 + 8
+    assert model.score([1, 0, 2]) == 1e16 + 10
+    assert model.score([1, 0, 2], threshold) == math.inf
+    assert walk.try_swap(1, 2, threshold) == math.inf
+    assert walk.try_swap(1, 2, 1e16 + 10) == 1e16 + 10
 
 
 @pytest.mark.parametrize("seed, rejected", [(6, False), (7, True)])

@@ -210,3 +210,130 @@ def test_a_hand_built_state_replays_running_pieces_by_proximity():
 
     d = decide(state, "fcfs")
     assert [(s.job_id, s.nodes) for s in d.start] == [("q", (0, 1))]
+
+
+# The first-fit rule's edges: a job without BB, a BB node with exactly one piece left (it
+# takes it), pieces that fill a BB node exactly (the piece-by-piece path, since the closed
+# form's margin is zero there), a one-byte job.
+
+
+def test_first_fit_runs_at_the_edges():
+    from bbopt.planner.pieces import first_fit_pieces, first_fit_runs
+
+    assert first_fit_runs([4.0, 8.0], 3, 0.0, 0.0) == ()
+    assert first_fit_pieces([4.0, 8.0], 3, 0.0, 0.0) == ()
+    assert first_fit_runs([0.5, 1.0], 1, 1.0, 0.0) == ((1, 1),)  # one byte, not "no BB"
+    # BB node 0 has exactly one 4 B piece left: it takes it; node 1 exactly two
+    assert first_fit_runs([4.0, 8.0], 3, 12.0, 0.0) == ((0, 1), (1, 2))
+    assert first_fit_runs([8.0], 2, 8.0, 0.0) == ((0, 2),)
+    assert first_fit_runs([8.0 - 1e-6, 8.0], 2, 8.0, 0.0) == ((0, 1), (1, 1))
+    assert first_fit_runs([8.0 - 1e-6], 2, 8.0, 0.0) is None
+    # within the tolerance the short node still takes its piece, beyond it not
+    assert first_fit_runs([4.0 - 1e-6, 0.0], 1, 4.0, 1e-6) == ((0, 1),)
+    assert first_fit_runs([4.0 - 2e-6, 0.0], 1, 4.0, 1e-6) is None
+
+
+def test_proximity_pieces_at_the_edges():
+    prox = dragonfly_proximity(8, 2, 2)  # compute nodes 4, 5: chassis 2 (BB node 2) first
+    assert proximity_pieces([10.0, 10.0, 4.0, 10.0], (4, 5), 0.0, 0.0, prox) == ()
+    assert proximity_pieces([10.0, 10.0, 1.0, 10.0], (4,), 1.0, 0.0, prox) == ((2, 1.0),)
+    # BB node 2 holds exactly two 4 B pieces; a third goes to the next in the group (3)
+    assert proximity_pieces([10.0, 10.0, 8.0, 10.0], (4, 5), 8.0, 0.0, prox) == (
+        (2, 4.0), (2, 4.0))
+    assert proximity_pieces([10.0, 10.0, 8.0, 10.0], (4, 5, 6), 12.0, 0.0, prox) == (
+        (2, 4.0), (2, 4.0), (3, 4.0))
+
+
+def test_contiguous_nodes_of_nothing_is_empty():
+    assert contiguous_nodes([0, 1, 2], 0) == ()
+    assert contiguous_nodes([0, 1, 2], 3) == (0, 1, 2)
+    assert contiguous_nodes([0, 1, 2], 4) is None
+
+
+def test_proximity_placement_names_the_count_it_needed():
+    from bbopt.planner.pieces import place_pieces
+
+    with pytest.raises(ValueError, match="needs the job's 3 compute nodes, got 2"):
+        place_pieces([10.0] * 4, 3, 12.0, 0.0, dragonfly_proximity(8, 2, 2), (4, 5))
+
+
+def _hand_state(running, platform=None):
+    from bbopt.core import ClusterState
+
+    platform = platform or Platform(nodes=8, bb=30.0, bb_nodes=(10.0, 10.0, 10.0))
+    return ClusterState(100.0, platform, tuple(running), ())
+
+
+def test_running_pieces_keeps_the_given_ones_and_places_the_others_in_start_order():
+    from bbopt.core import RunningJob
+    from bbopt.planner.pieces import bb_node_space, running_pieces
+
+    given = RunningJob(Job("given", 0, 500, 500, nodes=1, bb=6.0), 50.0, None,
+                       ((1, 6.0),))
+    late = RunningJob(Job("late", 0, 500, 500, nodes=2, bb=8.0), 20.0, (0, 1))  # 4 B pieces
+    early = RunningJob(Job("early", 0, 500, 500, nodes=1, bb=7.0), 10.0)
+    nobb = RunningJob(Job("nobb", 0, 500, 500, nodes=1, bb=0.0), 5.0)
+    state = _hand_state([late, nobb, given, early])
+    held = running_pieces(state)
+    # the given pieces first (node 1 keeps 4 B), then by start: early (7 B on node 0),
+    # late (one 4 B piece on node 1's last 4 B, one on node 2: first fit, its compute nodes
+    # known but the platform without proximity); the job without BB holds none
+    assert held == {"given": ((1, 6.0),), "early": ((0, 7.0),),
+                    "late": ((1, 4.0), (2, 4.0))}
+    assert bb_node_space(state).free == [3.0, 0.0, 6.0]
+    assert bb_node_space(state, {"x": ((2, 1.5),)}).free == [10.0, 10.0, 8.5]
+    assert bb_node_space(_hand_state([], Platform(nodes=8, bb=30.0))) is None
+    assert running_pieces(_hand_state([late], Platform(nodes=8, bb=30.0))) == {}
+
+
+def test_a_running_job_that_no_longer_fits_is_spread_over_what_is_free():
+    from bbopt.core import RunningJob
+    from bbopt.planner.pieces import running_pieces
+
+    full = RunningJob(Job("full", 0, 500, 500, nodes=1, bb=6.0), 0.0, None, ((0, 6.0),))
+    # two 6 B pieces fit nowhere (4, 10 B free would take one): spread 12 B as 4 : 10
+    wide = RunningJob(Job("wide", 0, 500, 500, nodes=2, bb=12.0), 10.0)
+    state = _hand_state([full, wide], Platform(nodes=8, bb=20.0, bb_nodes=(10.0, 10.0)))
+    held = running_pieces(state)
+    assert held["wide"] == ((0, 12.0 * 4.0 / 14.0), (1, 12.0 * 10.0 / 14.0))
+    assert held["full"] == ((0, 6.0),)
+
+
+def test_spread_counts_only_bb_nodes_with_space_left():
+    from bbopt.core import RunningJob
+    from bbopt.planner.pieces import bb_node_space, running_pieces
+
+    plat = Platform(nodes=8, bb=30.0, bb_nodes=(10.0, 10.0, 10.0))
+    over = RunningJob(Job("over", 0, 500, 500, nodes=1, bb=12.0), 0.0, None, ((0, 12.0),))
+    most = RunningJob(Job("most", 0, 500, 500, nodes=1, bb=9.0), 0.0, None, ((1, 9.0),))
+    # half a byte placed first fit (node 0, overbooked to -2 B, has no room; node 1 has 1 B);
+    # then two 12 B pieces fit no BB node: 24 B spread over node 1 (0.5 B left) and node 2
+    # (10 B); node 0 takes nothing
+    tiny = RunningJob(Job("tiny", 0, 500, 500, nodes=1, bb=0.5), 5.0)
+    wide = RunningJob(Job("wide", 0, 500, 500, nodes=2, bb=24.0), 10.0)
+    held = running_pieces(_hand_state([over, most, wide, tiny], plat))
+    assert held["tiny"] == ((1, 0.5),)
+    assert held["wide"] == ((1, 24.0 * 0.5 / 10.5), (2, 24.0 * 10.0 / 10.5))
+    space = bb_node_space(_hand_state([over, most], plat))
+    assert space.free == [-2.0, 1.0, 10.0] and space.tol == 10.0 * 1e-12
+    # nothing left anywhere: the job holds no piece; half a byte left: it all goes there
+    full = RunningJob(Job("full", 0, 500, 500, nodes=1, bb=10.0), 0.0, None, ((0, 10.0),))
+    late = RunningJob(Job("late", 0, 500, 500, nodes=2, bb=4.0), 5.0)
+    one = Platform(nodes=8, bb=10.0, bb_nodes=(10.0,))
+    assert running_pieces(_hand_state([full, late], one))["late"] == ()
+    most_of = RunningJob(Job("m", 0, 500, 500, nodes=1, bb=9.5), 0.0, None, ((0, 9.5),))
+    assert running_pieces(_hand_state([most_of, late], one))["late"] == ((0, 4.0),)
+    # a BB node with exactly nothing left takes no piece of a spread either
+    two = Platform(nodes=8, bb=20.0, bb_nodes=(10.0, 10.0))
+    wide = RunningJob(Job("wide", 0, 500, 500, nodes=2, bb=24.0), 10.0)
+    assert running_pieces(_hand_state([full, wide], two))["wide"] == ((1, 24.0),)
+
+
+def test_first_fit_counts_pieces_one_by_one_where_rounding_decides():
+    from bbopt.planner.pieces import first_fit_runs
+
+    # 0.7 B pieces on 26.599999999999994 B: subtracted one by one, 38 fit (the 38th leaves
+    # 0.7 - 4e-15 B short of nothing); the quotient floor((f - piece) / piece) + 1 says 37
+    assert first_fit_runs([26.599999999999994, 100.0], 64, 0.7 * 64, 0.0) == ((0, 38), (1, 26))
+    # 0.1 B pieces on 2.500000000000001 B: 24 one by one, where the quotient says 25
+    assert first_fit_runs([2.500000000000001, 100.0], 40, 0.1 * 40, 0.0) == ((0, 24), (1, 16))

@@ -349,3 +349,112 @@ def test_a_backfilled_job_takes_the_smallest_admissible_ssds(request_ssd, nodes,
 
     job = Job("j", 0.0, 60.0, nodes=nodes, ssd=request_ssd)
     assert _smallest_admissible(job, [3, 1, 2], [100.0, 50.0, 200.0]) == got
+
+
+def _ssd_state(queue, named: bool = True) -> ClusterState:
+    """The SSD platform (nodes 0-3 with 50 GB of SSD, 4-7 with 100 GB), with its 100 GB of BB
+    on four named BB nodes of 25 GB (``named``) or in one pool; R (4 nodes: 0, 1, 4, 5; 80 GB:
+    on named BB nodes a 20 GB piece on each, 5 GB left on each) runs until t = 1000."""
+    from dataclasses import replace
+
+    from tests._platforms import NAMED, SSD
+
+    platform = replace(SSD, name="ssd-named", bb_nodes=NAMED.bb_nodes) if named else SSD
+    r = RunningJob(Job("R", 0.0, 1000.0, nodes=4, bb=80 * GB), 0.0, allocation=(0, 1, 4, 5))
+    return ClusterState(0.0, platform, (r,), tuple(queue))
+
+
+@pytest.mark.parametrize("policy", ["naive", "bbsched"])
+def test_ssd_backfill_takes_the_smallest_free_ssds_and_places_its_bb_pieces(policy):
+    """Window of one: A (1 node, 60 GB of SSD, 2 GB of BB) is selected and placed on the
+    smallest free SSD that holds it (node 6; 2 and 3 have 50 GB). H (8 nodes) holds the
+    reservation at R's end. Backfilled (all end by then): C, as A, on the next such SSD (7, not
+    A's 6 again); D (10 GB) fits the 16 GB of pooled BB left but no BB node has 10 GB (5, 3, 5,
+    5 left): refused; E (no SSD asked) on the smallest free SSD, node 2."""
+    queue = (Job("A", 0.0, 100.0, nodes=1, bb=2 * GB, ssd=60 * GB),
+             Job("H", 0.0, 100.0, nodes=8),
+             Job("C", 0.0, 100.0, nodes=1, bb=2 * GB, ssd=60 * GB),
+             Job("D", 0.0, 100.0, nodes=1, bb=10 * GB),
+             Job("E", 0.0, 100.0, nodes=1))
+    d = bbopt.decide(_ssd_state(queue), policy, window=1)
+    assert [(s.job_id, s.nodes) for s in d.start] == [("A", (6,)), ("C", (7,)), ("E", (2,))]
+    assert [(r.job_id, r.start) for r in d.reservations] == [("H", 1000.0)]
+    # With the BB in one pool D's 10 GB fit: it takes node 2 and E the next, node 3.
+    d = bbopt.decide(_ssd_state(queue, named=False), policy, window=1)
+    assert [(s.job_id, s.nodes) for s in d.start] == [
+        ("A", (6,)), ("C", (7,)), ("D", (2,)), ("E", (3,))]
+
+
+@pytest.mark.parametrize("policy", ["naive", "bbsched"])
+def test_a_window_selection_whose_bb_pieces_do_not_fit_the_named_bb_nodes_waits(
+        named_platform, policy):
+    """The window counts pooled BB: with R holding 20 GB on each of the four 25 GB BB nodes,
+    W (10 GB) and V (5 GB) fit the 20 GB left together, and both are selected; W's piece fits
+    no BB node (5 GB left on each) and W waits, V starts. The utilisations are of the whole
+    platform (2 of 8 nodes, 15 of 100 GB), not of what is free (4 nodes, 20 GB)."""
+    r = RunningJob(Job("R", 0.0, 1000.0, nodes=4, bb=80 * GB), 0.0)
+    queue = (Job("W", 0.0, 100.0, nodes=1, bb=10 * GB), Job("V", 0.0, 100.0, nodes=1, bb=5 * GB))
+    d = bbopt.decide(ClusterState(0.0, named_platform, (r,), queue), policy, window=2)
+    assert d.started_ids == ["V"]
+    assert [(r.job_id, r.start) for r in d.reservations] == [("W", 0.0)]
+    if policy == "bbsched":
+        assert [(a["jobs"], a["utilization"]) for a in d.alternatives] == [
+            (["W", "V"], {"nodes": 0.25, "bb": 0.15})]
+
+
+def test_the_ssd_utilisation_is_a_share_of_the_platforms_ssd():
+    """Nodes 4-7 (400 of the 600 GB of SSD) busy: S (2 nodes, 30 GB each) goes on nodes 0 and
+    1 (50 GB), using 60 GB and wasting 40: 0.1 and -1/15 of the platform's SSD (0.3 and -0.2
+    of the free SSD would be the wrong scale)."""
+    from tests._platforms import SSD
+
+    r = RunningJob(Job("R", 0.0, 1000.0, nodes=4), 0.0, allocation=(4, 5, 6, 7))
+    state = ClusterState(0.0, SSD, (r,), (Job("S", 0.0, 100.0, nodes=2, ssd=30 * GB),))
+    d = bbopt.decide(state, "bbsched")
+    assert [(s.job_id, s.nodes) for s in d.start] == [("S", (0, 1))]
+    chosen = [a for a in d.alternatives if a["chosen"]]
+    assert chosen[0]["utilization"] == pytest.approx(
+        {"nodes": 0.25, "bb": 0.0, "ssd": 0.1, "ssd_waste": -40 / 600}, rel=1e-12)
+
+
+def test_the_objectives_option_is_the_models():
+    """Table 1 with the node objective alone: the front is {J1, J5} (100 nodes), not BBSched's
+    switch to {J2, J3, J4, J5} for their BB."""
+    d = bbopt.decide(table1_state(), "bbsched", objectives=["nodes"])
+    assert sorted(d.started_ids) == ["J1", "J5"]
+    assert [a["objectives"] for a in d.alternatives] == [{"nodes": 100.0}]
+
+
+@pytest.mark.parametrize("policy", ["bbsched", "naive", "weighted"])
+def test_a_platform_without_burst_buffer(policy):
+    """No BB at all: the window is chosen by nodes (a, 3 of 4, not b), BB utilisation 0."""
+    queue = (Job("a", 0.0, 100.0, nodes=3), Job("b", 0.0, 100.0, nodes=2))
+    d = bbopt.decide(ClusterState(0.0, Platform(4, 0.0), (), queue), policy)
+    assert d.started_ids == ["a"]
+    if policy == "bbsched":
+        assert [(a["jobs"], a["utilization"]) for a in d.alternatives] == [
+            (["a"], {"nodes": 0.75, "bb": 0.0})]
+
+
+@pytest.mark.parametrize("bb, starts", [(999.5, True), (1000.0, True), (1000.5, False)])
+def test_a_full_pool_admits_a_window_job_within_the_fit_slack_only(bb, starts):
+    """R holds the whole 1 TB pool: the fit rule's slack is 1e-9 of it, 1000 B. A window job
+    asking up to 1000 B starts (Slurm's window order); 1000.5 B waits for R's end."""
+    r = RunningJob(Job("R", 0.0, 1000.0, nodes=1, bb=TB), 0.0)
+    state = ClusterState(0.0, Platform(4, TB), (r,), (Job("J", 0.0, 100.0, nodes=1, bb=bb),))
+    d = bbopt.decide(state, "naive")
+    assert d.started_ids == (["J"] if starts else [])
+    assert [(r.job_id, r.start) for r in d.reservations] == ([] if starts else [("J", 1000.0)])
+
+
+def test_reserve_bb_false_reserves_the_head_when_its_nodes_are_free():
+    """H (2 nodes, 8 TB): 1 node and 4 TB free now; R1's 3 nodes are back at t = 100, R2's
+    6 TB at t = 1000. Its processors alone are free at 100: that is its reservation without
+    ``reserve_bb``; with it, at 1000."""
+    running = (RunningJob(Job("R1", 0.0, 100.0, nodes=3), 0.0),
+               RunningJob(Job("R2", 0.0, 1000.0, nodes=1, bb=6 * TB), 0.0))
+    state = ClusterState(0.0, Platform(5, 10 * TB), running,
+                         (Job("H", 0.0, 3600.0, nodes=2, bb=8 * TB),))
+    for reserve_bb, start in ((True, 1000.0), (False, 100.0)):
+        d = bbopt.decide(state, "bbsched", reserve_bb=reserve_bb)
+        assert [(r.job_id, r.start) for r in d.reservations] == [("H", start)], reserve_bb

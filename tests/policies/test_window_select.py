@@ -79,6 +79,7 @@ def test_a_scalar_form_answered_with_a_set_takes_the_best_of_it(recorder, method
     options = ({"priority": ["bb", "nodes"]} if weights == "bb" else {"weights": weights})
     d = bbopt.decide(table1_state(), WindowPolicy(method=method, backend="records", **options))
     assert d.started_ids == started and d.stats.status is Status.FEASIBLE
+    assert d.alternatives == ()  # (the set is not the decision's Pareto set)
 
 
 def test_a_set_with_a_fallback_status_is_read_as_its_solution(recorder):
@@ -109,3 +110,39 @@ def test_an_empty_window_names_no_backend():
     empty = table1_state()
     d = bbopt.decide(bbopt.ClusterState(0.0, empty.platform, (), ()), WindowPolicy())
     assert d.stats.backend == "none" and d.started_ids == []
+    assert d.stats.status is Status.OPTIMAL and d.stats.objective == ()
+    assert d.alternatives == () and d.reservations == ()
+
+
+def test_the_budget_counts_the_time_spent_before_the_policy_was_asked(recorder):
+    """Asked 0.5 s into a 2 s decision: the backend gets 2 s less the tail's 10 % (0.2 s)
+    and less the 0.5 s spent (and the little the model took): about 1.3 s, not 1.8 or 1.9."""
+    import time
+
+    from bbopt.core import decide_planned, decision_asked
+
+    seen = recorder(lambda m: Result(Status.FEASIBLE, np.array(J2345, bool), 1.0,
+                                     backend="records"))
+    policy = WindowPolicy(method="weighted", backend="records", budget=2.0)
+    with decision_asked(time.perf_counter() - 0.5):
+        d = decide_planned(policy, table1_state())
+    assert 1.0 < seen["budget"].seconds <= 1.3
+    assert d.stats.budget == 2.0  # (the decision's own budget, in its report)
+
+
+@pytest.mark.parametrize("method", ["in-order", "bin-packing"])
+def test_the_rule_methods_give_the_greedy_backend_the_budget_and_seed(monkeypatch, method):
+    import bbopt.policies.window as window
+
+    asked = []
+
+    def solve(model, backend, budget, seed, **options):
+        asked.append((backend, budget.seconds, seed, options))
+        return window_solve(model, backend, budget, seed, **options)
+
+    window_solve = window.solve
+    monkeypatch.setattr(window, "solve", solve)
+    bbopt.decide(table1_state(), WindowPolicy(method=method, seed=7, budget=1.0))
+    [(backend, seconds, seed, options)] = asked
+    assert (backend, seed, options) == ("greedy", 7, {"rule": method})
+    assert 0.5 < seconds <= 0.9

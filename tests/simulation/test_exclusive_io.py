@@ -144,3 +144,168 @@ def test_invariants_of_exclusive_io(specs, racks):
             assert due <= s
             if r_k == r and due < s:
                 assert all(max(e0, due) >= min(s1, s) - 1e-9 for e0, s1 in gaps)
+
+
+@pytest.mark.parametrize("kwargs,message,field", [
+    ({"racks": 0}, "racks must be >= 1, got 0", "racks"),
+    ({"racks": []}, "rack sizes must be positive integers", "racks"),
+    ({"racks": [2, 0]}, "rack sizes must be positive integers", "racks"),
+    ({"racks": [2, 2], "bandwidth": [B]}, "1 bandwidths for 2 racks", "bandwidth"),
+    ({"bandwidth": 0.0}, "I/O node bandwidth must be > 0 bytes/s", "bandwidth"),
+    ({"racks": 2, "bandwidth": [B, -1.0]}, "I/O node bandwidth must be > 0 bytes/s",
+     "bandwidth"),
+])
+def test_bad_racks_and_bandwidths_are_refused_naming_the_field(kwargs, message, field):
+    with pytest.raises(InputError, match=f"^field '{field}': {message}$"):
+        ExclusiveIO(**kwargs)
+
+
+def test_one_rack_and_whole_bandwidths_are_accepted_as_given():
+    model = ExclusiveIO(racks=1, bandwidth=2)
+    assert (model.racks, model.bandwidth) == (1, (2.0,))
+    assert isinstance(model.bandwidth[0], float)
+    assert ExclusiveIO(racks=[1, 3], bandwidth=[1, 2]).bandwidth == (1.0, 2.0)
+    assert ExclusiveIO(racks=(1, 3)).racks == (1, 3)
+    assert ExclusiveIO(racks=3).bandwidth == (None, None, None)
+    assert ExclusiveIO().kill_at_walltime is False
+
+
+def test_the_io_node_without_a_platform_or_a_second_rack_is_rack_zero():
+    model = ExclusiveIO(racks=2)
+    assert model.rack_for((3,)) == 0  # not reset with a platform: no racks known
+    model.reset([], Platform(nodes=4))
+    assert (model.rack_for((3,)), model.rack_for(()), model.rack_for((2, 3, 0))) == (1, 0, 1)
+    one = ExclusiveIO()
+    one.reset([], Platform(nodes=4))
+    assert one.rack_for((3,)) == 0
+
+
+def test_a_job_without_io_computes_its_runtime_or_walltime_and_uses_no_io_node():
+    jobs = [Job("r", 0, walltime=50, runtime=20), Job("w", 0, walltime=30)]
+    res, model = run(jobs, model=ExclusiveIO(racks=2))
+    assert res.end == [20.0, 30.0] and res.state == ["finished", "finished"]
+    assert model.job_stats() == {0: {"io_wait": 0.0, "elapsed": 20.0, "io_node": -1.0},
+                                 1: {"io_wait": 0.0, "elapsed": 30.0, "io_node": -1.0}}
+    assert model.transfers == []
+
+
+def test_a_periodic_job_needs_a_bandwidth_from_itself_or_the_model():
+    job = periodic("p", 1, 1.0, 1.0)
+    bare = Job("p", 0, walltime=2, runtime=2, extra={"io": {
+        k: v for k, v in job.extra["io"].items() if k != "io_bandwidth"}})
+    with pytest.raises(InputError, match=r"^field 'io.io_bandwidth': job p: no I/O bandwidth "
+                                         r"\(io.io_bandwidth\) and none given to the "
+                                         r"exclusive-io model$"):
+        run([bare])
+    res, model = run([bare], model=ExclusiveIO(bandwidth=B / 4))  # 4 s of I/O at B / 4
+    assert res.end == [5.0]
+    assert model.transfers == [(0, 0, 1.0, 5.0)] and model.due == [1.0]
+
+
+def test_a_job_killed_while_its_io_waits_leaves_the_fifo():
+    """A transfers 2-5; B computes 0-3 and waits from 3 for the node; B is killed at 4 while
+    waiting; C's request (due at 4.5) gets the node when A's ends at 5."""
+    a = periodic("A", 1, 2.0, 3.0)
+    b = periodic("B", 1, 3.0, 1.0)
+    b = Job("B", 0, walltime=4.0, runtime=b.runtime, extra=b.extra)
+    c = periodic("C", 1, 4.5, 1.0)
+    c = Job("C", 0, walltime=10.0, runtime=c.runtime, extra=c.extra)
+    res, model = run([a, b, c], model=ExclusiveIO(kill_at_walltime=True))
+    assert res.state == ["finished", "killed", "finished"]
+    assert res.end == pytest.approx([5.0, 4.0, 6.0])
+    assert [(k, s, e) for k, _, s, e in model.transfers] == [(0, 2.0, 5.0), (2, 5.0, 6.0)]
+    stats = model.job_stats()
+    assert stats[1] == {"io_wait": 0.0, "elapsed": 4.0, "io_node": 0.0}
+    assert stats[2]["io_wait"] == pytest.approx(0.5)
+
+
+def test_a_job_killed_in_its_compute_phase_holds_no_transfer():
+    a = periodic("A", 2, 2.0, 1.0)
+    a = Job("A", 0, walltime=1.0, runtime=a.runtime, extra=a.extra)
+    res, model = run([a], model=ExclusiveIO(kill_at_walltime=True))
+    assert (res.state, res.end, model.transfers) == (["killed"], [1.0], [])
+
+
+def test_a_zero_byte_io_phase_ends_at_the_instant_it_is_due():
+    job = periodic("z", 2, 1.5, 0.0)
+    res, model = run([job])
+    assert res.end == [3.0]
+    assert [(s, e) for _, _, s, e in model.transfers] == [(1.5, 1.5), (3.0, 3.0)]
+
+
+def test_io_node_usage_sorts_each_nodes_transfers():
+    transfers = [(2, 1, 5.0, 6.0), (0, 0, 3.0, 4.0), (1, 1, 1.0, 2.0), (3, 0, 0.0, 1.0)]
+    assert io_node_usage(transfers, 3) == [[(0.0, 1.0, 3), (3.0, 4.0, 0)],
+                                           [(1.0, 2.0, 1), (5.0, 6.0, 2)], []]
+    assert io_node_usage([]) == [[]]
+
+
+def test_run_metrics_and_curves_are_jeannots_named_xio():
+    from bbopt.simulation.pack_metrics import USAGE_BINS, pack_metrics, usage_over_time
+
+    a, b = periodic("A", 3, 2.0, 1.0), periodic("B", 3, 2.0, 1.0)
+    res, model = run([a, b])
+    metrics = model.metrics(res)
+    assert metrics == pytest.approx(
+        {f"xio_{k}": float(v) for k, v in pack_metrics(res, model).items()}, nan_ok=True)
+    assert metrics and all(type(v) is float for v in metrics.values())
+    curves = model.curves(res)
+    expected = usage_over_time(res, model, bins=USAGE_BINS)
+    assert curves == {k: [float(x) for x in v] for k, v in expected.items()}
+    assert all(len(v) == USAGE_BINS for v in curves.values())
+
+
+def test_a_bandwidth_under_one_byte_per_second_is_still_a_bandwidth():
+    """Half a byte per second, one byte per I/O phase: 2 s of I/O after 1 s of computing."""
+    slow = Job("s", 0, walltime=3, runtime=3, extra={"io": {
+        "model": "periodic", "iterations": 1, "compute_seconds": 1.0, "io_bytes": 1.0,
+        "io_bandwidth": 0.5}})
+    res, model = run([slow])
+    assert res.end == [3.0] and model.transfers == [(0, 0, 1.0, 3.0)]
+
+
+def test_rack_sizes_given_as_a_list_are_kept_as_a_tuple_of_ints():
+    assert ExclusiveIO(racks=[1, 3]).racks == (1, 3)
+    assert ExclusiveIO(racks=[2.0, 2.0]).racks == (2, 2)
+
+
+def test_a_second_job_killed_in_its_transfer_frees_the_node_for_the_first():
+    """B (job 1) transfers 1-3 but its walltime ends it at 2: its transfer is cut there and A's
+    request, due at 1.5, is served 2-3; a job submitted at 5 is measured from its start."""
+    b = periodic("B", 1, 1.0, 2.0)
+    b = Job("B", 0, walltime=2.0, runtime=b.runtime, extra=b.extra)
+    late = Job("L", 5, walltime=4, runtime=4)
+    a = periodic("A", 1, 1.5, 1.0)
+    a = Job("A", 0, walltime=10.0, runtime=a.runtime, extra=a.extra)
+    res, model = run([a, b, late],
+                     model=ExclusiveIO(kill_at_walltime=True))
+    assert res.state == ["finished", "killed", "finished"]
+    assert res.end == pytest.approx([3.0, 2.0, 9.0])
+    assert [(k, s, e) for k, _, s, e in model.transfers] == [(1, 1.0, 2.0), (0, 2.0, 3.0)]
+    stats = model.job_stats()
+    assert stats[0]["io_wait"] == pytest.approx(0.5) and stats[2]["elapsed"] == 4.0
+
+
+def test_every_end_of_an_instant_is_reported_before_the_policy_decides():
+    """On 2 nodes, X and Y are both killed at their walltime 10 while Z (2 nodes) and W (1)
+    arrive then: filler sees both nodes free and starts Z first, W after it."""
+    jobs = [Job("X", 0, 10, 20, 1), Job("Y", 0, 10, 20, 1), Job("Z", 10, 5, 5, 2),
+            Job("W", 10, 5, 5, 1)]
+    res = simulate(jobs, Platform(nodes=2), "filler",
+                   execution=ExclusiveIO(kill_at_walltime=True))
+    assert res.state == ["killed", "killed", "finished", "finished"]
+    assert res.start[2:] == [10.0, 15.0]
+
+
+def test_the_stale_end_of_a_killed_job_hides_no_other_end_of_its_instant():
+    """On 3 nodes: X is killed at 10 (its compute end at 20 stays queued, stale); at 20 P's
+    transfer, V's and U's runs end: Z (3 nodes) and W (1) arriving then see all 3 nodes free,
+    so filler starts Z first."""
+    p = periodic("P", 1, 19.0, 1.0)
+    jobs = [Job("X", 0, 10, 20, 1), p, Job("V", 0, 30, 20, 1), Job("U", 10, 10, 10, 1),
+            Job("Z", 20, 5, 5, 3), Job("W", 20, 5, 5, 1)]
+    res = simulate(jobs, Platform(nodes=3), "filler",
+                   execution=ExclusiveIO(kill_at_walltime=True))
+    assert res.state == ["killed"] + ["finished"] * 5
+    assert res.end[1:4] == [20.0, 20.0, 20.0]
+    assert res.start[4:] == [20.0, 25.0]

@@ -157,3 +157,53 @@ def test_bb_draw_copies_equal_replace(kth_swf, rules):
                                        else float(p)) * j.nodes)
             for j, p in zip(jobs, per_proc, strict=True)]
     assert [job_fields(j) for j in got] == [job_fields(j) for j in want]
+
+
+class _HalfRules(KopanskiRules):
+    """A site's own rule: every job asks half of what the authors' rules give it per node."""
+
+    def per_node(self, job: Job, drawn: float) -> float:
+        return super().per_node(job, drawn) / 2
+
+
+_JOBS = [Job(str(i), 0, walltime=60.0 * (i + 1), runtime=30.0, nodes=1 + 7 * i)
+         for i in range(6)]
+
+
+def test_a_rules_subclass_sees_each_job_and_the_same_draws():
+    from bbopt.workloads.bb import lognormal_bb_column
+
+    ruled = with_lognormal_bb(_JOBS, 5, rules=True)
+    half = with_lognormal_bb(_JOBS, 5, rules=_HalfRules())
+    assert [j.bb for j in half] == [j.bb / 2 for j in ruled]
+    assert half[0].bb == 10 * MB / 2  # walltime 60 s: the short-job rule, halved
+    assert [j.id for j in half] == [j.id for j in _JOBS]
+    # a generator given as the seed draws the same stream as its seed
+    again = with_lognormal_bb(_JOBS, np.random.default_rng(5), rules=_HalfRules())
+    assert [j.bb for j in again] == [j.bb for j in half]
+    nodes = np.array([j.nodes for j in _JOBS])
+    walltime = np.array([j.walltime for j in _JOBS])
+    assert lognormal_bb_column(nodes, walltime, 5, rules=_HalfRules()) is None
+
+
+def test_the_column_draw_is_the_jobs_draw():
+    from bbopt.workloads.bb import lognormal_bb_column
+
+    nodes = np.array([j.nodes for j in _JOBS])
+    walltime = np.array([j.walltime for j in _JOBS])
+    # the default seed is 0 in both; rules=True means the authors' rules in both
+    assert lognormal_bb_column(nodes, walltime).tolist() == [j.bb for j in with_lognormal_bb(_JOBS)]
+    ruled = lognormal_bb_column(nodes, walltime, 0, rules=True).tolist()
+    assert ruled == [j.bb for j in with_lognormal_bb(_JOBS, 0, rules=True)]
+    assert ruled[0] == 10 * MB and ruled[1] == 8 * 10 * MB  # walltimes 60 and 120 s
+    assert ruled != lognormal_bb_column(nodes, walltime, 0).tolist()
+
+
+def test_the_per_job_path_and_the_column_path_give_the_same_bytes():
+    class Same(KopanskiRules):
+        """A subclass that changes nothing: drawn job by job instead of by columns."""
+
+    jobs = [Job(str(i), 0, walltime=30.0 * (i % 9 + 1), runtime=10.0, nodes=1 + (i * 7) % 96)
+            for i in range(400)]
+    by_job = with_lognormal_bb(jobs, 11, rules=Same())
+    assert [j.bb for j in by_job] == [j.bb for j in with_lognormal_bb(jobs, 11, rules=True)]

@@ -4,6 +4,8 @@ keep the forced jobs; when it gives up, the solvers still produce the same exact
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -12,8 +14,17 @@ from hypothesis import strategies as st
 from bbopt.core import GB, Status
 from bbopt.models.window import WindowModel
 from bbopt.solvers import Budget, solve
+from bbopt.solvers.scalarize import TIEBREAK
 from bbopt.solvers.window.forms import linear_form
-from bbopt.solvers.window.subset_sums import two_capacity_front
+from bbopt.solvers.window.subset_sums import (
+    MAX_SUBSET_SUM_BITS,
+    capacity_rows,
+    corner_witness,
+    reachable_max,
+    subset_with_sum,
+    tighten_rows,
+    two_capacity_front,
+)
 from tests.solvers.window.test_forms_fronts import front, hard_window
 
 
@@ -73,3 +84,106 @@ def test_enumerated_front_equals_cpsat_epsilon_constraint_at_w50(index):
     assert a.status is b.status is Status.OPTIMAL
     assert front(a) == front(b)
     assert all(m.feasible(s.x) for s in a.pareto)
+
+
+@pytest.mark.parametrize("cap, base, best", [
+    (11, 0, 10),   # 3 + 7 (the 11 is not reachable)
+    (10, 0, 10),   # exactly reachable
+    (9, 0, 8),     # 3 + 5
+    (11, 2, 10),   # 2 fixed, 9 of room: 3 + 5
+    (2, 2, 2),     # no room: the fixed sum alone
+    (1, 2, None),  # the fixed jobs already over the capacity
+])
+def test_reachable_max_by_hand(cap, base, best):
+    assert reachable_max(np.array([3, 5, 7]), cap, np.ones(3, bool), base) == best
+
+
+def test_reachable_max_counts_only_the_free_jobs_and_no_larger_capacity_than_its_bitset():
+    coeffs = np.array([3, 5, 7, 0, 4])
+    assert reachable_max(coeffs, 4, np.array([1, 1, 1, 1, 0], bool)) == 3  # the 4 not free
+    assert reachable_max(coeffs, 4, np.ones(5, bool)) == 4  # a job of exactly the room
+    big = MAX_SUBSET_SUM_BITS
+    assert reachable_max(np.array([big, 1]), big, np.ones(2, bool)) == big
+    assert reachable_max(np.array([big, 1]), big + 1, np.ones(2, bool)) is None
+    assert reachable_max(np.array([big, 1]), big + 1, np.ones(2, bool), base=1) == big + 1
+
+
+@pytest.mark.parametrize("target, chosen", [
+    (12, [1, 2]), (10, [0, 2]), (3, [0]), (0, []), (15, [0, 1, 2]), (11, None), (-1, None),
+])
+def test_subset_with_sum_by_hand(target, chosen):
+    got = subset_with_sum(np.array([3, 5, 7]), target)
+    assert (None if got is None else list(got)) == chosen
+
+
+def test_subset_with_sum_up_to_its_bitset():
+    big = MAX_SUBSET_SUM_BITS
+    assert list(subset_with_sum(np.array([1, big - 1]), big)) == [0, 1]
+    assert subset_with_sum(np.array([1, big]), big + 1) is None
+
+
+def test_tighten_rows_lowers_each_capacity_row_to_its_largest_sum():
+    """10 free nodes for jobs of 4, 4 and 4 nodes: at most 8; 10 GB of BB for 3 + 3 GB (with
+    the first job forced): 6. A row with a negative coefficient (an auxiliary one) is kept."""
+    m = WindowModel(nodes=[4, 4, 4], bb=[3 * GB, 3 * GB, 0.0], free_nodes=10, free_bb=10 * GB,
+                    forced=[True, False, False])
+    lf = linear_form(m, ["nodes", "bb"])
+    unit = m.integer_form().bb_unit
+    assert [int(r[2]) for r in lf.rows] == [8, round(6 * GB / unit)]
+    rows = [(np.array([4, -4, 4]), np.zeros(0, np.int64), 10)]
+    form = types.SimpleNamespace(k=0, fix0=np.zeros(3, bool), fix1=np.zeros(3, bool),
+                                 rows=list(rows), objectives={})
+    tighten_rows(form)
+    assert form.rows[0][2] == 10
+
+
+def test_capacity_rows_only_for_the_two_capacity_objectives():
+    m = WindowModel(nodes=[4, 2], bb=[3 * GB, 5 * GB], free_nodes=5, free_bb=6 * GB)
+    lf = linear_form(m, ["nodes", "bb"])
+    c1, c2, cap1, cap2 = capacity_rows(lf, "nodes", "bb")
+    # (the node row tightened to 4: 4 + 2 is over 5)
+    assert list(c1) == [4, 2] and cap1 == 4 and list(c2) == list(lf.rows[1][0])
+    assert capacity_rows(lf, "bb", "nodes")[2:] == (cap2, cap1)
+    assert capacity_rows(lf, "nodes", "nodes") is None  # the same row twice
+    assert capacity_rows(lf, "nodes", TIEBREAK) is None  # not a capacity row
+    ssd = WindowModel(nodes=[1], bb=[0.0], free_nodes=2, free_bb=0.0, ssd=[GB],
+                      free_node_ssd=[GB, 2 * GB], objectives=("nodes", "bb", "ssd", "ssd_waste"))
+    assert capacity_rows(linear_form(ssd, ["nodes", "bb", "ssd_waste"]), "nodes", "bb") is None
+    assert corner_witness(linear_form(ssd, ["nodes", "bb", "ssd_waste"]), "nodes", "bb") is None
+
+
+def test_corner_witness_fills_the_bb_then_the_nodes():
+    """5 nodes, 6 GB free: the BB bound 6 GB is reached by J1 + J2 (3 + 3 GB, 2 nodes); the
+    nodes left (3) are filled by the BB-free J3 (3 nodes): 5 nodes, both at their bounds. The
+    other 6 GB selection, J0 (6 GB, 4 nodes), leaves 1 node, which J3 does not fit."""
+    m = WindowModel(nodes=[4, 1, 1, 3], bb=[6 * GB, 3 * GB, 3 * GB, 0.0], free_nodes=5,
+                    free_bb=6 * GB)
+    lf = linear_form(m, ["nodes", "bb"])
+    x = corner_witness(lf, "nodes", "bb")
+    assert list(x) == [False, True, True, True]
+    # no BB job fits 2 GB: the BB row is tightened to 0, reached by selecting nothing
+    none = WindowModel(nodes=[4, 1], bb=[6 * GB, 3 * GB], free_nodes=5, free_bb=2 * GB)
+    assert list(corner_witness(linear_form(none, ["nodes", "bb"]), "nodes", "bb")) == [
+        False, False]
+
+
+def test_a_form_with_ssd_level_rows_has_no_two_capacity_front():
+    """Nodes and BB objectives on SSDs of two sizes: the level rows are constraints too, so
+    the two capacity rows are not the whole form."""
+    m = WindowModel(nodes=[1, 1], bb=[0.0, GB], free_nodes=2, free_bb=GB,
+                    ssd=[100 * GB, 100 * GB], free_node_ssd=[50 * GB, 100 * GB])
+    lf = linear_form(m, ["nodes", "bb"])
+    assert lf.k == 0 and len(lf.rows) == 3
+    assert capacity_rows(lf, "nodes", "bb") is None
+
+
+def test_the_band_goes_on_the_row_of_larger_capacity():
+    """6 free nodes, 3 MB of BB (3 units): the nodes are the smaller capacity here; the front
+    is the same, {J0, J1} (6 nodes, 2 MB) and {J0, J2} (5 nodes, 3 MB)."""
+    from bbopt.solvers.window.subset_sums import capacity_front
+
+    m = WindowModel(nodes=[4, 2, 1], bb=[1e6, 1e6, 2e6], free_nodes=6, free_bb=3e6)
+    lf = linear_form(m, ["nodes", "bb"])
+    assert lf.rows[0][2] > lf.rows[1][2]
+    xs = capacity_front(lf, "nodes", "bb")
+    assert sorted(tuple(m.evaluate(x)) for x in xs) == [(5.0, 3e6), (6.0, 2e6)]

@@ -1,0 +1,141 @@
+"""The replay's parts that need no Slurm: a trace scaled in time and nodes, jobs submitted in
+submit order with their walltime, licenses and comment (on a recorded command layer), Slurm's
+job completion records read and turned into a schedule. The whole replay through a real Slurm
+is in test_site_and_run.py and the slurm-marked tests."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+from bbopt.core import GB, Job, JobState, Platform
+from bbopt.errors import InputError
+from bbopt.slurm.commands import SlurmCommands
+from bbopt.slurm.replay import collect, read_jobcomp, scale_workload, submit_workload
+
+
+def _job(jid, submit, walltime=600.0, runtime=300.0, nodes=4, bb=0.0):
+    return Job(jid, submit, walltime, runtime, nodes=nodes, bb=bb)
+
+
+def test_a_trace_is_scaled_in_time_from_its_first_submission():
+    jobs = [_job("a", 1000.0), _job("b", 1600.0, runtime=None)]
+    out = scale_workload(jobs, 10.0)
+    assert [(j.id, j.submit, j.walltime, j.runtime, j.nodes) for j in out] == [
+        ("a", 0.0, 60.0, 30.0, 4), ("b", 60.0, 60.0, None, 4)]
+    assert scale_workload([], 2.0) == []
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(InputError, match="speed-up must be > 0") as err:
+            scale_workload(jobs, bad)
+        assert err.value.field == "speedup"
+
+
+def test_node_counts_are_scaled_rounded_and_kept_within_the_machine():
+    jobs = [_job(str(n), 0.0, nodes=n) for n in (1, 3, 5, 96, 100)]
+    out = scale_workload(jobs, 1.0, nodes=16, trace_nodes=96)
+    # 1 * 16/96 = 0.17 -> at least 1; 3 -> 0.5 -> round half to even 0 -> 1; 5 -> 0.83 -> 1;
+    # 96 -> 16; 100 -> 16.7 -> 17, cut to the 16 nodes
+    assert [j.nodes for j in out] == [1, 1, 1, 16, 16]
+    assert [j.nodes for j in scale_workload(jobs, 1.0, nodes=48, trace_nodes=96)] == [
+        1, 2, 2, 48, 48]
+    assert [j.nodes for j in scale_workload(jobs, 1.0, nodes=16)] == [1, 3, 5, 96, 100]
+    assert [j.nodes for j in scale_workload(jobs, 1.0, nodes=16, trace_nodes=0)] == [
+        1, 3, 5, 96, 100]
+
+
+def test_job_completion_records_by_job_id(tmp_path):
+    path = tmp_path / "jobcomp.txt"
+    assert read_jobcomp(path) == {}
+    path.write_text(
+        "JobId=7 UserId=a(1) JobState=COMPLETED StartTime=2027-01-01T00:00:10 "
+        "NodeList=n[1-2] Comment=x=y\n"
+        "garbage without fields\n"
+        "UserId=b JobState=FAILED\n"
+        "JobId=8 JobState=TIMEOUT\n")
+    recs = read_jobcomp(path)
+    assert set(recs) == {"7", "8"}
+    assert recs["7"] == {"JobId": "7", "UserId": "a(1)", "JobState": "COMPLETED",
+                         "StartTime": "2027-01-01T00:00:10", "NodeList": "n[1-2]",
+                         "Comment": "x=y"}
+
+
+class _Recorder(SlurmCommands):
+    """``sbatch`` recorded; job ids 100, 101, ..."""
+
+    def __init__(self) -> None:
+        super().__init__(env={})
+        self.calls: list[tuple[str, ...]] = []
+
+    def run(self, argv, check: bool = True) -> str:
+        self.calls.append(tuple(argv))
+        return f"{99 + len(self.calls)};cluster\n"
+
+
+def test_jobs_are_submitted_in_submit_order_with_what_slurm_needs():
+    commands = _Recorder()
+    jobs = [_job("late", 2.0, walltime=90.0, runtime=200.0, nodes=2, bb=2.5 * GB),
+            _job("early", 1.0, walltime=61.0, runtime=None, nodes=1)]
+    done: dict[str, str] = {}
+    ids = submit_workload(commands, jobs, origin=time.time() - 10.0, hold=True,
+                          submitted=done)
+    assert ids == {"early": "100", "late": "101"} and done is ids
+    early, late = commands.calls
+    assert early[:9] == ("sbatch", "--parsable", "-J", "bbopt-early", "-N", "1", "--time", "2",
+                         "-o")
+    assert "--hold" in early and "-L" not in early
+    assert early[-2:] == ("--wrap", "sleep 61.000")  # no runtime: the walltime
+    assert late[late.index("-L") + 1] == "bb:3"  # 2.5 GB in 1 GB licenses, rounded up
+    assert late[-2:] == ("--wrap", "sleep 90.000")  # a runtime past the walltime is cut
+    assert late[late.index("--comment") + 1] == "bbopt:walltime=90,id=late"
+    free = _Recorder()
+    submit_workload(free, jobs[:1], origin=time.time() - 10.0, hold=False, bb_unit=0.5 * GB)
+    assert "--hold" not in free.calls[0] and "bb:5" in free.calls[0]
+
+
+def test_a_stopped_submission_leaves_the_rest_unsubmitted():
+    import threading
+
+    commands = _Recorder()
+    stop = threading.Event()
+    stop.set()
+    jobs = [_job("now", 0.0), _job("later", 3600.0)]
+    ids = submit_workload(commands, jobs, origin=time.time(), hold=True, stop=stop)
+    assert list(ids) == ["now"]
+
+
+def _stamp(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(t))
+
+
+def test_completion_records_become_the_schedule():
+    origin = 1_800_000_000.0
+    plat = Platform(nodes=4, bb=10 * GB)
+    jobs = [_job("a", 0.0), _job("b", 5.0), _job("c", 5.0), _job("d", 5.0), _job("e", 0.0)]
+    ids = {"a": "1", "b": "2", "c": "3", "d": "4"}  # e was never submitted
+    recs = {
+        "1": {"StartTime": _stamp(origin + 10), "EndTime": _stamp(origin + 70),
+              "JobState": "COMPLETED", "NodeList": "n[2-3],x9"},
+        # truncated to a second before its submission: started at its submission
+        "2": {"StartTime": _stamp(origin + 4), "EndTime": _stamp(origin + 4),
+              "JobState": "TIMEOUT", "NodeList": "n1"},
+        "3": {"StartTime": "Unknown", "EndTime": _stamp(origin + 9), "JobState": "CANCELLED"},
+        "4": {"StartTime": _stamp(origin + 20), "EndTime": _stamp(origin + 30),
+              "JobState": "FAILED", "NodeList": "n4"},
+    }
+    res = collect(jobs, ids, recs, origin=origin, platform=plat, policy="slurm",
+                  node_names=["n1", "n2", "n3", "n4"], workload_name="w")
+    assert res.policy == "slurm" and res.workload_name == "w" and res.platform is plat
+    assert (res.start[0], res.end[0], res.state[0], res.allocation[0]) == (
+        10.0, 70.0, JobState.FINISHED, (1, 2))
+    assert (res.start[1], res.end[1], res.state[1], res.allocation[1]) == (
+        5.0, 5.0, JobState.KILLED, (0,))
+    assert (res.start[3], res.end[3], res.state[3]) == (20.0, 30.0, JobState.FINISHED)
+    assert res.reasons == {"d": "FAILED"}
+    untouched = collect(jobs, {}, {}, origin=origin, platform=plat, policy="slurm",
+                        node_names=["n1"])
+    # a record without a start, and a job never submitted, stay as no run left them
+    assert [res.state[k] for k in (2, 4)] == [untouched.state[2], untouched.state[4]]
+    assert all(math.isnan(res.start[k]) and math.isnan(untouched.start[k]) for k in (2, 4))
+    assert res.allocation[2] == untouched.allocation[2] and "c" not in res.reasons
