@@ -35,7 +35,7 @@ def check_swaps_score_as_fresh_plans(model: PlanModel, rnd: random.Random, strid
         got = walk.try_swap(a, b, threshold)
         assert got == model.score(swapped, threshold)
         if got > threshold:
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match="nothing to accept"):
                 walk.accept()
             continue
         assert got == fresh

@@ -32,6 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 #: module -> the tests that check its rules, beyond those found by :func:`tests_for` (every
 #: mutant runs the subset of them that reaches the mutated function).
 TESTS: dict[str, list[str]] = {
+    "bbopt/slurm/replay.py": [
+        "tests/slurm/test_replay.py",
+        "tests/slurm/test_replay_spec.py",
+        "tests/slurm/test_replay_progress.py",
+    ],
     "bbopt/slurm/bridge.py": [
         "tests/slurm/test_bridge_decisions.py",
         "tests/slurm/test_bridge_loop.py",

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bbopt.core import GB, Job, Platform
 from bbopt.models.plan import PlanModel
-from bbopt.models.plan_walk import SwapWalk, rejected_early
+from bbopt.models.plan_walk import SwapWalk, clear_verdict, rejected_early
 from bbopt.planner import bb_placement
 from bbopt.solvers import Budget
 from bbopt.solvers.plan.annealing import solve_annealing
@@ -64,7 +64,7 @@ def test_swap_scores_and_plans_equal_fresh_evaluations(seed, n, stride, alpha, m
             plan = m.plan(swapped)
             assert tuple(walk.start) == plan.starts
         else:
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match="nothing to accept"):
                 walk.accept()
             assert walk.order != swapped
 
@@ -214,7 +214,7 @@ def test_a_swap_of_jobs_that_keep_their_starts_reuses_the_rest_of_the_plan():
 
 def test_walk_rejects_an_order_that_is_not_a_permutation():
     m = _model(random.Random(0), 4)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="order must be a permutation"):
         SwapWalk(m, [0, 1, 1, 3])
 
 
@@ -231,3 +231,15 @@ def test_incremental_annealing_is_the_annealing_scoring_every_move_afresh(alpha)
         assert inc.solution == ref.solution, trial
         assert inc.objective == ref.objective
         assert inc.info == ref.info
+
+
+@pytest.mark.parametrize(("score", "verdict"), [
+    (1.0, False), (3.0, True),  # clearly below, clearly above a threshold of 2
+    (999999997.9, False), (999999998.0, None), (999999998.1, None),  # at 1e9 - slack
+    (1000000001.9, None), (1000000002.0, None), (1000000002.1, True),  # at 1e9 + slack
+])
+def test_a_plans_verdict_is_clear_only_beyond_a_slack_of_a_billionth(score, verdict):
+    """The slack is 1e-9 of |threshold| + |score|: about 2 around 1e9 (1e9 - 2 and 1e9 + 2
+    are exactly at it, in floats), 3e-9 around 2; within it the rule is replayed (None)."""
+    threshold = 2.0 if score < 10 else 1e9
+    assert clear_verdict(score, threshold) is verdict

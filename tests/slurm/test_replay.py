@@ -89,9 +89,44 @@ def test_jobs_are_submitted_in_submit_order_with_what_slurm_needs():
     assert late[late.index("-L") + 1] == "bb:3"  # 2.5 GB in 1 GB licenses, rounded up
     assert late[-2:] == ("--wrap", "sleep 90.000")  # a runtime past the walltime is cut
     assert late[late.index("--comment") + 1] == "bbopt:walltime=90,id=late"
+    assert late[late.index("-N") + 1] == "2"
     free = _Recorder()
     submit_workload(free, jobs[:1], origin=time.time() - 10.0, hold=False, bb_unit=0.5 * GB)
     assert "--hold" not in free.calls[0] and "bb:5" in free.calls[0]
+
+
+class _Clock:
+    """The replay's clock, frozen: ``sleep`` and a stop event's ``wait`` are recorded."""
+
+    def __init__(self, now: float) -> None:
+        self.now, self.slept, self.waited = now, [], []
+
+    def time(self) -> float:
+        return self.now
+
+    def sleep(self, seconds) -> None:
+        self.slept.append(seconds)
+
+    def wait(self, seconds) -> bool:
+        self.waited.append(seconds)
+        return False
+
+
+def test_each_job_is_submitted_when_its_time_comes(monkeypatch):
+    import sys
+
+    replay_module = sys.modules[submit_workload.__module__]  # (the package exports a replay())
+    clock = _Clock(5000.0)
+    monkeypatch.setattr(replay_module, "time", clock)
+    jobs = [_job("a", 0.0, walltime=61.0, runtime=30.0), _job("b", 0.5), _job("c", 2.0)]
+    commands = _Recorder()
+    submit_workload(commands, jobs, origin=5000.0, hold=True)
+    # a job due now is not waited for; the others wait their delay from the (frozen) clock
+    assert clock.slept == [0.5, 2.0]
+    assert commands.calls[0][-2:] == ("--wrap", "sleep 30.000")  # the runtime, not the walltime
+    stop = _Clock(5000.0)
+    submit_workload(_Recorder(), jobs, origin=5000.0, hold=True, stop=stop)
+    assert stop.waited == [0.5, 2.0] and clock.slept == [0.5, 2.0]
 
 
 def test_a_stopped_submission_leaves_the_rest_unsubmitted():
@@ -112,8 +147,9 @@ def _stamp(t: float) -> str:
 def test_completion_records_become_the_schedule():
     origin = 1_800_000_000.0
     plat = Platform(nodes=4, bb=10 * GB)
-    jobs = [_job("a", 0.0), _job("b", 5.0), _job("c", 5.0), _job("d", 5.0), _job("e", 0.0)]
-    ids = {"a": "1", "b": "2", "c": "3", "d": "4"}  # e was never submitted
+    jobs = [_job("e", 0.0), _job("a", 0.0), _job("b", 5.0), _job("c", 5.0), _job("d", 5.0),
+            _job("f", 5.0)]
+    ids = {"a": "1", "b": "2", "c": "3", "d": "4", "f": "5"}  # e was never submitted
     recs = {
         "1": {"StartTime": _stamp(origin + 10), "EndTime": _stamp(origin + 70),
               "JobState": "COMPLETED", "NodeList": "n[2-3],x9"},
@@ -123,19 +159,30 @@ def test_completion_records_become_the_schedule():
         "3": {"StartTime": "Unknown", "EndTime": _stamp(origin + 9), "JobState": "CANCELLED"},
         "4": {"StartTime": _stamp(origin + 20), "EndTime": _stamp(origin + 30),
               "JobState": "FAILED", "NodeList": "n4"},
+        # a record without a node list or a state: no nodes, and an empty reason
+        "5": {"StartTime": _stamp(origin + 40), "EndTime": _stamp(origin + 50)},
     }
     res = collect(jobs, ids, recs, origin=origin, platform=plat, policy="slurm",
                   node_names=["n1", "n2", "n3", "n4"], workload_name="w")
     assert res.policy == "slurm" and res.workload_name == "w" and res.platform is plat
-    assert (res.start[0], res.end[0], res.state[0], res.allocation[0]) == (
-        10.0, 70.0, JobState.FINISHED, (1, 2))
     assert (res.start[1], res.end[1], res.state[1], res.allocation[1]) == (
+        10.0, 70.0, JobState.FINISHED, (1, 2))
+    assert (res.start[2], res.end[2], res.state[2], res.allocation[2]) == (
         5.0, 5.0, JobState.KILLED, (0,))
-    assert (res.start[3], res.end[3], res.state[3]) == (20.0, 30.0, JobState.FINISHED)
-    assert res.reasons == {"d": "FAILED"}
+    assert (res.start[4], res.end[4], res.state[4]) == (20.0, 30.0, JobState.FINISHED)
+    assert (res.start[5], res.end[5], res.state[5], res.allocation[5]) == (
+        40.0, 50.0, JobState.FINISHED, ())
+    assert res.reasons == {"d": "FAILED", "f": ""}
     untouched = collect(jobs, {}, {}, origin=origin, platform=plat, policy="slurm",
                         node_names=["n1"])
+    assert untouched.workload_name == "slurm"
     # a record without a start, and a job never submitted, stay as no run left them
-    assert [res.state[k] for k in (2, 4)] == [untouched.state[2], untouched.state[4]]
-    assert all(math.isnan(res.start[k]) and math.isnan(untouched.start[k]) for k in (2, 4))
-    assert res.allocation[2] == untouched.allocation[2] and "c" not in res.reasons
+    assert [res.state[k] for k in (0, 3)] == [untouched.state[0], untouched.state[3]]
+    assert all(math.isnan(res.start[k]) and math.isnan(untouched.start[k]) for k in (0, 3))
+    assert res.allocation[3] == untouched.allocation[3] and "c" not in res.reasons
+    # a record without its start or end time at all is left alike
+    bare = collect(jobs[:2], ids, {"1": {"EndTime": _stamp(origin + 9)}}, origin=origin,
+                   platform=plat, policy="slurm", node_names=["n1"])
+    no_end = collect(jobs[:2], ids, {"1": {"StartTime": _stamp(origin + 9)}}, origin=origin,
+                     platform=plat, policy="slurm", node_names=["n1"])
+    assert math.isnan(bare.start[1]) and math.isnan(no_end.start[1])

@@ -57,9 +57,10 @@ def test_an_entity_gives_up_to_its_slack_and_no_node_more(backend, slack, victim
     assert r.status is Status.OPTIMAL and m.victims(r.solution) == victims
 
 
-@pytest.mark.parametrize("backend", ["exhaustive", "cpsat", "milp"])
+@pytest.mark.parametrize("backend", EXACT)
 @pytest.mark.parametrize(("short", "victims"),
-                         [(0.0, ["v0"]), (9e-8, ["v0"]), (1e-7, ["v0"]), (2e-7, ["v1"])])
+                         [(0.0, ["v0"]), (9e-8, ["v0"]), (1e-7, ["v0"]), (2e-7, ["v1"]),
+                          (5e-7, ["v1"]), (1e-6, ["v1"])])
 def test_a_victims_bb_covers_the_deficit_within_the_tolerance(backend, short, victims):
     # the tolerance is 1e-9 of the 100 B capacity, 1e-7 B: v0 (free) short of the 1 B deficit
     # by at most that covers it, by more not (then v1, cost 3)
@@ -67,6 +68,15 @@ def test_a_victims_bb_covers_the_deficit_within_the_tolerance(backend, short, vi
                bb_capacity=100.0)
     r = solve(m, backend, Budget(10.0))
     assert r.status is Status.OPTIMAL and m.victims(r.solution) == victims
+
+
+@pytest.mark.parametrize("backend", EXACT)
+def test_a_set_short_of_bb_by_more_than_the_tolerance_and_nothing_to_add_is_infeasible(backend):
+    # the solvers' own tolerance may admit v0 (2e-7 B short); no other victim has BB
+    m = victims_model([1, 1], [0.0, 3.0], need_nodes=1, bb=[1.0 - 2e-7, 0.0], need_bb=1.0,
+                      bb_capacity=100.0)
+    r = solve(m, backend, Budget(10.0))
+    assert r.status is Status.INFEASIBLE and r.solution is None
 
 
 @pytest.mark.parametrize("backend", EXACT + ["greedy"])

@@ -1,9 +1,14 @@
 """``milp`` backend of the victim-choice model: the same 0-1 program through PuLP and CBC (or
 HiGHS when PuLP finds it). OPTIMAL when the solver proves it; out of time without a solution,
-the contract's greedy fallback."""
+the contract's greedy fallback. A set that the solver's tolerance admits but the model, in
+exact floats, does not (its BB short of the deficit) is cut off with every set whose BB victims
+are among its own, and the program solved again within the budget, as the ``cpsat`` backend
+does (:func:`solve_with_cover_cuts`, shared with the ``scip`` backend)."""
 
 from __future__ import annotations
 
+import time as _time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,20 +46,45 @@ def victims_problem(model: PreemptionModel):
 def solve_milp(model: PreemptionModel, budget: Budget, seed: int, **_: Any) -> Result:
     import pulp
 
-    prob, x = victims_problem(model)
-
     # CBC's preprocessing returns a non-optimal set as optimal on some of these covering rows
     # (nodes 2, 2, 1, 4 of cost 0, 0, 7, 0, need 7, slack 8: it answers cost 7), so it is off;
     # without it CBC fails outright on some infeasible programs, which it then solves as usual.
-    def run(options: list[str]) -> int:
-        return prob.solve(pulp.PULP_CBC_CMD(msg=False, timeLimit=max(budget.seconds, 0.01),
-                                            options=options))
+    def solve(prob, x, seconds: float) -> int:
+        def run(options: list[str]) -> int:
+            return prob.solve(pulp.PULP_CBC_CMD(msg=False, timeLimit=max(seconds, 0.01),
+                                                options=options))
 
-    try:
-        status = run(["preprocess off"])
-    except pulp.PulpSolverError:
-        status = run([])
-    return read_answer(model, prob, x, status, "milp")
+        try:
+            return run(["preprocess off"])
+        except pulp.PulpSolverError:
+            return run([])
+
+    return solve_with_cover_cuts(model, budget, "milp", solve)
+
+
+def solve_with_cover_cuts(model: PreemptionModel, budget: Budget, backend: str,
+                          solve: Callable[[Any, list, float], int]) -> Result:
+    """:func:`victims_problem` solved by ``solve(prob, x, seconds)`` (a PuLP status) and read by
+    :func:`read_answer`; an integral set the model rejects (short of BB in exact floats, which
+    the solver's tolerance admitted) is cut off with every set whose BB victims are among its
+    own, and solved again with what is left of ``budget``."""
+    import pulp
+
+    t0 = _time.perf_counter()
+    prob, x = victims_problem(model)
+    while True:
+        left = budget.seconds - (_time.perf_counter() - t0)
+        status = solve(prob, x, left)
+        result = read_answer(model, prob, x, status, backend)
+        if result.status is not Status.FALLBACK or pulp.LpStatus[status] != "Optimal":
+            return result
+        sol = binary_answer(v.value() for v in x)
+        if sol is None or _time.perf_counter() - t0 >= budget.seconds:
+            return result
+        outside = [x[i] for i in range(model.size) if not sol[i] and model.bb[i] > 0]
+        if not outside:  # no victim left to add BB: no set covers the deficit
+            return Result(Status.INFEASIBLE, None, backend=backend)
+        prob += pulp.lpSum(outside) >= 1
 
 
 def read_answer(model: PreemptionModel, prob, x, status: int, backend: str) -> Result:

@@ -2,7 +2,9 @@
 program): SCIP on the program of the ``milp`` backend (:mod:`bbopt.solvers.preemption.milp`;
 SCIP's settings in :mod:`bbopt.solvers.scip`). OPTIMAL when SCIP proves it, FEASIBLE when the
 budget ends first with a solution; ``Result.info["trace"]``: the incumbents as ``(seconds,
-victim set)`` pairs, seconds counted from the backend's start."""
+victim set)`` pairs, seconds counted from the backend's start. A set SCIP's tolerance admits
+short of the BB deficit is cut off and the program solved again
+(:func:`bbopt.solvers.preemption.milp.solve_with_cover_cuts`)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import numpy as np
 
 from bbopt.models.preemption import PreemptionModel
 from bbopt.solvers.base import Budget, Result
-from bbopt.solvers.preemption.milp import read_answer, victims_problem
+from bbopt.solvers.preemption.milp import solve_with_cover_cuts
 from bbopt.solvers.scip import ScipCommand
 
 
@@ -22,11 +24,12 @@ def solve_scip(model: PreemptionModel, budget: Budget, seed: int, trace: bool = 
                **_: Any) -> Result:
     t0 = _time.perf_counter()
     trace: list[tuple[float, list[int]]] = []
-    prob, x = victims_problem(model)
 
     def seen(values: list[float]) -> None:
         trace.append((_time.perf_counter() - t0, np.round(values).astype(int).tolist()))
 
-    status = prob.solve(ScipCommand(budget.seconds, seed, x, seen))
-    result = read_answer(model, prob, x, status, "scip")
+    def solve(prob, x, seconds: float) -> int:
+        return prob.solve(ScipCommand(max(seconds, 0.01), seed, x, seen))
+
+    result = solve_with_cover_cuts(model, budget, "scip", solve)
     return replace(result, info={**result.info, "trace": trace})
