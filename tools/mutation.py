@@ -282,6 +282,22 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_window_common.py",
         "tests/policies/test_window.py",
     ],
+    "bbopt/policies/packs.py": [
+        "tests/policies/test_packs.py",
+        "tests/policies/test_packs_racks.py",
+        "tests/policies/test_packs_budget.py",
+    ],
+    "bbopt/solvers/packs/_stages.py": [
+        "tests/solvers/test_packs_offered.py",
+        "tests/models/test_packs.py",
+        "tests/policies/test_packs_budget.py",
+    ],
+    "bbopt/solvers/packs/greedy.py": ["tests/models/test_packs.py"],
+    "bbopt/solvers/packs/exhaustive.py": [
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+    ],
+    "bbopt/simulation/pack_metrics.py": ["tests/simulation/test_pack_metrics.py"],
 }
 
 

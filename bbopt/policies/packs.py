@@ -157,6 +157,8 @@ def _rack_decision(policy: Any, state: ClusterState, racks: int | list[int]) -> 
     reservations: list[Reservation] = []
     statuses: list[Status] = []
     for k, size in enumerate(sizes):
+        if not queue and not running[k]:  # nothing to decide on this rack (and no job to
+            continue                      # read the I/O node's bandwidth from): memory kept
         ssd = state.platform.node_ssd
         platform = replace(state.platform, nodes=size, topology=None,
                            node_ssd=None if ssd is None else ssd[first[k]:first[k + 1]])
