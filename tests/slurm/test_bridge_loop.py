@@ -134,8 +134,9 @@ def test_a_state_file_that_cannot_be_read_or_is_another_policys_is_refused(tmp_p
     with pytest.raises(InputError, match="not 'fcfs': use another --state-dir") as other:
         Bridge(slurm, "fcfs", state_dir=state)
     assert other.value.source == str(state / "bridge.json") and other.value.field == "policy"
-    with pytest.raises(Exception, match="nonsense"):
+    with pytest.raises(InputError, match="has no option 'nonsense'") as option:
         Bridge(slurm, "fcfs-bb", {"nonsense": 1}, state_dir=tmp_path / "t")
+    assert option.value.field == "nonsense" and not (tmp_path / "t" / "bridge.json").exists()
 
 
 def test_the_pause_runs_to_the_next_tick_and_settles_half_a_second(tmp_path):
