@@ -558,8 +558,8 @@ def test_a_job_at_or_past_its_walltime_is_planned_to_end_one_grace_second_later(
     if arrival < 100:
         from bbopt.errors import OverbookedError
 
-        # before a's walltime the plan still fits by the engine's view: the policy's own
-        # error is not caught
+        # before a's walltime nothing is overdue: the kept plan is the policy's to keep, and
+        # its error propagates
         with pytest.raises(OverbookedError, match="the kept plan overbooks the profile"):
             simulate(jobs, Platform(1), policy, execution=_RunsToTheEnd())
         assert policy.asked[-1] == (arrival, True, [seen_end])
