@@ -8,6 +8,7 @@ import pytest
 from bbopt.core import Decision, Reservation, Start
 from bbopt.policies import make_policy
 from bbopt.policies.promises import Promise, promise_of, unsuited_reason
+from tests._policies import PoolOnly
 from tests.conformance.checks import (
     PLATFORMS,
     check_never_delayed,
@@ -36,23 +37,6 @@ class Procrastinator:
             else:
                 plans.append(Reservation(job.id, state.time + 6.0))
         return Decision(start=tuple(starts[:1]), reservations=tuple(plans))
-
-
-class PoolOnly:
-    """Starts every job that fits the pooled BB, as if the BB were one pool."""
-
-    name = "pool-only"
-    io_aware = False
-
-    def decide(self, state):
-        free_n, free_b = state.free()
-        starts = []
-        for job in state.queue:
-            if job.nodes <= free_n and job.bb <= free_b:
-                starts.append(Start(job.id))
-                free_n -= job.nodes
-                free_b -= job.bb
-        return Decision(start=tuple(starts))
 
 
 def test_a_delayed_reservation_fails_the_promise_checks():

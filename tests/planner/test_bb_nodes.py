@@ -5,30 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from bbopt import Decision, Job, Platform, Start, simulate
+from bbopt import Job, Platform, simulate
 from bbopt.errors import InputError
 from bbopt.loading import load_platform
 from bbopt.planner import bb_placement
+from tests._policies import PoolOnly
 
 POOL = Platform(nodes=4, bb=20.0)
 NAMED = Platform(nodes=4, bb=20.0, bb_nodes=(10.0, 10.0))
-
-
-class PoolOnly:
-    """A policy that knows only the pool: it starts every job whose nodes and BB are free."""
-
-    name = "pool-only"
-    io_aware = False
-
-    def decide(self, state):
-        free_n, free_b = state.free()
-        out = []
-        for job in state.queue:
-            if job.nodes <= free_n and job.bb <= free_b:
-                out.append(Start(job.id))
-                free_n -= job.nodes
-                free_b -= job.bb
-        return Decision(start=tuple(out))
 
 
 def test_fits_the_pool_but_not_the_nodes_is_refused_then_starts():

@@ -17,6 +17,7 @@ from bbopt import Decision, InputError, InvalidDecision, Job, Platform, Start, m
 from bbopt.analysis.metrics import summarize
 from bbopt.core import ENGINE_REL_TOL, JobState, RunningJobs
 from bbopt.workloads.synthetic import kth_like
+from tests._policies import PoolOnly
 from tests._random_workloads import crowded_workloads
 
 
@@ -380,28 +381,6 @@ def test_an_execution_model_without_evictions_refuses_them():
 
 
 # ---------------------------------------------------------------- starts refused on BB nodes
-class _PoolOnly:
-    """Starts every waiting job that fits the free nodes and the BB pool (blind to the named BB
-    nodes) and records the waiting ids it saw."""
-
-    name = "pool-only"
-    io_aware = False
-
-    def __init__(self):
-        self.queues = []
-
-    def decide(self, state):
-        self.queues.append((state.time, [j.id for j in state.queue]))
-        free_n, free_b = state.free()
-        out = []
-        for job in state.queue:
-            if job.nodes <= free_n and job.bb <= free_b:
-                out.append(Start(job.id))
-                free_n -= job.nodes
-                free_b -= job.bb
-        return Decision(start=tuple(out))
-
-
 def test_a_start_refused_by_the_bb_nodes_keeps_its_place_in_arrival_order_and_is_counted():
     """BB nodes of 10 + 10: a (6 on BB node 0) leaves no node that takes one of h's two pieces
     of 6 until it ends at 10; h's start is refused at 0, 2 and 3 and it stays ahead of y (which
@@ -409,7 +388,7 @@ def test_a_start_refused_by_the_bb_nodes_keeps_its_place_in_arrival_order_and_is
     named = Platform(nodes=4, bb=20.0, bb_nodes=(10.0, 10.0))
     jobs = [Job("a", 0, 10, 10, 1, 6.0), Job("h", 0, 5, 5, 2, 12.0), Job("y", 0, 5, 5, 4),
             Job("x", 2, 1, 1, 1)]
-    policy = _PoolOnly()
+    policy = PoolOnly()
     res = simulate(jobs, named, policy)
     assert policy.queues == [(0.0, ["a", "h", "y"]), (2.0, ["h", "y", "x"]), (3.0, ["h", "y"]),
                              (10.0, ["h", "y"]), (15.0, ["y"])]
@@ -835,7 +814,7 @@ def test_two_starts_refused_in_one_decision_both_keep_waiting():
     in arrival order and start when a ends at 10."""
     named = Platform(nodes=5, bb=30.0, bb_nodes=(10.0, 10.0, 10.0))
     jobs = [Job("a", 0, 10, 10, 3, 18.0), Job("h1", 0, 5, 5, 1, 5.0), Job("h2", 0, 5, 5, 1, 5.0)]
-    policy = _PoolOnly()
+    policy = PoolOnly()
     res = simulate(jobs, named, policy)
     assert policy.queues == [(0.0, ["a", "h1", "h2"]), (10.0, ["h1", "h2"])]
     assert res.refused_starts == 2

@@ -1,0 +1,28 @@
+"""Test policies shared by several test files."""
+
+from __future__ import annotations
+
+from bbopt.core import ClusterState, Decision, Start
+
+
+class PoolOnly:
+    """Starts every waiting job whose nodes and BB fit what is free, as if the BB were one pool
+    (blind to named BB nodes), and records the waiting ids it saw at each decision
+    (``queues``: (time, ids))."""
+
+    name = "pool-only"
+    io_aware = False
+
+    def __init__(self) -> None:
+        self.queues: list[tuple[float, list[str]]] = []
+
+    def decide(self, state: ClusterState) -> Decision:
+        self.queues.append((state.time, [j.id for j in state.queue]))
+        free_n, free_b = state.free()
+        out = []
+        for job in state.queue:
+            if job.nodes <= free_n and job.bb <= free_b:
+                out.append(Start(job.id))
+                free_n -= job.nodes
+                free_b -= job.bb
+        return Decision(start=tuple(out))
