@@ -29,7 +29,7 @@ from typing import Any
 
 from bbopt.core import Job
 from bbopt.errors import InputError
-from bbopt.limits import MAX_ENTITIES
+from bbopt.limits import MAX_ENTITIES, magnitude
 from bbopt.units import read_document
 
 
@@ -63,9 +63,11 @@ def parse_shares(spec: Any, field: str = "shares") -> dict[str, float]:
         except (TypeError, ValueError):
             raise InputError(f"share of {name!r} is not a number: {value!r}", source=source,
                              field=f"{field}.{name}") from None
+        except OverflowError:  # an integer beyond any float: refused below as not finite
+            x = math.inf
         if not (x >= 0 and math.isfinite(x)):
-            raise InputError(f"share of {name!r} must be >= 0, got {value!r}", source=source,
-                             field=f"{field}.{name}")
+            raise InputError(f"share of {name!r} must be >= 0 and finite, got "
+                             f"{magnitude(value)}", source=source, field=f"{field}.{name}")
         out[str(name)] = x
     total = sum(out.values())
     if total > 1.5:  # percentages

@@ -48,6 +48,17 @@ def test_shares_are_fractions_that_entitle_someone_or_an_input_error(spec):
     assert all(v >= 0 and math.isfinite(v) for v in out.values())
 
 
+@pytest.mark.parametrize("value, shown", [(10**400, "an integer of 401 digits"),
+                                          (-10**30, "-1e+30"), (-1, "-1"), ("inf", "'inf'")])
+def test_a_share_beyond_any_float_or_negative_is_refused_by_name(value, shown):
+    import re
+
+    with pytest.raises(InputError, match=re.escape(f"share of 'a' must be >= 0 and finite, "
+                                                   f"got {shown}") + "$") as err:
+        parse_shares({"a": value})
+    assert err.value.field == "shares.a"
+
+
 JOBS = [Job("1", 0.0, 10.0, user="alice"), Job("2", 0.0, 10.0, user="bob"),
         Job("3", 0.0, 10.0)]
 
