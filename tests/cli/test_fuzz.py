@@ -218,6 +218,7 @@ def test_sweep_specs(tmp_path, capsys, changes, cut, bom):
                  numbers, texts, st.lists(numbers, max_size=3)),
        st.sampled_from([".yaml", ".json"]), st.one_of(st.none(), st.integers(0, 40)),
        st.booleans())
+@example({"": 10**400}, ".yaml", None, False)  # (a share beyond any float: an OverflowError)
 def test_shares_files(tmp_path, capsys, doc, suffix, cut, bom):
     """Entitlement shares of any kind, sum and entity for a fair-share policy."""
     try:
