@@ -62,6 +62,13 @@ def _two_node_apps(longest: float) -> PackModel:
 # stage infeasible although the first stage's pack satisfies it.
 @example(model=_two_node_apps(2.0))
 @example(model=_two_node_apps(102.0))
+# CBC's cutoff increment (1e-4 of the scaled objective) hid a 1-node application of work 1
+# beside one of 40,040 on 9 nodes: the milp pack left it out and was answered as optimal
+@example(model=PackModel(tuple(f"a{i}" for i in range(9)), np.array([1] * 7 + [8, 2]),
+                         np.array([1.0] * 7 + [5005.0, 11.0]), np.array([0.0] * 7 + [5000.0, 0.0]),
+                         np.array([1.0] * 7 + [5005.0, 11.0]), 9,
+                         (np.array([1.0] * 7 + [40040.0, 22.0]),), 0.0, seed=0,
+                         fallback_order="max", names=("work",)))
 @settings(max_examples=40, deadline=None)
 @given(model=pack_models())
 def test_exact_builders_agree_with_exhaustive_on_periodic_applications(model):
