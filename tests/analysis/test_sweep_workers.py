@@ -49,3 +49,108 @@ def test_plan_policies_are_costed_as_measured_not_as_a_window_policy(four_cores)
     # worth two workers, where a window policy's default cost would have kept them serial.
     assert estimate(1000, "plan-2", {"budget": 5.0}) > 5 * estimate(1000, "bbsched", {})
     assert workers.workers_for(2_000, ["plan-2", "sjf-bb"]) == 4
+
+
+# --- the rules on hand-computed values ----------------------------------------------------
+
+def test_the_threshold_is_exactly_min_parallel_cpu(four_cores):
+    # fcfs: 0.05 CPU s per 1,000 jobs, so 60,000 jobs cost exactly 3.0 s
+    assert workers.MIN_PARALLEL_CPU == 3.0
+    assert estimate(60_000, "fcfs", {}) == 3.0
+    assert workers.workers_for(59_999, ["fcfs"]) == 1
+    assert workers.workers_for(60_000, ["fcfs"]) == 4
+    assert workers.workers_for(30_000, ["fcfs", "fcfs"]) == 4  # the sum over the policies
+
+
+def test_requested_workers_win_and_fewer_than_one_is_refused(four_cores):
+    assert workers.workers(2, 10, ["fcfs"]) == 2
+    assert workers.workers(1, 10**6, ["bbsched"]) == 1
+    assert workers.workers(None, 10, ["fcfs"]) == 1
+    assert workers.workers(None, 10**6, ["fcfs"]) == 4
+    for bad in (0, -1):
+        with pytest.raises(workers.InputError) as err:
+            workers.workers(bad, 10, ["fcfs"])
+        assert err.value.field == "--workers"
+        assert err.value.reason == f"must be >= 1, got {bad}"
+
+
+def test_default_workers_are_the_cores_this_process_may_use(monkeypatch):
+    monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
+    assert workers.default_workers() == 3
+    monkeypatch.delattr(workers.os, "sched_getaffinity")
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 6)
+    assert workers.default_workers() == 6
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: None)
+    assert workers.default_workers() == 1
+
+
+def _record(x, report=None):
+    if report is not None:
+        report(("seen", x))
+    return x * 10
+
+
+def test_one_worker_or_one_task_runs_here_in_task_order_with_its_reports(monkeypatch):
+    seen = []
+    assert list(workers.run_each(_record, [(1,), (2,), (3,)], 1)) == [10, 20, 30]
+    got = list(workers.run_each(_record, [(1,), (2,)], 1, on_report=seen.append))
+    assert got == [10, 20] and seen == [("seen", 1), ("seen", 2)]
+    # one task on many workers: no pool either (a pool would not see this process's list)
+    here = []
+    assert list(workers.run_each(lambda x: here.append(x) or x, [(5,)], 4)) == [5]
+    assert here == [5]
+    # by default every core (here one: in this process)
+    monkeypatch.setattr(workers, "default_workers", lambda: 1)
+    assert list(workers.run_each(lambda x: here.append(x) or x, [(6,), (7,)])) == [6, 7]
+    assert here == [5, 6, 7]
+    done = []
+    assert workers.run_all(_record, [(1,), (2,)], 1,
+                           progress=lambda d, n: done.append((d, n))) == [10, 20]
+    assert done == [(1, 2), (2, 2)]
+    assert workers.run_all(_record, [(4,)], 1) == [40]
+
+
+def test_worker_inputs_are_named_by_the_drivers_pid():
+    import os
+
+    assert workers.worker_inputs_prefix() == f"bbopt-sweep-{os.getpid()}-"
+
+
+def test_process_alive(monkeypatch):
+    import os
+
+    assert workers.process_alive(os.getpid())
+    assert not workers.process_alive(2**22 + 12345)  # above the kernel's pid range
+    assert workers.process_alive(2**80)  # not a pid this host can have: counted as running
+
+    def denied(pid, sig):
+        raise PermissionError
+
+    monkeypatch.setattr(workers.os, "kill", denied)
+    assert workers.process_alive(12345)
+
+
+def test_orphan_worker_inputs_are_removed_those_of_running_drivers_kept(tmp_path, monkeypatch):
+    import os
+
+    dead = 2**22 + 4321
+    for name in (f"bbopt-sweep-{dead}-a", f"bbopt-sweep-{dead}-b", f"bbopt-sweep-{os.getpid()}-c",
+                 f"bbopt-sweep-{os.getppid()}-d", "bbopt-sweep-x-e", f"other-{dead}-f"):
+        (tmp_path / name).mkdir()
+    (tmp_path / f"bbopt-sweep-{dead}-file").write_text("")
+    assert workers.remove_orphan_worker_inputs(str(tmp_path)) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([
+        f"bbopt-sweep-{os.getpid()}-c", f"bbopt-sweep-{os.getppid()}-d", "bbopt-sweep-x-e",
+        f"other-{dead}-f", f"bbopt-sweep-{dead}-file"])
+    # another user's folders are left alone
+    (tmp_path / f"bbopt-sweep-{dead}-g").mkdir()
+    uid = os.getuid()
+    monkeypatch.setattr(workers.os, "getuid", lambda: uid + 1)
+    assert workers.remove_orphan_worker_inputs(str(tmp_path)) == 0
+    assert (tmp_path / f"bbopt-sweep-{dead}-g").is_dir()
+    monkeypatch.undo()
+    # the default place is the temporary directory
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    assert workers.remove_orphan_worker_inputs() == 1
