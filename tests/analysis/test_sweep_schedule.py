@@ -97,8 +97,11 @@ def test_a_worker_reads_the_drivers_prepared_workload_and_keeps_it(tmp_path, mon
     assert worker_part(sha, str(tmp_path), 0, prepare, split) == split(jobs)[0]
     assert calls == []  # kept by this process, keyed by the content hash
     other = "0" * 64
-    with pytest.raises(InputError, match="differs from the driver's"):
+    with pytest.raises(InputError, match="differs from the driver's") as err:
         worker_part(other, None, None, prepare, split)  # prepared here: the hash is checked
+    assert err.value.field == "workloads"
+    assert err.value.reason == ("this worker's workload differs from the driver's (content "
+                                f"{sha[:12]} != 000000000000): is the file the same?")
     assert calls == [1]
 
 
@@ -158,6 +161,13 @@ def test_a_batch_closes_at_the_cap_and_a_run_of_the_cap_goes_alone():
     tiny = {"p": 0.1, "q": 0.1, "r": 0.1}.__getitem__
     assert cost_batches(list("pqr"), tiny, n_workers=1, target=1.0) == [["p"], ["q"], ["r"]]
     assert cost_batches([], cost, n_workers=2) == []
+
+
+def test_batches_are_of_about_a_second_by_default():
+    # 24 runs of 0.5 s on one worker: a quarter of the total is 3 s, so the target decides
+    cost = {f"r{k:02}": 0.5 for k in range(24)}
+    out = cost_batches(sorted(cost), cost.__getitem__, n_workers=1)
+    assert out == [[f"r{k:02}", f"r{k + 1:02}"] for k in range(0, 24, 2)]
 
 
 def test_a_batch_just_below_the_cap_takes_the_next_run():
