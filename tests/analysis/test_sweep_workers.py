@@ -154,3 +154,41 @@ def test_orphan_worker_inputs_are_removed_those_of_running_drivers_kept(tmp_path
 
     monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
     assert workers.remove_orphan_worker_inputs() == 1
+
+
+def test_a_worker_calls_its_task_and_ends_its_reports_with_the_tasks_marker(monkeypatch):
+    """What runs inside a worker process, called here: the task, its reports, the marker."""
+    sent = []
+
+    class Queue:
+        put = sent.append
+
+    assert workers._call((_record, (3,))) == 30
+    monkeypatch.setattr(workers, "_REPORTS", None)
+    workers._set_reports(Queue)
+    assert workers._REPORTS is Queue
+    assert workers._call_reporting((_record, (4,), 7)) == 40
+    assert sent == [("seen", 4), 7] and type(sent[1]) is workers._Ended
+    with pytest.raises(TypeError):  # a failing task still ends its reports
+        workers._call_reporting((_pow, (0, -1), 8))
+    assert sent[-1] == 8 and type(sent[-1]) is workers._Ended
+
+
+def test_the_parent_hands_on_every_waiting_report_and_notes_the_ended_tasks(monkeypatch):
+    import queue
+
+    monkeypatch.setattr(workers, "REPORT_POLL", 0.01)
+    q = queue.Queue()
+    for message in ("a", workers._Ended(0), "b", workers._Ended(2)):
+        q.put(message)
+    seen, ended = [], set()
+    workers._drain(q, seen.append, ended)
+    assert seen == ["a", "b"] and ended == {0, 2}
+    workers._drain(q, seen.append, ended)  # nothing waiting: returns at once
+    assert seen == ["a", "b"]
+    workers._drain(q, seen.append, ended, block=True)  # waits REPORT_POLL for one, none came
+    q.put("c")
+    q.put(workers._Ended(3))
+    workers._drain(q, seen.append, ended, block=True)
+    assert seen == ["a", "b", "c"] and ended == {0, 2, 3}
+    assert workers.REPORT_POLL == 0.01
