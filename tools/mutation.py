@@ -298,6 +298,17 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_packs_builders.py",
     ],
     "bbopt/simulation/pack_metrics.py": ["tests/simulation/test_pack_metrics.py"],
+    # (the sweep: score each with these first, its runs' sweeps only for the survivors)
+    "bbopt/analysis/sweep_spec.py": [
+        "tests/analysis/test_sweep_spec.py",
+        "tests/analysis/test_sweep_spec_checks.py",
+    ],
+    "bbopt/analysis/sweep_inputs.py": ["tests/analysis/test_sweep_inputs.py"],
+    "bbopt/analysis/sweep_schedule.py": ["tests/analysis/test_sweep_schedule.py"],
+    "bbopt/analysis/workers.py": [
+        "tests/analysis/test_sweep_workers.py",
+        "tests/analysis/test_workers_progress.py",
+    ],
 }
 
 
