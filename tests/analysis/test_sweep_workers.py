@@ -135,10 +135,11 @@ def test_orphan_worker_inputs_are_removed_those_of_running_drivers_kept(tmp_path
 
     dead = 2**22 + 4321
     for name in (f"bbopt-sweep-{dead}-a", f"bbopt-sweep-{dead}-b", f"bbopt-sweep-{os.getpid()}-c",
-                 f"bbopt-sweep-{os.getppid()}-d", "bbopt-sweep-x-e", f"other-{dead}-f"):
+                 f"bbopt-sweep-{os.getppid()}-d", "bbopt-sweep-x-e", f"other-{dead}-f",
+                 f"bbopt-sweep-{dead}-h-i"):  # (the pid is what comes before the first dash)
         (tmp_path / name).mkdir()
     (tmp_path / f"bbopt-sweep-{dead}-file").write_text("")
-    assert workers.remove_orphan_worker_inputs(str(tmp_path)) == 2
+    assert workers.remove_orphan_worker_inputs(str(tmp_path)) == 3
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([
         f"bbopt-sweep-{os.getpid()}-c", f"bbopt-sweep-{os.getppid()}-d", "bbopt-sweep-x-e",
         f"other-{dead}-f", f"bbopt-sweep-{dead}-file"])
@@ -192,3 +193,43 @@ def test_the_parent_hands_on_every_waiting_report_and_notes_the_ended_tasks(monk
     workers._drain(q, seen.append, ended, block=True)
     assert seen == ["a", "b", "c"] and ended == {0, 2, 3}
     assert workers.REPORT_POLL == 0.01
+
+
+class _Reports:
+    """A report queue that records how it is read."""
+
+    def __init__(self, items):
+        self.items, self.calls = list(items), []
+
+    def _next(self):
+        import queue
+
+        if not self.items:
+            raise queue.Empty
+        return self.items.pop(0)
+
+    def get(self, timeout):
+        self.calls.append(("wait", timeout))
+        return self._next()
+
+    def get_nowait(self):
+        self.calls.append("now")
+        return self._next()
+
+
+def test_only_the_first_read_of_a_blocking_drain_waits():
+    seen, ended = [], set()
+    q = _Reports(["a", workers._Ended(1)])
+    workers._drain(q, seen.append, ended)
+    assert q.calls == ["now", "now", "now"] and seen == ["a"] and ended == {1}
+    q = _Reports(["a", "b"])
+    workers._drain(q, seen.append, ended, block=True)
+    assert q.calls == [("wait", workers.REPORT_POLL), "now", "now"]
+    assert seen == ["a", "a", "b"]
+
+
+def test_a_policy_outside_the_cost_table_is_costed_by_its_options(four_cores):
+    # omfs takes a solver budget: 0.6 CPU s per 1,000 jobs, 3.0 s at 5,000 jobs
+    assert estimate(5_000, "omfs", {"budget": 0.05}) == pytest.approx(3.0, rel=1e-12)
+    assert workers.workers_for(4_990, ["omfs"]) == 1
+    assert workers.workers_for(5_010, ["omfs"]) == 4
