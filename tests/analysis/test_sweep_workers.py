@@ -233,3 +233,107 @@ def test_a_policy_outside_the_cost_table_is_costed_by_its_options(four_cores):
     assert estimate(5_000, "omfs", {"budget": 0.05}) == pytest.approx(3.0, rel=1e-12)
     assert workers.workers_for(4_990, ["omfs"]) == 1
     assert workers.workers_for(5_010, ["omfs"]) == 4
+
+
+class _Pool:
+    """A process pool run in this process: records its size and runs its tasks at once."""
+
+    sizes: list[int] = []
+
+    def __init__(self, n, initializer=None, initargs=()):
+        self.sizes.append(n)
+        if initializer is not None:
+            initializer(*initargs)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def imap(self, func, items):
+        return _Results([func(item) for item in items])
+
+
+class _Results(list):
+    def next(self, timeout):
+        return self.pop(0)
+
+
+@pytest.fixture
+def pool(monkeypatch):
+    """``multiprocessing`` contexts replaced by one whose pools run here: the methods asked
+    for and the pools' sizes are recorded."""
+    import queue
+
+    methods: list[str] = []
+
+    class Context:
+        Pool = _Pool
+        Queue = queue.Queue
+
+    def get_context(method):
+        methods.append(method)
+        return Context
+
+    _Pool.sizes = []
+    monkeypatch.setattr(workers.multiprocessing, "get_context", get_context)
+    monkeypatch.setattr(workers, "_REPORTS", None)
+    monkeypatch.setattr(workers, "default_workers", lambda: 7)
+    return methods, _Pool.sizes
+
+
+def test_several_tasks_go_to_a_spawned_pool_of_at_most_one_worker_per_task(pool):
+    methods, sizes = pool
+    assert list(workers.run_each(_record, [(1,), (2,), (3,)], 2)) == [10, 20, 30]
+    assert methods == ["spawn"] and sizes == [2]
+    assert list(workers.run_each(_record, [(1,), (2,)], 5)) == [10, 20]
+    assert sizes == [2, 2]
+    assert list(workers.run_each(_record, [(1,), (2,), (3,)])) == [10, 20, 30]  # every core
+    assert sizes == [2, 2, 3]
+    assert workers.run_all(_record, [(1,), (2,), (3,)], 2) == [10, 20, 30]
+    assert sizes == [2, 2, 3, 2]
+
+
+def test_a_pools_reports_reach_the_parent_before_each_result(pool):
+    methods, sizes = pool
+    seen = []
+    got = []
+    for result in workers.run_each(_record, [(1,), (2,), (3,)], 2, on_report=seen.append):
+        got.append((result, list(seen)))
+    assert got[-1] == (30, [("seen", 1), ("seen", 2), ("seen", 3)])
+    assert [r for r, _ in got] == [10, 20, 30]
+    assert all(("seen", r // 10) in s for r, s in got)  # each task's reports before its result
+    assert methods == ["spawn"] and sizes == [2]
+    seen.clear()
+    assert list(workers.run_each(_record, [(4,), (5,)], 9, on_report=seen.append)) == [40, 50]
+    assert seen == [("seen", 4), ("seen", 5)] and sizes == [2, 2]
+
+
+def test_compare_runs_each_policy_on_the_workers_it_is_given(monkeypatch, four_cores):
+    from bbopt.runs import RunSpec, load
+
+    calls = []
+
+    def run_each(fn, tasks, n, *, on_report=None):
+        calls.append((n, on_report))
+        for (spec,) in tasks:
+            yield "result-" + spec.policy, {"m": 1}
+
+    class Result(str):
+        pass
+
+    monkeypatch.setattr(workers, "run_each", lambda *a, **k: (
+        (Result(r), m) for r, m in run_each(*a, **k)))
+    spec = load(RunSpec(first=20, policy="fcfs"))[0]
+    runs = list(workers.compare_policies(spec, ["fcfs", "sjf-bb"], workers_=3))
+    assert [(p, str(r), m) for p, r, m in runs] == [("fcfs", "result-fcfs", {"m": 1}),
+                                                  ("sjf-bb", "result-sjf-bb", {"m": 1})]
+    assert all(r.jobs is spec.workload for _, r, _ in runs)  # the results hold spec's jobs
+    assert calls == [(3, None)]
+    seen = []
+    list(workers.compare_policies(spec, ["fcfs"], on_jobs=lambda *m: seen.append(m)))
+    n, on_report = calls[-1]
+    assert n == 1  # 20 jobs: too small for workers
+    on_report(("fcfs", 5, 20))
+    assert seen == [("fcfs", 5, 20)]
