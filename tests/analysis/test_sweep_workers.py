@@ -235,15 +235,43 @@ def test_a_policy_outside_the_cost_table_is_costed_by_its_options(four_cores):
     assert workers.workers_for(5_010, ["omfs"]) == 4
 
 
+class _Late:
+    """A report queue whose messages arrive late: a task's reports only once its result has
+    been taken (a worker's result overtaking its last reports)."""
+
+    def __init__(self):
+        import queue
+
+        self.held, self.arrived = [], queue.Queue()
+
+    def put(self, message):
+        self.held.append(message)
+
+    def arrive(self):
+        for message in self.held:
+            self.arrived.put(message)
+        self.held.clear()
+
+    def get(self, timeout):
+        return self.arrived.get(timeout=timeout)
+
+    def get_nowait(self):
+        return self.arrived.get_nowait()
+
+
 class _Pool:
-    """A process pool run in this process: records its size and runs its tasks at once."""
+    """A process pool run in this process: records its size and runs its tasks at once; with
+    reports, the first wait for a result times out and each task's reports arrive after it."""
 
     sizes: list[int] = []
+    waits: list[float] = []
 
     def __init__(self, n, initializer=None, initargs=()):
         self.sizes.append(n)
+        self.reports = None
         if initializer is not None:
             initializer(*initargs)
+            self.reports = initargs[0]
 
     def __enter__(self):
         return self
@@ -252,31 +280,49 @@ class _Pool:
         return False
 
     def imap(self, func, items):
-        return _Results([func(item) for item in items])
+        results = []
+        for item in items:
+            results.append(func(item))
+            if self.reports is not None:
+                results[-1] = (results[-1], list(self.reports.held))
+                self.reports.held.clear()
+        return _Results(results, self)
 
 
 class _Results(list):
+    def __init__(self, results, pool):
+        super().__init__(results)
+        self.pool, self.timed_out = pool, False
+
     def next(self, timeout):
-        return self.pop(0)
+        import multiprocessing
+
+        self.pool.waits.append(timeout)
+        if not self.timed_out:
+            self.timed_out = True
+            raise multiprocessing.TimeoutError
+        result, reports = self.pop(0)
+        self.pool.reports.held.extend(reports)
+        self.pool.reports.arrive()
+        return result
 
 
 @pytest.fixture
 def pool(monkeypatch):
     """``multiprocessing`` contexts replaced by one whose pools run here: the methods asked
     for and the pools' sizes are recorded."""
-    import queue
 
     methods: list[str] = []
 
     class Context:
         Pool = _Pool
-        Queue = queue.Queue
+        Queue = _Late
 
     def get_context(method):
         methods.append(method)
         return Context
 
-    _Pool.sizes = []
+    _Pool.sizes, _Pool.waits = [], []
     monkeypatch.setattr(workers.multiprocessing, "get_context", get_context)
     monkeypatch.setattr(workers, "_REPORTS", None)
     monkeypatch.setattr(workers, "default_workers", lambda: 7)
@@ -305,6 +351,7 @@ def test_a_pools_reports_reach_the_parent_before_each_result(pool):
     assert [r for r, _ in got] == [10, 20, 30]
     assert all(("seen", r // 10) in s for r, s in got)  # each task's reports before its result
     assert methods == ["spawn"] and sizes == [2]
+    assert _Pool.waits == [workers.REPORT_POLL] * 4  # (the first wait timed out)
     seen.clear()
     assert list(workers.run_each(_record, [(4,), (5,)], 9, on_report=seen.append)) == [40, 50]
     assert seen == [("seen", 4), ("seen", 5)] and sizes == [2, 2]
