@@ -56,10 +56,12 @@ def test_the_average_row_holds_within_its_relative_slack(u1, fits):
     assert r.info["feasible"] == (4 if fits else 3)
 
 
-@pytest.mark.parametrize(("work1", "first"), [(90.0, 1), (89.0, 0), (91.0, 1)])
+@pytest.mark.parametrize(("work1", "first"), [(90.0, 1), (89.0, 0), (91.0, 1),
+                                              (89.9999999, 1), (89.9999998, 0)])
 def test_a_later_stage_counts_among_packs_within_the_tolerance(work1, first):
     """One node, work 100 or ``work1``, the second stage prefers application 1: within 10 % of
-    the best work (90 included) it is taken; at 89 the best work is."""
+    the best work (90 included, and 1e-9 of 100 below it: 89.9999999) it is taken; at 89 (or
+    89.9999998) the best work is."""
     model = model_of([1, 1], [100.0, work1], [0, 0], cap=1,
                      stages=([100.0, work1], [1.0, 2.0]), tolerance=0.1)
     r = solve_exhaustive(model, Budget(10.0), 0)
@@ -70,7 +72,8 @@ def test_a_later_stage_counts_among_packs_within_the_tolerance(work1, first):
 @pytest.mark.parametrize(("works", "first"), [
     ([95.0, 100.0], 1),  # the tolerance is no slack on the last stage
     ([100.0 - 0.5e-7, 100.0], 0),  # within 1e-9 of 100: a tie, the first pack in the
-    ([100.0 - 2e-7, 100.0], 1),  # enumeration is kept; beyond it the better one
+    ([99.9999999, 100.0], 0),  # enumeration is kept (at 1e-9 of 100 included); beyond it
+    ([100.0 - 2e-7, 100.0], 1),  # the better one
     ([0.5 - 0.5e-9, 0.5], 0),  # below 1 the slack is 1e-9 absolute
     ([0.5 - 2e-9, 0.5], 1)])
 def test_the_last_stage_is_maximised_within_float_noise_only(works, first):
@@ -117,7 +120,35 @@ def test_the_enumeration_stops_when_the_budget_is_spent(monkeypatch, step, refus
     monkeypatch.setattr(exhaustive, "_time", _Clock(step))
     model = model_of([1, 1], [5.0, 9.0], [0, 0], cap=1)
     if refused:
-        with pytest.raises(BudgetExceeded, match="out of time"):
+        with pytest.raises(BudgetExceeded, match="^exhaustive enumeration out of time$"):
             solve_exhaustive(model, Budget(1.0), 0)
     else:
         assert solve_exhaustive(model, Budget(1.0), 0).objective == 9.0
+
+
+def test_the_clock_is_read_once_per_block_of_masks(monkeypatch):
+    """14 applications are 2^14 masks, one block: on a 1 s budget where each look at the clock
+    finds 1 s more gone, the one look before the block passes (1 s is not over 1 s)."""
+    import bbopt.solvers.packs.exhaustive as exhaustive
+
+    assert exhaustive.BLOCK == 1 << 14
+    monkeypatch.setattr(exhaustive, "_time", _Clock(1.0))
+    model = model_of([1] * 14, [1.0 + k for k in range(14)], [0] * 14, cap=1)
+    assert np.flatnonzero(solve_exhaustive(model, Budget(1.0), 0).solution).tolist() == [13]
+
+
+def test_every_mask_of_several_blocks_is_counted_once():
+    """15 one-node applications on 15 nodes, no I/O: all 2^15 packs fit, in two blocks."""
+    model = model_of([1] * 15, [1.0] * 15, [0] * 15, cap=15)
+    r = solve_exhaustive(model, Budget(10.0), 0)
+    assert r.info["feasible"] == 1 << 15 and r.objective == 15.0
+
+
+@pytest.mark.parametrize("short", [2.0, 0.5])
+def test_each_pack_s_average_row_is_over_its_own_longest_member(short):
+    """a (10 s, no I/O), b and c (``short`` s, all of it I/O) on two nodes: b and c together
+    bring twice their length of I/O and are no pack, whatever the longer a left out (and also
+    when shorter than 1 s); the 6 packs are {}, a, b, c, ab and ac."""
+    model = model_of([1, 1, 1], [10.0, short, short], [0.0, short, short], cap=2)
+    r = solve_exhaustive(model, Budget(10.0), 0)
+    assert r.info["feasible"] == 6 and r.solution.tolist() == [True, True, False]
