@@ -302,6 +302,23 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_packs_builders.py",
     ],
     "bbopt/simulation/pack_metrics.py": ["tests/simulation/test_pack_metrics.py"],
+    # (the exact pack builders: each mutant solves; their exact-against-exhaustive properties
+    # for the survivors)
+    "bbopt/solvers/packs/cpsat.py": [
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_packs_offered.py",
+    ],
+    "bbopt/solvers/packs/milp.py": [
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_packs_offered.py",
+    ],
+    "bbopt/solvers/packs/scip.py": [
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_scip.py",
+    ],
 }
 
 
