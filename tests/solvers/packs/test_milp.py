@@ -118,3 +118,13 @@ def test_an_earlier_stage_is_kept_to_the_integer_unit():
     r = solve(model, "cpsat", Budget(5.0))
     assert (r.status, r.solution.tolist()) == (Status.OPTIMAL, [True, False])
     assert solve(model, "milp", Budget(5.0)).solution.tolist() == [True, False]
+
+
+def test_a_pack_without_the_longest_application_bounds_its_i_o_by_its_own_longest():
+    """A (1 node, 10 s, 1 s of I/O) or B (3 nodes, 5 s, 1 s of I/O) on 3 nodes: B alone, work
+    15 against 10, is the pack; its I/O is bounded by its own 5 s, B being the longest member
+    although A is the longest application."""
+    jobs = [periodic("A", 1, 9.0, 1.0), periodic("B", 1, 4.0, 1.0, nodes=3)]
+    model = PackModel.from_jobs(jobs, 3, B)
+    r = solve(model, "milp", Budget(5.0))
+    assert (r.status, r.solution.tolist(), r.objective) == (Status.OPTIMAL, [False, True], 15.0)
