@@ -292,8 +292,12 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_packs.py",
         "tests/policies/test_packs_budget.py",
     ],
-    "bbopt/solvers/packs/greedy.py": ["tests/models/test_packs.py"],
+    "bbopt/solvers/packs/greedy.py": [
+        "tests/solvers/packs/test_greedy.py",
+        "tests/models/test_packs.py",
+    ],
     "bbopt/solvers/packs/exhaustive.py": [
+        "tests/solvers/packs/test_exhaustive.py",
         "tests/models/test_packs.py",
         "tests/models/test_packs_builders.py",
     ],
