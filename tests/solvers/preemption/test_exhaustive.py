@@ -25,7 +25,7 @@ def test_exhaustive_enumerates_up_to_its_limit_of_candidates_and_refuses_more():
     assert MAX_CANDIDATES == 20
     cost = [float(20 - i) for i in range(20)]
     m = _model([1] * 20, cost, need_nodes=2)
-    r = solve_exhaustive(m, Budget(10.0), 0)
+    r = solve_exhaustive(m, Budget(600.0), 0)  # (a million sets: seconds on a loaded machine)
     assert r.status is Status.OPTIMAL and m.victims(r.solution) == ["v18", "v19"]
     big = _model([1] * 21, [1.0] * 21, need_nodes=2)
     with pytest.raises(InputError, match="limited to 20 candidates, got 21") as err:
