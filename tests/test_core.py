@@ -307,6 +307,11 @@ def test_a_job_never_fits_beyond_the_nodes_the_bb_or_the_ssds():
     assert NAMED.why_never_fits(_job(3, 3.0)) is None
     assert NAMED.why_never_fits(_job(3, 21.0)) == (
         "requests 3 pieces of 7 B of burst buffer, the 3 BB nodes hold 2 such pieces")
+    # below one byte: a piece of half a byte on BB nodes of a quarter never fits
+    tiny = Platform(2, bb=0.5, bb_nodes=(0.25, 0.25))
+    assert tiny.why_never_fits(_job(1, 0.5)) == (
+        "requests 1 pieces of 0.5 B of burst buffer, the 2 BB nodes hold 0 such pieces")
+    assert tiny.why_never_fits(_job(2, 0.5)) is None
 
 
 # --- running jobs and what a state holds
@@ -402,6 +407,7 @@ def test_a_periodic_jobs_iterations_compute_and_bytes():
     from bbopt.core import periodic_spec
 
     assert periodic_spec(Job("p", 0.0, 1.0)) is None
+    assert periodic_spec(Job("p", 0.0, 1.0, extra=None)) is None  # (as a reader may leave it)
     assert periodic_spec(Job("p", 0.0, 1.0, extra={"other": 1})) is None
     spec = periodic_spec(_periodic({"iterations": "3", "compute_seconds": 2, "io_bytes": "5"}))
     assert spec == (3, 2.0, 5.0) and type(spec[0]) is int and type(spec[2]) is float
@@ -480,6 +486,9 @@ def test_time_alone_is_equation_one():
     assert time_alone(Job("j", 0.0, 60.0, runtime=0.0)) == 0.0
     assert time_alone(Job("j", 0.0, 60.0, runtime=20.0)) == 20.0
     assert time_alone(Job("j", 0.0, 60.0)) == 60.0
+    # a bandwidth below 1 B/s is a bandwidth: 2 (1 + 1 / 0.5) = 6 s
+    slow = {"iterations": 2, "compute_seconds": 1.0, "io_bytes": 1.0, "io_bandwidth": 0.5}
+    assert time_alone(_periodic(slow)) == 6.0 and time_alone(_periodic(io), 0.25) == 1230.0
     for bad in ({k: v for k, v in io.items() if k != "io_bandwidth"}, io | {"io_bandwidth": 0}):
         with pytest.raises(InputError) as err:
             time_alone(_periodic(bad))
