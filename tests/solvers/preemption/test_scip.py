@@ -47,7 +47,7 @@ def test_scip_is_handed_what_is_left_of_the_budget_and_at_least_a_hundredth(
     class Command(scip.ScipCommand):
         def __init__(self, seconds, seed, watch=(), on_solution=None):
             handed.append((seconds, seed))
-            super().__init__(seconds, seed, watch, on_solution)
+            super().__init__(10.0, seed, watch, on_solution)  # (time to answer, under load)
 
     monkeypatch.setattr(scip, "ScipCommand", Command)
     m = victims_model([1, 1], [2.0, 1.0], need_nodes=1)
