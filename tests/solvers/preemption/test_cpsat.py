@@ -82,18 +82,19 @@ INF = cp_model.INT_MAX
 
 
 def test_the_bb_row_counts_units_of_the_largest_amount_each_victim_rounded_up(recording):
-    # BB 0.5 and 0.2 B and none against a 0.3 B deficit, tolerance 1e-7 B (capacity 100 B):
-    # the unit is 0.5 B / 2^20; a victim's units floor(bb / unit) + 1 (none for no BB), the
-    # deficit's floor((0.3 - 1e-7) / unit)
+    # BB 0.5 and 0.2 B and none against a 0.3 B deficit, tolerance 1e-6 B (capacity 1000 B,
+    # two units): the unit is 0.5 B / 2^20; a victim's units floor(bb / unit) + 1 (none for
+    # no BB), the deficit's floor((0.3 - 1e-6) / unit), 629143 (not 629147 with it added)
     m = victims_model([1, 1, 1], [1.0, 2.0, 3.0], need_nodes=1, bb=[0.5, 0.2, 0.0],
-                      need_bb=0.3, bb_capacity=100.0)
+                      need_bb=0.3, bb_capacity=1000.0)
     r = solve_cpsat(m, Budget(10.0), 0)
     assert m.victims(r.solution) == ["v0"]
     unit = 0.5 / BB_UNITS
     nodes, bb = _linear(recording.made[0].models[0])
     assert nodes == ({0: 1, 1: 1, 2: 1}, [1, INF])
     assert bb == ({0: BB_UNITS + 1, 1: int(np.floor(0.2 / unit)) + 1},
-                  [int(np.floor((0.3 - 1e-7) / unit)), INF])
+                  [629143, INF])
+    assert int(np.floor((0.3 - 1e-6) / unit)) == 629143
     assert BB_UNITS == 1 << 20
 
 
