@@ -68,6 +68,9 @@ def test_the_trace_holds_the_first_stages_incumbents_as_count_matrices(backend):
     assert all(type(v) is int for _, c in trace for row in c for v in row)
     # the first stage maximises the nodes started: its last incumbent starts the 3-node job
     assert trace[-1][1] == [[3], [0]]
+    # traced, the backend still names itself and takes the front's options
+    one = BACKENDS[backend](m, Budget(10.0), 0, trace=True, max_points=1)
+    assert (one.backend, [p.objectives for p in one.pareto]) == (backend, [(3.0, 0.0)])
 
 
 def test_the_select_and_place_program_refuses_the_wasted_ssd_objective():

@@ -52,6 +52,13 @@ def test_a_vertex_may_be_loaded_to_its_capacity_and_not_beyond():
     exact = find_placement(one_vertex(100.0), np.array([True]))
     assert exact.dtype == np.int64 and exact.tolist() == [[3]]
     assert find_placement(one_vertex(100.2), np.array([True])) is None
+    # the search's absolute slack: 1e-6 B/s above a vertex with nothing left is still room
+    window = WindowModel(nodes=[1], bb=[0.0], free_nodes=1, free_bb=0.0)
+    for bandwidth, fits in ((1e-6, True), (2e-6, False)):
+        m = IOWindowModel(window=window, bandwidth=[bandwidth], group_nodes=([0],),
+                          group_link=[INF], vertices=[0], vertex_avail=[0.0],
+                          membership=[[True]])
+        assert (find_placement(m, np.array([True])) is not None) is fits, bandwidth
 
 
 def test_two_jobs_share_a_group_only_within_its_free_nodes():
