@@ -4,6 +4,8 @@ enumerates, the placement search's capacity rows and budget checks, its limits a
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 
@@ -84,6 +86,18 @@ def test_the_search_reads_the_clock_at_every_256th_step():
     with pytest.raises(BudgetExceeded):
         find_placement(_singles([2, 2, 2, 2], 7), np.ones(4, bool), past)
     assert find_placement(_singles([2, 2, 2, 2], 7), np.ones(4, bool)) is None
+    # jobs of 2, 1, 1 and 1 nodes at 100 B/s under 400 B/s: it fails at its 256th step, where
+    # the clock is read
+    with pytest.raises(BudgetExceeded):
+        find_placement(_singles([2, 1, 1, 1], 6, bandwidth=100.0, vertex=400.0),
+                       np.ones(4, bool), past)
+
+
+def test_the_search_goes_on_at_exactly_its_deadline(monkeypatch):
+    monkeypatch.setattr(exhaustive, "_time", types.SimpleNamespace(perf_counter=lambda: 5.0))
+    assert find_placement(_singles([2, 2, 2, 2], 7), np.ones(4, bool), 5.0) is None
+    with pytest.raises(BudgetExceeded):
+        find_placement(_singles([2, 2, 2, 2], 7), np.ones(4, bool), 4.9)
 
 
 class _Ticks:
