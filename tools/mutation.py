@@ -358,6 +358,26 @@ TESTS: dict[str, list[str]] = {
         "tests/solvers/io_window/test_cpsat.py",
         "tests/models/test_io_window.py",
     ],
+    # (the exact pack builders: each mutant solves; their exact-against-exhaustive properties
+    # for the survivors)
+    "bbopt/solvers/packs/cpsat.py": [
+        "tests/solvers/packs/test_cpsat.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_packs_offered.py",
+    ],
+    "bbopt/solvers/packs/milp.py": [
+        "tests/solvers/packs/test_milp.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_packs_offered.py",
+    ],
+    "bbopt/solvers/packs/scip.py": [
+        "tests/solvers/packs/test_scip.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_scip.py",
+    ],
 }
 
 
