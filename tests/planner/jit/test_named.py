@@ -401,3 +401,17 @@ def test_the_compiled_annealing_moves_are_swaps_kept_at_the_threshold():
     assert want == [3, 1, 1, 3] and best_order.tolist() == [4, 1, 2, 3, 0] != walk.order
     with pytest.raises(ValueError, match=r"^nothing to accept"):
         walk.accept()
+
+
+def test_the_compiled_exhaustive_search_finds_a_plan_better_by_half_a_second():
+    """Two jobs of 1 GB on one compute node and two BB nodes of 1 GB, alpha 1: a first (10 s)
+    waits nothing and b waits 10 s (score 10), the other order 10.5. From the incumbent
+    [b, a] the search visits the root and both children and returns the better plan; from
+    [a, b] it keeps it."""
+    platform = Platform(1, 2 * GB, bb_nodes=(GB, GB))
+    queue = (Job("a", 0.0, 10.0, nodes=1, bb=GB), Job("b", 0.0, 10.5, nodes=1, bb=GB))
+    model = PlanModel.from_state(ClusterState(0.0, platform, (), queue), 1)
+    assert (model.score([0, 1]), model.score([1, 0])) == (10.0, 10.5)
+    arrays = model.named_arrays()
+    assert arrays.exhaustive(10.5, [1, 0]) == (10.0, [0, 1], 3)
+    assert arrays.exhaustive(10.0, [0, 1]) == (10.0, [0, 1], 3)
