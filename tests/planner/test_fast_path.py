@@ -146,19 +146,20 @@ def test_a_pass_over_blocks_starts_what_a_pass_over_the_jobs_does(kind, running,
     assert kept.start_each(candidates) == started
 
 
-def test_a_later_start_keeps_the_heads_pieces_placeable_at_both_ends():
+@pytest.mark.parametrize("unit", [GB, 1 / 12])  # (a head of 12 GB, or of one byte)
+def test_a_later_start_keeps_the_heads_pieces_placeable_at_both_ends(unit):
     """Three BB nodes of 10 GB: node 0 held for good, 6 GB of node 2 until t=30, one node busy
     until t=10. The head (4 nodes, 12 GB: four pieces of 3 GB) is reserved at 10 on node 1's
     three pieces and node 2's one. A job of 6 GB at 30 or 40 would take node 1 (first fit, node
     2 now free): the head would then find 4 GB on node 1 at 10 and 4 GB on node 2 after, one
     piece each, where it needs four, so the job waits until the head ends, at 60; the same on
-    the fast path and on the profile of every dimension."""
-    platform = Platform(6, 30 * GB, bb_nodes=(10 * GB,) * 3)
-    running = (RunningJob(Job("r0", 0, 1000.0, nodes=1, bb=10 * GB), 0.0, (0,), ((0, 10 * GB),)),
-               RunningJob(Job("L", 0, 30.0, nodes=1, bb=6 * GB), 0.0, (1,), ((2, 6 * GB),)),
+    the fast path and on the profile of every dimension; in GB, or for a head of one byte."""
+    platform = Platform(6, 30 * unit, bb_nodes=(10 * unit,) * 3)
+    running = (RunningJob(Job("r0", 0, 1e3, nodes=1, bb=10 * unit), 0.0, (0,), ((0, 10 * unit),)),
+               RunningJob(Job("L", 0, 30.0, nodes=1, bb=6 * unit), 0.0, (1,), ((2, 6 * unit),)),
                RunningJob(Job("r", 0, 10.0, nodes=1), 0.0, (2,)))
-    head = Job("head", 0, 50.0, nodes=4, bb=12 * GB)
-    x = Job("x", 0, 100.0, nodes=1, bb=6 * GB)
+    head = Job("head", 0, 50.0, nodes=4, bb=12 * unit)
+    x = Job("x", 0, 100.0, nodes=1, bb=6 * unit)
     fast, ref = _both(ClusterState(0.0, platform, running))
     for planner in (fast, ref):
         assert planner.earliest(head) == 10.0
