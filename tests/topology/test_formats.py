@@ -436,3 +436,48 @@ def test_a_compute_nodes_sub_resources_take_no_part():
     nodes = [*NODES, _v("4", "core"), _v("5", "socket"), _v("6", "core")]
     tree = from_jgf(_jgf(nodes=nodes, edges=[*EDGES, _e("2", "5"), _e("5", "4"), _e("5", "6")]))
     assert tree.n_vertices == 4 and tree.nodes == 2
+
+
+def test_a_description_that_contains_itself_is_refused_by_name():
+    doc = _desc()
+    doc["tree"]["children"].append(doc["tree"])  # what a YAML alias cycle reads as
+    assert _refusal(from_description, doc, "p.yaml") == (
+        "contains itself (a YAML alias cycle)", "p.yaml", "$.tree.children[0]", None)
+
+
+def test_unknown_keys_name_the_source_at_the_top_and_in_a_vertex():
+    assert _refusal(from_description, {"tree": {"type": "node"}, "nmae": "x"}, "p.yaml") == (
+        "unknown key; did you mean 'name'?", "p.yaml", "$", "nmae")
+    assert _refusal(from_description, _desc({"type": "node", "cuont": 2}), "p.yaml")[1:] == (
+        "p.yaml", "$.tree.children[0]", "cuont")
+
+
+def test_a_vertex_without_type_is_a_switch_and_a_bb_without_capacity_holds_nothing():
+    tree = from_description({"tree": {"children": [{"type": "node"}, {"type": "bb"}]}})
+    assert tree.kind == ["switch", "node", "bb"] and tree.labels == ["switch0", "node0", "bb0"]
+    assert list(tree.bb_capacity) == [0.0] and tree.graph().nodes["bb0"]["capacity"] == 0.0
+
+
+def test_the_size_count_treats_bad_entries_as_one_vertex_for_their_own_refusal(monkeypatch):
+    import bbopt.topology.formats as formats
+
+    monkeypatch.setattr(formats, "MAX_VERTICES", 2)
+    # a child that is no mapping and a count that is no integer count as one vertex, so that
+    # their own refusal is the one given
+    assert _refusal(from_description, _desc(5))[0] == "must be a mapping"
+    assert _refusal(from_description, _desc({"type": "node", "count": "x"}))[0] == (
+        "count must be a positive integer, got 'x'")
+    # a tuple of children is not counted ahead: one vertex, the root, then the build stops
+    monkeypatch.setattr(formats, "MAX_VERTICES", 1)
+    doc = {"tree": {"type": "pfs", "children": ({"type": "node"},)}}
+    assert _refusal(from_description, doc)[2:] == ("$.tree.children[0]", "count")
+
+
+@pytest.mark.parametrize("where", ["description", "jgf"])
+def test_a_refused_value_is_quoted_whole_even_with_a_colon(where):
+    if where == "description":
+        reason = _refusal(from_description, _desc({"type": "bb", "capacity": "1: GB"}))[0]
+    else:
+        bad = [_v("4", "bb", properties={"capacity": "1: GB"})]
+        reason = _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=[*EDGES, _e("0", "4")]))[0]
+    assert reason == f"cannot read '1: GB'; use a number with a unit among {UNITS}"
