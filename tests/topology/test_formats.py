@@ -481,3 +481,24 @@ def test_a_refused_value_is_quoted_whole_even_with_a_colon(where):
         bad = [_v("4", "bb", properties={"capacity": "1: GB"})]
         reason = _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=[*EDGES, _e("0", "4")]))[0]
     assert reason == f"cannot read '1: GB'; use a number with a unit among {UNITS}"
+
+
+def test_jgf_of_a_tree_whose_bb_holds_no_capacity_attribute():
+    import networkx as nx
+
+    from bbopt.topology import IOTree
+
+    g = nx.DiGraph([("p", "n"), ("p", "b")])
+    g.nodes["n"]["type"] = "node"
+    g.nodes["b"]["type"] = "bb"
+    out = to_jgf(IOTree(g))
+    assert out["graph"]["nodes"][2]["metadata"]["properties"] == {"capacity": 0.0}
+
+
+def test_jgf_edges_are_optional_and_other_subsystems_may_come_first():
+    tree = from_jgf({"graph": {"nodes": [_v("0", "node")]}})
+    assert tree.nodes == 1 and tree.labels == ["node0"]
+    first = [_e("3", "2", subsystem="ibnet"), *EDGES]
+    assert from_jgf(_jgf(edges=first)).labels == ["pfs0", "switch1", "node2", "node3"]
+    unnamed = [*EDGES[:2], {"source": "1", "target": "3", "metadata": {"name": {}}}]
+    assert from_jgf(_jgf(edges=unnamed)).nodes == 2  # a name of no subsystem: containment
