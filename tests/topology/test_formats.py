@@ -502,3 +502,43 @@ def test_jgf_edges_are_optional_and_other_subsystems_may_come_first():
     assert from_jgf(_jgf(edges=first)).labels == ["pfs0", "switch1", "node2", "node3"]
     unnamed = [*EDGES[:2], {"source": "1", "target": "3", "metadata": {"name": {}}}]
     assert from_jgf(_jgf(edges=unnamed)).nodes == 2  # a name of no subsystem: containment
+
+
+def test_a_jgf_burst_buffer_holds_the_total_of_its_drives():
+    # a storage vertex of two drives of 7 and 9 bytes holds 16 (not the last drive's 9); a
+    # drive without size holds nothing; a core under a BB node is no drive
+    bbs = [_v("4", "storage"), _v("5", "ssd", size=7), _v("6", "ssd", size=9),
+           _v("7", "bb"), _v("8", "ssd"), _v("9", "core", size=4), _v("10", "ssd", size=2)]
+    edges = [*EDGES, _e("0", "4"), _e("4", "5"), _e("4", "6"), _e("0", "7"), _e("7", "8"),
+             _e("7", "9"), _e("7", "10")]
+    tree = from_jgf(_jgf(nodes=[*NODES, *bbs], edges=edges))
+    assert list(tree.bb_capacity) == [16.0, 2.0]
+    bare = [_v("4", "bb"), _v("5", "bb", properties={}), _v("6", "bb"), _v("7", "core", size=3)]
+    edges = [*EDGES, _e("0", "4"), _e("0", "5"), _e("0", "6"), _e("6", "7")]
+    assert list(from_jgf(_jgf(nodes=[*NODES, *bare], edges=edges)).bb_capacity) == [0.0] * 3
+
+
+def test_a_jgf_drive_or_pool_refusal_names_the_child_vertex():
+    bad = [_v("4", "bb"), _v("5", "ssd", size="lots")]
+    edges = [*EDGES, _e("0", "4"), _e("4", "5")]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=edges), "g.json") == (
+        f"cannot read 'lots'; use a number with a unit among {UNITS}", "g.json", "vertex 5",
+        "size")
+    pool = [_v("5", "bandwidth", size=0, unit="GB/s")]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *pool], edges=[*EDGES, _e("1", "5")])) == (
+        "bandwidth pool size must be positive, got 0", "<jgf>", "vertex 5", "size")
+
+
+def test_a_jgf_vertex_without_type_is_a_switch_and_without_ids_counts_as_zero():
+    nodes = [{"id": "r", "metadata": {}}, _v("a", "node", uniq_id=0.5), _v("z", "node")]
+    tree = from_jgf(_jgf(nodes=nodes, edges=[_e("r", "a"), _e("r", "z")]))
+    assert tree.kind == ["switch", "node", "node"] and tree.labels == ["r", "nodez", "nodea"]
+
+
+@pytest.mark.parametrize("lost, tail", [(5, ""), (6, " ..."), (7, " ...")])
+def test_a_detached_cycle_names_five_of_its_vertices(lost, tail):
+    ring = [_v(str(k), "switch") for k in range(4, 4 + lost)]
+    cycle = [_e(str(k), str(k + 1)) for k in range(4, 3 + lost)] + [_e(str(3 + lost), "4")]
+    names = ", ".join(sorted(str(k) for k in range(4, 4 + lost))[:5])
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *ring], edges=[*EDGES, *cycle]))[0] == (
+        f"vertices {names}{tail} form a containment cycle, not connected to the root")
