@@ -181,6 +181,9 @@ def test_every_storage_server_of_a_chassis_is_read_and_a_bare_one_left_out():
     tree, messages = _read(g)
     assert sorted(tree.bb_capacity) == [5e9, 793 * GIB]
     assert "bare" not in tree.labels and "in r0, s2)" in messages[0]
+    # each server is the BB vertex itself (its cores dropped), not a switch above a pool
+    assert [tree.labels[v] for v in tree.bb_vertex] == ["r0", "s2"]
+    assert tree.n_vertices == 1 + 1 + 2 + 3
 
 
 @pytest.mark.parametrize("holder", ["server", "chassis"])
