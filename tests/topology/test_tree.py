@@ -360,3 +360,26 @@ def test_finite_paths_to_the_pfs_and_between_vertices():
     assert d.finite_path(v["node0"], v["node95"]) == (
         (v["node0"], -1), (v["router0.0.0"], -1), (v["chassis0.0"], v["router0.0.0"]),
         (v["node95"], -1), (v["router2.3.2"], -1), (v["chassis2.3"], v["router2.3.2"]))
+
+
+def test_the_nearest_bb_counts_hops_through_the_common_ancestor():
+    # v is 3 hops below the PFS; B2 hangs from the PFS (4 hops away), B1 from s, v's grandparent
+    # (also 4 hops: up to s and down two): the tie goes to the lower id, B2
+    g = nx.DiGraph([("pfs", "B2"), ("pfs", "s"), ("s", "t"), ("t", "v"), ("s", "u"), ("u", "B1")])
+    for b in ("B1", "B2"):
+        g.nodes[b]["type"] = "bb"
+    g.nodes["v"]["type"] = "node"
+    t = IOTree(g)
+    assert t.labels[t.nearest_bb(t.vertex_of["v"])] == "B2"
+    assert t.labels[t.nearest_bb(t.vertex_of["u"])] == "B1"
+    assert _mixed().nearest_bb(2) == 8  # a tree of one BB node
+    assert (_mixed().lca(2, 0), _mixed().lca(0, 3), t.lca(t.vertex_of["v"], 0)) == (0, 0, 0)
+
+
+def test_the_running_state_is_a_boolean_mask_and_charges_the_smallest_bandwidth():
+    from types import SimpleNamespace as NS
+
+    t = _mixed()
+    avail, free = t.state_of([NS(job=NS(id="j", bandwidth=0.5), allocation=[1])])
+    assert free.dtype == bool and list(free) == [True, False, True, True, True]
+    assert avail[3] == 100 * MB - 0.5 and avail[1] == 256 * MB - 0.5
