@@ -260,6 +260,16 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/test_node_ids.py",
         "tests/planner/test_bb_node_ids.py",
     ],
+    # (every test names the core: score it with its own files, -k "not no_policy_starts and
+    # not engine_plans" for a first pass)
+    "bbopt/core.py": ["tests/test_core.py", "tests/test_core_overdue.py"],
+    "bbopt/planner/lists.py": ["tests/planner/test_lists.py"],
+    # (with numba: NamedArrays and NamedWalk need the compiled kernels)
+    "bbopt/planner/named.py": [
+        "tests/planner/jit/test_named.py",
+        "tests/policies/test_conservative_named.py",
+    ],
+    "bbopt/planner/fast_path.py": ["tests/planner/test_fast_path.py"],
     "bbopt/policies/fairshare.py": [
         "tests/policies/test_fairshare.py",
         "tests/policies/test_fairshare_baselines.py",
@@ -306,12 +316,36 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_packs.py",
         "tests/policies/test_packs_budget.py",
     ],
-    "bbopt/solvers/packs/greedy.py": ["tests/models/test_packs.py"],
+    "bbopt/solvers/packs/greedy.py": [
+        "tests/solvers/packs/test_greedy.py",
+        "tests/models/test_packs.py",
+    ],
     "bbopt/solvers/packs/exhaustive.py": [
+        "tests/solvers/packs/test_exhaustive.py",
         "tests/models/test_packs.py",
         "tests/models/test_packs_builders.py",
     ],
     "bbopt/simulation/pack_metrics.py": ["tests/simulation/test_pack_metrics.py"],
+    # (the exact pack builders: each mutant solves; their exact-against-exhaustive properties
+    # for the survivors)
+    "bbopt/solvers/packs/cpsat.py": [
+        "tests/solvers/packs/test_cpsat.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_packs_offered.py",
+    ],
+    "bbopt/solvers/packs/milp.py": [
+        "tests/solvers/packs/test_milp.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_packs_offered.py",
+    ],
+    "bbopt/solvers/packs/scip.py": [
+        "tests/solvers/packs/test_scip.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_scip.py",
+    ],
 }
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bbopt.core import GB, Job, Platform
 from bbopt.models.plan import PlanModel
-from bbopt.models.plan_walk import SwapWalk, clear_verdict, rejected_early
+from bbopt.models.plan_walk import STRIDE, SwapWalk, clear_verdict, rejected_early
 from bbopt.planner import bb_placement
 from bbopt.solvers import Budget
 from bbopt.solvers.plan.annealing import solve_annealing
@@ -214,8 +214,59 @@ def test_a_swap_of_jobs_that_keep_their_starts_reuses_the_rest_of_the_plan():
 
 def test_walk_rejects_an_order_that_is_not_a_permutation():
     m = _model(random.Random(0), 4)
-    with pytest.raises(ValueError, match="order must be a permutation"):
+    with pytest.raises(ValueError, match="^order must be a permutation of the model's jobs$"):
         SwapWalk(m, [0, 1, 1, 3])
+
+
+def test_only_a_swap_not_rejected_can_be_accepted_and_only_once():
+    m = _model(random.Random(0), 4)
+    walk = SwapWalk(m, [0, 1, 2, 3])
+    message = "^nothing to accept: the last move was rejected or none was tried$"
+    with pytest.raises(ValueError, match=message):  # the first plan is already the current one
+        walk.accept()
+    walk.try_swap(0, 3)
+    walk.accept()
+    assert walk.order == [3, 1, 2, 0]
+    with pytest.raises(ValueError, match=message):
+        walk.accept()
+    assert walk.try_swap(1, 2, threshold=-1.0) == math.inf
+    with pytest.raises(ValueError, match=message):
+        walk.accept()
+
+
+@pytest.mark.parametrize(("n", "stride", "snapshots"), [(7, None, 3), (6, 3, 3), (5, 2, 3),
+                                                        (4, 2, 3), (3, 5, 1)])
+def test_a_walk_keeps_a_profile_snapshot_every_stride_positions(n, stride, snapshots):
+    """Snapshots before positions 0, stride, 2 * stride, ... up to n (the default stride 3)."""
+    m = _model(random.Random(n), n)
+    walk = SwapWalk(m, list(range(n)), stride=stride)
+    assert walk.stride == (STRIDE if stride is None else stride) and STRIDE == 3
+    assert len(walk.snaps) == snapshots
+    assert walk.snaps[0] == (m._Tz, m._FNz, m._FBz)
+
+
+@pytest.mark.parametrize(("alpha", "abc", "cab"), [
+    (1, 0.3 + 8.3, 1.0 + 1.3),
+    (2, 0.3 ** 2 + 8.3 ** 2, 1.0 + 1.3 ** 2),
+    (3, 0.3 * 0.3 * 0.3 + 8.3 * 8.3 * 8.3, 1.0 + 1.3 * 1.3 * 1.3),
+    (1.5, 0.3 ** 1.5 + 8.3 ** 1.5, 1.0 + 1.3 ** 1.5),
+])
+def test_a_swap_scores_waits_below_a_second_and_before_the_submit_as_the_model(alpha, abc,
+                                                                                cab):
+    """One node from now = 0; a (0.3 s) and b (10 s) submitted at 0, c (1 s) at 2. From
+    b, a, c, the swap to a, b, c starts b after 0.3 s (a wait below one second: 0.3 ** alpha,
+    not 0) and c at 10.3 (wait 8.3); the swap to c, a, b starts c at 0, 2 s before it was
+    submitted (a wait of 0, not negative nor 1), a at 1 and b at 1.3. The terms are the
+    model's: w * w * w for alpha 3 (0.3 ** 3 differs in the last bit), w ** alpha for others."""
+    jobs = [Job("a", 0, walltime=0.3, nodes=1), Job("b", 0, walltime=10, nodes=1),
+            Job("c", 2, walltime=1, nodes=1)]
+    m = PlanModel(0.0, (1, 0.0), [], jobs, alpha=alpha)
+    walk = SwapWalk(m, [1, 0, 2], stride=1)
+    assert walk.score == m.score([1, 0, 2])
+    assert walk.try_swap(0, 1) == m.score([0, 1, 2]) == pytest.approx(abc, rel=1e-15)
+    assert m.plan([0, 1, 2]).starts == (0.0, 0.3, 10.3)
+    assert walk.try_swap(2, 0) == m.score([2, 0, 1]) == pytest.approx(cab, rel=1e-15)
+    assert m.plan([2, 0, 1]).starts == (1.0, 1.3, 0.0)
 
 
 @pytest.mark.parametrize("alpha", [1, 2, 3])

@@ -1,0 +1,117 @@
+"""The plan model's ``exhaustive`` backend (Kopanski & Rzadca, Section 3.3: queues searched
+exhaustively over permutations): its job limit, its clock (looked at every 256 prefixes), its
+memo of prefixes and the optimum it proves."""
+
+import itertools
+import random
+
+import pytest
+
+from bbopt.core import GB, Job, Status
+from bbopt.models.plan import PlanModel
+from bbopt.solvers import Budget, BudgetExceeded
+from bbopt.solvers.plan import exhaustive
+from bbopt.solvers.plan.exhaustive import MAX_JOBS, solve_exhaustive
+
+
+def _model(n: int, seed: int = 0, alpha: float = 2) -> PlanModel:
+    """A random scheduling point of 10 nodes and 20 GB of BB at now = 100."""
+    rnd = random.Random(seed)
+    jobs = [Job(str(i), submit=rnd.randint(0, 100), walltime=rnd.randint(1, 50),
+                nodes=rnd.randint(1, 8), bb=rnd.randint(0, 10) * GB) for i in range(n)]
+    running, used_n, used_b = [], 0, 0
+    for _ in range(5):
+        r = (100 + rnd.randint(1, 600), rnd.randint(1, 2), rnd.randint(0, 4) * GB)
+        if used_n + r[1] <= 10 and used_b + r[2] <= 20 * GB:
+            running.append(r)
+            used_n, used_b = used_n + r[1], used_b + r[2]
+    return PlanModel(100, (10, 20 * GB), running, jobs, alpha)
+
+
+def _optimum(model: PlanModel) -> float:
+    return min(model.score(p) for p in itertools.permutations(range(model.n)))
+
+
+class _Clock:
+    """A clock that advances one second at each look."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_a_queue_longer_than_the_limit_is_refused(n):
+    model = _model(n)
+    if n > 3:
+        with pytest.raises(BudgetExceeded, match="^4 jobs exceed the exhaustive limit of 3$"):
+            solve_exhaustive(model, Budget(5), max_jobs=3)
+    else:
+        assert solve_exhaustive(model, Budget(5), max_jobs=3).status is Status.OPTIMAL
+
+
+def test_the_default_limit_is_sixteen_jobs():
+    assert MAX_JOBS == 16
+    with pytest.raises(BudgetExceeded, match="^17 jobs exceed the exhaustive limit of 16$"):
+        solve_exhaustive(_model(17), Budget(5))
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_no_search_below_two_jobs(n):
+    model = _model(n)
+    res = solve_exhaustive(model, Budget(5))
+    assert res.status is Status.OPTIMAL and res.backend == "exhaustive"
+    assert res.solution == model.plan(range(n))
+    assert res.objective == res.bound == model.score(range(n))
+    assert res.info == {"nodes": 1}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_proven_optimum_is_the_best_permutation(seed):
+    model = _model(6, seed, alpha=1 + seed)
+    res = solve_exhaustive(model, Budget(30))
+    best = _optimum(model)
+    assert res.status is Status.OPTIMAL and res.backend == "exhaustive"
+    assert res.objective == res.bound == best
+    assert model.evaluate(res.solution) == best and model.score(res.solution.order) == best
+    assert res.info["nodes"] > 1 and res.info["memo"] > 0
+
+
+@pytest.mark.parametrize(("seconds", "nodes"), [(0.999, 256), (1.0, 512), (1.001, 512)])
+def test_the_clock_is_read_every_256_prefixes(seconds, nodes, monkeypatch):
+    """The clock reads 1 at the start and one second more at each look (every 256 prefixes):
+    with a budget below one second the search stops at the 256th prefix, with one second at
+    the 512th (2 is not past the deadline 1 + 1). It answers its best plan so far: FEASIBLE,
+    no bound, never worse than the candidate orders."""
+    monkeypatch.setattr(exhaustive, "_time", _Clock())
+    model = _model(8)
+    res = solve_exhaustive(model, Budget(seconds), memo_limit=0)
+    assert res.status is Status.FEASIBLE and res.bound is None
+    assert res.info["nodes"] == nodes
+    assert res.objective == model.evaluate(res.solution)
+    assert res.objective <= min(model.score(o) for _, o in model.candidates())
+
+
+@pytest.mark.parametrize("limit", [0, 1, 10])
+def test_the_memo_holds_at_most_its_limit_of_prefixes(limit):
+    """The search's memo (prefixes that placed the same jobs and left the same profile) stops
+    growing at its limit; the optimum does not depend on it."""
+    model = _model(6, 1)
+    res = solve_exhaustive(model, Budget(30), memo_limit=limit)
+    assert res.info["memo"] == limit
+    assert res.status is Status.OPTIMAL and res.objective == _optimum(model)
+
+
+def test_an_initial_order_only_tightens_the_first_incumbent():
+    """Here the best candidate order scores 639,255 and the optimum 631,956: given the
+    optimal order as a first incumbent, the search proves the same optimum from fewer
+    prefixes (319, not 443)."""
+    model = _model(7, 3)
+    best = solve_exhaustive(model, Budget(30))
+    warm = solve_exhaustive(model, Budget(30), initial=best.solution.order)
+    assert warm.objective == best.objective and warm.status is Status.OPTIMAL
+    assert best.objective < min(model.score(o) for _, o in model.candidates())
+    assert warm.info["nodes"] < best.info["nodes"]
