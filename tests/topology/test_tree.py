@@ -429,3 +429,14 @@ def test_select_visits_a_node_before_its_siblings_subtrees_and_may_take_none():
     assert list(t.select(t.fresh_avail(), free, 3, 1 * MB)) == [0, 1, 2]
     none = t.select(t.fresh_avail(), free, 0, 1 * MB)
     assert none is not None and none.size == 0
+
+
+def test_a_switch_with_nothing_below_and_a_tree_without_bb_keep_integer_vertex_ids():
+    g = nx.DiGraph([("pfs", "empty"), ("pfs", "s"), ("s", "n"), ("s", "m")])
+    for v in ("n", "m"):
+        g.nodes[v].update(type="node", bandwidth=1 * GB)
+    t = IOTree(g)
+    assert t.bb_vertex.dtype.kind == "i" and t.bb_vertex.size == 0
+    free = np.ones(2, dtype=bool)
+    assert list(t.select(t.fresh_avail(), free, 2, 1 * MB)) == [0, 1]
+    assert t.capacity_for(t.fresh_avail(), free, 1 * MB) == 2
