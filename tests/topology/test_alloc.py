@@ -141,3 +141,26 @@ def test_cached_counts_follow_takes_and_gives_when_the_deepest_level_is_summed()
         assert state.n_free == int(state.free.sum())
         assert state.count(100 * MB) == tree.capacity_for(state.avail, state.free, 100 * MB)
     assert state.n_free == 3 and state.avail[0] == 300 * MB and state.count(100 * MB) == 3
+
+
+def test_a_bandwidth_below_one_byte_per_second_is_checked_and_counted():
+    tree = herbein_example_topology(pfs=1.0)  # the PFS gives 1 B/s
+    ledger = BandwidthLedger(tree)
+    assert ledger.charge(_job(0.5, 3), [0, 1, 2]) == (
+        "over-allocates pfs 'pfs': 1.5 B/s would be charged on 1 B/s")
+    assert ledger.charge(_job(0.5, 2), [0, 2]) is None and ledger.avail[0] == 0.0
+    state = AllocState(tree, tree.fresh_avail(), np.ones(4, dtype=bool))
+    assert state.count(0.5) == 2 and state.fits(2, 0.5) and not state.fits(3, 0.5)
+
+
+def test_cached_counts_on_a_tree_whose_deepest_level_is_limited():
+    from bbopt.topology import kopanski_dragonfly_topology
+
+    tree = kopanski_dragonfly_topology()  # unlimited groups, chassis and routers; 1.25 GB/s nodes
+    state = AllocState(tree, tree.fresh_avail(), np.ones(96, dtype=bool))
+    state.take(list(range(10)), 100 * MB)
+    state.give([3, 4], 100 * MB)
+    assert np.array_equal(state.base, tree.base_counts(state.free)) and state.n_free == 88
+    # the 5 GB/s PFS holds 8 x 100 MB/s: 4.2 GB/s left
+    assert state.count(100 * MB) == 42 and state.count(1 * 2**30) == 3
+    assert state.count(1 * MB) == 88
