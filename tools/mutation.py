@@ -326,6 +326,52 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_packs_builders.py",
     ],
     "bbopt/simulation/pack_metrics.py": ["tests/simulation/test_pack_metrics.py"],
+    # (the victim-choice backends: each module's own tests and those every backend runs)
+    "bbopt/solvers/preemption/greedy.py": [
+        "tests/solvers/preemption/test_greedy.py",
+        "tests/solvers/test_preemption.py",
+    ],
+    "bbopt/solvers/preemption/exhaustive.py": [
+        "tests/solvers/preemption/test_exhaustive.py",
+        "tests/solvers/test_preemption.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
+    "bbopt/solvers/preemption/milp.py": [
+        "tests/solvers/preemption/test_milp.py",
+        "tests/solvers/test_preemption.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
+    "bbopt/solvers/preemption/cpsat.py": [
+        "tests/solvers/preemption/test_cpsat.py",
+        "tests/solvers/test_preemption.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
+    "bbopt/solvers/preemption/scip.py": [
+        "tests/solvers/preemption/test_scip.py",
+        "tests/solvers/preemption/test_milp.py",
+        "tests/solvers/test_preemption.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
+    # (the select-and-place backends; -k "not never_overallocates and not simulation_runs"
+    # leaves out the property and the whole simulation of tests/models/test_io_window.py)
+    "bbopt/solvers/io_window/forms.py": [
+        "tests/solvers/io_window/test_cpsat.py",
+        "tests/models/test_io_window.py",
+        "tests/policies/test_io_window.py",
+    ],
+    "bbopt/solvers/io_window/exhaustive.py": [
+        "tests/solvers/io_window/test_exhaustive.py",
+        "tests/solvers/io_window/test_cpsat.py",
+        "tests/models/test_io_window.py",
+    ],
+    "bbopt/solvers/io_window/cpsat.py": [
+        "tests/solvers/io_window/test_cpsat.py",
+        "tests/models/test_io_window.py",
+    ],
+    "bbopt/solvers/io_window/scip.py": [
+        "tests/solvers/io_window/test_cpsat.py",
+        "tests/models/test_io_window.py",
+    ],
     # (the exact pack builders: each mutant solves; their exact-against-exhaustive properties
     # for the survivors)
     "bbopt/solvers/packs/cpsat.py": [

@@ -90,7 +90,7 @@ def test_cbc_is_handed_what_is_left_of_the_budget_and_at_least_a_hundredth(monke
     class Cbc(pulp.PULP_CBC_CMD):
         def __init__(self, **kwargs):
             handed.append(kwargs)
-            super().__init__(**kwargs)
+            super().__init__(**{**kwargs, "timeLimit": 10.0})  # (time to answer, under load)
 
     monkeypatch.setattr(pulp, "PULP_CBC_CMD", Cbc)
     monkeypatch.setattr(milp, "_time", types.SimpleNamespace(perf_counter=lambda: 0.0))
