@@ -242,6 +242,20 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_io_window_evaluation.py",
         "tests/models/test_io_window.py",
     ],
+    # (the I/O tree and its readers: the topology's own tests; tests/test_loading.py's deep JGF
+    # chain and engine states aside with -k, docs/testing.md)
+    "bbopt/topology/formats.py": [
+        "tests/topology/test_formats.py",
+        "tests/topology/test_formats_jgf_storage.py",
+        "tests/topology/test_formats_description_keys.py",
+    ],
+    "bbopt/topology/tree.py": [
+        "tests/topology/test_tree.py",
+        "tests/topology/test_alloc.py",
+        "tests/topology/test_machines.py",
+    ],
+    "bbopt/topology/alloc.py": ["tests/topology/test_alloc.py"],
+    "bbopt/topology/machines.py": ["tests/topology/test_machines.py"],
     "bbopt/planner/node_ids.py": [
         "tests/planner/test_node_ids.py",
         "tests/planner/test_bb_node_ids.py",
