@@ -291,42 +291,6 @@ def test_the_compiled_exhaustive_search_is_the_python_one(seed, proximity, n, al
     assert fast.info["memo"] == 0 < slow.info["memo"]
 
 
-def _kept_case_arrays() -> dict:
-    """The kept-reservation decision above as the arrays of
-    :func:`bbopt.planner.named.conservative_named`: the running job holds 1 node, 10 GB of the
-    pool and all of BB node 0 until t=100; queue a (1 node, 10 GB, 200 s), b (1 node, 10 GB,
-    50 s, kept at t=300)."""
-    from bbopt.core import slack
-
-    caps = (4.0, 20 * GB, 10 * GB, 10 * GB)
-    return {"now": 0.0, "times": [0.0, 100.0],
-            "rows": [(3.0, 10 * GB, 0.0, 10 * GB), caps],
-            "tol": [slack(c) for c in caps], "bb_tol": slack(20 * GB),
-            "ftol": FirstFitBB(Platform(4, 20 * GB, bb_nodes=(10 * GB,) * 2)).tol,
-            "space": [0.0, 10 * GB], "jobs": [(1, 10 * GB, 200.0), (1, 10 * GB, 50.0)],
-            "previous": [math.nan, 300.0], "kept_order": [1]}
-
-
-def test_the_compiled_conservative_decision_from_a_profile(monkeypatch):
-    """The kept reservation of b is compressed first (to now, on BB node 1), then a is planned
-    at t=50, when b ends: ``(queue position, start)`` in the order planned. With a depth of one
-    job, a (not kept) may only start now, where no BB node has room: b alone. Both kept (a at
-    400, b at 300): compressed in the kept order, the first to now on BB node 1, the other to
-    the first BB node free then (a at 50 when b ends, b at 100 when the running job ends);
-    without the kernels, ``None``."""
-    from bbopt.planner.named import conservative_named
-
-    case = _kept_case_arrays()
-    assert conservative_named(**case, depth=math.inf) == [(1, 0.0), (0, 50.0)]
-    assert conservative_named(**case, depth=1) == [(1, 0.0)]
-    both = case | {"previous": [400.0, 300.0], "kept_order": [1, 0]}
-    assert conservative_named(**both, depth=math.inf) == [(1, 0.0), (0, 50.0)]
-    assert conservative_named(**(both | {"kept_order": [0, 1]}), depth=math.inf) == [
-        (0, 0.0), (1, 100.0)]
-    monkeypatch.setenv("BBOPT_NO_JIT", "1")
-    assert conservative_named(**case, depth=math.inf) is None
-
-
 def _walk_case(n: int = 5) -> PlanModel:
     """Jobs of 1-2 nodes and 1 GB on two BB nodes of 2 GB (at most four pieces at once)."""
     jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(n)]
