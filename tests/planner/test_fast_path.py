@@ -181,3 +181,52 @@ def test_every_re_placeable_reservation_is_checked_not_only_the_first():
         assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
         assert planner.fits_now(Job("short", 0, 10.0, nodes=1, bb=2 * GB))
     assert fast._profile is None  # (answered on the fast path)
+
+
+def test_a_start_now_past_the_heads_reservation_leaves_it_its_nodes():
+    """Six nodes, four busy until 10, a head of 5 nodes reserved at 10 (re-placeable, on the
+    fast path): two nodes are free now, one from 10 to 60. A 2-node job without BB starts now
+    only if it ends by 10 (a walltime of 10, not 10.5); one node may run past, on the
+    reference too."""
+    head = Job("head", 0, 50.0, nodes=5, bb=12 * GB)
+    answers = []
+    for planner in (_shadow_case(), _shadow_case()):
+        if answers:
+            planner.__class__ = _Reference
+        assert planner.earliest(head) == 10.0
+        planner.reserve(head, 10.0, replace=True)
+        answers.append([planner.fits_now(Job("j", 0, w, nodes=n)) for n, w in
+                        ((2, 10.0), (2, 10.5), (2, 100.0), (1, 100.0), (1, 60.0))])
+        assert (planner._profile is None) == (not isinstance(planner, _Reference))
+    assert answers == [[True, False, False, True, True]] * 2
+
+
+def test_a_start_now_past_the_heads_reservation_may_take_the_pooled_bb_left_exactly():
+    """The head (5 nodes, 10 GB: five pieces of 2 GB) reserved at 10 leaves 10 GB of the pool
+    from 10 to 60: a 1-node job of exactly 10 GB may run past it (its piece on BB node 0, the
+    head's five on node 1), one of a megabyte more may not."""
+    head = Job("head", 0, 50.0, nodes=5, bb=10 * GB)
+    answers = []
+    for planner in (_shadow_case(), _shadow_case()):
+        if answers:
+            planner.__class__ = _Reference
+        planner.reserve(head, 10.0, replace=True)
+        answers.append([planner.fits_now(Job("j", 0, 100.0, nodes=1, bb=b))
+                        for b in (10 * GB, 10 * GB + 1e6)])
+    assert answers == [[True, False]] * 2
+
+
+def test_a_start_now_must_fit_every_later_reservation_it_overlaps():
+    """A re-placeable reservation of 1 node at 10 for 100 s, another of 5 nodes at 200 for 50
+    s: a 2-node job started now fits the first's rows but not the second's, so it may run until
+    200 exactly (the second's start), not 200.5 nor 300."""
+    answers = []
+    for planner in (_shadow_case(), _shadow_case()):
+        if answers:
+            planner.__class__ = _Reference
+        planner.reserve(Job("a", 0, 100.0, nodes=1, bb=GB), 10.0, replace=True)
+        planner.reserve(Job("b", 0, 50.0, nodes=5, bb=GB), 200.0, replace=True)
+        answers.append([planner.fits_now(Job("j", 0, w, nodes=2)) for w in
+                        (10.0, 150.0, 200.0, 200.5, 300.0)])
+        assert (planner._profile is None) == (not isinstance(planner, _Reference))
+    assert answers == [[True, True, True, False, False]] * 2
