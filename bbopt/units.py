@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +30,7 @@ from bbopt.errors import (
     check_acyclic,
     unique_key_yaml_loader,
 )
+from bbopt.limits import magnitude
 from bbopt.resources import parse_bandwidth, parse_bytes, parse_quantity
 
 _TIME_UNITS = {"": 1.0, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
@@ -244,7 +246,14 @@ def _checked(what: str, where: str, value: Any, param: inspect.Parameter) -> Any
         want = " or ".join(dict.fromkeys(_KIND_NAMES[k] for k in kinds))
         unit_note = f" (or text with a unit of {unit.name})" if unit is not None else ""
         raise InputError(f"{what} needs {want}{unit_note}, got {value!r}", field=where)
+    if float in kinds and int not in kinds and isinstance(value, int) \
+            and not isinstance(value, bool) and abs(value) > _FLOAT_MAX:
+        raise InputError(f"{what} needs a finite number, got {magnitude(value)}", field=where)
     return value
+
+
+#: The largest finite float: an integer above it (a JSON integer of 400 digits) has no float.
+_FLOAT_MAX = sys.float_info.max
 
 
 def _number_text(text: str, default: Any) -> Any:

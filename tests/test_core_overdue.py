@@ -95,6 +95,20 @@ def test_the_planning_state_stretches_only_overdue_jobs_and_keeps_the_order():
     assert planning_state(fresh) is fresh  # nothing overdue: the same object
 
 
+def test_a_job_ending_exactly_now_is_overdue_and_stretched_from_its_own_start():
+    """The only running job ends exactly now (started at 30 s for 70 s): it is taken to end
+    one grace period from now, its walltime 71 s counted from its start; a plain tuple of
+    running jobs stays a tuple."""
+    p = Platform(nodes=8)
+    edge = RunningJob(Job("edge", 0.0, 70.0, nodes=1), 30.0)
+    out = planning_state(ClusterState(100.0, p, (edge,), ()), grace=1.0)
+    assert type(out.running) is tuple
+    assert [(r.job.id, r.start, r.job.walltime) for r in out.running] == [("edge", 30.0, 71.0)]
+    assert planning_state(ClusterState(99.5, p, (edge,), ())).running == (edge,)
+    later = planning_state(ClusterState(100.0, p, (edge,), ()), grace=2.5)
+    assert later.running[0].expected_end == 102.5
+
+
 class RunToCompletion(Rigid):
     """Rigid jobs that are not killed at their walltime (as exclusive I/O runs them)."""
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated
 
 import pytest
@@ -40,12 +41,26 @@ def test_quantities_are_read_in_si_units():
     ({"flag": 1}, "true/false"),
     ({"mode": 3}, "text"),
     ({"period": float("nan")}, "finite"),
+    ({"period": 10**400}, "finite number, got an integer of 401 digits"),
+    ({"cap": -(10**400)}, "finite number"),
     ({"nope": 1}, "no option 'nope'"),
 ])
 def test_wrong_kinds_are_refused_naming_the_field(options, message):
     with pytest.raises(InputError, match=message) as err:
         check_options(_target, options, what="policy 't'", prefix="-o ")
     assert err.value.field == f"-o {next(iter(options))}"
+
+
+def test_an_integer_is_a_number_up_to_the_largest_float():
+    """A JSON or YAML integer for a quantity: up to the largest finite float it is that number;
+    one more has no float (a budget of 10^400 gave an OverflowError traceback)."""
+    largest = int(sys.float_info.max)
+    assert check_options(_target, {"period": largest}, what="t") == {"period": largest}
+    assert check_options(_target, {"period": -largest}, what="t") == {"period": -largest}
+    for beyond in (largest + 1, -largest - 1):
+        with pytest.raises(InputError, match="finite number"):
+            check_options(_target, {"period": beyond}, what="t")
+    assert check_options(_target, {"depth": 10**400}, what="t") == {"depth": 10**400}
 
 
 @given(st.floats(min_value=1e-6, max_value=1e6, allow_nan=False))

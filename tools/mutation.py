@@ -262,6 +262,16 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/test_node_ids.py",
         "tests/planner/test_bb_node_ids.py",
     ],
+    # (every test names the core: score it with its own files, -k "not no_policy_starts and
+    # not engine_plans" for a first pass)
+    "bbopt/core.py": ["tests/test_core.py", "tests/test_core_overdue.py"],
+    "bbopt/planner/lists.py": ["tests/planner/test_lists.py"],
+    # (with numba: NamedArrays and NamedWalk need the compiled kernels)
+    "bbopt/planner/named.py": [
+        "tests/planner/jit/test_named.py",
+        "tests/policies/test_conservative_named.py",
+    ],
+    "bbopt/planner/fast_path.py": ["tests/planner/test_fast_path.py"],
     "bbopt/policies/fairshare.py": [
         "tests/policies/test_fairshare.py",
         "tests/policies/test_fairshare_baselines.py",
@@ -308,12 +318,82 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_packs.py",
         "tests/policies/test_packs_budget.py",
     ],
-    "bbopt/solvers/packs/greedy.py": ["tests/models/test_packs.py"],
+    "bbopt/solvers/packs/greedy.py": [
+        "tests/solvers/packs/test_greedy.py",
+        "tests/models/test_packs.py",
+    ],
     "bbopt/solvers/packs/exhaustive.py": [
+        "tests/solvers/packs/test_exhaustive.py",
         "tests/models/test_packs.py",
         "tests/models/test_packs_builders.py",
     ],
     "bbopt/simulation/pack_metrics.py": ["tests/simulation/test_pack_metrics.py"],
+    # (the victim-choice backends: each module's own tests and those every backend runs)
+    "bbopt/solvers/preemption/greedy.py": [
+        "tests/solvers/preemption/test_greedy.py",
+        "tests/solvers/test_preemption.py",
+    ],
+    "bbopt/solvers/preemption/exhaustive.py": [
+        "tests/solvers/preemption/test_exhaustive.py",
+        "tests/solvers/test_preemption.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
+    "bbopt/solvers/preemption/milp.py": [
+        "tests/solvers/preemption/test_milp.py",
+        "tests/solvers/test_preemption.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
+    "bbopt/solvers/preemption/cpsat.py": [
+        "tests/solvers/preemption/test_cpsat.py",
+        "tests/solvers/test_preemption.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
+    "bbopt/solvers/preemption/scip.py": [
+        "tests/solvers/preemption/test_scip.py",
+        "tests/solvers/preemption/test_milp.py",
+        "tests/solvers/test_preemption.py",
+        "tests/solvers/test_preemption_bb_bytes.py",
+    ],
+    # (the select-and-place backends; -k "not never_overallocates and not simulation_runs"
+    # leaves out the property and the whole simulation of tests/models/test_io_window.py)
+    "bbopt/solvers/io_window/forms.py": [
+        "tests/solvers/io_window/test_cpsat.py",
+        "tests/models/test_io_window.py",
+        "tests/policies/test_io_window.py",
+    ],
+    "bbopt/solvers/io_window/exhaustive.py": [
+        "tests/solvers/io_window/test_exhaustive.py",
+        "tests/solvers/io_window/test_cpsat.py",
+        "tests/models/test_io_window.py",
+    ],
+    "bbopt/solvers/io_window/cpsat.py": [
+        "tests/solvers/io_window/test_cpsat.py",
+        "tests/models/test_io_window.py",
+    ],
+    "bbopt/solvers/io_window/scip.py": [
+        "tests/solvers/io_window/test_cpsat.py",
+        "tests/models/test_io_window.py",
+    ],
+    # (the exact pack builders: each mutant solves; their exact-against-exhaustive properties
+    # for the survivors)
+    "bbopt/solvers/packs/cpsat.py": [
+        "tests/solvers/packs/test_cpsat.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_packs_offered.py",
+    ],
+    "bbopt/solvers/packs/milp.py": [
+        "tests/solvers/packs/test_milp.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_packs_offered.py",
+    ],
+    "bbopt/solvers/packs/scip.py": [
+        "tests/solvers/packs/test_scip.py",
+        "tests/models/test_packs.py",
+        "tests/models/test_packs_builders.py",
+        "tests/solvers/test_scip.py",
+    ],
 }
 
 

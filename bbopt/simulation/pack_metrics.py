@@ -31,18 +31,23 @@ from bbopt.simulation.result import SimulationResult
 USAGE_BINS = 60
 
 
+def _io_bandwidth(result: SimulationResult, model: Any, k: int) -> float:
+    """The bandwidth of the I/O node that served periodic job ``k``: its rack's, else (no
+    bandwidth given to the model) the one the job was generated for."""
+    rack = model.rack_for(result.allocation[k]) if result.allocation[k] else 0
+    b = model.bandwidth[rack]
+    return b if b is not None else float(result.jobs[k].extra["io"]["io_bandwidth"])
+
+
 def _times_alone(result: SimulationResult, model: Any) -> np.ndarray:
     out = np.empty(len(result.jobs))
-    bws = model.bandwidth
     for k, job in enumerate(result.jobs):
         spec = periodic_spec(job)
         if spec is None:
             out[k] = job.runtime if job.runtime is not None else job.walltime
             continue
         n, w, v = spec
-        rack = model.rack_for(result.allocation[k]) if result.allocation[k] else 0
-        b = bws[rack] if bws[rack] is not None else float(job.extra["io"]["io_bandwidth"])
-        out[k] = n * (w + v / b)
+        out[k] = n * (w + v / _io_bandwidth(result, model, k))
     return out
 
 
@@ -106,8 +111,7 @@ def usage_over_time(result: SimulationResult, model: Any, bins: int = 100,
         spec = periodic_spec(job)
         if spec is not None and ok[k]:
             n, w, v = spec
-            b = float(job.extra["io"]["io_bandwidth"])
-            avg_share[k] = n * v / b / t_alone[k]
+            avg_share[k] = n * v / _io_bandwidth(result, model, k) / t_alone[k]
     planned = mean(start[ok], end[ok], avg_share[ok]) / n_io
     return {"t": (edges[:-1] + edges[1:]) / 2, "utilisation": alloc - waiting, "nodes": alloc,
             "running": running, "io_busy": io_busy, "io_planned": planned}

@@ -185,6 +185,7 @@ values = numbers | texts | st.lists(numbers | texts, max_size=2) | \
 # (a policy entry made a list, then given a field by name: the test's own walk compared the name
 # with the list's length)
 @example([(("policies", 1), []), (("policies", 1, "options"), 10**300)], None, False)
+@example([(("policies", 1, "options", "budget"), 10**400)], None, False)  # (an OverflowError)
 def test_sweep_specs(tmp_path, capsys, changes, cut, bom):
     """A spec's every field, nested ones too, of the wrong kind, shape or range: the sweep is
     planned (--dry-run: every field and policy option checked, nothing run) or refused."""

@@ -517,3 +517,74 @@ def test_pack_policy_defaults_and_refusals():
         assert e.value.field == field
         assert f"{field} must be {'' if field == 'builder' else 'one of '}{choices}, got " \
                f"'{value}'" in str(e.value)
+
+
+def test_backfilling_ends_by_the_planned_end_within_its_relative_slack():
+    """The pack {A} is planned to end at 10, with a relative slack of 1e-9: at 2, a job of
+    8.00000001 s ends at 10.00000001 = 10 (1 + 1e-9) to the last bit and is backfilled; one a
+    float above it is not."""
+    import math
+
+    at_end = Job("X", 0, walltime=8.00000001, nodes=1)
+    assert 2.0 + at_end.walltime == 10.0 * (1 + 1e-9)
+    assert pack_running([at_end], {})[0] == ["X"]
+    over = Job("X", 0, walltime=math.nextafter(8.00000001, math.inf), nodes=1)
+    assert pack_running([over], {})[0] == []
+
+
+def test_backfilling_fills_the_average_constraint_within_its_relative_slack():
+    """The pack {A} (span 10, 1 s of I/O admitted) on an I/O node of 1 B/s: a job bringing
+    9.00000001 s of I/O makes 10.00000001 = 10 (1 + 1e-9) to the last bit and is backfilled;
+    one a float above it is not."""
+    import math
+
+    at_cap = Job("X", 0, walltime=1.0, nodes=1, bandwidth=9.00000001)
+    assert 1.0 + 9.00000001 == 10.0 * (1 + 1e-9)
+    started, mem, _ = pack_running([at_cap], {}, bandwidth=1.0)
+    assert started == ["X"] and mem["pack_io"] == 10.00000001
+    over = Job("X", 0, walltime=1.0, nodes=1, bandwidth=math.nextafter(9.00000001, math.inf))
+    assert pack_running([over], {}, bandwidth=1.0)[0] == []
+
+
+#: Four alike one-node applications; pack-random's order depends on its seed and the ids only:
+#: seed 0 puts X first, seed 3 puts Y first (and seed 7 Z).
+WXYZ = tuple(periodic(i, 1, 1.0, 1.0) for i in "WXYZ")
+
+
+@pytest.mark.parametrize(("seed", "first"), [(0, "X"), (3, "Y"), (7, "Z")])
+def test_pack_random_forms_and_backfills_in_its_seeded_order(seed, first):
+    """One free node: pack-random's pack is the first of its seeded order; with one idle node
+    beside a running pack, the backfilled job is that first one too."""
+    d = decide(ClusterState(0.0, Platform(nodes=1), queue=WXYZ), "pack-random", seed=seed)
+    assert [s.job_id for s in d.start] == [first]
+    started, _, _ = pack_running(WXYZ, {}, nodes=3, policy="pack-random", seed=seed)
+    assert started == [first]
+
+
+def test_pack_opt_s_stretch_work_counts_the_wait_until_now():
+    """One free node at 100: A (T = 10, submitted at 0) has stretch-work 100 + 10 = 110, B
+    (T = 30, submitted at 90) 10 + 30 = 40: A is packed. By work alone (10 against 30), or by
+    waits counted to 0 (10 against 30), B would be."""
+    queue = (periodic("A", 1, 9.0, 1.0), periodic("B", 1, 29.0, 1.0, submit=90.0))
+    d = decide(ClusterState(100.0, Platform(nodes=1), queue=queue), "pack-opt",
+               objective="stretch-work", backend="exhaustive")
+    assert [s.job_id for s in d.start] == ["A"] and d.stats.objective == 110.0
+    d = decide(ClusterState(100.0, Platform(nodes=1), queue=queue), "pack-opt",
+               backend="exhaustive")
+    assert [s.job_id for s in d.start] == ["B"] and d.stats.objective == 30.0
+
+
+@pytest.mark.parametrize(("policy", "options", "first"), [
+    ("pack-opt-char", {}, "B"),
+    ("pack-opt-char", {"tolerance": 0.03}, "A"),
+    ("pack-opt", {"tolerance": 0.05}, "A"),
+])
+def test_pack_opt_char_takes_the_char_first_pack_within_its_tolerance(policy, options, first):
+    """Two nodes, A (2 nodes, T = 50: work 100, characteristic time 50) or B (2 nodes, two
+    iterations of 24 s: work 96, characteristic time 24). pack-opt-char, within its default 5 %
+    of the best work (95), takes B, first in Char order; within 3 % (97) only A is left; pack-opt
+    has no tie-break and takes the best work."""
+    queue = (periodic("A", 1, 49.0, 1.0, nodes=2), periodic("B", 2, 23.0, 1.0, nodes=2))
+    d = decide(ClusterState(0.0, Platform(nodes=2), queue=queue), policy,
+               backend="exhaustive", **options)
+    assert [s.job_id for s in d.start] == [first]

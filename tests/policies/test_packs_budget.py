@@ -140,3 +140,77 @@ def test_a_queue_too_long_to_read_in_the_budget_packs_from_its_head(monkeypatch)
             want.append(j.id)
             used += j.nodes
     assert sorted(s.job_id for s in d.start) == sorted(want)
+
+
+class _StillClock:
+    """A clock that stands still: only what the caller spent before asking counts."""
+
+    @staticmethod
+    def perf_counter() -> float:
+        return 0.0
+
+
+@pytest.mark.parametrize(("spent", "solved"), [(1.5, True), (1.6, False), (1.7, False)])
+def test_the_exact_builder_is_asked_until_four_fifths_of_the_wall_budget(monkeypatch, spent,
+                                                                          solved):
+    """A 2 s budget, the caller having spent ``spent`` s before the policy was asked, on a
+    clock that then stands still. Below 2 (1 - 2 x 0.1) = 1.6 s the backend is asked, with the
+    budget less what was spent and less its tail, 2 x 0.9 - 1.5 = 0.3 s, and the policy's seed.
+    From 1.6 s on there is no solver: the pack is the fallback's, first fit in the policy's
+    order (Char: B and A, 20 node-seconds, where the optimum and Max take A and C, 40), a
+    FALLBACK that reports its stage values and the budget."""
+    import bbopt.policies.packs as packs
+    from bbopt import Job
+    from bbopt.solvers.base import Budget
+    from bbopt.solvers.base import solve as real_solve
+
+    asked = []
+
+    def recorded(model, backend, budget, seed=None):
+        asked.append((backend, budget, seed))
+        return real_solve(model, "exhaustive", Budget(10.0), seed=0)
+
+    monkeypatch.setattr(packs, "_time", _StillClock())
+    monkeypatch.setattr(packs, "decision_elapsed", lambda: spent)
+    monkeypatch.setattr(packs, "solve", recorded)
+    queue = (Job("A", 0.0, 8.0, nodes=2), Job("B", 0.0, 4.0, nodes=1),
+             Job("C", 0.0, 12.0, nodes=2))
+    d = make_policy("pack-opt", budget=2.0, order="char", seed=5, bandwidth=1e9).decide(
+        ClusterState(0.0, Platform(nodes=4), queue=queue))
+    s = d.stats
+    assert (s.backend, s.budget, s.wall_time) == ("cpsat", 2.0, spent)
+    if solved:
+        assert sorted(x.job_id for x in d.start) == ["A", "C"]
+        assert [(b, budget.seconds, seed) for b, budget, seed in asked] == [
+            ("cpsat", pytest.approx(0.3, rel=1e-12), 5)]
+        assert (s.status, s.objective) == (Status.OPTIMAL, 40.0)
+    else:
+        assert sorted(x.job_id for x in d.start) == ["A", "B"]
+        assert asked == []
+        assert (s.status, s.objective) == (Status.FALLBACK, (20.0,))
+
+
+def test_the_greedy_builder_and_the_deterministic_mode_read_the_whole_queue(monkeypatch):
+    """Past any deadline, only the exact builder under a wall budget cuts its model to the head
+    of the queue: pack-max, and pack-opt with a deterministic budget, read all 768 jobs and
+    take the longest, which come last (j767, j766, j765 and j763 on 8 nodes)."""
+    import bbopt.models.packs as model
+    import bbopt.policies.packs as packs
+    from bbopt.solvers.base import solve as real_solve
+
+    monkeypatch.setattr(model, "_clock", lambda: float("inf"))  # past any deadline
+    seen = []
+
+    def recorded(m, backend, budget, seed=None):
+        seen.append(m.size)
+        return real_solve(m, "greedy", budget, seed=0)
+
+    monkeypatch.setattr(packs, "solve", recorded)
+    queue = _queue(3 * model.BLOCK)
+    state = ClusterState(0.0, Platform(nodes=8), queue=queue)
+    longest = ["j763", "j765", "j766", "j767"]
+    d = make_policy("pack-max", bandwidth=1e9).decide(state)
+    assert sorted(s.job_id for s in d.start) == longest
+    d = make_policy("pack-opt", bandwidth=1e9, budget_mode="deterministic").decide(state)
+    assert seen == [768] and d.stats.status is Status.FEASIBLE
+    assert sorted(s.job_id for s in d.start) == longest

@@ -193,3 +193,46 @@ def test_a_rack_left_with_nothing_to_decide_is_skipped(policy):
     was an input error asking for the 'bandwidth' option)."""
     res, _, _ = run([periodic("A", 1, 1.0, 1.0)], policy, 8, 2)
     assert res.start == [0.0] and res.end == [2.0]
+
+
+@pytest.mark.parametrize("policy", ["io-list", "pack-max"])
+def test_a_rack_after_one_with_nothing_to_decide_still_decides(policy):
+    """Two racks of 4, nothing waits: rack 0 is idle (skipped), rack 1 runs A. Rack 1 still
+    decides (the list, or backfilling into its pack) and the decision reports its FEASIBLE
+    status, not the OPTIMAL of a decision where no rack decided."""
+    from bbopt import ClusterState, RunningJob, decide
+    from bbopt.core import Status
+
+    a = periodic("A", 1, 9.0, 1.0, nodes=2)
+    pack = {"pack": ["A"], "pack_start": 0.0, "pack_end": 10.0, "pack_io": 1.0, "pack_no": 1,
+            "backfilled": []}
+    state = ClusterState(2.0, Platform(nodes=8), running=(RunningJob(a, 0.0, (4, 5)),),
+                         memory={"racks": [{}, pack]})
+    d = decide(state, policy, racks=2)
+    assert d.start == () and d.memory == {"racks": [{}, pack]}
+    assert (d.stats.backend, d.stats.status) == ("2-racks", Status.FEASIBLE)
+    idle = decide(ClusterState(2.0, Platform(nodes=8)), policy, racks=2, bandwidth=1e9)
+    assert (idle.start, idle.stats.status) == ((), Status.OPTIMAL)
+
+
+def test_a_rack_out_of_time_makes_the_whole_decision_a_fallback():
+    """Rack 0 backfills its running pack (FEASIBLE); rack 1 forms a pack with the exact builder
+    but the caller asked 0.95 s ago for a 1 s decision, past the model's reading deadline: its
+    pack is the greedy fallback, and the two racks' decision is FALLBACK, the worst of the
+    racks' statuses."""
+    import time
+
+    from bbopt import ClusterState, RunningJob, make_policy
+    from bbopt.core import Status, decision_asked
+
+    a = periodic("A", 1, 9.0, 1.0, nodes=2)
+    pack = {"pack": ["A"], "pack_start": 0.0, "pack_end": 10.0, "pack_io": 1.0, "pack_no": 1,
+            "backfilled": []}
+    x = periodic("X", 1, 19.0, 1.0, nodes=2)
+    state = ClusterState(2.0, Platform(nodes=8), running=(RunningJob(a, 0.0, (0, 1)),),
+                         queue=(x,), memory={"racks": [pack, {}]})
+    policy = make_policy("pack-opt", racks=2, budget=1.0, backend="exhaustive")
+    with decision_asked(time.perf_counter() - 0.95):
+        d = policy.decide(state)
+    assert [(s.job_id, s.nodes) for s in d.start] == [("X", (4, 5))]
+    assert (d.stats.backend, d.stats.status) == ("2-racks", Status.FALLBACK)

@@ -4,13 +4,18 @@ unit and budget-mode vocabulary, checked before a cluster starts, and the same m
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 
 import pytest
 
 from bbopt.cli import main
+from bbopt.core import Platform
 from bbopt.errors import InputError
-from bbopt.runs import RunSpec, load, run
+from bbopt.runs import RunSpec, load, measure, run
+from bbopt.simulation.execution import Rigid
+from bbopt.slurm.pool import DEFAULT_UNIT
 from bbopt.slurm.replay import replay_spec, run_replay, scale_workload
+from bbopt.workloads.bb import with_lognormal_bb
 
 replay_module = importlib.import_module("bbopt.slurm.replay")  # (bbopt.slurm.replay: a function)
 
@@ -93,3 +98,112 @@ def test_a_window_whose_jobs_did_not_run_says_so_instead_of_nan():
             "measured_from": 1.0, "measured_to": 6.25}
     assert _waited(none) == ("no wait measured: none of the 3 jobs submitted in the "
                              "measurement window [1, 6.25) s ran (finished 0, rejected 3)")
+
+
+def _swf(path, header, bb=None):
+    """Eight one-minute jobs of 1 to 16 processors, submitted 10 s apart (``bb``: a CQSim BB
+    column, in GB)."""
+    rows = []
+    for k in range(1, 9):
+        row = f"{k} {10 * k} 0 60 {2 * k} -1 -1 {2 * k} 120 -1 1 1 1 -1 1 -1 -1 -1"
+        rows.append(row + (f" {bb}" if bb is not None else ""))
+    path.write_text(header + "\n".join(rows) + "\n")
+    return str(path)
+
+
+def test_node_counts_scale_by_the_header_s_machine_unless_told_otherwise(tmp_path):
+    """A trace of a 64-node machine (MaxNodes) on 8 nodes: 16 processors -> 2 nodes, not 8 as
+    by the widest job (16) would give; a given ``trace_nodes`` wins over the header."""
+    path = _swf(tmp_path / "t.swf", "; MaxNodes: 64\n")
+    spec = replay_spec(RunSpec(workload=path, policy="fcfs-bb"), nodes=8, speedup=10.0)
+    assert [j.nodes for j in spec.workload] == [1, 1, 1, 1, 1, 2, 2, 2]  # round(2k * 8 / 64)
+    told = replay_spec(RunSpec(workload=path, policy="fcfs-bb"), nodes=8, speedup=10.0,
+                       trace_nodes=16)
+    assert [j.nodes for j in told.workload] == [1, 2, 3, 4, 5, 6, 7, 8]  # round(2k * 8 / 16)
+    widest = replay_spec(RunSpec(workload=_swf(tmp_path / "u.swf", ""), policy="fcfs-bb"),
+                         nodes=8, speedup=10.0)
+    assert [j.nodes for j in widest.workload] == [1, 2, 3, 4, 5, 6, 7, 8]  # by the widest, 16
+    given = replay_spec(RunSpec(workload=list(widest.workload), policy="fcfs-bb"), nodes=4)
+    assert [j.nodes for j in given.workload] == [1, 1, 2, 2, 2, 3, 4, 4]  # jobs, no header: 8
+    assert replay_spec(RunSpec(workload=[], policy="fcfs-bb")).workload == []
+
+
+def test_the_defaults_are_sixteen_nodes_at_the_trace_s_own_speed(tmp_path):
+    spec = replay_spec(RunSpec(workload=_swf(tmp_path / "t.swf", ""), policy="fcfs-bb"))
+    assert spec.platform == Platform(nodes=16, bb=16 * 5e9, name="slurm-16")
+    assert [j.submit for j in spec.workload] == [10.0 * k for k in range(8)]
+    assert [j.walltime for j in spec.workload] == [120.0] * 8
+    assert [j.nodes for j in spec.workload] == [2 * k for k in range(1, 9)]
+
+
+def test_the_bb_requests_a_replay_draws_and_keeps(tmp_path):
+    """``auto``: the trace's own requests when it has some, else Kopanski's log-normal draw with
+    the spec's seed on the scaled node counts; ``lognormal`` always draws; ``none`` keeps the
+    trace's. The draw is made after scaling: on the 8-node platform, not the trace's."""
+    plain = _swf(tmp_path / "plain.swf", "")
+    own = _swf(tmp_path / "own.swf", "; MaxNodes: 16\n; BurstBuffer: 480\n", bb=2)  # 2 GB each
+    tiny = _swf(tmp_path / "tiny.swf", "; MaxNodes: 16\n; BurstBuffer: 480\n",
+               bb="0.000000001")  # 1 B each
+
+    def bb(workload, mode, seed=0):
+        spec = RunSpec(workload=workload, policy="fcfs-bb", bb=mode, seed=seed)
+        return [j.bb for j in replay_spec(spec, nodes=8, speedup=10.0).workload]
+
+    scaled = replay_spec(RunSpec(workload=plain, policy="fcfs-bb", bb="none"), nodes=8,
+                         speedup=10.0).workload
+    assert bb(plain, "none") == [0.0] * 8
+    assert bb(plain, "auto", seed=5) == [j.bb for j in with_lognormal_bb(scaled, 5)]
+    assert bb(plain, "auto", seed=5) != bb(plain, "auto", seed=6)
+    assert bb(own, "auto") == bb(own, "none") == [2e9] * 8
+    drawn = bb(own, "lognormal", seed=5)
+    assert drawn == [j.bb for j in with_lognormal_bb(scaled, 5)] and drawn != [2e9] * 8
+    assert bb(tiny, "auto") == [1.0] * 8  # a request of one byte is a request
+
+
+def test_the_trace_is_read_without_the_spec_s_platform_or_execution(tmp_path):
+    """The replay's platform is the emulated one: the embedded workload is generated for the
+    trace's own machine whatever platform the spec names, and the execution model is Slurm's
+    (a rigid run): a checkpoint model asked for is dropped, its options too."""
+    base = RunSpec(first=30, seed=3, policy="fcfs-bb")
+    plain = replay_spec(base, nodes=8, speedup=60.0)
+    other = replay_spec(replace(base, platform=Platform(nodes=4, bb=1e12),
+                                execution="checkpoint",
+                                execution_options={"pfs_bandwidth": 1e9}),
+                        nodes=8, speedup=60.0)
+    assert other.workload == plain.workload
+    assert other.platform == plain.platform == Platform(nodes=8, bb=40e9, name="slurm-8")
+    assert (other.execution, other.execution_options) == (None, {})
+
+
+def test_a_given_bb_pool_is_the_emulated_pool(tmp_path):
+    spec = replay_spec(RunSpec(workload=_swf(tmp_path / "t.swf", ""), policy="fcfs-bb"),
+                       nodes=8, bb_pool=7e9)
+    assert spec.platform.bb == 7e9
+
+
+@pytest.mark.parametrize("name", [None, "kth"])
+def test_a_replay_passes_every_setting_to_the_cluster_and_keeps_the_record(monkeypatch, name):
+    """What run_replay hands the replay, by default and when told, and the record it returns:
+    the spec, the replay's own result, the rigid model, the metrics measured on them."""
+    spec = replace(replay_spec(RunSpec(first=12, policy="sjf-bb"), nodes=8, speedup=100.0),
+                   name=name, tick=5.0)
+    calls = []
+
+    def recorded(jobs, platform, **kwargs):
+        calls.append((jobs, platform, kwargs))
+        return run(RunSpec(workload=jobs, platform=platform, policy="sjf-bb")).result
+
+    monkeypatch.setattr(replay_module, "replay", recorded)
+    record = run_replay(spec)
+    jobs, platform, kwargs = calls[0]
+    assert (jobs, platform) == (spec.workload, spec.platform)
+    assert kwargs == dict(scheduler="slurm", policy="sjf-bb", options={}, bb_unit=DEFAULT_UNIT,
+                          interval=1.0, tick=5.0, directory=None, scheduler_parameters=None,
+                          timeout=None, workload_name=name or "slurm", progress=False)
+    assert record.spec is spec and record.result is not None
+    assert isinstance(record.model, Rigid)
+    assert record.metrics == measure(record.result, record.model, spec)
+    told = dict(scheduler="bridge", bb_unit=2e9, interval=0.5, directory="/x",
+                scheduler_parameters={"bf_interval": 1}, timeout=30.0, progress=True)
+    run_replay(spec, **told)
+    assert calls[1][2] == {**kwargs, **told}

@@ -89,3 +89,350 @@ tree:
     assert from_description(tree.to_dict()).to_dict() == tree.to_dict()
     p = platform_from_topology(tree)
     assert p.bb == 40 * GB and p.topology is tree
+
+
+# ------------------------------------------------------------------ refusals and exact readings
+def _refusal(read, *args, **kwargs) -> tuple:
+    """(reason, source, JSON path, field) of the refusal of ``read(*args, **kwargs)``."""
+    with pytest.raises(InputError) as caught:
+        read(*args, **kwargs)
+    e = caught.value
+    return e.reason, e.source, e.line, e.field
+
+
+def _desc(*children, **root) -> dict:
+    return {"tree": {"type": "pfs", **root, "children": list(children)}}
+
+
+UNITS = "b, kb, mb, gb, tb, pb, kib, mib, gib, tib, pib"
+
+
+def test_a_description_refusal_names_the_default_source_and_the_tree():
+    assert _refusal(from_description, [1]) == (
+        "an I/O topology description needs a 'tree' mapping", "<description>", None, "tree")
+    assert _refusal(from_description, {"name": "x"})[3] == "tree"
+    assert _refusal(topology_from_data, [1], "p.yaml")[1] == "p.yaml"
+
+
+@pytest.mark.parametrize("count", [True, False, 0, -1, 1.5, "2", None])
+def test_count_must_be_a_positive_integer(count):
+    assert _refusal(from_description, _desc({"type": "node", "count": count}), "p.yaml") == (
+        f"count must be a positive integer, got {count!r}", "p.yaml", "$.tree.children[0]",
+        "count")
+
+
+def test_count_one_is_one_vertex_and_names_without_a_suffix():
+    tree = from_description(_desc({"type": "node", "name": "n", "count": 1},
+                                  {"type": "node", "name": "m", "count": 2}))
+    assert tree.labels == ["pfs0", "n", "m0", "m1"]
+
+
+def test_bandwidth_and_capacity_refusals_name_the_vertex_and_field():
+    assert _refusal(from_description, _desc({"type": "node"}, bandwidth="fast"), "p.yaml") == (
+        f"cannot read 'fast'; use a number with a unit among {UNITS}", "p.yaml", "$.tree",
+        "bandwidth")
+    assert _refusal(from_description, _desc({"type": "node", "bandwidth": 0})) == (
+        "bandwidth must be positive, got 0", "<description>", "$.tree.children[0]", "bandwidth")
+    assert _refusal(from_description, _desc(
+        {"type": "node"}, {"type": "switch", "children": [{"type": "bb", "capacity": "lots"}]})) \
+        == (f"cannot read 'lots'; use a number with a unit among {UNITS}", "<description>",
+            "$.tree.children[1].children[0]", "capacity")
+    assert _refusal(from_description, _desc(5)) == (
+        "must be a mapping", "<description>", "$.tree.children[0]", None)
+
+
+def test_labels_count_per_type_and_repeated_names_get_the_type_count():
+    tree = from_description({"name": "t", "tree": {
+        "type": "pfs", "children": [
+            {"type": "switch", "children": [{"type": "node", "count": 2}]},
+            {"type": "switch", "name": "s", "children": [{"type": "node", "name": "s"}]},
+            {"type": "bb", "capacity": "1 GB"}, {"type": "storage", "capacity": 2},
+            {"type": "burst_buffer", "capacity": 3}, {"type": "bb", "name": "s"}]}})
+    assert tree.labels == ["pfs0", "switch0", "node0", "node1", "s", "s#2", "bb0", "storage0",
+                           "burst_buffer0", "s#1"]
+    assert tree.nodes == 3 and list(tree.bb_capacity) == [1e9, 2.0, 3.0, 0.0]
+    assert tree.name == "t" and from_description(_desc({"type": "node"})).name == "io"
+
+
+def test_capacity_is_read_on_burst_buffers_only_and_no_children_is_a_leaf():
+    tree = from_description(_desc({"type": "node", "children": None},
+                                  {"type": "switch", "capacity": "lots", "children": []}))
+    assert tree.nodes == 1 and "capacity" not in tree.graph().nodes["switch0"]
+    assert tree.graph().nodes["switch0"] == {"type": "switch", "bandwidth": float("inf")}
+    assert tree.graph().nodes["pfs0"]["type"] == "pfs"
+
+
+def test_the_size_limit_is_counted_before_building_at_the_vertex_that_passes_it(monkeypatch):
+    import bbopt.topology.formats as formats
+
+    # root 1 + 3 switches x (1 + 4 nodes) = 16 vertices
+    doc = _desc({"type": "switch", "count": 3, "children": [{"type": "node", "count": 4}]})
+    monkeypatch.setattr(formats, "MAX_VERTICES", 16)
+    assert from_description(doc).n_vertices == 16
+    monkeypatch.setattr(formats, "MAX_VERTICES", 15)
+    assert _refusal(from_description, doc, "p.yaml") == (
+        "describes more than 15 vertices", "p.yaml", "$.tree", "count")
+    monkeypatch.setattr(formats, "MAX_VERTICES", 14)
+    assert _refusal(from_description, doc)[2] == "$.tree.children[0]"
+    monkeypatch.setattr(formats, "MAX_VERTICES", 1000)
+    big = _desc({"type": "node", "count": 1001})
+    assert _refusal(from_description, big)[0] == "describes more than 1,000 vertices"
+
+
+def test_the_size_limit_counts_a_shared_subtree_each_time_it_is_used(monkeypatch):
+    import bbopt.topology.formats as formats
+
+    rack = {"type": "switch", "children": [{"type": "node", "count": 3}]}
+    doc = _desc(rack, rack, rack)  # 1 + 3 x (1 + 3) = 13 vertices
+    monkeypatch.setattr(formats, "MAX_VERTICES", 13)
+    assert from_description(doc).nodes == 9
+    monkeypatch.setattr(formats, "MAX_VERTICES", 12)
+    assert _refusal(from_description, doc)[2] == "$.tree"
+
+
+def test_the_size_limit_holds_while_building_children_the_count_cannot_see(monkeypatch):
+    import bbopt.topology.formats as formats
+
+    # (a tuple of children, possible from Python, is not counted ahead; the build stops)
+    doc = {"tree": {"type": "pfs", "children": ({"type": "node", "count": 3},)}}
+    monkeypatch.setattr(formats, "MAX_VERTICES", 4)
+    assert from_description(doc).nodes == 3
+    monkeypatch.setattr(formats, "MAX_VERTICES", 3)
+    assert _refusal(from_description, doc) == (
+        "describes more than 3 vertices", "<description>", "$.tree.children[0]", "count")
+
+
+def test_a_platform_takes_the_trees_name_unless_given_one():
+    tree = herbein_example_topology()
+    assert platform_from_topology(tree).name == "herbein-fig2"
+    p = platform_from_topology(tree, name="site")
+    assert p.name == "site" and p.nodes == 4 and p.bb == 0.0
+
+
+def test_to_jgf_writes_flux_containment_with_bandwidth_pools():
+    tree = from_description({"name": "small", "tree": {
+        "type": "pfs", "name": "p", "bandwidth": 1e9, "children": [
+            {"type": "switch", "name": "s", "children": [
+                {"type": "node", "name": "n", "bandwidth": 5e8}, {"type": "node", "name": "m"}]},
+            {"type": "bb", "name": "b", "capacity": 4e10, "bandwidth": 2e9}]}})
+    contains = {"subsystem": "containment", "name": {"containment": "contains"}}
+    assert to_jgf(tree) == {"graph": {"directed": True, "metadata": {"name": "small"}, "nodes": [
+        {"id": "0", "metadata": {"type": "pfs", "basename": "pfs", "name": "p", "id": 0,
+                                 "uniq_id": 0, "rank": -1, "exclusive": False,
+                                 "paths": {"containment": "/p"}, "size": 1e9, "unit": "B/s"}},
+        {"id": "1", "metadata": {"type": "switch", "basename": "switch", "name": "s", "id": 0,
+                                 "uniq_id": 1, "rank": -1, "exclusive": False,
+                                 "paths": {"containment": "/p/s"}, "size": 1, "unit": ""}},
+        {"id": "2", "metadata": {"type": "node", "basename": "node", "name": "n", "id": 0,
+                                 "uniq_id": 2, "rank": -1, "exclusive": True,
+                                 "paths": {"containment": "/p/s/n"}, "size": 1, "unit": ""}},
+        {"id": "2.bw", "metadata": {"type": "bandwidth", "basename": "bandwidth",
+                                    "name": "n.bw", "id": 2, "uniq_id": 7, "rank": -1,
+                                    "exclusive": False, "size": 5e8, "unit": "B/s",
+                                    "paths": {"containment": "/p/s/n/bandwidth"}}},
+        {"id": "3", "metadata": {"type": "node", "basename": "node", "name": "m", "id": 1,
+                                 "uniq_id": 3, "rank": -1, "exclusive": True,
+                                 "paths": {"containment": "/p/s/m"}, "size": 1, "unit": ""}},
+        {"id": "4", "metadata": {"type": "bb", "basename": "bb", "name": "b", "id": 0,
+                                 "uniq_id": 4, "rank": -1, "exclusive": False,
+                                 "paths": {"containment": "/p/b"}, "size": 2e9, "unit": "B/s",
+                                 "properties": {"capacity": 4e10}}},
+        {"id": "4.bw", "metadata": {"type": "bandwidth", "basename": "bandwidth",
+                                    "name": "b.bw", "id": 4, "uniq_id": 9, "rank": -1,
+                                    "exclusive": False, "size": 2e9, "unit": "B/s",
+                                    "paths": {"containment": "/p/b/bandwidth"}}}],
+        "edges": [{"source": s, "target": t, "metadata": contains} for s, t in
+                  [("0", "1"), ("1", "2"), ("2", "2.bw"), ("1", "3"), ("0", "4"),
+                   ("4", "4.bw")]]}}
+    back = from_jgf(to_jgf(tree))
+    assert back.to_dict() == tree.to_dict() and back.name == "small"
+
+
+# -------------------------------------------------------------------- Flux JGF, vertex by vertex
+def _v(i, kind, **meta) -> dict:
+    return {"id": i, "metadata": {"type": kind, "name": f"{kind}{i}", **meta}}
+
+
+def _e(s, t, **meta) -> dict:
+    return {"source": s, "target": t, "metadata": {"subsystem": "containment", **meta}}
+
+
+NODES = [_v("0", "pfs"), _v("1", "switch"), _v("2", "node"), _v("3", "node")]
+EDGES = [_e("0", "1"), _e("1", "2"), _e("1", "3")]
+
+
+def _jgf(nodes=NODES, edges=EDGES, **graph) -> dict:
+    return {"graph": {"nodes": nodes, "edges": edges, **graph}}
+
+
+def test_a_jgf_refusal_names_the_default_source_and_the_graph():
+    for data in ({}, {"graph": {}}, {"graph": 3}, {"graph": {"edges": []}}):
+        assert _refusal(from_jgf, data) == (
+            "JGF needs graph.nodes and graph.edges", "<jgf>", None, "graph")
+    assert _refusal(topology_from_data, {"graph": {}}, "g.json")[1] == "g.json"
+
+
+def test_jgf_vertex_refusals_name_the_vertex_path():
+    assert _refusal(from_jgf, _jgf(nodes={"0": 1}), "g.json") == (
+        "must be a list of vertices", "g.json", "$.graph.nodes", None)
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, {"metadata": {}}])) == (
+        "a vertex needs an id", "<jgf>", "$.graph.nodes[4]", None)
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, 7]))[2] == "$.graph.nodes[4]"
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, {"id": "4", "metadata": [1]}])) == (
+        "must be an object", "<jgf>", "$.graph.nodes[4]", "metadata")
+    assert _refusal(from_jgf, _jgf(nodes=[NODES[0], *NODES])) == (
+        "vertex id '0' appears twice", "<jgf>", "$.graph.nodes[1]", "id")
+
+
+def test_jgf_edge_refusals_name_the_edge_path():
+    assert _refusal(from_jgf, _jgf(edges={"a": 1}), "g.json") == (
+        "must be a list of edges", "g.json", "$.graph.edges", None)
+    assert _refusal(from_jgf, _jgf(edges=[*EDGES, 7])) == (
+        "an edge must be an object with source and target, got 7", "<jgf>", "$.graph.edges[3]",
+        None)
+    assert _refusal(from_jgf, _jgf(edges=[*EDGES, {"source": "0", "target": "2",
+                                                   "metadata": [1]}])) == (
+        "must be an object", "<jgf>", "$.graph.edges[3]", "metadata")
+    for key in ("source", "target"):
+        edge = _e("0", "2")
+        del edge[key]
+        assert _refusal(from_jgf, _jgf(edges=[*EDGES, edge])) == (
+            "is missing", "<jgf>", "$.graph.edges[3]", key)
+    assert _refusal(from_jgf, _jgf(edges=[*EDGES, _e("9", "2")])) == (
+        "edge 9 -> 2 names an unknown vertex", "<jgf>", "$.graph.edges[3]", None)
+    assert _refusal(from_jgf, _jgf(edges=[*EDGES, _e("2", "9")]))[0] == (
+        "edge 2 -> 9 names an unknown vertex")
+    assert _refusal(from_jgf, _jgf(edges=[*EDGES, _e("2", "2")])) == (
+        "vertex 2 contains itself (a self-loop)", "<jgf>", "$.graph.edges[3]", None)
+    assert _refusal(from_jgf, _jgf(edges=[*EDGES, _e("0", "3")])) == (
+        "vertex 3 has a second containment parent (first in $.graph.edges[2]); containment is "
+        "a tree", "<jgf>", "$.graph.edges[3]", None)
+
+
+def test_jgf_needs_one_root_and_no_detached_cycle():
+    assert _refusal(from_jgf, _jgf(edges=EDGES[:2])) == (
+        "the containment graph must have one root, found 2", "<jgf>", "$.graph.edges", None)
+    ring = [_v(str(k), "switch") for k in range(2)]
+    assert _refusal(from_jgf, _jgf(nodes=ring, edges=[_e("0", "1"), _e("1", "0")]))[0] == (
+        "the containment graph must have one root, found 0 (every vertex lies on a cycle)")
+    loops = [_v(str(k), "switch") for k in range(4, 11)]
+    cycle = [_e(str(k), str(k + 1)) for k in range(4, 10)] + [_e("10", "4")]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *loops], edges=[*EDGES, *cycle])) == (
+        "vertices 10, 4, 5, 6, 7 ... form a containment cycle, not connected to the root",
+        "<jgf>", "$.graph.edges", None)
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *loops[:5]], edges=[
+        *EDGES, *cycle[:4], _e("8", "4")]))[0] == (
+        "vertices 4, 5, 6, 7, 8 form a containment cycle, not connected to the root")
+
+
+def test_jgf_edges_of_other_subsystems_are_ignored_containment_ones_kept():
+    other = [_e("3", "2", subsystem="ibnet"),
+             {"source": "3", "target": "2", "metadata": {"name": {"ibnet": "wired"}}}]
+    named = [{"source": "1", "target": "3", "metadata": {"name": {"containment": "contains"}}}]
+    bare = [{"source": "1", "target": "3"}, {"source": "1", "target": "3", "metadata": None}]
+    for edges in ([*EDGES, *other], [*EDGES[:2], *named], [*EDGES[:2], bare[0]],
+                  [*EDGES[:2], bare[1]]):
+        tree = from_jgf(_jgf(edges=edges))
+        assert tree.labels == ["pfs0", "switch1", "node2", "node3"]
+    # a containment edge named only by its subsystem's name takes part in the tree checks
+    assert "second containment parent" in _refusal(from_jgf, _jgf(edges=[*EDGES, *named]))[0]
+
+
+def test_jgf_rates_are_read_in_any_spelling_of_a_rate_unit():
+    nodes = [_v("0", "pfs", size=2, unit="GB/s"), _v("1", "switch", size=3, unit=" Mi B / s "),
+             _v("2", "node", size=1.5, unit="kB/s"), _v("3", "node", size=7, unit="GiB"),
+             _v("4", "node", size=1, unit=None)]
+    tree = from_jgf(_jgf(nodes=nodes, edges=[*EDGES, _e("1", "4")]))
+    assert list(tree.capacity[:5]) == [2e9, 3 * 2**20, 1500.0, np.inf, np.inf]
+
+
+@pytest.mark.parametrize("size", [0, -1, True, "5", float("inf"), float("nan")])
+def test_a_jgf_rate_must_be_a_positive_finite_number(size):
+    nodes = [_v("0", "pfs", size=size, unit="GB/s"), *NODES[1:]]
+    assert _refusal(from_jgf, _jgf(nodes=nodes)) == (
+        f"bandwidth pool size must be positive, got {size!r}", "<jgf>", "vertex 0", "size")
+
+
+def test_a_jgf_rate_without_a_size_is_refused_and_the_smallest_is_read():
+    nodes = [{"id": "0", "metadata": {"type": "pfs", "unit": "B/s"}}, *NODES[1:]]
+    assert _refusal(from_jgf, _jgf(nodes=nodes))[0] == "bandwidth pool size must be positive, got 0"
+    nodes = [_v("0", "pfs", size=5e-324, unit="B/s"), *NODES[1:]]
+    assert from_jgf(_jgf(nodes=nodes)).pfs_bandwidth == 5e-324
+
+
+def test_a_bandwidth_child_is_its_parents_pool_and_needs_a_rate():
+    pool = [_v("5", "bandwidth", size=4, unit="MB/s"), _v("6", "bw", size=6, unit="MB/s")]
+    tree = from_jgf(_jgf(nodes=[*NODES, *pool], edges=[*EDGES, _e("1", "5"), _e("2", "6")]))
+    assert list(tree.capacity[:4]) == [np.inf, 4e6, 6e6, np.inf]
+    assert tree.labels == ["pfs0", "switch1", "node2", "node3"]  # the pools are no vertices
+    bad = [_v("5", "bandwidth", size=4, unit="GB")]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=[*EDGES, _e("1", "5")])) == (
+        "a bandwidth pool needs a rate unit such as 'GB/s'", "<jgf>", "vertex 5", "unit")
+    bad = [{"id": "5", "metadata": {"type": "bw", "size": 4}}]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=[*EDGES, _e("1", "5")]))[3] == \
+        "unit"
+    # a pool vertex's own rate is not its bandwidth (its parent's is)
+    top = [_v("0", "bandwidth", size=4, unit="MB/s"), *NODES[1:]]
+    assert from_jgf(_jgf(nodes=top)).capacity[0] == np.inf
+
+
+def test_jgf_burst_buffer_capacity_from_properties_or_an_ssd_child():
+    bbs = [_v("4", "bb", properties={"capacity": "2 GB"}), _v("5", "burst_buffer"),
+           _v("6", "ssd", size=300, unit="GB"), _v("7", "storage", properties=None),
+           _v("8", "ssd", size=7), _v("9", "bb", properties={"capacity": 0}),
+           _v("10", "ssd", size=9)]
+    edges = [*EDGES, _e("0", "4"), _e("0", "5"), _e("5", "6"), _e("0", "7"), _e("7", "8"),
+             _e("0", "9"), _e("9", "10")]
+    tree = from_jgf(_jgf(nodes=[*NODES, *bbs], edges=edges))
+    # an ssd child's size is a number of bytes (its unit is not read); properties win
+    assert list(tree.bb_capacity) == [2e9, 300.0, 7.0, 0.0]
+    assert tree.n_vertices == 8  # the ssd children are no vertices
+    bad = [_v("4", "bb", properties=[1])]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=[*EDGES, _e("0", "4")])) == (
+        "must be an object", "<jgf>", "vertex 4", "properties")
+
+
+@pytest.mark.parametrize("capacity, reason", [
+    (-1, "must be a finite number of bytes >= 0, got -1"),
+    (-1e-300, "must be a finite number of bytes >= 0, got -1e-300"),
+    (float("inf"), "must be a finite number of bytes >= 0, got inf"),
+    (float("nan"), "must be a finite number of bytes >= 0, got nan"),
+    ("lots", f"cannot read 'lots'; use a number with a unit among {UNITS}"),
+])
+def test_a_jgf_capacity_must_be_finite_bytes_from_zero(capacity, reason):
+    bad = [_v("4", "bb", properties={"capacity": capacity})]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=[*EDGES, _e("0", "4")]),
+                    "g.json") == (reason, "g.json", "vertex 4", "capacity")
+
+
+def test_jgf_children_in_uniq_id_order_then_id_then_vertex_id():
+    nodes = [_v("0", "pfs"), _v("a", "node", uniq_id=3), _v("b", "node", uniq_id=1),
+             _v("c", "node", id=2), _v("d", "node", uniq_id="x"), _v("e", "node", id="y")]
+    edges = [_e("0", v) for v in "abcde"]
+    tree = from_jgf(_jgf(nodes=nodes, edges=edges))
+    # (a uniq_id or id that is no number counts as 0; ties go by vertex id)
+    assert tree.labels == ["pfs0", "noded", "nodee", "nodeb", "nodec", "nodea"]
+    nodes = [_v("0", "pfs"), _v("b", "node"), _v("a", "node"), _v("c", "node", uniq_id=-1)]
+    tree = from_jgf(_jgf(nodes=nodes, edges=[_e("0", v) for v in "bac"]))
+    assert tree.labels == ["pfs0", "nodec", "nodea", "nodeb"]
+
+
+def test_jgf_deeper_children_follow_the_order_too_and_names_fall_back_to_ids():
+    nodes = [{"id": "0", "metadata": {"type": "pfs"}}, _v("s", "switch", uniq_id=2),
+             _v("t", "switch", uniq_id=1), _v("a", "node", uniq_id=9), _v("b", "node", uniq_id=8),
+             _v("c", "core")]
+    edges = [_e("0", "s"), _e("0", "t"), _e("s", "a"), _e("s", "b"), _e("t", "c")]
+    tree = from_jgf(_jgf(nodes=nodes, edges=edges, metadata={"name": "g"}))
+    assert tree.labels == ["0", "switcht", "corec", "switchs", "nodeb", "nodea"]
+    assert tree.name == "g" and tree.kind[0] == "pfs"
+    # names repeated: the vertex ids are kept as labels
+    same = [_v("0", "pfs"), {"id": "1", "metadata": {"type": "node", "name": "n"}},
+            {"id": "2", "metadata": {"type": "node", "name": "n"}}]
+    tree = from_jgf(_jgf(nodes=same, edges=[_e("0", "1"), _e("0", "2")], metadata=None))
+    assert tree.labels == ["0", "1", "2"] and tree.name == "jgf"
+
+
+def test_a_compute_nodes_sub_resources_take_no_part():
+    nodes = [*NODES, _v("4", "core"), _v("5", "socket"), _v("6", "core")]
+    tree = from_jgf(_jgf(nodes=nodes, edges=[*EDGES, _e("2", "5"), _e("5", "4"), _e("5", "6")]))
+    assert tree.n_vertices == 4 and tree.nodes == 2

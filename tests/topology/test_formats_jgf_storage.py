@@ -73,3 +73,76 @@ def test_ssd_without_byte_unit_is_an_error(tmp_path):
 
     with pytest.raises(InputError, match="byte unit"):
         load_platform(path)
+
+
+def _read(graph: dict) -> tuple:
+    """The tree read from ``graph`` as ``g.json`` and its warnings' texts."""
+    import warnings
+
+    from bbopt.topology.formats import from_jgf
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tree = from_jgf(graph, source="g.json")
+    return tree, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("chassis, names", [
+    (1, "r0"), (4, "r0, r1, r2, r3"), (5, "r0, r1, r2, r3..."),
+])
+def test_the_pool_warning_names_up_to_four_groups_and_their_terabytes(chassis, names):
+    tree, messages = _read(_graph(True, chassis=chassis))
+    tb = f"{chassis * 2 * 793 * GIB / 1e12:.3g}"
+    assert messages == [f"g.json: near-node storage of {chassis} groups ({tb} TB in {names}) is "
+                        "read as one pooled burst buffer: a job is not restricted to its own "
+                        "chassis' storage"]
+    assert list(tree.bb_capacity) == [2 * 793 * GIB] * chassis
+    assert [tree.labels[v] for v in tree.bb_vertex] == [f"r{k}" for k in range(chassis)]
+
+
+def test_a_chassis_pool_is_named_by_the_chassis_then_its_path_then_its_id():
+    g = _graph(False, chassis=3, ssds=1)
+    chassis = [v for v in g["graph"]["nodes"] if v["metadata"]["type"] == "chassis"]
+    chassis[0]["metadata"]["name"] = "left"
+    del chassis[2]["metadata"]["paths"]
+    tree, messages = _read(g)
+    third = chassis[2]["id"]
+    assert [tree.labels[v] for v in tree.bb_vertex] == ["left-ssd", "chassis1-ssd",
+                                                        f"{third}-ssd"]
+    assert f"(2.55 TB in left, chassis1, {third})" in messages[0]
+    # a storage server without drives of its own is left out; so are its cores
+    assert not any(str(label).startswith("r") for label in tree.labels)
+    assert tree.n_vertices == 1 + 3 * (1 + 1 + 3) and tree.nodes == 9
+
+
+def test_ssd_sizes_default_to_bytes_and_to_zero():
+    g = _graph(False, chassis=1, ssds=3)
+    ssds = [v for v in g["graph"]["nodes"] if v["metadata"]["type"] == "ssd"]
+    ssds[0]["metadata"].update(unit="", size=1000)
+    ssds[1]["metadata"].update(unit=None, size=24)
+    del ssds[2]["metadata"]["size"], ssds[2]["metadata"]["unit"]
+    tree, messages = _read(g)
+    assert list(tree.bb_capacity) == [1024.0]
+    assert messages[0].startswith("g.json: near-node storage of 1 groups (1.02e-09 TB in ")
+
+
+def test_a_node_local_drive_without_byte_unit_is_refused_by_name():
+    from bbopt.errors import InputError
+
+    g = _graph(False, chassis=1, node_ssd=True)
+    local = [v for v in g["graph"]["nodes"] if v["metadata"]["type"] == "ssd"][-1]
+    local["metadata"]["unit"] = "widgets"
+    with pytest.raises(InputError) as caught:
+        _read(g)
+    e = caught.value
+    assert (e.reason, e.source, e.line, e.field) == (
+        "an ssd size needs a byte unit, got 100 'widgets'", "g.json", f"vertex {local['id']}",
+        "unit")
+
+
+def test_node_local_drives_alone_warn_only_about_themselves():
+    g = _graph(False, chassis=2, ssds=0, node_ssd=True)
+    tree, messages = _read(g)
+    assert messages == ["g.json: 6 node-local ssd vertices (0.6 TB) are not used (bbopt reads "
+                        "local SSDs from Platform.node_ssd)"]
+    assert tree.bb_total == 0.0 and tree.nodes == 6

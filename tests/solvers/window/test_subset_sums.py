@@ -187,3 +187,53 @@ def test_the_band_goes_on_the_row_of_larger_capacity():
     assert lf.rows[0][2] > lf.rows[1][2]
     xs = capacity_front(lf, "nodes", "bb")
     assert sorted(tuple(m.evaluate(x)) for x in xs) == [(5.0, 3e6), (6.0, 2e6)]
+
+
+@pytest.mark.parametrize("fixed_nodes, front_", [
+    (2, [[True, False]]),  # the forced job takes the 2 free nodes: it alone, nothing beside
+    (3, []),  # the forced job is over the node capacity (its BB fits): no selection at all
+])
+def test_forced_jobs_over_either_capacity_leave_no_front(fixed_nodes, front_):
+    got = two_capacity_front(np.array([fixed_nodes, 1]), np.array([1, 1]), 2, 5,
+                             np.array([False, True]), np.array([True, False]))
+    assert [list(x) for x in got] == front_
+
+
+@pytest.mark.parametrize("bb", [10, 9, 8, 7, 6, 5, 4, 2, 1])
+def test_a_lone_job_is_found_in_whichever_band_holds_its_bb(bb):
+    """10 units of BB: the bands go down from the capacity, [9, 10], [8, 8], [6, 7], [2, 5],
+    [0, 1]; a lone job of 1 node is the whole front whatever band its BB falls in (one BB unit
+    below a band's edge included)."""
+    got = two_capacity_front(np.array([1]), np.array([bb]), 1, 10, np.ones(1, bool),
+                             np.zeros(1, bool))
+    assert [list(x) for x in got] == [[True]]
+
+
+def test_a_job_whose_ssd_no_node_holds_is_neither_in_the_front_nor_the_witness():
+    """One SSD size (no level row: the form is the two capacity rows): J0 asks 100 GB of SSD on
+    nodes of 50 GB, so it is never selected, though its 2 nodes and 2 GB would beat both J1
+    (2 nodes, no BB) and J2 (1 node, 2 GB) on 2 free nodes and 2 GB. The front is {J1}, {J2};
+    the corner (2 GB) is J2, with no node left for J1."""
+    from bbopt.solvers.window.subset_sums import capacity_front
+
+    m = WindowModel(nodes=[2, 2, 1], bb=[2 * GB, 0.0, 2 * GB], free_nodes=2, free_bb=2 * GB,
+                    ssd=[100 * GB, 0.0, 0.0], free_node_ssd=[50 * GB, 50 * GB])
+    lf = linear_form(m, ["nodes", "bb"])
+    assert len(lf.rows) == 2 and list(lf.fix0) == [True, False, False]
+    xs = capacity_front(lf, "nodes", "bb")
+    assert sorted(tuple(m.evaluate(x)) for x in xs) == [(1.0, 2 * GB), (2.0, 0.0)]
+    assert not any(x[0] for x in xs)
+    assert list(corner_witness(lf, "nodes", "bb")) == [False, False, True]
+
+
+def test_the_corner_witness_counts_the_forced_jobs_in_both_capacities():
+    """J0 forced (1 node, 1 GB) on 3 nodes and 3 GB: 2 GB are left for the free jobs, reached by
+    J2 (1 node) alone, not J1 + J2 (3 GB); 1 node is then left, which the BB-free J3 (2 nodes)
+    does not fit. The witness is J0 + J2: 2 nodes, 3 GB."""
+    m = WindowModel(nodes=[1, 1, 1, 2], bb=[GB, GB, 2 * GB, 0.0], free_nodes=3, free_bb=3 * GB,
+                    forced=[True, False, False, False])
+    lf = linear_form(m, ["nodes", "bb"])
+    assert int(lf.rows[0][2]) == 3
+    x = corner_witness(lf, "nodes", "bb")
+    assert list(x) == [True, False, True, False]
+    assert tuple(m.evaluate(x)) == (2.0, 3 * GB)
