@@ -258,6 +258,20 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_io_window_evaluation.py",
         "tests/models/test_io_window.py",
     ],
+    # (the I/O tree and its readers: the topology's own tests; tests/test_loading.py's deep JGF
+    # chain and engine states aside with -k, docs/testing.md)
+    "bbopt/topology/formats.py": [
+        "tests/topology/test_formats.py",
+        "tests/topology/test_formats_jgf_storage.py",
+        "tests/topology/test_formats_description_keys.py",
+    ],
+    "bbopt/topology/tree.py": [
+        "tests/topology/test_tree.py",
+        "tests/topology/test_alloc.py",
+        "tests/topology/test_machines.py",
+    ],
+    "bbopt/topology/alloc.py": ["tests/topology/test_alloc.py"],
+    "bbopt/topology/machines.py": ["tests/topology/test_machines.py"],
     "bbopt/planner/node_ids.py": [
         "tests/planner/test_node_ids.py",
         "tests/planner/test_bb_node_ids.py",
@@ -393,6 +407,17 @@ TESTS: dict[str, list[str]] = {
         "tests/models/test_packs.py",
         "tests/models/test_packs_builders.py",
         "tests/solvers/test_scip.py",
+    ],
+    # (the sweep: score each with these first, its runs' sweeps only for the survivors)
+    "bbopt/analysis/sweep_spec.py": [
+        "tests/analysis/test_sweep_spec.py",
+        "tests/analysis/test_sweep_spec_checks.py",
+    ],
+    "bbopt/analysis/sweep_inputs.py": ["tests/analysis/test_sweep_inputs.py"],
+    "bbopt/analysis/sweep_schedule.py": ["tests/analysis/test_sweep_schedule.py"],
+    "bbopt/analysis/workers.py": [
+        "tests/analysis/test_sweep_workers.py",
+        "tests/analysis/test_workers_progress.py",
     ],
 }
 

@@ -22,7 +22,6 @@ import numpy as np
 from bbopt.core import Proximity
 from bbopt.jit import KERNELS
 from bbopt.jit import kernels as compiled
-from bbopt.planner.profile import OverbookedError
 
 KERNELS.declare({"named-bb": "bbopt.planner.jit:named",
                  "named-conservative": "bbopt.planner.jit:named_conservative"})
@@ -238,38 +237,3 @@ class NamedWalk:
         self.score = self._pending
         self._pending = None
 
-
-def conservative_named(now: float, times: Sequence[float], rows: Sequence[Sequence[float]],
-                       tol: Sequence[float], bb_tol: float, ftol: float,
-                       space: Sequence[float], jobs: Sequence[tuple[int, float, float]],
-                       previous: Sequence[float], kept_order: Sequence[int],
-                       depth: float) -> list[tuple[int, float]] | None:
-    """One decision of conservative backfilling on named BB nodes, compiled
-    (:func:`bbopt.planner.jit.named_conservative.conservative_named`): the profile of the
-    running jobs (``times``, ``rows``: nodes, pool BB, each BB node; ``tol`` their fit
-    slack), the BB nodes' free space now, the waiting jobs ``(nodes, BB, walltime)`` in queue
-    order with their kept reservations (``previous``, ``nan``: none) and the order in which
-    those are held again. Returns ``(queue position, start)`` in the order the jobs were planned, or
-    ``None`` without the kernels. Raises :class:`~bbopt.planner.OverbookedError` where the
-    Python profile would."""
-    loaded = conservative_kernels()
-    if loaded is None:
-        return None
-    count = len(jobs)
-    length = len(times)
-    prof = np.empty((1 + len(tol), length + 6 * count + 4))  # two breakpoints per hold, at
-    prof[0, :length] = times                                  # most three holds per job
-    prof[1:, :length] = np.array(rows, dtype=np.float64).reshape(length, len(tol)).T
-    table = np.array(jobs, dtype=np.float64).reshape(count, 3).T.copy()
-    planned = np.empty(count)
-    seq = np.empty(count, dtype=np.int64)
-    try:
-        got = loaded.conservative_named(
-            float(now), np.array(tol, dtype=np.float64), float(bb_tol), float(ftol), prof,
-            length, np.array(space, dtype=np.float64), table,
-            np.array(previous, dtype=np.float64), np.array(kept_order, dtype=np.int64),
-            float(depth), planned, seq)
-    except ValueError as exc:
-        raise OverbookedError(str(exc)) from None
-    return [(q, s) for q, s in zip(seq[:got].tolist(), planned[seq[:got]].tolist(),
-                                   strict=True)]

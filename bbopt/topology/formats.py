@@ -24,10 +24,10 @@ paths{containment}}`` and ``graph.edges[]{source, target, metadata{subsystem: "c
 vertex of type ``bandwidth`` (or ``bw``) holds the bandwidth of its parent as a pool. Compute
 nodes are vertices of type ``node`` (their sub-resources, sockets and cores, are ignored); BB
 nodes are of type ``bb``, ``burst_buffer`` or ``storage`` with their capacity in ``properties``
-(``capacity`` in bytes) or as the size of a ``ssd`` child in bytes. Near-node storage as in
-flux-sched's rabbit graphs (``ssd`` vertices with a byte ``unit`` such as ``GiB`` under a
-``chassis`` or ``rack``, or under a ``rabbit``/``storage_node`` server there) is read as BB
-capacity, pooled into the platform's one shared burst buffer (with a warning saying so);
+(``capacity`` in bytes) or as the total size of their ``ssd`` children in bytes. Near-node
+storage as in flux-sched's rabbit graphs (``ssd`` vertices with a byte ``unit`` such as ``GiB``
+under a ``chassis`` or ``rack``, or under a ``rabbit``/``storage_node`` server there) is read as
+BB capacity, pooled into the platform's one shared burst buffer (with a warning saying so);
 ``ssd`` vertices under compute nodes are not used (a warning says how much).
 """
 
@@ -384,7 +384,7 @@ def from_jgf(data: Mapping[str, Any], source: str = "<jgf>") -> IOTree:
                                      source=source, line=f"vertex {c}", field="unit")
                 bw = r
             elif ck == "ssd" and kind in BB_TYPES:
-                cap = _bytes_of(meta[c].get("size", 0), source, f"vertex {c}", "size")
+                cap += _bytes_of(meta[c].get("size", 0), source, f"vertex {c}", "size")
         if kind in BB_TYPES:
             props = m.get("properties") or {}
             if not isinstance(props, Mapping):

@@ -359,3 +359,30 @@ def test_progress_lines_for_batch_jobs_count_runs_and_estimate_time_left(tmp_pat
     run_sweep(spec_of(seeds=[0, 1]), out, executor="serial", progress=3600.0)
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines == [lines[-1]] and "4/4 runs (4 done before)" in lines[0]  # only the end
+
+
+def test_a_stored_run_is_the_run_its_cell_names(tmp_path):
+    """Each stored run simulated its own part of its own workload on its own platform: the
+    same metrics and jobs as the run made directly from those inputs."""
+    from bbopt.analysis.store import Store
+    from bbopt.analysis.sweep_inputs import _part, build_platform
+    from bbopt.runs import RunSpec, run
+
+    doc = {"name": "own", "policies": ["fcfs-bb"], "seeds": [3],
+           "workloads": {"w": {"generator": {"name": "kth-like", "n_jobs": 60, "nodes": 8},
+                               "split": {"parts": 2}}},
+           "platforms": [{"name": "m", "nodes": 8, "bb": "40GB"}]}
+    spec = parse_spec(doc, source="<test>", base=tmp_path)
+    rep = run_sweep(spec, tmp_path / "r", executor="serial", progress=False)
+    assert (rep.ran, rep.failed) == (2, 0)
+    table = collect(tmp_path / "r").sort_values("part")
+    for task, (_, row) in zip(sorted(plan(spec), key=lambda t: t.part), table.iterrows(),
+                              strict=True):
+        jobs = list(_part(task.workload_spec, task.workload_seed, task.part))
+        direct = run(RunSpec(workload=jobs, platform=build_platform(task.platform_spec),
+                             policy="fcfs-bb"))
+        assert build_platform(task.platform_spec).nodes == 8
+        stored = Store(tmp_path / "r").jobs_frame(row["run"])
+        assert sorted(stored["job_id"].astype(str)) == sorted(j.id for j in jobs)
+        assert row["mean_wait"] == pytest.approx(direct.metrics["mean_wait"])
+        assert row["node_utilization"] == pytest.approx(direct.metrics["node_utilization"])

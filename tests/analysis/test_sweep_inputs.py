@@ -120,6 +120,24 @@ def test_a_platform_is_built_from_a_name_a_file_or_a_mapping(tmp_path):
         nodes=4, bb=2e9, name="n")
 
 
+def test_a_platform_name_is_loaded_by_that_name():
+    from bbopt.loading import load_platform
+
+    cts1 = build_platform(json.dumps("cts1:0.3"))
+    assert cts1 == load_platform("cts1:0.3") and cts1 != Platform.kopanski()
+
+
+@pytest.mark.parametrize("value, field", [
+    ({"nodes": 2, "bb": "lots"}, "bb"),
+    ({"nodes": 2, "ssd": {"small": "lots"}}, "ssd"),
+    ({"nodes": 2, "ssd": {"large": "lots"}}, "ssd"),
+])
+def test_an_unreadable_size_names_its_field(value, field):
+    with pytest.raises(InputError) as err:
+        build_platform(json.dumps(value))
+    assert err.value.field == field and err.value.reason.startswith("cannot read 'lots'")
+
+
 def test_local_ssds_are_small_on_the_first_half_and_large_on_the_rest():
     p = build_platform(json.dumps({"nodes": 5, "bb": 1, "ssd": {"small": "1GB"}}))
     assert p.node_ssd == (1e9, 1e9, 256 * GB, 256 * GB, 256 * GB)

@@ -97,8 +97,11 @@ def test_a_worker_reads_the_drivers_prepared_workload_and_keeps_it(tmp_path, mon
     assert worker_part(sha, str(tmp_path), 0, prepare, split) == split(jobs)[0]
     assert calls == []  # kept by this process, keyed by the content hash
     other = "0" * 64
-    with pytest.raises(InputError, match="differs from the driver's"):
+    with pytest.raises(InputError, match="differs from the driver's") as err:
         worker_part(other, None, None, prepare, split)  # prepared here: the hash is checked
+    assert err.value.field == "workloads"
+    assert err.value.reason == ("this worker's workload differs from the driver's (content "
+                                f"{sha[:12]} != 000000000000): is the file the same?")
     assert calls == [1]
 
 
@@ -116,3 +119,109 @@ def test_process_sweep_runs_longest_first_and_records_each_runs_cpu(tmp_path):
     assert serial.ran == 6
     assert collect(tmp_path / "s", include_timing=False).equals(
         collect(tmp_path / "r", include_timing=False))
+
+
+# --- the rules on hand-computed values ----------------------------------------------------
+
+@pytest.mark.parametrize("n, policy, accepted, seconds", [
+    (2_000, "fcfs-bb", {}, 0.16),            # the table: 0.08 s per 1,000 jobs
+    (2_000, "plan-2", {"budget": 5.0}, 6.0),  # the table wins over the default
+    (2_000, "x", {"budget": 1.0}, 1.2),       # not in the table, with a solver budget: 0.6
+    (2_000, "x", {"order": "fcfs"}, 0.2),     # not in the table, a queue rule: 0.1
+    (1, "naive", {}, 0.00013),
+    (0, "naive", {}, 0.00013),               # an empty part costs like one job
+])
+def test_estimate_is_jobs_times_the_policys_cost_per_thousand(n, policy, accepted, seconds):
+    assert estimate(n, policy, accepted) == pytest.approx(seconds, rel=1e-12)
+
+
+def test_longest_first_keeps_the_order_of_equal_costs():
+    cost = {"a": 1.0, "b": 2.0, "c": 1.0, "d": 2.0, "e": 0.5}.__getitem__
+    assert longest_first(list("abcde"), cost) == ["b", "d", "a", "c", "e"]
+
+
+def test_a_batch_closes_at_the_cap_and_a_run_of_the_cap_goes_alone():
+    # total 4 s on one worker: cap = min(1, 4 / 4) = 1 s
+    cost = {"a": 1.0, "b": 0.5, "c": 0.5, "d": 0.75, "e": 0.25, "f": 0.5, "g": 0.5}.__getitem__
+    out = cost_batches(list("abcdefg"), cost, n_workers=1, target=1.0)
+    assert out == [["a"], ["d", "b"], ["c", "f"], ["g", "e"]]
+    # a larger target is capped at a quarter of the total per worker (1 s still)
+    out = cost_batches(list("abcdefg"), cost, n_workers=1, target=2.0)
+    assert out == [["a"], ["d", "b"], ["c", "f"], ["g", "e"]]
+    # a smaller target wins: 0.75 s, so "a" and "d" go alone
+    out = cost_batches(list("abcdefg"), cost, n_workers=1, target=0.75)
+    assert out == [["a"], ["d"], ["b", "c"], ["f", "g"], ["e"]]
+    # two workers: cap = min(1, 4 / 8) = 0.5 s: every run of 0.5 s or more alone
+    out = cost_batches(list("abcdefg"), cost, n_workers=2, target=1.0)
+    assert out == [["a"], ["d"], ["b"], ["c"], ["f"], ["g"], ["e"]]
+    # no worker counts as one
+    assert cost_batches(list("abcdefg"), cost, n_workers=0, target=1.0) == \
+        [["a"], ["d", "b"], ["c", "f"], ["g", "e"]]
+    # a run of at least a quarter of the total is alone however small
+    tiny = {"p": 0.1, "q": 0.1, "r": 0.1}.__getitem__
+    assert cost_batches(list("pqr"), tiny, n_workers=1, target=1.0) == [["p"], ["q"], ["r"]]
+    assert cost_batches([], cost, n_workers=2) == []
+
+
+def test_batches_are_of_about_a_second_by_default():
+    # 24 runs of 0.5 s on one worker: a quarter of the total is 3 s, so the target decides
+    cost = {f"r{k:02}": 0.5 for k in range(24)}
+    out = cost_batches(sorted(cost), cost.__getitem__, n_workers=1)
+    assert out == [[f"r{k:02}", f"r{k + 1:02}"] for k in range(0, 24, 2)]
+
+
+def test_a_batch_just_below_the_cap_takes_the_next_run():
+    cost = {"a": 0.4, "b": 0.5, "c": 0.1, "d": 0.2, "e": 2.8}.__getitem__  # 4 s: cap 1 s
+    out = cost_batches(list("abcde"), cost, n_workers=1, target=1.0)
+    assert out == [["e"], ["b", "a", "d"], ["c"]]  # 0.5 + 0.4 < 1: d joins (1.1 >= 1)
+    cost = {"a": 0.5, "b": 0.5, "e": 3.0}.__getitem__
+    assert cost_batches(list("abe"), cost, n_workers=1, target=1.0) == [["e"], ["a", "b"]]
+
+
+def test_a_prepared_workload_is_written_once_atomically(tmp_path):
+    jobs = [bbopt_job(i) for i in range(3)]
+    path = write_prepared(tmp_path, "abc", jobs)
+    assert path == tmp_path / "abc.pickle"
+    import pickle
+
+    assert pickle.loads(path.read_bytes()) == tuple(jobs)
+    assert [p.name for p in tmp_path.iterdir()] == ["abc.pickle"]  # no temporary left
+    write_prepared(tmp_path, "abc", jobs[:1])  # the same hash: the same content, kept
+    assert pickle.loads(path.read_bytes()) == tuple(jobs)
+
+
+def bbopt_job(i):
+    from bbopt.core import Job
+
+    return Job(id=str(i), submit=float(i), walltime=10.0, runtime=5.0, nodes=1)
+
+
+def test_a_worker_keeps_the_last_twelve_workloads_and_splits_each_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(sweep_schedule, "_PREPARED", type(sweep_schedule._PREPARED)())
+    prepared, splits = [], []
+
+    def prepare_for(sha):
+        def prepare():
+            prepared.append(sha)
+            return (bbopt_job(int(sha)), bbopt_job(int(sha) + 100)), sha
+        return prepare
+
+    def split(whole):
+        splits.append(whole[0].id)
+        return ((whole[0],), (whole[1],))
+
+    assert sweep_schedule._KEEP == 12
+    for k in range(12):
+        assert worker_part(str(k), None, None, prepare_for(str(k)), split)[0].id == str(k)
+    assert worker_part("0", None, 1, prepare_for("0"), split) == (bbopt_job(100),)
+    assert worker_part("0", None, 0, prepare_for("0"), split) == (bbopt_job(0),)
+    assert splits == ["0"]  # split once, kept
+    assert prepared == [str(k) for k in range(12)]
+    worker_part("12", None, None, prepare_for("12"), split)  # a 13th: "1" (least recent) goes
+    worker_part("0", None, None, prepare_for("0"), split)
+    assert prepared == [str(k) for k in range(13)]
+    worker_part("1", None, None, prepare_for("1"), split)
+    assert prepared == [*(str(k) for k in range(13)), "1"]
+    # a directory without the driver's pickle: prepared here
+    worker_part("13", str(tmp_path), None, prepare_for("13"), split)
+    assert prepared[-1] == "13"

@@ -135,6 +135,7 @@ def test_parts_count_from_zero_below_the_split():
     ({"policy_name": "fcfs-bb"}, [("sjf-bb", 0), ("sjf-bb", 1)]),
     ({"seed": 1}, [("F", 0), ("sjf-bb", 0)]),
     ({"seed": [0, 1], "policy": "sjf-bb"}, [("F", 0), ("F", 1)]),  # every key of the entry
+    ({"policy": "F", "seed": 1}, [("F", 0), ("sjf-bb", 0), ("sjf-bb", 1)]),
     ({"seed": 2}, [("F", 0), ("F", 1), ("sjf-bb", 0), ("sjf-bb", 1)]),
     ({"seed": 1, "policy": "nope"}, [("F", 0), ("F", 1), ("sjf-bb", 0), ("sjf-bb", 1)]),
     ({"seed": [2], "policy": "F"}, [("F", 0), ("F", 1), ("sjf-bb", 0), ("sjf-bb", 1)]),
@@ -192,6 +193,15 @@ def test_merge_is_recursive_for_mappings_and_copies_the_rest():
     assert over == {"a": {"y": [2], "z": {"k": 1}}, "c": [3]}  # deep copies
     assert base == {"a": {"x": 1, "y": [1]}, "b": 2}
     assert merge({"a": 1}, [1]) == [1] and merge([1], {"a": 1}) == {"a": 1}
+    # copies all the way down: a value inside a new list or mapping is not shared either
+    over = {"n": [[1]], "m": {"k": [2]}}
+    out = merge({"m": 1}, over)
+    out["n"][0].append(9)
+    out["m"]["k"].append(9)
+    assert over == {"n": [[1]], "m": {"k": [2]}}
+    inner = [[1]]
+    merge({"a": 1}, inner)[0].append(9)
+    assert inner == [[1]]
 
 
 def test_quick_merges_its_section_over_the_spec():
@@ -344,7 +354,8 @@ def test_platform_entries_and_their_refusals(tmp_path):
     (True, "must be a size (bytes, or text like 480GB), got True"),
     (None, None),
     ([1], "must be a size (bytes, or text like 480GB), got [1]"),
-    ("lots", None),
+    ("lots", "cannot read 'lots'; use a number with a unit among b, kb, mb, gb, tb, pb, kib, "
+             "mib, gib, tib, pib"),
     (float("inf"), "must be a finite size >= 0, got inf"),
     (-1, "must be a finite size >= 0, got -1"),
     (0, ""),
@@ -357,8 +368,7 @@ def test_a_platforms_bb_is_a_finite_size(bb, reason):
         assert parse(d).platforms["platform0"]["bb"] == bb
         return
     e = refused(d, "platforms[0].bb")
-    if reason is not None:
-        assert e.reason == reason
+    assert e.reason == reason
 
 
 def test_a_sized_bb_names_a_workload_and_needs_the_nodes():
@@ -472,3 +482,37 @@ def test_free_text_and_lists_are_checked():
     refused(doc(zip={"a": 1}), "zip", "must be a list")
     refused(doc(zip=[{"a": 1}]), "zip[0]", "must be a list")
     refused(doc(exclude=[{"policy": "fcfs-bb"}]), "exclude", "no run")
+
+
+class AnyOptions:
+    """A policy that takes any keyword (``**options``): it takes every budget entry."""
+
+    io_aware = False
+
+    def __init__(self, name: str = "any-options", **options) -> None:
+        self.name, self.options = name, options
+
+    def decide(self, state):
+        from bbopt.core import Decision
+
+        return Decision()
+
+
+@pytest.fixture
+def any_options():
+    from bbopt.policies.registry import POLICIES
+
+    POLICIES.register("test-any-options")(AnyOptions)
+    yield "test-any-options"
+    POLICIES.remove("test-any-options")
+
+
+def test_a_policy_taking_any_keyword_takes_every_budget_entry(any_options):
+    spec = parse(doc(policies=["fcfs-bb", any_options],
+                     budgets=[None, {"name": "b", "budget": 1, "window": 3}]))
+    assert [(c.policy.label, c.budget, c.budget_options) for c in spec.cells()] == [
+        ("fcfs-bb", "default", {}), (any_options, "default", {}),
+        (any_options, "b", {"budget": 1, "window": 3})]
+    spec = parse(doc(policies=[{"name": any_options, "options": {"x": 1},
+                                "sweep": {"y": [2]}}]))
+    assert spec.policies == [PolicyEntry(f"{any_options}[y=2]", any_options, {"x": 1, "y": 2})]

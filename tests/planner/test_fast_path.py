@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bbopt import simulate
-from bbopt.core import Job, Platform
+from bbopt.core import ClusterState, Job, Platform, RunningJob
 from bbopt.planner import Planner
 from tests.planner.test_plan import GB, HEAD, _job, _queue, _shadow_case, _state
 
@@ -144,3 +144,40 @@ def test_a_pass_over_blocks_starts_what_a_pass_over_the_jobs_does(kind, running,
     candidates = kept.may_start_now(jobs)
     assert set(map(id, started)) <= set(map(id, candidates))
     assert kept.start_each(candidates) == started
+
+
+@pytest.mark.parametrize("unit", [GB, 1 / 12])  # (a head of 12 GB, or of one byte)
+def test_a_later_start_keeps_the_heads_pieces_placeable_at_both_ends(unit):
+    """Three BB nodes of 10 GB: node 0 held for good, 6 GB of node 2 until t=30, one node busy
+    until t=10. The head (4 nodes, 12 GB: four pieces of 3 GB) is reserved at 10 on node 1's
+    three pieces and node 2's one. A job of 6 GB at 30 or 40 would take node 1 (first fit, node
+    2 now free): the head would then find 4 GB on node 1 at 10 and 4 GB on node 2 after, one
+    piece each, where it needs four, so the job waits until the head ends, at 60; the same on
+    the fast path and on the profile of every dimension; in GB, or for a head of one byte."""
+    platform = Platform(6, 30 * unit, bb_nodes=(10 * unit,) * 3)
+    running = (RunningJob(Job("r0", 0, 1e3, nodes=1, bb=10 * unit), 0.0, (0,), ((0, 10 * unit),)),
+               RunningJob(Job("L", 0, 30.0, nodes=1, bb=6 * unit), 0.0, (1,), ((2, 6 * unit),)),
+               RunningJob(Job("r", 0, 10.0, nodes=1), 0.0, (2,)))
+    head = Job("head", 0, 50.0, nodes=4, bb=12 * unit)
+    x = Job("x", 0, 100.0, nodes=1, bb=6 * unit)
+    fast, ref = _both(ClusterState(0.0, platform, running))
+    for planner in (fast, ref):
+        assert planner.earliest(head) == 10.0
+        planner.reserve(head, 10.0, replace=True)
+        assert [planner.fits(x, t) for t in (5.0, 30.0, 40.0, 59.5, 60.0)] == [
+            False, False, False, False, True]
+    assert fast._profile is None  # (answered on the fast path)
+
+
+def test_every_re_placeable_reservation_is_checked_not_only_the_first():
+    """A re-placeable reservation far ahead (t=500) that a start now does not overlap, then
+    the head's at 10: a second late job is refused for the head, as on the reference."""
+    fast, ref = _shadow_case(), _shadow_case()
+    ref.__class__ = _Reference
+    for planner in (fast, ref):
+        planner.reserve(Job("far", 0, 10.0, nodes=1, bb=GB), 500.0, replace=True)
+        planner.reserve(HEAD, 10.0, replace=True)
+        assert planner.start(Job("late", 0, 100.0, nodes=1, bb=6 * GB)) is not None
+        assert not planner.fits_now(Job("late2", 0, 100.0, nodes=1, bb=2 * GB))
+        assert planner.fits_now(Job("short", 0, 10.0, nodes=1, bb=2 * GB))
+    assert fast._profile is None  # (answered on the fast path)

@@ -128,3 +128,42 @@ def test_a_named_reservation_on_a_breakpoint_without_pieces():
 def test_the_pool_window_from_any_segment_before_the_fit(start):
     T, FN, FB = [0.0, 10.0, 20.0, 30.0, INF], [1, 1, 1, 4, 8], [5.0] * 5
     assert pool_window(T, FN, FB, start, 2, 1.0, 5.0, 0.0) == (3, 4)
+
+
+def test_the_search_goes_on_from_the_segment_it_was_given():
+    T, FN, FB = [0.0, 10.0, 20.0, 30.0], [4, 4, 1, 4], [5.0] * 4
+    assert earliest(T, FN, FB, 2, 2, 1.0, 5.0) == (30.0, 3, 4)  # never back to segment 1
+    assert earliest([0.0, 10.0, 20.0], [4, 1, 4], [5.0] * 3, 1, 2, 1.0, 5.0) == (20.0, 2, 3)
+
+
+def test_a_later_segment_at_exactly_the_demand_is_held():
+    T = [0.0, 10.0, 20.0]
+    assert earliest(T, [4, 2, 4], [5.0] * 3, 0, 2, 1.0, 15.0) == (0.0, 0, 2)
+    assert earliest(T, [4] * 3, [5.0, 1.0, 5.0], 0, 2, 1.0, 15.0) == (0.0, 0, 2)
+    # the same for the pool window, nodes and bytes (within the slack)
+    T, FB = [0.0, 10.0, 20.0, INF], [5.0] * 4
+    assert pool_window(T, [4, 2, 4, 8], FB, 0, 2, 1.0, 15.0, 0.0) == (0, 2)
+    assert pool_window(T, [4] * 4, [5.0, 0.5, 5.0, 9.0], 0, 2, 1.0, 15.0, 0.5) == (0, 2)
+
+
+def test_the_pool_window_checks_the_one_segment_after_its_start():
+    # the window from 0 for 15 s holds segment 1 only, one node short: the next start is 20
+    T, FN, FB = [0.0, 10.0, 20.0, 30.0, INF], [4, 1, 4, 4, 8], [5.0] * 5
+    assert pool_window(T, FN, FB, 0, 2, 1.0, 15.0, 0.0) == (2, 4)
+    # started after a short segment, from a segment that fits, before another short one
+    FN = [1, 4, 1, 4, 8]
+    assert pool_window(T, FN, FB, 1, 2, 1.0, 15.0, 0.0) == (3, 4)
+
+
+def test_the_pool_window_stops_at_a_sentinel_that_fits_nothing():
+    assert pool_window([0.0, INF], [1, 1], [5.0, 5.0], 0, 2, 1.0, 5.0, 0.0) is None
+    assert pool_window([0.0, 10.0, INF], [4, 1, 0], [5.0, 5.0, 0.0], 0, 2, 1.0, 15.0,
+                       0.0) is None
+
+
+def test_a_named_reservation_reads_the_first_four_lists_of_a_longer_profile():
+    extra = ["kept as is"]
+    prof = [[0.0, INF], [4, 8], [5.0, 9.0], [(2.0,), (4.0,)], extra]
+    reserve_named(prof, 0, 1, 5.0, 1, 1.0, [(0, 1.0)])
+    assert prof == [[0.0, 5.0, INF], [3, 4, 8], [4.0, 5.0, 9.0], [(1.0,), (2.0,), (4.0,)],
+                    ["kept as is"]]

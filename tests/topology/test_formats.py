@@ -436,3 +436,109 @@ def test_a_compute_nodes_sub_resources_take_no_part():
     nodes = [*NODES, _v("4", "core"), _v("5", "socket"), _v("6", "core")]
     tree = from_jgf(_jgf(nodes=nodes, edges=[*EDGES, _e("2", "5"), _e("5", "4"), _e("5", "6")]))
     assert tree.n_vertices == 4 and tree.nodes == 2
+
+
+def test_a_description_that_contains_itself_is_refused_by_name():
+    doc = _desc()
+    doc["tree"]["children"].append(doc["tree"])  # what a YAML alias cycle reads as
+    assert _refusal(from_description, doc, "p.yaml") == (
+        "contains itself (a YAML alias cycle)", "p.yaml", "$.tree.children[0]", None)
+
+
+def test_unknown_keys_name_the_source_at_the_top_and_in_a_vertex():
+    assert _refusal(from_description, {"tree": {"type": "node"}, "nmae": "x"}, "p.yaml") == (
+        "unknown key; did you mean 'name'?", "p.yaml", "$", "nmae")
+    assert _refusal(from_description, _desc({"type": "node", "cuont": 2}), "p.yaml")[1:] == (
+        "p.yaml", "$.tree.children[0]", "cuont")
+
+
+def test_a_vertex_without_type_is_a_switch_and_a_bb_without_capacity_holds_nothing():
+    tree = from_description({"tree": {"children": [{"type": "node"}, {"type": "bb"}]}})
+    assert tree.kind == ["switch", "node", "bb"] and tree.labels == ["switch0", "node0", "bb0"]
+    assert list(tree.bb_capacity) == [0.0] and tree.graph().nodes["bb0"]["capacity"] == 0.0
+
+
+def test_the_size_count_treats_bad_entries_as_one_vertex_for_their_own_refusal(monkeypatch):
+    import bbopt.topology.formats as formats
+
+    monkeypatch.setattr(formats, "MAX_VERTICES", 2)
+    # a child that is no mapping and a count that is no integer count as one vertex, so that
+    # their own refusal is the one given
+    assert _refusal(from_description, _desc(5))[0] == "must be a mapping"
+    assert _refusal(from_description, _desc({"type": "node", "count": "x"}))[0] == (
+        "count must be a positive integer, got 'x'")
+    # a tuple of children is not counted ahead: one vertex, the root, then the build stops
+    monkeypatch.setattr(formats, "MAX_VERTICES", 1)
+    doc = {"tree": {"type": "pfs", "children": ({"type": "node"},)}}
+    assert _refusal(from_description, doc)[2:] == ("$.tree.children[0]", "count")
+
+
+@pytest.mark.parametrize("where", ["description", "jgf"])
+def test_a_refused_value_is_quoted_whole_even_with_a_colon(where):
+    if where == "description":
+        reason = _refusal(from_description, _desc({"type": "bb", "capacity": "1: GB"}))[0]
+    else:
+        bad = [_v("4", "bb", properties={"capacity": "1: GB"})]
+        reason = _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=[*EDGES, _e("0", "4")]))[0]
+    assert reason == f"cannot read '1: GB'; use a number with a unit among {UNITS}"
+
+
+def test_jgf_of_a_tree_whose_bb_holds_no_capacity_attribute():
+    import networkx as nx
+
+    from bbopt.topology import IOTree
+
+    g = nx.DiGraph([("p", "n"), ("p", "b")])
+    g.nodes["n"]["type"] = "node"
+    g.nodes["b"]["type"] = "bb"
+    out = to_jgf(IOTree(g))
+    assert out["graph"]["nodes"][2]["metadata"]["properties"] == {"capacity": 0.0}
+
+
+def test_jgf_edges_are_optional_and_other_subsystems_may_come_first():
+    tree = from_jgf({"graph": {"nodes": [_v("0", "node")]}})
+    assert tree.nodes == 1 and tree.labels == ["node0"]
+    first = [_e("3", "2", subsystem="ibnet"), *EDGES]
+    assert from_jgf(_jgf(edges=first)).labels == ["pfs0", "switch1", "node2", "node3"]
+    unnamed = [*EDGES[:2], {"source": "1", "target": "3", "metadata": {"name": {}}}]
+    assert from_jgf(_jgf(edges=unnamed)).nodes == 2  # a name of no subsystem: containment
+
+
+def test_a_jgf_burst_buffer_holds_the_total_of_its_drives():
+    # a storage vertex of two drives of 7 and 9 bytes holds 16 (not the last drive's 9); a
+    # drive without size holds nothing; a core under a BB node is no drive
+    bbs = [_v("4", "storage"), _v("5", "ssd", size=7), _v("6", "ssd", size=9),
+           _v("7", "bb"), _v("8", "ssd"), _v("9", "core", size=4), _v("10", "ssd", size=2)]
+    edges = [*EDGES, _e("0", "4"), _e("4", "5"), _e("4", "6"), _e("0", "7"), _e("7", "8"),
+             _e("7", "9"), _e("7", "10")]
+    tree = from_jgf(_jgf(nodes=[*NODES, *bbs], edges=edges))
+    assert list(tree.bb_capacity) == [16.0, 2.0]
+    bare = [_v("4", "bb"), _v("5", "bb", properties={}), _v("6", "bb"), _v("7", "core", size=3)]
+    edges = [*EDGES, _e("0", "4"), _e("0", "5"), _e("0", "6"), _e("6", "7")]
+    assert list(from_jgf(_jgf(nodes=[*NODES, *bare], edges=edges)).bb_capacity) == [0.0] * 3
+
+
+def test_a_jgf_drive_or_pool_refusal_names_the_child_vertex():
+    bad = [_v("4", "bb"), _v("5", "ssd", size="lots")]
+    edges = [*EDGES, _e("0", "4"), _e("4", "5")]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=edges), "g.json") == (
+        f"cannot read 'lots'; use a number with a unit among {UNITS}", "g.json", "vertex 5",
+        "size")
+    pool = [_v("5", "bandwidth", size=0, unit="GB/s")]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *pool], edges=[*EDGES, _e("1", "5")])) == (
+        "bandwidth pool size must be positive, got 0", "<jgf>", "vertex 5", "size")
+
+
+def test_a_jgf_vertex_without_type_is_a_switch_and_without_ids_counts_as_zero():
+    nodes = [{"id": "r", "metadata": {}}, _v("a", "node", uniq_id=0.5), _v("z", "node")]
+    tree = from_jgf(_jgf(nodes=nodes, edges=[_e("r", "a"), _e("r", "z")]))
+    assert tree.kind == ["switch", "node", "node"] and tree.labels == ["r", "nodez", "nodea"]
+
+
+@pytest.mark.parametrize("lost, tail", [(5, ""), (6, " ..."), (7, " ...")])
+def test_a_detached_cycle_names_five_of_its_vertices(lost, tail):
+    ring = [_v(str(k), "switch") for k in range(4, 4 + lost)]
+    cycle = [_e(str(k), str(k + 1)) for k in range(4, 3 + lost)] + [_e(str(3 + lost), "4")]
+    names = ", ".join(sorted(str(k) for k in range(4, 4 + lost))[:5])
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *ring], edges=[*EDGES, *cycle]))[0] == (
+        f"vertices {names}{tail} form a containment cycle, not connected to the root")

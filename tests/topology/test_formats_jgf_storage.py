@@ -146,3 +146,56 @@ def test_node_local_drives_alone_warn_only_about_themselves():
     assert messages == ["g.json: 6 node-local ssd vertices (0.6 TB) are not used (bbopt reads "
                         "local SSDs from Platform.node_ssd)"]
     assert tree.bb_total == 0.0 and tree.nodes == 6
+
+
+def _meta(g: dict, kind: str) -> list[dict]:
+    return [v["metadata"] for v in g["graph"]["nodes"] if v["metadata"]["type"] == kind]
+
+
+def test_terabytes_in_the_warnings_are_bytes_over_10_to_the_12():
+    # 1,005,000,000,001 B is 1.005000000001 TB: three digits round it up to 1.01
+    g = _graph(False, chassis=1, ssds=1, nodes=1, node_ssd=True)
+    for m in _meta(g, "ssd"):
+        m.update(unit="B", size=1005000000001)
+    _, messages = _read(g)
+    assert "(1.01 TB in chassis0)" in messages[0] and "(1.01 TB) are not used" in messages[1]
+    g = _graph(False, chassis=1, ssds=1, nodes=1, node_ssd=True)
+    for m in _meta(g, "ssd"):
+        m.update(unit="B", size=100)
+    _, messages = _read(g)
+    assert "(1e-10 TB in chassis0)" in messages[0] and "(1e-10 TB) are not used" in messages[1]
+
+
+def test_every_storage_server_of_a_chassis_is_read_and_a_bare_one_left_out():
+    g = _graph(True, chassis=1, ssds=1)
+    (server,) = [v for v in g["graph"]["nodes"] if v["metadata"]["type"] == "rabbit"]
+    chassis = [v for v in g["graph"]["nodes"] if v["metadata"]["type"] == "chassis"][0]
+    # a bare server (no children at all) before it, and a second server without a name after
+    nodes, edges = g["graph"]["nodes"], g["graph"]["edges"]
+    nodes[nodes.index(server):nodes.index(server)] = [
+        {"id": "bare", "metadata": {"type": "storage_node", "name": "bare"}}]
+    nodes += [{"id": "s2", "metadata": {"type": "rabbit"}},
+              {"id": "d2", "metadata": {"type": "ssd", "unit": "GB", "size": 5}}]
+    edges[:0] = [{"source": chassis["id"], "target": "bare"}]
+    edges += [{"source": chassis["id"], "target": "s2"}, {"source": "s2", "target": "d2"}]
+    tree, messages = _read(g)
+    assert sorted(tree.bb_capacity) == [5e9, 793 * GIB]
+    assert "bare" not in tree.labels and "in r0, s2)" in messages[0]
+    # each server is the BB vertex itself (its cores dropped), not a switch above a pool
+    assert [tree.labels[v] for v in tree.bb_vertex] == ["r0", "s2"]
+    assert tree.n_vertices == 1 + 1 + 2 + 3
+
+
+@pytest.mark.parametrize("holder", ["server", "chassis"])
+def test_a_pooled_drive_without_byte_unit_is_refused_by_name(holder):
+    from bbopt.errors import InputError
+
+    g = _graph(holder == "server", chassis=1, ssds=1)
+    (drive,) = [v for v in g["graph"]["nodes"] if v["metadata"]["type"] == "ssd"]
+    drive["metadata"]["unit"] = "widgets"
+    with pytest.raises(InputError) as caught:
+        _read(g)
+    e = caught.value
+    assert (e.reason, e.source, e.line, e.field) == (
+        "an ssd size needs a byte unit, got 793 'widgets'", "g.json", f"vertex {drive['id']}",
+        "unit")

@@ -360,3 +360,83 @@ def test_finite_paths_to_the_pfs_and_between_vertices():
     assert d.finite_path(v["node0"], v["node95"]) == (
         (v["node0"], -1), (v["router0.0.0"], -1), (v["chassis0.0"], v["router0.0.0"]),
         (v["node95"], -1), (v["router2.3.2"], -1), (v["chassis2.3"], v["router2.3.2"]))
+
+
+def test_the_nearest_bb_counts_hops_through_the_common_ancestor():
+    # v is 3 hops below the PFS; B2 hangs from the PFS (4 hops away), B1 from s, v's grandparent
+    # (also 4 hops: up to s and down two): the tie goes to the lower id, B2
+    g = nx.DiGraph([("pfs", "B2"), ("pfs", "s"), ("s", "t"), ("t", "v"), ("s", "u"), ("u", "B1")])
+    for b in ("B1", "B2"):
+        g.nodes[b]["type"] = "bb"
+    g.nodes["v"]["type"] = "node"
+    t = IOTree(g)
+    assert t.labels[t.nearest_bb(t.vertex_of["v"])] == "B2"
+    assert t.labels[t.nearest_bb(t.vertex_of["u"])] == "B1"
+    assert _mixed().nearest_bb(2) == 8  # a tree of one BB node
+    assert (_mixed().lca(2, 0), _mixed().lca(0, 3), t.lca(t.vertex_of["v"], 0)) == (0, 0, 0)
+
+
+def test_the_running_state_is_a_boolean_mask_and_charges_the_smallest_bandwidth():
+    from types import SimpleNamespace as NS
+
+    t = _mixed()
+    avail, free = t.state_of([NS(job=NS(id="j", bandwidth=0.5), allocation=[1])])
+    assert free.dtype == bool and list(free) == [True, False, True, True, True]
+    assert avail[3] == 100 * MB - 0.5 and avail[1] == 256 * MB - 0.5
+
+
+def test_a_tree_is_walked_from_its_root_whatever_the_insertion_order_and_named_io():
+    g = nx.DiGraph([("s", "n"), ("pfs", "s")])  # the root inserted after its children
+    g.nodes["n"]["type"] = "node"
+    t = IOTree(g)
+    assert t.labels == ["pfs", "s", "n"] and t.name == "io"
+    with pytest.raises(InputError) as caught:
+        IOTree(nx.DiGraph())
+    assert caught.value.reason == "an I/O topology needs a non-empty networkx DiGraph"
+
+
+def test_counts_below_an_unlimited_deepest_level_are_summed_once():
+    t = _tree()  # two nodes under s0, one under s1, all node links unlimited
+    free = np.ones(3, dtype=bool)
+    assert t.capacity_for(t.fresh_avail(), free, 1 * MB) == 3
+    assert list(t.select(t.fresh_avail(), free, 3, 1 * MB)) == [0, 1, 2]
+    d = kopanski_dragonfly().topology  # only the node links and the PFS are limited
+    assert d.capacity_for(d.fresh_avail(), np.ones(96, dtype=bool), 10 * MB) == 96
+    assert d.capacity_for(d.fresh_avail(), np.ones(96, dtype=bool), 1 * GB) == 5
+
+
+def test_a_bandwidth_below_one_byte_per_second_is_still_a_bandwidth():
+    t = herbein_example_topology(pfs=1.0)  # the PFS gives 1 B/s: two nodes of 0.5 B/s
+    free = np.ones(4, dtype=bool)
+    assert t.capacity_for(t.fresh_avail(), free, 0.5) == 2
+    assert t.select(t.fresh_avail(), free, 3, 0.5) is None
+    assert list(t.select(t.fresh_avail(), free, 2, 0.5)) == [0, 1]
+    assert t.why_never_fits(3, 0.5) == (
+        "requests 3 nodes x 0.5 B/s; even an empty machine gives at most 2 such nodes under the "
+        "I/O tree (PFS 1 B/s)")
+    avail = t.fresh_avail()
+    t.charge(avail, [0], 0.5)
+    assert avail[0] == 0.5
+
+
+def test_select_visits_a_node_before_its_siblings_subtrees_and_may_take_none():
+    g = nx.DiGraph([("pfs", "n"), ("pfs", "s"), ("s", "m"), ("s", "k")])
+    for v in ("n", "m", "k"):
+        g.nodes[v]["type"] = "node"
+    g.nodes["pfs"].update(type="pfs", bandwidth=1 * GB)
+    t = IOTree(g)
+    free = np.ones(3, dtype=bool)
+    assert list(t.select(t.fresh_avail(), free, 3, 1 * MB)) == [0, 1, 2]
+    none = t.select(t.fresh_avail(), free, 0, 1 * MB)
+    assert none is not None and none.size == 0
+
+
+def test_a_switch_with_nothing_below_and_a_tree_without_bb_keep_integer_vertex_ids():
+    g = nx.DiGraph([("pfs", "empty"), ("pfs", "s"), ("s", "n"), ("s", "m")])
+    for v in ("n", "m"):
+        g.nodes[v].update(type="node", bandwidth=1 * GB)
+    t = IOTree(g)
+    assert t.bb_vertex.dtype.kind == "i" and t.bb_vertex.size == 0
+    free = np.ones(2, dtype=bool)
+    assert list(t.select(t.fresh_avail(), free, 2, 1 * MB)) == [0, 1]
+    assert t.capacity_for(t.fresh_avail(), free, 1 * MB) == 2

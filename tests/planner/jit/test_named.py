@@ -289,3 +289,93 @@ def test_the_compiled_exhaustive_search_is_the_python_one(seed, proximity, n, al
     tree = sum(math.perm(py.n, k) for k in range(py.n))
     assert 1 <= fast.info["nodes"] <= tree
     assert fast.info["memo"] == 0 < slow.info["memo"]
+
+
+def _walk_case(n: int = 5) -> PlanModel:
+    """Jobs of 1-2 nodes and 1 GB on two BB nodes of 2 GB (at most four pieces at once)."""
+    jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(n)]
+    two = FirstFitBB(Platform(2, 4 * GB, bb_nodes=(2 * GB, 2 * GB)))
+    return PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, placement=two)
+
+
+def test_the_compiled_walk_accepts_only_a_move_it_kept():
+    """A walk takes a permutation of the model's jobs; ``accept`` adopts the last swap tried
+    once, and never a rejected one (score ``inf`` for its threshold) or none at all."""
+    model = _walk_case()
+    arrays = model.named_arrays()
+    with pytest.raises(ValueError, match=r"^order must be a permutation of the model's jobs$"):
+        NamedWalk(arrays, [0, 1, 2, 3, 3], 2)
+    walk = NamedWalk(arrays, [0, 1, 2, 3, 4], 2)
+    assert walk.score == model.score([0, 1, 2, 3, 4]) and walk.order == [0, 1, 2, 3, 4]
+    nothing = r"^nothing to accept: the last move was rejected or none was tried$"
+    with pytest.raises(ValueError, match=nothing):
+        walk.accept()
+    swapped = model.score([4, 1, 2, 3, 0])
+    assert walk.try_swap(4, 0) == swapped
+    walk.accept()
+    assert walk.order == [4, 1, 2, 3, 0] and walk.score == swapped
+    with pytest.raises(ValueError, match=nothing):
+        walk.accept()
+    assert walk.try_swap(0, 4, threshold=0.0) == math.inf  # every plan scores above 0
+    with pytest.raises(ValueError, match=nothing):
+        walk.accept()
+    assert walk.order == [4, 1, 2, 3, 0] and walk.score == swapped
+
+
+def test_the_compiled_annealing_moves_are_swaps_kept_at_the_threshold():
+    """``moves`` from step 2: the moves of positions ``first[s]``, ``second[s]`` for s = 2..5,
+    each kept when its score is at most ``current + temperature * slack[s]``, as the same
+    swaps tried and accepted one by one; the counters, the best order and the walk's score
+    follow, and nothing is left to accept."""
+    import numpy as np
+
+    model = _walk_case()
+    first = np.array([3, 3, 0, 1, 2, 2], dtype=np.int64)
+    second = np.array([0, 0, 4, 3, 2, 0], dtype=np.int64)
+    slack = np.array([0.0, 0.0, 0.5, 100.0, 1.0, 2.0])  # (the second move kept though worse)
+    temperature = 40.0
+    walk = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 2)
+    by_hand = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 2)
+    current = best = walk.score
+    counts = [0, 0, 0, 0]
+    want = [0, 0, 0, 0]
+    best_order = np.zeros(5, dtype=np.int64)
+    want_order = None
+    for s in range(2, 6):
+        a, b = int(first[s]), int(second[s])
+        if a == b:
+            want[0] += 1
+            continue
+        threshold = current + temperature * slack[s]
+        score = by_hand.try_swap(a, b, threshold)
+        want[3] += 1
+        want[2] += score == math.inf
+        if score <= threshold:
+            by_hand.accept()
+            current = score
+            want[0] += 1
+            if score < best:
+                best, want_order = score, by_hand.order
+                want[1] += 1
+    got = walk.moves(first, second, slack, 2, 4, walk.score, temperature, walk.score, counts,
+                     best_order)
+    assert got == (6, current, best)
+    assert counts == want and walk.order == by_hand.order and walk.score == current
+    assert best_order.tolist() == want_order
+    assert want == [3, 1, 1, 3] and best_order.tolist() == [4, 1, 2, 3, 0] != walk.order
+    with pytest.raises(ValueError, match=r"^nothing to accept"):
+        walk.accept()
+
+
+def test_the_compiled_exhaustive_search_finds_a_plan_better_by_half_a_second():
+    """Two jobs of 1 GB on one compute node and two BB nodes of 1 GB, alpha 1: a first (10 s)
+    waits nothing and b waits 10 s (score 10), the other order 10.5. From the incumbent
+    [b, a] the search visits the root and both children and returns the better plan; from
+    [a, b] it keeps it."""
+    platform = Platform(1, 2 * GB, bb_nodes=(GB, GB))
+    queue = (Job("a", 0.0, 10.0, nodes=1, bb=GB), Job("b", 0.0, 10.5, nodes=1, bb=GB))
+    model = PlanModel.from_state(ClusterState(0.0, platform, (), queue), 1)
+    assert (model.score([0, 1]), model.score([1, 0])) == (10.0, 10.5)
+    arrays = model.named_arrays()
+    assert arrays.exhaustive(10.5, [1, 0]) == (10.0, [0, 1], 3)
+    assert arrays.exhaustive(10.0, [0, 1]) == (10.0, [0, 1], 3)
