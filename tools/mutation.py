@@ -157,6 +157,22 @@ TESTS: dict[str, list[str]] = {
         "tests/planner/jit/test_pool.py",
         "tests/planner/jit/test_named.py",
     ],
+    # (the plan backends: their own hand tests first, then the comparisons of backends)
+    "bbopt/solvers/plan/greedy.py": ["tests/solvers/plan/test_greedy.py",
+                                     "tests/solvers/test_plan.py"],
+    "bbopt/solvers/plan/exhaustive.py": [
+        "tests/solvers/plan/test_exhaustive.py",
+        "tests/solvers/test_plan.py",
+        "tests/models/test_plan_named.py",
+    ],
+    "bbopt/solvers/plan/annealing.py": [
+        "tests/solvers/plan/test_annealing.py",
+        "tests/solvers/test_plan.py",
+        "tests/models/test_plan_walk.py",
+        "tests/solvers/test_plan_warm_start.py",
+    ],
+    "bbopt/solvers/plan/cpsat.py": ["tests/solvers/plan/test_cpsat.py",
+                                    "tests/solvers/test_plan.py"],
     "bbopt/policies/conservative.py": [
         "tests/policies/test_conservative.py",
         "tests/policies/test_conservative_kept.py",

@@ -269,6 +269,7 @@ class CompiledWalk:
         self._pool[0, 0] = base
         self._side = np.zeros((2, snaps), dtype=np.int64)
         self._work = np.empty((3, cap))
+        self._pending = None  # the first plan is already the current one: nothing to accept
         self._cur = 0
         self.score = self._walk(self._jobs, self._orders, self._vals, self._pool, self._side,
                                self._work, 0, 0, 0, True, self._alpha, stride)

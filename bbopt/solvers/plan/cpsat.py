@@ -23,7 +23,9 @@ of the relaxed plan's order (or of the best candidate order), with status FEASIB
 
 Exactness: times are whole seconds relative to now and BB whole bytes. When the data is not
 integral (fractional times or bytes) durations and demands are rounded up and capacities down,
-the plan stays feasible and the status is at most FEASIBLE. Each job's start is bounded by the
+the plan stays feasible and the status is at most FEASIBLE. The BB capacity is that of the
+model's fit rule (:func:`bbopt.core.fits`): the whole bytes up to the capacity plus its slack,
+so the program's plans are exactly those the model runs. Each job's start is bounded by the
 best candidate order's score ``U``: no term of a better plan exceeds ``U``, so
 ``wait_i <= U ** (1/alpha)``; that plan is also the solver's hint.
 """
@@ -68,8 +70,12 @@ def solve_cpsat(model: PlanModel, budget: Budget, seed: int = 0, *, workers: int
         return Result(Status.OPTIMAL, hint, 0.0, bound=0.0, backend="cpsat")
     now = model.now
     cap_n, cap_b = model.capacity
-    bb_cap, e = _as_int(cap_b, up=False)
+    _, e = _as_int(cap_b, up=False)
     exact &= e
+    # The model's fit rule (bbopt.core.fits) lets the BB in use exceed the capacity by its
+    # slack: the program holds the whole bytes up to that, not the capacity itself, or it would
+    # refuse plans the model runs (and prove a "bound" above them).
+    bb_cap = math.floor(cap_b + model.tol)
     waited = []
     for job in model.jobs:
         a, e = _as_int(now - job.submit, up=False)  # already waited (rounded down: optimistic)
@@ -138,7 +144,7 @@ def solve_cpsat(model: PlanModel, budget: Budget, seed: int = 0, *, workers: int
     # each other; a no-overlap constraint propagates that far better than the cumulative.
     job_iv = node_iv[len(node_iv) - n:]
     for big in ([k for k, job in enumerate(model.jobs) if 2 * job.nodes > cap_n],
-                [k for k, job in enumerate(model.jobs) if 2 * job.bb > cap_b]):
+                [k for k, job in enumerate(model.jobs) if 2 * math.ceil(job.bb) > bb_cap]):
         if len(big) > 1:
             m.AddNoOverlap([job_iv[k] for k in big])
     if bb_iv:

@@ -161,3 +161,54 @@ def test_numba_is_imported_when_a_plan_model_is_scored_not_before():
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_the_walk_chosen_keeps_the_stride_asked():
+    """swap_walk hands the stride to whichever walk it chooses (the compiled pool walk for
+    alpha 1, 2 and 3, the compiled named walk on named BB nodes, the Python walk for other
+    alphas); without one, every walk snapshots every STRIDE = 3 positions."""
+    from bbopt.core import Platform
+    from bbopt.models.plan_walk import STRIDE
+    from bbopt.planner import bb_placement
+    from bbopt.planner.named import NamedWalk
+
+    jobs = [Job(str(i), 0, walltime=10 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(5)]
+    order = [4, 0, 3, 1, 2]
+    named = Platform(nodes=4, bb=4 * GB, bb_nodes=(2 * GB, 2 * GB))
+    models = [(PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=alpha), CompiledWalk)
+              for alpha in (1, 2, 3)]
+    models += [(PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=1.5), SwapWalk),
+               (PlanModel(0.0, named.capacity, [], jobs, alpha=2,
+                          placement=bb_placement(named)), NamedWalk)]
+    assert STRIDE == 3
+    for model, kind in models:
+        for stride, kept in ((None, STRIDE), (2, 2), (4, 4)):
+            walk = swap_walk(model, order, stride)
+            assert type(walk) is kind and walk.stride == kept
+            assert walk.order == order and walk.score == model.score(order)
+
+
+def test_the_compiled_walk_refuses_what_it_cannot_score():
+    from bbopt.core import Platform
+    from bbopt.planner import bb_placement
+
+    jobs = [Job(str(i), 0, walltime=10, nodes=1) for i in range(3)]
+    pool = PlanModel(0.0, (2, 0.0), [], jobs, alpha=2)
+    with pytest.raises(ValueError, match="^order must be a permutation of the model's jobs$"):
+        CompiledWalk(pool, [0, 1, 1])
+    message = "^the compiled walk scores pool models with alpha 1, 2 or 3$"
+    with pytest.raises(ValueError, match=message):
+        CompiledWalk(PlanModel(0.0, (2, 0.0), [], jobs, alpha=1.5), [0, 1, 2])
+    named = Platform(nodes=2, bb=2 * GB, bb_nodes=(GB, GB))
+    with pytest.raises(ValueError, match=message):
+        CompiledWalk(PlanModel(0.0, named.capacity, [], jobs, alpha=2,
+                               placement=bb_placement(named)), [0, 1, 2])
+    walk = CompiledWalk(pool, [2, 0, 1])
+    nothing = "^nothing to accept: the last move was rejected or none was tried$"
+    with pytest.raises(ValueError, match=nothing):
+        walk.accept()
+    assert walk.try_swap(0, 2) == pool.score([1, 0, 2])
+    walk.accept()
+    assert walk.order == [1, 0, 2] and walk.start == list(pool.plan([1, 0, 2]).starts)
+    with pytest.raises(ValueError, match=nothing):
+        walk.accept()

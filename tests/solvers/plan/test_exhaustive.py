@@ -115,3 +115,31 @@ def test_an_initial_order_only_tightens_the_first_incumbent():
     assert warm.objective == best.objective and warm.status is Status.OPTIMAL
     assert best.objective < min(model.score(o) for _, o in model.candidates())
     assert warm.info["nodes"] < best.info["nodes"]
+
+
+def test_when_every_order_scores_the_same_the_first_candidate_is_answered_unsearched():
+    """10 nodes, now = 100: three jobs that all start now in every order (waits 10, 50 and
+    30: 100 + 2,500 + 900). The first candidate (the submission order) is already at the
+    bound of the root, so the search stops there: one prefix, the submission order."""
+    jobs = [Job("a", 90, walltime=30, nodes=1), Job("b", 50, walltime=10, nodes=2),
+            Job("c", 70, walltime=20, nodes=3)]
+    model = PlanModel(100.0, (10, 0.0), [], jobs, alpha=2)
+    assert len({o for _, o in model.candidates()}) > 1
+    res = solve_exhaustive(model, Budget(5))
+    assert res.status is Status.OPTIMAL and res.objective == res.bound == 3500.0
+    assert res.solution.order == (0, 1, 2) and res.solution.starts == (100.0, 100.0, 100.0)
+    assert res.info == {"nodes": 1, "memo": 1}
+
+
+def test_an_order_no_candidate_gives_is_found_by_the_search():
+    """One node at now = 100; a (submitted at 50) and b (at 0), 10 s each, alike in every key
+    of the candidate orders, which all keep a first: 50**2 + 110**2 = 14,600. The search:
+    the root (bound 2,500 + 10,000 below it), a first (b's term at 110 reaches 14,600: cut),
+    b first (a at 110: 10,000 + 60**2 = 13,600, the optimum): three prefixes."""
+    jobs = [Job("a", 50, walltime=10, nodes=1), Job("b", 0, walltime=10, nodes=1)]
+    model = PlanModel(100.0, (1, 0.0), [], jobs, alpha=2)
+    assert {o for _, o in model.candidates()} == {(0, 1)}
+    res = solve_exhaustive(model, Budget(5))
+    assert res.status is Status.OPTIMAL and res.objective == res.bound == 13_600.0
+    assert res.solution.order == (1, 0) and res.solution.starts == (110.0, 100.0)
+    assert res.info == {"nodes": 3, "memo": 3}
