@@ -20,7 +20,9 @@ SCALAR = [i for i in iter_instances(LIBRARY / "small") if i.kind != "pareto"
 
 @pytest.mark.parametrize("inst", SCALAR[::3], ids=lambda i: i.id)
 def test_scip_trace_is_a_sequence_of_improving_feasible_incumbents(inst):
-    r = solve(inst.model, "scip", Budget(10.0), 0, **inst.solve_options())
+    assert "trace" not in solve(inst.model, "scip", Budget(10.0), 0,
+                                **inst.solve_options()).info  # (recorded only when asked)
+    r = solve(inst.model, "scip", Budget(10.0), 0, trace=True, **inst.solve_options())
     assert r.status is Status.OPTIMAL
     trace = r.info["trace"]
     assert trace, "SCIP reports at least the optimal incumbent"

@@ -3,8 +3,9 @@ backend (Jeannot, Pallez & Vidal, "I/O-aware Pack-Scheduling", solved exactly; t
 :mod:`bbopt.solvers.packs.milp`, the stages in :mod:`bbopt.solvers.packs._stages`, SCIP's
 settings in :mod:`bbopt.solvers.scip`).
 
-``Result.info["trace"]``: the incumbents of the first stage (the objective) as ``(seconds,
-selection over all applications)`` pairs, seconds counted from the backend's start.
+With ``trace=True``, ``Result.info["trace"]``: the incumbents of the first stage (the
+objective) as ``(seconds, selection over all applications)`` pairs, seconds counted from the
+backend's start.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from bbopt.solvers.packs.milp import MIN_SOLVE_SECONDS, pack_problem, set_stage
 from bbopt.solvers.scip import ScipCommand
 
 
-def solve_scip(model: PackModel, budget: Budget, seed: int, trace: bool = True,
+def solve_scip(model: PackModel, budget: Budget, seed: int, trace: bool = False,
                **_: Any) -> Result:
     """Solve the pack model with SCIP (see the module docstring)."""
     t0 = _time.perf_counter()
-    trace: list[tuple[float, list[int]]] = []
+    incumbents: list[tuple[float, list[int]]] = []
 
     def make(keep, t_int, u_int, q, capacity):
         prob, x = pack_problem(t_int, u_int, q, capacity)
@@ -35,14 +36,14 @@ def solve_scip(model: PackModel, budget: Budget, seed: int, trace: bool = True,
         def seen(values: list[float]) -> None:
             full = np.zeros(model.size, dtype=int)
             full[keep] = np.round(values).astype(int)
-            trace.append((_time.perf_counter() - t0, full.tolist()))
+            incumbents.append((_time.perf_counter() - t0, full.tolist()))
 
         def solve(c, fixed, seconds, hint):
             if seconds < MIN_SOLVE_SECONDS:
                 return "none", None, None
             first = not fixed
             added[0] = set_stage(prob, x, c, fixed, added[0])
-            prob.solve(ScipCommand(seconds, seed, x, seen if first else None))
+            prob.solve(ScipCommand(seconds, seed, x, seen if first and trace else None))
             if prob.sol_status not in (1, 2):
                 return "none", None, None
             xs = binary_answer(v.value() for v in x)
@@ -53,4 +54,6 @@ def solve_scip(model: PackModel, budget: Budget, seed: int, trace: bool = True,
         return solve
 
     result = solve_stages(model, budget, "scip", make)
-    return replace(result, info={**result.info, "trace": trace})
+    if not trace:
+        return result
+    return replace(result, info={**result.info, "trace": incumbents})

@@ -3,9 +3,10 @@
 the PuLP program in :mod:`bbopt.solvers.window.milp`, SCIP's settings in
 :mod:`bbopt.solvers.scip`).
 
-``Result.info["trace"]``: the incumbents of the first objective stage (the weighted sum, or the
-first objective of a lexicographic or Pareto form) as ``(seconds, selection)`` pairs, seconds
-counted from the backend's start. Options: as ``cpsat``.
+With ``trace=True`` (the solver benchmark), ``Result.info["trace"]``: the incumbents of the
+first objective stage (the weighted sum, or the first objective of a lexicographic or Pareto
+form) as ``(seconds, selection)`` pairs, seconds counted from the backend's start. Options: as
+``cpsat``.
 """
 
 from __future__ import annotations
@@ -28,16 +29,17 @@ class _ScipPulp(_Pulp):
     the selection."""
 
     def __init__(self, form: LinearForm, budget: Budget, seed: int, t0: float,
-                 counts: bool = False) -> None:
+                 counts: bool = False, trace: bool = True) -> None:
         super().__init__(form, budget, seed, "scip")
         self.t0 = t0
         self.counts = counts
+        self.traced = trace
         self.trace: list[tuple[float, list[int]]] = []
         self.solves = 0
 
     def _cmd(self, seconds: float):
         self.solves += 1
-        if self.solves > 1:
+        if self.solves > 1 or not self.traced:
             return ScipCommand(seconds, self.seed)
 
         def seen(values: list[float]) -> None:
@@ -47,16 +49,17 @@ class _ScipPulp(_Pulp):
         return ScipCommand(seconds, self.seed, self.a if self.counts else self.x, seen)
 
 
-def solve_scip(model: WindowModel, budget: Budget, seed: int, trace: bool = True,
+def solve_scip(model: WindowModel, budget: Budget, seed: int, trace: bool = False,
                **options: Any) -> Result:
     """Solve the window model with SCIP (see the module docstring for options)."""
     t0 = _time.perf_counter()
     made: list[_ScipPulp] = []
 
     def make(lf: LinearForm) -> _ScipPulp:
-        made.append(_ScipPulp(lf, budget, seed, t0))
+        made.append(_ScipPulp(lf, budget, seed, t0, trace=trace))
         return made[0]
 
     result = solve_window(model, budget, make, "scip", **options)
-    trace = made[0].trace if made else []
-    return replace(result, info={**result.info, "trace": trace})
+    if not trace:
+        return result
+    return replace(result, info={**result.info, "trace": made[0].trace if made else []})

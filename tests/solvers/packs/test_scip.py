@@ -63,10 +63,14 @@ def _three_stages() -> PackModel:
 
 def test_each_stage_runs_scip_in_the_time_left_watching_the_first_only(runs):
     """Work ties, stretch-work takes A (20 against 15), and the Char stage cannot take B."""
-    r = solve(_three_stages(), "scip", Budget(0.5), seed=7)
+    r = solve(_three_stages(), "scip", Budget(0.5), seed=7, trace=True)
     assert (r.status, r.backend, r.solution.tolist()) == (Status.OPTIMAL, "scip",
                                                           [True, False])
     assert runs[1:] == [(0.5, 7, True), (0.5, 7, False), (0.5, 7, False)]
+    del runs[1:]
+    plain = solve(_three_stages(), "scip", Budget(0.5), seed=7)  # (no trace asked: none kept)
+    assert plain.solution.tolist() == [True, False] and "trace" not in plain.info
+    assert runs[1:] == [(0.5, 7, False)] * 3
 
 
 @pytest.mark.parametrize(("seconds", "starts"), [(0.05, True), (0.02, False)])
@@ -88,7 +92,7 @@ def test_the_trace_holds_the_first_stage_s_incumbents_over_all_applications():
     applications, 0 for W, as integers."""
     jobs = [periodic("A", 1, 9.0, 1.0), periodic("W", 1, 9.0, 1.0, nodes=3),
             periodic("C", 1, 4.0, 1.0)]
-    r = solve(PackModel.from_jobs(jobs, 2, B), "scip", Budget(5.0))
+    r = solve(PackModel.from_jobs(jobs, 2, B), "scip", Budget(5.0), trace=True)
     assert (r.status, r.solution.tolist()) == (Status.OPTIMAL, [True, False, True])
     assert r.info["trace"] and r.info["trace"][-1][1] == [1, 0, 1]
     for seconds, selection in r.info["trace"]:

@@ -25,7 +25,7 @@ def still(monkeypatch):
 def test_scip_names_itself_and_traces_its_incumbents_as_victim_sets(still):
     # three candidates of one node; v1 alone is the optimum (cost 1)
     m = victims_model([1, 1, 1], [2.0, 1.0, 3.0], need_nodes=1)
-    r = solve_scip(m, Budget(10.0), 0)
+    r = solve_scip(m, Budget(10.0), 0, trace=True)
     assert (r.status, r.objective, r.backend) == (Status.OPTIMAL, 1.0, "scip")
     trace = r.info["trace"]
     assert trace and all(t == 0.0 for t, _ in trace)  # seconds since the start, clock still
@@ -34,8 +34,10 @@ def test_scip_names_itself_and_traces_its_incumbents_as_victim_sets(still):
 
 
 def test_scip_traces_nothing_for_an_infeasible_choice():
-    r = solve_scip(victims_model([1, 1], [1.0, 1.0], need_nodes=3), Budget(10.0), 0)
+    m = victims_model([1, 1], [1.0, 1.0], need_nodes=3)
+    r = solve_scip(m, Budget(10.0), 0, trace=True)
     assert (r.status, r.backend, r.info) == (Status.INFEASIBLE, "scip", {"trace": []})
+    assert solve_scip(m, Budget(10.0), 0).info == {}  # (no trace asked: none kept)
 
 
 @pytest.mark.parametrize(("seconds", "limit"), [(0.005, 0.01), (0.01, 0.01), (0.02, 0.02),
