@@ -79,12 +79,23 @@ def test_a_cbc_that_fails_or_writes_no_solution_solves_nothing(path, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_cbc_past_its_deadline_is_killed(tmp_path):
+@pytest.fixture
+def stuck(tmp_path):
+    """A "CBC" that never ends by itself."""
+    path = tmp_path / "stuck-cbc"
+    path.write_text("#!/bin/sh\nexec sleep 30\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_cbc_past_its_deadline_is_killed(stuck, tmp_path):
+    files = tmp_path / "files"
+    files.mkdir()
     cmd = _DeadlineCbc(1.0, 0)
-    cmd.deadline, cmd.tmpDir = 1e-6, str(tmp_path)
+    cmd.path, cmd.deadline, cmd.tmpDir = stuck, 0.2, str(files)
     prob, _ = _tiny()
     assert prob.solve(cmd) == pulp.LpStatusNotSolved and cmd.killed
-    assert list(tmp_path.iterdir()) == []
+    assert list(files.iterdir()) == []
     cmd = _DeadlineCbc(1.0, 0)
     cmd.path = str(tmp_path / "no-cbc")
     with pytest.raises(pulp.PulpSolverError, match="cannot execute CBC"):
@@ -92,14 +103,17 @@ def test_a_cbc_past_its_deadline_is_killed(tmp_path):
 
 
 class Killed(_Pulp):
+    path = ""
+
     def _cmd(self, seconds):
         cmd = super()._cmd(seconds)
-        cmd.deadline = 1e-6
+        cmd.path, cmd.deadline = self.path, 0.2
         return cmd
 
 
-def test_a_killed_solve_falls_back():
+def test_a_killed_solve_falls_back(stuck):
     lf = linear_form(FORCED, ["nodes", "bb"])
+    Killed.path = stuck
     assert Killed(lf, Budget(30.0), 0, "cbc").maximize(*lf.objectives["nodes"], 5.0) == (
         Status.FALLBACK, None, None, None)
 
