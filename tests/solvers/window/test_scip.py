@@ -58,10 +58,15 @@ def test_the_trace_is_the_first_solves_incumbents_of_the_selection_or_the_counts
 
 def test_the_backend_and_its_trace():
     t0 = time.perf_counter()
-    r = solve_scip(FORCED, Budget(30.0), 0, form="weighted")
+    r = solve_scip(FORCED, Budget(30.0), 0, form="weighted", trace=True)
     elapsed = time.perf_counter() - t0
     assert r.backend == "scip" and r.status is Status.OPTIMAL
     assert tuple(FORCED.evaluate(r.solution)) == (7.0, 8 * GB)
     trace = r.info["trace"]
     assert trace and all(0 <= t <= elapsed for t, _ in trace)
     assert trace[-1][1] == [int(v) for v in r.solution]
+    plain = solve_scip(FORCED, Budget(30.0), 0, form="weighted")  # (no trace asked: none kept)
+    assert plain.solution.tolist() == r.solution.tolist() and "trace" not in plain.info
+    untraced = _ScipPulp(linear_form(FORCED, ["nodes"]), Budget(30.0), 0, 0.0, trace=False)
+    assert untraced.maximize(*untraced.form.objectives["nodes"], 10.0)[0] is Status.OPTIMAL
+    assert untraced.trace == [] and untraced.solves == 1
