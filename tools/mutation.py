@@ -310,6 +310,17 @@ TESTS: dict[str, list[str]] = {
         "tests/solvers/window/test_forms_fronts.py",
         "tests/solvers/window/test_forms_drivers.py",
     ],
+    # (the exact backends' solvers against enumeration, and what each hands its solver)
+    "bbopt/solvers/window/cpsat.py": [
+        "tests/solvers/window/test_cpsat.py",
+        "tests/solvers/test_scip.py",
+    ],
+    "bbopt/solvers/window/milp.py": ["tests/solvers/window/test_milp.py"],
+    "bbopt/solvers/window/highs.py": ["tests/solvers/window/test_highs.py"],
+    "bbopt/solvers/window/scip.py": [
+        "tests/solvers/window/test_scip.py",
+        "tests/solvers/test_scip.py",
+    ],
     "bbopt/solvers/window/greedy.py": [
         "tests/solvers/window/test_greedy.py",
         "tests/policies/test_window_select.py",

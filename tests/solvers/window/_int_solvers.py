@@ -27,6 +27,11 @@ LEVELS = WindowModel(nodes=[1, 1], bb=[0.0, 0.0], free_nodes=2, free_bb=0.0,
                      ssd=[40 * GB, 80 * GB], free_node_ssd=[50 * GB, 100 * GB],
                      objectives=("nodes", "ssd_waste"))
 
+#: J0 (2 nodes, 2 GB) asks 100 GB of SSD on nodes of 50 GB: refused, though it fits the node
+#: and BB rows (and would beat J1, 2 nodes, and J2, 2 GB, on 2 nodes and 2 GB).
+UNFIT = WindowModel(nodes=[2, 2, 1], bb=[2 * GB, 0.0, 2 * GB], free_nodes=2, free_bb=2 * GB,
+                    ssd=[100 * GB, 0.0, 0.0], free_node_ssd=[50 * GB, 50 * GB])
+
 Solve = tuple[Status, np.ndarray | None, np.ndarray | None, float | None]
 
 
@@ -114,10 +119,18 @@ def check_levels(make: Callable[[LinearForm], object]) -> None:
     got = solver.maximize(cn, an, 10.0)
     assert got[0] is Status.OPTIMAL and value(lf, "nodes", got) == 2
     assert feasible(lf, got[1], got[2])
+    # "both jobs, or no more waste than the floor": the waste's least value is negative, so
+    # the big-M of its term counts it (M = floor - least); both jobs still reachable
+    solver.add_any_ge([(cn, an, 2), (cw, aw, floor)])
+    got = solver.maximize(cn, an, 10.0)
+    assert got[0] is Status.OPTIMAL and value(lf, "nodes", got) == 2
+    got = solver.maximize(cw, aw, 10.0)
+    assert got[0] is Status.OPTIMAL and value(lf, "ssd_waste", got) == 0
 
 
 def check_all(make: Callable[[LinearForm], object]) -> None:
     check_each_objective(make, FORCED, ["nodes", "bb"])
     check_each_objective(make, LEVELS, ["nodes", "ssd_waste"])
+    check_each_objective(make, UNFIT, ["nodes", "bb"])
     check_rows_pushed_popped_and_disjunctions(make)
     check_levels(make)

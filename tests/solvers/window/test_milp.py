@@ -166,7 +166,8 @@ def test_unknown_or_missing_solvers_are_refused():
         _Pulp(lf, Budget(30.0), 0, "glpk")._cmd(1.0)
     assert e.value.field == "solver"
     if not pulp.HiGHS_CMD(msg=False).available():
-        with pytest.raises(InputError, match="HiGHS command-line solver is not installed") as e:
+        with pytest.raises(InputError, match="^field 'solver': the HiGHS command-line solver is "
+                                             "not installed; use solver=cbc$") as e:
             _Pulp(lf, Budget(30.0), 0, "highs")._cmd(1.0)
         assert e.value.field == "solver"
 
@@ -175,3 +176,43 @@ def test_the_backend():
     r = solve_milp(FORCED, Budget(30.0), 0, form="weighted")
     assert r.backend == "milp" and r.status is Status.OPTIMAL
     assert tuple(FORCED.evaluate(r.solution)) == (7.0, 8 * GB)
+    r = solve_milp(FORCED, Budget(30.0), 0, form="lexicographic", priority=("bb", "nodes"))
+    assert tuple(FORCED.evaluate(r.solution)) == (5.0, 11 * GB)
+
+
+def fake_cbc(tmp_path, first: str, xs: list[int], code: int = 0) -> str:
+    """A "CBC" that writes a solution file (its first line ``first``, the values ``xs`` of
+    the renamed binaries X0000000, ...) and exits with ``code``."""
+    lines = "".join(f"      {i} X{i:07d}  {v}  0\\n" for i, v in enumerate(xs))
+    path = tmp_path / "fake-cbc"
+    path.write_text("#!/bin/sh\nwhile [ $# -gt 1 ]; do\n"
+                    '  if [ "$1" = "-solution" ]; then out="$2"; fi; shift\ndone\n'
+                    f"printf '{first}\\n{lines}' > \"$out\"\nexit {code}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.mark.parametrize("first, xs, code, want", [
+    # stopped by its time limit with a selection: an answer, not proven
+    ("Stopped on time - objective value 7.00000000", [1, 1, 0, 1, 0], 0,
+     (Status.FEASIBLE, [True, True, False, True, False])),
+    ("Optimal - objective value 7.00000000", [1, 1, 0, 1, 0], 0,
+     (Status.OPTIMAL, [True, True, False, True, False])),
+    ("Infeasible - objective value 0.00000000", [0, 0, 0, 0, 0], 0, (Status.INFEASIBLE, None)),
+    # a solution file, but CBC failed: no answer
+    ("Optimal - objective value 7.00000000", [1, 1, 0, 1, 0], 1, (Status.FALLBACK, None)),
+    # "optimal" values that break the node row (9 nodes of 7): no answer
+    ("Optimal - objective value 9.00000000", [1, 1, 1, 1, 0], 0, (Status.FALLBACK, None)),
+])
+def test_what_is_made_of_cbcs_answer(tmp_path, first, xs, code, want):
+    lf = linear_form(FORCED, ["nodes", "bb"])
+    Killed.path = fake_cbc(tmp_path, first, xs, code)
+
+    class Fake(Killed):
+        def _cmd(self, seconds):
+            cmd = super()._cmd(seconds)
+            cmd.deadline = 30.0
+            return cmd
+
+    status, x, _, bound = Fake(lf, Budget(30.0), 0, "cbc").maximize(*lf.objectives["nodes"], 5.0)
+    assert (status, None if x is None else list(x)) == want and bound is None
