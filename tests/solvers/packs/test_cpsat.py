@@ -9,18 +9,12 @@ import time
 import pytest
 from ortools.sat.python import cp_model
 
-from bbopt.core import Job, Status
+from bbopt.core import Status
 from bbopt.models.packs import PackModel
 from bbopt.solvers.base import Budget, solve
-
-B = 1e9
-
-
-def periodic(id_, n, w, io_seconds, nodes=1, submit=0.0):
-    t = n * (w + io_seconds)
-    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
-               extra={"io": {"iterations": n, "compute_seconds": w,
-                             "io_bytes": io_seconds * B, "io_bandwidth": B}})
+from tests.solvers.packs._cases import B, periodic
+from tests.solvers.packs._cases import StillClock as _StillClock
+from tests.solvers.packs._cases import three_stages as _three_stages
 
 
 class _Recording(cp_model.CpSolver):
@@ -42,12 +36,6 @@ class _Recording(cp_model.CpSolver):
         return self.status if self.status is not None else status
 
 
-class _StillClock:
-    @staticmethod
-    def perf_counter() -> float:
-        return 0.0
-
-
 @pytest.fixture
 def recording(monkeypatch):
     import bbopt.solvers.packs._stages as stages
@@ -56,14 +44,6 @@ def recording(monkeypatch):
     monkeypatch.setattr(cp_model, "CpSolver", _Recording)
     monkeypatch.setattr(_Recording, "seen", [])
     return _Recording
-
-
-def _three_stages() -> PackModel:
-    """One node at 10 s: A (T = 10, submitted at 0) or B (two iterations of 5 s, submitted at
-    5): equal work (10), stretch-work 20 against 15, B first in Char order (5 against 10)."""
-    jobs = [periodic("A", 1, 9.0, 1.0), periodic("B", 2, 4.0, 1.0, submit=5.0)]
-    return PackModel.from_jobs(jobs, 1, B, now=10.0, objective="lexicographic",
-                               tiebreak="char")
 
 
 def test_each_stage_keeps_the_earlier_ones_and_is_given_what_is_left(recording):

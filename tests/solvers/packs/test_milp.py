@@ -9,18 +9,12 @@ import numpy as np
 import pulp
 import pytest
 
-from bbopt.core import Job, Status
+from bbopt.core import Status
 from bbopt.models.packs import PackModel
 from bbopt.solvers.base import Budget, solve
-
-B = 1e9
-
-
-def periodic(id_, n, w, io_seconds, nodes=1, submit=0.0):
-    t = n * (w + io_seconds)
-    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
-               extra={"io": {"iterations": n, "compute_seconds": w,
-                             "io_bytes": io_seconds * B, "io_bandwidth": B}})
+from tests.solvers.packs._cases import B, periodic
+from tests.solvers.packs._cases import StillClock as _StillClock
+from tests.solvers.packs._cases import three_stages as _three_stages
 
 
 class _RecordingCbc(pulp.PULP_CBC_CMD):
@@ -46,12 +40,6 @@ class _RecordingCbc(pulp.PULP_CBC_CMD):
         return out
 
 
-class _StillClock:
-    @staticmethod
-    def perf_counter() -> float:
-        return 0.0
-
-
 @pytest.fixture
 def cbc(monkeypatch):
     import bbopt.solvers.packs._stages as stages
@@ -60,14 +48,6 @@ def cbc(monkeypatch):
     monkeypatch.setattr(pulp, "PULP_CBC_CMD", _RecordingCbc)
     monkeypatch.setattr(_RecordingCbc, "seen", [])
     return _RecordingCbc
-
-
-def _three_stages() -> PackModel:
-    """One node at 10 s: A (T = 10, submitted at 0) or B (two iterations of 5 s, submitted at
-    5): equal work (10), stretch-work 20 against 15, B first in Char order."""
-    jobs = [periodic("A", 1, 9.0, 1.0), periodic("B", 2, 4.0, 1.0, submit=5.0)]
-    return PackModel.from_jobs(jobs, 1, B, now=10.0, objective="lexicographic",
-                               tiebreak="char")
 
 
 def test_each_stage_runs_cbc_quiet_seeded_without_preprocessing_in_the_time_left(cbc):

@@ -7,26 +7,14 @@ from __future__ import annotations
 import pulp
 import pytest
 
-from bbopt.core import Job, Status
+from bbopt.core import Status
 from bbopt.models.packs import PackModel
 from bbopt.solvers.base import Budget, solve
+from tests.solvers.packs._cases import B, periodic
+from tests.solvers.packs._cases import StillClock as _StillClock
+from tests.solvers.packs._cases import three_stages as _three_stages
 
 pytest.importorskip("pyscipopt")
-
-B = 1e9
-
-
-def periodic(id_, n, w, io_seconds, nodes=1, submit=0.0):
-    t = n * (w + io_seconds)
-    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
-               extra={"io": {"iterations": n, "compute_seconds": w,
-                             "io_bytes": io_seconds * B, "io_bandwidth": B}})
-
-
-class _StillClock:
-    @staticmethod
-    def perf_counter() -> float:
-        return 0.0
 
 
 @pytest.fixture
@@ -53,12 +41,6 @@ def runs(monkeypatch):
     monkeypatch.setattr(stages, "_time", _StillClock())
     monkeypatch.setattr(scip, "ScipCommand", Recording)
     return seen
-
-
-def _three_stages() -> PackModel:
-    jobs = [periodic("A", 1, 9.0, 1.0), periodic("B", 2, 4.0, 1.0, submit=5.0)]
-    return PackModel.from_jobs(jobs, 1, B, now=10.0, objective="lexicographic",
-                               tiebreak="char")
 
 
 def test_each_stage_runs_scip_in_the_time_left_watching_the_first_only(runs):

@@ -1,0 +1,33 @@
+"""What the pack builders' tests share: Jeannot et al.'s periodic applications, the three-stage
+lexicographic case and a clock that stands still (every stage has the whole budget)."""
+
+from __future__ import annotations
+
+from bbopt.core import Job
+from bbopt.models.packs import PackModel
+
+B = 1e9
+
+
+def periodic(id_: str, n: int, w: float, io_seconds: float, nodes: int = 1,
+             submit: float = 0.0) -> Job:
+    """An application of ``n`` iterations of ``w`` s of compute and ``io_seconds`` of I/O at
+    1 GB/s."""
+    t = n * (w + io_seconds)
+    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
+               extra={"io": {"iterations": n, "compute_seconds": w,
+                             "io_bytes": io_seconds * B, "io_bandwidth": B}})
+
+
+class StillClock:
+    @staticmethod
+    def perf_counter() -> float:
+        return 0.0
+
+
+def three_stages() -> PackModel:
+    """One node at 10 s: A (T = 10, submitted at 0) or B (two iterations of 5 s, submitted at
+    5): equal work (10), stretch-work 20 against 15, B first in Char order (5 against 10)."""
+    jobs = [periodic("A", 1, 9.0, 1.0), periodic("B", 2, 4.0, 1.0, submit=5.0)]
+    return PackModel.from_jobs(jobs, 1, B, now=10.0, objective="lexicographic",
+                               tiebreak="char")
