@@ -526,7 +526,6 @@ def test_backfilling_ends_by_the_planned_end_within_its_relative_slack():
     import math
 
     at_end = Job("X", 0, walltime=8.00000001, nodes=1)
-    assert 2.0 + at_end.walltime == 10.0 * (1 + 1e-9)
     assert pack_running([at_end], {})[0] == ["X"]
     over = Job("X", 0, walltime=math.nextafter(8.00000001, math.inf), nodes=1)
     assert pack_running([over], {})[0] == []
@@ -539,7 +538,6 @@ def test_backfilling_fills_the_average_constraint_within_its_relative_slack():
     import math
 
     at_cap = Job("X", 0, walltime=1.0, nodes=1, bandwidth=9.00000001)
-    assert 1.0 + 9.00000001 == 10.0 * (1 + 1e-9)
     started, mem, _ = pack_running([at_cap], {}, bandwidth=1.0)
     assert started == ["X"] and mem["pack_io"] == 10.00000001
     over = Job("X", 0, walltime=1.0, nodes=1, bandwidth=math.nextafter(9.00000001, math.inf))
