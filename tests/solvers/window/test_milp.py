@@ -216,3 +216,19 @@ def test_what_is_made_of_cbcs_answer(tmp_path, first, xs, code, want):
 
     status, x, _, bound = Fake(lf, Budget(30.0), 0, "cbc").maximize(*lf.objectives["nodes"], 5.0)
     assert (status, None if x is None else list(x)) == want and bound is None
+
+
+@pytest.mark.parametrize("seconds, limit", [(0.5, 0.5), (0.01, 0.01), (0.0099, 0.01),
+                                            (0.0, 0.01)])
+def test_the_highs_command_line_when_installed(monkeypatch, tmp_path, seconds, limit):
+    """With a ``highs`` on the PATH (a stand-in here): HiGHS's own limit is what is left,
+    never under 10 ms, one thread, quiet, the seed passed as HiGHS's ``random_seed``."""
+    highs = tmp_path / "highs"
+    highs.write_text("#!/bin/sh\nexit 0\n")
+    highs.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    lf = linear_form(FORCED, ["nodes", "bb"])
+    cmd = _Pulp(lf, Budget(30.0), 5, "highs")._cmd(seconds)
+    assert isinstance(cmd, pulp.HiGHS_CMD) and cmd.available() == str(highs)
+    assert cmd.timeLimit == pytest.approx(limit) and cmd.msg is False
+    assert cmd.optionsDict["threads"] == 1 and cmd.options == ["random_seed=5"]
