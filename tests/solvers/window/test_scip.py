@@ -46,6 +46,7 @@ def test_the_trace_is_the_first_solves_incumbents_of_the_selection_or_the_counts
     assert all(0 <= t <= after for t, _ in s.trace)
     assert s.trace[-1][1] == [int(v) for v in x]
     assert all(len(v) == 5 and v[3] == 1 and v[4] == 0 for _, v in s.trace)
+    assert all(type(b) is int for _, v in s.trace for b in v)  # selections, not floats
     first = list(s.trace)
     s.maximize(*lf.objectives["bb"], 10.0)
     assert s.trace == first and s.solves == 2
