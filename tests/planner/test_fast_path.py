@@ -230,3 +230,43 @@ def test_a_start_now_must_fit_every_later_reservation_it_overlaps():
                         (10.0, 150.0, 200.0, 200.5, 300.0)])
         assert (planner._profile is None) == (not isinstance(planner, _Reference))
     assert answers == [[True, True, True, False, False]] * 2
+
+
+def test_equal_ends_give_their_pieces_back_in_the_order_the_state_lists_them():
+    """BB node 0 (10 GB) held whole by three running jobs ending together at 10, listed with
+    pieces of 2/3 GB, 10 - 4/3 GB and 2/3 GB (a plain tuple, not the engine's list): given
+    back in that order, as the reference adds them, the node has exactly 10 GB free at 10 (in
+    the order of their sizes, one rounding more). A 1-node job of 10 GB plus the BB node's
+    rounding tolerance (1e-12 of it) fits there; one of the next float does not, on both."""
+    x = 2 * GB / 3
+    sizes = (x, 10 * GB - x - x, x)
+    running = tuple(RunningJob(Job(f"r{k}", 0, 10.0, nodes=1, bb=s), 0.0, (k,), ((0, s),))
+                    for k, s in enumerate(sizes))
+    running += (RunningJob(Job("full", 0, 10.0, nodes=1, bb=10 * GB), 0.0, (3,),
+                           ((1, 10 * GB),)),)
+    state = ClusterState(0.0, Platform(6, 20 * GB, bb_nodes=(10 * GB,) * 2), running)
+    at = 10 * GB + 10 * GB * 1e-12
+    jobs = [Job("at", 0, 5.0, nodes=1, bb=at),
+            Job("above", 0, 5.0, nodes=1, bb=math.nextafter(at, math.inf))]
+    fast, ref = _both(state)
+    for planner in (fast, ref):
+        assert [planner.fits(j, 10.0) for j in jobs] == [True, False]
+        assert [planner.earliest(j) for j in jobs] == [10.0, math.inf]
+    assert fast._profile is None  # (answered on the fast path)
+
+
+def test_past_a_later_hold_a_start_now_may_take_the_pooled_bb_left_plus_its_tolerance():
+    """A pool 20 bytes below its two 10 GB BB nodes' sum (the platform's rounding of 1e-9),
+    the head (2 nodes, 4 GB) reserved re-placeably at 10 for 50 s: a 2-node job started now for
+    100 s may take exactly the pooled bytes left from 10 plus the pool's tolerance (1e-9 of
+    it), not the next float, on the fast path as on the reference."""
+    pool = 20 * GB - 20
+    state = ClusterState(0.0, Platform(4, pool, bb_nodes=(10 * GB,) * 2), ())
+    at = (pool - 4 * GB) + pool * 1e-9
+    answers = []
+    for planner in _both(state):
+        planner.reserve(Job("head", 0, 50.0, nodes=2, bb=4 * GB), 10.0, replace=True)
+        answers.append([planner.fits_now(Job("j", 0, 100.0, nodes=2, bb=b)) for b in
+                        (math.nextafter(at, 0.0), at, math.nextafter(at, math.inf))])
+        assert (planner._profile is None) == (not isinstance(planner, _Reference))
+    assert answers == [[True, True, False]] * 2
