@@ -270,3 +270,47 @@ def test_past_a_later_hold_a_start_now_may_take_the_pooled_bb_left_plus_its_tole
                         (math.nextafter(at, 0.0), at, math.nextafter(at, math.inf))])
         assert (planner._profile is None) == (not isinstance(planner, _Reference))
     assert answers == [[True, True, False]] * 2
+
+
+def test_a_start_now_may_take_the_whole_pool_plus_its_tolerance_and_no_more():
+    """The same pool, 20 bytes below its BB nodes' sum, nothing held: a 2-node job started now
+    may take the pool plus its tolerance (which rounds to the BB nodes' 20 GB), not the next
+    float."""
+    pool = 20 * GB - 20
+    state = ClusterState(0.0, Platform(4, pool, bb_nodes=(10 * GB,) * 2), ())
+    at = pool + pool * 1e-9
+    bbs = (math.nextafter(at, 0.0), at, math.nextafter(at, math.inf))
+    for planner in _both(state):
+        assert [planner.fits_now(Job("j", 0, 100.0, nodes=2, bb=b)) for b in bbs] == [
+            True, True, False]
+
+
+def test_the_pool_refuses_a_start_now_that_the_bb_nodes_would_take():
+    """The pool 20 bytes below its BB nodes' sum, and a running job of 10 GB whose pieces (5
+    GB on each BB node) are 10 bytes short (both within the rounding the platform and the
+    state accept): 10 GB less 20 bytes of the pool are free, 10 GB and 10 bytes of the BB
+    nodes. A 2-node job of 10 GB and 5 bytes would fit the BB nodes (a piece each); the pool
+    plus its tolerance of 20 bytes refuses it, as it refuses the next float above its bound,
+    and admits the bound itself."""
+    pool = 20 * GB - 20
+    running = (RunningJob(Job("r", 0, 50.0, nodes=1, bb=10 * GB), 0.0, (0,),
+                          ((0, 5 * GB - 5), (1, 5 * GB - 5))),)
+    state = ClusterState(0.0, Platform(4, pool, bb_nodes=(10 * GB,) * 2), running)
+    at = (pool - 10 * GB) + pool * 1e-9
+    assert at < 10 * GB + 5
+    for planner in _both(state):
+        assert [planner.fits_now(Job("j", 0, 100.0, nodes=2, bb=b))
+                for b in (at, math.nextafter(at, math.inf), 10 * GB + 5)] == [True, False, False]
+
+
+def test_a_re_placeable_reservation_from_now_gives_back_no_pieces_at_its_end():
+    """A re-placeable reservation may start now (1 node, 1 GB, for 10 s): its pieces are not
+    fixed, so at its end (10) nothing comes back to the BB nodes; a job of both BB nodes' 20
+    GB fits from 10 on, and the earliest is 10, on the fast path as on the reference."""
+    state = ClusterState(0.0, Platform(6, 20 * GB, bb_nodes=(10 * GB,) * 2), ())
+    big = Job("big", 0, 5.0, nodes=2, bb=20 * GB)
+    for planner in _both(state):
+        planner.reserve(Job("h", 0, 10.0, nodes=1, bb=GB), 0.0, replace=True)
+        assert [planner.fits(big, t) for t in (9.5, 10.0, 20.0)] == [False, True, True]
+        assert planner.earliest(big) == 10.0
+        assert (planner._profile is None) == (not isinstance(planner, _Reference))
