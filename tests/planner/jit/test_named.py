@@ -379,3 +379,50 @@ def test_the_compiled_exhaustive_search_finds_a_plan_better_by_half_a_second():
     arrays = model.named_arrays()
     assert arrays.exhaustive(10.5, [1, 0]) == (10.0, [0, 1], 3)
     assert arrays.exhaustive(10.0, [0, 1]) == (10.0, [0, 1], 3)
+
+
+@pytest.mark.parametrize(("nodes", "words"), [(64, 1), (65, 2), (128, 2), (129, 3)])
+def test_a_placements_signature_holds_one_bit_per_compute_node(nodes, words):
+    """A placement's signature: its kind, its pieces on each of the 2 BB nodes, then its
+    compute nodes on a proximity platform, one bit each in 64-bit words (at 64 and 128 nodes,
+    and one node past)."""
+    platform = Platform(nodes=nodes, bb=2 * GB, bb_nodes=(GB, GB),
+                        bb_proximity=((0, 1),) * nodes)
+    queue = (Job("q", 0.0, 10.0, nodes=1, bb=GB),)
+    arrays = PlanModel.from_state(ClusterState(0.0, platform, (), queue), 2).named_arrays()
+    assert arrays.width == 1 + 2 + words
+    assert arrays.scratch()[0].shape == (1 + 2 + words,)
+
+
+@pytest.mark.parametrize("stride", [1, 2, 3, 5])
+def test_the_buffers_hold_what_the_unchecked_compiled_loops_index(stride):
+    """numba does not check bounds: each buffer the compiled score and walk write must hold
+    what they index (their layout in bbopt.planner.jit.named) for 5 jobs on 2 BB nodes and 8
+    compute nodes by proximity: the profile with room for one breakpoint per job, a
+    signature, every job's start, term and the score after each, the changed jobs after four
+    counters, a snapshot every ``stride`` positions and the work space."""
+    state = ClusterState(0.0, _NEAR, (), tuple(
+        Job(f"q{i}", 0.0, 10.0 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(5)))
+    model = PlanModel.from_state(state, 2)
+    a = model.named_arrays()
+    n, k, nn, width = 5, 4, 8, 1 + 4 + 1
+    length = a.base.shape[1] - n
+    assert a.jobs.shape == (6, n) and a.base.shape[0] == 3 + k and length >= 2
+    assert a.base_now.shape == (k + nn,) and a.prox.shape == (nn, k)
+    assert a.consts.shape == (2 + k,) and a.width == width
+    sig, fwork, iwork = a.scratch()
+    assert sig.shape[0] >= width and fwork.shape[0] >= 3 and fwork.shape[1] >= 2 + k
+    assert iwork.shape[0] >= 3 and iwork.shape[1] >= nn
+    for owner, snaps in ((a, 1), (NamedWalk(a, list(range(n)), stride), (n - 1) // stride + 1)):
+        assert owner._orders.shape == (2, n)
+        assert owner._vals.shape[:2] == (2, 3) and owner._vals.shape[2] >= n + 1
+        assert owner._sigs.shape[:2] == (2, n) and owner._sigs.shape[2] >= width
+        assert owner._pool.shape[0] >= snaps + 1 and owner._pool.shape[1] == 2
+        assert owner._pool.shape[2:] == a.base.shape
+        assert owner._pool_now.shape[0] >= snaps + 1 and owner._pool_now.shape[1] == 2
+        assert owner._pool_now.shape[2:] == a.base_now.shape
+        assert owner._side.shape[0] == 2 and owner._side.shape[1] >= snaps + 1
+        assert owner._dirty.shape[0] >= n + 4
+    walk = NamedWalk(a, list(range(n)), stride)
+    assert walk._state.shape == (7,) and walk._fstate.shape == (3,)
+    assert walk.score == model.score(list(range(n)))
