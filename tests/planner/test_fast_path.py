@@ -314,3 +314,40 @@ def test_a_re_placeable_reservation_from_now_gives_back_no_pieces_at_its_end():
         assert [planner.fits(big, t) for t in (9.5, 10.0, 20.0)] == [False, True, True]
         assert planner.earliest(big) == 10.0
         assert (planner._profile is None) == (not isinstance(planner, _Reference))
+
+
+def _backfilled(planner_class):
+    """Three BB nodes of 7 GB; running: 7/3 GB on node 1 until 20, 7/3 GB and 28/9 GB on
+    node 2 until 10 and 20. The head (5 nodes, 14 GB) reserved re-placeably at 20, then three
+    jobs backfilled now (4/3 GB for 15 s, 6/7 GB for 100 s, 0.1 GB for 5 s)."""
+    third, two = 7 * GB * (1 / 3), (7 * GB - 7 * GB * (1 / 3)) * (2 / 3)
+    running = (RunningJob(Job("r0", 0, 20.0, nodes=1, bb=third), 0.0, (0,), ((1, third),)),
+               RunningJob(Job("r1", 0, 10.0, nodes=1, bb=third), 0.0, (1,), ((2, third),)),
+               RunningJob(Job("r2", 0, 20.0, nodes=1, bb=two), 0.0, (2,), ((2, two),)))
+    planner = planner_class.of(ClusterState(0.0, Platform(8, 21 * GB, bb_nodes=(7 * GB,) * 3),
+                                            running))
+    head = Job("head", 0, 50.0, nodes=5, bb=14 * GB)
+    assert planner.earliest(head) == 20.0
+    planner.reserve(head, 20.0, replace=True)
+    for k, (w, b) in enumerate(((15.0, 1 / 3 * GB * 4), (100.0, 1 / 7 * GB * 6), (5.0, GB / 10))):
+        assert planner.start(Job(f"j{k}", 0, w, nodes=1, bb=b)) is not None
+    return planner
+
+
+def test_after_backfilled_starts_the_largest_job_the_head_allows_is_the_references():
+    """The largest BB of a 1-node job started now for 100 s that leaves the head's pieces
+    placeable, found float by float on the reference, is admitted on the fast path, and the
+    next float refused: the BB nodes' free space at the head's start, kept while jobs start,
+    is the reference's to the last bit."""
+    def fits(planner_class, b):
+        return _backfilled(planner_class).fits_now(Job("x", 0, 100.0, nodes=1, bb=b))
+
+    lo, hi = 0.0, 21 * GB
+    assert fits(_Reference, lo) and not fits(_Reference, hi)
+    while math.nextafter(lo, hi) < hi:
+        mid = lo + (hi - lo) / 2
+        mid = mid if lo < mid < hi else math.nextafter(lo, hi)
+        lo, hi = (mid, hi) if fits(_Reference, mid) else (lo, mid)
+    assert 3 * GB < lo < 4 * GB
+    assert fits(Planner, lo) and not fits(Planner, hi)
+    assert _backfilled(Planner)._profile is None  # (answered on the fast path)
