@@ -389,9 +389,13 @@ def test_a_placements_signature_holds_one_bit_per_compute_node(nodes, words):
     platform = Platform(nodes=nodes, bb=2 * GB, bb_nodes=(GB, GB),
                         bb_proximity=((0, 1),) * nodes)
     queue = (Job("q", 0.0, 10.0, nodes=1, bb=GB),)
-    arrays = PlanModel.from_state(ClusterState(0.0, platform, (), queue), 2).named_arrays()
+    model = PlanModel.from_state(ClusterState(0.0, platform, (), queue), 2)
+    arrays = model.named_arrays()
     assert arrays.width >= 1 + 2 + words
     assert arrays.scratch()[0].shape[0] >= 1 + 2 + words
+    _check_first_snapshot(model, arrays, [GB, GB], [1.0] * nodes)
+    walk = NamedWalk(arrays, [0], 1)
+    assert walk.order == [0] and walk.start == [0.0] and walk.score == 0.0
 
 
 def _near_model() -> PlanModel:
@@ -409,14 +413,21 @@ def test_the_arrays_start_from_the_models_profile_and_state_now():
     BB node's space in its rows, the BB nodes now and a 1.0 per free compute node in the state
     now, and both copied into the first snapshot that every score starts from."""
     model = _near_model()
-    a = model.named_arrays()
-    length, k = len(model._Tz), 4
+    _check_first_snapshot(model, model.named_arrays(), [5 * GB, 10 * GB, 10 * GB, 10 * GB],
+                          [0.0] * 3 + [1.0] * 5)
+
+
+def _check_first_snapshot(model: PlanModel, a, bb_now: list[float], ids_now: list[float]):
+    """``a`` holds ``model``'s profile rows, the BB nodes' space ``bb_now`` and the free
+    compute nodes ``ids_now`` now, both copied into the first snapshot (no compiled loop has
+    run: the fastest tests call this first, before a loop could crash on wrong arrays)."""
+    length, k = len(model._Tz), len(bb_now)
     assert a.base[0, :length].tolist() == list(model._Tz)
     assert a.base[1, :length].tolist() == list(model._FNz)
     assert a.base[2, :length].tolist() == list(model._FBz)
     assert a.base[3:3 + k, :length].T.tolist() == [list(row) for row in model._FKz]
-    assert a.base_now[:k].tolist() == [5 * GB, 10 * GB, 10 * GB, 10 * GB]
-    assert a.base_now[k:k + 8].tolist() == [0.0] * 3 + [1.0] * 5
+    assert a.base_now[:k].tolist() == bb_now
+    assert a.base_now[k:k + len(ids_now)].tolist() == ids_now
     assert (a._pool[0, 0] == a.base).all() and (a._pool_now[0, 0] == a.base_now).all()
 
 
