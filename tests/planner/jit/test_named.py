@@ -336,6 +336,7 @@ def test_the_compiled_annealing_moves_are_swaps_kept_at_the_threshold():
     temperature = 40.0
     walk = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 2)
     by_hand = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 2)
+    assert walk.order == by_hand.order == [0, 1, 2, 3, 4]  # (the walks' current buffers)
     current = best = walk.score
     counts = [0, 0, 0, 0]
     want = [0, 0, 0, 0]
