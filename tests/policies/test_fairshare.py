@@ -866,3 +866,47 @@ def test_the_decision_carries_the_status_of_its_victim_choice(monkeypatch):
                     ).decide(_opt_state())
     assert d.preempt == ("v2", "v3") and d.stats.status is Status.FEASIBLE
     assert d.alternatives[0]["status"] == "FEASIBLE"
+
+
+def _fresh_start_state(queue):
+    """12 nodes, entitlements 4 / 4 / 4: A runs a0 (4 nodes) and C runs c0 (4 nodes), neither
+    preemptable; 4 nodes are free."""
+    running = [(_job("a0", "A", 4, pre=False, ckpt=False), 0.0),
+               (_job("c0", "C", 4, pre=False, ckpt=False), 0.0)]
+    return _state(100.0, running, queue)
+
+
+@pytest.mark.parametrize("quantum,started", [(0.0, ["b1"]), (0.001, ["a1"]), (1800.0, ["a1"])])
+def test_a_job_started_earlier_in_the_pass_is_taken_back_for_an_entitled_job(quantum, started):
+    # a1 (A, over its entitlement) comes first and takes the 4 free nodes; b1 (B, holding
+    # nothing) is within its entitlement and needs them. Algorithm 1 counts a1 among the running
+    # jobs: with no quantum it is the victim, taken back before it runs (nothing to checkpoint),
+    # and b1 starts now; with any quantum a1 is too young to be evicted and b1 waits.
+    queue = [_job("a1", "A", 4), _job("b1", "B", 4)]
+    d = make_policy("omfs", shares=THIRDS, quantum=quantum).decide(_fresh_start_state(queue))
+    assert d.started_ids == started
+    assert d.preempt == ()
+    assert d.memory["claims"] == {}
+
+
+def test_a_job_taken_back_frees_its_nodes_beside_a_running_victim():
+    # a1 (2 nodes) starts first; b1 needs 4: the candidates youngest first are a1 (just started)
+    # then a2 (running since 0); A holds 8 of its 4, so both go: a1 waits again, a2 is evicted
+    # and b1 claims the 2 free nodes and a2's 2.
+    running = [(_job("a0", "A", 4, pre=False, ckpt=False), 0.0), (_job("a2", "A", 2), 0.0),
+               (_job("c0", "C", 4, pre=False, ckpt=False), 0.0)]
+    state = _state(100.0, running, [_job("a1", "A", 2), _job("b1", "B", 4)])
+    d = make_policy("omfs", shares=THIRDS, quantum=0).decide(state)
+    assert d.started_ids == []
+    assert d.preempt == ("a2",)
+    assert d.memory["claims"] == {"b1": ["a2"]}
+
+
+def test_the_exact_victim_choice_takes_back_a_fresh_start_at_no_cost():
+    # omfs-opt on the same pass: a1 (checkpointable, 4 nodes: 4 x 2 x 64 GB / 1 GB/s = 512
+    # node-s if it were running) costs nothing to take back
+    queue = [_job("a1", "A", 4), _job("b1", "B", 4)]
+    d = make_policy("omfs-opt", shares=THIRDS, quantum=0).decide(_fresh_start_state(queue))
+    assert d.started_ids == ["b1"] and d.preempt == ()
+    (info,) = d.alternatives
+    assert info["victims"] == ["a1"] and info["cost"] == 0.0
