@@ -3,20 +3,8 @@ lexicographic case and a clock that stands still (every stage has the whole budg
 
 from __future__ import annotations
 
-from bbopt.core import Job
 from bbopt.models.packs import PackModel
-
-B = 1e9
-
-
-def periodic(id_: str, n: int, w: float, io_seconds: float, nodes: int = 1,
-             submit: float = 0.0) -> Job:
-    """An application of ``n`` iterations of ``w`` s of compute and ``io_seconds`` of I/O at
-    1 GB/s."""
-    t = n * (w + io_seconds)
-    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
-               extra={"io": {"iterations": n, "compute_seconds": w,
-                             "io_bytes": io_seconds * B, "io_bandwidth": B}})
+from tests._periodic import B, periodic
 
 
 class StillClock:
