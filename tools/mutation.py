@@ -91,6 +91,7 @@ TESTS: dict[str, list[str]] = {
     "bbopt/policies/eviction_candidates.py": [
         "tests/policies/test_eviction_candidates.py",
         "tests/policies/test_fairshare_budget.py",
+        "tests/policies/test_fairshare.py",
     ],
     "bbopt/policies/registry.py": ["tests/policies/test_registry.py", "tests/test_registry.py"],
     "bbopt/workloads/swf.py": [
@@ -291,6 +292,11 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_fairshare_baselines.py",
         "tests/policies/test_fairshare_budget.py",
         "tests/policies/test_fairshare_properties.py",
+    ],
+    "bbopt/policies/fairshare_pass.py": [
+        "tests/policies/test_fairshare_pass.py",
+        "tests/policies/test_fairshare.py",
+        "tests/policies/test_fairshare_baselines.py",
     ],
     "bbopt/policies/window.py": [
         "tests/policies/test_window.py",

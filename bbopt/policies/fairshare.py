@@ -291,9 +291,8 @@ class MemorylessFairShare:
                     started.remove(r.job)
                     easy.take_back(r.job)
             evicted = [r for r in chosen if r.job.id not in fresh]
-            if not evicted and free.fits(job):  # the jobs taken back made room now
-                easy.offer(job, force=True)
-                started.append(job)
+            if not evicted and free.fits(job) and easy.offer(job, force=True):
+                started.append(job)  # (the jobs taken back made room now)
                 self._hold(job, held, held_np)
                 continue
             freed_n = freed_b = 0.0

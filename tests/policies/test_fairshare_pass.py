@@ -52,3 +52,16 @@ def test_a_start_taken_back_frees_its_pieces_on_named_bb_nodes():
     easy.take_back(one)
     assert easy.free.planner.bb.free == [20 * GB, 20 * GB]
     assert easy.offer(two)
+
+
+def test_spare_nodes_given_back_are_added_to_what_is_still_spare():
+    # 6 nodes, r holds 4 until 100: the head (3 nodes) waits, 3 nodes spare at 100; two late
+    # starts of one node each leave 1; the first taken back makes 2 spare (not its 1 node)
+    state = ClusterState(0.0, Platform(nodes=6), (RunningJob(Job("r", 0, 100.0, nodes=4), 0.0),))
+    easy = Easy(state, Free(2, 0.0, 0.0))
+    assert not easy.offer(Job("h", 0, 50.0, nodes=3))
+    assert easy.extra_n == 3
+    first, second = Job("l1", 0, 500.0, nodes=1), Job("l2", 0, 500.0, nodes=1)
+    assert easy.offer(first) and easy.offer(second) and easy.extra_n == 1
+    easy.take_back(first)
+    assert easy.extra_n == 2 and easy.late == {"l2"} and easy.started == [second]
