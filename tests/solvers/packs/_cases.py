@@ -1,16 +1,10 @@
-"""What the pack builders' tests share: Jeannot et al.'s periodic applications, the three-stage
-lexicographic case and a clock that stands still (every stage has the whole budget)."""
+"""What the pack builders' tests share: Jeannot et al.'s periodic applications (from
+``tests/_periodic.py``) and the three-stage lexicographic case."""
 
 from __future__ import annotations
 
 from bbopt.models.packs import PackModel
 from tests._periodic import B, periodic
-
-
-class StillClock:
-    @staticmethod
-    def perf_counter() -> float:
-        return 0.0
 
 
 def three_stages() -> PackModel:
