@@ -222,7 +222,7 @@ def run_lexicographic(solver: IntSolver, form: LinearForm,
         for k, stage in enumerate(stages):
             tie = stage == {TIEBREAK: 1} and x is not None
             cx, ca = _combine(form, stage)
-            if k + 1 < len(stages) and not cx.any() and not (form.k and ca.any()):
+            if k + 1 < len(stages) and not cx.any() and not ca.any():
                 bounds.append((0, 0.0))  # (every selection scores 0: nothing to keep)
                 continue
             left = clock.left()
