@@ -323,6 +323,12 @@ TESTS: dict[str, list[str]] = {
     ],
     "bbopt/solvers/window/milp.py": ["tests/solvers/window/test_milp.py"],
     "bbopt/solvers/window/highs.py": ["tests/solvers/window/test_highs.py"],
+    "bbopt/solvers/scip.py": [
+        "tests/solvers/window/test_scip.py",
+        "tests/solvers/preemption/test_scip.py",
+        "tests/solvers/packs/test_scip.py",
+        "tests/solvers/test_scip.py",
+    ],
     "bbopt/solvers/window/scip.py": [
         "tests/solvers/window/test_scip.py",
         "tests/solvers/test_scip.py",
