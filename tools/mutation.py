@@ -91,6 +91,7 @@ TESTS: dict[str, list[str]] = {
     "bbopt/policies/eviction_candidates.py": [
         "tests/policies/test_eviction_candidates.py",
         "tests/policies/test_fairshare_budget.py",
+        "tests/policies/test_fairshare.py",
     ],
     "bbopt/policies/registry.py": ["tests/policies/test_registry.py", "tests/test_registry.py"],
     "bbopt/workloads/swf.py": [
@@ -300,6 +301,11 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_fairshare_budget.py",
         "tests/policies/test_fairshare_properties.py",
     ],
+    "bbopt/policies/fairshare_pass.py": [
+        "tests/policies/test_fairshare_pass.py",
+        "tests/policies/test_fairshare.py",
+        "tests/policies/test_fairshare_baselines.py",
+    ],
     "bbopt/policies/window.py": [
         "tests/policies/test_window.py",
         "tests/policies/test_window_common.py",
@@ -325,6 +331,12 @@ TESTS: dict[str, list[str]] = {
     ],
     "bbopt/solvers/window/milp.py": ["tests/solvers/window/test_milp.py"],
     "bbopt/solvers/window/highs.py": ["tests/solvers/window/test_highs.py"],
+    "bbopt/solvers/scip.py": [
+        "tests/solvers/window/test_scip.py",
+        "tests/solvers/preemption/test_scip.py",
+        "tests/solvers/packs/test_scip.py",
+        "tests/solvers/test_scip.py",
+    ],
     "bbopt/solvers/window/scip.py": [
         "tests/solvers/window/test_scip.py",
         "tests/solvers/test_scip.py",
