@@ -54,3 +54,60 @@ def test_room_for_more_breakpoints_than_the_arrays_hold_grows_them():
     assert (arrays.times, arrays.free) == (listed.times, listed.free)
     arrays._room(2)  # (room enough: kept as they are)
     assert arrays.T.shape[0] >= 67
+
+
+@pytest.mark.parametrize(("held", "low"), [(3e-8, True), (0.0, False)])
+def test_a_compression_marks_the_profile_low_as_the_list_profile_holding_its_moves(held, low):
+    """All 8 nodes and 100 bytes held until 10, ``held`` bytes until 20, and a reservation of 4
+    nodes and 100 + 4e-8 bytes kept at 20. The slot until 10 comes free: the compression moves
+    the reservation to 0, where the pool is left at -7e-8 with 3e-8 held (below minus half the
+    tolerance of 1e-7: low) or at -4e-8 without (not low), as on the list profile with the same
+    releases and reservation."""
+    from bbopt.core import Job
+
+    kept = Job("k", 0, 5.0, nodes=4, bb=100.0 + 4e-8)
+    listed, _ = _both()
+    listed.reserve(0.0, 10.0, (8, 100.0))
+    listed.reserve(0.0, 20.0, (0, held))
+    listed.reserve(20.0, 25.0, (4, kept.bb))
+    assert listed._low is False
+    arrays = ArrayProfile(listed.copy())
+    assert arrays.compress(0.0, 20.0, [(0.0, 10.0, 8, 100.0)], [(20.0, 0, kept)], True) == [
+        (0, 0.0)]
+    listed.release(0.0, 10.0, (8, 100.0))
+    listed.release(20.0, 25.0, (4, kept.bb))
+    listed.reserve(0.0, 5.0, (4, kept.bb))
+    assert arrays._low is listed._low is low
+    assert (arrays.times, arrays.free) == (listed.times, listed.free)
+
+
+def test_a_compression_on_full_arrays_grows_them_first():
+    """The same compression with 3e-8 bytes held until 10 only and a node held on [15, 20) and
+    two on [25, 30) (so no row given back merges with its neighbours), once short reservations
+    from t=100 on have filled the arrays exactly (76 breakpoints for the 76 they first hold):
+    the arrays grow before the compression adds the reservation's new end, and hold every
+    breakpoint after it."""
+    from bbopt.core import Job
+
+    kept = Job("k", 0, 5.0, nodes=4, bb=100.0 + 4e-8)
+    listed, _ = _both()
+    listed.reserve(0.0, 10.0, (8, 100.0))
+    listed.reserve(0.0, 10.0, (0, 3e-8))
+    listed.reserve(15.0, 20.0, (1, 1.0))
+    listed.reserve(25.0, 30.0, (2, 1.0))
+    listed.reserve(20.0, 25.0, (4, kept.bb))
+    arrays = ArrayProfile(listed.copy())
+    k = 0
+    while arrays.n < arrays.T.shape[0]:
+        for p in (listed, arrays):
+            p.reserve(100.0 + 2 * k, 101.0 + 2 * k, (1, 1.0))
+        k += 1
+    assert arrays.n == arrays.T.shape[0] == arrays.F.shape[0] == 76
+    assert arrays.compress(0.0, 20.0, [(0.0, 10.0, 8, 100.0)], [(20.0, 0, kept)], True) == [
+        (0, 0.0)]
+    assert arrays.n <= arrays.T.shape[0] and arrays.n <= arrays.F.shape[0]
+    listed.release(0.0, 10.0, (8, 100.0))
+    listed.release(20.0, 25.0, (4, kept.bb))
+    listed.reserve(0.0, 5.0, (4, kept.bb))
+    assert arrays.n == len(listed.times) == 77
+    assert (arrays.times, arrays.free) == (listed.times, listed.free)
