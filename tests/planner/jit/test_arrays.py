@@ -102,7 +102,7 @@ def test_a_compression_on_full_arrays_grows_them_first():
         for p in (listed, arrays):
             p.reserve(100.0 + 2 * k, 101.0 + 2 * k, (1, 1.0))
         k += 1
-    assert arrays.n == arrays.T.shape[0] == arrays.F.shape[0] == 76
+    assert arrays.n == arrays.T.shape[0] == 76 <= arrays.F.shape[0]
     assert arrays.compress(0.0, 20.0, [(0.0, 10.0, 8, 100.0)], [(20.0, 0, kept)], True) == [
         (0, 0.0)]
     assert arrays.n <= arrays.T.shape[0] and arrays.n <= arrays.F.shape[0]
