@@ -291,6 +291,14 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_conservative_named.py",
     ],
     "bbopt/planner/fast_path.py": ["tests/planner/test_fast_path.py"],
+    # (numba on: the kernels' Python side; a function the package runs only at import, such as
+    # the kernel decorator or quick_init, is scored by tests that call it themselves)
+    "bbopt/planner/jit/arrays.py": ["tests/planner/jit/test_arrays.py",
+                                    "tests/planner/jit/test_compression.py"],
+    "bbopt/planner/jit/cache.py": ["tests/planner/jit/test_cache.py"],
+    "bbopt/resources.py": ["tests/test_resources.py", "tests/test_limits.py"],
+    "bbopt/quick_init.py": ["tests/test_quick_init.py"],
+    "bbopt/gc_pause.py": ["tests/test_gc_pause.py"],
     "bbopt/policies/fairshare.py": [
         "tests/policies/test_fairshare.py",
         "tests/policies/test_fairshare_baselines.py",
