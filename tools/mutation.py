@@ -61,6 +61,10 @@ TESTS: dict[str, list[str]] = {
         "tests/analysis/test_metrics_counts.py",
     ],
     "bbopt/validation.py": ["tests/test_validation.py"],
+    "bbopt/analysis/fairshare_metrics.py": [
+        "tests/analysis/test_fairshare_metrics.py",
+        "tests/policies/test_fairshare.py",
+    ],
     "bbopt/simulation/ledger.py": [
         "tests/simulation/test_ledger_nodes.py",
         "tests/simulation/test_ledger_plain_starts.py",
