@@ -65,6 +65,7 @@ TESTS: dict[str, list[str]] = {
         "tests/analysis/test_fairshare_metrics.py",
         "tests/policies/test_fairshare.py",
     ],
+    "bbopt/analysis/intervals.py": ["tests/analysis/test_intervals.py"],
     "bbopt/simulation/ledger.py": [
         "tests/simulation/test_ledger_nodes.py",
         "tests/simulation/test_ledger_plain_starts.py",
