@@ -6,6 +6,7 @@ positive ratios only, and a seeded percentile bootstrap."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,8 @@ def test_t_interval_ignores_nan_and_needs_two_values_for_a_width():
     mean, lo, hi = t_interval(np.array([3.0, np.nan]))
     assert mean == 3.0 and math.isnan(lo) and math.isnan(hi)
     assert all(math.isnan(v) for v in t_interval(np.array([np.nan])))
-    assert all(math.isnan(v) for v in t_interval(np.array([], dtype=float)))
+    nan3 = t_interval(np.array([], dtype=float))
+    assert len(nan3) == 3 and all(math.isnan(v) for v in nan3)
     mean, lo, hi = t_interval(np.array([2.0, np.nan, 4.0]))
     assert mean == 3.0
     assert hi == pytest.approx(3.0 + T975_1 * 1.0)  # sd sqrt(2), / sqrt(2)
@@ -160,5 +162,47 @@ def test_from_split_table_reads_the_raw_frame():
     assert out.columns.tolist() == ["unit", "policy", "normalised"]
     assert out["unit"].tolist() == [0, 1]
     assert from_split_table(raw)["unit"].tolist() == [0, 1]
-    with pytest.raises(InputError, match=r"compare_split's table"):
+    with pytest.raises(InputError, match=r"^need compare_split's table \(with attrs\['raw'\]\)$"):
         from_split_table(pd.DataFrame({"policy": ["a"]}))
+
+
+def test_the_default_seed_is_zero():
+    # many distinct means, so two seeds give two intervals
+    x = np.arange(1, 30) ** 1.5
+    zero = bootstrap_interval(x)
+    assert zero == bootstrap_interval(x, seed=0) != bootstrap_interval(x, seed=1)
+    long = pd.DataFrame({"policy": ["a"] * x.size, "metric": ["m"] * x.size,
+                         "value": x, "normalised": x})
+    row = interval_table(long).iloc[0]
+    assert (row["boot_low"], row["boot_high"]) == zero
+    assert row.index.tolist() == ["metric", "policy", "n", "mean", "ci_low", "ci_high", "gmean",
+                                  "log_ci_low", "log_ci_high", "boot_low", "boot_high",
+                                  "values", "raw_mean"]
+    other = interval_table(long, seed=1).iloc[0]
+    assert (other["boot_low"], other["boot_high"]) == bootstrap_interval(x, seed=1)
+
+
+def test_interval_table_passes_its_level_to_the_log_ratio_interval():
+    long = normalise_runs(_runs(), "fcfs", ["wait"])
+    narrow = interval_table(long, level=0.5, n_boot=200, seed=1).iloc[1]
+    assert narrow["log_ci_high"] == pytest.approx(2.0)  # exp(t(0.75, 1) = 1 x ln 2)
+    assert narrow["log_ci_low"] == pytest.approx(0.5)
+
+
+def test_normalise_runs_keeps_a_table_s_own_index_and_numbers_its_rows():
+    t = _runs()
+    t.index = [10, 11, 12, 13, 14]
+    t["wait"] = [10, 5, 4, 8, 0]  # integers: the values come out as floats
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the reference's 0 divides without a warning
+        long = normalise_runs(t, "fcfs", ["wait", "util"])
+    assert long.index.tolist() == list(range(10))
+    assert long["value"].dtype == float
+    assert long["normalised"].tolist()[:5] == [1.0, 0.5, 1.0, 2.0, 0.0]
+
+
+def test_without_unit_columns_every_run_is_one_unit():
+    t = pd.DataFrame({"policy": ["r", "p", "p"], "wait": [4.0, 2.0, 8.0]})
+    long = normalise_runs(t, "r", ["wait"])
+    assert long["unit"].tolist() == ["", "", ""]
+    assert long["normalised"].tolist() == [1.0, 0.5, 2.0]
