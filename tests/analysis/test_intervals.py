@@ -206,3 +206,21 @@ def test_without_unit_columns_every_run_is_one_unit():
     long = normalise_runs(t, "r", ["wait"])
     assert long["unit"].tolist() == ["", "", ""]
     assert long["normalised"].tolist() == [1.0, 0.5, 2.0]
+
+
+def test_integer_metrics_come_out_as_float_values():
+    t = _runs()
+    t["wait"] = [10, 5, 4, 8, 0]
+    long = normalise_runs(t, "fcfs", ["wait"])
+    assert long["value"].dtype == float and long["value"].tolist()[0] == 10.0
+
+
+def test_a_policy_missing_from_a_metric_gets_an_empty_row_quietly():
+    long = pd.DataFrame({"policy": ["a", "b"], "metric": ["m1", "m2"], "value": [1.0, 2.0],
+                         "normalised": [1.0, 1.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tab = interval_table(long, n_boot=10)
+    empty = tab[(tab["metric"] == "m1") & (tab["policy"] == "b")].iloc[0]
+    assert empty["n"] == 0 and math.isnan(empty["raw_mean"]) and math.isnan(empty["mean"])
+    assert len(tab) == 4
