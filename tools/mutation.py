@@ -66,6 +66,11 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_fairshare.py",
     ],
     "bbopt/analysis/intervals.py": ["tests/analysis/test_intervals.py"],
+    "bbopt/workloads/generators/kopanski.py": [
+        "tests/workloads/generators/test_kopanski.py",
+        "tests/workloads/test_generators.py",
+    ],
+    "bbopt/runs.py": ["tests/test_runs.py", "tests/test_runs_defaults.py"],
     "bbopt/simulation/ledger.py": [
         "tests/simulation/test_ledger_nodes.py",
         "tests/simulation/test_ledger_plain_starts.py",

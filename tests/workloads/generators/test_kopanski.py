@@ -9,6 +9,7 @@ import pytest
 from bbopt.core import GB, HOUR, Job
 from bbopt.errors import InputError
 from bbopt.workloads.generators import kopanski
+from bbopt.workloads.synthetic import kth_like
 
 
 def _job(runtime: float | None, walltime: float = 100 * HOUR, bb: float = 4 * GB,
@@ -40,6 +41,7 @@ def test_checkpoint_bytes_are_the_factor_times_the_request_and_staging_the_reque
                   "checkpoints": 0, "checkpoint_bytes": 2 * GB, "stage_in_bytes": 4 * GB,
                   "stage_out_bytes": 4 * GB}
     assert kopanski.phases_of(_job(HOUR), checkpoint_factor=0.0)["checkpoint_bytes"] == 0.0
+    assert kopanski.phases_of(_job(HOUR, bb=4 * GB))["checkpoint_bytes"] == 4 * GB  # factor 1
 
 
 def test_phase_parameters_are_checked_at_zero():
@@ -57,10 +59,11 @@ def test_phase_parameters_are_checked_at_zero():
 
 def test_with_phases_keeps_the_job_s_other_extras_and_passes_its_options():
     job = Job("j", 0, walltime=10 * HOUR, runtime=6 * HOUR, bb=GB, extra={"user": "u"})
-    (out,) = kopanski.with_phases([job], phase_length=2 * HOUR, max_phases=2,
+    (out,) = kopanski.with_phases([job], phase_length=2 * HOUR, max_phases=5,
                                   checkpoint_factor=0.25)
     assert out.extra["user"] == "u"
-    assert out.extra["phases"]["compute_phases"] == 2
+    assert out.extra["phases"]["compute_phases"] == 3
+    assert kopanski.with_phases([job], max_phases=2)[0].extra["phases"]["compute_phases"] == 2
     assert out.extra["phases"]["checkpoint_bytes"] == 0.25 * GB
     assert job.extra == {"user": "u"}
 
@@ -72,3 +75,20 @@ def test_io_taken_out_uses_the_walltime_for_no_runtime():
     # the floor exactly: 40 x 23.75 GB / 1.25 GB/s = 760 s out of 800 leaves 40 s = 5 %
     at = Job("f", 0, walltime=3_600, runtime=800.0, nodes=1, bb=23.75 * GB)
     assert kopanski.with_io_taken_out([at])[0].runtime == pytest.approx(40.0)
+
+
+def test_the_workload_draws_with_seed_0_without_the_rules_by_default():
+    jobs = kth_like(300, seed=5)
+    default = kopanski.kopanski_workload(jobs)
+    plain = kopanski.with_lognormal_bb(jobs, 0, rules=False)
+    ruled = kopanski.with_lognormal_bb(jobs, 0, rules=True)
+    assert [j.bb for j in plain] != [j.bb for j in ruled]  # the rules change this sample
+    assert [j.bb for j in default] == [j.bb for j in plain]
+    assert [j.bb for j in kopanski.kopanski_workload(jobs, 0, rules=True)] == [j.bb for j in ruled]
+    assert [j.bb for j in kopanski.kopanski_workload(jobs, 7)] == [
+        j.bb for j in kopanski.with_lognormal_bb(jobs, 7)]
+    assert all("phases" in j.extra for j in default)
+    bare = kopanski.kopanski_workload(jobs, phases=False)
+    assert not any("phases" in j.extra for j in bare)
+    long = kopanski.kopanski_workload(jobs, phase_length=1e-3)
+    assert {j.extra["phases"]["compute_phases"] for j in long} == {10}
