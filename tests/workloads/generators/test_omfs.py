@@ -98,3 +98,56 @@ def test_flag_fractions_are_checked_at_0_and_1():
     assert e.value.field == "checkpointable"
     (half,) = omfs.with_preemption_flags(jobs)  # 0.5 of 1 job rounds to 0
     assert (half.preemptable, half.checkpointable) == (False, False)
+
+
+def _raises(field: str, message: str, call, *args, **kwargs) -> None:
+    with pytest.raises(InputError) as e:
+        call(*args, **kwargs)
+    assert e.value.field == field
+    assert message in str(e.value) and "XX" not in str(e.value)
+    assert str(e.value).endswith(message)
+
+
+def test_every_refusal_names_its_field_and_says_why():
+    jobs = _jobs()[:3]
+    _raises("jobs", "empty workload: no jobs", omfs.assign_entities, [])
+    _raises("by", "by must be 'user', 'group' or 'random', got 'team'", omfs.assign_entities,
+            jobs, by="team")
+    _raises("n_entities", "by='random' needs n_entities", omfs.assign_entities, jobs,
+            by="random")
+    _raises("shares", "shares must be 'equal', 'usage' or a mapping, got 'even'",
+            omfs.assign_entities, jobs, shares="even")
+    _raises("shares", "no share given for entities ['b']", omfs.assign_entities, jobs,
+            shares={"a": 1.0})
+    _raises("shares", "shares must be >= 0", omfs.assign_entities, jobs,
+            shares={"a": -1.0, "b": 1.0})
+    _raises("shares", "shares sum to zero", omfs.assign_entities, jobs,
+            shares={"a": 0.0, "b": 0.0})
+    _raises("checkpointable", "checkpointable jobs are a subset of preemptable ones: "
+            "checkpointable=0.6 > preemptable=0.5", omfs.with_preemption_flags, jobs,
+            preemptable=0.5, checkpointable=0.6)
+
+
+def test_at_most_five_missing_entities_are_named():
+    jobs = [Job(str(i), 0, walltime=10, runtime=5, user=f"u{i}") for i in range(7)]
+    with pytest.raises(InputError) as e:
+        omfs.assign_entities(jobs, shares={"u0": 1.0})
+    assert str(e.value).endswith("no share given for entities ['u1', 'u2', 'u3', 'u4', 'u5']")
+
+
+def test_weights_summing_below_one_are_scaled_up():
+    _, shares = omfs.assign_entities(_jobs()[:3], shares={"a": 0.3, "b": 0.2})
+    assert shares == pytest.approx({"a": 0.6, "b": 0.4})
+
+
+def test_both_draws_are_seeded_with_0_by_default():
+    jobs = [Job(str(i), 0, walltime=10, runtime=5, user=f"u{i}") for i in range(40)]
+    users = [j.user for j in omfs.assign_entities(jobs, by="random", n_entities=3)[0]]
+    assert users == [j.user for j in omfs.assign_entities(jobs, by="random", n_entities=3,
+                                                          seed=0)[0]]
+    assert users != [j.user for j in omfs.assign_entities(jobs, by="random", n_entities=3,
+                                                          seed=1)[0]]
+    flags = [j.preemptable for j in omfs.with_preemption_flags(jobs)]
+    assert flags == [j.preemptable for j in omfs.with_preemption_flags(jobs, seed=0)]
+    assert flags == [j.preemptable for j in omfs.with_preemption_flags(jobs)]
+    assert flags != [j.preemptable for j in omfs.with_preemption_flags(jobs, seed=1)]
