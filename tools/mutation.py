@@ -65,6 +65,16 @@ TESTS: dict[str, list[str]] = {
         "tests/analysis/test_fairshare_metrics.py",
         "tests/policies/test_fairshare.py",
     ],
+    "bbopt/analysis/intervals.py": ["tests/analysis/test_intervals.py"],
+    "bbopt/workloads/generators/kopanski.py": [
+        "tests/workloads/generators/test_kopanski.py",
+        "tests/workloads/test_generators.py",
+    ],
+    "bbopt/runs.py": ["tests/test_runs.py", "tests/test_runs_defaults.py"],
+    "bbopt/workloads/generators/omfs.py": [
+        "tests/workloads/generators/test_omfs.py",
+        "tests/workloads/test_generators.py",
+    ],
     "bbopt/simulation/ledger.py": [
         "tests/simulation/test_ledger_nodes.py",
         "tests/simulation/test_ledger_plain_starts.py",
