@@ -9,6 +9,7 @@ from bbopt.slurm.commands import (
     SEP,
     License,
     SlurmCommands,
+    SlurmJob,
     SlurmNode,
     expand_hostlist,
     format_minutes,
@@ -89,6 +90,41 @@ def test_bb_maps_both_ways_rounding_up():
     assert bb_of(licenses_for(4.2 * TB, TB), TB) == 5 * TB
     assert quantize(Job("a", 0, 10, bb=1.5 * GB)).bb == 2 * GB
     assert "walltime=3.5" in comment_for(Job("a", 0, 3.5))
+
+
+def test_a_pool_with_another_unit_maps_with_that_unit_both_ways():
+    # 1.5 TB in TB licenses is 2 licenses, 2 TB back; in the default GB unit it would be 1,500
+    assert quantize(Job("a", 0, 10, bb=1.5 * TB), unit=TB).bb == 2 * TB
+    assert quantize(Job("a", 0, 10, bb=1.5 * GB), unit=TB).bb == 1 * TB
+    assert platform_from_slurm([SlurmNode("n1", "idle")], {"bb": License("bb", 3, 0)},
+                               unit=TB).bb == 3 * TB
+
+
+def _slurm_job(submit, nodes=1, comment="", name="trace-7"):
+    return SlurmJob("42", name, "PENDING", "carol", nodes, 60.0, None, submit, (), "",
+                    comment, {})
+
+
+def test_submit_times_are_relative_to_the_origin_and_clipped_at_zero():
+    assert job_from_slurm(_slurm_job(1000.5), origin=1000.0).submit == 0.5
+    assert job_from_slurm(_slurm_job(1000.0), origin=1000.0).submit == 0.0
+    assert job_from_slurm(_slurm_job(999.0), origin=1000.0).submit == 0.0
+    # a job Slurm reports without a submit time counts as submitted at the origin
+    assert job_from_slurm(_slurm_job(None), origin=1000.0).submit == 0.0
+
+
+def test_a_job_keeps_its_node_count_and_at_least_one_node():
+    assert job_from_slurm(_slurm_job(0.0, nodes=1), origin=0.0).nodes == 1
+    assert job_from_slurm(_slurm_job(0.0, nodes=0), origin=0.0).nodes == 1
+    assert job_from_slurm(_slurm_job(0.0, nodes=3), origin=0.0).nodes == 3
+
+
+def test_the_slurm_name_and_the_trace_id_go_to_extra():
+    job = job_from_slurm(_slurm_job(0.0, comment="bbopt:walltime=5,id=t3"), origin=0.0)
+    assert job.extra == {"name": "trace-7", "trace_id": "t3"}
+    # without an id in the comment the trace id is the Slurm job name
+    job = job_from_slurm(_slurm_job(0.0), origin=0.0)
+    assert job.extra == {"name": "trace-7", "trace_id": "trace-7"}
 
 
 def test_site_config_lines_round_the_pool_down_to_whole_licenses():
