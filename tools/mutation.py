@@ -44,6 +44,7 @@ TESTS: dict[str, list[str]] = {
         "tests/slurm/test_cli_run_progress.py",
     ],
     "bbopt/slurm/pool.py": ["tests/slurm/test_commands.py", "tests/slurm/test_site_and_run.py"],
+    "bbopt/slurm/site.py": ["tests/slurm/test_commands.py", "tests/slurm/test_site_and_run.py"],
     "bbopt/planner/bb.py": [
         "tests/planner/test_bb_placement.py",
         "tests/planner/test_bb_nodes.py",

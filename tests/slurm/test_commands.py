@@ -1,9 +1,12 @@
 """Parsing Slurm's machine-readable output and the BB pool mapping (no Slurm needed)."""
 
+import math
+
 import pytest
 
 from bbopt import Job, Platform
 from bbopt.core import GB, TB
+from bbopt.errors import InputError
 from bbopt.slurm.cluster import SlurmError
 from bbopt.slurm.commands import (
     SEP,
@@ -137,6 +140,55 @@ def test_site_config_lines_round_the_pool_down_to_whole_licenses():
     assert '["bbopt"] = true, ["big"] = true' in lua and "HOLD_DEFAULT = false" in lua
     assert "job_desc.priority = 0" in lua
     assert "local BBOPT_PARTITIONS = {  }" in job_submit_lua()
+
+
+def test_site_config_by_default_adds_the_lua_plugin_and_no_backfill_licenses():
+    from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
+
+    assert slurm_conf_lines(2 * GB) == [
+        "Licenses=bb:2", "JobSubmitPlugins=lua  # job_submit.lua beside slurm.conf"]
+    # a job without -p is held by default: the default partition is taken as bbopt's
+    assert "local HOLD_DEFAULT = true  --" in job_submit_lua(["bbopt"])
+
+
+@pytest.mark.parametrize(("bb", "unit", "field"), [
+    (2 * GB, 0.5, "--bb-unit"),  # less than a byte per license
+    (0.0, GB, "--bb"), (-1.0, GB, "--bb"), (math.inf, GB, "--bb"), (math.nan, GB, "--bb"),
+    (0.5 * GB, GB, "--bb-unit"),  # rounds down to no license
+    (2.0**33, 1.0, "--bb-unit"),  # more licenses than Slurm counts
+])
+def test_site_config_refuses_a_pool_slurm_cannot_hold_naming_the_option(bb, unit, field):
+    from bbopt.slurm.site import slurm_conf_lines
+
+    with pytest.raises(InputError) as err:
+        slurm_conf_lines(bb, unit)
+    assert err.value.field == field
+
+
+def test_site_config_accepts_one_byte_per_license_and_the_largest_count():
+    from bbopt.slurm.site import MAX_LICENSES, slurm_conf_lines
+
+    assert slurm_conf_lines(3.0, 1.0, lua=False) == ["Licenses=bb:3"]
+    assert slurm_conf_lines(float(MAX_LICENSES), 1.0, lua=False) == [
+        f"Licenses=bb:{MAX_LICENSES}"]
+
+
+def test_lua_strings_keep_printable_ascii_and_escape_the_rest():
+    from bbopt.slurm.site import lua_string
+
+    assert lua_string("Xa b~") == '"Xa b~"'  # space (32) and ~ (126) kept
+    assert lua_string('"\\') == '"\\034\\092"'  # quote and backslash escaped
+    assert lua_string("\x1f\x7f") == '"\\031\\127"'  # just below and at the bounds
+    assert lua_string("\u00e9") == '"\\195\\169"'  # UTF-8 bytes
+
+
+def test_a_partition_name_that_slurm_refuses_is_an_input_error_naming_the_rule():
+    from bbopt.slurm.site import check_partition
+
+    assert check_partition("a" * 64) == "a" * 64
+    with pytest.raises(InputError, match="at most 64; no blank") as err:
+        check_partition("a" * 65, field="partitions")
+    assert err.value.field == "partitions"
 
 
 def test_the_command_layer_reads_and_acts_on_the_recorded_fake():
