@@ -20,6 +20,7 @@ from bbopt.slurm.commands import (
     parse_licenses,
     parse_sinfo,
     parse_squeue,
+    parse_time,
 )
 from bbopt.slurm.pool import (
     bb_of,
@@ -189,6 +190,28 @@ def test_a_partition_name_that_slurm_refuses_is_an_input_error_naming_the_rule()
     with pytest.raises(InputError, match="at most 64; no blank") as err:
         check_partition("a" * 65, field="partitions")
     assert err.value.field == "partitions"
+
+
+@pytest.mark.parametrize("text", ["", "N/A", "Unknown", "None", "(null)"])
+def test_slurm_times_that_are_not_set_read_as_none(text):
+    assert parse_time(text) is None
+
+
+@pytest.mark.parametrize("text", ["UNLIMITED", "infinite", "Invalid", "n/a", "NOT_SET", ""])
+def test_time_limits_that_are_not_set_read_as_none_in_any_case(text):
+    assert parse_duration(text) is None
+
+
+def test_unreadable_times_and_durations_are_slurm_errors_quoting_them():
+    with pytest.raises(SlurmError, match="cannot read Slurm time 'soon'"):
+        parse_time("soon")
+    with pytest.raises(SlurmError, match="cannot read Slurm duration '1:2:3:4'"):
+        parse_duration("1:2:3:4")
+
+
+def test_licenses_not_set_are_none_and_remote_ones_count_under_their_name():
+    assert parse_licenses("N/A") == {}
+    assert parse_licenses("bb@db1:3,bb:2,io") == {"bb": 5, "io": 1}
 
 
 def test_the_command_layer_reads_and_acts_on_the_recorded_fake():
