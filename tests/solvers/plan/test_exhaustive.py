@@ -193,3 +193,44 @@ def test_the_named_search_proves_the_best_permutation(seed):
     if seed:
         assert min(model.score(o) for _, o in model.candidates()) > res.objective
     assert res.objective == res.bound == model.score(res.solution.order) == _optimum(model)
+
+
+def _four_nodes(*jobs: tuple[int, int, int, int]) -> PlanModel:
+    """4 nodes and 20 GB of BB free at now = 100; jobs as (submit, walltime, nodes, GB)."""
+    return PlanModel(100, (4, 20 * GB), [],
+                     [Job(str(i), submit=s, walltime=w, nodes=n, bb=b * GB)
+                      for i, (s, w, n, b) in enumerate(jobs)], 2)
+
+
+def test_the_memo_tells_prefixes_apart_by_every_column_of_their_profile():
+    """Three jobs of 2-3 nodes and 7-10 GB: the ten prefixes searched leave ten different
+    profiles (times, free nodes, free BB); a key that read one column twice would take two of
+    them for one and keep nine."""
+    model = _four_nodes((57, 38, 2, 7), (5, 47, 3, 10), (85, 31, 3, 10))
+    res = solve_exhaustive(model, Budget(30))
+    assert res.status is Status.OPTIMAL and res.objective == _optimum(model) == 27_125.0
+    assert res.solution.order == (1, 0, 2)
+    assert res.info == {"nodes": 10, "memo": 10}
+
+
+def test_children_are_searched_smallest_own_term_first():
+    """Three 2-3-node jobs on 4 nodes: taking each prefix's children by their own term (the
+    job that would wait least first) finds the optimum 15,669 early and proves it from 8
+    prefixes; taking them in queue order costs 10."""
+    model = _four_nodes((95, 39, 3, 4), (1, 49, 3, 1), (94, 9, 2, 7))
+    res = solve_exhaustive(model, Budget(30))
+    assert res.status is Status.OPTIMAL and res.objective == _optimum(model) == 15_669.0
+    assert res.solution.order == (2, 1, 0)
+    assert res.info == {"nodes": 8, "memo": 8}
+
+
+def test_of_two_optimal_orders_the_one_found_first_by_own_term_is_answered():
+    """Three 2-node jobs on 4 nodes: orders (2, 1, 0) and (1, 2, 0) both score the optimum
+    13,934; children taken by own term reach (2, 1, 0) first, and a later plan replaces the
+    best only if strictly better, so (2, 1, 0) is answered (queue order would answer
+    (1, 2, 0))."""
+    model = _four_nodes((100, 36, 2, 6), (15, 38, 2, 10), (22, 25, 2, 5))
+    res = solve_exhaustive(model, Budget(30))
+    assert res.status is Status.OPTIMAL and res.objective == _optimum(model) == 13_934.0
+    assert res.solution.order == (2, 1, 0)
+    assert model.score((1, 2, 0)) == 13_934.0
