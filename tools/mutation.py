@@ -43,6 +43,13 @@ TESTS: dict[str, list[str]] = {
         "tests/slurm/test_site_and_run.py",
         "tests/slurm/test_cli_run_progress.py",
     ],
+    "bbopt/slurm/pool.py": ["tests/slurm/test_commands.py", "tests/slurm/test_site_and_run.py"],
+    "bbopt/slurm/site.py": ["tests/slurm/test_commands.py", "tests/slurm/test_site_and_run.py"],
+    "bbopt/slurm/commands.py": [
+        "tests/slurm/test_commands.py",
+        "tests/slurm/test_site_and_run.py",
+        "tests/slurm/test_bridge_decisions.py",
+    ],
     "bbopt/planner/bb.py": [
         "tests/planner/test_bb_placement.py",
         "tests/planner/test_bb_nodes.py",

@@ -123,3 +123,19 @@ def test_the_backend():
     # BB first, then nodes, then the queue order: two stage rows held at once under the third
     r = solve_highs(FORCED, Budget(30.0), 0, form="lexicographic", priority=("bb", "nodes"))
     assert r.status is Status.OPTIMAL and tuple(FORCED.evaluate(r.solution)) == (5.0, 11 * GB)
+
+
+def test_two_rows_pushed_together_are_popped_one_at_a_time():
+    """BB >= 9 GB and nodes >= 6 pushed together: no selection has both; the node row popped
+    leaves the BB row (5 nodes), then popping it frees the 7-node selection."""
+    lf = linear_form(FORCED, ["nodes", "bb"])
+    s = _Highs(lf)
+    (cn, an), (cb, ab) = lf.objectives["nodes"], lf.objectives["bb"]
+    gb = int(cb[3])  # J3's 1 GB in the form's BB units
+    hb, hn = s.push_ge(cb, ab, 9 * gb), s.push_ge(cn, an, 6)
+    assert hb != hn and s.maximize(cn, an, 5.0)[0] is Status.INFEASIBLE
+    s.pop(hn)
+    status, x, _, _ = s.maximize(cn, an, 5.0)
+    assert status is Status.OPTIMAL and int(cn @ x) == 5
+    s.pop(hb)
+    assert int(cn @ s.maximize(cn, an, 5.0)[1]) == 7

@@ -203,6 +203,9 @@ def fake_cbc(tmp_path, first: str, xs: list[int], code: int = 0) -> str:
     ("Optimal - objective value 7.00000000", [1, 1, 0, 1, 0], 0,
      (Status.OPTIMAL, [True, True, False, True, False])),
     ("Infeasible - objective value 0.00000000", [0, 0, 0, 0, 0], 0, (Status.INFEASIBLE, None)),
+    # proven integer infeasible: PuLP's status says so, its solution status does not
+    ("Integer infeasible - objective value 0.00000000", [0, 0, 0, 0, 0], 0,
+     (Status.INFEASIBLE, None)),
     # a solution file, but CBC failed: no answer
     ("Optimal - objective value 7.00000000", [1, 1, 0, 1, 0], 1, (Status.FALLBACK, None)),
     # "optimal" values that break the node row (9 nodes of 7): no answer
@@ -220,3 +223,32 @@ def test_what_is_made_of_cbcs_answer(tmp_path, first, xs, code, want):
 
     status, x, _, bound = Fake(lf, Budget(30.0), 0, "cbc").maximize(*lf.objectives["nodes"], 5.0)
     assert (status, None if x is None else list(x)) == want and bound is None
+    assert x is None or x.dtype == bool  # a selection, not counts
+
+
+@pytest.mark.parametrize("seconds, limit", [(0.5, 0.5), (0.01, 0.01), (0.0099, 0.01),
+                                            (0.0, 0.01)])
+def test_the_highs_command_line_when_installed(monkeypatch, tmp_path, seconds, limit):
+    """With a ``highs`` on the PATH (a stand-in here): HiGHS's own limit is what is left,
+    never under 10 ms, one thread, quiet, the seed passed as HiGHS's ``random_seed``."""
+    highs = tmp_path / "highs"
+    highs.write_text("#!/bin/sh\nexit 0\n")
+    highs.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    lf = linear_form(FORCED, ["nodes", "bb"])
+    cmd = _Pulp(lf, Budget(30.0), 5, "highs")._cmd(seconds)
+    assert isinstance(cmd, pulp.HiGHS_CMD) and cmd.available() == str(highs)
+    assert cmd.timeLimit == pytest.approx(limit) and cmd.msg is False
+    assert cmd.optionsDict["threads"] == 1 and cmd.options == ["random_seed=5"]
+
+
+def test_cbcs_own_output_is_not_shown(capfd, tmp_path):
+    """CBC's log goes nowhere: a scheduling run's output is its own."""
+    noisy = tmp_path / "noisy-cbc"
+    noisy.write_text("#!/bin/sh\necho out\necho err >&2\nexit 1\n")
+    noisy.chmod(0o755)
+    cmd = _DeadlineCbc(1.0, 0)
+    cmd.path, cmd.tmpDir = str(noisy), str(tmp_path)
+    prob, _ = _tiny()
+    assert prob.solve(cmd) == pulp.LpStatusNotSolved
+    assert capfd.readouterr() == ("", "")
