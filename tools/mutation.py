@@ -78,6 +78,10 @@ TESTS: dict[str, list[str]] = {
         "tests/workloads/test_generators.py",
     ],
     "bbopt/runs.py": ["tests/test_runs.py", "tests/test_runs_defaults.py"],
+    "bbopt/workloads/generators/bbsched.py": [
+        "tests/workloads/generators/test_bbsched.py",
+        "tests/workloads/test_generators.py",
+    ],
     "bbopt/workloads/generators/omfs.py": [
         "tests/workloads/generators/test_omfs.py",
         "tests/workloads/test_generators.py",
