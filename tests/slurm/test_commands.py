@@ -1,14 +1,18 @@
 """Parsing Slurm's machine-readable output and the BB pool mapping (no Slurm needed)."""
 
+import math
+
 import pytest
 
 from bbopt import Job, Platform
 from bbopt.core import GB, TB
+from bbopt.errors import InputError
 from bbopt.slurm.cluster import SlurmError
 from bbopt.slurm.commands import (
     SEP,
     License,
     SlurmCommands,
+    SlurmJob,
     SlurmNode,
     expand_hostlist,
     format_minutes,
@@ -16,6 +20,7 @@ from bbopt.slurm.commands import (
     parse_licenses,
     parse_sinfo,
     parse_squeue,
+    parse_time,
 )
 from bbopt.slurm.pool import (
     bb_of,
@@ -91,6 +96,41 @@ def test_bb_maps_both_ways_rounding_up():
     assert "walltime=3.5" in comment_for(Job("a", 0, 3.5))
 
 
+def test_a_pool_with_another_unit_maps_with_that_unit_both_ways():
+    # 1.5 TB in TB licenses is 2 licenses, 2 TB back; in the default GB unit it would be 1,500
+    assert quantize(Job("a", 0, 10, bb=1.5 * TB), unit=TB).bb == 2 * TB
+    assert quantize(Job("a", 0, 10, bb=1.5 * GB), unit=TB).bb == 1 * TB
+    assert platform_from_slurm([SlurmNode("n1", "idle")], {"bb": License("bb", 3, 0)},
+                               unit=TB).bb == 3 * TB
+
+
+def _slurm_job(submit, nodes=1, comment="", name="trace-7"):
+    return SlurmJob("42", name, "PENDING", "carol", nodes, 60.0, None, submit, (), "",
+                    comment, {})
+
+
+def test_submit_times_are_relative_to_the_origin_and_clipped_at_zero():
+    assert job_from_slurm(_slurm_job(1000.5), origin=1000.0).submit == 0.5
+    assert job_from_slurm(_slurm_job(1000.0), origin=1000.0).submit == 0.0
+    assert job_from_slurm(_slurm_job(999.0), origin=1000.0).submit == 0.0
+    # a job Slurm reports without a submit time counts as submitted at the origin
+    assert job_from_slurm(_slurm_job(None), origin=1000.0).submit == 0.0
+
+
+def test_a_job_keeps_its_node_count_and_at_least_one_node():
+    assert job_from_slurm(_slurm_job(0.0, nodes=1), origin=0.0).nodes == 1
+    assert job_from_slurm(_slurm_job(0.0, nodes=0), origin=0.0).nodes == 1
+    assert job_from_slurm(_slurm_job(0.0, nodes=3), origin=0.0).nodes == 3
+
+
+def test_the_slurm_name_and_the_trace_id_go_to_extra():
+    job = job_from_slurm(_slurm_job(0.0, comment="bbopt:walltime=5,id=t3"), origin=0.0)
+    assert job.extra == {"name": "trace-7", "trace_id": "t3"}
+    # without an id in the comment the trace id is the Slurm job name
+    job = job_from_slurm(_slurm_job(0.0), origin=0.0)
+    assert job.extra == {"name": "trace-7", "trace_id": "trace-7"}
+
+
 def test_site_config_lines_round_the_pool_down_to_whole_licenses():
     from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
 
@@ -101,6 +141,77 @@ def test_site_config_lines_round_the_pool_down_to_whole_licenses():
     assert '["bbopt"] = true, ["big"] = true' in lua and "HOLD_DEFAULT = false" in lua
     assert "job_desc.priority = 0" in lua
     assert "local BBOPT_PARTITIONS = {  }" in job_submit_lua()
+
+
+def test_site_config_by_default_adds_the_lua_plugin_and_no_backfill_licenses():
+    from bbopt.slurm.site import job_submit_lua, slurm_conf_lines
+
+    assert slurm_conf_lines(2 * GB) == [
+        "Licenses=bb:2", "JobSubmitPlugins=lua  # job_submit.lua beside slurm.conf"]
+    # a job without -p is held by default: the default partition is taken as bbopt's
+    assert "local HOLD_DEFAULT = true  --" in job_submit_lua(["bbopt"])
+
+
+@pytest.mark.parametrize(("bb", "unit", "field"), [
+    (2 * GB, 0.5, "--bb-unit"),  # less than a byte per license
+    (0.0, GB, "--bb"), (-1.0, GB, "--bb"), (math.inf, GB, "--bb"), (math.nan, GB, "--bb"),
+    (0.5 * GB, GB, "--bb-unit"),  # rounds down to no license
+    (2.0**33, 1.0, "--bb-unit"),  # more licenses than Slurm counts
+])
+def test_site_config_refuses_a_pool_slurm_cannot_hold_naming_the_option(bb, unit, field):
+    from bbopt.slurm.site import slurm_conf_lines
+
+    with pytest.raises(InputError) as err:
+        slurm_conf_lines(bb, unit)
+    assert err.value.field == field
+
+
+def test_site_config_accepts_one_byte_per_license_and_the_largest_count():
+    from bbopt.slurm.site import MAX_LICENSES, slurm_conf_lines
+
+    assert slurm_conf_lines(3.0, 1.0, lua=False) == ["Licenses=bb:3"]
+    assert slurm_conf_lines(float(MAX_LICENSES), 1.0, lua=False) == [
+        f"Licenses=bb:{MAX_LICENSES}"]
+
+
+def test_lua_strings_keep_printable_ascii_and_escape_the_rest():
+    from bbopt.slurm.site import lua_string
+
+    assert lua_string("Xa b~") == '"Xa b~"'  # space (32) and ~ (126) kept
+    assert lua_string('"\\') == '"\\034\\092"'  # quote and backslash escaped
+    assert lua_string("\x1f\x7f") == '"\\031\\127"'  # just below and at the bounds
+    assert lua_string("\u00e9") == '"\\195\\169"'  # UTF-8 bytes
+
+
+def test_a_partition_name_that_slurm_refuses_is_an_input_error_naming_the_rule():
+    from bbopt.slurm.site import check_partition
+
+    assert check_partition("a" * 64) == "a" * 64
+    with pytest.raises(InputError, match="at most 64; no blank") as err:
+        check_partition("a" * 65, field="partitions")
+    assert err.value.field == "partitions"
+
+
+@pytest.mark.parametrize("text", ["", "N/A", "Unknown", "None", "(null)"])
+def test_slurm_times_that_are_not_set_read_as_none(text):
+    assert parse_time(text) is None
+
+
+@pytest.mark.parametrize("text", ["UNLIMITED", "infinite", "Invalid", "n/a", "NOT_SET", ""])
+def test_time_limits_that_are_not_set_read_as_none_in_any_case(text):
+    assert parse_duration(text) is None
+
+
+def test_unreadable_times_and_durations_are_slurm_errors_quoting_them():
+    with pytest.raises(SlurmError, match="cannot read Slurm time 'soon'"):
+        parse_time("soon")
+    with pytest.raises(SlurmError, match="cannot read Slurm duration '1:2:3:4'"):
+        parse_duration("1:2:3:4")
+
+
+def test_licenses_not_set_are_none_and_remote_ones_count_under_their_name():
+    assert parse_licenses("N/A") == {}
+    assert parse_licenses("bb@db1:3,bb:2,io") == {"bb": 5, "io": 1}
 
 
 def test_the_command_layer_reads_and_acts_on_the_recorded_fake():
