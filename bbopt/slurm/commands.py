@@ -107,14 +107,17 @@ def parse_time(text: str) -> float | None:
 
 def parse_duration(text: str) -> float | None:
     """Slurm's ``[D-][[H:]M:]S`` time limit in seconds; ``None`` for UNLIMITED, INVALID, N/A."""
-    text = text.strip()
+    given = text = text.strip()
     if not text or text.upper() in ("UNLIMITED", "INFINITE", "INVALID", "N/A", "NOT_SET"):
         return None
     days = 0
-    if "-" in text:
-        d, text = text.split("-", 1)
-        days = int(d)
-    parts = [int(p) for p in text.split(":")]
+    try:
+        if "-" in text:
+            d, text = text.split("-", 1)
+            days = int(d)
+        parts = [int(p) for p in text.split(":")]
+    except ValueError:
+        raise SlurmError(f"cannot read Slurm duration {given!r}") from None
     if len(parts) == 1:  # minutes alone (the sbatch --time convention)
         seconds = parts[0] * 60
     elif len(parts) == 2:
@@ -122,7 +125,7 @@ def parse_duration(text: str) -> float | None:
     elif len(parts) == 3:
         seconds = parts[0] * 3600 + parts[1] * 60 + parts[2]
     else:
-        raise SlurmError(f"cannot read Slurm duration {text!r}")
+        raise SlurmError(f"cannot read Slurm duration {given!r}")
     return float(days * 86400 + seconds)
 
 

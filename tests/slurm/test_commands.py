@@ -243,3 +243,11 @@ def test_an_unreachable_controller_is_a_slurm_error_saying_what_to_check():
         "cannot reach Slurm (scontrol ping failed (1): Connection refused); check --conf / "
         "SLURM_CONF (the default slurm.conf) and that slurmctld runs")
     assert slurm.timeout == SlurmCommands(env={}).timeout  # the poll's own timeout is back
+
+
+@pytest.mark.parametrize("text", ["x", "1-2-3", "1-x", "-5", "1:x", "2-1:2:3:4"])
+def test_an_unreadable_duration_is_a_slurm_error_quoting_it_whole(text):
+    # (not a ValueError of one of its parts: callers report Slurm's answers they cannot read)
+    with pytest.raises(SlurmError) as err:
+        parse_duration(text)
+    assert str(err.value) == f"cannot read Slurm duration {text!r}"
