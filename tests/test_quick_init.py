@@ -179,3 +179,66 @@ def test_slot_twin_only_for_own_slots_in_field_order():
         x: int
 
     assert slot_twin(NoSlots) is None
+
+
+def test_a_class_decorated_here_gets_both_fast_constructors():
+    """``quick_init`` applied now (not at import): the dataclass's signature, its defaults and
+    fresh factory values, the generated functions named as the class's own, and
+    ``of_fields`` building the same frozen object through the slot twin."""
+    from bbopt.quick_init import slot_twin
+
+    @quick_init
+    @dataclass(frozen=True, slots=True)
+    class Point:
+        x: int
+        y: float = 0.5
+        tags: list = field(default_factory=list)
+
+    p = Point(1)
+    assert (p.x, p.y, p.tags) == (1, 0.5, []) and Point(1).tags is not p.tags
+    assert Point(2, 1.5, ["a"]) == Point(x=2, y=1.5, tags=["a"])
+    assert str(inspect.signature(Point.__init__)) == (
+        "(self, x: int, y: float = 0.5, tags: list = <factory>) -> None")
+    init = Point.__init__
+    assert (init.__qualname__, init.__module__) == (f"{Point.__qualname__}.__init__", __name__)
+    assert init.__annotations__ == {"x": int, "y": float, "tags": list, "return": None}
+    q = Point.of_fields(2, 1.5, ["a"])
+    assert type(q) is Point and q == Point(2, 1.5, ["a"]) and repr(q) == repr(Point(2, 1.5, ["a"]))
+    make = Point.of_fields
+    assert (make.__qualname__, make.__module__) == (f"{Point.__qualname__}.of_fields", __name__)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        q.x = 3
+    twin = slot_twin(Point)
+    assert (twin.__name__, twin.__module__, twin.__slots__) == (
+        "PointFields", __name__, ("x", "y", "tags"))
+
+
+def test_a_class_without_fields_or_with_keyword_only_or_uninitialised_ones():
+    """No field: an ``__init__`` of no argument; a keyword-only or ``init=False`` field: the
+    dataclass's own ``__init__`` is kept (positional use of a keyword-only field refused)."""
+
+    @quick_init
+    @dataclass(frozen=True, slots=True)
+    class Empty:
+        pass
+
+    assert Empty() == Empty() and Empty.of_fields is Empty
+
+    @dataclass(frozen=True, slots=True)
+    class Keyword:
+        x: int
+        y: int = field(default=0, kw_only=True)
+
+    own = Keyword.__init__
+    assert quick_init(Keyword) is Keyword and Keyword.__init__ is own
+    assert Keyword(1, y=2).y == 2
+    with pytest.raises(TypeError):
+        Keyword(1, 2)
+
+    @dataclass(frozen=True, slots=True)
+    class Derived:
+        x: int
+        y: int = field(default=7, init=False)
+
+    own = Derived.__init__
+    assert quick_init(Derived) is Derived and Derived.__init__ is own and Derived(1).y == 7

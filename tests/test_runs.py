@@ -163,3 +163,79 @@ def test_a_quantum_with_a_unit_is_measured_as_its_seconds():
     timing = {k for k in text if k.startswith(("decision_time", "simulation_wall"))}
     assert {k: v for k, v in text.items() if k not in timing} == \
         {k: v for k, v in number.items() if k not in timing}
+
+
+def _jobs_at(*submits: float) -> list[Job]:
+    return [Job(id=i, submit=s, nodes=1, walltime=10.0, runtime=5.0)
+            for i, s in enumerate(submits)]
+
+
+def test_seed_and_interval_lengths_are_checked_at_their_bounds():
+    from bbopt.runs import _check_numbers
+
+    _check_numbers(RunSpec(seed=0, warmup=0.0, cooldown=0.0))  # 0 is allowed for all three
+    for bad in (-1, True, 1.5, "3"):
+        with pytest.raises(InputError, match=r"a seed must be an integer >= 0, got") as e:
+            _check_numbers(RunSpec(seed=bad))
+        assert e.value.field == "seed"
+    for key in ("warmup", "cooldown"):
+        for bad in (-1e-9, math.nan):
+            with pytest.raises(InputError, match=r"must be >= 0 seconds, got") as e:
+                _check_numbers(RunSpec(**{key: bad}))
+            assert e.value.field == key
+        _check_numbers(RunSpec(**{key: 1e-9}))
+
+
+def test_a_cool_down_alone_opens_an_interval_from_the_first_submission():
+    jobs = _jobs_at(0.0, 5.0, 10.0)
+    assert measurement_interval(jobs, 0.0, 0.0) is None
+    assert measurement_interval(jobs, 0.0, 4.0) == (0.0, 6.0)
+    assert measurement_interval(jobs, 1e-9, 0.0) == (1e-9, 11.0)
+    assert measurement_interval(jobs, 0.0, 9.5) == (0.0, 0.5)  # [0, 0.5) holds the first
+    with pytest.raises(InputError):
+        measurement_interval(jobs, 0.0, 10.0)  # [0, 0) holds none
+    with pytest.raises(InputError, match=r"a warm-up of 6 s and a cool-down of 5 s leave no "
+                                         r"submission to measure: the window \[6, 5\) s is "
+                                         r"empty \(the workload's submissions span 0 to 10 s\)"):
+        measurement_interval(jobs, 6.0, 5.0)
+    # the end is open: a cool-down that ends at a submission leaves it out
+    with pytest.raises(InputError):
+        measurement_interval(_jobs_at(0.0, 10.0), 1.0, 10.0)
+
+
+def test_an_explicit_budget_mode_option_wins_and_policies_without_budgets_get_none():
+    from bbopt.runs import with_budget_mode
+
+    assert with_budget_mode("plan-2", {"budget": 1}, "wall") == {"budget": 1,
+                                                                 "budget_mode": "wall"}
+    assert with_budget_mode("plan-2", {"budget_mode": "deterministic"}, "wall") == {
+        "budget_mode": "deterministic"}
+    assert with_budget_mode("fcfs-bb", {}, "wall") == {}
+    options = {"x": 1}
+    assert with_budget_mode("fcfs-bb", options, "wall") is not options
+
+
+def test_execution_options_alone_mean_checkpoint_restart_else_rigid():
+    from bbopt.runs import execution_model
+
+    assert type(execution_model(RunSpec())).__name__ == "Rigid"
+    assert type(execution_model(RunSpec(execution_options={"on_kill": "requeue"}))
+                ).__name__ == "CheckpointRestart"
+
+
+def test_each_policy_keeps_only_the_options_it_accepts():
+    from bbopt.runs import check_policies, for_policy
+
+    spec = RunSpec(options={"budget": 2.0, "half_life": 60.0})
+    assert dict(for_policy(spec, "plan-2").options) == {"budget": 2.0}
+    assert dict(for_policy(spec, "fair-share").options) == {"half_life": 60.0}
+    assert for_policy(spec, "fair-share").policy == "fair-share"
+    check_policies(spec, ["plan-2", "fair-share"])
+    with pytest.raises(InputError, match=r"no policy among fcfs-bb, fair-share accepts budget; "
+                                         r"their options: half_life, shares") as e:
+        check_policies(spec, ["fcfs-bb", "fair-share"])
+    assert e.value.field == "-o budget"
+    with pytest.raises(InputError, match=r"their options: none"):
+        check_policies(RunSpec(options={"q": 1}), ["fcfs-bb"])
+    with pytest.raises(InputError, match="seed"):
+        check_policies(RunSpec(seed=-1), ["fcfs-bb"])

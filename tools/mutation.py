@@ -61,6 +61,20 @@ TESTS: dict[str, list[str]] = {
         "tests/analysis/test_metrics_counts.py",
     ],
     "bbopt/validation.py": ["tests/test_validation.py"],
+    "bbopt/analysis/fairshare_metrics.py": [
+        "tests/analysis/test_fairshare_metrics.py",
+        "tests/policies/test_fairshare.py",
+    ],
+    "bbopt/analysis/intervals.py": ["tests/analysis/test_intervals.py"],
+    "bbopt/workloads/generators/kopanski.py": [
+        "tests/workloads/generators/test_kopanski.py",
+        "tests/workloads/test_generators.py",
+    ],
+    "bbopt/runs.py": ["tests/test_runs.py", "tests/test_runs_defaults.py"],
+    "bbopt/workloads/generators/omfs.py": [
+        "tests/workloads/generators/test_omfs.py",
+        "tests/workloads/test_generators.py",
+    ],
     "bbopt/simulation/ledger.py": [
         "tests/simulation/test_ledger_nodes.py",
         "tests/simulation/test_ledger_plain_starts.py",
@@ -91,6 +105,7 @@ TESTS: dict[str, list[str]] = {
     "bbopt/policies/eviction_candidates.py": [
         "tests/policies/test_eviction_candidates.py",
         "tests/policies/test_fairshare_budget.py",
+        "tests/policies/test_fairshare.py",
     ],
     "bbopt/policies/registry.py": ["tests/policies/test_registry.py", "tests/test_registry.py"],
     "bbopt/workloads/swf.py": [
@@ -286,11 +301,24 @@ TESTS: dict[str, list[str]] = {
         "tests/policies/test_conservative_named.py",
     ],
     "bbopt/planner/fast_path.py": ["tests/planner/test_fast_path.py"],
+    # (numba on: the kernels' Python side; a function the package runs only at import, such as
+    # the kernel decorator or quick_init, is scored by tests that call it themselves)
+    "bbopt/planner/jit/arrays.py": ["tests/planner/jit/test_arrays.py",
+                                    "tests/planner/jit/test_compression.py"],
+    "bbopt/planner/jit/cache.py": ["tests/planner/jit/test_cache.py"],
+    "bbopt/resources.py": ["tests/test_resources.py", "tests/test_limits.py"],
+    "bbopt/quick_init.py": ["tests/test_quick_init.py"],
+    "bbopt/gc_pause.py": ["tests/test_gc_pause.py"],
     "bbopt/policies/fairshare.py": [
         "tests/policies/test_fairshare.py",
         "tests/policies/test_fairshare_baselines.py",
         "tests/policies/test_fairshare_budget.py",
         "tests/policies/test_fairshare_properties.py",
+    ],
+    "bbopt/policies/fairshare_pass.py": [
+        "tests/policies/test_fairshare_pass.py",
+        "tests/policies/test_fairshare.py",
+        "tests/policies/test_fairshare_baselines.py",
     ],
     "bbopt/policies/window.py": [
         "tests/policies/test_window.py",
@@ -317,6 +345,12 @@ TESTS: dict[str, list[str]] = {
     ],
     "bbopt/solvers/window/milp.py": ["tests/solvers/window/test_milp.py"],
     "bbopt/solvers/window/highs.py": ["tests/solvers/window/test_highs.py"],
+    "bbopt/solvers/scip.py": [
+        "tests/solvers/window/test_scip.py",
+        "tests/solvers/preemption/test_scip.py",
+        "tests/solvers/packs/test_scip.py",
+        "tests/solvers/test_scip.py",
+    ],
     "bbopt/solvers/window/scip.py": [
         "tests/solvers/window/test_scip.py",
         "tests/solvers/test_scip.py",

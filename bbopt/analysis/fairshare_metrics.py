@@ -35,13 +35,18 @@ def _entity(job) -> str:
     return job.user if job.user is not None else "unknown"
 
 
+def _time_of(event: tuple) -> float:
+    return event[0]
+
+
 def satisfaction_episodes(result, entitled: Mapping[str, int]) -> list[tuple[str, float, float]]:
     """Deprived intervals ``(entity, start, end)`` (see the module docstring)."""
     segs: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for jid, t0, t1, _ in result.segments:
         segs[jid].append((t0, t1))
-    # events: (time, order, entity, d_held, waiting change (size, +1/-1))
-    events: list[tuple[float, int, str, int, int, int]] = []
+    # events: (time, entity, d_held, waiting change (size, +1/-1)); every event of an instant
+    # is applied before the entities it touched are looked at, so their order does not matter
+    events: list[tuple[float, str, int, int, int]] = []
     for job in result.jobs:
         e = _entity(job)
         if e not in entitled or job.id not in segs:
@@ -49,12 +54,12 @@ def satisfaction_episodes(result, entitled: Mapping[str, int]) -> list[tuple[str
         wait_from = job.submit
         for t0, t1 in segs[job.id]:
             if t0 > wait_from:
-                events.append((wait_from, 1, e, 0, job.nodes, +1))
-                events.append((t0, 0, e, 0, job.nodes, -1))
-            events.append((t0, 0, e, job.nodes, 0, 0))
-            events.append((t1, 0, e, -job.nodes, 0, 0))
+                events.append((wait_from, e, 0, job.nodes, +1))
+                events.append((t0, e, 0, job.nodes, -1))
+            events.append((t0, e, job.nodes, 0, 0))
+            events.append((t1, e, -job.nodes, 0, 0))
             wait_from = t1
-    events.sort(key=lambda x: (x[0], x[1]))
+    events.sort(key=_time_of)
     held: Counter = Counter()
     waiting: dict[str, Counter] = defaultdict(Counter)
     since: dict[str, float] = {}
@@ -64,7 +69,7 @@ def satisfaction_episodes(result, entitled: Mapping[str, int]) -> list[tuple[str
         t = events[i][0]
         touched = set()
         while i < len(events) and events[i][0] == t:
-            _, _, e, dh, size, dw = events[i]
+            _, e, dh, size, dw = events[i]
             held[e] += dh
             if dw:
                 waiting[e][size] += dw

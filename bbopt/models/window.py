@@ -148,6 +148,10 @@ def _waste_levels(model: WindowModel) -> np.ndarray:
     return -np.concatenate([[L[0]], np.diff(L)]).astype(np.int64)
 
 
+#: The scale of an objective over a capacity of 0 (no BB on the platform, say): every selection
+#: scores 0 of it, and a fraction of it is 0, not a division by zero.
+EMPTY_SCALE = 1e-300
+
 #: The window model's objectives by name (see the module docstring); the order of this table is
 #: the order in which the decision maker sums its gains.
 OBJECTIVES: dict[str, Objective] = {
@@ -316,7 +320,7 @@ class WindowModel:
         """Per objective, the amount that counts as 100 % (platform capacity; for ``order`` the
         sum of all weights), so that ``evaluate(x) / scales()`` are utilisation fractions."""
         out = [OBJECTIVES[name].scale(self) for name in self.objectives]
-        return np.maximum(np.asarray(out), 1e-300)
+        return np.maximum(np.asarray(out), EMPTY_SCALE)
 
     def levels(self) -> tuple[np.ndarray, np.ndarray]:
         """Distinct SSD sizes of the free nodes (ascending) and how many free nodes have each."""
@@ -505,7 +509,7 @@ class WindowModel:
                     break
             return x
         if rule == "bin-packing":
-            tn, tb = float(self.total_nodes), max(float(self.total_bb), 1e-300)
+            tn, tb = float(self.total_nodes), max(float(self.total_bb), EMPTY_SCALE)
             while True:
                 free_n = self.free_nodes - float(x @ self.nodes)
                 free_b = self.free_bb - float(x @ self.bb)

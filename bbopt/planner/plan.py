@@ -347,6 +347,19 @@ class Planner(TwoDimensions, OnTheTree, NodeIds):
             self.chosen[job.id] = nodes
         return True
 
+    def give_back_bb(self, job: Job) -> None:
+        """Undo :meth:`take_bb` of ``job`` (a start of this decision taken back): its BB
+        pieces and its compute nodes are free again."""
+        if not self.bb.named:
+            if self.links is not None:
+                self.release(job)
+            return
+        self.bb.release(job)
+        self._bb_rows.clear()
+        nodes = self.chosen.pop(job.id, ())
+        if nodes:
+            self.free_nodes = sorted((*self.free_nodes, *nodes))
+
     # ------------------------------------------------------------------ later
     def _pieces_over(self, job: Job, start: float, pieces: bool = True
                      ) -> tuple[tuple[int, ...], tuple[float, ...] | None] | None:

@@ -30,7 +30,10 @@ or a YAML/JSON file (:func:`bbopt.workloads.shares.parse_shares`). A job's entit
   its own entitlement. The victims checkpoint (or are killed) and J starts as soon as their
   resources come back: the policy remembers the claim (``memory["claims"]``) and serves claimed
   jobs first at the next decisions, keeping the claimed resources for them. If the candidates
-  cannot cover J's deficit, nothing is evicted and J waits.
+  cannot cover J's deficit, nothing is evicted and J waits. A job started earlier in the same
+  pass is running for the runner: past its quantum (a quantum of 0) it is a candidate like the
+  others, the youngest, and is taken back before it runs (no checkpoint, it waits again;
+  :mod:`bbopt.policies.fairshare_pass`).
 
 ``omfs-opt`` -- the same with the victims chosen by the victim-choice model
 (:mod:`bbopt.models.preemption`) and an exact backend (``backend="auto"``: exhaustive up to 12
@@ -53,7 +56,7 @@ from __future__ import annotations
 
 import math
 import time as _time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any
 
@@ -74,7 +77,8 @@ from bbopt.core import (
 from bbopt.models.preemption import PreemptionModel
 from bbopt.planner import Planner
 from bbopt.policies.eviction_candidates import EvictionCandidates
-from bbopt.policies.queue import head_reservation
+from bbopt.policies.fairshare_pass import Easy as _Easy
+from bbopt.policies.fairshare_pass import Free as _Free
 from bbopt.policies.registry import register
 from bbopt.units import Bandwidth, Bytes, Seconds
 from bbopt.workloads.shares import entitled_nodes, parse_shares
@@ -97,71 +101,6 @@ def _preemptable(job: Job) -> bool:
     return job.preemptable or job.checkpointable
 
 
-class _Free:
-    """Nodes and BB free for starts in the current decision; with a ``planner``, a job's BB
-    must also be placeable where the engine places it (named BB nodes), and starts take it."""
-
-    __slots__ = ("nodes", "bb", "tol", "planner")
-
-    def __init__(self, nodes: float, bb: float, tol: float,
-                 planner: Planner | None = None) -> None:
-        self.nodes, self.bb, self.tol, self.planner = nodes, bb, tol, planner
-
-    def fits(self, job: Job) -> bool:
-        return job.nodes <= self.nodes and job.bb <= self.bb + self.tol and (
-            self.planner is None or self.planner.bb_fits(job))
-
-    def take(self, job: Job) -> None:
-        self.nodes -= job.nodes
-        self.bb -= job.bb
-        if self.planner is not None:
-            self.planner.take_bb(job)
-
-
-class _Easy:
-    """EASY backfilling over jobs offered one at a time in priority order: the first job that
-    does not fit gets a reservation (its shadow time), later ones start only if they fit now and
-    do not delay it (Kopanski & Rzadca, Algorithm 1, processors and BB reserved together)."""
-
-    def __init__(self, state: ClusterState, free: _Free) -> None:
-        self.state, self.free = state, free
-        self.started: list[Job] = []
-        self.head: Job | None = None
-        self.shadow = math.inf
-        self.extra_n, self.extra_b = 0.0, 0.0
-
-    def offer(self, job: Job, force: bool = False) -> bool:
-        """Start ``job`` if EASY allows it (``force``: if it merely fits); else, if no job holds
-        the reservation yet, give it the reservation. True if started."""
-        free = self.free
-        if free.fits(job):
-            if self.head is None or force:
-                return self._start(job, late=self.head is not None
-                                   and self.state.time + job.walltime > self.shadow)
-            late = self.state.time + job.walltime > self.shadow
-            if not late or (job.nodes <= self.extra_n and job.bb <= self.extra_b + free.tol):
-                return self._start(job, late)
-            return False
-        if self.head is None:
-            self.head = job
-            self.shadow, self.extra_n, self.extra_b = head_reservation(
-                self.state, self.started, job, free.nodes, free.bb)
-        return False
-
-    def _start(self, job: Job, late: bool) -> bool:
-        self.started.append(job)
-        self.free.take(job)
-        if late:
-            self.extra_n -= job.nodes
-            self.extra_b -= job.bb
-        return True
-
-    def reservations(self) -> list[Reservation]:
-        if self.head is None or not math.isfinite(self.shadow):
-            return []
-        return [Reservation(self.head.id, self.shadow)]
-
-
 def _shares_of(shares: Any) -> dict[str, float]:
     if shares is None:
         return {}
@@ -172,6 +111,11 @@ def _stats(t0: float, backend: str = "rule", status: Status = Status.FEASIBLE,
            objective: float | None = None) -> SolveStats:
     return SolveStats(backend=backend, status=status, objective=objective,
                       wall_time=_time.perf_counter() - t0)
+
+
+def _victim_order(r: RunningJob) -> tuple:
+    """Algorithm 1's eviction order: lowest priority, then youngest segment, then id."""
+    return (r.job.priority, -r.start, r.job.id)
 
 
 def _priority_order(queue: Iterable[Job]) -> list[Job]:
@@ -288,6 +232,7 @@ class MemorylessFairShare:
         last_stats: SolveStats | None = None
         done = {j.id for j in started}
         over = EvictionCandidates(self.pool(state), entitled, held, victims_taken, entity_of)
+        fresh: set[str] = set()  # line 29's starts of this pass that may be taken back
         out_of_time = False
         for k, job in enumerate(_priority_order(state.queue)):
             if not k & (LOOK_EVERY - 1) and _time.perf_counter() > stop:
@@ -314,6 +259,10 @@ class MemorylessFairShare:
                 if easy.offer(job, force=within):
                     started.append(job)
                     self._hold(job, held, held_np)
+                    now_running = RunningJob(job, state.time)
+                    if self._evictable(now_running, state.time):
+                        over.add(now_running, _victim_order)
+                        fresh.add(job.id)
                 continue
             # lines 34-39: evict over-entitled entities' jobs to make room for J
             if out_of_time or _time.perf_counter() > deadline - MIN_SOLVE_SHARE * self.budget:
@@ -327,7 +276,7 @@ class MemorylessFairShare:
                 easy.offer(job)
                 continue
             chosen, info, stats = self._victims(state, job, free, entitled, held,
-                                                victims_taken, cands, deadline)
+                                                victims_taken, cands, deadline, fresh)
             if stats is not None:
                 last_stats = stats
             if chosen is None:
@@ -335,14 +284,23 @@ class MemorylessFairShare:
                 continue
             if info is not None:
                 alternatives.append(info)
-            freed_n = freed_b = 0.0
             for r in chosen:
-                preempt.append(r.job.id)
                 victims_taken.add(r.job.id)
                 self._hold(r.job, held, held_np, sign=-1)
+                if r.job.id in fresh:  # started earlier in this pass: it waits again
+                    started.remove(r.job)
+                    easy.take_back(r.job)
+            evicted = [r for r in chosen if r.job.id not in fresh]
+            if not evicted and free.fits(job) and easy.offer(job, force=True):
+                started.append(job)  # (the jobs taken back made room now)
+                self._hold(job, held, held_np)
+                continue
+            freed_n = freed_b = 0.0
+            for r in evicted:
+                preempt.append(r.job.id)
                 freed_n += r.job.nodes
                 freed_b += r.job.bb
-            claims[job.id] = [r.job.id for r in chosen]
+            claims[job.id] = [r.job.id for r in evicted]
             self._hold(job, held, held_np)
             free.nodes -= max(job.nodes - freed_n, 0)
             free.bb -= max(job.bb - freed_b, 0.0)
@@ -368,11 +326,13 @@ class MemorylessFairShare:
         quantum, not being evicted; least prioritised first (lowest priority, then youngest
         segment, then id)."""
         now = state.time
-        out = [r for r in state.running
-               if _preemptable(r.job) and not r.job.extra.get("evicting")
-               and now - r.start >= self.quantum]
-        out.sort(key=lambda r: (r.job.priority, -r.start, r.job.id))
+        out = [r for r in state.running if self._evictable(r, now)]
+        out.sort(key=_victim_order)
         return out
+
+    def _evictable(self, r: RunningJob, now: float) -> bool:
+        return (_preemptable(r.job) and not r.job.extra.get("evicting")
+                and now - r.start >= self.quantum)
 
     def candidates(self, state: ClusterState, job: Job, entitled: Mapping[str, int],
                    held: Mapping[str, int], taken: set[str] = frozenset()) -> list[RunningJob]:
@@ -383,16 +343,19 @@ class MemorylessFairShare:
 
     def model_for(self, state: ClusterState, job: Job, free: _Free,
                   entitled: Mapping[str, int], held: Mapping[str, int],
-                  taken: set[str] = frozenset(), cands: list[RunningJob] | None = None
+                  taken: set[str] = frozenset(), cands: list[RunningJob] | None = None,
+                  started_now: Collection[str] = frozenset()
                   ) -> tuple[PreemptionModel, list[RunningJob]]:
-        """The victim-choice model of ``job``'s deficit (candidates in Algorithm 1's order)."""
+        """The victim-choice model of ``job``'s deficit (candidates in Algorithm 1's order; a
+        candidate of ``started_now``, started earlier in this pass, costs nothing to evict)."""
         if cands is None:
             cands = self.candidates(state, job, entitled, held, taken)
         ents = [entity_of(r.job) for r in cands]
         slack_of = {e: held.get(e, 0) - entitled.get(e, 0) for e in set(ents)}
         model = PreemptionModel.build(
             [r.job.id for r in cands], [r.job.nodes for r in cands], [r.job.bb for r in cands],
-            [self.eviction_cost(r, state.time) for r in cands], ents, slack_of,
+            [0.0 if r.job.id in started_now else self.eviction_cost(r, state.time)
+             for r in cands], ents, slack_of,
             need_nodes=int(job.nodes - max(free.nodes, 0)),
             need_bb=job.bb - max(free.bb, 0.0), penalty=self.penalty,
             bb_capacity=state.platform.bb)
@@ -400,8 +363,10 @@ class MemorylessFairShare:
             model = replace(model, over_only=True)
         return model, cands
 
-    def _victims(self, state, job, free, entitled, held, taken, cands, deadline):
-        model, cands = self.model_for(state, job, free, entitled, held, taken, cands)
+    def _victims(self, state, job, free, entitled, held, taken, cands, deadline,
+                 started_now=frozenset()):
+        model, cands = self.model_for(state, job, free, entitled, held, taken, cands,
+                                      started_now)
         if model.size == 0 or model.surely_infeasible():
             return None, None, None
         if self.backend == "greedy":

@@ -31,7 +31,7 @@ import numpy as np
 
 from bbopt.core import Status
 from bbopt.errors import InputError
-from bbopt.models.window import WindowModel, objective, pareto_filter
+from bbopt.models.window import EMPTY_SCALE, WindowModel, objective, pareto_filter
 from bbopt.solvers.base import Result, Solution
 
 FORMS: tuple[str, ...] = ("pareto", "weighted", "lexicographic")
@@ -97,14 +97,19 @@ def integer_weights(model: WindowModel, weights: Sequence[float]) -> dict[str, i
     if len(weights) != len(model.objectives):
         raise InputError(f"{len(weights)} weights for {len(model.objectives)} objectives",
                          field="weights")
-    units = [s / objective(n).integer_unit(model)
-             for n, s in zip(model.objectives, model.scales(), strict=True)]
-    r = np.array([wt / u for wt, u in zip(weights, units, strict=False)], dtype=float)
-    if np.any(r < 0):
+    if not all(wt >= 0 for wt in weights):  # (NaN too)
         raise InputError("weights must be >= 0", field="weights")
-    pos = r[r > 0]
-    if pos.size == 0:
+    scales = model.scales()
+    units = [s / objective(n).integer_unit(model)
+             for n, s in zip(model.objectives, scales, strict=True)]
+    # (an objective over a capacity of 0 scores 0 for every selection: it weighs nothing)
+    r = np.array([wt / u if s > EMPTY_SCALE else 0.0
+                  for wt, u, s in zip(weights, units, scales, strict=True)], dtype=float)
+    if not any(wt > 0 for wt in weights):
         raise InputError("at least one weight must be positive", field="weights")
+    pos = r[r > 0]
+    if pos.size == 0:  # every weight on objectives over a capacity of 0
+        return {}
     q = np.round(r / pos.min() * 1000).astype(np.int64)
     return {name: int(v) for name, v in zip(model.objectives, q, strict=False) if v}
 

@@ -11,19 +11,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bbopt.core import Job, Status
+from bbopt.core import Status
 from bbopt.models.packs import ORDERS, PackModel
 from bbopt.solvers import Budget, solve
-
-B = 1e9
-
-
-def periodic(id_, n, w, io_seconds, nodes, submit=0.0):
-    t = n * (w + io_seconds)
-    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
-               extra={"io": {"iterations": n, "compute_seconds": w, "io_bytes": io_seconds * B,
-                             "io_bandwidth": B}})
-
+from tests._periodic import B, periodic
 
 app_st = st.tuples(st.integers(1, 60), st.floats(1.0, 600.0), st.floats(0.0, 1.0),
                    st.integers(1, 8), st.floats(0.0, 3600.0))

@@ -230,3 +230,124 @@ def test_a_start_now_must_fit_every_later_reservation_it_overlaps():
                         (10.0, 150.0, 200.0, 200.5, 300.0)])
         assert (planner._profile is None) == (not isinstance(planner, _Reference))
     assert answers == [[True, True, True, False, False]] * 2
+
+
+def test_equal_ends_give_their_pieces_back_in_the_order_the_state_lists_them():
+    """BB node 0 (10 GB) held whole by three running jobs ending together at 10, listed with
+    pieces of 2/3 GB, 10 - 4/3 GB and 2/3 GB (a plain tuple, not the engine's list): given
+    back in that order, as the reference adds them, the node has exactly 10 GB free at 10 (in
+    the order of their sizes, one rounding more). A 1-node job of 10 GB plus the BB node's
+    rounding tolerance (1e-12 of it) fits there; one of the next float does not, on both."""
+    x = 2 * GB / 3
+    sizes = (x, 10 * GB - x - x, x)
+    running = tuple(RunningJob(Job(f"r{k}", 0, 10.0, nodes=1, bb=s), 0.0, (k,), ((0, s),))
+                    for k, s in enumerate(sizes))
+    running += (RunningJob(Job("full", 0, 10.0, nodes=1, bb=10 * GB), 0.0, (3,),
+                           ((1, 10 * GB),)),)
+    state = ClusterState(0.0, Platform(6, 20 * GB, bb_nodes=(10 * GB,) * 2), running)
+    at = 10 * GB + 10 * GB * 1e-12
+    jobs = [Job("at", 0, 5.0, nodes=1, bb=at),
+            Job("above", 0, 5.0, nodes=1, bb=math.nextafter(at, math.inf))]
+    fast, ref = _both(state)
+    for planner in (fast, ref):
+        assert [planner.fits(j, 10.0) for j in jobs] == [True, False]
+        assert [planner.earliest(j) for j in jobs] == [10.0, math.inf]
+    assert fast._profile is None  # (answered on the fast path)
+
+
+def test_past_a_later_hold_a_start_now_may_take_the_pooled_bb_left_plus_its_tolerance():
+    """A pool 20 bytes below its two 10 GB BB nodes' sum (the platform's rounding of 1e-9),
+    the head (2 nodes, 4 GB) reserved re-placeably at 10 for 50 s: a 2-node job started now for
+    100 s may take exactly the pooled bytes left from 10 plus the pool's tolerance (1e-9 of
+    it), not the next float, on the fast path as on the reference."""
+    pool = 20 * GB - 20
+    state = ClusterState(0.0, Platform(4, pool, bb_nodes=(10 * GB,) * 2), ())
+    at = (pool - 4 * GB) + pool * 1e-9
+    answers = []
+    for planner in _both(state):
+        planner.reserve(Job("head", 0, 50.0, nodes=2, bb=4 * GB), 10.0, replace=True)
+        answers.append([planner.fits_now(Job("j", 0, 100.0, nodes=2, bb=b)) for b in
+                        (math.nextafter(at, 0.0), at, math.nextafter(at, math.inf))])
+        assert (planner._profile is None) == (not isinstance(planner, _Reference))
+    assert answers == [[True, True, False]] * 2
+
+
+def test_a_start_now_may_take_the_whole_pool_plus_its_tolerance_and_no_more():
+    """The same pool, 20 bytes below its BB nodes' sum, nothing held: a 2-node job started now
+    may take the pool plus its tolerance (which rounds to the BB nodes' 20 GB), not the next
+    float."""
+    pool = 20 * GB - 20
+    state = ClusterState(0.0, Platform(4, pool, bb_nodes=(10 * GB,) * 2), ())
+    at = pool + pool * 1e-9
+    bbs = (math.nextafter(at, 0.0), at, math.nextafter(at, math.inf))
+    for planner in _both(state):
+        assert [planner.fits_now(Job("j", 0, 100.0, nodes=2, bb=b)) for b in bbs] == [
+            True, True, False]
+
+
+def test_the_pool_refuses_a_start_now_that_the_bb_nodes_would_take():
+    """The pool 20 bytes below its BB nodes' sum, and a running job of 10 GB whose pieces (5
+    GB on each BB node) are 10 bytes short (both within the rounding the platform and the
+    state accept): 10 GB less 20 bytes of the pool are free, 10 GB and 10 bytes of the BB
+    nodes. A 2-node job of 10 GB and 5 bytes would fit the BB nodes (a piece each); the pool
+    plus its tolerance of 20 bytes refuses it, as it refuses the next float above its bound,
+    and admits the bound itself."""
+    pool = 20 * GB - 20
+    running = (RunningJob(Job("r", 0, 50.0, nodes=1, bb=10 * GB), 0.0, (0,),
+                          ((0, 5 * GB - 5), (1, 5 * GB - 5))),)
+    state = ClusterState(0.0, Platform(4, pool, bb_nodes=(10 * GB,) * 2), running)
+    at = (pool - 10 * GB) + pool * 1e-9
+    assert at < 10 * GB + 5
+    for planner in _both(state):
+        assert [planner.fits_now(Job("j", 0, 100.0, nodes=2, bb=b))
+                for b in (at, math.nextafter(at, math.inf), 10 * GB + 5)] == [True, False, False]
+
+
+def test_a_re_placeable_reservation_from_now_gives_back_no_pieces_at_its_end():
+    """A re-placeable reservation may start now (1 node, 1 GB, for 10 s): its pieces are not
+    fixed, so at its end (10) nothing comes back to the BB nodes; a job of both BB nodes' 20
+    GB fits from 10 on, and the earliest is 10, on the fast path as on the reference."""
+    state = ClusterState(0.0, Platform(6, 20 * GB, bb_nodes=(10 * GB,) * 2), ())
+    big = Job("big", 0, 5.0, nodes=2, bb=20 * GB)
+    for planner in _both(state):
+        planner.reserve(Job("h", 0, 10.0, nodes=1, bb=GB), 0.0, replace=True)
+        assert [planner.fits(big, t) for t in (9.5, 10.0, 20.0)] == [False, True, True]
+        assert planner.earliest(big) == 10.0
+        assert (planner._profile is None) == (not isinstance(planner, _Reference))
+
+
+def _backfilled(planner_class):
+    """Three BB nodes of 7 GB; running: 7/3 GB on node 1 until 20, 7/3 GB and 28/9 GB on
+    node 2 until 10 and 20. The head (5 nodes, 14 GB) reserved re-placeably at 20, then three
+    jobs backfilled now (4/3 GB for 15 s, 6/7 GB for 100 s, 0.1 GB for 5 s)."""
+    third, two = 7 * GB * (1 / 3), (7 * GB - 7 * GB * (1 / 3)) * (2 / 3)
+    running = (RunningJob(Job("r0", 0, 20.0, nodes=1, bb=third), 0.0, (0,), ((1, third),)),
+               RunningJob(Job("r1", 0, 10.0, nodes=1, bb=third), 0.0, (1,), ((2, third),)),
+               RunningJob(Job("r2", 0, 20.0, nodes=1, bb=two), 0.0, (2,), ((2, two),)))
+    planner = planner_class.of(ClusterState(0.0, Platform(8, 21 * GB, bb_nodes=(7 * GB,) * 3),
+                                            running))
+    head = Job("head", 0, 50.0, nodes=5, bb=14 * GB)
+    assert planner.earliest(head) == 20.0
+    planner.reserve(head, 20.0, replace=True)
+    for k, (w, b) in enumerate(((15.0, 1 / 3 * GB * 4), (100.0, 1 / 7 * GB * 6), (5.0, GB / 10))):
+        assert planner.start(Job(f"j{k}", 0, w, nodes=1, bb=b)) is not None
+    return planner
+
+
+def test_after_backfilled_starts_the_largest_job_the_head_allows_is_the_references():
+    """The largest BB of a 1-node job started now for 100 s that leaves the head's pieces
+    placeable, found float by float on the reference, is admitted on the fast path, and the
+    next float refused: the BB nodes' free space at the head's start, kept while jobs start,
+    is the reference's to the last bit."""
+    def fits(planner_class, b):
+        return _backfilled(planner_class).fits_now(Job("x", 0, 100.0, nodes=1, bb=b))
+
+    lo, hi = 0.0, 21 * GB
+    assert fits(_Reference, lo) and not fits(_Reference, hi)
+    while math.nextafter(lo, hi) < hi:
+        mid = lo + (hi - lo) / 2
+        mid = mid if lo < mid < hi else math.nextafter(lo, hi)
+        lo, hi = (mid, hi) if fits(_Reference, mid) else (lo, mid)
+    assert 3 * GB < lo < 4 * GB
+    assert fits(Planner, lo) and not fits(Planner, hi)
+    assert _backfilled(Planner)._profile is None  # (answered on the fast path)

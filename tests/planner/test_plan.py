@@ -381,6 +381,30 @@ def test_take_bb_on_a_pool_named_and_proximity_nodes():
     assert prox.chosen == {"a": (0, 1), "b": (2, 3)} and prox.free_nodes == [4, 5, 6, 7]
 
 
+def test_bb_taken_now_is_given_back_whole():
+    # a start of the decision taken back: its pieces and compute nodes free again, the other
+    # job's kept, and the next start placed as if the first had never been taken
+    prox = Planner.of(ClusterState(0.0, PLATFORMS["proximity"], ()))
+    a, b = Job("a", 0, 5.0, nodes=2, bb=10 * GB), Job("b", 0, 5.0, nodes=2, bb=10 * GB)
+    assert prox.take_bb(a) and prox.take_bb(b)
+    held = list(prox.bb.free)
+    prox.give_back_bb(a)
+    assert prox.chosen == {"b": (2, 3)} and prox.free_nodes == [0, 1, 4, 5, 6, 7]
+    assert prox.bb.pieces_of(a) == () and prox.bb.pieces_of(b) != ()
+    assert sum(prox.bb.free) == sum(held) + 10 * GB
+    assert prox.take_bb(Job("c", 0, 5.0, nodes=2, bb=10 * GB)) and prox.chosen["c"] == (0, 1)
+    named = Planner.of(ClusterState(0.0, PLATFORMS["named"], ()))
+    whole = Job("w", 0, 5.0, nodes=1, bb=25 * GB)
+    assert named.take_bb(whole) and not named.bb_fits(Job("x", 0, 5.0, nodes=4, bb=100 * GB))
+    named.give_back_bb(whole)
+    assert named.bb.free == [25 * GB] * 4
+    assert named.bb_fits(Job("x", 0, 5.0, nodes=4, bb=100 * GB))
+    pool = _pool()
+    assert pool.take_bb(Job("p", 0, 5.0, nodes=1, bb=TB))
+    pool.give_back_bb(Job("p", 0, 5.0, nodes=1, bb=TB))  # a pool: the caller counts bytes
+    assert pool.holds == {} and pool.free_nodes == [0, 1, 2, 3]
+
+
 def test_a_rollback_restores_every_part_of_the_planner():
     p = _pool(RunningJob(Job("r", 0, 10.0, nodes=2), 0.0))
     snap = p.snapshot()

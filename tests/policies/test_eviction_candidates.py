@@ -60,3 +60,17 @@ def test_the_filter_is_kept_while_the_version_stays_and_made_again_when_it_chang
 def test_an_empty_pool_has_no_candidates():
     empty = EvictionCandidates([], {}, {"A": 5}, set(), lambda job: job.user)
     assert empty.candidates("B", (0, 0)) == [] and empty.version is None
+
+
+def test_a_job_added_takes_its_place_in_the_pools_order_and_is_filtered_at_once():
+    """A start of the decision counted among the running jobs: it is inserted where the pool's
+    order puts it (here by id), and the next call filters again even for an unchanged
+    version."""
+    held = {"A": 3, "B": 3, "C": 1}
+    pool = sorted(POOL, key=lambda r: r.job.id)
+    over = EvictionCandidates(pool, {"A": 2, "B": 2}, held, set(), lambda job: job.user)
+    assert _ids(over.candidates("D", (1, 0))) == ["a1", "a2", "b1", "b2", "c1"]
+    over.add(_running("b15", "B"), key=lambda r: r.job.id)
+    assert _ids(over.pool) == ["a1", "a2", "b1", "b15", "b2", "c1"]
+    assert _ids(over.candidates("D", (1, 0))) == ["a1", "a2", "b1", "b15", "b2", "c1"]
+    assert over.version == (1, 0)

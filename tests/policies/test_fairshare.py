@@ -866,3 +866,79 @@ def test_the_decision_carries_the_status_of_its_victim_choice(monkeypatch):
                     ).decide(_opt_state())
     assert d.preempt == ("v2", "v3") and d.stats.status is Status.FEASIBLE
     assert d.alternatives[0]["status"] == "FEASIBLE"
+
+
+def _fresh_start_state(queue, nodes=12):
+    """Entitlements of a third each: A runs a0 and C runs c0 (4 nodes each, neither
+    preemptable, until 10,000); the other nodes are free (4 of 12)."""
+    running = [(_job("a0", "A", 4, pre=False, ckpt=False), 0.0),
+               (_job("c0", "C", 4, pre=False, ckpt=False), 0.0)]
+    return _state(100.0, running, queue, nodes=nodes)
+
+
+@pytest.mark.parametrize("quantum,started", [(0.0, ["b1", "c1"]), (0.001, ["a1", "c1"]),
+                                             (1800.0, ["a1", "c1"])])
+def test_a_job_started_earlier_in_the_pass_is_taken_back_for_an_entitled_job(quantum, started):
+    # 13 nodes (4 entitled each), 5 free: a1 (A, over its entitlement) comes first and takes 4;
+    # b1 (B, holding nothing, not preemptable) is within its entitlement and needs 4. Algorithm
+    # 1 counts a1 among the running jobs: with no quantum it is the victim, taken back before it
+    # runs (nothing to checkpoint), and b1 starts now; with any quantum a1 is too young to be
+    # evicted and b1 waits. Either way the pass goes on: c1 takes the node left.
+    queue = [_job("a1", "A", 4), _job("b1", "B", 4, pre=False, ckpt=False),
+             _job("c1", "C", 1, wall=50.0)]
+    d = make_policy("omfs", shares=THIRDS, quantum=quantum).decide(
+        _fresh_start_state(queue, nodes=13))
+    assert d.started_ids == started
+    assert d.preempt == ()
+    assert d.memory["claims"] == {}
+
+
+def test_a_job_taken_back_for_an_entitled_job_starts_it_beyond_easys_reservation():
+    # c2 (C, 8 nodes) waits first and holds EASY's reservation at 200, when a0' ends; a1 ends
+    # by then and backfills; b1, within B's entitlement, takes a1 back and starts although it
+    # ends after the reservation with no node spare there (an entitled job always runs)
+    running = [(_job("a0", "A", 4, pre=False, ckpt=False, wall=200.0), 0.0),
+               (_job("c0", "C", 4, pre=False, ckpt=False), 0.0)]
+    queue = [_job("c2", "C", 8), _job("a1", "A", 4, wall=50.0), _job("b1", "B", 4)]
+    d = make_policy("omfs", shares=THIRDS, quantum=0).decide(_state(100.0, running, queue))
+    assert d.started_ids == ["b1"] and d.preempt == ()
+    assert [(r.job_id, r.start) for r in d.reservations] == [("c2", 200.0)]
+
+
+def test_a_job_taken_back_frees_its_nodes_beside_a_running_victim():
+    # a1 (2 nodes) starts first; b1 needs 4: the candidates youngest first are a1 (just started)
+    # then a2 (running since 0); A holds 8 of its 4, so both go: a1 waits again, a2 is evicted
+    # and b1 claims the 2 free nodes and a2's 2.
+    running = [(_job("a0", "A", 4, pre=False, ckpt=False), 0.0), (_job("a2", "A", 2), 0.0),
+               (_job("c0", "C", 4, pre=False, ckpt=False), 0.0)]
+    state = _state(100.0, running, [_job("a1", "A", 2), _job("b1", "B", 4)])
+    d = make_policy("omfs", shares=THIRDS, quantum=0).decide(state)
+    assert d.started_ids == []
+    assert d.preempt == ("a2",)
+    assert d.memory["claims"] == {"b1": ["a2"]}
+
+
+def test_the_exact_victim_choice_takes_back_a_fresh_start_at_no_cost():
+    # omfs-opt on the same pass: a1 (checkpointable, 4 nodes: 4 x 2 x 64 GB / 1 GB/s = 512
+    # node-s if it were running) costs nothing to take back
+    queue = [_job("a1", "A", 4), _job("b1", "B", 4)]
+    d = make_policy("omfs-opt", shares=THIRDS, quantum=0).decide(_fresh_start_state(queue))
+    assert d.started_ids == ["b1"] and d.preempt == ()
+    (info,) = d.alternatives
+    assert info["victims"] == ["a1"] and info["cost"] == 0.0
+
+
+def test_algorithm_1s_victims_come_in_its_order_a_fresh_start_among_them():
+    # 14 nodes (4 entitled each), A holds 6 and a1 takes the 4 free: b1 needs 4. In Algorithm
+    # 1's order a2 (priority -1, running) comes before a1 (started in this pass): omfs evicts
+    # a2 and takes a1 back, and b1 claims a2's node beside the 4 given back; the exact choice
+    # takes back a1 alone (it costs nothing, and covers b1) and b1 starts now
+    running = [(_job("a0", "A", 4, pre=False, ckpt=False), 0.0),
+               (_job("a3", "A", 1, pre=False, ckpt=False), 0.0),
+               (_job("a2", "A", 1, priority=-1.0), 0.0),
+               (_job("c0", "C", 4, pre=False, ckpt=False), 0.0)]
+    state = _state(100.0, running, [_job("a1", "A", 4), _job("b1", "B", 4)], nodes=14)
+    d = make_policy("omfs", shares=THIRDS, quantum=0).decide(state)
+    assert (d.started_ids, d.preempt, d.memory["claims"]) == ([], ("a2",), {"b1": ["a2"]})
+    exact = make_policy("omfs-opt", shares=THIRDS, quantum=0).decide(state)
+    assert (exact.started_ids, exact.preempt) == (["b1"], ())

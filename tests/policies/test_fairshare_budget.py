@@ -124,3 +124,15 @@ def test_a_deterministic_budget_stops_the_queue_only_at_its_wall_safety_net(monk
     d = pol.decide(_long_queue_state())
     assert [s.job_id for s in d.start] == ["small"]
     assert d.stats.status is not Status.FALLBACK
+
+
+def test_the_decisions_clock_starts_when_the_caller_asked(monkeypatch):
+    # 100 s spent before the policy was asked (bbopt.decide's check of a state): the decision's
+    # wall time counts them, and omfs-opt's victim choice has no budget left
+    from bbopt.policies import fairshare
+    monkeypatch.setattr(fairshare, "decision_elapsed", lambda: 100.0)
+    greedy = MemorylessFairShare("omfs", shares=SHARES).decide(_state(5))
+    assert 100.0 <= greedy.stats.wall_time < 200.0
+    exact = MemorylessFairShare("omfs-opt", backend="auto", shares=SHARES,
+                                budget=50.0).decide(_state(5))
+    assert exact.stats.status is Status.FALLBACK and exact.preempt == ()

@@ -141,10 +141,10 @@ def _deprivation(jobs, platform, options, cost, tick):
 
 #: B's 2-node job becomes entitled at 5000 (B's 3-node job ends) while A's 8-node job, over A's
 #: entitlement of 4, is being checkpointed; at 5010 the pass restarts A's job (first in priority
-#: order, it fits) and B's job, which no longer fits, cannot take it back in the same pass (a job
-#: started in this decision is not an eviction candidate), so A's job is evicted at 5020 and B
-#: starts at 5120: 120 s deprived, beyond quantum 0 + checkpoint 100 + tick 10. Algorithm 1 read
-#: literally would count the job just started among the running victims and not start it.
+#: order, it fits) and B's job no longer fits. Counted among the running jobs (quantum 0), A's
+#: job is taken back in the same pass and B starts at 5010; when a start of the pass was no
+#: eviction candidate, A's job was evicted at 5020 and B started at 5120: 120 s deprived, beyond
+#: quantum 0 + checkpoint 100 + tick 10.
 RESTARTED_BEFORE_AN_ENTITLED_JOB = [
     Job(f"j{i}", float(s), float(w), float(w), n, user=u, preemptable=p, checkpointable=p)
     for i, (s, w, n, u, p) in enumerate([
@@ -157,9 +157,7 @@ RESTARTED_BEFORE_AN_ENTITLED_JOB = [
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs=workloads(), quantum=st.sampled_from([0.0, 300.0, 1800.0]),
        cost=st.sampled_from([0.0, 100.0]))
-@example(jobs=RESTARTED_BEFORE_AN_ENTITLED_JOB, quantum=0.0, cost=100.0).xfail(
-    raises=AssertionError, reason="a job started earlier in the same pass is not taken back "
-    "for an entitled job behind it (found under a rotated seed; not yet fixed)")
+@example(jobs=RESTARTED_BEFORE_AN_ENTITLED_JOB, quantum=0.0, cost=100.0)
 def test_papers_reading_serves_multi_node_entitlements_within_quantum_plus_checkpoint(
         jobs, quantum, cost):
     # Jobs of 1-8 nodes with BB on a machine without BB limits that bind (every job preemptable):

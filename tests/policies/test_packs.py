@@ -21,16 +21,9 @@ from bbopt.policies.packs import (
 )
 from bbopt.simulation.exclusive_io import ExclusiveIO, time_alone
 from bbopt.workloads.generators.jeannot import generate
+from tests._periodic import B, periodic
 
-B = 1e9
 PACKS = ("pack-random", "pack-max", "pack-char", "pack-opt", "pack-opt-char")
-
-
-def periodic(id_, n, w, io_seconds, nodes=1, submit=0.0):
-    t = n * (w + io_seconds)
-    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
-               extra={"io": {"iterations": n, "compute_seconds": w,
-                             "io_bytes": io_seconds * B, "io_bandwidth": B}})
 
 
 def run(jobs, policy, nodes=4, **options):

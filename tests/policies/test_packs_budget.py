@@ -142,14 +142,6 @@ def test_a_queue_too_long_to_read_in_the_budget_packs_from_its_head(monkeypatch)
     assert sorted(s.job_id for s in d.start) == sorted(want)
 
 
-class _StillClock:
-    """A clock that stands still: only what the caller spent before asking counts."""
-
-    @staticmethod
-    def perf_counter() -> float:
-        return 0.0
-
-
 @pytest.mark.parametrize(("spent", "solved"), [(1.5, True), (1.6, False), (1.7, False)])
 def test_the_exact_builder_is_asked_until_four_fifths_of_the_wall_budget(monkeypatch, spent,
                                                                           solved):
@@ -170,7 +162,7 @@ def test_the_exact_builder_is_asked_until_four_fifths_of_the_wall_budget(monkeyp
         asked.append((backend, budget, seed))
         return real_solve(model, "exhaustive", Budget(10.0), seed=0)
 
-    monkeypatch.setattr(packs, "_time", _StillClock())
+    monkeypatch.setattr(packs, "_time", SlowClock(0.0))  # (a clock that stands still)
     monkeypatch.setattr(packs, "decision_elapsed", lambda: spent)
     monkeypatch.setattr(packs, "solve", recorded)
     queue = (Job("A", 0.0, 8.0, nodes=2), Job("B", 0.0, 4.0, nodes=1),

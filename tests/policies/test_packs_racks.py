@@ -8,23 +8,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bbopt import Job, Platform, simulate
+from bbopt import Platform, simulate
 from bbopt.core import rack_sizes
 from bbopt.errors import InputError
 from bbopt.policies.packs import average_bandwidth
 from bbopt.simulation.exclusive_io import ExclusiveIO, io_node_usage, time_alone
 from bbopt.workloads.generators.jeannot import generate
+from tests._periodic import B, periodic
 
-B = 1e9
 POLICIES = [("io-list", {}), ("io-list", {"backfill": "greedy"}), ("pack-max", {}),
             ("pack-char", {}), ("pack-opt", {"budget": 5.0})]
-
-
-def periodic(id_, n, w, io_seconds, nodes=1, submit=0.0):
-    t = n * (w + io_seconds)
-    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
-               extra={"io": {"iterations": n, "compute_seconds": w,
-                             "io_bytes": io_seconds * B, "io_bandwidth": B}})
 
 
 def run(jobs, policy, nodes, racks, **options):

@@ -119,10 +119,22 @@ def test_integer_weights_by_hand():
     assert integer_weights(WINDOW, [3e-4, 1.0]) == {"nodes": 3000, "bb": 1000}
 
 
+def test_integer_weights_of_an_objective_over_no_capacity(recwarn):
+    """No BB free and none on the platform: every selection scores 0 B, so the BB weight
+    counts for nothing (no overflow of 1 / 1e-300), and weights on it alone leave the tie-break
+    to decide."""
+    empty = WindowModel(nodes=[1, 2], bb=[0.0, 0.0], free_nodes=3, free_bb=0.0)
+    assert integer_weights(empty, [1.0, 1.0]) == {"nodes": 1000}
+    assert integer_weights(empty, [0.0, 1.0]) == {}
+    assert integer_weights(empty, [2.0, 0.0]) == {"nodes": 1000}
+    assert not recwarn.list
+
+
 @pytest.mark.parametrize("weights, message", [
     ([1.0], "1 weights for 2 objectives"),
     ([1.0, 1.0, 1.0], "3 weights for 2 objectives"),
     ([1.0, -0.5], "weights must be >= 0"),
+    ([float("nan"), 1.0], "weights must be >= 0"),
     ([0.0, 0.0], "at least one weight must be positive"),
 ])
 def test_integer_weights_refusals(weights, message):

@@ -59,3 +59,31 @@ def test_nsga2_front_trace_on_request():
     assert all(inst.model.feasible(x) for _, X in fronts for x in X)
     assert "front_trace" not in solve(inst.model, "nsga2", Budget(10.0), 0,
                                       generations=60).info
+
+
+@pytest.mark.parametrize("seconds, limit", [(2.5, 2.5), (0.01, 0.01), (0.001, 0.01)])
+def test_scip_settings_one_thread_no_gap_the_seed_and_the_time_left(seconds, limit):
+    # (zero relative and absolute gap: the exact-agreement tests compare optima, and SCIP's
+    # defaults stop at a relative gap of 1e-4)
+    from bbopt.solvers.scip import ScipCommand
+
+    command = ScipCommand(seconds, 7)
+    assert command.msg is False and command.timeLimit == limit
+    assert (command.optionsDict["gapRel"], command.optionsDict["gapAbs"]) == (0.0, 0.0)
+    assert command.options == ["randomization/randomseedshift=7"]
+    assert command.watch == [] and command.on_solution is None
+
+
+def test_the_incumbent_watch_is_let_go_without_an_error(monkeypatch):
+    # SCIP lets the event handler go when it frees the problem, after the answer is read: an
+    # error there would only be printed ("Exception ignored"), so it is caught here
+    import gc
+    import sys
+
+    from tests.solvers.window._int_solvers import FORCED
+
+    ignored = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda raised: ignored.append(raised.exc_value))
+    r = solve(FORCED, "scip", Budget(10.0), form="weighted", trace=True)
+    gc.collect()
+    assert r.status is Status.OPTIMAL and r.info["trace"] and ignored == []

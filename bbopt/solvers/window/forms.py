@@ -219,9 +219,12 @@ def run_lexicographic(solver: IntSolver, form: LinearForm,
     bounds: list[tuple[int, float | None]] = []
     outcome = Status.OPTIMAL
     try:
-        for stage in stages:
+        for k, stage in enumerate(stages):
             tie = stage == {TIEBREAK: 1} and x is not None
             cx, ca = _combine(form, stage)
+            if k + 1 < len(stages) and not cx.any() and not ca.any():
+                bounds.append((0, 0.0))  # (every selection scores 0: nothing to keep)
+                continue
             left = clock.left()
             if left <= 0:
                 outcome = Status.FEASIBLE if x is not None else Status.FALLBACK

@@ -77,3 +77,30 @@ def test_no_module_outside_the_backend_compiles_code():
             plain.append(path.name)
     assert outside == []
     assert plain == []
+
+
+def _add(a, b):
+    return a + b
+
+
+def test_a_kernel_is_compiled_cached_against_the_backend_and_inlined_only_when_asked():
+    """``kernel()`` is numba's ``njit`` never inlined, ``kernel(inline=True)`` always inlined;
+    either keeps the function itself and caches its code against the whole backend."""
+    plain, inlined = cache.kernel()(_add), cache.kernel(inline=True)(_add)
+    assert plain.targetoptions["inline"] == "never"
+    assert inlined.targetoptions["inline"] == "always"
+    for dispatcher in (plain, inlined):
+        assert dispatcher.py_func is _add
+        assert type(dispatcher._cache) is cache._BackendCache
+        assert dispatcher._cache._py_func is _add
+        assert dispatcher._cache._impl.locator.get_source_stamp() == cache.backend_stamp()
+    assert plain(2, 3) == 5 and plain(2.5, 1.0) == 3.5
+
+
+def test_without_a_place_to_cache_a_kernel_is_refused():
+    """A function with no source file (no cache locator) raises ``RuntimeError``: the caller
+    (:func:`bbopt.jit.kernels`) then runs the Python loops."""
+    namespace: dict = {}
+    exec("def f(x):\n    return x\n", namespace)
+    with pytest.raises(RuntimeError, match="cannot cache function 'f'"):
+        cache.kernel()(namespace["f"])

@@ -336,6 +336,7 @@ def test_the_compiled_annealing_moves_are_swaps_kept_at_the_threshold():
     temperature = 40.0
     walk = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 2)
     by_hand = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 2)
+    assert walk.order == by_hand.order == [0, 1, 2, 3, 4]  # (the walks' current buffers)
     current = best = walk.score
     counts = [0, 0, 0, 0]
     want = [0, 0, 0, 0]
@@ -379,3 +380,86 @@ def test_the_compiled_exhaustive_search_finds_a_plan_better_by_half_a_second():
     arrays = model.named_arrays()
     assert arrays.exhaustive(10.5, [1, 0]) == (10.0, [0, 1], 3)
     assert arrays.exhaustive(10.0, [0, 1]) == (10.0, [0, 1], 3)
+
+
+@pytest.mark.parametrize(("nodes", "words"), [(64, 1), (65, 2), (128, 2), (129, 3)])
+def test_a_placements_signature_holds_one_bit_per_compute_node(nodes, words):
+    """A placement's signature: its kind, its pieces on each of the 2 BB nodes, then its
+    compute nodes on a proximity platform, one bit each in 64-bit words (at 64 and 128 nodes,
+    and one node past): the signature has room for them all."""
+    platform = Platform(nodes=nodes, bb=2 * GB, bb_nodes=(GB, GB),
+                        bb_proximity=((0, 1),) * nodes)
+    queue = (Job("q", 0.0, 10.0, nodes=1, bb=GB),)
+    model = PlanModel.from_state(ClusterState(0.0, platform, (), queue), 2)
+    arrays = model.named_arrays()
+    assert arrays.width >= 1 + 2 + words
+    assert arrays.scratch()[0].shape[0] >= 1 + 2 + words
+    _check_first_snapshot(model, arrays, [GB, GB], [1.0] * nodes)
+    walk = NamedWalk(arrays, [0], 1)
+    assert walk.order == [0] and walk.start == [0.0] and walk.score == 0.0
+
+
+def _near_model() -> PlanModel:
+    """5 jobs of 1-2 nodes and 1 GB on 4 BB nodes by proximity (8 compute nodes), 3 of them
+    busy until 20 with 5 GB on BB node 0."""
+    running = (RunningJob(Job("r", 0, 20.0, nodes=3, bb=5 * GB), 0.0, (0, 1, 2),
+                          ((0, 5 * GB),)),)
+    state = ClusterState(0.0, _NEAR, running, tuple(
+        Job(f"q{i}", 0.0, 10.0 * (i + 1), nodes=1 + i % 2, bb=GB) for i in range(5)))
+    return PlanModel.from_state(state, 2)
+
+
+def test_the_arrays_start_from_the_models_profile_and_state_now():
+    """Before any compiled loop runs: the profile's breakpoints, free nodes, pool BB and each
+    BB node's space in its rows, the BB nodes now and a 1.0 per free compute node in the state
+    now, and both copied into the first snapshot that every score starts from."""
+    model = _near_model()
+    _check_first_snapshot(model, model.named_arrays(), [5 * GB, 10 * GB, 10 * GB, 10 * GB],
+                          [0.0] * 3 + [1.0] * 5)
+
+
+def _check_first_snapshot(model: PlanModel, a, bb_now: list[float], ids_now: list[float]):
+    """``a`` holds ``model``'s profile rows, the BB nodes' space ``bb_now`` and the free
+    compute nodes ``ids_now`` now, both copied into the first snapshot (no compiled loop has
+    run: the fastest tests call this first, before a loop could crash on wrong arrays)."""
+    length, k = len(model._Tz), len(bb_now)
+    assert a.base[0, :length].tolist() == list(model._Tz)
+    assert a.base[1, :length].tolist() == list(model._FNz)
+    assert a.base[2, :length].tolist() == list(model._FBz)
+    assert a.base[3:3 + k, :length].T.tolist() == [list(row) for row in model._FKz]
+    assert a.base_now[:k].tolist() == bb_now
+    assert a.base_now[k:k + len(ids_now)].tolist() == ids_now
+    assert (a._pool[0, 0] == a.base).all() and (a._pool_now[0, 0] == a.base_now).all()
+
+
+@pytest.mark.parametrize("stride", [1, 2, 3, 5])
+def test_the_buffers_hold_what_the_unchecked_compiled_loops_index(stride):
+    """numba does not check bounds: each buffer the compiled score and walk write must hold
+    what they index (their layout in bbopt.planner.jit.named) for 5 jobs on 4 BB nodes and 8
+    compute nodes by proximity: the profile with room for one breakpoint per job, a
+    signature, every job's start, term and the score after each, the changed jobs after four
+    counters, a snapshot every ``stride`` positions and the work space."""
+    model = _near_model()
+    a = model.named_arrays()
+    n, k, nn, width = 5, 4, 8, 1 + 4 + 1
+    length = len(model._Tz)
+    assert a.jobs.shape == (6, n)
+    assert a.base.shape[0] >= 3 + k and a.base.shape[1] >= length + n
+    assert a.base_now.shape[0] >= k + nn and a.prox.shape[0] >= nn and a.prox.shape[1] >= k
+    assert a.consts.shape[0] >= 2 + k and a.width >= width
+    sig, fwork, iwork = a.scratch()
+    assert sig.shape[0] >= width and fwork.shape[0] >= 3 and fwork.shape[1] >= 2 + k
+    assert iwork.shape[0] >= 3 and iwork.shape[1] >= nn
+    walk = NamedWalk(a, list(range(n)), stride)
+    for owner, snaps in ((a, 1), (walk, (n - 1) // stride + 1)):
+        assert owner._orders.shape[0] >= 2 and owner._orders.shape[1] == n
+        assert owner._vals.shape[1] >= 3 and owner._vals.shape[2] >= n + 1
+        assert owner._sigs.shape[1] == n and owner._sigs.shape[2] >= width
+        assert owner._pool.shape[0] >= snaps + 1 and owner._pool.shape[1] >= 2
+        assert owner._pool.shape[2:] == a.base.shape
+        assert owner._pool_now.shape[0] >= snaps + 1 and owner._pool_now.shape[1] >= 2
+        assert owner._pool_now.shape[2:] == a.base_now.shape
+        assert owner._side.shape[0] >= 2 and owner._side.shape[1] >= snaps + 1
+        assert owner._dirty.shape[0] >= n + 4
+    assert walk._state.shape[0] >= 7 and walk._fstate.shape[0] >= 3
+    assert walk.score == model.score(list(range(n)))

@@ -17,6 +17,7 @@ from bbopt.solvers import Budget
 from bbopt.solvers.base import BudgetExceeded
 from bbopt.solvers.io_window import exhaustive
 from bbopt.solvers.io_window.exhaustive import _rows, find_placement, solve_exhaustive
+from tests._slow_clock import SlowClock
 from tests.models.test_io_window_evaluation import herbein_case, one_vertex
 
 INF = float("inf")
@@ -100,22 +101,11 @@ def test_the_search_goes_on_at_exactly_its_deadline(monkeypatch):
         find_placement(_singles([2, 2, 2, 2], 7), np.ones(4, bool), 4.9)
 
 
-class _Ticks:
-    """A clock that moves on by one second at every reading, from 0."""
-
-    def __init__(self) -> None:
-        self.now = -1.0
-
-    def perf_counter(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
 @pytest.mark.parametrize(("seconds", "runs_out"), [(5.0, True), (1000.0, False)])
 def test_the_budget_stops_a_long_placement_search(monkeypatch, seconds, runs_out):
     # four jobs of 2 nodes at 100 B/s on 8 nodes under 700 B/s: all four fit by count but not
     # by bandwidth, which the search finds after thousands of steps
-    monkeypatch.setattr(exhaustive, "_time", _Ticks())
+    monkeypatch.setattr(exhaustive, "_time", SlowClock(1.0))
     m = _singles([2, 2, 2, 2], 8, bandwidth=100.0, vertex=700.0)
     if runs_out:
         with pytest.raises(BudgetExceeded):

@@ -1,28 +1,10 @@
-"""What the pack builders' tests share: Jeannot et al.'s periodic applications, the three-stage
-lexicographic case and a clock that stands still (every stage has the whole budget)."""
+"""What the pack builders' tests share: Jeannot et al.'s periodic applications (from
+``tests/_periodic.py``) and the three-stage lexicographic case."""
 
 from __future__ import annotations
 
-from bbopt.core import Job
 from bbopt.models.packs import PackModel
-
-B = 1e9
-
-
-def periodic(id_: str, n: int, w: float, io_seconds: float, nodes: int = 1,
-             submit: float = 0.0) -> Job:
-    """An application of ``n`` iterations of ``w`` s of compute and ``io_seconds`` of I/O at
-    1 GB/s."""
-    t = n * (w + io_seconds)
-    return Job(id_, submit, walltime=t, runtime=t, nodes=nodes,
-               extra={"io": {"iterations": n, "compute_seconds": w,
-                             "io_bytes": io_seconds * B, "io_bandwidth": B}})
-
-
-class StillClock:
-    @staticmethod
-    def perf_counter() -> float:
-        return 0.0
+from tests._periodic import B, periodic
 
 
 def three_stages() -> PackModel:

@@ -12,8 +12,8 @@ from ortools.sat.python import cp_model
 from bbopt.core import Status
 from bbopt.models.packs import PackModel
 from bbopt.solvers.base import Budget, solve
+from tests._slow_clock import SlowClock
 from tests.solvers.packs._cases import B, periodic
-from tests.solvers.packs._cases import StillClock as _StillClock
 from tests.solvers.packs._cases import three_stages as _three_stages
 
 
@@ -40,7 +40,7 @@ class _Recording(cp_model.CpSolver):
 def recording(monkeypatch):
     import bbopt.solvers.packs._stages as stages
 
-    monkeypatch.setattr(stages, "_time", _StillClock())  # (every stage has the whole budget)
+    monkeypatch.setattr(stages, "_time", SlowClock(0.0))  # (every stage has the whole budget)
     monkeypatch.setattr(cp_model, "CpSolver", _Recording)
     monkeypatch.setattr(_Recording, "seen", [])
     return _Recording

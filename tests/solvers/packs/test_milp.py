@@ -12,8 +12,8 @@ import pytest
 from bbopt.core import Status
 from bbopt.models.packs import PackModel
 from bbopt.solvers.base import Budget, solve
+from tests._slow_clock import SlowClock
 from tests.solvers.packs._cases import B, periodic
-from tests.solvers.packs._cases import StillClock as _StillClock
 from tests.solvers.packs._cases import three_stages as _three_stages
 
 
@@ -44,7 +44,7 @@ class _RecordingCbc(pulp.PULP_CBC_CMD):
 def cbc(monkeypatch):
     import bbopt.solvers.packs._stages as stages
 
-    monkeypatch.setattr(stages, "_time", _StillClock())  # (every stage has the whole budget)
+    monkeypatch.setattr(stages, "_time", SlowClock(0.0))  # (every stage has the whole budget)
     monkeypatch.setattr(pulp, "PULP_CBC_CMD", _RecordingCbc)
     monkeypatch.setattr(_RecordingCbc, "seen", [])
     return _RecordingCbc

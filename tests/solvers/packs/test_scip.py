@@ -10,8 +10,8 @@ import pytest
 from bbopt.core import Status
 from bbopt.models.packs import PackModel
 from bbopt.solvers.base import Budget, solve
+from tests._slow_clock import SlowClock
 from tests.solvers.packs._cases import B, periodic
-from tests.solvers.packs._cases import StillClock as _StillClock
 from tests.solvers.packs._cases import three_stages as _three_stages
 
 pytest.importorskip("pyscipopt")
@@ -38,7 +38,7 @@ def runs(monkeypatch):
                 lp.sol_status = seen[0]
             return out
 
-    monkeypatch.setattr(stages, "_time", _StillClock())
+    monkeypatch.setattr(stages, "_time", SlowClock(0.0))
     monkeypatch.setattr(scip, "ScipCommand", Recording)
     return seen
 

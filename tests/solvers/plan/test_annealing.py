@@ -194,6 +194,15 @@ def test_the_defaults_are_the_papers_search():
                         "incremental": True, "initial": None, "trace": False}
 
 
+def test_the_papers_search_makes_30_temperatures_of_6_moves():
+    # (the defaults run, not read: a default changed in the function shows in its moves)
+    jobs = [Job(str(i), submit=10 * i, walltime=20 + 7 * i, nodes=1 + i % 3) for i in range(7)]
+    model = PlanModel(100.0, (4, 0.0), [(150.0, 2, 0.0)], jobs, alpha=2)
+    res = solve_annealing(model, Budget(30), 0)
+    assert res.info["steps"] == 180 and not res.info["out_of_time"]
+    assert res.objective <= res.info["candidate_best"]
+
+
 def test_when_every_candidate_scores_the_same_the_search_is_skipped():
     model = Scripted({o: 50.0 for _, o in CANDIDATES})
     res = solve_annealing(model, Budget(30), 0, incremental=False)

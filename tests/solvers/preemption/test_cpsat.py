@@ -16,6 +16,7 @@ from bbopt.core import Status
 from bbopt.solvers import Budget
 from bbopt.solvers.preemption import cpsat
 from bbopt.solvers.preemption.cpsat import BB_UNITS, solve_cpsat
+from tests._slow_clock import SlowClock
 from tests.solvers.test_preemption import victims_model
 
 
@@ -59,17 +60,6 @@ def recording(monkeypatch):
     monkeypatch.setattr(_Recording, "made", [])
     monkeypatch.setattr(cp_model, "CpSolver", _Recording)
     return _Recording
-
-
-class _Ticks:
-    """A clock that moves on by one second at every reading, from 0."""
-
-    def __init__(self) -> None:
-        self.now = -1.0
-
-    def perf_counter(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def _linear(proto) -> list[tuple[dict[int, int], list[int]]]:
@@ -190,7 +180,7 @@ def test_a_cut_is_solved_with_what_is_left_of_the_wall_budget(recording, monkeyp
                                                              solves):
     # the start is read at 0 s, the clock after the first solve at 1 s: nothing left of 1 s
     # (fallback); 0.5 s left of 1.5 s, handed to the next solve
-    monkeypatch.setattr(cpsat, "_time", _Ticks())
+    monkeypatch.setattr(cpsat, "_time", SlowClock(1.0))
     recording.answers = [None, cp_model.UNKNOWN]
     r = solve_cpsat(TWO_SHORT, Budget(seconds), 0)
     params = recording.made[0].params

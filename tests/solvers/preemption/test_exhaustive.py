@@ -11,6 +11,7 @@ from bbopt.solvers import Budget, solve
 from bbopt.solvers.base import BudgetExceeded
 from bbopt.solvers.preemption import exhaustive
 from bbopt.solvers.preemption.exhaustive import MAX_CANDIDATES, solve_exhaustive
+from tests._slow_clock import SlowClock
 from tests.solvers.test_preemption import victims_model as _model
 
 
@@ -62,22 +63,11 @@ def test_exhaustive_goes_on_past_a_chunk_without_a_covering_set():
     assert r.solution.dtype == bool
 
 
-class _Ticks:
-    """A clock that moves on by one second at every reading, from 0."""
-
-    def __init__(self) -> None:
-        self.now = -1.0
-
-    def perf_counter(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
 @pytest.mark.parametrize(("seconds", "runs_out"), [(1.5, True), (2.0, False), (2.5, False)])
 def test_exhaustive_checks_its_budget_before_each_chunk(monkeypatch, seconds, runs_out):
     # the deadline is read at 0 s; the two chunks of 17 candidates are entered at 1 s and 2 s:
     # a deadline before 2 s stops the enumeration, one at 2 s or later does not
-    monkeypatch.setattr(exhaustive, "_time", _Ticks())
+    monkeypatch.setattr(exhaustive, "_time", SlowClock(1.0))
     m = _model([1] * 17, [1.0] * 17, need_nodes=1, bb=[0.0] * 16 + [10.0], need_bb=10.0)
     if runs_out:
         with pytest.raises(BudgetExceeded):

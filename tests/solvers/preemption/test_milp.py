@@ -16,6 +16,7 @@ from bbopt.core import Status
 from bbopt.solvers import Budget, solve
 from bbopt.solvers.preemption import milp
 from bbopt.solvers.preemption.milp import solve_milp, solve_with_cover_cuts, victims_problem
+from tests._slow_clock import SlowClock
 from tests.solvers.test_preemption import victims_model
 
 OPTIMAL, NOT_SOLVED, INFEASIBLE, UNDEFINED = 1, 0, -1, -3  # PuLP's solve statuses
@@ -126,17 +127,6 @@ class _Scripted:
         return status
 
 
-class _Ticks:
-    """A clock that moves on by one second at every reading, from 0."""
-
-    def __init__(self) -> None:
-        self.now = -1.0
-
-    def perf_counter(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
 #: v0 free but 0.5e-6 B short of the 1 B deficit (five times the 1e-7 B tolerance), v1 covering
 #: it at cost 5, v2 free without BB.
 SHORT = victims_model([1, 1, 1], [0.0, 5.0, 0.0], need_nodes=1, bb=[1.0 - 5e-7, 1.0, 0.0],
@@ -145,7 +135,7 @@ SHORT = victims_model([1, 1, 1], [0.0, 5.0, 0.0], need_nodes=1, bb=[1.0 - 5e-7, 
 
 @pytest.fixture
 def ticks(monkeypatch):
-    monkeypatch.setattr(milp, "_time", _Ticks())
+    monkeypatch.setattr(milp, "_time", SlowClock(1.0))
 
 
 def test_a_proven_optimum_is_optimal_with_its_cost_as_bound(ticks):

@@ -629,3 +629,33 @@ def test_the_ssd_levels_rows_without_a_level_objective(asks, sizes, nodes):
     complete, xs, _ = run_pareto_disjunctive(Enumerating(lf), lf, NAMES, Scripted(9.0))
     assert complete and [int(x.sum()) for x in xs] == nodes  # one point: the most nodes
     assert all(m.feasible(x) for x in xs)
+
+
+#: A window where no job asks for BB: every selection scores 0 B.
+NO_BB = WindowModel(nodes=[1, 2, 2], bb=[0.0, 0.0, 0.0], free_nodes=3, free_bb=0.0)
+
+
+def test_a_stage_every_selection_scores_0_in_is_not_solved():
+    # (solved, its optimum would be any selection -- CBC's is the empty one -- and the
+    # work-limited tie-break after it may not move it: nothing would start on free nodes)
+    lf = linear_form(NO_BB, NAMES)
+    s = Enumerating(lf)
+    outcome, x, _, bounds = run_lexicographic(s, lf, [{"bb": 1}, {TIEBREAK: 1}], Scripted(9.0))
+    assert outcome is Status.OPTIMAL and list(x) == [True, True, False]
+    assert bounds[0] == (0, 0.0) and len(s.calls) == 1 and s.calls[0]["work"] is None
+    s = Enumerating(lf)  # the last stage is solved all the same: some selection is the answer
+    outcome, x, _, bounds = run_lexicographic(s, lf, [{"bb": 1}], Scripted(9.0))
+    assert outcome is Status.OPTIMAL and x is not None and len(s.calls) == 1
+
+
+@pytest.mark.parametrize("backend", ["cpsat", "milp", "highs", "scip"])
+@pytest.mark.parametrize("form, options", [("lexicographic", {"priority": ["bb"]}),
+                                           ("weighted", {"weights": [0.0, 1.0]})])
+def test_exact_backends_break_the_tie_of_a_stage_scoring_0_in_queue_order(backend, form,
+                                                                           options):
+    from bbopt.solvers import solve
+
+    r = solve(NO_BB, backend, Budget(10.0), form=form, **options)
+    ref = solve(NO_BB, "exhaustive", Budget(10.0), form=form, **options)
+    assert r.status is Status.OPTIMAL and list(r.solution) == list(ref.solution) == [
+        True, True, False]

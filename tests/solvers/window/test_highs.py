@@ -120,3 +120,6 @@ def test_the_backend():
     r = solve_highs(FORCED, Budget(30.0), 0, form="weighted")
     assert r.backend == "highs" and r.status is Status.OPTIMAL
     assert tuple(FORCED.evaluate(r.solution)) == (7.0, 8 * GB)
+    # BB first, then nodes, then the queue order: two stage rows held at once under the third
+    r = solve_highs(FORCED, Budget(30.0), 0, form="lexicographic", priority=("bb", "nodes"))
+    assert r.status is Status.OPTIMAL and tuple(FORCED.evaluate(r.solution)) == (5.0, 11 * GB)

@@ -178,6 +178,10 @@ def test_the_backend():
     assert tuple(FORCED.evaluate(r.solution)) == (7.0, 8 * GB)
     r = solve_milp(FORCED, Budget(30.0), 0, form="lexicographic", priority=("bb", "nodes"))
     assert tuple(FORCED.evaluate(r.solution)) == (5.0, 11 * GB)
+    assert r.solution.dtype == bool  # (a selection, as every backend answers it)
+    lf = linear_form(FORCED, ("nodes", "bb"))
+    _, x, a_counts, _ = _Pulp(lf, Budget(30.0), 0, "cbc").maximize(*lf.objectives["nodes"], 10.0)
+    assert x.dtype == bool and a_counts.dtype == np.int64
 
 
 def fake_cbc(tmp_path, first: str, xs: list[int], code: int = 0) -> str:

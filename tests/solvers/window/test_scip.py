@@ -12,6 +12,7 @@ import pytest
 from bbopt.core import GB, Status
 from bbopt.solvers import Budget
 from bbopt.solvers.scip import ScipCommand
+from bbopt.solvers.window import scip
 from bbopt.solvers.window.forms import linear_form
 from bbopt.solvers.window.scip import _ScipPulp, solve_scip
 from tests.solvers.window import _int_solvers
@@ -45,6 +46,7 @@ def test_the_trace_is_the_first_solves_incumbents_of_the_selection_or_the_counts
     assert status is Status.OPTIMAL and s.trace
     assert all(0 <= t <= after for t, _ in s.trace)
     assert s.trace[-1][1] == [int(v) for v in x]
+    assert all(type(v) is int for _, values in s.trace for v in values)
     assert all(len(v) == 5 and v[3] == 1 and v[4] == 0 for _, v in s.trace)
     first = list(s.trace)
     s.maximize(*lf.objectives["bb"], 10.0)
@@ -56,7 +58,7 @@ def test_the_trace_is_the_first_solves_incumbents_of_the_selection_or_the_counts
     assert all(len(v) == lv.k for _, v in c.trace)
 
 
-def test_the_backend_and_its_trace():
+def test_the_backend_and_its_trace(monkeypatch):
     t0 = time.perf_counter()
     r = solve_scip(FORCED, Budget(30.0), 0, form="weighted", trace=True)
     elapsed = time.perf_counter() - t0
@@ -65,7 +67,11 @@ def test_the_backend_and_its_trace():
     trace = r.info["trace"]
     assert trace and all(0 <= t <= elapsed for t, _ in trace)
     assert trace[-1][1] == [int(v) for v in r.solution]
+    watched = []
+    monkeypatch.setattr(scip, "ScipCommand", lambda *args: watched.append(len(args))
+                        or ScipCommand(*args))
     plain = solve_scip(FORCED, Budget(30.0), 0, form="weighted")  # (no trace asked: none kept)
+    assert watched and set(watched) == {2}  # (no solve watched: SCIP without a callback)
     assert plain.solution.tolist() == r.solution.tolist() and "trace" not in plain.info
     untraced = _ScipPulp(linear_form(FORCED, ["nodes"]), Budget(30.0), 0, 0.0, trace=False)
     assert untraced.maximize(*untraced.form.objectives["nodes"], 10.0)[0] is Status.OPTIMAL
