@@ -475,6 +475,15 @@ TESTS: dict[str, list[str]] = {
         "tests/analysis/test_sweep_workers.py",
         "tests/analysis/test_workers_progress.py",
     ],
+    # (the input readers and units: each module's own tests first, for a first pass; the many
+    # files that merely load a workload or a platform through them only for the survivors)
+    "bbopt/units.py": ["tests/test_units.py", "tests/test_units_encoding.py"],
+    "bbopt/schema.py": ["tests/test_schema.py", "tests/test_limits.py"],
+    "bbopt/option_help.py": ["tests/test_option_help.py"],
+    "bbopt/loading.py": ["tests/test_loading.py", "tests/test_loading_platforms.py"],
+    "bbopt/workloads/shares.py": ["tests/workloads/test_shares.py"],
+    "bbopt/workloads/archive.py": ["tests/workloads/test_archive.py"],
+    "bbopt/interop/batsim/protocol.py": ["tests/interop/test_batsim.py"],
 }
 
 
