@@ -33,7 +33,9 @@ or a YAML/JSON file (:func:`bbopt.workloads.shares.parse_shares`). A job's entit
   cannot cover J's deficit, nothing is evicted and J waits. A job started earlier in the same
   pass is running for the runner: past its quantum (a quantum of 0) it is a candidate like the
   others, the youngest, and is taken back before it runs (no checkpoint, it waits again;
-  :mod:`bbopt.policies.fairshare_pass`).
+  :mod:`bbopt.policies.fairshare_pass`). With ``protect="over"`` it is a candidate whatever the
+  quantum: it has not run, and the quantum protects running jobs from thrashing, so an
+  over-entitled job first in priority order cannot keep an entitled one waiting a new quantum.
 
 ``omfs-opt`` -- the same with the victims chosen by the victim-choice model
 (:mod:`bbopt.models.preemption`) and an exact backend (``backend="auto"``: exhaustive up to 12
@@ -260,7 +262,7 @@ class MemorylessFairShare:
                     started.append(job)
                     self._hold(job, held, held_np)
                     now_running = RunningJob(job, state.time)
-                    if self._evictable(now_running, state.time):
+                    if self._evictable(now_running, state.time, fresh=True):
                         over.add(now_running, _victim_order)
                         fresh.add(job.id)
                 continue
@@ -330,9 +332,11 @@ class MemorylessFairShare:
         out.sort(key=_victim_order)
         return out
 
-    def _evictable(self, r: RunningJob, now: float) -> bool:
+    def _evictable(self, r: RunningJob, now: float, fresh: bool = False) -> bool:
+        """``fresh``: started in this pass (with ``protect="over"`` such a job has not run, so
+        its quantum, which protects running jobs from thrashing, does not hold it)."""
         return (_preemptable(r.job) and not r.job.extra.get("evicting")
-                and now - r.start >= self.quantum)
+                and (now - r.start >= self.quantum or (fresh and self.protect == "over")))
 
     def candidates(self, state: ClusterState, job: Job, entitled: Mapping[str, int],
                    held: Mapping[str, int], taken: set[str] = frozenset()) -> list[RunningJob]:

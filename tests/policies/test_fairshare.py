@@ -905,6 +905,19 @@ def test_a_job_taken_back_for_an_entitled_job_starts_it_beyond_easys_reservation
     assert [(r.job_id, r.start) for r in d.reservations] == [("c2", 200.0)]
 
 
+@pytest.mark.parametrize("protect, started", [("strict", ["a1", "c1"]),
+                                               ("over", ["b1", "c1"])])
+def test_with_protect_over_a_start_of_the_pass_is_taken_back_whatever_the_quantum(protect,
+                                                                                 started):
+    # the case above with a 30 min quantum: a1 has not run, so with protect="over" its quantum
+    # does not keep b1 waiting; the strict reading leaves a start of the pass to its quantum
+    queue = [_job("a1", "A", 4), _job("b1", "B", 4, pre=False, ckpt=False),
+             _job("c1", "C", 1, wall=50.0)]
+    d = make_policy("omfs", shares=THIRDS, quantum=1800, protect=protect).decide(
+        _fresh_start_state(queue, nodes=13))
+    assert d.started_ids == started and d.preempt == ()
+
+
 def test_a_job_taken_back_frees_its_nodes_beside_a_running_victim():
     # a1 (2 nodes) starts first; b1 needs 4: the candidates youngest first are a1 (just started)
     # then a2 (running since 0); A holds 8 of its 4, so both go: a1 waits again, a2 is evicted

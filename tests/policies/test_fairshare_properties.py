@@ -154,10 +154,25 @@ RESTARTED_BEFORE_AN_ENTITLED_JOB = [
         (4800, 200, 3, "C", False)])]
 
 
+#: B's 4-node job (entitled to 4) arrives at 1200 while A, over its entitlement, holds 6 nodes
+#: whose jobs are within their 30 min quantum. When they end at 1600, the pass starts A's 7-node
+#: job j9 first (it comes first in priority order, and fits). With protect="over" B's job takes
+#: it back at once (it has not run: its quantum does not hold it) and starts at 1600; when a
+#: start of the pass was protected by its quantum, A's j0 started likewise at 1900 and B waited
+#: until 3100, 1,900 s against quantum 1800 + checkpoint 0 + tick 10.
+FRESH_OVER_ENTITLED_STARTS_AHEAD = [
+    Job(f"j{i}", float(s), float(w), float(w), n, user=u, preemptable=p, checkpointable=p)
+    for i, (s, w, n, u, p) in enumerate([
+        (100, 1200, 7, "A", True), (0, 100, 1, "A", False), (0, 1600, 1, "A", True),
+        (0, 100, 1, "A", True), (0, 100, 1, "A", False), (0, 100, 1, "A", False),
+        (0, 1600, 1, "A", False), (1200, 100, 4, "B", False), (0, 1600, 4, "A", False),
+        (0, 300, 7, "A", True), (1100, 2000, 3, "C", True)])]
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs=workloads(), quantum=st.sampled_from([0.0, 300.0, 1800.0]),
        cost=st.sampled_from([0.0, 100.0]))
 @example(jobs=RESTARTED_BEFORE_AN_ENTITLED_JOB, quantum=0.0, cost=100.0)
+@example(jobs=FRESH_OVER_ENTITLED_STARTS_AHEAD, quantum=1800.0, cost=0.0)
 def test_papers_reading_serves_multi_node_entitlements_within_quantum_plus_checkpoint(
         jobs, quantum, cost):
     # Jobs of 1-8 nodes with BB on a machine without BB limits that bind (every job preemptable):
