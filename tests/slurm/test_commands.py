@@ -1,6 +1,8 @@
 """Parsing Slurm's machine-readable output and the BB pool mapping (no Slurm needed)."""
 
 import math
+import os
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +12,7 @@ from bbopt.errors import InputError
 from bbopt.slurm.cluster import SlurmError
 from bbopt.slurm.commands import (
     SEP,
+    SQUEUE_FORMAT,
     License,
     SlurmCommands,
     SlurmJob,
@@ -18,6 +21,7 @@ from bbopt.slurm.commands import (
     format_minutes,
     parse_duration,
     parse_licenses,
+    parse_licenses_show,
     parse_sinfo,
     parse_squeue,
     parse_time,
@@ -251,3 +255,254 @@ def test_an_unreadable_duration_is_a_slurm_error_quoting_it_whole(text):
     with pytest.raises(SlurmError) as err:
         parse_duration(text)
     assert str(err.value) == f"cannot read Slurm duration {text!r}"
+
+
+# -- the command layer against stand-in programs (real processes, no Slurm) -----------------
+
+_PROGRAM = """#!/bin/sh
+# a stand-in for Slurm's {name}: records its arguments and SLURM_CONF, answers as told
+log="{dir}/{name}.log"
+printf '%s\\n' "SLURM_CONF=$SLURM_CONF" >> "$log"
+for a in "$@"; do printf '%s\\n' "arg=$a" >> "$log"; done
+printf '%s\\n' "end" >> "$log"
+if [ -f "{dir}/{name}.sleep" ]; then /bin/sleep "$(/bin/cat "{dir}/{name}.sleep")"; fi
+if [ -f "{dir}/{name}.out" ]; then /bin/cat "{dir}/{name}.out"; fi
+if [ -f "{dir}/{name}.err" ]; then /bin/cat "{dir}/{name}.err" >&2; fi
+exit "$(/bin/cat "{dir}/{name}.rc" 2>/dev/null || echo 0)"
+"""
+
+
+class _Programs:
+    """Stand-ins for Slurm's client programs in a folder put first on the commands' PATH."""
+
+    def __init__(self, folder):
+        self.dir = folder
+        for name in ("squeue", "sinfo", "scontrol", "sbatch", "scancel"):
+            path = folder / name
+            path.write_text(_PROGRAM.format(name=name, dir=folder))
+            path.chmod(0o755)
+
+    def answer(self, name: str, out: str = "", err: str = "", rc: int = 0,
+               sleep: float | None = None) -> None:
+        (self.dir / f"{name}.out").write_text(out)
+        (self.dir / f"{name}.err").write_text(err)
+        (self.dir / f"{name}.rc").write_text(str(rc))
+        if sleep is not None:
+            (self.dir / f"{name}.sleep").write_text(str(sleep))
+
+    def calls(self, name: str) -> list[tuple[str, tuple[str, ...]]]:
+        """Each call of ``name``: the SLURM_CONF it saw and its arguments."""
+        log = self.dir / f"{name}.log"
+        out, conf, args = [], None, []
+        for line in (log.read_text().splitlines() if log.exists() else []):
+            if line.startswith("SLURM_CONF="):
+                conf, args = line.removeprefix("SLURM_CONF="), []
+            elif line.startswith("arg="):
+                args.append(line.removeprefix("arg="))
+            else:
+                out.append((conf, tuple(args)))
+        return out
+
+
+@pytest.fixture
+def programs(tmp_path):
+    return _Programs(tmp_path)
+
+
+def _commands(programs, **kw) -> SlurmCommands:
+    return SlurmCommands(conf="/etc/slurm/test.conf", env={"PATH": str(programs.dir)}, **kw)
+
+
+def test_reading_commands_run_slurms_programs_with_these_lines(programs):
+    line = SEP.join(("12", "w", "PENDING", "alice", "2", "1:00:00", "N/A", "N/A", "(null)",
+                     "JobHeldUser", "(null)", "bb:2", "(null)", "batch"))
+    programs.answer("squeue", out=f"{line}\n")
+    programs.answer("sinfo", out="n2 idle\nn10 down*\nn2 idle\nn1 allocated\n")
+    programs.answer("scontrol", out="LicenseName=bb Total=10 Used=3 Free=7 Remote=no\n")
+    slurm = _commands(programs)
+    assert [j.id for j in slurm.jobs()] == ["12"]
+    assert [j.id for j in slurm.jobs(partition="debug")] == ["12"]
+    # each node once, in natural order, as sinfo -N lists a node once per partition
+    assert slurm.nodes(partition="debug") == [SlurmNode("n1", "allocated"),
+                                              SlurmNode("n2", "idle"),
+                                              SlurmNode("n10", "down", responding=False)]
+    assert slurm.licenses() == {"bb": License("bb", 10, 3)}
+    conf = "/etc/slurm/test.conf"
+    fmt = SQUEUE_FORMAT
+    assert programs.calls("squeue") == [
+        (conf, ("-h", "-a", "-t", "all", "-o", fmt)),
+        (conf, ("-h", "-a", "-t", "all", "-o", fmt, "-p", "debug"))]
+    assert programs.calls("sinfo") == [(conf, ("-h", "-N", "-o", "%N %T", "-p", "debug"))]
+    assert programs.calls("scontrol") == [(conf, ("show", "licenses", "-o"))]
+
+
+def test_nodes_without_a_partition_ask_sinfo_for_every_node(programs):
+    programs.answer("sinfo", out="n1 idle\n")
+    assert _commands(programs).nodes() == [SlurmNode("n1", "idle")]
+    assert programs.calls("sinfo") == [("/etc/slurm/test.conf", ("-h", "-N", "-o", "%N %T"))]
+
+
+def test_acting_commands_run_slurms_programs_with_these_lines(programs):
+    programs.answer("sbatch", out="4711;cluster\n")
+    slurm = _commands(programs)
+    assert slurm.submit(name="j1", seconds=90.5, walltime=121.0, nodes=3,
+                        licenses={"bb": 2, "ssd": 1, "none": 0}, hold=True,
+                        comment="bbopt:bb=2", partition="debug", output="/tmp/o",
+                        user_args=("--exclusive",)) == "4711"
+    assert slurm.submit(name="j2", seconds=-5.0, walltime=30.0) == "4711"
+    assert slurm.submit(name="j3", seconds=0.5, walltime=60.0, licenses={"bb": 1}) == "4711"
+    slurm.set_nodes("4711", ["n1", "n3"])
+    slurm.release("4711")
+    slurm.cancel("4711")
+    conf = "/etc/slurm/test.conf"
+    assert programs.calls("sbatch") == [
+        (conf, ("--parsable", "-J", "j1", "-N", "3", "--time", "3", "-o", "/tmp/o", "-e",
+                "/tmp/o", "-L", "bb:2,ssd:1", "--hold", "--comment", "bbopt:bb=2", "-p",
+                "debug", "--exclusive", "--wrap", "sleep 90.500")),
+        # the defaults: one node, no licenses, not held, output thrown away, no negative sleep
+        (conf, ("--parsable", "-J", "j2", "-N", "1", "--time", "1", "-o", "/dev/null", "-e",
+                "/dev/null", "--wrap", "sleep 0.000")),
+        (conf, ("--parsable", "-J", "j3", "-N", "1", "--time", "1", "-o", "/dev/null", "-e",
+                "/dev/null", "-L", "bb:1", "--wrap", "sleep 0.500"))]
+    assert programs.calls("scontrol") == [
+        (conf, ("update", "JobId=4711", "NodeList=n1,n3")), (conf, ("release", "4711"))]
+    assert programs.calls("scancel") == [(conf, ("4711",))]
+
+
+def test_a_failing_program_is_a_slurm_error_with_its_message(programs):
+    programs.answer("scontrol", err="scontrol: error: Invalid job id specified\n", rc=3)
+    slurm = _commands(programs)
+    with pytest.raises(SlurmError) as err:
+        slurm.release("99")
+    assert str(err.value) == ("scontrol release 99 failed (3): "
+                              "scontrol: error: Invalid job id specified")
+    programs.answer("squeue", out="squeue: error: no such partition\n", rc=1)
+    with pytest.raises(SlurmError) as err:  # (nothing on stderr: what it printed)
+        slurm.jobs(partition="nope")
+    assert str(err.value) == (f"squeue -h -a -t all -o {SQUEUE_FORMAT} -p nope failed (1): "
+                              "squeue: error: no such partition")
+
+
+def test_a_cancel_slurm_refuses_is_not_an_error(programs):
+    # (the job may have ended by itself: scancel's refusal is then no news)
+    programs.answer("scancel", out="half\n", err="scancel: error: Kill job error\n", rc=1)
+    slurm = _commands(programs)
+    slurm.cancel("5")
+    assert slurm.run(["scancel", "5"], check=False) == "half\n"
+    assert len(programs.calls("scancel")) == 2
+
+
+def test_a_missing_program_and_one_that_hangs_are_slurm_errors_saying_so(programs):
+    slurm = SlurmCommands(env={"PATH": str(programs.dir / "nowhere")})
+    with pytest.raises(SlurmError) as err:
+        slurm.jobs()
+    assert str(err.value) == "squeue not found (is Slurm installed?)"
+    programs.answer("scontrol", out="Slurmctld(primary) at h is UP\n", sleep=5)
+    with pytest.raises(SlurmError) as err:
+        _commands(programs, timeout=0.25).release("1")
+    assert str(err.value) == "scontrol release 1 timed out after 0.25 s"
+
+
+def test_a_controller_that_answers_but_is_not_up_is_named_with_the_configuration(programs):
+    down = "Slurmctld(primary) at h is DOWN " + "x" * 300
+    programs.answer("scontrol", out=f"{down}\n")
+    with pytest.raises(SlurmError) as err:
+        _commands(programs).check_reachable()
+    assert str(err.value) == (f"Slurm's controller is not up ({down[:200]}); "
+                              "SLURM_CONF: /etc/slurm/test.conf")
+    programs.answer("scontrol", out="Slurmctld(primary)\n   at h\tis UP\n")
+    _commands(programs).check_reachable()
+    programs.answer("scontrol", out="Slurmctld(primary) at\n  h is   DOWN\n")
+    with pytest.raises(SlurmError) as err:  # (its words joined by one space)
+        SlurmCommands(env={"PATH": str(programs.dir)}).check_reachable()
+    assert str(err.value) == ("Slurm's controller is not up (Slurmctld(primary) at h is DOWN); "
+                              "SLURM_CONF: the default slurm.conf")
+
+
+def test_commands_carry_the_callers_environment_and_configuration(monkeypatch):
+    monkeypatch.setenv("BBOPT_SLURM_PROBE", "on")
+    monkeypatch.delenv("SLURM_CONF", raising=False)
+    plain = SlurmCommands()
+    assert plain.env == dict(os.environ) and plain.env is not os.environ
+    assert plain.env["BBOPT_SLURM_PROBE"] == "on" and "SLURM_CONF" not in plain.env
+    assert plain.timeout == 30.0
+    given = {"PATH": "/x"}
+    mine = SlurmCommands(conf=Path("/etc/s.conf"), env=given, timeout=2.5)
+    assert mine.env == {"PATH": "/x", "SLURM_CONF": "/etc/s.conf"} and given == {"PATH": "/x"}
+    assert mine.timeout == 2.5
+    assert SlurmCommands(env={}).env == {}
+
+
+def test_every_squeue_field_is_read_and_blank_lines_are_skipped_anywhere():
+    first = SEP.join(["17", "my job", "RUNNING ", "alice", "2", "1-00:00:00",
+                      "2026-01-01T00:00:10", "2026-01-01T00:00:00", "n[1-2]", "None",
+                      "(null)", "bb:8", "(null)", " debug "])
+    second = SEP.join(["18", "x", "PENDING", "bob", "1", "5", "N/A", "N/A", "", "Priority",
+                       "bbopt:id=3", "(null)", "n3", "batch"])
+    one, two = parse_squeue(f"\n{first}\n   \n{second}\n\n")
+    assert one == SlurmJob("17", "my job", "RUNNING", "alice", 2, 86400.0,
+                           parse_time("2026-01-01T00:00:10"), parse_time("2026-01-01T00:00:00"),
+                           ("n1", "n2"), "None", "", {"bb": 8}, (), "debug")
+    assert (two.comment, two.req_nodes, two.time_limit, two.start) == ("bbopt:id=3", ("n3",),
+                                                                       300.0, None)
+
+
+def test_an_squeue_line_with_another_number_of_fields_is_a_slurm_error_quoting_it():
+    for line in (SEP.join(["1"] * 13), SEP.join(["1"] * 15)):
+        with pytest.raises(SlurmError) as err:
+            parse_squeue(line)
+        assert str(err.value) == f"unexpected squeue line {line!r}"
+
+
+def test_sinfo_flags_leave_the_state_and_a_star_marks_a_node_not_responding():
+    nodes = parse_sinfo("\nn1 idle*\n\nn2 drained~\nn3 mixed#\n")
+    assert nodes == [SlurmNode("n1", "idle", responding=False), SlurmNode("n2", "drained"),
+                     SlurmNode("n3", "mixed")]
+    assert [n.usable for n in nodes] == [False, False, False]
+
+
+def test_license_lines_without_a_total_or_use_count_none():
+    text = "LicenseName=bb Used=2\nLicenseName=io Total=4\nnothing here\n"
+    assert parse_licenses_show(text) == {"bb": License("bb", 0, 2), "io": License("io", 4, 0)}
+
+
+def test_a_hostlist_not_set_is_empty_and_a_bad_range_is_quoted():
+    assert expand_hostlist("N/A") == expand_hostlist("(null)") == expand_hostlist(" ") == ()
+    assert expand_hostlist("n/a") == ("n/a",)  # (a host name, not Slurm's "not set")
+    with pytest.raises(SlurmError) as err:
+        expand_hostlist("n[1-x]")
+    assert str(err.value) == "cannot read host list 'n[1-x]'"
+
+
+def test_programs_read_no_input_from_the_caller(programs, tmp_path):
+    """Slurm's programs get an empty standard input, not the caller's (a bridge run from a
+    terminal or a pipe must not have its input read by squeue)."""
+    reader = programs.dir / "sinfo"
+    reader.write_text("#!/bin/sh\n/bin/cat\necho 'n1 idle'\n")
+    read, write = os.pipe()
+    os.write(write, b"typed by the user\n")
+    os.close(write)
+    saved = os.dup(0)
+    os.dup2(read, 0)
+    try:
+        nodes = _commands(programs, timeout=5.0).nodes()
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        os.close(read)
+    assert nodes == [SlurmNode("n1", "idle")]
+
+
+def test_the_reachability_poll_waits_ten_seconds_by_default_and_restores_the_timeout():
+    seen = []
+
+    class Probe(SlurmCommands):
+        def run(self, argv, check=True):
+            seen.append((tuple(argv), self.timeout))
+            return "Slurmctld(primary) at h is UP\n"
+
+    probe = Probe(env={}, timeout=42.0)
+    probe.check_reachable()
+    probe.check_reachable(timeout=1.5)
+    assert seen == [(("scontrol", "ping"), 10.0), (("scontrol", "ping"), 1.5)]
+    assert probe.timeout == 42.0
