@@ -336,3 +336,83 @@ def test_exhaustive_up_to_is_the_hand_over_threshold():
     model = _model(6)
     assert solve_annealing(model, Budget(30), 0, exhaustive_up_to=6).info["method"] == (
         "exhaustive")
+
+
+class Batches:
+    """A walk whose moves run a temperature at a time (the compiled walk on named BB nodes,
+    ``SwapWalk.moves``), scripted: each batch takes ``cost`` seconds of ``clock`` and, at the
+    temperatures in ``better`` (0-based), finds that order with that score. It records the
+    step and temperature each batch was given."""
+
+    def __init__(self, clock, cost=1.0, better=None):
+        self.clock, self.cost, self.better = clock, cost, dict(better or {})
+        self.given: list[tuple[int, float]] = []
+
+    def moves(self, first, second, slack, step, per_temperature, current, temperature, best,
+              counts, best_array):
+        k = len(self.given)
+        self.given.append((step, temperature))
+        self.clock.now += self.cost
+        counts[0] += per_temperature  # accepted
+        counts[2] += 1  # aborted
+        counts[3] += per_temperature  # evaluations
+        if k in self.better:
+            order, score = self.better[k]
+            best_array[:] = order
+            counts[1] += 1
+            return step + per_temperature, score, score
+        return step + per_temperature, current, best
+
+
+@pytest.fixture
+def batches(monkeypatch):
+    """The search on the scripted model and a scripted batch walk, on a clock that moves
+    only when a score or a batch is made (1 s each), reading 100 s when a search begins."""
+    clock = Clock()
+    monkeypatch.setattr(annealing, "_time", clock)
+
+    def run(seconds=100.0, better=None, **kw):
+        clock.now = 100.0
+        walk = Batches(clock, better=better)
+        monkeypatch.setattr(annealing, "swap_walk", lambda model, order: walk)
+        res = solve_annealing(Scripted(clock=clock, cost=1.0), Budget(seconds), 0, **kw)
+        return res, walk
+    return run
+
+
+@pytest.mark.parametrize(("seconds", "made"), [(11.999, 0), (12.0, 1), (12.5, 1), (13.0, 2)])
+def test_a_batch_of_moves_is_started_only_if_it_and_the_final_plan_fit_the_budget(
+        seconds, made, batches):
+    """Nine candidates take 9 s; a temperature's batch at k s is run only if k + 3 * 1 s (the
+    longest evaluation) is within the budget."""
+    res, walk = batches(seconds, cooling_steps=3, steps_per_temperature=4)
+    assert len(walk.given) == made
+    assert res.info["out_of_time"] is True and res.info["steps"] == 4 * made
+    assert (res.info["accepted"], res.info["aborted"], res.info["evaluations"]) == (
+        4 * made, made, 9 + 4 * made)
+    assert res.objective == 50.0 and res.solution == ("plan", CANDIDATES[0][1])
+
+
+def test_batches_go_on_from_the_step_reached_and_cool_to_the_floor(batches):
+    """The defaults' 30 temperatures of 6 moves: each batch starts where the last one
+    stopped; the temperature starts at 60 - 50 and is multiplied by 0.9 down to 1."""
+    res, walk = batches()
+    assert [s for s, _ in walk.given] == list(range(0, 180, 6))
+    expected, t = [], 10.0
+    for _ in range(30):
+        expected.append(t)
+        t = max(t * 0.9, 1.0)
+    assert [t for _, t in walk.given] == expected and expected[-1] == 1.0
+    assert res.info["out_of_time"] is False and res.info["steps"] == 180
+
+
+def test_an_improvement_found_in_a_batch_is_the_plan_and_enters_the_trace(batches):
+    """The second batch (at 10 s: 9 candidates and one batch) finds a better order; the
+    trace has the best candidate at 9 s and that order when its batch returns, at 11 s."""
+    order = (5, 4, 3, 2, 1, 0)
+    res, walk = batches(better={1: (order, 44.0)}, cooling_steps=3, trace=True)
+    assert res.info["trace"] == [(9.0, CANDIDATES[0][1]), (11.0, order)]
+    assert res.objective == 44.0 and res.solution == ("plan", order)
+    assert res.info["improved"] == 1
+    plain, _ = batches(better={1: (order, 44.0)}, cooling_steps=3)
+    assert "trace" not in plain.info and plain.solution == ("plan", order)
