@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import pytest
 from hypothesis import given
@@ -197,3 +198,201 @@ def test_generator_quantities_accept_units(tmp_path, capsys):
     assert main(["generate", "io-rate", "per_node=fast", "--workload", str(tmp_path / "2d.swf"),
                  "--out", str(tmp_path / "bad.swf")]) == 2
     assert "per_node" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------
+# every refusal's reason and field, every branch of the kind check (hand-written expectations)
+
+
+def _error(call, *args, **kwargs) -> InputError:
+    with pytest.raises(InputError) as err:
+        call(*args, **kwargs)
+    return err.value
+
+
+def test_a_duration_without_a_known_unit_names_the_units_and_its_field():
+    from bbopt.units import parse_seconds
+
+    e = _error(parse_seconds, "5 parsecs")
+    assert (e.field, e.reason) == ("seconds", "cannot read '5 parsecs'; use a number with a "
+                                   "unit among ms, s, m, min, h, d")
+    assert _error(parse_seconds, "5y", "-o budget").field == "-o budget"
+
+
+def test_key_value_options_are_json_when_they_parse_and_text_otherwise():
+    from bbopt.units import parse_options
+
+    got = parse_options(["a=3", "b=true", "c=[1, 2]", "d=fast", "max-queue=5", " k =1",
+                         "e=b=c", "f=", "my-mode=fast-ish"])
+    assert got == {"a": 3, "b": True, "c": [1, 2], "d": "fast", "max_queue": 5, "k": 1,
+                   "e": "b=c", "f": "", "my_mode": "fast-ish"}
+    for pair in ("=x", "novalue", "="):
+        e = _error(parse_options, [pair])
+        assert (e.field, e.reason) == ("-o", f"option {pair!r} is not KEY=VALUE")
+    assert _error(parse_options, ["x"], "--execution").field == "--execution"
+
+
+def _loose(depth=3, flag=True, mode="a", cap=None, req=None, items=(1,), *args,
+           fn: Callable[..., Any] | str = "fcfs", seed: int = 0, name: str = "x",
+           doc: Annotated[float, "a note"] = 1.0, opt: Annotated[float, Bytes] | None = None,
+           either: Annotated[float, Seconds] | list = 0.0, text: float | str = 1.0,
+           wide: int | float = 0) -> None:
+    """Unannotated options judged by their default, and the annotations' corners."""
+
+
+def test_an_unannotated_option_is_judged_by_its_default():
+    ok = {"depth": 2.5, "flag": False, "mode": "b", "cap": "anything", "req": [1],
+          "items": (2, 3)}
+    assert check_options(_loose, ok, what="t") == ok
+    for options, reason in (({"depth": "x"}, "t needs a number, got 'x'"),
+                            ({"depth": True}, "t needs a number, got True"),
+                            ({"flag": 1}, "t needs true/false, got 1"),
+                            ({"mode": 3}, "t needs text, got 3")):
+        assert _error(check_options, _loose, options, what="t").reason == reason
+    assert check_options(_target, {"cap": "18e6"}, what="t") == {"cap": 18e6}
+
+
+def test_a_required_option_and_one_of_an_unknown_type_pass_unchecked():
+    def required(x, y: list = "z") -> None:  # (a default outside the annotation)
+        """"""
+
+    assert check_options(required, {"x": 3, "y": 4}, what="t") == {"x": 3, "y": 4}
+    assert check_options(_loose, {"fn": len}, what="t") == {"fn": len}
+
+
+def test_annotations_without_a_unit_or_mixing_kinds():
+    from bbopt.units import _kinds
+
+    assert _kinds(Annotated[float, "a note"]) == ({float}, None)
+    assert _kinds(Annotated[float, Bytes] | None) == ({float, type(None)}, Bytes)
+    assert _kinds(Annotated[float, Seconds] | list) == (None, Seconds)
+    assert _kinds(list | Annotated[float, Seconds]) == (None, None)
+    assert check_options(_loose, {"doc": 2, "opt": "1kB", "either": "1min"}, what="t") == \
+        {"doc": 2, "opt": 1000.0, "either": 60.0}
+    assert check_options(_loose, {"either": [1]}, what="t") == {"either": [1]}
+    assert check_options(_loose, {"text": "18e6", "wide": 10**400}, what="t") == \
+        {"text": "18e6", "wide": 10**400}
+    assert check_options(_loose, {"text": 2.5, "opt": None}, what="t") == \
+        {"text": 2.5, "opt": None}
+
+
+@pytest.mark.parametrize(("options", "reason"), [
+    ({"depth": 2.5}, "t needs an integer, got 2.5"),
+    ({"size": [1]}, "t needs a number (or text with a unit of bytes), got [1]"),
+    ({"rate": True}, "t needs a number (or text with a unit of bytes/s), got True"),
+    ({"cap": "inf"}, "t needs a number or null, got 'inf'"),
+    ({"cap": "nan"}, "t needs a number or null, got 'nan'"),
+    ({"cap": "1e999"}, "t needs a number or null, got '1e999'"),
+    ({"period": float("inf")}, "t needs a finite number, got inf"),
+    ({"depth": float("-inf")}, "t needs a finite number, got -inf"),
+])
+def test_each_refused_value_is_named_with_what_wanted_it(options, reason):
+    e = _error(check_options, _target, options, what="t", prefix="-o ")
+    assert (e.reason, e.field) == (reason, f"-o {next(iter(options))}")
+
+
+def test_a_seed_is_an_integer_from_zero():
+    assert check_options(_loose, {"seed": 0}, what="t") == {"seed": 0}
+    e = _error(check_options, _loose, {"seed": -1}, what="t", prefix="p.")
+    assert (e.reason, e.field) == ("a seed must be an integer >= 0, got -1", "p.seed")
+    assert check_options(_target, {"depth": -1}, what="t") == {"depth": -1}
+
+
+def test_unknown_fixed_and_name_options_are_refused_listing_the_others():
+    e = _error(check_options, _target, {"nope": 1}, what="policy 'p'")
+    assert (e.field, e.reason) == ("nope", "policy 'p' has no option 'nope'; its options: "
+                                   "cap, depth, flag, mode, period, rate, size")
+    e = _error(check_options, _target, {"mode": "b"}, what="policy 'p'", fixed={"mode": "b"},
+               prefix="-o ", name_prefix="policies[0].")
+    assert (e.field, e.reason) == ("policies[0].mode",
+                                   "option 'mode' is fixed by the name of policy 'p'")
+    e = _error(check_options, _target, {"nope": 1}, what="t", fixed={"mode": "b", "cap": 1},
+               prefix="-o ", name_prefix="policies[0].")
+    assert (e.field, e.reason) == ("policies[0].nope", "t has no option 'nope'; its options: "
+                                   "depth, flag, period, rate, size")
+    assert _error(check_options, _loose, {"name": "y"}, what="t").reason.endswith(
+        "its options: cap, depth, doc, either, flag, fn, items, mode, opt, req, seed, text, wide")
+
+    def nothing() -> None:
+        """"""
+
+    assert _error(check_options, nothing, {"x": 1}, what="t").reason == \
+        "t has no option 'x'; its options: none"
+
+
+def test_a_constructor_taking_any_keyword_passes_unknown_options_on_but_not_name():
+    def anything(depth: int = 1, name: str = "", **kwargs) -> None:
+        """"""
+
+    got = check_options(anything, {"x": [1], "y": "z", "depth": 2}, what="t")
+    assert got == {"x": [1], "y": "z", "depth": 2}
+    e = _error(check_options, anything, {"x": 1, "name": "n"}, what="t", prefix="-o ")
+    assert (e.field, e.reason) == ("-o name", "t has no option 'name'; its options: depth")
+    assert _error(check_options, anything, {"depth": "x"}, what="t").reason == \
+        "t needs an integer, got 'x'"
+
+
+# --------------------------------------------------------------------------------------------
+# documents: every refusal names the file; the expansion count by hand
+
+
+def test_each_unreadable_document_is_refused_naming_the_file(tmp_path):
+    from bbopt.units import read_document
+
+    cases = {"bad.json": (b'{"a": "\xff"}', "not UTF-8 text (byte 7)"),
+             "yaml.json": (b"a: 1\n", "cannot read: Expecting value: line 1 column 1 (char 0)"),
+             "deep.json": (b"[" * 100_000 + b"]" * 100_000, "nested deeper than 200 levels"),
+             "flow.yaml": (b"a: [1, 2\nb: 3\n", "cannot read: while parsing a flow sequence in "
+                           "\"<unicode string>\", line 1, column 4: a: [1, 2 ^ expected ',' or "
+                           "']', but got ':' in \"<unicode string>\", line 2, column 2: b: 3 ^")}
+    for name, (data, reason) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        e = _error(read_document, tmp_path / name)
+        assert (e.source, e.line, e.reason) == (str(tmp_path / name), None, reason)
+    e = _error(read_document, tmp_path)
+    assert (e.source, e.reason) == (str(tmp_path), "is a directory, not a file")
+    e = _error(read_document, tmp_path / "missing.json")
+    assert (e.source, e.reason) == (str(tmp_path / "missing.json"),
+                                    "cannot read: No such file or directory")
+
+
+def test_yml_is_yaml_and_aliases_are_checked_naming_the_file(tmp_path):
+    from bbopt.units import read_document
+
+    (tmp_path / "a.yml").write_text("a: 1\nb: [x, y]\n")
+    assert read_document(tmp_path / "a.yml") == {"a": 1, "b": ["x", "y"]}
+    cyclic = tmp_path / "c.yaml"
+    cyclic.write_text("a: &x [*x]\n")
+    e = _error(read_document, cyclic)
+    assert (e.source, e.line, e.reason) == (str(cyclic), "$.a[0]",
+                                            "contains itself (a YAML alias cycle)")
+    laughs = tmp_path / "l.yaml"
+    rows = ["a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"] + [
+        f"{b}: &{b} [{', '.join([f'*{a}'] * 10)}]" for a, b in zip("abcde", "bcdef", strict=True)]
+    laughs.write_text("\n".join(rows) + "\n")
+    e = _error(read_document, laughs)
+    assert (e.source, e.reason) == (str(laughs), "expands (through YAML aliases) to more than "
+                                    "1,000,000 values")
+
+
+def test_the_expansion_counts_each_value_key_and_container_once_per_use():
+    from bbopt.units import check_expansion
+
+    x = [1, 2]                                 # 1 + 2 = 3
+    cases = [([1, 2, 3], 4), ({"a": 1}, 3),    # a dict: itself, its values and its keys
+             ({"a": {"b": [1]}}, 6),           # [1]: 2; {"b": [1]}: 1 + 2 + 1; root: 1 + 4 + 1
+             ([x, x, x], 10),                  # 1 + 3 * 3, x walked once
+             ({"k": [x, {"y": x}]}, 11)]       # {"y": x}: 1 + 3 + 1; list: 1 + 3 + 5; root: +2
+    cases += [([], 1), ({}, 1)]
+    for doc, size in cases:
+        check_expansion(doc, "s", limit=size)  # at the limit: kept
+        e = _error(check_expansion, doc, "s", limit=size - 1)
+        assert (e.source, e.reason) == ("s", f"expands (through YAML aliases) to more than "
+                                        f"{size - 1:,} values")
+    for scalar in (5, "text", None):
+        check_expansion(scalar, "s", limit=0)
+    chain: list = [1]
+    for _ in range(60):                        # 2^61 values, 61 containers walked once each
+        chain = [chain, chain]
+    check_expansion(chain, "s", limit=2**62)
+    assert _error(check_expansion, chain, "s").reason.endswith("more than 1,000,000 values")
