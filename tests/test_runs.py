@@ -534,3 +534,23 @@ def test_policies_are_checked_with_the_runs_budget_mode_and_execution_model():
         check_policies(RunSpec(execution="no-such-model"), ["fcfs-bb"])
     with pytest.raises(InputError, match="warmup"):
         check_policies(RunSpec(warmup=-1.0), ["fcfs-bb"])
+
+
+def test_jobs_given_keep_their_first_in_submission_order_and_get_the_preemption_fractions():
+    """As for a file: ``first`` keeps the earliest submissions (in the given order), and the
+    preemptable and checkpointable fractions are drawn with the run's seed."""
+    from bbopt.runs import load
+    from bbopt.workloads.generators.omfs import with_preemption_flags
+
+    jobs = _jobs_at(5.0, 0.0, 10.0, 1.0)
+    spec, _ = load(RunSpec(workload=jobs, first=2))
+    assert [j.id for j in spec.workload] == [1, 3] and spec.first is None
+    assert load(RunSpec(workload=jobs, first=4))[0].workload == jobs
+    many = [Job(str(k), float(k), 10.0) for k in range(40)]
+    spec, _ = load(RunSpec(workload=many, seed=5, preemptable=0.5, checkpointable=0.25))
+    assert spec.workload == with_preemption_flags(many, preemptable=0.5, checkpointable=0.25,
+                                                  seed=5)
+    assert sum(j.checkpointable for j in spec.workload) == 10
+    assert (spec.preemptable, spec.checkpointable) == (None, None)
+    with pytest.raises(InputError, match="jobs"):
+        load(RunSpec(workload=jobs, first=-1))

@@ -261,7 +261,9 @@ def _no_programs(monkeypatch) -> None:
     monkeypatch.setattr(cluster, "_program", missing)
 
 
-def test_a_directory_at_the_socket_limit_is_used_and_one_byte_more_is_refused(monkeypatch):
+def test_a_directory_too_long_for_slurms_sockets_is_refused_before_anything_starts(monkeypatch):
+    """A directory whose step sockets take exactly 107 bytes is used; one byte more is refused
+    before anything is made."""
     _no_programs(monkeypatch)
     base = _short_dir()
     try:
