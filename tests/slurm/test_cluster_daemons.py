@@ -38,11 +38,13 @@ FAKE = {
               'done\nexec sleep 60\n',
     "slurmctld": "exec sleep 60\n",
     "slurmd": "exec sleep 60\n",
-    "sinfo": CLIENT + 'cat "$FAKE_SINFO"\n',
+    "sinfo": CLIENT + '[ "$*" = "-h -N -o %N %T" ] || exit 2\ncat "$FAKE_SINFO"\n',
     # squeue: prints $FAKE_SQUEUE.1, .2, ... one per call, the last one again and again
-    "squeue": CLIENT + 'set -- "$FAKE_SQUEUE".*\n[ -f "$1" ] || exit 0\ncat "$1"\n'
-                       '[ $# -gt 1 ] && rm "$1"\nexit 0\n',
-    "scancel": CLIENT + 'echo "$@" >> "$FAKE_SCANCEL"\n',
+    "squeue": CLIENT + '[ "$*" = "-h -o %i %T" ] || exit 2\nset -- "$FAKE_SQUEUE".*\n'
+                       '[ -f "$1" ] || exit 0\ncat "$1"\n[ $# -gt 1 ] && rm "$1"\nexit 0\n',
+    # scancel: records its arguments, says so and fails (as when a job has just ended)
+    "scancel": CLIENT + 'echo "$@" >> "$FAKE_SCANCEL"\necho scancel-said; echo scancel-err >&2\n'
+                        'exit 1\n',
 }
 
 
@@ -215,7 +217,9 @@ def test_start_runs_munged_the_controller_and_one_slurmd_per_node(fake_slurm):
     d = _short_dir() / "c"
     c = LocalSlurm(2, directory=d)
     try:
+        started = time.monotonic()
         assert c.start(timeout=5) is c
+        assert time.monotonic() - started < 0.9  # (munged's socket looked for every 50 ms)
         pids = c.pids
         assert [p.args for p in c._procs] == [
             [str(bin_dir / "munged"), "-F", "--force", f"--socket={d}/munge.sock",
@@ -257,10 +261,30 @@ def test_a_cluster_is_ready_when_every_node_is_up(fake_slurm):
         (d / "slurmctld.log").write_text("L" * 700)
         for listed in ("n1 idle\n", "n1 idle\nn2 down*\n", "n1 idle\nn2 idle\nn3 idle\n"):
             files["sinfo"].write_text(listed)
+            started = time.monotonic()
             with pytest.raises(SlurmError) as err:
                 c.wait_ready(timeout=0.1)
+            assert time.monotonic() - started < 0.9  # (sinfo asked every 0.2 s)
             assert str(err.value) == (f"cluster not ready after 0.1 s: {listed.strip()} / "
                                       + "L" * 600)
+    finally:
+        shutil.rmtree(d)
+
+
+def test_a_cluster_not_ready_says_the_end_of_sinfos_last_answer(fake_slurm):
+    _, files = fake_slurm
+    d = _short_dir()
+    c = LocalSlurm(1, directory=d)
+    try:
+        c.write_config()
+        files["sinfo"].write_text("n1 " + "d" * 400 + "\n")
+        with pytest.raises(SlurmError) as err:
+            c.wait_ready(timeout=0.1)
+        assert str(err.value) == "cluster not ready after 0.1 s: " + "d" * 300 + \
+            " / (no slurmctld.log)"
+        with pytest.raises(SlurmError) as err:  # no time at all: sinfo never asked
+            c.wait_ready(timeout=0)
+        assert str(err.value) == "cluster not ready after 0 s:  / (no slurmctld.log)"
     finally:
         shutil.rmtree(d)
 
@@ -327,7 +351,8 @@ def test_the_controller_restarts_with_the_same_command(fake_slurm):
         shutil.rmtree(d)
 
 
-def test_stopping_cancels_every_job_and_waits_while_one_holds_a_node(fake_slurm, monkeypatch):
+def test_stopping_cancels_every_job_and_waits_while_one_holds_a_node(fake_slurm, monkeypatch,
+                                                                    capfd):
     _, files = fake_slurm
     d = _short_dir()
     c = LocalSlurm(1, directory=d)
@@ -336,10 +361,11 @@ def test_stopping_cancels_every_job_and_waits_while_one_holds_a_node(fake_slurm,
     monkeypatch.setattr(cluster.time, "sleep", lambda s: None)
     try:
         _squeue(files, "5 RUNNING\n6 PENDING\n", "5 COMPLETING\n", "5 CONFIGURING\n",
-                "5 SUSPENDED\n", "5 RUNNING\n6 PENDING\n", "6 PENDING\n", "9 RUNNING\n")
-        c.stop()
+                "5 SUSPENDED\n", "6 PENDING\n5 RUNNING\n", "6 PENDING\n", "9 RUNNING\n")
+        c.stop()  # (scancel's failure and output are its own)
         assert files["scancel"].read_text() == "5 6\n"
         assert files["calls"].read_text().split() == ["squeue", "scancel"] + ["squeue"] * 5
+        assert "scancel-" not in "".join(capfd.readouterr())
         assert c.pids == []
     finally:
         shutil.rmtree(d)
@@ -409,6 +435,8 @@ def test_a_daemon_writes_to_its_log_reads_nothing_and_dies_with_its_parent(fake_
         "time.sleep(60)\n")
     files["sinfo"].write_text("n1 idle\n")
     d = _short_dir()
+    saved, (r, w) = os.dup(0), os.pipe()
+    os.dup2(r, 0)  # (this process reads a pipe: a daemon must not)
     try:
         with LocalSlurm(1, directory=d) as c:
             for restart in (False, True):
@@ -430,6 +458,9 @@ def test_a_daemon_writes_to_its_log_reads_nothing_and_dies_with_its_parent(fake_
             c.restart_controller(down=0.3, timeout=2)
             assert time.monotonic() - started >= 0.3
     finally:
+        os.dup2(saved, 0)
+        for fd in (saved, r, w):
+            os.close(fd)
         shutil.rmtree(d)
 
 
@@ -449,7 +480,7 @@ def test_a_daemon_is_asked_for_sigterm_on_its_parents_death(monkeypatch):
 
 
 def test_a_process_named_with_a_parenthesis_exists(tmp_path):
-    exe = tmp_path / "a) b"
+    exe = tmp_path / "x) Z"  # (/proc/PID/stat: "PID (x) Z) S ...")
     shutil.copy(shutil.which("sleep"), exe)
     p = subprocess.Popen([str(exe), "30"])
     try:
