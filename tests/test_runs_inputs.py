@@ -393,6 +393,8 @@ def test_a_trace_file_is_read_with_the_platform_and_reader_options_given(tmp_pat
     assert spec.workload == direct.jobs and w.name == "t"
     kopanski = read_workload(str(path), bb="lognormal", platform=Platform.kopanski())
     assert [j.bb for j in direct.jobs] != [j.bb for j in kopanski.jobs]
+    assert load(RunSpec(workload=str(path), platform=Platform.kopanski(), bb="lognormal")
+                )[0].workload == kopanski.jobs  # his rules, on his platform given as an object
     for platform in (other, None):
         with pytest.raises(TypeError, match="no_such_option"):
             load(RunSpec(workload=str(path), platform=platform, reader={"no_such_option": 1}))
