@@ -393,7 +393,9 @@ def test_stopping_gives_up_waiting_after_the_timeout_and_without_squeue(fake_slu
 
 def test_a_cluster_never_started_asks_slurm_nothing_when_stopped(fake_slurm):
     _, files = fake_slurm
-    LocalSlurm(1, directory=_short_dir()).stop()
+    d = _short_dir()
+    LocalSlurm(1, directory=d).stop()
+    shutil.rmtree(d)
     assert files["calls"].read_text() == ""
 
 
