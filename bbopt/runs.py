@@ -91,9 +91,16 @@ def load(spec: RunSpec) -> tuple[RunSpec, Any]:
     _check_numbers(spec)
     if spec.workload is not None and not isinstance(spec.workload, str):
         jobs = list(spec.workload)
+        if spec.first is not None:  # its first jobs in submission order, as of a file
+            from bbopt.limits import MAX_JOBS, check_count
+
+            order = sorted(range(len(jobs)), key=lambda k: jobs[k].submit)[
+                :check_count(spec.first, "jobs", high=MAX_JOBS)]
+            jobs = [jobs[k] for k in sorted(order)]
         platform = spec.platform if isinstance(spec.platform, Platform) else \
             load_platform(spec.platform)
-        return replace(spec, workload=jobs, platform=platform, first=None,
+        return replace(spec, workload=_flagged(spec, jobs), platform=platform, first=None,
+                       preemptable=None, checkpointable=None,
                        name=spec.name or "workload"), None
     if isinstance(spec.platform, Platform):
         w = read_workload(spec.workload, n_jobs=spec.first, seed=spec.seed, bb=spec.bb,
@@ -103,18 +110,24 @@ def load(spec: RunSpec) -> tuple[RunSpec, Any]:
         w, platform = read_workload_and_platform(spec.workload, spec.platform, n_jobs=spec.first,
                                                  seed=spec.seed, bb=spec.bb,
                                                  bb_rules=spec.bb_rules, **spec.reader)
-    if spec.preemptable is not None or spec.checkpointable is not None:
-        from bbopt.workloads.generators.omfs import with_preemption_flags
-
-        ckpt = spec.checkpointable or 0.0
-        pre = max(spec.preemptable if spec.preemptable is not None else 0.0, ckpt)
-        w.jobs = with_preemption_flags(w.jobs, preemptable=pre, checkpointable=ckpt,
-                                       seed=spec.seed)
+    w.jobs = _flagged(spec, w.jobs)
     execution = spec.execution
     if execution is None and str(spec.workload).startswith("jeannot:"):
         execution = "exclusive-io"  # periodic applications (Jeannot et al.) share an I/O node
     return replace(spec, workload=w.jobs, platform=platform, first=None, execution=execution,
                    preemptable=None, checkpointable=None, name=spec.name or w.name), w
+
+
+def _flagged(spec: RunSpec, jobs: list[Job]) -> list[Job]:
+    """``jobs`` with the preemptable and checkpointable fractions of ``spec`` drawn (a
+    checkpointable job is preemptable: at least that fraction is)."""
+    if spec.preemptable is None and spec.checkpointable is None:
+        return jobs
+    from bbopt.workloads.generators.omfs import with_preemption_flags
+
+    ckpt = spec.checkpointable or 0.0
+    pre = max(spec.preemptable if spec.preemptable is not None else 0.0, ckpt)
+    return with_preemption_flags(jobs, preemptable=pre, checkpointable=ckpt, seed=spec.seed)
 
 
 def entitled(spec: RunSpec, policies: Sequence[str]) -> tuple[RunSpec, dict[str, float] | None]:

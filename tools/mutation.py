@@ -77,7 +77,12 @@ TESTS: dict[str, list[str]] = {
         "tests/workloads/generators/test_kopanski.py",
         "tests/workloads/test_generators.py",
     ],
-    "bbopt/runs.py": ["tests/test_runs.py", "tests/test_runs_defaults.py"],
+    "bbopt/runs.py": [
+        "tests/test_runs.py",
+        "tests/test_runs_inputs.py",
+        "tests/test_runs_defaults.py",
+        "tests/test_runs_budget_mode.py",
+    ],
     "bbopt/workloads/generators/bbsched.py": [
         "tests/workloads/generators/test_bbsched.py",
         "tests/workloads/test_generators.py",
