@@ -566,6 +566,11 @@ def test_batsim_documents_both_ways():
     back = batsim_jobs(doc)
     assert [(j.id, j.submit, j.walltime, j.runtime, j.nodes) for j in back] == [
         ("a", 0.0, 100.0, 40.0, 2), ("b", 5.0, 60.0, 60.0, 1)]
+    io_aware = {"nb_res": 4, "profiles": {str(i): {  # Kopanski's I/O-aware parts: read plainly
+        "type": "parallel_homogeneous", "cpu": 100e9 - 37_123_456 * (i + 1), "com": 0, "bb": 1e9}
+        for i in range(12)}, "jobs": [{"id": i, "subtime": i, "walltime": 3600, "res": 1,
+                                       "profile": str(i)} for i in range(12)]}
+    assert batsim_jobs(io_aware)[0].runtime == pytest.approx(100 - 0.037123456)
     with pytest.raises(InputError) as exc:
         batsim_jobs({"jobs": 3}, source="msg")
     assert exc.value.source == "msg"

@@ -43,7 +43,8 @@ def test_intervals_write_runs_of_ids(ids, text):
 
 
 @pytest.mark.parametrize("text, ids", [("3 0-1 7-8", (0, 1, 3, 7, 8)), ("0", (0,)),
-                                       ("2-2", (2,)), ("  4-5  ", (4, 5)), ("0-0 1", (0, 1))])
+                                       ("2-2", (2,)), ("  4-5  ", (4, 5)), ("0-0 1", (0, 1)),
+                                       ("2 0-1", (0, 1, 2)), ("5 3-4", (3, 4, 5))])
 def test_parse_intervals_reads_sorted_ids(text, ids):
     assert parse_intervals(text, "alloc") == ids
 
@@ -149,6 +150,7 @@ def test_events_in_time_order_none_after_now():
     (1000.0, 1000.0 + 0.5e-6, True),      # within 1e-9 of now (relative): rounding
     (1000.0, 1000.0 + 2e-6, False),       # beyond it
     (0.0, 0.5e-9, True), (0.0, 2e-9, False),  # absolute 1e-9 below |now| = 1
+    (0.0, 1e-9, True),                      # at the bound itself
     (0.5, 0.5 + 0.9e-9, True), (0.5, 0.5 + 1.1e-9, False),  # max(1, |now|) = 1, not 0.5
     (-1000.0, -1000.0 + 0.5e-6, True), (-1000.0, -1000.0 + 2e-6, False),  # |now|, not now
 ])
@@ -267,6 +269,25 @@ def test_a_receive_out_of_turn_is_an_error_naming_the_endpoint(endpoint):
         assert str(exc.value).startswith(f"cannot receive on {endpoint}: ")
     finally:
         link.close()
+
+
+def test_the_scheduler_binds_and_the_simulator_connects():
+    import socket
+
+    from bbopt.interop.batsim.protocol import Link
+
+    with socket.socket() as s:  # a free port
+        s.bind(("127.0.0.1", 0))
+        endpoint = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+    first = Link(endpoint, "rep", 0.1)
+    try:  # one side binds the endpoint: a second binding is refused, any number may connect
+        with pytest.raises(ProtocolError) as exc:
+            Link(endpoint, "rep", 0.1)
+        assert str(exc.value).startswith(f"cannot bind {endpoint}: ")
+        Link(endpoint, "req", 0.1).close()
+        Link(endpoint, "req", 0.1).close()
+    finally:
+        first.close()
 
 
 @pytest.mark.parametrize("kind, verb", [("rep", "bind"), ("req", "connect")])
