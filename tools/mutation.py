@@ -488,7 +488,9 @@ TESTS: dict[str, list[str]] = {
     "bbopt/loading.py": ["tests/test_loading.py", "tests/test_loading_platforms.py"],
     "bbopt/workloads/shares.py": ["tests/workloads/test_shares.py"],
     "bbopt/workloads/archive.py": ["tests/workloads/test_archive.py"],
-    "bbopt/interop/batsim/protocol.py": ["tests/interop/test_batsim.py"],
+    "bbopt/workloads/columns.py": ["tests/workloads/test_columns.py"],
+    "bbopt/interop/batsim/protocol.py": ["tests/interop/batsim/test_protocol.py",
+                                         "tests/interop/test_batsim.py"],
 }
 
 

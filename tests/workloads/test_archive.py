@@ -220,3 +220,137 @@ def test_fetch_says_where_a_trace_already_is_and_downloads_nothing(places, tmp_p
     assert (cwd / "mine" / "KTH-SP2-1996-2.1-cln.swf").read_text() == SWF
     assert main(["data", "fetch", "KTH-SP2", *unreachable, "--dir", "mine"]) == 0
     assert "already here: mine/KTH-SP2-1996-2.1-cln.swf" in capsys.readouterr().out
+
+
+def test_the_catalogue_names_the_archives_files():
+    from bbopt.workloads.archive import PWA
+
+    assert PWA == "https://www.cs.huji.ac.il/labs/parallel/workload"
+    assert [(t.name, t.file, t.url) for t in TRACES.values()] == [
+        ("KTH-SP2", "KTH-SP2-1996-2.1-cln.swf", f"{PWA}/l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz"),
+        ("SDSC-SP2", "SDSC-SP2-1998-4.2-cln.swf", f"{PWA}/l_sdsc_sp2/SDSC-SP2-1998-4.2-cln.swf.gz"),
+        ("CTC-SP2", "CTC-SP2-1996-3.1-cln.swf", f"{PWA}/l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz")]
+    assert list(TRACES) == ["KTH-SP2", "SDSC-SP2", "CTC-SP2"]
+    assert [t.what for t in TRACES.values()] == [
+        "KTH IBM SP2, Sep 1996 - Aug 1997, 100 nodes, 28,476 jobs (cleaned); Kopanski & Rzadca "
+        "and Fan et al. run it",
+        "SDSC IBM SP2, Apr 1998 - Apr 2000, 128 nodes, 59,715 jobs (cleaned)",
+        "Cornell Theory Center IBM SP2, Jun 1996 - May 1997, 338 nodes, 77,222 jobs (cleaned)"]
+
+
+def test_a_missing_name_lists_every_place_in_order(places, monkeypatch):
+    _, env, user = places
+    with pytest.raises(InputError) as err:
+        find_trace("SDSC-SP2-1998-4.2-cln.swf.gz")
+    assert err.value.source == "SDSC-SP2-1998-4.2-cln.swf.gz"
+    assert err.value.reason == (f"no such file (looked in the current directory, $BBOPT_DATA "
+                                f"({env}), {user}); `bbopt data fetch SDSC-SP2` downloads it")
+    monkeypatch.delenv("BBOPT_DATA")
+    with pytest.raises(InputError) as err:
+        find_trace(Path("sub") / "mine.swf")
+    assert err.value.reason == (f"no such file (looked in the current directory, $BBOPT_DATA "
+                                f"(not set), {user})")
+    monkeypatch.setenv("BBOPT_DATA", "")
+    with pytest.raises(InputError, match=r"\$BBOPT_DATA \(not set\)"):
+        find_trace("mine.swf")
+
+
+def test_bbopt_data_entries_are_searched_in_order(places, tmp_path, monkeypatch):
+    import os
+
+    _, env, _ = places
+    second = tmp_path / "second"
+    second.mkdir()
+    (second / "t.swf").write_text(SWF)
+    monkeypatch.setenv("BBOPT_DATA", f"{env}{os.pathsep}{os.pathsep}{second}")
+    assert find_trace("t.swf") == second / "t.swf"
+    (env / "t.swf").write_text(SWF)
+    assert find_trace("t.swf") == env / "t.swf"
+
+
+def test_found_trace_plain_then_gzipped(places, tmp_path):
+    from bbopt.workloads.archive import found_trace
+
+    _, env, user = places
+    kth = TRACES["KTH-SP2"]
+    assert found_trace(kth) is None
+    assert found_trace(kth, tmp_path) is None
+    (user / (kth.file + ".gz")).write_bytes(b"")
+    assert found_trace(kth) == user / (kth.file + ".gz")
+    (env / kth.file).write_text(SWF)
+    assert found_trace(kth) == env / kth.file
+    assert found_trace(kth, user) == user / (kth.file + ".gz")
+    (user / kth.file).mkdir()  # a directory of that name is no trace
+    assert found_trace(kth, str(user)) == user / (kth.file + ".gz")
+    (tmp_path / kth.file).write_text(SWF)
+    assert found_trace(kth, tmp_path) == tmp_path / kth.file
+
+
+@pytest.mark.parametrize("name", ["KTH-SP2", "kth-sp2", "KTH-SP2-1996-2.1-cln.swf",
+                                  "kth-sp2-1996-2.1-CLN.swf.gz"])
+def test_lookup_by_short_or_file_name(name):
+    from bbopt.workloads.archive import lookup
+
+    assert lookup(name) is TRACES["KTH-SP2"]
+
+
+def test_an_unknown_trace_is_named_with_the_known_ones():
+    from bbopt.workloads.archive import lookup
+
+    with pytest.raises(InputError) as err:
+        lookup("KTH")
+    assert (err.value.reason, err.value.field) == (
+        "unknown trace 'KTH'; known: KTH-SP2, SDSC-SP2, CTC-SP2", "name")
+
+
+def test_fetch_copies_a_plain_file_into_new_folders(tmp_path):
+    src = tmp_path / "k.swf"
+    src.write_text(SWF)
+    dest = fetch_trace("CTC-SP2", tmp_path / "a" / "b", url=src.as_uri())
+    assert dest == tmp_path / "a" / "b" / "CTC-SP2-1996-3.1-cln.swf" and dest.read_text() == SWF
+    assert fetch_trace("CTC-SP2", tmp_path / "a" / "b", url=src.as_uri(), force=True) == dest
+
+
+def test_fetch_waits_20_s_by_default_and_defaults_to_the_user_dir(tmp_path, monkeypatch):
+    import urllib.request
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    seen = []
+    real = urllib.request.urlopen
+
+    def urlopen(url, timeout):  # (the download goes to a hidden file named after the trace)
+        seen.append((url, timeout, [p.name.startswith(".KTH-SP2-1996-2.1-cln.swf.")
+                                    for p in (tmp_path / "bbopt").iterdir()]))
+        return real(_gz(tmp_path / "k.swf.gz", SWF).as_uri(), timeout=timeout)
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    dest = fetch_trace("KTH-SP2")
+    assert dest == tmp_path / "bbopt" / "KTH-SP2-1996-2.1-cln.swf" and dest.read_text() == SWF
+    assert seen == [(TRACES["KTH-SP2"].url, 20.0, [True])]
+    assert fetch_trace("KTH-SP2") == dest and len(seen) == 1  # kept: nothing downloaded
+
+
+def test_a_failed_download_says_why_and_where(tmp_path):
+    missing = (tmp_path / "gone.swf.gz").as_uri()
+    with pytest.raises(TraceUnavailable) as err:
+        fetch_trace("SDSC-SP2", tmp_path / "d", url=missing)
+    assert str(err.value) == (
+        f"could not download SDSC-SP2 from {missing} ([Errno 2] No such file or directory: "
+        f"'{tmp_path / 'gone.swf.gz'}'); "
+        f"download it by hand, decompress it and put SDSC-SP2-1998-4.2-cln.swf in "
+        f"{tmp_path / 'd'} (or in a directory named by $BBOPT_DATA)")
+    cut = tmp_path / "cut.swf.gz"  # an error without a reason: its own text
+    cut.write_bytes(gzip.compress(SWF.encode())[:-12])
+    with pytest.raises(TraceUnavailable) as err:
+        fetch_trace("SDSC-SP2", tmp_path / "d", url=cut.as_uri())
+    assert str(err.value).startswith(
+        f"could not download SDSC-SP2 from {cut.as_uri()} (Compressed file ended before the "
+        "end-of-stream marker was reached); ")
+    assert list((tmp_path / "d").iterdir()) == []
+    page = tmp_path / "page.gz"
+    page.write_bytes(gzip.compress(b"<html>"))
+    with pytest.raises(TraceUnavailable) as err:
+        fetch_trace("SDSC-SP2", tmp_path / "d", url=page.as_uri())
+    assert str(err.value) == (f"{page.as_uri()} did not give a Standard Workload Format file "
+                              f"(SWF files start with ';' header lines)")
+    assert list((tmp_path / "d").iterdir()) == []
