@@ -11,9 +11,11 @@ a real cluster).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bbopt.slurm.cluster import SlurmError
 from bbopt.slurm.commands import SEP, SlurmCommands
@@ -120,3 +122,100 @@ class FakeSlurm(SlurmCommands):
         if job_id not in self.jobs_by_id:
             raise SlurmError(f"scontrol: error: Invalid job id specified ({job_id})")
         return self.jobs_by_id[job_id]
+
+
+@dataclass
+class LiveSlurm(FakeSlurm):
+    """The fake with a controller of its own, on the real clock, for a whole replay: ``sbatch``
+    queues a job (held, or waiting for Slurm's own start), jobs not held start first come first
+    served on the lowest free nodes while they fit (nodes and ``bb`` licenses), a running job
+    ends after its ``sleep`` (``TIMEOUT`` at its time limit) and leaves a ``jobcomp/filetxt``
+    record in ``jobcomp``. Thread-safe: the replay submits from a thread of its own."""
+
+    jobcomp: Path | None = None
+    sleeps: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._lock = threading.Lock()
+
+    def clock(self) -> float:
+        return time.time()
+
+    def run(self, argv: Sequence[str], check: bool = True) -> str:
+        with self._lock:
+            self.now = time.time()
+            self._advance()
+            if argv[0] != "sbatch":
+                return super().run(argv, check)
+            argv = tuple(argv)
+            self.calls.append(argv)
+            if "sbatch" in self.failing:
+                raise SlurmError(f"sbatch failed (1): {self.failing.pop('sbatch')}")
+            opts = dict(zip(argv[1::2], argv[2::2], strict=False))
+            jid = str(1000 + len(self.jobs_by_id))
+            licenses = int(opts.get("-L", "bb:0").split(":")[1])
+            comment = argv[argv.index("--comment") + 1] if "--comment" in argv else "(null)"
+            self.add(FakeJob(jid, nodes=int(argv[argv.index("-N") + 1]),
+                             time_limit=60.0 * int(argv[argv.index("--time") + 1]),
+                             submit=self.now, licenses=licenses, comment=comment,
+                             name=argv[argv.index("-J") + 1],
+                             reason="JobHeldUser" if "--hold" in argv else "Priority"))
+            self.sleeps[jid] = float(argv[-1].removeprefix("sleep "))
+            self._advance()
+            return f"{jid};fake\n"
+
+    def _advance(self) -> None:
+        for job in self.jobs_by_id.values():
+            if job.state == "RUNNING":
+                limit = min(self.sleeps.get(job.id, 0.0), job.time_limit)
+                if self.now >= job.start + limit:
+                    job.state = "TIMEOUT" if self.sleeps.get(job.id, 0.0) > job.time_limit \
+                        else "COMPLETED"
+                    self._record(job, job.start + limit)
+        busy = {n for j in self.jobs_by_id.values() if j.state == "RUNNING" for n in j.node_list}
+        used = sum(j.licenses for j in self.jobs_by_id.values() if j.state == "RUNNING")
+        for job in self.jobs_by_id.values():
+            if job.state != "PENDING" or job.reason == "JobHeldUser":
+                continue
+            free = [n for n in self.node_names if n not in busy]
+            if job.nodes > len(free) or used + job.licenses > self.bb_licenses:
+                break  # first come, first served
+            job.state, job.reason, job.start = "RUNNING", "None", self.now
+            job.node_list = tuple(free[:job.nodes])
+            busy.update(job.node_list)
+            used += job.licenses
+
+    def _record(self, job: FakeJob, end: float) -> None:
+        if self.jobcomp is None:
+            return
+        with self.jobcomp.open("a") as fh:
+            fh.write(f"JobId={job.id} UserId={job.user}(0) JobState={job.state} "
+                     f"StartTime={slurm_time(job.start)} EndTime={slurm_time(end)} "
+                     f"NodeList={','.join(job.node_list)} NodeCnt={job.nodes}\n")
+
+
+class FakeCluster:
+    """What :func:`bbopt.slurm.replay.replay` asks of a :class:`~bbopt.slurm.cluster.LocalSlurm`,
+    over a :class:`LiveSlurm`; the last one made is ``FakeCluster.last``, with its settings in
+    ``made``."""
+
+    last: FakeCluster | None = None
+
+    def __init__(self, nodes: int = 16, *, bb_licenses: int = 0, directory=None,
+                 scheduler_parameters=None) -> None:
+        FakeCluster.last = self
+        self.made = {"nodes": nodes, "bb_licenses": bb_licenses, "directory": directory,
+                     "scheduler_parameters": scheduler_parameters}
+        self.directory = Path(directory)
+        self.node_names = [f"n{k + 1}" for k in range(nodes)]
+        self.jobcomp = self.directory / "jobcomp.txt"
+        self.env = {"SLURM_CONF": str(self.directory / "slurm.conf")}
+        self.slurm = LiveSlurm(node_names=tuple(self.node_names), bb_licenses=bb_licenses,
+                               jobcomp=self.jobcomp)
+
+    def __enter__(self) -> FakeCluster:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None

@@ -1,19 +1,24 @@
 """The replay's parts that need no Slurm: a trace scaled in time and nodes, jobs submitted in
 submit order with their walltime, licenses and comment (on a recorded command layer), Slurm's
-job completion records read and turned into a schedule. The whole replay through a real Slurm
-is in test_site_and_run.py and the slurm-marked tests."""
+job completion records read and turned into a schedule; and the whole replay on a fake
+cluster (:class:`tests.slurm.fake.FakeCluster`: a controller of its own on the real clock, so a
+replay takes a second or two), under Slurm's scheduler and the bridge. The replay through a real
+Slurm is in test_site_and_run.py and the slurm-marked tests."""
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 
 import pytest
 
 from bbopt.core import GB, Job, JobState, Platform
 from bbopt.errors import InputError
+from bbopt.slurm.cluster import SlurmError
 from bbopt.slurm.commands import SlurmCommands
 from bbopt.slurm.replay import collect, read_jobcomp, scale_workload, submit_workload
+from tests.slurm.fake import FakeCluster
 
 
 def _job(jid, submit, walltime=600.0, runtime=300.0, nodes=4, bb=0.0):
@@ -186,3 +191,101 @@ def test_completion_records_become_the_schedule():
     no_end = collect(jobs[:2], ids, {"1": {"StartTime": _stamp(origin + 9)}}, origin=origin,
                      platform=plat, policy="slurm", node_names=["n1"])
     assert math.isnan(bare.start[1]) and math.isnan(no_end.start[1])
+
+
+# -- the whole replay on a fake cluster (a controller of its own on the real clock) ------------
+
+@pytest.fixture
+def fake_cluster(monkeypatch):
+    """``replay`` with :class:`tests.slurm.fake.FakeCluster` for ``LocalSlurm``: its command
+    layer answers for the cluster the replay made."""
+    replay_module = sys.modules[submit_workload.__module__]
+    monkeypatch.setattr(replay_module, "LocalSlurm", FakeCluster)
+    monkeypatch.setattr(replay_module, "SlurmCommands",
+                        lambda env: FakeCluster.last.slurm if env == FakeCluster.last.env
+                        else None)
+    return replay_module.replay
+
+
+def _short(jid, nodes=1, bb=0.0, runtime=0.0, walltime=60.0, submit=0.0):
+    return Job(jid, submit, walltime, runtime, nodes=nodes, bb=bb)
+
+
+def test_a_replay_under_slurms_scheduler_runs_every_job_that_fits(fake_cluster, tmp_path):
+    """Slurm's own scheduler (first come, first served on the fake): a job wider than the
+    machine is left out, BB goes as whole licenses of the unit (2.5 GB -> 3 of 1 GB, the pool
+    4.5 GB -> 4), the settings reach the cluster, and the schedule comes back from the
+    completion records with the trace's ids, nodes and states."""
+    platform = Platform(nodes=2, bb=4.5 * GB)
+    jobs = [_short("a", nodes=2, bb=2.5 * GB), _short("wide", nodes=3), _short("b"),
+            _short("c", runtime=0.3, walltime=0.5)]
+    res = fake_cluster(jobs, platform, bb_unit=GB, interval=0.02, directory=tmp_path,
+                       scheduler_parameters={"bf_interval": 1}, workload_name="w")
+    cluster = FakeCluster.last
+    assert cluster.made == {"nodes": 2, "bb_licenses": 4, "directory": tmp_path,
+                            "scheduler_parameters": {"bf_interval": 1}}
+    assert [j.id for j in res.jobs] == ["a", "b", "c"]
+    assert [j.bb for j in res.jobs] == [3 * GB, 0.0, 0.0]
+    assert (res.policy, res.workload_name, res.platform) == ("slurm-backfill", "w", platform)
+    assert res.state == [JobState.FINISHED] * 3
+    # a holds both nodes; b, then c, start on the lowest free node once the one before has
+    # ended (a sleep of 0 ends when the controller next looks)
+    assert res.allocation == [(0, 1), (0,), (0,)]
+    assert all(res.start[k] >= res.jobs[k].submit and res.end[k] >= res.start[k]
+               for k in range(3))
+    sbatch = [c for c in cluster.slurm.calls if c[0] == "sbatch"]
+    assert [c[c.index("-J") + 1] for c in sbatch] == ["bbopt-a", "bbopt-b", "bbopt-c"]
+    assert [c[-1] for c in sbatch] == ["sleep 0.000", "sleep 0.000", "sleep 0.300"]
+    assert all("--hold" not in c for c in sbatch)
+
+
+def test_a_replay_under_the_bridge_submits_held_jobs_and_the_policy_starts_them(fake_cluster,
+                                                                               tmp_path):
+    platform = Platform(nodes=2, bb=2 * GB)
+    jobs = [_short("x", nodes=2, bb=GB), _short("y", bb=GB), _short("z")]
+    res = fake_cluster(jobs, platform, scheduler="bridge", policy="fcfs-bb", bb_unit=GB,
+                       interval=0.02, directory=tmp_path)
+    cluster = FakeCluster.last
+    sbatch = [c for c in cluster.slurm.calls if c[0] == "sbatch"]
+    assert len(sbatch) == 3 and all("--hold" in c for c in sbatch)
+    released = [c[2] for c in cluster.slurm.calls if c[:2] == ("scontrol", "release")]
+    assert sorted(released) == ["1000", "1001", "1002"]
+    assert res.policy == "fcfs-bb"
+    assert res.state == [JobState.FINISHED] * 3
+    assert res.allocation[0] == (0, 1)
+    assert (tmp_path / "bridge").is_dir()  # the bridge's state beside the cluster's
+
+
+def test_a_failed_submission_stops_the_replay_with_slurms_message(fake_cluster, tmp_path,
+                                                                    monkeypatch):
+    made = FakeCluster.__init__
+
+    def failing(self, *args, **kw):
+        made(self, *args, **kw)
+        self.slurm.failing["sbatch"] = "Invalid account"
+
+    monkeypatch.setattr(FakeCluster, "__init__", failing)
+    with pytest.raises(SlurmError) as err:
+        fake_cluster([_short("a")], Platform(nodes=1), interval=0.02, directory=tmp_path)
+    assert str(err.value) == ("submitting the workload failed: sbatch failed (1): "
+                              "Invalid account")
+
+
+def test_a_replay_past_its_timeout_returns_what_ended(fake_cluster, tmp_path):
+    """A job still running when the timeout passes is left without a start or an end (the
+    first submission comes one to two seconds after the replay begins)."""
+    jobs = [_short("quick"), _short("stuck", runtime=3600.0, walltime=7200.0)]
+    res = fake_cluster(jobs, Platform(nodes=2), interval=0.02, timeout=3.0, directory=tmp_path)
+    assert res.state[0] == JobState.FINISHED and res.state[1] != JobState.FINISHED
+    assert math.isnan(res.start[1]) and math.isnan(res.end[1])
+    running = FakeCluster.last.slurm.jobs_by_id["1001"]
+    assert running.state == "RUNNING"
+
+
+def test_an_unknown_scheduler_is_refused_before_any_cluster(fake_cluster):
+    FakeCluster.last = None
+    with pytest.raises(InputError) as err:
+        fake_cluster([_short("a")], Platform(nodes=1), scheduler="pbs")
+    assert (str(err.value), err.value.field) == (
+        "field 'scheduler': scheduler must be one of slurm, bridge, got 'pbs'", "scheduler")
+    assert FakeCluster.last is None
