@@ -243,8 +243,8 @@ def test_a_replay_under_the_bridge_submits_held_jobs_and_the_policy_starts_them(
                                                                                tmp_path):
     platform = Platform(nodes=2, bb=2 * GB)
     jobs = [_short("x", nodes=2, bb=GB), _short("y", bb=GB), _short("z")]
-    res = fake_cluster(jobs, platform, scheduler="bridge", policy="fcfs-bb", bb_unit=GB,
-                       interval=0.02, directory=tmp_path)
+    res = fake_cluster(jobs, platform, scheduler="bridge", bb_unit=GB, interval=0.02,
+                       directory=tmp_path)  # (fcfs-bb by default)
     cluster = FakeCluster.last
     sbatch = [c for c in cluster.slurm.calls if c[0] == "sbatch"]
     assert len(sbatch) == 3 and all("--hold" in c for c in sbatch)
@@ -289,3 +289,73 @@ def test_an_unknown_scheduler_is_refused_before_any_cluster(fake_cluster):
     assert (str(err.value), err.value.field) == (
         "field 'scheduler': scheduler must be one of slurm, bridge, got 'pbs'", "scheduler")
     assert FakeCluster.last is None
+
+
+class _Bar:
+    """A progress display that records what it was made with and how far it went."""
+
+    def __init__(self, made):
+        self.made, self.n, self.closed = made, 0, False
+
+    def update(self, n=1):
+        self.n += n
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_replay_hands_the_bridge_its_settings_and_shows_the_jobs_ended(fake_cluster,
+                                                                       tmp_path, monkeypatch):
+    """The bridge is made with the replay's policy, options, interval (1 s by default), tick
+    and BB unit and starts from the replay's origin, the first whole second after the next
+    one; the progress display counts the jobs as they end."""
+    import bbopt.progress
+    replay_module = sys.modules[submit_workload.__module__]
+    real_bridge = replay_module.Bridge
+    made = []
+
+    def bridge(commands, policy, options, **kw):
+        made.append((policy, options, dict(kw)))
+        kw.update(interval=0.02, tick=None)  # (the test polls fast, whatever was asked)
+        made.append(real_bridge(commands, policy, options, **kw))
+        return made[-1]
+
+    bars = []
+    monkeypatch.setattr(replay_module, "Bridge", bridge)
+    monkeypatch.setattr(bbopt.progress, "progress",
+                        lambda total, **kw: bars.append(_Bar((total, kw))) or bars[-1])
+    read = []
+
+    class Clock:  # (the replay's clock, as it reads it)
+        monotonic, sleep = staticmethod(time.monotonic), staticmethod(time.sleep)
+
+        @staticmethod
+        def time():
+            read.append(time.time())
+            return read[-1]
+
+    monkeypatch.setattr(replay_module, "time", Clock)
+    jobs = [_short("x", nodes=2, bb=GB), _short("y"), _short("wide", nodes=5)]
+    res = fake_cluster(jobs, Platform(nodes=2, bb=2 * GB), scheduler="bridge", bb_unit=GB,
+                       policy="conservative-bb", options={"depth": 3}, tick=5.0,
+                       directory=tmp_path, progress=True)
+    (policy, options, kw), made_bridge = made
+    assert (policy, options) == ("conservative-bb", {"depth": 3})
+    assert kw["interval"] == 1.0 and kw["tick"] == 5.0 and kw["bb_unit"] == GB
+    assert kw["state_dir"] == tmp_path / "bridge"
+    (bar,) = bars
+    assert bar.made == (2, {"unit": "job", "desc": "replay", "enabled": True})
+    assert bar.n == 2 and bar.closed
+    assert made_bridge.origin == math.ceil(read[0]) + 1.0
+    assert (res.policy, res.workload_name) == ("conservative-bb", "slurm")
+    assert res.state == [JobState.FINISHED] * 2
+
+
+def test_a_replay_under_slurms_scheduler_shows_no_progress_unless_asked(fake_cluster, tmp_path,
+                                                                        monkeypatch):
+    import bbopt.progress
+    bars = []
+    monkeypatch.setattr(bbopt.progress, "progress",
+                        lambda total, **kw: bars.append(_Bar((total, kw))) or bars[-1])
+    fake_cluster([_short("a")], Platform(nodes=1), interval=0.02, directory=tmp_path)
+    assert bars[0].made == (1, {"unit": "job", "desc": "replay", "enabled": False})
