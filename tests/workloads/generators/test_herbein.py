@@ -121,6 +121,20 @@ def test_fit_bundles_arrivals_and_counts_them_over_the_time_in_each_range():
         3 / (12 * HOUR)
 
 
+def test_fit_adds_up_the_time_of_each_range_over_days():
+    h = HOUR
+    two_days = [Job("1", 7 * h, walltime=60, nodes=1, user="a"),
+                Job("2", DAY + 5 * h, walltime=60, nodes=1, user="a")]
+    m = HerbeinModel.fit(two_days)
+    # [7:00, Tuesday 5:00 + 1 s): day 12 h; night 5 h on Monday, 5 h 1 s on Tuesday
+    assert m.rates["weekday_day"] == 1 / (12 * HOUR)
+    assert m.rates["weekday_night"] == 1 / (10 * HOUR + 1)
+    # an arrival at 19:00 sharp, the last: its night lasts the 1 s added to the span
+    at_19 = [Job("1", 7 * h, walltime=60, nodes=1, user="a"),
+             Job("2", 19 * h, walltime=60, nodes=1, user="a")]
+    assert HerbeinModel.fit(at_19).rates["weekday_night"] == 1.0
+
+
 def test_fit_needs_two_jobs():
     with pytest.raises(InputError, match=r": fitting needs at least two jobs$") as e:
         HerbeinModel.fit(_trace()[:1])
@@ -140,6 +154,10 @@ def test_default_parameters():
                                             0.02])
     pairs, p = m.time_pairs
     assert len(pairs) == 40 and pairs.dtype == float
+    limits = [30, 60, 120, 240, 480, 720, 960, 1440]
+    assert pairs[:, 0].tolist() == [m * MINUTE for m in limits for _ in range(5)]
+    assert pairs[:, 1].tolist() == [round(f * m * MINUTE) for m in limits
+                                    for f in (0.05, 0.2, 0.5, 0.9, 1.0)]
     assert pairs[:5].tolist() == [[1800, 90], [1800, 360], [1800, 900], [1800, 1620],
                                   [1800, 1800]]
     assert pairs[-5:].tolist() == [[86400, 4320], [86400, 17280], [86400, 43200],
@@ -187,6 +205,9 @@ def test_offered_load_and_expected_arrivals_by_hand():
     assert m.expected_arrivals(DAY) == pytest.approx(11 * 2 + 13 * 6)
     assert m.expected_arrivals(DAY, start=5 * DAY) == pytest.approx(11 * 1 + 13 * 3)
     assert m.expected_arrivals(HOUR, start=5 * HOUR + 30 * MINUTE) == pytest.approx(1 + 3)
+    assert m.expected_arrivals(6 * HOUR) == pytest.approx(12, rel=1e-9)  # from Monday 0:00
+    assert m.offered_load(10, duration=6 * HOUR) == \
+        pytest.approx(12 * 2 * 4 * 50 / (10 * 6 * HOUR), rel=1e-9)
     # 100 arrivals of 2 jobs of 4 nodes x 50 s over a day on 10 nodes
     assert m.offered_load(10, duration=DAY) == pytest.approx(100 * 2 * 4 * 50 / (10 * DAY))
     week = 5 * 100 + 2 * 50
@@ -255,7 +276,8 @@ def test_generation_needs_n_jobs_or_a_duration():
         m.generate(n_jobs=0)
     assert e.value.field == "n_jobs"
     assert len(m.generate(n_jobs=1)) == 1
-    assert m.generate(n_jobs=20) == m.generate(n_jobs=20, seed=0)
+    assert m.generate(n_jobs=20) == m.generate(n_jobs=20, seed=0, start=0.0)
+    assert m.generate(n_jobs=20) != m.generate(n_jobs=20, start=1.0)
     assert m.generate(n_jobs=20) != m.generate(n_jobs=20, seed=1)
 
 
