@@ -235,6 +235,33 @@ def test_generated_jobs_carry_the_model_values():
         [(1.5, 0.5)]
 
 
+def _never(rates: dict[str, float] | None = None) -> HerbeinModel:
+    """One value per distribution again, each with a second value of probability 0."""
+    return HerbeinModel(rates or dict.fromkeys(herbein.RANGES, 1 / HOUR),
+                        (np.array([1, 50]), np.array([1.0, 0.0])),
+                        (np.array([8, 1024]), np.array([1.0, 0.0])),
+                        (np.array([[100.0, 40.0], [7.0, 7.0]]), np.array([1.0, 0.0])),
+                        (np.array(["u", "v"]), np.array([1.0, 0.0])))
+
+
+def test_draws_follow_the_probabilities():
+    jobs = _never().generate(n_jobs=300, seed=4)
+    assert len({j.submit for j in jobs}) == 300  # one job per arrival
+    assert {(j.nodes, j.walltime, j.runtime, j.user) for j in jobs} == {(8, 100.0, 40.0, "u")}
+    assert any(j.submit != int(j.submit) for j in jobs)  # kept to the millisecond
+
+
+def test_n_jobs_reached_at_a_segments_end_draws_no_further():
+    m = HerbeinModel.default()  # several node bins, pairs and users: the draws tell
+    ones = HerbeinModel(m.rates, (np.array([1]), np.array([1.0])), m.node_bins, m.time_pairs,
+                        m.users)
+    night = ones.generate(duration=6 * HOUR, seed=3)  # Monday 0:00-6:00, one segment
+    assert len(night) == 8 and len({j.nodes for j in night}) > 1
+    same = ones.generate(n_jobs=len(night), seed=3)  # the last arrival of the segment ends it
+    assert same == night
+    assert [j.extra for j in same] == [j.extra for j in night]
+
+
 def test_bundles_share_a_submit_time_and_n_jobs_cuts_the_last():
     jobs = _model(jobs=3).generate(n_jobs=4, seed=1)
     assert len(jobs) == 4
