@@ -64,11 +64,13 @@ class _Uniforms:
 def test_mira_processors_first_step_and_cap():
     lam, span = 1.35e-4, 49152 - 512
     first = (1 - math.exp(-lam)) / (1 - math.exp(-lam * (span + 1)))  # P(Q = 512)
-    got = jeannot.mira_processors(4, _Uniforms([0.0, first * (1 - 1e-6), first * (1 + 1e-6),
+    # (1e-8 apart: the truncation to span + 2 values would move the step by 2e-7)
+    got = jeannot.mira_processors(4, _Uniforms([0.0, first * (1 - 1e-8), first * (1 + 1e-8),
                                                 1.0]))
     assert got.tolist() == [512, 512, 513, 49152]
     two = (1 - math.exp(-2 * lam)) / (1 - math.exp(-lam * (span + 1)))  # P(Q <= 513)
-    assert jeannot.mira_processors(1, _Uniforms([two * (1 + 1e-6)])).tolist() == [514]
+    assert jeannot.mira_processors(2, _Uniforms([two * (1 - 1e-8), two * (1 + 1e-8)])
+                                   ).tolist() == [513, 514]
 
 
 def test_mira_durations_by_size_class():
@@ -260,6 +262,42 @@ def test_generate_refuses(kw, field, message):
     with pytest.raises(InputError) as e:
         jeannot.generate(5, **kw)
     assert str(e.value).endswith(": " + message) and e.value.field == field
+
+
+def test_a_distance_of_exactly_the_tolerance_is_accepted():
+    loose = jeannot.generate(30, alpha=0.05, protocol="uniform", strict=False, seed=0)
+    tolerance = abs(loose.alpha - 0.05) / 0.05
+    assert tolerance * 0.05 == abs(loose.alpha - 0.05)  # (exact in floating point here)
+    assert jeannot.generate(30, alpha=0.05, protocol="uniform", tolerance=tolerance,
+                            seed=0).jobs == loose.jobs
+
+
+def test_a_target_at_the_lowest_reachable_alpha_keeps_mu_at_the_low_end():
+    n, p, seed = 20, jeannot.MIRA_NODES, 6
+    rng = np.random.default_rng(seed)  # the Mira protocol's draws: sizes do not depend on alpha
+    it = rng.integers(10, 101, n).astype(float)
+    q = jeannot.mira_processors(n, rng)
+    w = jeannot.mira_durations(q, rng) / it
+    u_main = rng.uniform(size=n)
+    lowest = jeannot._alpha(it, w, jeannot._trunc_normal(u_main, -5.0) * w * q / p, q, p)
+    wl = jeannot.generate(n, alpha=lowest, io_profile="normal", strict=False, seed=seed)
+    assert [j.extra["io"]["io_fraction"] for j in wl.jobs] == \
+        jeannot._trunc_normal(u_main, -5.0).tolist()
+    assert wl.alpha == lowest
+
+
+def test_n_apps_and_bandwidth_bounds():
+    with pytest.raises(InputError, match=r"must be between 1 and 100,000,000, got 0") as e:
+        jeannot.generate(0)
+    assert e.value.field == "n_apps"
+    with pytest.raises(InputError) as e:
+        jeannot.generate(10**8 + 1)
+    assert e.value.field == "n_apps"
+    with pytest.raises(InputError) as e:  # 10^7 + 1 applications pass the count
+        jeannot.generate(10**7 + 1, alpha=0.0)
+    assert e.value.field == "alpha"
+    one = jeannot.generate(5, alpha=0.3, protocol="uniform", bandwidth=1.0, strict=False)
+    assert {j.extra["io"]["io_bandwidth"] for j in one.jobs} == {1.0}
 
 
 def test_defaults():
