@@ -232,6 +232,9 @@ def test_apply_refuses_a_wrong_kind_of_call():
                                          r"parameters: n$") as e:
         apply("first", jobs, 0, m=2, z=1)
     assert e.value.field == "m"
+    with pytest.raises(InputError, match=r": generator 'kth-like' has no parameter 'size'; its "
+                                         r"parameters: n_jobs, nodes, load, bb$"):
+        apply("kth-like", None, 0, size=2)
     with pytest.raises(InputError, match=r"parameters: none$") as e:
         apply("exact-walltime", jobs, 0, n=2)
     with pytest.raises(InputError, match=r": 'kth-like' makes a workload; it cannot transform "
@@ -256,6 +259,11 @@ def test_check_parameters_null_kind_and_text():
     check_parameters("g", {"n": None}, {"n": 1000}, nullable=frozenset({"n"}))
     check_parameters("g", {"extra": None}, {"n": 1000})  # not a known default: left to the call
     check_parameters("g", {"n": None})
+    # a null or unranged parameter first does not spare the ones after it
+    for first in ({"extra": None}, {"whatever": "x"}):
+        with pytest.raises(InputError, match=r"must be between 1 and") as e:
+            check_parameters("g", {**first, "n": 0}, {"n": 1000})
+        assert e.value.field == "n"
     with pytest.raises(InputError, match=r": generator 'g': bb must be true or false, got 1$"
                        ) as e:
         check_parameters("g", {"bb": 1}, {"bb": True})
