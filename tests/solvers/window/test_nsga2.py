@@ -377,3 +377,100 @@ def test_a_non_monotone_objective_turns_the_fill_off():
     filled = solve(m, "nsga2", Budget(10.0), 0, pop_size=6, generations=3, seed_greedy=False,
                    fill=True)
     assert [s.objectives for s in filled.pareto] == [(1.0, -50 * GB)]
+
+
+# --- what the runs hand back ----------------------------------------------------------------
+
+
+def test_repair_takes_rows_of_integers_and_an_oversized_job_drops_nothing_else():
+    m = WindowModel(nodes=[2, 2, 1], bb=[0.0] * 3, free_nodes=4, free_bb=0.0)
+    Y = repair_rows(m, np.array([[1, 0, 0]] * 10), np.random.default_rng(1))
+    assert Y.dtype == bool and set(rows(Y)) == {(0, 1), (0, 2)}
+    # Without fill, the 5-node job is taken out before the prefix: the 1-node job stays.
+    big = WindowModel(nodes=[5, 1], bb=[0.0, 0.0], free_nodes=4, free_bb=0.0)
+    assert set(rows(repair_rows(big, np.ones((10, 2), dtype=bool), np.random.default_rng(0),
+                                fill=False))) == {(1,)}
+
+
+def test_repair_on_ssd_nodes_keeps_every_forced_job_that_fits():
+    """Two forced 50 GB jobs and a free one on nodes of 100, 200 and 200 GB: both forced jobs are
+    kept (each checked without the other forced one yet in); a forced job of 250 GB that no node
+    holds does not stop the other forced job nor the fill of the 10 GB job."""
+    kw = dict(nodes=[1, 1, 1], bb=[0.0] * 3, free_nodes=3, free_bb=0.0,
+              free_node_ssd=[100 * GB, 200 * GB, 200 * GB], forced=[True, True, False])
+    m = WindowModel(ssd=[50 * GB, 50 * GB, 10 * GB], **kw)
+    assert set(rows(repair_rows(m, np.zeros((10, 3), dtype=bool), np.random.default_rng(0),
+                                fill=False))) == {(0, 1)}
+    m = WindowModel(ssd=[250 * GB, 50 * GB, 10 * GB], **kw)
+    assert set(rows(repair_rows(m, np.zeros((10, 3), dtype=bool),
+                                np.random.default_rng(0)))) == {(1, 2)}
+
+
+def test_sampling_density_of_one_job_of_one_node():
+    m = WindowModel(nodes=[1], bb=[0.0], free_nodes=1, free_bb=0.0)
+    X = _Sampling(m, np.zeros((0, 1), dtype=bool), fill=False)._do(
+        None, 20, random_state=np.random.default_rng(0))
+    assert X.all()
+
+
+def test_survival_ties_are_broken_by_the_seeded_generator():
+    """Two points of one front, both infinitely far from crowding, one survivor: which one is
+    the generator's draw, the same for the same seed, not the same for all seeds."""
+    F = np.array([[0.0, 1.0], [1.0, 0.0]])
+    nds, cd = NonDominatedSorting(), get_crowding_function("cd")
+    first = [int(_survive(F, 1, np.random.default_rng(s), nds, cd)[0][0]) for s in range(20)]
+    again = [int(_survive(F, 1, np.random.default_rng(s), nds, cd)[0][0]) for s in range(20)]
+    assert first == again and set(first) == {0, 1}
+
+
+def test_the_backend_names_itself_and_an_empty_window_has_a_boolean_selection():
+    empty = solve_nsga2(WindowModel(nodes=[], bb=[], free_nodes=4, free_bb=GB), Budget(1.0), 0)
+    assert empty.backend == "nsga2" and empty.solution.dtype == bool
+    for engine in ("fast", "pymoo"):
+        r = solve_nsga2(table1(), Budget(10.0), 0, engine=engine, pop_size=6, generations=3)
+        assert r.backend == "nsga2", engine
+
+
+def test_the_trace_holds_seconds_since_the_start_and_0_1_selections():
+    r = solve(table1(), "nsga2", Budget(10.0), 0, pop_size=6, generations=5, trace=True)
+    (t, X), = r.info["front_trace"]
+    assert 0.0 <= t <= r.wall_time
+    assert all(type(v) is int for row in X for v in row)
+
+
+def test_the_pymoo_engine_reports_its_generations_quietly(capsys):
+    r = solve(table1(), "nsga2", Budget(10.0), 0, engine="pymoo", pop_size=6, generations=2,
+              seed_greedy=False)
+    # (pymoo's n_gen after the run: one past the generations run, as pymoo counts them)
+    assert r.info == {"generations": 3, "stopped_by": "generations", "engine": "pymoo"}
+    assert capsys.readouterr().out == ""
+
+
+def test_the_pymoo_engine_fills_only_monotone_objectives():
+    kw = dict(nodes=[1, 1], bb=[0.0, 0.0], free_nodes=1, free_bb=0.0, ssd=[50 * GB, 50 * GB],
+              free_node_ssd=[100 * GB], objectives=("nodes", "ssd_waste"))
+    m = WindowModel(**kw)
+    r = solve(m, "nsga2", Budget(10.0), 0, engine="pymoo", pop_size=6, generations=3,
+              seed_greedy=False, mutation=0.3)
+    assert [s.objectives for s in r.pareto] == [(1.0, -50 * GB), (0.0, 0.0)]
+    filled = solve(m, "nsga2", Budget(10.0), 0, engine="pymoo", pop_size=6, generations=3,
+                   seed_greedy=False, fill=True, mutation=0.3)
+    assert [s.objectives for s in filled.pareto] == [(1.0, -50 * GB)]
+
+
+@pytest.mark.parametrize("engine", ["fast", "pymoo"])
+def test_from_random_rows_the_run_improves_to_the_exact_front_the_same_for_a_seed(engine):
+    """A 14-job window without greedy seeds: the first front is not the exact one, the last
+    is; the same seed gives the same run, another seed another start."""
+    m = random_model(11, 14)
+    exact = [s.objectives for s in solve(m, "exhaustive", Budget(10.0)).pareto]
+    kw = dict(engine=engine, pop_size=10, generations=60, seed_greedy=False, stall=None)
+    a = solve(m, "nsga2", Budget(10.0), 1, **kw)
+    b = solve(m, "nsga2", Budget(10.0), 1, **kw)
+    assert [s.objectives for s in a.pareto] == exact
+    assert picks(a) == picks(b) and a.info == b.info
+    short = dict(kw, generations=2)
+    starts = {tuple(map(tuple, picks(solve(m, "nsga2", Budget(10.0), s, **short))))
+              for s in range(4)}
+    assert len(starts) > 1
+    assert [s.objectives for s in solve(m, "nsga2", Budget(10.0), 1, **short).pareto] != exact
