@@ -474,3 +474,24 @@ def test_from_random_rows_the_run_improves_to_the_exact_front_the_same_for_a_see
               for s in range(4)}
     assert len(starts) > 1
     assert [s.objectives for s in solve(m, "nsga2", Budget(10.0), 1, **short).pareto] != exact
+
+
+def test_the_greedy_answers_seed_the_first_population_by_default():
+    """A population of as many rows as greedy answers, one generation: the front is theirs."""
+    m = random_model(11, 14)
+    greedy = set(rows(_greedy_seeds(m)))
+    kw = dict(pop_size=len(greedy), generations=1)
+    assert {tuple(p) for p in picks(solve(m, "nsga2", Budget(10.0), 1, **kw))} <= greedy
+    bare = solve(m, "nsga2", Budget(10.0), 1, seed_greedy=False, **kw)
+    assert not {tuple(p) for p in picks(bare)} <= greedy
+
+
+def test_the_trace_records_each_change_of_the_first_front_up_to_the_last():
+    m = random_model(11, 14)
+    r = solve(m, "nsga2", Budget(10.0), 1, pop_size=10, generations=60, seed_greedy=False,
+              stall=None, trace=True)
+    values = [sorted(map(tuple, m.evaluate_many(np.array(X, dtype=bool)).tolist()))
+              for _, X in r.info["front_trace"]]
+    assert len(values) == 4
+    assert all(a != b for a, b in zip(values, values[1:], strict=False))
+    assert values[-1] == sorted(s.objectives for s in r.pareto)
