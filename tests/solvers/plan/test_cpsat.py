@@ -125,3 +125,22 @@ def test_a_running_job_ended_now_is_skipped_and_those_after_it_still_count():
     assert res.status is Status.OPTIMAL and res.info["exact"] is True
     assert res.solution.starts == (10.0,) and res.objective == res.bound == 10.0
     assert res.info["cp_status"] == "OPTIMAL"
+
+
+def test_the_answer_names_the_backend_and_reports_the_incumbent_it_started_from():
+    """One job of 5 s on both nodes, another of 1 s: the best candidate order (short first)
+    scores 1, the program proves it."""
+    jobs = [Job("a", 0, walltime=5, nodes=2), Job("b", 0, walltime=1, nodes=2)]
+    res = solve_cpsat(PlanModel(0.0, (2, 0.0), [], jobs, alpha=1), Budget(10))
+    assert res.backend == "cpsat" and res.solution.starts == (1.0, 0.0)
+    assert set(res.info) == {"cp_status", "exact", "incumbent", "conflicts"}
+    assert res.info["incumbent"] == 1.0 and res.info["cp_status"] == "OPTIMAL"
+    assert isinstance(res.info["conflicts"], int)
+
+
+def test_wait_cubes_beyond_int64_are_refused():
+    """alpha 3 with 1.4e6 s already waited: 1.4e6 ** 3 = 2.7e18 is above the 2 ** 61 kept."""
+    model = PlanModel(1.4e6, (2, 0.0), [], [Job("a", 0, walltime=10, nodes=1)], alpha=3)
+    with pytest.raises(ValueError, match=r"^wait cubes exceed int64; use annealing for this "
+                                         r"state$"):
+        solve_cpsat(model, Budget(10))
