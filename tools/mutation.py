@@ -91,6 +91,21 @@ TESTS: dict[str, list[str]] = {
         "tests/workloads/generators/test_omfs.py",
         "tests/workloads/test_generators.py",
     ],
+    # (test_generators.py's KTH fit takes seconds: score with -k "not kth", then run the
+    # survivors again with it)
+    "bbopt/workloads/generators/herbein.py": [
+        "tests/workloads/generators/test_herbein.py",
+        "tests/workloads/test_generators.py",
+    ],
+    "bbopt/workloads/generators/jeannot.py": [
+        "tests/workloads/generators/test_jeannot.py",
+        "tests/workloads/test_generators.py",
+    ],
+    "bbopt/workloads/generators/catalog.py": [
+        "tests/workloads/generators/test_catalog.py",
+        "tests/test_limits.py",
+        "tests/cli/test_generate.py",
+    ],
     "bbopt/simulation/ledger.py": [
         "tests/simulation/test_ledger_nodes.py",
         "tests/simulation/test_ledger_plain_starts.py",

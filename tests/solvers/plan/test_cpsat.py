@@ -87,3 +87,60 @@ def test_the_waits_already_spent_are_in_the_objective_and_its_bound(alpha):
     assert res.solution.starts == (110.0, 100.0)
     assert res.objective == res.bound == 100**alpha + 110**alpha
     assert model.score([1, 0]) == res.objective < model.score([0, 1])
+
+
+@pytest.mark.parametrize(("running", "jobs", "starts"), [
+    # a running job ending at 10.5 on both nodes: its 11 whole seconds (rounded up)
+    ([(10.5, 2, 0.0)], [Job("a", 0, walltime=10, nodes=1)], (11.0,)),
+    # 5.5 B of a 10 B buffer held until 10 (rounded up to 6): 5 B more must wait
+    ([(10.0, 1, 5.5)], [Job("a", 0, walltime=10, nodes=1, bb=5.0)], (10.0,)),
+    # a first job of 9.5 s on both nodes (rounded up to 10): the longer second starts at 10
+    ([], [Job("a", 0, walltime=9.5, nodes=2), Job("b", 0, walltime=20, nodes=2)], (0.0, 10.0)),
+    # a job of 5.5 B on a 10 B buffer (rounded up): 5 B more wait for it
+    ([], [Job("a", 0, walltime=10, nodes=1, bb=5.5), Job("b", 0, walltime=10, nodes=1,
+                                                         bb=5.0)], (0.0, 10.0)),
+])
+def test_times_and_bytes_not_whole_are_rounded_to_a_plan_that_holds_not_called_optimal(
+        running, jobs, starts):
+    """2 nodes and 10 B of BB, now = 0, alpha 1: durations and demands rounded up keep the plan
+    feasible (rounded down it would overlap and be refused); the status is then FEASIBLE."""
+    model = PlanModel(0.0, (2, 10.0), running, jobs, alpha=1)
+    res = solve_cpsat(model, Budget(10))
+    assert res.status is Status.FEASIBLE and res.info["exact"] is False
+    assert res.solution.starts == starts
+    assert model.check(res.solution) is None
+
+
+def test_a_wait_already_spent_not_whole_makes_the_answer_feasible_only():
+    model = PlanModel(10.0, (2, 0.0), [], [Job("a", 0.5, walltime=10, nodes=1)], alpha=2)
+    res = solve_cpsat(model, Budget(10))
+    assert res.status is Status.FEASIBLE and res.info["exact"] is False
+    assert res.solution.starts == (10.0,) and res.objective == 9.5**2 and res.bound is None
+
+
+def test_a_running_job_ended_now_is_skipped_and_those_after_it_still_count():
+    model = PlanModel(0.0, (2, 0.0), [(0.0, 2, 0.0), (10.0, 2, 0.0)],
+                      [Job("a", 0, walltime=5, nodes=1)], alpha=1)
+    res = solve_cpsat(model, Budget(10))
+    assert res.status is Status.OPTIMAL and res.info["exact"] is True
+    assert res.solution.starts == (10.0,) and res.objective == res.bound == 10.0
+    assert res.info["cp_status"] == "OPTIMAL"
+
+
+def test_the_answer_names_the_backend_and_reports_the_incumbent_it_started_from():
+    """One job of 5 s on both nodes, another of 1 s: the best candidate order (short first)
+    scores 1, the program proves it."""
+    jobs = [Job("a", 0, walltime=5, nodes=2), Job("b", 0, walltime=1, nodes=2)]
+    res = solve_cpsat(PlanModel(0.0, (2, 0.0), [], jobs, alpha=1), Budget(10))
+    assert res.backend == "cpsat" and res.solution.starts == (1.0, 0.0)
+    assert set(res.info) == {"cp_status", "exact", "incumbent", "conflicts"}
+    assert res.info["incumbent"] == 1.0 and res.info["cp_status"] == "OPTIMAL"
+    assert isinstance(res.info["conflicts"], int)
+
+
+def test_wait_cubes_beyond_int64_are_refused():
+    """alpha 3 with 1.4e6 s already waited: 1.4e6 ** 3 = 2.7e18 is above the 2 ** 61 kept."""
+    model = PlanModel(1.4e6, (2, 0.0), [], [Job("a", 0, walltime=10, nodes=1)], alpha=3)
+    with pytest.raises(ValueError, match=r"^wait cubes exceed int64; use annealing for this "
+                                         r"state$"):
+        solve_cpsat(model, Budget(10))

@@ -134,3 +134,110 @@ def test_bb_capacity_for_demand_by_hand():
     with pytest.raises(InputError, match="requests no BB") as e:
         bbsched.bb_capacity_for_demand(jobs[1:], 10)
     assert e.value.field == "sized_by"
+
+
+def test_an_exact_share_or_one_missing_request():
+    # 1 byte counts as a request: the share of 1 in 2 is reached and no pool above 1 B is needed
+    tiny = [Job("0", 0, walltime=100, nodes=1, bb=1.0), Job("1", 0, walltime=100, nodes=1)]
+    assert [j.bb for j in bbsched.expand_bb_requests(tiny, 0.5, 1.0)] == [1.0, 0.0]
+    # 2 of 10 request, 0.2 reached: nothing is drawn, so no pool above 10 TB is needed
+    assert [j.bb for j in bbsched.expand_bb_requests(_jobs(), 0.2, 10 * TB)] == \
+        [j.bb for j in _jobs()]
+    # 0.3 of 10: exactly one request is added
+    assert sorted(_requesting(bbsched.expand_bb_requests(_jobs(), 0.3, 5 * TB))) == \
+        [4 * TB, 6 * TB, 6 * TB]
+
+
+def test_refusals_say_what_to_pass():
+    with pytest.raises(InputError, match=r": empty workload: no jobs$"):
+        bbsched.expand_bb_requests([], 0.5, 5 * TB)
+    with pytest.raises(InputError, match=r": the trace has no BB request above 6e\+12 B to draw "
+                                         r"from; pass distribution=$"):
+        bbsched.expand_bb_requests(_jobs(), 0.5, 6 * TB)
+    none = [Job("a", 0, walltime=100, nodes=1)]
+    with pytest.raises(InputError, match=r": the workload requests no BB \(or no node-time\): "
+                                         r"nothing to size the BB by$"):
+        bbsched.bb_capacity_for_demand(none, 10)
+
+
+def _scripted(*batches: list[float]):
+    """A distribution returning the given batches in turn, recording the sizes asked for."""
+    asked: list[int] = []
+    left = iter(batches)
+
+    def draw(rng: np.random.Generator, size: int) -> np.ndarray:
+        asked.append(size)
+        return np.array(next(left))
+
+    return draw, asked
+
+
+def test_a_conditioned_draw_asks_twice_the_missing_count_and_at_least_64():
+    one_in_four = [7 * TB, 1 * TB, 2 * TB, 3 * TB]
+
+    def quarter(rng: np.random.Generator, size: int) -> np.ndarray:
+        asked.append(size)
+        return np.resize(np.array(one_in_four), size)
+
+    asked: list[int] = []
+    jobs = _jobs(200)  # 2 requests, 0.51 x 200 = 102: 100 missing
+    out = bbsched.expand_bb_requests(jobs, 0.51, 5 * TB, distribution=quarter)
+    # 200 drawn, 50 kept; 2 x 50 = 100, 25 kept; 2 x 25 = 50 -> 64, 16 kept; 2 x 9 -> 64
+    assert asked == [200, 100, 64, 64]
+    assert sorted(set(_requesting(out)[2:])) == [7 * TB]
+
+
+def test_a_conditioned_draw_gives_up_past_1000_per_request_plus_10000_draws():
+    jobs = _jobs(4)  # 2 requests, 4 x 1.0: 2 missing, so at most 12,000 draws
+    reject, accept = [1 * TB] * 12_000, [7 * TB, 8 * TB]
+    draw, asked = _scripted(reject, accept)
+    out = bbsched.expand_bb_requests(jobs, 1.0, 5 * TB, distribution=draw)
+    assert [j.bb for j in out] == [6 * TB, 4 * TB, 7 * TB, 8 * TB]
+    assert asked == [64, 64]  # the 2 accepted in the second batch end the draw
+    draw, _ = _scripted([1 * TB] * 12_001, accept)
+    with pytest.raises(InputError, match=r": distribution rarely exceeds 5e\+12 B \(accepted 0 "
+                                         r"of 12001 draws\)$"):
+        bbsched.expand_bb_requests(jobs, 1.0, 5 * TB, distribution=draw)
+
+
+def test_default_seeds_are_0_and_one_stream_runs_through_a_scenario():
+    jobs = _jobs(20)
+    for seed in (0, 2):
+        s1 = bbsched.bbsched_scenario(jobs, "S1", seed=seed)
+        assert s1 == bbsched.expand_bb_requests(jobs, 0.5, 5 * TB, seed=seed)
+        s2 = bbsched.bbsched_scenario(jobs, "S2", seed=seed)
+        rng = np.random.default_rng(seed)
+        s5 = bbsched.with_ssd_requests(bbsched.bbsched_scenario(jobs, "S2", rng), 0.8, rng)
+        assert bbsched.bbsched_scenario(jobs, "S5", seed=seed) == s5
+        assert [j.bb for j in s5] == [j.bb for j in s2]
+    assert bbsched.bbsched_scenario(jobs, "S1") == bbsched.bbsched_scenario(jobs, "S1", seed=0)
+    assert bbsched.bbsched_scenario(jobs, "S1") != bbsched.bbsched_scenario(jobs, "S1", seed=1)
+    assert bbsched.bbsched_scenario(jobs, "S5") == bbsched.bbsched_scenario(jobs, "S5", seed=0)
+    assert bbsched.expand_bb_requests(jobs, 0.5, 5 * TB) == \
+        bbsched.expand_bb_requests(jobs, 0.5, 5 * TB, seed=0)
+    assert bbsched.expand_bb_requests(jobs, 0.5, 5 * TB) != \
+        bbsched.expand_bb_requests(jobs, 0.5, 5 * TB, seed=1)
+    ssd = bbsched.with_ssd_requests(jobs, 0.5)
+    assert ssd == bbsched.with_ssd_requests(jobs, 0.5, seed=0)
+    assert ssd != bbsched.with_ssd_requests(jobs, 0.5, seed=1)
+
+
+def test_ssd_scenarios_pass_their_options_on_to_s2():
+    jobs = _jobs(40)
+    capped = bbsched.bbsched_scenario(jobs, "S1", seed=1, max_request=5 * TB, scale=0.5)
+    assert set(_requesting(capped)[2:]) == {4 * TB}  # 6 TB above the cap, 4 TB above 2.5 TB
+    for name in ("S5", "S6", "S7"):
+        out = bbsched.bbsched_scenario(jobs, name, seed=1, max_request=5 * TB, scale=0.5)
+        assert set(_requesting(out)[2:]) == {4 * TB} and len(_requesting(out)) == 30
+        steps, _ = _scripted([9 * TB] * 64)
+        drawn = bbsched.bbsched_scenario(jobs, name, seed=1, distribution=steps)
+        assert set(_requesting(drawn)[2:]) == {9 * TB}
+
+
+def test_bb_capacity_for_one_node_second_and_one_byte():
+    # 1 node x 1 s with 1 B: 1 node-s, 1 B-s; 10 nodes: 10 B, floored to 0 GB, so the 1 B request
+    one = [Job("a", 0, walltime=5, runtime=1, nodes=1, bb=1.0)]
+    assert bbsched.bb_capacity_for_demand(one, 10) == 1.0
+    # 1 node x 1 s with 10 GB: 10 nodes x 10 GB
+    assert bbsched.bb_capacity_for_demand([Job("a", 0, walltime=5, runtime=1, nodes=1,
+                                               bb=10 * GB)], 10) == 100 * GB
