@@ -152,9 +152,8 @@ class LiveSlurm(FakeSlurm):
             self.calls.append(argv)
             if "sbatch" in self.failing:
                 raise SlurmError(f"sbatch failed (1): {self.failing.pop('sbatch')}")
-            opts = dict(zip(argv[1::2], argv[2::2], strict=False))
             jid = str(1000 + len(self.jobs_by_id))
-            licenses = int(opts.get("-L", "bb:0").split(":")[1])
+            licenses = int(argv[argv.index("-L") + 1].split(":")[1]) if "-L" in argv else 0
             comment = argv[argv.index("--comment") + 1] if "--comment" in argv else "(null)"
             self.add(FakeJob(jid, nodes=int(argv[argv.index("-N") + 1]),
                              time_limit=60.0 * int(argv[argv.index("--time") + 1]),

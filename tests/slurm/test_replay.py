@@ -213,19 +213,20 @@ def _short(jid, nodes=1, bb=0.0, runtime=0.0, walltime=60.0, submit=0.0):
 
 def test_a_replay_under_slurms_scheduler_runs_every_job_that_fits(fake_cluster, tmp_path):
     """Slurm's own scheduler (first come, first served on the fake): a job wider than the
-    machine is left out, BB goes as whole licenses of the unit (2.5 GB -> 3 of 1 GB, the pool
-    4.5 GB -> 4), the settings reach the cluster, and the schedule comes back from the
+    machine is left out, BB goes as whole licenses of the unit (2.2 GB -> 5 of 0.5 GB, the
+    pool 4.7 GB -> 9), the settings reach the cluster, and the schedule comes back from the
     completion records with the trace's ids, nodes and states."""
-    platform = Platform(nodes=2, bb=4.5 * GB)
-    jobs = [_short("a", nodes=2, bb=2.5 * GB), _short("wide", nodes=3), _short("b"),
+    platform = Platform(nodes=2, bb=4.7 * GB)
+    jobs = [_short("a", nodes=2, bb=2.2 * GB), _short("wide", nodes=3), _short("b"),
             _short("c", runtime=0.3, walltime=0.5)]
-    res = fake_cluster(jobs, platform, bb_unit=GB, interval=0.02, directory=tmp_path,
+    res = fake_cluster(jobs, platform, bb_unit=0.5 * GB, interval=0.02, directory=tmp_path,
                        scheduler_parameters={"bf_interval": 1}, workload_name="w")
     cluster = FakeCluster.last
-    assert cluster.made == {"nodes": 2, "bb_licenses": 4, "directory": tmp_path,
+    assert cluster.made == {"nodes": 2, "bb_licenses": 9, "directory": tmp_path,
                             "scheduler_parameters": {"bf_interval": 1}}
     assert [j.id for j in res.jobs] == ["a", "b", "c"]
-    assert [j.bb for j in res.jobs] == [3 * GB, 0.0, 0.0]
+    assert [j.bb for j in res.jobs] == [2.5 * GB, 0.0, 0.0]
+    assert cluster.slurm.jobs_by_id["1000"].licenses == 5
     assert (res.policy, res.workload_name, res.platform) == ("slurm-backfill", "w", platform)
     assert res.state == [JobState.FINISHED] * 3
     # a holds both nodes; b, then c, start on the lowest free node once the one before has
