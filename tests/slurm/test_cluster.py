@@ -250,7 +250,7 @@ def test_a_directory_too_long_for_slurms_sockets_is_refused_before_anything_star
         shutil.rmtree(base)
 
 
-def test_a_cluster_without_a_directory_makes_one_and_removes_it_after(monkeypatch, tmp_path):
+def test_a_cluster_without_a_directory_makes_one_and_removes_it_after(monkeypatch):
     _no_programs(monkeypatch)
     own = LocalSlurm(1)
     with pytest.raises(SlurmError):
@@ -258,11 +258,15 @@ def test_a_cluster_without_a_directory_makes_one_and_removes_it_after(monkeypatc
     assert own.directory.name.startswith("bbopt-slurm-") and own.directory.is_dir()
     own.cleanup()
     assert not own.directory.exists()
-    given = LocalSlurm(1, directory=tmp_path / "c")
-    with pytest.raises(SlurmError):
-        given.start()
-    given.cleanup()
-    assert (tmp_path / "c" / "slurm.conf").exists()
+    base = _short_dir()  # (pytest's tmp_path under xdist can be too long for the sockets)
+    try:
+        given = LocalSlurm(1, directory=base / "c")
+        with pytest.raises(SlurmError):
+            given.start()
+        given.cleanup()
+        assert (base / "c" / "slurm.conf").exists()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_programs_are_looked_up_on_path_then_in_the_sbin_directories(monkeypatch):
