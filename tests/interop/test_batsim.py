@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
@@ -26,15 +25,6 @@ from bbopt.simulation import simulate  # noqa: E402
 from tests._workload_data import KTH_BATSIM, data_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def endpoint():
-    d = tempfile.mkdtemp(prefix="bbz")  # (short: an ipc path has at most ~100 characters)
-    yield f"ipc://{d}/s"
-    for name in os.listdir(d):
-        os.unlink(os.path.join(d, name))
-    os.rmdir(d)
 
 
 def _csv(result, path: Path) -> bytes:

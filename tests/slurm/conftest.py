@@ -28,6 +28,14 @@ def require_slurm() -> None:
 
 
 @pytest.fixture
+def short_dir():
+    """A fresh directory short enough for Slurm's unix sockets (pytest's ``tmp_path`` may not
+    be: it grows with the test's name and the worker's), removed after the test."""
+    with tempfile.TemporaryDirectory(prefix="c-", ignore_cleanup_errors=True) as directory:
+        yield Path(directory)
+
+
+@pytest.fixture
 def local_slurm(request):
     """A started :class:`LocalSlurm`; ``@pytest.mark.cluster(nodes=2, bb_licenses=10)`` on a
     test shapes it (default: 4 nodes, no pool). Its directory is a short one of its own under

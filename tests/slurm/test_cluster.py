@@ -6,7 +6,6 @@ import os
 import shutil
 import socket
 import stat
-import tempfile
 import time
 from pathlib import Path
 
@@ -92,11 +91,6 @@ def test_stop_ends_exactly_the_processes_it_started(local_slurm):
 
 
 # -- without Slurm: names, paths, configuration ----------------------------------------------
-
-def _short_dir() -> Path:
-    """A directory short enough for the sockets (pytest's ``tmp_path`` may not be)."""
-    return Path(tempfile.mkdtemp(prefix="c-"))
-
 
 def test_a_cluster_has_at_least_one_node_and_the_documented_defaults():
     with pytest.raises(ValueError, match=r"^nodes must be >= 1, got 0$"):
@@ -224,33 +218,31 @@ def _no_programs(monkeypatch) -> None:
     monkeypatch.setattr(cluster, "_program", missing)
 
 
-def test_a_directory_too_long_for_slurms_sockets_is_refused_before_anything_starts(monkeypatch):
+def test_a_directory_too_long_for_slurms_sockets_is_refused_before_anything_starts(monkeypatch,
+                                                                                   short_dir):
     """A directory whose step sockets take exactly 107 bytes is used; one byte more is refused
     before anything is made."""
     _no_programs(monkeypatch)
-    base = _short_dir()
-    try:
-        room = MAX_SOCKET_PATH - len(str(base)) - len("/spool/n1/n1_9999999999.4294967291")
-        at = LocalSlurm(1, directory=base / ("x" * (room - 1)))
-        assert len(at.longest_socket_path()) == MAX_SOCKET_PATH == 107
-        with pytest.raises(SlurmError, match="^munged not found$"):
-            at.start()
-        d = at.directory
-        assert stat.S_IMODE(d.stat().st_mode) == 0o755
-        assert sorted(p.name for p in d.iterdir()) == ["munge", "slurm.conf", "spool", "state"]
-        assert [p.name for p in (d / "spool").iterdir()] == ["n1"]
-        over = LocalSlurm(1, directory=base / ("x" * room))
-        with pytest.raises(SlurmError) as err:
-            over.start()
-        assert str(err.value) == (
-            f"the cluster's directory {over.directory} is too long: Slurm's unix sockets (e.g. "
-            f"{over.longest_socket_path()}) must stay within 107 bytes; use a shorter directory")
-        assert over.pids == [] and not over.directory.exists()
-    finally:
-        shutil.rmtree(base)
+    base = short_dir
+    room = MAX_SOCKET_PATH - len(str(base)) - len("/spool/n1/n1_9999999999.4294967291")
+    at = LocalSlurm(1, directory=base / ("x" * (room - 1)))
+    assert len(at.longest_socket_path()) == MAX_SOCKET_PATH == 107
+    with pytest.raises(SlurmError, match="^munged not found$"):
+        at.start()
+    d = at.directory
+    assert stat.S_IMODE(d.stat().st_mode) == 0o755
+    assert sorted(p.name for p in d.iterdir()) == ["munge", "slurm.conf", "spool", "state"]
+    assert [p.name for p in (d / "spool").iterdir()] == ["n1"]
+    over = LocalSlurm(1, directory=base / ("x" * room))
+    with pytest.raises(SlurmError) as err:
+        over.start()
+    assert str(err.value) == (
+        f"the cluster's directory {over.directory} is too long: Slurm's unix sockets (e.g. "
+        f"{over.longest_socket_path()}) must stay within 107 bytes; use a shorter directory")
+    assert over.pids == [] and not over.directory.exists()
 
 
-def test_a_cluster_without_a_directory_makes_one_and_removes_it_after(monkeypatch):
+def test_a_cluster_without_a_directory_makes_one_and_removes_it_after(monkeypatch, short_dir):
     _no_programs(monkeypatch)
     own = LocalSlurm(1)
     with pytest.raises(SlurmError):
@@ -258,15 +250,12 @@ def test_a_cluster_without_a_directory_makes_one_and_removes_it_after(monkeypatc
     assert own.directory.name.startswith("bbopt-slurm-") and own.directory.is_dir()
     own.cleanup()
     assert not own.directory.exists()
-    base = _short_dir()  # (pytest's tmp_path under xdist can be too long for the sockets)
-    try:
-        given = LocalSlurm(1, directory=base / "c")
-        with pytest.raises(SlurmError):
-            given.start()
-        given.cleanup()
-        assert (base / "c" / "slurm.conf").exists()
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    base = short_dir
+    given = LocalSlurm(1, directory=base / "c")
+    with pytest.raises(SlurmError):
+        given.start()
+    given.cleanup()
+    assert (base / "c" / "slurm.conf").exists()
 
 
 def test_programs_are_looked_up_on_path_then_in_the_sbin_directories(monkeypatch):
@@ -295,9 +284,9 @@ def test_a_log_tail_is_its_last_characters_or_says_it_is_missing(tmp_path):
     assert LocalSlurm._tail(tmp_path / "none.log") == "(no none.log)"
 
 
-def test_a_cluster_makes_its_directorys_parents_and_cleans_up_twice(monkeypatch):
+def test_a_cluster_makes_its_directorys_parents_and_cleans_up_twice(monkeypatch, short_dir):
     _no_programs(monkeypatch)
-    base = _short_dir()
+    base = short_dir
     c = LocalSlurm(1, directory=base / "a" / "b")
     with pytest.raises(SlurmError):
         c.start()
@@ -307,7 +296,6 @@ def test_a_cluster_makes_its_directorys_parents_and_cleans_up_twice(monkeypatch)
         own.start()
     shutil.rmtree(own.directory)
     own.cleanup()  # already gone: nothing to remove, no error
-    shutil.rmtree(base)
 
 
 def test_without_path_programs_are_looked_up_in_the_sbin_directories(monkeypatch):

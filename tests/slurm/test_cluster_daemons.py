@@ -9,7 +9,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -18,12 +17,6 @@ import pytest
 
 from bbopt.slurm import cluster
 from bbopt.slurm.cluster import LocalSlurm, SlurmError, _end_processes, _exists, job_processes
-
-
-def _short_dir() -> Path:
-    """A directory short enough for the sockets (pytest's ``tmp_path`` may not be)."""
-    return Path(tempfile.mkdtemp(prefix="c-"))
-
 
 #: Stand-in programs: each notes its call in ``$FAKE_CALLS``; the clients need the cluster's
 #: configuration (``SLURM_CONF``), as Slurm's do.
@@ -211,10 +204,10 @@ def _environ(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/environ").read_text().split("\0")
 
 
-def test_start_runs_munged_the_controller_and_one_slurmd_per_node(fake_slurm):
+def test_start_runs_munged_the_controller_and_one_slurmd_per_node(fake_slurm, short_dir):
     bin_dir, files = fake_slurm
     files["sinfo"].write_text("n1 idle\nn2 idle*\n")
-    d = _short_dir() / "c"
+    d = short_dir / "c"
     c = LocalSlurm(2, directory=d)
     try:
         started = time.monotonic()
@@ -245,186 +238,158 @@ def test_start_runs_munged_the_controller_and_one_slurmd_per_node(fake_slurm):
         assert len(key.read_bytes()) == 1024
     finally:
         c.stop()
-        shutil.rmtree(d.parent)
     assert files["scancel"].read_text() == "5 6\n"  # no job: nothing cancelled
 
 
-def test_a_cluster_is_ready_when_every_node_is_up(fake_slurm):
+def test_a_cluster_is_ready_when_every_node_is_up(fake_slurm, short_dir):
     _, files = fake_slurm
-    d = _short_dir()
+    d = short_dir
     c = LocalSlurm(2, directory=d)
-    try:
-        c.write_config()
-        for listed in ("n1 idle\nn2 allocated\n", "n1 mixed\n\nn2 idle*\n"):
-            files["sinfo"].write_text(listed)
-            c.wait_ready(timeout=0.5)
-        (d / "slurmctld.log").write_text("L" * 700)
-        for listed in ("n1 idle\n", "n1 idle\nn2 down*\n", "n1 idle\nn2 idle\nn3 idle\n"):
-            files["sinfo"].write_text(listed)
-            started = time.monotonic()
-            with pytest.raises(SlurmError) as err:
-                c.wait_ready(timeout=0.1)
-            assert time.monotonic() - started < 0.9  # (sinfo asked every 0.2 s)
-            assert str(err.value) == (f"cluster not ready after 0.1 s: {listed.strip()} / "
-                                      + "L" * 600)
-    finally:
-        shutil.rmtree(d)
-
-
-def test_a_cluster_not_ready_says_the_end_of_sinfos_last_answer(fake_slurm):
-    _, files = fake_slurm
-    d = _short_dir()
-    c = LocalSlurm(1, directory=d)
-    try:
-        c.write_config()
-        files["sinfo"].write_text("n1 " + "d" * 400 + "\n")
+    c.write_config()
+    for listed in ("n1 idle\nn2 allocated\n", "n1 mixed\n\nn2 idle*\n"):
+        files["sinfo"].write_text(listed)
+        c.wait_ready(timeout=0.5)
+    (d / "slurmctld.log").write_text("L" * 700)
+    for listed in ("n1 idle\n", "n1 idle\nn2 down*\n", "n1 idle\nn2 idle\nn3 idle\n"):
+        files["sinfo"].write_text(listed)
+        started = time.monotonic()
         with pytest.raises(SlurmError) as err:
             c.wait_ready(timeout=0.1)
-        assert str(err.value) == "cluster not ready after 0.1 s: " + "d" * 300 + \
-            " / (no slurmctld.log)"
-        with pytest.raises(SlurmError) as err:  # no time at all: sinfo never asked
-            c.wait_ready(timeout=0)
-        assert str(err.value) == "cluster not ready after 0 s:  / (no slurmctld.log)"
-    finally:
-        shutil.rmtree(d)
+        assert time.monotonic() - started < 0.9  # (sinfo asked every 0.2 s)
+        assert str(err.value) == (f"cluster not ready after 0.1 s: {listed.strip()} / "
+                                  + "L" * 600)
 
 
-def test_a_failing_sinfo_is_not_ready(fake_slurm):
+def test_a_cluster_not_ready_says_the_end_of_sinfos_last_answer(fake_slurm, short_dir):
+    _, files = fake_slurm
+    d = short_dir
+    c = LocalSlurm(1, directory=d)
+    c.write_config()
+    files["sinfo"].write_text("n1 " + "d" * 400 + "\n")
+    with pytest.raises(SlurmError) as err:
+        c.wait_ready(timeout=0.1)
+    assert str(err.value) == "cluster not ready after 0.1 s: " + "d" * 300 + \
+        " / (no slurmctld.log)"
+    with pytest.raises(SlurmError) as err:  # no time at all: sinfo never asked
+        c.wait_ready(timeout=0)
+    assert str(err.value) == "cluster not ready after 0 s:  / (no slurmctld.log)"
+
+
+def test_a_failing_sinfo_is_not_ready(fake_slurm, short_dir):
     bin_dir, files = fake_slurm
     (bin_dir / "sinfo").write_text('#!/bin/sh\necho "n1 idle"\nexit 1\n')
-    d = _short_dir()
-    try:
-        c = LocalSlurm(1, directory=d)
-        with pytest.raises(SlurmError, match=r"^cluster not ready after 0\.2 s: n1 idle / "
-                                             r"\(no slurmctld\.log\)$"):
-            c.wait_ready(timeout=0.2)
-    finally:
-        shutil.rmtree(d)
+    d = short_dir
+    c = LocalSlurm(1, directory=d)
+    with pytest.raises(SlurmError, match=r"^cluster not ready after 0\.2 s: n1 idle / "
+                                         r"\(no slurmctld\.log\)$"):
+        c.wait_ready(timeout=0.2)
 
 
-def test_a_daemon_that_exits_stops_the_start_with_its_code(fake_slurm):
+def test_a_daemon_that_exits_stops_the_start_with_its_code(fake_slurm, short_dir):
     bin_dir, files = fake_slurm
     (bin_dir / "slurmctld").write_text("#!/bin/sh\nexit 3\n")
     files["sinfo"].write_text("n1 down\n")
-    d = _short_dir() / "c"
+    d = short_dir / "c"
     c = LocalSlurm(1, directory=d)
-    try:
-        with pytest.raises(SlurmError) as err:
-            c.start(timeout=5)
-        assert str(err.value) == f"{bin_dir}/slurmctld exited with 3: (no slurmctld.log)"
-        assert c.pids == [] and c._procs == []  # munged stopped too
-    finally:
-        shutil.rmtree(d.parent)
+    with pytest.raises(SlurmError) as err:
+        c.start(timeout=5)
+    assert str(err.value) == f"{bin_dir}/slurmctld exited with 3: (no slurmctld.log)"
+    assert c.pids == [] and c._procs == []  # munged stopped too
 
 
-def test_a_munged_that_makes_no_socket_is_reported_at_once(fake_slurm):
+def test_a_munged_that_makes_no_socket_is_reported_at_once(fake_slurm, short_dir):
     bin_dir, _ = fake_slurm
     (bin_dir / "munged").write_text("#!/bin/sh\nexit 1\n")
-    d = _short_dir() / "c"
+    d = short_dir / "c"
     c = LocalSlurm(1, directory=d)
-    try:
-        (d / "munge").mkdir(parents=True)
-        (d / "munge" / "munged.log").write_text("bad key")
-        started = time.monotonic()
-        with pytest.raises(SlurmError, match=r"^munged did not start: bad key$"):
-            c.start(timeout=5)
-        assert time.monotonic() - started < 5
-    finally:
-        shutil.rmtree(d.parent)
+    (d / "munge").mkdir(parents=True)
+    (d / "munge" / "munged.log").write_text("bad key")
+    started = time.monotonic()
+    with pytest.raises(SlurmError, match=r"^munged did not start: bad key$"):
+        c.start(timeout=5)
+    assert time.monotonic() - started < 5
 
 
-def test_the_controller_restarts_with_the_same_command(fake_slurm):
+def test_the_controller_restarts_with_the_same_command(fake_slurm, short_dir):
     _, files = fake_slurm
     files["sinfo"].write_text("n1 idle\n")
-    d = _short_dir()
-    try:
-        with LocalSlurm(1, directory=d) as c:
-            old = c._procs[1]
-            c.restart_controller(down=0.0, timeout=2)
-            new = c._procs[1]
-            assert new.pid != old.pid and old.poll() is not None
-            assert new.args == old.args and new.args[0].endswith("/slurmctld")
-            assert c.pids == [c._procs[0].pid, new.pid, c._procs[2].pid]
-            assert os.getsid(new.pid) == new.pid
-        assert c.pids == [] and d.is_dir()  # a given directory is kept
-    finally:
-        shutil.rmtree(d)
+    d = short_dir
+    with LocalSlurm(1, directory=d) as c:
+        old = c._procs[1]
+        c.restart_controller(down=0.0, timeout=2)
+        new = c._procs[1]
+        assert new.pid != old.pid and old.poll() is not None
+        assert new.args == old.args and new.args[0].endswith("/slurmctld")
+        assert c.pids == [c._procs[0].pid, new.pid, c._procs[2].pid]
+        assert os.getsid(new.pid) == new.pid
+    assert c.pids == [] and d.is_dir()  # a given directory is kept
 
 
 def test_stopping_cancels_every_job_and_waits_while_one_holds_a_node(fake_slurm, monkeypatch,
-                                                                    capfd):
+                                                                    capfd, short_dir):
     _, files = fake_slurm
-    d = _short_dir()
+    d = short_dir
     c = LocalSlurm(1, directory=d)
     c.write_config()
     c._procs.append(subprocess.Popen(["sleep", "30"]))  # (a daemon: the cluster is up)
     monkeypatch.setattr(cluster.time, "sleep", lambda s: None)
-    try:
-        _squeue(files, "5 RUNNING\n6 PENDING\n", "5 COMPLETING\n", "5 CONFIGURING\n",
-                "5 SUSPENDED\n", "6 PENDING\n5 RUNNING\n", "6 PENDING\n", "9 RUNNING\n")
-        c.stop()  # (scancel's failure and output are its own)
-        assert files["scancel"].read_text() == "5 6\n"
-        assert files["calls"].read_text().split() == ["squeue", "scancel"] + ["squeue"] * 5
-        assert "scancel-" not in "".join(capfd.readouterr())
-        assert c.pids == []
-    finally:
-        shutil.rmtree(d)
+    _squeue(files, "5 RUNNING\n6 PENDING\n", "5 COMPLETING\n", "5 CONFIGURING\n",
+            "5 SUSPENDED\n", "6 PENDING\n5 RUNNING\n", "6 PENDING\n", "9 RUNNING\n")
+    c.stop()  # (scancel's failure and output are its own)
+    assert files["scancel"].read_text() == "5 6\n"
+    assert files["calls"].read_text().split() == ["squeue", "scancel"] + ["squeue"] * 5
+    assert "scancel-" not in "".join(capfd.readouterr())
+    assert c.pids == []
 
 
-def test_stopping_gives_up_waiting_after_the_timeout_and_without_squeue(fake_slurm):
+def test_stopping_gives_up_waiting_after_the_timeout_and_without_squeue(fake_slurm, short_dir):
     bin_dir, files = fake_slurm
-    d = _short_dir()
+    d = short_dir
     c = LocalSlurm(1, directory=d)
-    try:
-        c.write_config()
-        _squeue(files, "5 RUNNING\n")
-        started = time.monotonic()
-        c._cancel_jobs(timeout=0.3)
-        assert 0.3 <= time.monotonic() - started < 1.0
-        assert files["scancel"].read_text() == "5\n"
-        (bin_dir / "squeue").write_text(f"#!/bin/sh\n{CLIENT}echo '5 RUNNING'\nexit 1\n")
-        c._cancel_jobs(timeout=0.3)  # squeue fails: nothing to cancel
-        (bin_dir / "squeue").unlink()
-        c._cancel_jobs(timeout=0.3)  # no squeue at all: nothing either
-        assert files["scancel"].read_text() == "5\n"
-    finally:
-        shutil.rmtree(d)
+    c.write_config()
+    _squeue(files, "5 RUNNING\n")
+    started = time.monotonic()
+    c._cancel_jobs(timeout=0.3)
+    assert 0.3 <= time.monotonic() - started < 1.0
+    assert files["scancel"].read_text() == "5\n"
+    (bin_dir / "squeue").write_text(f"#!/bin/sh\n{CLIENT}echo '5 RUNNING'\nexit 1\n")
+    c._cancel_jobs(timeout=0.3)  # squeue fails: nothing to cancel
+    (bin_dir / "squeue").unlink()
+    c._cancel_jobs(timeout=0.3)  # no squeue at all: nothing either
+    assert files["scancel"].read_text() == "5\n"
 
 
-def test_a_cluster_never_started_asks_slurm_nothing_when_stopped(fake_slurm):
+def test_a_cluster_never_started_asks_slurm_nothing_when_stopped(fake_slurm, short_dir):
     _, files = fake_slurm
-    d = _short_dir()
+    d = short_dir
     LocalSlurm(1, directory=d).stop()
-    shutil.rmtree(d)
     assert files["calls"].read_text() == ""
 
 
-def test_stopping_ends_the_jobs_left_by_the_daemons(fake_slurm, tmp_path):
+def test_stopping_ends_the_jobs_left_by_the_daemons(fake_slurm, tmp_path, short_dir):
     _, files = fake_slurm
     files["sinfo"].write_text("n1 idle\n")
-    d = _short_dir()
+    d = short_dir
     other = tmp_path / "other.conf"
-    try:
-        c = LocalSlurm(1, directory=d).start(timeout=5)
-        task = _sleeper(tmp_path, "sleep", {"SLURM_CONF": str(c.conf), "SLURM_JOB_ID": "3"})
-        kept = _sleeper(tmp_path, "sleep", {"SLURM_CONF": str(other), "SLURM_JOB_ID": "3"})
-        deadline = time.monotonic() + 5
-        while job_processes(c.conf) != [task.pid]:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        c.stop()
-        assert task.wait(5) == -signal.SIGTERM and kept.poll() is None
-        kept.kill()
-        kept.wait()
-    finally:
-        shutil.rmtree(d)
+    c = LocalSlurm(1, directory=d).start(timeout=5)
+    task = _sleeper(tmp_path, "sleep", {"SLURM_CONF": str(c.conf), "SLURM_JOB_ID": "3"})
+    kept = _sleeper(tmp_path, "sleep", {"SLURM_CONF": str(other), "SLURM_JOB_ID": "3"})
+    deadline = time.monotonic() + 5
+    while job_processes(c.conf) != [task.pid]:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    c.stop()
+    assert task.wait(5) == -signal.SIGTERM and kept.poll() is None
+    kept.kill()
+    kept.wait()
 
 
 def _fd(pid: int, fd: int) -> str:
     return os.readlink(f"/proc/{pid}/fd/{fd}")
 
 
-def test_a_daemon_writes_to_its_log_reads_nothing_and_dies_with_its_parent(fake_slurm, tmp_path):
+def test_a_daemon_writes_to_its_log_reads_nothing_and_dies_with_its_parent(fake_slurm, tmp_path,
+                                                                            short_dir):
     """The controller's stand-in notes its death signal (``PR_GET_PDEATHSIG``), before and
     after a restart."""
     import sys
@@ -436,7 +401,7 @@ def test_a_daemon_writes_to_its_log_reads_nothing_and_dies_with_its_parent(fake_
         "open(os.environ['FAKE_CALLS'], 'a').write(f'pdeathsig {sig.value}\\n')\n"
         "time.sleep(60)\n")
     files["sinfo"].write_text("n1 idle\n")
-    d = _short_dir()
+    d = short_dir
     saved, (r, w) = os.dup(0), os.pipe()
     os.dup2(r, 0)  # (this process reads a pipe: a daemon must not)
     try:
@@ -463,7 +428,6 @@ def test_a_daemon_writes_to_its_log_reads_nothing_and_dies_with_its_parent(fake_
         os.dup2(saved, 0)
         for fd in (saved, r, w):
             os.close(fd)
-        shutil.rmtree(d)
 
 
 def test_a_daemon_is_asked_for_sigterm_on_its_parents_death(monkeypatch):

@@ -5,9 +5,7 @@ the event and the field, and every wait of a link bounded."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 
 import pytest
 
@@ -198,15 +196,6 @@ def test_field_of_the_wrong_type_is_named(data, kind, shown):
 # -- the link: bounded waits ----------------------------------------------------------------------
 
 zmq = pytest.importorskip("zmq", reason="pyzmq is not installed (pip install 'bbopt[batsim]')")
-
-
-@pytest.fixture
-def endpoint():
-    d = tempfile.mkdtemp(prefix="bbz")  # (short: an ipc path has at most ~100 characters)
-    yield f"ipc://{d}/s"
-    for name in os.listdir(d):
-        os.unlink(os.path.join(d, name))
-    os.rmdir(d)
 
 
 def test_a_link_carries_messages_both_ways(endpoint):
