@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -561,6 +562,37 @@ def changed_modules(base: str = "main") -> list[str]:
             and (ROOT / m).exists() and tests_for(m)]
 
 
+#: The compiled kernels' modules: every function there is ``@kernel()`` (numba's ``njit``), which
+#: mutmut leaves alone (it does not mutate a decorated function). They are scored with numba's
+#: compilation off (``NUMBA_DISABLE_JIT=1``: the kernels run as the Python they are written in)
+#: and mutmut told to mutate a function decorated with ``kernel`` only: the tests comparing each
+#: kernel with its Python reference (``tests/planner/jit/``) then run on the mutated kernel.
+KERNEL_MODULES = ("bbopt/planner/jit/primitives.py", "bbopt/planner/jit/named.py",
+                  "bbopt/planner/jit/named_conservative.py", "bbopt/planner/jit/pool.py",
+                  "bbopt/planner/jit/compression.py")
+
+
+def _mutate_kernels() -> None:
+    """Have mutmut mutate the functions decorated with ``kernel(...)`` alone (it would skip
+    them), with numba's compilation off in this process and the mutants' (see
+    :data:`KERNEL_MODULES`). The decorator itself is never mutated."""
+    import libcst as cst
+    from mutmut.mutation.file_mutation import MutationVisitor
+
+    os.environ["NUMBA_DISABLE_JIT"] = "1"
+    skip = MutationVisitor._skip_node_and_children
+
+    def kernel_only(node) -> bool:
+        return isinstance(node, cst.FunctionDef) and bool(node.decorators) and all(
+            isinstance(d.decorator, cst.Call) and isinstance(d.decorator.func, cst.Name)
+            and d.decorator.func.value == "kernel" for d in node.decorators)
+
+    def skip_unless_kernel(self, node) -> bool:
+        return skip(self, node.with_changes(decorators=[]) if kernel_only(node) else node)
+
+    MutationVisitor._skip_node_and_children = skip_unless_kernel
+
+
 def run(module: str, max_children: int, tests: list[str] | None = None,
         mutants: list[str] | None = None, keyword: str | None = None) -> dict[str, int]:
     """Score one module with ``tests`` (default: :func:`tests_for`; only those matching
@@ -579,6 +611,10 @@ def run(module: str, max_children: int, tests: list[str] | None = None,
         copy.unlink()
         meta.unlink(missing_ok=True)
     cfg = configuration._load_config()
+    if module in KERNEL_MODULES:
+        _mutate_kernels()
+        # (a mutant that loops for ever is common in a kernel: given up at 3x its tests' time)
+        cfg.timeout_multiplier = 3.0
     cfg.only_mutate = [module]
     cfg.pytest_add_cli_args_test_selection = tests + [
         f"--deselect={t}" for t in OUTSIDE + ASIDE.get(module, [])] + (
