@@ -268,12 +268,13 @@ def test_the_tangents_are_as_many_as_asked(recording):
 
 
 def test_the_cube_program_of_a_job_that_starts_now_pins_its_start(recording):
-    """now = 10, 4 nodes and 8 B; one running job on 1 node and 2 B until 20, another ended
-    now (left out); a (3 nodes, 5 B, 4 s, waited 10) starts now: the incumbent 10**3 = 1000,
+    """now = 10, 5 nodes and 8 B; running jobs on 1 node until 15 (no BB: not on the BB's
+    cumulative) and on 1 node and 2 B until 20, another ended now (left out); a (3 nodes,
+    5 B, 4 s, waited 10) starts now: the incumbent 10**3 = 1000,
     whose cube root floats to 9.999...: the wait bound floor + 1 = 10 leaves a's start at 0 s
     from now. A lone job above half the nodes (or of the BB) needs no no-overlap."""
-    running = [(10.0, 4, 0.0), (20.0, 1, 2.0)]
-    model = PlanModel(10.0, (4, 8.0), running, [Job("a", 0, walltime=4, nodes=3, bb=5.0)],
+    running = [(10.0, 4, 0.0), (20.0, 1, 2.0), (15.0, 1, 0.0)]
+    model = PlanModel(10.0, (5, 8.0), running, [Job("a", 0, walltime=4, nodes=3, bb=5.0)],
                       alpha=3)
     assert math.floor(1000 ** (1 / 3)) == 9
     res = solve_cpsat(model, Budget(10))
@@ -285,7 +286,7 @@ def test_the_cube_program_of_a_job_that_starts_now_pins_its_start(recording):
     assert prog["linear"] == [({"s0": -1, "wait0": 1}, [10, 10])] + [
         _tangent("sq0", "wait0", 10)] * 8
     assert prog["objective"] == ({"cube0": 1}, 0.0)
-    assert prog["cumulative"] == [(4, [("running", 10, 1), ("job0", 4, 3)]),
+    assert prog["cumulative"] == [(5, [("running", 5, 1), ("running", 10, 1), ("job0", 4, 3)]),
                                   (8, [("running", 10, 2), ("job0", 4, 5)])]
     assert prog["no_overlap"] == []
 
