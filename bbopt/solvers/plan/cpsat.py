@@ -182,7 +182,7 @@ def _on_named_nodes(model: PlanModel, solver: cp_model.CpSolver, starts: list,
     """The answer on named BB nodes, where the program above holds the BB as one pool: a
     relaxation (every plan that fits the nodes fits the pool), so its plan may not fit the
     nodes while its bound holds. The plan handed out is the greedy placement of the order of
-    the relaxed starts, or of the best candidate order if that scores better: FEASIBLE, never
+    the relaxed starts, or of the best candidate order if that scores as well: FEASIBLE, never
     OPTIMAL, with the relaxation's bound."""
     order = tuple(sorted(range(model.n), key=lambda i: (solver.Value(starts[i]), i)))
     score = model.score(order)
