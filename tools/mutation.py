@@ -488,6 +488,7 @@ TESTS: dict[str, list[str]] = {
     # (the sweep: score each with these first, its runs' sweeps only for the survivors)
     "bbopt/analysis/sweep_spec.py": [
         "tests/analysis/test_sweep_spec.py",
+        "tests/analysis/test_sweep_spec_refusals.py",
         "tests/analysis/test_sweep_spec_checks.py",
     ],
     "bbopt/analysis/sweep_inputs.py": ["tests/analysis/test_sweep_inputs.py"],

@@ -21,7 +21,8 @@ class Fields:
         self.source = source
 
     def error(self, message: str, where: str) -> InputError:
-        return InputError(message, source=self.source, field=where)
+        """An error at ``where`` (``""``: the document itself, named by the spec alone)."""
+        return InputError(message, source=self.source, field=where or None)
 
     def mapping(self, value: Any, where: str, *, keys: set[str] | None = None
                 ) -> dict[str, Any]:

@@ -275,6 +275,15 @@ def test_workload_refusals_name_the_workloads_field():
             "must be a list")
 
 
+def test_a_workload_entry_keeps_its_fields_as_read():
+    spec = parse(doc(workloads={"w": {**SYN, "split": 3, "parts": 2, "seed": 4, "first": 5,
+                                      "reader": {"a": 1}, "bb": "auto"}}))
+    assert spec.workloads == {"w": {**SYN, "transforms": [], "split": {"parts": 3},
+                                    "parts": [2], "seed": 4, "first": 5, "reader": {"a": 1},
+                                    "bb": "auto"}}  # a single part read as a list of it
+    assert [c.part for c in spec.cells()] == [2]
+
+
 def test_a_workload_list_names_its_entries():
     spec = parse(doc(workloads=[{"name": "a", **SYN}, SYN]))
     assert list(spec.workloads) == ["a", "w1"]
@@ -348,6 +357,13 @@ def test_platform_entries_and_their_refusals(tmp_path):
     e = refused(doc(platforms=[{"name": "a", "nodes": 1}, {"name": "a", "nodes": 2}]),
                 "platforms[1].name")
     assert e.reason == "two platforms with one name; give one a 'name'"
+
+
+def test_a_platform_keeps_its_ssd_sizes_and_a_sized_bb_its_demand_default():
+    spec = parse(doc(platforms=[{"nodes": 2, "ssd": {"small": "1GB", "large": "2GB"},
+                                 "bb": {"sized_by": "w"}}]))
+    assert spec.platforms == {"platform0": {"nodes": 2, "ssd": {"small": "1GB", "large": "2GB"},
+                                            "bb": {"sized_by": "w"}}}
 
 
 @pytest.mark.parametrize("bb, reason", [
