@@ -197,6 +197,7 @@ def test_dask_gets_the_address_and_prepared_tasks_only_when_local(tmp_path, monk
 
 def test_serial_runs_here_without_prepared_workloads(tmp_path, monkeypatch):
     calls = _executors(monkeypatch)
+    monkeypatch.setattr(sweep, "write_prepared", lambda *a: pytest.fail("prepared"))
     seen = []
     rep = run_sweep(spec_of(tmp_path), tmp_path / "r", executor="serial", progress=False,
                     on_result=lambda t, r: seen.append((t.prepared, t.hash, r["hash"])))
@@ -487,5 +488,56 @@ def test_dask_overhead_is_the_time_per_trivial_task(dask, monkeypatch):
     assert sweep.dask_overhead("tcp://h:1", n=4, workers=3) == 0.25
     assert clients[1].target == "tcp://h:1" and len(clusters) == 1
     ticks = iter([0.0, 2.0])
-    sweep.dask_overhead(workers=3, n=200)
+    sweep.dask_overhead(workers=3)  # (200 tasks by default)
     assert clusters[1].kw["n_workers"] == 3 and clients[2].mapped[1][1] == list(range(200))
+
+
+def test_the_store_may_be_a_new_folder_in_a_new_folder(tmp_path, monkeypatch):
+    _executors(monkeypatch)
+    rep = run_sweep(spec_of(tmp_path), tmp_path / "a" / "b" / "r", progress=False)
+    assert rep.ran == 4 and len(list((tmp_path / "a" / "b" / "r" / "runs").iterdir())) == 4
+
+
+def test_a_sweep_shows_a_bar_by_default_and_times_itself(tmp_path, monkeypatch):
+    _executors(monkeypatch)
+    shown = []
+    monkeypatch.setattr(sweep, "_bar", lambda n, skipped, show: shown.append(show))
+    run_sweep(spec_of(tmp_path), tmp_path / "r")
+    assert shown == [True]
+    clock = iter([10.0, 13.5])
+    monkeypatch.setattr(sweep, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    assert run_sweep(spec_of(tmp_path), tmp_path / "r").wall_time == 3.5  # (all done before)
+
+
+def test_a_pool_hands_each_batchs_results_over_as_soon_as_it_ends(pool, monkeypatch):
+    """The first batch's runs are stored while the second still runs (an interrupted sweep
+    keeps them), not when every batch has ended."""
+    import threading
+
+    late = Future()
+
+    def submit(self, fn, chunk):
+        self.submitted.append([t.hash for t in chunk])
+        if len(self.submitted) == 1:
+            fut = Future()
+            fut.set_result(fn(chunk))
+            return fut
+        threading.Timer(0.3, lambda: late.set_result(fn(chunk))).start()
+        return late
+
+    monkeypatch.setattr(FakePool, "submit", submit)
+    got = []
+    sweep._run_processes([task("a", cost=2.0), task("b", cost=1.0)], 2, None,
+                         lambda r: got.append((r["hash"], late.done())))
+    assert got == [("a", False), ("b", True)]
+
+
+def test_dask_without_the_cluster_extra_says_which_to_install(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # (import fails)
+    with pytest.raises(InputError) as err:
+        sweep._run_dask([task("a")], "local", 1, None, lambda r: None)
+    assert err.value.field == "--dask"
+    assert err.value.reason == ("Dask execution needs the cluster extra: pip install "
+                                "'bbopt[cluster]'")

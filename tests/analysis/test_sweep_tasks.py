@@ -160,14 +160,16 @@ def test_a_worker_runs_its_tasks_own_inputs(tmp_path, monkeypatch, fresh):
         return real(spec, **kw)
 
     monkeypatch.setattr(bbopt.runs, "run", run)
-    t = replace(_task(tmp_path), shares={"u1": 1.0})
+    t = replace(_task(tmp_path, {"name": "conservative-bb", "options": {"depth": 3}}),
+                shares={"u1": 1.0})
     out = run_task(t)
     assert "error" not in out, out.get("error")
     ((spec, kw),) = seen
     part = list(_part(t.workload_spec, t.workload_seed, 1))
     assert spec.workload == part and len(part) == 22
     assert spec.platform == build_platform(t.platform_spec)
-    assert (spec.policy, spec.options) == ("fcfs-bb", t.options)
+    assert (spec.policy, spec.options) == ("conservative-bb", t.options)
+    assert t.options["depth"] == 3
     assert (spec.execution, spec.execution_options) == ("checkpoint", {"memory_per_node": 8e9})
     assert t.execution == {"name": "checkpoint", "memory_per_node": 8e9}  # (not consumed)
     assert (spec.tick, spec.warmup, spec.cooldown) == (30.0, 60.0, 90.0)
@@ -250,7 +252,8 @@ def test_a_window_policys_widest_pareto_set_is_kept(tmp_path, fresh):
 
 
 def _decision(n):
-    return types.SimpleNamespace(alternatives=[{"wait": numpy.float64(k)} for k in range(n)])
+    # (numpy integers, which JSON cannot write as they are)
+    return types.SimpleNamespace(alternatives=[{"wait": numpy.int64(k)} for k in range(n)])
 
 
 def test_keep_widest_keeps_the_first_decision_with_the_most_alternatives():
@@ -321,3 +324,58 @@ def test_summary_holds_the_run_its_provenance_and_only_the_extras_it_has(tmp_pat
     bare = _summary(replace(t, provenance={}), {"metrics": {}}, spec, {})
     assert bare["provenance"]["workload"] == {"part_jobs": None}
     assert bare["provenance"]["host"] is None and bare["provenance"]["wall_time"] is None
+
+
+def test_a_platform_file_beside_the_spec_is_found_from_anywhere(tmp_path, monkeypatch):
+    (tmp_path / "m.json").write_text('{"nodes": 6, "bb": "3GB", "name": "m"}')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    (t,) = plan(spec_of(tmp_path, platforms=["m.json"], policies=["fcfs-bb"],
+                        workloads={"w": {"generator": GEN}}))
+    assert json.loads(t.platform_spec) == {"file": str((tmp_path / "m.json").resolve())}
+    assert t.provenance["hash_inputs"]["platform"]["nodes"] == 6
+
+
+def test_a_policys_shares_are_checked_once_per_workload(tmp_path, monkeypatch):
+    calls = []
+    real = sweep._check_shares
+    monkeypatch.setattr(sweep, "_check_shares",
+                        lambda spec, label, shares, jobs: calls.append(label) or real(
+                            spec, label, shares, jobs))
+    users = sorted({j.user for j in _workload(canonical({"generator": GEN}), 0)[0]})
+    spec = spec_of(tmp_path, workloads={"w": {"generator": GEN}}, seeds=[0], warmup=0,
+                   cooldown=0, policies=[{"name": "omfs", "options": {"shares": {
+                       users[0]: 1.0}}}], budgets=None)
+    spec.cells = lambda real_cells=spec.cells: real_cells() * 3  # the same cell thrice
+    assert len(plan(spec)) == 1
+    assert calls == ["omfs"]
+
+
+def test_a_worker_times_its_run_in_wall_and_cpu_seconds(tmp_path, monkeypatch, fresh):
+    t = _task(tmp_path)
+    clock = types.SimpleNamespace(perf_counter=iter([100.0, 102.5]).__next__,
+                                  process_time=iter([40.0, 41.25]).__next__)
+    monkeypatch.setattr(sweep, "time", clock)
+    out = run_task(t)
+    assert (out["wall_time"], out["cpu_time"]) == (2.5, 1.25)
+
+
+def test_a_run_keeps_its_models_usage_curves(tmp_path, fresh):
+    from bbopt.runs import RunSpec, run
+
+    doc = {"workloads": {"j": {"generator": {"name": "jeannot", "protocol": "mira",
+                                             "io_profile": "normal", "n_apps": 20,
+                                             "alpha": 0.5}}},
+           "platforms": [{"name": "mira", "nodes": 49152}], "policies": ["io-list"],
+           "executions": ["exclusive-io"], "seeds": [0], "warmup": 0, "cooldown": 0,
+           "tick": None}
+    (t,) = plan(spec_of(tmp_path, **doc))
+    out = run_task(t)
+    assert "error" not in out, out.get("error")
+    jobs = list(_part(t.workload_spec, t.workload_seed, None))
+    record = run(RunSpec(workload=jobs, platform=build_platform(t.platform_spec),
+                         policy="io-list", execution="exclusive-io"))
+    assert out["curves"] == record.model.curves(record.result)
+    assert set(out["curves"]) == {"t", "utilisation", "nodes", "running", "io_busy",
+                                  "io_planned"}
