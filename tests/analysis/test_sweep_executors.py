@@ -514,7 +514,12 @@ def test_a_pool_hands_each_batchs_results_over_as_soon_as_it_ends(pool, monkeypa
     keeps them), not when every batch has ended."""
     import threading
 
-    late = Future()
+    late, lock, timers = Future(), threading.Lock(), []
+
+    def finish(results):
+        with lock:
+            if not late.done():
+                late.set_result(results)
 
     def submit(self, fn, chunk):
         self.submitted.append([t.hash for t in chunk])
@@ -522,13 +527,23 @@ def test_a_pool_hands_each_batchs_results_over_as_soon_as_it_ends(pool, monkeypa
             fut = Future()
             fut.set_result(fn(chunk))
             return fut
-        threading.Timer(0.3, lambda: late.set_result(fn(chunk))).start()
+        results = fn(chunk)  # the second batch ends after the first's results are taken
+        timers.append(threading.Timer(2.0, finish, (results,)))  # (or, waiting for all, later)
+        timers[-1].start()
         return late
 
     monkeypatch.setattr(FakePool, "submit", submit)
     got = []
-    sweep._run_processes([task("a", cost=2.0), task("b", cost=1.0)], 2, None,
-                         lambda r: got.append((r["hash"], late.done())))
+
+    def receive(r):
+        got.append((r["hash"], late.done()))
+        finish([{"hash": "b"}])
+
+    try:
+        sweep._run_processes([task("a", cost=2.0), task("b", cost=1.0)], 2, None, receive)
+    finally:
+        for t in timers:
+            t.cancel()
     assert got == [("a", False), ("b", True)]
 
 
