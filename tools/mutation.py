@@ -493,6 +493,15 @@ TESTS: dict[str, list[str]] = {
     ],
     "bbopt/analysis/sweep_inputs.py": ["tests/analysis/test_sweep_inputs.py"],
     "bbopt/analysis/sweep_schedule.py": ["tests/analysis/test_sweep_schedule.py"],
+    "bbopt/analysis/sweep.py": [
+        "tests/analysis/test_sweep.py",
+        "tests/analysis/test_sweep_tasks.py",
+        "tests/analysis/test_sweep_executors.py",
+        "tests/analysis/test_sweep_schedule.py",
+        "tests/analysis/test_sweep_shares.py",
+        "tests/analysis/test_sweep_foreign_shares.py",
+        "tests/analysis/test_sweep_platforms.py",
+    ],
     "bbopt/analysis/workers.py": [
         "tests/analysis/test_sweep_workers.py",
         "tests/analysis/test_workers_progress.py",
