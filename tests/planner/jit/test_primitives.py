@@ -70,6 +70,10 @@ def test_the_window_is_the_earliest_start_with_room_for_the_whole_duration():
     assert P.window(T, F0, F1, 0, 5, 0.0, 5.0, 5.0, 1.0, 0.0, 0.0) == (math.inf, 5, 5)
     assert P.window(T, F0, F1, 0, 5, 0.0, 5.0, 2.0, 1.0, 0.0, 0.0) == (10.0, 1, 2)
     assert P.window(T, F0, F1, 0, 5, 0.0, 5.0, 2.0, 1.0, 1.0, 0.0) == (0.0, 0, 1)  # slack
+    # the slack counts in every segment of the window, in either row
+    assert P.window(T, F0, F1, 0, 5, 0.0, 15.0, 4.5, 1.0, 1.0, 0.0) == (10.0, 1, 3)
+    assert P.window(T, F1, F0, 0, 5, 0.0, 15.0, 1.0, 4.5, 0.0, 1.0) == (10.0, 1, 3)
+    assert P.window(T, F0, F1, 0, 5, 0.0, 15.0, 4.5, 1.0, 0.0, 0.0) == (math.inf, 5, 5)
 
 
 def test_a_breakpoint_is_inserted_with_the_rows_before_it_and_a_demand_taken_there():
@@ -114,7 +118,11 @@ def test_least_takes_each_rows_least_over_the_segments_from_its_top_row():
     ([0.3, 0.0], 3, 0.3, 0.0),  # (0.3 - 0.1 - 0.1 < 0.1: two pieces, not three)
     ([5.0, 5.0], 3, 12.0, 0.0),  # one piece without room
     ([1.0], 2, 0.0, 0.0),  # no BB: no pieces
-    ([1e15, 1.0], 1500, 1500.0, 0.0),  # more than 1000 pieces fit: the loop counts to todo
+    ([1e15, 1.0], 1500, 1500.0, 0.0),
+    # the closed form's count trusted only with its margin inside the guard: 4 + 4, not 5 + 5
+    ([5.49999999945, 5.49999999945], 10, 11.0, 5.500000000000001e-10),
+    # a piece so small that its guard is 0 B: a margin of 0 B is the loop's to decide
+    ([-1e-12, 0.0], 4, 8e-320, 1e-12),  # more than 1000 pieces fit: the loop counts to todo
 ])
 def test_first_fit_counts_the_pieces_of_planner_pieces(free, todo, bb, ftol):
     cnt = np.full(len(free), -7, dtype=np.int64)
