@@ -6,6 +6,7 @@ OverflowError, a memory blow-up or an endless run."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,10 +19,13 @@ from bbopt.limits import (
     MAX_JOBS,
     MAX_NODES,
     MAX_SECONDS,
+    MAX_TICK,
     MIN_TICK,
     check_count,
     check_number,
+    check_tick,
     count_from_text,
+    magnitude,
 )
 from bbopt.loading import load_platform, read_workload
 from bbopt.schema import loads_state
@@ -266,3 +270,82 @@ def test_an_integer_past_any_float_is_an_input_error_naming_the_field(value):
     with pytest.raises(InputError, match="too large") as err:
         parse_bytes(value, "platforms[0].bb")
     assert err.value.field == "platforms[0].bb"
+
+
+def reason(call, *args, **kw):
+    """``(reason, source, line, field)`` of the InputError ``call(*args, **kw)`` raises."""
+    with pytest.raises(InputError) as info:
+        call(*args, **kw)
+    e = info.value
+    return e.reason, e.source, e.line, e.field
+
+
+def test_check_count_refusals_name_the_range_the_value_and_where():
+    at = {"source": "m.swf", "line": 3}
+    assert reason(check_count, 0, "nodes", **at) == (
+        "must be between 1 and 10,000,000, got 0", "m.swf", 3, "nodes")
+    assert reason(check_count, 101, "jobs", low=5, high=100) == (
+        "must be between 5 and 100, got 101", None, None, "jobs")
+    assert reason(check_count, "96", "nodes", **at) == (
+        "must be an integer, got '96'", "m.swf", 3, "nodes")
+    assert reason(check_count, 4, "jobs", low=5, high=100)[0] == "must be between 5 and 100, got 4"
+    assert check_count(5, "jobs", low=5, high=100) == 5 and check_count(100, "j", high=100) == 100
+    assert type(check_count(96.0, "nodes")) is int
+
+
+@pytest.mark.parametrize(("text", "value"), [("96", 96), (" 7\n", 7), ("0", 0)])
+def test_count_from_text_reads_the_integer_with_the_callers_range(text, value):
+    assert count_from_text(text, "MaxJobs", low=0, high=MAX_JOBS) == value
+
+
+def test_count_from_text_refusals_name_the_range_the_text_and_where():
+    at = {"low": 2, "high": 50, "source": "h.swf", "line": "; MaxNodes"}
+    assert reason(count_from_text, "1" * 31, "MaxNodes", **at) == (
+        "must be between 2 and 50, got a number of 31 digits", "h.swf", "; MaxNodes", "MaxNodes")
+    assert reason(count_from_text, "-" + "1" * 31, "n")[0] == (
+        "must be between 1 and 10,000,000, got a number of 31 digits")
+    # 30 digits is read as a number, then out of range with its magnitude
+    assert reason(count_from_text, "1" * 30, "n", **at) == (
+        "must be between 2 and 50, got 1.11e+29", "h.swf", "; MaxNodes", "n")
+    assert reason(count_from_text, "-" + "1" * 30, "n")[0] == (
+        "must be between 1 and 10,000,000, got -1.11e+29")
+    # not an integer: the first 40 characters shown (25 past the dashes: not too long)
+    assert reason(count_from_text, "-" * 20 + "x" * 25, "n", **at) == (
+        f"must be an integer, got '{'-' * 20 + 'x' * 20}'", "h.swf", "; MaxNodes", "n")
+    assert reason(count_from_text, "1", "n", **at)[0] == "must be between 2 and 50, got 1"
+
+
+def test_check_number_at_below_and_above_each_bound():
+    assert check_number(0, "x", high=10.0) == 0.0  # the low bound defaults to 0, closed
+    assert check_number(10, "x", high=10.0) == 10.0
+    assert check_number(2.5, "x", low=2.5, high=3) == 2.5
+    assert reason(check_number, -1e-9, "x", high=10.0) == (
+        "must be in [0, 10], got -1e-09", None, None, "x")
+    assert reason(check_number, 10.000001, "x", high=10.0, source="p.json", line="$.bb") == (
+        "must be in [0, 10], got 10.000001", "p.json", "$.bb", "x")
+    assert reason(check_number, 0, "rate", high=1.0, low_open=True) == (
+        "must be in (0, 1], got 0", None, None, "rate")
+    assert check_number(1e-300, "rate", high=1.0, low_open=True) == 1e-300
+    assert reason(check_number, float("nan"), "x", high=10.0)[0] == "must be in [0, 10], got nan"
+    assert reason(check_number, float("inf"), "x", low=-1.0, high=math.inf)[0] == (
+        "must be in [-1, inf], got inf")
+
+
+def test_check_number_refuses_what_is_not_a_number_where_it_is():
+    assert reason(check_number, "5", "bb", high=10.0, source="p.json", line="$.bb") == (
+        "must be a number, got '5'", "p.json", "$.bb", "bb")
+    assert reason(check_number, True, "bb", high=10.0)[0] == "must be a number, got True"
+
+
+def test_tick_bounds_and_field():
+    assert check_tick(None) is None and check_tick(MIN_TICK) == 1.0 and check_tick(MAX_TICK) == 1e7
+    assert reason(check_tick, 0.999) == ("must be in [1, 1e+07], got 0.999", None, None, "tick")
+    assert reason(check_tick, 1e7 + 1, "--tick")[3] == "--tick"
+
+
+def test_magnitude_switches_to_exponent_at_1e12_and_to_digits_at_300():
+    assert magnitude(10**12 - 1) == "999999999999" and magnitude(10**12) == "1e+12"
+    assert magnitude(-(10**12)) == "-1e+12" and magnitude(2 * 10**12) == "2e+12"
+    assert magnitude(10**298) == "1e+298"  # 299 digits
+    assert magnitude(10**299) == "an integer of 300 digits"
+    assert magnitude(1e15) == "1000000000000000.0" and magnitude("x") == "'x'"

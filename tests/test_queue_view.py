@@ -108,3 +108,34 @@ def test_engine_view_built_by_of_is_the_constructors():
     assert list(v.blocks_from(6)) == []
     blocks[3] += (Job("late", 0, 1),)  # (an arrival after the view: unseen)
     assert tuple(v) == tuple(jobs[3:]) and [b for b, _ in v.blocks_from(2)] == [tuple(jobs[5:])]
+
+
+def test_constructors_view_of_a_long_queue_lists_every_block_with_its_least():
+    """Twenty jobs make a block of 16 and one of 4: from position 0 both blocks come with
+    their least nodes, BB and walltime (computed here by hand); from 17, the last three jobs."""
+    jobs = [Job(str(k), 0, walltime=100 - k, nodes=1 + (k * 7) % 5, bb=float(10 + k % 3))
+            for k in range(20)]
+    v = QueueView(jobs)
+    got = [(tuple(b), m) for b, m in v.blocks_from(0)]
+    assert got == [(tuple(jobs[:16]), (1, 10.0, 85)), (tuple(jobs[16:]), (2, 10.0, 81))]
+    assert [(tuple(b), m) for b, m in v.blocks_from(17)] == [(tuple(jobs[17:]), (2, 10.0, 81))]
+    assert [(tuple(b), m) for b, m in v.blocks_from(16)] == [(tuple(jobs[16:]), (2, 10.0, 81))]
+    assert list(v.blocks_from(20)) == []
+
+
+def test_an_index_past_the_view_is_refused_by_name():
+    """Position ``n`` (one past the last job) and ``-n - 1`` are out of range, with the view's
+    own message, even where the engine's last block holds jobs beyond the view."""
+    jobs = [Job(str(k), 0, 10) for k in range(5)]
+    for v in (QueueView(jobs), QueueView.of([tuple(jobs[:3]), tuple(jobs[3:])],
+                                            [(1, 0.0, 10)] * 2, 0, 1, 4)):
+        assert v[len(v) - 1] is jobs[4]
+        for i in (len(v), -len(v) - 1):
+            with pytest.raises(IndexError, match=r"^queue index out of range$"):
+                v[i]
+
+
+def test_repr_shows_the_jobs():
+    a, b = Job("a", 0, 10), Job("b", 1, 20)
+    assert repr(QueueView([a, b])) == f"QueueView(({a!r}, {b!r}))"
+    assert repr(QueueView()) == "QueueView(())"

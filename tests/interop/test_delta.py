@@ -270,3 +270,61 @@ def test_a_kept_plan_the_resource_manager_did_not_follow_keeps_what_still_holds(
     state = replace(s.sessions["default"].state, memory=memory)
     assert decision(r).start == decide(state, "conservative-bb").start
     assert [x.job_id for x in decision(r).start] == ["j1", "j3", "j5"]
+
+
+def refusal(delta, state=None, **kw):
+    """``(source, line, field, reason)`` of the error refusing ``delta`` on ``state``."""
+    state = start_state() if state is None else state
+    with pytest.raises(InputError) as info:
+        apply_delta(state, {j.id: ({}, j) for j in state.queue}, delta, **kw)
+    e = info.value
+    return e.source, e.line, e.field, e.reason
+
+
+@pytest.mark.parametrize(("delta", "line", "field", "reason"), [
+    ({"time": 9.5}, "$.delta", "time",
+     "9.5 is before the session's time 10: the clock cannot go back"),
+    ({"submitted": [{"id": "a", "walltime": 5}]}, "$.delta.submitted[0]", "id",
+     "job 'a' is already waiting"),
+    ({"submitted": [{"id": "r", "walltime": 5}]}, "$.delta.submitted[0]", "id",
+     "job 'r' is already running"),
+    ({"submitted": [{"id": "c", "walltime": -5}]}, "$.delta.submitted[0]", "walltime",
+     "job c: walltime must be in (0, 1e+10] s, got -5.0"),
+    ({"started": [{"id": "zz"}]}, "$.delta.started[0]", "id",
+     "job 'zz' is not waiting (unknown)"),
+    ({"started": [{"id": "r"}]}, "$.delta.started[0]", "id", "job 'r' is not waiting (running)"),
+    ({"started": [{"id": True}]}, "$.delta.started[0]", "id",
+     "must be a job id (a string or an integer), got True"),
+    ({"started": 5}, "$.delta", "started", "must be a list, got int"),
+    ({"started": [{"id": "a", "start": "now"}]}, "$.delta.started[0]", "start",
+     "must be a finite number, got 'now'"),
+    ({"started": [{"id": "a", "allocation": "0"}]}, "$.delta.started[0]", "allocation",
+     "must be a list of integers, got '0'"),
+    ({"started": [{"id": "a"}, {"id": "b"}]}, "$.delta.started[1]", "job",
+     "running jobs use 7 nodes up to here; the platform has 4"),
+    ({"ended": {"r": 1}}, "$.delta", "ended", "must be a list, got dict"),
+    ({"ended": ["zz"]}, "$.delta.ended[0]", "id", "job 'zz' is neither running nor waiting"),
+    ({"ended": [None]}, "$.delta.ended[0]", "id",
+     "must be a job id (a string or an integer), got None"),
+    ({"ended": [1.5]}, "$.delta.ended[0]", "id",
+     "must be a job id (a string or an integer), got 1.5"),
+])
+def test_each_refusal_names_the_request_its_place_and_why(delta, line, field, reason):
+    """Every refusal names the request it came from (``source``, "request" by default), the
+    delta's JSON path and field, and its reason in full (the job reader's and the state
+    check's too)."""
+    source, at, name, why = refusal(delta, source="rm-7")
+    assert (source, at, name) == ("rm-7", line, field)
+    assert why == reason
+    assert refusal(delta)[:3] == ("request", line, field)
+
+
+def test_a_state_already_impossible_is_refused_at_the_delta_itself():
+    """A running job the delta left alone that breaks the state (here the state handed in
+    already uses 6 of 4 nodes) is located at the whole delta, ``$.delta``."""
+    state = replace(start_state(), running=(
+        RunningJob(Job("r", 0, walltime=600, nodes=2), start=0.0),
+        RunningJob(Job("s", 0, walltime=600, nodes=4), start=0.0)))
+    source, line, field, reason = refusal({"time": 11}, state, source="rm")
+    assert (source, line, field) == ("rm", "$.delta", "job")
+    assert reason.startswith("running jobs use 6 nodes up to here")

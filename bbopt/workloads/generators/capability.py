@@ -17,7 +17,7 @@ those stated properties. What the paper states is used as stated; the rest is bb
   0.94) (short jobs, about a minute) with probability ``p`` and Gamma(312, 0.03) (hours)
   otherwise. Their ``p = pa x nodes + pb`` (``pa = -0.0054``, ``pb = 0.78``) was fitted on a
   128-node machine; bbopt applies it to the job's share of the machine scaled to 128 nodes
-  (``p = pb + pa x 128 x nodes / 4392``: 0.77 for a 128-node job, 0.09 for the whole machine),
+  (``p = pb + pa x 128 x nodes / 4392``: 0.76 for a 128-node job, 0.09 for the whole machine),
   so that wider jobs run longer, as in their model. Runtimes are clipped to [10 s, 24 h].
 - **walltimes**: the runtime times a factor drawn uniformly in [1, 3], rounded up to 10 minutes
   and capped at 24 h (users overestimate; the paper gives no number).
