@@ -51,6 +51,7 @@ def test_room_and_short_are_decided_at_equality_and_one_ulp_off():
     assert P.room(F0, F1, 0, 3, need, need, 0.0, 0.0) == 1
     assert P.room(F0, F1, 2, 3, need, need, 0.0, 0.0) == 3  # (none: the stop)
     assert P.room(F0, F1, 0, 3, need, need, math.ulp(below), 0.0) == 0  # the slack added
+    assert P.room(F1, F0, 0, 3, need, need, 0.0, math.ulp(below)) == 0  # (either row)
     assert P.short(F0, F1, 1, 3, need, need, 0.0, 0.0) == 2
     assert P.short(F0, F1, 0, 3, need, need, 0.0, 0.0) == 0
     assert P.short(F0, F1, 1, 2, need, need, 0.0, 0.0) == -1  # exactly the need: room
