@@ -376,6 +376,10 @@ TESTS: dict[str, list[str]] = {
         "tests/solvers/test_scip.py",
     ],
     "bbopt/solvers/window/milp.py": ["tests/solvers/window/test_milp.py"],
+    "bbopt/solvers/window/nsga2.py": [
+        "tests/solvers/window/test_nsga2.py",
+        "tests/solvers/window/test_nsga2_mating.py",
+    ],
     "bbopt/solvers/window/highs.py": ["tests/solvers/window/test_highs.py"],
     "bbopt/solvers/scip.py": [
         "tests/solvers/window/test_scip.py",

@@ -253,6 +253,38 @@ def _keys(X: np.ndarray) -> np.ndarray:
         np.zeros(len(X), dtype=np.void(1))
 
 
+def _tournament(rank: np.ndarray, crowd: np.ndarray, n: int, rng: np.random.Generator
+                ) -> np.ndarray:
+    """``n`` binary tournaments among the population: two rows drawn with replacement, the lower
+    rank wins, then the larger crowding distance, then a coin (below 0.5: the first). Returns
+    the winners as two rows of parents, the first ``n // 2`` winners against the rest."""
+    ab = rng.integers(0, len(rank), (2, n))
+    a, b = ab[0], ab[1]
+    coin = rng.random(n) < 0.5
+    a_wins = (rank[a] < rank[b]) | ((rank[a] == rank[b]) & (
+        (crowd[a] > crowd[b]) | ((crowd[a] == crowd[b]) & coin)))
+    return np.where(a_wins, a, b).reshape(2, -1)
+
+
+def _crossover(p1: np.ndarray, p2: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Single-point crossover of each pair of rows: a cut drawn in ``[1, w)`` (genes before it
+    from one parent, from it on from the other); the first children then the second."""
+    w = p1.shape[1]
+    cut = rng.integers(1, max(w, 2), len(p1))[:, None]
+    left = np.arange(w)[None, :] < cut
+    return np.concatenate([np.where(left, p1, p2), np.where(left, p2, p1)])
+
+
+def _offspring(model: WindowModel, X: np.ndarray, rank: np.ndarray, crowd: np.ndarray,
+               n: int, mutation: float, fill: bool, rng: np.random.Generator) -> np.ndarray:
+    """One generation's ``n`` children (``n`` even): tournament, crossover, bit flips (each gene
+    flipped when its draw is below ``mutation``), repair; the draws in that order."""
+    parents = _tournament(rank, crowd, n, rng)
+    off = _crossover(X[parents[0]], X[parents[1]], rng)
+    off ^= rng.random(off.shape) < mutation
+    return repair_rows(model, off, rng, fill)
+
+
 def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray, fill: bool,
                 pop_size: int, generations: int, mutation: float, deadline: float,
                 stall: int | None = None, on_front=None) -> tuple[np.ndarray, int, str]:
@@ -265,7 +297,6 @@ def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray,
     ``stall`` generations in a row in which the objective values of the population's first
     front did not change).
     """
-    w = model.size
     scales = model.scales()
     nds = NonDominatedSorting()
     crowding = get_crowding_function("cd")
@@ -282,7 +313,6 @@ def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray,
     front_values = {f.tobytes() for f in F[rank == 0]}
     if on_front is not None:  # the first front, at the start and whenever its values change
         on_front(X[rank == 0])
-    ar = np.arange(w)[None, :]
     while gen < generations:
         if _time.perf_counter() >= deadline:
             return X, gen, "time"
@@ -290,20 +320,7 @@ def _fast_nsga2(model: WindowModel, rng: np.random.Generator, seeds: np.ndarray,
             return X, gen, "stall"
         gen += 1
         quiet += 1
-        P = len(X)
-        # Binary tournament: lower rank wins, then larger crowding, then a coin.
-        ab = rng.integers(0, P, (2, n_off))
-        a, b = ab[0], ab[1]
-        coin = rng.random(n_off) < 0.5
-        a_wins = (rank[a] < rank[b]) | ((rank[a] == rank[b]) & (
-            (crowd[a] > crowd[b]) | ((crowd[a] == crowd[b]) & coin)))
-        parents = np.where(a_wins, a, b).reshape(2, -1)
-        p1, p2 = X[parents[0]], X[parents[1]]
-        cut = rng.integers(1, max(w, 2), parents.shape[1])[:, None]
-        left = ar < cut
-        off = np.concatenate([np.where(left, p1, p2), np.where(left, p2, p1)])
-        off ^= rng.random(off.shape) < mutation
-        off = repair_rows(model, off, rng, fill)
+        off = _offspring(model, X, rank, crowd, n_off, mutation, fill, rng)
         # Duplicates among the offspring and with the population are dropped.
         fresh = np.zeros(len(off), dtype=bool)
         new_keys = []

@@ -234,3 +234,16 @@ def test_of_two_optimal_orders_the_one_found_first_by_own_term_is_answered():
     assert res.status is Status.OPTIMAL and res.objective == _optimum(model) == 13_934.0
     assert res.solution.order == (2, 1, 0)
     assert model.score((1, 2, 0)) == 13_934.0
+
+
+def test_the_memo_tells_apart_prefixes_that_differ_only_in_their_free_nodes():
+    """Five jobs without BB on 10 nodes, one running (3 nodes to 110): two prefixes of the same
+    jobs leave the same breakpoints and BB column but not the same free nodes; a key without
+    the nodes column takes them for one, spares the second, and misses the optimum 1,150 (it
+    answers 1,175)."""
+    jobs = [(90, 10, 3), (90, 10, 5), (95, 15, 2), (95, 10, 1), (95, 15, 6)]
+    model = PlanModel(100, (10, 20 * GB), [(110, 3, 0)],
+                      [Job(str(i), submit=s, walltime=w, nodes=n, bb=0)
+                       for i, (s, w, n) in enumerate(jobs)], 2)
+    res = solve_exhaustive(model, Budget(30))
+    assert res.status is Status.OPTIMAL and res.objective == _optimum(model) == 1_150.0
