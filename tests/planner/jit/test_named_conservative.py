@@ -1,0 +1,156 @@
+"""conservative-bb's compiled decision on named BB nodes (bbopt.planner.jit.named_conservative),
+each kernel called alone against the Python it translates: the profile's reservation and
+release, fit test and earliest fit (``Profile.reserve``, ``release``, ``fits``,
+``earliest_fit`` on more than two dimensions), a job's pieces over a window
+(``Planner._pieces_over``) and whole decisions worked by hand (Kopanski & Rzadca, Sections
+3.2 and 4.1: the kept reservations held again and compressed, earliest first, then the rest of
+the queue planned after them). Each test runs compiled and with ``NUMBA_DISABLE_JIT=1``."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from bbopt.errors import OverbookedError  # noqa: E402
+from bbopt.planner.jit import named_conservative as C  # noqa: E402
+from bbopt.planner.profile import Profile  # noqa: E402
+
+
+def _arrays(p: Profile, cap: int = 64) -> tuple[np.ndarray, int]:
+    """``p`` as the kernels' ``prof[1 + D, cap]`` and its length."""
+    prof = np.full((1 + len(p.free[0]), cap), -7.0)  # (past the length: never read)
+    length = len(p.times)
+    prof[0, :length] = p.times
+    prof[1:, :length] = np.array(p.free).T
+    return prof, length
+
+
+def _same(prof: np.ndarray, length: int, p: Profile) -> None:
+    assert prof[0, :length].tolist() == p.times
+    assert prof[1:, :length].T.tolist() == p.free
+
+
+def _profile(rnd: random.Random) -> Profile:
+    """Four dimensions (nodes, pool BB, two BB nodes): the general path of ``Profile``."""
+    cap = (8.0, 20.0, 12.0, 8.0)
+    rel = [(float(rnd.choice([5, 10, 10, 20, 35])),
+            (float(rnd.randint(0, 2)), rnd.choice([0.0, 2.5, 4.0]), rnd.choice([0.0, 1.5]),
+             rnd.choice([0.0, 1.0, 2.5]))) for _ in range(rnd.randint(0, 4))]
+    return Profile(0.0, cap, rel)
+
+
+def test_reserve_and_release_are_the_profiles_with_every_breakpoint_and_overbooking():
+    rnd = random.Random(11)
+    overbooked = 0
+    for _ in range(150):
+        p = _profile(rnd)
+        prof, length = _arrays(p)
+        tol = np.array(p._tol)
+        for _ in range(6):
+            start = float(rnd.choice([-5, 0, 0, 5, 7.5, 10, 20, 30]))
+            end = start + rnd.choice([-1.0, 0.0, 2.5, 5.0, 10.0, 30.0, math.inf])
+            if start < end < 0.0:
+                continue  # (a window wholly before the origin: the Profile refuses it)
+            amount = np.array([float(rnd.randint(0, 4)), rnd.choice([0.0, 3.0, 9.5]),
+                               rnd.choice([0.0, 4.0, 6.0]), rnd.choice([0.0, 2.0, 5.5])])
+            if rnd.random() < 0.3:
+                p.release(start, end, tuple(amount))
+                length = C._change(prof, length, start, end, amount, 1.0, tol)
+            else:
+                try:
+                    p.reserve(start, end, tuple(amount))
+                except OverbookedError:
+                    assert C._change(prof, length, start, end, amount, -1.0, tol) == -1
+                    overbooked += 1
+                    break
+                length = C._change(prof, length, start, end, amount, -1.0, tol)
+            _same(prof, length, p)
+    assert overbooked > 20
+
+
+def test_a_reservation_is_refused_below_the_slack_and_taken_at_it():
+    p = Profile(0.0, (4.0, 10.0, 5.0), [(10.0, (2.0, 4.0, 2.0))])
+    prof, length = _arrays(p)
+    need = np.array([2.0, 6.0, 3.0])  # free: 2, 6, 3 until t=10 (exactly the demand)
+    tol = np.zeros(3)
+    assert C._change(prof.copy(), length, 0.0, 10.0, need, -1.0, tol) == 2
+    over = need.copy()
+    over[2] = math.nextafter(3.0, 4.0)
+    assert C._change(prof.copy(), length, 0.0, 10.0, over, -1.0, tol) == -1
+    tol[2] = math.ulp(3.0)  # (the slack added to the free space: one ulp over fits again)
+    assert C._change(prof.copy(), length, 0.0, 10.0, over, -1.0, tol) == 2
+    # (a release never checks: what it gives back is added, past the capacity if so)
+    got = prof.copy()
+    assert C._change(got, length, 0.0, 5.0, over, 1.0, np.zeros(3)) == 3
+    assert got[:, :3].tolist() == [[0.0, 5.0, 10.0], [4.0, 2.0, 4.0], [12.0, 6.0, 10.0],
+                                   [3.0 + over[2], 3.0, 5.0]]
+
+
+def test_a_reservation_from_before_the_origin_or_to_infinity_adds_no_breakpoint_there():
+    p = Profile(0.0, (4.0, 10.0, 5.0), [(10.0, (2.0, 4.0, 2.0))])
+    prof, length = _arrays(p)
+    one = np.array([1.0, 1.0, 1.0])
+    tol = np.zeros(3)
+    assert C._change(prof, length, -5.0, math.inf, one, -1.0, tol) == 2
+    assert prof[:, :2].tolist() == [[0.0, 10.0], [1.0, 3.0], [5.0, 9.0], [2.0, 4.0]]
+    assert C._change(prof, 2, 10.0, 10.0, one, -1.0, tol) == 2  # (empty: nothing)
+    assert C._change(prof, 2, 10.0, 9.0, one, 1.0, tol) == 2
+    assert prof[:, :2].tolist() == [[0.0, 10.0], [1.0, 3.0], [5.0, 9.0], [2.0, 4.0]]
+    assert C._change(prof, 2, 5.0, 10.0, one, -1.0, tol) == 3  # (10 already a breakpoint)
+    assert prof[:, :3].tolist() == [[0.0, 5.0, 10.0], [1.0, 0.0, 3.0], [5.0, 4.0, 9.0],
+                                    [2.0, 1.0, 4.0]]
+
+
+def test_fits_and_earliest_fit_are_the_profiles():
+    rnd = random.Random(5)
+    found = set()
+    for _ in range(300):
+        p = _profile(rnd)
+        for _ in range(rnd.randint(0, 3)):
+            s = float(rnd.choice([0, 5, 10, 15]))
+            a = (1.0, rnd.choice([0.0, 4.0]), rnd.choice([0.0, 3.0]), rnd.choice([0.0, 2.0]))
+            try:
+                p.reserve(s, s + rnd.choice([5.0, 10.0]), a)
+            except OverbookedError:
+                pass
+        prof, length = _arrays(p)
+        tol = np.array(p._tol)
+        now = float(rnd.choice([0, 0, 3, 5, 10, 12, 40]))
+        duration = float(rnd.choice([1, 5, 10, 25]))
+        demand = np.array([float(rnd.randint(1, 8)), rnd.choice([0.0, 8.0, 16.0, 20.0]),
+                           rnd.choice([0.0, 6.0, 10.5, 12.0]), rnd.choice([0.0, 3.0, 8.0])])
+        start = float(rnd.choice([0, 3, 5, 10, 20, 40]))
+        assert C._fits(prof, length, start, duration, tol, demand) == p.fits(
+            start, duration, tuple(demand))
+        want = p.earliest_fit(now, duration, tuple(demand))
+        assert C._earliest_fit(prof, length, now, duration, tol, demand) == want
+        found.add(want if want in (math.inf, now) else "later")
+    assert len(found) >= 3
+
+
+def test_a_fit_ends_at_a_short_segment_that_starts_exactly_at_its_end():
+    # nodes free: 4 on [0, 10), 1 on [10, 20), 4 from 20; BB node: 5 throughout
+    T = [0.0, 10.0, 20.0]
+    prof = np.array([T, [4.0, 1.0, 4.0], [5.0, 5.0, 5.0]])
+    tol, need = np.zeros(2), np.array([4.0, 5.0])
+    assert C._fits(prof, 3, 0.0, 10.0, tol, need)
+    assert not C._fits(prof, 3, 0.0, math.nextafter(10.0, 11.0), tol, need)
+    assert not C._fits(prof, 3, 12.0, 1.0, tol, need)
+    assert C._fits(prof, 3, 20.0, math.inf, tol, need)
+    assert C._fits(prof, 3, 15.0, 1.0, tol, np.array([1.0, 5.0]))  # exactly the free
+    assert not C._fits(prof, 3, 15.0, 1.0, tol, np.array([1.0, math.nextafter(5.0, 6.0)]))
+    assert C._fits(prof, 3, 15.0, 1.0, np.array([0.0, 1e-9]),
+                   np.array([1.0, math.nextafter(5.0, 6.0)]))
+    assert C._earliest_fit(prof, 3, 0.0, 10.0, tol, need) == 0.0
+    assert C._earliest_fit(prof, 3, 3.0, 10.0, tol, need) == 20.0  # 3 + 10 > 10
+    assert C._earliest_fit(prof, 3, 3.0, 7.0, tol, need) == 3.0  # ends at 10 exactly
+    assert C._earliest_fit(prof, 3, 12.0, 1.0, tol, need) == 20.0
+    assert C._earliest_fit(prof, 3, 25.0, 1.0, tol, need) == 25.0
+    assert C._earliest_fit(prof, 3, 0.0, 1.0, tol, np.array([5.0, 1.0])) == math.inf
+    assert C._earliest_fit(prof, 3, 0.0, 1.0, np.array([1.0, 0.0]),
+                           np.array([5.0, 1.0])) == 0.0
