@@ -208,3 +208,40 @@ def test_one_decision_is_the_python_one_on_random_states():
         seen["moved"] += any(planned.get(j, t) < max(t, 40.0) for j, t in kept.items())
         seen["dropped"] += any(j not in planned for j in kept)
     assert min(seen.values()) >= 10, seen
+
+
+def test_a_jobs_pieces_are_placed_on_each_bb_nodes_least_free_space_over_its_window():
+    """``Planner._pieces_over``: 2 nodes and 6 of BB, two pieces of 3. BB node 0 has 5 free
+    on [0, 10), 2 on [10, 20), 5 after; node 1 has 5 throughout (one piece each)."""
+    prof = np.array([[0.0, 10.0, 20.0], [4.0, 4.0, 1.0], [10.0, 10.0, 6.0],
+                     [5.0, 2.0, 5.0], [5.0, 5.0, 5.0]])
+    low, cnt = np.zeros(4), np.zeros(2, dtype=np.int64)
+
+    def over(start, w, n=2.0, bb=6.0, bb_tol=0.0):
+        return C._pieces_over(prof, 3, start, n, bb, w, bb_tol, 0.0, low, cnt), cnt.tolist()
+
+    assert over(0.0, 10.0) == (True, [1, 1])
+    assert low[2:].tolist() == [5.0, 5.0]
+    assert over(5.0, 5.0) == (True, [1, 1])  # (inside segment 0: ends at its end)
+    assert over(5.0, math.nextafter(5.0, 6.0)) == (True, [1, 1])  # (5 + 5+ulp rounds to 10)
+    assert over(5.0, 5.5) == (False, [0, 1])  # node 0's 2 counts
+    assert low[2:].tolist() == [2.0, 5.0]
+    assert over(0.0, 10.0, bb=10.0) == (True, [1, 1])  # two pieces of 5: exactly full
+    assert over(0.0, 10.0, bb=math.nextafter(10.0, 11.0))[0] is False  # the pool first
+    assert over(0.0, 10.0, bb=math.nextafter(10.0, 11.0), bb_tol=1e-9) == (False, [0, 0])
+    assert over(10.0, 5.0, n=1.0, bb=5.0) == (True, [0, 1])  # node 0 holds 2 there
+    assert over(15.0, 10.0, bb=1.0)[0] is False  # 1 node free from 20
+    assert over(15.0, 5.0, bb=1.0) == (True, [2, 0])
+    assert over(15.0, 5.0, n=1.0, bb=1.0) == (True, [1, 0])
+    assert over(15.0, 5.0, n=4.0, bb=1.0) == (True, [4, 0])
+    assert over(20.0, 5.0, n=math.nextafter(1.0, 2.0), bb=0.0)[0] is False  # nodes: no slack
+    prof[3, 2] = 7.0  # (node 0 holds 7 from 20)
+    assert over(20.0, 5.0, n=1.0, bb=6.0) == (True, [1, 0])  # the pool: exactly 6 free
+    assert over(20.0, 5.0, n=1.0, bb=math.nextafter(6.0, 7.0))[0] is False
+    assert over(20.0, 5.0, n=1.0, bb=math.nextafter(6.0, 7.0), bb_tol=1e-9) == (True, [1, 0])
+    prof[3, 2] = 5.0  # (the pool's slack lets it pass, but no BB node holds 6 from 20)
+    assert over(20.0, 5.0, n=1.0, bb=math.nextafter(6.0, 7.0), bb_tol=1e-9) == (False, [0, 0])
+    # _pieces_at from the segment given (the caller found it): the window starts there
+    assert C._pieces_at(prof, 3, 1, 10.0, 2.0, 5.0, 10.0, 0.0, 0.0, low, cnt)
+    assert cnt.tolist() == [0, 2]
+    assert not C._pieces_at(prof, 3, 1, 10.0, 2.0, 5.0, 10.5, 0.0, 0.0, low, cnt)
