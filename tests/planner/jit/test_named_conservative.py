@@ -245,3 +245,99 @@ def test_a_jobs_pieces_are_placed_on_each_bb_nodes_least_free_space_over_its_win
     assert C._pieces_at(prof, 3, 1, 10.0, 2.0, 5.0, 10.0, 0.0, 0.0, low, cnt)
     assert cnt.tolist() == [0, 2]
     assert not C._pieces_at(prof, 3, 1, 10.0, 2.0, 5.0, 10.5, 0.0, 0.0, low, cnt)
+
+
+def _decide(rows, space, jobs, previous=None, now=0.0, tol=None, bb_tol=0.0, ftol=0.0,
+            depth=math.inf):
+    """``conservative_named`` on a profile given by its rows (breakpoints, nodes, pool, each
+    BB node) and the BB nodes now; the planned starts (``nan``: none) and their order."""
+    rows = np.array(rows, dtype=np.float64)
+    prof = np.zeros((rows.shape[0], 64))
+    prof[:, :rows.shape[1]] = rows
+    count = len(jobs)
+    previous = np.array(previous if previous is not None else [math.nan] * count)
+    keys = [(max(p, now), q) for q, p in enumerate(previous) if not math.isnan(p)]
+    kept_order = np.array([q for _, q in sorted(keys)], dtype=np.int64)
+    tol = np.zeros(rows.shape[0] - 1) if tol is None else np.array(tol, dtype=np.float64)
+    planned, seq = np.zeros(count), np.zeros(count, dtype=np.int64)
+    n = C.conservative_named(now, tol, bb_tol, ftol, prof, rows.shape[1],
+                             np.array(space, dtype=np.float64),
+                             np.array(jobs, dtype=np.float64).T.copy(), previous, kept_order,
+                             depth, planned, seq)
+    return planned.tolist(), seq[:n].tolist()
+
+
+def test_a_start_now_is_tested_on_the_segment_holding_now_at_equality_and_slack():
+    # the segment holding now (5) is segment 0: 3 nodes free, then 1, then 8
+    rows = [[5.0, 10.0, 20.0], [3.0, 1.0, 8.0], [10.0, 10.0, 10.0], [10.0, 10.0, 10.0]]
+    assert _decide(rows, [10.0], [(3, 0.0, 5.0)], now=5.0) == ([5.0], [0])
+    assert _decide(rows, [10.0], [(3, 0.0, 6.0)], now=5.0) == ([20.0], [0])
+    # exactly the nodes now, the pool short of them (no BB asked): a start now
+    rows = [[0.0, 10.0], [3.0, 8.0], [2.0, 10.0], [10.0, 10.0]]
+    assert _decide(rows, [10.0], [(3, 0.0, 5.0)]) == ([0.0], [0])
+    assert _decide(rows, [10.0], [(4, 0.0, 5.0)]) == ([10.0], [0])
+    # exactly the pool now (6 of 6)
+    rows = [[0.0, 10.0], [4.0, 8.0], [6.0, 10.0], [10.0, 10.0]]
+    assert _decide(rows, [10.0], [(2, 6.0, 5.0)]) == ([0.0], [0])
+    assert _decide(rows, [10.0], [(2, math.nextafter(6.0, 7.0), 5.0)]) == ([10.0], [0])
+    # each dimension's own slack: nodes half a node short, the pool half a byte short
+    rows = [[0.0, 10.0], [2.5, 8.0], [5.5, 10.0], [10.0, 10.0]]
+    assert _decide(rows, [10.0], [(3, 0.0, 5.0)], tol=[1.0, 0.0, 0.0]) == ([0.0], [0])
+    assert _decide(rows, [10.0], [(3, 0.0, 5.0)], tol=[0.0, 1.0, 1.0]) == ([10.0], [0])
+    assert _decide(rows, [10.0], [(1, 6.0, 5.0)], tol=[0.0, 1.0, 0.0]) == ([0.0], [0])
+    assert _decide(rows, [10.0], [(1, 6.0, 5.0)], tol=[1.0, 0.0, 1.0]) == ([10.0], [0])
+
+
+def test_a_start_later_is_never_now_even_where_the_pieces_fit_on_the_least_space_from_now():
+    """BB node 0 has 5 free now but 2 from t=10 (a reservation), node 1 has 5: a 4-byte piece
+    for 20 s is placed now on node 0 (first fit on the BB nodes now), which is short from 10,
+    so it does not start now; the later starts (breakpoints after now) place it by the least
+    free space over the window: node 1 at t=10, not at t=0."""
+    rows = [[0.0, 10.0, 30.0], [4.0, 4.0, 4.0], [10.0, 7.0, 10.0], [5.0, 2.0, 5.0],
+            [5.0, 5.0, 5.0]]
+    assert _decide(rows, [5.0, 5.0], [(1, 4.0, 20.0)]) == ([10.0], [0])
+    assert _decide(rows, [5.0, 5.0], [(1, 4.0, 10.0)]) == ([0.0], [0])
+
+
+def test_a_reservation_that_overbooks_a_bb_node_raises_the_policys_error():
+    """Pieces placed with a tolerance wider than the profile's (``ftol`` above ``tol``): the
+    reservation at t=10 overbooks BB node 0 by a millionth, which the profile refuses."""
+    rows = [[0.0, 10.0], [0.0, 1.0], [10.0, 10.0], [5.0, 5.0]]
+    with pytest.raises(ValueError, match=r"^a reservation on the named BB nodes overbooks$"):
+        _decide(rows, [5.0], [(1, 5.000001, 5.0)], ftol=1e-3)
+    assert _decide(rows, [5.0], [(1, 5.0, 5.0)], ftol=1e-3) == ([10.0], [0])
+
+
+def _running(now, caps, ends, held, jobs, previous=None, depth=math.inf):
+    count = len(jobs)
+    planned, seq = np.zeros(count), np.zeros(count, dtype=np.int64)
+    caps = np.array(caps, dtype=np.float64)
+    n = C.conservative_running(now, caps, np.zeros(len(caps)), 0.0, 0.0,
+                               np.array(ends, dtype=np.float64),
+                               np.array(held, dtype=np.float64).reshape(len(ends), len(caps)),
+                               np.array(jobs, dtype=np.float64).T.copy(),
+                               np.array(previous or [math.nan] * count), depth, planned, seq)
+    return planned.tolist(), seq[:n].tolist()
+
+
+def test_the_bb_nodes_now_are_the_capacities_less_each_running_jobs_own_bytes():
+    # a running job with 2 bytes on each of two 5-byte BB nodes (4 in the pool): two pieces
+    # of 3 fit now, one on each node
+    assert _running(0.0, [4, 10, 5, 5], [100.0], [[2, 4, 2, 2]], [(2, 6.0, 10.0)]) == (
+        [0.0], [0])
+    # a running job with 1 byte on node 0 (6.5 -> 5.5 free): one 3-byte piece there, the
+    # other on node 1, so it starts now
+    assert _running(0.0, [4, 12.5, 6.5, 6], [100.0], [[1, 1, 1, 0]], [(2, 6.0, 10.0)]) == (
+        [0.0], [0])
+    # the pieces of a job that fits nowhere now wait for the running job's end
+    assert _running(0.0, [4, 10, 5, 5], [100.0], [[2, 8, 4, 4]], [(2, 6.0, 10.0)]) == (
+        [100.0], [0])
+
+
+def test_each_decision_starts_from_its_own_now():
+    """Two decisions on arrays of the same shapes (the second may get the first's memory):
+    the profile's origin is each one's now."""
+    args = ([4, 10, 5, 5], [50.0], [[4, 0, 0, 0]], [(1, 0.0, 10.0)])
+    assert _running(0.0, *args) == ([50.0], [0])
+    assert _running(60.0, *args) == ([60.0], [0])
+    assert _running(20.0, *args) == ([50.0], [0])
