@@ -329,6 +329,11 @@ def test_the_bb_nodes_now_are_the_capacities_less_each_running_jobs_own_bytes():
     # other on node 1, so it starts now
     assert _running(0.0, [4, 12.5, 6.5, 6], [100.0], [[1, 1, 1, 0]], [(2, 6.0, 10.0)]) == (
         [0.0], [0])
+    # five BB nodes, the first three full, 1 byte held on node 3 (5.5 free) and none on node
+    # 4: one piece on each of nodes 3 and 4, now
+    held = [[1, 20.5, 6.5, 6.5, 6.5, 1, 0]]
+    assert _running(0.0, [4, 32.5] + [6.5] * 5, [100.0], held, [(2, 6.0, 10.0)]) == (
+        [0.0], [0])
     # the pieces of a job that fits nowhere now wait for the running job's end
     assert _running(0.0, [4, 10, 5, 5], [100.0], [[2, 8, 4, 4]], [(2, 6.0, 10.0)]) == (
         [100.0], [0])
