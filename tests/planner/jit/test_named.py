@@ -492,3 +492,70 @@ def test_scores_walks_and_searches_from_fixed_seeds_are_the_pythons():
         if py.n <= 4:
             assert solve_exhaustive(jit, Budget(60.0)).solution == solve_exhaustive(
                 py, Budget(60.0)).solution
+
+
+def test_the_compiled_compute_node_choice_is_the_resource_filters():
+    """``_contiguous`` (the ids of ``now[k:]`` at 1.0) against ``contiguous_nodes`` on every
+    free set of 7 compute nodes and every count: runs at both ends, equal runs, too few."""
+    import numpy as np
+
+    from bbopt.planner.jit import named as N
+
+    k = 2
+    out, runs = np.zeros(7, dtype=np.int64), np.zeros((2, 7), dtype=np.int64)
+    for mask in range(1 << 7):
+        free = [x for x in range(7) if mask >> x & 1]
+        now = np.array([5.0, 5.0] + [float(mask >> x & 1) for x in range(7)])
+        for n in range(1, 8):
+            got = N._contiguous(now, k, n, out, runs)
+            want = contiguous_nodes(free, n)
+            assert (got, tuple(out[:max(got, 0)])) == (
+                (-1, ()) if want is None else (n, want)), (free, n)
+
+
+def test_the_compiled_annealing_continues_its_counts_buffers_and_ties_across_calls():
+    """Two calls of ``moves`` (steps 0-3, then 4-8) from counts that are not zero: each call
+    adds to them and the second starts from the buffer the first left current. Jobs 0 and 1
+    are alike, so swapping them scores exactly the current score and the best: kept at a
+    threshold of that score (slack 0), not an improvement."""
+    import numpy as np
+
+    jobs = [Job(str(i), 0, walltime=w, nodes=n, bb=GB)
+            for i, (w, n) in enumerate([(30, 1), (30, 1), (10, 2), (50, 1), (20, 2)])]
+    two = FirstFitBB(Platform(2, 4 * GB, bb_nodes=(2 * GB, 2 * GB)))
+    model = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, placement=two)
+    first = np.array([0, 2, 1, 4, 1, 3, 3, 0, 4], dtype=np.int64)
+    second = np.array([1, 0, 2, 0, 0, 2, 3, 3, 1], dtype=np.int64)
+    slack = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 50.0, 0.0, 0.0, 0.0])
+    temperature = 100.0
+    walk = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 1)
+    by_hand = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 1)
+    current = best = walk.score
+    counts, want = [5, 6, 7, 8], [5, 6, 7, 8]
+    best_order = np.zeros(5, dtype=np.int64)
+    want_order = None
+    ties = 0
+    for s in range(9):
+        a, b = int(first[s]), int(second[s])
+        if a == b:
+            want[0] += 1
+            continue
+        threshold = current + temperature * slack[s]
+        score = by_hand.try_swap(a, b, threshold)
+        ties += score == threshold == best
+        want[3] += 1
+        want[2] += score == math.inf
+        if score <= threshold:
+            by_hand.accept()
+            current = score
+            want[0] += 1
+            if score < best:
+                best, want_order = score, by_hand.order
+                want[1] += 1
+    step, cur, top = walk.moves(first, second, slack, 0, 4, walk.score, temperature,
+                                walk.score, counts, best_order)
+    got = walk.moves(first, second, slack, step, 5, cur, temperature, top, counts, best_order)
+    assert got == (9, current, best)
+    assert counts == want and walk.order == by_hand.order and walk.score == current
+    assert best_order.tolist() == want_order
+    assert want[1] > 6 and want[2] > 7 and ties >= 1  # (improvements, aborted moves, a tie)
