@@ -559,3 +559,16 @@ def test_the_compiled_annealing_continues_its_counts_buffers_and_ties_across_cal
     assert counts == want and walk.order == by_hand.order and walk.score == current
     assert best_order.tolist() == want_order
     assert want[1] > 6 and want[2] > 7 and ties >= 1  # (improvements, aborted moves, a tie)
+
+
+def test_a_request_of_one_byte_is_placed_in_pieces():
+    """Jobs a and b of one byte each take BB node 0 (1.5 B: a, then 0.5 left) and node 1 (b,
+    2 of 3 B left): job c's 2.5 B fits on neither until they end at t=10, compiled as in
+    Python (one byte is a burst buffer, not none)."""
+    jobs = [Job("a", 0, walltime=10, nodes=1, bb=1.0), Job("b", 0, walltime=10, nodes=1, bb=1.0),
+            Job("c", 0, walltime=20, nodes=1, bb=2.5)]
+    two = FirstFitBB(Platform(4, 4.5, bb_nodes=(1.5, 3.0)))
+    py, jit = (PlanModel(0.0, (4, 4.5), [], jobs, alpha=2, placement=two) for _ in range(2))
+    py._njit = False
+    assert jit.plan([0, 1, 2]) == py.plan([0, 1, 2])
+    assert jit.plan([0, 1, 2]).starts == (0.0, 0.0, 10.0)
