@@ -338,6 +338,14 @@ TESTS: dict[str, list[str]] = {
     "bbopt/planner/jit/arrays.py": ["tests/planner/jit/test_arrays.py",
                                     "tests/planner/jit/test_compression.py"],
     "bbopt/planner/jit/cache.py": ["tests/planner/jit/test_cache.py"],
+    # (kernels, numba off, see KERNEL_MODULES: each kernel called alone and the fixed-seed
+    # twins first, -k leaving out the properties and the long replay; those for the survivors)
+    "bbopt/planner/jit/named_conservative.py": [
+        "tests/planner/jit/test_named_conservative.py",
+        "tests/policies/test_conservative_named.py",
+        "tests/planner/jit/test_named.py",
+    ],
+    "bbopt/planner/jit/named.py": ["tests/planner/jit/test_named.py"],
     "bbopt/resources.py": ["tests/test_resources.py", "tests/test_limits.py"],
     "bbopt/quick_init.py": ["tests/test_quick_init.py"],
     "bbopt/gc_pause.py": ["tests/test_gc_pause.py"],

@@ -463,3 +463,112 @@ def test_the_buffers_hold_what_the_unchecked_compiled_loops_index(stride):
         assert owner._dirty.shape[0] >= n + 4
     assert walk._state.shape[0] >= 7 and walk._fstate.shape[0] >= 3
     assert walk.score == model.score(list(range(n)))
+
+
+def test_scores_walks_and_searches_from_fixed_seeds_are_the_pythons():
+    """The compiled placement, walk and exhaustive search against the Python loops on a few
+    fixed states (first fit and proximity, 2 to 6 jobs): the fast twin of the properties
+    above, each kernel's first divergence found in a fraction of a second."""
+    rnd = random.Random(29)
+    done = 0
+    while done < 16:
+        state = _state(rnd, done % 2 == 1, rnd.randint(2, 6))
+        if state is None:
+            continue
+        done += 1
+        py, jit = _models(state, 1 + done % 3)
+        order = list(range(py.n))
+        rnd.shuffle(order)
+        score = py.score(order)
+        assert jit.plan(order) == py.plan(order)
+        for threshold in (score, math.nextafter(score, -math.inf)):
+            assert jit.score(order, threshold) == py.score(order, threshold)
+        slow, fast = SwapWalk(py, order, 2), swap_walk(jit, order, 2)
+        for a, b in ((0, py.n - 1), (0, 1), (py.n - 2, py.n - 1)):
+            assert fast.try_swap(a, b) == slow.try_swap(a, b)
+            fast.accept()
+            slow.accept()
+            assert fast.start == slow.start
+        if py.n <= 4:
+            assert solve_exhaustive(jit, Budget(60.0)).solution == solve_exhaustive(
+                py, Budget(60.0)).solution
+
+
+def test_the_compiled_compute_node_choice_is_the_resource_filters():
+    """``_contiguous`` (the ids of ``now[k:]`` at 1.0) against ``contiguous_nodes`` on every
+    free set of 7 compute nodes and every count: runs at both ends, equal runs, too few."""
+    import numpy as np
+
+    from bbopt.planner.jit import named as N
+
+    k = 2
+    out, runs = np.zeros(7, dtype=np.int64), np.zeros((2, 7), dtype=np.int64)
+    for mask in range(1 << 7):
+        free = [x for x in range(7) if mask >> x & 1]
+        now = np.array([5.0, 5.0] + [float(mask >> x & 1) for x in range(7)])
+        for n in range(1, 8):
+            got = N._contiguous(now, k, n, out, runs)
+            want = contiguous_nodes(free, n)
+            assert (got, tuple(out[:max(got, 0)])) == (
+                (-1, ()) if want is None else (n, want)), (free, n)
+
+
+def test_the_compiled_annealing_continues_its_counts_buffers_and_ties_across_calls():
+    """Two calls of ``moves`` (steps 0-3, then 4-8) from counts that are not zero: each call
+    adds to them and the second starts from the buffer the first left current. Jobs 0 and 1
+    are alike, so swapping them scores exactly the current score and the best: kept at a
+    threshold of that score (slack 0), not an improvement."""
+    import numpy as np
+
+    jobs = [Job(str(i), 0, walltime=w, nodes=n, bb=GB)
+            for i, (w, n) in enumerate([(30, 1), (30, 1), (10, 2), (50, 1), (20, 2)])]
+    two = FirstFitBB(Platform(2, 4 * GB, bb_nodes=(2 * GB, 2 * GB)))
+    model = PlanModel(0.0, (2, 4 * GB), [], jobs, alpha=2, placement=two)
+    first = np.array([0, 2, 1, 4, 1, 3, 3, 0, 4], dtype=np.int64)
+    second = np.array([1, 0, 2, 0, 0, 2, 3, 3, 1], dtype=np.int64)
+    slack = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 50.0, 0.0, 0.0, 0.0])
+    temperature = 100.0
+    walk = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 1)
+    by_hand = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 1)
+    current = best = walk.score
+    counts, want = [5, 6, 7, 8], [5, 6, 7, 8]
+    best_order = np.zeros(5, dtype=np.int64)
+    want_order = None
+    ties = 0
+    for s in range(9):
+        a, b = int(first[s]), int(second[s])
+        if a == b:
+            want[0] += 1
+            continue
+        threshold = current + temperature * slack[s]
+        score = by_hand.try_swap(a, b, threshold)
+        ties += score == threshold == best
+        want[3] += 1
+        want[2] += score == math.inf
+        if score <= threshold:
+            by_hand.accept()
+            current = score
+            want[0] += 1
+            if score < best:
+                best, want_order = score, by_hand.order
+                want[1] += 1
+    step, cur, top = walk.moves(first, second, slack, 0, 4, walk.score, temperature,
+                                walk.score, counts, best_order)
+    got = walk.moves(first, second, slack, step, 5, cur, temperature, top, counts, best_order)
+    assert got == (9, current, best)
+    assert counts == want and walk.order == by_hand.order and walk.score == current
+    assert best_order.tolist() == want_order
+    assert want[1] > 6 and want[2] > 7 and ties >= 1  # (improvements, aborted moves, a tie)
+
+
+def test_a_request_of_one_byte_is_placed_in_pieces():
+    """Jobs a and b of one byte each take BB node 0 (1.5 B: a, then 0.5 left) and node 1 (b,
+    2 of 3 B left): job c's 2.5 B fits on neither until they end at t=10, compiled as in
+    Python (one byte is a burst buffer, not none)."""
+    jobs = [Job("a", 0, walltime=10, nodes=1, bb=1.0), Job("b", 0, walltime=10, nodes=1, bb=1.0),
+            Job("c", 0, walltime=20, nodes=1, bb=2.5)]
+    two = FirstFitBB(Platform(4, 4.5, bb_nodes=(1.5, 3.0)))
+    py, jit = (PlanModel(0.0, (4, 4.5), [], jobs, alpha=2, placement=two) for _ in range(2))
+    py._njit = False
+    assert jit.plan([0, 1, 2]) == py.plan([0, 1, 2])
+    assert jit.plan([0, 1, 2]).starts == (0.0, 0.0, 10.0)
