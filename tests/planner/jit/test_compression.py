@@ -12,6 +12,8 @@ zero and a job's own hold is tested.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -214,3 +216,160 @@ def test_the_array_profile_answers_as_the_list_profile(held, asked, advance_to):
         assert outcomes[0] == outcomes[1]
         assert (arrays.times, arrays.free, arrays._low) == (listed.times, listed.free,
                                                               listed._low)
+
+
+def _arrays(T, F, room=4):
+    """A hand-made array profile: breakpoints ``T``, rows ``F`` (free nodes, free BB), with
+    ``room`` spare rows; ``(T, F, n)``."""
+    import numpy as np
+
+    n = len(T)
+    Ta, Fa = np.zeros(n + room), np.zeros((n + room, 2))
+    Ta[:n], Fa[:n] = T, F
+    return Ta, Fa, n
+
+
+def _rows(T, F, n):
+    return T[:n].tolist(), [tuple(r) for r in F[:n].tolist()]
+
+
+#: 4 nodes and 40 B free on [0, 10), 2 and 20 on [10, 20), 8 and 80 from 20 on
+HAND = ((0.0, 10.0, 20.0), ((4.0, 40.0), (2.0, 20.0), (8.0, 80.0)))
+
+
+def test_split_makes_a_breakpoint_with_the_row_before_it_and_keeps_one_already_there():
+    from bbopt.planner.jit.compression import split
+
+    for t, index, times, rows in (
+            (15.0, 2, [0.0, 10.0, 15.0, 20.0], [(4, 40), (2, 20), (2, 20), (8, 80)]),
+            (5.0, 1, [0.0, 5.0, 10.0, 20.0], [(4, 40), (4, 40), (2, 20), (8, 80)]),
+            (25.0, 3, [0.0, 10.0, 20.0, 25.0], [(4, 40), (2, 20), (8, 80), (8, 80)]),
+            (10.0, 1, [0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)]),
+            (20.0, 2, [0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)])):
+        T, F, n = _arrays(*HAND)
+        i, n = split(T, F, n, t)
+        assert (i, _rows(T, F, n)) == (index, (times, rows)), t
+
+
+def test_merge_drops_a_breakpoint_only_between_rows_equal_in_both_columns():
+    from bbopt.planner.jit.compression import merge
+
+    T, F, n = _arrays((0.0, 10.0, 15.0, 20.0), ((4, 40), (2, 20), (2, 20), (8, 80)))
+    n = merge(T, F, n, 2, 3)  # 15 between equal rows goes, 20 stays
+    assert _rows(T, F, n) == ([0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)])
+    T, F, n = _arrays((0.0, 10.0, 15.0, 20.0), ((4, 40), (2, 20), (2, 20), (2, 80)))
+    n = merge(T, F, n, 1, 3)  # (2, 80) after (2, 20), (2, 20) after (4, 40): both kept
+    assert n == 4
+    n = merge(T, F, n, 3, 4)  # j == n: nothing after the last row
+    assert n == 4
+    T, F, n = _arrays((0.0, 10.0, 20.0), ((4, 40), (4, 20), (4, 40)), room=0)
+    n = merge(T, F, n, 0, 1)  # nothing before row 0 (not the last row, read as F[-1])
+    assert _rows(T, F, n) == ([0.0, 10.0, 20.0], [(4, 40), (4, 20), (4, 40)])
+    n = merge(T, F, n, 1, 2)
+    assert n == 3
+
+
+def test_take_subtracts_and_tells_a_row_below_minus_half_the_tolerance():
+    from bbopt.planner.jit.compression import take
+
+    T, F, n = _arrays(*HAND)
+    n, low = take(T, F, n, 5.0, 15.0, 2.0, 20.0, -0.25, -2.5)
+    assert (n, low) == (5, False)
+    assert _rows(T, F, n) == ([0.0, 5.0, 10.0, 15.0, 20.0],
+                              [(4, 40), (2, 20), (0, 0), (2, 20), (8, 80)])
+    T, F, n = _arrays(*HAND)
+    n, low = take(T, F, n, 0.0, 10.0, 2.0, 20.0, -0.25, -2.5)  # merged with [10, 20)
+    assert ((n, low), _rows(T, F, n)) == ((2, False), ([0.0, 20.0], [(2, 20), (8, 80)]))
+    below = math.nextafter(-0.25, 0.0)
+    for d0, d1, h0, h1, went_low in ((2.25, 20.0, -0.25, -2.5, False),  # at -h: not low
+                                     (2.25, 20.0, below, -2.5, True),  # one ulp below it
+                                     (2.0, 22.5, -0.25, -2.5, False),
+                                     (2.0, 22.5, -0.25, math.nextafter(-2.5, 0.0), True)):
+        T, F, n = _arrays(*HAND)
+        assert take(T, F, n, 10.0, 20.0, d0, d1, h0, h1) == (3, went_low)
+        assert F[1].tolist() == [2.0 - d0, 20.0 - d1]
+    T, F, n = _arrays(*HAND)
+    assert take(T, F, n, 5.0, 5.0, 2.0, 20.0, -0.25, -2.5) == (3, False)  # empty: nothing
+    assert _rows(T, F, n) == ([0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)])
+
+
+def test_fits_checks_every_segment_the_walltime_touches_at_the_boundaries():
+    from bbopt.planner.jit.compression import fits
+
+    T, F, n = _arrays(*HAND)
+    after = math.nextafter(10.0, math.inf)
+    cases = [((0.0, 10.0, 4.0, 40.0, 0.0, 0.0), True),  # [10, 20) starts at the end
+             ((0.0, after, 4.0, 40.0, 0.0, 0.0), False),  # one ulp into it
+             ((0.0, 10.0, 4.0, 40.5, 0.0, 0.5), True),  # within the tolerance
+             ((0.0, 10.0, 4.0, math.nextafter(40.5, 99.0), 0.0, 0.5), False),
+             ((0.0, 10.0, 4.5, 40.0, 0.5, 0.0), True),
+             ((0.0, 10.0, math.nextafter(4.5, 9.0), 40.0, 0.5, 0.0), False),
+             ((-5.0, 10.0, 4.0, 40.0, 0.0, 0.0), True),  # before the origin: segment 0
+             ((15.0, 5.0, 2.0, 20.0, 0.0, 0.0), True),
+             ((12.0, 10.0, 3.0, 20.0, 0.0, 0.0), False),
+             ((25.0, 100.0, 8.0, 80.0, 0.0, 0.0), True),  # the last segment, unbounded
+             ((25.0, 100.0, 8.0, 81.0, 0.0, 0.0), False)]
+    for (start, duration, d0, d1, tol0, tol1), want in cases:
+        assert fits(T, F, n, start, duration, d0, d1, tol0, tol1) is want, (start, duration)
+
+
+def test_reserve_subtracts_within_the_tolerance_and_refuses_past_it():
+    from bbopt.planner.jit.compression import reserve
+
+    def run(start, end, d0, d1, tol=(0.5, 5.0), hand=HAND):
+        T, F, n = _arrays(*hand)
+        n, status = reserve(T, F, n, start, end, d0, d1, *tol)
+        return status, _rows(T, F, n)
+
+    assert run(0.0, 10.0, 4.0, 40.0) == (0, ([0.0, 10.0, 20.0], [(0, 0), (2, 20), (8, 80)]))
+    # exactly -tol / 2 below zero: status 0; one ulp more: 1 (still within the tolerance)
+    assert run(0.0, 10.0, 4.25, 40.0)[0] == 0
+    assert run(0.0, 10.0, math.nextafter(4.25, 9.0), 40.0)[0] == 1
+    assert run(0.0, 10.0, 4.0, 42.5)[0] == 0
+    assert run(0.0, 10.0, 4.0, math.nextafter(42.5, 99.0))[0] == 1
+    assert run(0.0, 10.0, 4.5, 40.0) == (1, ([0.0, 10.0, 20.0],
+                                             [(-0.5, 0), (2, 20), (8, 80)]))
+    # past the tolerance in either column: refused, rows unchanged
+    assert run(0.0, 10.0, math.nextafter(4.5, 9.0), 40.0) == (
+        -1, ([0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)]))
+    assert run(0.0, 10.0, 4.0, math.nextafter(45.0, 99.0))[0] == -1
+    assert run(5.0, 15.0, 3.0, 20.0)[0] == -1  # short in the second segment only
+    # merged with the next row; from before the origin; to infinity; empty
+    assert run(0.0, 10.0, 2.0, 20.0) == (0, ([0.0, 20.0], [(2, 20), (8, 80)]))
+    assert run(-5.0, 5.0, 1.0, 10.0) == (0, ([0.0, 5.0, 10.0, 20.0],
+                                            [(3, 30), (4, 40), (2, 20), (8, 80)]))
+    assert run(15.0, math.inf, 2.0, 20.0) == (
+        0, ([0.0, 10.0, 15.0, 20.0], [(4, 40), (2, 20), (0, 0), (6, 60)]))
+    assert run(5.0, 5.0, 9.0, 99.0) == (0, ([0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)]))
+
+
+def test_advance_forgets_the_segments_before_the_new_origin():
+    from bbopt.planner.jit.compression import advance
+
+    for t, times, rows in ((15.0, [15.0, 20.0], [(2, 20), (8, 80)]),
+                           (10.0, [10.0, 20.0], [(2, 20), (8, 80)]),
+                           (20.0, [20.0], [(8, 80)]),
+                           (5.0, [5.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)]),
+                           (0.0, [0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)]),
+                           (-1.0, [0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)])):
+        T, F, n = _arrays(*HAND)
+        n = advance(T, F, n, t)
+        assert _rows(T, F, n) == (times, rows), t
+
+
+def test_earliest_fit_starts_now_or_at_the_first_breakpoint_with_room_throughout():
+    from bbopt.planner.jit.compression import earliest_fit
+
+    T, F, n = _arrays(*HAND)
+    cases = [((5.0, 3.0, 3.0, 30.0, 0.0, 0.0), 5.0),
+             ((5.0, 5.0, 3.0, 30.0, 0.0, 0.0), 5.0),  # ends at 10 exactly
+             ((5.0, 6.0, 3.0, 30.0, 0.0, 0.0), 20.0),
+             ((12.0, 100.0, 2.0, 20.0, 0.0, 0.0), 12.0),
+             ((-3.0, 1.0, 4.0, 40.0, 0.0, 0.0), 0.0),  # before the origin: at the origin
+             ((5.0, 1.0, 4.5, 40.0, 0.5, 0.0), 5.0),  # within the tolerance
+             ((5.0, 1.0, math.nextafter(4.5, 9.0), 40.0, 0.5, 0.0), 20.0),
+             ((5.0, 1.0, 4.0, 45.0, 0.0, 5.0), 5.0),
+             ((5.0, 1.0, 4.0, math.nextafter(45.0, 99.0), 0.0, 5.0), 20.0),
+             ((5.0, 1.0, 9.0, 40.0, 0.0, 0.0), math.inf)]
+    for (now, duration, d0, d1, tol0, tol1), want in cases:
+        assert earliest_fit(T, F, n, now, duration, d0, d1, tol0, tol1) == want, (now, d0)
