@@ -373,3 +373,91 @@ def test_earliest_fit_starts_now_or_at_the_first_breakpoint_with_room_throughout
              ((5.0, 1.0, 9.0, 40.0, 0.0, 0.0), math.inf)]
     for (now, duration, d0, d1, tol0, tol1), want in cases:
         assert earliest_fit(T, F, n, now, duration, d0, d1, tol0, tol1) == want, (now, d0)
+
+
+def test_remember_keeps_the_latest_stuck_reservations_sorted_as_tuples():
+    """``_remember`` against ``insort`` on tuples then ``del stuck[0]`` past STUCK = 8: ties
+    on the start, then the nodes, then the BB decided by the next field, equal tuples after."""
+    import bisect
+    import random
+
+    import numpy as np
+
+    from bbopt.planner.jit.compression import STUCK, _remember
+
+    assert STUCK == 8
+    rnd = random.Random(5)
+    for _ in range(60):
+        stuck, count, ref = np.zeros((STUCK + 1, 4)), 0, []
+        for _ in range(rnd.randint(1, 14)):
+            entry = tuple(float(rnd.choice([1, 2, 3])) for _ in range(4))
+            count = _remember(stuck, count, *entry)
+            bisect.insort(ref, entry)
+            if len(ref) > STUCK:
+                del ref[0]
+            assert [tuple(r) for r in stuck[:count].tolist()] == ref
+
+
+def test_log_inserts_a_slot_after_every_slot_ending_no_later_unless_it_has_no_room():
+    import numpy as np
+
+    from bbopt.planner.jit.compression import END, TOP0, _log
+
+    L = np.zeros((6, 5))
+    L[:, END] = (5.0, 3.0, 5.0, 1.0, 9.0, 3.0)
+    L[4, TOP0] = -math.inf  # nothing logged before the horizon: left out
+    order, m = np.zeros(6, dtype=np.int64), 0
+    for k in range(6):
+        m = _log(L, order, m, k)
+    assert order[:m].tolist() == [3, 1, 5, 0, 2]
+
+
+def test_give_back_and_reach_are_the_freed_slots_ones():
+    """Slots given back on a hand-made profile by ``_give_back`` and by ``freed_slots.
+    give_back`` on the list profile: the same profile, the same logged segments (cut at the
+    horizon, none past it) and maxima; then ``_reach`` over the log answers ``reach`` for
+    floors, old starts and needs at and around the slots' bounds and capacities."""
+    import numpy as np
+
+    from bbopt.planner import Profile
+    from bbopt.planner.jit.compression import (
+        END,
+        LAST,
+        START,
+        TOP0,
+        TOP1,
+        _give_back,
+        _log,
+        _reach,
+    )
+    from bbopt.policies import freed_slots
+
+    listed = Profile(0.0, (8, 100.0))
+    listed.times[:] = [0.0, 10.0, 20.0, 30.0]
+    listed.free[:] = [[4.0, 40.0], [2.0, 20.0], [8.0, 80.0], [6.0, 70.0]]
+    T, F, n = _arrays(listed.times, listed.free, room=12)
+    slots = [(5.0, 15.0, 2.0, 10.0), (12.0, 26.0, 1.0, 5.0), (26.0, 40.0, 2.0, 2.0),
+             (1.0, 3.0, 1.0, 50.0), (28.0, 29.0, 1.0, 1.0)]
+    horizon = 27.0
+    L, LO, S = np.zeros((5, 5)), np.zeros((5, 2), dtype=np.int64), np.zeros((2, 3))
+    order, m, fill, log = np.zeros(5, dtype=np.int64), 0, 0, []
+    for k, (a, b, x0, x1) in enumerate(slots):
+        slot = freed_slots.give_back(listed, a, b, (x0, x1), horizon)
+        freed_slots.log_slot(log, slot)
+        n, S, fill = _give_back(T, F, n, a, b, x0, x1, horizon, L, LO, S, k, fill)
+        m = _log(L, order, m, k)
+        assert _rows(T, F, n) == (listed.times, [tuple(r) for r in listed.free])
+        assert L[k, [START, END, LAST, TOP0, TOP1]].tolist() == list(slot[:5])
+        off, length = LO[k]
+        logged = [] if slot.top_nodes == -math.inf else [
+            list(r) for r in zip(*slot[5:], strict=True)]  # (nothing before the horizon)
+        assert S[off:off + length].tolist() == logged
+    # segments logged: 5, 10; 12, 15, 20; 26 (30 is past the horizon); 1; none (slot 5)
+    assert m == len(log) == 4 and fill == 7
+    points = sorted({0.0, *(x for s in slots for x in s[:2]), 11.0, 27.0, 35.0})
+    for floor in points:
+        for old in points:
+            for need0 in (1.0, 3.0, 4.0, 6.0, 9.0):
+                for need1 in (5.0, 30.0, 50.0, 90.0):
+                    assert _reach(L, LO, S, order, m, floor, old, need0, need1) == \
+                        freed_slots.reach(log, floor, old, need0, need1), (floor, old)
