@@ -249,6 +249,9 @@ def test_split_makes_a_breakpoint_with_the_row_before_it_and_keeps_one_already_t
         T, F, n = _arrays(*HAND)
         i, n = split(T, F, n, t)
         assert (i, _rows(T, F, n)) == (index, (times, rows)), t
+    T, F, n = _arrays(*HAND)
+    T[3] = 25.0  # (a stale row past the profile's end is no breakpoint)
+    assert split(T, F, n, 25.0) == (3, 4)
 
 
 def test_merge_drops_a_breakpoint_only_between_rows_equal_in_both_columns():
@@ -260,8 +263,12 @@ def test_merge_drops_a_breakpoint_only_between_rows_equal_in_both_columns():
     T, F, n = _arrays((0.0, 10.0, 15.0, 20.0), ((4, 40), (2, 20), (2, 20), (2, 80)))
     n = merge(T, F, n, 1, 3)  # (2, 80) after (2, 20), (2, 20) after (4, 40): both kept
     assert n == 4
+    F[4] = F[3]  # (a stale row past the end, equal to the last)
     n = merge(T, F, n, 3, 4)  # j == n: nothing after the last row
     assert n == 4
+    T, F, n = _arrays((0.0, 10.0, 20.0), ((4, 40), (4, 40), (8, 80)), room=0)
+    n = merge(T, F, n, 1, 2)  # row 1 as row 0: 10 goes (on arrays exactly full)
+    assert _rows(T, F, n) == ([0.0, 20.0], [(4, 40), (8, 80)])
     T, F, n = _arrays((0.0, 10.0, 20.0), ((4, 40), (4, 20), (4, 40)), room=0)
     n = merge(T, F, n, 0, 1)  # nothing before row 0 (not the last row, read as F[-1])
     assert _rows(T, F, n) == ([0.0, 10.0, 20.0], [(4, 40), (4, 20), (4, 40)])
@@ -291,6 +298,8 @@ def test_take_subtracts_and_tells_a_row_below_minus_half_the_tolerance():
     T, F, n = _arrays(*HAND)
     assert take(T, F, n, 5.0, 5.0, 2.0, 20.0, -0.25, -2.5) == (3, False)  # empty: nothing
     assert _rows(T, F, n) == ([0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)])
+    T, F, n = _arrays((0.0, 10.0, 20.0), ((4, 40), (4, 40), (8, 80)))  # (not merged)
+    assert take(T, F, n, 10.0, 10.0, 2.0, 20.0, -0.25, -2.5) == (3, False)  # 10 kept
 
 
 def test_fits_checks_every_segment_the_walltime_touches_at_the_boundaries():
@@ -341,6 +350,16 @@ def test_reserve_subtracts_within_the_tolerance_and_refuses_past_it():
     assert run(15.0, math.inf, 2.0, 20.0) == (
         0, ([0.0, 10.0, 15.0, 20.0], [(4, 40), (2, 20), (0, 0), (6, 60)]))
     assert run(5.0, 5.0, 9.0, 99.0) == (0, ([0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)]))
+    unmerged = ((0.0, 10.0, 20.0), ((4, 40), (4, 40), (8, 80)))
+    assert run(10.0, 10.0, 1.0, 1.0, hand=unmerged) == (0, ([0.0, 10.0, 20.0],
+                                                            [(4, 40), (4, 40), (8, 80)]))
+    # from inside the first segment
+    assert run(5.0, 8.0, 1.0, 10.0) == (0, ([0.0, 5.0, 8.0, 10.0, 20.0],
+                                           [(4, 40), (3, 30), (4, 40), (2, 20), (8, 80)]))
+    # the rows before the start do not count, short or not
+    assert run(20.0, 30.0, 6.0, 60.0)[0] == 0
+    assert run(20.0, 30.0, 8.3, 80.0)[0] == 1
+    assert run(0.0, 10.0, 4.0, 45.0)[0] == 1  # exactly the tolerance in the BB column
 
 
 def test_advance_forgets_the_segments_before_the_new_origin():
@@ -352,7 +371,7 @@ def test_advance_forgets_the_segments_before_the_new_origin():
                            (5.0, [5.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)]),
                            (0.0, [0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)]),
                            (-1.0, [0.0, 10.0, 20.0], [(4, 40), (2, 20), (8, 80)])):
-        T, F, n = _arrays(*HAND)
+        T, F, n = _arrays(*HAND, room=0)  # (arrays exactly full: nothing read past them)
         n = advance(T, F, n, t)
         assert _rows(T, F, n) == (times, rows), t
 
@@ -370,7 +389,9 @@ def test_earliest_fit_starts_now_or_at_the_first_breakpoint_with_room_throughout
              ((5.0, 1.0, math.nextafter(4.5, 9.0), 40.0, 0.5, 0.0), 20.0),
              ((5.0, 1.0, 4.0, 45.0, 0.0, 5.0), 5.0),
              ((5.0, 1.0, 4.0, math.nextafter(45.0, 99.0), 0.0, 5.0), 20.0),
-             ((5.0, 1.0, 9.0, 40.0, 0.0, 0.0), math.inf)]
+             ((5.0, 1.0, 9.0, 40.0, 0.0, 0.0), math.inf),
+             # no walltime: the segment holding now must have room (Profile.earliest_fit)
+             ((10.0, 0.0, 3.0, 30.0, 0.0, 0.0), 20.0)]
     for (now, duration, d0, d1, tol0, tol1), want in cases:
         assert earliest_fit(T, F, n, now, duration, d0, d1, tol0, tol1) == want, (now, d0)
 
@@ -461,3 +482,34 @@ def test_give_back_and_reach_are_the_freed_slots_ones():
                 for need1 in (5.0, 30.0, 50.0, 90.0):
                     assert _reach(L, LO, S, order, m, floor, old, need0, need1) == \
                         freed_slots.reach(log, floor, old, need0, need1), (floor, old)
+
+
+def test_earlier_fit_is_the_python_scan_on_small_profiles():
+    """``earlier_fit`` against ``scans.earlier_fit2`` on 3000 drawn profiles of up to 7
+    breakpoints on a grid (so starts, ends, the limit and the hold fall on breakpoints and
+    between them), rows at, above and below the need within the tolerance (some below zero:
+    a job's own hold given back), with and without the own-fits shortcut."""
+    import bisect
+    import random
+
+    from bbopt.planner.jit.compression import earlier_fit
+    from bbopt.planner.scans import earlier_fit2
+
+    rnd = random.Random(11)
+    tol = (0.5, 5.0)
+    for _ in range(3000):
+        times = sorted(rnd.sample(range(0, 40, 2), rnd.randint(1, 7)))
+        free = [[rnd.choice([-0.2, 0.0, 1.0, 2.5, 3.0, 4.0]),
+                 rnd.choice([-2.0, 0.0, 10.0, 25.0, 30.0, 40.0])] for _ in times]
+        now = float(rnd.randint(times[0], 40))
+        held = float(rnd.randint(int(now), 44))
+        limit = float(rnd.randint(int(now), int(held)))
+        duration = float(rnd.choice([0, 1, 2, 3, 5, 8, 20]))
+        d0, d1 = rnd.choice([1.0, 3.0, 3.5, 4.5]), rnd.choice([0.0, 30.0, 35.0, 45.0])
+        own = rnd.random() < 0.5
+        i = max(bisect.bisect_right(times, now) - 1, 0)
+        T, F, n = _arrays([float(t) for t in times], free)
+        want = earlier_fit2([float(t) for t in times], free, tol, now, duration, (d0, d1),
+                            held, limit, i, own)
+        got = earlier_fit(T, F, n, *tol, now, duration, d0, d1, held, limit, i, own)
+        assert got == want, (times, free, now, held, limit, duration, d0, d1, own)
