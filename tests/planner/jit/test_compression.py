@@ -513,3 +513,46 @@ def test_earlier_fit_is_the_python_scan_on_small_profiles():
                             held, limit, i, own)
         got = earlier_fit(T, F, n, *tol, now, duration, d0, d1, held, limit, i, own)
         assert got == want, (times, free, now, held, limit, duration, d0, d1, own)
+
+
+def test_drawn_slots_given_back_logged_and_reached_as_freed_slots_does():
+    """200 drawn profiles: up to 12 slots of several segments given back (some past the
+    horizon, some ending at it) by ``_give_back`` with a segment store of one row (grown as it
+    fills) and by ``freed_slots.give_back``, logged by end (``_log`` and ``log_slot``); the same
+    profile after each, and ``_reach`` answers ``reach`` for floors and old starts on the grid
+    and needs at the free values themselves (ties with the maxima)."""
+    import random
+
+    import numpy as np
+
+    from bbopt.planner import Profile
+    from bbopt.planner.jit.compression import _give_back, _log, _reach
+    from bbopt.policies import freed_slots
+
+    rnd = random.Random(17)
+    values = (0.0, 1.0, 2.0, 3.0)
+    for _ in range(200):
+        listed = Profile(0.0, (8, 100.0))
+        listed.times[:] = [0.0, *sorted(rnd.sample(range(1, 30), rnd.randint(0, 8)))]
+        listed.free[:] = [[rnd.choice(values), 10 * rnd.choice(values)] for _ in listed.times]
+        listed.times[:] = [float(t) for t in listed.times]
+        T, F, n = _arrays(listed.times, listed.free, room=40)
+        count = rnd.randint(1, 12)
+        horizon = float(rnd.choice([10, 20, 30, 40]))
+        L, LO, S = np.zeros((count, 5)), np.zeros((count, 2), dtype=np.int64), np.zeros((1, 3))
+        order, m, fill, log = np.arange(count), 0, 0, []
+        for k in range(count):
+            a = float(rnd.randint(0, 35))
+            b = a + rnd.choice([1.0, 4.0, 9.0, 20.0])
+            amount = (rnd.choice(values), 10 * rnd.choice(values))
+            freed_slots.log_slot(log, freed_slots.give_back(listed, a, b, amount, horizon))
+            n, S, fill = _give_back(T, F, n, a, b, *amount, horizon, L, LO, S, k, fill)
+            m = _log(L, order, m, k)
+            assert _rows(T, F, n) == (listed.times, [tuple(r) for r in listed.free])
+        assert [L[k, 1] for k in order[:m]] == [s.end for s in log]
+        for _ in range(30):
+            floor = float(rnd.randint(0, 40))
+            old = floor + rnd.randint(0, 30)
+            need0, need1 = rnd.choice(values), 10 * rnd.choice(values)
+            assert _reach(L, LO, S, order, m, floor, old, need0, need1) == freed_slots.reach(
+                log, floor, old, need0, need1)
