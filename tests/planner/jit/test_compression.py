@@ -556,3 +556,36 @@ def test_drawn_slots_given_back_logged_and_reached_as_freed_slots_does():
             need0, need1 = rnd.choice(values), 10 * rnd.choice(values)
             assert _reach(L, LO, S, order, m, floor, old, need0, need1) == freed_slots.reach(
                 log, floor, old, need0, need1)
+
+
+def test_the_compiled_compression_decides_as_python_on_seeded_workloads(
+        every_compression_compiled):
+    """25 seeded workloads drawn as ``fractional_workloads`` draws them (no shrinking, so a
+    wrong compression fails at once): every decision with the compiled loop (kept profile)
+    and with a fresh compiled policy on each state (rebuilt profile) is the Python one."""
+    import random
+
+    rnd = random.Random(23)
+    for trial in range(25):
+        jobs = []
+        for k in range(rnd.randint(5, 30)):
+            walltime = rnd.randint(1, 60) / 3
+            bb = rnd.choice([rnd.randint(0, 700) / 7, rnd.randint(0, 700) / 7,
+                             100.0 + 9e-8, 50.0 + 4.5e-8, 100.0 - 1e-12])
+            jobs.append(Job(id=str(k), submit=rnd.randint(0, 90) / 3, walltime=walltime,
+                            runtime=walltime * rnd.choice([0.0, 0.25, 0.5, 0.9, 1.0]),
+                            nodes=rnd.randint(1, 8), bb=bb))
+        depth = rnd.choice([None, 2, 1000])
+        py, py_decisions = _replay(jobs, PLATFORM, compiled=False, depth=depth)
+        jit, jit_decisions = _replay(jobs, PLATFORM, compiled=True, depth=depth)
+        assert jit_decisions == py_decisions, trial
+        assert (jit.start, jit.end) == (py.start, py.end)
+
+        def observe(state, decision):
+            fresh = make_policy("conservative-bb", compiled=True).decide(state)
+            assert (fresh.started_ids, fresh.reservations, fresh.memory) == (
+                decision.started_ids, decision.reservations, decision.memory), state.time
+
+        simulate(jobs, PLATFORM, "conservative-bb", options={"compiled": False},
+                 on_decision=observe)
+    assert every_compression_compiled["moved"] > 100
