@@ -560,13 +560,13 @@ def test_drawn_slots_given_back_logged_and_reached_as_freed_slots_does():
 
 def test_the_compiled_compression_decides_as_python_on_seeded_workloads(
         every_compression_compiled):
-    """25 seeded workloads drawn as ``fractional_workloads`` draws them (no shrinking, so a
+    """20 seeded workloads drawn as ``fractional_workloads`` draws them (no shrinking, so a
     wrong compression fails at once): every decision with the compiled loop (kept profile)
     and with a fresh compiled policy on each state (rebuilt profile) is the Python one."""
     import random
 
     rnd = random.Random(23)
-    for trial in range(25):
+    for trial in range(20):
         jobs = []
         for k in range(rnd.randint(5, 30)):
             walltime = rnd.randint(1, 60) / 3
