@@ -485,7 +485,7 @@ def test_give_back_and_reach_are_the_freed_slots_ones():
 
 
 def test_earlier_fit_is_the_python_scan_on_small_profiles():
-    """``earlier_fit`` against ``scans.earlier_fit2`` on 3000 drawn profiles of up to 7
+    """``earlier_fit`` against ``scans.earlier_fit2`` on 3000 drawn profiles of up to 9
     breakpoints on a grid (so starts, ends, the limit and the hold fall on breakpoints and
     between them), rows at, above and below the need within the tolerance (some below zero:
     a job's own hold given back), with and without the own-fits shortcut."""
@@ -498,12 +498,13 @@ def test_earlier_fit_is_the_python_scan_on_small_profiles():
     rnd = random.Random(11)
     tol = (0.5, 5.0)
     for _ in range(3000):
-        times = sorted(rnd.sample(range(0, 40, 2), rnd.randint(1, 7)))
-        free = [[rnd.choice([-0.2, 0.0, 1.0, 2.5, 3.0, 4.0]),
-                 rnd.choice([-2.0, 0.0, 10.0, 25.0, 30.0, 40.0])] for _ in times]
-        now = float(rnd.randint(times[0], 40))
-        held = float(rnd.randint(int(now), 44))
-        limit = float(rnd.randint(int(now), int(held)))
+        times = sorted(rnd.sample(range(0, 50, 2), rnd.randint(1, 9)))
+        # (rows one below the need, at it, and short even with the job's own hold added)
+        free = [[rnd.choice([-1.0, -0.2, 0.0, 1.0, 2.0, 2.5, 3.0, 4.0]),
+                 rnd.choice([-10.0, -2.0, 0.0, 24.0, 25.0, 29.0, 30.0, 40.0])] for _ in times]
+        now = float(rnd.randint(times[0], 48))
+        held = float(rnd.randint(int(now), 50))
+        limit = rnd.choice([held, float(rnd.randint(int(now), int(held)))])
         duration = float(rnd.choice([0, 1, 2, 3, 5, 8, 20]))
         d0, d1 = rnd.choice([1.0, 3.0, 3.5, 4.5]), rnd.choice([0.0, 30.0, 35.0, 45.0])
         own = rnd.random() < 0.5
