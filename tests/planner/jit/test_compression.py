@@ -219,8 +219,7 @@ def test_the_array_profile_answers_as_the_list_profile(held, asked, advance_to):
 
 
 def _arrays(T, F, room=4):
-    """A hand-made array profile: breakpoints ``T``, rows ``F`` (free nodes, free BB), with
-    ``room`` spare rows; ``(T, F, n)``."""
+    """A hand-made array profile ``(T, F, n)``: breakpoints, rows (nodes, BB), spare rows."""
     import numpy as np
 
     n = len(T)
@@ -397,8 +396,7 @@ def test_earliest_fit_starts_now_or_at_the_first_breakpoint_with_room_throughout
 
 
 def test_remember_keeps_the_latest_stuck_reservations_sorted_as_tuples():
-    """``_remember`` against ``insort`` on tuples then ``del stuck[0]`` past STUCK = 8: ties
-    on the start, then the nodes, then the BB decided by the next field, equal tuples after."""
+    """``_remember`` against ``insort`` on tuples, then ``del stuck[0]`` past STUCK = 8."""
     import bisect
     import random
 
@@ -441,16 +439,7 @@ def test_give_back_and_reach_are_the_freed_slots_ones():
     import numpy as np
 
     from bbopt.planner import Profile
-    from bbopt.planner.jit.compression import (
-        END,
-        LAST,
-        START,
-        TOP0,
-        TOP1,
-        _give_back,
-        _log,
-        _reach,
-    )
+    from bbopt.planner.jit import compression as C
     from bbopt.policies import freed_slots
 
     listed = Profile(0.0, (8, 100.0))
@@ -465,10 +454,10 @@ def test_give_back_and_reach_are_the_freed_slots_ones():
     for k, (a, b, x0, x1) in enumerate(slots):
         slot = freed_slots.give_back(listed, a, b, (x0, x1), horizon)
         freed_slots.log_slot(log, slot)
-        n, S, fill = _give_back(T, F, n, a, b, x0, x1, horizon, L, LO, S, k, fill)
-        m = _log(L, order, m, k)
+        n, S, fill = C._give_back(T, F, n, a, b, x0, x1, horizon, L, LO, S, k, fill)
+        m = C._log(L, order, m, k)
         assert _rows(T, F, n) == (listed.times, [tuple(r) for r in listed.free])
-        assert L[k, [START, END, LAST, TOP0, TOP1]].tolist() == list(slot[:5])
+        assert L[k, [C.START, C.END, C.LAST, C.TOP0, C.TOP1]].tolist() == list(slot[:5])
         off, length = LO[k]
         logged = [] if slot.top_nodes == -math.inf else [
             list(r) for r in zip(*slot[5:], strict=True)]  # (nothing before the horizon)
@@ -480,15 +469,13 @@ def test_give_back_and_reach_are_the_freed_slots_ones():
         for old in points:
             for need0 in (1.0, 3.0, 4.0, 6.0, 9.0):
                 for need1 in (5.0, 30.0, 50.0, 90.0):
-                    assert _reach(L, LO, S, order, m, floor, old, need0, need1) == \
+                    assert C._reach(L, LO, S, order, m, floor, old, need0, need1) == \
                         freed_slots.reach(log, floor, old, need0, need1), (floor, old)
 
 
 def test_earlier_fit_is_the_python_scan_on_small_profiles():
-    """``earlier_fit`` against ``scans.earlier_fit2`` on 3000 drawn profiles of up to 9
-    breakpoints on a grid (so starts, ends, the limit and the hold fall on breakpoints and
-    between them), rows at, above and below the need within the tolerance (some below zero:
-    a job's own hold given back), with and without the own-fits shortcut."""
+    """``earlier_fit`` against ``scans.earlier_fit2`` on 3000 drawn profiles (times on a grid,
+    rows around the need and below zero), with and without the own-fits shortcut."""
     import bisect
     import random
 
@@ -590,3 +577,24 @@ def test_the_compiled_compression_decides_as_python_on_seeded_workloads(
         simulate(jobs, PLATFORM, "conservative-bb", options={"compiled": False},
                  on_decision=observe)
     assert every_compression_compiled["moved"] > 100
+
+
+@pytest.mark.parametrize(("free", "bb", "row", "low"), [
+    ((2.75, 0.0, 4.0), (100.0, 100.0, 100.0), (-0.25, 100.0), False),  # at -tol / 2
+    ((2.7, 0.0, 4.0), (100.0, 100.0, 100.0), (2.7 + 1.0 - 4.0, 100.0), True),  # below
+    ((3.0, 0.0, 4.0), (37.5, 60.0, 100.0), (0.0, -2.5), False),
+    ((3.0, 0.0, 4.0), (37.4, 60.0, 100.0), (0.0, 37.4 - 40.0), True)])
+def test_a_move_within_the_tolerance_marks_the_profile_low_past_half_of_it(free, bb, row, low):
+    """``compress`` alone: 1 node freed on [0, 10); the reservation of 4 nodes at 10 moves to
+    0, within the tolerance (0.5, 5); low only when a row went below minus half of it."""
+    import numpy as np
+
+    from bbopt.planner.jit.compression import compress
+    T, F, n = _arrays((0.0, 10.0, 20.0), tuple(zip(free, bb, strict=True)), room=8)
+    frees = np.array([[0.0, 10.0, 1.0, 0.0]])
+    kept = np.array([[10.0, 4.0, 100.0 - bb[1], 10.0]])
+    starts, moved = np.zeros(1), np.zeros(1, dtype=np.int64)
+    n, went_low, count = compress(T, F, n, False, 0.5, 5.0, 0.0, math.inf, frees, kept, True,
+                                  starts, moved)
+    assert (went_low, count, starts[0], moved[0]) == (low, 1, 0.0, 0)
+    assert _rows(T, F, n) == ([0.0, 10.0], [row, (4.0, 100.0)])
