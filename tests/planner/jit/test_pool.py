@@ -212,3 +212,40 @@ def test_the_compiled_walk_refuses_what_it_cannot_score():
     assert walk.order == [1, 0, 2] and walk.start == list(pool.plan([1, 0, 2]).starts)
     with pytest.raises(ValueError, match=nothing):
         walk.accept()
+
+
+def _pool_arrays(FN, FB, T, job):
+    """A hand-made profile (breakpoints ``T`` ending at infinity, free nodes ``FN`` and free BB
+    ``FB``) with room for one breakpoint per job, and the table of one job ``job`` = (nodes, BB
+    needed now, walltime, earliest start, BB, submit, bound)."""
+    import numpy as np
+
+    from bbopt.planner.jit.pool import JOB_ROWS
+
+    base = np.zeros((3, len(T) + 1))
+    base[:, :len(T)] = (T, FN, FB)
+    jobs = np.array(job, dtype=np.float64).reshape(JOB_ROWS, 1)
+    return jobs, base, np.empty_like(base), np.zeros(1), np.zeros(1, dtype=np.int64)
+
+
+@pytest.mark.parametrize(("free_n", "free_b", "start"), [
+    (2.0, 5 * GB, 0.0),                               # exactly the need in both rows: now
+    (2.0, 5 * GB - 1.0, 50.0),                        # one byte short: when the BB is freed
+    (2.0, math.nextafter(5 * GB, 0.0), 50.0),         # one ulp short
+    (1.0, 5 * GB, 50.0),                              # one node short
+])
+def test_score_pool_places_a_job_only_where_both_rows_have_its_need(free_n, free_b, start):
+    """score_pool on a hand-made profile (a running job ends at 50, freeing 2 nodes and 5 GB):
+    a job of 2 nodes and 5 GB starts now when the free space is its need exactly, at 50 when
+    either row is one byte, one ulp or one node short (no slack added); its term is start^2."""
+    from bbopt.planner.jit.pool import score_pool
+
+    jobs, base, work, starts, order = _pool_arrays(
+        (free_n, free_n + 2, free_n + 2), (free_b, free_b + 5 * GB, free_b + 5 * GB),
+        (0.0, 50.0, math.inf), (2.0, 5 * GB, 10.0, 0.0, 5 * GB, 0.0, 0.0))
+    assert score_pool(jobs, base, work, order, 2, math.inf, 0.0, starts) == start * start
+    assert starts[0] == start
+    # the reservation: [start, start + 10) holds the job's 2 nodes and 5 GB
+    k = int(start > 0)
+    assert work[0, k:k + 2].tolist() == [start, start + 10.0]
+    assert work[1, k] == base[1, k] - 2.0 and work[2, k] == base[2, k] - 5 * GB
