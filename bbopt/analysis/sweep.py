@@ -379,8 +379,14 @@ def _prepared_for(todo: list[RunTask], local: bool):
     import tempfile
     from dataclasses import replace
 
+    from bbopt.signals import deferred
+
     remove_orphan_worker_inputs()  # (left by a driver killed with SIGKILL)
-    with tempfile.TemporaryDirectory(prefix=worker_inputs_prefix()) as tmp:
+    # An interrupt between the folder's creation and its clean-up's registration (inside
+    # ``mkdtemp``) would leave it behind: it is held until the folder has its clean-up.
+    with deferred():
+        folder = tempfile.TemporaryDirectory(prefix=worker_inputs_prefix())
+    with folder as tmp:
         first = {t.workload_sha: t for t in reversed(todo)}  # one task per workload
         for sha, t in first.items():
             write_prepared(Path(tmp), sha, _workload(t.workload_spec, t.workload_seed)[0])
