@@ -127,7 +127,8 @@ def test_the_refusal_names_the_store_and_an_empty_store_is_refused(tmp_path):
 
 
 def _rows(gaps, ratios):
-    return [{"policy": "p", "gap_mean": g, "mean_wait_ratio": w} for g, w in zip(gaps, ratios)]
+    return [{"policy": "p", "gap_mean": g, "mean_wait_ratio": w} for g, w in
+            zip(gaps, ratios, strict=True)]
 
 
 def test_spearman_needs_three_runs_and_two_gaps_and_two_ratios():
@@ -188,7 +189,8 @@ def test_the_figure_one_panel_per_outcome(tmp_path):
         legend = ax.get_legend()
         assert [t.get_text() for t in legend.get_texts()] == ["a", "b", "c"]
         assert legend.get_texts()[0].get_fontsize() == 7
-        points = {lab.get_text(): c for lab, c in zip(legend.get_texts(), ax.collections)}
+        points = {lab.get_text(): c for lab, c in zip(legend.get_texts(), ax.collections,
+                                                               strict=True)}
         assert points["c"].get_offsets().tolist() == [[1e-9, rows[0][f"{metric}_ratio"]]]
         assert sorted(points["a"].get_offsets().tolist()) == sorted(
             [r["gap_mean"], r[f"{metric}_ratio"]] for r in rows if r["policy"] == "a")
