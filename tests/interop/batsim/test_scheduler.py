@@ -1,0 +1,111 @@
+"""bbopt's policy as Batsim's scheduler, message by message without sockets: starts, waits,
+releases, the scheduling calls asked for, the end, and each refusal's whole message."""
+
+from __future__ import annotations
+
+import pytest
+
+from bbopt.interop.batsim.protocol import ProtocolError
+from bbopt.interop.batsim.scheduler import PolicyScheduler
+
+
+def _begin(n=4, storage=None, profiles=None):
+    data = {"compute_resources": [{"id": i} for i in reversed(range(n))],
+            "storage_resources": storage if storage is not None else [],
+            "profiles": profiles if profiles is not None else {"w0": {"p": {"type": "delay",
+                                                                             "delay": 10}}}}
+    return {"timestamp": 0, "type": "SIMULATION_BEGINS", "data": data}
+
+
+def _job(k, res=2, t=0, walltime=60):
+    return {"timestamp": t, "type": "JOB_SUBMITTED", "data": {
+        "job_id": f"w0!{k}", "job": {"id": f"w0!{k}", "subtime": t, "res": res,
+                                      "walltime": walltime, "profile": "p"}}}
+
+
+def _ev(kind, t, **data):
+    return {"timestamp": t, "type": kind, "data": data}
+
+
+def test_starts_waits_releases_and_the_end():
+    s = PolicyScheduler("fcfs", tick=10.0)
+    assert s.answer({"now": 0, "events": [_begin()]}) == {"now": 0, "events": []}
+    assert (s.platform.nodes, s.platform.bb, s.platform.name, s.storage) == (4, 0.0, "batsim",
+                                                                             None)
+    reply = s.answer({"now": 3, "events": [_job(1, t=3), _job(2, t=3), _job(3, t=3)]})
+    assert reply == {"now": 3, "events": [
+        {"timestamp": 3, "type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0-1"}},
+        {"timestamp": 3, "type": "EXECUTE_JOB", "data": {"job_id": "w0!2", "alloc": "2-3"}},
+        {"timestamp": 3, "type": "CALL_ME_LATER", "data": {"timestamp": 10.0}}]}
+    assert list(s.queue) == ["w0!3"] and s.decisions == 1
+    # a scheduling call at 10 with nothing freed: the job still waits, the next call at 20
+    assert s.answer({"now": 10, "events": [_ev("REQUESTED_CALL", 10)]})["events"] == [
+        {"timestamp": 10, "type": "CALL_ME_LATER", "data": {"timestamp": 20.0}}]
+    assert s.answer({"now": 11, "events": [_ev("NOTIFY", 11, type="x")]}) == {
+        "now": 11, "events": []}  # nothing changed: no decision
+    assert s.decisions == 2
+    reply = s.answer({"now": 13, "events": [_ev("JOB_COMPLETED", 13, job_id="w0!2")]})
+    assert reply["events"] == [
+        {"timestamp": 13, "type": "EXECUTE_JOB", "data": {"job_id": "w0!3", "alloc": "2-3"}}]
+    assert sorted(s.live) == ["w0!1", "w0!3"] and s.queue == {}
+    # a kill of a job already gone is ignored; the others are released
+    s.answer({"now": 14, "events": [_ev("JOB_KILLED", 14, job_ids=["w0!2", "w0!1", "w0!3"])]})
+    assert s.live == {} and s.running == [] and s.running_keys == []
+    assert s.answer({"now": 20, "events": [_ev("SIMULATION_ENDS", 20)]}) == {
+        "now": 20, "events": []}
+    assert s.ended
+
+
+@pytest.mark.parametrize("begin, message", [
+    (_begin(n=0), "events[0] (SIMULATION_BEGINS), field 'compute_resources': ids must be "
+                  "0..n-1, got 0 resources"),
+    ({**_begin(), "data": {**_begin()["data"], "compute_resources": [{"id": 0}, {"id": 2}]}},
+     "events[0] (SIMULATION_BEGINS), field 'compute_resources': ids must be 0..n-1, got 2 "
+     "resources"),
+    (_begin(storage=[{"id": 4, "properties": {"size": "big"}}]),
+     "events[0] (SIMULATION_BEGINS): storage resource 4 has size 'big', not a number of bytes"),
+    (_begin(profiles=[1]), "events[0] (SIMULATION_BEGINS), field 'profiles': must be an object"),
+])
+def test_a_bad_beginning_is_refused(begin, message):
+    with pytest.raises(ProtocolError) as caught:
+        PolicyScheduler("fcfs").answer({"now": 0, "events": [begin]})
+    assert str(caught.value) == message
+
+
+def test_the_bb_pool_sums_the_sized_storage_and_maps_to_the_first():
+    s = PolicyScheduler("fcfs")
+    storage = [{"id": 7}, {"id": 5, "properties": {"size": 1e9}},
+               {"id": 6, "properties": {"bb_capacity": "2e9", "size": 1}}]
+    s.answer({"now": 0, "events": [_begin(storage=storage)]})
+    assert (s.platform.bb, s.storage) == (3e9, 5)
+
+
+def test_a_given_platform_larger_than_batsims_is_refused():
+    from bbopt.core import Platform
+
+    with pytest.raises(ProtocolError) as caught:
+        PolicyScheduler("fcfs", platform=Platform(nodes=5, bb=0.0)).answer(
+            {"now": 0, "events": [_begin(n=4)]})
+    assert str(caught.value) == ("events[0] (SIMULATION_BEGINS): the platform has 5 nodes, "
+                                 "Batsim's 4 compute resources")
+    s = PolicyScheduler("fcfs", platform=Platform(nodes=4, bb=5.0, name="given"))
+    s.answer({"now": 0, "events": [_begin(n=4)]})
+    assert s.platform.name == "given"
+
+
+@pytest.mark.parametrize("events, message", [
+    ([_begin(), _begin()], "events[1] (SIMULATION_BEGINS): a second SIMULATION_BEGINS"),
+    ([_begin(), _ev("QUERY", 0)], "events[1] (QUERY): bbopt's scheduler answers no QUERY"),
+    ([_begin(), {**_job(1), "data": {**_job(1)["data"], "job": {
+        **_job(1)["data"]["job"], "profile": "q"}}}],
+     "events[1] (JOB_SUBMITTED): job 'w0!1' has profile 'q', which SIMULATION_BEGINS did not "
+     "give (nor the event)"),
+    ([_begin(), _job(1, res=5), _ev("SIMULATION_ENDS", 0)], "SIMULATION_ENDS with 0 jobs "
+                                                            "waiting"),
+    ([_begin(n=1), _job(1, res=1), _job(2, res=1), _ev("SIMULATION_ENDS", 0)],
+     "SIMULATION_ENDS with 2 jobs waiting"),
+])
+def test_a_message_that_breaks_the_protocol_is_refused(events, message):
+    with pytest.raises(ProtocolError) as caught:
+        PolicyScheduler("fcfs").answer({"now": 0, "events": events})
+    assert str(caught.value) == message
