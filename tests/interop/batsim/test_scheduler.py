@@ -109,3 +109,96 @@ def test_a_message_that_breaks_the_protocol_is_refused(events, message):
     with pytest.raises(ProtocolError) as caught:
         PolicyScheduler("fcfs").answer({"now": 0, "events": events})
     assert str(caught.value) == message
+
+
+def _answer(events, policy="fcfs", now=0, **kw):
+    s = PolicyScheduler(policy, **kw)
+    return s, s.answer({"now": now, "events": events})
+
+
+def test_a_job_that_never_fits_is_rejected_and_others_wait_on_kills():
+    s, reply = _answer([_begin(), _job(1, res=5), _job(2, res=4), _job(3, res=4)])
+    assert reply["events"] == [
+        {"timestamp": 0, "type": "REJECT_JOB", "data": {"job_id": "w0!1"}},
+        {"timestamp": 0, "type": "EXECUTE_JOB", "data": {"job_id": "w0!2", "alloc": "0-3"}}]
+    # states and answers change nothing: no decision
+    assert s.answer({"now": 1, "events": [_ev("RESOURCE_STATE_CHANGED", 1), _ev("ANSWER", 1)]}
+                    )["events"] == []
+    assert s.decisions == 1
+    assert s.answer({"now": 2, "events": [_ev("JOB_KILLED", 2, job_ids=["w0!2"])]})["events"] == [
+        {"timestamp": 2, "type": "EXECUTE_JOB", "data": {"job_id": "w0!3", "alloc": "0-3"}}]
+
+
+def test_jobs_ending_together_are_released_by_their_own_entry():
+    s, _ = _answer([_begin()] + [_job(k, res=1) for k in range(1, 5)])
+    for k in (2, 4, 1, 3):
+        s.answer({"now": 5, "events": [_ev("JOB_COMPLETED", 5, job_id=f"w0!{k}")]})
+        assert f"w0!{k}" not in {rj.job.id for rj in s.running}
+    assert s.running == [] and s.ledger.used_nodes == 0
+
+
+def test_profiles_by_workload_the_event_own_and_the_job_id_kept():
+    begin = _begin(profiles={"": {"p": {"type": "delay", "delay": 5}},
+                             "w1": {"p": {"type": "delay", "delay": 7}}})
+    plain = {"timestamp": 0, "type": "JOB_SUBMITTED", "data": {
+        "job_id": "7", "job": {"id": "other", "subtime": 0, "res": 1, "walltime": 60,
+                               "profile": "p"}}}
+    nested = {"timestamp": 0, "type": "JOB_SUBMITTED", "data": {
+        "job_id": "w1!x!2", "job": {"subtime": 0, "res": 1, "walltime": 60, "profile": "p"}}}
+    s, reply = _answer([begin, plain, nested])
+    assert [e["data"]["job_id"] for e in reply["events"]] == ["7", "w1!x!2"]
+    unknown = {"timestamp": 0, "type": "JOB_SUBMITTED", "data": {
+        "job_id": "w9!1", "job": {"subtime": 0, "res": 1, "walltime": 60, "profile": "p"}}}
+    with pytest.raises(ProtocolError) as caught:
+        _answer([begin, unknown])
+    assert str(caught.value) == ("events[1] (JOB_SUBMITTED): job 'w9!1' has profile 'p', "
+                                 "which SIMULATION_BEGINS did not give (nor the event)")
+
+
+def test_the_storage_mapping_only_for_a_job_with_bb_on_a_storage_resource():
+    from bbopt.core import Platform
+
+    def with_bb(k, bb):
+        ev = _job(k, res=1)
+        return {**ev, "data": {**ev["data"], "profile": {"type": "delay", "delay": 10, "bb": bb}}}
+
+    storage = [{"id": 4, "properties": {"bb_capacity": "100e9"}}]
+    _, reply = _answer([_begin(storage=storage), with_bb(1, 1e9), with_bb(2, 1), _job(3, res=1)])
+    assert [e["data"] for e in reply["events"]] == [
+        {"job_id": "w0!1", "alloc": "0", "storage_mapping": {"bb": 4}},
+        {"job_id": "w0!2", "alloc": "1", "storage_mapping": {"bb": 4}},
+        {"job_id": "w0!3", "alloc": "2"}]
+    _, reply = _answer([_begin(), with_bb(1, 1e9)], platform=Platform(nodes=4, bb=10e9))
+    assert [e["data"] for e in reply["events"]] == [{"job_id": "w0!1", "alloc": "0"}]
+
+
+@pytest.mark.parametrize("events, message", [
+    ([_job(1)], "events[0] (JOB_SUBMITTED): the first event must be SIMULATION_BEGINS"),
+    ([_begin(), _ev("JOB_COMPLETED", 0, job_id="w0!9")],
+     "events[1] (JOB_COMPLETED): job 'w0!9' is not running"),
+    ([_begin(), _job(1), _job(1)], "events[2] (JOB_SUBMITTED): job 'w0!1' submitted twice"),
+    ([_begin(), _job(1, walltime=-5)], "events[1] (JOB_SUBMITTED): JOB_SUBMITTED w0!1"),
+    ([_begin(), _ev("JOB_COMPLETED", 0)], "events[1] (JOB_COMPLETED), field 'job_id': "),
+    ([_begin(), _ev("JOB_KILLED", 0, job_ids="w0!1")], "events[1] (JOB_KILLED), field "
+                                                       "'job_ids': "),
+    ([_begin(), _ev("JOB_SUBMITTED", 0, job={})], "events[1] (JOB_SUBMITTED), field 'job_id': "),
+    ([_begin(), _ev("JOB_SUBMITTED", 0, job_id="w0!1", job=[])],
+     "events[1] (JOB_SUBMITTED), field 'job': "),
+    ([_ev("SIMULATION_BEGINS", 0)], "events[0] (SIMULATION_BEGINS), field 'compute_resources': "),
+    ([_ev("SIMULATION_BEGINS", 0, compute_resources=[{"id": "0"}])],
+     "events[0] (SIMULATION_BEGINS).compute_resources, field 'id': "),
+    ([_begin(storage=[{"id": "s", "properties": {"size": 5}}])],
+     "events[0] (SIMULATION_BEGINS).storage_resources, field 'id': "),
+])
+def test_each_refusal_names_its_event_and_field(events, message):
+    with pytest.raises(ProtocolError) as caught:
+        _answer(events)
+    assert str(caught.value).startswith(message)
+
+
+def test_a_running_job_submitted_again_is_refused():
+    s, _ = _answer([_begin(), _job(1)])
+    assert list(s.live) == ["w0!1"]
+    with pytest.raises(ProtocolError) as caught:
+        s.answer({"now": 1, "events": [_job(1, t=1)]})
+    assert str(caught.value) == "events[0] (JOB_SUBMITTED): job 'w0!1' submitted twice"
