@@ -202,3 +202,51 @@ def test_a_running_job_submitted_again_is_refused():
     with pytest.raises(ProtocolError) as caught:
         s.answer({"now": 1, "events": [_job(1, t=1)]})
     assert str(caught.value) == "events[0] (JOB_SUBMITTED): job 'w0!1' submitted twice"
+
+
+class _Scripted:
+    """A policy that notes what it is told and answers from a script."""
+
+    name = "scripted"
+    io_aware = False
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.seen = []
+
+    def decide(self, state):
+        self.seen.append((state.time, state.memory))
+        return self.answers.pop(0)
+
+
+def test_the_policy_is_told_the_time_and_its_memory_and_its_nodes_are_kept():
+    from bbopt.core import Decision, Start
+
+    policy = _Scripted([Decision(start=(Start("w0!1", (3, 2)),), memory={"k": 1}),
+                        Decision(), Decision(memory={"k": 2})])
+    s = PolicyScheduler(policy)
+    s.answer({"now": 0, "events": [_begin()]})
+    reply = s.answer({"now": 4, "events": [_job(1, t=4), _job(2, t=4)]})
+    assert reply["events"] == [
+        {"timestamp": 4, "type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "2-3"}}]
+    assert s.live["w0!1"].start == 4
+    s.answer({"now": 6, "events": [_ev("REQUESTED_CALL", 6)]})  # no memory: the last kept
+    s.answer({"now": 9, "events": [_ev("REQUESTED_CALL", 9)]})
+    assert policy.seen == [(4, {}), (6, {"k": 1}), (9, {"k": 1})]
+    assert s.memory == {"k": 2}
+
+
+def test_a_policy_that_preempts_is_refused():
+    from bbopt.core import Decision
+
+    s = PolicyScheduler(_Scripted([Decision(preempt=("w0!1",))]))
+    s.answer({"now": 0, "events": [_begin()]})
+    with pytest.raises(ProtocolError) as caught:
+        s.answer({"now": 1, "events": [_job(1, t=1)]})
+    assert str(caught.value) == ("the policy preempts jobs; bbopt's Batsim scheduler does not "
+                                 "kill jobs")
+
+
+def test_the_policy_options_are_passed_on():
+    with pytest.raises(Exception, match="bogus"):
+        PolicyScheduler("fcfs", {"bogus": 1})
