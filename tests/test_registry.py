@@ -181,3 +181,111 @@ def test_readers_platforms_and_backends_share_the_registry(tmp_path, monkeypatch
     assert {"cpsat", "greedy", "nsga2"} <= set(backends_for(model))
     with pytest.raises(InputError, match="must be a function"):
         register_backend(WindowModel, "not-a-function")(42)
+
+
+class _Sized:
+    """A sized thing.
+
+    More text."""
+
+    def __init__(self, size: int = 1, depth: int = 2) -> None:
+        self.size, self.depth = size, depth
+
+
+def test_the_decorator_registers_the_object_its_about_and_fixed_options():
+    reg = Registry("thing")
+    assert reg.register("big", about="A big one", size=9)(_Sized) is _Sized
+    entry = reg.get("big")
+    assert (entry.name, entry.obj, entry.about, entry.fixed) == ("big", _Sized, "A big one",
+                                                                 {"size": 9})
+    assert entry.options() == {"depth": 2}
+    reg.register("plain")(_Sized)
+    assert reg.get("plain").about == "A sized thing."  # the docstring's first line
+    assert list(reg) == ["big", "plain"] and len(reg) == 2
+    reg.remove("plain")
+    reg.remove("never-registered")  # forgetting an unknown name is no error
+    assert list(reg) == ["big"]
+
+
+@pytest.mark.parametrize("module", ["", "  ", 3, None])
+def test_a_plugin_that_is_not_a_module_name_is_refused_with_its_field(module):
+    from bbopt.registry import load_plugins
+
+    with pytest.raises(InputError) as caught:
+        load_plugins([module])
+    assert caught.value.reason == f"a plug-in is a module name, got {module!r}"
+    assert caught.value.field == "--plugin"
+    with pytest.raises(InputError) as caught:
+        load_plugins(["json", module], where="plugins")
+    assert caught.value.field == "plugins"
+
+
+def test_a_plugin_that_does_not_import_is_named_with_its_place():
+    from bbopt.registry import load_plugins
+
+    with pytest.raises(InputError) as caught:
+        load_plugins(["bbopt_no_such_plugin"])
+    assert caught.value.reason == ("cannot import plug-in 'bbopt_no_such_plugin': No module "
+                                   "named 'bbopt_no_such_plugin'")
+    assert caught.value.field == "--plugin"
+    with pytest.raises(InputError) as caught:
+        load_plugins(["json", "bbopt_no_such_plugin"], where="plugins")
+    assert caught.value.field == "plugins[1]"
+    with pytest.raises(InputError) as caught:
+        load_plugins(["bbopt_no_such_plugin", "json"])
+    assert caught.value.field == "--plugin[0]"
+
+
+class _EntryPoint:
+    def __init__(self, name, value, load):
+        self.name, self.value, self.load = name, value, load
+
+
+def _with_entry_points(monkeypatch, *eps):
+    import importlib.metadata
+
+    def entry_points(group):
+        assert group == "bbopt.things"
+        return list(eps)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+
+
+def test_an_entry_point_is_loaded_on_first_use(monkeypatch):
+    _with_entry_points(monkeypatch, _EntryPoint("sized", "pkg.mod:Sized", lambda: _Sized))
+    reg = Registry("thing", group="bbopt.things")
+    assert "sized" in reg and reg.known() == ["sized"]
+    entry = reg.get("sized")
+    assert (entry.name, entry.obj, entry.about) == ("sized", _Sized, "A sized thing.")
+
+
+def test_a_broken_entry_point_is_named_with_its_group(monkeypatch):
+    def broken():
+        raise ValueError("boom")
+
+    _with_entry_points(monkeypatch, _EntryPoint("bad", "pkg.bad:Thing", broken))
+    reg = Registry("thing", group="bbopt.things")
+    with pytest.raises(InputError) as caught:
+        reg.get("bad")
+    assert caught.value.reason == ("the thing plug-in 'bad' (pkg.bad:Thing) does not load: "
+                                   "ValueError: boom")
+    assert caught.value.field == "bbopt.things"
+
+
+def test_a_module_entry_point_registers_its_own_names(monkeypatch):
+    import types
+
+    reg = Registry("thing", group="bbopt.things")
+    module = types.ModuleType("pkg.things")
+
+    def load():
+        reg.add("mod", _Sized, about="from the module")
+        return module
+
+    _with_entry_points(monkeypatch, _EntryPoint("mod", "pkg.things", load),
+                       _EntryPoint("empty", "pkg.empty", lambda: module))
+    entry = reg.get("mod")
+    assert (entry.obj, entry.about) == (_Sized, "from the module")  # not the module itself
+    with pytest.raises(UnknownNameError):
+        reg.get("empty")  # a module that registers nothing under its name
+    assert "empty" not in reg.names() and reg.names() == ["mod"]

@@ -72,3 +72,51 @@ def test_primal_gap_by_berthold():
 def test_runtime_ecdf_counts_pairs_reached_by_each_time():
     firsts = [0.1, 0.5, math.inf, 2.0]
     assert runtime_ecdf(firsts, [0.05, 0.1, 1.0, 10.0]).tolist() == [0.0, 0.25, 0.5, 0.75]
+
+
+def test_performance_profile_of_one_problem_and_of_none():
+    rho = performance_profile({"a": [2.0]}, [0.5, 1.0])
+    assert rho["a"].tolist() == [0.0, 1.0]  # one solver, one problem: its own best
+    empty = performance_profile({"a": [], "b": []}, [1.0, 2.0, 4.0])
+    assert {s: r.tolist() for s, r in empty.items()} == {"a": [0.0] * 3, "b": [0.0] * 3}
+
+
+def test_performance_profile_ratios_below_one_second_and_at_zero():
+    # a best time of 0.25 s: b's 0.5 s is a ratio of 2, not 0.5 / max(0.25, 1) = 0.5
+    rho = performance_profile({"a": [0.25], "b": [0.5]}, [1.0, 1.5, 2.0])
+    assert rho["b"].tolist() == [0.0, 0.0, 1.0]
+    # two solvers at 0 s both reach the best (0 / 1e-300 = 0 <= tau)
+    zero = performance_profile({"a": [0.0], "b": [0.0]}, [1.0])
+    assert zero["a"].tolist() == [1.0] and zero["b"].tolist() == [1.0]
+
+
+def test_performance_profile_of_a_problem_nobody_solves_does_not_warn():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rho = performance_profile({"a": [math.inf, 1.0], "b": [math.inf, 2.0]}, [1.0, 2.0])
+    assert rho["a"].tolist() == [0.5, 0.5] and rho["b"].tolist() == [0.0, 0.5]
+
+
+def test_shifted_geometric_mean_of_one_value_is_that_value():
+    assert shifted_geometric_mean([5.0], 10.0) == pytest.approx(5.0)
+    assert shifted_geometric_mean([5.0], 0.0) == pytest.approx(5.0)
+
+
+def test_gap_at_before_any_incumbent_is_a_float_one():
+    g = gap_at([], [0, 3])
+    assert g.dtype == np.float64 and g.tolist() == [1.0, 1.0]
+    assert gap_at([], 7.0).tolist() == [1.0]
+
+
+def test_primal_integral_of_an_incumbent_found_before_one_second():
+    # [0, 0.5): 1, [0.5, 2]: 0.2 -> 0.5 + 1.5 * 0.2 (the step starts at 0.5 s, not 1 s)
+    assert primal_integral([(0.5, 0.2)], 2.0) == pytest.approx(0.8)
+    # an incumbent at the horizon itself adds a step of no width
+    assert primal_integral([(5.0, 0.0)], 5.0) == 5.0
+
+
+def test_runtime_ecdf_of_one_pair_and_of_none():
+    assert runtime_ecdf([1.0], [0.5, 1.0, 2.0]).tolist() == [0.0, 1.0, 1.0]
+    assert runtime_ecdf([], [1.0, 2.0]).tolist() == [0.0, 0.0]

@@ -113,8 +113,9 @@ class PolicyScheduler:
         if self.queue and changed:
             out.extend(self._decide(now))
             if self.tick is not None and self.queue:
-                out.append(event(now, "CALL_ME_LATER",
-                                 timestamp=(math.floor(now / self.tick) + 1) * self.tick))
+                # (not event(): its own first argument is named timestamp too)
+                out.append({"timestamp": now, "type": "CALL_ME_LATER", "data": {
+                    "timestamp": (math.floor(now / self.tick) + 1) * self.tick}})
         return {"now": now, "events": out}
 
     def _begin(self, data: dict[str, Any], where: str) -> None:
