@@ -16,10 +16,14 @@ import math
 
 import numpy as np
 
-from bbopt.core import ClusterState, Job, slack
+from bbopt.core import ClusterState, Job, RunningJobs, slack
 from bbopt.planner import Planner, bb_placement
 from bbopt.planner.named import conservative_kernels
 from bbopt.planner.profile import OverbookedError
+
+
+def _end(r) -> float:
+    return r.start + r.job.walltime
 
 
 class NamedArrays:
@@ -41,8 +45,10 @@ class NamedArrays:
         job holds
         (nodes, pool BB, bytes per BB node) is worked out once per job and kept while it runs,
         the arrays of the running jobs while the state hands the same running jobs. ``None``
-        without the kernels, or when some running job's pieces are not known (then they are
-        placed again in Python)."""
+        without the kernels, or when some running job's pieces are not known, or when one is at or
+        past its walltime (then Python decides: the kernel takes a running job's nodes and BB
+        to be free from its expected end on, which the engine and :func:`bbopt.decide` never
+        let pass, :func:`bbopt.core.planning_state`, but a caller of ``decide`` may)."""
         loaded = conservative_kernels()
         if loaded is None:
             return None
@@ -57,6 +63,10 @@ class NamedArrays:
             self._running = None
         _, caps, tol, bb_tol, ftol, rows = consts
         running = state.running
+        if running:  # (a job at or past its walltime: see the docstring)
+            first = running[0] if type(running) is RunningJobs else min(running, key=_end)
+            if first.start + first.job.walltime <= state.time:
+                return None
         kept = self._running
         if kept is not None and kept[0] is running:
             ends, held = kept[1], kept[2]

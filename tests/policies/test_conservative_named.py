@@ -253,3 +253,20 @@ def test_the_holdings_of_ended_jobs_are_forgotten_past_twice_the_running_plus_25
         assert f"r{k}" in arrays._consts[5]
     assert sizes[:258] == list(range(1, 259))
     assert sizes[258:] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("end", [30.0, 40.0, math.nextafter(40.0, math.inf)])
+def test_a_running_job_at_or_past_its_walltime_is_decided_as_in_python(end):
+    """A caller's state at t=40 with a 3-node job due to end at ``end`` still running, and a
+    7-node job waiting (8 nodes): the job's nodes are not free while it runs, so the waiting
+    job does not start now, compiled or in Python (the engine and ``bbopt.decide`` stretch
+    such a job first: ``planning_state``; the kernel alone took its nodes to be free from its
+    expected end on, and started the job on them). One ulp after now, both reserve it then."""
+    platform = Platform(nodes=8, bb=27.5, bb_nodes=(10.0, 10.0, 7.5))
+    running = (RunningJob(Job("r", 0, walltime=end, runtime=end, nodes=3, bb=0), 0.0, None, ()),)
+    state = ClusterState(40.0, platform, running, (Job("q", 10, walltime=5, nodes=7, bb=3.0),))
+    decisions = [ConservativeBackfilling(compiled=c).decide(state) for c in (False, None)]
+    assert decisions[0].start == decisions[1].start == ()
+    assert decisions[0].reservations == decisions[1].reservations
+    assert [(r.job_id, r.start) for r in decisions[1].reservations] == (
+        [("q", end)] if end > 40.0 else [])
