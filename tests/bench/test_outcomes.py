@@ -14,16 +14,9 @@ from bbopt.errors import InputError
 
 
 def _store(tmp_path, runs):
-    store = Store(tmp_path / "sweep")
-    for k, (part, policy, gap, wait, bsld) in enumerate(runs):
-        params = {"workload": "kth", "part": part, "platform": "kopanski", "policy": policy,
-                  "seed": 0, "budget": None, "execution": "rigid"}
-        metrics = {"mean_wait": wait, "mean_bounded_slowdown": bsld,
-                   "decision_gap_mean": gap, "decisions_audited": 10.0}
-        store.write_run(f"h{k}", {"hash": f"h{k}", "sweep": "audit", "params": params,
-                                  "metrics": metrics, "provenance": {"hash_inputs": {
-                                      "platform": {"nodes": 96, "bb": 480e9}}}}, None)
-    return store.root
+    """``runs``: (part, policy, gap, wait, bounded slowdown) (:func:`_store_of`)."""
+    return _store_of(tmp_path, [({"part": part, "policy": policy}, gap, wait, bsld)
+                                for part, policy, gap, wait, bsld in runs])
 
 
 RUNS = [(1, "exact", 0.0, 100.0, 2.0), (1, "a", 0.01, 110.0, 2.2), (1, "b", 0.1, 150.0, 3.0),

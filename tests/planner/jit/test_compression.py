@@ -94,6 +94,11 @@ def test_a_rebuilt_profile_compressed_compiled_gives_the_kept_one(every_compress
                                                                    jobs):
     """A fresh compiled policy on each state of a replay (no kept profile: every reservation
     scanned from now on) decides as the policy that kept its profile."""
+    _fresh_compiled_decides_as_kept(jobs)
+
+
+def _fresh_compiled_decides_as_kept(jobs) -> None:
+    """Replay ``jobs`` in Python; at each decision a fresh compiled policy decides the same."""
     def observe(state, decision):
         fresh = make_policy("conservative-bb", compiled=True).decide(state)
         assert (fresh.started_ids, fresh.reservations, fresh.memory) == (
@@ -568,14 +573,7 @@ def test_the_compiled_compression_decides_as_python_on_seeded_workloads(
         jit, jit_decisions = _replay(jobs, PLATFORM, compiled=True, depth=depth)
         assert jit_decisions == py_decisions, trial
         assert (jit.start, jit.end) == (py.start, py.end)
-
-        def observe(state, decision):
-            fresh = make_policy("conservative-bb", compiled=True).decide(state)
-            assert (fresh.started_ids, fresh.reservations, fresh.memory) == (
-                decision.started_ids, decision.reservations, decision.memory), state.time
-
-        simulate(jobs, PLATFORM, "conservative-bb", options={"compiled": False},
-                 on_decision=observe)
+        _fresh_compiled_decides_as_kept(jobs)
     assert every_compression_compiled["moved"] > 100
 
 

@@ -322,6 +322,35 @@ def test_the_compiled_walk_accepts_only_a_move_it_kept():
     assert walk.order == [4, 1, 2, 3, 0] and walk.score == swapped
 
 
+def _swaps_by_hand(by_hand, first, second, slack, steps, temperature, want):
+    """The annealing's moves ``first[s]``, ``second[s]`` for ``s`` in ``steps`` tried and kept
+    one by one on ``by_hand`` (kept at most ``current + temperature * slack[s]``), counting
+    into ``want`` as ``moves`` counts (kept, improvements, aborted, tried); the current and
+    best scores, the best order (``None``: no improvement) and how many swaps scored exactly
+    the threshold and the best."""
+    current = best = by_hand.score
+    want_order = None
+    ties = 0
+    for s in steps:
+        a, b = int(first[s]), int(second[s])
+        if a == b:
+            want[0] += 1
+            continue
+        threshold = current + temperature * slack[s]
+        score = by_hand.try_swap(a, b, threshold)
+        ties += score == threshold == best
+        want[3] += 1
+        want[2] += score == math.inf
+        if score <= threshold:
+            by_hand.accept()
+            current = score
+            want[0] += 1
+            if score < best:
+                best, want_order = score, by_hand.order
+                want[1] += 1
+    return current, best, want_order, ties
+
+
 def test_the_compiled_annealing_moves_are_swaps_kept_at_the_threshold():
     """``moves`` from step 2: the moves of positions ``first[s]``, ``second[s]`` for s = 2..5,
     each kept when its score is at most ``current + temperature * slack[s]``, as the same
@@ -337,27 +366,11 @@ def test_the_compiled_annealing_moves_are_swaps_kept_at_the_threshold():
     walk = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 2)
     by_hand = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 2)
     assert walk.order == by_hand.order == [0, 1, 2, 3, 4]  # (the walks' current buffers)
-    current = best = walk.score
     counts = [0, 0, 0, 0]
     want = [0, 0, 0, 0]
     best_order = np.zeros(5, dtype=np.int64)
-    want_order = None
-    for s in range(2, 6):
-        a, b = int(first[s]), int(second[s])
-        if a == b:
-            want[0] += 1
-            continue
-        threshold = current + temperature * slack[s]
-        score = by_hand.try_swap(a, b, threshold)
-        want[3] += 1
-        want[2] += score == math.inf
-        if score <= threshold:
-            by_hand.accept()
-            current = score
-            want[0] += 1
-            if score < best:
-                best, want_order = score, by_hand.order
-                want[1] += 1
+    current, best, want_order, _ = _swaps_by_hand(by_hand, first, second, slack, range(2, 6),
+                                                  temperature, want)
     got = walk.moves(first, second, slack, 2, 4, walk.score, temperature, walk.score, counts,
                      best_order)
     assert got == (6, current, best)
@@ -530,28 +543,10 @@ def test_the_compiled_annealing_continues_its_counts_buffers_and_ties_across_cal
     temperature = 100.0
     walk = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 1)
     by_hand = NamedWalk(model.named_arrays(), [0, 1, 2, 3, 4], 1)
-    current = best = walk.score
     counts, want = [5, 6, 7, 8], [5, 6, 7, 8]
     best_order = np.zeros(5, dtype=np.int64)
-    want_order = None
-    ties = 0
-    for s in range(9):
-        a, b = int(first[s]), int(second[s])
-        if a == b:
-            want[0] += 1
-            continue
-        threshold = current + temperature * slack[s]
-        score = by_hand.try_swap(a, b, threshold)
-        ties += score == threshold == best
-        want[3] += 1
-        want[2] += score == math.inf
-        if score <= threshold:
-            by_hand.accept()
-            current = score
-            want[0] += 1
-            if score < best:
-                best, want_order = score, by_hand.order
-                want[1] += 1
+    current, best, want_order, ties = _swaps_by_hand(by_hand, first, second, slack, range(9),
+                                                     temperature, want)
     step, cur, top = walk.moves(first, second, slack, 0, 4, walk.score, temperature,
                                 walk.score, counts, best_order)
     got = walk.moves(first, second, slack, step, 5, cur, temperature, top, counts, best_order)

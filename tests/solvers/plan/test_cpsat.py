@@ -18,6 +18,7 @@ from bbopt.solvers import Budget
 from bbopt.solvers.plan import cpsat
 from bbopt.solvers.plan.cpsat import solve_cpsat
 from tests._slow_clock import SlowClock
+from tests.solvers._recording_cpsat import RecordingCpSolver
 
 
 def test_only_the_exponents_1_2_and_3_are_programmed():
@@ -156,7 +157,7 @@ def test_wait_cubes_beyond_int64_are_refused():
 
 
 # ---------------------------------------------------------------- the program CP-SAT is handed
-class _Recording(cp_model.CpSolver):
+class _Recording(RecordingCpSolver):
     """CP-SAT that records the model and the parameters of each solve; ``answers`` (CP-SAT
     statuses) override what a solve reports, after a real solve."""
 
@@ -165,17 +166,10 @@ class _Recording(cp_model.CpSolver):
 
     def __init__(self) -> None:
         super().__init__()
-        self.models: list = []
-        self.params: list = []
         _Recording.made.append(self)
 
     def Solve(self, model, callback=None):  # noqa: N802 (CP-SAT's name)
-        proto = type(model.Proto())()
-        proto.copy_from(model.Proto())
-        params = type(self.parameters)()
-        params.copy_from(self.parameters)
-        self.models.append(proto)
-        self.params.append(params)
+        self.record(model)
         status = super().Solve(model, callback)
         return _Recording.answers.pop(0) if _Recording.answers else status
 

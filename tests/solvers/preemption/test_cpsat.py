@@ -17,10 +17,11 @@ from bbopt.solvers import Budget
 from bbopt.solvers.preemption import cpsat
 from bbopt.solvers.preemption.cpsat import BB_UNITS, solve_cpsat
 from tests._slow_clock import SlowClock
+from tests.solvers._recording_cpsat import RecordingCpSolver
 from tests.solvers.test_preemption import victims_model
 
 
-class _Recording(cp_model.CpSolver):
+class _Recording(RecordingCpSolver):
     """CP-SAT that records the model and the parameters of each solve; ``answers`` (CP-SAT
     statuses, or ``None`` for the real one's) overrides what a solve reports, ``work`` the
     deterministic time each solve spends."""
@@ -31,17 +32,10 @@ class _Recording(cp_model.CpSolver):
 
     def __init__(self) -> None:
         super().__init__()
-        self.models: list = []
-        self.params: list = []
         _Recording.made.append(self)
 
     def Solve(self, model, callback=None):  # noqa: N802 (CP-SAT's name)
-        proto = type(model.Proto())()
-        proto.copy_from(model.Proto())
-        params = type(self.parameters)()
-        params.copy_from(self.parameters)
-        self.models.append(proto)
-        self.params.append(params)
+        self.record(model)
         scripted = _Recording.answers.pop(0) if _Recording.answers else None
         if scripted == cp_model.UNKNOWN:
             return scripted
