@@ -246,7 +246,9 @@ def test_table1_front_and_the_choice_from_it(engine):
     assert picks(r) == [[0, 4], [1, 2, 3, 4]]
     assert [s.objectives for s in r.pareto] == [(100.0, 20 * TB), (80.0, 90 * TB)]
     assert r.solution.tolist() == [True, False, False, False, True]
-    assert r.info["engine"] == engine and r.info["stopped_by"] == "generations"
+    # (pymoo stops by itself once its matings find no row of Table 1's 32 not seen before)
+    assert r.info["engine"] == engine and r.info["stopped_by"] == (
+        "generations" if engine == "fast" else "no new offspring")
     bb_first = solve(table1(objectives=("bb", "nodes")), "nsga2", Budget(10.0), 0,
                      engine=engine, pop_size=6, generations=4)
     assert np.flatnonzero(bb_first.solution).tolist() == [1, 2, 3, 4]
@@ -441,9 +443,39 @@ def test_the_trace_holds_seconds_since_the_start_and_0_1_selections():
 def test_the_pymoo_engine_reports_its_generations_quietly(capsys):
     r = solve(table1(), "nsga2", Budget(10.0), 0, engine="pymoo", pop_size=6, generations=2,
               seed_greedy=False)
-    # (pymoo's n_gen after the run: one past the generations run, as pymoo counts them)
-    assert r.info == {"generations": 3, "stopped_by": "generations", "engine": "pymoo"}
+    assert r.info == {"generations": 2, "stopped_by": "generations", "engine": "pymoo"}
     assert capsys.readouterr().out == ""
+
+
+def _scarce_window() -> WindowModel:
+    rng = np.random.default_rng(1)
+    return WindowModel(nodes=list(rng.integers(1, 20, 30)), bb=list(rng.uniform(0, 1e12, 30)),
+                       free_nodes=100, free_bb=5e12)
+
+
+@pytest.mark.parametrize("engine", ["fast", "pymoo", "pymoo-plain"])
+@pytest.mark.parametrize("generations", [1, 2, 5])
+def test_every_engine_reports_the_generations_it_evaluated(monkeypatch, engine, generations):
+    """G generations are the first population and G - 1 offspring rounds, in every engine:
+    each evaluates G batches of rows, then the answer's rows once more (pymoo's own ``n_gen``
+    is one past the G on return)."""
+    batches = []
+    model = _scarce_window()
+    many = WindowModel.evaluate_many
+    monkeypatch.setattr(WindowModel, "evaluate_many",
+                        lambda self, X: batches.append(len(X)) or many(self, X))
+    r = solve(model, "nsga2", Budget(10.0), 0, engine=engine, pop_size=10,
+              generations=generations, seed_greedy=False, stall=None)
+    assert (r.info["generations"], r.info["stopped_by"]) == (generations, "generations")
+    assert len(batches) == generations + 1
+
+
+def test_the_pymoo_engine_says_when_no_mating_finds_new_offspring():
+    """Table 1 has 32 rows: with 6 of them kept, pymoo's matings soon find none not seen
+    before, and pymoo stops before G."""
+    r = solve(table1(), "nsga2", Budget(10.0), 0, engine="pymoo", pop_size=6, generations=5,
+              seed_greedy=False)
+    assert (r.info["generations"], r.info["stopped_by"]) == (2, "no new offspring")
 
 
 def test_the_pymoo_engine_fills_only_monotone_objectives():
