@@ -179,11 +179,11 @@ def plan(spec: SweepSpec) -> list[RunTask]:
                              shares=_measured_shares(options, shares),
                              cost=estimate(len(part), cell.policy.name, accepted),
                              plugins=tuple(spec.plugins)))
-    seen: dict[str, Cell] = {}
+    seen: set[str] = set()
     unique = []
     for t in tasks:  # two cells that are the same run (e.g. equal labels of one policy)
         if t.hash not in seen:
-            seen[t.hash] = t
+            seen.add(t.hash)
             unique.append(t)
     return unique
 
