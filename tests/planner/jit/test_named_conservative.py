@@ -308,11 +308,18 @@ def test_a_reservation_that_overbooks_a_bb_node_raises_the_policys_error():
     assert _decide(rows, [5.0], [(1, 5.0, 5.0)], ftol=1e-3) == ([10.0], [0])
 
 
-def _running(now, caps, ends, held, jobs, previous=None, depth=math.inf):
+def _running(now, caps, ends, held, jobs, previous=None, depth=math.inf, slack=0.0, ftol=0.0,
+             junk=None):
+    """``conservative_running``; ``slack``: the profile's tolerance as a fraction of each
+    capacity (``bbopt.core.REL_TOL``), the pool's too; ``ftol``: the pieces' tolerance;
+    ``junk``: the value of an array of the profile's size freed just before (whose memory
+    ``np.empty`` then hands the kernel's profile, uncompiled)."""
     count = len(jobs)
     planned, seq = np.zeros(count), np.zeros(count, dtype=np.int64)
     caps = np.array(caps, dtype=np.float64)
-    n = C.conservative_running(now, caps, np.zeros(len(caps)), 0.0, 0.0,
+    if junk is not None:
+        np.full((1 + len(caps), len(ends) + 1 + 6 * count + 4), junk)
+    n = C.conservative_running(now, caps, caps * slack, caps[1] * slack, ftol,
                                np.array(ends, dtype=np.float64),
                                np.array(held, dtype=np.float64).reshape(len(ends), len(caps)),
                                np.array(jobs, dtype=np.float64).T.copy(),
@@ -346,3 +353,71 @@ def test_each_decision_starts_from_its_own_now():
     assert _running(0.0, *args) == ([50.0], [0])
     assert _running(60.0, *args) == ([60.0], [0])
     assert _running(20.0, *args) == ([50.0], [0])
+
+
+def test_the_profiles_origin_is_now_whatever_its_memory_held():
+    """Memory left holding the running job's end (50: its release would merge into the
+    origin, its nodes free now), a time after now (30) or past everything (a hold now would
+    be taken from there) or NaN: the origin is now, the job waits for the nodes at 50;
+    beside a running job of 2 nodes until 50, 2 nodes for 10 s start now, 2 for 5 s after
+    them at 30, 4 at 50."""
+    args = ([4, 10, 5, 5], [50.0], [[4, 0, 0, 0]], [(1, 0.0, 10.0)])
+    two = ([4, 10, 5, 5], [50.0], [[2, 0, 0, 0]], [(2, 0.0, 10.0), (2, 0.0, 5.0),
+                                                   (4, 0.0, 5.0)])
+    for junk in (50.0, 30.0, 1e9, math.nan):
+        assert _running(20.0, *args, junk=junk) == ([50.0], [0])
+        assert _running(20.0, *two, junk=junk) == ([20.0, 30.0, 50.0], [0, 1, 2])
+
+
+def test_a_kept_job_whose_pieces_no_longer_fit_by_its_start_keeps_that_start():
+    """The compression's fallback: a kept job that fits nowhere up to its kept start once
+    released is planned at that start. Six nodes, two BB nodes of 10 (the slacks of
+    ``NamedArrays``: 1e-9 of each capacity, pieces 1e-12 of the largest); running: 3 nodes
+    until t=2, 1 node and 5 bytes of BB node 1 until 100. Kept: ``c`` (3 nodes, 6 bytes, 8 s)
+    at 2, ``a`` (1 node, 4 bytes and 5e-9, 20 s) at 5, ``q`` (1 node, 6 bytes, 20 s) at 10.
+    Held again: ``c`` on node 0 over [2, 10), so ``a`` on node 1 (4 left on node 0), ``q`` on
+    node 0 from 10. Compressed: ``c`` stays at 2 (the nodes are busy before), ``a`` starts now
+    on node 0 (10 free now; the profile's 4 there from 2 hold it within their 1e-8 of
+    slack), which leaves ``q`` 6 less 5e-9 on node 0 from 10, short of its 6 bytes by more
+    than a piece's tolerance, and 5 on node 1: no start up to 10, so 10."""
+    caps, ends = [6, 20, 10, 10], [2.0, 100.0]
+    held = [[3, 0, 0, 0], [1, 5, 0, 5]]
+    jobs = [(3, 6.0, 8.0), (1, 4.0 + 5e-9, 20.0), (1, 6.0, 20.0)]
+    got = _running(0.0, caps, ends, held, jobs, [2.0, 5.0, 10.0], slack=1e-9, ftol=1e-11)
+    assert got == ([2.0, 0.0, 10.0], [0, 1, 2])
+    # (the bytes of a exactly 4: q's 6 fit on node 0 from 10 again, held there)
+    jobs[1] = (1, 4.0, 20.0)
+    assert _running(0.0, caps, ends, held, jobs, [2.0, 5.0, 10.0], slack=1e-9,
+                    ftol=1e-11) == ([2.0, 0.0, 10.0], [0, 1, 2])
+    # the planner's decision (Python) on the same state: the same starts
+    platform = Platform(nodes=6, bb=20.0, bb_nodes=(10.0, 10.0))
+    running = (RunningJob(Job("r0", 0, walltime=2.0, runtime=2.0, nodes=3), 0.0, None, ()),
+               RunningJob(Job("r1", 0, walltime=100.0, runtime=100.0, nodes=1, bb=5.0), 0.0,
+                          None, ((1, 5.0),)))
+    queue = tuple(Job(j, 0, walltime=w, nodes=n, bb=bb)
+                  for j, (n, bb, w) in zip("caq", [(3, 6.0, 8.0), (1, 4.0 + 5e-9, 20.0),
+                                                   (1, 6.0, 20.0)], strict=True))
+    state = ClusterState(0.0, platform, running, queue,
+                         memory={"reservations": {"c": 2.0, "a": 5.0, "q": 10.0}})
+    ref = ConservativeBackfilling(compiled=False).decide(state)
+    assert [s.job_id for s in ref.start] == ["a"]
+    assert [(r.job_id, r.start) for r in ref.reservations] == [("c", 2.0), ("q", 10.0)]
+
+
+def test_the_releases_of_one_time_are_summed_in_the_order_given_past_sixteen_running_jobs():
+    """Twenty running jobs, the i-th (1 to 20) holding ``0.1 * i`` of the pool and of one BB
+    node of 30, ending at 3 and 5 in turn: ``Profile`` sums them in that order (sorted by end,
+    stably), 8.999999999999996 free before 3 and 18.999999999999996 from 3 (summed otherwise:
+    9.0 and 19.0). 19 bytes for 1 s start at 5, one ulp less at 3; 9 bytes at 3, one ulp less
+    at 3 too (the BB node now, from the running jobs in the order given, holds
+    8.999999999999998), 8.999999999999996 now."""
+    bbs = [0.1 * i for i in range(1, 21)]
+    ends = [3.0, 5.0] * 10
+    held = [[1, b, b] for b in bbs]
+    p = Profile(0.0, (24.0, 30.0, 30.0), list(zip(ends, held, strict=True)))
+    assert p.times == [0.0, 3.0, 5.0]
+    assert [row[1] for row in p.free] == [8.999999999999996, 18.999999999999996,
+                                          29.999999999999996]
+    for bb, start in [(19.0, 5.0), (math.nextafter(19.0, 0.0), 3.0), (9.0, 3.0),
+                      (math.nextafter(9.0, 0.0), 3.0), (8.999999999999996, 0.0)]:
+        assert _running(0.0, [24, 30, 30], ends, held, [(1, bb, 1.0)]) == ([start], [0])
