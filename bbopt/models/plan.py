@@ -234,7 +234,8 @@ class PlanModel:
                 space[node] -= size  # BBNodeSpace.take_pieces' sums
             releases.append((end, (n, b, *vec)))
         prof = Profile(self.now, (cap_n, cap_b, *caps), releases)
-        self._ktol = [slack(c) for c in caps]  # Profile's per-dimension fit rule
+        # (each BB node admits what first fit places on it: bbopt.planner.bb.profile_slacks)
+        self._ktol = [self._ftol] * k
         T = prof.times
         rows = prof.free
         self._T = list(T)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from bbopt.core import Job, Platform, RunningJob
+from bbopt.core import Job, Platform, RunningJob, slack
 from bbopt.planner.pieces import (
     bb_node_tolerance,
     contiguous_nodes,
@@ -225,6 +225,20 @@ def _bb_nodes_of(bb_nodes: tuple[float, ...]) -> tuple[tuple[float, ...], float,
     platform (a placement is built at every decision)."""
     capacity = tuple(float(c) for c in bb_nodes)
     return capacity, bb_node_tolerance(capacity), 1e-9 * sum(capacity)
+
+
+def profile_slacks(platform: Platform) -> tuple[float, ...]:
+    """How far above its free amount each dimension of a profile of ``platform`` admits a
+    demand: the nodes and the pooled BB by :func:`bbopt.core.slack`, then each named BB node by
+    the tolerance first fit places a piece with (:func:`bbopt.planner.pieces.bb_node_tolerance`).
+    With a wider slack on a BB node, a hold admitted within it could leave a later job's piece,
+    released and placed again, short of what first fit accepts: its reservation would be planned
+    and held by none."""
+    pooled = (slack(platform.nodes), slack(platform.bb))
+    if platform.bb_nodes is None:
+        return pooled
+    _, tol, _ = _bb_nodes_of(tuple(platform.bb_nodes))
+    return pooled + (tol,) * len(platform.bb_nodes)
 
 
 #: What every placement strategy is (the pool's interface).

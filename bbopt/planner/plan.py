@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 
 from bbopt.core import ClusterState, Job, Platform, RunningJob, RunningJobs, Start
-from bbopt.planner.bb import FirstFitBB, bb_placement
+from bbopt.planner.bb import FirstFitBB, bb_placement, profile_slacks
 from bbopt.planner.fast_path import TwoDimensions
 from bbopt.planner.links import LinkState, OnTheTree
 from bbopt.planner.node_ids import NodeIds
@@ -137,7 +137,8 @@ class Planner(TwoDimensions, OnTheTree, NodeIds):
             releases = [(r.expected_end, self._demand(r.job, pieces.get(r.job.id, ())))
                         for r in self.running]
             profile = Profile(self.now, (platform.nodes, platform.bb,
-                                         *(platform.bb_nodes or ())), releases)
+                                         *(platform.bb_nodes or ())), releases,
+                              slacks=profile_slacks(platform))
             for start, end, demand in self._log:  # (the fast path's holds, in order)
                 profile.reserve(start, end, demand)
             self._profile, self._two, self._log = profile, None, []

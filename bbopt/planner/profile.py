@@ -92,12 +92,15 @@ class Profile:
         capacity: Sequence[float],
         releases: Iterable[tuple[float, Sequence[float]]] = (),
         used: Sequence[float] | None = None,
+        slacks: Sequence[float] | None = None,
     ) -> None:
         """Build the profile of a machine with ``capacity`` at time ``origin``.
 
         ``releases`` are ``(time, amount)`` pairs: resources held now that come free at ``time``
         (running jobs and their expected ends). ``used`` is what is held now; by default the sum
-        of the releases.
+        of the releases. ``slacks``: how far above the free amount each dimension admits a
+        demand (by default :func:`bbopt.core.slack` of its capacity; a planner on named BB nodes
+        gives theirs, :func:`bbopt.planner.bb.profile_slacks`).
         """
         origin = float(origin)
         cap = [float(c) for c in capacity]
@@ -126,7 +129,8 @@ class Profile:
                     rows.append(current)
         self.times = times
         self.free = rows
-        self._tol = [slack(c) for c in cap]  # the one fit rule of bbopt.core.fits
+        # (the one fit rule of bbopt.core.fits)
+        self._tol = [slack(c) for c in cap] if slacks is None else [float(s) for s in slacks]
         # False while no row has ever held less than minus half the fit tolerance of its
         # dimension (an overbooked start, or a reservation that fitted by most of the
         # tolerance): then a job's own hold never stops it from fitting (see earlier_fit).

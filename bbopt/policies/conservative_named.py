@@ -18,6 +18,7 @@ import numpy as np
 
 from bbopt.core import ClusterState, Job, RunningJobs, slack
 from bbopt.planner import Planner, bb_placement
+from bbopt.planner.bb import profile_slacks
 from bbopt.planner.named import conservative_kernels
 from bbopt.planner.profile import OverbookedError
 
@@ -58,7 +59,7 @@ class NamedArrays:
             bb = bb_placement(platform)
             caps = (float(platform.nodes), float(platform.bb), *bb.capacity)
             consts = self._consts = (
-                platform, np.array(caps), np.array([slack(c) for c in caps]),
+                platform, np.array(caps), np.array(profile_slacks(platform)),
                 slack(platform.bb), bb.tol, {})
             self._running = None
         _, caps, tol, bb_tol, ftol, rows = consts

@@ -275,13 +275,16 @@ def _one_node_left_now(queue) -> PlanModel:
 
 
 @pytest.mark.parametrize(("extra", "start", "runs"),
-                         [(9, 0.0, ((0, 1),)), (10, 0.0, ((0, 1),)), (11, 50.0, ((1, 1),))])
+                         [(0.005, 0.0, ((0, 1),)), (0.01, 0.0, ((0, 1),)),
+                          (0.02, 50.0, ((1, 1),))])
 def test_a_start_now_keeps_its_pieces_room_over_its_window_within_the_nodes_slack(
         extra, start, runs):
     # x (two 3 GB pieces) is planned on BB node 0 from 50: 4 GB left there. y's one piece of
     # 4 GB + extra bytes goes now on node 0 by first fit on the free space now (10 GB); it
-    # keeps that room over its 100 s only within node 0's slack (1e-9 of 10 GB: 10 bytes),
-    # else y waits for r and takes node 1 by first fit on the least free space from 50.
+    # keeps that room over its 100 s only within node 0's slack, the tolerance first fit
+    # places a piece with (1e-12 of the largest BB node: 0.01 bytes; bbopt.planner.bb's
+    # profile_slacks), else y waits for r and takes node 1 by first fit on the least free
+    # space from 50.
     model = _one_node_left_now([Job("x", 0, walltime=100, nodes=2, bb=6 * GB),
                                 Job("y", 0, walltime=100, nodes=1, bb=4 * GB + extra)])
     prof = model.named_profile()

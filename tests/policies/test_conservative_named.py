@@ -164,20 +164,17 @@ def test_a_piece_filling_a_bb_node_exactly_starts(compiled, request_b, started):
         [] if started else [("j", 100.0)])
 
 
-@pytest.mark.xfail(strict=True, reason="a start now admitted within the profile's slack "
-                   "(1e-9 of a BB node) leaves a kept job's piece short by more than first "
-                   "fit's (1e-12): not held again, that job is planned but not held, and at "
-                   "the next decision a job behind it delays it")
 @pytest.mark.parametrize("compiled", [False, None])
 def test_a_kept_reservation_is_not_delayed_by_a_job_behind_it(compiled):
     """Six nodes, BB nodes of 10 B; running until t=2 on 3 nodes, until 100 on 1 node with 5 B
     on BB node 1. Kept: c (3 nodes, 6 B, 8 s) at 2, a (1 node, 4 B + 5e-9, 20 s) at 5, q (1
-    node, 6 B, 20 s) at 10; e (1 node, 6 B, 20 s) new. a starts now on BB node 0 (its 10 B
-    free now), 5e-9 over what c and q leave it, within the profile's slack (1e-8); q's piece
-    then no longer fits node 0 by first fit's tolerance: planned at 10 but not held, e is
-    planned at 20 on node 0 in q's window. At the next decision (the same time, the first's
-    starts running on node 0) q must keep a start no later than 10 (now: held by none, it
-    moves behind e, to 40)."""
+    node, 6 B, 20 s) at 10; e (1 node, 6 B, 20 s) new. With a slack of 1e-9 of a BB node's
+    bytes (1e-8) and pieces placed within 1e-12 of the largest (1e-11), a started now on BB
+    node 0, 5e-9 over what c and q leave it; q's piece then no longer fitted node 0: planned at
+    10 but held by none, e was planned at 20 on node 0 in q's window, and at the next decision
+    q moved behind e, to 40. A BB node now admits what first fit places there
+    (:func:`bbopt.planner.bb.profile_slacks`): a is not started over q's bytes, and q keeps
+    10 at both decisions."""
     platform = Platform(nodes=6, bb=20.0, bb_nodes=(10.0, 10.0))
     running = (_running("r0", 2, 3, ()), _running("r1", 100, 1, ((1, 5.0),)))
     queue = (Job("c", 0, walltime=8, nodes=3, bb=6.0),

@@ -371,8 +371,9 @@ def test_the_profiles_origin_is_now_whatever_its_memory_held():
 
 def test_a_kept_job_whose_pieces_no_longer_fit_by_its_start_keeps_that_start():
     """The compression's fallback: a kept job that fits nowhere up to its kept start once
-    released is planned at that start. Six nodes, two BB nodes of 10 (the slacks of
-    ``NamedArrays``: 1e-9 of each capacity, pieces 1e-12 of the largest); running: 3 nodes
+    released is planned at that start. Six nodes, two BB nodes of 10 (a slack of 1e-9 of each
+    capacity on every dimension, wider than the pieces' 1e-12 of the largest, as the BB nodes
+    had before :func:`bbopt.planner.bb.profile_slacks`); running: 3 nodes
     until t=2, 1 node and 5 bytes of BB node 1 until 100. Kept: ``c`` (3 nodes, 6 bytes, 8 s)
     at 2, ``a`` (1 node, 4 bytes and 5e-9, 20 s) at 5, ``q`` (1 node, 6 bytes, 20 s) at 10.
     Held again: ``c`` on node 0 over [2, 10), so ``a`` on node 1 (4 left on node 0), ``q`` on
@@ -389,7 +390,9 @@ def test_a_kept_job_whose_pieces_no_longer_fit_by_its_start_keeps_that_start():
     jobs[1] = (1, 4.0, 20.0)
     assert _running(0.0, caps, ends, held, jobs, [2.0, 5.0, 10.0], slack=1e-9,
                     ftol=1e-11) == ([2.0, 0.0, 10.0], [0, 1, 2])
-    # the planner's decision (Python) on the same state: the same starts
+    # the platform's own slacks (a BB node admits what first fit places there, 1e-11): a no
+    # longer starts now on node 0 over what c and q hold there; it moves to 2, on node 1, and
+    # q keeps 10 -- the compiled decision and the planner's (Python) alike
     platform = Platform(nodes=6, bb=20.0, bb_nodes=(10.0, 10.0))
     running = (RunningJob(Job("r0", 0, walltime=2.0, runtime=2.0, nodes=3), 0.0, None, ()),
                RunningJob(Job("r1", 0, walltime=100.0, runtime=100.0, nodes=1, bb=5.0), 0.0,
@@ -399,9 +402,11 @@ def test_a_kept_job_whose_pieces_no_longer_fit_by_its_start_keeps_that_start():
                                                    (1, 6.0, 20.0)], strict=True))
     state = ClusterState(0.0, platform, running, queue,
                          memory={"reservations": {"c": 2.0, "a": 5.0, "q": 10.0}})
-    ref = ConservativeBackfilling(compiled=False).decide(state)
-    assert [s.job_id for s in ref.start] == ["a"]
-    assert [(r.job_id, r.start) for r in ref.reservations] == [("c", 2.0), ("q", 10.0)]
+    for compiled in (False, None):
+        got = ConservativeBackfilling(compiled=compiled).decide(state)
+        assert got.start == ()
+        assert [(r.job_id, r.start) for r in got.reservations] == [
+            ("a", 2.0), ("c", 2.0), ("q", 10.0)]
 
 
 def test_the_releases_of_one_time_are_summed_in_the_order_given_past_sixteen_running_jobs():
