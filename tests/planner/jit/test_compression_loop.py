@@ -163,6 +163,18 @@ def test_the_stuck_floor_bounds_only_a_reservation_needing_as_many_nodes_and_as_
                                                 [(0, 90), (0, 100), (4, 100)]), False)
 
 
+def test_a_stuck_reservation_needing_no_more_is_where_the_next_scan_starts():
+    """8 nodes; none free before 1. The reservation of 4 nodes at 1 for 1 cannot move: stuck
+    at 1. The one of 4 nodes at 3 for 1 needs as much, so its scan starts at 1 (its floor, a
+    time, not the stuck one's need of 4 nodes, which would lie past its start): it moves to
+    1, beside the stuck one."""
+    times = (0.0, 1.0, 2.0, 3.0, 4.0)
+    free = ((0.0, 100.0), (4.0, 100.0), (8.0, 100.0), (4.0, 100.0), (8.0, 100.0))
+    kept = [(1.0, 4.0, 0.0, 1.0), (3.0, 4.0, 0.0, 1.0)]
+    case = (times, free, (0.0, 0.0), False, 0.0, math.inf, [], kept, False)
+    assert _both(*case) == ([1.0, 1.0], [1], ([0.0, 2.0], [(0, 100), (8, 100)]), False)
+
+
 @pytest.mark.parametrize(("hold", "start"), [(-0.5, 5.0), (-0.75, 10.0)])
 def test_on_a_low_profile_the_own_hold_is_tested(hold, start):
     """A low profile (a row below minus half the tolerance, 0.5): the reservation of 2 nodes
@@ -233,14 +245,15 @@ def _fit(times, free, tol, now, duration, demand, held, limit, own):
 
 
 @pytest.mark.parametrize("own", [False, True])
-def test_earlier_fit_needs_the_bb_before_the_hold_to_the_ulp(own):
-    """A start at 0 for 25 (its hold from 20) needs 25 BB (30 less the tolerance 5) on [10,
-    20), before its hold: a row of exactly 25 admits it, one ulp less does not (then no start
-    before the hold fits: 20)."""
+def test_earlier_fit_needs_the_nodes_and_bb_before_the_hold_to_the_ulp(own):
+    """A start at 0 for 25 (its hold from 20) needs 2.5 nodes and 25 BB (3 and 30 less the
+    tolerance, 0.5 and 5) on [10, 20), before its hold: a row of exactly that admits it, one
+    ulp less in either column does not (then no start before the hold fits: 20)."""
     times = (0.0, 10.0, 20.0, 30.0)
-    for bb, want in ((25.0, 0.0), (math.nextafter(25.0, 0.0), 20.0)):
-        free = ((4.0, 50.0), (4.0, bb), (4.0, 50.0), (4.0, 50.0))
-        assert _fit(times, free, (0.0, 5.0), 0.0, 25.0, (1.0, 30.0), 20.0, 20.0, own) == want
+    for row, want in (((2.5, 25.0), 0.0), ((2.5, math.nextafter(25.0, 0.0)), 20.0),
+                      ((math.nextafter(2.5, 0.0), 25.0), 20.0)):
+        free = ((4.0, 50.0), row, (4.0, 50.0), (4.0, 50.0))
+        assert _fit(times, free, (0.5, 5.0), 0.0, 25.0, (3.0, 30.0), 20.0, 20.0, own) == want
 
 
 def test_earlier_fit_tests_the_own_hold_only_up_to_the_candidates_end():
