@@ -88,3 +88,26 @@ def test_a_swap_scoring_exactly_the_threshold_is_not_rejected_early():
     below = -5e-324
     assert walk.try_swap(1, 3, threshold=below) == slow.try_swap(1, 3, threshold=below)
     assert walk.try_swap(1, 3, threshold=below) == float("inf")
+
+
+def test_a_swap_at_the_threshold_is_judged_with_the_pythons_running_bound():
+    """Jobs submitted at 0.3, 0.6 and 0.9 all start at 1.0 (alpha 1): each term is its lower
+    bound, 0.7, 0.4 and about 0.1. The walk's bound on what is left (the bounds summed, then
+    taken off one by one) ends 2**-52 above 0 after the order 1, 0, 2, so its score, 1.2 and
+    2 ulps, plus that rest is above the threshold set to the score itself: rejected, in the
+    compiled walk as in the Python one (the same floats, in the same order); one ulp higher,
+    kept."""
+    import math
+
+    platform = Platform(nodes=8, bb=8 * GB, bb_nodes=(4 * GB, 4 * GB))
+    queue = tuple(Job(str(i), s, walltime=10.0, nodes=1, bb=GB)
+                  for i, s in enumerate((0.3, 0.6, 0.9)))
+    state = ClusterState(1.0, platform, (), queue)
+    py, jit = PlanModel.from_state(state, 1), PlanModel.from_state(state, 1)
+    py._njit = False
+    score = py.score([1, 0, 2])
+    assert score == jit.score([1, 0, 2]) == 1.2000000000000002
+    for threshold, want in ((score, math.inf), (math.nextafter(score, math.inf), score)):
+        walk = NamedWalk(jit.named_arrays(), [0, 1, 2], 1)
+        slow = SwapWalk(py, [0, 1, 2], 1)
+        assert walk.try_swap(0, 1, threshold) == slow.try_swap(0, 1, threshold) == want

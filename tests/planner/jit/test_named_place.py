@@ -1,0 +1,93 @@
+"""The compiled placement of one job on named BB nodes (bbopt.planner.jit.named.place and
+its start-now test ``_fits_now``) against the Python one (bbopt.models.plan_named.place), at
+its tolerances (Kopanski & Rzadca, Sections 3.3 and 4.1): the pool's fit slack, a piece's
+rounding tolerance (a millionth of a BB node's slack: 1e-12 of the largest BB node) and each
+BB node's slack (1e-9 of its capacity) are three rules, each tested at equality and beyond."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytest.importorskip("numba")
+
+from bbopt.core import GB, ClusterState, Job, Platform, RunningJob, slack  # noqa: E402
+from bbopt.models.plan import PlanModel  # noqa: E402
+
+
+def _starts(state: ClusterState, order: list[int]) -> tuple[float, ...]:
+    """The plan's starts for ``order``, compiled, checked against the Python loops."""
+    python, compiled = PlanModel.from_state(state, 1), PlanModel.from_state(state, 1)
+    python._njit = False
+    assert compiled.named_arrays() is not None
+    starts = compiled.plan(order).starts
+    assert starts == python.plan(order).starts
+    return starts
+
+
+def test_pieces_within_their_tolerance_need_not_fit_the_pool_by_it():
+    """Two BB nodes of 1 GB (a piece's tolerance 1e-3 B, the pool's slack 2 B): 2 GB and
+    1.8e-3 B in two pieces, each 0.9e-3 B over its BB node, start now: the pool is over by
+    more than one piece's tolerance but within its own slack."""
+    platform = Platform(nodes=2, bb=2 * GB, bb_nodes=(GB, GB))
+    job = Job("a", 0, 10.0, nodes=2, bb=2 * GB + 1.8e-3)
+    assert _starts(ClusterState(0.0, platform, (), (job,)), [0]) == (0.0,)
+
+
+@pytest.mark.parametrize("proximity", [False, True])
+@pytest.mark.parametrize(("busy", "later"), [(False, 0.0), (True, 10.0)])
+@pytest.mark.parametrize(("over", "on_node_0"), [(1e-3, True), (3e-3, False)])
+def test_a_piece_over_a_bb_node_by_more_than_its_tolerance_waits(proximity, busy, later, over,
+                                                                  on_node_0):
+    """BB node 0 has 1 GB free, BB node 1 (2 GB) is held until t=100 (a piece's tolerance
+    2e-3 B, BB node 0's slack 1 B). A job of 1 GB and 1e-3 B goes on BB node 0 at its first
+    start (now, by first fit or by proximity, or at t=10 when the compute nodes are busy
+    until then); 1 GB and 3e-3 B, over by more than a piece's tolerance though within the BB
+    node's slack, waits for BB node 1 at t=100."""
+    near = {"bb_proximity": ((0, 1),) * 3} if proximity else {}
+    platform = Platform(nodes=3, bb=3 * GB, bb_nodes=(GB, 2 * GB), **near)
+    running = [RunningJob(Job("r", 0, 100, runtime=100, nodes=1, bb=2 * GB), 0.0, (0,),
+                          ((1, 2 * GB),))]
+    if busy:
+        running.append(RunningJob(Job("s", 0, 10, runtime=10, nodes=2, bb=0.0), 0.0, (1, 2),
+                                  ()))
+    job = Job("c", 0, 10.0, nodes=1, bb=GB + over)
+    state = ClusterState(0.0, platform, tuple(running), (job,))
+    assert _starts(state, [0]) == ((later,) if on_node_0 else (100.0,))
+
+
+def test_a_piece_exactly_its_tolerance_over_the_nearest_bb_node_starts_now():
+    """By proximity, BB node 0 (1 GB free) first: a piece of 1 GB and exactly the piece
+    tolerance (2e-3 B: the free space is the piece less the tolerance, to the bit) takes it
+    now; one ulp more waits for BB node 1, held until t=100."""
+    platform = Platform(nodes=3, bb=3 * GB, bb_nodes=(GB, 2 * GB),
+                        bb_proximity=((0, 1),) * 3)
+    running = (RunningJob(Job("r", 0, 100, runtime=100, nodes=1, bb=2 * GB), 0.0, (0,),
+                          ((1, 2 * GB),)),)
+    tol = 2e-3
+    exact = GB + tol
+    assert exact - tol == GB
+    for bb, start in ((exact, 0.0), (math.nextafter(exact, math.inf), 100.0)):
+        state = ClusterState(0.0, platform, running, (Job("c", 0, 10.0, nodes=1, bb=bb),))
+        assert _starts(state, [0]) == (start,)
+
+
+@pytest.mark.parametrize("node", [0, 1])
+def test_a_start_now_keeps_its_pieces_within_the_bb_nodes_slack_over_its_window(node):
+    """Four compute nodes, two BB nodes of 1 GB; a running job holds two compute nodes until
+    t=5, another one more until t=100 (with all of BB node 0 when ``node`` is 1). Job x
+    (2 nodes, 0.5 GB) is planned at t=5 on BB node ``node``, leaving it 0.5 GB from then.
+    Job c (1 node, 10 s) is then placed now on that BB node, which has 1 GB free now: its
+    window keeps it only if 0.5 GB plus the BB node's slack (1 B) covers the piece. At
+    exactly that it starts now; one ulp more, it waits: until t=5 for BB node 1, or, BB node
+    0 being held, until x ends (t=15)."""
+    platform = Platform(nodes=4, bb=2 * GB, bb_nodes=(GB, GB))
+    running = (RunningJob(Job("r", 0, 5, runtime=5, nodes=2, bb=0.0), 0.0, (0, 1), ()),
+               RunningJob(Job("s", 0, 100, runtime=100, nodes=1, bb=GB if node else 0.0),
+                          0.0, (3,), ((0, GB),) if node else ()))
+    exact = 0.5 * GB + slack(GB)
+    for bb, start in ((exact, 0.0), (math.nextafter(exact, math.inf), 15.0 if node else 5.0)):
+        queue = (Job("x", 0, 10.0, nodes=2, bb=0.5 * GB), Job("c", 0, 10.0, nodes=1, bb=bb))
+        state = ClusterState(0.0, platform, running, queue)
+        assert _starts(state, [0, 1]) == (5.0, start)
