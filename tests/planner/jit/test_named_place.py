@@ -91,3 +91,49 @@ def test_a_start_now_keeps_its_pieces_within_the_bb_nodes_slack_over_its_window(
         queue = (Job("x", 0, 10.0, nodes=2, bb=0.5 * GB), Job("c", 0, 10.0, nodes=1, bb=bb))
         state = ClusterState(0.0, platform, running, queue)
         assert _starts(state, [0, 1]) == (5.0, start)
+
+
+@pytest.mark.parametrize(("bb", "a_first", "a_after"), [(0.0, 50.0, 50.0), (GB, math.inf, 60.0)])
+def test_a_running_job_past_its_walltime_leaves_too_few_compute_node_ids_now(bb, a_first,
+                                                                          a_after):
+    """At t=50 a running job expected to end at t=40 still holds compute nodes 1 and 2 (of
+    three, BB nodes by proximity): the profile counts three nodes free now, the ids only
+    node 0. Job a (2 nodes) gets no ids now: without BB it starts now all the same, taking
+    none; with 1 GB, first, it has no pieces now and no later segment: it fits nowhere (its
+    term is its lower bound, 0), and after b it starts when b ends (t=60). Job b (1 node,
+    0.5 GB) takes node 0 now in either order, also after an order where it took node 0 first
+    (the ids of that placement are not taken again). The score, the walk and the exhaustive
+    search agree with Python."""
+    from bbopt.models.plan_walk import SwapWalk
+    from bbopt.planner.named import NamedWalk
+    from bbopt.solvers import Budget
+    from bbopt.solvers.plan.exhaustive import solve_exhaustive
+
+    platform = Platform(nodes=3, bb=2 * GB, bb_nodes=(GB, GB), bb_proximity=((0, 1),) * 3)
+    running = (RunningJob(Job("r", 0, 40, runtime=60, nodes=2, bb=0.0), 0.0, (1, 2), ()),)
+    queue = (Job("a", 50, 10.0, nodes=2, bb=bb), Job("b", 50, 10.0, nodes=1, bb=GB / 2))
+    state = ClusterState(50.0, platform, running, queue)
+    python, compiled = PlanModel.from_state(state, 1), PlanModel.from_state(state, 1)
+    python._njit = False
+    assert compiled.plan([1, 0]).starts == python.plan([1, 0]).starts == (a_after, 50.0)
+    assert compiled.plan([0, 1]).starts == python.plan([0, 1]).starts == (a_first, 50.0)
+    assert compiled.score([0, 1]) == python.score([0, 1]) == 0.0
+    walk, slow = NamedWalk(compiled.named_arrays(), [1, 0], 1), SwapWalk(python, [1, 0], 1)
+    assert walk.score == slow.score == a_after - 50.0
+    assert walk.try_swap(0, 1) == slow.try_swap(0, 1) == 0.0
+    # (from the incumbent b, a: 2 nodes of the search tree, the better plan a, b)
+    assert compiled.named_arrays().exhaustive(a_after - 49.0, [1, 0]) == (0.0, [0, 1], 2)
+    fast, ref = solve_exhaustive(compiled, Budget(60.0)), solve_exhaustive(python, Budget(60.0))
+    assert fast.solution == ref.solution and fast.solution.order == (0, 1)
+
+
+def test_a_job_on_the_one_compute_node_of_a_proximity_platform_held_past_its_walltime():
+    """One compute node (its BB nodes by proximity: 1, then 0), held at t=50 by a job
+    expected to end at t=40: the profile has it free now, the ids do not. A job of 0.5 GB
+    cannot take its pieces by proximity without a compute node: it fits nowhere (not by
+    first fit now either)."""
+    platform = Platform(nodes=1, bb=2 * GB, bb_nodes=(GB, GB), bb_proximity=((1, 0),))
+    running = (RunningJob(Job("r", 0, 40, runtime=60, nodes=1, bb=0.0), 0.0, (0,), ()),)
+    state = ClusterState(50.0, platform, running,
+                         (Job("a", 50, 10.0, nodes=1, bb=GB / 2),))
+    assert _starts(state, [0]) == (math.inf,)
