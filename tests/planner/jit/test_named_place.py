@@ -137,3 +137,32 @@ def test_a_job_on_the_one_compute_node_of_a_proximity_platform_held_past_its_wal
     state = ClusterState(50.0, platform, running,
                          (Job("a", 50, 10.0, nodes=1, bb=GB / 2),))
     assert _starts(state, [0]) == (math.inf,)
+
+
+@pytest.mark.parametrize(("bb", "pieces"), [(0.0, [0, 0]), (0.6 * GB, [6, 0])])
+def test_a_placements_signature_has_one_bit_per_compute_node_across_its_words(bb, pieces):
+    """``place``'s signature of a start now by proximity on 130 compute nodes, of which 0,
+    63, 64, 127, 128 and 129 are free: a job of 6 nodes takes them all; its signature is
+    its kind (compute nodes and runs, 2), its pieces per BB node (none, or six of 0.1 GB on
+    BB node 0, the nearest) and one bit per compute node in 64-bit words: node 63 the top
+    bit of word 0, 64 bit 0 of word 1, 127 its top bit, 128 and 129 bits 0 and 1 of word 2
+    (what the walk compares to tell a changed placement)."""
+    import numpy as np
+
+    from bbopt.planner.named import kernels
+
+    free = (0, 63, 64, 127, 128, 129)
+    busy = tuple(x for x in range(130) if x not in free)
+    platform = Platform(nodes=130, bb=2 * GB, bb_nodes=(GB, GB), bb_proximity=((0, 1),) * 130)
+    running = (RunningJob(Job("r", 0, 100, runtime=100, nodes=len(busy)), 0.0, busy, ()),)
+    state = ClusterState(0.0, platform, running, (Job("a", 0, 10.0, nodes=6, bb=bb),))
+    arrays = PlanModel.from_state(state, 1).named_arrays()
+    prof, now = arrays.base.copy(), arrays.base_now.copy()
+    length = int(np.argmax(prof[0] == math.inf)) + 1
+    sig, fwork, iwork = arrays.scratch()
+    start, _ = kernels().place(prof, length, now, arrays.jobs, 0, arrays.prox, arrays.consts,
+                               sig, fwork, iwork)
+    top = -(1 << 63)  # (bit 63 of a signed 64-bit word)
+    assert start == 0.0
+    assert sig.tolist() == [2, *pieces, 1 | top, 1 | top, 1 | 2]
+    assert now[2:].tolist() == [0.0] * 130
