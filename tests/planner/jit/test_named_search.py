@@ -65,3 +65,25 @@ def test_among_equal_scores_the_search_returns_the_plan_of_the_lower_job_first()
     python, compiled = _models(ClusterState(0.0, platform, (), queue))
     assert python.score([0, 1]) == python.score([1, 0]) == 10.0
     assert compiled.named_arrays().exhaustive(11.0, [1, 0]) == (10.0, [0, 1], 3)
+
+
+def test_a_child_cut_by_its_bound_does_not_end_the_search_of_its_siblings():
+    """At t=50 a running job expected to end at t=40 still holds all of BB node 0 (1 GB; BB
+    node 1 has 0.5 GB): the profile has it free, the BB nodes now do not. Job x (1 GB,
+    submitted at 50) cannot start now; placed first it starts when a node frees at t=55
+    (term 5, bound 0); after job y (no BB, submitted at 44, bound and term 6, 1 s) it
+    starts when y ends (t=51, term 1). From the incumbent x, y (11) the root cuts x
+    (0 + 5 + 6 - 0 is not below 11) but not y (6), the later sibling, which leads to y, x
+    (7)."""
+    platform = Platform(nodes=4, bb=1.5 * GB, bb_nodes=(GB, GB / 2))
+    running = (RunningJob(Job("r", 0, 40, runtime=100, nodes=1, bb=GB), 0.0, (0,),
+                          ((0, GB),)),
+               RunningJob(Job("s", 0, 55, runtime=55, nodes=1), 0.0, (1,), ()))
+    queue = (Job("x", 50, 10.0, nodes=1, bb=GB), Job("y", 44, 1.0, nodes=1))
+    python, compiled = _models(ClusterState(50.0, platform, running, queue))
+    assert python.plan([0, 1]).starts == (55.0, 50.0)
+    assert python.plan([1, 0]).starts == (51.0, 50.0)
+    assert (python.score([0, 1]), python.score([1, 0])) == (11.0, 7.0)
+    assert compiled.named_arrays().exhaustive(11.0, [0, 1]) == (7.0, [1, 0], 2)
+    assert solve_exhaustive(compiled, Budget(60.0)).solution == solve_exhaustive(
+        python, Budget(60.0)).solution
