@@ -166,3 +166,27 @@ def test_a_placements_signature_has_one_bit_per_compute_node_across_its_words(bb
     assert start == 0.0
     assert sig.tolist() == [2, *pieces, 1 | top, 1 | top, 1 | 2]
     assert now[2:].tolist() == [0.0] * 130
+
+
+@pytest.mark.parametrize(("busy", "start"), [(False, 0.0), (True, 10.0)])
+def test_a_first_fit_placements_signature_is_its_kind_and_pieces(busy, start):
+    """``place``'s signature by first fit (two BB nodes of 1 GB, no proximity: no compute
+    node words): a job of 2 nodes and 1.2 GB has pieces of 0.6 GB, one on each BB node, now
+    on the BB nodes' space now or, its compute nodes busy until t=10, then on their least
+    space over its window; either way the signature is its kind (runs, 1) and those counts."""
+    import numpy as np
+
+    from bbopt.planner.named import kernels
+
+    platform = Platform(nodes=2, bb=2 * GB, bb_nodes=(GB, GB))
+    running = ((RunningJob(Job("r", 0, 10, runtime=10, nodes=2), 0.0, (0, 1), ()),)
+               if busy else ())
+    state = ClusterState(0.0, platform, running, (Job("a", 0, 10.0, nodes=2, bb=1.2 * GB),))
+    arrays = PlanModel.from_state(state, 1).named_arrays()
+    prof, now = arrays.base.copy(), arrays.base_now.copy()
+    length = int(np.argmax(prof[0] == math.inf)) + 1
+    sig, fwork, iwork = arrays.scratch()
+    got, _ = kernels().place(prof, length, now, arrays.jobs, 0, arrays.prox, arrays.consts,
+                             sig, fwork, iwork)
+    assert got == start
+    assert sig.tolist() == [1, 1, 1]
