@@ -111,3 +111,25 @@ def test_a_swap_at_the_threshold_is_judged_with_the_pythons_running_bound():
         walk = NamedWalk(jit.named_arrays(), [0, 1, 2], 1)
         slow = SwapWalk(py, [0, 1, 2], 1)
         assert walk.try_swap(0, 1, threshold) == slow.try_swap(0, 1, threshold) == want
+
+
+def test_a_swap_after_a_waiting_prefix_at_exactly_its_threshold_is_kept():
+    """Jobs submitted 0.5, 0.25, 0.125 and 0.0625 s before t=1 all start at 1 (alpha 1):
+    terms and lower bounds 0.5, 0.25, 0.125, 0.0625, sums exact in binary. Swapping the last
+    two (stride 1: the walk starts after the first two, its prefix checked against the
+    threshold position by position, the known partial plus the bounds left) scores 0.9375:
+    kept at a threshold of exactly that, as in Python; rejected one ulp below."""
+    import math
+
+    platform = Platform(nodes=8, bb=8 * GB, bb_nodes=(4 * GB, 4 * GB))
+    queue = tuple(Job(str(i), 1.0 - 0.5 ** (i + 1), walltime=10.0, nodes=1, bb=GB)
+                  for i in range(4))
+    state = ClusterState(1.0, platform, (), queue)
+    py, jit = PlanModel.from_state(state, 1), PlanModel.from_state(state, 1)
+    py._njit = False
+    assert jit.plan([0, 1, 3, 2]).starts == (1.0,) * 4
+    score = 0.9375
+    for threshold, want in ((score, score), (math.nextafter(score, 0.0), math.inf)):
+        walk = NamedWalk(jit.named_arrays(), [0, 1, 2, 3], 1)
+        slow = SwapWalk(py, [0, 1, 2, 3], 1)
+        assert walk.try_swap(2, 3, threshold) == slow.try_swap(2, 3, threshold) == want
