@@ -369,9 +369,21 @@ def _notify(now, message):
     ([{"now": 5, "events": [_begin()]}, {"now": 7, "events": [
         _ev("JOB_COMPLETED", 7, job_id="w0!9")]}], 7,
      "events[0] (JOB_COMPLETED): job 'w0!9' is not running"),
+    # a message before the last one: refused at the last one's time
+    ([{"now": 5, "events": [_begin()]}, {"now": 3, "events": []}], 5,
+     "message from Batsim, field 'now': 3 is before 5 (time cannot go back)"),
 ])
 def test_run_scheduler_says_why_it_refuses_then_raises(endpoint, messages, now, message):
     replies, box = _batsim(endpoint, messages, "fcfs", None, None, None, 5.0)
     assert replies[-1] == _notify(now, message)
     assert replies[:-1] == [{"now": m["now"], "events": []} for m in messages[:-1]]
     assert type(box["error"]) is ProtocolError and str(box["error"]) == message
+
+
+def test_run_scheduler_gives_up_when_batsim_is_silent(endpoint):
+    from bbopt.interop.batsim.scheduler import run_scheduler
+
+    pytest.importorskip("zmq", reason="pyzmq is not installed (pip install 'bbopt[batsim]')")
+    with pytest.raises(ProtocolError) as caught:
+        run_scheduler(endpoint, "fcfs", timeout=0.2)
+    assert str(caught.value) == f"no message from Batsim on {endpoint} within 0.2 s"
