@@ -360,6 +360,43 @@ def test_a_protocol_error_is_raised_as_is_and_the_link_closed(monkeypatch):
 
 def test_a_run_where_no_job_ran_ends_at_zero(monkeypatch):
     link, _, res = _serve(monkeypatch, JOBS[2:], Platform(nodes=8), None)
-    assert [str(s) for s in res.state] == ["rejected"]
+    assert [str(s) for s in res.state] == ["rejected"] and res.workload_name == "workload"
+    assert link.got[0]["events"][0]["data"]["workloads"] == {"w0": ""}
     assert link.got[1:] == [{"now": 0, "events": [
         {"timestamp": 0, "type": "SIMULATION_ENDS", "data": {}}]}]
+
+
+def test_the_end_is_the_last_end_of_a_job_that_ran(monkeypatch):
+    # the rejected job first: its end (NaN) is not the run's
+    link, _, res = _serve(monkeypatch, [JOBS[2], JOBS[1]], Platform(nodes=8), _greedy)
+    assert list(res.end[1:]) == [60]
+    assert link.got[-1]["now"] == 60 and link.got[-1]["events"][-1]["type"] == "SIMULATION_ENDS"
+
+
+def test_the_answer_to_the_beginning_may_ask_a_call_and_start_nothing():
+    r = _remote(answers=lambda msg: {"now": 0, "events": [_ev("CALL_ME_LATER", 0,
+                                                              timestamp=0.5)]})
+    r.begin()
+    assert r.calls == [0.5]
+    r = _remote(answers=lambda msg: {"now": 0, "events": [_ex("w0!a", "0-1", 0)]})
+    with pytest.raises(ProtocolError) as caught:
+        r.begin()
+    assert str(caught.value) == ("message from the scheduler at t=0, events[0] (EXECUTE_JOB): "
+                                 "job 'w0!a' is not waiting")
+
+
+def test_a_bb_pool_of_one_byte_is_a_storage_resource():
+    link = _Link()
+    RemoteScheduler(link, JOBS[1:2], Platform(nodes=2, bb=1.0)).begin()
+    data = link.got[0]["events"][0]["data"]
+    assert (data["nb_resources"], data["nb_storage_resources"]) == (3, 1)
+    assert data["storage_resources"][0]["properties"] == {"role": "storage", "bb_capacity": "1.0"}
+
+
+def test_a_silent_scheduler_leaves_nothing_to_say():
+    r = _remote(answers=lambda msg: ProtocolError("no message from the scheduler"))
+    with pytest.raises(ProtocolError, match="^no message from the scheduler$"):
+        r.exchange(3.0, [])
+    assert (r.can_send, r.messages, r.now) == (False, 0, 0.0)
+    r.abort()
+    assert len(r.link.got) == 1
