@@ -166,7 +166,7 @@ def test_the_news_in_time_order_completions_first_and_the_calls_due():
                      (4.5, "REQUESTED_CALL", None)]
     assert (r.calls, r.ended, r.ended_at, r.next_call()) == ([6.0], [], math.inf, 6.0)
     # the last submission (z, at 9) says that none will follow, at its own time, once
-    assert [(e["timestamp"], e["type"]) for e in r._news(9)] == [
+    assert [(e["timestamp"], e["type"]) for e in r._news(9.5)] == [
         (6.0, "REQUESTED_CALL"), (9, "JOB_SUBMITTED"), (9, "NOTIFY")]
     assert r._news(20) == [] and r.next_call() == math.inf
 
@@ -242,9 +242,12 @@ def _answered(events, now=10.0):
 
 def test_an_answer_in_the_past_is_refused_beyond_the_rounding():
     # at t=1e9 the rounding allowed is 1 s: an event at now - 1 is kept, one at now - 1.5 not
-    r, now = _answered([_ex("w0!a", "0-1", 1e9 - 1)])
+    r = _remote(answers=lambda msg: {"now": msg["now"], "events": [
+        _ex("w0!a", "0-1", msg["now"] - 1)]})
     assert r.exchange(1e9, [])["events"][0]["timestamp"] == 1e9 - 1
     assert (r.now, r.messages, r.can_send) == (1e9, 1, True)
+    r.exchange(1e9 + 1, [])
+    assert (r.now, r.messages) == (1e9 + 1, 2)
     r, _ = _answered([_ex("w0!a", "0-1", 1e9 - 1.5)])
     with pytest.raises(ProtocolError) as caught:
         r.exchange(1e9, [])
@@ -294,7 +297,7 @@ def test_a_decision_is_the_answers_starts():
     decision = r.decide(state)
     assert decision.start == (Start("a", (0, 1)),) and decision.preempt == ()
     assert (decision.stats.backend, decision.stats.status) == ("batsim", Status.FEASIBLE)
-    assert 0 <= decision.stats.wall_time < 1
+    assert 0 < decision.stats.wall_time < 1
     assert r.link.got[-1]["events"][0]["data"]["job_id"] == "w0!a"
 
 
@@ -400,3 +403,15 @@ def test_a_silent_scheduler_leaves_nothing_to_say():
     assert (r.can_send, r.messages, r.now) == (False, 0, 0.0)
     r.abort()
     assert len(r.link.got) == 1
+
+
+def test_an_error_not_of_a_decision_is_raised_as_itself(monkeypatch):
+    from bbopt.errors import InputError
+
+    # (an empty workload: the Batsim document of SIMULATION_BEGINS cannot be written)
+    link = _Link()
+    monkeypatch.setattr(server, "Link", lambda endpoint, kind, timeout: link)
+    with pytest.raises(InputError) as caught:
+        serve_batsim([], Platform(nodes=2), "ipc://x")
+    assert str(caught.value) == "empty workload: no jobs to write"
+    assert link.closed
