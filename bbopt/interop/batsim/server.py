@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bbopt.core import Decision, Job, Platform, SolveStats, Start, Status
-from bbopt.errors import BboptError
+from bbopt.errors import BboptError, InvalidDecision
 from bbopt.interop.batsim.protocol import (
     BB_PROPERTY,
     FROM_SCHEDULER,
@@ -274,7 +274,7 @@ def serve_batsim(jobs: Sequence[Job], platform: Platform, endpoint: str, *,
         remote.finish(max((e for e in result.end if e == e), default=0.0))
     except BboptError as exc:
         remote.abort()
-        if isinstance(exc, ProtocolError):
+        if not isinstance(exc, InvalidDecision):  # (a protocol error, a workload refused)
             raise
         raise ProtocolError(f"the scheduler's decision was refused: {exc}") from None
     finally:

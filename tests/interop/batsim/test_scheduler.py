@@ -250,3 +250,140 @@ def test_a_policy_that_preempts_is_refused():
 def test_the_policy_options_are_passed_on():
     with pytest.raises(Exception, match="bogus"):
         PolicyScheduler("fcfs", {"bogus": 1})
+
+
+def test_a_start_the_ledger_refuses_names_the_job_and_the_time():
+    from bbopt.core import Decision, Start
+    from bbopt.errors import InvalidDecision
+
+    # w0!1 holds 3 of the 4 nodes; the script also starts w0!2 (2 nodes) at t=4
+    s = PolicyScheduler(_Scripted([Decision(start=(Start("w0!1"), Start("w0!2")))]))
+    s.answer({"now": 0, "events": [_begin()]})
+    with pytest.raises(InvalidDecision) as caught:
+        s.answer({"now": 4, "events": [_job(1, res=3, t=4), _job(2, res=2, t=4)]})
+    assert str(caught.value) == "invalid decision (t=4s, job w0!2): needs 2 nodes, 1 free"
+
+
+# -- run_scheduler: the socket side, against a scripted Batsim (REQ) in this thread ---------------
+
+def _batsim(endpoint, messages, *args):
+    """``run_scheduler(endpoint, *args)`` on a thread, sent ``messages`` in turn by a scripted
+    Batsim; the replies it got (until a silence of 5 s) and what run_scheduler returned or
+    raised."""
+    import json
+    import threading
+
+    zmq = pytest.importorskip("zmq", reason="pyzmq is not installed (pip install "
+                                             "'bbopt[batsim]')")
+    from bbopt.interop.batsim.scheduler import run_scheduler
+
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = run_scheduler(endpoint, *args)
+        except BaseException as exc:  # noqa: BLE001 (handed to the test)
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    ctx = zmq.Context()
+    req = ctx.socket(zmq.REQ)
+    req.setsockopt(zmq.RCVTIMEO, 5000)
+    req.setsockopt(zmq.LINGER, 0)
+    req.connect(endpoint)
+    replies = []
+    try:
+        for m in messages:
+            req.send(json.dumps(m).encode())
+            replies.append(json.loads(req.recv()))
+    except zmq.Again:
+        pass
+    finally:
+        req.close()
+        ctx.term()
+    thread.join(5)
+    assert not thread.is_alive()
+    return replies, box
+
+
+def _ends(now):
+    return {"now": now, "events": [_ev("SIMULATION_ENDS", now)]}
+
+
+def test_run_scheduler_answers_each_message_with_the_given_platform_and_tick(endpoint):
+    from bbopt.core import Platform
+
+    # Batsim has 5 compute resources, the given platform 4: a job of 5 can never fit it
+    messages = [{"now": 0, "events": [_begin(n=5)]},
+                {"now": 3, "events": [_job(1, res=5, t=3), _job(2, res=2, t=3),
+                                      _job(3, res=3, t=3)]},
+                {"now": 13, "events": [_ev("JOB_COMPLETED", 13, job_id="w0!2")]}, _ends(20)]
+    replies, box = _batsim(endpoint, messages, "fcfs", None,
+                           Platform(nodes=4, bb=0.0, name="given"), 10.0, 5.0)
+    assert replies == [
+        {"now": 0, "events": []},
+        {"now": 3, "events": [
+            {"timestamp": 3, "type": "REJECT_JOB", "data": {"job_id": "w0!1"}},
+            {"timestamp": 3, "type": "EXECUTE_JOB", "data": {"job_id": "w0!2", "alloc": "0-1"}},
+            {"timestamp": 3, "type": "CALL_ME_LATER", "data": {"timestamp": 10.0}}]},
+        {"now": 13, "events": [
+            {"timestamp": 13, "type": "EXECUTE_JOB", "data": {"job_id": "w0!3", "alloc": "0-2"}}]},
+        {"now": 20, "events": []}]
+    s = box["value"]
+    assert (s.ended, s.now, s.decisions, s.platform.name) == (True, 20, 2, "given")
+
+
+def test_run_scheduler_passes_the_options_on_and_waits_600_s_by_default(endpoint, monkeypatch):
+    from bbopt.interop.batsim import scheduler
+
+    opened = []
+
+    class Recorded(scheduler.Link):
+        def __init__(self, endpoint, kind, timeout):
+            opened.append((endpoint, kind, timeout))
+            super().__init__(endpoint, kind, timeout)
+
+    monkeypatch.setattr(scheduler, "Link", Recorded)
+    replies, box = _batsim(endpoint, [{"now": 0, "events": [_begin()]}, _ends(1)], "naive",
+                           {"window": 3})
+    assert replies == [{"now": 0, "events": []}, {"now": 1, "events": []}]
+    assert opened == [(endpoint, "rep", 600.0)]
+    assert (box["value"].policy.window, box["value"].decisions) == (3, 0)
+
+
+def _notify(now, message):
+    return {"now": now, "events": [{"timestamp": now, "type": "NOTIFY", "data": {
+        "type": "protocol_error", "message": message}}]}
+
+
+@pytest.mark.parametrize("messages, now, message", [
+    # refused before any time was read: the NOTIFY is at t=0
+    ([{"now": "soon", "events": []}], 0,
+     "message from Batsim, field 'now': must be a number, got 'soon'"),
+    ([{"now": 2, "events": [_ev("JOB_EXPLODED", 2)]}], 0,
+     "message from Batsim, events[0], field 'type': unknown event type 'JOB_EXPLODED' (known: "
+     "ANSWER, JOB_COMPLETED, JOB_KILLED, JOB_SUBMITTED, NOTIFY, QUERY, REQUESTED_CALL, "
+     "RESOURCE_STATE_CHANGED, SIMULATION_BEGINS, SIMULATION_ENDS)"),
+    # refused by the scheduler: the NOTIFY is at the message's time
+    ([{"now": 5, "events": [_begin()]}, {"now": 7, "events": [
+        _ev("JOB_COMPLETED", 7, job_id="w0!9")]}], 7,
+     "events[0] (JOB_COMPLETED): job 'w0!9' is not running"),
+    # a message before the last one: refused at the last one's time
+    ([{"now": 5, "events": [_begin()]}, {"now": 3, "events": []}], 5,
+     "message from Batsim, field 'now': 3 is before 5 (time cannot go back)"),
+])
+def test_run_scheduler_says_why_it_refuses_then_raises(endpoint, messages, now, message):
+    replies, box = _batsim(endpoint, messages, "fcfs", None, None, None, 5.0)
+    assert replies[-1] == _notify(now, message)
+    assert replies[:-1] == [{"now": m["now"], "events": []} for m in messages[:-1]]
+    assert type(box["error"]) is ProtocolError and str(box["error"]) == message
+
+
+def test_run_scheduler_gives_up_when_batsim_is_silent(endpoint):
+    from bbopt.interop.batsim.scheduler import run_scheduler
+
+    pytest.importorskip("zmq", reason="pyzmq is not installed (pip install 'bbopt[batsim]')")
+    with pytest.raises(ProtocolError) as caught:
+        run_scheduler(endpoint, "fcfs", timeout=0.2)
+    assert str(caught.value) == f"no message from Batsim on {endpoint} within 0.2 s"
