@@ -230,9 +230,12 @@ class RemoteScheduler:
 
     def finish(self, now: float) -> None:
         """The last completions (if any) with SIMULATION_ENDS, in one message as Batsim sends
-        them."""
+        them. Every job was submitted by then: submissions still untold are of jobs the engine
+        rejected, after the last end; the NOTIFY that all were submitted comes at the last one,
+        and the simulation ends there, as Batsim's ends once it rejected them."""
         self.calls.clear()  # (pending calls are dropped)
-        news = self._news(now)
+        order = self.order
+        news = self._news(max(now, self.jobs[order[-1]].submit) if order else now)
         now = max([now] + [e["timestamp"] for e in news])
         reply = self.exchange(now, [*news, event(now, "SIMULATION_ENDS")])
         if any(ev["type"] == "EXECUTE_JOB" for ev in reply["events"]):

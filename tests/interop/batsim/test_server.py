@@ -360,12 +360,29 @@ def test_a_protocol_error_is_raised_as_is_and_the_link_closed(monkeypatch):
     assert link.closed and link.got[-1]["events"][0]["type"] == "SIMULATION_ENDS"
 
 
-def test_a_run_where_no_job_ran_ends_at_zero(monkeypatch):
+def test_a_run_where_no_job_ran_ends_at_its_last_submission(monkeypatch):
+    # c (submitted at 5) is rejected by the engine, unseen: the scheduler is told at 5 that
+    # every job was submitted, and the simulation ends there
     link, _, res = _serve(monkeypatch, JOBS[2:], Platform(nodes=8), None)
     assert [str(s) for s in res.state] == ["rejected"] and res.workload_name == "workload"
     assert link.got[0]["events"][0]["data"]["workloads"] == {"w0": ""}
-    assert link.got[1:] == [{"now": 0, "events": [
-        {"timestamp": 0, "type": "SIMULATION_ENDS", "data": {}}]}]
+    assert link.got[1:] == [{"now": 5, "events": [
+        {"timestamp": 5, "type": "NOTIFY", "data": {"type": "no_more_static_job_to_submit"}},
+        {"timestamp": 5, "type": "SIMULATION_ENDS", "data": {}}]}]
+
+
+def test_a_rejected_last_job_after_every_end_is_told_as_the_end(monkeypatch):
+    """a runs from 0 to 50; c (too wide, rejected unseen) is submitted at 100: the completion
+    at 50 is a message of its own (a submission is still to come), then at 100 the NOTIFY that
+    every job was submitted with SIMULATION_ENDS."""
+    jobs = [JOBS[0], Job("c", 100, walltime=10, runtime=5, nodes=9)]
+    link, _, res = _serve(monkeypatch, jobs, Platform(nodes=8, bb=2e9), _greedy)
+    assert [str(s) for s in res.state] == ["finished", "rejected"]
+    assert [(m["now"], [e["type"] for e in m["events"]]) for m in link.got[1:]] == [
+        (0, ["JOB_SUBMITTED"]), (50, ["JOB_COMPLETED"]),
+        (100, ["NOTIFY", "SIMULATION_ENDS"])]
+    assert link.got[-1]["events"][0] == {"timestamp": 100, "type": "NOTIFY",
+                                         "data": {"type": "no_more_static_job_to_submit"}}
 
 
 def test_the_end_is_the_last_end_of_a_job_that_ran(monkeypatch):
