@@ -18,7 +18,8 @@ drops them. What differs from Batsim itself (docs/interop.md):
   clock, as pybatsim's ``consume_time``, does not delay its jobs);
 - jobs run as bbopt's rigid model runs them (the profile's runtime, killed at the walltime) and a
   job that can never fit the platform is rejected by the engine at submission, unseen by the
-  scheduler; REJECT_JOB of a job that fits and KILL_JOB are refused.
+  scheduler (the NOTIFY that every job was submitted still comes at the last submission);
+  REJECT_JOB of a job that fits and KILL_JOB are refused.
 
 SIMULATION_BEGINS announces the platform's nodes as compute resources ``0..n-1`` and its BB pool
 as one storage resource with the property ``bb_capacity`` (bytes), and every job's profile (a
