@@ -197,3 +197,25 @@ def test_jobs_starting_together_start_in_queue_order():
                    _running())
     assert d0.reservations == (Reservation("C", 10.0), Reservation("B", 12.0))
     assert d1.started_ids == ["B", "C"] and d1.reservations == ()
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
+def test_a_reservation_never_moves_onto_a_row_overbooked_beyond_the_slack(compiled):
+    """A pool of 1 MB (slack 1e-3 B), R on every node until 10. L (1 node, 1 MB + 1e-3 B, let
+    in by the fit rule ``bb <= free + slack``) kept at 18 leaves the BB of [18, 28) at
+    -1.00000005e-3 B, below minus the slack. K (1 node, no BB) kept at 15 fits no earlier
+    start: every run from 10 on reaches 18, where even no BB does not fit. So K keeps 15 (its
+    own hold is tested row by row once a row went below minus half the slack)."""
+    from bbopt.planner import profile_of
+
+    pool = Platform(4, 1e6)
+    r = RunningJob(Job("R", 0, 10, 10, 4, 0.0), 0.0)
+    k = Job("K", 0, 10, 10, 1, 0.0)
+    big = Job("L", 0, 10, 10, 1, 1e6 + 1e-3)
+    state = ClusterState(0.0, pool, (r,), (k, big), {"reservations": {"K": 15.0, "L": 18.0}})
+    profile = profile_of(state)
+    profile.reserve(18.0, 28.0, big.demand)
+    assert profile.free[-2] == [3.0, 1e6 - big.bb] and 1e6 - big.bb + 1e-3 < 0.0
+    assert profile.fits(10.0, 10.0, k.demand) is False
+    d = make_policy("conservative-bb", compiled=compiled).decide(state)
+    assert d.started_ids == [] and d.memory["reservations"]["K"] == 15.0

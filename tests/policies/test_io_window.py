@@ -177,3 +177,29 @@ def test_no_job_is_selected_beyond_the_free_bb():
     b = Job("B", 0, 100, runtime=100, nodes=1, bb=1.0, bandwidth=1 * MB)
     d = decide(ClusterState(0.0, BB_TREE, running=(full,), queue=(b,)), IOWindowPolicy())
     assert d.start == () and [x["jobs"] for x in d.alternatives] == [[]]
+
+
+def test_a_starving_job_over_a_full_pool_blocks_beyond_the_fit_slack_only():
+    """The pool's 100 B are all held by R (slack 1e-7 B). A starving B asking 1e-7 B is
+    forced and starts (within the slack); asking 2e-7 B or 1 B it cannot start, so it is the
+    blocker: no window is optimised (the decision names "starvation", no front) and B holds
+    the reservation at R's end. A full pool read as 1 B free would force the 1 B job instead."""
+    tiny = Platform(nodes=4, bb=100.0, topology=WIDE.topology, name="tiny-bb")
+    full = RunningJob(Job("R", 0, 1000, runtime=1000, nodes=1, bb=100.0, bandwidth=1 * MB),
+                      0.0, (0,))
+
+    def decision(bb: float):
+        b = Job("B", 0, 100, runtime=100, nodes=1, bb=bb, bandwidth=1 * MB)
+        state = ClusterState(0.0, tiny, running=(full,), queue=(b,),
+                             memory={"rounds": {"B": 50}})
+        return decide(state, IOWindowPolicy())
+
+    d = decision(1e-7)
+    assert [(s.job_id, s.nodes) for s in d.start] == [("B", (1,))] and d.reservations == ()
+    assert (d.stats.backend, d.memory) == ("cpsat", {"rounds": {}})
+    for over in (2e-7, 1.0):
+        d = decision(over)
+        assert d.start == () and d.alternatives == ()
+        assert [(r.job_id, r.start) for r in d.reservations] == [("B", 1000.0)]
+        assert (d.stats.backend, d.stats.status) == ("starvation", Status.FEASIBLE)
+        assert d.memory == {"rounds": {"B": 51}}

@@ -529,6 +529,20 @@ def test_a_jgf_drive_or_pool_refusal_names_the_child_vertex():
         "bandwidth pool size must be positive, got 0", "<jgf>", "vertex 5", "size")
 
 
+def test_of_two_refused_drives_the_first_in_uniq_id_order_is_named():
+    # a BB vertex's children are read in the graph's order (uniq_id, then id, then vertex id),
+    # as the tree's vertices are: drive 6 (uniq_id 1) before drive 5 (uniq_id 2)
+    bad = [_v("4", "bb"), _v("5", "ssd", size="heaps", uniq_id=2),
+           _v("6", "ssd", size="lots", uniq_id=1)]
+    edges = [*EDGES, _e("0", "4"), _e("4", "5"), _e("4", "6")]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=edges)) == (
+        f"cannot read 'lots'; use a number with a unit among {UNITS}", "<jgf>", "vertex 6",
+        "size")
+    bad[1:] = [_v("5", "ssd", size="heaps", uniq_id=1), _v("6", "ssd", size="lots", uniq_id=2)]
+    assert _refusal(from_jgf, _jgf(nodes=[*NODES, *bad], edges=edges))[0] == (
+        f"cannot read 'heaps'; use a number with a unit among {UNITS}")
+
+
 def test_a_jgf_vertex_without_type_is_a_switch_and_without_ids_counts_as_zero():
     nodes = [{"id": "r", "metadata": {}}, _v("a", "node", uniq_id=0.5), _v("z", "node")]
     tree = from_jgf(_jgf(nodes=nodes, edges=[_e("r", "a"), _e("r", "z")]))

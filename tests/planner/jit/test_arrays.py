@@ -111,3 +111,28 @@ def test_a_compression_on_full_arrays_grows_them_first():
     listed.reserve(0.0, 5.0, (4, kept.bb))
     assert arrays.n == len(listed.times) == 77
     assert (arrays.times, arrays.free) == (listed.times, listed.free)
+
+
+def test_slots_given_back_inside_rows_grow_arrays_four_short_of_full():
+    """Four nodes held on [0, 1000), then short reservations from t=2000 on until the arrays
+    (68 long) hold 64 breakpoints. Three slots of a node given back inside that row, on
+    [10, 20), [30, 40) and [50, 60), add two breakpoints each: 70, more than the arrays hold,
+    so they grow first (room for two breakpoints a slot, plus two); the profile is then the
+    list profile's with the same releases."""
+    listed = Profile(0.0, (8, 100.0))
+    listed.reserve(0.0, 1000.0, (4, 0.0))
+    arrays = ArrayProfile(listed.copy())
+    k = 0
+    while arrays.n < arrays.T.shape[0] - 4:
+        for p in (listed, arrays):
+            p.reserve(2000.0 + 2 * k, 2001.0 + 2 * k, (1, 1.0))
+        k += 1
+    assert (arrays.n, arrays.T.shape[0], k) == (64, 68, 31)
+    frees = [(10.0, 20.0, 1, 0.0), (30.0, 40.0, 1, 0.0), (50.0, 60.0, 1, 0.0)]
+    assert arrays.compress(0.0, 1000.0, frees, [], True) == []
+    for start, end, nodes, bb in frees:
+        listed.release(start, end, (nodes, bb))
+    assert arrays.n == len(listed.times) == 70
+    assert arrays.n <= arrays.T.shape[0] and arrays.n <= arrays.F.shape[0]
+    assert (arrays.times, arrays.free) == (listed.times, listed.free)
+    assert arrays.free[1:7] == [[5.0, 100.0], [4.0, 100.0]] * 3

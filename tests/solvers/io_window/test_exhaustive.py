@@ -94,6 +94,16 @@ def test_the_search_reads_the_clock_at_every_256th_step():
                        np.ones(4, bool), past)
 
 
+def test_a_search_of_255_steps_never_reads_the_clock():
+    # n jobs of one node on n single nodes: one step a job, each on the next node; with the
+    # deadline passed, 255 steps end before the first reading, the 256th reads it
+    past = -1.0
+    y = find_placement(_singles([1] * 255, 255), np.ones(255, bool), past)
+    assert y.tolist() == np.eye(255, dtype=np.int64).tolist()
+    with pytest.raises(BudgetExceeded):
+        find_placement(_singles([1] * 256, 256), np.ones(256, bool), past)
+
+
 def test_the_search_goes_on_at_exactly_its_deadline(monkeypatch):
     monkeypatch.setattr(exhaustive, "_time", types.SimpleNamespace(perf_counter=lambda: 5.0))
     assert find_placement(_singles([2, 2, 2, 2], 7), np.ones(4, bool), 5.0) is None
