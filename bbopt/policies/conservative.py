@@ -246,7 +246,9 @@ class ConservativeBackfilling:
             # after theirs, and the profile has only lost room before it). Every one of them
             # bounds the start, so which are kept changes no decision, only the work: the
             # _STUCK latest starts after now, sorted, so the first one that bounds a job is
-            # the bound (a start at now bounds nothing).
+            # the bound (a start at now bounds nothing). Only while no row went below minus
+            # half the slack (``profile._low``): a segment where an earlier one did not fit
+            # then may lie in the later one's own hold, overbooked by it, which it gives back.
             stuck: list[tuple[float, float, float, float]] = []
             for old, pos, job in kept:
                 need0, need1 = job.nodes - tol0, job.bb - tol1
@@ -258,10 +260,11 @@ class ConservativeBackfilling:
                 # it reaches ``old`` (an eighth of the reservations on KTH x 2) the log is not,
                 # and otherwise the walk over the log stops at the slots ending by it.
                 floor = now
-                for sold, s0, s1, sw in reversed(stuck):
-                    if need0 >= s0 and need1 >= s1 and walltime >= sw:
-                        floor = sold
-                        break
+                if not profile._low:
+                    for sold, s0, s1, sw in reversed(stuck):
+                        if need0 >= s0 and need1 >= s1 and walltime >= sw:
+                            floor = sold
+                            break
                 hi = old if log is None or floor >= old else reach(log, floor, old, need0, need1)
                 if floor < hi:
                     # (Profile.earlier_fit(now, walltime, demand, old, floor, hi), inline)

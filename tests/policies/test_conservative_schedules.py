@@ -205,7 +205,10 @@ def test_a_reservation_never_moves_onto_a_row_overbooked_beyond_the_slack(compil
     in by the fit rule ``bb <= free + slack``) kept at 18 leaves the BB of [18, 28) at
     -1.00000005e-3 B, below minus the slack. K (1 node, no BB) kept at 15 fits no earlier
     start: every run from 10 on reaches 18, where even no BB does not fit. So K keeps 15 (its
-    own hold is tested row by row once a row went below minus half the slack)."""
+    own hold is tested row by row once a row went below minus half the slack). L, which needs
+    at least as much of everything as K, moves to 10 all the same: released, it gives back
+    the row it overbooked (the bound K's start would give a later job holds only on a
+    profile no row of which went that low)."""
     from bbopt.planner import profile_of
 
     pool = Platform(4, 1e6)
@@ -218,4 +221,4 @@ def test_a_reservation_never_moves_onto_a_row_overbooked_beyond_the_slack(compil
     assert profile.free[-2] == [3.0, 1e6 - big.bb] and 1e6 - big.bb + 1e-3 < 0.0
     assert profile.fits(10.0, 10.0, k.demand) is False
     d = make_policy("conservative-bb", compiled=compiled).decide(state)
-    assert d.started_ids == [] and d.memory["reservations"]["K"] == 15.0
+    assert d.started_ids == [] and d.memory["reservations"] == {"K": 15.0, "L": 10.0}

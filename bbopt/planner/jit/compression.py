@@ -387,10 +387,11 @@ def compress(T: np.ndarray, F: np.ndarray, n: int, low: bool, tol0: float, tol1:
         if use_log and (need0 > max0 or need1 > max1):
             continue
         floor = now
-        for q in range(count - 1, -1, -1):
-            if need0 >= stuck[q, 1] and need1 >= stuck[q, 2] and walltime >= stuck[q, 3]:
-                floor = stuck[q, 0]
-                break
+        if not low:  # (the stuck bound holds on a profile never low: conservative.decide)
+            for q in range(count - 1, -1, -1):
+                if need0 >= stuck[q, 1] and need1 >= stuck[q, 2] and walltime >= stuck[q, 3]:
+                    floor = stuck[q, 0]
+                    break
         if not use_log or floor >= old:
             hi = old
         else:
