@@ -16,13 +16,14 @@ pytest.importorskip("numba")
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob  # noqa: E402
 from bbopt.models.plan import PlanModel  # noqa: E402
 from bbopt.planner.bb import profile_slacks  # noqa: E402
+from bbopt.planner.named import NamedArrays  # noqa: E402
 
 
 def _starts(state: ClusterState, order: list[int]) -> tuple[float, ...]:
     """The plan's starts for ``order``, compiled, checked against the Python loops."""
     python, compiled = PlanModel.from_state(state, 1), PlanModel.from_state(state, 1)
     python._njit = False
-    assert compiled.named_arrays() is not None
+    assert isinstance(compiled.named_arrays(), NamedArrays)  # (the compiled loops run)
     starts = compiled.plan(order).starts
     assert starts == python.plan(order).starts
     return starts

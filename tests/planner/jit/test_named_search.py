@@ -13,6 +13,7 @@ pytest.importorskip("numba")
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob  # noqa: E402
 from bbopt.models.plan import PlanModel  # noqa: E402
+from bbopt.planner.named import NamedArrays  # noqa: E402
 from bbopt.solvers import Budget  # noqa: E402
 from bbopt.solvers.plan.exhaustive import solve_exhaustive  # noqa: E402
 
@@ -21,7 +22,7 @@ def _models(state: ClusterState) -> tuple[PlanModel, PlanModel]:
     """The same scheduling point (alpha 1) scored by the Python loops, and compiled."""
     python, compiled = PlanModel.from_state(state, 1), PlanModel.from_state(state, 1)
     python._njit = False
-    assert compiled.named_arrays() is not None
+    assert isinstance(compiled.named_arrays(), NamedArrays)  # (the compiled loops run)
     return python, compiled
 
 
