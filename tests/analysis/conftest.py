@@ -1,4 +1,5 @@
-"""Fixtures of the analysis tests: a finished sweep's results store."""
+"""Fixtures of the analysis tests: a finished sweep's results store, a policy registered for
+one test."""
 
 from __future__ import annotations
 
@@ -27,3 +28,21 @@ def store(finished, tmp_path) -> Store:
     root = tmp_path / "res"
     shutil.copytree(finished, root)
     return Store(root)
+
+
+@pytest.fixture
+def registered():
+    """``registered(name, cls)`` registers the policy class ``cls`` as ``name`` for this test
+    (removed after it) and returns the name."""
+    from bbopt.policies.registry import POLICIES
+
+    names = []
+
+    def register(name: str, cls: type) -> str:
+        POLICIES.register(name)(cls)
+        names.append(name)
+        return name
+
+    yield register
+    for name in names:
+        POLICIES.remove(name)

@@ -515,12 +515,8 @@ class AnyOptions:
 
 
 @pytest.fixture
-def any_options():
-    from bbopt.policies.registry import POLICIES
-
-    POLICIES.register("test-any-options")(AnyOptions)
-    yield "test-any-options"
-    POLICIES.remove("test-any-options")
+def any_options(registered):
+    return registered("test-any-options", AnyOptions)
 
 
 def test_a_policy_taking_any_keyword_takes_every_budget_entry(any_options):

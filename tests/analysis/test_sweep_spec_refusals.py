@@ -323,12 +323,8 @@ class Picky:
 
 
 @pytest.fixture
-def picky():
-    from bbopt.policies.registry import POLICIES
-
-    POLICIES.register("test-picky")(Picky)
-    yield "test-picky"
-    POLICIES.remove("test-picky")
+def picky(registered):
+    return registered("test-picky", Picky)
 
 
 def test_a_budget_entry_is_checked_by_a_policy_taking_any_keyword(picky):

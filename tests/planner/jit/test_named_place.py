@@ -144,6 +144,22 @@ def test_a_job_on_the_one_compute_node_of_a_proximity_platform_held_past_its_wal
     assert _starts(state, [0]) == (math.inf,)
 
 
+def _placed_first(state: ClusterState) -> tuple[float, list[int], list[float]]:
+    """The compiled ``place`` of the queue's first job on the model's base profile: its start,
+    its placement's signature and the BB nodes' space now after it."""
+    import numpy as np
+
+    from bbopt.planner.named import kernels
+
+    arrays = PlanModel.from_state(state, 1).named_arrays()
+    prof, now = arrays.base.copy(), arrays.base_now.copy()
+    length = int(np.argmax(prof[0] == math.inf)) + 1
+    sig, fwork, iwork = arrays.scratch()
+    start, _ = kernels().place(prof, length, now, arrays.jobs, 0, arrays.prox, arrays.consts,
+                               sig, fwork, iwork)
+    return start, sig.tolist(), now.tolist()
+
+
 @pytest.mark.parametrize(("bb", "pieces"), [(0.0, [0, 0]), (0.6 * GB, [6, 0])])
 def test_a_placements_signature_has_one_bit_per_compute_node_across_its_words(bb, pieces):
     """``place``'s signature of a start now by proximity on 130 compute nodes, of which 0,
@@ -152,25 +168,16 @@ def test_a_placements_signature_has_one_bit_per_compute_node_across_its_words(bb
     BB node 0, the nearest) and one bit per compute node in 64-bit words: node 63 the top
     bit of word 0, 64 bit 0 of word 1, 127 its top bit, 128 and 129 bits 0 and 1 of word 2
     (what the walk compares to tell a changed placement)."""
-    import numpy as np
-
-    from bbopt.planner.named import kernels
-
     free = (0, 63, 64, 127, 128, 129)
     busy = tuple(x for x in range(130) if x not in free)
     platform = Platform(nodes=130, bb=2 * GB, bb_nodes=(GB, GB), bb_proximity=((0, 1),) * 130)
     running = (RunningJob(Job("r", 0, 100, runtime=100, nodes=len(busy)), 0.0, busy, ()),)
     state = ClusterState(0.0, platform, running, (Job("a", 0, 10.0, nodes=6, bb=bb),))
-    arrays = PlanModel.from_state(state, 1).named_arrays()
-    prof, now = arrays.base.copy(), arrays.base_now.copy()
-    length = int(np.argmax(prof[0] == math.inf)) + 1
-    sig, fwork, iwork = arrays.scratch()
-    start, _ = kernels().place(prof, length, now, arrays.jobs, 0, arrays.prox, arrays.consts,
-                               sig, fwork, iwork)
+    start, sig, now = _placed_first(state)
     top = -(1 << 63)  # (bit 63 of a signed 64-bit word)
     assert start == 0.0
-    assert sig.tolist() == [2, *pieces, 1 | top, 1 | top, 1 | 2]
-    assert now[2:].tolist() == [0.0] * 130
+    assert sig == [2, *pieces, 1 | top, 1 | top, 1 | 2]
+    assert now[2:] == [0.0] * 130
 
 
 @pytest.mark.parametrize(("busy", "start"), [(False, 0.0), (True, 10.0)])
@@ -179,19 +186,10 @@ def test_a_first_fit_placements_signature_is_its_kind_and_pieces(busy, start):
     node words): a job of 2 nodes and 1.2 GB has pieces of 0.6 GB, one on each BB node, now
     on the BB nodes' space now or, its compute nodes busy until t=10, then on their least
     space over its window; either way the signature is its kind (runs, 1) and those counts."""
-    import numpy as np
-
-    from bbopt.planner.named import kernels
-
     platform = Platform(nodes=2, bb=2 * GB, bb_nodes=(GB, GB))
     running = ((RunningJob(Job("r", 0, 10, runtime=10, nodes=2), 0.0, (0, 1), ()),)
                if busy else ())
     state = ClusterState(0.0, platform, running, (Job("a", 0, 10.0, nodes=2, bb=1.2 * GB),))
-    arrays = PlanModel.from_state(state, 1).named_arrays()
-    prof, now = arrays.base.copy(), arrays.base_now.copy()
-    length = int(np.argmax(prof[0] == math.inf)) + 1
-    sig, fwork, iwork = arrays.scratch()
-    got, _ = kernels().place(prof, length, now, arrays.jobs, 0, arrays.prox, arrays.consts,
-                             sig, fwork, iwork)
+    got, sig, _ = _placed_first(state)
     assert got == start
-    assert sig.tolist() == [1, 1, 1]
+    assert sig == [1, 1, 1]
