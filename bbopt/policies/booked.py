@@ -7,7 +7,7 @@ previous decision's tuple updated where jobs changed instead of sorted again.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left, insort
 from operator import attrgetter, itemgetter
 
 from bbopt.core import Reservation
@@ -35,12 +35,23 @@ def updated_reservations(before: tuple[Reservation, ...], future: dict[str, floa
                          booked: dict[str, Reservation],
                          touched: list[str]) -> tuple[Reservation, ...]:
     """:func:`sorted_reservations` of ``future`` when ``before`` is that of a dict that
-    differs from ``future`` only at the ``touched`` job ids: the others keep their place, the
-    touched ones still reserved are placed again (a few jobs change at a decision on KTH, of
-    15 to 40 reservations; this costs a quarter to two thirds of sorting them all)."""
-    gone = set(touched)
-    out = [r for r in before if r.job_id not in gone]
+    differs from ``future`` only at the ``touched`` job ids and holds the reservations kept in
+    ``booked``: the others keep their place, each touched one is found by bisection at its
+    booked start and taken out, and those still reserved are placed again (a few jobs change at
+    a decision on KTH, of 15 to 40 reservations; this costs a tenth to two thirds of sorting
+    them all). Should ``before`` hold another reservation of a touched job than the booked one,
+    the count tells, and they are sorted again."""
+    out = list(before)
+    gone = dict.fromkeys(touched)
+    for jid in gone:
+        r = booked.get(jid)
+        if r is not None:
+            i = bisect_left(out, (r.start, jid), key=_by_start_id)
+            if i < len(out) and out[i] is r:
+                del out[i]
     placed = [_booking(jid, future[jid], booked) for jid in gone if jid in future]
+    if len(out) + len(placed) != len(future):  # (one was not found at its booked start)
+        return sorted_reservations(future, booked)
     if len(placed) > 4:  # (a sort of the whole list then costs less than bisections)
         out.extend(placed)
         out.sort(key=_by_start_id)

@@ -440,25 +440,28 @@ class ConservativeBackfilling:
         queue = tuple(state.queue)
         previous: dict[str, float] = state.memory.get("reservations", {})
         depth = math.inf if self.depth is None else self.depth
-        starts = None
-        if self.compiled is not False:
-            starts = self._named.starts(state, queue, previous, depth)
-        if starts is None:
+        plan = self._named.plan(state, queue, previous, depth) \
+            if self.compiled is not False else None
+        if plan is None:
             position = {job.id: k for k, job in enumerate(queue)}
             order = sorted((j for j in queue if j.id in previous),
                            key=lambda j: (max(previous[j.id], now), position[j.id]))
             planned = replan(Planner.of(state, first_fit=True), order, previous, depth, queue)
             get = planned.get
             starts = [get(job.id, math.nan) for job in queue]
-        started = [job for job, t in zip(queue, starts, strict=True) if t == now]
-        future = {job.id: t for job, t in zip(queue, starts, strict=True) if t > now}
+            started = [job for job, t in zip(queue, starts, strict=True) if t == now]
+            future = {job.id: t for job, t in zip(queue, starts, strict=True) if t > now}
+            touched = None
+        else:
+            started, future, touched = plan.started, plan.later, plan.moved
         booked = self._named_booked
         last = self._named_last
         if last is not None and state.memory is last[0]:
             # (the previous decision's reservations, sorted, where a few starts changed)
-            pget, fget = previous.get, future.get
-            touched = [jid for jid, t in future.items() if pget(jid) != t]
-            touched.extend(jid for jid in previous if fget(jid) is None)
+            if touched is None:
+                pget, fget = previous.get, future.get
+                touched = [jid for jid, t in future.items() if pget(jid) != t]
+                touched.extend(jid for jid in previous if fget(jid) is None)
             reservations = (updated_reservations(last[1], future, booked, touched) if touched
                             else last[1])
         else:

@@ -3,66 +3,93 @@ compiled or in Python (Kopanski & Rzadca, Euro-Par 2021, Sections 3.2 and 4.1: a
 processors and its per-node BB pieces on the BB nodes, reserved for its whole walltime).
 
 :class:`bbopt.policies.conservative.ConservativeBackfilling` on a platform whose BB nodes are
-named asks :meth:`NamedArrays.starts` (the compiled kernel
-:func:`bbopt.planner.jit.named_conservative.conservative_running`, fed with arrays kept
-between decisions)
-and, without the kernels, :func:`replan` (the planner's Python path, the kernel's reference):
-the same starts, bit for bit.
+named asks :meth:`NamedArrays.plan` (the compiled kernel
+:func:`bbopt.planner.jit.named_conservative.conservative_step`, fed with arrays kept between
+decisions: the running jobs' while they run, the queue's while it only loses the jobs started
+and gains the jobs queued since) and, without the kernels, :func:`replan` (the planner's
+Python path, the kernel's reference): the same starts, bit for bit.
 """
 
 from __future__ import annotations
 
 import math
+from itertools import chain
+from operator import attrgetter, is_, itemgetter
+from typing import NamedTuple
 
 import numpy as np
 
-from bbopt.core import ClusterState, Job, RunningJobs, slack
+from bbopt.core import ClusterState, Job, RunningJob, RunningJobs, slack
 from bbopt.planner import Planner, bb_placement
 from bbopt.planner.bb import profile_slacks
 from bbopt.planner.named import conservative_kernels
 from bbopt.planner.profile import OverbookedError
+
+_NO_ROWS = np.empty((0, 4))  # (no job queued since the last plan)
 
 
 def _end(r) -> float:
     return r.start + r.job.walltime
 
 
+_job_id = attrgetter("job.id")
+_first, _second = itemgetter(0), itemgetter(1)
+
+
+def _holding(r: RunningJob, k: int) -> tuple[RunningJob, tuple[float, ...]] | None:
+    """What running job ``r`` holds as the compiled decision reads it: ``r`` (a job started
+    again under the same id holds other pieces) and its expected end, nodes, pool BB and bytes
+    on each of the ``k`` BB nodes; ``None`` when its pieces are not known."""
+    job = r.job
+    pieces = r.bb_pieces
+    if pieces is None:
+        if job.bb > 0:
+            return None
+        pieces = ()
+    vec = [0.0] * k
+    for b, size in pieces:
+        vec[b] += size
+    return r, (r.start + job.walltime, job.nodes, job.bb, *vec)
+
+
 class NamedArrays:
     """What the compiled decision keeps between decisions: the platform with its capacities
-    and slacks as arrays, what each running job holds (by id), and the running jobs last seen
-    with their arrays."""
+    and slacks as arrays, what each running job holds (by id), the running jobs last seen
+    with their arrays, and the queue last planned (:class:`_Queue`)."""
 
-    __slots__ = ("_consts", "_running")
+    __slots__ = ("_consts", "_running", "_queue")
 
     def __init__(self) -> None:
         self._consts: tuple | None = None
         self._running: tuple | None = None
+        self._queue: _Queue | None = None
 
-    def starts(self, state: ClusterState, queue: tuple[Job, ...],
-               previous: dict[str, float], depth: float) -> list[float] | None:
-        """The start of each job of ``queue`` (``nan``: none) on named BB nodes,
-        computed by the compiled kernel from arrays
-        (:func:`bbopt.planner.jit.named_conservative.conservative_running`): what each running
-        job holds
-        (nodes, pool BB, bytes per BB node) is worked out once per job and kept while it runs,
-        the arrays of the running jobs while the state hands the same running jobs. ``None``
-        without the kernels, or when some running job's pieces are not known, or when one is at or
-        past its walltime (then Python decides: the kernel takes a running job's nodes and BB
-        to be free from its expected end on, which the engine and :func:`bbopt.decide` never
-        let pass, :func:`bbopt.core.planning_state`, but a caller of ``decide`` may)."""
-        loaded = conservative_kernels()
-        if loaded is None:
-            return None
+    def plan(self, state: ClusterState, queue: tuple[Job, ...], previous: dict[str, float],
+             depth: float) -> NamedPlan | None:
+        """conservative-bb's plan of ``queue`` on named BB nodes, computed by the compiled
+        kernel (:func:`bbopt.planner.jit.named_conservative.conservative_step`) from arrays:
+        what each running job holds (nodes, pool BB, bytes per BB node) is worked out once per
+        job and kept while it runs, the arrays of the running jobs while the state hands the same
+        running jobs, and the queue's while ``previous`` is the plan this object returned last
+        (its ``later``) and ``queue`` is the one it planned less the jobs it started, then the
+        jobs queued since. ``None`` without the kernels, or when some running job's pieces are
+        not known, or when one is at or past its walltime (then Python decides: the kernel
+        takes a running job's nodes and BB to be free from its expected end on, which the
+        engine and :func:`bbopt.decide` never let pass, :func:`bbopt.core.planning_state`, but
+        a caller of ``decide`` may)."""
         platform = state.platform
         consts = self._consts
         if consts is None or consts[0] is not platform:
+            loaded = conservative_kernels()
+            if loaded is None:
+                return None
             bb = bb_placement(platform)
             caps = (float(platform.nodes), float(platform.bb), *bb.capacity)
             consts = self._consts = (
                 platform, np.array(caps), np.array(profile_slacks(platform)),
-                slack(platform.bb), bb.tol, {})
-            self._running = None
-        _, caps, tol, bb_tol, ftol, rows = consts
+                slack(platform.bb), bb.tol, {}, loaded.conservative_step)
+            self._running = self._queue = None
+        _, caps, tol, bb_tol, ftol, rows, step = consts
         running = state.running
         if running:  # (a job at or past its walltime: see the docstring)
             first = running[0] if type(running) is RunningJobs else min(running, key=_end)
@@ -72,45 +99,118 @@ class NamedArrays:
         if kept is not None and kept[0] is running:
             ends, held = kept[1], kept[2]
         else:
-            ends = []
-            held = []
-            for r in running:
-                job = r.job
-                row = rows.get(job.id)
-                if row is None:
-                    pieces = r.bb_pieces
-                    if pieces is None:
-                        if job.bb > 0:
+            entries = list(map(rows.get, map(_job_id, running)))
+            if None in entries or not all(map(is_, map(_first, entries), running)):
+                entries = []
+                for r in running:
+                    entry = rows.get(r.job.id)
+                    if entry is None or (entry[0] is not r and entry[0] != r):
+                        entry = _holding(r, len(caps) - 2)
+                        if entry is None:
                             return None
-                        pieces = ()
-                    vec = [0.0] * (len(caps) - 2)
-                    for b, size in pieces:
-                        vec[b] += size
-                    row = rows[job.id] = (job.nodes, job.bb, *vec)
-                ends.append(r.start + job.walltime)
-                held.append(row)
+                        rows[r.job.id] = entry
+                    entries.append(entry)
             if len(rows) > 2 * len(running) + 256:  # (forget the jobs that ended)
-                ids = {r.job.id for r in running}
+                ids = set(map(_job_id, running))
                 for jid in [jid for jid in rows if jid not in ids]:
                     del rows[jid]
-            ends = np.array(ends, dtype=np.float64)
-            held = np.array(held, dtype=np.float64).reshape(len(ends), len(caps))
+            width = len(caps) + 1
+            table = np.fromiter(chain.from_iterable(map(_second, entries)), np.float64,
+                                len(entries) * width).reshape(len(entries), width)
+            ends, held = table[:, 0], table[:, 1:]
             self._running = (running, ends, held)
         count = len(queue)
-        get = previous.get
-        nan = math.nan
-        table = np.array([(j.nodes, j.bb, j.walltime, get(j.id, nan)) for j in queue],
-                         dtype=np.float64).reshape(count, 4).T
-        jobs = table[:3].copy()
-        prev = table[3].copy()
-        starts = np.empty(count)
+        last = self._queue
+        if last is None or last.jobs.shape[1] < count:
+            last = self._queue = _Queue(max(64, 2 * count), last)
+        n = len(last.rest)
+        if previous is last.later and queue[:n] == last.rest:
+            fresh = queue[n:]
+            ids = last.rest_ids + [j.id for j in fresh]
+            get = previous.get
+            rows_new = [(j.nodes, j.bb, j.walltime, get(j.id, math.nan)) for j in fresh]
+            kept_cols = last.count
+        else:  # (planned from the queue and the reservations given)
+            fresh = queue
+            ids = [j.id for j in queue]
+            get = previous.get
+            nan = math.nan
+            rows_new = [(j.nodes, j.bb, j.walltime, get(j.id, nan)) for j in queue]
+            kept_cols = 0
+        news = np.array(rows_new, dtype=np.float64) if rows_new else _NO_ROWS
+        now = float(state.time)
         try:
-            loaded.conservative_running(
-                float(state.time), caps, tol, bb_tol, ftol, ends, held, jobs, prev,
-                float(depth), starts, np.empty(count, dtype=np.int64))
+            n_now, n_later, n_moved = step(
+                now, caps, tol, bb_tol, ftol, ends, held, float(depth), last.jobs, last.previous,
+                last.planned, last.seq, last.marks, kept_cols, last.then, news)
         except ValueError as exc:
+            self._queue = None
             raise OverbookedError(str(exc)) from None
-        return starts.tolist()
+        starts = last.planned[:count].tolist()
+        marks = last.marks
+        now_at = marks[0, :n_now].tolist() if n_now else ()
+        if n_later + n_now == count:  # (each job starts now or is reserved)
+            later = dict(zip(ids, starts, strict=True))
+            for q in now_at:
+                del later[ids[q]]
+        else:
+            later = {ids[q]: starts[q] for q in marks[1, :n_later].tolist()}
+        moved = ([ids[q] for q in marks[2, :n_moved].tolist()] if n_moved else []) \
+            if kept_cols else None  # (given, ``previous`` may name jobs no longer queued)
+        if n_now:
+            started = [queue[q] for q in now_at]
+            rest, rest_ids, b = [], [], 0
+            for q in now_at:
+                rest.extend(queue[b:q])
+                rest_ids.extend(ids[b:q])
+                b = q + 1
+            rest.extend(queue[b:])
+            rest_ids.extend(ids[b:])
+            last.rest, last.rest_ids = tuple(rest), rest_ids
+        else:
+            started = []
+            last.rest, last.rest_ids = queue, ids
+        last.count, last.then, last.later = count, now, later
+        return NamedPlan(starts, started, later, moved)
+
+
+class NamedPlan(NamedTuple):
+    """One decision's plan on named BB nodes: ``starts`` by queue position (``nan``: none),
+    the jobs ``started`` now, the ones reserved ``later`` (job id -> start, in queue order) and
+    the ids whose reservation is new, moved or gone since the ``previous`` plan (``moved``;
+    ``None`` unless that plan was the one this object returned last)."""
+
+    starts: list[float]
+    started: list[Job]
+    later: dict[str, float]
+    moved: list[str] | None
+
+
+class _Queue:
+    """The queue last planned as the compiled decision reads it: per job (column) nodes, BB
+    and walltime, kept start and planned start; the jobs left once the started ones leave
+    (``rest``, ``rest_ids``), the plan returned (``later``), its time and its column count."""
+
+    __slots__ = ("jobs", "previous", "planned", "seq", "marks", "rest", "rest_ids", "later",
+                 "then", "count")
+
+    def __init__(self, capacity: int, before: _Queue | None) -> None:
+        self.jobs = np.empty((3, capacity))
+        self.previous = np.empty(capacity)
+        self.planned = np.empty(capacity)
+        self.seq = np.empty(capacity, dtype=np.int64)
+        self.marks = np.empty((3, capacity), dtype=np.int64)
+        self.rest: tuple[Job, ...] = ()
+        self.rest_ids: list[str] = []
+        self.later: dict[str, float] | None = None
+        self.then = math.nan
+        self.count = 0
+        if before is not None:  # (grown: the last plan's columns carried over)
+            c = before.count
+            self.jobs[:, :c] = before.jobs[:, :c]
+            self.planned[:c] = before.planned[:c]
+            self.rest, self.rest_ids = before.rest, before.rest_ids
+            self.later, self.then, self.count = before.later, before.then, c
 
 
 def replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,

@@ -36,3 +36,16 @@ def test_updating_equals_sorting_again(before, changes):
     for r in got:  # the same object when the start is the same
         if r.job_id in kept and kept[r.job_id].start == r.start:
             assert r is kept[r.job_id]
+
+
+def test_a_touched_reservation_not_the_booked_one_is_sorted_again():
+    """``before`` holds b at 2.0, but the booked reservation of b says 5.0 (kept by another
+    plan): the bisection at 5.0 does not find it, and the count (3 kept + 1 placed against
+    3 planned) sends the update to a full sort, which leaves no second reservation of b."""
+    from bbopt.core import Reservation
+
+    before = sorted_reservations({"a": 1.0, "b": 2.0, "c": 3.0}, {})
+    booked = {"a": before[0], "b": Reservation("b", 5.0), "c": before[2]}
+    got = updated_reservations(before, {"a": 1.0, "b": 4.0, "c": 3.0}, booked, ["b"])
+    assert [(r.job_id, r.start) for r in got] == [("a", 1.0), ("c", 3.0), ("b", 4.0)]
+    assert got[0] is before[0] and got[1] is before[2]

@@ -236,7 +236,8 @@ _KERNELS = pytest.mark.skipif(conservative_kernels() is None,
 
 
 def _starts(arrays: NamedArrays, state: ClusterState, previous=None):
-    return arrays.starts(state, tuple(state.queue), previous or {}, math.inf)
+    plan = arrays.plan(state, tuple(state.queue), previous or {}, math.inf)
+    return None if plan is None else plan.starts
 
 
 @_KERNELS
@@ -246,13 +247,65 @@ def test_the_arrays_are_kept_while_the_platform_and_running_jobs_are_the_same():
     state = ClusterState(0.0, _PLATFORM, (a,), (Job("w", 0, walltime=10, nodes=4),))
     assert _starts(arrays, state) == [100.0]
     consts, kept, row = arrays._consts, arrays._running, arrays._consts[5]["A"]
-    assert row == (1, 4 * GB, 4 * GB, 0.0, 0.0)
+    assert row == (a, (100.0, 1, 4 * GB, 4 * GB, 0.0, 0.0))
     assert _starts(arrays, state) == [100.0]
     assert arrays._consts is consts and arrays._running is kept  # the same state: all kept
     b = _running("B", 50, 1, ())
     assert _starts(arrays, ClusterState(0.0, _PLATFORM, (a, b), state.queue)) == [100.0]
     assert arrays._consts is consts and arrays._running is not kept
     assert arrays._consts[5]["A"] is row  # A's holding not worked out again
+
+
+@_KERNELS
+def test_a_job_started_again_under_its_id_is_planned_with_its_new_pieces():
+    """A (2 nodes, two 4 GB pieces) ran with both pieces on BB node 0; started again at t=5
+    (requeued, say) it holds one on node 0 and one on node 1, and C fills node 2. w (1 node, one
+    9 GB piece) has no BB node with 9 GB free until C ends at 55: the holding worked out for A's
+    first run (node 1 all free) would start w now."""
+    arrays = NamedArrays()
+    w = Job("w", 0, walltime=10, nodes=1, bb=9 * GB)
+    first = _running("A", 100, 2, ((0, 4 * GB), (0, 4 * GB)))
+    assert _starts(arrays, ClusterState(0.0, _PLATFORM, (first,), (w,))) == [0.0]
+    again = RunningJob(first.job, 5.0, None, ((0, 4 * GB), (1, 4 * GB)))
+    state = ClusterState(5.0, _PLATFORM, (_running("C", 55, 1, ((2, 10 * GB),)), again), (w,))
+    assert _starts(arrays, state) == [55.0]
+    assert arrays._consts[5]["A"] == (again, (105.0, 2, 8 * GB, 4 * GB, 4 * GB, 0.0))
+    python = ConservativeBackfilling(compiled=False).decide(state)
+    assert python.start == () and [(r.job_id, r.start) for r in python.reservations] == [
+        ("w", 55.0)]
+
+
+def _plan_of(arrays: NamedArrays, state: ClusterState):
+    return arrays.plan(state, tuple(state.queue), state.memory.get("reservations", {}),
+                       math.inf)
+
+
+@_KERNELS
+def test_the_queue_is_kept_while_it_loses_only_the_jobs_started_and_gains_new_ones():
+    """At t=0, R holds 2 of the 4 nodes until 50: a (2 nodes, 10 s) starts, b (4 nodes) is
+    reserved at 50. At t=3 a runs, c (1 node, 5 GB, 10 s) has come: the kept queue (b) and c
+    give c a start at 10, when a ends, b kept at 50; the plan says which reservations are new or
+    moved (c's: it was kept, ``moved`` is known). A caller that did not start a hands a queue
+    the kept one does not describe: planned from the queue given, as a fresh decision."""
+    r = _running("R", 50, 2, ())
+    a, b = Job("a", 0, walltime=10, nodes=2), Job("b", 0, walltime=20, nodes=4)
+    c = Job("c", 3, walltime=10, nodes=1, bb=5 * GB)
+    arrays = NamedArrays()
+    first = _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (a, b)))
+    assert first.starts == [0.0, 50.0] and first.started == [a] and first.later == {"b": 50.0}
+    assert first.moved is None  # (nothing kept yet: planned from the queue given)
+    memory = {"reservations": first.later}
+    carried = ClusterState(3.0, _PLATFORM, (r, RunningJob(a, 0.0, None, ())), (b, c), memory)
+    second = _plan_of(arrays, carried)
+    assert second.starts == [50.0, 10.0] and second.later == {"b": 50.0, "c": 10.0}
+    assert second.started == [] and second.moved == ["c"]
+    assert _plan_of(NamedArrays(), carried)[:3] == second[:3]
+    arrays = NamedArrays()
+    _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (a, b)))
+    refused = ClusterState(3.0, _PLATFORM, (r,), (a, b, c), memory)
+    again = _plan_of(arrays, refused)
+    assert again.moved is None and again[:3] == _plan_of(NamedArrays(), refused)[:3]
+    assert again.starts == [3.0, 50.0, 13.0]
 
 
 @_KERNELS

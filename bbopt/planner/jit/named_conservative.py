@@ -278,3 +278,51 @@ def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: 
     kept_order = np.argsort(keys, kind="mergesort")[:kept]
     return conservative_named(now, tol, bb_tol, ftol, prof, length, space, jobs, previous,
                               kept_order, depth, planned, seq)
+
+
+@kernel()
+def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: float,
+                      ftol: float, ends: np.ndarray, held: np.ndarray, depth: float,
+                      jobs: np.ndarray, previous: np.ndarray, planned: np.ndarray,
+                      seq: np.ndarray, marks: np.ndarray, last: int, then: float,
+                      new: np.ndarray) -> tuple[int, int, int]:
+    """:func:`conservative_running` on a queue kept between decisions: ``jobs[3, C]``,
+    ``previous[C]`` and ``planned[C]`` hold the last decision's queue in their first ``last``
+    columns (its time ``then``), which this decision compacts (the jobs started at ``then``
+    leave; a start after ``then`` is a kept reservation) and extends with the rows of ``new[M,
+    4]``: nodes, BB, walltime and kept start (``nan``: none) of each job queued since (with
+    ``last`` 0, the whole queue). What the plan says, by queue position: ``marks[0]`` the jobs
+    starting now, ``marks[1]`` those reserved later, ``marks[2]`` those whose reservation is
+    new, moved or gone; their three counts."""
+    count = 0
+    for i in range(last):
+        t = planned[i]
+        if t == then:
+            continue
+        for d in range(3):
+            jobs[d, count] = jobs[d, i]
+        previous[count] = t if t > then else math.nan
+        count += 1
+    for m in range(new.shape[0]):
+        for d in range(3):
+            jobs[d, count] = new[m, d]
+        previous[count] = new[m, 3]
+        count += 1
+    conservative_running(now, caps, tol, bb_tol, ftol, ends, held, jobs[:, :count],
+                         previous[:count], depth, planned[:count], seq[:count])
+    started = later = moved = 0
+    for q in range(count):
+        t, p = planned[q], previous[q]
+        if t == now:
+            marks[0, started] = q
+            started += 1
+        if t > now:
+            marks[1, later] = q
+            later += 1
+            if t != p:
+                marks[2, moved] = q
+                moved += 1
+        elif not math.isnan(p):
+            marks[2, moved] = q
+            moved += 1
+    return started, later, moved
