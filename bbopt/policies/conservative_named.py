@@ -125,13 +125,11 @@ class NamedArrays:
             last = self._queue = _Queue(max(64, 2 * count), last)
         n = len(last.rest)
         if previous is last.later and queue[:n] == last.rest:
-            fresh = queue[n:]
+            fresh = queue[n:]  # (no kept start: ``previous`` names only jobs of ``rest``)
             ids = last.rest_ids + [j.id for j in fresh]
-            get = previous.get
-            rows_new = [(j.nodes, j.bb, j.walltime, get(j.id, math.nan)) for j in fresh]
+            rows_new = [(j.nodes, j.bb, j.walltime, math.nan) for j in fresh]
             kept_cols = last.count
         else:  # (planned from the queue and the reservations given)
-            fresh = queue
             ids = [j.id for j in queue]
             get = previous.get
             nan = math.nan

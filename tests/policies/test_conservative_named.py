@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
 from bbopt.planner.named import conservative_kernels
+from bbopt.planner.profile import OverbookedError
 from bbopt.policies.conservative import ConservativeBackfilling
 from bbopt.policies.conservative_named import NamedArrays
 from tests._plan_checks import replay_against_fresh
@@ -80,6 +81,18 @@ def test_a_long_replay_decides_as_from_scratch_at_every_decision():
     jobs = [Job(str(k), 2.0 * k, walltime=float(5 + k % 7), runtime=float(1 + k % 6),
                 nodes=1 + k % 3, bb=float((k % 4) * 3 * GB)) for k in range(320)]
     res, compared = _replay_checked(jobs, _PLATFORM)
+    assert len(compared) > 320
+    assert all(s >= j.submit for s, j in zip(res.start, jobs, strict=True))
+
+
+def test_a_replay_reserving_two_jobs_decides_as_from_scratch_at_every_decision():
+    """The same 320 jobs with a depth of 2: the jobs beyond the two reserved get no start
+    (``nan`` in the compiled plan) unless they fit now, so the plan's reserved jobs are not
+    the queue's: every decision still equals the fresh ones."""
+    jobs = [Job(str(k), 2.0 * k, walltime=float(5 + k % 7), runtime=float(1 + k % 6),
+                nodes=1 + k % 3, bb=float((k % 4) * 3 * GB)) for k in range(320)]
+    res, compared = replay_against_fresh(jobs, _PLATFORM, "conservative-bb", {"depth": 2},
+                                         fresh=({}, {"compiled": False}))
     assert len(compared) > 320
     assert all(s >= j.submit for s, j in zip(res.start, jobs, strict=True))
 
@@ -257,6 +270,20 @@ def test_the_arrays_are_kept_while_the_platform_and_running_jobs_are_the_same():
 
 
 @_KERNELS
+def test_a_job_started_again_alone_under_its_id_is_planned_with_its_new_pieces():
+    """A (2 nodes, two 4 GB pieces) ran with one piece on BB node 0 and one on node 1; started
+    again at t=5 it holds both on node 0 (6, 6, 10 GB free before, 2, 10, 10 now). w (2 nodes,
+    two 7 GB pieces) fits now on nodes 1 and 2; with A's first holding only node 2 could take a
+    piece, and w would wait for A's end at 105."""
+    arrays = NamedArrays()
+    w = Job("w", 0, walltime=10, nodes=2, bb=14 * GB)
+    first = _running("A", 100, 2, ((0, 4 * GB), (1, 4 * GB)))
+    assert _starts(arrays, ClusterState(0.0, _PLATFORM, (first,), (w,))) == [100.0]
+    again = RunningJob(first.job, 5.0, None, ((0, 4 * GB), (0, 4 * GB)))
+    assert _starts(arrays, ClusterState(5.0, _PLATFORM, (again,), (w,))) == [5.0]
+
+
+@_KERNELS
 def test_a_job_started_again_under_its_id_is_planned_with_its_new_pieces():
     """A (2 nodes, two 4 GB pieces) ran with both pieces on BB node 0; started again at t=5
     (requeued, say) it holds one on node 0 and one on node 1, and C fills node 2. w (1 node, one
@@ -301,11 +328,29 @@ def test_the_queue_is_kept_while_it_loses_only_the_jobs_started_and_gains_new_on
     assert second.started == [] and second.moved == ["c"]
     assert _plan_of(NamedArrays(), carried)[:3] == second[:3]
     arrays = NamedArrays()
-    _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (a, b)))
+    memory = {"reservations": _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (a, b))).later}
     refused = ClusterState(3.0, _PLATFORM, (r,), (a, b, c), memory)
     again = _plan_of(arrays, refused)
     assert again.moved is None and again[:3] == _plan_of(NamedArrays(), refused)[:3]
     assert again.starts == [3.0, 50.0, 13.0]
+
+
+@_KERNELS
+def test_the_queue_is_kept_when_a_job_behind_the_first_starts():
+    """b (4 nodes) waits for R's end at 50 and a (1 node, 10 s) behind it starts now; at t=3,
+    with a running and c queued since, the kept queue is b then c: c (1 node) starts now
+    beside a, and the plan was made from the kept arrays (``moved`` known)."""
+    r = _running("R", 50, 2, ())
+    b, a = Job("b", 0, walltime=20, nodes=4), Job("a", 0, walltime=10, nodes=1)
+    c = Job("c", 3, walltime=10, nodes=1)
+    arrays = NamedArrays()
+    first = _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (b, a)))
+    assert first.starts == [50.0, 0.0] and first.started == [a]
+    state = ClusterState(3.0, _PLATFORM, (r, RunningJob(a, 0.0, None, ())), (b, c),
+                         {"reservations": first.later})
+    second = _plan_of(arrays, state)
+    assert second.starts == [50.0, 3.0] and second.started == [c] and second.moved == []
+    assert second[:3] == _plan_of(NamedArrays(), state)[:3]
 
 
 @_KERNELS
@@ -337,6 +382,40 @@ def test_the_holdings_of_ended_jobs_are_forgotten_past_twice_the_running_plus_25
         assert f"r{k}" in arrays._consts[5]
     assert sizes[:258] == list(range(1, 259))
     assert sizes[258:] == [1, 2, 3, 4]
+
+
+@_KERNELS
+def test_a_running_job_past_its_walltime_anywhere_in_a_plain_tuple_is_left_to_python():
+    """Running jobs handed as a plain tuple are not taken to be sorted: the second, due at 30,
+    is past its walltime at t=40, so the kernel does not plan (its first is due at 100)."""
+    running = (_running("a", 100, 1, ()), _running("b", 30, 1, ()))
+    state = ClusterState(40.0, _PLATFORM, running, (Job("w", 0, walltime=10, nodes=1),))
+    assert _starts(NamedArrays(), state) is None
+    assert _starts(NamedArrays(), ClusterState(20.0, _PLATFORM, running, state.queue)) == [20.0]
+
+
+@_KERNELS
+def test_a_plan_the_kernel_refuses_raises_the_profiles_error_and_plans_again_next_time():
+    """The kernel's ValueError (a reservation overbooking a BB node) is the planner's
+    OverbookedError with its message; the arrays it may have left half compacted are not used
+    again: the next plan equals a fresh one."""
+    r = _running("R", 50, 2, ())
+    a, b = Job("a", 0, walltime=10, nodes=2), Job("b", 0, walltime=20, nodes=4)
+    arrays = NamedArrays()
+    first = _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (a, b)))
+    state = ClusterState(3.0, _PLATFORM, (r, RunningJob(a, 0.0, None, ())), (b,),
+                         {"reservations": first.later})
+    consts = arrays._consts
+
+    def refuse(*_):
+        raise ValueError("a reservation on the named BB nodes overbooks")
+
+    arrays._consts = (*consts[:6], refuse)
+    with pytest.raises(OverbookedError, match=r"^a reservation on the named BB nodes overbooks$"):
+        _plan_of(arrays, state)
+    arrays._consts = consts
+    assert _plan_of(arrays, state)[:3] == _plan_of(NamedArrays(), state)[:3] == (
+        [50.0], [], {"b": 50.0})
 
 
 @pytest.mark.parametrize("end", [30.0, 40.0, math.nextafter(40.0, math.inf)])
