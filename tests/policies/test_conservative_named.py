@@ -336,6 +336,25 @@ def test_the_queue_is_kept_while_it_loses_only_the_jobs_started_and_gains_new_on
 
 
 @_KERNELS
+def test_the_kept_queue_grows_past_its_arrays_with_the_plan_kept():
+    """30 jobs of 4 nodes wait for R (4 nodes, until 1000), reserved one after another every
+    10 s; 40 more come at t=1: the arrays (64 jobs) grow and keep the 30 reservations, and the
+    40 new ones are reserved after them, as a fresh plan does."""
+    r = _running("R", 1000, 4, ())
+    jobs = [Job(f"j{k}", 0, walltime=10, nodes=4) for k in range(70)]
+    arrays = NamedArrays()
+    first = _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), tuple(jobs[:30])))
+    assert first.starts == [1000.0 + 10 * k for k in range(30)]
+    assert arrays._queue.jobs.shape == (3, 64)
+    state = ClusterState(1.0, _PLATFORM, (r,), tuple(jobs), {"reservations": first.later})
+    second = _plan_of(arrays, state)
+    assert arrays._queue.jobs.shape == (3, 140)
+    assert second.starts == [1000.0 + 10 * k for k in range(70)]
+    assert second.moved == [f"j{k}" for k in range(30, 70)]
+    assert second[:3] == _plan_of(NamedArrays(), state)[:3]
+
+
+@_KERNELS
 def test_the_queue_is_kept_when_a_job_behind_the_first_starts():
     """b (4 nodes) waits for R's end at 50 and a (1 node, 10 s) behind it starts now; at t=3,
     with a running and c queued since, the kept queue is b then c: c (1 node) starts now
