@@ -355,6 +355,20 @@ def test_the_kept_queue_grows_past_its_arrays_with_the_plan_kept():
 
 
 @_KERNELS
+def test_kept_reservations_that_start_now_are_marked_gone_from_the_plan():
+    """b and c (2 nodes each) wait for R (4 nodes) and are reserved at 50; at t=50 R has
+    ended, and both start: the plan reserves nothing and marks both reservations as gone."""
+    r = _running("R", 50, 4, ())
+    b, c = Job("b", 0, walltime=10, nodes=2), Job("c", 0, walltime=10, nodes=2)
+    arrays = NamedArrays()
+    first = _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (b, c)))
+    assert first.later == {"b": 50.0, "c": 50.0}
+    state = ClusterState(50.0, _PLATFORM, (), (b, c), {"reservations": first.later})
+    second = _plan_of(arrays, state)
+    assert second.started == [b, c] and second.later == {} and second.moved == ["b", "c"]
+
+
+@_KERNELS
 def test_the_queue_is_kept_when_a_job_behind_the_first_starts():
     """b (4 nodes) waits for R's end at 50 and a (1 node, 10 s) behind it starts now; at t=3,
     with a running and c queued since, the kept queue is b then c: c (1 node) starts now
