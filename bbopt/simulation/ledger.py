@@ -100,22 +100,23 @@ class Ledger:
             self.used_bb += job.bb
             return nodes
         bb = self.bb
+        # The pieces are placed once and taken as placed (BB.charge, without placing again).
         if not bb.chooses_nodes:  # (pieces that do not depend on the compute nodes)
-            why = bb.why_not_now(job)
-            if why is not None:
-                raise StartRefused(why)
+            pieces = bb.placement(job)
+            if pieces is None:
+                raise StartRefused(bb.why_not_now(job))
         nodes = self._nodes(job, asked, t)
         if bb.chooses_nodes:  # the pieces depend on the compute nodes
-            why = bb.why_not_now(job, nodes)
-            if why is not None:
+            pieces = bb.placement(job, nodes)
+            if pieces is None:
                 self._give_back(nodes)
-                raise StartRefused(why)
+                raise StartRefused(bb.why_not_now(job, nodes))
         if self.bandwidth is not None:
             why = self.bandwidth.charge(job, nodes)
             if why is not None:
                 self._give_back(nodes)
                 raise InvalidDecision(why, job_id=job.id, time=t)
-        bb.charge(job, nodes)
+        bb.take(job, pieces)
         self.used_nodes += job.nodes
         self.used_bb += job.bb
         return nodes
