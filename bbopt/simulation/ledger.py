@@ -150,7 +150,9 @@ class Ledger:
     def _nodes(self, job: Job, asked: tuple[int, ...] | None, t: float) -> tuple[int, ...]:
         """The nodes of ``job``: those asked (checked: distinct, free and, for a job with a
         local-SSD request, each with enough SSD), else the lowest-numbered free ones, or for an
-        SSD request the free nodes with the smallest admissible SSDs (least waste)."""
+        SSD request the free nodes with the smallest admissible SSDs (least waste), or those the
+        BB placement chooses (:func:`~bbopt.planner.bb.choose_nodes`: free nodes by its rule,
+        so not checked again)."""
         free_nodes = self.free_nodes
         node_ssd = self.platform.node_ssd
         if asked is None:
@@ -158,9 +160,12 @@ class Ledger:
                 taken = tuple(free_nodes[:job.nodes])
                 del free_nodes[:job.nodes]
                 return taken
-            asked = choose_nodes(free_nodes, job, self.platform, self.bb)
-            if isinstance(asked, str):
-                raise InvalidDecision(asked, job_id=job.id, time=t)
+            chosen = choose_nodes(free_nodes, job, self.platform, self.bb)
+            if isinstance(chosen, str):
+                raise InvalidDecision(chosen, job_id=job.id, time=t)
+            taken = set(chosen)
+            free_nodes[:] = [x for x in free_nodes if x not in taken]
+            return chosen
         if len(asked) != job.nodes or len(set(asked)) != len(asked):
             raise InvalidDecision(f"node set {asked} is not {job.nodes} distinct nodes",
                                   job_id=job.id, time=t)
