@@ -262,14 +262,14 @@ class Platform:
         if job.bb > self.bb:
             return f"requests {job.bb:.4g} B of burst buffer, platform has {self.bb:.4g} B"
         if self.bb_nodes is not None and job.bb > 0:
-            # An empty machine takes floor(capacity / piece) pieces on each BB node; a node
-            # that takes all of the job's pieces counts as that many (a subnormal request,
-            # 2e-313 B, makes the quotient infinite or the piece 0).
+            # An empty BB node takes floor(capacity / piece) pieces, or all; counted until all fit
             piece = job.bb / job.nodes
             room = 0
             for c in self.bb_nodes:
                 fit = c / piece * (1 + 1e-12) if piece > 0 else math.inf
                 room += job.nodes if fit >= job.nodes else math.floor(fit)
+                if room >= job.nodes:
+                    break
             if room < job.nodes:
                 return (f"requests {job.nodes} pieces of {piece:.4g} B of burst buffer, the "
                         f"{len(self.bb_nodes)} BB nodes hold {room} such pieces")

@@ -165,16 +165,19 @@ class FirstFitBB(PooledBB):
         return None
 
     def release(self, job: Job) -> None:
-        for b, size in self.held.pop(job.id, ()):
-            self.free[b] = min(self.capacity[b], self.free[b] + size)
+        free, cap = self.free, self.capacity
+        for b, size in self.held.pop(job.id, ()):  # (each piece back, capped at capacity)
+            f = free[b] + size
+            free[b] = f if f < cap[b] else cap[b]
 
     def pieces_of(self, job: Job) -> tuple[tuple[int, float], ...] | None:
         return tuple(self.held.get(job.id, ()))
 
     def take(self, job: Job, pieces: Sequence[tuple[int, float]]) -> None:
+        free = self.free
         for b, size in pieces:
-            self.free[b] -= size
-        self.held[job.id] = list(pieces)
+            free[b] -= size
+        self.held[job.id] = tuple(pieces)  # (what pieces_of returns, without a copy)
 
     def take_each(self, running: Iterable[RunningJob],
                   pieces: dict[str, Sequence[tuple[int, float]]]) -> None:

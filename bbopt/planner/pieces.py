@@ -114,7 +114,10 @@ def first_fit_pieces(free: Sequence[float], nodes: int, bb: float, tol: float) -
     if runs is None:
         return None
     piece = bb / nodes
-    return tuple((b, piece) for b, count in runs for _ in range(count))
+    out: list[tuple[int, float]] = []
+    for b, count in runs:
+        out += [(b, piece)] * count
+    return tuple(out)
 
 
 def proximity_pieces(free: Sequence[float], compute: Sequence[int], bb: float, tol: float,

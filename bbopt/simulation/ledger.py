@@ -100,22 +100,23 @@ class Ledger:
             self.used_bb += job.bb
             return nodes
         bb = self.bb
+        # The pieces are placed once and taken as placed (BB.charge, without placing again).
         if not bb.chooses_nodes:  # (pieces that do not depend on the compute nodes)
-            why = bb.why_not_now(job)
-            if why is not None:
-                raise StartRefused(why)
+            pieces = bb.placement(job)
+            if pieces is None:
+                raise StartRefused(bb.why_not_now(job))
         nodes = self._nodes(job, asked, t)
         if bb.chooses_nodes:  # the pieces depend on the compute nodes
-            why = bb.why_not_now(job, nodes)
-            if why is not None:
+            pieces = bb.placement(job, nodes)
+            if pieces is None:
                 self._give_back(nodes)
-                raise StartRefused(why)
+                raise StartRefused(bb.why_not_now(job, nodes))
         if self.bandwidth is not None:
             why = self.bandwidth.charge(job, nodes)
             if why is not None:
                 self._give_back(nodes)
                 raise InvalidDecision(why, job_id=job.id, time=t)
-        bb.charge(job, nodes)
+        bb.take(job, pieces)
         self.used_nodes += job.nodes
         self.used_bb += job.bb
         return nodes
@@ -149,7 +150,9 @@ class Ledger:
     def _nodes(self, job: Job, asked: tuple[int, ...] | None, t: float) -> tuple[int, ...]:
         """The nodes of ``job``: those asked (checked: distinct, free and, for a job with a
         local-SSD request, each with enough SSD), else the lowest-numbered free ones, or for an
-        SSD request the free nodes with the smallest admissible SSDs (least waste)."""
+        SSD request the free nodes with the smallest admissible SSDs (least waste), or those the
+        BB placement chooses (:func:`~bbopt.planner.bb.choose_nodes`: free nodes by its rule,
+        so not checked again)."""
         free_nodes = self.free_nodes
         node_ssd = self.platform.node_ssd
         if asked is None:
@@ -157,9 +160,12 @@ class Ledger:
                 taken = tuple(free_nodes[:job.nodes])
                 del free_nodes[:job.nodes]
                 return taken
-            asked = choose_nodes(free_nodes, job, self.platform, self.bb)
-            if isinstance(asked, str):
-                raise InvalidDecision(asked, job_id=job.id, time=t)
+            chosen = choose_nodes(free_nodes, job, self.platform, self.bb)
+            if isinstance(chosen, str):
+                raise InvalidDecision(chosen, job_id=job.id, time=t)
+            taken = set(chosen)
+            free_nodes[:] = [x for x in free_nodes if x not in taken]
+            return chosen
         if len(asked) != job.nodes or len(set(asked)) != len(asked):
             raise InvalidDecision(f"node set {asked} is not {job.nodes} distinct nodes",
                                   job_id=job.id, time=t)
