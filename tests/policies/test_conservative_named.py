@@ -466,3 +466,36 @@ def test_a_running_job_at_or_past_its_walltime_is_decided_as_in_python(end):
     assert decisions[0].reservations == decisions[1].reservations
     assert [(r.job_id, r.start) for r in decisions[1].reservations] == (
         [("q", end)] if end > 40.0 else [])
+
+
+@pytest.mark.parametrize("compiled", [False, None])
+def test_a_policy_asked_about_two_states_in_turn_answers_each_as_a_fresh_one(compiled):
+    """The same memory (b kept at 50) handed with two states in turn: the state with b waiting
+    keeps b's reservation; the other (c waiting, b gone) reserves c; asked about the first
+    again, the policy answers b at 50, not the reservations it returned last."""
+    r = _running("R", 50, 4, ())
+    b, c = Job("b", 0, walltime=10, nodes=4), Job("c", 0, walltime=10, nodes=4)
+    memory = {"reservations": {"b": 50.0}}
+    with_b = ClusterState(0.0, _PLATFORM, (r,), (b,), memory)
+    with_c = ClusterState(0.0, _PLATFORM, (r,), (c,), memory)
+    policy = ConservativeBackfilling(compiled=compiled)
+    first = policy.decide(with_b)
+    assert [(x.job_id, x.start) for x in policy.decide(with_c).reservations] == [("c", 50.0)]
+    again = policy.decide(with_b)
+    assert [(x.job_id, x.start) for x in again.reservations] == [("b", 50.0)]
+    assert again.reservations == first.reservations
+
+
+def test_a_replay_on_proximity_placement_plans_first_fit_pieces_compiled_and_in_python():
+    """On the authors' proximity platform conservative-bb still places each reservation's
+    pieces first fit (the engine names the started jobs' nodes), compiled and in Python: the
+    replay's decisions equal the Python reference's, where proximity placement would put
+    pieces elsewhere (2 compute nodes per chassis, 4 BB nodes of 25 GB)."""
+    from tests._platforms import PROXIMITY
+
+    jobs = [Job(str(k), 1.0 * k, walltime=float(20 + k % 7), runtime=float(10 + k % 9),
+                nodes=1 + k % 4, bb=float((k % 5) * 7 * GB)) for k in range(120)]
+    res, compared = replay_against_fresh(jobs, PROXIMITY, "conservative-bb",
+                                         fresh=({"compiled": False},))
+    assert len(compared) == 200
+    assert sum(s > j.submit for s, j in zip(res.start, jobs, strict=True)) == 111
