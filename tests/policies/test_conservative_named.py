@@ -248,8 +248,14 @@ _KERNELS = pytest.mark.skipif(conservative_kernels() is None,
                               reason="the compiled kernels do not load here")
 
 
-def _starts(arrays: NamedArrays, state: ClusterState, previous=None):
-    plan = arrays.plan(state, tuple(state.queue), previous or {}, math.inf)
+def _plan_of(arrays: NamedArrays, state: ClusterState):
+    """The compiled plan of ``state`` with its memory's reservations, any depth."""
+    return arrays.plan(state, tuple(state.queue), state.memory.get("reservations", {}),
+                       math.inf)
+
+
+def _starts(arrays: NamedArrays, state: ClusterState):
+    plan = _plan_of(arrays, state)
     return None if plan is None else plan.starts
 
 
@@ -300,11 +306,6 @@ def test_a_job_started_again_under_its_id_is_planned_with_its_new_pieces():
     python = ConservativeBackfilling(compiled=False).decide(state)
     assert python.start == () and [(r.job_id, r.start) for r in python.reservations] == [
         ("w", 55.0)]
-
-
-def _plan_of(arrays: NamedArrays, state: ClusterState):
-    return arrays.plan(state, tuple(state.queue), state.memory.get("reservations", {}),
-                       math.inf)
 
 
 @_KERNELS
