@@ -17,8 +17,8 @@ nodes in fragments smaller than one piece. Three strategies, chosen once from th
   (:func:`bbopt.planner.pieces.contiguous_nodes`: consecutive runs).
 
 Each strategy object holds the BB nodes as they are now (free bytes per BB node and the pieces
-every running job holds): the engine's ledger charges and releases starts through it, and a
-policy's planner takes its starts from it, so both apply the same rule with the same tolerance.
+every running job holds): the engine's ledger places, takes and releases starts through it, and
+a policy's planner takes its starts from it, so both apply the same rule with the same tolerance.
 On an empty machine first fit places ``sum(floor(C_b / piece))`` pieces, the most any placement
 can, so :meth:`bbopt.core.Platform.why_never_fits` rejects exactly the jobs that can never be
 placed.
@@ -72,10 +72,6 @@ class PooledBB:
         """Why ``job``'s BB cannot be placed now, or ``None`` (nothing changes)."""
         return None
 
-    def charge(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
-        """Place ``job``'s BB now; the reason when it cannot be placed (nothing changes)."""
-        return None
-
     def release(self, job: Job) -> None:
         """Give back what ``job`` holds."""
 
@@ -112,7 +108,7 @@ class PooledBB:
 
 class FirstFitBB(PooledBB):
     """Named BB nodes, each piece on the lowest-numbered BB node with room (see the module
-    docstring). A start whose pieces cannot be placed is refused (counted in ``refused``)."""
+    docstring). A start whose pieces cannot be placed is refused."""
 
     kind = "first-fit"
     named = True
@@ -121,7 +117,6 @@ class FirstFitBB(PooledBB):
     def __init__(self, platform: Platform) -> None:
         if platform.bb_nodes is None:
             raise ValueError("platform has no named BB nodes")
-        self.refused = 0
         self.held: dict[str, Sequence[tuple[int, float]]] = {}
         self.capacity, self.tol, self.margin = _bb_nodes_of(tuple(platform.bb_nodes))
         self.free = list(self.capacity)
@@ -155,14 +150,6 @@ class FirstFitBB(PooledBB):
 
     def why_not_now(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
         return None if self.placement(job, nodes) is not None else self._why(job)
-
-    def charge(self, job: Job, nodes: Sequence[int] = ()) -> str | None:
-        pieces = self.placement(job, nodes)
-        if pieces is None:
-            self.refused += 1
-            return self._why(job)
-        self.take(job, pieces)
-        return None
 
     def release(self, job: Job) -> None:
         free, cap = self.free, self.capacity

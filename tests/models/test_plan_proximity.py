@@ -78,11 +78,11 @@ def test_the_engine_would_have_refused_the_first_fit_plan():
     from bbopt.planner import bb_placement
 
     ledger = bb_placement(PROX)
-    assert ledger.charge(_jobs()[0], (0, 1, 2, 3, 4, 5)) is None
-    assert ledger.charge(_jobs()[1], (6,)) is None
-    reason = ledger.charge(_jobs()[2], (7,))
-    assert reason is not None and "do not fit on the BB nodes" in reason
-    assert ledger.refused == 1 and _jobs()[2].id not in ledger.held
+    for job, nodes in zip(_jobs()[:2], ((0, 1, 2, 3, 4, 5), (6,)), strict=True):
+        ledger.take(job, ledger.placement(job, nodes))
+    assert ledger.placement(_jobs()[2], (7,)) is None
+    assert "do not fit on the BB nodes" in ledger.why_not_now(_jobs()[2], (7,))
+    assert _jobs()[2].id not in ledger.held
 
 
 # Random states on the proximity platform: running jobs on consecutive nodes, pieces placed
@@ -121,15 +121,17 @@ def _engine_starts(state: ClusterState, model: PlanModel, order) -> list[str]:
     from bbopt.planner import bb_placement
 
     ledger = bb_placement(PROX)
-    for r in state.running:
-        ledger.charge(r.job, r.allocation)
+    for r in state.running:  # (the engine placed them: they fit)
+        ledger.take(r.job, ledger.placement(r.job, r.allocation))
     free = [x for x in range(PROX.nodes) if all(x not in r.allocation for r in state.running)]
     out = []
     for p in model.plan(order).started_now(model.now):
         job = model.jobs[p]
         nodes = contiguous_nodes(free, job.nodes)
-        if nodes is None or ledger.charge(job, nodes) is not None:
+        pieces = None if nodes is None else ledger.placement(job, nodes)
+        if pieces is None:
             continue
+        ledger.take(job, pieces)
         free = [x for x in free if x not in nodes]
         out.append(job.id)
     return out

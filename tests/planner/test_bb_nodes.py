@@ -41,13 +41,15 @@ def test_fits_both_starts_at_once():
 def test_first_fit_placement_and_release():
     ledger = bb_placement(NAMED)
     a = Job("a", 0, 10, 10, nodes=1, bb=6.0)
-    assert ledger.charge(a, (0,)) is None
+    ledger.take(a, ledger.placement(a, (0,)))
     assert ledger.free == [4.0, 10.0]
     c = Job("c", 0, 5, 5, nodes=3, bb=9.0)  # pieces of 3: BB0 (4 free), then BB1 twice
     assert ledger.placement(c, (1, 2, 3)) == [(0, 3.0), (1, 3.0), (1, 3.0)]
     assert ledger.free == [4.0, 10.0]  # placement alone changes nothing
     big = Job("big", 0, 5, 5, nodes=2, bb=12.0)
-    assert ledger.charge(big, (1, 2)) is not None and ledger.refused == 1
+    assert ledger.placement(big, (1, 2)) is None and ledger.why_not_now(big, (1, 2)) == (
+        "its 2 pieces of 6 B do not fit on the BB nodes (free: 4, 10 B)")
+    assert ledger.free == [4.0, 10.0]
     ledger.release(a)
     assert ledger.free == [10.0, 10.0]
 

@@ -17,7 +17,6 @@ def test_a_pool_places_no_piece_and_is_shared():
     assert pool is bb_placement(POOL)  # stateless: one object for every pooled platform
     job = Job("a", 0.0, walltime=10.0, nodes=2, bb=20 * GB)
     assert pool.placement(job) == [] and pool.why_not_now(job) is None
-    assert pool.charge(job) is None
 
 
 def test_named_bb_nodes_take_one_piece_per_compute_node_first_fit():
@@ -28,7 +27,8 @@ def test_named_bb_nodes_take_one_piece_per_compute_node_first_fit():
     assert placement.named and placement is not bb_placement(NAMED)  # a fresh one each time
     a = Job("a", 0.0, walltime=10.0, nodes=2, bb=20 * GB)
     assert placement.placement(a) == [(0, 10 * GB), (0, 10 * GB)]
-    assert placement.charge(a) is None
+    placement.take(a, placement.placement(a))
+    assert placement.pieces_of(a) == ((0, 10 * GB), (0, 10 * GB))
     b = Job("b", 0.0, walltime=10.0, nodes=3, bb=60 * GB)
     assert placement.placement(b) == [(1, 20 * GB), (2, 20 * GB), (3, 20 * GB)]
     assert placement.why_not_now(Job("c", 0.0, walltime=10.0, bb=26 * GB)) == (
@@ -55,12 +55,12 @@ def test_first_fit_needs_named_bb_nodes():
         FirstFitBB(POOL)
 
 
-def test_a_refused_start_says_its_pieces_and_is_counted_each_time():
+def test_a_start_without_room_says_its_pieces_and_changes_nothing():
     placement = bb_placement(_two_nodes(3.0, 3.0))
     job = Job("a", 0.0, walltime=10.0, nodes=2, bb=8.0)  # two 4 B pieces, 3 B per BB node
-    assert placement.charge(job) == (
+    assert placement.placement(job) is None
+    assert placement.why_not_now(job) == (
         "its 2 pieces of 4 B do not fit on the BB nodes (free: 3, 3 B)")
-    assert placement.charge(job) is not None and placement.refused == 2
     assert placement.free == [3.0, 3.0] and placement.pieces_of(job) == ()
 
 
