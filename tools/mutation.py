@@ -338,6 +338,11 @@ TESTS: dict[str, list[str]] = {
     "bbopt/planner/jit/arrays.py": ["tests/planner/jit/test_arrays.py",
                                     "tests/planner/jit/test_compression.py"],
     "bbopt/planner/jit/cache.py": ["tests/planner/jit/test_cache.py"],
+    # (the compression's decisions are also checked through conservative-bb's hand schedules)
+    "bbopt/planner/jit/compression.py": ["tests/planner/jit/test_compression.py",
+                                         "tests/planner/jit/test_compression_loop.py",
+                                         "tests/planner/jit/test_arrays.py",
+                                         "tests/policies/test_conservative_schedules.py"],
     # (kernels, numba off, see KERNEL_MODULES: each kernel called alone and the fixed-seed
     # twins first, -k leaving out the properties and the long replay; those for the survivors)
     "bbopt/planner/jit/named_conservative.py": [
