@@ -40,6 +40,17 @@ def test_pieces_per_bb_node_at_just_below_and_above_the_threshold():
         "requests 5 pieces of 4 B of burst buffer, the 3 BB nodes hold 4 such pieces")
 
 
+def test_a_job_whose_pieces_fit_is_still_checked_for_its_local_ssd():
+    """The first BB node holds both pieces of 5 B, where the count of pieces stops; the job's
+    100 B of local SSD per node, more than any node has, still makes it never fit."""
+    platform = Platform(nodes=8, bb=21.0, bb_nodes=(10.0, 10.0, 1.0),
+                        node_ssd=(50.0,) * 4 + (80.0,) * 4)
+    job = Job(id="j", submit=0.0, walltime=60.0, nodes=2, bb=10.0, ssd=100.0)
+    assert platform.why_never_fits(job) == "fewer than 2 nodes have 100 B of SSD"
+    assert platform.why_never_fits(Job(id="k", submit=0.0, walltime=60.0, nodes=2, bb=10.0,
+                                       ssd=80.0)) is None
+
+
 @given(nodes=st.integers(1, 8), bb=st.floats(0.0, 20.0, allow_subnormal=True),
        caps=st.lists(st.floats(1e-3, 1e3), min_size=1, max_size=4))
 @example(nodes=2, bb=5e-324, caps=[1.0])

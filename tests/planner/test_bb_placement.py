@@ -125,3 +125,17 @@ def test_the_engine_gives_ssd_jobs_the_smallest_admissible_ssds():
     assert nodes_of(2, 4.0) == (0, 3)  # exactly as many admissible as asked
     assert nodes_of(3, 4.0) == "needs 3 nodes with 4 B of local SSD, 2 free"
     assert nodes_of(5, 0.0) == "needs 5 nodes, 4 free"
+
+
+def test_bytes_given_back_are_capped_at_the_bb_nodes_capacity():
+    """0.2 B then 0.1 B taken on a 1 B node and given back in that order add up to one ulp
+    over 1 B (1 - 0.2 - 0.1 + 0.2 + 0.1): the node is back at its capacity, no more."""
+    placement = bb_placement(_two_nodes(1.0, 1.0))
+    a = Job("a", 0.0, walltime=1.0, nodes=1, bb=0.2)
+    b = Job("b", 0.0, walltime=1.0, nodes=1, bb=0.1)
+    placement.take(a, [(0, 0.2)])
+    placement.take(b, [(0, 0.1)])
+    assert 1.0 - 0.2 - 0.1 + 0.2 + 0.1 > 1.0
+    placement.release(a)
+    placement.release(b)
+    assert placement.free == [1.0, 1.0]
