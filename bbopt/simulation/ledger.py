@@ -100,7 +100,7 @@ class Ledger:
             self.used_bb += job.bb
             return nodes
         bb = self.bb
-        # The pieces are placed once and taken as placed (BB.charge, without placing again).
+        # The pieces are placed once, then taken as placed once the nodes are known.
         if not bb.chooses_nodes:  # (pieces that do not depend on the compute nodes)
             pieces = bb.placement(job)
             if pieces is None:
@@ -163,9 +163,7 @@ class Ledger:
             chosen = choose_nodes(free_nodes, job, self.platform, self.bb)
             if isinstance(chosen, str):
                 raise InvalidDecision(chosen, job_id=job.id, time=t)
-            taken = set(chosen)
-            free_nodes[:] = [x for x in free_nodes if x not in taken]
-            return chosen
+            return self._take_nodes(tuple(chosen))
         if len(asked) != job.nodes or len(set(asked)) != len(asked):
             raise InvalidDecision(f"node set {asked} is not {job.nodes} distinct nodes",
                                   job_id=job.id, time=t)
@@ -179,6 +177,10 @@ class Ledger:
             if small:
                 raise InvalidDecision(f"nodes {small} have less than the {job.ssd:.4g} B of "
                                       "local SSD it asks per node", job_id=job.id, time=t)
-        taken = set(asked)
-        free_nodes[:] = [x for x in free_nodes if x not in taken]
-        return tuple(asked)
+        return self._take_nodes(tuple(asked))
+
+    def _take_nodes(self, nodes: tuple[int, ...]) -> tuple[int, ...]:
+        """``nodes`` (free) taken out of the free list, which stays sorted."""
+        taken = set(nodes)
+        self.free_nodes[:] = [x for x in self.free_nodes if x not in taken]
+        return nodes
