@@ -26,3 +26,13 @@ class PoolOnly:
                 free_n -= job.nodes
                 free_b -= job.bb
         return Decision(start=tuple(out))
+
+
+def conservative_memory(platform, reservations: dict[str, float],
+                        holding: dict[str, float]) -> dict:
+    """The memory conservative-bb returns: its reservations by job id and, on named BB nodes,
+    the jobs holding resources after the decision by id with their expected ends (what tells
+    the next decision whether something came free)."""
+    if platform.bb_nodes is None:
+        return {"reservations": reservations}
+    return {"reservations": reservations, "holding": holding}

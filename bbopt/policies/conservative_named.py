@@ -65,18 +65,19 @@ class NamedArrays:
         self._queue: _Queue | None = None
 
     def plan(self, state: ClusterState, queue: tuple[Job, ...], previous: dict[str, float],
-             depth: float) -> NamedPlan | None:
+             depth: float, compress: bool = True) -> NamedPlan | None:
         """conservative-bb's plan of ``queue`` on named BB nodes, computed by the compiled
         kernel (:func:`bbopt.planner.jit.named_conservative.conservative_step`) from arrays:
         what each running job holds (nodes, pool BB, bytes per BB node) is worked out once per
         job and kept while it runs, the arrays of the running jobs while the state hands the same
         running jobs, and the queue's while ``previous`` is the plan this object returned last
         (its ``later``) and ``queue`` is the one it planned less the jobs it started, then the
-        jobs queued since. ``None`` without the kernels, or when some running job's pieces are
-        not known, or when one is at or past its walltime (then Python decides: the kernel
-        takes a running job's nodes and BB to be free from its expected end on, which the
-        engine and :func:`bbopt.decide` never let pass, :func:`bbopt.core.planning_state`, but
-        a caller of ``decide`` may)."""
+        jobs queued since. ``compress``: whether something came free (a reservation of
+        ``previous`` no longer queued frees its slot too). ``None`` without the kernels, or
+        when some running job's pieces are not known, or when one is at or past its walltime
+        (then Python decides: the kernel takes a running job's nodes and BB to be free from its
+        expected end on, which the engine and :func:`bbopt.decide` never let pass,
+        :func:`bbopt.core.planning_state`, but a caller of ``decide`` may)."""
         platform = state.platform
         consts = self._consts
         if consts is None or consts[0] is not platform:
@@ -135,12 +136,14 @@ class NamedArrays:
             nan = math.nan
             rows_new = [(j.nodes, j.bb, j.walltime, get(j.id, nan)) for j in queue]
             kept_cols = 0
+            if not compress and sum(r[3] == r[3] for r in rows_new) < len(previous):
+                compress = True  # (a reservation left the queue: its slot came free)
         news = np.array(rows_new, dtype=np.float64) if rows_new else _NO_ROWS
         now = float(state.time)
         try:
             n_now, n_later, n_moved = step(
                 now, caps, tol, bb_tol, ftol, ends, held, float(depth), last.jobs, last.previous,
-                last.planned, last.seq, last.marks, kept_cols, last.then, news)
+                last.planned, last.seq, last.marks, kept_cols, last.then, news, compress)
         except ValueError as exc:
             self._queue = None
             raise OverbookedError(str(exc)) from None
@@ -211,19 +214,60 @@ class _Queue:
             self.later, self.then, self.count = before.later, before.then, c
 
 
+def came_free(state: ClusterState, holding: dict[str, float] | None) -> bool:
+    """Whether room came free since the decision that returned ``holding`` (the jobs holding
+    resources after it, by id, with their expected ends): one of them due to hold them past
+    now is no longer running with that end (it ended before its walltime, or was stopped).
+    ``None`` (no such decision known): yes. Only then can a kept reservation move earlier,
+    and conservative backfilling compresses (Mu'alem & Feitelson: when a job ends early)."""
+    if holding is None:
+        return True
+    now = state.time
+    due = 0
+    for end in holding.values():
+        if end > now:
+            due += 1
+    if not due:
+        return False
+    get = holding.get
+    for r in state.running:
+        end = get(r.job.id)
+        if end is not None and end > now and end == r.start + r.job.walltime:
+            due -= 1
+    return due > 0
+
+
+def holding_after(state: ClusterState, started: list[Job]) -> dict[str, float]:
+    """The jobs holding resources once ``started`` start now: each running job due to hold
+    them past now and each started job, by id, with its expected end (what :func:`came_free`
+    reads at the next decision)."""
+    now = state.time
+    out = {}
+    for r in state.running:
+        end = r.start + r.job.walltime
+        if end > now:
+            out[r.job.id] = end
+    for job in started:
+        out[job.id] = now + job.walltime
+    return out
+
+
 def replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,
-            queue) -> dict[str, float]:
+           queue, compress: bool = True) -> dict[str, float]:
     """Conservative backfilling planned again on ``planner`` (the reference of the compiled
     decision, :func:`bbopt.planner.jit.named_conservative.conservative_named`): the kept
-    reservations
-    (``previous``) held again in ``order``, compressed earliest first (never later than
-    before), then the other jobs of ``queue`` in queue order, up to ``depth`` reservations
-    (beyond: a start now if possible). The starts by job id, in the order they were planned."""
+    reservations (``previous``) held again in ``order``, compressed earliest first (never
+    later than before) when ``compress`` (something came free), then the other jobs of
+    ``queue`` in queue order, up to ``depth`` reservations (beyond: a start now if possible).
+    The starts by job id, in the order they were planned."""
     now = planner.now
     kept = [job for job in order if planner.hold(job, max(previous[job.id], now))]
     planned: dict[str, float] = {}
     for job in kept:  # compression, earliest first: never later than before
         old = max(previous[job.id], now)
+        if not compress:
+            planned[job.id] = old
+            continue
         planner.release(job)
         start = planner.earliest(job, limit=old)
         if start == math.inf or not planner.hold(job, start):

@@ -22,6 +22,7 @@ from bbopt.planner import Profile, profile_of
 from bbopt.policies import make_policy
 from bbopt.policies.conservative import ConservativeBackfilling
 from tests._plan_checks import replay_against_fresh
+from tests._policies import conservative_memory
 from tests._random_workloads import workloads as random_workloads
 
 PLATFORM = Platform(nodes=8, bb=100.0)
@@ -289,7 +290,8 @@ def test_a_job_beyond_the_depth_starts_only_where_it_delays_no_reservation(wallt
     decision = _beyond_depth(walltime, 2, platform)
     assert decision.started_ids == (["C"] if started else [])
     assert decision.reservations == (Reservation("A", 10.0), Reservation("B", 20.0))
-    assert decision.memory == {"reservations": {"A": 10.0, "B": 20.0}}
+    assert decision.memory == conservative_memory(
+        platform, {"A": 10.0, "B": 20.0}, {"X": 10.0, "C": walltime} if started else {"X": 10.0})
 
 
 @_POOL_AND_NAMED
@@ -328,14 +330,16 @@ def test_reservations_the_state_leaves_no_room_for_are_planned_again_in_queue_or
     policy = make_policy("conservative-bb")
     first = policy.decide(ClusterState(0.0, platform, RunningJobs([RunningJob(x, 0.0)]), queue))
     assert first.started_ids == ["C"]
-    assert first.memory == {"reservations": {"A": 10.0, "B": 20.0}}
+    assert first.memory == conservative_memory(platform, {"A": 10.0, "B": 20.0},
+                                               {"X": 10.0, "C": 5.0})
     state = ClusterState(1.0, platform, RunningJobs([RunningJob(x, 0.0), RunningJob(y, 1.0)]),
                          queue, first.memory)
     for decision in (policy.decide(state), make_policy("conservative-bb").decide(state)):
         assert decision.started_ids == []
         assert decision.reservations == (Reservation("C", 10.0), Reservation("A", 21.0),
                                          Reservation("B", 31.0))
-        assert decision.memory == {"reservations": {"A": 21.0, "B": 31.0, "C": 10.0}}
+        assert decision.memory == conservative_memory(
+            platform, {"A": 21.0, "B": 31.0, "C": 10.0}, {"X": 10.0, "Y": 21.0})
 
 
 @_POOL_AND_NAMED
@@ -386,7 +390,8 @@ def test_a_state_with_another_memory_is_decided_afresh(platform):
     for decision in (policy.decide(other), make_policy("conservative-bb").decide(other)):
         assert decision.started_ids == []
         assert decision.reservations == (Reservation("D", 10.0), Reservation("E", 15.0))
-        assert decision.memory == {"reservations": {"D": 10.0, "E": 15.0}}
+        assert decision.memory == conservative_memory(platform, {"D": 10.0, "E": 15.0},
+                                                      {"X": 10.0})
 
 
 @_POOL_AND_NAMED

@@ -7,15 +7,17 @@ of the window, decided the same compiled and in Python (Kopanski & Rzadca, Secti
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from bbopt import simulate
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
 from bbopt.planner.named import conservative_kernels
 from bbopt.planner.profile import OverbookedError
 from bbopt.policies.conservative import ConservativeBackfilling
-from bbopt.policies.conservative_named import NamedArrays
+from bbopt.policies.conservative_named import NamedArrays, came_free
 from tests._plan_checks import replay_against_fresh
 from tests._random_workloads import crowded_workloads
 
@@ -498,5 +500,75 @@ def test_a_replay_on_proximity_placement_plans_first_fit_pieces_compiled_and_in_
                 nodes=1 + k % 4, bb=float((k % 5) * 7 * GB)) for k in range(120)]
     res, compared = replay_against_fresh(jobs, PROXIMITY, "conservative-bb",
                                          fresh=({"compiled": False},))
-    assert len(compared) == 200
+    assert len(compared) == 203
     assert sum(s > j.submit for s, j in zip(res.start, jobs, strict=True)) == 111
+
+
+def _kept_at_37(holding: dict[str, float] | None, now: float = 14.0, compiled=None):
+    """At ``now`` A (1 node, 4 GB on BB node 0) runs until 26 and B (3 nodes, 4 GB on node 0)
+    until 37; p (2 nodes, two 8 GB pieces, 10 s) and q (1 node, 4 GB, 60 s) hold reservations
+    at 37 from the decision that returned ``holding``."""
+    running = (_running("A", 26, 1, ((0, 4 * GB),)), _running("B", 37, 3, ((0, 4 * GB),)))
+    queue = (Job("p", 0, walltime=10, nodes=2, bb=16 * GB),
+             Job("q", 0, walltime=60, nodes=1, bb=4 * GB))
+    memory = {"reservations": {"p": 37.0, "q": 37.0}}
+    if holding is not None:
+        memory["holding"] = holding
+    decision = ConservativeBackfilling(compiled=compiled).decide(
+        ClusterState(now, _PLATFORM, running, queue, memory))
+    assert decision.started_ids == []
+    return [(r.job_id, r.start) for r in decision.reservations]
+
+
+@pytest.mark.parametrize("compiled", [False, None])
+def test_reservations_move_up_only_when_something_came_free(compiled):
+    """Held again at 37, p's pieces go to BB nodes 0 and 1 and q's to node 2, where q fits
+    from 26 (A's end): a compression moves q up to 26. But nothing came free since the
+    decision that reserved them (A and B run with the ends it saw), and conservative
+    backfilling compresses only when a job ends before its walltime (Mu'alem & Feitelson),
+    as on a pool, where nothing else can make room: both keep 37. A memory that does not say
+    what held resources (a policy's first), that held B to another end (B was started again
+    since) or that names a job gone since before its end (C, ending early) is compressed."""
+    held = {"A": 26.0, "B": 37.0}
+    assert _kept_at_37(held, compiled=compiled) == [("p", 37.0), ("q", 37.0)]
+    for other in (None, {"A": 26.0, "B": 40.0}, {**held, "C": 20.0}):
+        assert _kept_at_37(other, compiled=compiled) == [("q", 26.0), ("p", 37.0)]
+
+
+@pytest.mark.parametrize(("c_end", "moved"), [(13.5, False), (14.0, False), (14.5, True)])
+def test_a_job_gone_by_its_expected_end_freed_nothing_and_one_gone_before_it_did(c_end, moved):
+    # C held resources until c_end and is gone at 14: by then it ended as expected (its room
+    # was free from then on in the plan already), before it, it ended early
+    got = _kept_at_37({"A": 26.0, "B": 37.0, "C": c_end})
+    assert got == ([("q", 26.0), ("p", 37.0)] if moved else [("p", 37.0), ("q", 37.0)])
+
+
+def test_in_a_replay_no_reservation_moves_up_unless_a_job_ended_early():
+    """Crowded random workloads on the three BB nodes: at every decision where every job the
+    previous one left holding resources still runs or ended at its expected end, no kept
+    reservation starts or is reserved earlier than it was (compressed at every decision, its
+    reservations held again with fresh first-fit pieces, some of these replays move one up
+    where nothing came free)."""
+    checked = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        jobs = []
+        for k in range(12):
+            walltime = float(rng.randint(2, 12) * 5)
+            jobs.append(Job(f"j{k}", float(rng.randint(0, 30)), walltime=walltime,
+                            runtime=walltime * rng.choice([0.5, 1.0]), nodes=rng.randint(1, 4),
+                            bb=rng.randint(0, 5) * 4 * GB))
+
+        def observe(state, decision):
+            nonlocal checked
+            holding = state.memory.get("holding")
+            if holding is None or came_free(state, holding):
+                return
+            after = {r.job_id: r.start for r in decision.reservations}
+            after.update((jid, state.time) for jid in decision.started_ids)
+            for jid, start in state.memory["reservations"].items():
+                assert after.get(jid, math.inf) >= start, (state.time, jid)
+                checked += 1
+
+        simulate(jobs, _PLATFORM, "conservative-bb", on_decision=observe)
+    assert checked > 200

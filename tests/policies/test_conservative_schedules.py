@@ -14,6 +14,7 @@ import pytest
 from bbopt import ClusterState, Job, Platform, Reservation, simulate
 from bbopt.core import RunningJob, RunningJobs
 from bbopt.policies import make_policy
+from tests._policies import conservative_memory
 
 POOL = Platform(4, 100.0)
 #: The same machine with its BB on two named BB nodes of 50 (planned with first-fit pieces).
@@ -113,7 +114,8 @@ def test_moves_chain_through_the_slots_earlier_moves_give_back(platform):
                                Reservation("C", 14.0))
     assert d1.started_ids == ["B"]
     assert d1.reservations == (Reservation("A", 6.0), Reservation("C", 10.0))
-    assert d1.memory == {"reservations": {"A": 6.0, "C": 10.0}}
+    assert d1.memory == conservative_memory(platform, {"A": 6.0, "C": 10.0},
+                                            {"Y": 6.0, "B": 6.0})
 
 
 @_POOL_AND_NAMED

@@ -119,9 +119,10 @@ def _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
 def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
                        prof: np.ndarray, length: int, space: np.ndarray, jobs: np.ndarray,
                        previous: np.ndarray, kept_order: np.ndarray, depth: float,
-                       planned: np.ndarray, seq: np.ndarray) -> int:
-    """conservative-bb's ``_replan`` on the running jobs' profile and ``space`` (the BB nodes
-    now); ``jobs[3, Q]``: nodes, BB, walltime; ``previous[q]``: ``nan`` or a kept start.
+                       planned: np.ndarray, seq: np.ndarray, compress: bool = True) -> int:
+    """conservative-bb's ``replan`` on the running jobs' profile and ``space`` (the BB nodes
+    now); ``jobs[3, Q]``: nodes, BB, walltime; ``previous[q]``: ``nan`` or a kept start;
+    ``compress``: whether the kept reservations are compressed (something came free).
     ``planned[q]``: starts (``nan``: none), ``seq``: the planned jobs in order; their count.
     Raises ``ValueError`` where the Python profile raises ``OverbookedError``."""
     dims, count = prof.shape[0] - 1, jobs.shape[1]
@@ -206,14 +207,16 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
             kept[kept_n] = q
             kept_n += 1
     for q in kept[:kept_n]:  # compression, earliest first: never later than before
-        old = max(previous[q], now)
-        length = drop(q, length)
-        start = earliest(q, old, length)
-        got = -1 if start == math.inf else hold(q, start, length)
-        if got < 0:
-            start = old
-            got = hold(q, old, length)  # the slot it held a moment ago
-        length = max(got, length)
+        start = max(previous[q], now)
+        if compress:
+            old = start
+            length = drop(q, length)
+            start = earliest(q, old, length)
+            got = -1 if start == math.inf else hold(q, start, length)
+            if got < 0:
+                start = old
+                got = hold(q, old, length)  # the slot it held a moment ago
+            length = max(got, length)
         planned[q] = start
         seq[planned_n] = q
         planned_n += 1
@@ -235,7 +238,7 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
 def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: float,
                          ftol: float, ends: np.ndarray, held: np.ndarray, jobs: np.ndarray,
                          previous: np.ndarray, depth: float, planned: np.ndarray,
-                         seq: np.ndarray) -> int:
+                         seq: np.ndarray, compress: bool = True) -> int:
     """:func:`conservative_named` from the running jobs themselves, so that a decision hands
     over arrays only: ``ends[R]`` their expected ends, ``held[R, 2 + K]`` what each holds
     (nodes, pool BB, bytes per BB node). The profile is built as ``Profile`` builds it
@@ -277,7 +280,7 @@ def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: 
             kept += 1
     kept_order = np.argsort(keys, kind="mergesort")[:kept]
     return conservative_named(now, tol, bb_tol, ftol, prof, length, space, jobs, previous,
-                              kept_order, depth, planned, seq)
+                              kept_order, depth, planned, seq, compress)
 
 
 @kernel()
@@ -285,7 +288,7 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
                       ftol: float, ends: np.ndarray, held: np.ndarray, depth: float,
                       jobs: np.ndarray, previous: np.ndarray, planned: np.ndarray,
                       seq: np.ndarray, marks: np.ndarray, last: int, then: float,
-                      new: np.ndarray) -> tuple[int, int, int]:
+                      new: np.ndarray, compress: bool = True) -> tuple[int, int, int]:
     """:func:`conservative_running` on a queue kept between decisions: ``jobs[3, C]``,
     ``previous[C]`` and ``planned[C]`` hold the last decision's queue in their first ``last``
     columns (its time ``then``), which this decision compacts (the jobs started at ``then``
@@ -309,7 +312,7 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
         previous[count] = new[m, 3]
         count += 1
     conservative_running(now, caps, tol, bb_tol, ftol, ends, held, jobs[:, :count],
-                         previous[:count], depth, planned[:count], seq[:count])
+                         previous[:count], depth, planned[:count], seq[:count], compress)
     started = later = moved = 0
     for q in range(count):
         t, p = planned[q], previous[q]
