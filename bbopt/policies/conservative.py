@@ -16,12 +16,12 @@ came free since the previous decision (a job it left holding resources ended bef
 walltime; the memory names those jobs, so a fresh policy decides the same). Held again with
 fresh pieces, a reservation could sometimes move up where nothing came free; it does not, as
 on a pool and as conservative backfilling defines compression (whole KTH trace: mean wait
--2.4 % on the 12 named nodes, +0.8 % with proximity placement). There the promise is weaker: the engine gives a
-job that starts the first-fit pieces of what is free then, which can differ from the pieces
-planned for it (an early end freed a lower BB node), and a later reservation that counted on
-those nodes is delayed, as is one whose fresh pieces no longer fit at its start. On pooled BB
-the profile is kept between decisions and compression
-looks for an earlier start only where a slot freed since can hold the job
+-2.4 % on the 12 named nodes, +0.8 % with proximity placement). There the promise is
+weaker: the engine gives a job that starts the first-fit pieces of what is free then, which
+can differ from the pieces planned for it (an early end freed a lower BB node), and a later
+reservation that counted on those nodes is delayed, as is one whose fresh pieces no longer
+fit at its start. On pooled BB the profile is kept between decisions and compression looks
+for an earlier start only where a slot freed since can hold the job
 (:mod:`bbopt.policies.freed_slots`), and no reservation is ever delayed.
 
 Cost, and what comes from Fluxion's planner (flux-sched ``resource/planner``). Adopted: the plan

@@ -65,7 +65,7 @@ class NamedArrays:
         self._queue: _Queue | None = None
 
     def plan(self, state: ClusterState, queue: tuple[Job, ...], previous: dict[str, float],
-             depth: float, compress: bool = True) -> NamedPlan | None:
+             depth: float, compress: bool) -> NamedPlan | None:
         """conservative-bb's plan of ``queue`` on named BB nodes, computed by the compiled
         kernel (:func:`bbopt.planner.jit.named_conservative.conservative_step`) from arrays:
         what each running job holds (nodes, pool BB, bytes per BB node) is worked out once per
@@ -253,7 +253,7 @@ def holding_after(state: ClusterState, started: list[Job]) -> dict[str, float]:
 
 
 def replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,
-           queue, compress: bool = True) -> dict[str, float]:
+           queue, compress: bool) -> dict[str, float]:
     """Conservative backfilling planned again on ``planner`` (the reference of the compiled
     decision, :func:`bbopt.planner.jit.named_conservative.conservative_named`): the kept
     reservations (``previous``) held again in ``order``, compressed earliest first (never

@@ -17,7 +17,7 @@ from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
 from bbopt.planner.named import conservative_kernels
 from bbopt.planner.profile import OverbookedError
 from bbopt.policies.conservative import ConservativeBackfilling
-from bbopt.policies.conservative_named import NamedArrays, came_free
+from bbopt.policies.conservative_named import NamedArrays, came_free, holding_after
 from tests._plan_checks import replay_against_fresh
 from tests._random_workloads import crowded_workloads
 
@@ -251,9 +251,10 @@ _KERNELS = pytest.mark.skipif(conservative_kernels() is None,
 
 
 def _plan_of(arrays: NamedArrays, state: ClusterState):
-    """The compiled plan of ``state`` with its memory's reservations, any depth."""
+    """The compiled plan of ``state`` with its memory's reservations, any depth (compressed,
+    as when the memory does not say what came free)."""
     return arrays.plan(state, tuple(state.queue), state.memory.get("reservations", {}),
-                       math.inf)
+                       math.inf, True)
 
 
 def _starts(arrays: NamedArrays, state: ClusterState):
@@ -504,14 +505,16 @@ def test_a_replay_on_proximity_placement_plans_first_fit_pieces_compiled_and_in_
     assert sum(s > j.submit for s, j in zip(res.start, jobs, strict=True)) == 111
 
 
-def _kept_at_37(holding: dict[str, float] | None, now: float = 14.0, compiled=None):
+def _kept_at_37(holding: dict[str, float] | None, now: float = 14.0, compiled=None,
+                gone: dict[str, float] | None = None):
     """At ``now`` A (1 node, 4 GB on BB node 0) runs until 26 and B (3 nodes, 4 GB on node 0)
     until 37; p (2 nodes, two 8 GB pieces, 10 s) and q (1 node, 4 GB, 60 s) hold reservations
-    at 37 from the decision that returned ``holding``."""
+    at 37 from the decision that returned ``holding`` (with those of ``gone``, which left the
+    queue since)."""
     running = (_running("A", 26, 1, ((0, 4 * GB),)), _running("B", 37, 3, ((0, 4 * GB),)))
     queue = (Job("p", 0, walltime=10, nodes=2, bb=16 * GB),
              Job("q", 0, walltime=60, nodes=1, bb=4 * GB))
-    memory = {"reservations": {"p": 37.0, "q": 37.0}}
+    memory = {"reservations": {"p": 37.0, "q": 37.0, **(gone or {})}}
     if holding is not None:
         memory["holding"] = holding
     decision = ConservativeBackfilling(compiled=compiled).decide(
@@ -528,11 +531,14 @@ def test_reservations_move_up_only_when_something_came_free(compiled):
     backfilling compresses only when a job ends before its walltime (Mu'alem & Feitelson),
     as on a pool, where nothing else can make room: both keep 37. A memory that does not say
     what held resources (a policy's first), that held B to another end (B was started again
-    since) or that names a job gone since before its end (C, ending early) is compressed."""
+    since) or that names a job gone since before its end (C, ending early) is compressed, as
+    is one whose reservations name a job no longer queued."""
     held = {"A": 26.0, "B": 37.0}
     assert _kept_at_37(held, compiled=compiled) == [("p", 37.0), ("q", 37.0)]
     for other in (None, {"A": 26.0, "B": 40.0}, {**held, "C": 20.0}):
         assert _kept_at_37(other, compiled=compiled) == [("q", 26.0), ("p", 37.0)]
+    # r's reservation at 50 left the queue with r (cancelled): its slot came free
+    assert _kept_at_37(held, compiled=compiled, gone={"r": 50.0}) == [("q", 26.0), ("p", 37.0)]
 
 
 @pytest.mark.parametrize(("c_end", "moved"), [(13.5, False), (14.0, False), (14.5, True)])
@@ -572,3 +578,31 @@ def test_in_a_replay_no_reservation_moves_up_unless_a_job_ended_early():
 
         simulate(jobs, _PLATFORM, "conservative-bb", on_decision=observe)
     assert checked > 200
+
+
+def _state_at(now: float, *running: tuple[str, float, float]) -> ClusterState:
+    """A state at ``now`` with jobs ``(id, start, walltime)`` running (1 node, no BB)."""
+    return ClusterState(now, _PLATFORM, tuple(
+        RunningJob(Job(jid, 0, walltime=w, runtime=w, nodes=1), start, None, ())
+        for jid, start, w in running))
+
+
+def test_room_came_free_only_where_a_job_held_past_now_is_gone_or_ends_otherwise():
+    state = _state_at(10.0, ("A", 0.0, 20.0), ("X", 0.0, 10.0))  # (X ends exactly now)
+    assert came_free(state, None)  # (no decision known)
+    assert not came_free(state, {})
+    assert not came_free(state, {"A": 20.0})
+    # every job held ended by its expected end (A, now running, was started by another hand)
+    assert not came_free(state, {"C": 9.0, "D": 10.0})
+    assert came_free(state, {"A": 20.0, "C": 10.5})  # C gone half a second early
+    assert came_free(state, {"A": 25.0})  # A held to another end: started again since
+    # X, running with its end exactly now, does not stand for C, gone early
+    assert came_free(state, {"A": 20.0, "X": 10.0, "C": 12.0})
+    assert not came_free(state, {"A": 20.0, "X": 10.0})
+
+
+def test_the_jobs_holding_resources_after_a_decision_are_those_running_past_now_and_started():
+    state = _state_at(10.0, ("A", 0.0, 20.0), ("X", 0.0, 10.0), ("Y", 2.0, 8.5))
+    started = [Job("s", 0, walltime=7.0, nodes=1)]
+    assert holding_after(state, started) == {"A": 20.0, "Y": 10.5, "s": 17.0}
+    assert holding_after(state, []) == {"A": 20.0, "Y": 10.5}
