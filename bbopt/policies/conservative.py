@@ -151,10 +151,6 @@ class ConservativeBackfilling:
         self._named_booked: dict[str, Reservation] = {}  # (reused while their start stays)
         # (the last memory and reservations on named BB nodes)
         self._named_last: tuple[dict, tuple[Reservation, ...]] | None = None
-        # (the running jobs last seen on named BB nodes, the holding returned with them and
-        # whether that decision started jobs: while it did not and the state hands the same
-        # running jobs, nothing started or ended since)
-        self._named_held: tuple[tuple, dict[str, float], bool] | None = None
         self._interpreted = 0  # reservations looked at by compressions run in Python
         self._kind: tuple | None = None  # (the platform last seen, whether BB nodes are named)
 
@@ -455,11 +451,7 @@ class ConservativeBackfilling:
         memory = state.memory
         previous: dict[str, float] = memory.get("reservations", {})
         holding = memory.get("holding")
-        held = self._named_held
-        if held is not None and held[0] is state.running and held[1] is holding and not held[2]:
-            compress = False  # (the very running jobs of the decision that returned ``holding``)
-        else:
-            compress = came_free(state, holding)
+        compress = came_free(state, holding)
         depth = math.inf if self.depth is None else self.depth
         plan = self._named.plan(state, queue, previous, depth, compress) \
             if self.compiled is not False else None
@@ -490,11 +482,7 @@ class ConservativeBackfilling:
             reservations = sorted_reservations(future, booked)
         if len(booked) > 2 * len(reservations) + 64:
             self._named_booked = {r.job_id: r for r in reservations}
-        if held is None or held[0] is not state.running or held[1] is not holding or held[2] \
-                or started:
-            holding = holding_after(state, started)
-        self._named_held = (state.running, holding, bool(started))
-        memory = {"reservations": future, "holding": holding}
+        memory = {"reservations": future, "holding": holding_after(state, started)}
         self._named_last = (memory, reservations)
         return _decision(started, reservations, t0=t0, memory=memory)
 
