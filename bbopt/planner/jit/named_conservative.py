@@ -119,7 +119,7 @@ def _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
 def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
                        prof: np.ndarray, length: int, space: np.ndarray, jobs: np.ndarray,
                        previous: np.ndarray, kept_order: np.ndarray, depth: float,
-                       planned: np.ndarray, seq: np.ndarray, compress: bool = True) -> int:
+                       planned: np.ndarray, seq: np.ndarray, compress: bool) -> int:
     """conservative-bb's ``replan`` on the running jobs' profile and ``space`` (the BB nodes
     now); ``jobs[3, Q]``: nodes, BB, walltime; ``previous[q]``: ``nan`` or a kept start;
     ``compress``: whether the kept reservations are compressed (something came free).
@@ -238,7 +238,7 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
 def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: float,
                          ftol: float, ends: np.ndarray, held: np.ndarray, jobs: np.ndarray,
                          previous: np.ndarray, depth: float, planned: np.ndarray,
-                         seq: np.ndarray, compress: bool = True) -> int:
+                         seq: np.ndarray, compress: bool) -> int:
     """:func:`conservative_named` from the running jobs themselves, so that a decision hands
     over arrays only: ``ends[R]`` their expected ends, ``held[R, 2 + K]`` what each holds
     (nodes, pool BB, bytes per BB node). The profile is built as ``Profile`` builds it
@@ -288,7 +288,7 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
                       ftol: float, ends: np.ndarray, held: np.ndarray, depth: float,
                       jobs: np.ndarray, previous: np.ndarray, planned: np.ndarray,
                       seq: np.ndarray, marks: np.ndarray, last: int, then: float,
-                      new: np.ndarray, compress: bool = True) -> tuple[int, int, int]:
+                      new: np.ndarray, compress: bool) -> tuple[int, int, int]:
     """:func:`conservative_running` on a queue kept between decisions: ``jobs[3, C]``,
     ``previous[C]`` and ``planned[C]`` hold the last decision's queue in their first ``last``
     columns (its time ``then``), which this decision compacts (the jobs started at ``then``

@@ -263,7 +263,7 @@ def _decide(rows, space, jobs, previous=None, now=0.0, tol=None, bb_tol=0.0, fto
     n = C.conservative_named(now, tol, bb_tol, ftol, prof, rows.shape[1],
                              np.array(space, dtype=np.float64),
                              np.array(jobs, dtype=np.float64).T.copy(), previous, kept_order,
-                             depth, planned, seq)
+                             depth, planned, seq, True)
     return planned.tolist(), seq[:n].tolist()
 
 
@@ -323,7 +323,8 @@ def _running(now, caps, ends, held, jobs, previous=None, depth=math.inf, slack=0
                                np.array(ends, dtype=np.float64),
                                np.array(held, dtype=np.float64).reshape(len(ends), len(caps)),
                                np.array(jobs, dtype=np.float64).T.copy(),
-                               np.array(previous or [math.nan] * count), depth, planned, seq)
+                               np.array(previous or [math.nan] * count), depth, planned, seq,
+                               True)
     return planned.tolist(), seq[:n].tolist()
 
 
