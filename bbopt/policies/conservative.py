@@ -443,24 +443,22 @@ class ConservativeBackfilling:
         decision from the running jobs and the kept reservations -- compiled when the kernels
         load (:class:`~bbopt.policies.conservative_named.NamedArrays`), else in Python
         (:func:`~bbopt.policies.conservative_named.replan`) -- and compressed only when
-        something came free since the previous decision (:func:`came_free`, from the jobs
-        holding resources after it, which the memory keeps). The reservations returned are
-        those of the previous decision updated where a start changed (given its memory back)."""
+        something came free since the previous decision
+        (:func:`~bbopt.policies.conservative_named.came_free`, from the jobs holding resources
+        after it, which the memory keeps). The reservations returned are those of the previous
+        decision updated where a start changed (given its memory back)."""
         now = state.time
         queue = tuple(state.queue)
-        memory = state.memory
-        previous: dict[str, float] = memory.get("reservations", {})
-        holding = memory.get("holding")
-        compress = came_free(state, holding)
+        previous: dict[str, float] = state.memory.get("reservations", {})
         depth = math.inf if self.depth is None else self.depth
-        plan = self._named.plan(state, queue, previous, depth, compress) \
+        plan = self._named.plan(state, queue, previous, depth) \
             if self.compiled is not False else None
         if plan is None:
             position = {job.id: k for k, job in enumerate(queue)}
             order = sorted((j for j in queue if j.id in previous),
                            key=lambda j: (max(previous[j.id], now), position[j.id]))
             planned = replan(Planner.of(state, first_fit=True), order, previous, depth, queue,
-                             compress or len(order) < len(previous))
+                             came_free(state, len(order)))
             get = planned.get
             starts = [get(job.id, math.nan) for job in queue]
             started = [job for job, t in zip(queue, starts, strict=True) if t == now]

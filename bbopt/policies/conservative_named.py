@@ -65,15 +65,15 @@ class NamedArrays:
         self._queue: _Queue | None = None
 
     def plan(self, state: ClusterState, queue: tuple[Job, ...], previous: dict[str, float],
-             depth: float, compress: bool) -> NamedPlan | None:
+             depth: float) -> NamedPlan | None:
         """conservative-bb's plan of ``queue`` on named BB nodes, computed by the compiled
         kernel (:func:`bbopt.planner.jit.named_conservative.conservative_step`) from arrays:
         what each running job holds (nodes, pool BB, bytes per BB node) is worked out once per
         job and kept while it runs, the arrays of the running jobs while the state hands the same
         running jobs, and the queue's while ``previous`` is the plan this object returned last
         (its ``later``) and ``queue`` is the one it planned less the jobs it started, then the
-        jobs queued since. ``compress``: whether something came free (a reservation of
-        ``previous`` no longer queued frees its slot too). ``None`` without the kernels, or
+        jobs queued since; the kept reservations are compressed when something came free
+        (:func:`came_free`). ``None`` without the kernels, or
         when some running job's pieces are not known, or when one is at or past its walltime
         (then Python decides: the kernel takes a running job's nodes and BB to be free from its
         expected end on, which the engine and :func:`bbopt.decide` never let pass,
@@ -130,14 +130,14 @@ class NamedArrays:
             ids = last.rest_ids + [j.id for j in fresh]
             rows_new = [(j.nodes, j.bb, j.walltime, math.nan) for j in fresh]
             kept_cols = last.count
+            compress = came_free(state)
         else:  # (planned from the queue and the reservations given)
             ids = [j.id for j in queue]
             get = previous.get
             nan = math.nan
             rows_new = [(j.nodes, j.bb, j.walltime, get(j.id, nan)) for j in queue]
             kept_cols = 0
-            if not compress and sum(r[3] == r[3] for r in rows_new) < len(previous):
-                compress = True  # (a reservation left the queue: its slot came free)
+            compress = came_free(state, sum(r[3] == r[3] for r in rows_new))
         news = np.array(rows_new, dtype=np.float64) if rows_new else _NO_ROWS
         now = float(state.time)
         try:
@@ -214,13 +214,19 @@ class _Queue:
             self.later, self.then, self.count = before.later, before.then, c
 
 
-def came_free(state: ClusterState, holding: dict[str, float] | None) -> bool:
-    """Whether room came free since the decision that returned ``holding`` (the jobs holding
-    resources after it, by id, with their expected ends): one of them due to hold them past
-    now is no longer running with that end (it ended before its walltime, or was stopped).
-    ``None`` (no such decision known): yes. Only then can a kept reservation move earlier,
-    and conservative backfilling compresses (Mu'alem & Feitelson: when a job ends early)."""
+def came_free(state: ClusterState, queued: int | None = None) -> bool:
+    """Whether room came free since the decision that returned ``state.memory``: one of the
+    jobs it left holding resources (``"holding"``: id -> expected end) due to hold them past
+    now is no longer running with that end (it ended before its walltime, or was stopped), or
+    one of its reservations left the queue (``queued``: how many of them are still queued;
+    ``None``: all, the queue being the one that decision planned); or the memory does not
+    say. Only then can a kept reservation move earlier, and conservative backfilling
+    compresses (Mu'alem & Feitelson: when a job ends early)."""
+    memory = state.memory
+    holding = memory.get("holding")
     if holding is None:
+        return True
+    if queued is not None and queued < len(memory.get("reservations", ())):
         return True
     now = state.time
     due = 0

@@ -251,10 +251,9 @@ _KERNELS = pytest.mark.skipif(conservative_kernels() is None,
 
 
 def _plan_of(arrays: NamedArrays, state: ClusterState):
-    """The compiled plan of ``state`` with its memory's reservations, any depth (compressed,
-    as when the memory does not say what came free)."""
+    """The compiled plan of ``state`` with its memory's reservations, any depth."""
     return arrays.plan(state, tuple(state.queue), state.memory.get("reservations", {}),
-                       math.inf, True)
+                       math.inf)
 
 
 def _starts(arrays: NamedArrays, state: ClusterState):
@@ -567,8 +566,7 @@ def test_in_a_replay_no_reservation_moves_up_unless_a_job_ended_early():
 
         def observe(state, decision):
             nonlocal checked
-            holding = state.memory.get("holding")
-            if holding is None or came_free(state, holding):
+            if came_free(state):
                 return
             after = {r.job_id: r.start for r in decision.reservations}
             after.update((jid, state.time) for jid in decision.started_ids)
@@ -580,25 +578,36 @@ def test_in_a_replay_no_reservation_moves_up_unless_a_job_ended_early():
     assert checked == 1998  # (kept reservations looked at, over the forty replays)
 
 
-def _state_at(now: float, *running: tuple[str, float, float]) -> ClusterState:
+def _state_at(now: float, *running: tuple[str, float, float], memory=None) -> ClusterState:
     """A state at ``now`` with jobs ``(id, start, walltime)`` running (1 node, no BB)."""
     return ClusterState(now, _PLATFORM, tuple(
         RunningJob(Job(jid, 0, walltime=w, runtime=w, nodes=1), start, None, ())
-        for jid, start, w in running))
+        for jid, start, w in running), memory=memory or {})
 
 
 def test_room_came_free_only_where_a_job_held_past_now_is_gone_or_ends_otherwise():
-    state = _state_at(10.0, ("A", 0.0, 20.0), ("X", 0.0, 10.0))  # (X ends exactly now)
-    assert came_free(state, None)  # (no decision known)
-    assert not came_free(state, {})
-    assert not came_free(state, {"A": 20.0})
+    def came(holding, reservations=None, queued=None):
+        memory = {"reservations": reservations or {}}
+        if holding is not None:
+            memory["holding"] = holding
+        state = _state_at(10.0, ("A", 0.0, 20.0), ("X", 0.0, 10.0), memory=memory)
+        return came_free(state, queued)  # (X ends exactly now)
+
+    assert came(None)  # (no decision known)
+    assert not came({})
+    assert not came({"A": 20.0})
     # every job held ended by its expected end (A, now running, was started by another hand)
-    assert not came_free(state, {"C": 9.0, "D": 10.0})
-    assert came_free(state, {"A": 20.0, "C": 10.5})  # C gone half a second early
-    assert came_free(state, {"A": 25.0})  # A held to another end: started again since
+    assert not came({"C": 9.0, "D": 10.0})
+    assert came({"A": 20.0, "C": 10.5})  # C gone half a second early
+    assert came({"A": 25.0})  # A held to another end: started again since
     # X, running with its end exactly now, does not stand for C, gone early
-    assert came_free(state, {"A": 20.0, "X": 10.0, "C": 12.0})
-    assert not came_free(state, {"A": 20.0, "X": 10.0})
+    assert came({"A": 20.0, "X": 10.0, "C": 12.0})
+    assert not came({"A": 20.0, "X": 10.0})
+    # reservations: all of them still queued, or one left the queue (its slot came free)
+    assert not came({"A": 20.0}, {"p": 30.0, "q": 40.0}, 2)
+    assert not came({"A": 20.0}, {"p": 30.0, "q": 40.0})  # (the caller's own queue)
+    assert came({"A": 20.0}, {"p": 30.0, "q": 40.0}, 1)
+    assert not came({"A": 20.0}, {}, 0)
 
 
 def test_the_jobs_holding_resources_after_a_decision_are_those_running_past_now_and_started():
