@@ -1,13 +1,13 @@
 """Conservative backfilling on named burst-buffer nodes compiled with numba (Kopanski &
 Rzadca, Euro-Par 2021, Sections 3.2, 4.1; Mu'alem & Feitelson's compression): one decision of
 conservative-bb from the running jobs (:func:`conservative_running`): the kept reservations
-held again, moved to their earliest starts, earliest first, and the rest of the queue planned
-after them, each job's pieces first fit on the BB nodes. The Python code it translates, with
-the same floating-point operations in the same order, is the reference (conservative-bb's
-``_replan`` on the planner: ``Planner.hold``, ``release``, ``earliest``; ``Profile.fits``,
-``earliest_fit``, ``reserve``): the same starts, bit for bit
-(``tests/planner/jit/test_named.py``). Imported on first use
-(:func:`bbopt.planner.named.conservative_kernels`).
+held again and, when something came free since the previous decision, moved to their earliest
+starts, earliest first; then the rest of the queue planned after them, each job's pieces first
+fit on the BB nodes. The Python code it translates, with the same floating-point operations in
+the same order, is the reference (conservative-bb's ``replan`` on the planner:
+``Planner.hold``, ``release``, ``earliest``; ``Profile.fits``, ``earliest_fit``,
+``reserve``): the same starts, bit for bit (``tests/planner/jit/test_named.py``). Imported on
+first use (:func:`bbopt.planner.named.conservative_kernels`).
 
 Layout: ``prof[1 + D, cap]``, breakpoints then the free amount of each dimension (nodes, pool
 BB, each BB node's space), no sentinel; ``space[K]`` the BB nodes now. No fastmath.
