@@ -238,7 +238,7 @@ def came_free(state: ClusterState, queued: int | None = None) -> bool:
     get = holding.get
     for r in state.running:
         end = get(r.job.id)
-        if end is not None and end > now and end == r.start + r.job.walltime:
+        if end is not None and end > now and end == r.expected_end:
             due -= 1
     return due > 0
 
@@ -250,7 +250,7 @@ def holding_after(state: ClusterState, started: list[Job]) -> dict[str, float]:
     now = state.time
     out = {}
     for r in state.running:
-        end = r.start + r.job.walltime
+        end = r.expected_end
         if end > now:
             out[r.job.id] = end
     for job in started:
