@@ -507,10 +507,13 @@ class SolveStats:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Start:
-    """Start job ``job_id`` now, optionally on the given node indices."""
+    """Start job ``job_id`` now, optionally on the given node indices and, on named BB nodes,
+    with the given ``(BB node, bytes)`` pieces (one of ``bb / nodes`` bytes per compute node),
+    which the engine checks and takes instead of placing them by the platform's rule."""
 
     job_id: str
     nodes: tuple[int, ...] | None = None
+    bb_pieces: tuple[tuple[int, float], ...] | None = None
 
 
 @quick_init

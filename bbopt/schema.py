@@ -20,7 +20,8 @@ calls ``bbopt decide``: it writes a state, reads back a decision. Units are SI t
 
     decision = {
       "version": 1,
-      "start": [{"job_id": "17", "nodes": null}],
+      "start": [{"job_id": "17", "nodes": null}],  # and "bb_pieces": [[0, 5e9], ...] when
+                                                   # a start names its pieces on BB nodes
       "reservations": [{"job_id": "18", "start": 4200.0, "never_fits": false},
                        {"job_id": "19", "start": null, "never_fits": true}],
       "preempt": [],
@@ -100,8 +101,7 @@ def decision_to_dict(decision: Decision) -> dict[str, Any]:
     s = decision.stats
     return {
         "version": VERSION,
-        "start": [{"job_id": x.job_id, "nodes": list(x.nodes) if x.nodes is not None else None}
-                  for x in decision.start],
+        "start": [_start_to_dict(x) for x in decision.start],
         "reservations": [_reservation_to_dict(r) for r in decision.reservations],
         "preempt": list(decision.preempt),
         "alternatives": [_jsonable(a) for a in decision.alternatives],
@@ -112,6 +112,15 @@ def decision_to_dict(decision: Decision) -> dict[str, Any]:
                   "audited": s.audited},
         "memory": _memory_to_json(decision.memory) if decision.memory is not None else None,
     }
+
+
+def _start_to_dict(x: Start) -> dict[str, Any]:
+    """A start; its BB pieces (``[[BB node, bytes], ...]``) only when it names them."""
+    out: dict[str, Any] = {"job_id": x.job_id,
+                           "nodes": list(x.nodes) if x.nodes is not None else None}
+    if x.bb_pieces is not None:
+        out["bb_pieces"] = [[b, size] for b, size in x.bb_pieces]
+    return out
 
 
 def _reservation_to_dict(r: Reservation) -> dict[str, Any]:
@@ -207,6 +216,29 @@ class _Reader:
                 raise self.fail(path, f"{key}[{i}]",
                                 f"must be a finite number, got {magnitude(x)}")
         return tuple(float(x) for x in value)
+
+    def pieces(self, d: dict, key: str, path: str) -> tuple[tuple[int, float], ...] | None:
+        """``[[BB node, bytes], ...]`` (a start's pieces on named BB nodes), or ``None``."""
+        value = d.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise self.fail(path, key, f"must be a list of [BB node, bytes] pairs, got {value!r}")
+        out = []
+        for i, pair in enumerate(value):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise self.fail(path, f"{key}[{i}]",
+                                f"must be a [BB node, bytes] pair, got {pair!r}")
+            b, size = pair
+            if isinstance(b, float) and b.is_integer():
+                b = int(b)
+            if isinstance(b, bool) or not isinstance(b, int) or b < 0:
+                raise self.fail(path, f"{key}[{i}]", f"must name a BB node index, got {b!r}")
+            if not _finite(size) or size <= 0:
+                raise self.fail(path, f"{key}[{i}]",
+                                f"must give a positive number of bytes, got {magnitude(size)}")
+            out.append((b, float(size)))
+        return tuple(out)
 
     def list(self, d: dict, key: str, path: str, default: Any = ()) -> list:
         value = d.get(key, default)
@@ -329,7 +361,8 @@ def decision_from_dict(d: Any, source: str = "<json>") -> Decision:
         item = r.obj(item, f"$.start[{k}]")
         nodes = item.get("nodes")
         start.append(Start(str(item["job_id"]),
-                           tuple(int(x) for x in nodes) if nodes is not None else None))
+                           tuple(int(x) for x in nodes) if nodes is not None else None,
+                           r.pieces(item, "bb_pieces", f"$.start[{k}]")))
     res = []
     for k, x in enumerate(r.list(d, "reservations", "$")):
         path = f"$.reservations[{k}]"

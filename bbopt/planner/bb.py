@@ -54,6 +54,10 @@ class PooledBB:
         room (nothing changes)."""
         return []
 
+    def why_not_pieces(self, job: Job, pieces: Sequence[tuple[int, float]]) -> str | None:
+        """Why ``job`` cannot take the ``pieces`` a start names now (``None``: it can)."""
+        return "names BB pieces, but the platform's burst buffer is one pool"
+
     def place_on(self, free: Sequence[float], job: Job, nodes: Sequence[int] = ()
                  ) -> list[tuple[int, float]] | None:
         """The ``(BB node, bytes)`` pieces of ``job`` on its compute nodes ``nodes`` if the BB
@@ -143,6 +147,30 @@ class FirstFitBB(PooledBB):
         if sum(free) >= job.bb + len(free) * (job.bb / job.nodes) + self.margin:
             return True
         return first_fit_runs(free, job.nodes, job.bb, self.tol) is not None
+
+    def why_not_pieces(self, job: Job, pieces: Sequence[tuple[int, float]]) -> str | None:
+        """Why ``job`` cannot take the ``pieces`` a start names now (``None``: it can): one
+        piece of ``bb / nodes`` bytes per compute node, each on a BB node of the platform, the
+        pieces on one BB node within its free space (with the placement's tolerance, as first
+        fit places them)."""
+        if job.bb <= 0:
+            return None if not pieces else "names BB pieces, but requests no burst buffer"
+        if len(pieces) != job.nodes:
+            return f"names {len(pieces)} BB pieces for its {job.nodes} nodes"
+        piece = job.bb / job.nodes
+        free = self.free
+        load = [0.0] * len(free)
+        for b, size in pieces:
+            if type(b) is not int or not 0 <= b < len(free):
+                return f"names BB node {b!r}; the platform has BB nodes 0-{len(free) - 1}"
+            if not abs(size - piece) <= piece * 1e-9:
+                return f"names a piece of {size:.6g} B; its pieces are {piece:.6g} B"
+            load[b] += size
+        for b, used in enumerate(load):
+            if used > free[b] + self.tol:
+                return (f"its pieces on BB node {b} take {used:.6g} B, {free[b]:.6g} B are "
+                        "free")
+        return None
 
     def _why(self, job: Job) -> str:
         return (f"its {job.nodes} pieces of {job.bb / job.nodes:.4g} B do not fit on the BB "

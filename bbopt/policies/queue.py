@@ -84,10 +84,10 @@ def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None,
     # (Every field given, in order, to ``of_fields``: the cheapest construction on this hot path.)
     # ``nodes``: the compute nodes of the starts whose nodes the BB placement chose.
     if nodes:
-        return Decision.of_fields(tuple([_start(j.id, nodes.get(j.id)) for j in started]),
+        return Decision.of_fields(tuple([_start(j.id, nodes.get(j.id), None) for j in started]),
                                   tuple(reservations), (), (), _rule_stats(t0), memory)
     return Decision.of_fields(
-        tuple([_start(j.id, None) for j in started]) if started else (),
+        tuple([_start(j.id, None, None) for j in started]) if started else (),
         tuple(reservations), (), (), _rule_stats(t0), memory,
     )
 

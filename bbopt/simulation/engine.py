@@ -407,7 +407,7 @@ class _Engine:
                 raise InvalidDecision(why, job_id=s.job_id, time=t)
             k = index[job.id]
             try:
-                nodes = admit(job, s.nodes, t)
+                nodes = admit(job, s.nodes, t, s.bb_pieces)
             except StartRefused:  # named BB nodes: the job keeps waiting
                 refused = refused if refused is not None else {}
                 refused[job.id] = job

@@ -81,9 +81,12 @@ class Ledger:
             why = self.bandwidth.why_never_fits(job)
         return why
 
-    def admit(self, job: Job, asked: tuple[int, ...] | None, t: float) -> tuple[int, ...]:
-        """Check that ``job`` fits now (on the ``asked`` nodes, if given), take its resources and
-        return its node set; raise :class:`InvalidDecision` with the reason otherwise."""
+    def admit(self, job: Job, asked: tuple[int, ...] | None, t: float,
+              pieces: tuple[tuple[int, float], ...] | None = None) -> tuple[int, ...]:
+        """Check that ``job`` fits now (on the ``asked`` nodes and with the ``pieces`` on named
+        BB nodes, if given), take its resources and return its node set; raise
+        :class:`InvalidDecision` with the reason otherwise (:class:`StartRefused` when the
+        platform's rule cannot place its pieces)."""
         platform = self.platform
         free_n = platform.nodes - self.used_nodes
         if job.nodes > free_n:
@@ -92,7 +95,7 @@ class Ledger:
         if job.bb - free_b > self.bb_tol:
             raise InvalidDecision(f"needs {job.bb:.6g} B of burst buffer, {free_b:.6g} B free",
                                   job_id=job.id, time=t)
-        if asked is None and self.plain and job.ssd <= 0:
+        if asked is None and self.plain and job.ssd <= 0 and pieces is None:
             free_nodes = self.free_nodes  # (the plain case: the lowest-numbered free nodes)
             nodes = tuple(free_nodes[:job.nodes])
             del free_nodes[:job.nodes]
@@ -101,12 +104,17 @@ class Ledger:
             return nodes
         bb = self.bb
         # The pieces are placed once, then taken as placed once the nodes are known.
-        if not bb.chooses_nodes:  # (pieces that do not depend on the compute nodes)
+        placed = pieces is not None
+        if placed:  # (named by the start: checked, not placed)
+            why = bb.why_not_pieces(job, pieces)
+            if why is not None:
+                raise InvalidDecision(why, job_id=job.id, time=t)
+        elif not bb.chooses_nodes:  # (pieces that do not depend on the compute nodes)
             pieces = bb.placement(job)
             if pieces is None:
                 raise StartRefused(bb.why_not_now(job))
         nodes = self._nodes(job, asked, t)
-        if bb.chooses_nodes:  # the pieces depend on the compute nodes
+        if bb.chooses_nodes and not placed:  # the pieces depend on the compute nodes
             pieces = bb.placement(job, nodes)
             if pieces is None:
                 self._give_back(nodes)

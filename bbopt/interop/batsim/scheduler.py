@@ -193,7 +193,7 @@ class PolicyScheduler:
         out = []
         for s in decision.start:
             job = self.queue.pop(s.job_id)
-            nodes = ledger.admit(job, s.nodes, now)
+            nodes = ledger.admit(job, s.nodes, now, s.bb_pieces)
             rj = RunningJob(job, now, nodes)
             key = now + job.walltime
             i = bisect_left(self.running_keys, key)
