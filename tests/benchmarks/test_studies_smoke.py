@@ -27,6 +27,8 @@ STUDIES = [
     ("kopanski_seeds.py", ["--jobs", "300", "--policies", "fcfs,sjf-bb"], "Whole trace"),
     ("omfs_study.py", ["--jobs", "200", "--workloads", "kth-users", "--out", "{tmp}"],
      "verdict"),
+    ("promises.py", ["--jobs", "300", "--policies", "conservative-bb",
+                     "--platforms", "kopanski,kopanski:named"], "reservations-never-delayed"),
 ]
 
 
