@@ -4,10 +4,8 @@ These are the nouns every other layer speaks (DESIGN.md, "Domain types"). All qu
 seconds, bytes, bytes/s; readers, CLI flags and reports convert at the edges. The resource
 dimensions of the scheduling problem are, in this order, ``(nodes, bb)``: compute nodes and bytes
 of shared burst buffer (Kopanski & Rzadca, Euro-Par 2021, Section 3: a job holds its processors and
-its burst buffer for its whole duration).
-
-``ClusterState`` is the input of :func:`bbopt.decide` and ``Decision`` its output; both round-trip
-through JSON (see :mod:`bbopt.schema`).
+its burst buffer for its whole duration). ``ClusterState`` is the input of :func:`bbopt.decide`
+and ``Decision`` its output; both round-trip through JSON (see :mod:`bbopt.schema`).
 
 Length: the domain types every layer imports (jobs, platforms, states and their queue and
 running-job views, decisions, the fit rule) stay in one module.
@@ -507,9 +505,8 @@ class SolveStats:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class Start:
-    """Start job ``job_id`` now, optionally on the given node indices and, on named BB nodes,
-    with the given ``(BB node, bytes)`` pieces (one of ``bb / nodes`` bytes per compute node),
-    which the engine checks and takes instead of placing them by the platform's rule."""
+    """Start job ``job_id`` now, optionally on the given node indices and with the given
+    ``(BB node, bytes)`` pieces on named BB nodes (one per compute node; checked, then taken)."""
 
     job_id: str
     nodes: tuple[int, ...] | None = None

@@ -20,8 +20,7 @@ calls ``bbopt decide``: it writes a state, reads back a decision. Units are SI t
 
     decision = {
       "version": 1,
-      "start": [{"job_id": "17", "nodes": null}],  # and "bb_pieces": [[0, 5e9], ...] when
-                                                   # a start names its pieces on BB nodes
+      "start": [{"job_id": "17", "nodes": null}],  # + "bb_pieces": [[0, 5e9], ...] if named
       "reservations": [{"job_id": "18", "start": 4200.0, "never_fits": false},
                        {"job_id": "19", "start": null, "never_fits": true}],
       "preempt": [],

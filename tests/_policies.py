@@ -29,10 +29,14 @@ class PoolOnly:
 
 
 def conservative_memory(platform, reservations: dict[str, float],
-                        holding: dict[str, float]) -> dict:
+                        holding: dict[str, float],
+                        pieces: dict[str, list[float]] | None = None) -> dict:
     """The memory conservative-bb returns: its reservations by job id and, on named BB nodes,
-    the jobs holding resources after the decision by id with their expected ends (what tells
-    the next decision whether something came free)."""
+    the bytes each reservation holds on each BB node (``pieces``; ``None``: jobs without BB)
+    and the jobs holding resources after the decision by id with their expected ends (what
+    tells the next decision whether something came free)."""
     if platform.bb_nodes is None:
         return {"reservations": reservations}
-    return {"reservations": reservations, "holding": holding}
+    if pieces is None:
+        pieces = {jid: [0.0] * len(platform.bb_nodes) for jid in reservations}
+    return {"reservations": reservations, "pieces": pieces, "holding": holding}

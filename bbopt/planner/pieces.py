@@ -149,6 +149,24 @@ def proximity_pieces(free: Sequence[float], compute: Sequence[int], bb: float, t
     return tuple(out)
 
 
+def pieces_of_bytes(held: Sequence[float], nodes: int, bb: float) -> Pieces:
+    """The ``(BB node, bytes)`` pieces of a job of ``nodes`` nodes and ``bb`` bytes holding
+    ``held[b]`` bytes on BB node ``b`` (a whole number of its pieces of ``bb / nodes``), in BB
+    node order as :func:`first_fit_pieces` lists them.
+
+    >>> pieces_of_bytes([0.0, 8.0, 4.0], 3, 12.0)
+    ((1, 4.0), (1, 4.0), (2, 4.0))
+    """
+    if bb <= 0:
+        return ()
+    piece = bb / nodes
+    out: list[tuple[int, float]] = []
+    for b, size in enumerate(held):
+        if size > 0:
+            out += [(b, piece)] * round(size / piece)
+    return tuple(out)
+
+
 def place_pieces(free: Sequence[float], nodes: int, bb: float, tol: float,
                  proximity: Proximity | None = None, compute: Sequence[int] = ()
                  ) -> Pieces | None:

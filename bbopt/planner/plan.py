@@ -48,13 +48,14 @@ from bbopt.planner.bb import FirstFitBB, bb_placement, profile_slacks
 from bbopt.planner.fast_path import TwoDimensions
 from bbopt.planner.links import LinkState, OnTheTree
 from bbopt.planner.node_ids import NodeIds
-from bbopt.planner.pieces import running_pieces
+from bbopt.planner.pieces import pieces_of_bytes, running_pieces
 from bbopt.planner.profile import OverbookedError, Profile
+from bbopt.planner.snapshots import Snapshots
 
 _first = itemgetter(0)
 
 
-class Planner(TwoDimensions, OnTheTree, NodeIds):
+class Planner(TwoDimensions, OnTheTree, NodeIds, Snapshots):
     """Free nodes, BB and BB-node space over time from ``now`` on (module docstring)."""
 
     #: Whether the fast path on named BB nodes may be taken (``False``: the reference profile).
@@ -63,18 +64,23 @@ class Planner(TwoDimensions, OnTheTree, NodeIds):
     __slots__ = ("platform", "now", "bb", "k", "running", "pieces", "_free_nodes", "_profile",
                  "holds", "chosen", "floating", "started", "named", "_two", "_later", "_ends",
                  "_bb_rows", "_log", "_run_pieces", "_run_ends", "_run_rel", "_ids", "_ids_n",
-                 "_lazy", "_lazy_n", "_run_ids", "links")
+                 "_lazy", "_lazy_n", "_run_ids", "links", "window_now")
 
     def __init__(self, platform: Platform, now: float, running: Iterable[RunningJob] = (),
                  pieces: dict[str, tuple[tuple[int, float], ...]] | None = None, *,
-                 first_fit: bool = False, links: LinkState | None = None) -> None:
+                 first_fit: bool = False, links: LinkState | None = None,
+                 window_now: bool = False) -> None:
         """``running``: the jobs holding resources now, freed at their expected ends;
         ``pieces``: the ``(BB node, bytes)`` pieces each holds on named BB nodes. The free node
         ids and the profile are built when first needed (a decision that only starts jobs now
         on a BB pool needs neither). ``first_fit``: named BB placed first fit whatever the
         platform's placement, for a policy whose starts leave the compute nodes to the
-        engine. ``links``: the I/O tree's link bandwidth (:mod:`bbopt.planner.links`)."""
+        engine. ``links``: the I/O tree's link bandwidth (:mod:`bbopt.planner.links`).
+        ``window_now``: a start now places its pieces as a reservation does, on each BB
+        node's least free space over its window, not on the BB nodes as they are now (a policy
+        whose starts name their pieces, so that they fit between the reservations' own)."""
         self.platform = platform
+        self.window_now = window_now
         self.links = links
         self.now = now
         self.bb = bb = (FirstFitBB(platform) if first_fit and platform.bb_nodes is not None
@@ -149,9 +155,11 @@ class Planner(TwoDimensions, OnTheTree, NodeIds):
         self._profile = profile
 
     @classmethod
-    def of(cls, state: ClusterState, *, first_fit: bool = False, links: bool = False) -> Planner:
-        """The planner of a :class:`~bbopt.core.ClusterState` at its time (``first_fit``: see
-        the constructor; ``links``: plan the link bandwidth of the platform's I/O tree too)."""
+    def of(cls, state: ClusterState, *, first_fit: bool = False, links: bool = False,
+           window_now: bool = False) -> Planner:
+        """The planner of a :class:`~bbopt.core.ClusterState` at its time (``first_fit``,
+        ``window_now``: see the constructor; ``links``: plan the link bandwidth of the
+        platform's I/O tree too)."""
         if links:  # (link bandwidth on the I/O tree: bbopt.planner.links)
             return cls(state.platform, state.time, state.running, links=LinkState.of(state))
         pieces = None
@@ -162,7 +170,8 @@ class Planner(TwoDimensions, OnTheTree, NodeIds):
             if len(pieces) < len(state.running) and any(
                     r.bb_pieces is None and r.job.bb > 0 for r in state.running):
                 pieces = running_pieces(state)
-        return cls(state.platform, state.time, state.running, pieces, first_fit=first_fit)
+        return cls(state.platform, state.time, state.running, pieces, first_fit=first_fit,
+                   window_now=window_now)
 
     @classmethod
     def placing(cls, state: ClusterState) -> Planner | None:
@@ -204,6 +213,12 @@ class Planner(TwoDimensions, OnTheTree, NodeIds):
     def placement_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         """The compute nodes and BB pieces ``job`` would get if it started now, or ``None``
         when it cannot start now (nothing changes)."""
+        if self.window_now and self.k:
+            placed = self._pieces_over(job, self.now)
+            nodes = None if placed is None else (
+                placed[0] if self.bb.chooses_nodes else self._choose(job, self.now))
+            return None if nodes is None else (
+                nodes, list(pieces_of_bytes(placed[1][2:], job.nodes, job.bb)))
         two = self._two if self._two is not None else self._split()
         if two is not None:
             return self._placement_now_split(two, job)
@@ -241,7 +256,11 @@ class Planner(TwoDimensions, OnTheTree, NodeIds):
         placed = self.placement_now(job)
         if placed is None:
             return None
-        nodes, got = placed
+        return self._start_with(job, *placed)
+
+    def _start_with(self, job: Job, nodes: tuple[int, ...], got: Sequence[tuple[int, float]]
+                    ) -> Start:
+        """Start ``job`` now on ``nodes`` with the BB pieces ``got`` (they fit)."""
         self.bb.take(job, got)
         if self._lazy is not None:
             self._lazy.append((job.id, job.nodes))
@@ -550,6 +569,23 @@ class Planner(TwoDimensions, OnTheTree, NodeIds):
         self._hold(job, start, placed[1], placed[0])
         return True
 
+    def hold_with(self, job: Job, start: float, held: Sequence[float]) -> bool:
+        """Hold ``job`` from ``start`` (now or before: start it now) with ``held[b]`` bytes on
+        each named BB node (pieces it keeps) if they fit there; whether it did (nothing changes
+        when not)."""
+        start = max(start, self.now)
+        demand = (job.nodes, job.bb, *held)
+        if not self.profile.fits(start, job.walltime, demand):
+            return False
+        if start > self.now:
+            self._hold(job, start, demand)
+            return True
+        nodes = self._choose(job, start)
+        if nodes is None:
+            return False
+        self._start_with(job, nodes, pieces_of_bytes(held, job.nodes, job.bb))
+        return True
+
     def list_schedule(self, jobs: Iterable[Job]) -> list[tuple[Job, float]]:
         """List scheduling of ``jobs`` in this order: each held at its :meth:`earliest` start.
         Returns ``(job, start)`` in that order (a job that cannot be placed is left out); the
@@ -560,27 +596,3 @@ class Planner(TwoDimensions, OnTheTree, NodeIds):
             if start < math.inf and self.hold(job, start):
                 out.append((job, start))
         return out
-
-    # ------------------------------------------------------------------ search
-    def snapshot(self) -> tuple:
-        """What :meth:`rollback` restores: a copy of the profile, the BB nodes now, the free
-        node ids and the holds (re-placeable ones and the nodes they name too)."""
-        free_nodes = list(self.free_nodes)  # (first: names the started jobs' nodes)
-        return (self.profile.copy(), self.bb.snapshot(), free_nodes, dict(self.holds),
-                dict(self.floating), dict(self.started), dict(self.named),
-                self.links and self.links.snapshot())
-
-    def rollback(self, snap: tuple) -> None:
-        """Back to the state of :meth:`snapshot` ``snap`` (which stays usable)."""
-        profile, bb, free_nodes, holds, floating, started, named, links = snap
-        if links:
-            self.links.rollback(links)
-        self.named = dict(named)
-        self._ids.clear()
-        self._ids_n.clear()
-        self.started = dict(started)
-        self.profile = profile.copy()
-        self.bb.restore(bb)
-        self.free_nodes = list(free_nodes)
-        self.holds = dict(holds)
-        self.floating = dict(floating)

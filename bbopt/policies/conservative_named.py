@@ -1,6 +1,7 @@
 """Conservative backfilling on named BB nodes: the reservations planned again at every decision,
-compiled or in Python (Kopanski & Rzadca, Euro-Par 2021, Sections 3.2 and 4.1: a job's
-processors and its per-node BB pieces on the BB nodes, reserved for its whole walltime).
+each with the pieces it holds, compiled or in Python (Kopanski & Rzadca, Euro-Par 2021,
+Sections 3.2 and 4.1: a job's processors and its per-node BB pieces on the BB nodes, reserved
+for its whole walltime; a start names its pieces to the engine).
 
 :class:`bbopt.policies.conservative.ConservativeBackfilling` on a platform whose BB nodes are
 named asks :meth:`NamedArrays.plan` (the compiled kernel
@@ -23,9 +24,8 @@ from bbopt.core import ClusterState, Job, RunningJob, RunningJobs, slack
 from bbopt.planner import Planner, bb_placement
 from bbopt.planner.bb import profile_slacks
 from bbopt.planner.named import conservative_kernels
+from bbopt.planner.pieces import pieces_of_bytes
 from bbopt.planner.profile import OverbookedError
-
-_NO_ROWS = np.empty((0, 4))  # (no job queued since the last plan)
 
 
 def _end(r) -> float:
@@ -65,16 +65,17 @@ class NamedArrays:
         self._queue: _Queue | None = None
 
     def plan(self, state: ClusterState, queue: tuple[Job, ...], previous: dict[str, float],
-             depth: float) -> NamedPlan | None:
+             pieces: dict[str, list[float]], depth: float) -> NamedPlan | None:
         """conservative-bb's plan of ``queue`` on named BB nodes, computed by the compiled
         kernel (:func:`bbopt.planner.jit.named_conservative.conservative_step`) from arrays:
         what each running job holds (nodes, pool BB, bytes per BB node) is worked out once per
         job and kept while it runs, the arrays of the running jobs while the state hands the same
-        running jobs, and the queue's while ``previous`` is the plan this object returned last
-        (its ``later``) and ``queue`` is the one it planned less the jobs it started, then the
-        jobs queued since; the kept reservations are compressed when something came free
-        (:func:`came_free`). ``None`` without the kernels, or
-        when some running job's pieces are not known, or when one is at or past its walltime
+        running jobs, and the queue's while ``previous`` and ``pieces`` (the bytes each kept
+        reservation holds on each BB node) are the plan this object returned last and ``queue``
+        is the one it planned less the jobs it started, then the jobs queued since; the kept
+        reservations are compressed when something came free (:func:`came_free`). ``None``
+        without the kernels, or when some running job's pieces are not known, or when one is
+        at or past its walltime
         (then Python decides: the kernel takes a running job's nodes and BB to be free from its
         expected end on, which the engine and :func:`bbopt.decide` never let pass,
         :func:`bbopt.core.planning_state`, but a caller of ``decide`` may)."""
@@ -121,29 +122,34 @@ class NamedArrays:
             ends, held = table[:, 0], table[:, 1:]
             self._running = (running, ends, held)
         count = len(queue)
+        k = len(caps) - 2
         last = self._queue
         if last is None or last.jobs.shape[1] < count:
-            last = self._queue = _Queue(max(64, 2 * count), last)
+            last = self._queue = _Queue(max(64, 2 * count), k, last)
         n = len(last.rest)
-        if previous is last.later and queue[:n] == last.rest:
+        none = last.none  # (no kept start, no kept pieces)
+        if previous is last.later and pieces is last.held and queue[:n] == last.rest:
             fresh = queue[n:]  # (no kept start: ``previous`` names only jobs of ``rest``)
             ids = last.rest_ids + [j.id for j in fresh]
-            rows_new = [(j.nodes, j.bb, j.walltime, math.nan) for j in fresh]
+            rows_new = [(j.nodes, j.bb, j.walltime, *none) for j in fresh]
             kept_cols = last.count
             compress = came_free(state)
         else:  # (planned from the queue and the reservations given)
             ids = [j.id for j in queue]
-            get = previous.get
+            get, own = previous.get, pieces.get
             nan = math.nan
-            rows_new = [(j.nodes, j.bb, j.walltime, get(j.id, nan)) for j in queue]
+            rows_new = [(j.nodes, j.bb, j.walltime, get(j.id, nan), *(own(j.id) or none[1:]))
+                        for j in queue]
             kept_cols = 0
             compress = came_free(state, sum(r[3] == r[3] for r in rows_new))
-        news = np.array(rows_new, dtype=np.float64) if rows_new else _NO_ROWS
+        news = (np.array(rows_new, dtype=np.float64) if rows_new
+                else np.empty((0, 4 + k)))  # (no job queued since the last plan)
         now = float(state.time)
         try:
             n_now, n_later, n_moved = step(
                 now, caps, tol, bb_tol, ftol, ends, held, float(depth), last.jobs, last.previous,
-                last.planned, last.seq, last.marks, kept_cols, last.then, news, compress)
+                last.pieces, last.planned, last.seq, last.got, last.marks, kept_cols, last.then,
+                news, compress)
         except ValueError as exc:
             self._queue = None
             raise OverbookedError(str(exc)) from None
@@ -158,8 +164,22 @@ class NamedArrays:
             later = {ids[q]: starts[q] for q in marks[1, :n_later].tolist()}
         moved = ([ids[q] for q in marks[2, :n_moved].tolist()] if n_moved else []) \
             if kept_cols else None  # (given, ``previous`` may name jobs no longer queued)
+        rows = last.pieces
+        if moved is None:  # (the bytes each reservation holds on each BB node, for the memory)
+            held = {ids[q]: rows[q].tolist() for q in marks[1, :n_later].tolist()}
+        elif moved:
+            held = dict(last.held)
+            for q in marks[2, :n_moved].tolist():
+                if starts[q] > now:
+                    held[ids[q]] = rows[q].tolist()
+                else:
+                    held.pop(ids[q], None)
+        else:
+            held = last.held
         if n_now:
             started = [queue[q] for q in now_at]
+            placed = {job.id: pieces_of_bytes(rows[q], job.nodes, job.bb)
+                      for q, job in zip(now_at, started, strict=True)}
             rest, rest_ids, b = [], [], 0
             for q in now_at:
                 rest.extend(queue[b:q])
@@ -169,49 +189,60 @@ class NamedArrays:
             rest_ids.extend(ids[b:])
             last.rest, last.rest_ids = tuple(rest), rest_ids
         else:
-            started = []
+            started, placed = [], {}
             last.rest, last.rest_ids = queue, ids
-        last.count, last.then, last.later = count, now, later
-        return NamedPlan(starts, started, later, moved)
+        last.count, last.then, last.later, last.held = count, now, later, held
+        return NamedPlan(starts, started, later, moved, held, placed)
 
 
 class NamedPlan(NamedTuple):
     """One decision's plan on named BB nodes: ``starts`` by queue position (``nan``: none),
     the jobs ``started`` now, the ones reserved ``later`` (job id -> start, in queue order) and
-    the ids whose reservation is new, moved or gone since the ``previous`` plan (``moved``;
-    ``None`` unless that plan was the one this object returned last)."""
+    the ids whose reservation is new, moved, placed on other pieces or gone since the
+    ``previous`` plan (``moved``; ``None`` unless that plan was the one this object returned
+    last), the bytes each reservation holds on each BB node (``held``, job id -> list) and the
+    pieces of each job started now (``placed``, job id -> pieces, for its start)."""
 
     starts: list[float]
     started: list[Job]
     later: dict[str, float]
     moved: list[str] | None
+    held: dict[str, list[float]]
+    placed: dict[str, tuple[tuple[int, float], ...]]
 
 
 class _Queue:
     """The queue last planned as the compiled decision reads it: per job (column) nodes, BB
-    and walltime, kept start and planned start; the jobs left once the started ones leave
-    (``rest``, ``rest_ids``), the plan returned (``later``), its time and its column count."""
+    and walltime, kept start, planned start and the bytes it holds on each of the ``k`` BB
+    nodes; the jobs left once the started ones leave (``rest``, ``rest_ids``), the plan
+    returned (``later``, ``held``), its time and its column count."""
 
-    __slots__ = ("jobs", "previous", "planned", "seq", "marks", "rest", "rest_ids", "later",
-                 "then", "count")
+    __slots__ = ("jobs", "previous", "pieces", "got", "planned", "seq", "marks", "rest",
+                 "rest_ids", "later", "held", "then", "count", "none")
 
-    def __init__(self, capacity: int, before: _Queue | None) -> None:
+    def __init__(self, capacity: int, k: int, before: _Queue | None) -> None:
         self.jobs = np.empty((3, capacity))
         self.previous = np.empty(capacity)
+        self.pieces = np.empty((capacity, k))
+        self.got = np.empty((capacity, k))
         self.planned = np.empty(capacity)
         self.seq = np.empty(capacity, dtype=np.int64)
         self.marks = np.empty((3, capacity), dtype=np.int64)
         self.rest: tuple[Job, ...] = ()
         self.rest_ids: list[str] = []
         self.later: dict[str, float] | None = None
+        self.held: dict[str, list[float]] | None = None
         self.then = math.nan
         self.count = 0
+        self.none = (math.nan,) * (1 + k)  # (a new row's kept start and pieces: none)
         if before is not None:  # (grown: the last plan's columns carried over)
             c = before.count
             self.jobs[:, :c] = before.jobs[:, :c]
             self.planned[:c] = before.planned[:c]
+            self.pieces[:c] = before.pieces[:c]
             self.rest, self.rest_ids = before.rest, before.rest_ids
-            self.later, self.then, self.count = before.later, before.then, c
+            self.later, self.held = before.later, before.held
+            self.then, self.count = before.then, c
 
 
 def came_free(state: ClusterState, queued: int | None = None) -> bool:
@@ -258,28 +289,40 @@ def holding_after(state: ClusterState, started: list[Job]) -> dict[str, float]:
     return out
 
 
-def replan(planner: Planner, order: list[Job], previous: dict[str, float], depth: float,
-           queue, compress: bool) -> dict[str, float]:
+def replan(planner: Planner, order: list[Job], previous: dict[str, float],
+           pieces: dict[str, list[float]], depth: float, queue, compress: bool
+           ) -> tuple[dict[str, float], dict[str, tuple[float, ...]]]:
     """Conservative backfilling planned again on ``planner`` (the reference of the compiled
-    decision, :func:`bbopt.planner.jit.named_conservative.conservative_named`): the kept
-    reservations (``previous``) held again in ``order``, compressed earliest first (never
-    later than before) when ``compress`` (something came free), then the other jobs of
-    ``queue`` in queue order, up to ``depth`` reservations (beyond: a start now if possible).
-    The starts by job id, in the order they were planned."""
+    decision, :func:`bbopt.planner.jit.named_conservative.conservative_named`; a start now
+    places its pieces over its window, ``Planner(window_now=True)``): the kept reservations
+    (``previous``) held again in ``order`` with the bytes on each BB node they hold
+    (``pieces``; placed again where not given), compressed earliest first when ``compress``
+    (something came free): one moves, with pieces placed again, only to an earlier start, and
+    else holds its own slot again; then the other jobs of ``queue`` in queue order, up to
+    ``depth`` reservations (beyond: a start now if possible). The starts by job id, in the order
+    they were planned, and the bytes each holds on each BB node."""
     now = planner.now
-    kept = [job for job in order if planner.hold(job, max(previous[job.id], now))]
+    get = pieces.get
+
+    def hold_kept(job: Job) -> bool:
+        held = get(job.id)
+        start = max(previous[job.id], now)
+        return planner.hold(job, start) if held is None else planner.hold_with(job, start, held)
+
+    kept = [job for job in order if hold_kept(job)]
     planned: dict[str, float] = {}
     for job in kept:  # compression, earliest first: never later than before
         old = max(previous[job.id], now)
-        if not compress:
-            planned[job.id] = old
-            continue
-        planner.release(job)
-        start = planner.earliest(job, limit=old)
-        if start == math.inf or not planner.hold(job, start):
-            start = old
-            planner.hold(job, old)  # the slot it held a moment ago
-        planned[job.id] = start
+        if compress:
+            held = planner.holds[job.id][2][2:]
+            planner.release(job)
+            start = planner.earliest(job, limit=old)
+            if not (start < old and planner.hold(job, start)):
+                start = old
+                if not planner.hold_with(job, old, held):  # the slot it held a moment ago
+                    raise OverbookedError("a reservation no longer fits the slot it held")
+            old = start
+        planned[job.id] = old
     for job in queue:
         if job.id in planned:
             continue
@@ -289,4 +332,5 @@ def replan(planner: Planner, order: list[Job], previous: dict[str, float], depth
                 planned[job.id] = start
         elif planner.hold(job, now):
             planned[job.id] = now
-    return planned
+    holds = planner.holds
+    return planned, {jid: holds[jid][2][2:] for jid in planned}

@@ -79,10 +79,16 @@ _FEASIBLE = Status.FEASIBLE  # (an enum member looked up once: this runs at ever
 
 
 def _decision(started: list[Job], reservations=(), t0: float = 0.0, memory=None,
-              nodes: dict[str, tuple[int, ...]] | None = None) -> Decision:
+              nodes: dict[str, tuple[int, ...]] | None = None,
+              pieces: dict[str, tuple[tuple[int, float], ...]] | None = None) -> Decision:
     # A queue rule solves no optimisation model: its answer is feasible, with no optimality claim.
     # (Every field given, in order, to ``of_fields``: the cheapest construction on this hot path.)
-    # ``nodes``: the compute nodes of the starts whose nodes the BB placement chose.
+    # ``nodes``: the compute nodes of the starts whose nodes the BB placement chose; ``pieces``:
+    # the BB pieces of the starts that name them.
+    if pieces:
+        return Decision.of_fields(
+            tuple([_start(j.id, None, pieces[j.id]) for j in started]),
+            tuple(reservations), (), (), _rule_stats(t0), memory)
     if nodes:
         return Decision.of_fields(tuple([_start(j.id, nodes.get(j.id), None) for j in started]),
                                   tuple(reservations), (), (), _rule_stats(t0), memory)

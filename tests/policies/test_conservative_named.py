@@ -10,7 +10,8 @@ import math
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from bbopt import simulate
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
@@ -201,11 +202,11 @@ def test_a_kept_reservation_is_not_delayed_by_a_job_behind_it(compiled):
         memory={"reservations": {"c": 2.0, "a": 5.0, "q": 10.0}}))
     kept = {r.job_id: r.start for r in first.reservations}
     assert kept["q"] == 10.0
-    started = first.started_ids
-    running += tuple(RunningJob(j, 0.0, None, ((0, j.bb),)) for j in queue if j.id in started)
+    started = {s.job_id: s.bb_pieces for s in first.start}
+    running += tuple(RunningJob(j, 0.0, None, started[j.id]) for j in queue if j.id in started)
     second = ConservativeBackfilling(compiled=compiled).decide(ClusterState(
         0.0, platform, running, tuple(j for j in queue if j.id not in started),
-        memory={"reservations": kept}))
+        memory=first.memory))
     assert "q" in second.started_ids or {
         r.job_id: r.start for r in second.reservations}["q"] <= 10.0
 
@@ -253,7 +254,7 @@ _KERNELS = pytest.mark.skipif(conservative_kernels() is None,
 def _plan_of(arrays: NamedArrays, state: ClusterState):
     """The compiled plan of ``state`` with its memory's reservations, any depth."""
     return arrays.plan(state, tuple(state.queue), state.memory.get("reservations", {}),
-                       math.inf)
+                       state.memory.get("pieces", {}), math.inf)
 
 
 def _starts(arrays: NamedArrays, state: ClusterState):
@@ -324,7 +325,7 @@ def test_the_queue_is_kept_while_it_loses_only_the_jobs_started_and_gains_new_on
     first = _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (a, b)))
     assert first.starts == [0.0, 50.0] and first.started == [a] and first.later == {"b": 50.0}
     assert first.moved is None  # (nothing kept yet: planned from the queue given)
-    memory = {"reservations": first.later}
+    memory = {"reservations": first.later, "pieces": first.held}
     carried = ClusterState(3.0, _PLATFORM, (r, RunningJob(a, 0.0, None, ())), (b, c), memory)
     second = _plan_of(arrays, carried)
     assert second.starts == [50.0, 10.0] and second.later == {"b": 50.0, "c": 10.0}
@@ -349,7 +350,8 @@ def test_the_kept_queue_grows_past_its_arrays_with_the_plan_kept():
     first = _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), tuple(jobs[:30])))
     assert first.starts == [1000.0 + 10 * k for k in range(30)]
     assert arrays._queue.jobs.shape == (3, 64)
-    state = ClusterState(1.0, _PLATFORM, (r,), tuple(jobs), {"reservations": first.later})
+    state = ClusterState(1.0, _PLATFORM, (r,), tuple(jobs),
+                         {"reservations": first.later, "pieces": first.held})
     second = _plan_of(arrays, state)
     assert arrays._queue.jobs.shape == (3, 140)
     assert second.starts == [1000.0 + 10 * k for k in range(70)]
@@ -366,7 +368,8 @@ def test_kept_reservations_that_start_now_are_marked_gone_from_the_plan():
     arrays = NamedArrays()
     first = _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (b, c)))
     assert first.later == {"b": 50.0, "c": 50.0}
-    state = ClusterState(50.0, _PLATFORM, (), (b, c), {"reservations": first.later})
+    state = ClusterState(50.0, _PLATFORM, (), (b, c),
+                         {"reservations": first.later, "pieces": first.held})
     second = _plan_of(arrays, state)
     assert second.started == [b, c] and second.later == {} and second.moved == ["b", "c"]
 
@@ -383,7 +386,7 @@ def test_the_queue_is_kept_when_a_job_behind_the_first_starts():
     first = _plan_of(arrays, ClusterState(0.0, _PLATFORM, (r,), (b, a)))
     assert first.starts == [50.0, 0.0] and first.started == [a]
     state = ClusterState(3.0, _PLATFORM, (r, RunningJob(a, 0.0, None, ())), (b, c),
-                         {"reservations": first.later})
+                         {"reservations": first.later, "pieces": first.held})
     second = _plan_of(arrays, state)
     assert second.starts == [50.0, 3.0] and second.started == [c] and second.moved == []
     assert second[:3] == _plan_of(NamedArrays(), state)[:3]
@@ -491,17 +494,17 @@ def test_a_policy_asked_about_two_states_in_turn_answers_each_as_a_fresh_one(com
 
 def test_a_replay_on_proximity_placement_plans_first_fit_pieces_compiled_and_in_python():
     """On the authors' proximity platform conservative-bb still places each reservation's
-    pieces first fit (the engine names the started jobs' nodes), compiled and in Python: the
-    replay's decisions equal the Python reference's, where proximity placement would put
-    pieces elsewhere (2 compute nodes per chassis, 4 BB nodes of 25 GB)."""
+    pieces first fit over its window, a start's too, which the start names to the engine (the
+    engine chooses the started jobs' nodes), compiled and in Python: the replay's decisions
+    equal the Python reference's (2 compute nodes per chassis, 4 BB nodes of 25 GB)."""
     from tests._platforms import PROXIMITY
 
     jobs = [Job(str(k), 1.0 * k, walltime=float(20 + k % 7), runtime=float(10 + k % 9),
                 nodes=1 + k % 4, bb=float((k % 5) * 7 * GB)) for k in range(120)]
     res, compared = replay_against_fresh(jobs, PROXIMITY, "conservative-bb",
                                          fresh=({"compiled": False},))
-    assert len(compared) == 203
-    assert sum(s > j.submit for s, j in zip(res.start, jobs, strict=True)) == 111
+    assert len(compared) == 199
+    assert sum(s > j.submit for s, j in zip(res.start, jobs, strict=True)) == 110
 
 
 def _kept_at_37(holding: dict[str, float] | None, now: float = 14.0, compiled=None,
@@ -575,7 +578,7 @@ def test_in_a_replay_no_reservation_moves_up_unless_a_job_ended_early():
                 checked += 1
 
         simulate(jobs, _PLATFORM, "conservative-bb", on_decision=observe)
-    assert checked == 1998  # (kept reservations looked at, over the forty replays)
+    assert checked == 1995  # (kept reservations looked at, over the forty replays)
 
 
 def _state_at(now: float, *running: tuple[str, float, float], memory=None) -> ClusterState:
@@ -615,3 +618,48 @@ def test_the_jobs_holding_resources_after_a_decision_are_those_running_past_now_
     started = [Job("s", 0, walltime=7.0, nodes=1)]
     assert holding_after(state, started) == {"A": 20.0, "Y": 10.5, "s": 17.0}
     assert holding_after(state, []) == {"A": 20.0, "Y": 10.5}
+
+
+@st.composite
+def _busy_workloads(draw):
+    """8 to 25 jobs submitted within 20 s, each ending at or before its walltime, of 1 to 8
+    nodes and 0 to 100 GB of BB: many wait with reservations at once, and early ends make
+    the compression move them."""
+    jobs = []
+    for k in range(draw(st.integers(8, 25))):
+        walltime = draw(st.integers(1, 20))
+        jobs.append(Job(str(k), float(draw(st.integers(0, 20))), float(walltime),
+                        float(draw(st.integers(0, walltime))), draw(st.integers(1, 8)),
+                        float(draw(st.integers(0, 100))) * GB))
+    return jobs
+
+
+# What hypothesis shrank a violation to under the pieces held again and the engine's first
+# fit (found in about 2,000 examples, on proximity placement): kept, so that the test fails on
+# that rule under every seed. There job 9 (24 GB, one piece) was reserved at 2, then at 3.
+@example([Job(str(k), float(s), float(w), float(r), n, b * GB) for k, (s, w, r, n, b) in
+          enumerate([(1, 1, 0, 2, 2), (1, 1, 0, 1, 0), (0, 1, 0, 1, 0), (2, 1, 0, 1, 2),
+                     (1, 1, 1, 4, 5), (0, 1, 0, 1, 0), (0, 1, 0, 1, 0), (0, 2, 2, 8, 0),
+                     (0, 1, 0, 1, 0), (1, 1, 0, 1, 24)])], "proximity")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_busy_workloads(), st.sampled_from(["named", "proximity"]))
+def test_no_reservation_is_ever_delayed_on_named_bb_nodes(jobs, kind):
+    """Conservative backfilling's promise on four named BB nodes of 25 GB, first fit and by
+    proximity: each reservation of a job is no later than its previous one, and the job starts
+    no later than its first. Held again with fresh pieces at every decision, and started on the
+    engine's first fit of the space free then, reservations broke it (on the whole KTH trace
+    2,184 times on the 12 named nodes, ``benchmarks/promises.py``); held with their own pieces,
+    a start placed over its window and naming them, they cannot."""
+    from tests._platforms import PLATFORMS
+
+    given_at: dict[str, list[float]] = {}
+
+    def observe(state, decision):
+        for r in decision.reservations:
+            given_at.setdefault(r.job_id, []).append(r.start)
+
+    res = simulate(jobs, PLATFORMS[kind], "conservative-bb", on_decision=observe)
+    start = {job.id: s for job, s in zip(res.jobs, res.start, strict=True)}
+    for job_id, starts in given_at.items():
+        assert all(b <= a for a, b in zip(starts, starts[1:], strict=False)), (job_id, starts)
+        assert start[job_id] <= starts[0], (job_id, starts, start[job_id])

@@ -119,26 +119,32 @@ def test_conservative_reservations_hold_named_pieces():
     assert [(r.job_id, r.start) for r in pool.reservations] == [("h", 100.0)]
 
 
-def test_conservative_holds_kept_reservations_earliest_first_on_named_nodes():
-    """8 nodes, BB nodes of 40, 30 and 30 B. At 11, with 5 running until 12, "9" (5 nodes) and
-    "0" (3 nodes, three pieces of 14.3 B) are reserved at 12, "2" (4 nodes, four pieces of
-    3 B) at 13. At 12, "0" starts with the engine's first-fit pieces (two on the 40 B node),
-    which leaves 11.3 B there: "2" then fits at 13 with three pieces on it and one on the next.
-    Holding the kept reservations in queue order instead ("2" before "0") gave "2" its first-fit
-    pieces first, all four on the 40 B node, where "0"'s pieces then no longer fit: "0" was
-    delayed from 12 to 13."""
+def test_conservative_places_a_start_over_its_window_between_the_reservations_pieces():
+    """8 nodes, BB nodes of 40, 30 and 30 B. At 3, with 5 running until 12, "9" (5 nodes) is
+    reserved at 12 and "2" (4 nodes, four pieces of 3 B) at 13, its pieces on the 40 B node.
+    At 11 "0" (3 nodes, three pieces of 14.3 B, 3 s) comes. First fit on the BB nodes as they
+    are at 11 would put two of its pieces on the 40 B node, 11.3 B short of "2"'s 12 from 13:
+    it would wait. Placed over its window [11, 14) on each BB node's least free space, one
+    piece goes there and two on the next: "0" starts at once with those pieces, which its
+    start names to the engine, and "2" keeps its pieces and its reservation, and starts at 12
+    when "9" ends early."""
     platform = Platform(nodes=8, bb=100.0, bb_nodes=(40.0, 30.0, 30.0))
     jobs = [_job("5", 2, 5, 0.0, 10), _job("9", 2, 5, 0.0, 1, 0), _job("2", 3, 4, 12.0, 1, 0),
             _job("0", 11, 3, 43.0, 3, 0)]
     log: dict[str, list[float]] = {}
+    named: dict[str, tuple] = {}
 
     def observe(state, decision):
         for r in decision.reservations:
             log.setdefault(r.job_id, []).append(r.start)
+        named.update((s.job_id, s.bb_pieces) for s in decision.start)
 
     res = simulate(jobs, platform, "conservative-bb", on_decision=observe)
-    assert log["0"] == [12.0] and res.start[3] == 12.0
-    assert log["2"] == [13.0, 13.0, 13.0] and res.start[2] <= 13.0
+    assert "0" not in log and res.start[3] == 11.0
+    piece = 43.0 / 3
+    assert named["0"] == ((0, piece), (1, piece), (1, piece))
+    assert log["2"] == [13.0] * 4 and res.start[2] == 12.0
+    assert named["2"] == ((0, 3.0),) * 4
 
 
 @settings(max_examples=25, deadline=None)

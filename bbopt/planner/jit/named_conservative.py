@@ -1,16 +1,17 @@
 """Conservative backfilling on named burst-buffer nodes compiled with numba (Kopanski &
 Rzadca, Euro-Par 2021, Sections 3.2, 4.1; Mu'alem & Feitelson's compression): one decision of
 conservative-bb from the running jobs (:func:`conservative_running`): the kept reservations
-held again and, when something came free since the previous decision, moved to their earliest
-starts, earliest first; then the rest of the queue planned after them, each job's pieces first
-fit on the BB nodes. The Python code it translates, with the same floating-point operations in
-the same order, is the reference (conservative-bb's ``replan`` on the planner:
-``Planner.hold``, ``release``, ``earliest``; ``Profile.fits``, ``earliest_fit``,
-``reserve``): the same starts, bit for bit (``tests/planner/jit/test_named.py``). Imported on
+held again with their own pieces and, when something came free since the previous decision,
+moved to earlier starts, earliest first; then the rest of the queue planned after them, each
+job's pieces placed first fit on each BB node's least free space over its window (a start
+now's too). The Python code it translates, with the same floating-point operations in the same
+order, is the reference (conservative-bb's ``replan`` on the planner: ``Planner.hold``,
+``hold_with``, ``release``, ``earliest``; ``Profile.fits``, ``earliest_fit``, ``reserve``):
+the same starts, bit for bit (``tests/planner/jit/test_named_conservative.py``). Imported on
 first use (:func:`bbopt.planner.named.conservative_kernels`).
 
 Layout: ``prof[1 + D, cap]``, breakpoints then the free amount of each dimension (nodes, pool
-BB, each BB node's space), no sentinel; ``space[K]`` the BB nodes now. No fastmath.
+BB, each BB node's space), no sentinel. No fastmath.
 """
 
 from __future__ import annotations
@@ -117,74 +118,66 @@ def _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low, cnt):
 
 @kernel()
 def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
-                       prof: np.ndarray, length: int, space: np.ndarray, jobs: np.ndarray,
-                       previous: np.ndarray, kept_order: np.ndarray, depth: float,
-                       planned: np.ndarray, seq: np.ndarray, compress: bool) -> int:
-    """conservative-bb's ``replan`` on the running jobs' profile and ``space`` (the BB nodes
-    now); ``jobs[3, Q]``: nodes, BB, walltime; ``previous[q]``: ``nan`` or a kept start;
-    ``compress``: whether the kept reservations are compressed (something came free).
-    ``planned[q]``: starts (``nan``: none), ``seq``: the planned jobs in order; their count.
-    Raises ``ValueError`` where the Python profile raises ``OverbookedError``."""
+                       prof: np.ndarray, length: int, jobs: np.ndarray, previous: np.ndarray,
+                       pieces: np.ndarray, kept_order: np.ndarray, depth: float,
+                       planned: np.ndarray, seq: np.ndarray, got: np.ndarray,
+                       compress: bool) -> int:
+    """conservative-bb's ``replan`` on the running jobs' profile; ``jobs[3, Q]``: nodes, BB,
+    walltime; ``previous[q]``: ``nan`` or a kept start; ``pieces[q]``: the bytes on each BB
+    node that kept reservation holds (``nan``: placed again); ``compress``: whether the kept
+    reservations are compressed (something came free). Every placement, a start now's too,
+    puts the pieces on each BB node's least free space over the job's window.
+    ``planned[q]``: starts (``nan``: none), ``seq``: the planned jobs in order, ``got[q]``:
+    the bytes each planned job holds on each BB node; their count. Raises ``ValueError`` where
+    the Python profile raises ``OverbookedError``."""
     dims, count = prof.shape[0] - 1, jobs.shape[1]
     k = dims - 2
-    held = np.zeros((count, dims))  # each holder's demand, [start, end), pieces taken now
+    held = np.zeros((count, dims))  # each holder's demand, [start, end)
     span = np.zeros((count, 2))
-    now_cnt = np.full((count, k), -1, dtype=np.int64)
     cnt = np.zeros(k, dtype=np.int64)
     demand, low, pool_only = np.zeros(dims), np.zeros(dims), np.zeros(dims)
     planned[:] = math.nan
-    # found[0] 1: the last ``earliest`` found its start fits and left its pieces in ``cnt``
-    # (and, for a start now, its demand in ``demand``): the next ``hold`` there takes them
+    # found[0] 1: the last ``earliest`` found its start fits and left its pieces in ``cnt``:
+    # the next ``hold`` there takes them
     found = np.zeros(1, dtype=np.int64)
+
+    def take(q: int, start: float, amount: np.ndarray, length: int) -> int:
+        end = start + jobs[2, q]
+        length = _change(prof, length, start, end, amount, -1.0, tol)
+        if length < 0:
+            raise ValueError("a reservation on the named BB nodes overbooks")
+        span[q, 0], span[q, 1] = start, end
+        held[q] = amount
+        return length
 
     def hold(q: int, start: float, length: int) -> int:  # Planner.hold; -1: no room
         n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
-        taken = start <= now
+        start = max(start, now)
         ready = found[0] == 1
         found[0] = 0
-        if taken:
-            start = now
-            if not ready:
-                if first_fit(space, int(n), bb, ftol, cnt):
-                    return -1
-                demand_of(n, bb, cnt, demand)
-                if not _fits(prof, length, start, w, tol, demand):
-                    return -1
-            for node in range(k):
-                for _ in range(cnt[node]):
-                    space[node] -= bb / n
-        else:
-            if not ready and not _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol,
-                                              low, cnt):
-                return -1
-            demand_of(n, bb, cnt, demand)
-        length = _change(prof, length, start, start + w, demand, -1.0, tol)
-        if length < 0:
-            raise ValueError("a reservation on the named BB nodes overbooks")
-        span[q, 0], span[q, 1] = start, start + w
-        held[q] = demand
-        now_cnt[q] = -1
-        if taken:
-            now_cnt[q] = cnt
-        return length
+        if not ready and not _pieces_over(prof, length, start, n, bb, w, bb_tol, ftol, low,
+                                          cnt):
+            return -1
+        demand_of(n, bb, cnt, demand)
+        return take(q, start, demand, length)
+
+    def hold_with(q: int, start: float, own: np.ndarray, length: int) -> int:
+        # Planner.hold_with: its own bytes on each BB node, if they fit there
+        start = max(start, now)
+        demand[0], demand[1] = jobs[0, q], jobs[1, q]
+        demand[2:] = own
+        if not _fits(prof, length, start, jobs[2, q], tol, demand):
+            return -1
+        return take(q, start, demand, length)
 
     def drop(q: int, length: int) -> int:  # Planner.release
-        length = _change(prof, length, span[q, 0], span[q, 1], held[q], 1.0, tol)
-        for node in range(k):
-            for _ in range(now_cnt[q, node]):
-                space[node] += jobs[1, q] / jobs[0, q]
-        return length
+        return _change(prof, length, span[q, 0], span[q, 1], held[q], 1.0, tol)
 
     def earliest(q: int, limit: float, length: int) -> float:  # Planner.earliest
         n, bb, w = jobs[0, q], jobs[1, q], jobs[2, q]
-        # (a start now: not when the nodes or the pool are short now, where _fits fails first)
-        i = segment(prof[0], now, length)
-        if (prof[1, i] + tol[0] >= n and prof[2, i] + tol[1] >= bb
-                and first_fit(space, int(n), bb, ftol, cnt) == 0):
-            demand_of(n, bb, cnt, demand)
-            if _fits(prof, length, now, w, tol, demand):
-                found[0] = 1
-                return now
+        if _pieces_over(prof, length, now, n, bb, w, bb_tol, ftol, low, cnt):
+            found[0] = 1
+            return now
         pool_only[0], pool_only[1] = n, bb
         first = _earliest_fit(prof, length, now, w, tol, pool_only)
         for r in range(bisect_left(prof[0], first, 0, length), length):
@@ -201,9 +194,12 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
     kept = np.empty(count, dtype=np.int64)
     kept_n = planned_n = 0
     for q in kept_order:
-        got = hold(q, max(previous[q], now), length)
-        if got >= 0:
-            length = got
+        if k and math.isnan(pieces[q, 0]):
+            got_q = hold(q, previous[q], length)
+        else:
+            got_q = hold_with(q, previous[q], pieces[q], length)
+        if got_q >= 0:
+            length = got_q
             kept[kept_n] = q
             kept_n += 1
     for q in kept[:kept_n]:  # compression, earliest first: never later than before
@@ -212,11 +208,14 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
             old = start
             length = drop(q, length)
             start = earliest(q, old, length)
-            got = -1 if start == math.inf else hold(q, start, length)
-            if got < 0:
+            got_q = hold(q, start, length) if start < old else -1
+            if got_q < 0:
+                found[0] = 0
                 start = old
-                got = hold(q, old, length)  # the slot it held a moment ago
-            length = max(got, length)
+                got_q = hold_with(q, old, held[q, 2:].copy(), length)  # the slot it held
+                if got_q < 0:
+                    raise ValueError("a reservation no longer fits the slot it held")
+            length = got_q
         planned[q] = start
         seq[planned_n] = q
         planned_n += 1
@@ -225,29 +224,31 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
             continue
         start = earliest(q, math.inf, length) if planned_n < depth else now
         if start < math.inf:
-            got = hold(q, start, length)
-            if got >= 0:
-                length = got
+            got_q = hold(q, start, length)
+            if got_q >= 0:
+                length = got_q
                 planned[q] = start
                 seq[planned_n] = q
                 planned_n += 1
+    for q in range(count):
+        for b in range(k):
+            got[q, b] = held[q, 2 + b] if not math.isnan(planned[q]) else math.nan
     return planned_n
 
 
 @kernel()
 def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: float,
                          ftol: float, ends: np.ndarray, held: np.ndarray, jobs: np.ndarray,
-                         previous: np.ndarray, depth: float, planned: np.ndarray,
-                         seq: np.ndarray, compress: bool) -> int:
+                         previous: np.ndarray, pieces: np.ndarray, depth: float,
+                         planned: np.ndarray, seq: np.ndarray, got: np.ndarray,
+                         compress: bool) -> int:
     """:func:`conservative_named` from the running jobs themselves, so that a decision hands
     over arrays only: ``ends[R]`` their expected ends, ``held[R, 2 + K]`` what each holds
     (nodes, pool BB, bytes per BB node). The profile is built as ``Profile`` builds it
-    (releases sorted by ``max(end, now)``, stable; held sums in that order; equal times merged),
-    the BB nodes now are the capacities less each running job's bytes (in the order given) and
-    the kept reservations (``previous`` not ``nan``) are held again by ``(max(start, now),
+    (releases sorted by ``max(end, now)``, stable; held sums in that order; equal times merged)
+    and the kept reservations (``previous`` not ``nan``) are held again by ``(max(start, now),
     queue position)``, as ``ConservativeBackfilling`` orders them."""
     count, dims = jobs.shape[1], caps.shape[0]
-    k = dims - 2
     order = np.argsort(np.maximum(ends, now), kind="mergesort")
     total = np.zeros(dims)
     for r in order:
@@ -267,11 +268,6 @@ def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: 
             prof[0, length] = t
             length += 1
         prof[1:, length - 1] = cur
-    space = caps[2:].copy()
-    for r in range(ends.shape[0]):
-        for b in range(k):
-            if held[r, 2 + b] != 0.0:
-                space[b] -= held[r, 2 + b]
     keys = np.full(count, math.inf)
     kept = 0
     for q in range(count):
@@ -279,24 +275,28 @@ def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: 
             keys[q] = max(previous[q], now)
             kept += 1
     kept_order = np.argsort(keys, kind="mergesort")[:kept]
-    return conservative_named(now, tol, bb_tol, ftol, prof, length, space, jobs, previous,
-                              kept_order, depth, planned, seq, compress)
+    return conservative_named(now, tol, bb_tol, ftol, prof, length, jobs, previous, pieces,
+                              kept_order, depth, planned, seq, got, compress)
 
 
 @kernel()
 def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: float,
                       ftol: float, ends: np.ndarray, held: np.ndarray, depth: float,
-                      jobs: np.ndarray, previous: np.ndarray, planned: np.ndarray,
-                      seq: np.ndarray, marks: np.ndarray, last: int, then: float,
-                      new: np.ndarray, compress: bool) -> tuple[int, int, int]:
+                      jobs: np.ndarray, previous: np.ndarray, pieces: np.ndarray,
+                      planned: np.ndarray, seq: np.ndarray, got: np.ndarray, marks: np.ndarray,
+                      last: int, then: float, new: np.ndarray,
+                      compress: bool) -> tuple[int, int, int]:
     """:func:`conservative_running` on a queue kept between decisions: ``jobs[3, C]``,
-    ``previous[C]`` and ``planned[C]`` hold the last decision's queue in their first ``last``
-    columns (its time ``then``), which this decision compacts (the jobs started at ``then``
-    leave; a start after ``then`` is a kept reservation) and extends with the rows of ``new[M,
-    4]``: nodes, BB, walltime and kept start (``nan``: none) of each job queued since (with
-    ``last`` 0, the whole queue). What the plan says, by queue position: ``marks[0]`` the jobs
-    starting now, ``marks[1]`` those reserved later, ``marks[2]`` those whose reservation is
-    new, moved or gone; their three counts."""
+    ``previous[C]``, ``pieces[C, K]`` and ``planned[C]`` hold the last decision's queue in
+    their first ``last`` columns (its time ``then``), which this decision compacts (the jobs
+    started at ``then`` leave; a start after ``then`` is a kept reservation, with its pieces)
+    and extends with the rows of ``new[M, 4 + K]``: nodes, BB, walltime, kept start (``nan``:
+    none) and bytes on each BB node (``nan``: none kept) of each job queued since (with
+    ``last`` 0, the whole queue). ``got[C, K]`` is scratch; ``pieces`` holds the planned
+    jobs' bytes on each BB node on return. What the plan says, by queue position: ``marks[0]``
+    the jobs starting now, ``marks[1]`` those reserved later, ``marks[2]`` those whose
+    reservation is new, moved, placed on other pieces or gone; their three counts."""
+    k = pieces.shape[1]
     count = 0
     for i in range(last):
         t = planned[i]
@@ -305,14 +305,19 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
         for d in range(3):
             jobs[d, count] = jobs[d, i]
         previous[count] = t if t > then else math.nan
+        for b in range(k):
+            pieces[count, b] = pieces[i, b]
         count += 1
     for m in range(new.shape[0]):
         for d in range(3):
             jobs[d, count] = new[m, d]
         previous[count] = new[m, 3]
+        for b in range(k):
+            pieces[count, b] = new[m, 4 + b]
         count += 1
     conservative_running(now, caps, tol, bb_tol, ftol, ends, held, jobs[:, :count],
-                         previous[:count], depth, planned[:count], seq[:count], compress)
+                         previous[:count], pieces[:count], depth, planned[:count],
+                         seq[:count], got[:count], compress)
     started = later = moved = 0
     for q in range(count):
         t, p = planned[q], previous[q]
@@ -322,10 +327,15 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
         if t > now:
             marks[1, later] = q
             later += 1
-            if t != p:
+            other = t != p
+            for b in range(k):
+                other = other or got[q, b] != pieces[q, b]
+            if other:
                 marks[2, moved] = q
                 moved += 1
         elif not math.isnan(p):
             marks[2, moved] = q
             moved += 1
+        for b in range(k):
+            pieces[q, b] = got[q, b]
     return started, later, moved

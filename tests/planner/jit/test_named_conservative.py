@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from bbopt.core import ClusterState, Job, Platform, RunningJob  # noqa: E402
+from bbopt.core import ClusterState, Job, Platform, RunningJob, Start  # noqa: E402
 from bbopt.errors import OverbookedError  # noqa: E402
 from bbopt.planner.jit import named_conservative as C  # noqa: E402
 from bbopt.planner.pieces import first_fit_pieces  # noqa: E402
@@ -247,56 +247,62 @@ def test_a_jobs_pieces_are_placed_on_each_bb_nodes_least_free_space_over_its_win
     assert not C._pieces_at(prof, 3, 1, 10.0, 2.0, 5.0, 10.5, 0.0, 0.0, low, cnt)
 
 
-def _decide(rows, space, jobs, previous=None, now=0.0, tol=None, bb_tol=0.0, ftol=0.0,
-            depth=math.inf):
+def _decide(rows, jobs, previous=None, now=0.0, tol=None, bb_tol=0.0, ftol=0.0,
+            depth=math.inf, pieces=None):
     """``conservative_named`` on a profile given by its rows (breakpoints, nodes, pool, each
-    BB node) and the BB nodes now; the planned starts (``nan``: none) and their order."""
+    BB node); ``pieces``: the bytes each kept job holds on each BB node (``None``: placed
+    again). The planned starts (``nan``: none) and their order."""
     rows = np.array(rows, dtype=np.float64)
     prof = np.zeros((rows.shape[0], 64))
     prof[:, :rows.shape[1]] = rows
-    count = len(jobs)
+    count, k = len(jobs), rows.shape[0] - 3
     previous = np.array(previous if previous is not None else [math.nan] * count)
     keys = [(max(p, now), q) for q, p in enumerate(previous) if not math.isnan(p)]
     kept_order = np.array([q for _, q in sorted(keys)], dtype=np.int64)
     tol = np.zeros(rows.shape[0] - 1) if tol is None else np.array(tol, dtype=np.float64)
     planned, seq = np.zeros(count), np.zeros(count, dtype=np.int64)
+    own = np.full((count, k), math.nan) if pieces is None else np.array(pieces, dtype=float)
     n = C.conservative_named(now, tol, bb_tol, ftol, prof, rows.shape[1],
-                             np.array(space, dtype=np.float64),
-                             np.array(jobs, dtype=np.float64).T.copy(), previous, kept_order,
-                             depth, planned, seq, True)
+                             np.array(jobs, dtype=np.float64).T.copy(), previous, own,
+                             kept_order, depth, planned, seq, np.zeros((count, k)), True)
     return planned.tolist(), seq[:n].tolist()
 
 
 def test_a_start_now_is_tested_on_the_segment_holding_now_at_equality_and_slack():
     # the segment holding now (5) is segment 0: 3 nodes free, then 1, then 8
     rows = [[5.0, 10.0, 20.0], [3.0, 1.0, 8.0], [10.0, 10.0, 10.0], [10.0, 10.0, 10.0]]
-    assert _decide(rows, [10.0], [(3, 0.0, 5.0)], now=5.0) == ([5.0], [0])
-    assert _decide(rows, [10.0], [(3, 0.0, 6.0)], now=5.0) == ([20.0], [0])
+    assert _decide(rows, [(3, 0.0, 5.0)], now=5.0) == ([5.0], [0])
+    assert _decide(rows, [(3, 0.0, 6.0)], now=5.0) == ([20.0], [0])
     # exactly the nodes now, the pool short of them (no BB asked): a start now
     rows = [[0.0, 10.0], [3.0, 8.0], [2.0, 10.0], [10.0, 10.0]]
-    assert _decide(rows, [10.0], [(3, 0.0, 5.0)]) == ([0.0], [0])
-    assert _decide(rows, [10.0], [(4, 0.0, 5.0)]) == ([10.0], [0])
+    assert _decide(rows, [(3, 0.0, 5.0)]) == ([0.0], [0])
+    assert _decide(rows, [(4, 0.0, 5.0)]) == ([10.0], [0])
     # exactly the pool now (6 of 6)
     rows = [[0.0, 10.0], [4.0, 8.0], [6.0, 10.0], [10.0, 10.0]]
-    assert _decide(rows, [10.0], [(2, 6.0, 5.0)]) == ([0.0], [0])
-    assert _decide(rows, [10.0], [(2, math.nextafter(6.0, 7.0), 5.0)]) == ([10.0], [0])
-    # each dimension's own slack: nodes half a node short, the pool half a byte short
+    assert _decide(rows, [(2, 6.0, 5.0)]) == ([0.0], [0])
+    assert _decide(rows, [(2, math.nextafter(6.0, 7.0), 5.0)]) == ([10.0], [0])
+    # a start now is tested as a later one (Planner._pieces_over): the nodes exactly, the
+    # pool within its own slack (bb_tol), whatever the profile's slack on the nodes
     rows = [[0.0, 10.0], [2.5, 8.0], [5.5, 10.0], [10.0, 10.0]]
-    assert _decide(rows, [10.0], [(3, 0.0, 5.0)], tol=[1.0, 0.0, 0.0]) == ([0.0], [0])
-    assert _decide(rows, [10.0], [(3, 0.0, 5.0)], tol=[0.0, 1.0, 1.0]) == ([10.0], [0])
-    assert _decide(rows, [10.0], [(1, 6.0, 5.0)], tol=[0.0, 1.0, 0.0]) == ([0.0], [0])
-    assert _decide(rows, [10.0], [(1, 6.0, 5.0)], tol=[1.0, 0.0, 1.0]) == ([10.0], [0])
+    assert _decide(rows, [(3, 0.0, 5.0)], tol=[1.0, 0.0, 0.0]) == ([10.0], [0])
+    assert _decide(rows, [(2, 0.0, 5.0)], tol=[1.0, 0.0, 0.0]) == ([0.0], [0])
+    assert _decide(rows, [(1, 6.0, 5.0)], tol=[0.0, 1.0, 0.0], bb_tol=1.0) == ([0.0], [0])
+    assert _decide(rows, [(1, 6.0, 5.0)], tol=[0.0, 1.0, 0.0], bb_tol=0.4) == ([10.0], [0])
+    assert _decide(rows, [(1, 6.0, 5.0)], tol=[0.0, 1.0, 0.0]) == ([10.0], [0])
 
 
-def test_a_start_later_is_never_now_even_where_the_pieces_fit_on_the_least_space_from_now():
+def test_a_start_now_places_its_pieces_on_the_least_free_space_over_its_window():
     """BB node 0 has 5 free now but 2 from t=10 (a reservation), node 1 has 5: a 4-byte piece
-    for 20 s is placed now on node 0 (first fit on the BB nodes now), which is short from 10,
-    so it does not start now; the later starts (breakpoints after now) place it by the least
-    free space over the window: node 1 at t=10, not at t=0."""
+    for 20 s goes on node 1, the first whose least free space over [0, 20) holds it, and
+    starts now (first fit on the BB nodes as they are now would have put it on node 0, short
+    from 10, and it would have waited until 10); for 10 s it fits on node 0 and starts now."""
     rows = [[0.0, 10.0, 30.0], [4.0, 4.0, 4.0], [10.0, 7.0, 10.0], [5.0, 2.0, 5.0],
             [5.0, 5.0, 5.0]]
-    assert _decide(rows, [5.0, 5.0], [(1, 4.0, 20.0)]) == ([10.0], [0])
-    assert _decide(rows, [5.0, 5.0], [(1, 4.0, 10.0)]) == ([0.0], [0])
+    assert _decide(rows, [(1, 4.0, 20.0)]) == ([0.0], [0])
+    assert _decide(rows, [(1, 4.0, 10.0)]) == ([0.0], [0])
+    # two of them: the second finds 1 left on node 1 until 20 and 2 on node 0 until 30, so
+    # it starts at 20 on node 1
+    assert _decide(rows, [(1, 4.0, 20.0), (1, 4.0, 20.0)]) == ([0.0, 20.0], [0, 1])
 
 
 def test_a_reservation_that_overbooks_a_bb_node_raises_the_policys_error():
@@ -304,27 +310,29 @@ def test_a_reservation_that_overbooks_a_bb_node_raises_the_policys_error():
     reservation at t=10 overbooks BB node 0 by a millionth, which the profile refuses."""
     rows = [[0.0, 10.0], [0.0, 1.0], [10.0, 10.0], [5.0, 5.0]]
     with pytest.raises(ValueError, match=r"^a reservation on the named BB nodes overbooks$"):
-        _decide(rows, [5.0], [(1, 5.000001, 5.0)], ftol=1e-3)
-    assert _decide(rows, [5.0], [(1, 5.0, 5.0)], ftol=1e-3) == ([10.0], [0])
+        _decide(rows, [(1, 5.000001, 5.0)], ftol=1e-3)
+    assert _decide(rows, [(1, 5.0, 5.0)], ftol=1e-3) == ([10.0], [0])
 
 
 def _running(now, caps, ends, held, jobs, previous=None, depth=math.inf, slack=0.0, ftol=0.0,
-             junk=None):
+             junk=None, pieces=None):
     """``conservative_running``; ``slack``: the profile's tolerance as a fraction of each
     capacity (``bbopt.core.REL_TOL``), the pool's too; ``ftol``: the pieces' tolerance;
     ``junk``: the value of an array of the profile's size freed just before (whose memory
-    ``np.empty`` then hands the kernel's profile, uncompiled)."""
-    count = len(jobs)
+    ``np.empty`` then hands the kernel's profile, uncompiled); ``pieces``: the bytes each kept
+    job holds on each BB node (``None``: placed again)."""
+    count, k = len(jobs), len(caps) - 2
     planned, seq = np.zeros(count), np.zeros(count, dtype=np.int64)
     caps = np.array(caps, dtype=np.float64)
     if junk is not None:
         np.full((1 + len(caps), len(ends) + 1 + 6 * count + 4), junk)
+    own = np.full((count, k), math.nan) if pieces is None else np.array(pieces, dtype=float)
     n = C.conservative_running(now, caps, caps * slack, caps[1] * slack, ftol,
                                np.array(ends, dtype=np.float64),
                                np.array(held, dtype=np.float64).reshape(len(ends), len(caps)),
                                np.array(jobs, dtype=np.float64).T.copy(),
-                               np.array(previous or [math.nan] * count), depth, planned, seq,
-                               True)
+                               np.array(previous or [math.nan] * count), own, depth, planned,
+                               seq, np.zeros((count, k)), True)
     return planned.tolist(), seq[:n].tolist()
 
 
@@ -391,9 +399,10 @@ def test_a_kept_job_whose_pieces_no_longer_fit_by_its_start_keeps_that_start():
     jobs[1] = (1, 4.0, 20.0)
     assert _running(0.0, caps, ends, held, jobs, [2.0, 5.0, 10.0], slack=1e-9,
                     ftol=1e-11) == ([2.0, 0.0, 10.0], [0, 1, 2])
-    # the platform's own slacks (a BB node admits what first fit places there, 1e-11): a no
-    # longer starts now on node 0 over what c and q hold there; it moves to 2, on node 1, and
-    # q keeps 10 -- the compiled decision and the planner's (Python) alike
+    # the platform's own slacks (a BB node admits what first fit places there, 1e-11), the
+    # pieces not kept in the memory (placed again): a, placed over its window, starts now on
+    # node 1 (5 free until 100), clear of what c and q hold on node 0, and c keeps 2 and q 10
+    # -- the compiled decision and the planner's (Python) alike
     platform = Platform(nodes=6, bb=20.0, bb_nodes=(10.0, 10.0))
     running = (RunningJob(Job("r0", 0, walltime=2.0, runtime=2.0, nodes=3), 0.0, None, ()),
                RunningJob(Job("r1", 0, walltime=100.0, runtime=100.0, nodes=1, bb=5.0), 0.0,
@@ -405,9 +414,8 @@ def test_a_kept_job_whose_pieces_no_longer_fit_by_its_start_keeps_that_start():
                          memory={"reservations": {"c": 2.0, "a": 5.0, "q": 10.0}})
     for compiled in (False, None):
         got = ConservativeBackfilling(compiled=compiled).decide(state)
-        assert got.start == ()
-        assert [(r.job_id, r.start) for r in got.reservations] == [
-            ("a", 2.0), ("c", 2.0), ("q", 10.0)]
+        assert got.start == (Start("a", None, ((1, 4.0 + 5e-9),)),)
+        assert [(r.job_id, r.start) for r in got.reservations] == [("c", 2.0), ("q", 10.0)]
 
 
 def test_the_releases_of_one_time_are_summed_in_the_order_given_past_sixteen_running_jobs():
