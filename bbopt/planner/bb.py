@@ -159,17 +159,19 @@ class FirstFitBB(PooledBB):
             return f"names {len(pieces)} BB pieces for its {job.nodes} nodes"
         piece = job.bb / job.nodes
         free = self.free
-        load = [0.0] * len(free)
+        k = len(free)
+        load = [0.0] * k
         for b, size in pieces:
-            if type(b) is not int or not 0 <= b < len(free):
-                return f"names BB node {b!r}; the platform has BB nodes 0-{len(free) - 1}"
-            if not abs(size - piece) <= piece * 1e-9:
+            if type(b) is not int or not 0 <= b < k:
+                return f"names BB node {b!r}; the platform has BB nodes 0-{k - 1}"
+            if size != piece and not abs(size - piece) <= piece * 1e-9:
                 return f"names a piece of {size:.6g} B; its pieces are {piece:.6g} B"
             load[b] += size
-        for b, used in enumerate(load):
-            if used > free[b] + self.tol:
-                return (f"its pieces on BB node {b} take {used:.6g} B, {free[b]:.6g} B are "
-                        "free")
+        tol = self.tol
+        for b in range(k):
+            if load[b] > free[b] + tol:
+                return (f"its pieces on BB node {b} take {load[b]:.6g} B, {free[b]:.6g} B "
+                        "are free")
         return None
 
     def _why(self, job: Job) -> str:

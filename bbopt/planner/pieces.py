@@ -162,7 +162,7 @@ def pieces_of_bytes(held: Sequence[float], nodes: int, bb: float) -> Pieces:
     piece = bb / nodes
     out: list[tuple[int, float]] = []
     for b, size in enumerate(held):
-        if size > 0:
+        if size:
             out += [(b, piece)] * round(size / piece)
     return tuple(out)
 

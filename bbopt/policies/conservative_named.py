@@ -178,7 +178,7 @@ class NamedArrays:
             held = last.held
         if n_now:
             started = [queue[q] for q in now_at]
-            placed = {job.id: pieces_of_bytes(rows[q], job.nodes, job.bb)
+            placed = {job.id: pieces_of_bytes(rows[q].tolist(), job.nodes, job.bb)
                       for q, job in zip(now_at, started, strict=True)}
             rest, rest_ids, b = [], [], 0
             for q in now_at:
