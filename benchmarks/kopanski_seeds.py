@@ -133,33 +133,34 @@ first of each chassis being its BB node, so compute node ``i`` (of 96) is in cha
 group ``i // 32``. ``_find_sufficient_burst_buffers`` gives every compute node of a job, one after
 the other, a piece of the job's per-node request on the first BB node with room in its proximity
 list (``_create_burst_buffer_proximity``): the chassis' BB node, then the group's other three, then
-any other. Compute nodes come from their resource filter: the shortest run of consecutive free nodes
-(Dragonfly order) that holds the job, else the longest runs. Their ``backfill`` (fcfs-easy = without
-future BB reservation, fcfs-bb/sjf-bb = with it) starts jobs in order until one cannot be placed,
-gives the head a future allocation of *named* compute nodes (``find_with_earliest_start_time`` with
-the same filter) and, for fcfs-bb/sjf-bb, its BB pieces on named BB nodes over its interval; the
-other jobs are then tried in queue (or walltime) order, each needing compute nodes free over its
-whole walltime (so a job still running at the head's start must avoid the head's nodes) and BB
-placeable by proximity over that interval. fcfs, filler and their other schedulers (maxutil, moo's
-placement) use the same two helpers; the version of their code holding the plan-based scheduler was
-not readable here, so whether it places by proximity too is inferred, not read. bbopt:
-``Platform.kopanski(named_bb=True, bb_placement="proximity")`` (CLI ``kopanski:proximity``), one
-placement rule in :mod:`bbopt.planner.pieces` (first fit is the same rule with one order for every
-compute node), used by the ledger and by fcfs, filler, fcfs-easy, fcfs-bb and sjf-bb (through the
-planner, :mod:`bbopt.planner.plan`: named compute nodes in every start, EASY's head reserved on
-named compute nodes). Their code (as read) places by proximity wherever it places BB; first fit
-stays bbopt's default all the same, because the plan model (plan-1/2/3, and conservative-bb's
-profile) plans on counted compute nodes: placing the pieces of a job planned *later* by proximity
-needs named compute nodes in every future reservation, which is not built. The plan model places the
-jobs it starts *now* as the engine does (compute nodes by the authors' filter on the ids free now,
-in plan order, pieces by proximity on them; the start names its nodes), so no plan start is refused;
-jobs planned later are placed first fit on the BB nodes' columns. conservative-bb's profile still
-places first fit throughout (its refusals on the proximity platform are not measured here; a refused
-job waits for the next event). Differences left in proximity mode: pieces are placed in ascending
-compute-node order (theirs in Batsim's id order, names sorted as strings) and "any other" BB nodes
-in ascending order (theirs in Python set order); a late fcfs-bb candidate's pieces are placed where
-the engine puts them and the head must stay placeable on its nodes, where theirs are placed beside
-the head's already placed pieces.
+any other. Compute nodes come from their resource filter: the shortest run of consecutive free
+nodes (Dragonfly order) that holds the job, else the longest runs. Their ``backfill`` (fcfs-easy =
+without future BB reservation, fcfs-bb/sjf-bb = with it) starts jobs in order until one cannot be
+placed, gives the head a future allocation of *named* compute nodes
+(``find_with_earliest_start_time`` with the same filter) and, for fcfs-bb/sjf-bb, its BB pieces on
+named BB nodes over its interval; the other jobs are then tried in queue (or walltime) order, each
+needing compute nodes free over its whole walltime (so a job still running at the head's start must
+avoid the head's nodes) and BB placeable by proximity over that interval. fcfs, filler and their
+other schedulers (maxutil, moo's placement) use the same two helpers; the version of their code
+holding the plan-based scheduler was not readable here, so whether it places by proximity too is
+inferred, not read. bbopt: ``Platform.kopanski(named_bb=True, bb_placement="proximity")`` (CLI
+``kopanski:proximity``), one placement rule in :mod:`bbopt.planner.pieces` (first fit is the same
+rule with one order for every compute node), used by the ledger and by fcfs, filler, fcfs-easy,
+fcfs-bb and sjf-bb (through the planner, :mod:`bbopt.planner.plan`: named compute nodes in every
+start, EASY's head reserved on named compute nodes). Their code (as read) places by proximity
+wherever it places BB; first fit stays bbopt's default all the same, because the plan model
+(plan-1/2/3, and conservative-bb's profile) plans on counted compute nodes: placing the pieces of a
+job planned *later* by proximity needs named compute nodes in every future reservation, which is
+not built. The plan model places the jobs it starts *now* as the engine does (compute nodes by the
+authors' filter on the ids free now, in plan order, pieces by proximity on them; the start names
+its nodes), so no plan start is refused; jobs planned later are placed first fit on the BB nodes'
+columns. conservative-bb places first fit throughout, over each job's window, and its starts name
+their pieces, which the engine takes (on the proximity platform the engine still chooses their
+compute nodes). Differences left in proximity mode: pieces are placed in ascending compute-node
+order (theirs in Batsim's id order, names sorted as strings) and "any other" BB nodes in ascending
+order (theirs in Python set order); a late fcfs-bb candidate's pieces are placed where the engine
+puts them and the head must stay placeable on its nodes, where theirs are placed beside the head's
+already placed pieces.
 
 Measured, proximity mode, seeds 0-4, whole trace (no start refused; CPU time of fcfs-easy
 measured side by side with the other modes in one ``--bb-mode all`` run):

@@ -50,7 +50,7 @@ def replay_against_fresh(jobs: Sequence, platform, policy: str,
                          options: Mapping | None = None, tick: float | None = None,
                          fresh: Sequence[Mapping] = ({},)) -> tuple:
     """Replay ``jobs`` under ``policy`` (with ``options``); every decision must start the same
-    jobs, keep the same reservations and memory as a fresh policy built with ``options`` and
+    jobs (on the same nodes, with the same BB pieces), keep the same reservations and memory as a fresh policy built with ``options`` and
     each of ``fresh`` (e.g. ``{"compiled": False}``: the Python reference) decides on the same
     state. Returns the result and the times compared."""
     compared = []
@@ -58,7 +58,7 @@ def replay_against_fresh(jobs: Sequence, platform, policy: str,
     def observe(state, decision):
         for extra in fresh:
             again = make_policy(policy, **{**(options or {}), **extra}).decide(state)
-            assert decision.started_ids == again.started_ids, state.time
+            assert decision.start == again.start, state.time  # (nodes and BB pieces too)
             assert decision.reservations == again.reservations, state.time
             assert decision.memory == again.memory, state.time
         compared.append(state.time)

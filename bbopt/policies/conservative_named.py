@@ -98,7 +98,8 @@ class NamedArrays:
             if first.start + first.job.walltime <= state.time:
                 return None
         kept = self._running
-        if kept is not None and kept[0] is running:
+        same = kept is not None and kept[0] is running
+        if same:
             ends, held = kept[1], kept[2]
         else:
             entries = list(map(rows.get, map(_job_id, running)))
@@ -133,7 +134,9 @@ class NamedArrays:
             ids = last.rest_ids + [j.id for j in fresh]
             rows_new = [(j.nodes, j.bb, j.walltime, *none) for j in fresh]
             kept_cols = last.count
-            compress = came_free(state)
+            # (the same running jobs as at that decision, which started none: none ended
+            # since, and every job it left holding resources still holds them)
+            compress = False if same and not last.started else came_free(state)
         else:  # (planned from the queue and the reservations given)
             ids = [j.id for j in queue]
             get, own = previous.get, pieces.get
@@ -192,6 +195,7 @@ class NamedArrays:
             started, placed = [], {}
             last.rest, last.rest_ids = queue, ids
         last.count, last.then, last.later, last.held = count, now, later, held
+        last.started = n_now
         return NamedPlan(starts, started, later, moved, held, placed)
 
 
@@ -215,10 +219,11 @@ class _Queue:
     """The queue last planned as the compiled decision reads it: per job (column) nodes, BB
     and walltime, kept start, planned start and the bytes it holds on each of the ``k`` BB
     nodes; the jobs left once the started ones leave (``rest``, ``rest_ids``), the plan
-    returned (``later``, ``held``), its time and its column count."""
+    returned (``later``, ``held``), its time, its column count and how many jobs it
+    started."""
 
     __slots__ = ("jobs", "previous", "pieces", "got", "planned", "seq", "marks", "rest",
-                 "rest_ids", "later", "held", "then", "count", "none")
+                 "rest_ids", "later", "held", "then", "count", "started", "none")
 
     def __init__(self, capacity: int, k: int, before: _Queue | None) -> None:
         self.jobs = np.empty((3, capacity))
@@ -233,7 +238,7 @@ class _Queue:
         self.later: dict[str, float] | None = None
         self.held: dict[str, list[float]] | None = None
         self.then = math.nan
-        self.count = 0
+        self.count = self.started = 0
         self.none = (math.nan,) * (1 + k)  # (a new row's kept start and pieces: none)
         if before is not None:  # (grown: the last plan's columns carried over)
             c = before.count
@@ -242,7 +247,7 @@ class _Queue:
             self.pieces[:c] = before.pieces[:c]
             self.rest, self.rest_ids = before.rest, before.rest_ids
             self.later, self.held = before.later, before.held
-            self.then, self.count = before.then, c
+            self.then, self.count, self.started = before.then, c, before.started
 
 
 def came_free(state: ClusterState, queued: int | None = None) -> bool:
