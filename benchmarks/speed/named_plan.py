@@ -83,6 +83,12 @@ docs/named-bb-speed.md): ``--only conservative --against DIR``, three invocation
 Cold and warm, ``--only conservative``, three invocations, load below 1: named 8,056-8,282
 jobs/s cold and 10,069-10,238 warm (the kernels' load, about 0.66 CPU s, is what separates
 them); the pool, which loads no kernel on KTH, 10,369-10,450 cold and 10,071-10,628 warm.
+
+Then the named reservations keeping their pieces, a start naming its pieces placed over its
+window (the schedules change: no reservation moved later, docs/named-bb-speed.md):
+``--only conservative --against DIR``, load about 1: named 8,335 jobs/s cold and 10,057 warm
+against 8,425 and 10,263 (0.99, 0.98); the pool 10,621 and 10,648 against 10,199 and 10,531
+with the same starts.
 """
 
 from __future__ import annotations
