@@ -30,7 +30,7 @@ def test_named_pieces_are_checked_at_below_and_above_a_bb_nodes_free_space():
     ledger = Ledger(NAMED)
     ledger.admit(Job("x", 0.0, 10.0, nodes=1, bb=4.0), None, 0.0, ((1, 4.0),))
     tol = ledger.bb.tol  # BB node 1 has 4 B free
-    for extra, ok in ((0.0, True), (tol / 2, True), (2 * tol, False)):
+    for extra, ok in ((0.0, True), (tol / 2, True), (tol, True), (2 * tol, False)):
         job = Job(f"j{extra}", 0.0, 10.0, nodes=1, bb=4.0 + extra)
         if ok:
             ledger.release(job, ledger.admit(job, None, 0.0, ((1, 4.0 + extra),)))
@@ -55,6 +55,46 @@ def test_named_pieces_that_do_not_match_the_job_are_refused_with_the_reason(job,
     # nothing taken
     assert ledger.used_nodes == 0 and ledger.free_nodes == [0, 1, 2, 3]
     assert ledger.bb.free == [8.0, 8.0]
+
+
+def _why(error: InvalidDecision) -> str:
+    """The reason of a refusal, without its place (time and job)."""
+    return str(error).split("): ", 1)[1]
+
+
+def test_the_refusals_say_what_is_wrong_in_full():
+    ledger = Ledger(NAMED)
+    job = Job("a", 0.0, 10.0, nodes=2, bb=8.0)
+    for pieces, why in [
+            (((0, 4.0), (2, 4.0)), "names BB node 2; the platform has BB nodes 0-1"),
+            (((0, 3.0), (0, 5.0)), "names a piece of 3 B; its pieces are 4 B"),
+            (((0, 4.0),), "names 1 BB pieces for its 2 nodes")]:
+        with pytest.raises(InvalidDecision) as info:
+            ledger.admit(job, None, 0.0, pieces)
+        assert _why(info.value) == why
+    with pytest.raises(InvalidDecision) as info:
+        ledger.admit(Job("z", 0.0, 10.0, nodes=1), None, 0.0, ((0, 4.0),))
+    assert _why(info.value) == "names BB pieces, but requests no burst buffer"
+    with pytest.raises(InvalidDecision) as info:
+        Ledger(Platform(4, 16.0)).admit(job, None, 0.0, ((0, 4.0), (0, 4.0)))
+    assert _why(info.value) == "names BB pieces, but the platform's burst buffer is one pool"
+    with pytest.raises(InvalidDecision) as info:  # (two pieces that fit alone, not together)
+        Ledger(Platform(4, 16.0, bb_nodes=(6.0, 10.0))).admit(job, None, 0.0,
+                                                             ((0, 4.0), (0, 4.0)))
+    assert _why(info.value) == "its pieces on BB node 0 take 8 B, 6 B are free"
+
+
+def test_a_piece_is_its_share_of_the_request_within_a_billionth():
+    platform = Platform(2, 4e9, bb_nodes=(2e9, 2e9))
+    job = Job("a", 0.0, 10.0, nodes=1, bb=1e9)
+    # one byte off a gigabyte piece is a billionth: taken; two bytes are not
+    assert Ledger(platform).admit(job, None, 0.0, ((0, 1e9 + 1.0),)) == (0,)
+    with pytest.raises(InvalidDecision, match="names a piece of"):
+        Ledger(platform).admit(job, None, 0.0, ((0, 1e9 + 2.0),))
+    # a request of half a byte still has a piece to name
+    tiny = Ledger(Platform(2, 4.0, bb_nodes=(2.0, 2.0)))
+    assert tiny.admit(Job("t", 0.0, 10.0, nodes=1, bb=0.5), None, 0.0, ((1, 0.5),)) == (0,)
+    assert tiny.bb.free == [2.0, 1.5]
 
 
 def test_a_job_without_bb_may_name_no_pieces():
