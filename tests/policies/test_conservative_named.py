@@ -663,3 +663,25 @@ def test_no_reservation_is_ever_delayed_on_named_bb_nodes(jobs, kind):
     for job_id, starts in given_at.items():
         assert all(b <= a for a, b in zip(starts, starts[1:], strict=False)), (job_id, starts)
         assert start[job_id] <= starts[0], (job_id, starts, start[job_id])
+
+
+@pytest.mark.parametrize("compiled", [False, None])
+@pytest.mark.parametrize("came", [False, True])
+def test_a_kept_reservation_keeps_the_pieces_its_memory_gives(compiled, came):
+    """At 5, R holds the 4 nodes until 20; A (4 nodes, four pieces of 1 GB) is kept at 20
+    with its pieces on BB node 1, where first fit would put them on node 0. Held again with its
+    own pieces, with nothing come free or after a job ended early (X, due at 15, is gone: a
+    compression that cannot move A), A keeps them, a fresh policy and the compiled one alike;
+    without them in the memory they are placed again, first fit."""
+    platform = Platform(nodes=4, bb=20 * GB, bb_nodes=(10 * GB, 10 * GB))
+    state = ClusterState(5.0, platform, (_running("R", 20, 4, ()),),
+                         (Job("A", 0, walltime=5, nodes=4, bb=4 * GB),),
+                         {"reservations": {"A": 20.0}, "pieces": {"A": [0.0, 4 * GB]},
+                          "holding": {"R": 20.0, **({"X": 15.0} if came else {})}})
+    assert came_free(state) is came
+    got = ConservativeBackfilling(compiled=compiled).decide(state)
+    assert [(r.job_id, r.start) for r in got.reservations] == [("A", 20.0)]
+    assert got.memory["pieces"] == {"A": [0.0, 4 * GB]}
+    fresh = ConservativeBackfilling(compiled=compiled).decide(ClusterState(
+        5.0, platform, state.running, state.queue, {"reservations": {"A": 20.0}}))
+    assert fresh.memory["pieces"] == {"A": [4 * GB, 0.0]}
