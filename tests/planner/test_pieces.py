@@ -12,7 +12,11 @@ from hypothesis import strategies as st
 from bbopt import Job, Platform, simulate
 from bbopt.core import GB, dragonfly_proximity
 from bbopt.errors import InputError
-from bbopt.planner.pieces import contiguous_nodes, proximity_pieces
+from bbopt.planner.pieces import (
+    contiguous_nodes,
+    pieces_of_bytes,
+    proximity_pieces,
+)
 from bbopt.simulation.ledger import Ledger
 
 PROX = Platform.kopanski(named_bb=True, bb_placement="proximity")
@@ -337,3 +341,26 @@ def test_first_fit_counts_pieces_one_by_one_where_rounding_decides():
     assert first_fit_runs([26.599999999999994, 100.0], 64, 0.7 * 64, 0.0) == ((0, 38), (1, 26))
     # 0.1 B pieces on 2.500000000000001 B: 24 one by one, where the quotient says 25
     assert first_fit_runs([2.500000000000001, 100.0], 40, 0.1 * 40, 0.0) == ((0, 24), (1, 16))
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=6),
+       st.sampled_from([0.5, 1.0, 3.0, 7.5, 1e9 / 3]))
+def test_the_pieces_of_bytes_held_are_listed_one_per_compute_node_in_bb_node_order(counts,
+                                                                                  piece):
+    """A job holding ``counts[b]`` pieces on BB node ``b`` (bytes summed piece by piece, as a
+    profile's demand holds them) gets back one ``(b, bb / nodes)`` per piece, in BB node order
+    as first fit lists them, for pieces of half a byte as of a third of a gigabyte; a job
+    without BB none."""
+    nodes = sum(counts)
+    held = []
+    for c in counts:
+        total = 0.0
+        for _ in range(c):
+            total += piece
+        held.append(total)
+    if nodes == 0:
+        assert pieces_of_bytes(held, 1, 0.0) == ()
+        return
+    share = piece * nodes / nodes
+    assert pieces_of_bytes(held, nodes, piece * nodes) == tuple(
+        (b, share) for b, c in enumerate(counts) for _ in range(c))

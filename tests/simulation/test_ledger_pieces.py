@@ -183,12 +183,19 @@ def test_the_json_decision_carries_the_pieces_only_when_named():
     assert back.start == d.start
 
 
+def test_json_pieces_read_a_whole_float_as_a_bb_node_and_take_any_positive_size():
+    doc = {"start": [{"job_id": "a", "nodes": None, "bb_pieces": [[1.0, 0.5], [0, 4e9]]}]}
+    (start,) = decision_from_dict(doc).start
+    assert start.bb_pieces == ((1, 0.5), (0, 4e9)) and type(start.bb_pieces[0][0]) is int
+
+
 @pytest.mark.parametrize(("pieces", "field", "why"), [
     ({"a": 1}, "bb_pieces", "must be a list of"),
     ([[0, 4.0, 1]], "bb_pieces[0]", "must be a [BB node, bytes] pair"),
     ([[1.5, 4.0]], "bb_pieces[0]", "must name a BB node index"),
     ([[True, 4.0]], "bb_pieces[0]", "must name a BB node index"),
-    ([[0, -4.0]], "bb_pieces[0]", "positive number of bytes"),
+    ([[0, -4.0]], "bb_pieces[0]", "must give a positive number of bytes, got -4"),
+    ([[0, 0]], "bb_pieces[0]", "must give a positive number of bytes, got 0"),
     ([[0, 4.0], [1, "x"]], "bb_pieces[1]", "positive number of bytes"),
 ])
 def test_bad_json_pieces_name_the_path_and_field(pieces, field, why):
