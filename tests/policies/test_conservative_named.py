@@ -685,3 +685,22 @@ def test_a_kept_reservation_keeps_the_pieces_its_memory_gives(compiled, came):
     fresh = ConservativeBackfilling(compiled=compiled).decide(ClusterState(
         5.0, platform, state.running, state.queue, {"reservations": {"A": 20.0}}))
     assert fresh.memory["pieces"] == {"A": [4 * GB, 0.0]}
+
+
+@pytest.mark.parametrize("compiled", [False, None])
+def test_a_start_the_caller_did_not_run_frees_its_slot_at_the_next_decision(compiled):
+    """4 nodes; R holds 2 of them until 100. At 0, A (2 nodes, 50 s) starts and B (2 nodes,
+    10 s) is reserved at 50. At 1 the caller hands the same running jobs (it did not run A)
+    and B alone: A's slot is free, so B is compressed to now, by the policy that decided at 0
+    as by a fresh one given the same state."""
+    platform = Platform(nodes=4, bb=20 * GB, bb_nodes=(10 * GB, 10 * GB))
+    running = (_running("R", 100, 2, ()),)
+    a, b = Job("A", 0, walltime=50, nodes=2, bb=2 * GB), Job("B", 0, walltime=10, nodes=2)
+    policy = ConservativeBackfilling(compiled=compiled)
+    first = policy.decide(ClusterState(0.0, platform, running, (a, b)))
+    assert first.started_ids == ["A"] and [(r.job_id, r.start) for r in first.reservations] == [
+        ("B", 50.0)]
+    again = ClusterState(1.0, platform, running, (b,), first.memory)
+    assert came_free(again)
+    for got in (policy.decide(again), ConservativeBackfilling(compiled=compiled).decide(again)):
+        assert got.started_ids == ["B"] and got.reservations == ()
