@@ -49,10 +49,10 @@ def check_swaps_score_as_fresh_plans(model: PlanModel, rnd: random.Random, strid
 def replay_against_fresh(jobs: Sequence, platform, policy: str,
                          options: Mapping | None = None, tick: float | None = None,
                          fresh: Sequence[Mapping] = ({},)) -> tuple:
-    """Replay ``jobs`` under ``policy`` (with ``options``); every decision must start the same
-    jobs (on the same nodes, with the same BB pieces), keep the same reservations and memory as a fresh policy built with ``options`` and
-    each of ``fresh`` (e.g. ``{"compiled": False}``: the Python reference) decides on the same
-    state. Returns the result and the times compared."""
+    """Replay ``jobs`` under ``policy`` (with ``options``); every decision must start the same jobs
+    (on the same nodes, with the same BB pieces), keep the same reservations and memory as a
+    fresh policy built with ``options`` and each of ``fresh`` (e.g. ``{"compiled": False}``:
+    the Python reference) decides on the same state. Returns the result and the times compared."""
     compared = []
 
     def observe(state, decision):
