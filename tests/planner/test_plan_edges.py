@@ -159,3 +159,48 @@ def test_fits_now_is_whether_the_engines_placement_now_leaves_a_later_hold_its_b
     assert not p.fits(over, 0.0) and p.start(over) is None
     done = Job("c", 0.0, 10.0, nodes=1, bb=10 * GB)
     assert p.fits(done, 0.0) and p.start(done) is not None
+
+
+# ---------------------------------------------------------------- held with the pieces given
+def _named_state(platform=NAMED) -> ClusterState:
+    """r holds 2 nodes and all 25 GB of BB node 0 until 10."""
+    r = RunningJob(Job("r", 0.0, 10.0, nodes=2, bb=25 * GB), 0.0, (0, 1),
+                   ((0, 12.5 * GB), (0, 12.5 * GB)))
+    return ClusterState(0.0, platform, RunningJobs((r,)))
+
+
+def test_hold_with_takes_the_pieces_given_now_or_later_and_nothing_when_they_do_not_fit():
+    p = Planner.of(_named_state(), window_now=True)
+    a = Job("a", 0.0, 5.0, nodes=2, bb=20 * GB)
+    assert p.hold_with(a, 0.0, [0.0, 0.0, 20 * GB, 0.0])  # now: started, its pieces taken now
+    assert p.bb.held["a"] == ((2, 10 * GB), (2, 10 * GB))
+    assert p.holds["a"] == (0.0, 5.0, (2, 20 * GB, 0.0, 0.0, 20 * GB, 0.0))
+    free = list(p.bb.free)
+    b = Job("b", 0.0, 5.0, nodes=1, bb=10 * GB)
+    assert not p.hold_with(b, 0.0, [10 * GB, 0.0, 0.0, 0.0])  # node 0 is full until 10
+    assert "b" not in p.holds and "b" not in p.bb.held and p.bb.free == free
+    assert p.hold_with(b, 10.0, [10 * GB, 0.0, 0.0, 0.0])  # later: reserved, nothing taken now
+    assert p.holds["b"][0] == 10.0 and "b" not in p.bb.held and p.bb.free == free
+
+
+def test_hold_with_now_needs_the_node_ids_free_now_too():
+    """A running job past its walltime frees its nodes in the profile at its expected end, not
+    its node ids: 4 nodes with every byte given fit the profile, not the 2 ids left."""
+    r = RunningJob(Job("r", 0.0, 5.0, nodes=6), 0.0, (0, 1, 2, 3, 4, 5))
+    p = Planner.of(ClusterState(8.0, NAMED, RunningJobs((r,))), window_now=True)
+    assert not p.hold_with(Job("d", 0.0, 5.0, nodes=4), 8.0, [0.0] * 4)
+    assert p.hold_with(Job("e", 0.0, 5.0, nodes=2), 8.0, [0.0] * 4)
+
+
+def test_a_start_now_over_its_window_names_the_nodes_proximity_chooses():
+    """On proximity placement a start now placed over its window takes the compute nodes the
+    placement chooses (a run of free ones) and its pieces there; held with given pieces, it
+    takes them on nodes chosen now."""
+    p = Planner.of(_named_state(PROXIMITY), window_now=True)
+    start = p.start(Job("a", 0.0, 5.0, nodes=2, bb=20 * GB))
+    assert start is not None and start.nodes == p.chosen["a"] and len(start.nodes) == 2
+    assert set(start.nodes).isdisjoint({0, 1})
+    q = Planner.of(_named_state(PROXIMITY), window_now=True)
+    assert q.hold_with(Job("b", 0.0, 5.0, nodes=2, bb=20 * GB), 0.0, [0.0, 20 * GB, 0.0, 0.0])
+    assert len(q.chosen["b"]) == 2 and set(q.chosen["b"]).isdisjoint({0, 1})
+    assert q.bb.held["b"] == ((1, 10 * GB), (1, 10 * GB))
