@@ -111,9 +111,12 @@ def first_fit_pieces(free: Sequence[float], nodes: int, bb: float, tol: float) -
     True
     """
     runs = first_fit_runs(free, nodes, bb, tol)
-    if runs is None:
-        return None
-    piece = bb / nodes
+    return None if runs is None else _listed(runs, bb / nodes)
+
+
+def _listed(runs, piece: float) -> Pieces:
+    """The pieces of ``runs`` (``(BB node, how many)``, in BB node order), ``piece`` bytes
+    each, one entry per piece."""
     out: list[tuple[int, float]] = []
     for b, count in runs:
         out += [(b, piece)] * count
@@ -160,11 +163,7 @@ def pieces_of_bytes(held: Sequence[float], nodes: int, bb: float) -> Pieces:
     if bb <= 0:
         return ()
     piece = bb / nodes
-    out: list[tuple[int, float]] = []
-    for b, size in enumerate(held):
-        if size:
-            out += [(b, piece)] * round(size / piece)
-    return tuple(out)
+    return _listed(((b, round(size / piece)) for b, size in enumerate(held) if size), piece)
 
 
 def place_pieces(free: Sequence[float], nodes: int, bb: float, tol: float,

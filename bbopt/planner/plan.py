@@ -213,12 +213,14 @@ class Planner(TwoDimensions, OnTheTree, NodeIds, Snapshots):
     def placement_now(self, job: Job) -> tuple[tuple[int, ...], list] | None:
         """The compute nodes and BB pieces ``job`` would get if it started now, or ``None``
         when it cannot start now (nothing changes)."""
-        if self.window_now and self.k:
+        if self.window_now and self.k:  # (placed as a reservation is, over the window)
             placed = self._pieces_over(job, self.now)
-            nodes = None if placed is None else (
-                placed[0] if self.bb.chooses_nodes else self._choose(job, self.now))
-            return None if nodes is None else (
-                nodes, list(pieces_of_bytes(placed[1][2:], job.nodes, job.bb)))
+            if placed is None:
+                return None
+            nodes = placed[0] if self.bb.chooses_nodes else self._choose(job, self.now)
+            if nodes is None:
+                return None
+            return nodes, list(pieces_of_bytes(placed[1][2:], job.nodes, job.bb))
         two = self._two if self._two is not None else self._split()
         if two is not None:
             return self._placement_now_split(two, job)

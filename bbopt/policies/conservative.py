@@ -152,7 +152,7 @@ class ConservativeBackfilling:
         self._named = NamedArrays()  # (on named BB nodes: the compiled decision's arrays)
         self._named_booked: dict[str, Reservation] = {}  # (reused while their start stays)
         # (the last memory and reservations on named BB nodes)
-        self._named_last: tuple[dict, tuple[Reservation, ...], tuple, bool] | None = None
+        self._named_last: tuple[dict, tuple[Reservation, ...]] | None = None
         self._interpreted = 0  # reservations looked at by compressions run in Python
         self._kind: tuple | None = None  # (the platform last seen, whether BB nodes are named)
 
@@ -490,15 +490,16 @@ class ConservativeBackfilling:
             reservations = sorted_reservations(future, booked)
         if len(booked) > 2 * len(reservations) + 64:
             self._named_booked = {r.job_id: r for r in reservations}
-        if plan is not None and last is not None and state.memory is last[0] and (
-                state.running is last[2] and not (started or last[3])):
-            # (nothing started, ended or was started since, and every running job is due past
-            # now, as the compiled decision checked: the same jobs hold resources)
+        if plan is not None and plan.quiet and not started and last is not None and (
+                state.memory is last[0]):
+            # (nothing started or ended since that decision, none starts now, and every running
+            # job is due past now, as the compiled decision checked: the same jobs hold
+            # resources)
             holding = last[0]["holding"]
         else:
             holding = holding_after(state, started)
         memory = {"reservations": future, "pieces": held, "holding": holding}
-        self._named_last = (memory, reservations, state.running, bool(started))
+        self._named_last = (memory, reservations)
         return _decision(started, reservations, t0=t0, memory=memory, pieces=placed)
 
 

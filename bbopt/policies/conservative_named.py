@@ -136,7 +136,8 @@ class NamedArrays:
             kept_cols = last.count
             # (the same running jobs as at that decision, which started none: none ended
             # since, and every job it left holding resources still holds them)
-            compress = False if same and not last.started else came_free(state)
+            quiet = same and not last.started
+            compress = False if quiet else came_free(state)
         else:  # (planned from the queue and the reservations given)
             ids = [j.id for j in queue]
             get, own = previous.get, pieces.get
@@ -144,6 +145,7 @@ class NamedArrays:
             rows_new = [(j.nodes, j.bb, j.walltime, get(j.id, nan), *(own(j.id) or none[1:]))
                         for j in queue]
             kept_cols = 0
+            quiet = False
             compress = came_free(state, sum(r[3] == r[3] for r in rows_new))
         news = (np.array(rows_new, dtype=np.float64) if rows_new
                 else np.empty((0, 4 + k)))  # (no job queued since the last plan)
@@ -196,7 +198,7 @@ class NamedArrays:
             last.rest, last.rest_ids = queue, ids
         last.count, last.then, last.later, last.held = count, now, later, held
         last.started = n_now
-        return NamedPlan(starts, started, later, moved, held, placed)
+        return NamedPlan(starts, started, later, moved, held, placed, quiet)
 
 
 class NamedPlan(NamedTuple):
@@ -204,8 +206,10 @@ class NamedPlan(NamedTuple):
     the jobs ``started`` now, the ones reserved ``later`` (job id -> start, in queue order) and
     the ids whose reservation is new, moved, placed on other pieces or gone since the
     ``previous`` plan (``moved``; ``None`` unless that plan was the one this object returned
-    last), the bytes each reservation holds on each BB node (``held``, job id -> list) and the
-    pieces of each job started now (``placed``, job id -> pieces, for its start)."""
+    last), the bytes each reservation holds on each BB node (``held``, job id -> list), the
+    pieces of each job started now (``placed``, job id -> pieces, for its start) and whether
+    nothing started or ended since that plan (``quiet``: the same running jobs, none started
+    by it)."""
 
     starts: list[float]
     started: list[Job]
@@ -213,6 +217,7 @@ class NamedPlan(NamedTuple):
     moved: list[str] | None
     held: dict[str, list[float]]
     placed: dict[str, tuple[tuple[int, float], ...]]
+    quiet: bool
 
 
 class _Queue:
