@@ -163,7 +163,7 @@ def pieces_of_bytes(held: Sequence[float], nodes: int, bb: float) -> Pieces:
     if bb <= 0:
         return ()
     piece = bb / nodes
-    return _listed(((b, round(size / piece)) for b, size in enumerate(held) if size), piece)
+    return _listed([(b, round(size / piece)) for b, size in enumerate(held) if size], piece)
 
 
 def place_pieces(free: Sequence[float], nodes: int, bb: float, tol: float,

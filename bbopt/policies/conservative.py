@@ -21,9 +21,11 @@ So no reservation is ever delayed there either. Held again with fresh pieces at 
 with starts taking the engine's first fit of the space free then, reservations were delayed
 2,184 times on the whole KTH trace on the 12 named nodes (``benchmarks/promises.py``); kept,
 none is, and the mean wait is 4.1 % lower. With proximity placement the pieces are placed
-the same way (the engine chooses a start's compute nodes). On pooled BB the profile is kept
-between decisions and compression looks for an earlier start only where a slot freed since
-can hold the job (:mod:`bbopt.policies.freed_slots`).
+the same way (the engine chooses a start's compute nodes). Compiled, the profile is kept
+between decisions while every amount is a whole number of bytes (then the one built again is
+the same, every sum being exact: :mod:`bbopt.policies.conservative_named`). On pooled BB the
+profile is kept between decisions and compression looks for an earlier start only where a
+slot freed since can hold the job (:mod:`bbopt.policies.freed_slots`).
 
 Cost, and what comes from Fluxion's planner (flux-sched ``resource/planner``). Adopted: the plan
 kept across scheduling loops (spans added and removed as jobs start, end and move, never rebuilt
@@ -442,10 +444,11 @@ class ConservativeBackfilling:
         """:meth:`decide` on named BB nodes: the profile has one more dimension per BB node,
         and every reservation holds the job's pieces, placed first fit on each BB node's least
         free space over its window, a start now's too (:class:`~bbopt.planner.Planner` with
-        ``first_fit`` and ``window_now``), which its start names to the engine. Planned again
-        at every decision from the running jobs and the kept reservations, each held with its
-        own pieces (the memory keeps them) -- compiled when the kernels load
-        (:class:`~bbopt.policies.conservative_named.NamedArrays`), else in Python
+        ``first_fit`` and ``window_now``), which its start names to the engine. Planned from
+        the running jobs and the kept reservations, each held with its own pieces (the memory
+        keeps them) -- compiled when the kernels load, on the profile of the previous decision
+        where it is the same (:class:`~bbopt.policies.conservative_named.NamedArrays`), else in
+        Python
         (:func:`~bbopt.policies.conservative_named.replan`) -- and compressed only when
         something came free since the previous decision
         (:func:`~bbopt.policies.conservative_named.came_free`, from the jobs holding resources
@@ -490,14 +493,7 @@ class ConservativeBackfilling:
             reservations = sorted_reservations(future, booked)
         if len(booked) > 2 * len(reservations) + 64:
             self._named_booked = {r.job_id: r for r in reservations}
-        if plan is not None and plan.quiet and not started and last is not None and (
-                state.memory is last[0]):
-            # (nothing started or ended since that decision, none starts now, and every running
-            # job is due past now, as the compiled decision checked: the same jobs hold
-            # resources)
-            holding = last[0]["holding"]
-        else:
-            holding = holding_after(state, started)
+        holding = plan.holding if plan is not None else holding_after(state, started)
         memory = {"reservations": future, "pieces": held, "holding": holding}
         self._named_last = (memory, reservations)
         return _decision(started, reservations, t0=t0, memory=memory, pieces=placed)

@@ -1,14 +1,17 @@
-"""Conservative backfilling on named BB nodes: the reservations planned again at every decision,
-each with the pieces it holds, compiled or in Python (Kopanski & Rzadca, Euro-Par 2021,
-Sections 3.2 and 4.1: a job's processors and its per-node BB pieces on the BB nodes, reserved
-for its whole walltime; a start names its pieces to the engine).
+"""Conservative backfilling on named BB nodes: the reservations planned at every decision, each
+with the pieces it holds, compiled or in Python (Kopanski & Rzadca, Euro-Par 2021, Sections
+3.2 and 4.1: a job's processors and its per-node BB pieces on the BB nodes, reserved for its
+whole walltime; a start names its pieces to the engine).
 
 :class:`bbopt.policies.conservative.ConservativeBackfilling` on a platform whose BB nodes are
 named asks :meth:`NamedArrays.plan` (the compiled kernel
 :func:`bbopt.planner.jit.named_conservative.conservative_step`, fed with arrays kept between
 decisions: the running jobs' while they run, the queue's while it only loses the jobs started
-and gains the jobs queued since) and, without the kernels, :func:`replan` (the planner's
-Python path, the kernel's reference): the same starts, bit for bit.
+and gains the jobs queued since, and the profile while every amount is a whole number of bytes
+and nothing but the jobs it started ran) and, without the kernels, :func:`replan` (the
+planner's Python path, the kernel's reference, which builds the profile at every decision):
+the same starts, bit for bit. A profile kept is the one built again because sums of whole
+numbers below 2**50 are exact in any order (docs/named-bb-speed.md).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def _end(r) -> float:
 
 
 _job_id = attrgetter("job.id")
-_first, _second = itemgetter(0), itemgetter(1)
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 def _holding(r: RunningJob, k: int) -> tuple[RunningJob, tuple[float, ...]] | None:
@@ -52,33 +55,59 @@ def _holding(r: RunningJob, k: int) -> tuple[RunningJob, tuple[float, ...]] | No
     return r, (r.start + job.walltime, job.nodes, job.bb, *vec)
 
 
+def _whole_amount(x: float) -> bool:
+    """Whether ``x`` is a whole number below 2**50 (sums of such are exact in any order)."""
+    x = float(x)
+    return x.is_integer() and abs(x) < _EXACT
+
+
+def _whole(job: Job) -> bool:
+    """Whether what ``job`` would hold is whole: its nodes, its BB and each of its pieces
+    (``bb / nodes``), so that a profile kept between decisions is the one built again."""
+    bb = float(job.bb)
+    return bb.is_integer() and 0 <= bb < _EXACT and (bb / job.nodes).is_integer()
+
+
+#: Whole amounts below this sum exactly, and a slack's fraction of at most a half adds to
+#: them without reaching the next whole number.
+_EXACT = 2.0 ** 50
+
+
 class NamedArrays:
     """What the compiled decision keeps between decisions: the platform with its capacities
     and slacks as arrays, what each running job holds (by id), the running jobs last seen
-    with their arrays, and the queue last planned (:class:`_Queue`)."""
+    with their arrays, the queue last planned with its profile (:class:`_Queue`) and what
+    holds resources in that profile besides the reservations (job id -> expected end, row,
+    the running job or the job started, its pieces)."""
 
-    __slots__ = ("_consts", "_running", "_queue")
+    __slots__ = ("_consts", "_running", "_queue", "_holders", "_none")
 
     def __init__(self) -> None:
         self._consts: tuple | None = None
         self._running: tuple | None = None
         self._queue: _Queue | None = None
+        self._holders: dict[str, list] = {}
+        self._none: tuple[np.ndarray, ...] = ()
 
     def plan(self, state: ClusterState, queue: tuple[Job, ...], previous: dict[str, float],
              pieces: dict[str, list[float]], depth: float) -> NamedPlan | None:
         """conservative-bb's plan of ``queue`` on named BB nodes, computed by the compiled
-        kernel (:func:`bbopt.planner.jit.named_conservative.conservative_step`) from arrays:
-        what each running job holds (nodes, pool BB, bytes per BB node) is worked out once per
-        job and kept while it runs, the arrays of the running jobs while the state hands the same
-        running jobs, and the queue's while ``previous`` and ``pieces`` (the bytes each kept
-        reservation holds on each BB node) are the plan this object returned last and ``queue``
-        is the one it planned less the jobs it started, then the jobs queued since; the kept
-        reservations are compressed when something came free (:func:`came_free`). ``None``
-        without the kernels, or when some running job's pieces are not known, or when one is
-        at or past its walltime
-        (then Python decides: the kernel takes a running job's nodes and BB to be free from its
-        expected end on, which the engine and :func:`bbopt.decide` never let pass,
-        :func:`bbopt.core.planning_state`, but a caller of ``decide`` may)."""
+        kernel (:func:`bbopt.planner.jit.named_conservative.conservative_step`) from arrays.
+        When ``previous`` and ``pieces`` (the bytes each kept reservation holds on each BB node)
+        are the plan this object returned last and ``queue`` is the one it planned less the
+        jobs it started, then the jobs queued since, the queue's arrays are kept, and so is the
+        profile while the running jobs are those it left running or started (each with the
+        pieces it named) less the ones that ended, every reservation is due at or after now
+        and every amount is a whole number (:meth:`_gone`, :func:`_whole`): the rest of the
+        slot of a job that ended early is given back, and the kept reservations are compressed
+        then (something came free). Otherwise the profile is built again from what each
+        running job holds (nodes, pool BB, bytes per BB node; worked out once per job and kept
+        while it runs) and the kept reservations held again, compressed when :func:`came_free`
+        says. ``None`` without the kernels, or when some running job's pieces are not known,
+        or when one is at or past its walltime (then Python decides: the kernel takes a running
+        job's nodes and BB to be free from its expected end on, which the engine and
+        :func:`bbopt.decide` never let pass, :func:`bbopt.core.planning_state`, but a caller
+        of ``decide`` may)."""
         platform = state.platform
         consts = self._consts
         if consts is None or consts[0] is not platform:
@@ -87,41 +116,21 @@ class NamedArrays:
                 return None
             bb = bb_placement(platform)
             caps = (float(platform.nodes), float(platform.bb), *bb.capacity)
+            tol = profile_slacks(platform)
             consts = self._consts = (
-                platform, np.array(caps), np.array(profile_slacks(platform)),
-                slack(platform.bb), bb.tol, {}, loaded.conservative_step)
+                platform, np.array(caps), np.array(tol), slack(platform.bb), bb.tol, {},
+                loaded.conservative_step,
+                all(_whole_amount(c) for c in caps) and all(t % 1.0 <= 0.5 for t in tol))
             self._running = self._queue = None
-        _, caps, tol, bb_tol, ftol, rows, step = consts
+            width = len(caps)  # (no running job, no job gone: one compiled signature)
+            self._none = (np.empty(0), np.empty((0, width)), np.empty((0, 1 + width)))
+        _, caps, tol, bb_tol, ftol, rows, step, exact = consts
         running = state.running
         if running:  # (a job at or past its walltime: see the docstring)
             first = running[0] if type(running) is RunningJobs else min(running, key=_end)
             if first.start + first.job.walltime <= state.time:
                 return None
-        kept = self._running
-        same = kept is not None and kept[0] is running
-        if same:
-            ends, held = kept[1], kept[2]
-        else:
-            entries = list(map(rows.get, map(_job_id, running)))
-            if None in entries or not all(map(is_, map(_first, entries), running)):
-                entries = []
-                for r in running:
-                    entry = rows.get(r.job.id)
-                    if entry is None or (entry[0] is not r and entry[0] != r):
-                        entry = _holding(r, len(caps) - 2)
-                        if entry is None:
-                            return None
-                        rows[r.job.id] = entry
-                    entries.append(entry)
-            if len(rows) > 2 * len(running) + 256:  # (forget the jobs that ended)
-                ids = set(map(_job_id, running))
-                for jid in [jid for jid in rows if jid not in ids]:
-                    del rows[jid]
-            width = len(caps) + 1
-            table = np.fromiter(chain.from_iterable(map(_second, entries)), np.float64,
-                                len(entries) * width).reshape(len(entries), width)
-            ends, held = table[:, 0], table[:, 1:]
-            self._running = (running, ends, held)
+        now = float(state.time)
         count = len(queue)
         k = len(caps) - 2
         last = self._queue
@@ -129,15 +138,21 @@ class NamedArrays:
             last = self._queue = _Queue(max(64, 2 * count), k, last)
         n = len(last.rest)
         none = last.none  # (no kept start, no kept pieces)
+        kept = self._running
+        same = kept is not None and kept[0] is running
+        gone = None
         if previous is last.later and pieces is last.held and queue[:n] == last.rest:
             fresh = queue[n:]  # (no kept start: ``previous`` names only jobs of ``rest``)
             ids = last.rest_ids + [j.id for j in fresh]
             rows_new = [(j.nodes, j.bb, j.walltime, *none) for j in fresh]
             kept_cols = last.count
+            whole = last.whole and all(map(_whole, fresh))
             # (the same running jobs as at that decision, which started none: none ended
             # since, and every job it left holding resources still holds them)
             quiet = same and not last.started
-            compress = False if quiet else came_free(state)
+            if last.length and last.whole and last.first >= now:
+                gone = () if quiet else self._gone(running, now)
+            compress = False if quiet else came_free(state) if gone is None else bool(gone)
         else:  # (planned from the queue and the reservations given)
             ids = [j.id for j in queue]
             get, own = previous.get, pieces.get
@@ -145,16 +160,40 @@ class NamedArrays:
             rows_new = [(j.nodes, j.bb, j.walltime, get(j.id, nan), *(own(j.id) or none[1:]))
                         for j in queue]
             kept_cols = 0
+            whole = exact and all(map(_whole, queue))
             quiet = False
             compress = came_free(state, sum(r[3] == r[3] for r in rows_new))
+        if gone is None:  # (the profile built again from the running jobs)
+            if not same or kept[1] is None:
+                table = self._table(running, rows, len(caps))
+                if table is None:
+                    return None
+                kept = self._running = (running, *table)
+            _, ends, held, whole_running, values = kept
+            whole = whole and whole_running
+            length = 0
+            base = len(running) + 1
+            gone_rows = self._none[2]
+            # (what holds resources in the profile: the running jobs, and the jobs started
+            # below)
+            self._holders = {r.job.id: [v[0], v, r]
+                             for r, v in zip(running, values, strict=True)}
+        else:
+            ends, held, none_gone = self._none
+            length = last.length
+            base = length + 2 * len(gone) + 1
+            gone_rows = np.array(gone, dtype=np.float64) if gone else none_gone
+            if not same:
+                self._running = (running, None, None, False, None)
+        if last.prof.shape[1] < base + 6 * count + 4:
+            last.grow(base + 6 * count + 4)
         news = (np.array(rows_new, dtype=np.float64) if rows_new
                 else np.empty((0, 4 + k)))  # (no job queued since the last plan)
-        now = float(state.time)
         try:
-            n_now, n_later, n_moved = step(
+            n_now, n_later, n_moved, length, soonest = step(
                 now, caps, tol, bb_tol, ftol, ends, held, float(depth), last.jobs, last.previous,
                 last.pieces, last.planned, last.seq, last.got, last.marks, kept_cols, last.then,
-                news, compress)
+                news, compress, last.prof, length, gone_rows, whole)
         except ValueError as exc:
             self._queue = None
             raise OverbookedError(str(exc)) from None
@@ -183,8 +222,13 @@ class NamedArrays:
             held = last.held
         if n_now:
             started = [queue[q] for q in now_at]
-            placed = {job.id: pieces_of_bytes(rows[q].tolist(), job.nodes, job.bb)
-                      for q, job in zip(now_at, started, strict=True)}
+            placed = {}
+            holders = self._holders
+            for q, job in zip(now_at, started, strict=True):
+                own = rows[q].tolist()
+                placed[job.id] = named = pieces_of_bytes(own, job.nodes, job.bb)
+                end = now + job.walltime
+                holders[job.id] = [end, (end, job.nodes, job.bb, *own), job, named]
             rest, rest_ids, b = [], [], 0
             for q in now_at:
                 rest.extend(queue[b:q])
@@ -198,7 +242,67 @@ class NamedArrays:
             last.rest, last.rest_ids = queue, ids
         last.count, last.then, last.later, last.held = count, now, later, held
         last.started = n_now
-        return NamedPlan(starts, started, later, moved, held, placed, quiet)
+        last.length, last.first, last.whole = length, soonest, whole
+        if not (quiet and not n_now and last.holding is not None):  # (the same jobs)
+            last.holding = {jid: h[0] for jid, h in self._holders.items()}
+        return NamedPlan(starts, started, later, moved, held, placed, last.holding)
+
+    def _table(self, running, rows: dict, dims: int):
+        """What each running job holds as the kernel reads it: expected ends, then nodes, pool
+        BB and bytes on each BB node (one row each), and whether every amount is whole;
+        ``None`` when some running job's pieces are not known. The rows as tuples too."""
+        entries = list(map(rows.get, map(_job_id, running)))
+        if None in entries or not all(map(is_, map(_first, entries), running)):
+            entries = []
+            for r in running:
+                entry = rows.get(r.job.id)
+                if entry is None or (entry[0] is not r and entry[0] != r):
+                    entry = _holding(r, dims - 2)
+                    if entry is None:
+                        return None
+                    rows[r.job.id] = entry
+                entries.append(entry)
+        if len(rows) > 2 * len(running) + 256:  # (forget the jobs that ended)
+            ids = set(map(_job_id, running))
+            for jid in [jid for jid in rows if jid not in ids]:
+                del rows[jid]
+        values = list(map(_second, entries))
+        width = dims + 1
+        table = np.fromiter(chain.from_iterable(values), np.float64,
+                            len(values) * width).reshape(len(values), width)
+        whole = all(_whole_amount(x) for v in values for x in v[1:])
+        # (contiguous, as every other array handed over: one compiled signature)
+        return (np.ascontiguousarray(table[:, 0]), np.ascontiguousarray(table[:, 1:]), whole,
+                values)
+
+    def _gone(self, running, now: float) -> list[tuple[float, ...]] | None:
+        """What each job the kept profile holds that is no longer running held, if it was due
+        past ``now`` (its expected end, nodes, pool BB, bytes on each BB node), forgetting every
+        job gone; ``None`` when some running job is not one it holds there as it runs: not
+        left running or started by the last decisions, with another expected end, or started
+        with other pieces than those named."""
+        holders = self._holders
+        ids = list(map(_job_id, running))
+        rows = list(map(holders.get, ids))
+        if None in rows:
+            return None
+        if not all(map(is_, map(_third, rows), running)):  # (first seen running: check it)
+            for h, r in zip(rows, running, strict=True):
+                if h[2] is not r:
+                    job = r.job
+                    if h[2] is not job or r.start + job.walltime != h[0] or \
+                            r.bb_pieces != h[3]:
+                        return None
+                    h[2] = r
+        if len(holders) == len(running):
+            return []
+        known = set(ids)
+        gone = []
+        for jid in [jid for jid in holders if jid not in known]:
+            h = holders.pop(jid)
+            if h[0] > now:
+                gone.append(h[1])
+        return gone
 
 
 class NamedPlan(NamedTuple):
@@ -207,9 +311,9 @@ class NamedPlan(NamedTuple):
     the ids whose reservation is new, moved, placed on other pieces or gone since the
     ``previous`` plan (``moved``; ``None`` unless that plan was the one this object returned
     last), the bytes each reservation holds on each BB node (``held``, job id -> list), the
-    pieces of each job started now (``placed``, job id -> pieces, for its start) and whether
-    nothing started or ended since that plan (``quiet``: the same running jobs, none started
-    by it)."""
+    pieces of each job started now (``placed``, job id -> pieces, for its start) and the jobs
+    holding resources once those start (``holding``, job id -> expected end: the running ones
+    and the ones started, what :func:`holding_after` gives)."""
 
     starts: list[float]
     started: list[Job]
@@ -217,7 +321,7 @@ class NamedPlan(NamedTuple):
     moved: list[str] | None
     held: dict[str, list[float]]
     placed: dict[str, tuple[tuple[int, float], ...]]
-    quiet: bool
+    holding: dict[str, float]
 
 
 class _Queue:
@@ -225,10 +329,13 @@ class _Queue:
     and walltime, kept start, planned start and the bytes it holds on each of the ``k`` BB
     nodes; the jobs left once the started ones leave (``rest``, ``rest_ids``), the plan
     returned (``later``, ``held``), its time, its column count and how many jobs it
-    started."""
+    started; the profile it left (``prof``: breakpoints, then the free amount of each
+    dimension, its first ``length`` columns; 0: none kept), its earliest reservation and
+    whether every amount it holds is whole (:func:`_whole`)."""
 
     __slots__ = ("jobs", "previous", "pieces", "got", "planned", "seq", "marks", "rest",
-                 "rest_ids", "later", "held", "then", "count", "started", "none")
+                 "rest_ids", "later", "held", "then", "count", "started", "none", "prof",
+                 "length", "first", "whole", "holding")
 
     def __init__(self, capacity: int, k: int, before: _Queue | None) -> None:
         self.jobs = np.empty((3, capacity))
@@ -245,6 +352,11 @@ class _Queue:
         self.then = math.nan
         self.count = self.started = 0
         self.none = (math.nan,) * (1 + k)  # (a new row's kept start and pieces: none)
+        self.prof = np.empty((3 + k, 256))
+        self.length = 0
+        self.first = math.inf
+        self.whole = False
+        self.holding: dict[str, float] | None = None
         if before is not None:  # (grown: the last plan's columns carried over)
             c = before.count
             self.jobs[:, :c] = before.jobs[:, :c]
@@ -253,6 +365,15 @@ class _Queue:
             self.rest, self.rest_ids = before.rest, before.rest_ids
             self.later, self.held = before.later, before.held
             self.then, self.count, self.started = before.then, c, before.started
+            self.prof, self.length = before.prof, before.length
+            self.first, self.whole = before.first, before.whole
+            self.holding = before.holding
+
+    def grow(self, columns: int) -> None:
+        """Room for a profile of ``columns`` breakpoints (twice that), the kept one copied."""
+        prof = np.empty((self.prof.shape[0], 2 * columns))
+        prof[:, :self.length] = self.prof[:, :self.length]
+        self.prof = prof
 
 
 def came_free(state: ClusterState, queued: int | None = None) -> bool:

@@ -449,7 +449,7 @@ def test_a_plan_the_kernel_refuses_raises_the_profiles_error_and_plans_again_nex
     def refuse(*_):
         raise ValueError("a reservation on the named BB nodes overbooks")
 
-    arrays._consts = (*consts[:6], refuse)
+    arrays._consts = (*consts[:6], refuse, *consts[7:])
     with pytest.raises(OverbookedError, match=r"^a reservation on the named BB nodes overbooks$"):
         _plan_of(arrays, state)
     arrays._consts = consts

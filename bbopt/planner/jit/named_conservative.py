@@ -7,8 +7,12 @@ job's pieces placed first fit on each BB node's least free space over its window
 now's too). The Python code it translates, with the same floating-point operations in the same
 order, is the reference (conservative-bb's ``replan`` on the planner: ``Planner.hold``,
 ``hold_with``, ``release``, ``earliest``; ``Profile.fits``, ``earliest_fit``, ``reserve``):
-the same starts, bit for bit (``tests/planner/jit/test_named_conservative.py``). Imported on
-first use (:func:`bbopt.planner.named.conservative_kernels`).
+the same starts, bit for bit (``tests/planner/jit/test_named_conservative.py``). Between
+decisions the profile may be kept (:func:`conservative_step`, :func:`_advance`) where every
+amount is a whole number, and the compression then leaves untouched a reservation that cannot
+move: the same values, so the same starts (``tests/planner/jit/test_named_kept_profile.py``,
+``tests/policies/test_conservative_named_kept.py``). Imported on first use
+(:func:`bbopt.planner.named.conservative_kernels`).
 
 Layout: ``prof[1 + D, cap]``, breakpoints then the free amount of each dimension (nodes, pool
 BB, each BB node's space), no sentinel. No fastmath.
@@ -122,14 +126,33 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
                        pieces: np.ndarray, kept_order: np.ndarray, depth: float,
                        planned: np.ndarray, seq: np.ndarray, got: np.ndarray,
                        compress: bool) -> int:
+    """:func:`_plan` on the running jobs' profile, every kept reservation held again; the
+    count of jobs planned."""
+    return _plan(now, tol, bb_tol, ftol, prof, length, jobs, previous, pieces, kept_order,
+                 depth, planned, seq, got, compress, False, False)[0]
+
+
+@kernel()
+def _plan(now: float, tol: np.ndarray, bb_tol: float, ftol: float, prof: np.ndarray,
+          length: int, jobs: np.ndarray, previous: np.ndarray, pieces: np.ndarray,
+          kept_order: np.ndarray, depth: float, planned: np.ndarray, seq: np.ndarray,
+          got: np.ndarray, compress: bool, in_profile: bool, exact: bool
+          ) -> tuple[int, int]:
     """conservative-bb's ``replan`` on the running jobs' profile; ``jobs[3, Q]``: nodes, BB,
     walltime; ``previous[q]``: ``nan`` or a kept start; ``pieces[q]``: the bytes on each BB
     node that kept reservation holds (``nan``: placed again); ``compress``: whether the kept
     reservations are compressed (something came free). Every placement, a start now's too,
     puts the pieces on each BB node's least free space over the job's window.
     ``planned[q]``: starts (``nan``: none), ``seq``: the planned jobs in order, ``got[q]``:
-    the bytes each planned job holds on each BB node; their count. Raises ``ValueError`` where
-    the Python profile raises ``OverbookedError``."""
+    the bytes each planned job holds on each BB node; ``in_profile``: the kept reservations
+    hold their slots in ``prof`` already (a profile kept between decisions: each is taken as
+    held again there, which it is when every amount is a whole number, see
+    :func:`conservative_step`); ``exact``: every amount is a whole number (as there), so a
+    reservation released and held again in its own slot leaves every value as it was: the
+    compression then leaves in place, untouched, a reservation the nodes and pool BB free
+    before its start do not fit at any earlier start (its own slot lies after). Their count
+    and the profile's length. Raises ``ValueError`` where the Python profile raises
+    ``OverbookedError``."""
     dims, count = prof.shape[0] - 1, jobs.shape[1]
     k = dims - 2
     held = np.zeros((count, dims))  # each holder's demand, [start, end)
@@ -194,7 +217,13 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
     kept = np.empty(count, dtype=np.int64)
     kept_n = planned_n = 0
     for q in kept_order:
-        if k and math.isnan(pieces[q, 0]):
+        if in_profile:  # (held at its start with its own pieces: the slot it holds)
+            start = max(previous[q], now)
+            span[q, 0], span[q, 1] = start, start + jobs[2, q]
+            held[q, 0], held[q, 1] = jobs[0, q], jobs[1, q]
+            held[q, 2:] = pieces[q]
+            got_q = length
+        elif k and math.isnan(pieces[q, 0]):
             got_q = hold(q, previous[q], length)
         else:
             got_q = hold_with(q, previous[q], pieces[q], length)
@@ -204,6 +233,14 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
             kept_n += 1
     for q in kept[:kept_n]:  # compression, earliest first: never later than before
         start = max(previous[q], now)
+        if compress and exact:  # (no earlier start for the pool dimensions: it stays)
+            pool_only[0], pool_only[1] = jobs[0, q], jobs[1, q]
+            if _earliest_fit(prof, bisect_left(prof[0], start, 0, length), now, jobs[2, q],
+                             tol, pool_only) == math.inf:
+                planned[q] = start
+                seq[planned_n] = q
+                planned_n += 1
+                continue
         if compress:
             old = start
             length = drop(q, length)
@@ -233,7 +270,7 @@ def conservative_named(now: float, tol: np.ndarray, bb_tol: float, ftol: float,
     for q in range(count):
         for b in range(k):
             got[q, b] = held[q, 2 + b] if not math.isnan(planned[q]) else math.nan
-    return planned_n
+    return planned_n, length
 
 
 @kernel()
@@ -244,17 +281,27 @@ def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: 
                          compress: bool) -> int:
     """:func:`conservative_named` from the running jobs themselves, so that a decision hands
     over arrays only: ``ends[R]`` their expected ends, ``held[R, 2 + K]`` what each holds
-    (nodes, pool BB, bytes per BB node). The profile is built as ``Profile`` builds it
-    (releases sorted by ``max(end, now)``, stable; held sums in that order; equal times merged)
-    and the kept reservations (``previous`` not ``nan``) are held again by ``(max(start, now),
-    queue position)``, as ``ConservativeBackfilling`` orders them."""
-    count, dims = jobs.shape[1], caps.shape[0]
+    (nodes, pool BB, bytes per BB node), the profile built by :func:`_build` and the kept
+    reservations (``previous`` not ``nan``) held again by ``(max(start, now), queue
+    position)``, as ``ConservativeBackfilling`` orders them."""
+    prof = np.empty((1 + caps.shape[0], ends.shape[0] + 1 + 6 * jobs.shape[1] + 4))
+    length = _build(prof, now, caps, ends, held)
+    return conservative_named(now, tol, bb_tol, ftol, prof, length, jobs, previous, pieces,
+                              _kept_order(previous, now), depth, planned, seq, got, compress)
+
+
+@kernel()
+def _build(prof: np.ndarray, now: float, caps: np.ndarray, ends: np.ndarray,
+           held: np.ndarray) -> int:
+    """The running jobs' profile from ``now`` into ``prof``, as ``Profile`` builds it
+    (releases sorted by ``max(end, now)``, stable; held sums in that order; equal times
+    merged); its length."""
+    dims = caps.shape[0]
     order = np.argsort(np.maximum(ends, now), kind="mergesort")
     total = np.zeros(dims)
     for r in order:
         for d in range(dims):
             total[d] += held[r, d]
-    prof = np.empty((1 + dims, ends.shape[0] + 1 + 6 * count + 4))
     prof[0, 0] = now
     for d in range(dims):
         prof[1 + d, 0] = caps[d] - total[d]
@@ -268,15 +315,49 @@ def conservative_running(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: 
             prof[0, length] = t
             length += 1
         prof[1:, length - 1] = cur
+    return length
+
+
+@kernel()
+def _kept_order(previous: np.ndarray, now: float) -> np.ndarray:
+    """The kept reservations (``previous`` not ``nan``) by ``(max(start, now), position)``."""
+    count = previous.shape[0]
     keys = np.full(count, math.inf)
     kept = 0
     for q in range(count):
         if not math.isnan(previous[q]):
             keys[q] = max(previous[q], now)
             kept += 1
-    kept_order = np.argsort(keys, kind="mergesort")[:kept]
-    return conservative_named(now, tol, bb_tol, ftol, prof, length, jobs, previous, pieces,
-                              kept_order, depth, planned, seq, got, compress)
+    return np.argsort(keys, kind="mergesort")[:kept]
+
+
+@kernel()
+def _advance(prof: np.ndarray, length: int, now: float, tol: np.ndarray,
+             gone: np.ndarray) -> int:
+    """A kept profile brought to ``now``: the segments before it dropped, the one holding it
+    starting there, the rest of the slot of each job gone before its expected end given back
+    (``gone[M, 1 + D]``: its expected end, then what it held), and each breakpoint between
+    equal segments dropped (left by slots given back or moved: they change no earliest start
+    and no least free space, only the work); the new length."""
+    i = segment(prof[0], now, length)
+    prof[0, i] = now
+    for m in range(gone.shape[0]):
+        length = _change(prof, length, now, gone[m, 0], gone[m, 1:], 1.0, tol)
+    rows = prof.shape[0]
+    w = 0
+    for q in range(i, length):
+        if w:
+            same = True
+            for r in range(1, rows):
+                if prof[r, q] != prof[r, w - 1]:
+                    same = False
+                    break
+            if same:
+                continue
+        for r in range(rows):
+            prof[r, w] = prof[r, q]
+        w += 1
+    return w
 
 
 @kernel()
@@ -284,8 +365,9 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
                       ftol: float, ends: np.ndarray, held: np.ndarray, depth: float,
                       jobs: np.ndarray, previous: np.ndarray, pieces: np.ndarray,
                       planned: np.ndarray, seq: np.ndarray, got: np.ndarray, marks: np.ndarray,
-                      last: int, then: float, new: np.ndarray,
-                      compress: bool) -> tuple[int, int, int]:
+                      last: int, then: float, new: np.ndarray, compress: bool,
+                      prof: np.ndarray, length: int, gone: np.ndarray, exact: bool
+                      ) -> tuple[int, int, int, int, float]:
     """:func:`conservative_running` on a queue kept between decisions: ``jobs[3, C]``,
     ``previous[C]``, ``pieces[C, K]`` and ``planned[C]`` hold the last decision's queue in
     their first ``last`` columns (its time ``then``), which this decision compacts (the jobs
@@ -295,7 +377,20 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
     ``last`` 0, the whole queue). ``got[C, K]`` is scratch; ``pieces`` holds the planned
     jobs' bytes on each BB node on return. What the plan says, by queue position: ``marks[0]``
     the jobs starting now, ``marks[1]`` those reserved later, ``marks[2]`` those whose
-    reservation is new, moved, placed on other pieces or gone; their three counts."""
+    reservation is new, moved, placed on other pieces or gone; their three counts.
+
+    ``prof`` holds the profile, kept for the next decision: with ``length`` 0 it is built
+    from the running jobs (``ends``, ``held``: :func:`_build`) and the kept reservations held
+    again; else it is the one the last decision left (its first ``length`` columns), brought
+    to ``now`` (``gone``: :func:`_advance`), the kept reservations in it already. The caller
+    keeps it only while every amount (capacities, nodes, BB, each piece ``bb / nodes``) is a
+    whole number below 2**50 and each slack's fraction at most a half: then every sum is
+    exact in any order, each value of the kept profile is the one :func:`_build` and the
+    holds give (where breakpoints differ, between equal segments, no earliest start or least
+    free space does), and each kept reservation fits where it is held again (its slot's
+    values, less the other reservations, are what they were when it was placed or more), so
+    the decisions are the same; ``exact`` says so (:func:`_plan`). Also returned: the
+    profile's length and the earliest start reserved later (``inf``: none)."""
     k = pieces.shape[1]
     count = 0
     for i in range(last):
@@ -315,10 +410,17 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
         for b in range(k):
             pieces[count, b] = new[m, 4 + b]
         count += 1
-    conservative_running(now, caps, tol, bb_tol, ftol, ends, held, jobs[:, :count],
-                         previous[:count], pieces[:count], depth, planned[:count],
-                         seq[:count], got[:count], compress)
+    in_profile = length > 0
+    if in_profile:
+        length = _advance(prof, length, now, tol, gone)
+    else:
+        length = _build(prof, now, caps, ends, held)
+    length = _plan(now, tol, bb_tol, ftol, prof, length, jobs[:, :count], previous[:count],
+                   pieces[:count], _kept_order(previous[:count], now), depth,
+                   planned[:count], seq[:count], got[:count], compress, in_profile,
+                   exact)[1]
     started = later = moved = 0
+    first = math.inf
     for q in range(count):
         t, p = planned[q], previous[q]
         if t == now:
@@ -327,6 +429,7 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
         if t > now:
             marks[1, later] = q
             later += 1
+            first = min(first, t)
             other = t != p
             for b in range(k):
                 other = other or got[q, b] != pieces[q, b]
@@ -338,4 +441,4 @@ def conservative_step(now: float, caps: np.ndarray, tol: np.ndarray, bb_tol: flo
             moved += 1
         for b in range(k):
             pieces[q, b] = got[q, b]
-    return started, later, moved
+    return started, later, moved, length, first

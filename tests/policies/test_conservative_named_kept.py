@@ -1,0 +1,197 @@
+"""conservative-bb on named BB nodes keeps its profile between decisions while every amount is
+whole (bbopt.policies.conservative_named.NamedArrays): when it does and when it builds the
+profile again, and that either way each decision is a fresh policy's and the Python
+reference's on the same state (Kopanski & Rzadca, Sections 3.2 and 4.1)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bbopt import simulate
+from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
+from bbopt.planner.named import conservative_kernels
+from bbopt.policies.conservative import ConservativeBackfilling
+from bbopt.policies.conservative_named import _EXACT, NamedArrays, _whole, _whole_amount
+from tests._plan_checks import replay_against_fresh
+
+# 4 compute nodes, three 10 GB BB nodes.
+_PLATFORM = Platform(nodes=4, bb=30 * GB, bb_nodes=(10 * GB, 10 * GB, 10 * GB))
+
+_KERNELS = pytest.mark.skipif(conservative_kernels() is None,
+                              reason="the compiled kernels do not load here")
+
+
+@pytest.mark.parametrize(("bb", "nodes", "whole"), [
+    (0.0, 1, True), (3 * GB, 3, True), (3.0, 2, False), (0.5, 1, False),
+    (_EXACT - 2, 2, True), (_EXACT - 1, 1, True), (_EXACT, 1, False), (_EXACT + 2, 2, False)])
+def test_a_job_is_whole_when_its_bb_and_each_piece_are_whole_numbers_below_2_50(
+        bb, nodes, whole):
+    assert _whole(Job("j", 0, walltime=1, nodes=nodes, bb=bb)) is whole
+
+
+@pytest.mark.parametrize(("x", "whole"), [(0, True), (4.0, True), (-3.0, True), (0.5, False),
+                                          (_EXACT - 1, True), (_EXACT, False),
+                                          (-_EXACT, False), (math.inf, False)])
+def test_an_amount_is_whole_below_2_50_either_side(x, whole):
+    assert _whole_amount(x) is whole
+
+
+def _recorded(arrays: NamedArrays) -> list[int]:
+    """Record the profile length each compiled decision of ``arrays`` is handed (0: the
+    profile is built again from the running jobs) from its next decision on."""
+    lengths: list[int] = []
+    consts = arrays._consts
+    step = consts[6]
+
+    def recording(*args):
+        lengths.append(args[20])
+        return step(*args)
+
+    arrays._consts = (*consts[:6], recording, *consts[7:])
+    return lengths
+
+
+def _jobs(count: int, bb_of=lambda k: float((k % 4) * 3 * GB)) -> list[Job]:
+    return [Job(str(k), 2.0 * k, walltime=float(5 + k % 7), runtime=float(1 + k % 6),
+                nodes=1 + k % 3, bb=bb_of(k)) for k in range(count)]
+
+
+def _replay(jobs, platform=_PLATFORM) -> list[int]:
+    """Replay ``jobs`` under one conservative-bb; the lengths recorded after its first
+    decision, every decision checked against a fresh policy's and the Python reference's."""
+    policy = ConservativeBackfilling()
+    lengths: list[list[int]] = []
+
+    def observe(state, decision):
+        if not lengths:
+            lengths.append(_recorded(policy._named))
+        for fresh in ({}, {"compiled": False}):
+            again = ConservativeBackfilling(**fresh).decide(state)
+            assert (again.start, again.reservations, again.memory) == (
+                decision.start, decision.reservations, decision.memory), state.time
+
+    simulate(jobs, platform, policy, on_decision=observe)
+    return lengths[0]
+
+
+@_KERNELS
+def test_a_replay_of_whole_amounts_keeps_its_profile_after_the_first_decision():
+    lengths = _replay(_jobs(200))
+    assert len(lengths) > 200
+    assert min(lengths) > 0
+
+
+@_KERNELS
+def test_a_job_with_pieces_of_a_fraction_of_a_byte_builds_every_profile_from_it_on():
+    """Job 100 asks 3 GB + 1 byte on 2 nodes (pieces of 1.5 GB + half a byte): from its
+    arrival (t=200) every decision builds the profile again, the decisions are the same."""
+    jobs = _jobs(150, lambda k: 3 * GB + 1 if k == 100 else float((k % 4) * 3 * GB))
+    assert jobs[100].nodes == 2
+    lengths = _replay(jobs)
+    arrival = 2 * 100 - 2  # (the decisions before it: at least one per submission)
+    assert min(lengths[:arrival // 2]) > 0
+    built = lengths.index(0)
+    assert built >= arrival // 2
+    assert set(lengths[built:]) == {0}
+
+
+@_KERNELS
+@pytest.mark.parametrize(("bb_nodes", "kept"), [((9 * GB,) * 3, True),
+                                                ((9.2 * GB, 9.2 * GB, 8.8 * GB), True),
+                                                ((9.2 * GB,) * 3, False)])
+def test_a_slack_whose_fraction_passes_a_half_builds_every_profile(bb_nodes, kept):
+    """The pool's slack is a billionth of its capacity: 27, 27.2 (a fraction of 0.2) or 27.6
+    bytes (0.6); above a half a sum of whole amounts and the slack can round up to the next
+    whole number, and the profile is built again at each decision."""
+    platform = Platform(nodes=4, bb=sum(bb_nodes), bb_nodes=bb_nodes)
+    lengths = _replay(_jobs(60), platform)
+    assert (min(lengths) > 0) is kept and (max(lengths) > 0) is kept
+
+
+def _start_then(pieces_run):
+    """At t=0 R runs (2 nodes, until 50) and s (1 node, a 4 GB piece) starts now on the named
+    pieces; w (4 nodes) is reserved at 50. At t=1 s runs with ``pieces_run`` (``None``: the
+    named ones), and a new job n (1 node, 1 GB) waits."""
+    arrays = NamedArrays()
+    r = RunningJob(Job("R", 0, walltime=50, runtime=50, nodes=2), 0.0, None, ())
+    s, w = Job("s", 0, walltime=20, nodes=1, bb=4 * GB), Job("w", 0, walltime=10, nodes=4)
+    state = ClusterState(0.0, _PLATFORM, (r,), (s, w))
+    first = arrays.plan(state, (s, w), {}, {}, math.inf)
+    assert first.started == [s] and first.later == {"w": 50.0}
+    lengths = _recorded(arrays)
+    named = first.placed["s"]
+    running = (r, RunningJob(s, 0.0, None, named if pieces_run is None else pieces_run))
+    n = Job("n", 1, walltime=5, nodes=1, bb=GB)
+    memory = {"reservations": first.later, "pieces": first.held, "holding": first.holding}
+    later = ClusterState(1.0, _PLATFORM, running, (w, n), memory)
+    plan = arrays.plan(later, (w, n), first.later, first.held, math.inf)
+    fresh = ConservativeBackfilling(compiled=False).decide(later)
+    return named, lengths, plan, fresh
+
+
+@_KERNELS
+def test_a_job_run_on_the_pieces_named_keeps_the_profile():
+    named, lengths, plan, fresh = _start_then(None)
+    assert named == ((0, 4 * GB),)
+    assert lengths[0] > 0
+    assert plan.later == {"w": 50.0} and [j.id for j in plan.started] == ["n"]
+    assert [(x.job_id, x.start) for x in fresh.reservations] == [("w", 50.0)]
+    assert fresh.started_ids == ["n"]
+
+
+@_KERNELS
+def test_a_job_run_on_other_pieces_than_named_builds_the_profile_from_the_running_jobs():
+    """s runs with its piece on BB node 2: the profile is built again (0) and n's piece goes
+    to node 0, as the Python reference places it."""
+    _, lengths, plan, fresh = _start_then(((2, 4 * GB),))
+    assert lengths == [0]
+    assert plan.placed == {"n": ((0, GB),)} == {s.job_id: s.bb_pieces for s in fresh.start}
+
+
+@_KERNELS
+def test_a_job_running_that_the_last_decision_did_not_know_builds_the_profile():
+    arrays = NamedArrays()
+    r = RunningJob(Job("R", 0, walltime=50, runtime=50, nodes=2), 0.0, None, ())
+    w = Job("w", 0, walltime=10, nodes=4)
+    first = arrays.plan(ClusterState(0.0, _PLATFORM, (r,), (w,)), (w,), {}, {}, math.inf)
+    lengths = _recorded(arrays)
+    other = RunningJob(Job("x", 0, walltime=80, runtime=80, nodes=1), 0.5, None, ())
+    memory = {"reservations": first.later, "pieces": first.held, "holding": first.holding}
+    state = ClusterState(1.0, _PLATFORM, (r, other), (w,), memory)
+    plan = arrays.plan(state, (w,), first.later, first.held, math.inf)
+    assert lengths == [0]
+    assert plan.later == {"w": 80.5}
+    assert [(x.job_id, x.start) for x in ConservativeBackfilling(compiled=False).decide(
+        state).reservations] == [("w", 80.5)]
+
+
+@_KERNELS
+def test_a_job_ended_early_gives_back_the_rest_of_its_slot_and_the_reservations_move_up():
+    """R (2 nodes, due at 50) ends at 10: w (4 nodes), reserved at 50, starts at 10 on the
+    kept profile, as a fresh policy decides."""
+    arrays = NamedArrays()
+    r = RunningJob(Job("R", 0, walltime=50, runtime=10, nodes=2), 0.0, None, ())
+    a = RunningJob(Job("A", 0, walltime=30, runtime=30, nodes=2), 0.0, None, ())
+    w = Job("w", 0, walltime=10, nodes=4)
+    first = arrays.plan(ClusterState(0.0, _PLATFORM, (r, a), (w,)), (w,), {}, {}, math.inf)
+    assert first.later == {"w": 50.0}
+    lengths = _recorded(arrays)
+    memory = {"reservations": first.later, "pieces": first.held, "holding": first.holding}
+    state = ClusterState(10.0, _PLATFORM, (a,), (w,), memory)
+    plan = arrays.plan(state, (w,), first.later, first.held, math.inf)
+    assert lengths[0] > 0
+    assert plan.later == {"w": 30.0} and plan.moved == ["w"]
+    assert [(x.job_id, x.start) for x in ConservativeBackfilling(compiled=False).decide(
+        state).reservations] == [("w", 30.0)]
+
+
+def test_a_replay_with_fractions_of_a_byte_decides_as_from_scratch():
+    """Pieces of a third of 1 GB + 1 byte: the profile is built again at every decision; each
+    equals the fresh one's and the Python reference's."""
+    jobs = _jobs(120, lambda k: float((k % 4) * GB + 1))
+    res, compared = replay_against_fresh(jobs, _PLATFORM, "conservative-bb",
+                                         fresh=({}, {"compiled": False}))
+    assert len(compared) > 120
+    assert all(s >= j.submit for s, j in zip(res.start, jobs, strict=True))
