@@ -89,6 +89,12 @@ window (the schedules change: no reservation moved later, docs/named-bb-speed.md
 ``--only conservative --against DIR``, load about 1: named 8,335 jobs/s cold and 10,057 warm
 against 8,425 and 10,263 (0.99, 0.98); the pool 10,621 and 10,648 against 10,199 and 10,531
 with the same starts.
+
+Then the named profile kept between decisions while every amount is whole, and the compression
+leaving untouched a reservation that cannot move (the same schedules: docs/named-bb-speed.md):
+``--only conservative --proximity --against DIR``, two invocations, load 1.4-1.6: named
+10,569-10,752 jobs/s cold and 13,478-13,659 warm against 8,323-8,447 and 9,918-10,203 (1.27);
+proximity 9,844-10,030 cold against 7,835-7,884; the pool 10,223-10,811 against 10,579-10,596.
 """
 
 from __future__ import annotations
