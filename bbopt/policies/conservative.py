@@ -70,12 +70,8 @@ from bbopt.planner import Planner, Profile, bb_placement, earlier_fit2, profile_
 from bbopt.planner.pieces import pieces_of_bytes
 from bbopt.planner.profile import OverbookedError
 from bbopt.policies.booked import sorted_reservations, updated_reservations
-from bbopt.policies.conservative_named import (
-    NamedArrays,
-    came_free,
-    holding_after,
-    replan,
-)
+from bbopt.policies.conservative_named import NamedArrays
+from bbopt.policies.conservative_replan import came_free, holding_after, replan
 from bbopt.policies.freed_slots import Freed, give_back, log_slot, move, reach
 from bbopt.policies.queue import _decision
 from bbopt.policies.registry import register
@@ -449,9 +445,9 @@ class ConservativeBackfilling:
         keeps them) -- compiled when the kernels load, on the profile of the previous decision
         where it is the same (:class:`~bbopt.policies.conservative_named.NamedArrays`), else in
         Python
-        (:func:`~bbopt.policies.conservative_named.replan`) -- and compressed only when
+        (:func:`~bbopt.policies.conservative_replan.replan`) -- and compressed only when
         something came free since the previous decision
-        (:func:`~bbopt.policies.conservative_named.came_free`, from the jobs holding resources
+        (:func:`~bbopt.policies.conservative_replan.came_free`, from the jobs holding resources
         after it, which the memory keeps). The reservations returned are those of the previous
         decision updated where a start changed (given its memory back)."""
         now = state.time

@@ -18,7 +18,8 @@ from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
 from bbopt.planner.named import conservative_kernels
 from bbopt.planner.profile import OverbookedError
 from bbopt.policies.conservative import ConservativeBackfilling
-from bbopt.policies.conservative_named import NamedArrays, came_free, holding_after
+from bbopt.policies.conservative_named import NamedArrays
+from bbopt.policies.conservative_replan import came_free, holding_after
 from tests._plan_checks import replay_against_fresh
 from tests._random_workloads import crowded_workloads
 

@@ -38,15 +38,15 @@ def test_an_amount_is_whole_below_2_50_either_side(x, whole):
     assert _whole_amount(x) is whole
 
 
-def _recorded(arrays: NamedArrays) -> list[int]:
-    """Record the profile length each compiled decision of ``arrays`` is handed (0: the
-    profile is built again from the running jobs) from its next decision on."""
-    lengths: list[int] = []
+def _recorded(arrays: NamedArrays) -> list[tuple[float, int]]:
+    """Record the time and the profile length each compiled decision of ``arrays`` is handed
+    (0: the profile is built again from the running jobs) from its next decision on."""
+    lengths: list[tuple[float, int]] = []
     consts = arrays._consts
     step = consts[6]
 
     def recording(*args):
-        lengths.append(args[20])
+        lengths.append((args[0], args[20]))
         return step(*args)
 
     arrays._consts = (*consts[:6], recording, *consts[7:])
@@ -58,11 +58,12 @@ def _jobs(count: int, bb_of=lambda k: float((k % 4) * 3 * GB)) -> list[Job]:
                 nodes=1 + k % 3, bb=bb_of(k)) for k in range(count)]
 
 
-def _replay(jobs, platform=_PLATFORM) -> list[int]:
-    """Replay ``jobs`` under one conservative-bb; the lengths recorded after its first
-    decision, every decision checked against a fresh policy's and the Python reference's."""
+def _replay(jobs, platform=_PLATFORM):
+    """Replay ``jobs`` under one conservative-bb, every decision checked against a fresh
+    policy's and the Python reference's; the result and the (time, length) recorded after
+    its first decision."""
     policy = ConservativeBackfilling()
-    lengths: list[list[int]] = []
+    lengths: list[list[tuple[float, int]]] = []
 
     def observe(state, decision):
         if not lengths:
@@ -72,29 +73,31 @@ def _replay(jobs, platform=_PLATFORM) -> list[int]:
             assert (again.start, again.reservations, again.memory) == (
                 decision.start, decision.reservations, decision.memory), state.time
 
-    simulate(jobs, platform, policy, on_decision=observe)
-    return lengths[0]
+    res = simulate(jobs, platform, policy, on_decision=observe)
+    return res, lengths[0]
 
 
 @_KERNELS
 def test_a_replay_of_whole_amounts_keeps_its_profile_after_the_first_decision():
-    lengths = _replay(_jobs(200))
+    _, lengths = _replay(_jobs(200))
     assert len(lengths) > 200
-    assert min(lengths) > 0
+    assert min(n for _, n in lengths) > 0
 
 
 @_KERNELS
-def test_a_job_with_pieces_of_a_fraction_of_a_byte_builds_every_profile_from_it_on():
-    """Job 100 asks 3 GB + 1 byte on 2 nodes (pieces of 1.5 GB + half a byte): from its
-    arrival (t=200) every decision builds the profile again, the decisions are the same."""
+def test_a_job_with_pieces_of_a_fraction_of_a_byte_builds_the_profile_while_it_waits():
+    """Job 100 asks 3 GB + 1 byte on 2 nodes (pieces of 1.5 GB and half a byte). It arrives at
+    t=200, when the profile kept holds whole amounts only (it is used, the job planned on it);
+    every decision after builds the profile again while the job waits, until it starts at 219
+    with both pieces on one BB node (3 GB + 1 byte there, a whole number): from then on the
+    profile is kept again. The decisions are the same throughout."""
     jobs = _jobs(150, lambda k: 3 * GB + 1 if k == 100 else float((k % 4) * 3 * GB))
     assert jobs[100].nodes == 2
-    lengths = _replay(jobs)
-    arrival = 2 * 100 - 2  # (the decisions before it: at least one per submission)
-    assert min(lengths[:arrival // 2]) > 0
-    built = lengths.index(0)
-    assert built >= arrival // 2
-    assert set(lengths[built:]) == {0}
+    res, lengths = _replay(jobs)
+    assert (res.start[100], res.end[100]) == (219.0, 224.0)
+    assert min(n for t, n in lengths if t <= 200.0) > 0
+    assert {n for t, n in lengths if 200.0 < t <= 219.0} == {0}
+    assert min(n for t, n in lengths if t > 220.0) > 0
 
 
 @_KERNELS
@@ -106,8 +109,8 @@ def test_a_slack_whose_fraction_passes_a_half_builds_every_profile(bb_nodes, kep
     bytes (0.6); above a half a sum of whole amounts and the slack can round up to the next
     whole number, and the profile is built again at each decision."""
     platform = Platform(nodes=4, bb=sum(bb_nodes), bb_nodes=bb_nodes)
-    lengths = _replay(_jobs(60), platform)
-    assert (min(lengths) > 0) is kept and (max(lengths) > 0) is kept
+    _, lengths = _replay(_jobs(60), platform)
+    assert {n > 0 for _, n in lengths} == {kept}
 
 
 def _start_then(pieces_run):
@@ -135,7 +138,7 @@ def _start_then(pieces_run):
 def test_a_job_run_on_the_pieces_named_keeps_the_profile():
     named, lengths, plan, fresh = _start_then(None)
     assert named == ((0, 4 * GB),)
-    assert lengths[0] > 0
+    assert lengths[0][1] > 0
     assert plan.later == {"w": 50.0} and [j.id for j in plan.started] == ["n"]
     assert [(x.job_id, x.start) for x in fresh.reservations] == [("w", 50.0)]
     assert fresh.started_ids == ["n"]
@@ -146,7 +149,7 @@ def test_a_job_run_on_other_pieces_than_named_builds_the_profile_from_the_runnin
     """s runs with its piece on BB node 2: the profile is built again (0) and n's piece goes
     to node 0, as the Python reference places it."""
     _, lengths, plan, fresh = _start_then(((2, 4 * GB),))
-    assert lengths == [0]
+    assert lengths == [(1.0, 0)]
     assert plan.placed == {"n": ((0, GB),)} == {s.job_id: s.bb_pieces for s in fresh.start}
 
 
@@ -161,7 +164,7 @@ def test_a_job_running_that_the_last_decision_did_not_know_builds_the_profile():
     memory = {"reservations": first.later, "pieces": first.held, "holding": first.holding}
     state = ClusterState(1.0, _PLATFORM, (r, other), (w,), memory)
     plan = arrays.plan(state, (w,), first.later, first.held, math.inf)
-    assert lengths == [0]
+    assert lengths == [(1.0, 0)]
     assert plan.later == {"w": 80.5}
     assert [(x.job_id, x.start) for x in ConservativeBackfilling(compiled=False).decide(
         state).reservations] == [("w", 80.5)]
@@ -181,7 +184,7 @@ def test_a_job_ended_early_gives_back_the_rest_of_its_slot_and_the_reservations_
     memory = {"reservations": first.later, "pieces": first.held, "holding": first.holding}
     state = ClusterState(10.0, _PLATFORM, (a,), (w,), memory)
     plan = arrays.plan(state, (w,), first.later, first.held, math.inf)
-    assert lengths[0] > 0
+    assert lengths[0][1] > 0
     assert plan.later == {"w": 30.0} and plan.moved == ["w"]
     assert [(x.job_id, x.start) for x in ConservativeBackfilling(compiled=False).decide(
         state).reservations] == [("w", 30.0)]
