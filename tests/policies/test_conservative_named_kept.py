@@ -190,6 +190,29 @@ def test_a_job_ended_early_gives_back_the_rest_of_its_slot_and_the_reservations_
         state).reservations] == [("w", 30.0)]
 
 
+@_KERNELS
+def test_reservations_left_untouched_count_towards_the_depth():
+    """Depth 2: R (2 nodes, due at 50) ends at 10; w1 and w2 (4 nodes each), reserved at 100
+    and 110 behind A (2 nodes until 100), cannot move (2 nodes free before 100) and stay
+    where they are; they are the two reservations, so n (3 nodes), come at 10, gets none and
+    does not fit now."""
+    arrays = NamedArrays()
+    r = RunningJob(Job("R", 0, walltime=50, runtime=10, nodes=2), 0.0, None, ())
+    a = RunningJob(Job("A", 0, walltime=100, runtime=100, nodes=2), 0.0, None, ())
+    w1, w2 = Job("w1", 0, walltime=10, nodes=4), Job("w2", 0, walltime=10, nodes=4)
+    first = arrays.plan(ClusterState(0.0, _PLATFORM, (r, a), (w1, w2)), (w1, w2), {}, {}, 2)
+    assert first.later == {"w1": 100.0, "w2": 110.0}
+    lengths = _recorded(arrays)
+    n = Job("n", 10, walltime=5, nodes=3)
+    memory = {"reservations": first.later, "pieces": first.held, "holding": first.holding}
+    state = ClusterState(10.0, _PLATFORM, (a,), (w1, w2, n), memory)
+    plan = arrays.plan(state, (w1, w2, n), first.later, first.held, 2)
+    assert lengths[0][1] > 0
+    assert plan.later == {"w1": 100.0, "w2": 110.0} and plan.started == []
+    python = ConservativeBackfilling(depth=2, compiled=False).decide(state)
+    assert [(x.job_id, x.start) for x in python.reservations] == [("w1", 100.0), ("w2", 110.0)]
+
+
 def test_a_replay_with_fractions_of_a_byte_decides_as_from_scratch():
     """Pieces of a third of 1 GB + 1 byte: the profile is built again at every decision; each
     equals the fresh one's and the Python reference's."""

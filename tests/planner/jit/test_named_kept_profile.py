@@ -103,3 +103,22 @@ def test_a_reservation_that_cannot_move_is_left_untouched_when_amounts_are_whole
     assert _kept(0.1, exact=False) == [[0.1, again, 1.0], [0.1, again, 1.0]]
     assert _kept(0.1, exact=True) == [[0.1, 0.1, 1.0], [0.1, 0.1, 1.0]]
     assert _kept(1.0, exact=False) == _kept(1.0, exact=True) == [[1.0, 1.0, 1.0]] * 2
+
+
+def test_a_profile_built_again_releases_and_holds_a_reservation_that_cannot_move():
+    """conservative_running (the profile built from the running jobs, fractional amounts): R
+    holds 3 of 4 nodes until 10, S 1 node and 0.43 of the 0.9 pool and BB node until 20; q (2
+    nodes, 0.22) kept at 10 cannot move (no node before), and released and held again it
+    leaves (0.47 - 0.22 + 0.22) - 0.22 = 0.24999999999999997 free there, as the planner's
+    Python does; n (1 node, 0.25) then waits for S's end. Left untouched, 0.25 would be free
+    and n would start at 10: the shortcut is for whole amounts only."""
+    x = (0.9 - 0.43) - 0.22
+    assert (x, (x + 0.22) - 0.22) == (0.25, 0.24999999999999997)
+    caps = np.array([4.0, 0.9, 0.9])
+    jobs = np.array([[2.0, 1.0], [0.22, 0.25], [10.0, 10.0]])
+    planned, seq, got = np.zeros(2), np.zeros(2, dtype=np.int64), np.zeros((2, 1))
+    n = C.conservative_running(0.0, caps, np.zeros(3), 0.0, 0.0, np.array([10.0, 20.0]),
+                               np.array([[3.0, 0.0, 0.0], [1.0, 0.43, 0.43]]), jobs,
+                               np.array([10.0, math.nan]), np.full((2, 1), math.nan),
+                               math.inf, planned, seq, got, True)
+    assert (n, planned.tolist(), seq.tolist()) == (2, [10.0, 20.0], [0, 1])
