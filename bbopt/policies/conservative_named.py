@@ -70,6 +70,13 @@ def _whole(job: Job) -> bool:
     return bb.is_integer() and 0 <= bb < _EXACT and (bb / job.nodes).is_integer()
 
 
+def _exact(caps: tuple[float, ...], tol: tuple[float, ...]) -> bool:
+    """Whether a profile of capacities ``caps`` and slacks ``tol`` may be kept: each capacity
+    whole (:func:`_whole_amount`) and each slack's fraction at most a half, so that a whole
+    free amount plus the slack never rounds up to the next whole number."""
+    return all(map(_whole_amount, caps)) and all(t % 1.0 <= 0.5 for t in tol)
+
+
 #: Whole amounts below this sum exactly, and a slack's fraction of at most a half adds to
 #: them without reaching the next whole number.
 _EXACT = 2.0 ** 50
@@ -121,8 +128,7 @@ class NamedArrays:
             tol = profile_slacks(platform)
             consts = self._consts = (
                 platform, np.array(caps), np.array(tol), slack(platform.bb), bb.tol, {},
-                loaded.conservative_step,
-                all(_whole_amount(c) for c in caps) and all(t % 1.0 <= 0.5 for t in tol))
+                loaded.conservative_step, _exact(caps, tol))
             self._running = self._queue = None
             width = len(caps)  # (no running job, no job gone: one compiled signature)
             self._none = (np.empty(0), np.empty((0, width)), np.empty((0, 1 + width)))

@@ -13,7 +13,13 @@ from bbopt import simulate
 from bbopt.core import GB, ClusterState, Job, Platform, RunningJob
 from bbopt.planner.named import conservative_kernels
 from bbopt.policies.conservative import ConservativeBackfilling
-from bbopt.policies.conservative_named import _EXACT, NamedArrays, _whole, _whole_amount
+from bbopt.policies.conservative_named import (
+    _EXACT,
+    NamedArrays,
+    _exact,
+    _whole,
+    _whole_amount,
+)
 from tests._plan_checks import replay_against_fresh
 
 # 4 compute nodes, three 10 GB BB nodes.
@@ -36,6 +42,15 @@ def test_a_job_is_whole_when_its_bb_and_each_piece_are_whole_numbers_below_2_50(
                                           (-_EXACT, False), (math.inf, False)])
 def test_an_amount_is_whole_below_2_50_either_side(x, whole):
     assert _whole_amount(x) is whole
+
+
+
+@pytest.mark.parametrize(("tol", "exact"), [
+    (0.5, True), (math.nextafter(0.5, 1.0), False), (math.nextafter(0.5, 0.0), True),
+    (27.5, True), (27.6, False), (0.0, True), (0.99, False)])
+def test_a_slack_whose_fraction_is_at_most_a_half_lets_the_profile_be_kept(tol, exact):
+    assert _exact((4.0, 30.0 * GB), (0.0, tol)) is exact
+    assert _exact((4.5, 30.0 * GB), (0.0, 0.0)) is False  # (a capacity not whole)
 
 
 def _recorded(arrays: NamedArrays) -> list[tuple[float, int]]:
@@ -211,6 +226,118 @@ def test_reservations_left_untouched_count_towards_the_depth():
     assert plan.later == {"w1": 100.0, "w2": 110.0} and plan.started == []
     python = ConservativeBackfilling(depth=2, compiled=False).decide(state)
     assert [(x.job_id, x.start) for x in python.reservations] == [("w1", 100.0), ("w2", 110.0)]
+
+
+@_KERNELS
+def test_a_plan_that_leaves_a_job_unreserved_lists_only_the_jobs_reserved():
+    """Depth 2. At t=0 A (1 node, until 100) and R (1 node, due at 50) run; x (2 nodes,
+    200 s) starts, w1 (4 nodes) is reserved at 200, w2 gets none. R ends at 10: w1 cannot
+    move (x runs until 200), w2 is reserved at 210, and n (3 nodes), come at 10, gets none
+    and does not fit now: the plan's reservations are w1 and w2 only."""
+    arrays = NamedArrays()
+    a = RunningJob(Job("A", 0, walltime=100, runtime=100, nodes=1), 0.0, None, ())
+    r = RunningJob(Job("R", 0, walltime=50, runtime=10, nodes=1), 0.0, None, ())
+    x = Job("x", 0, walltime=200, nodes=2)
+    w1, w2 = Job("w1", 0, walltime=10, nodes=4), Job("w2", 0, walltime=10, nodes=4)
+    first = arrays.plan(ClusterState(0.0, _PLATFORM, (a, r), (x, w1, w2)), (x, w1, w2), {},
+                        {}, 2)
+    assert first.started == [x] and first.later == {"w1": 200.0}
+    lengths = _recorded(arrays)
+    n = Job("n", 10, walltime=5, nodes=3)
+    memory = {"reservations": first.later, "pieces": first.held, "holding": first.holding}
+    state = ClusterState(10.0, _PLATFORM, (a, RunningJob(x, 0.0, None, ())), (w1, w2, n),
+                         memory)
+    plan = arrays.plan(state, (w1, w2, n), first.later, first.held, 2)
+    assert lengths[0][1] > 0
+    assert plan.later == {"w1": 200.0, "w2": 210.0} and plan.started == []
+    assert plan.starts[:2] == [200.0, 210.0] and math.isnan(plan.starts[2])
+    python = ConservativeBackfilling(depth=2, compiled=False).decide(state)
+    assert [(j.job_id, j.start) for j in python.reservations] == [("w1", 200.0), ("w2", 210.0)]
+
+
+@_KERNELS
+def test_a_job_started_later_than_advised_builds_the_profile_from_the_running_jobs():
+    """s (4 nodes, 20 s) is advised to start at 0; the caller starts it at 0.5, so it holds the
+    nodes until 20.5: n (4 nodes), come at 1, is reserved then, not at 20."""
+    arrays = NamedArrays()
+    s = Job("s", 0, walltime=20, nodes=4)
+    first = arrays.plan(ClusterState(0.0, _PLATFORM, (), (s,)), (s,), {}, {}, math.inf)
+    assert first.started == [s]
+    lengths = _recorded(arrays)
+    n = Job("n", 1, walltime=5, nodes=4)
+    memory = {"reservations": first.later, "pieces": first.held, "holding": first.holding}
+    state = ClusterState(1.0, _PLATFORM, (RunningJob(s, 0.5, None, ()),), (n,), memory)
+    plan = arrays.plan(state, (n,), first.later, first.held, math.inf)
+    assert lengths == [(1.0, 0)]
+    assert plan.later == {"n": 20.5}
+    assert [(x.job_id, x.start) for x in ConservativeBackfilling(compiled=False).decide(
+        state).reservations] == [("n", 20.5)]
+
+
+@_KERNELS
+def test_a_fractional_job_reserved_from_a_queue_planned_afresh_builds_the_next_profile():
+    """A first decision plans the queue given (nothing kept): f (2 nodes, pieces of half a
+    byte) is reserved behind R, so the next decision builds the profile; with whole jobs only
+    it is kept."""
+    for bb, built in ((3 * GB + 1, True), (3 * GB, False)):
+        arrays = NamedArrays()
+        r = RunningJob(Job("R", 0, walltime=50, runtime=50, nodes=4), 0.0, None, ())
+        f = Job("f", 0, walltime=10, nodes=2, bb=bb)
+        first = arrays.plan(ClusterState(0.0, _PLATFORM, (r,), (f,)), (f,), {}, {}, math.inf)
+        assert first.later == {"f": 50.0}
+        lengths = _recorded(arrays)
+        memory = {"reservations": first.later, "pieces": first.held,
+                  "holding": first.holding}
+        n = Job("n", 1, walltime=5, nodes=1)
+        state = ClusterState(1.0, _PLATFORM, (r,), (f, n), memory)
+        assert arrays.plan(state, (f, n), first.later, first.held, math.inf).later == {
+            "f": 50.0, "n": 50.0}
+        assert (lengths[0][1] == 0) is built
+
+
+@_KERNELS
+def test_the_jobs_holding_resources_are_those_of_the_state_asked_about():
+    """Asked about one state, then another whose memory it did not return (no start in
+    either): the second plan's holders are the second state's running jobs."""
+    arrays = NamedArrays()
+    w = Job("w", 0, walltime=10, nodes=4)
+    one = (RunningJob(Job("A", 0, walltime=50, runtime=50, nodes=1), 0.0, None, ()),)
+    two = (RunningJob(Job("B", 0, walltime=70, runtime=70, nodes=2), 0.0, None, ()),)
+    assert arrays.plan(ClusterState(0.0, _PLATFORM, one, (w,)), (w,), {}, {},
+                       math.inf).holding == {"A": 50.0}
+    plan = arrays.plan(ClusterState(0.0, _PLATFORM, two, (w,)), (w,), {}, {}, math.inf)
+    assert plan.holding == {"B": 70.0} and plan.started == []
+
+
+@_KERNELS
+@pytest.mark.parametrize(("running", "queued"), [(300, 10), (0, 300)])
+def test_a_profile_past_its_first_arrays_is_decided_as_in_python(running, queued):
+    """Many running jobs with distinct ends (300 of 400 nodes, one each) or a long queue of
+    jobs reserved one after another (300, of 350 or 120 nodes, walltimes apart): the profile
+    outgrows its first arrays (256 breakpoints; 301 and 307 here), then the second decision plans on
+    the kept profile, and the plans are the Python reference's."""
+    platform = Platform(nodes=400, bb=30 * GB, bb_nodes=(10 * GB, 10 * GB, 10 * GB))
+    run = tuple(RunningJob(Job(f"r{k}", 0, walltime=100.0 + k, runtime=100.0 + k, nodes=1),
+                           0.0, None, ()) for k in range(running))
+    queue = tuple(Job(f"q{k}", 0, walltime=1.0 + (k * 37 % 101) / 10,
+                      nodes=350 if k % 3 else 120) for k in range(queued))
+    arrays = NamedArrays()
+    state = ClusterState(0.0, platform, run, queue)
+    first = arrays.plan(state, queue, {}, {}, math.inf)
+    assert arrays._queue.length > 256
+    python = ConservativeBackfilling(compiled=False).decide(state)
+    assert first.later == {x.job_id: x.start for x in python.reservations}
+    assert [j.id for j in first.started] == python.started_ids
+    rest = tuple(j for j in queue if j.id in first.later)
+    extra = Job("x", 0, walltime=3, nodes=400)
+    memory = {"reservations": first.later, "pieces": first.held, "holding": first.holding}
+    later = ClusterState(0.0, platform, run + tuple(
+        RunningJob(j, 0.0, None, first.placed[j.id]) for j in first.started), rest + (extra,),
+        memory)
+    second = arrays.plan(later, rest + (extra,), first.later, first.held, math.inf)
+    again = ConservativeBackfilling(compiled=False).decide(later)
+    assert second.later == {x.job_id: x.start for x in again.reservations}
+    assert len(second.later) == len(rest) + 1
 
 
 def test_a_replay_with_fractions_of_a_byte_decides_as_from_scratch():

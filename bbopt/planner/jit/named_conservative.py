@@ -7,11 +7,10 @@ job's pieces placed first fit on each BB node's least free space over its window
 now's too). The Python code it translates, with the same floating-point operations in the same
 order, is the reference (conservative-bb's ``replan`` on the planner: ``Planner.hold``,
 ``hold_with``, ``release``, ``earliest``; ``Profile.fits``, ``earliest_fit``, ``reserve``):
-the same starts, bit for bit (``tests/planner/jit/test_named_conservative.py``). Between
-decisions the profile may be kept (:func:`conservative_step`, :func:`_advance`) where every
-amount is a whole number, and the compression then leaves untouched a reservation that cannot
-move: the same values, so the same starts (``tests/planner/jit/test_named_kept_profile.py``,
-``tests/policies/test_conservative_named_kept.py``). Imported on first use
+the same starts, bit for bit (``tests/planner/jit/test_named_conservative.py``). Where every
+amount is whole the profile is kept between decisions (:func:`conservative_step`) and the
+compression leaves untouched a reservation that cannot move: the same values, so the same
+starts (``tests/planner/jit/test_named_kept_profile.py``). Imported on first use
 (:func:`bbopt.planner.named.conservative_kernels`).
 
 Layout: ``prof[1 + D, cap]``, breakpoints then the free amount of each dimension (nodes, pool
@@ -47,15 +46,20 @@ def _ok(prof, i, tol, demand):
 
 @kernel()
 def _change(prof, length, start, end, amount, sign, tol):
-    """``Profile.reserve`` (``sign`` -1; -1 if it overbooks) or ``release``; the length."""
+    """``Profile.reserve`` (``sign`` -1; -1 if it overbooks) or ``release``; the length.
+    ``ValueError`` rather than a breakpoint written past ``prof``'s columns."""
     if end <= start:
         return length
     t = max(start, prof[0, 0])
     i = bisect_left(prof[0], t, 0, length) if t != math.inf else length
     if t != math.inf and not (i < length and prof[0, i] == t):
+        if length == prof.shape[1]:
+            raise ValueError("the profile's arrays are full")
         length = insert(prof, length, i, t)
     j = bisect_left(prof[0], end, 0, length) if end != math.inf else length
     if end != math.inf and not (j < length and prof[0, j] == end):
+        if length == prof.shape[1]:
+            raise ValueError("the profile's arrays are full")
         length = insert(prof, length, j, end)
     if sign < 0:
         for r in range(i, j):
@@ -295,7 +299,9 @@ def _build(prof: np.ndarray, now: float, caps: np.ndarray, ends: np.ndarray,
            held: np.ndarray) -> int:
     """The running jobs' profile from ``now`` into ``prof``, as ``Profile`` builds it
     (releases sorted by ``max(end, now)``, stable; held sums in that order; equal times
-    merged); its length."""
+    merged); its length (``ValueError`` if ``prof`` has too few columns)."""
+    if ends.shape[0] + 1 > prof.shape[1]:
+        raise ValueError("the profile's arrays are full")
     dims = caps.shape[0]
     order = np.argsort(np.maximum(ends, now), kind="mergesort")
     total = np.zeros(dims)

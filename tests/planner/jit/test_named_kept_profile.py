@@ -122,3 +122,33 @@ def test_a_profile_built_again_releases_and_holds_a_reservation_that_cannot_move
                                np.array([10.0, math.nan]), np.full((2, 1), math.nan),
                                math.inf, planned, seq, got, True)
     assert (n, planned.tolist(), seq.tolist()) == (2, [10.0, 20.0], [0, 1])
+
+
+@pytest.mark.parametrize(("columns", "ok"), [(3, False), (4, False), (5, True)])
+def test_a_change_that_would_write_past_the_profiles_columns_raises(columns, ok):
+    """A reservation of [5, 15) on a profile of 3 breakpoints inserts two (at 5 and 15): it
+    needs 5 columns, and with fewer it raises instead of writing past them."""
+    prof = np.zeros((3, columns))
+    prof[:, :3] = [[0.0, 10.0, 20.0], [4.0, 4.0, 4.0], [9.0, 9.0, 9.0]]
+    demand = np.array([1.0, 1.0])
+    if ok:
+        assert C._change(prof, 3, 5.0, 15.0, demand, -1.0, np.zeros(2)) == 5
+        assert prof.tolist() == [[0.0, 5.0, 10.0, 15.0, 20.0], [4.0, 3.0, 3.0, 4.0, 4.0],
+                                 [9.0, 8.0, 8.0, 9.0, 9.0]]
+    else:
+        with pytest.raises(ValueError, match=r"^the profile's arrays are full$"):
+            C._change(prof, 3, 5.0, 15.0, demand, -1.0, np.zeros(2))
+
+
+@pytest.mark.parametrize(("columns", "ok"), [(2, False), (3, True)])
+def test_the_running_jobs_profile_is_built_only_into_enough_columns(columns, ok):
+    """Two running jobs (ends 10 and 20) need 3 breakpoints: now, 10 and 20."""
+    prof = np.zeros((3, columns))
+    args = (prof, 0.0, np.array([4.0, 9.0]), np.array([20.0, 10.0]),
+            np.array([[1.0, 2.0], [2.0, 3.0]]))
+    if ok:
+        assert C._build(*args) == 3
+        assert prof.tolist() == [[0.0, 10.0, 20.0], [1.0, 3.0, 4.0], [4.0, 7.0, 9.0]]
+    else:
+        with pytest.raises(ValueError, match=r"^the profile's arrays are full$"):
+            C._build(*args)
