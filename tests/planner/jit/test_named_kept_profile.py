@@ -152,3 +152,17 @@ def test_the_running_jobs_profile_is_built_only_into_enough_columns(columns, ok)
     else:
         with pytest.raises(ValueError, match=r"^the profile's arrays are full$"):
             C._build(*args)
+
+
+def test_a_job_past_the_depth_that_does_not_fit_now_is_left_out_of_the_plan():
+    """Depth 1, one node free until 10: the first job starts now, the second (beyond the
+    depth) gets no reservation and no start: one job planned, the count returned."""
+    prof = np.zeros((4, 16))
+    prof[:, :2] = [[0.0, 10.0], [1.0, 4.0], [9.0, 9.0], [9.0, 9.0]]
+    planned, seq, got = np.zeros(2), np.full(2, -7, dtype=np.int64), np.zeros((2, 1))
+    n = C.conservative_named(0.0, np.zeros(3), 0.0, 0.0, prof, 2,
+                             np.array([[1.0, 1.0], [0.0, 0.0], [5.0, 5.0]]),
+                             np.full(2, math.nan), np.full((2, 1), math.nan),
+                             np.zeros(0, dtype=np.int64), 1.0, planned, seq, got, True)
+    assert n == 1 and planned.tolist()[0] == 0.0 and math.isnan(planned[1])
+    assert seq[:n].tolist() == [0]
