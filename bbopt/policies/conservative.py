@@ -444,8 +444,7 @@ class ConservativeBackfilling:
         the running jobs and the kept reservations, each held with its own pieces (the memory
         keeps them) -- compiled when the kernels load, on the profile of the previous decision
         where it is the same (:class:`~bbopt.policies.conservative_named.NamedArrays`), else in
-        Python
-        (:func:`~bbopt.policies.conservative_replan.replan`) -- and compressed only when
+        Python (:func:`~bbopt.policies.conservative_replan.replan`) -- and compressed only when
         something came free since the previous decision
         (:func:`~bbopt.policies.conservative_replan.came_free`, from the jobs holding resources
         after it, which the memory keeps). The reservations returned are those of the previous
