@@ -66,8 +66,7 @@ def _whole_amount(x: float) -> bool:
 def _whole(job: Job) -> bool:
     """Whether what ``job`` would hold is whole: its nodes, its BB and each of its pieces
     (``bb / nodes``), so that a profile kept between decisions is the one built again."""
-    bb = float(job.bb)
-    return bb.is_integer() and 0 <= bb < _EXACT and (bb / job.nodes).is_integer()
+    return _whole_amount(job.bb) and _whole_amount(job.bb / job.nodes)
 
 
 def _exact(caps: tuple[float, ...], tol: tuple[float, ...]) -> bool:
@@ -158,9 +157,14 @@ class NamedArrays:
             # (the same running jobs as at that decision, which started none: none ended
             # since, and every job it left holding resources still holds them)
             quiet = same and not last.started
-            if last.length and last.whole and last.first >= now:
+            if last.length and last.whole and last.first >= now:  # (the profile kept)
                 gone = () if quiet else self._gone(running, now)
-            compress = False if quiet else came_free(state) if gone is None else bool(gone)
+            if quiet:
+                compress = False
+            elif gone is None:
+                compress = came_free(state)
+            else:  # (room came free iff a job it held is gone before its expected end)
+                compress = bool(gone)
         else:  # (planned from the queue and the reservations given)
             ids = [j.id for j in queue]
             get, own = previous.get, pieces.get
@@ -172,7 +176,7 @@ class NamedArrays:
             quiet = False
             compress = came_free(state, sum(r[3] == r[3] for r in rows_new))
         if gone is None:  # (the profile built again from the running jobs)
-            if not same or kept[1] is None:
+            if not same:
                 table = self._table(running, rows, len(caps))
                 if table is None:
                     return None
@@ -192,8 +196,8 @@ class NamedArrays:
             length = last.length
             base = length + 2 * len(gone) + 1
             gone_rows = np.array(gone, dtype=np.float64) if gone else none_gone
-            if not same:
-                self._running = (running, None, None, False, None)
+            if not same:  # (the running jobs' table no longer describes them)
+                self._running = None
         if last.prof.shape[1] < base + 6 * count + 4:
             last.grow(base + 6 * count + 4)
         news = (np.array(rows_new, dtype=np.float64) if rows_new
